@@ -1,0 +1,718 @@
+"""Assemble and disassemble GNU-style source for ppc32, ppc64, arm (A32) and x86 (32-bit).
+
+Keystone does the instruction encoding, but it is fragile: it drops some statements without an
+error, does not know GNU numeric local labels, and can crash the process. So this module is a
+small GNU-as front end around it:
+
+* it parses comments, labels (including ``1:`` / ``1b`` / ``1f``), and the directives a kernel
+  ``.S`` file uses (``.globl .equ .set .long .word .byte .align .space .ascii`` ...) itself;
+* it lays the code out itself and hands keystone one instruction at a time, with every symbol
+  already replaced by its value, so each statement's encoding is checked (nothing is dropped
+  silently) and every error names the file, the line number and the line;
+* keystone runs in a child process (``_keystone_worker.py``): a crash there becomes an
+  ``AssemblyError``, never a dead notebook kernel.
+"""
+from __future__ import annotations
+
+import ast
+import json
+import operator
+import os
+import re
+import select
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ISAS = ("ppc32", "ppc64", "arm", "x86")
+BIG_ENDIAN = {"ppc32": True, "ppc64": True, "arm": False, "x86": False}
+NOP = {"ppc32": bytes.fromhex("60000000"), "ppc64": bytes.fromhex("60000000"),
+       "arm": bytes.fromhex("0000a0e1"), "x86": b"\x90"}      # ori 0,0,0 / mov r0,r0 / nop
+# .word is 4 bytes on ARM (tc-arm overrides it), 2 bytes elsewhere (GNU as default).
+DATA_SIZES = {".byte": 1, ".short": 2, ".hword": 2, ".half": 2, ".2byte": 2, ".long": 4,
+              ".int": 4, ".4byte": 4, ".quad": 8, ".8byte": 8, ".word": None}
+IGNORED_DIRECTIVES = {
+    ".text", ".data", ".bss", ".section", ".previous", ".pushsection", ".popsection", ".type",
+    ".size", ".file", ".ident", ".machine", ".arm", ".syntax", ".fpu", ".cpu", ".arch",
+    ".eabi_attribute", ".note", ".local", ".weak", ".hidden", ".ltorg", ".pool", ".func",
+    ".endfunc", ".abiversion", ".option", ".nolist", ".list", ".protected", ".code32",
+    ".cfi_startproc", ".cfi_endproc", ".cfi_sections", ".cfi_def_cfa_offset", ".cfi_offset",
+    ".cfi_restore", ".cfi_adjust_cfa_offset", ".cfi_def_cfa_register", ".cfi_rel_offset",
+    ".loc", ".p2alignl",
+}
+PREFIXES = {"rep", "repe", "repz", "repne", "repnz", "lock"}
+WORKER = Path(__file__).with_name("_keystone_worker.py")
+WORKER_TIMEOUT_S = 30
+
+
+class AssemblyError(ValueError):
+    """Bad assembly source: names the file, the line number and the line."""
+
+    def __init__(self, message, filename="<source>", lineno=None, line=None):
+        self.message, self.filename, self.lineno, self.line = message, filename, lineno, line
+        where = f"{filename}:{lineno}: " if lineno else f"{filename}: "
+        text = where + message
+        if line is not None:
+            text += f"\n    {line.strip()}"
+        super().__init__(text)
+
+
+@dataclass
+class Statement:
+    """One statement of the source, as laid out in memory."""
+    lineno: int
+    line: str                   # the source line it came from
+    kind: str                   # insn | data | bytes | align | space | ldr_const
+    body: str                   # instruction text, or the directive's arguments
+    syntax: str = ""            # x86: att | intel
+    width: int = 0              # data: bytes per value; align: alignment
+    address: int = 0
+    encoding: bytes = b""
+
+
+@dataclass
+class Program:
+    """Assembled code: bytes to load at ``base``, its symbols and a listing."""
+    isa: str
+    base: int
+    code: bytes
+    symbols: dict
+    globals: list
+    statements: list
+    filename: str = "<source>"
+    source: str = ""
+
+    def address(self, symbol):
+        if symbol not in self.symbols:
+            names = ", ".join(sorted(s for s in self.symbols if not s.startswith(".L")))
+            raise KeyError(f"no symbol {symbol!r} in {self.filename} (it defines: {names})")
+        return self.symbols[symbol]
+
+    def instructions(self):
+        """(address, size) of every instruction statement, in address order."""
+        return [(s.address, len(s.encoding)) for s in self.statements
+                if s.kind in ("insn", "ldr_const")]
+
+    def symbol_at(self, address):
+        """The nearest symbol at or below an address (for profiles and fault messages)."""
+        best = None
+        for name, value in self.symbols.items():
+            if name.startswith(".L") or value > address:
+                continue
+            if best is None or value > self.symbols[best]:
+                best = name
+        return best
+
+    def listing(self):
+        lines = []
+        for s in self.statements:
+            if s.encoding:
+                shown = s.encoding[:8].hex() + ("..." if len(s.encoding) > 8 else "")
+                lines.append(f"{s.address:08x}  {shown:<19}  {s.line.strip()}")
+        return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- source text -> statements
+
+LABEL_RE = re.compile(r"^\s*([A-Za-z_.$][\w.$]*|\d+)\s*:(?!:)")
+EQUALS_RE = re.compile(r"^\s*([A-Za-z_.$][\w.$]*)\s*=\s*(.+)$")
+NUMERIC_REF_RE = re.compile(r"(?<![\w.$])(\d+)([bf])(?![\w.$])")
+PPC_REG_RE = re.compile(r"(?<![\w.$%])%?([rf])(\d{1,2})(?![\w.$])")
+SYMBOL_RE = re.compile(r"(?<![\w.$%#])([A-Za-z_.$][\w.$]*)")
+
+
+def _strip_block_comments(text):
+    """Remove /* ... */ comments, keeping newlines so line numbers stay right."""
+    return re.sub(r"/\*.*?\*/", lambda m: "\n" * m.group(0).count("\n"), text, flags=re.S)
+
+
+def _comment_chars(isa, syntax):
+    if isa == "arm":
+        return ("@", "//")
+    if isa == "x86" and syntax == "intel":
+        return ("#", ";")
+    return ("#",)
+
+
+def _split_line(line, isa, syntax):
+    """Cut the comment off a line and split it into statements at ';' separators."""
+    if isa == "arm" and line.lstrip().startswith("#"):
+        return []                      # a whole-line '#' comment (cpp line markers)
+    comments = _comment_chars(isa, syntax)
+    separator = None if (isa == "x86" and syntax == "intel") else ";"
+    statements, current, quote = [], "", None
+    i = 0
+    while i < len(line):
+        ch = line[i]
+        if quote:
+            current += ch
+            if ch == "\\" and i + 1 < len(line):
+                current += line[i + 1]
+                i += 1
+            elif ch == quote:
+                quote = None
+        elif ch == '"':
+            quote = ch
+            current += ch
+        elif any(line.startswith(c, i) for c in comments):
+            break
+        elif ch == separator:
+            statements.append(current)
+            current = ""
+        else:
+            current += ch
+        i += 1
+    statements.append(current)
+    return [s.strip() for s in statements if s.strip()]
+
+
+class _Parser:
+    def __init__(self, isa, filename):
+        self.isa, self.filename = isa, filename
+        self.syntax = "att" if isa == "x86" else ""
+        self.statements: list[Statement] = []
+        self.labels: dict[str, int] = {}       # name -> index of the statement it precedes
+        self.equates: dict[str, tuple] = {}    # name -> (expression, lineno, line)
+        self.globals: list[str] = []
+        self.numeric_count: dict[str, int] = {}
+        self.pending_prefix = ""
+
+    def error(self, message, lineno, line):
+        return AssemblyError(message, self.filename, lineno, line)
+
+    def parse(self, source):
+        text = _strip_block_comments(source)
+        for lineno, line in enumerate(text.split("\n"), 1):
+            for stmt in _split_line(line, self.isa, self.syntax):
+                self.statement(stmt, lineno, line)
+        if self.pending_prefix:
+            raise self.error(f"prefix {self.pending_prefix!r} is not followed by an instruction",
+                             lineno, line)
+        return self
+
+    def define_label(self, name, lineno, line):
+        if name.isdigit():
+            k = self.numeric_count.get(name, 0)
+            self.numeric_count[name] = k + 1
+            name = f".L{name}${k}"
+        if name in self.labels or name in self.equates:
+            raise self.error(f"symbol {name!r} is defined twice", lineno, line)
+        self.labels[name] = len(self.statements)
+
+    def numeric_refs(self, text, lineno, line):
+        """Rewrite 1b/1f into the unique names the numeric labels were given."""
+        def rename(m):
+            k = self.numeric_count.get(m.group(1), 0)
+            k = k - 1 if m.group(2) == "b" else k
+            if k < 0:
+                raise self.error(f"'{m.group(0)}' refers back to a label {m.group(1)}: "
+                                 "that is not defined above", lineno, line)
+            return f".L{m.group(1)}${k}"
+        return NUMERIC_REF_RE.sub(rename, text)
+
+    def add(self, kind, body, lineno, line, width=0):
+        self.statements.append(Statement(lineno, line, kind, body, self.syntax, width))
+
+    def statement(self, stmt, lineno, line):
+        while (m := LABEL_RE.match(stmt)):
+            self.define_label(m.group(1), lineno, line)
+            stmt = stmt[m.end():].strip()
+        if not stmt:
+            return
+        if (m := EQUALS_RE.match(stmt)) and not stmt.startswith("."):
+            return self.equate(m.group(1), m.group(2), lineno, line)
+        if stmt.startswith("."):
+            return self.directive(stmt, lineno, line)
+        self.instruction(stmt, lineno, line)
+
+    def equate(self, name, expr, lineno, line):
+        if name in self.labels:
+            raise self.error(f"symbol {name!r} is already a label", lineno, line)
+        self.equates[name] = (self.numeric_refs(expr, lineno, line), lineno, line)
+
+    def directive(self, stmt, lineno, line):
+        name, _, args = stmt.partition(" ")
+        if "\t" in name:
+            name, _, rest = name.partition("\t")
+            args = rest + " " + args
+        name, args = name.lower(), args.strip()
+        args = self.numeric_refs(args, lineno, line)
+        if name in (".globl", ".global"):
+            self.globals += [a.strip() for a in args.split(",") if a.strip()]
+        elif name in (".equ", ".set", ".equiv"):
+            sym, _, expr = args.partition(",")
+            if not sym.strip() or not expr.strip():
+                raise self.error(f"{name} needs a name and a value", lineno, line)
+            self.equate(sym.strip(), expr.strip(), lineno, line)
+        elif name in DATA_SIZES:
+            width = DATA_SIZES[name] or (4 if self.isa == "arm" else 2)
+            self.add("data", args, lineno, line, width)
+        elif name in (".ascii", ".asciz", ".string"):
+            try:
+                data = b"".join(_string_literal(s) for s in _split_operands(args))
+            except ValueError as e:
+                raise self.error(str(e), lineno, line) from None
+            if name != ".ascii":
+                data += b"\0"
+            self.statements.append(Statement(lineno, line, "bytes", args, encoding=data))
+        elif name in (".align", ".balign", ".p2align"):
+            self.add("align", f"{name} {args}", lineno, line)
+        elif name in (".space", ".skip", ".zero"):
+            self.add("space", args, lineno, line)
+        elif name in (".intel_syntax", ".att_syntax"):
+            if self.isa != "x86":
+                raise self.error(f"{name} is for x86 only", lineno, line)
+            if (name, args) in ((".intel_syntax", "prefix"), (".att_syntax", "noprefix")):
+                raise self.error(f"{name} {args} is not supported", lineno, line)
+            self.syntax = "intel" if name == ".intel_syntax" else "att"
+        elif name in (".thumb", ".code", ".code16", ".force_thumb", ".thumb_func"):
+            if name == ".code" and args == "32":
+                return
+            raise self.error("only A32 (ARM) code is supported, not Thumb", lineno, line)
+        elif name in IGNORED_DIRECTIVES or name.startswith(".cfi_"):
+            return
+        else:
+            raise self.error(f"unknown or unsupported directive {name}", lineno, line)
+
+    def instruction(self, stmt, lineno, line):
+        mnemonic, _, operands = stmt.partition(" ")
+        if "\t" in mnemonic:
+            mnemonic, _, rest = mnemonic.partition("\t")
+            operands = rest + " " + operands
+        operands = self.numeric_refs(operands.strip(), lineno, line)
+        if self.isa == "x86" and mnemonic.lower() in PREFIXES and not operands:
+            self.pending_prefix += mnemonic + " "      # "rep; movsl": join with what follows
+            return
+        if self.isa in ("ppc32", "ppc64"):
+            operands = PPC_REG_RE.sub(lambda m: m.group(2), operands)
+        text = (self.pending_prefix + mnemonic + " " + operands).strip()
+        self.pending_prefix = ""
+        if self.isa == "x86" and self.syntax == "intel":
+            text = _intel_string_ops(text)
+        if self.isa == "arm":
+            m = re.match(r"^ldr(\w*)\s+(\w+)\s*,\s*=\s*(.+)$", text, re.I)
+            if m:
+                if m.group(1):
+                    raise self.error("conditional 'ldr rX, =value' is not supported", lineno, line)
+                self.add("ldr_const", f"{m.group(2)},{m.group(3)}", lineno, line)
+                return
+        self.add("insn", text, lineno, line)
+
+
+def _intel_string_ops(text):
+    """Keystone's Intel syntax wants explicit operands for string instructions."""
+    sizes = {"b": "byte", "w": "word", "d": "dword"}
+    m = re.match(r"^((?:rep\w*\s+)?)(movs|stos|lods)([bwd])$", text.strip(), re.I)
+    if not m:
+        return text
+    prefix, op, size = m.group(1), m.group(2).lower(), sizes[m.group(3).lower()]
+    acc = {"byte": "al", "word": "ax", "dword": "eax"}[size]
+    operands = {"movs": f"{size} ptr es:[edi], {size} ptr [esi]",
+                "stos": f"{size} ptr es:[edi], {acc}", "lods": f"{acc}, {size} ptr [esi]"}[op]
+    return f"{prefix}{op} {operands}"
+
+
+def _split_operands(text):
+    """Split at top-level commas (not inside quotes or parentheses)."""
+    parts, depth, quote, current = [], 0, None, ""
+    for ch in text:
+        if quote:
+            quote = None if ch == quote else quote
+        elif ch in "\"'":
+            quote = ch
+        elif ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append(current.strip())
+            current = ""
+            continue
+        current += ch
+    if current.strip():
+        parts.append(current.strip())
+    return parts
+
+
+def _string_literal(text):
+    text = text.strip()
+    if len(text) < 2 or text[0] != '"' or text[-1] != '"':
+        raise ValueError(f"expected a string in double quotes, got {text}")
+    return ast.literal_eval("b" + text)
+
+
+# ------------------------------------------------------------------------- expressions
+
+_BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+           ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.LShift: operator.lshift,
+           ast.RShift: operator.rshift, ast.BitAnd: operator.and_, ast.BitOr: operator.or_,
+           ast.BitXor: operator.xor}
+_UNOPS = {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Invert: operator.invert}
+_PPC_SUFFIX = {"l": lambda v: v & 0xFFFF, "h": lambda v: (v >> 16) & 0xFFFF,
+               "hi": lambda v: ((v + 0x8000) >> 16) & 0xFFFF,
+               "ha": lambda v: ((v + 0x8000) >> 16) & 0xFFFF}
+
+
+def _numbers_to_python(text):
+    """GNU number syntax to Python: 010 is octal, 'c' is a character, / divides integers."""
+    text = re.sub(r"'(\\?.)'?", lambda m: str(ord(ast.literal_eval(f"'{m.group(1)}'"))), text)
+    text = re.sub(r"(?<![\w.])0([0-7]+)\b", lambda m: str(int(m.group(1), 8)), text)
+    return re.sub(r"(?<!/)/(?!/)", "//", text)
+
+
+def evaluate(expr, lookup):
+    """Evaluate a GNU-as integer expression; lookup(name) gives a symbol's value."""
+    expr = expr.strip()
+    suffix = None
+    m = re.match(r"^(.*)@(l|h|ha|hi)$", expr)
+    if m:
+        expr, suffix = m.group(1), m.group(2)
+    names = {}
+
+    def name_of(m):
+        key = f"_s{len(names)}"
+        names[key] = lookup(m.group(1))
+        return key
+    pyexpr = SYMBOL_RE.sub(name_of, expr)
+    pyexpr = _numbers_to_python(pyexpr)
+    try:
+        tree = ast.parse(pyexpr, mode="eval")
+    except SyntaxError:
+        raise ValueError(f"cannot read the expression {expr!r}") from None
+
+    def value(node):
+        if isinstance(node, ast.Expression):
+            return value(node.body)
+        if isinstance(node, ast.Constant) and isinstance(node.value, int):
+            return node.value
+        if isinstance(node, ast.Name) and node.id in names:
+            return names[node.id]
+        if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
+            return _BINOPS[type(node.op)](value(node.left), value(node.right))
+        if isinstance(node, ast.UnaryOp) and type(node.op) in _UNOPS:
+            return _UNOPS[type(node.op)](value(node.operand))
+        raise ValueError(f"cannot evaluate {expr!r}")
+    try:
+        result = value(tree)
+    except ZeroDivisionError:
+        raise ValueError(f"division by zero in {expr!r}") from None
+    return _PPC_SUFFIX[suffix](result) if suffix else result
+
+
+# ------------------------------------------------------------------------------ keystone
+
+class _Keystone:
+    """The keystone worker process, started on first use and again after a crash."""
+    proc = None
+    pending = b""              # bytes read from the worker but not yet consumed
+
+    @classmethod
+    def _start(cls):
+        cls.proc = subprocess.Popen([sys.executable, str(WORKER)], stdin=subprocess.PIPE,
+                                    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        cls.pending = b""
+
+    @classmethod
+    def _readline(cls):
+        """One answer line, or None if the worker died or hung."""
+        fd = cls.proc.stdout.fileno()
+        while b"\n" not in cls.pending:
+            ready, _, _ = select.select([fd], [], [], WORKER_TIMEOUT_S)
+            chunk = os.read(fd, 1 << 16) if ready else b""
+            if not chunk:
+                return None
+            cls.pending += chunk
+        line, cls.pending = cls.pending.split(b"\n", 1)
+        return line
+
+    @classmethod
+    def encode(cls, isa, items):
+        """Encode [(text, address, syntax)]; returns one answer dict per item, or fewer if
+        the worker died or hung: then the last answer is an error for the item it was on."""
+        if cls.proc is None or cls.proc.poll() is not None:
+            cls._start()
+        cls.proc.stdin.write((json.dumps({"isa": isa, "items": items}) + "\n").encode())
+        cls.proc.stdin.flush()
+        answers = []
+        for _ in items:
+            line = cls._readline()
+            if line is None:
+                crashed = cls.proc.poll() is not None
+                cls.proc.kill()
+                cls.proc.wait()
+                cls.proc = None
+                why = "crashed" if crashed else f"did not answer in {WORKER_TIMEOUT_S} s"
+                answers.append({"error": f"the keystone assembler {why} on this statement"})
+                return answers
+            answers.append(json.loads(line))
+        return answers
+
+
+_ENCODING_CACHE: dict = {}
+
+
+def _encode_instructions(isa, requests):
+    """requests: [(text, address, syntax)] -> list of answers, cached."""
+    todo = [r for r in dict.fromkeys(requests) if (isa,) + r not in _ENCODING_CACHE]
+    while todo:
+        answers = _Keystone.encode(isa, [list(r) for r in todo])
+        for request, answer in zip(todo, answers):
+            _ENCODING_CACHE[(isa,) + request] = answer
+        todo = todo[len(answers):]
+        if answers and "the keystone assembler" in answers[-1].get("error", ""):
+            break             # report the crash; the rest were not tried
+    return [_ENCODING_CACHE.get((isa,) + r, {"error": "not encoded (an earlier statement "
+                                                       "crashed the assembler)"})
+            for r in requests]
+
+
+# ------------------------------------------------------------------------ ARM coprocessor
+
+_ARM_CONDITIONS = {c: i for i, c in enumerate(
+    "eq ne cs cc mi pl vs vc hi ls ge lt gt le al".split())}
+_ARM_CONDITIONS.update(hs=2, lo=3, **{"": 14})
+_ARM_REGS = {**{f"r{i}": i for i in range(16)}, "sb": 9, "sl": 10, "fp": 11, "ip": 12,
+             "sp": 13, "lr": 14, "pc": 15}
+_MCR_RE = re.compile(r"^(mcr|mrc)(\w\w)?\s+p(\d+)\s*,\s*(\d+)\s*,\s*(\w+)\s*,\s*c(\d+)\s*,"
+                     r"\s*c(\d+)\s*(?:,\s*(\d+))?\s*$", re.I)
+
+
+def _encode_arm_coprocessor(text):
+    """Encode MCR/MRC ourselves: keystone has been seen to crash on CP15 barrier forms."""
+    m = _MCR_RE.match(text.strip())
+    if not m:
+        return None
+    op, cond, cp, opc1, rt, crn, crm, opc2 = m.groups()
+    cond = (cond or "").lower()
+    if cond not in _ARM_CONDITIONS or rt.lower() not in _ARM_REGS:
+        raise ValueError(f"bad condition or register in {text!r}")
+    values = [int(cp), int(opc1), int(crn), int(crm), int(opc2 or 0)]
+    if values[0] > 15 or values[1] > 7 or values[2] > 15 or values[3] > 15 or values[4] > 7:
+        raise ValueError(f"coprocessor field out of range in {text!r}")
+    word = (_ARM_CONDITIONS[cond] << 28) | (0b1110 << 24) | (values[1] << 21) \
+        | ((op.lower() == "mrc") << 20) | (values[2] << 16) | (_ARM_REGS[rt.lower()] << 12) \
+        | (values[0] << 8) | (values[4] << 5) | (1 << 4) | values[3]
+    return word.to_bytes(4, "little")
+
+
+# --------------------------------------------------------------------------- the assembler
+
+class _Assembler:
+    MAX_PASSES = 12
+
+    def __init__(self, parsed: _Parser, base):
+        self.p, self.isa, self.base = parsed, parsed.isa, base
+        self.addresses = None          # label -> address in the current layout
+        self.resolving = set()
+
+    def error(self, message, s: Statement):
+        return AssemblyError(message, self.p.filename, s.lineno, s.line)
+
+    def lookup(self, name, here):
+        if name == ".":
+            return here
+        if name in self.p.labels:
+            if self.addresses is None:
+                return here             # first pass: a placeholder in branch range
+            return self.addresses[name]
+        if name in self.p.equates:
+            if name in self.resolving:
+                raise ValueError(f"symbol {name!r} is defined in terms of itself")
+            self.resolving.add(name)
+            try:
+                expr, _, _ = self.p.equates[name]
+                return evaluate(expr, lambda n: self.lookup(n, here))
+            finally:
+                self.resolving.discard(name)
+        raise ValueError(f"unknown symbol {name!r}")
+
+    def substitute(self, s: Statement, text):
+        """Replace every known symbol in an instruction's operands by its value."""
+        mnemonic, _, operands = text.partition(" ")
+        known = self.p.labels.keys() | self.p.equates.keys()
+
+        def value(m):
+            name = m.group(1)
+            if name not in known:
+                return name
+            v = self.lookup(name, s.address)
+            return hex(v) if v >= 0 else f"(-{hex(-v)})"
+        operands = SYMBOL_RE.sub(value, operands)
+        operands = re.sub(r"(?<![\w.$])\.(?![\w.$])", hex(s.address), operands)
+        return (mnemonic + " " + operands).strip()
+
+    def ldr_const_text(self, s: Statement):
+        reg, expr = s.body.split(",", 1)
+        v = evaluate(expr, lambda n: self.lookup(n, s.address)) & 0xFFFFFFFF
+        return [f"movw {reg}, #{v & 0xFFFF}", f"movt {reg}, #{v >> 16}"]
+
+    def encode_data(self, s: Statement):
+        if s.kind == "bytes":
+            return s.encoding
+        lookup = lambda n: self.lookup(n, s.address)          # noqa: E731
+        if s.kind == "data":
+            out = b""
+            order = "big" if BIG_ENDIAN[self.isa] else "little"
+            for operand in _split_operands(s.body):
+                v = evaluate(operand, lookup)
+                if not -(1 << (8 * s.width - 1)) <= v < (1 << (8 * s.width)):
+                    raise ValueError(f"{v} does not fit in {s.width} bytes")
+                out += (v & ((1 << (8 * s.width)) - 1)).to_bytes(s.width, order)
+            return out
+        if s.kind == "space":
+            args = _split_operands(s.body)
+            n = evaluate(args[0], lookup)
+            fill = evaluate(args[1], lookup) if len(args) > 1 else 0
+            if not 0 <= n <= (64 << 20):
+                raise ValueError(f".space of {n} bytes")
+            return bytes([fill & 0xFF]) * n
+        if s.kind == "align":
+            name, _, args = s.body.partition(" ")
+            arg = evaluate(_split_operands(args)[0], lookup)
+            power_of_two = name == ".p2align" or (name == ".align" and self.isa != "x86")
+            align = 1 << arg if power_of_two else arg
+            if align <= 0 or align & (align - 1) or align > (1 << 16):
+                raise ValueError(f"alignment {align} is not a power of two up to 65536")
+            gap = -s.address % align
+            nop = NOP[self.isa]
+            return nop * (gap // len(nop)) if gap % len(nop) == 0 else b"\0" * gap
+        raise AssertionError(s.kind)
+
+    def encode_pass(self):
+        """Encode every statement at its current address; returns the encodings."""
+        requests, where = [], []
+        encodings = [b""] * len(self.p.statements)
+        for i, s in enumerate(self.p.statements):
+            try:
+                if s.kind == "insn":
+                    if self.isa == "arm":
+                        word = _encode_arm_coprocessor(s.body)
+                        if word is not None:
+                            encodings[i] = word
+                            continue
+                    texts = [self.substitute(s, s.body)]
+                elif s.kind == "ldr_const":
+                    texts = self.ldr_const_text(s)
+                else:
+                    encodings[i] = self.encode_data(s)
+                    continue
+            except ValueError as e:
+                raise self.error(str(e), s) from None
+            address = s.address
+            for text in texts:
+                requests.append((text, address, s.syntax))
+                where.append(i)
+                address += 4        # only ldr_const has two parts, both 4 bytes (A32)
+        answers = _encode_instructions(self.isa, requests)
+        for i, (text, _, _), answer in zip(where, requests, answers):
+            s = self.p.statements[i]
+            code = bytes.fromhex(answer.get("hex", ""))
+            if "error" in answer or not code or answer.get("count", 0) < 1:
+                raise self.error(self.explain(text, answer), s)
+            encodings[i] += code
+        return encodings
+
+    def explain(self, text, answer):
+        why = answer.get("error") or "keystone encoded nothing for it"
+        complaints = [ln.strip() for ln in answer.get("stderr", "").splitlines()
+                      if "error" in ln.lower()]
+        if complaints:
+            why += f" ({complaints[0]})"
+        unknown = [n for n in SYMBOL_RE.findall(text.partition(" ")[2])
+                   if n.startswith(".L")]
+        if unknown:
+            why += f"; undefined local label {unknown[0]}"
+        return f"cannot assemble {text!r}: {why}"
+
+    def layout(self, sizes):
+        address = self.base
+        for s, size in zip(self.p.statements, sizes):
+            s.address = address
+            address += size
+        labels = {}
+        for name, index in self.p.labels.items():
+            labels[name] = (self.p.statements[index].address if index < len(self.p.statements)
+                            else address)
+        return labels
+
+    def run(self):
+        # First pass: labels stand for the statement's own address (in range of any branch);
+        # then lay out with the sizes found and encode again until the sizes settle.
+        sizes = [8 if s.kind == "ldr_const" else 4 if s.kind == "insn" else 0
+                 for s in self.p.statements]
+        self.layout(sizes)
+        encodings = self.encode_pass()
+        for _ in range(self.MAX_PASSES):
+            sizes = [len(e) for e in encodings]
+            self.addresses = self.layout(sizes)
+            encodings = self.encode_pass()
+            if [len(e) for e in encodings] == sizes:
+                break
+        else:
+            raise AssemblyError("the layout did not settle (instruction sizes keep changing)",
+                                self.p.filename)
+        for s, e in zip(self.p.statements, encodings):
+            s.encoding = e
+        return encodings
+
+
+def assemble(source, isa, base=0x10000, filename="<source>"):
+    """Assemble GNU-style source for ``isa`` at address ``base``; returns a Program."""
+    if isa not in ISAS:
+        raise ValueError(f"unknown ISA {isa!r}: choose one of {', '.join(ISAS)}")
+    parsed = _Parser(isa, filename).parse(source)
+    for name in parsed.globals:
+        if name not in parsed.labels and name not in parsed.equates:
+            raise AssemblyError(f".globl names {name!r}, which is never defined", filename)
+    assembler = _Assembler(parsed, base)
+    encodings = assembler.run()
+    symbols = dict(assembler.addresses or {})
+    for name in parsed.equates:
+        try:
+            symbols[name] = assembler.lookup(name, base)
+        except ValueError as e:
+            _, lineno, line = parsed.equates[name]
+            raise AssemblyError(str(e), filename, lineno, line) from None
+    return Program(isa, base, b"".join(encodings), symbols, parsed.globals,
+                   parsed.statements, filename, source)
+
+
+def assemble_file(path, isa, base=0x10000):
+    path = Path(path)
+    try:
+        source = path.read_text()
+    except (OSError, UnicodeDecodeError) as e:
+        raise AssemblyError(f"cannot read the file: {e}", str(path)) from None
+    return assemble(source, isa, base, filename=str(path))
+
+
+# ---------------------------------------------------------------------------- disassembly
+
+def _capstone(isa):
+    import capstone as cs
+    arch, mode = {
+        "ppc32": (cs.CS_ARCH_PPC, cs.CS_MODE_32 | cs.CS_MODE_BIG_ENDIAN),
+        "ppc64": (cs.CS_ARCH_PPC, cs.CS_MODE_64 | cs.CS_MODE_BIG_ENDIAN),
+        "arm": (cs.CS_ARCH_ARM, cs.CS_MODE_ARM),
+        "x86": (cs.CS_ARCH_X86, cs.CS_MODE_32),
+    }[isa]
+    md = cs.Cs(arch, mode)
+    if isa == "x86":
+        md.syntax = cs.CS_OPT_SYNTAX_ATT
+    return md
+
+
+def disassemble(code, isa, address=0):
+    """[(address, bytes, mnemonic, operands)] for the instructions in ``code``."""
+    return [(i.address, bytes(i.bytes), i.mnemonic, i.op_str)
+            for i in _capstone(isa).disasm(bytes(code), address)]
+
+
+def disassemble_one(code, isa, address=0):
+    """'mnemonic operands' of the first instruction, or a description of the raw bytes."""
+    found = disassemble(code, isa, address)
+    if not found:
+        return f".long 0x{bytes(code[:4]).hex()} (not a valid instruction)"
+    _, _, mnemonic, operands = found[0]
+    return f"{mnemonic} {operands}".strip()

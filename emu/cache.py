@@ -1,0 +1,717 @@
+"""The cache model: levels, replacement, write policies, maintenance, I/D coherence.
+
+Every guest memory access runs through this model inside a native (numba) hook, so its state is
+not Python objects but one flat ``int64`` array, the *state*, laid out by :class:`Layout`:
+
+* a header of counters and settings (``H_*`` indices below);
+* one record of ``L_*`` fields per cache level, each pointing at that level's arrays
+  (tags, dirty bits, replacement stamps, tree-PLRU bits, fill sequence numbers);
+* two arrays over all of RAM at the coherence granule (the smallest L1 line): the sequence
+  number of the last store to each granule (``written``) and of the data that has reached the
+  point of unification, the first unified level (``unified``).
+
+The functions here are plain ``@njit`` functions of that array, so tests can call them directly
+and check hit/miss counts by hand (``CacheModel`` wraps them for that), while ``emu.native``
+calls the same functions from the Unicorn hooks.
+
+Levels are non-inclusive, as in pycachesim: a miss at level k asks level k+1 (the level's
+``next``), a dirty victim is written to level k+1, and nothing is evicted from above when a
+level below evicts. ``accesses`` counts every request a level receives (reads from the level
+above, write-throughs and write-backs), so ``accesses == hits + misses``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+REPLACEMENT = {"lru": 0, "plru": 1, "fifo": 2, "random": 3}
+LEVEL_NAMES = ("L1I", "L1D", "L2", "L3")
+MEMORY = -1
+
+# ---- header fields
+H_SIZE, H_NLEVELS, H_L1I, H_L1D, H_INSNS, H_CYCLES, H_LIMIT, H_STOPPED = range(8)
+H_SEQ, H_STALE, H_STALE_PC, H_STALE_ADDR, H_MEM_LAT, H_RAM_BASE, H_RAM_GRANULES = range(8, 15)
+H_GRANULE_SHIFT, H_WRITTEN, H_UNIFIED, H_CODE_BASE, H_CODE_LEN, H_ICOUNT, H_ICOST = range(15, 22)
+H_FIXED_WIDTH, H_DEFAULT_COST, H_RNG, H_NONTEMPORAL, H_STRICT, H_MEM_READS = range(22, 28)
+H_MEM_WRITES, H_COHERENT_I, H_SPECIALS, H_NSPECIALS, H_WC, H_WC_N, H_WC_LINE = range(28, 35)
+H_WC_FLUSHES, H_WC_PARTIAL, H_NT_STORES, H_REG_WIDTH_MASK, H_SCRATCH, H_LAST_PC = range(35, 41)
+H_UNCOUNTED, H_STALE_BLOCK, H_FIRST_LEVEL, H_SWALLOW, H_QUEUE, H_QUEUE_N = range(41, 47)
+QUEUE_ENTRIES = 256
+HEADER = 64
+
+# ---- per-level record fields
+(L_SETS, L_WAYS, L_SHIFT, L_REPL, L_WRITE_BACK, L_WRITE_ALLOCATE, L_LATENCY, L_NEXT, L_TAGS,
+ L_DIRTY, L_STAMP, L_PLRU, L_FILLSEQ, L_CLOCK, L_ACCESSES, L_HITS, L_MISSES, L_WRITEBACKS,
+ L_INVALIDATIONS, L_EVICTIONS, L_IS_ICACHE) = range(21)
+LEVEL_RECORD = 24
+
+
+@dataclass(frozen=True)
+class CacheLevel:
+    """One cache level's geometry and policies (a row of a processor profile)."""
+    name: str
+    size: int
+    ways: int
+    line: int
+    replacement: str = "lru"
+    write_policy: str = "back"          # back | through
+    write_allocate: bool = True
+    hit_latency: int = 1
+
+    @property
+    def sets(self):
+        return self.size // (self.ways * self.line)
+
+    def check(self):
+        """Refuse impossible geometries, saying why."""
+        def refuse(why):
+            raise ValueError(f"cache {self.name}: {why}")
+        if self.name not in LEVEL_NAMES:
+            refuse(f"name must be one of {', '.join(LEVEL_NAMES)}")
+        for key in ("size", "ways", "line"):
+            if not isinstance(getattr(self, key), int) or getattr(self, key) <= 0:
+                refuse(f"{key} must be a positive whole number, not {getattr(self, key)!r}")
+        if self.line & (self.line - 1) or self.line < 4:
+            refuse(f"line size {self.line} is not a power of two of at least 4 bytes")
+        if self.size % (self.ways * self.line):
+            refuse(f"size {self.size} is not a multiple of ways x line = "
+                   f"{self.ways} x {self.line}")
+        if self.sets & (self.sets - 1):
+            refuse(f"{self.sets} sets is not a power of two "
+                   f"(size / (ways x line) = {self.size} / ({self.ways} x {self.line}))")
+        if self.replacement not in REPLACEMENT:
+            refuse(f"replacement {self.replacement!r} is not one of {', '.join(REPLACEMENT)}")
+        if self.replacement == "plru" and self.ways & (self.ways - 1):
+            refuse(f"tree pseudo-LRU needs a power-of-two number of ways, not {self.ways}")
+        if self.ways > 64 and self.replacement == "plru":
+            refuse("tree pseudo-LRU supports at most 64 ways")
+        if self.write_policy not in ("back", "through"):
+            refuse(f"write policy {self.write_policy!r} is not 'back' or 'through'")
+        if self.hit_latency < 0:
+            refuse("hit latency cannot be negative")
+        return self
+
+
+class Layout:
+    """Builds the state array for a list of levels and a RAM range."""
+
+    def __init__(self, levels, ram_base=0, ram_size=1 << 24, memory_latency=100, seed=1,
+                 code_base=0, code_len=0, extra=0, specials=0, wc_buffers=0, wc_line=64,
+                 coherent_icache=False):
+        levels = [lv.check() for lv in levels]
+        names = [lv.name for lv in levels]
+        if len(set(names)) != len(names):
+            raise ValueError(f"cache levels repeat a name: {names}")
+        self.levels = levels
+        self.index = {lv.name: i for i, lv in enumerate(levels)}
+        l1_lines = [lv.line for lv in levels if lv.name in ("L1I", "L1D")] or [64]
+        granule = min(l1_lines)
+        size = HEADER + LEVEL_RECORD * len(levels)
+        offsets = []
+        for lv in levels:
+            n = lv.sets * lv.ways
+            offsets.append((size, size + n, size + 2 * n, size + 3 * n, size + 3 * n + lv.sets))
+            size += 4 * n + lv.sets
+        granules = ram_size // granule
+        written, unified = size, size + granules
+        size += 2 * granules
+        icount, icost = size, size + code_len + 1
+        size += 2 * (code_len + 1)
+        self.specials_at = size
+        size += 8 * specials
+        wc_at = size
+        size += 3 * wc_buffers
+        queue = size
+        size += 2 * QUEUE_ENTRIES
+        scratch = size
+        size += 8 + extra
+        st = np.zeros(size, np.int64)
+        st[H_SIZE], st[H_NLEVELS] = size, len(levels)
+        st[H_L1I] = self.index.get("L1I", -1)
+        st[H_L1D] = self.index.get("L1D", -1)
+        st[H_FIRST_LEVEL] = self.index.get("L2", self.index.get("L3", MEMORY))
+        st[H_LIMIT] = 1 << 62
+        st[H_MEM_LAT] = memory_latency
+        st[H_RAM_BASE], st[H_RAM_GRANULES] = ram_base, granules
+        st[H_GRANULE_SHIFT] = granule.bit_length() - 1
+        st[H_WRITTEN], st[H_UNIFIED] = written, unified
+        st[H_CODE_BASE], st[H_CODE_LEN], st[H_ICOUNT], st[H_ICOST] = code_base, code_len, \
+            icount, icost
+        st[H_RNG] = seed or 1
+        st[H_SPECIALS] = self.specials_at
+        st[H_WC], st[H_WC_N], st[H_WC_LINE] = wc_at, wc_buffers, wc_line
+        st[H_SCRATCH] = scratch
+        st[H_QUEUE] = queue
+        st[H_COHERENT_I] = int(coherent_icache)
+        st[H_REG_WIDTH_MASK] = -1
+        for i, (lv, (tags, dirty, stamp, fill, plru)) in enumerate(zip(levels, offsets)):
+            r = HEADER + LEVEL_RECORD * i
+            st[r + L_SETS], st[r + L_WAYS] = lv.sets, lv.ways
+            st[r + L_SHIFT] = lv.line.bit_length() - 1
+            st[r + L_REPL] = REPLACEMENT[lv.replacement]
+            st[r + L_WRITE_BACK] = lv.write_policy == "back"
+            st[r + L_WRITE_ALLOCATE] = bool(lv.write_allocate)
+            st[r + L_LATENCY] = lv.hit_latency
+            st[r + L_NEXT] = self._next(i)
+            st[r + L_TAGS], st[r + L_DIRTY], st[r + L_STAMP] = tags, dirty, stamp
+            st[r + L_FILLSEQ], st[r + L_PLRU] = fill, plru
+            st[r + L_IS_ICACHE] = lv.name == "L1I"
+        self.state = st
+
+    def _next(self, i):
+        """L1I/L1D feed from the first unified level; L2 from L3; the last from memory."""
+        below = [j for j, lv in enumerate(self.levels) if lv.name in ("L2", "L3")
+                 and LEVEL_NAMES.index(lv.name) > LEVEL_NAMES.index(self.levels[i].name)]
+        return min(below, key=lambda j: LEVEL_NAMES.index(self.levels[j].name)) if below \
+            else MEMORY
+
+    def stats(self, st=None):
+        """{level name: {accesses, hits, misses, writebacks, invalidations, evictions}}."""
+        st = self.state if st is None else st
+        out = {}
+        for i, lv in enumerate(self.levels):
+            r = HEADER + LEVEL_RECORD * i
+            out[lv.name] = {"accesses": int(st[r + L_ACCESSES]), "hits": int(st[r + L_HITS]),
+                            "misses": int(st[r + L_MISSES]),
+                            "writebacks": int(st[r + L_WRITEBACKS]),
+                            "invalidations": int(st[r + L_INVALIDATIONS]),
+                            "evictions": int(st[r + L_EVICTIONS])}
+        return out
+
+    def clear_stats(self):
+        st = self.state
+        for i in range(len(self.levels)):
+            r = HEADER + LEVEL_RECORD * i
+            st[r + L_ACCESSES:r + L_EVICTIONS + 1] = 0
+        for h in (H_INSNS, H_CYCLES, H_STALE, H_MEM_READS, H_MEM_WRITES, H_WC_FLUSHES,
+                  H_WC_PARTIAL, H_NT_STORES, H_UNCOUNTED, H_STOPPED):
+            st[h] = 0
+        st[H_STALE_PC] = st[H_STALE_ADDR] = 0
+
+
+# ------------------------------------------------------------------ the model (native code)
+
+@njit(cache=True)
+def _random(st):
+    """xorshift64: the 'random' replacement policy, seeded and so deterministic."""
+    x = st[H_RNG]
+    x ^= (x << 13)
+    x ^= (x >> 7) & 0x01FFFFFFFFFFFFFF
+    x ^= (x << 17)
+    st[H_RNG] = x
+    return x & 0x7FFFFFFFFFFFFFFF
+
+
+@njit(cache=True)
+def _plru_touch(st, r, s, way):
+    """Tree PLRU: point every node on the way's path away from it."""
+    ways = st[r + L_WAYS]
+    if ways < 2:
+        return
+    bits = st[st[r + L_PLRU] + s]
+    node = 1
+    span = ways
+    while span > 1:
+        span >>= 1
+        right = (way & span) != 0
+        if right:
+            bits &= ~(1 << node)          # bit 0: the next victim is on the left
+            node = 2 * node + 1
+        else:
+            bits |= (1 << node)           # bit 1: the next victim is on the right
+            node = 2 * node
+    st[st[r + L_PLRU] + s] = bits
+
+
+@njit(cache=True)
+def _plru_victim(st, r, s):
+    ways = st[r + L_WAYS]
+    bits = st[st[r + L_PLRU] + s]
+    node = 1
+    way = 0
+    span = ways
+    while span > 1:
+        span >>= 1
+        if (bits >> node) & 1:
+            way += span
+            node = 2 * node + 1
+        else:
+            node = 2 * node
+    return way
+
+
+@njit(cache=True)
+def _find(st, r, line):
+    """The way holding a line in its set, or -1."""
+    ways = st[r + L_WAYS]
+    s = line & (st[r + L_SETS] - 1)
+    first = st[r + L_TAGS] + s * ways
+    for w in range(ways):
+        if st[first + w] == line + 1:
+            return w
+    return -1
+
+
+@njit(cache=True)
+def _touch(st, r, s, way):
+    repl = st[r + L_REPL]
+    if repl == 0:
+        st[r + L_CLOCK] += 1
+        st[st[r + L_STAMP] + s * st[r + L_WAYS] + way] = st[r + L_CLOCK]
+    elif repl == 1:
+        _plru_touch(st, r, s, way)
+
+
+@njit(cache=True)
+def _victim(st, r, s):
+    """An invalid way if there is one, else the policy's choice."""
+    ways = st[r + L_WAYS]
+    first = s * ways
+    tags = st[r + L_TAGS]
+    for w in range(ways):
+        if st[tags + first + w] == 0:
+            return w
+    repl = st[r + L_REPL]
+    if repl == 1:
+        return _plru_victim(st, r, s)
+    if repl == 3:
+        return _random(st) % ways
+    stamps = st[r + L_STAMP] + first          # LRU: oldest use; FIFO: oldest fill
+    best = 0
+    for w in range(1, ways):
+        if st[stamps + w] < st[stamps + best]:
+            best = w
+    return best
+
+
+@njit(cache=True)
+def _granules(st, line_addr, shift):
+    """First granule index and count covered by a line (for the coherence arrays)."""
+    g = (line_addr - st[H_RAM_BASE]) >> st[H_GRANULE_SHIFT]
+    n = 1 << (shift - st[H_GRANULE_SHIFT]) if shift > st[H_GRANULE_SHIFT] else 1
+    return g, n
+
+
+@njit(cache=True)
+def _reach_unified(st, addr, shift):
+    """The data of a line has left the L1 D-cache: instruction fetches can now see it."""
+    g, n = _granules(st, (addr >> shift) << shift, shift)
+    w, u, limit = st[H_WRITTEN], st[H_UNIFIED], st[H_RAM_GRANULES]
+    for k in range(g, g + n):
+        if 0 <= k < limit:
+            st[u + k] = st[w + k]
+
+
+@njit(cache=True)
+def _send_write(st, level, addr):
+    """A write that stalls nobody (write-through, write-around, victim write-back): queued
+    for the level below, or counted as a memory write."""
+    if level == MEMORY:
+        st[H_MEM_WRITES] += 1
+        return
+    n = st[H_QUEUE_N]
+    st[st[H_QUEUE] + 2 * n] = level
+    st[st[H_QUEUE] + 2 * n + 1] = addr
+    st[H_QUEUE_N] = n + 1
+
+
+@njit(cache=True)
+def _write_back(st, level, r, line):
+    """A dirty line leaves ``level`` for the level below."""
+    st[r + L_WRITEBACKS] += 1
+    shift = st[r + L_SHIFT]
+    addr = line << shift
+    _send_write(st, st[r + L_NEXT], addr)
+    if level == st[H_L1D]:
+        _reach_unified(st, addr, shift)
+
+
+@njit(cache=True)
+def _level(st, level, addr, write):
+    """This level's part of a request; True when the line must be filled from below."""
+    r = HEADER + LEVEL_RECORD * level
+    shift = st[r + L_SHIFT]
+    line = addr >> shift
+    s = line & (st[r + L_SETS] - 1)
+    ways = st[r + L_WAYS]
+    st[r + L_ACCESSES] += 1
+    way = _find(st, r, line)
+    if way >= 0:
+        st[r + L_HITS] += 1
+        _touch(st, r, s, way)
+        if write:
+            if st[r + L_WRITE_BACK]:
+                st[st[r + L_DIRTY] + s * ways + way] = 1
+            else:
+                _send_write(st, st[r + L_NEXT], addr)
+        return False
+    st[r + L_MISSES] += 1
+    if write and not st[r + L_WRITE_ALLOCATE]:
+        _send_write(st, st[r + L_NEXT], addr)       # write-around: no fill, no stall
+        return False
+    way = _victim(st, r, s)
+    slot = s * ways + way
+    old = st[st[r + L_TAGS] + slot]
+    if old != 0:
+        st[r + L_EVICTIONS] += 1
+        if st[st[r + L_DIRTY] + slot]:
+            _write_back(st, level, r, old - 1)
+    st[st[r + L_TAGS] + slot] = line + 1
+    st[st[r + L_DIRTY] + slot] = 0
+    st[st[r + L_FILLSEQ] + slot] = st[H_SEQ]
+    if st[r + L_REPL] == 2:
+        st[r + L_CLOCK] += 1
+        st[st[r + L_STAMP] + slot] = st[r + L_CLOCK]
+    else:
+        _touch(st, r, s, way)
+    if write:
+        if st[r + L_WRITE_BACK]:
+            st[st[r + L_DIRTY] + slot] = 1
+        else:
+            _send_write(st, st[r + L_NEXT], addr)
+    return True
+
+
+@njit(cache=True)
+def _down(st, level, addr, write):
+    """Walk a request down from ``level`` until a level has the line; its latency."""
+    while level != MEMORY:
+        r = HEADER + LEVEL_RECORD * level
+        if not _level(st, level, addr, write):
+            return st[r + L_LATENCY]
+        level = st[r + L_NEXT]
+        write = False                       # below a miss, the request is the fill (a read)
+    if write:
+        st[H_MEM_WRITES] += 1
+    else:
+        st[H_MEM_READS] += 1
+    return st[H_MEM_LAT]
+
+
+@njit(cache=True)
+def _drain(st):
+    """Carry out the queued writes (each may queue more further down)."""
+    while st[H_QUEUE_N] > 0:
+        n = st[H_QUEUE_N] - 1
+        st[H_QUEUE_N] = n
+        _down(st, st[st[H_QUEUE] + 2 * n], st[st[H_QUEUE] + 2 * n + 1], True)
+
+
+@njit(cache=True)
+def access(st, level, addr, write):
+    """One request for the line holding ``addr`` at ``level``.
+
+    Returns the load-to-use latency of the level that supplied the data (the level's own
+    latency on a hit); a write that needs no fill returns this level's latency (no stall).
+    Victim write-backs and write-throughs are carried out after the demand request."""
+    latency = _down(st, level, addr, write)
+    _drain(st)
+    return latency
+
+
+# ------------------------------------------------------------------ data side and fetch side
+
+@njit(cache=True)
+def _record_store(st, addr, size):
+    """A store's sequence number, per coherence granule it touches."""
+    st[H_SEQ] += 1
+    shift = st[H_GRANULE_SHIFT]
+    first = (addr - st[H_RAM_BASE]) >> shift
+    last = (addr + size - 1 - st[H_RAM_BASE]) >> shift
+    w, limit = st[H_WRITTEN], st[H_RAM_GRANULES]
+    for g in range(first, last + 1):
+        if 0 <= g < limit:
+            st[w + g] = st[H_SEQ]
+
+
+@njit(cache=True)
+def data_access(st, addr, size, write):
+    """A load or store of ``size`` bytes; once per line it touches. Returns stall cycles."""
+    l1 = st[H_L1D]
+    if write:
+        _record_store(st, addr, size)
+    if l1 < 0:
+        level = st[H_FIRST_LEVEL]
+        lat = _down(st, level, addr, write)
+        _drain(st)
+        if write:
+            _reach_unified(st, addr, st[H_GRANULE_SHIFT])
+        return lat
+    r = HEADER + LEVEL_RECORD * l1
+    shift = st[r + L_SHIFT]
+    base_latency = st[r + L_LATENCY]
+    stall = 0
+    line = addr >> shift
+    last = (addr + size - 1) >> shift
+    while line <= last:
+        a = line << shift
+        lat = access(st, l1, a, write)
+        stall += lat - base_latency
+        if write and (not st[r + L_WRITE_BACK] or _find(st, r, line) < 0):
+            _reach_unified(st, a, shift)       # write-through or write-around
+        line += 1
+    return stall
+
+
+@njit(cache=True)
+def fetch(st, addr, size, pc):
+    """Instruction fetch of [addr, addr+size): once per I-cache line; checks coherence.
+
+    Returns stall cycles. A fetch is *stale* when the bytes it gets (from the I-cache line,
+    or from below the D-cache on a miss) are older than the last store to them."""
+    l1 = st[H_L1I]
+    if l1 < 0:
+        return 0
+    r = HEADER + LEVEL_RECORD * l1
+    shift = st[r + L_SHIFT]
+    base_latency = st[r + L_LATENCY]
+    stall = 0
+    line = addr >> shift
+    last = (addr + size - 1) >> shift
+    while line <= last:
+        a = line << shift
+        way = _find(st, r, line)
+        fill_seq = st[st[r + L_FILLSEQ] + (line & (st[r + L_SETS] - 1)) * st[r + L_WAYS]
+                      + way] if way >= 0 else -1
+        stall += access(st, l1, a, False) - base_latency
+        if st[H_COHERENT_I] == 0:
+            g, n = _granules(st, a, shift)
+            w, u, limit = st[H_WRITTEN], st[H_UNIFIED], st[H_RAM_GRANULES]
+            stale = False
+            for k in range(g, g + n):
+                if 0 <= k < limit:
+                    if way >= 0 and st[w + k] > fill_seq:
+                        stale = True                 # the I-cache line predates a store
+                    if way < 0 and st[u + k] < st[w + k]:
+                        stale = True                 # the store is still in the D-cache
+            if stale:
+                if st[H_STALE] == 0:
+                    st[H_STALE_PC] = pc
+                    st[H_STALE_ADDR] = a
+                st[H_STALE] += 1
+                if way < 0:
+                    # the line now holds the old bytes: keep it stale for later fetches
+                    w2 = _find(st, r, line)
+                    st[st[r + L_FILLSEQ] + (line & (st[r + L_SETS] - 1)) * st[r + L_WAYS]
+                       + w2] = -1
+        line += 1
+    return stall
+
+
+# ------------------------------------------------------------------------- maintenance
+
+OP_CLEAN, OP_FLUSH, OP_INVALIDATE, OP_ZERO, OP_TOUCH, OP_ICACHE_INVALIDATE, \
+    OP_ICACHE_INVALIDATE_ALL, OP_ALLOCATE, OP_TOUCH_OUTER = range(9)
+SCOPE_L1, SCOPE_ALL = 0, 1
+
+
+@njit(cache=True)
+def _maintain_level(st, level, addr, op):
+    """Clean / flush / invalidate one line at one level. Returns 1 if it wrote data back."""
+    r = HEADER + LEVEL_RECORD * level
+    shift = st[r + L_SHIFT]
+    line = addr >> shift
+    way = _find(st, r, line)
+    if way < 0:
+        return 0
+    slot = (line & (st[r + L_SETS] - 1)) * st[r + L_WAYS] + way
+    wrote = 0
+    if op != OP_INVALIDATE and st[st[r + L_DIRTY] + slot]:
+        _write_back(st, level, r, line)
+        st[st[r + L_DIRTY] + slot] = 0
+        wrote = 1
+    if op != OP_CLEAN:
+        st[st[r + L_TAGS] + slot] = 0
+        st[st[r + L_DIRTY] + slot] = 0
+        st[r + L_INVALIDATIONS] += 1
+    return wrote
+
+
+@njit(cache=True)
+def maintain(st, addr, op, scope):
+    """The architectural effect of one cache-maintenance instruction on its line.
+
+    Returns stall cycles: a write-back a maintenance instruction forces is waited for
+    (the instruction completes when the data has reached the next level)."""
+    l1d = st[H_L1D]
+    stall = 0
+    if op == OP_ICACHE_INVALIDATE or op == OP_ICACHE_INVALIDATE_ALL:
+        l1i = st[H_L1I]
+        if l1i < 0:
+            return 0
+        r = HEADER + LEVEL_RECORD * l1i
+        if op == OP_ICACHE_INVALIDATE:
+            _maintain_level(st, l1i, addr, OP_INVALIDATE)
+        else:
+            n = st[r + L_SETS] * st[r + L_WAYS]
+            for k in range(n):
+                if st[st[r + L_TAGS] + k] != 0:
+                    st[st[r + L_TAGS] + k] = 0
+                    st[r + L_INVALIDATIONS] += 1
+        return 0
+    if op == OP_TOUCH:
+        if l1d >= 0:
+            r = HEADER + LEVEL_RECORD * l1d
+            return access(st, l1d, addr, False) - st[r + L_LATENCY]
+        return 0
+    if op == OP_TOUCH_OUTER:                  # prefetch into the first unified level only
+        level = st[H_FIRST_LEVEL]
+        if level != MEMORY:
+            access(st, level, addr, False)
+        return 0
+    if op == OP_ZERO or op == OP_ALLOCATE:
+        if l1d < 0:
+            return 0
+        r = HEADER + LEVEL_RECORD * l1d
+        shift = st[r + L_SHIFT]
+        line = addr >> shift
+        s = line & (st[r + L_SETS] - 1)
+        ways = st[r + L_WAYS]
+        st[r + L_ACCESSES] += 1
+        way = _find(st, r, line)
+        if way >= 0:
+            st[r + L_HITS] += 1
+        else:
+            st[r + L_MISSES] += 1
+            way = _victim(st, r, s)
+            slot = s * ways + way
+            old = st[st[r + L_TAGS] + slot]
+            if old != 0:
+                st[r + L_EVICTIONS] += 1
+                if st[st[r + L_DIRTY] + slot]:
+                    _write_back(st, l1d, r, old - 1)
+                    _drain(st)
+            st[st[r + L_TAGS] + slot] = line + 1
+            st[st[r + L_FILLSEQ] + slot] = st[H_SEQ]
+        _touch(st, r, s, way)
+        st[st[r + L_DIRTY] + s * ways + way] = 1
+        if op == OP_ZERO:
+            _record_store(st, line << shift, 1 << shift)
+        return 0
+    # clean / flush / invalidate: L1 D only, or every data level from L1 D outwards
+    level = l1d if l1d >= 0 else st[H_FIRST_LEVEL]
+    while level != MEMORY:
+        r = HEADER + LEVEL_RECORD * level
+        wrote = _maintain_level(st, level, addr, op)
+        _drain(st)
+        if wrote:
+            nxt = st[r + L_NEXT]
+            stall += st[H_MEM_LAT] if nxt == MEMORY else \
+                st[HEADER + LEVEL_RECORD * nxt + L_LATENCY]
+        if scope == SCOPE_L1:
+            break
+        level = st[r + L_NEXT]
+    return stall
+
+
+# ------------------------------------------------------------- write-combining (x86 movnt*)
+
+@njit(cache=True)
+def _wc_drain(st, k):
+    """Write one write-combining buffer out: a full line is one burst, else a partial write."""
+    wc = st[H_WC] + 3 * k
+    if st[wc] == 0:
+        return
+    st[H_WC_FLUSHES] += 1
+    if st[wc + 1] < st[H_WC_LINE]:
+        st[H_WC_PARTIAL] += 1
+    st[H_MEM_WRITES] += 1
+    st[wc] = 0
+    st[wc + 1] = 0
+
+
+@njit(cache=True)
+def nontemporal_store(st, addr, size):
+    """A movnt* store: evict the line from every cache (writing it back if dirty), then
+    merge the bytes into a write-combining buffer: no allocation, no read for ownership.
+    A buffer holds one line; it is written out when full, when a new line needs a buffer and
+    none is free (the oldest goes), or at sfence. Buffers count bytes (stores of a copy do not
+    overlap)."""
+    _record_store(st, addr, size)
+    st[H_NT_STORES] += 1
+    level = st[H_L1D] if st[H_L1D] >= 0 else st[H_FIRST_LEVEL]
+    while level != MEMORY:
+        _maintain_level(st, level, addr, OP_FLUSH)
+        _drain(st)
+        level = st[HEADER + LEVEL_RECORD * level + L_NEXT]
+    _reach_unified(st, addr, st[H_GRANULE_SHIFT])
+    n = st[H_WC_N]
+    if n == 0:
+        st[H_MEM_WRITES] += 1
+        return 0
+    line = addr // st[H_WC_LINE]
+    chosen = -1
+    for k in range(n):
+        if st[st[H_WC] + 3 * k] == line + 1:
+            chosen = k
+    if chosen < 0:
+        oldest = 0
+        for k in range(n):
+            wc = st[H_WC] + 3 * k
+            if st[wc] == 0:
+                chosen = k
+                break
+            if st[wc + 2] < st[st[H_WC] + 3 * oldest + 2]:
+                oldest = k
+        if chosen < 0:
+            _wc_drain(st, oldest)
+            chosen = oldest
+        wc = st[H_WC] + 3 * chosen
+        st[wc] = line + 1
+        st[wc + 2] = st[H_NT_STORES]
+    wc = st[H_WC] + 3 * chosen
+    st[wc + 1] += size
+    if st[wc + 1] >= st[H_WC_LINE]:
+        _wc_drain(st, chosen)
+    return 0
+
+
+@njit(cache=True)
+def drain_write_combining(st):
+    for k in range(st[H_WC_N]):
+        _wc_drain(st, k)
+
+
+class CacheModel:
+    """The model without an emulator: feed it accesses by hand (tests, exercises).
+
+    >>> m = CacheModel([CacheLevel("L1D", 128, 2, 32)])
+    >>> m.load(0); m.load(0); m.stats()["L1D"]["hits"]
+    1
+    """
+
+    def __init__(self, levels, memory_latency=100, ram_size=1 << 20, **options):
+        self.layout = Layout(levels, ram_size=ram_size, memory_latency=memory_latency,
+                             **options)
+        self.state = self.layout.state
+
+    def load(self, addr, size=4):
+        return int(data_access(self.state, addr, size, False))
+
+    def store(self, addr, size=4):
+        return int(data_access(self.state, addr, size, True))
+
+    def fetch(self, addr, size=4):
+        return int(fetch(self.state, addr, size, addr))
+
+    def maintain(self, addr, op, scope=SCOPE_ALL):
+        return int(maintain(self.state, addr, op, scope))
+
+    def nontemporal_store(self, addr, size=8):
+        return int(nontemporal_store(self.state, addr, size))
+
+    def sfence(self):
+        drain_write_combining(self.state)
+
+    def stats(self):
+        return self.layout.stats()
+
+    @property
+    def stale_fetches(self):
+        return int(self.state[H_STALE])
+
+    @property
+    def memory_traffic(self):
+        return {"reads": int(self.state[H_MEM_READS]), "writes": int(self.state[H_MEM_WRITES])}

@@ -1,0 +1,199 @@
+"""The cost model: what each instruction costs, and which ones the cache model must see.
+
+Cycles of a run = the base cost of every executed instruction (by mnemonic, else by class,
+from the processor profile) + the stall of every cache miss (the latency of the level that
+supplied the line minus the L1 latency, which the pipeline hides) + the stall of write-backs
+that maintenance instructions force. It is an in-order, blocking model: misses do not overlap.
+That is pessimistic for out-of-order cores (POWER4, Pentium 4), and the chapters say so where it
+matters. Stores that need no fill (write-through hits, write-around misses, write-backs of
+victims) do not stall: a store buffer absorbs them.
+
+Costs are looked up once per static instruction when a program is loaded, into two prefix-sum
+tables over the code region, so the native block hook adds a whole basic block's instruction
+count and base cycles with two subtractions.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import cache
+from .assemble import _capstone
+
+CLASSES = ("load", "store", "branch", "multiply", "divide", "default")
+
+# Special instructions: (cache-model operation, scope) per mnemonic or CP15 operation.
+PPC_SPECIALS = {
+    "dcbst": (cache.OP_CLEAN, cache.SCOPE_ALL), "dcbf": (cache.OP_FLUSH, cache.SCOPE_ALL),
+    "dcbi": (cache.OP_INVALIDATE, cache.SCOPE_ALL), "dcbz": (cache.OP_ZERO, cache.SCOPE_L1),
+    "dcba": (cache.OP_ALLOCATE, cache.SCOPE_L1), "dcbt": (cache.OP_TOUCH, cache.SCOPE_L1),
+    "dcbtst": (cache.OP_TOUCH, cache.SCOPE_L1), "icbi": (cache.OP_ICACHE_INVALIDATE, 0),
+}
+# ARM CP15 c7 operations by (CRm, opc2): ARM ARM names. On Cortex-A9 they act on L1 only;
+# the PL310 outer cache has its own (memory-mapped) maintenance.
+ARM_CP15_C7 = {
+    (10, 1): ("dccmvac", cache.OP_CLEAN), (11, 1): ("dccmvau", cache.OP_CLEAN),
+    (14, 1): ("dccimvac", cache.OP_FLUSH), (6, 1): ("dcimvac", cache.OP_INVALIDATE),
+    (5, 1): ("icimvau", cache.OP_ICACHE_INVALIDATE), (5, 0): ("iciallu",
+                                                            cache.OP_ICACHE_INVALIDATE_ALL),
+    (10, 4): ("dsb", None), (10, 5): ("dmb", None), (5, 4): ("isb", None),
+}
+OP_NONTEMPORAL, OP_DRAIN_WC = 100, 101
+X86_SPECIALS = {
+    "clflush": (cache.OP_FLUSH, cache.SCOPE_ALL),
+    "prefetchnta": (cache.OP_TOUCH_OUTER, 0), "prefetcht0": (cache.OP_TOUCH_OUTER, 0),
+    "prefetcht1": (cache.OP_TOUCH_OUTER, 0), "prefetcht2": (cache.OP_TOUCH_OUTER, 0),
+    "movntq": (OP_NONTEMPORAL, 0), "movnti": (OP_NONTEMPORAL, 0),
+    "movntdq": (OP_NONTEMPORAL, 0), "movntps": (OP_NONTEMPORAL, 0),
+    "movntpd": (OP_NONTEMPORAL, 0), "sfence": (OP_DRAIN_WC, 0), "mfence": (OP_DRAIN_WC, 0),
+}
+# Memory-hook events Unicorn (QEMU) raises for these instructions that are not data accesses:
+# it probes the address with a load (dcbi also with a store). Measured on 750 and 405 models.
+PPC_PROBE_ACCESSES = {"dcbst": 1, "dcbf": 1, "dcbi": 2, "icbi": 1}
+
+
+@dataclass
+class Special:
+    pc: int
+    op: int
+    scope: int
+    base: int = -1      # Unicorn register id, or -1 for none (PPC rA = 0)
+    index: int = -1
+    scale: int = 1
+    disp: int = 0
+    swallow: int = 0    # memory-hook events of this instruction to ignore (see above)
+
+
+def classify(isa, mnemonic, op_str=""):
+    """The cost class of an instruction: load, store, branch, multiply, divide or default."""
+    m = mnemonic.lower().rstrip(".+-")
+    if isa in ("ppc32", "ppc64"):
+        if m.startswith("mul"):
+            return "multiply"
+        if m.startswith("div"):
+            return "divide"
+        if m.startswith("st"):
+            return "store"
+        if m.startswith("l") and m not in ("li", "lis", "la"):
+            return "load"
+        if m.startswith("b") or m in ("rfi", "rfid", "sc"):
+            return "branch"
+        return "default"
+    if isa == "arm":
+        if re.match(r"^(ldr|ldm|pop|vldr|vldm|ldrex)", m):
+            return "load"
+        if re.match(r"^(str|stm|push|vstr|vstm)", m):
+            return "store"
+        if re.match(r"^(b|bl|bx|blx)(eq|ne|cs|hs|cc|lo|mi|pl|vs|vc|hi|ls|ge|lt|gt|le|al)?$", m):
+            return "branch"
+        if re.match(r"^(mul|mla|mls|umull|smull|umlal|smlal|smul|smla)", m):
+            return "multiply"
+        if m in ("sdiv", "udiv"):
+            return "divide"
+        return "default"
+    # x86
+    if m.startswith("j") or m in ("call", "ret", "loop", "loope", "loopne", "calll", "retl"):
+        return "branch"
+    if m.startswith(("mul", "imul")):
+        return "multiply"
+    if m.startswith(("div", "idiv")):
+        return "divide"
+    if "(" in op_str or "[" in op_str:
+        dest = op_str.rsplit(",", 1)[-1] if "," in op_str else ""
+        return "store" if ("(" in dest) else "load"
+    return "default"
+
+
+def instruction_cost(costs, isa, mnemonic, op_str=""):
+    """Base cycles of one instruction from a profile's [costs] table."""
+    mnemonics = costs.get("mnemonics", {})
+    key = mnemonic.lower().rstrip(".+-").replace(" ", "_")
+    if key in mnemonics:
+        return mnemonics[key]
+    if key.startswith(("rep_", "repz_", "repnz_", "repe_", "repne_")):
+        key = key.split("_", 1)[1]
+        if key in mnemonics:
+            return mnemonics[key]
+    return costs.get(classify(isa, mnemonic, op_str), costs.get("default", 1))
+
+
+def _reg_id(isa, name):
+    from unicorn import arm_const, ppc_const, x86_const
+    name = name.strip().lower()
+    if isa in ("ppc32", "ppc64"):
+        n = int(name.lstrip("r%"))
+        return ppc_const.UC_PPC_REG_0 + n
+    if isa == "arm":
+        alias = {"sb": "r9", "sl": "r10", "fp": "r11", "ip": "r12"}
+        return getattr(arm_const, f"UC_ARM_REG_{alias.get(name, name).upper()}")
+    return getattr(x86_const, f"UC_X86_REG_{name.upper()}")
+
+
+def _arm_cp15(word):
+    """(name, op) of an MCR p15, 0, Rt, c7, CRm, opc2 word, or None."""
+    if (word >> 24) & 0xF != 0b1110 or (word >> 4) & 1 != 1 or (word >> 20) & 1:
+        return None
+    if (word >> 8) & 0xF != 15 or (word >> 16) & 0xF != 7:
+        return None
+    return ARM_CP15_C7.get(((word & 0xF), (word >> 5) & 7))
+
+
+def analyse(isa, code, address):
+    """Disassemble loaded code: [(address, size, cost key, class, Special or None)]."""
+    md = _capstone(isa)
+    md.detail = True
+    out = []
+    for insn in md.disasm(bytes(code), address):
+        mnemonic = insn.mnemonic.lower()
+        key, special = mnemonic, None
+        if isa in ("ppc32", "ppc64") and mnemonic in PPC_SPECIALS:
+            op, scope = PPC_SPECIALS[mnemonic]
+            regs = [r.strip() for r in insn.op_str.split(",")]
+            base = -1 if regs[0] in ("0", "r0") else _reg_id(isa, regs[0])
+            special = Special(insn.address, op, scope, base, _reg_id(isa, regs[1]),
+                              swallow=PPC_PROBE_ACCESSES.get(mnemonic, 0))
+        elif isa == "arm" and mnemonic.startswith("mcr"):
+            word = int.from_bytes(insn.bytes, "little")
+            found = _arm_cp15(word)
+            if found:
+                key, op = found
+                if op is not None:
+                    rt = _reg_id(isa, f"r{(word >> 12) & 0xF}")
+                    special = Special(insn.address, op, cache.SCOPE_L1, rt)
+        elif isa == "arm" and mnemonic == "pld":
+            mem = [o for o in insn.operands if o.type == 3]   # ARM_OP_MEM
+            if mem:
+                m = mem[0].mem
+                special = Special(insn.address, cache.OP_TOUCH, cache.SCOPE_L1,
+                                  _reg_id(isa, insn.reg_name(m.base)),
+                                  _reg_id(isa, insn.reg_name(m.index)) if m.index else -1,
+                                  1, m.disp)
+        elif isa == "x86" and mnemonic in X86_SPECIALS:
+            op, scope = X86_SPECIALS[mnemonic]
+            special = Special(insn.address, op, scope)
+            mem = [o for o in insn.operands if o.type == 3]   # X86_OP_MEM
+            if mem:
+                m = mem[0].mem
+                special.base = _reg_id(isa, insn.reg_name(m.base)) if m.base else -1
+                special.index = _reg_id(isa, insn.reg_name(m.index)) if m.index else -1
+                special.scale, special.disp = m.scale, m.disp
+        out.append((insn.address, insn.size, key, insn.op_str, special))
+    return out
+
+
+def tables(isa, costs, code, address, region_base, region_len):
+    """Prefix sums over the code region: instructions starting before each byte offset, and
+    their base cycles; plus the list of special instructions."""
+    starts = np.zeros(region_len + 1, np.int64)
+    cycles = np.zeros(region_len + 1, np.int64)
+    specials = []
+    for pc, size, key, op_str, special in analyse(isa, code, address):
+        off = pc - region_base
+        if 0 <= off < region_len:
+            starts[off + 1] = 1
+            cycles[off + 1] = instruction_cost(costs, isa, key, op_str)
+        if special is not None:
+            specials.append(special)
+    return starts, cycles, specials

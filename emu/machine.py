@@ -1,0 +1,395 @@
+"""A Unicorn CPU with memory, a loaded program, and the instrumented cache + cost model.
+
+>>> m = Machine("ppc750")
+>>> m.load("emu/routines/ppc/...S")           # doctest: +SKIP
+>>> run = m.call("flush_dcache_icache", m.alloc(4096))      # doctest: +SKIP
+>>> run.cycles, run.caches["L1D"]["misses"]                 # doctest: +SKIP
+
+Memory map (physical = virtual; one RAM region from 0, the first page left unmapped so that
+a null pointer faults): code from 0x10000, data buffers from 0x100000 (``alloc``), the stack at
+the top of RAM. A routine returns to a halt address (0xF000) where emulation stops.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from unicorn import (UC_ARCH_ARM, UC_ARCH_PPC, UC_ARCH_X86, UC_HOOK_BLOCK, UC_HOOK_CODE,
+                     UC_HOOK_INTR, UC_HOOK_MEM_INVALID, UC_HOOK_MEM_READ, UC_HOOK_MEM_WRITE,
+                     UC_HOOK_TLB_FILL, UC_MODE_32, UC_MODE_ARM, UC_MODE_BIG_ENDIAN,
+                     UC_MODE_PPC32, UC_MODE_PPC64, UC_PROT_ALL, Uc, UcError, arm_const,
+                     ppc_const, unicorn_const, x86_const)
+
+from . import cache as c
+from . import cost, native
+from .assemble import Program, assemble, assemble_file, disassemble_one
+from .profile import Profile, load as load_profile
+
+PAGE = 0x1000
+HALT = 0xF000
+CODE_BASE, CODE_SIZE = 0x10000, 0xF0000
+HEAP_BASE = 0x100000
+MAX_SPECIALS = 4096
+ACCESS_NAMES = {
+    unicorn_const.UC_MEM_READ_UNMAPPED: "read from unmapped memory",
+    unicorn_const.UC_MEM_WRITE_UNMAPPED: "write to unmapped memory",
+    unicorn_const.UC_MEM_FETCH_UNMAPPED: "instruction fetch from unmapped memory",
+    unicorn_const.UC_MEM_READ_PROT: "read from protected memory",
+    unicorn_const.UC_MEM_WRITE_PROT: "write to protected memory",
+    unicorn_const.UC_MEM_FETCH_PROT: "instruction fetch from non-executable memory",
+}
+
+
+class GuestError(RuntimeError):
+    """Something went wrong inside the guest program (not in the model)."""
+
+
+class GuestFault(GuestError):
+    """A memory fault or an exception in guest code: names the PC, instruction and address."""
+
+    def __init__(self, message, pc=None, instruction=None, address=None, access=None):
+        super().__init__(message)
+        self.pc, self.instruction, self.address, self.access = pc, instruction, address, access
+
+
+class InstructionLimitExceeded(GuestError):
+    """The guest ran more instructions than allowed (runaway code, e.g. an endless loop)."""
+
+
+class StaleInstructionFetch(GuestError):
+    """Strict mode: the I-cache would have supplied bytes older than the last store to them."""
+
+
+@dataclass
+class Run:
+    """What one call measured: a deterministic function of the machine and the call."""
+    profile: str
+    entry: str
+    args: tuple
+    return_value: int
+    instructions: int
+    cycles: int
+    caches: dict
+    events: dict
+    memory: dict
+
+    def to_dict(self):
+        return {"profile": self.profile, "entry": self.entry, "args": list(self.args),
+                "return": self.return_value, "instructions": self.instructions,
+                "cycles": self.cycles, "caches": self.caches, "events": self.events,
+                "memory": self.memory}
+
+    def to_json(self):
+        return json.dumps(self.to_dict(), indent=2)
+
+    def cache_table(self):
+        """The per-level statistics as a pandas DataFrame (one row per level)."""
+        import pandas as pd
+        df = pd.DataFrame.from_dict(self.caches, orient="index")
+        df.index.name = "level"
+        return df
+
+    def table(self):
+        lines = [f"{self.entry} on {self.profile}: returned {self.return_value:#x}",
+                 f"  instructions {self.instructions:>12,}",
+                 f"  cycles       {self.cycles:>12,}",
+                 f"  {'level':<6}{'accesses':>12}{'hits':>12}{'misses':>12}{'writebacks':>12}"]
+        for name, s in self.caches.items():
+            lines.append(f"  {name:<6}{s['accesses']:>12,}{s['hits']:>12,}{s['misses']:>12,}"
+                         f"{s['writebacks']:>12,}")
+        lines.append(f"  memory: {self.memory['reads']:,} line reads, "
+                     f"{self.memory['writes']:,} writes")
+        events = ", ".join(f"{k} {v}" for k, v in self.events.items() if v)
+        lines.append(f"  events: {events or 'none'}")
+        return "\n".join(lines)
+
+    def __str__(self):
+        return self.table()
+
+
+class Machine:
+    """One CPU of a processor profile, its RAM, and the instrumented model."""
+
+    def __init__(self, cpu="ppc750", ram_size=32 << 20, caches=(), instruction_limit=50_000_000,
+                 strict_coherence=False, seed=1):
+        profile = cpu if isinstance(cpu, Profile) else load_profile(cpu)
+        for spec in caches:
+            profile = profile.with_cache(spec)
+        if ram_size % PAGE or ram_size < HEAP_BASE + PAGE:
+            raise ValueError(f"ram_size must be a multiple of 4 KB and at least 1 MB")
+        self.profile, self.isa, self.ram_size = profile, profile.isa, ram_size
+        self.instruction_limit = instruction_limit
+        self.uc = self._new_unicorn(profile)
+        self.uc.mem_map(PAGE, ram_size - PAGE, UC_PROT_ALL)
+        wc = profile.write_combining
+        self.model = c.Layout(profile.caches, ram_base=0, ram_size=ram_size,
+                              memory_latency=profile.memory_latency, seed=seed,
+                              code_base=CODE_BASE, code_len=CODE_SIZE, specials=MAX_SPECIALS,
+                              wc_buffers=wc.get("buffers", 0), wc_line=wc.get("line", 64),
+                              coherent_icache=profile.coherent_icache)
+        st = self.state = self.model.state
+        st[c.H_FIXED_WIDTH] = 0 if self.isa == "x86" else 4
+        st[c.H_DEFAULT_COST] = profile.costs.get("default", 1)
+        st[c.H_REG_WIDTH_MASK] = -1 if self.isa == "ppc64" else 0xFFFFFFFF
+        st[c.H_STRICT] = int(strict_coherence)
+        self._starts = np.zeros(CODE_SIZE + 1, np.int64)
+        self._cycles = np.zeros(CODE_SIZE + 1, np.int64)
+        self._specials = []
+        self._hooks = [
+            native.add_hook(self.uc, UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE, native.memory_hook,
+                            st),
+            native.add_hook(self.uc, UC_HOOK_BLOCK, native.block_hook, st),
+        ]
+        if self.isa == "ppc64":
+            self._hooks.append(native.add_hook(self.uc, UC_HOOK_TLB_FILL,
+                                               native.identity_tlb_fill, st))
+        self._fault = None
+        self.uc.hook_add(UC_HOOK_MEM_INVALID, self._on_invalid)
+        self.uc.hook_add(UC_HOOK_INTR, self._on_interrupt)
+        self.programs: list[Program] = []
+        self.symbols: dict = {}
+        self._next_code, self._heap = CODE_BASE, HEAP_BASE
+        self.stack_top = ram_size - PAGE
+        self.write(HALT, self._halt_instruction())
+        self._update_tables()
+
+    # ---------------------------------------------------------------- set-up
+
+    def _new_unicorn(self, profile):
+        arch, mode = {"ppc32": (UC_ARCH_PPC, UC_MODE_PPC32 | UC_MODE_BIG_ENDIAN),
+                      "ppc64": (UC_ARCH_PPC, UC_MODE_PPC64 | UC_MODE_BIG_ENDIAN),
+                      "arm": (UC_ARCH_ARM, UC_MODE_ARM),
+                      "x86": (UC_ARCH_X86, UC_MODE_32)}[profile.isa]
+        uc = Uc(arch, mode)
+        if profile.unicorn_cpu != "default":
+            module = {"ppc32": ppc_const, "arm": arm_const, "x86": x86_const}[profile.isa]
+            uc.ctl_set_cpu_model(getattr(module, profile.unicorn_cpu))
+        if profile.isa == "ppc64":
+            # PPC64 runs only in the virtual-TLB mode (see shared platform notes).
+            uc.ctl_set_tlb_mode(unicorn_const.UC_TLB_VIRTUAL)
+        return uc
+
+    def _halt_instruction(self):
+        return {"ppc32": b"\x00\x00\x00\x00", "ppc64": b"\x00\x00\x00\x00",
+                "arm": b"\xfe\xff\xff\xea", "x86": b"\xf4"}[self.isa]
+
+    # ---------------------------------------------------------------- memory
+
+    def alloc(self, size, data=None, align=PAGE):
+        """A zeroed (or initialised) buffer in RAM; returns its address."""
+        if data is not None:
+            size = max(size, len(data))
+        if size <= 0:
+            raise ValueError("alloc needs a positive size")
+        address = -(-self._heap // align) * align
+        if address + size > self.stack_top - (1 << 20):
+            raise MemoryError(f"guest RAM is full: {size} bytes do not fit below the stack "
+                              f"(ram_size={self.ram_size:#x})")
+        self._heap = address + size
+        self.write(address, bytes(data or b"").ljust(size, b"\0"))
+        return address
+
+    def write(self, address, data):
+        self.uc.mem_write(address, bytes(data))
+
+    def read(self, address, size):
+        return bytes(self.uc.mem_read(address, size))
+
+    def read_word(self, address, size=4):
+        order = "big" if self.isa.startswith("ppc") else "little"
+        return int.from_bytes(self.read(address, size), order)
+
+    # ---------------------------------------------------------------- programs
+
+    def load(self, program):
+        """Load a Program, assembly source text, or a path to a .S file; returns the Program."""
+        if isinstance(program, Program):
+            if program.isa != self.isa:
+                raise ValueError(f"program is {program.isa}, machine is {self.isa}")
+            if program.base != self._next_code:
+                program = assemble(program.source, self.isa, self._next_code, program.filename)
+        elif isinstance(program, Path) or (isinstance(program, str) and "\n" not in program
+                                           and program.strip().endswith((".S", ".s"))):
+            program = assemble_file(program, self.isa, self._next_code)
+        else:
+            program = assemble(program, self.isa, self._next_code)
+        end = program.base + len(program.code)
+        if end > CODE_BASE + CODE_SIZE:
+            raise MemoryError("the code region (960 KB) is full")
+        self.write(program.base, program.code)
+        self._next_code = -(-end // 64) * 64
+        starts, cycles, specials = cost.tables(self.isa, self.profile.costs, program.code,
+                                               program.base, CODE_BASE, CODE_SIZE)
+        self._starts += starts
+        self._cycles += cycles
+        for sp in specials:
+            self._specials.append(sp)
+            self._hooks.append(native.add_hook(self.uc, UC_HOOK_CODE, native.special_hook,
+                                               self.state, sp.pc, sp.pc))
+        self._update_tables()
+        self.programs.append(program)
+        for name, value in program.symbols.items():
+            if not name.startswith(".L"):
+                self.symbols[name] = value
+        return program
+
+    def _update_tables(self):
+        st = self.state
+        st[st[c.H_ICOUNT]:st[c.H_ICOUNT] + CODE_SIZE + 1] = np.cumsum(self._starts)
+        st[st[c.H_ICOST]:st[c.H_ICOST] + CODE_SIZE + 1] = np.cumsum(self._cycles)
+        if len(self._specials) > MAX_SPECIALS:
+            raise MemoryError(f"more than {MAX_SPECIALS} cache-maintenance instructions")
+        table = sorted(self._specials, key=lambda s: s.pc)
+        at = st[c.H_SPECIALS]
+        for i, s in enumerate(table):
+            st[at + 8 * i:at + 8 * i + 8] = [s.pc, s.op, s.scope, s.base, s.index, s.scale,
+                                             s.disp, s.swallow]
+        st[c.H_NSPECIALS] = len(table)
+
+    def address_of(self, entry):
+        if isinstance(entry, int):
+            return entry
+        if entry not in self.symbols:
+            known = ", ".join(sorted(self.symbols)) or "nothing is loaded"
+            raise KeyError(f"no symbol {entry!r} (known: {known})")
+        return self.symbols[entry]
+
+    def symbolize(self, address):
+        best = None
+        for name, value in self.symbols.items():
+            if value <= address and (best is None or value > self.symbols[best]):
+                if any(p.base <= value < p.base + len(p.code) for p in self.programs):
+                    best = name
+        return f"{best}+{address - self.symbols[best]:#x}" if best else f"{address:#x}"
+
+    # ---------------------------------------------------------------- running
+
+    def flush_caches(self):
+        """Empty every cache (as after a full write-back and invalidate): a cold start."""
+        st = self.state
+        for i, lv in enumerate(self.model.levels):
+            r = c.HEADER + c.LEVEL_RECORD * i
+            n = lv.sets * lv.ways
+            for key, length in ((c.L_TAGS, n), (c.L_DIRTY, n), (c.L_STAMP, n),
+                                (c.L_FILLSEQ, n), (c.L_PLRU, lv.sets)):
+                st[st[r + key]:st[r + key] + length] = 0
+        granules = st[c.H_RAM_GRANULES]
+        written, unified = st[c.H_WRITTEN], st[c.H_UNIFIED]
+        st[unified:unified + granules] = st[written:written + granules]
+        st[st[c.H_WC]:st[c.H_WC] + 3 * st[c.H_WC_N]] = 0
+
+    def call(self, entry, *args, limit=None, cold=False):
+        """Call a routine by symbol (or address) with integer arguments; returns a Run."""
+        pc = self.address_of(entry)
+        if cold:
+            self.flush_caches()
+        self.model.clear_stats()
+        st = self.state
+        st[c.H_LIMIT] = self.instruction_limit if limit is None else limit
+        self._fault = None
+        self._set_arguments(args)
+        try:
+            self.uc.emu_start(pc, HALT)
+        except UcError as error:
+            raise self._describe_fault(error) from None
+        if self._fault is not None:
+            raise self._describe_fault(None)
+        if st[c.H_STOPPED]:
+            where = self._pc()
+            raise InstructionLimitExceeded(
+                f"stopped after {int(st[c.H_INSNS]):,} instructions (the limit is "
+                f"{int(st[c.H_LIMIT]):,}) at PC {where:#x} ({self.symbolize(where)}): "
+                f"{self._instruction_at(where)}")
+        if st[c.H_STRICT] and st[c.H_STALE]:
+            pc_stale = int(st[c.H_STALE_PC])
+            raise StaleInstructionFetch(
+                f"stale instruction fetch at PC {pc_stale:#x} ({self.symbolize(pc_stale)}): "
+                f"the I-cache line at {int(st[c.H_STALE_ADDR]):#x} holds bytes older than "
+                "the last store to them (the D-cache was not written back, or the I-cache "
+                "line was not invalidated); real hardware would execute the old instructions")
+        return self._result(entry, args)
+
+    def _set_arguments(self, args):
+        args = [int(a) for a in args]
+        uc, sp = self.uc, self.stack_top
+        if self.isa in ("ppc32", "ppc64"):
+            if len(args) > 8:
+                raise ValueError("PowerPC calls take at most 8 arguments (r3-r10)")
+            mask = (1 << (64 if self.isa == "ppc64" else 32)) - 1
+            for i, a in enumerate(args):
+                uc.reg_write(ppc_const.UC_PPC_REG_3 + i, a & mask)
+            uc.reg_write(ppc_const.UC_PPC_REG_1, sp - 256)
+            uc.reg_write(ppc_const.UC_PPC_REG_LR, HALT)
+        elif self.isa == "arm":
+            regs = [arm_const.UC_ARM_REG_R0, arm_const.UC_ARM_REG_R1, arm_const.UC_ARM_REG_R2,
+                    arm_const.UC_ARM_REG_R3]
+            stacked = args[4:]
+            sp -= 4 * len(stacked)
+            for i, a in enumerate(stacked):       # arguments 5.. on the stack (AAPCS)
+                self.write(sp + 4 * i, (a & 0xFFFFFFFF).to_bytes(4, "little"))
+            for reg, a in zip(regs, args):
+                uc.reg_write(reg, a & 0xFFFFFFFF)
+            uc.reg_write(arm_const.UC_ARM_REG_SP, sp)
+            uc.reg_write(arm_const.UC_ARM_REG_LR, HALT)
+        else:
+            words = [HALT] + args                 # cdecl: return address, then arguments
+            sp -= 4 * len(words)
+            self.write(sp, b"".join((w & 0xFFFFFFFF).to_bytes(4, "little") for w in words))
+            uc.reg_write(x86_const.UC_X86_REG_ESP, sp)
+
+    def return_value(self):
+        reg = {"ppc32": ppc_const.UC_PPC_REG_3, "ppc64": ppc_const.UC_PPC_REG_3,
+               "arm": arm_const.UC_ARM_REG_R0, "x86": x86_const.UC_X86_REG_EAX}[self.isa]
+        return self.uc.reg_read(reg)
+
+    def _pc(self):
+        reg = {"ppc32": ppc_const.UC_PPC_REG_PC, "ppc64": ppc_const.UC_PPC_REG_PC,
+               "arm": arm_const.UC_ARM_REG_PC, "x86": x86_const.UC_X86_REG_EIP}[self.isa]
+        return self.uc.reg_read(reg)
+
+    def _result(self, entry, args):
+        st = self.state
+        events = {"stale_ifetch": int(st[c.H_STALE]),
+                  "first_stale_pc": int(st[c.H_STALE_PC]) if st[c.H_STALE] else None,
+                  "nontemporal_stores": int(st[c.H_NT_STORES]),
+                  "wc_flushes": int(st[c.H_WC_FLUSHES]),
+                  "wc_partial_flushes": int(st[c.H_WC_PARTIAL]),
+                  "uncounted_blocks": int(st[c.H_UNCOUNTED])}
+        return Run(self.profile.name, entry if isinstance(entry, str) else hex(entry),
+                   tuple(args), int(self.return_value()), int(st[c.H_INSNS]),
+                   int(st[c.H_CYCLES]), self.model.stats(), events,
+                   {"reads": int(st[c.H_MEM_READS]), "writes": int(st[c.H_MEM_WRITES])})
+
+    # ---------------------------------------------------------------- faults
+
+    def _on_invalid(self, uc, access, address, size, value, user_data):
+        self._fault = ("memory", access, address, size)
+        return False
+
+    def _on_interrupt(self, uc, number, user_data):
+        self._fault = ("interrupt", number, None, None)
+        uc.emu_stop()
+
+    def _instruction_at(self, pc):
+        try:
+            return disassemble_one(self.read(pc, 16 if self.isa == "x86" else 4), self.isa, pc)
+        except UcError:
+            return "(no instruction: the address is not mapped)"
+
+    def _describe_fault(self, error):
+        pc = self._pc()
+        insn = self._instruction_at(pc)
+        where = f"PC {pc:#x} ({self.symbolize(pc)}): {insn}"
+        if self._fault and self._fault[0] == "memory":
+            _, access, address, size = self._fault
+            what = ACCESS_NAMES.get(access, f"memory access of type {access}")
+            return GuestFault(f"guest fault at {where}: {what} at address {address:#x} "
+                              f"({size} bytes)", pc, insn, address, what)
+        if self._fault and self._fault[0] == "interrupt":
+            number = self._fault[1]
+            return GuestFault(f"guest exception (interrupt {number}) at {where}", pc, insn,
+                              None, f"interrupt {number}")
+        return GuestFault(f"guest fault at {where}: {error}", pc, insn, None, str(error))
+

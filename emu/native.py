@@ -1,0 +1,149 @@
+"""The native hot path: Unicorn hooks compiled by numba, registered without Python callbacks.
+
+Each hook receives the model's state array as its user-data pointer (see ``emu.cache``):
+
+* ``memory_hook``  every guest load and store -> the data side of the cache model;
+* ``block_hook``   every basic block -> instruction count, base cycles (prefix tables),
+  instruction fetch through the I-cache, the instruction limit;
+* ``special_hook`` only at the addresses of cache-maintenance, prefetch and non-temporal
+  instructions (a ranged code hook per instruction) -> their architectural effect;
+* ``identity_tlb_fill`` the PPC64 virtual-TLB mode's translation (identity for now).
+
+Unicorn's own instruction-count limit installs a hidden per-instruction hook, so the limit is
+enforced here, in the block hook, with ``uc_emu_stop``.
+"""
+from __future__ import annotations
+
+import ctypes
+from ctypes import CFUNCTYPE, byref, c_int, c_size_t, c_uint64, c_void_p, cast
+
+import numpy as np
+from numba import carray, cfunc, njit, types
+from unicorn.unicorn_py3.unicorn import uclib
+
+from . import cache as c
+from .cost import OP_DRAIN_WC, OP_NONTEMPORAL
+
+_reg_read = CFUNCTYPE(c_int, c_void_p, c_int, c_uint64)(
+    cast(uclib.uc_reg_read, c_void_p).value)
+_emu_stop = CFUNCTYPE(c_int, c_void_p)(cast(uclib.uc_emu_stop, c_void_p).value)
+
+MEM_SIG = types.void(types.voidptr, types.int32, types.uint64, types.int32, types.int64,
+                     types.voidptr)
+CODE_SIG = types.void(types.voidptr, types.uint64, types.uint32, types.voidptr)
+TLB_SIG = types.boolean(types.voidptr, types.uint64, types.int32, types.voidptr,
+                        types.voidptr)
+UC_MEM_WRITE = 17
+
+
+@njit(cache=True)
+def _state(ud):
+    return carray(ud, (carray(ud, (1,), np.int64)[0],), np.int64)
+
+
+@cfunc(MEM_SIG, nopython=True, cache=True)
+def memory_hook(uc, access, address_u64, size, value, ud):
+    st = _state(ud)
+    address = np.int64(address_u64)        # keep all arithmetic in int64
+    write = access == UC_MEM_WRITE
+    if st[c.H_SWALLOW] > 0:
+        # the probe load (and store) QEMU makes for dcbst/dcbf/dcbi/icbi: not a data access
+        st[c.H_SWALLOW] -= 1
+        return
+    if write and st[c.H_NONTEMPORAL] > 0:
+        st[c.H_NONTEMPORAL] = 0
+        c.nontemporal_store(st, address, size)
+        return
+    st[c.H_CYCLES] += c.data_access(st, address, size, write)
+
+
+@cfunc(CODE_SIG, nopython=True)
+def block_hook(uc, address_u64, size_u32, ud):
+    st = _state(ud)
+    address, size = np.int64(address_u64), np.int64(size_u32)
+    off = address - st[c.H_CODE_BASE]
+    if 0 <= off and off + size <= st[c.H_CODE_LEN]:
+        counts, costs = st[c.H_ICOUNT], st[c.H_ICOST]
+        n = st[counts + off + size] - st[counts + off]
+        cycles = st[costs + off + size] - st[costs + off]
+    elif st[c.H_FIXED_WIDTH] > 0:
+        n = size // st[c.H_FIXED_WIDTH]
+        cycles = n * st[c.H_DEFAULT_COST]
+    else:
+        n = 1                                   # x86 code the model was not told about
+        cycles = st[c.H_DEFAULT_COST]
+        st[c.H_UNCOUNTED] += 1
+    stale_before = st[c.H_STALE]
+    st[c.H_INSNS] += n
+    st[c.H_CYCLES] += cycles + c.fetch(st, address, size, address)
+    st[c.H_LAST_PC] = address
+    if st[c.H_INSNS] > st[c.H_LIMIT]:
+        st[c.H_STOPPED] = 1
+        _emu_stop(uc)
+    elif st[c.H_STRICT] and st[c.H_STALE] > stale_before:
+        st[c.H_STALE_BLOCK] = address
+        _emu_stop(uc)
+
+
+@cfunc(CODE_SIG, nopython=True)
+def special_hook(uc, address_u64, size, ud):
+    st = _state(ud)
+    address = np.int64(address_u64)
+    first, n = st[c.H_SPECIALS], st[c.H_NSPECIALS]
+    lo, hi = 0, n - 1
+    entry = -1
+    while lo <= hi:                           # the table is sorted by address
+        mid = (lo + hi) // 2
+        pc = st[first + 8 * mid]
+        if pc == address:
+            entry = first + 8 * mid
+            break
+        if pc < address:
+            lo = mid + 1
+        else:
+            hi = mid - 1
+    if entry < 0:
+        return
+    op, scope = st[entry + 1], st[entry + 2]
+    scratch = st[st[c.H_SCRATCH]:st[c.H_SCRATCH] + 1]
+    ea = st[entry + 6]
+    for k in range(2):
+        reg = st[entry + 3 + k]
+        if reg >= 0:
+            scratch[0] = 0
+            _reg_read(uc, reg, scratch.ctypes.data)
+            ea += (scratch[0] & st[c.H_REG_WIDTH_MASK]) * (st[entry + 5] if k == 1 else 1)
+    ea &= st[c.H_REG_WIDTH_MASK]
+    if op == OP_NONTEMPORAL:
+        st[c.H_NONTEMPORAL] = 1
+    elif op == OP_DRAIN_WC:
+        c.drain_write_combining(st)
+    else:
+        st[c.H_SWALLOW] = st[entry + 7]
+        st[c.H_CYCLES] += c.maintain(st, ea, op, scope)
+
+
+@cfunc(TLB_SIG, nopython=True, cache=True)
+def identity_tlb_fill(uc, vaddr, access, entry, ud):
+    result = carray(entry, (2,), np.uint64)
+    result[0] = vaddr & ~np.uint64(0xFFF)
+    result[1] = 7                       # UC_PROT_ALL
+    return True
+
+
+def add_hook(uc, kind, function, state, begin=1, end=0):
+    """Register a numba cfunc as a Unicorn hook with the state array as its user data."""
+    handle = c_size_t()
+    err = uclib.uc_hook_add(uc._uch, byref(handle), kind, cast(function.address, c_void_p),
+                            c_void_p(state.ctypes.data), c_uint64(begin), c_uint64(end))
+    if err:
+        raise RuntimeError(f"Unicorn refused a hook (error {err})")
+    return handle
+
+
+def remove_hook(uc, handle):
+    uclib.uc_hook_del(uc._uch, handle)
+
+
+__all__ = ["memory_hook", "block_hook", "special_hook", "identity_tlb_fill", "add_hook",
+           "remove_hook", "ctypes"]

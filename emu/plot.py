@@ -1,0 +1,126 @@
+"""Plotly figures that draw both in the built book and in a live notebook.
+
+Every chapter notebook starts with::
+
+    import emu.plot
+    emu.plot.setup()
+
+``setup()`` picks how figures are turned into notebook output:
+
+* **While the book is being built** (``jupyter-book build``), the local Sphinx
+  extension ``_ext/plotly_offline.py`` sets the environment variable
+  ``EMU_BOOK_BUILD=1`` and the notebook kernels inherit it. ``setup()`` then
+  selects the ``"emu_book"`` renderer defined here: its output is a single
+  ``text/html`` snippet made by ``plotly.io.to_html(fig, full_html=False,
+  include_plotlyjs=False, include_mathjax=False)``. It carries the figure's data
+  and a short script calling ``Plotly.newPlot``, but not plotly.js itself: the
+  extension adds one shared ``_static/plotly.min.js`` to each page that has a
+  figure. Pages stay small and nothing is fetched from the network.
+  (Without this, plotly 7 emits only ``application/vnd.plotly.v1+json``, which
+  myst-nb does not render, so the book would show no figure.)
+
+* **Anywhere else** (JupyterLab, Notebook 7, VS Code, Colab, Binder), that
+  snippet would draw nothing, because no plotly.js is loaded on the page. So
+  ``setup()`` keeps plotly's own choice of renderer, which plotly makes from
+  the environment: in JupyterLab and Notebook 7 it is ``plotly_mimetype``,
+  drawn by the JupyterLab extension that ships inside the ``plotly`` pip
+  package; in Colab it is ``colab`` (plotly.js from a CDN); in VS Code,
+  ``vscode``. The old classic Notebook (version 6 and earlier) needs
+  ``setup(renderer="notebook")``; plotly's ``PLOTLY_RENDERER`` variable works
+  too.
+
+``setup()`` also makes the ``"emu"`` look (a plain white template and a
+colour-blind-safe palette) the default for every figure; ``style(fig)``
+applies it, with optional titles, to one figure explicitly.
+"""
+
+from __future__ import annotations
+
+import os
+
+import plotly.graph_objects as go
+import plotly.io as pio
+from plotly.io.base_renderers import MimetypeRenderer
+
+BUILD_ENV_VAR = "EMU_BOOK_BUILD"
+RENDERER = "emu_book"
+TEMPLATE = "emu"
+
+# Okabe-Ito palette (distinguishable with the common colour-vision deficiencies).
+PALETTE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000"]
+# Colours used the same way in every chapter.
+COLORS = {
+    "original": "#0072B2",   # the kernel before the optimization
+    "optimized": "#E69F00",  # the kernel after it
+    "published": "#7f7f7f",  # numbers printed in the paper
+}
+
+
+class BookHTMLRenderer(MimetypeRenderer):
+    """Figure as HTML without plotly.js: the book page supplies plotly.js."""
+
+    def to_mimebundle(self, fig_dict):
+        html = pio.to_html(
+            fig_dict,
+            full_html=False,
+            include_plotlyjs=False,
+            include_mathjax=False,
+            validate=False,
+            config={"displaylogo": False, "responsive": True},
+        )
+        return {"text/html": html}
+
+
+def building_book() -> bool:
+    """True when running inside ``jupyter-book build`` (see module docstring)."""
+    return os.environ.get(BUILD_ENV_VAR, "") not in ("", "0")
+
+
+def _register_template() -> None:
+    if TEMPLATE in pio.templates:
+        return
+    pio.templates[TEMPLATE] = go.layout.Template(
+        layout=dict(
+            colorway=PALETTE,
+            font=dict(size=14),
+            margin=dict(l=60, r=20, t=50, b=50),
+            legend=dict(bgcolor="rgba(255,255,255,0.7)"),
+        )
+    )
+
+
+def setup(renderer: str | None = None) -> None:
+    """Choose the plotly renderer and figure style for this notebook.
+
+    ``renderer`` forces a plotly renderer name (e.g. ``"notebook"`` for the
+    classic Notebook 6); by default the choice is made as described in the
+    module docstring. ``plotly.io.renderers.default`` tells which is in use.
+    """
+    pio.renderers[RENDERER] = BookHTMLRenderer()
+    if renderer is not None:
+        pio.renderers.default = renderer
+    elif building_book():
+        pio.renderers.default = RENDERER
+    _register_template()
+    pio.templates.default = f"plotly_white+{TEMPLATE}"
+
+
+def style(fig: go.Figure, title: str | None = None, x: str | None = None,
+          y: str | None = None, source: str | None = None,
+          height: int = 420) -> go.Figure:
+    """Apply the book's look to ``fig``; returns ``fig``.
+
+    ``title``, ``x`` and ``y`` set the figure and axis titles; ``source`` (e.g.
+    ``emu.data.provenance(df)``) is shown as a subtitle under the title.
+    """
+    _register_template()
+    fig.update_layout(template=f"plotly_white+{TEMPLATE}", height=height)
+    if title is not None:
+        fig.update_layout(title_text=title)
+    if source is not None:
+        fig.update_layout(title_subtitle_text=source, margin_t=80)
+    if x is not None:
+        fig.update_xaxes(title=x)
+    if y is not None:
+        fig.update_yaxes(title=y)
+    return fig
