@@ -403,45 +403,54 @@ def evaluate(expr, lookup):
 # ------------------------------------------------------------------------------ keystone
 
 class _Keystone:
-    """The keystone worker process, started on first use and again after a crash."""
-    proc = None
-    pending = b""              # bytes read from the worker but not yet consumed
+    """A keystone worker process, started on first use and again after a crash.
+
+    One worker per ISA and syntax: keystone's AT&T mode reads plain numbers as hex and that
+    setting leaks into other engines of the same process (measured: after an AT&T engine
+    was made, a PPC engine encoded ``addi 3,3,12`` with 0x12), so AT&T gets its own process
+    and its decimal numbers are written in hex before they reach it."""
+    workers: dict = {}
+
+    def __init__(self):
+        self.proc = subprocess.Popen([sys.executable, str(WORKER)], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        self.pending = b""          # bytes read from the worker but not yet consumed
 
     @classmethod
-    def _start(cls):
-        cls.proc = subprocess.Popen([sys.executable, str(WORKER)], stdin=subprocess.PIPE,
-                                    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-        cls.pending = b""
+    def get(cls, key):
+        worker = cls.workers.get(key)
+        if worker is None or worker.proc.poll() is not None:
+            worker = cls.workers[key] = cls()
+        return worker
 
-    @classmethod
-    def _readline(cls):
+    def _readline(self):
         """One answer line, or None if the worker died or hung."""
-        fd = cls.proc.stdout.fileno()
-        while b"\n" not in cls.pending:
+        fd = self.proc.stdout.fileno()
+        while b"\n" not in self.pending:
             ready, _, _ = select.select([fd], [], [], WORKER_TIMEOUT_S)
             chunk = os.read(fd, 1 << 16) if ready else b""
             if not chunk:
                 return None
-            cls.pending += chunk
-        line, cls.pending = cls.pending.split(b"\n", 1)
+            self.pending += chunk
+        line, self.pending = self.pending.split(b"\n", 1)
         return line
 
     @classmethod
     def encode(cls, isa, items):
-        """Encode [(text, address, syntax)]; returns one answer dict per item, or fewer if
-        the worker died or hung: then the last answer is an error for the item it was on."""
-        if cls.proc is None or cls.proc.poll() is not None:
-            cls._start()
-        cls.proc.stdin.write((json.dumps({"isa": isa, "items": items}) + "\n").encode())
-        cls.proc.stdin.flush()
+        """Encode [(text, address, syntax)] of one syntax; one answer dict per item, or
+        fewer if the worker died or hung: then the last answer is an error for its item."""
+        key = (isa, items[0][2])
+        worker = cls.get(key)
+        worker.proc.stdin.write((json.dumps({"isa": isa, "items": items}) + "\n").encode())
+        worker.proc.stdin.flush()
         answers = []
         for _ in items:
-            line = cls._readline()
+            line = worker._readline()
             if line is None:
-                crashed = cls.proc.poll() is not None
-                cls.proc.kill()
-                cls.proc.wait()
-                cls.proc = None
+                crashed = worker.proc.poll() is not None
+                worker.proc.kill()
+                worker.proc.wait()
+                del cls.workers[key]
                 why = "crashed" if crashed else f"did not answer in {WORKER_TIMEOUT_S} s"
                 answers.append({"error": f"the keystone assembler {why} on this statement"})
                 return answers
@@ -455,16 +464,27 @@ _ENCODING_CACHE: dict = {}
 def _encode_instructions(isa, requests):
     """requests: [(text, address, syntax)] -> list of answers, cached."""
     todo = [r for r in dict.fromkeys(requests) if (isa,) + r not in _ENCODING_CACHE]
-    while todo:
-        answers = _Keystone.encode(isa, [list(r) for r in todo])
-        for request, answer in zip(todo, answers):
-            _ENCODING_CACHE[(isa,) + request] = answer
-        todo = todo[len(answers):]
-        if answers and "the keystone assembler" in answers[-1].get("error", ""):
-            break             # report the crash; the rest were not tried
+    for syntax in sorted({r[2] for r in todo}):
+        batch = [r for r in todo if r[2] == syntax]
+        while batch:
+            answers = _Keystone.encode(isa, [list(r) for r in batch])
+            for request, answer in zip(batch, answers):
+                _ENCODING_CACHE[(isa,) + request] = answer
+            batch = batch[len(answers):]
+            if answers and "the keystone assembler" in answers[-1].get("error", ""):
+                break             # report the crash; the rest were not tried
     return [_ENCODING_CACHE.get((isa,) + r, {"error": "not encoded (an earlier statement "
                                                        "crashed the assembler)"})
             for r in requests]
+
+
+DECIMAL_RE = re.compile(r"(?<![\w.%])(\d+)(?![\w.$])")
+
+
+def _att_decimals_to_hex(text):
+    """Keystone's AT&T mode reads 12 as 0x12: write every decimal number in hex."""
+    mnemonic, _, operands = text.partition(" ")
+    return (mnemonic + " " + DECIMAL_RE.sub(lambda m: hex(int(m.group(1))), operands)).strip()
 
 
 # ------------------------------------------------------------------------ ARM coprocessor
@@ -599,6 +619,8 @@ class _Assembler:
                     continue
             except ValueError as e:
                 raise self.error(str(e), s) from None
+            if self.isa == "x86" and s.syntax == "att":
+                texts = [_att_decimals_to_hex(t) for t in texts]
             address = s.address
             for text in texts:
                 requests.append((text, address, s.syntax))

@@ -44,7 +44,8 @@ HEADER = 64
 # ---- per-level record fields
 (L_SETS, L_WAYS, L_SHIFT, L_REPL, L_WRITE_BACK, L_WRITE_ALLOCATE, L_LATENCY, L_NEXT, L_TAGS,
  L_DIRTY, L_STAMP, L_PLRU, L_FILLSEQ, L_CLOCK, L_ACCESSES, L_HITS, L_MISSES, L_WRITEBACKS,
- L_INVALIDATIONS, L_EVICTIONS, L_IS_ICACHE) = range(21)
+ L_INVALIDATIONS, L_EVICTIONS, L_IS_ICACHE, L_MRU) = range(22)
+MRU_WAY_BITS = 10       # mru[set] = (line + 1) << 10 | way of the set's most recent use
 LEVEL_RECORD = 24
 
 
@@ -85,6 +86,8 @@ class CacheLevel:
             refuse(f"replacement {self.replacement!r} is not one of {', '.join(REPLACEMENT)}")
         if self.replacement == "plru" and self.ways & (self.ways - 1):
             refuse(f"tree pseudo-LRU needs a power-of-two number of ways, not {self.ways}")
+        if self.ways >= 1024:
+            refuse("at most 1023 ways")
         if self.ways > 64 and self.replacement == "plru":
             refuse("tree pseudo-LRU supports at most 64 ways")
         if self.write_policy not in ("back", "through"):
@@ -112,8 +115,9 @@ class Layout:
         offsets = []
         for lv in levels:
             n = lv.sets * lv.ways
-            offsets.append((size, size + n, size + 2 * n, size + 3 * n, size + 3 * n + lv.sets))
-            size += 4 * n + lv.sets
+            offsets.append((size, size + n, size + 2 * n, size + 3 * n, size + 3 * n + lv.sets,
+                            size + 3 * n + 2 * lv.sets))
+            size += 4 * n + 2 * lv.sets
         granules = ram_size // granule
         written, unified = size, size + granules
         size += 2 * granules
@@ -146,7 +150,7 @@ class Layout:
         st[H_QUEUE] = queue
         st[H_COHERENT_I] = int(coherent_icache)
         st[H_REG_WIDTH_MASK] = -1
-        for i, (lv, (tags, dirty, stamp, fill, plru)) in enumerate(zip(levels, offsets)):
+        for i, (lv, (tags, dirty, stamp, fill, plru, mru)) in enumerate(zip(levels, offsets)):
             r = HEADER + LEVEL_RECORD * i
             st[r + L_SETS], st[r + L_WAYS] = lv.sets, lv.ways
             st[r + L_SHIFT] = lv.line.bit_length() - 1
@@ -156,7 +160,7 @@ class Layout:
             st[r + L_LATENCY] = lv.hit_latency
             st[r + L_NEXT] = self._next(i)
             st[r + L_TAGS], st[r + L_DIRTY], st[r + L_STAMP] = tags, dirty, stamp
-            st[r + L_FILLSEQ], st[r + L_PLRU] = fill, plru
+            st[r + L_FILLSEQ], st[r + L_PLRU], st[r + L_MRU] = fill, plru, mru
             st[r + L_IS_ICACHE] = lv.name == "L1I"
         self.state = st
 
@@ -256,6 +260,11 @@ def _find(st, r, line):
 
 @njit(cache=True)
 def _touch(st, r, s, way):
+    """A use of a way: replacement state, and the set's most-recent-use record.
+
+    Using the set's most recent line again changes no policy's state (LRU order, PLRU bits,
+    FIFO order, random), which is what makes the fast path in data_access exact."""
+    st[st[r + L_MRU] + s] = (st[st[r + L_TAGS] + s * st[r + L_WAYS] + way] << MRU_WAY_BITS) | way
     repl = st[r + L_REPL]
     if repl == 0:
         st[r + L_CLOCK] += 1
@@ -364,8 +373,7 @@ def _level(st, level, addr, write):
     if st[r + L_REPL] == 2:
         st[r + L_CLOCK] += 1
         st[st[r + L_STAMP] + slot] = st[r + L_CLOCK]
-    else:
-        _touch(st, r, s, way)
+    _touch(st, r, s, way)
     if write:
         if st[r + L_WRITE_BACK]:
             st[st[r + L_DIRTY] + slot] = 1
@@ -441,10 +449,20 @@ def data_access(st, addr, size, write):
         return lat
     r = HEADER + LEVEL_RECORD * l1
     shift = st[r + L_SHIFT]
-    base_latency = st[r + L_LATENCY]
-    stall = 0
     line = addr >> shift
     last = (addr + size - 1) >> shift
+    if line == last and (not write or st[r + L_WRITE_BACK]):
+        # fast path: the set's most recent line again (a hit that changes no policy state)
+        s = line & (st[r + L_SETS] - 1)
+        m = st[st[r + L_MRU] + s]
+        if m >> MRU_WAY_BITS == line + 1:
+            st[r + L_ACCESSES] += 1
+            st[r + L_HITS] += 1
+            if write:
+                st[st[r + L_DIRTY] + s * st[r + L_WAYS] + (m & ((1 << MRU_WAY_BITS) - 1))] = 1
+            return 0
+    base_latency = st[r + L_LATENCY]
+    stall = 0
     while line <= last:
         a = line << shift
         lat = access(st, l1, a, write)
@@ -523,6 +541,9 @@ def _maintain_level(st, level, addr, op):
         st[st[r + L_DIRTY] + slot] = 0
         wrote = 1
     if op != OP_CLEAN:
+        s = line & (st[r + L_SETS] - 1)
+        if st[st[r + L_MRU] + s] >> MRU_WAY_BITS == line + 1:
+            st[st[r + L_MRU] + s] = 0
         st[st[r + L_TAGS] + slot] = 0
         st[st[r + L_DIRTY] + slot] = 0
         st[r + L_INVALIDATIONS] += 1
@@ -550,6 +571,8 @@ def maintain(st, addr, op, scope):
                 if st[st[r + L_TAGS] + k] != 0:
                     st[st[r + L_TAGS] + k] = 0
                     st[r + L_INVALIDATIONS] += 1
+            for k in range(st[r + L_SETS]):
+                st[st[r + L_MRU] + k] = 0
         return 0
     if op == OP_TOUCH:
         if l1d >= 0:

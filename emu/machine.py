@@ -257,12 +257,13 @@ class Machine:
         return self.symbols[entry]
 
     def symbolize(self, address):
-        best = None
-        for name, value in self.symbols.items():
-            if value <= address and (best is None or value > self.symbols[best]):
-                if any(p.base <= value < p.base + len(p.code) for p in self.programs):
-                    best = name
-        return f"{best}+{address - self.symbols[best]:#x}" if best else f"{address:#x}"
+        """'symbol+offset' for an address inside loaded code, else the bare address."""
+        for program in self.programs:
+            if program.base <= address < program.base + len(program.code):
+                name = program.symbol_at(address)
+                if name is not None:
+                    return f"{name}+{address - program.symbols[name]:#x}"
+        return f"{address:#x}"
 
     # ---------------------------------------------------------------- running
 
@@ -273,7 +274,7 @@ class Machine:
             r = c.HEADER + c.LEVEL_RECORD * i
             n = lv.sets * lv.ways
             for key, length in ((c.L_TAGS, n), (c.L_DIRTY, n), (c.L_STAMP, n),
-                                (c.L_FILLSEQ, n), (c.L_PLRU, lv.sets)):
+                                (c.L_FILLSEQ, n), (c.L_PLRU, lv.sets), (c.L_MRU, lv.sets)):
                 st[st[r + key]:st[r + key] + length] = 0
         granules = st[c.H_RAM_GRANULES]
         written, unified = st[c.H_WRITTEN], st[c.H_UNIFIED]
@@ -311,9 +312,10 @@ class Machine:
                 "line was not invalidated); real hardware would execute the old instructions")
         return self._result(entry, args)
 
-    def _set_arguments(self, args):
+    def _set_arguments(self, args, uc=None):
+        """Registers and stack for a call by the ISA's convention (on ``uc``, default ours)."""
         args = [int(a) for a in args]
-        uc, sp = self.uc, self.stack_top
+        uc, sp = uc or self.uc, self.stack_top
         if self.isa in ("ppc32", "ppc64"):
             if len(args) > 8:
                 raise ValueError("PowerPC calls take at most 8 arguments (r3-r10)")
@@ -328,7 +330,7 @@ class Machine:
             stacked = args[4:]
             sp -= 4 * len(stacked)
             for i, a in enumerate(stacked):       # arguments 5.. on the stack (AAPCS)
-                self.write(sp + 4 * i, (a & 0xFFFFFFFF).to_bytes(4, "little"))
+                uc.mem_write(sp + 4 * i, (a & 0xFFFFFFFF).to_bytes(4, "little"))
             for reg, a in zip(regs, args):
                 uc.reg_write(reg, a & 0xFFFFFFFF)
             uc.reg_write(arm_const.UC_ARM_REG_SP, sp)
@@ -336,7 +338,7 @@ class Machine:
         else:
             words = [HALT] + args                 # cdecl: return address, then arguments
             sp -= 4 * len(words)
-            self.write(sp, b"".join((w & 0xFFFFFFFF).to_bytes(4, "little") for w in words))
+            uc.mem_write(sp, b"".join((w & 0xFFFFFFFF).to_bytes(4, "little") for w in words))
             uc.reg_write(x86_const.UC_X86_REG_ESP, sp)
 
     def return_value(self):

@@ -1,0 +1,83 @@
+"""Command line: ``python -m emu run FILE.S --isa ISA --cpu PROFILE --entry SYMBOL ...``
+and ``python -m emu bench``. A bad input exits non-zero with one clear line."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+
+def _parser():
+    p = argparse.ArgumentParser(prog="python -m emu", description=__doc__.split("\n")[0])
+    sub = p.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("run", help="assemble a routine and call it on a processor model")
+    run.add_argument("file", help="assembly source (.S)")
+    run.add_argument("--isa", required=True, choices=["ppc32", "ppc64", "arm", "x86"])
+    run.add_argument("--cpu", required=True, help="processor profile, e.g. ppc750")
+    run.add_argument("--entry", required=True, help="symbol to call")
+    run.add_argument("--arg", action="append", default=[], type=lambda s: ("int", s),
+                     dest="args", metavar="N", help="an integer argument (0x.. allowed)")
+    run.add_argument("--alloc", action="append", type=lambda s: ("alloc", s), dest="args",
+                     metavar="BYTES", help="pass a zeroed page-aligned buffer of BYTES")
+    run.add_argument("--load", action="append", type=lambda s: ("load", s), dest="args",
+                     metavar="FILE", help="pass a buffer holding FILE's bytes")
+    run.add_argument("--cache", action="append", default=[], metavar="LEVEL:SIZE:WAYS:LINE[:POLICY]",
+                     help="override one cache level of the profile")
+    run.add_argument("--limit", type=int, default=50_000_000, help="instruction limit")
+    run.add_argument("--json", action="store_true", help="print one JSON object")
+    bench = sub.add_parser("bench", help="raw Unicorn vs instrumented throughput per ISA")
+    bench.add_argument("--isa", action="append", choices=["ppc32", "ppc64", "arm", "x86"])
+    return p
+
+
+def _int(text):
+    try:
+        return int(text, 0)
+    except ValueError:
+        raise ValueError(f"{text!r} is not an integer") from None
+
+
+def run(options):
+    from .machine import Machine
+    machine = Machine(options.cpu, caches=options.cache, instruction_limit=options.limit)
+    if machine.isa != options.isa:
+        raise ValueError(f"profile {options.cpu} is {machine.isa}, not {options.isa}")
+    machine.load(Path(options.file))
+    args = []
+    for kind, value in options.args or []:
+        if kind == "int":
+            args.append(_int(value))
+        elif kind == "alloc":
+            args.append(machine.alloc(_int(value)))
+        else:
+            try:
+                data = Path(value).read_bytes()
+            except OSError as e:
+                raise ValueError(f"--load {value}: {e.strerror}") from None
+            args.append(machine.alloc(max(len(data), 1), data))
+    result = machine.call(options.entry, *args)
+    print(result.to_json() if options.json else result.table())
+
+
+def main(argv=None):
+    options = _parser().parse_args(argv)
+    if options.command == "bench":
+        from .bench import report
+        print(report(tuple(options.isa) if options.isa else ("ppc32", "ppc64", "arm", "x86")))
+        return 0
+    from .assemble import AssemblyError
+    from .machine import GuestError
+    try:
+        run(options)
+    except (AssemblyError, GuestError, ValueError, KeyError, MemoryError) as error:
+        message = error.args[0] if isinstance(error, KeyError) else str(error)
+        first = message.splitlines()[0]
+        detail = " | ".join(line.strip() for line in message.splitlines()[1:])
+        print(f"error: {first}" + (f" [{detail}]" if detail else ""), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
