@@ -36,7 +36,7 @@ H_SEQ, H_STALE, H_STALE_PC, H_STALE_ADDR, H_MEM_LAT, H_RAM_BASE, H_RAM_GRANULES 
 H_GRANULE_SHIFT, H_WRITTEN, H_UNIFIED, H_CODE_BASE, H_CODE_LEN, H_ICOUNT, H_ICOST = range(15, 22)
 H_FIXED_WIDTH, H_DEFAULT_COST, H_RNG, H_NONTEMPORAL, H_STRICT, H_MEM_READS = range(22, 28)
 H_MEM_WRITES, H_COHERENT_I, H_SPECIALS, H_NSPECIALS, H_WC, H_WC_N, H_WC_LINE = range(28, 35)
-H_WC_FLUSHES, H_WC_PARTIAL, H_NT_STORES, H_REG_WIDTH_MASK, H_SCRATCH, H_LAST_PC = range(35, 41)
+H_WC_FLUSHES, H_WC_PARTIAL, H_NT_STORES, H_REG_WIDTH_MASK, H_SCRATCH = range(35, 40)
 H_UNCOUNTED, H_STALE_BLOCK, H_FIRST_LEVEL, H_SWALLOW, H_QUEUE, H_QUEUE_N = range(41, 47)
 QUEUE_ENTRIES = 256
 HEADER = 64
@@ -467,7 +467,8 @@ def data_access(st, addr, size, write):
         a = line << shift
         lat = access(st, l1, a, write)
         stall += lat - base_latency
-        if write and (not st[r + L_WRITE_BACK] or _find(st, r, line) < 0):
+        if write and (not st[r + L_WRITE_BACK] or
+                      (not st[r + L_WRITE_ALLOCATE] and _find(st, r, line) < 0)):
             _reach_unified(st, a, shift)       # write-through or write-around
         line += 1
     return stall
@@ -484,10 +485,26 @@ def fetch(st, addr, size, pc):
         return 0
     r = HEADER + LEVEL_RECORD * l1
     shift = st[r + L_SHIFT]
-    base_latency = st[r + L_LATENCY]
-    stall = 0
     line = addr >> shift
     last = (addr + size - 1) >> shift
+    if line == last:
+        # fast path: the set's most recent line again, and no store since it was filled
+        s = line & (st[r + L_SETS] - 1)
+        m = st[st[r + L_MRU] + s]
+        if m >> MRU_WAY_BITS == line + 1:
+            fill_seq = st[st[r + L_FILLSEQ] + s * st[r + L_WAYS] + (m & ((1 << MRU_WAY_BITS) - 1))]
+            g, n = _granules(st, line << shift, shift)
+            w, limit = st[H_WRITTEN], st[H_RAM_GRANULES]
+            fresh = True
+            for k in range(g, g + n):
+                if 0 <= k < limit and st[w + k] > fill_seq:
+                    fresh = False
+            if fresh or st[H_COHERENT_I]:
+                st[r + L_ACCESSES] += 1
+                st[r + L_HITS] += 1
+                return 0
+    base_latency = st[r + L_LATENCY]
+    stall = 0
     while line <= last:
         a = line << shift
         way = _find(st, r, line)

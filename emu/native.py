@@ -36,9 +36,12 @@ TLB_SIG = types.boolean(types.voidptr, types.uint64, types.int32, types.voidptr,
 UC_MEM_WRITE = 17
 
 
+STATE_SHAPE = (1 << 40,)     # the real length is st[H_SIZE]; a constant shape saves a load
+
+
 @njit(cache=True)
 def _state(ud):
-    return carray(ud, (carray(ud, (1,), np.int64)[0],), np.int64)
+    return carray(ud, STATE_SHAPE, np.int64)
 
 
 @cfunc(MEM_SIG, nopython=True, cache=True)
@@ -76,7 +79,6 @@ def block_hook(uc, address_u64, size_u32, ud):
     stale_before = st[c.H_STALE]
     st[c.H_INSNS] += n
     st[c.H_CYCLES] += cycles + c.fetch(st, address, size, address)
-    st[c.H_LAST_PC] = address
     if st[c.H_INSNS] > st[c.H_LIMIT]:
         st[c.H_STOPPED] = 1
         _emu_stop(uc)
