@@ -607,6 +607,15 @@ def maintain(st, addr, op, scope):
         r = HEADER + LEVEL_RECORD * l1d
         shift = st[r + L_SHIFT]
         line = addr >> shift
+        if not st[r + L_WRITE_BACK]:
+            # a store-through L1 D holds no data that is not below it: the zeroed line is
+            # established in the next level (POWER4 performs dcbz in its L2)
+            if op == OP_ZERO:
+                _record_store(st, line << shift, 1 << shift)
+            _send_write(st, st[r + L_NEXT], line << shift)
+            _drain(st)
+            _reach_unified(st, line << shift, shift)
+            return 0
         s = line & (st[r + L_SETS] - 1)
         ways = st[r + L_WAYS]
         st[r + L_ACCESSES] += 1
