@@ -119,6 +119,7 @@ LABEL_RE = re.compile(r"^\s*([A-Za-z_.$][\w.$]*|\d+)\s*:(?!:)")
 EQUALS_RE = re.compile(r"^\s*([A-Za-z_.$][\w.$]*)\s*=\s*(.+)$")
 NUMERIC_REF_RE = re.compile(r"(?<![\w.$])(\d+)([bf])(?![\w.$])")
 PPC_REG_RE = re.compile(r"(?<![\w.$%])%?([rf])(\d{1,2})(?![\w.$])")
+MNEMONIC_RE = re.compile(r"^[A-Za-z_][\w.]*[+-]?$")
 SYMBOL_RE = re.compile(r"(?<![\w.$%#])([A-Za-z_.$][\w.$]*)")
 
 
@@ -175,8 +176,10 @@ class _Parser:
         self.labels: dict[str, int] = {}       # name -> index of the statement it precedes
         self.equates: dict[str, tuple] = {}    # name -> (expression, lineno, line)
         self.globals: list[str] = []
+        self.global_lines: dict[str, tuple] = {}
         self.numeric_count: dict[str, int] = {}
         self.pending_prefix = ""
+        self.prefix_line = (None, None)
 
     def error(self, message, lineno, line):
         return AssemblyError(message, self.filename, lineno, line)
@@ -187,8 +190,8 @@ class _Parser:
             for stmt in _split_line(line, self.isa, self.syntax):
                 self.statement(stmt, lineno, line)
         if self.pending_prefix:
-            raise self.error(f"prefix {self.pending_prefix!r} is not followed by an instruction",
-                             lineno, line)
+            raise self.error(f"prefix {self.pending_prefix.strip()!r} is not followed by an "
+                             "instruction", *self.prefix_line)
         return self
 
     def define_label(self, name, lineno, line):
@@ -239,7 +242,10 @@ class _Parser:
         name, args = name.lower(), args.strip()
         args = self.numeric_refs(args, lineno, line)
         if name in (".globl", ".global"):
-            self.globals += [a.strip() for a in args.split(",") if a.strip()]
+            for a in args.split(","):
+                if a.strip():
+                    self.globals.append(a.strip())
+                    self.global_lines[a.strip()] = (lineno, line)
         elif name in (".equ", ".set", ".equiv"):
             sym, _, expr = args.partition(",")
             if not sym.strip() or not expr.strip():
@@ -250,11 +256,10 @@ class _Parser:
             self.add("data", args, lineno, line, width)
         elif name in (".ascii", ".asciz", ".string"):
             try:
-                data = b"".join(_string_literal(s) for s in _split_operands(args))
+                end = b"" if name == ".ascii" else b"\0"     # .asciz ends each string
+                data = b"".join(_string_literal(s) + end for s in _split_operands(args))
             except ValueError as e:
                 raise self.error(str(e), lineno, line) from None
-            if name != ".ascii":
-                data += b"\0"
             self.statements.append(Statement(lineno, line, "bytes", args, encoding=data))
         elif name in (".align", ".balign", ".p2align"):
             self.add("align", f"{name} {args}", lineno, line)
@@ -280,9 +285,13 @@ class _Parser:
         if "\t" in mnemonic:
             mnemonic, _, rest = mnemonic.partition("\t")
             operands = rest + " " + operands
+        if not MNEMONIC_RE.match(mnemonic):
+            # keystone hangs on statements that do not start with a word: refuse them here
+            raise self.error(f"{mnemonic!r} is not an instruction mnemonic", lineno, line)
         operands = self.numeric_refs(operands.strip(), lineno, line)
         if self.isa == "x86" and mnemonic.lower() in PREFIXES and not operands:
             self.pending_prefix += mnemonic + " "      # "rep; movsl": join with what follows
+            self.prefix_line = (lineno, line)
             return
         if self.isa in ("ppc32", "ppc64"):
             operands = PPC_REG_RE.sub(lambda m: m.group(2), operands)
@@ -354,9 +363,13 @@ _PPC_SUFFIX = {"l": lambda v: v & 0xFFFF, "h": lambda v: (v >> 16) & 0xFFFF,
                "ha": lambda v: ((v + 0x8000) >> 16) & 0xFFFF}
 
 
+def _character_constants(text):
+    """GNU character constants ('c', and the older 'c without a closing quote) as numbers."""
+    return re.sub(r"'(\\?.)'?", lambda m: str(ord(ast.literal_eval(f"'{m.group(1)}'"))), text)
+
+
 def _numbers_to_python(text):
-    """GNU number syntax to Python: 010 is octal, 'c' is a character, / divides integers."""
-    text = re.sub(r"'(\\?.)'?", lambda m: str(ord(ast.literal_eval(f"'{m.group(1)}'"))), text)
+    """GNU number syntax to Python: 010 is octal, / divides integers."""
     text = re.sub(r"(?<![\w.])0([0-7]+)\b", lambda m: str(int(m.group(1), 8)), text)
     return re.sub(r"(?<!/)/(?!/)", "//", text)
 
@@ -374,7 +387,8 @@ def evaluate(expr, lookup):
         key = f"_s{len(names)}"
         names[key] = lookup(m.group(1))
         return key
-    pyexpr = SYMBOL_RE.sub(name_of, expr)
+    expr_chars = _character_constants(expr)
+    pyexpr = SYMBOL_RE.sub(name_of, expr_chars)
     pyexpr = _numbers_to_python(pyexpr)
     try:
         tree = ast.parse(pyexpr, mode="eval")
@@ -424,13 +438,15 @@ class _Keystone:
         return worker
 
     def _readline(self):
-        """One answer line, or None if the worker died or hung."""
+        """One answer line, or "crashed" (end of file) or "hung" (no answer in time)."""
         fd = self.proc.stdout.fileno()
         while b"\n" not in self.pending:
             ready, _, _ = select.select([fd], [], [], WORKER_TIMEOUT_S)
-            chunk = os.read(fd, 1 << 16) if ready else b""
+            if not ready:
+                return "hung"
+            chunk = os.read(fd, 1 << 16)
             if not chunk:
-                return None
+                return "crashed"
             self.pending += chunk
         line, self.pending = self.pending.split(b"\n", 1)
         return line
@@ -446,12 +462,12 @@ class _Keystone:
         answers = []
         for _ in items:
             line = worker._readline()
-            if line is None:
-                crashed = worker.proc.poll() is not None
+            if isinstance(line, str):
                 worker.proc.kill()
                 worker.proc.wait()
                 del cls.workers[key]
-                why = "crashed" if crashed else f"did not answer in {WORKER_TIMEOUT_S} s"
+                why = "crashed" if line == "crashed" else \
+                    f"did not answer in {WORKER_TIMEOUT_S} s"
                 answers.append({"error": f"the keystone assembler {why} on this statement"})
                 return answers
             answers.append(json.loads(line))
@@ -464,17 +480,21 @@ _ENCODING_CACHE: dict = {}
 def _encode_instructions(isa, requests):
     """requests: [(text, address, syntax)] -> list of answers, cached."""
     todo = [r for r in dict.fromkeys(requests) if (isa,) + r not in _ENCODING_CACHE]
+    failed = {}
     for syntax in sorted({r[2] for r in todo}):
         batch = [r for r in todo if r[2] == syntax]
         while batch:
             answers = _Keystone.encode(isa, [list(r) for r in batch])
             for request, answer in zip(batch, answers):
-                _ENCODING_CACHE[(isa,) + request] = answer
+                if "the keystone assembler" not in answer.get("error", ""):
+                    _ENCODING_CACHE[(isa,) + request] = answer     # a crash is not remembered
+                else:
+                    failed[(isa,) + request] = answer
             batch = batch[len(answers):]
             if answers and "the keystone assembler" in answers[-1].get("error", ""):
                 break             # report the crash; the rest were not tried
-    return [_ENCODING_CACHE.get((isa,) + r, {"error": "not encoded (an earlier statement "
-                                                       "crashed the assembler)"})
+    return [_ENCODING_CACHE.get((isa,) + r) or failed.get((isa,) + r) or
+            {"error": "not encoded (an earlier statement crashed the assembler)"}
             for r in requests]
 
 
@@ -484,7 +504,10 @@ DECIMAL_RE = re.compile(r"(?<![\w.%])(\d+)(?![\w.$])")
 def _att_decimals_to_hex(text):
     """Keystone's AT&T mode reads 12 as 0x12: write every decimal number in hex."""
     mnemonic, _, operands = text.partition(" ")
-    return (mnemonic + " " + DECIMAL_RE.sub(lambda m: hex(int(m.group(1))), operands)).strip()
+    def to_hex(m):
+        digits = m.group(1)
+        return hex(int(digits, 8) if len(digits) > 1 and digits[0] == "0" else int(digits))
+    return (mnemonic + " " + DECIMAL_RE.sub(to_hex, operands)).strip()
 
 
 # ------------------------------------------------------------------------ ARM coprocessor
@@ -686,7 +709,8 @@ def assemble(source, isa, base=0x10000, filename="<source>"):
     parsed = _Parser(isa, filename).parse(source)
     for name in parsed.globals:
         if name not in parsed.labels and name not in parsed.equates:
-            raise AssemblyError(f".globl names {name!r}, which is never defined", filename)
+            raise AssemblyError(f".globl names {name!r}, which is never defined", filename,
+                                *parsed.global_lines[name])
     assembler = _Assembler(parsed, base)
     encodings = assembler.run()
     symbols = dict(assembler.addresses or {})

@@ -568,6 +568,37 @@ def _maintain_level(st, level, addr, op):
 
 
 @njit(cache=True)
+def _establish(st, level, addr):
+    """Allocate a line at a level without reading it from below (dcbz, dcba): dirty."""
+    r = HEADER + LEVEL_RECORD * level
+    shift = st[r + L_SHIFT]
+    line = addr >> shift
+    s = line & (st[r + L_SETS] - 1)
+    ways = st[r + L_WAYS]
+    st[r + L_ACCESSES] += 1
+    way = _find(st, r, line)
+    if way >= 0:
+        st[r + L_HITS] += 1
+    else:
+        st[r + L_MISSES] += 1
+        way = _victim(st, r, s)
+        slot = s * ways + way
+        old = st[st[r + L_TAGS] + slot]
+        if old != 0:
+            st[r + L_EVICTIONS] += 1
+            if st[st[r + L_DIRTY] + slot]:
+                _write_back(st, level, r, old - 1)
+                _drain(st)
+        st[st[r + L_TAGS] + slot] = line + 1
+        st[st[r + L_FILLSEQ] + slot] = st[H_SEQ]
+        if st[r + L_REPL] == 2:
+            st[r + L_CLOCK] += 1
+            st[st[r + L_STAMP] + slot] = st[r + L_CLOCK]
+    _touch(st, r, s, way)
+    st[st[r + L_DIRTY] + s * ways + way] = 1
+
+
+@njit(cache=True)
 def maintain(st, addr, op, scope):
     """The architectural effect of one cache-maintenance instruction on its line.
 
@@ -602,42 +633,21 @@ def maintain(st, addr, op, scope):
             access(st, level, addr, False)
         return 0
     if op == OP_ZERO or op == OP_ALLOCATE:
-        if l1d < 0:
-            return 0
-        r = HEADER + LEVEL_RECORD * l1d
-        shift = st[r + L_SHIFT]
-        line = addr >> shift
-        if not st[r + L_WRITE_BACK]:
-            # a store-through L1 D holds no data that is not below it: the zeroed line is
-            # established in the next level (POWER4 performs dcbz in its L2)
-            if op == OP_ZERO:
-                _record_store(st, line << shift, 1 << shift)
-            _send_write(st, st[r + L_NEXT], line << shift)
-            _drain(st)
-            _reach_unified(st, line << shift, shift)
-            return 0
-        s = line & (st[r + L_SETS] - 1)
-        ways = st[r + L_WAYS]
-        st[r + L_ACCESSES] += 1
-        way = _find(st, r, line)
-        if way >= 0:
-            st[r + L_HITS] += 1
+        level = l1d if l1d >= 0 else st[H_FIRST_LEVEL]
+        # a store-through level holds nothing that is not below it: the line is
+        # established further out (POWER4 performs dcbz in its L2)
+        while level != MEMORY and not st[HEADER + LEVEL_RECORD * level + L_WRITE_BACK]:
+            level = st[HEADER + LEVEL_RECORD * level + L_NEXT]
+        if level == MEMORY:
+            st[H_MEM_WRITES] += 1
         else:
-            st[r + L_MISSES] += 1
-            way = _victim(st, r, s)
-            slot = s * ways + way
-            old = st[st[r + L_TAGS] + slot]
-            if old != 0:
-                st[r + L_EVICTIONS] += 1
-                if st[st[r + L_DIRTY] + slot]:
-                    _write_back(st, l1d, r, old - 1)
-                    _drain(st)
-            st[st[r + L_TAGS] + slot] = line + 1
-            st[st[r + L_FILLSEQ] + slot] = st[H_SEQ]
-        _touch(st, r, s, way)
-        st[st[r + L_DIRTY] + s * ways + way] = 1
+            _establish(st, level, addr)
+        shift = st[HEADER + LEVEL_RECORD * l1d + L_SHIFT] if l1d >= 0 else st[H_GRANULE_SHIFT]
+        base = (addr >> shift) << shift
         if op == OP_ZERO:
-            _record_store(st, line << shift, 1 << shift)
+            _record_store(st, base, 1 << shift)
+        if level != l1d:
+            _reach_unified(st, base, shift)
         return 0
     # clean / flush / invalidate: L1 D only, or every data level from L1 D outwards
     level = l1d if l1d >= 0 else st[H_FIRST_LEVEL]

@@ -45,7 +45,7 @@ X86_SPECIALS = {
     "clflush": (cache.OP_FLUSH, cache.SCOPE_ALL),
     "prefetchnta": (cache.OP_TOUCH_OUTER, 0), "prefetcht0": (cache.OP_TOUCH_OUTER, 0),
     "prefetcht1": (cache.OP_TOUCH_OUTER, 0), "prefetcht2": (cache.OP_TOUCH_OUTER, 0),
-    "movntq": (OP_NONTEMPORAL, 0), "movnti": (OP_NONTEMPORAL, 0),
+    "movntq": (OP_NONTEMPORAL, 0), "movnti": (OP_NONTEMPORAL, 0), "movntil": (OP_NONTEMPORAL, 0),
     "movntdq": (OP_NONTEMPORAL, 0), "movntps": (OP_NONTEMPORAL, 0),
     "movntpd": (OP_NONTEMPORAL, 0), "sfence": (OP_DRAIN_WC, 0), "mfence": (OP_DRAIN_WC, 0),
 }
@@ -106,17 +106,27 @@ def classify(isa, mnemonic, op_str=""):
     return "default"
 
 
+# Capstone's names for instructions the profiles cost under their architectural name.
+ALIASES = {"mtctr": "mtspr", "mtlr": "mtspr", "mtxer": "mtspr", "mfctr": "mfspr",
+           "mflr": "mfspr", "mfxer": "mfspr", "tlbwehi": "tlbwe", "tlbwelo": "tlbwe",
+           "tlbrehi": "tlbre", "tlbrelo": "tlbre", "movntil": "movnti"}
+
+
 def instruction_cost(costs, isa, mnemonic, op_str=""):
-    """Base cycles of one instruction from a profile's [costs] table."""
+    """Base cycles of one instruction from a profile's [costs] table: its mnemonic's entry
+    (under capstone's or the architectural name), else its class's. A ``lock`` prefix adds
+    the profile's ``lock`` cost to the instruction's own."""
     mnemonics = costs.get("mnemonics", {})
     key = mnemonic.lower().rstrip(".+-").replace(" ", "_")
-    if key in mnemonics:
-        return mnemonics[key]
-    if key.startswith(("rep_", "repz_", "repnz_", "repe_", "repne_")):
-        key = key.split("_", 1)[1]
-        if key in mnemonics:
-            return mnemonics[key]
-    return costs.get(classify(isa, mnemonic, op_str), costs.get("default", 1))
+    extra = 0
+    if key.startswith("lock_"):
+        extra, key = mnemonics.get("lock", 0), key[len("lock_"):]
+        mnemonic = key
+    for candidate in (key, ALIASES.get(key), key.split("_", 1)[1] if key.startswith(
+            ("rep_", "repz_", "repnz_", "repe_", "repne_")) else None):
+        if candidate in mnemonics:
+            return mnemonics[candidate] + extra
+    return costs.get(classify(isa, mnemonic, op_str), costs.get("default", 1)) + extra
 
 
 def _reg_id(isa, name):
@@ -166,10 +176,14 @@ def analyse(isa, code, address):
             mem = [o for o in insn.operands if o.type == 3]   # ARM_OP_MEM
             if mem:
                 m = mem[0].mem
+                shift = mem[0].shift.value if mem[0].shift.type == 2 else 0   # ARM_SFT_LSL
+                scale = 1 << shift
+                if mem[0].subtracted:
+                    scale = -scale
                 special = Special(insn.address, cache.OP_TOUCH, cache.SCOPE_L1,
                                   _reg_id(isa, insn.reg_name(m.base)),
                                   _reg_id(isa, insn.reg_name(m.index)) if m.index else -1,
-                                  1, m.disp)
+                                  scale, m.disp)
         elif isa == "x86" and mnemonic in X86_SPECIALS:
             op, scope = X86_SPECIALS[mnemonic]
             special = Special(insn.address, op, scope)

@@ -382,6 +382,8 @@ class Machine:
 
     def _describe_fault(self, error):
         pc = self._pc()
+        if self._fault and self._fault[0] == "interrupt" and self.isa.startswith("ppc"):
+            pc -= 4        # Unicorn reports a PPC exception with the PC past its instruction
         insn = self._instruction_at(pc)
         where = f"PC {pc:#x} ({self.symbolize(pc)}): {insn}"
         if self._fault and self._fault[0] == "memory":

@@ -663,3 +663,14 @@ def test_dcbz_in_a_write_through_l1d_leaves_no_dirty_line():
     m.maintain(X, c.OP_ICACHE_INVALIDATE)
     m.fetch(X)
     assert m.stale_fetches == 0
+
+
+def test_dcbz_in_a_write_through_l1d_reads_no_memory():
+    # dcbz establishes a zeroed line: no read, at whatever level holds it (here L2)
+    m = two_levels({"write_policy": "through", "write_allocate": False})
+    m.maintain(0x40, c.OP_ZERO, c.SCOPE_L1)
+    assert m.memory_traffic == {"reads": 0, "writes": 0}
+    assert resident(m, "L2") == [0x40]
+    # the zeroed line is dirty in L2: a clean writes it to memory
+    m.maintain(0x40, c.OP_CLEAN)
+    assert m.memory_traffic == {"reads": 0, "writes": 1}
