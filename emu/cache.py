@@ -338,6 +338,27 @@ def _write_back(st, level, r, line):
 
 
 @njit(cache=True)
+def _install(st, level, r, s, line):
+    """Put a line into set ``s``: choose a victim, write it back if dirty; returns the way."""
+    ways = st[r + L_WAYS]
+    way = _victim(st, r, s)
+    slot = s * ways + way
+    old = st[st[r + L_TAGS] + slot]
+    if old != 0:
+        st[r + L_EVICTIONS] += 1
+        if st[st[r + L_DIRTY] + slot]:
+            _write_back(st, level, r, old - 1)
+    st[st[r + L_TAGS] + slot] = line + 1
+    st[st[r + L_DIRTY] + slot] = 0
+    st[st[r + L_FILLSEQ] + slot] = st[H_SEQ]
+    if st[r + L_REPL] == 2:                  # FIFO: the fill time is what counts
+        st[r + L_CLOCK] += 1
+        st[st[r + L_STAMP] + slot] = st[r + L_CLOCK]
+    _touch(st, r, s, way)
+    return way
+
+
+@njit(cache=True)
 def _level(st, level, addr, write):
     """This level's part of a request; True when the line must be filled from below."""
     r = HEADER + LEVEL_RECORD * level
@@ -360,23 +381,10 @@ def _level(st, level, addr, write):
     if write and not st[r + L_WRITE_ALLOCATE]:
         _send_write(st, st[r + L_NEXT], addr)       # write-around: no fill, no stall
         return False
-    way = _victim(st, r, s)
-    slot = s * ways + way
-    old = st[st[r + L_TAGS] + slot]
-    if old != 0:
-        st[r + L_EVICTIONS] += 1
-        if st[st[r + L_DIRTY] + slot]:
-            _write_back(st, level, r, old - 1)
-    st[st[r + L_TAGS] + slot] = line + 1
-    st[st[r + L_DIRTY] + slot] = 0
-    st[st[r + L_FILLSEQ] + slot] = st[H_SEQ]
-    if st[r + L_REPL] == 2:
-        st[r + L_CLOCK] += 1
-        st[st[r + L_STAMP] + slot] = st[r + L_CLOCK]
-    _touch(st, r, s, way)
+    way = _install(st, level, r, s, line)
     if write:
         if st[r + L_WRITE_BACK]:
-            st[st[r + L_DIRTY] + slot] = 1
+            st[st[r + L_DIRTY] + s * ways + way] = 1
         else:
             _send_write(st, st[r + L_NEXT], addr)
     return True
@@ -579,22 +587,11 @@ def _establish(st, level, addr):
     way = _find(st, r, line)
     if way >= 0:
         st[r + L_HITS] += 1
+        _touch(st, r, s, way)
     else:
         st[r + L_MISSES] += 1
-        way = _victim(st, r, s)
-        slot = s * ways + way
-        old = st[st[r + L_TAGS] + slot]
-        if old != 0:
-            st[r + L_EVICTIONS] += 1
-            if st[st[r + L_DIRTY] + slot]:
-                _write_back(st, level, r, old - 1)
-                _drain(st)
-        st[st[r + L_TAGS] + slot] = line + 1
-        st[st[r + L_FILLSEQ] + slot] = st[H_SEQ]
-        if st[r + L_REPL] == 2:
-            st[r + L_CLOCK] += 1
-            st[st[r + L_STAMP] + slot] = st[r + L_CLOCK]
-    _touch(st, r, s, way)
+        way = _install(st, level, r, s, line)
+        _drain(st)
     st[st[r + L_DIRTY] + s * ways + way] = 1
 
 
