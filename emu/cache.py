@@ -460,14 +460,20 @@ def data_access(st, addr, size, write):
     line = addr >> shift
     last = (addr + size - 1) >> shift
     if line == last and (not write or st[r + L_WRITE_BACK]):
-        # fast path: the set's most recent line again (a hit that changes no policy state)
+        # fast path for an L1 hit; the set's most recent line again changes no policy state
         s = line & (st[r + L_SETS] - 1)
         m = st[st[r + L_MRU] + s]
         if m >> MRU_WAY_BITS == line + 1:
+            way = m & ((1 << MRU_WAY_BITS) - 1)
+        else:
+            way = _find(st, r, line)
+            if way >= 0:
+                _touch(st, r, s, way)
+        if way >= 0:                        # an L1 hit, handled here without a call chain
             st[r + L_ACCESSES] += 1
             st[r + L_HITS] += 1
             if write:
-                st[st[r + L_DIRTY] + s * st[r + L_WAYS] + (m & ((1 << MRU_WAY_BITS) - 1))] = 1
+                st[st[r + L_DIRTY] + s * st[r + L_WAYS] + way] = 1
             return 0
     base_latency = st[r + L_LATENCY]
     stall = 0
