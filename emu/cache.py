@@ -274,6 +274,21 @@ def _touch(st, r, s, way):
 
 
 @njit(cache=True)
+def _hit(st, r, line, s):
+    """The way holding ``line`` in set ``s``, its use recorded; -1 if absent. Counts nothing.
+
+    The set's most recent line is found without a search: using it again changes no policy
+    state, so this shortcut is exact."""
+    m = st[st[r + L_MRU] + s]
+    if m >> MRU_WAY_BITS == line + 1:
+        return m & ((1 << MRU_WAY_BITS) - 1)
+    way = _find(st, r, line)
+    if way >= 0:
+        _touch(st, r, s, way)
+    return way
+
+
+@njit(cache=True)
 def _victim(st, r, s):
     """An invalid way if there is one, else the policy's choice."""
     ways = st[r + L_WAYS]
@@ -367,10 +382,9 @@ def _level(st, level, addr, write):
     s = line & (st[r + L_SETS] - 1)
     ways = st[r + L_WAYS]
     st[r + L_ACCESSES] += 1
-    way = _find(st, r, line)
+    way = _hit(st, r, line, s)
     if way >= 0:
         st[r + L_HITS] += 1
-        _touch(st, r, s, way)
         if write:
             if st[r + L_WRITE_BACK]:
                 st[st[r + L_DIRTY] + s * ways + way] = 1
@@ -460,15 +474,9 @@ def data_access(st, addr, size, write):
     line = addr >> shift
     last = (addr + size - 1) >> shift
     if line == last and (not write or st[r + L_WRITE_BACK]):
-        # fast path for an L1 hit; the set's most recent line again changes no policy state
+        # fast path for an L1 hit
         s = line & (st[r + L_SETS] - 1)
-        m = st[st[r + L_MRU] + s]
-        if m >> MRU_WAY_BITS == line + 1:
-            way = m & ((1 << MRU_WAY_BITS) - 1)
-        else:
-            way = _find(st, r, line)
-            if way >= 0:
-                _touch(st, r, s, way)
+        way = _hit(st, r, line, s)
         if way >= 0:                        # an L1 hit, handled here without a call chain
             st[r + L_ACCESSES] += 1
             st[r + L_HITS] += 1
@@ -590,10 +598,9 @@ def _establish(st, level, addr):
     s = line & (st[r + L_SETS] - 1)
     ways = st[r + L_WAYS]
     st[r + L_ACCESSES] += 1
-    way = _find(st, r, line)
+    way = _hit(st, r, line, s)
     if way >= 0:
         st[r + L_HITS] += 1
-        _touch(st, r, s, way)
     else:
         st[r + L_MISSES] += 1
         way = _install(st, level, r, s, line)
