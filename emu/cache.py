@@ -6,9 +6,16 @@ not Python objects but one flat ``int64`` array, the *state*, laid out by :class
 * a header of counters and settings (``H_*`` indices below);
 * one record of ``L_*`` fields per cache level, each pointing at that level's arrays
   (tags, dirty bits, replacement stamps, tree-PLRU bits, fill sequence numbers);
-* two arrays over all of RAM at the coherence granule (the smallest L1 line): the sequence
-  number of the last store to each granule (``written``) and of the data that has reached the
-  point of unification, the first unified level (``unified``).
+* per L1 I-cache line a *stale* flag: the line holds bytes older than a store made since.
+
+I/D coherence is kept eagerly, so that the hot paths stay free of it. The invariant: while an
+L1 D line is dirty (its bytes have not reached the point of unification, the first unified
+level), every I-cache copy of those bytes is flagged stale. A store that dirties a clean D line,
+or that goes past the L1 D (write-through, write-around, dcbz below L1, non-temporal), flags the
+I-cache lines it overlaps; an I-cache miss that fills while a D line over it is dirty gets the
+old bytes from below, so the new line is flagged too. A flagged line stays stale until it
+leaves the I-cache (icbi, eviction). Where L1 I and L1 D lines differ in size, the larger line
+is the unit, which can only over-report.
 
 The functions here are plain ``@njit`` functions of that array, so tests can call them directly
 and check hit/miss counts by hand (``CacheModel`` wraps them for that), while ``emu.native``
@@ -30,22 +37,22 @@ REPLACEMENT = {"lru": 0, "plru": 1, "fifo": 2, "random": 3}
 LEVEL_NAMES = ("L1I", "L1D", "L2", "L3")
 MEMORY = -1
 
-# ---- header fields
-H_SIZE, H_NLEVELS, H_L1I, H_L1D, H_INSNS, H_CYCLES, H_LIMIT, H_STOPPED = range(8)
-H_SEQ, H_STALE, H_STALE_PC, H_STALE_ADDR, H_MEM_LAT, H_RAM_BASE, H_RAM_GRANULES = range(8, 15)
-H_GRANULE_SHIFT, H_WRITTEN, H_UNIFIED, H_CODE_BASE, H_CODE_LEN, H_ICOUNT, H_ICOST = range(15, 22)
-H_FIXED_WIDTH, H_DEFAULT_COST, H_RNG, H_NONTEMPORAL, H_STRICT, H_MEM_READS = range(22, 28)
-H_MEM_WRITES, H_COHERENT_I, H_SPECIALS, H_NSPECIALS, H_WC, H_WC_N, H_WC_LINE = range(28, 35)
-H_WC_FLUSHES, H_WC_PARTIAL, H_NT_STORES, H_REG_WIDTH_MASK, H_SCRATCH = range(35, 40)
-H_UNCOUNTED, H_STALE_BLOCK, H_FIRST_LEVEL, H_SWALLOW, H_QUEUE, H_QUEUE_N = range(41, 47)
+# ---- header fields (those the hooks read on every access or block come first: one host line)
+H_SWALLOW, H_NONTEMPORAL, H_L1I, H_L1D, H_INSNS, H_CYCLES, H_LIMIT, H_STALE = range(8)
+H_CODE_BASE, H_CODE_LEN, H_ICOUNT, H_ICOST, H_STRICT, H_FIXED_WIDTH, H_DEFAULT_COST = range(8, 15)
+H_FIRST_LEVEL, H_COHERENT_I, H_QUEUE, H_QUEUE_N, H_MEM_LAT, H_MEM_READS, H_MEM_WRITES = range(15, 22)
+H_SIZE, H_NLEVELS, H_STOPPED, H_STALE_PC, H_STALE_ADDR, H_STALE_BLOCK, H_RNG = range(22, 29)
+H_SPECIALS, H_NSPECIALS, H_WC, H_WC_N, H_WC_LINE, H_WC_FLUSHES, H_WC_PARTIAL = range(29, 36)
+H_NT_STORES, H_REG_WIDTH_MASK, H_SCRATCH, H_UNCOUNTED = range(36, 40)
 QUEUE_ENTRIES = 256
 HEADER = 64
 
-# ---- per-level record fields
-(L_SETS, L_WAYS, L_SHIFT, L_REPL, L_WRITE_BACK, L_WRITE_ALLOCATE, L_LATENCY, L_NEXT, L_TAGS,
- L_DIRTY, L_STAMP, L_PLRU, L_FILLSEQ, L_CLOCK, L_ACCESSES, L_HITS, L_MISSES, L_WRITEBACKS,
- L_INVALIDATIONS, L_EVICTIONS, L_IS_ICACHE, L_MRU) = range(22)
+# ---- per-level record fields (an L1 hit reads only the first eight)
+(L_SETS, L_WAYS, L_SHIFT, L_MRU, L_TAGS, L_DIRTY, L_ACCESSES, L_HITS,
+ L_STALE, L_REPL, L_PLRU, L_STAMP, L_CLOCK, L_LATENCY, L_WRITE_BACK, L_NEXT,
+ L_WRITE_ALLOCATE, L_MISSES, L_WRITEBACKS, L_INVALIDATIONS, L_EVICTIONS, L_IS_ICACHE) = range(22)
 MRU_WAY_BITS = 10       # mru[set] = (line + 1) << 10 | way of the set's most recent use
+WAY_MASK = (1 << MRU_WAY_BITS) - 1
 LEVEL_RECORD = 24
 
 
@@ -100,7 +107,7 @@ class CacheLevel:
 class Layout:
     """Builds the state array for a list of levels and a RAM range."""
 
-    def __init__(self, levels, ram_base=0, ram_size=1 << 24, memory_latency=100, seed=1,
+    def __init__(self, levels, memory_latency=100, seed=1,
                  code_base=0, code_len=0, extra=0, specials=0, wc_buffers=0, wc_line=64,
                  coherent_icache=False):
         levels = [lv.check() for lv in levels]
@@ -109,8 +116,6 @@ class Layout:
             raise ValueError(f"cache levels repeat a name: {names}")
         self.levels = levels
         self.index = {lv.name: i for i, lv in enumerate(levels)}
-        l1_lines = [lv.line for lv in levels if lv.name in ("L1I", "L1D")] or [64]
-        granule = min(l1_lines)
         size = HEADER + LEVEL_RECORD * len(levels)
         offsets = []
         for lv in levels:
@@ -118,9 +123,6 @@ class Layout:
             offsets.append((size, size + n, size + 2 * n, size + 3 * n, size + 3 * n + lv.sets,
                             size + 3 * n + 2 * lv.sets))
             size += 4 * n + 2 * lv.sets
-        granules = ram_size // granule
-        written, unified = size, size + granules
-        size += 2 * granules
         icount, icost = size, size + code_len + 1
         size += 2 * (code_len + 1)
         self.specials_at = size
@@ -138,9 +140,6 @@ class Layout:
         st[H_FIRST_LEVEL] = self.index.get("L2", self.index.get("L3", MEMORY))
         st[H_LIMIT] = 1 << 62
         st[H_MEM_LAT] = memory_latency
-        st[H_RAM_BASE], st[H_RAM_GRANULES] = ram_base, granules
-        st[H_GRANULE_SHIFT] = granule.bit_length() - 1
-        st[H_WRITTEN], st[H_UNIFIED] = written, unified
         st[H_CODE_BASE], st[H_CODE_LEN], st[H_ICOUNT], st[H_ICOST] = code_base, code_len, \
             icount, icost
         st[H_RNG] = seed or 1
@@ -150,7 +149,7 @@ class Layout:
         st[H_QUEUE] = queue
         st[H_COHERENT_I] = int(coherent_icache)
         st[H_REG_WIDTH_MASK] = -1
-        for i, (lv, (tags, dirty, stamp, fill, plru, mru)) in enumerate(zip(levels, offsets)):
+        for i, (lv, (tags, dirty, stamp, stale, plru, mru)) in enumerate(zip(levels, offsets)):
             r = HEADER + LEVEL_RECORD * i
             st[r + L_SETS], st[r + L_WAYS] = lv.sets, lv.ways
             st[r + L_SHIFT] = lv.line.bit_length() - 1
@@ -160,7 +159,7 @@ class Layout:
             st[r + L_LATENCY] = lv.hit_latency
             st[r + L_NEXT] = self._next(i)
             st[r + L_TAGS], st[r + L_DIRTY], st[r + L_STAMP] = tags, dirty, stamp
-            st[r + L_FILLSEQ], st[r + L_PLRU], st[r + L_MRU] = fill, plru, mru
+            st[r + L_STALE], st[r + L_PLRU], st[r + L_MRU] = stale, plru, mru
             st[r + L_IS_ICACHE] = lv.name == "L1I"
         self.state = st
 
@@ -188,7 +187,9 @@ class Layout:
         st = self.state
         for i in range(len(self.levels)):
             r = HEADER + LEVEL_RECORD * i
-            st[r + L_ACCESSES:r + L_EVICTIONS + 1] = 0
+            for field in (L_ACCESSES, L_HITS, L_MISSES, L_WRITEBACKS, L_INVALIDATIONS,
+                          L_EVICTIONS):
+                st[r + field] = 0
         for h in (H_INSNS, H_CYCLES, H_STALE, H_MEM_READS, H_MEM_WRITES, H_WC_FLUSHES,
                   H_WC_PARTIAL, H_NT_STORES, H_UNCOUNTED, H_STOPPED):
             st[h] = 0
@@ -197,7 +198,7 @@ class Layout:
 
 # ------------------------------------------------------------------ the model (native code)
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _random(st):
     """xorshift64: the 'random' replacement policy, seeded and so deterministic."""
     x = st[H_RNG]
@@ -208,28 +209,28 @@ def _random(st):
     return x & 0x7FFFFFFFFFFFFFFF
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _plru_touch(st, r, s, way):
     """Tree PLRU: point every node on the way's path away from it."""
     ways = st[r + L_WAYS]
     if ways < 2:
         return
-    bits = st[st[r + L_PLRU] + s]
+    at = st[r + L_PLRU] + s
+    bits = st[at]
     node = 1
     span = ways
     while span > 1:
         span >>= 1
-        right = (way & span) != 0
-        if right:
+        if way & span:
             bits &= ~(1 << node)          # bit 0: the next victim is on the left
             node = 2 * node + 1
         else:
             bits |= (1 << node)           # bit 1: the next victim is on the right
             node = 2 * node
-    st[st[r + L_PLRU] + s] = bits
+    st[at] = bits
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _plru_victim(st, r, s):
     ways = st[r + L_WAYS]
     bits = st[st[r + L_PLRU] + s]
@@ -246,49 +247,54 @@ def _plru_victim(st, r, s):
     return way
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _find(st, r, line):
     """The way holding a line in its set, or -1."""
     ways = st[r + L_WAYS]
-    s = line & (st[r + L_SETS] - 1)
-    first = st[r + L_TAGS] + s * ways
+    first = st[r + L_TAGS] + (line & (st[r + L_SETS] - 1)) * ways
+    tag = line + 1
     for w in range(ways):
-        if st[first + w] == line + 1:
+        if st[first + w] == tag:
             return w
     return -1
 
 
-@njit(cache=True)
-def _touch(st, r, s, way):
-    """A use of a way: replacement state, and the set's most-recent-use record.
+@njit(cache=True, inline='always')
+def _touch(st, r, s, way, tag):
+    """A use of a way: the set's most-recent-use record and the replacement state.
 
     Using the set's most recent line again changes no policy's state (LRU order, PLRU bits,
-    FIFO order, random), which is what makes the fast path in data_access exact."""
-    st[st[r + L_MRU] + s] = (st[st[r + L_TAGS] + s * st[r + L_WAYS] + way] << MRU_WAY_BITS) | way
+    FIFO order, random), which is what makes the shortcut in _hit exact."""
+    st[st[r + L_MRU] + s] = (tag << MRU_WAY_BITS) | way
     repl = st[r + L_REPL]
     if repl == 0:
-        st[r + L_CLOCK] += 1
-        st[st[r + L_STAMP] + s * st[r + L_WAYS] + way] = st[r + L_CLOCK]
+        clock = st[r + L_CLOCK] + 1
+        st[r + L_CLOCK] = clock
+        st[st[r + L_STAMP] + s * st[r + L_WAYS] + way] = clock
     elif repl == 1:
         _plru_touch(st, r, s, way)
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _hit(st, r, line, s):
     """The way holding ``line`` in set ``s``, its use recorded; -1 if absent. Counts nothing.
 
-    The set's most recent line is found without a search: using it again changes no policy
-    state, so this shortcut is exact."""
+    The set's most recent line is found without a search. This is the model's hottest
+    function: it is inlined into its callers."""
+    tag = line + 1
     m = st[st[r + L_MRU] + s]
-    if m >> MRU_WAY_BITS == line + 1:
-        return m & ((1 << MRU_WAY_BITS) - 1)
-    way = _find(st, r, line)
-    if way >= 0:
-        _touch(st, r, s, way)
-    return way
+    if m >> MRU_WAY_BITS == tag:
+        return m & WAY_MASK
+    ways = st[r + L_WAYS]
+    first = st[r + L_TAGS] + s * ways
+    for way in range(ways):
+        if st[first + way] == tag:
+            _touch(st, r, s, way, tag)
+            return way
+    return -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _victim(st, r, s):
     """An invalid way if there is one, else the policy's choice."""
     ways = st[r + L_WAYS]
@@ -310,25 +316,7 @@ def _victim(st, r, s):
     return best
 
 
-@njit(cache=True)
-def _granules(st, line_addr, shift):
-    """First granule index and count covered by a line (for the coherence arrays)."""
-    g = (line_addr - st[H_RAM_BASE]) >> st[H_GRANULE_SHIFT]
-    n = 1 << (shift - st[H_GRANULE_SHIFT]) if shift > st[H_GRANULE_SHIFT] else 1
-    return g, n
-
-
-@njit(cache=True)
-def _reach_unified(st, addr, shift):
-    """The data of a line has left the L1 D-cache: instruction fetches can now see it."""
-    g, n = _granules(st, (addr >> shift) << shift, shift)
-    w, u, limit = st[H_WRITTEN], st[H_UNIFIED], st[H_RAM_GRANULES]
-    for k in range(g, g + n):
-        if 0 <= k < limit:
-            st[u + k] = st[w + k]
-
-
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _send_write(st, level, addr):
     """A write that stalls nobody (write-through, write-around, victim write-back): queued
     for the level below, or counted as a memory write."""
@@ -341,15 +329,12 @@ def _send_write(st, level, addr):
     st[H_QUEUE_N] = n + 1
 
 
-@njit(cache=True)
-def _write_back(st, level, r, line):
+@njit(cache=True, inline='always')
+def _write_back(st, r, line):
     """A dirty line leaves ``level`` for the level below."""
     st[r + L_WRITEBACKS] += 1
-    shift = st[r + L_SHIFT]
-    addr = line << shift
+    addr = line << st[r + L_SHIFT]
     _send_write(st, st[r + L_NEXT], addr)
-    if level == st[H_L1D]:
-        _reach_unified(st, addr, shift)
 
 
 @njit(cache=True)
@@ -362,14 +347,14 @@ def _install(st, level, r, s, line):
     if old != 0:
         st[r + L_EVICTIONS] += 1
         if st[st[r + L_DIRTY] + slot]:
-            _write_back(st, level, r, old - 1)
+            _write_back(st, r, old - 1)
     st[st[r + L_TAGS] + slot] = line + 1
     st[st[r + L_DIRTY] + slot] = 0
-    st[st[r + L_FILLSEQ] + slot] = st[H_SEQ]
+    st[st[r + L_STALE] + slot] = 0
     if st[r + L_REPL] == 2:                  # FIFO: the fill time is what counts
         st[r + L_CLOCK] += 1
         st[st[r + L_STAMP] + slot] = st[r + L_CLOCK]
-    _touch(st, r, s, way)
+    _touch(st, r, s, way, line + 1)
     return way
 
 
@@ -444,55 +429,86 @@ def access(st, level, addr, write):
 # ------------------------------------------------------------------ data side and fetch side
 
 @njit(cache=True)
-def _record_store(st, addr, size):
-    """A store's sequence number, per coherence granule it touches."""
-    st[H_SEQ] += 1
-    shift = st[H_GRANULE_SHIFT]
-    first = (addr - st[H_RAM_BASE]) >> shift
-    last = (addr + size - 1 - st[H_RAM_BASE]) >> shift
-    w, limit = st[H_WRITTEN], st[H_RAM_GRANULES]
-    for g in range(first, last + 1):
-        if 0 <= g < limit:
-            st[w + g] = st[H_SEQ]
+def _changed(st, addr, length):
+    """Bytes [addr, addr + length) changed on the data side: I-cache copies are now stale."""
+    l1i = st[H_L1I]
+    if l1i < 0 or st[H_COHERENT_I]:
+        return
+    r = HEADER + LEVEL_RECORD * l1i
+    shift = st[r + L_SHIFT]
+    ways = st[r + L_WAYS]
+    for line in range(addr >> shift, ((addr + length - 1) >> shift) + 1):
+        way = _find(st, r, line)
+        if way >= 0:
+            st[st[r + L_STALE] + (line & (st[r + L_SETS] - 1)) * ways + way] = 1
+
+
+@njit(cache=True)
+def _dirty_in_l1d(st, addr, length):
+    """Is any L1 D line over [addr, addr + length) dirty (not yet at the point of unification)?"""
+    l1d = st[H_L1D]
+    if l1d < 0:
+        return False
+    r = HEADER + LEVEL_RECORD * l1d
+    shift = st[r + L_SHIFT]
+    ways = st[r + L_WAYS]
+    for line in range(addr >> shift, ((addr + length - 1) >> shift) + 1):
+        way = _find(st, r, line)
+        if way >= 0 and st[st[r + L_DIRTY] + (line & (st[r + L_SETS] - 1)) * ways + way]:
+            return True
+    return False
 
 
 @njit(cache=True)
 def data_access(st, addr, size, write):
-    """A load or store of ``size`` bytes; once per line it touches. Returns stall cycles."""
+    """A load or store of ``size`` bytes; once per line it touches. Returns stall cycles.
+
+    The common case, an L1 hit within one line, is handled here; the rest in _data_lines."""
     l1 = st[H_L1D]
-    if write:
-        _record_store(st, addr, size)
-    if l1 < 0:
-        level = st[H_FIRST_LEVEL]
-        lat = _down(st, level, addr, write)
-        _drain(st)
+    if l1 >= 0:
+        r = HEADER + LEVEL_RECORD * l1
+        shift = st[r + L_SHIFT]
+        line = addr >> shift
+        if line == (addr + size - 1) >> shift:
+            s = line & (st[r + L_SETS] - 1)
+            way = _hit(st, r, line, s)
+            if way >= 0 and (not write or st[r + L_WRITE_BACK]):
+                st[r + L_ACCESSES] += 1
+                st[r + L_HITS] += 1
+                if write:
+                    dirty = st[r + L_DIRTY] + s * st[r + L_WAYS] + way
+                    if st[dirty] == 0:          # a clean line becomes dirty
+                        st[dirty] = 1
+                        _changed(st, line << shift, 1 << shift)
+                return 0
+            if write and not st[r + L_WRITE_BACK] and (way >= 0 or not st[r + L_WRITE_ALLOCATE]):
+                # a store through (or around) the L1: it goes on below and stalls nobody
+                st[r + L_ACCESSES] += 1
+                st[r + L_HITS if way >= 0 else r + L_MISSES] += 1
+                _send_write(st, st[r + L_NEXT], addr)
+                _drain(st)
+                _changed(st, line << shift, 1 << shift)
+                return 0
+    return _data_lines(st, addr, size, write)
+
+
+@njit(cache=True)
+def _data_lines(st, addr, size, write):
+    """data_access beyond an L1 hit: misses, line-crossing accesses, stores past the L1."""
+    l1 = st[H_L1D]
+    if l1 < 0:                                  # no L1 D: straight to the first unified level
+        latency = access(st, st[H_FIRST_LEVEL], addr, write)
         if write:
-            _reach_unified(st, addr, st[H_GRANULE_SHIFT])
-        return lat
+            _changed(st, addr, size)
+        return latency
     r = HEADER + LEVEL_RECORD * l1
     shift = st[r + L_SHIFT]
-    line = addr >> shift
-    last = (addr + size - 1) >> shift
-    if line == last and (not write or st[r + L_WRITE_BACK]):
-        # fast path for an L1 hit
-        s = line & (st[r + L_SETS] - 1)
-        way = _hit(st, r, line, s)
-        if way >= 0:                        # an L1 hit, handled here without a call chain
-            st[r + L_ACCESSES] += 1
-            st[r + L_HITS] += 1
-            if write:
-                st[st[r + L_DIRTY] + s * st[r + L_WAYS] + way] = 1
-            return 0
     base_latency = st[r + L_LATENCY]
     stall = 0
-    while line <= last:
-        a = line << shift
-        lat = access(st, l1, a, write)
-        stall += lat - base_latency
-        if write and (not st[r + L_WRITE_BACK] or
-                      (not st[r + L_WRITE_ALLOCATE] and _find(st, r, line) < 0)):
-            _reach_unified(st, a, shift)       # write-through or write-around
-        line += 1
+    for line in range(addr >> shift, ((addr + size - 1) >> shift) + 1):
+        stall += access(st, l1, line << shift, write) - base_latency
+        if write:
+            _changed(st, line << shift, 1 << shift)
     return stall
 
 
@@ -500,60 +516,48 @@ def data_access(st, addr, size, write):
 def fetch(st, addr, size, pc):
     """Instruction fetch of [addr, addr+size): once per I-cache line; checks coherence.
 
-    Returns stall cycles. A fetch is *stale* when the bytes it gets (from the I-cache line,
-    or from below the D-cache on a miss) are older than the last store to them."""
+    Returns stall cycles. The common case, the set's most recent line again and not stale,
+    is handled here; the rest in _fetch_lines."""
     l1 = st[H_L1I]
     if l1 < 0:
         return 0
     r = HEADER + LEVEL_RECORD * l1
     shift = st[r + L_SHIFT]
     line = addr >> shift
-    last = (addr + size - 1) >> shift
-    if line == last:
-        # fast path: the set's most recent line again, and no store since it was filled
+    if line == (addr + size - 1) >> shift:
         s = line & (st[r + L_SETS] - 1)
         m = st[st[r + L_MRU] + s]
-        if m >> MRU_WAY_BITS == line + 1:
-            fill_seq = st[st[r + L_FILLSEQ] + s * st[r + L_WAYS] + (m & ((1 << MRU_WAY_BITS) - 1))]
-            g, n = _granules(st, line << shift, shift)
-            w, limit = st[H_WRITTEN], st[H_RAM_GRANULES]
-            fresh = True
-            for k in range(g, g + n):
-                if 0 <= k < limit and st[w + k] > fill_seq:
-                    fresh = False
-            if fresh or st[H_COHERENT_I]:
-                st[r + L_ACCESSES] += 1
-                st[r + L_HITS] += 1
-                return 0
+        if m >> MRU_WAY_BITS == line + 1 and \
+                st[st[r + L_STALE] + s * st[r + L_WAYS] + (m & WAY_MASK)] == 0:
+            st[r + L_ACCESSES] += 1
+            st[r + L_HITS] += 1
+            return 0
+    return _fetch_lines(st, addr, size, pc)
+
+
+@njit(cache=True)
+def _fetch_lines(st, addr, size, pc):
+    """fetch beyond the common case: a stale fetch is one that gets bytes older than the
+    last store to them, from a flagged I-cache line, or from below while the D line is dirty."""
+    l1 = st[H_L1I]
+    r = HEADER + LEVEL_RECORD * l1
+    shift = st[r + L_SHIFT]
+    ways = st[r + L_WAYS]
     base_latency = st[r + L_LATENCY]
     stall = 0
-    while line <= last:
+    for line in range(addr >> shift, ((addr + size - 1) >> shift) + 1):
         a = line << shift
-        way = _find(st, r, line)
-        fill_seq = st[st[r + L_FILLSEQ] + (line & (st[r + L_SETS] - 1)) * st[r + L_WAYS]
-                      + way] if way >= 0 else -1
+        flags = st[r + L_STALE] + (line & (st[r + L_SETS] - 1)) * ways
+        cached = _find(st, r, line) >= 0
         stall += access(st, l1, a, False) - base_latency
-        if st[H_COHERENT_I] == 0:
-            g, n = _granules(st, a, shift)
-            w, u, limit = st[H_WRITTEN], st[H_UNIFIED], st[H_RAM_GRANULES]
-            stale = False
-            for k in range(g, g + n):
-                if 0 <= k < limit:
-                    if way >= 0 and st[w + k] > fill_seq:
-                        stale = True                 # the I-cache line predates a store
-                    if way < 0 and st[u + k] < st[w + k]:
-                        stale = True                 # the store is still in the D-cache
-            if stale:
-                if st[H_STALE] == 0:
-                    st[H_STALE_PC] = pc
-                    st[H_STALE_ADDR] = a
-                st[H_STALE] += 1
-                if way < 0:
-                    # the line now holds the old bytes: keep it stale for later fetches
-                    w2 = _find(st, r, line)
-                    st[st[r + L_FILLSEQ] + (line & (st[r + L_SETS] - 1)) * st[r + L_WAYS]
-                       + w2] = -1
-        line += 1
+        way = _find(st, r, line)
+        if not cached and not st[H_COHERENT_I] and _dirty_in_l1d(st, a, 1 << shift):
+            st[flags + way] = 1                 # filled with the old bytes from below
+        if st[flags + way]:
+            if st[H_STALE] == 0:
+                st[H_STALE_PC] = pc
+                st[H_STALE_ADDR] = a
+            st[H_STALE] += 1
     return stall
 
 
@@ -576,7 +580,7 @@ def _maintain_level(st, level, addr, op):
     slot = (line & (st[r + L_SETS] - 1)) * st[r + L_WAYS] + way
     wrote = 0
     if op != OP_INVALIDATE and st[st[r + L_DIRTY] + slot]:
-        _write_back(st, level, r, line)
+        _write_back(st, r, line)
         st[st[r + L_DIRTY] + slot] = 0
         wrote = 1
     if op != OP_CLEAN:
@@ -652,12 +656,10 @@ def maintain(st, addr, op, scope):
             st[H_MEM_WRITES] += 1
         else:
             _establish(st, level, addr)
-        shift = st[HEADER + LEVEL_RECORD * l1d + L_SHIFT] if l1d >= 0 else st[H_GRANULE_SHIFT]
-        base = (addr >> shift) << shift
-        if op == OP_ZERO:
-            _record_store(st, base, 1 << shift)
-        if level != l1d:
-            _reach_unified(st, base, shift)
+        if op == OP_ZERO:                       # zeros over the whole block: a store
+            unit = l1d if l1d >= 0 else level
+            shift = st[HEADER + LEVEL_RECORD * unit + L_SHIFT] if unit >= 0 else 0
+            _changed(st, (addr >> shift) << shift, 1 << shift)
         return 0
     # clean / flush / invalidate: L1 D only, or every data level from L1 D outwards
     level = l1d if l1d >= 0 else st[H_FIRST_LEVEL]
@@ -698,14 +700,13 @@ def nontemporal_store(st, addr, size):
     A buffer holds one line; it is written out when full, when a new line needs a buffer and
     none is free (the oldest goes), or at sfence. Buffers count bytes (stores of a copy do not
     overlap)."""
-    _record_store(st, addr, size)
     st[H_NT_STORES] += 1
     level = st[H_L1D] if st[H_L1D] >= 0 else st[H_FIRST_LEVEL]
     while level != MEMORY:
         _maintain_level(st, level, addr, OP_FLUSH)
         _drain(st)
         level = st[HEADER + LEVEL_RECORD * level + L_NEXT]
-    _reach_unified(st, addr, st[H_GRANULE_SHIFT])
+    _changed(st, addr, size)
     n = st[H_WC_N]
     if n == 0:
         st[H_MEM_WRITES] += 1
@@ -751,8 +752,8 @@ class CacheModel:
     1
     """
 
-    def __init__(self, levels, memory_latency=100, ram_size=1 << 20, **options):
-        self.layout = Layout(levels, ram_size=ram_size, memory_latency=memory_latency,
+    def __init__(self, levels, memory_latency=100, **options):
+        self.layout = Layout(levels, memory_latency=memory_latency,
                              **options)
         self.state = self.layout.state
 

@@ -124,8 +124,7 @@ class Machine:
         self.uc = self._new_unicorn(profile)
         self.uc.mem_map(PAGE, ram_size - PAGE, UC_PROT_ALL)
         wc = profile.write_combining
-        self.model = c.Layout(profile.caches, ram_base=0, ram_size=ram_size,
-                              memory_latency=profile.memory_latency, seed=seed,
+        self.model = c.Layout(profile.caches, memory_latency=profile.memory_latency, seed=seed,
                               code_base=CODE_BASE, code_len=CODE_SIZE, specials=MAX_SPECIALS,
                               wc_buffers=wc.get("buffers", 0), wc_line=wc.get("line", 64),
                               coherent_icache=profile.coherent_icache)
@@ -274,11 +273,8 @@ class Machine:
             r = c.HEADER + c.LEVEL_RECORD * i
             n = lv.sets * lv.ways
             for key, length in ((c.L_TAGS, n), (c.L_DIRTY, n), (c.L_STAMP, n),
-                                (c.L_FILLSEQ, n), (c.L_PLRU, lv.sets), (c.L_MRU, lv.sets)):
+                                (c.L_STALE, n), (c.L_PLRU, lv.sets), (c.L_MRU, lv.sets)):
                 st[st[r + key]:st[r + key] + length] = 0
-        granules = st[c.H_RAM_GRANULES]
-        written, unified = st[c.H_WRITTEN], st[c.H_UNIFIED]
-        st[unified:unified + granules] = st[written:written + granules]
         st[st[c.H_WC]:st[c.H_WC] + 3 * st[c.H_WC_N]] = 0
 
     def call(self, entry, *args, limit=None, cold=False):

@@ -44,7 +44,7 @@ def _state(ud):
     return carray(ud, STATE_SHAPE, np.int64)
 
 
-@cfunc(MEM_SIG, nopython=True, cache=True)
+@cfunc(MEM_SIG, nopython=True)
 def memory_hook(uc, access, address_u64, size, value, ud):
     st = _state(ud)
     address = np.int64(address_u64)        # keep all arithmetic in int64
@@ -125,7 +125,7 @@ def special_hook(uc, address_u64, size, ud):
         st[c.H_CYCLES] += c.maintain(st, ea, op, scope)
 
 
-@cfunc(TLB_SIG, nopython=True, cache=True)
+@cfunc(TLB_SIG, nopython=True)
 def identity_tlb_fill(uc, vaddr, access, entry, ud):
     result = carray(entry, (2,), np.uint64)
     result[0] = vaddr & ~np.uint64(0xFFF)

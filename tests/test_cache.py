@@ -492,6 +492,52 @@ def test_coherent_icache_never_reports():
     assert m.stale_fetches == 0
 
 
+def test_store_to_a_dirty_line_after_clean_and_icbi_is_stale_again():
+    m = with_icache()
+    m.store(X)
+    m.maintain(X, c.OP_CLEAN, c.SCOPE_L1)
+    m.maintain(X, c.OP_ICACHE_INVALIDATE)
+    m.fetch(X)                          # coherent: the bytes reached the L2
+    m.store(X + 4)                      # the clean D line becomes dirty again
+    m.fetch(X)
+    assert m.stale_fetches == 1
+
+
+def test_write_around_store_reaches_below_but_the_icache_line_is_stale():
+    m = with_icache({"write_allocate": False})
+    m.fetch(X)
+    m.store(X)                          # misses the L1 D, goes to the L2
+    assert resident(m, "L1D") == []
+    m.fetch(X)
+    assert m.stale_fetches == 1
+    m.maintain(X, c.OP_ICACHE_INVALIDATE)
+    m.fetch(X)                          # the L2 has the new bytes: no clean needed
+    assert m.stale_fetches == 1
+
+
+def test_larger_icache_lines_are_stale_when_any_part_is_stored():
+    m = CacheModel([CacheLevel("L1I", 256, 2, 64, hit_latency=2), l1d(), l2()],
+                   memory_latency=MEM)
+    m.fetch(X)                          # the I line 0x100..0x13F
+    m.store(X + 32)                     # the second D line under it
+    m.fetch(X)
+    assert m.stale_fetches == 1
+
+
+def test_write_through_store_hit_and_miss_counts():
+    m = with_icache({"write_policy": "through", "write_allocate": False})
+    assert m.store(X) == 0              # L1 D miss, no allocation: to the L2, no stall
+    m.load(X)                           # allocates
+    assert m.store(X) == 0              # a hit: written through
+    assert (stat(m, "L1D", "accesses"), stat(m, "L1D", "hits"), stat(m, "L1D", "misses")) \
+        == (3, 1, 2)
+    # the L2 saw the first store (a write miss: allocated, dirty), the load's fill, the second
+    # store: one miss, then two hits
+    assert (stat(m, "L2", "accesses"), stat(m, "L2", "hits"), stat(m, "L2", "misses")) \
+        == (3, 2, 1)
+    assert m.memory_traffic == {"reads": 1, "writes": 0}
+
+
 # ------------------------------------------------------------------- line crossing
 
 def test_load_crossing_a_line_counts_two_accesses():
