@@ -44,6 +44,9 @@ H_FIRST_LEVEL, H_COHERENT_I, H_QUEUE, H_QUEUE_N, H_MEM_LAT, H_MEM_READS, H_MEM_W
 H_SIZE, H_NLEVELS, H_STOPPED, H_STALE_PC, H_STALE_ADDR, H_STALE_BLOCK, H_RNG = range(22, 29)
 H_SPECIALS, H_NSPECIALS, H_WC, H_WC_N, H_WC_LINE, H_WC_FLUSHES, H_WC_PARTIAL = range(29, 36)
 H_NT_STORES, H_REG_WIDTH_MASK, H_SCRATCH, H_UNCOUNTED = range(36, 40)
+# sampling profiler: period in cycles (0: off), next sample due, the PC register's Unicorn id,
+# and three arrays over the code region's byte offsets: samples, executions, cycles
+H_PROFILE_PERIOD, H_NEXT_SAMPLE, H_PC_REG, H_SAMPLES, H_INSN_HITS, H_INSN_CYCLES = range(40, 46)
 QUEUE_ENTRIES = 256
 HEADER = 64
 
@@ -131,6 +134,8 @@ class Layout:
         size += 3 * wc_buffers
         queue = size
         size += 2 * QUEUE_ENTRIES
+        profile_arrays = size
+        size += 3 * (code_len + 1)
         scratch = size
         size += 8 + extra
         st = np.zeros(size, np.int64)
@@ -147,6 +152,9 @@ class Layout:
         st[H_WC], st[H_WC_N], st[H_WC_LINE] = wc_at, wc_buffers, wc_line
         st[H_SCRATCH] = scratch
         st[H_QUEUE] = queue
+        st[H_SAMPLES] = profile_arrays
+        st[H_INSN_HITS] = profile_arrays + code_len + 1
+        st[H_INSN_CYCLES] = profile_arrays + 2 * (code_len + 1)
         st[H_COHERENT_I] = int(coherent_icache)
         st[H_REG_WIDTH_MASK] = -1
         for i, (lv, (tags, dirty, stamp, stale, plru, mru)) in enumerate(zip(levels, offsets)):
@@ -194,6 +202,11 @@ class Layout:
                   H_WC_PARTIAL, H_NT_STORES, H_UNCOUNTED, H_STOPPED):
             st[h] = 0
         st[H_STALE_PC] = st[H_STALE_ADDR] = 0
+        if st[H_PROFILE_PERIOD] > 0:
+            n = st[H_CODE_LEN] + 1
+            for h in (H_SAMPLES, H_INSN_HITS, H_INSN_CYCLES):
+                st[st[h]:st[h] + n] = 0
+            st[H_NEXT_SAMPLE] = st[H_PROFILE_PERIOD]
 
 
 # ------------------------------------------------------------------ the model (native code)
@@ -427,6 +440,23 @@ def access(st, level, addr, write):
 
 
 # ------------------------------------------------------------------ data side and fetch side
+
+@njit(cache=True)
+def account(st, offset, cycles):
+    """Charge cycles to the instruction at ``offset`` in the code region (-1: outside it).
+
+    With the profiler on (``H_PROFILE_PERIOD`` > 0) the instruction gets the cycles in its
+    own account and a sample each time the cycle count passes a multiple of the period:
+    deterministic PC sampling, as a timer interrupt every N cycles would see it."""
+    st[H_CYCLES] += cycles
+    period = st[H_PROFILE_PERIOD]
+    if period <= 0 or offset < 0 or offset > st[H_CODE_LEN]:
+        return
+    st[st[H_INSN_CYCLES] + offset] += cycles
+    while st[H_CYCLES] >= st[H_NEXT_SAMPLE]:
+        st[st[H_SAMPLES] + offset] += 1
+        st[H_NEXT_SAMPLE] += period
+
 
 @njit(cache=True)
 def _changed(st, addr, length):

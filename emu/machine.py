@@ -32,6 +32,8 @@ HALT = 0xF000
 CODE_BASE, CODE_SIZE = 0x10000, 0xF0000
 HEAP_BASE = 0x100000
 MAX_SPECIALS = 4096
+PC_REGISTERS = {"ppc32": ppc_const.UC_PPC_REG_PC, "ppc64": ppc_const.UC_PPC_REG_PC,
+                "arm": arm_const.UC_ARM_REG_PC, "x86": x86_const.UC_X86_REG_EIP}
 ACCESS_NAMES = {
     unicorn_const.UC_MEM_READ_UNMAPPED: "read from unmapped memory",
     unicorn_const.UC_MEM_WRITE_UNMAPPED: "write to unmapped memory",
@@ -133,6 +135,7 @@ class Machine:
         st[c.H_DEFAULT_COST] = profile.costs.get("default", 1)
         st[c.H_REG_WIDTH_MASK] = -1 if self.isa == "ppc64" else 0xFFFFFFFF
         st[c.H_STRICT] = int(strict_coherence)
+        st[c.H_PC_REG] = PC_REGISTERS[self.isa]
         self._starts = np.zeros(CODE_SIZE + 1, np.int64)
         self._cycles = np.zeros(CODE_SIZE + 1, np.int64)
         self._specials = []
@@ -343,9 +346,7 @@ class Machine:
         return self.uc.reg_read(reg)
 
     def _pc(self):
-        reg = {"ppc32": ppc_const.UC_PPC_REG_PC, "ppc64": ppc_const.UC_PPC_REG_PC,
-               "arm": arm_const.UC_ARM_REG_PC, "x86": x86_const.UC_X86_REG_EIP}[self.isa]
-        return self.uc.reg_read(reg)
+        return self.uc.reg_read(PC_REGISTERS[self.isa])
 
     def _result(self, entry, args):
         st = self.state

@@ -44,6 +44,31 @@ def _state(ud):
     return carray(ud, STATE_SHAPE, np.int64)
 
 
+@njit
+def _pc(uc, st):
+    """The guest PC (Unicorn keeps it exact inside memory hooks); only the profiler asks."""
+    scratch = st[st[c.H_SCRATCH]:st[c.H_SCRATCH] + 1]
+    scratch[0] = 0
+    _reg_read(uc, st[c.H_PC_REG], scratch.ctypes.data)
+    return scratch[0] & st[c.H_REG_WIDTH_MASK]
+
+
+@njit
+def _profile_block(st, off, size, fetch_stall):
+    """Profiler on: each instruction of the block gets its execution, its base cycles and
+    (the first) the fetch stall, in order, so that samples land where the cycles are."""
+    counts, costs, hits = st[c.H_ICOUNT], st[c.H_ICOST], st[c.H_INSN_HITS]
+    first = True
+    for k in range(off, off + size):
+        if st[counts + k + 1] - st[counts + k] == 1:      # an instruction starts here
+            st[hits + k] += 1
+            cycles = st[costs + k + 1] - st[costs + k]
+            if first:
+                cycles += fetch_stall
+                first = False
+            c.account(st, k, cycles)
+
+
 @cfunc(MEM_SIG, nopython=True)
 def memory_hook(uc, access, address_u64, size, value, ud):
     st = _state(ud)
@@ -57,7 +82,11 @@ def memory_hook(uc, access, address_u64, size, value, ud):
         st[c.H_NONTEMPORAL] = 0
         c.nontemporal_store(st, address, size)
         return
-    st[c.H_CYCLES] += c.data_access(st, address, size, write)
+    stall = c.data_access(st, address, size, write)
+    if st[c.H_PROFILE_PERIOD] > 0:
+        c.account(st, _pc(uc, st) - st[c.H_CODE_BASE], stall)
+    else:
+        st[c.H_CYCLES] += stall
 
 
 @cfunc(CODE_SIG, nopython=True)
@@ -78,7 +107,11 @@ def block_hook(uc, address_u64, size_u32, ud):
         st[c.H_UNCOUNTED] += 1
     stale_before = st[c.H_STALE]
     st[c.H_INSNS] += n
-    st[c.H_CYCLES] += cycles + c.fetch(st, address, size, address)
+    fetch_stall = c.fetch(st, address, size, address)
+    if st[c.H_PROFILE_PERIOD] > 0 and 0 <= off and off + size <= st[c.H_CODE_LEN]:
+        _profile_block(st, off, size, fetch_stall)
+    else:
+        st[c.H_CYCLES] += cycles + fetch_stall
     if st[c.H_INSNS] > st[c.H_LIMIT]:
         st[c.H_STOPPED] = 1
         _emu_stop(uc)
@@ -122,7 +155,11 @@ def special_hook(uc, address_u64, size, ud):
         c.drain_write_combining(st)
     else:
         st[c.H_SWALLOW] = st[entry + 7]
-        st[c.H_CYCLES] += c.maintain(st, ea, op, scope)
+        stall = c.maintain(st, ea, op, scope)
+        if st[c.H_PROFILE_PERIOD] > 0:
+            c.account(st, address - st[c.H_CODE_BASE], stall)
+        else:
+            st[c.H_CYCLES] += stall
 
 
 @cfunc(TLB_SIG, nopython=True)
