@@ -35,6 +35,7 @@ from numba import njit
 
 REPLACEMENT = {"lru": 0, "plru": 1, "fifo": 2, "random": 3}
 LEVEL_NAMES = ("L1I", "L1D", "L2", "L3")
+TLB_NAMES = ("ITLB", "DTLB", "TLB")     # a TLB is modelled as a cache whose lines are pages
 MEMORY = -1
 
 # ---- header fields (those the hooks read on every access or block come first: one host line)
@@ -47,6 +48,11 @@ H_NT_STORES, H_REG_WIDTH_MASK, H_SCRATCH, H_UNCOUNTED = range(36, 40)
 # sampling profiler: period in cycles (0: off), next sample due, the PC register's Unicorn id,
 # and three arrays over the code region's byte offsets: samples, executions, cycles
 H_PROFILE_PERIOD, H_NEXT_SAMPLE, H_PC_REG, H_SAMPLES, H_INSN_HITS, H_INSN_CYCLES = range(40, 46)
+# MMU (emu.mmu): mode (0 off), TLB level indices, SDR1, the 16 segment registers' offset, the
+# host address of guest RAM, walk statistics, the first page fault, the walk's fixed cost
+H_MMU, H_ITLB, H_DTLB, H_SDR1, H_SEGMENTS, H_RAM_PTR, H_RAM_SIZE = range(46, 53)
+H_WALKS, H_PRIMARY_HITS, H_SECONDARY_HITS, H_PAGE_FAULTS = range(53, 57)
+H_FAULT_EA, H_FAULT_WRITE, H_FAULT_FETCH, H_WALK_CYCLES, H_FAULT_PC = range(57, 62)
 QUEUE_ENTRIES = 256
 HEADER = 64
 
@@ -79,8 +85,8 @@ class CacheLevel:
         """Refuse impossible geometries, saying why."""
         def refuse(why):
             raise ValueError(f"cache {self.name}: {why}")
-        if self.name not in LEVEL_NAMES:
-            refuse(f"name must be one of {', '.join(LEVEL_NAMES)}")
+        if self.name not in LEVEL_NAMES + TLB_NAMES:
+            refuse(f"name must be one of {', '.join(LEVEL_NAMES + TLB_NAMES)}")
         for key in ("size", "ways", "line"):
             if not isinstance(getattr(self, key), int) or getattr(self, key) <= 0:
                 refuse(f"{key} must be a positive whole number, not {getattr(self, key)!r}")
@@ -112,8 +118,14 @@ class Layout:
 
     def __init__(self, levels, memory_latency=100, seed=1,
                  code_base=0, code_len=0, extra=0, specials=0, wc_buffers=0, wc_line=64,
-                 coherent_icache=False):
+                 coherent_icache=False, tlbs=()):
         levels = [lv.check() for lv in levels]
+        tlbs = [t.check() for t in tlbs]
+        if any(lv.name in TLB_NAMES for lv in levels) or \
+                any(t.name not in TLB_NAMES for t in tlbs):
+            raise ValueError("caches are L1I/L1D/L2/L3 and TLBs ITLB/DTLB/TLB")
+        self.caches, self.tlbs = levels, tlbs
+        levels = levels + tlbs
         names = [lv.name for lv in levels]
         if len(set(names)) != len(names):
             raise ValueError(f"cache levels repeat a name: {names}")
@@ -136,12 +148,17 @@ class Layout:
         size += 2 * QUEUE_ENTRIES
         profile_arrays = size
         size += 3 * (code_len + 1)
+        segments = size
+        size += 16
         scratch = size
         size += 8 + extra
         st = np.zeros(size, np.int64)
         st[H_SIZE], st[H_NLEVELS] = size, len(levels)
         st[H_L1I] = self.index.get("L1I", -1)
         st[H_L1D] = self.index.get("L1D", -1)
+        st[H_ITLB] = self.index.get("ITLB", self.index.get("TLB", -1))
+        st[H_DTLB] = self.index.get("DTLB", self.index.get("TLB", -1))
+        st[H_SEGMENTS] = segments
         st[H_FIRST_LEVEL] = self.index.get("L2", self.index.get("L3", MEMORY))
         st[H_LIMIT] = 1 << 62
         st[H_MEM_LAT] = memory_latency
@@ -172,8 +189,12 @@ class Layout:
         self.state = st
 
     def _next(self, i):
-        """L1I/L1D feed from the first unified level; L2 from L3; the last from memory."""
-        below = [j for j, lv in enumerate(self.levels) if lv.name in ("L2", "L3")
+        """L1I/L1D feed from the first unified level; L2 from L3; the last from memory.
+        An ITLB/DTLB misses to the unified TLB if there is one, the last TLB to the walker."""
+        if self.levels[i].name in TLB_NAMES:
+            return self.index["TLB"] if self.levels[i].name != "TLB" and "TLB" in self.index \
+                else MEMORY
+        below = [j for j, lv in enumerate(self.caches) if lv.name in ("L2", "L3")
                  and LEVEL_NAMES.index(lv.name) > LEVEL_NAMES.index(self.levels[i].name)]
         return min(below, key=lambda j: LEVEL_NAMES.index(self.levels[j].name)) if below \
             else MEMORY
@@ -182,13 +203,24 @@ class Layout:
         """{level name: {accesses, hits, misses, writebacks, invalidations, evictions}}."""
         st = self.state if st is None else st
         out = {}
-        for i, lv in enumerate(self.levels):
+        for i, lv in enumerate(self.caches):
             r = HEADER + LEVEL_RECORD * i
             out[lv.name] = {"accesses": int(st[r + L_ACCESSES]), "hits": int(st[r + L_HITS]),
                             "misses": int(st[r + L_MISSES]),
                             "writebacks": int(st[r + L_WRITEBACKS]),
                             "invalidations": int(st[r + L_INVALIDATIONS]),
                             "evictions": int(st[r + L_EVICTIONS])}
+        return out
+
+    def tlb_stats(self, st=None):
+        """{TLB name: {lookups, hits, misses, invalidations}}."""
+        st = self.state if st is None else st
+        out = {}
+        for i, lv in enumerate(self.tlbs, start=len(self.caches)):
+            r = HEADER + LEVEL_RECORD * i
+            out[lv.name] = {"lookups": int(st[r + L_ACCESSES]), "hits": int(st[r + L_HITS]),
+                            "misses": int(st[r + L_MISSES]),
+                            "invalidations": int(st[r + L_INVALIDATIONS])}
         return out
 
     def clear_stats(self):
@@ -199,7 +231,9 @@ class Layout:
                           L_EVICTIONS):
                 st[r + field] = 0
         for h in (H_INSNS, H_CYCLES, H_STALE, H_MEM_READS, H_MEM_WRITES, H_WC_FLUSHES,
-                  H_WC_PARTIAL, H_NT_STORES, H_UNCOUNTED, H_STOPPED):
+                  H_WC_PARTIAL, H_NT_STORES, H_UNCOUNTED, H_STOPPED, H_WALKS, H_PRIMARY_HITS,
+                  H_SECONDARY_HITS, H_PAGE_FAULTS, H_FAULT_EA, H_FAULT_WRITE, H_FAULT_FETCH,
+                  H_FAULT_PC):
             st[h] = 0
         st[H_STALE_PC] = st[H_STALE_ADDR] = 0
         if st[H_PROFILE_PERIOD] > 0:

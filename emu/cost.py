@@ -41,6 +41,9 @@ ARM_CP15_C7 = {
     (10, 4): ("dsb", None), (10, 5): ("dmb", None), (5, 4): ("isb", None),
 }
 OP_NONTEMPORAL, OP_DRAIN_WC = 100, 101
+OP_TLB_INVALIDATE, OP_TLB_INVALIDATE_ALL = 200, 201      # given their effect by emu.mmu
+PPC_TLB_SPECIALS = {"tlbie": OP_TLB_INVALIDATE, "tlbiel": OP_TLB_INVALIDATE,
+                    "tlbia": OP_TLB_INVALIDATE_ALL}
 X86_SPECIALS = {
     "clflush": (cache.OP_FLUSH, cache.SCOPE_ALL),
     "prefetchnta": (cache.OP_TOUCH_OUTER, 0), "prefetcht0": (cache.OP_TOUCH_OUTER, 0),
@@ -164,6 +167,10 @@ def analyse(isa, code, address):
             base = -1 if regs[0] in ("0", "r0") else _reg_id(isa, regs[0])
             special = Special(insn.address, op, scope, base, _reg_id(isa, regs[1]),
                               swallow=PPC_PROBE_ACCESSES.get(mnemonic, 0))
+        elif isa in ("ppc32", "ppc64") and mnemonic in PPC_TLB_SPECIALS:
+            regs = [r.strip() for r in insn.op_str.split(",") if r.strip()]
+            special = Special(insn.address, PPC_TLB_SPECIALS[mnemonic], 0, -1,
+                              _reg_id(isa, regs[0]) if regs else -1)
         elif isa == "arm" and mnemonic.startswith("mcr"):
             word = int.from_bytes(insn.bytes, "little")
             found = _arm_cp15(word)

@@ -24,6 +24,7 @@ from unicorn import (UC_ARCH_ARM, UC_ARCH_PPC, UC_ARCH_X86, UC_HOOK_BLOCK, UC_HO
 
 from . import cache as c
 from . import cost, native
+from . import mmu as mmu_model
 from .assemble import Program, assemble, assemble_file, disassemble_one
 from .profile import Profile, load as load_profile
 
@@ -60,6 +61,11 @@ class InstructionLimitExceeded(GuestError):
     """The guest ran more instructions than allowed (runaway code, e.g. an endless loop)."""
 
 
+class PageFault(GuestFault):
+    """The MMU model found no translation (no PTE in either PTEG): a real kernel would now
+    run its page-fault handler. Names the PC, the instruction, the address and the access."""
+
+
 class StaleInstructionFetch(GuestError):
     """Strict mode: the I-cache would have supplied bytes older than the last store to them."""
 
@@ -76,12 +82,13 @@ class Run:
     caches: dict
     events: dict
     memory: dict
+    tlbs: dict = field(default_factory=dict)
 
     def to_dict(self):
         return {"profile": self.profile, "entry": self.entry, "args": list(self.args),
                 "return": self.return_value, "instructions": self.instructions,
                 "cycles": self.cycles, "caches": self.caches, "events": self.events,
-                "memory": self.memory}
+                "memory": self.memory, **({"tlbs": self.tlbs} if self.tlbs else {})}
 
     def to_json(self):
         return json.dumps(self.to_dict(), indent=2)
@@ -101,6 +108,9 @@ class Run:
         for name, s in self.caches.items():
             lines.append(f"  {name:<6}{s['accesses']:>12,}{s['hits']:>12,}{s['misses']:>12,}"
                          f"{s['writebacks']:>12,}")
+        for name, s in self.tlbs.items():
+            lines.append(f"  {name:<6}{s['lookups']:>12,}{s['hits']:>12,}{s['misses']:>12,}"
+                         f"{'':>12}")
         lines.append(f"  memory: {self.memory['reads']:,} line reads, "
                      f"{self.memory['writes']:,} writes")
         events = ", ".join(f"{k} {v}" for k, v in self.events.items() if v)
@@ -115,7 +125,7 @@ class Machine:
     """One CPU of a processor profile, its RAM, and the instrumented model."""
 
     def __init__(self, cpu="ppc750", ram_size=32 << 20, caches=(), instruction_limit=50_000_000,
-                 strict_coherence=False, seed=1):
+                 strict_coherence=False, seed=1, mmu=False):
         profile = cpu if isinstance(cpu, Profile) else load_profile(cpu)
         for spec in caches:
             profile = profile.with_cache(spec)
@@ -123,10 +133,17 @@ class Machine:
             raise ValueError(f"ram_size must be a multiple of 4 KB and at least 1 MB")
         self.profile, self.isa, self.ram_size = profile, profile.isa, ram_size
         self.instruction_limit = instruction_limit
+        if mmu and mmu_model.supported(profile):
+            raise ValueError(mmu_model.supported(profile))
         self.uc = self._new_unicorn(profile)
-        self.uc.mem_map(PAGE, ram_size - PAGE, UC_PROT_ALL)
+        # guest RAM is our buffer, so that the model (the page-table walker) can read it
+        self.ram = np.zeros(ram_size + PAGE, np.uint8)
+        offset = -self.ram.ctypes.data % PAGE
+        self._ram_base_ptr = self.ram.ctypes.data + offset
+        self.uc.mem_map_ptr(PAGE, ram_size - PAGE, UC_PROT_ALL, self._ram_base_ptr + PAGE)
         wc = profile.write_combining
-        self.model = c.Layout(profile.caches, memory_latency=profile.memory_latency, seed=seed,
+        self.model = c.Layout(profile.caches, tlbs=mmu_model.tlb_levels(profile) if mmu else (),
+                              memory_latency=profile.memory_latency, seed=seed,
                               code_base=CODE_BASE, code_len=CODE_SIZE, specials=MAX_SPECIALS,
                               wc_buffers=wc.get("buffers", 0), wc_line=wc.get("line", 64),
                               coherent_icache=profile.coherent_icache)
@@ -136,6 +153,10 @@ class Machine:
         st[c.H_REG_WIDTH_MASK] = -1 if self.isa == "ppc64" else 0xFFFFFFFF
         st[c.H_STRICT] = int(strict_coherence)
         st[c.H_PC_REG] = PC_REGISTERS[self.isa]
+        st[c.H_RAM_PTR], st[c.H_RAM_SIZE] = self._ram_base_ptr, ram_size
+        if mmu:
+            st[c.H_MMU] = mmu_model.MODE_HASHED32
+            st[c.H_WALK_CYCLES] = profile.tlb.get("walk_cycles", 0)
         self._starts = np.zeros(CODE_SIZE + 1, np.int64)
         self._cycles = np.zeros(CODE_SIZE + 1, np.int64)
         self._specials = []
@@ -302,6 +323,8 @@ class Machine:
                 f"stopped after {int(st[c.H_INSNS]):,} instructions (the limit is "
                 f"{int(st[c.H_LIMIT]):,}) at PC {where:#x} ({self.symbolize(where)}): "
                 f"{self._instruction_at(where)}")
+        if st[c.H_PAGE_FAULTS]:
+            raise self._page_fault()
         if st[c.H_STRICT] and st[c.H_STALE]:
             pc_stale = int(st[c.H_STALE_PC])
             raise StaleInstructionFetch(
@@ -356,10 +379,16 @@ class Machine:
                   "wc_flushes": int(st[c.H_WC_FLUSHES]),
                   "wc_partial_flushes": int(st[c.H_WC_PARTIAL]),
                   "uncounted_blocks": int(st[c.H_UNCOUNTED])}
+        if st[c.H_MMU]:
+            events.update({"hash_walks": int(st[c.H_WALKS]),
+                           "primary_hits": int(st[c.H_PRIMARY_HITS]),
+                           "secondary_hits": int(st[c.H_SECONDARY_HITS]),
+                           "page_faults": int(st[c.H_PAGE_FAULTS])})
         return Run(self.profile.name, entry if isinstance(entry, str) else hex(entry),
                    tuple(args), int(self.return_value()), int(st[c.H_INSNS]),
                    int(st[c.H_CYCLES]), self.model.stats(), events,
-                   {"reads": int(st[c.H_MEM_READS]), "writes": int(st[c.H_MEM_WRITES])})
+                   {"reads": int(st[c.H_MEM_READS]), "writes": int(st[c.H_MEM_WRITES])},
+                   self.model.tlb_stats())
 
     # ---------------------------------------------------------------- faults
 
@@ -376,6 +405,45 @@ class Machine:
             return disassemble_one(self.read(pc, 16 if self.isa == "x86" else 4), self.isa, pc)
         except UcError:
             return "(no instruction: the address is not mapped)"
+
+    def _page_fault(self):
+        st = self.state
+        pc, ea = int(st[c.H_FAULT_PC]), int(st[c.H_FAULT_EA])
+        access = "instruction fetch" if st[c.H_FAULT_FETCH] else \
+            "data store" if st[c.H_FAULT_WRITE] else "data load"
+        insn = self._instruction_at(pc)
+        hashes = self.mmu_describe(ea)
+        return PageFault(f"page fault at PC {pc:#x} ({self.symbolize(pc)}): {insn}: {access} "
+                         f"at address {ea:#x}, {hashes}", pc, insn, ea, access)
+
+    def mmu_describe(self, ea):
+        """Where the walker looked for ``ea``: VSID, both hashes and PTEG addresses."""
+        st = self.state
+        vsid = int(st[st[c.H_SEGMENTS] + ((ea >> 28) & 0xF)]) & 0xFFFFFF
+        sdr1 = int(st[c.H_SDR1])
+        h1, h2 = mmu_model.primary_hash(vsid, ea), mmu_model.secondary_hash(vsid, ea)
+        return (f"VSID {vsid:#x}: no valid PTE in the primary PTEG at "
+                f"{mmu_model.pteg_address(sdr1, h1):#x} (hash {h1:#x}) or the secondary at "
+                f"{mmu_model.pteg_address(sdr1, h2):#x} (hash {h2:#x})")
+
+    # ---------------------------------------------------------------- MMU registers
+
+    @property
+    def sdr1(self):
+        return int(self.state[c.H_SDR1])
+
+    @sdr1.setter
+    def sdr1(self, value):
+        self.state[c.H_SDR1] = value
+
+    def set_segment(self, number, vsid):
+        """Segment register ``number`` (0-15, selected by EA bits 0-3) holds ``vsid``."""
+        if not 0 <= number < 16:
+            raise ValueError("segment registers are numbered 0-15")
+        self.state[self.state[c.H_SEGMENTS] + number] = vsid & 0xFFFFFF
+
+    def segment(self, number):
+        return int(self.state[self.state[c.H_SEGMENTS] + number])
 
     def _describe_fault(self, error):
         pc = self._pc()

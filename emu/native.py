@@ -22,7 +22,8 @@ from numba import carray, cfunc, njit, types
 from unicorn.unicorn_py3.unicorn import uclib
 
 from . import cache as c
-from .cost import OP_DRAIN_WC, OP_NONTEMPORAL
+from . import mmu
+from .cost import OP_DRAIN_WC, OP_NONTEMPORAL, OP_TLB_INVALIDATE, OP_TLB_INVALIDATE_ALL
 
 _reg_read = CFUNCTYPE(c_int, c_void_p, c_int, c_uint64)(
     cast(uclib.uc_reg_read, c_void_p).value)
@@ -83,6 +84,13 @@ def memory_hook(uc, access, address_u64, size, value, ud):
         c.nontemporal_store(st, address, size)
         return
     stall = c.data_access(st, address, size, write)
+    if st[c.H_MMU]:
+        faults = st[c.H_PAGE_FAULTS]
+        stall += mmu.translate(st, address, write, False)
+        if st[c.H_PAGE_FAULTS] > faults:
+            if faults == 0:
+                st[c.H_FAULT_PC] = _pc(uc, st)
+            _emu_stop(uc)
     if st[c.H_PROFILE_PERIOD] > 0:
         c.account(st, _pc(uc, st) - st[c.H_CODE_BASE], stall)
     else:
@@ -108,6 +116,13 @@ def block_hook(uc, address_u64, size_u32, ud):
     stale_before = st[c.H_STALE]
     st[c.H_INSNS] += n
     fetch_stall = c.fetch(st, address, size, address)
+    if st[c.H_MMU]:
+        faults = st[c.H_PAGE_FAULTS]
+        fetch_stall += mmu.translate(st, address, False, True)
+        if st[c.H_PAGE_FAULTS] > faults:
+            if faults == 0:
+                st[c.H_FAULT_PC] = address
+            _emu_stop(uc)
     if st[c.H_PROFILE_PERIOD] > 0 and 0 <= off and off + size <= st[c.H_CODE_LEN]:
         _profile_block(st, off, size, fetch_stall)
     else:
@@ -153,6 +168,10 @@ def special_hook(uc, address_u64, size, ud):
         st[c.H_NONTEMPORAL] = 1
     elif op == OP_DRAIN_WC:
         c.drain_write_combining(st)
+    elif op == OP_TLB_INVALIDATE:
+        mmu.invalidate_page(st, ea)
+    elif op == OP_TLB_INVALIDATE_ALL:
+        mmu.invalidate_all(st)
     else:
         st[c.H_SWALLOW] = st[entry + 7]
         stall = c.maintain(st, ea, op, scope)

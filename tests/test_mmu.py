@@ -1,0 +1,151 @@
+"""The MMU model: hash functions by hand, the HTAB in guest memory, TLBs, page faults."""
+import pytest
+
+from emu import mmu
+from emu.machine import Machine, PageFault
+from emu.mmu import HashedPageTable
+
+COPY = """
+copy_words:
+    mtctr r5
+1:  lwz   r6, 0(r4)
+    stw   r6, 0(r3)
+    addi  r4, r4, 4
+    addi  r3, r3, 4
+    bdnz  1b
+    blr
+load4:                      # touch four addresses (r3..r6), in order
+    lwz   r7, 0(r3)
+    lwz   r7, 0(r4)
+    lwz   r7, 0(r5)
+    lwz   r7, 0(r6)
+    blr
+invalidate:                 # tlbie, as flush_tlb_page does after clearing the PTE
+    tlbie r3
+    sync
+    blr
+"""
+
+
+# ------------------------------------------------------------------ by the architecture book
+
+def test_primary_and_secondary_hash():
+    # VSID 0x123456: low 19 bits 0x23456; EA 0x12345000: page index 0x2345
+    assert mmu.primary_hash(0x123456, 0x12345000) == 0x23456 ^ 0x2345 == 0x21713
+    assert mmu.secondary_hash(0x123456, 0x12345000) == 0x5E8EC
+
+
+def test_pteg_address_uses_htabmask_bits():
+    # hash 0x21713 << 6 = 0x85C4C0. A 64 KB table keeps bits 6-15 of that: 0xC4C0
+    assert mmu.pteg_address(0x00FE0000, 0x21713) == 0x00FEC4C0
+    # a 128 KB table (HTABMASK 1) also takes bit 16 (set here) from the hash
+    assert mmu.pteg_address(0x00FE0001, 0x21713) == 0x00FFC4C0
+
+
+def test_pte_compare_word():
+    # V | VSID << 7 | H | API (EA bits 4-9 = 0x12345000 >> 22 & 0x3f = 8)
+    assert mmu.pte_word0(0x123456, 0x12345000, False) == 0x891A2B08
+    assert mmu.pte_word0(0x123456, 0x12345000, True) == 0x891A2B48
+
+
+def test_sdr1_refuses_bad_tables():
+    assert mmu.sdr1_for(0x200000, 0x20000) == 0x200001
+    with pytest.raises(ValueError, match="power of two"):
+        mmu.sdr1_for(0x200000, 0x18000)
+    with pytest.raises(ValueError, match="aligned"):
+        mmu.sdr1_for(0x210000, 0x20000)
+
+
+# ------------------------------------------------------------------------ the HTAB in RAM
+
+def machine():
+    m = Machine("ppc750", mmu=True)
+    m.load(COPY)
+    return m
+
+
+def test_insertion_goes_to_the_secondary_group_when_the_primary_is_full():
+    m = machine()
+    pt = HashedPageTable(m)                 # segment n has VSID n
+    # EA = n << 28 | (P ^ n) << 12 has primary hash n ^ (P ^ n) = P for every segment n
+    P = 0x155
+    eas = [n << 28 | (P ^ n) << 12 for n in range(9)]
+    primary, secondary = pt.groups(eas[0])
+    assert all(pt.groups(ea)[0] == primary for ea in eas)
+    placed = [pt.insert(ea) for ea in eas]
+    assert placed[:8] == [(primary + 8 * k, False) for k in range(8)]
+    assert placed[8] == (pt.groups(eas[8])[1], True)
+    assert pt.lookup(eas[8]) == placed[8]
+    assert pt.remove(eas[3]) and pt.lookup(eas[3]) is None
+
+
+def test_walks_and_tlb_misses_of_a_copy():
+    m = machine()
+    src, dst = m.alloc(64 << 10), m.alloc(64 << 10)
+    pt = HashedPageTable(m)
+    pt.map_machine()
+    run = m.call("copy_words", dst, src, 16 << 10)
+    # 16 source + 16 destination pages miss the DTLB once each; the code page the ITLB
+    assert run.tlbs["DTLB"] == {"lookups": 32768, "hits": 32736, "misses": 32,
+                                "invalidations": 0}
+    assert run.tlbs["ITLB"]["misses"] == 1
+    assert run.events["hash_walks"] == 33 and run.events["primary_hits"] == 33
+    assert run.events["page_faults"] == 0
+    # each walk found its PTE in the first slot: one PTE read through the L1 D each
+    assert run.caches["L1D"]["accesses"] == 32768 + 33
+
+
+def test_a_missing_pte_is_a_page_fault_naming_pc_instruction_and_address():
+    m = machine()
+    src, dst = m.alloc(8192), m.alloc(8192)
+    pt = HashedPageTable(m)
+    pt.map_machine()
+    pt.remove(dst + 4096)
+    with pytest.raises(PageFault) as err:
+        m.call("copy_words", dst, src, 2048)
+    fault = err.value
+    assert fault.address == dst + 4096 and fault.access == "data store"
+    assert fault.instruction.startswith("stw")
+    assert fault.pc == m.symbols["copy_words"] + 8
+    assert "no valid PTE in the primary PTEG" in str(fault)
+
+
+def test_a_stale_tlb_entry_translates_until_tlbie():
+    m = machine()
+    buf = m.alloc(4096)
+    pt = HashedPageTable(m)
+    pt.map_machine()
+    m.call("load4", buf, buf, buf, buf)         # the DTLB now holds the page
+    pt.remove(buf)                              # the PTE is gone from the table ...
+    run = m.call("load4", buf, buf, buf, buf)   # ... but the TLB still translates
+    assert run.events["page_faults"] == 0 and run.events["hash_walks"] == 0
+    m.call("invalidate", buf)
+    with pytest.raises(PageFault):
+        m.call("load4", buf, buf, buf, buf)
+
+
+def test_dtlb_lru_replacement_in_a_two_way_set():
+    m = machine()
+    pt = HashedPageTable(m)
+    base = m.alloc(3 * 64 * 4096)
+    pt.map_machine()
+    a, b, c = base, base + 64 * 4096, base + 128 * 4096     # same DTLB set (64 sets)
+    m.call("load4", a, b, a, b)                                       # set: a, b (MRU)
+    assert m.call("load4", a, b, c, a).tlbs["DTLB"]["misses"] == 2   # c evicts a, a evicts b
+    assert m.call("load4", c, a, b, a).tlbs["DTLB"]["misses"] == 1   # b evicts c
+    assert m.call("load4", c, b, a, b).tlbs["DTLB"]["misses"] == 3   # LRU b, then a, then c
+
+
+def test_profiles_without_a_walker_are_refused_with_the_reason():
+    with pytest.raises(ValueError, match="cortex-a9 reloads its TLB by hardware-walk"):
+        Machine("cortex-a9", mmu=True)
+
+
+def test_cycles_are_deterministic_with_the_mmu_on():
+    runs = []
+    for _ in range(2):
+        m = machine()
+        src, dst = m.alloc(16384), m.alloc(16384)
+        HashedPageTable(m).map_machine()
+        runs.append(m.call("copy_words", dst, src, 4096).to_dict())
+    assert runs[0] == runs[1]
