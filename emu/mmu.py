@@ -15,8 +15,10 @@ invalidated, left stale) is what it finds, and each PTE it reads is a load throu
 cache model (assumed: the 60x table-search logic reads PTEs as cacheable accesses). A search
 that fails in both PTEGs is a page fault: the machine stops and raises ``PageFault``.
 
-Unicorn itself runs with physical = effective addresses; the model decides hits, misses,
-walks and faults, not where the bytes come from.
+A walk costs the cache stalls of its PTE reads; a fixed sequencing overhead of the search
+hardware is not charged (no documented figure was found): a profile may set ``walk_cycles`` in
+its ``[tlb]`` table, with the source. Unicorn itself runs with physical = effective addresses;
+the model decides hits, misses, walks and faults, not where the bytes come from.
 """
 from __future__ import annotations
 
