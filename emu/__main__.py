@@ -1,5 +1,6 @@
-"""Command line: ``python -m emu run FILE.S --isa ISA --cpu PROFILE --entry SYMBOL ...``
-and ``python -m emu bench``. A bad input exits non-zero with one clear line."""
+"""Command line: ``python -m emu run FILE.S --isa ISA --cpu PROFILE --entry SYMBOL ...``,
+``python -m emu kperfdiff A B`` and ``python -m emu bench``. A bad input exits non-zero with
+one clear line."""
 from __future__ import annotations
 
 import argparse
@@ -26,6 +27,15 @@ def _parser():
                      help="override one cache level of the profile")
     run.add_argument("--limit", type=int, default=50_000_000, help="instruction limit")
     run.add_argument("--json", action="store_true", help="print one JSON object")
+    run.add_argument("--profile", metavar="N", help="sample the PC every N cycles and print "
+                     "a readprofile table per symbol")
+    run.add_argument("--profile-out", metavar="FILE", help="save the profile (for kperfdiff)")
+    diff = sub.add_parser("kperfdiff", help="rank the symbols of two saved profiles by the "
+                          "difference of their share of samples")
+    diff.add_argument("a", help="a profile saved by run --profile-out")
+    diff.add_argument("b", help="the profile to compare it with")
+    diff.add_argument("--top", default="5", metavar="N",
+                      help="rows per section (default 5; 0 for all)")
     bench = sub.add_parser("bench", help="raw Unicorn vs instrumented throughput per ISA")
     bench.add_argument("--isa", action="append", choices=["ppc32", "ppc64", "arm", "x86"])
     return p
@@ -38,8 +48,18 @@ def _int(text):
         raise ValueError(f"{text!r} is not an integer") from None
 
 
+def _period(text):
+    every = _int(text)
+    if every <= 0:
+        raise ValueError(f"--profile {text}: the period must be a positive number of cycles")
+    return every
+
+
 def run(options):
     from .machine import Machine
+    every = _period(options.profile) if options.profile is not None else None
+    if options.profile_out and every is None:
+        raise ValueError("--profile-out needs --profile N (the sampling period)")
     machine = Machine(options.cpu, caches=options.cache, instruction_limit=options.limit)
     if machine.isa != options.isa:
         raise ValueError(f"profile {options.cpu} is {machine.isa}, not {options.isa}")
@@ -56,8 +76,34 @@ def run(options):
             except OSError as e:
                 raise ValueError(f"--load {value}: {e.strerror}") from None
             args.append(machine.alloc(max(len(data), 1), data))
-    result = machine.call(options.entry, *args)
-    print(result.to_json() if options.json else result.table())
+    if every is None:
+        result = machine.call(options.entry, *args)
+        print(result.to_json() if options.json else result.table())
+        return
+    from .profiler import profile_call
+    profile = profile_call(machine, options.entry, *args, every=every)
+    if options.profile_out:
+        try:
+            profile.save(options.profile_out)
+        except OSError as e:
+            raise ValueError(f"--profile-out {options.profile_out}: {e.strerror}") from None
+    if options.json:
+        out = profile.run.to_dict()
+        # not "profile": the run's own "profile" key already names the processor profile
+        out["sampling"] = {"every": every, "samples": profile.samples, "symbols": [
+            {"symbol": r.symbol, "samples": int(r.samples), "cycles": int(r.cycles),
+             "instructions": int(r.instructions)} for r in profile.by_symbol().itertuples()]}
+        print(json.dumps(out, indent=2))
+    else:
+        print(profile.run.table() + "\n\n" + profile.text())
+
+
+def kperfdiff(options):
+    from .kperfdiff import compare_files
+    top = _int(options.top)
+    if top < 0:
+        raise ValueError(f"--top {options.top}: give a number of rows, or 0 for all")
+    print(compare_files(options.a, options.b, top=top or None))
 
 
 def main(argv=None):
@@ -69,7 +115,7 @@ def main(argv=None):
     from .assemble import AssemblyError
     from .machine import GuestError
     try:
-        run(options)
+        {"run": run, "kperfdiff": kperfdiff}[options.command](options)
     except (AssemblyError, GuestError, ValueError, KeyError, MemoryError) as error:
         message = error.args[0] if isinstance(error, KeyError) else str(error)
         first = message.splitlines()[0]

@@ -76,3 +76,73 @@ def test_bad_assembly_names_the_line(tmp_path, capsys):
     assert main(["run", str(src), "--isa", "ppc32", "--cpu", "ppc750", "--entry", "f"]) == 1
     err = capsys.readouterr().err
     assert "bad.S:3:" in err and "lwz r3, 0(r4" in err
+
+
+# ------------------------------------------------------------------ --profile and kperfdiff
+
+FLUSH_RUN = ["run", FLUSH, "--isa", "ppc32", "--cpu", "ppc750", "--entry", "flush_dcache_icache",
+             "--alloc", "4096"]
+
+
+def test_profile_prints_the_readprofile_table_after_the_run_table(capsys):
+    assert main(FLUSH_RUN + ["--profile", "7"]) == 0
+    out = capsys.readouterr().out
+    run_table, profile = out.split("\n\n")
+    assert "cycles              1,771" in run_table
+    # 1771 // 7 = 253 samples, all in the routine (60 bytes: load 253 / 60)
+    assert profile.splitlines()[1:] == [f"{253:6d} {'flush_dcache_icache':<40s} {253 / 60:8.4f}",
+                                        f"{253:6d} {'total':<40s} {253 / 60:8.4f}"]
+
+
+def test_profile_json_adds_the_samples_per_symbol(capsys):
+    assert main(FLUSH_RUN + ["--profile", "100", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["profile"] == "ppc750"              # still the processor profile
+    assert out["cycles"] == 1771
+    assert out["sampling"] == {"every": 100, "samples": 17, "symbols": [
+        {"symbol": "flush_dcache_icache", "samples": 17, "cycles": 1771, "instructions": 777}]}
+
+
+def test_saved_profiles_feed_kperfdiff(tmp_path, capsys):
+    saved = tmp_path / "flush.prof"
+    assert main(FLUSH_RUN + ["--profile", "7", "--profile-out", str(saved)]) == 0
+    other = tmp_path / "other.prof"
+    # flush_dcache_icache 253 of 506 samples = 50%, helper the other 50%
+    other.write_text("   253 flush_dcache_icache\n   253 helper\n")
+    capsys.readouterr()
+    done = run_cli("kperfdiff", str(saved), str(other))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[:4] == [
+        ">> Top 1 candidates among common symbols", "%diff | symbol | flush | other", "-----",
+        "50.00 | flush_dcache_icache | 100.00 | 50.00"]
+    assert "50.00 | helper" in done.stdout and "among symbols only in flush" in done.stdout
+
+
+@pytest.mark.parametrize("argv, words", [
+    (FLUSH_RUN + ["--profile", "0"], "positive number of cycles"),
+    (FLUSH_RUN + ["--profile", "often"], "not an integer"),
+    (FLUSH_RUN + ["--profile-out", "x.prof"], "needs --profile"),
+    (FLUSH_RUN + ["--profile", "7", "--profile-out", "/nonexistent/dir/x.prof"],
+     "--profile-out /nonexistent/dir/x.prof"),
+])
+def test_bad_profile_options_exit_with_one_line(argv, words, capsys):
+    assert main(argv) == 1
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1
+    assert err.startswith("error: ") and words in err
+
+
+@pytest.mark.parametrize("content, words", [
+    (None, "cannot read the profile"),
+    ("   12 foo\n  lots bar\n", "bad.prof:2: expected 'samples symbol [load]'"),
+    ("     0 total\n", "holds no samples"),
+])
+def test_kperfdiff_refuses_a_bad_file_with_one_line(tmp_path, content, words, capsys):
+    good, bad = tmp_path / "good.prof", tmp_path / "bad.prof"
+    good.write_text("   10 foo\n")
+    if content is not None:
+        bad.write_text(content)
+    assert main(["kperfdiff", str(good), str(bad)]) == 1
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1
+    assert err.startswith("error: ") and words in err
