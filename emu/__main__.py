@@ -26,6 +26,8 @@ def _parser():
     run.add_argument("--cache", action="append", default=[], metavar="LEVEL:SIZE:WAYS:LINE[:POLICY]",
                      help="override one cache level of the profile")
     run.add_argument("--limit", type=int, default=50_000_000, help="instruction limit")
+    run.add_argument("--mmu", action="store_true", help="TLBs and the hashed page table on "
+                     "(every loaded and allocated page mapped; ppc32 hash-table profiles)")
     run.add_argument("--json", action="store_true", help="print one JSON object")
     run.add_argument("--profile", metavar="N", help="sample the PC every N cycles and print "
                      "a readprofile table per symbol")
@@ -60,7 +62,8 @@ def run(options):
     every = _period(options.profile) if options.profile is not None else None
     if options.profile_out and every is None:
         raise ValueError("--profile-out needs --profile N (the sampling period)")
-    machine = Machine(options.cpu, caches=options.cache, instruction_limit=options.limit)
+    machine = Machine(options.cpu, caches=options.cache, instruction_limit=options.limit,
+                      mmu=options.mmu)
     if machine.isa != options.isa:
         raise ValueError(f"profile {options.cpu} is {machine.isa}, not {options.isa}")
     machine.load(Path(options.file))
@@ -76,6 +79,9 @@ def run(options):
             except OSError as e:
                 raise ValueError(f"--load {value}: {e.strerror}") from None
             args.append(machine.alloc(max(len(data), 1), data))
+    if options.mmu:
+        from .mmu import HashedPageTable
+        HashedPageTable(machine).map_machine()
     if every is None:
         result = machine.call(options.entry, *args)
         print(result.to_json() if options.json else result.table())

@@ -175,6 +175,13 @@ def special_hook(uc, address_u64, size, ud):
     else:
         st[c.H_SWALLOW] = st[entry + 7]
         stall = c.maintain(st, ea, op, scope)
+        if st[c.H_MMU]:                       # dcb*/icbi translate their EA as a load does
+            faults = st[c.H_PAGE_FAULTS]
+            stall += mmu.translate(st, ea, False, False)
+            if st[c.H_PAGE_FAULTS] > faults:
+                if faults == 0:
+                    st[c.H_FAULT_PC] = address
+                _emu_stop(uc)
         if st[c.H_PROFILE_PERIOD] > 0:
             c.account(st, address - st[c.H_CODE_BASE], stall)
         else:

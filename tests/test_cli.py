@@ -146,3 +146,19 @@ def test_kperfdiff_refuses_a_bad_file_with_one_line(tmp_path, content, words, ca
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1
     assert err.startswith("error: ") and words in err
+
+
+def test_run_with_the_mmu_reports_tlbs_and_walks():
+    done = run_cli("run", FLUSH, "--isa", "ppc32", "--cpu", "ppc750",
+                   "--entry", "flush_dcache_icache", "--alloc", "4096", "--mmu", "--json")
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    # one ITLB miss for the code page, one DTLB miss for the flushed page: two walks
+    assert out["tlbs"]["ITLB"]["misses"] == 1 and out["tlbs"]["DTLB"]["misses"] == 1
+    assert out["events"]["hash_walks"] == 2 and out["events"]["page_faults"] == 0
+
+
+def test_mmu_on_a_profile_without_a_walker_is_one_line():
+    done = run_cli("run", FLUSH, "--isa", "arm", "--cpu", "cortex-a9", "--entry", "x", "--mmu")
+    assert done.returncode == 1
+    assert done.stderr.count("\n") == 1 and "hardware-walk" in done.stderr

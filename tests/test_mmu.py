@@ -149,3 +149,15 @@ def test_cycles_are_deterministic_with_the_mmu_on():
         HashedPageTable(m).map_machine()
         runs.append(m.call("copy_words", dst, src, 4096).to_dict())
     assert runs[0] == runs[1]
+
+
+def test_cache_maintenance_translates_its_address():
+    from emu import routine
+    m = Machine("ppc750", mmu=True)
+    m.load(routine("ppc32/flush_dcache_icache.S"))
+    page = m.alloc(4096)
+    HashedPageTable(m).map_machine()
+    run = m.call("flush_dcache_icache", page)
+    # 128 dcbst + 128 icbi look up the DTLB: one miss (one walk), 255 hits; plus the ITLB's
+    assert run.tlbs["DTLB"]["lookups"] == 256 and run.tlbs["DTLB"]["misses"] == 1
+    assert run.events["hash_walks"] == 2
