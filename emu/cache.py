@@ -633,6 +633,30 @@ SCOPE_L1, SCOPE_ALL = 0, 1
 
 
 @njit(cache=True)
+def drop_line(st, level, line, way):
+    """Empty the way holding ``line`` (no write-back, nothing counted)."""
+    r = HEADER + LEVEL_RECORD * level
+    s = line & (st[r + L_SETS] - 1)
+    slot = s * st[r + L_WAYS] + way
+    if st[st[r + L_MRU] + s] >> MRU_WAY_BITS == line + 1:
+        st[st[r + L_MRU] + s] = 0
+    st[st[r + L_TAGS] + slot] = 0
+    st[st[r + L_DIRTY] + slot] = 0
+
+
+@njit(cache=True)
+def invalidate_level(st, level):
+    """Every line of a level invalid (iciallu, tlbia); each valid one counted."""
+    r = HEADER + LEVEL_RECORD * level
+    for k in range(st[r + L_SETS] * st[r + L_WAYS]):
+        if st[st[r + L_TAGS] + k] != 0:
+            st[st[r + L_TAGS] + k] = 0
+            st[r + L_INVALIDATIONS] += 1
+    for k in range(st[r + L_SETS]):
+        st[st[r + L_MRU] + k] = 0
+
+
+@njit(cache=True)
 def _maintain_level(st, level, addr, op):
     """Clean / flush / invalidate one line at one level. Returns 1 if it wrote data back."""
     r = HEADER + LEVEL_RECORD * level
@@ -648,11 +672,7 @@ def _maintain_level(st, level, addr, op):
         st[st[r + L_DIRTY] + slot] = 0
         wrote = 1
     if op != OP_CLEAN:
-        s = line & (st[r + L_SETS] - 1)
-        if st[st[r + L_MRU] + s] >> MRU_WAY_BITS == line + 1:
-            st[st[r + L_MRU] + s] = 0
-        st[st[r + L_TAGS] + slot] = 0
-        st[st[r + L_DIRTY] + slot] = 0
+        drop_line(st, level, line, way)
         st[r + L_INVALIDATIONS] += 1
     return wrote
 
@@ -688,17 +708,10 @@ def maintain(st, addr, op, scope):
         l1i = st[H_L1I]
         if l1i < 0:
             return 0
-        r = HEADER + LEVEL_RECORD * l1i
         if op == OP_ICACHE_INVALIDATE:
             _maintain_level(st, l1i, addr, OP_INVALIDATE)
         else:
-            n = st[r + L_SETS] * st[r + L_WAYS]
-            for k in range(n):
-                if st[st[r + L_TAGS] + k] != 0:
-                    st[st[r + L_TAGS] + k] = 0
-                    st[r + L_INVALIDATIONS] += 1
-            for k in range(st[r + L_SETS]):
-                st[st[r + L_MRU] + k] = 0
+            invalidate_level(st, l1i)
         return 0
     if op == OP_TOUCH:
         if l1d >= 0:

@@ -133,8 +133,9 @@ class Machine:
             raise ValueError(f"ram_size must be a multiple of 4 KB and at least 1 MB")
         self.profile, self.isa, self.ram_size = profile, profile.isa, ram_size
         self.instruction_limit = instruction_limit
-        if mmu and mmu_model.supported(profile):
-            raise ValueError(mmu_model.supported(profile))
+        refusal = mmu and mmu_model.supported(profile)
+        if refusal:
+            raise ValueError(refusal)
         self.uc = self._new_unicorn(profile)
         # guest RAM is our buffer, so that the model (the page-table walker) can read it
         self.ram = np.zeros(ram_size + PAGE, np.uint8)

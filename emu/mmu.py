@@ -186,12 +186,14 @@ def _miss(st, level, ea, write, fetch):
 
 @njit(cache=True)
 def _forget(st, ea, fetch):
-    """A failed walk loads nothing: drop the entries the lookup just allocated."""
+    """A failed walk loads nothing: empty the entries the lookup just allocated."""
     level = st[c.H_ITLB] if fetch else st[c.H_DTLB]
     while level != c.MEMORY:
-        c._maintain_level(st, level, ea, c.OP_INVALIDATE)
         r = c.HEADER + c.LEVEL_RECORD * level
-        st[r + c.L_INVALIDATIONS] -= 1     # not an invalidation the program asked for
+        page = ea >> st[r + c.L_SHIFT]
+        way = c._find(st, r, page)
+        if way >= 0:
+            c.drop_line(st, level, page, way)
         level = st[r + c.L_NEXT]
 
 
@@ -213,13 +215,7 @@ def invalidate_all(st):
         if 0 <= level < first:
             first = level
     for level in range(first, st[c.H_NLEVELS]):
-        r = c.HEADER + c.LEVEL_RECORD * level
-        for k in range(st[r + c.L_SETS] * st[r + c.L_WAYS]):
-            if st[st[r + c.L_TAGS] + k] != 0:
-                st[st[r + c.L_TAGS] + k] = 0
-                st[r + c.L_INVALIDATIONS] += 1
-        for k in range(st[r + c.L_SETS]):
-            st[st[r + c.L_MRU] + k] = 0
+        c.invalidate_level(st, level)
 
 
 # ------------------------------------------------------------ the table, seen from Python

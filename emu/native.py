@@ -46,12 +46,31 @@ def _state(ud):
 
 
 @njit
-def _pc(uc, st):
-    """The guest PC (Unicorn keeps it exact inside memory hooks); only the profiler asks."""
+def _register(uc, st, reg):
+    """A guest register's value, read from native code (through the state's scratch word)."""
     scratch = st[st[c.H_SCRATCH]:st[c.H_SCRATCH] + 1]
     scratch[0] = 0
-    _reg_read(uc, st[c.H_PC_REG], scratch.ctypes.data)
+    _reg_read(uc, reg, scratch.ctypes.data)
     return scratch[0] & st[c.H_REG_WIDTH_MASK]
+
+
+@njit
+def _pc(uc, st):
+    """The guest PC (Unicorn keeps it exact inside memory hooks); asked only when needed."""
+    return _register(uc, st, st[c.H_PC_REG])
+
+
+@njit(inline='always')     # on the hot path: no extra call per access
+def _translate(uc, st, ea, write, fetch, pc):
+    """The MMU's stall for ``ea``; a page fault stops the machine, the first one noting its
+    PC (``pc`` < 0: ask Unicorn, which only a fault makes worth it)."""
+    faults = st[c.H_PAGE_FAULTS]
+    stall = mmu.translate(st, ea, write, fetch)
+    if st[c.H_PAGE_FAULTS] > faults:
+        if faults == 0:
+            st[c.H_FAULT_PC] = pc if pc >= 0 else _pc(uc, st)
+        _emu_stop(uc)
+    return stall
 
 
 @njit
@@ -85,12 +104,7 @@ def memory_hook(uc, access, address_u64, size, value, ud):
         return
     stall = c.data_access(st, address, size, write)
     if st[c.H_MMU]:
-        faults = st[c.H_PAGE_FAULTS]
-        stall += mmu.translate(st, address, write, False)
-        if st[c.H_PAGE_FAULTS] > faults:
-            if faults == 0:
-                st[c.H_FAULT_PC] = _pc(uc, st)
-            _emu_stop(uc)
+        stall += _translate(uc, st, address, write, False, -1)
     if st[c.H_PROFILE_PERIOD] > 0:
         c.account(st, _pc(uc, st) - st[c.H_CODE_BASE], stall)
     else:
@@ -102,7 +116,8 @@ def block_hook(uc, address_u64, size_u32, ud):
     st = _state(ud)
     address, size = np.int64(address_u64), np.int64(size_u32)
     off = address - st[c.H_CODE_BASE]
-    if 0 <= off and off + size <= st[c.H_CODE_LEN]:
+    in_code = 0 <= off and off + size <= st[c.H_CODE_LEN]
+    if in_code:
         counts, costs = st[c.H_ICOUNT], st[c.H_ICOST]
         n = st[counts + off + size] - st[counts + off]
         cycles = st[costs + off + size] - st[costs + off]
@@ -117,13 +132,8 @@ def block_hook(uc, address_u64, size_u32, ud):
     st[c.H_INSNS] += n
     fetch_stall = c.fetch(st, address, size, address)
     if st[c.H_MMU]:
-        faults = st[c.H_PAGE_FAULTS]
-        fetch_stall += mmu.translate(st, address, False, True)
-        if st[c.H_PAGE_FAULTS] > faults:
-            if faults == 0:
-                st[c.H_FAULT_PC] = address
-            _emu_stop(uc)
-    if st[c.H_PROFILE_PERIOD] > 0 and 0 <= off and off + size <= st[c.H_CODE_LEN]:
+        fetch_stall += _translate(uc, st, address, False, True, address)
+    if st[c.H_PROFILE_PERIOD] > 0 and in_code:
         _profile_block(st, off, size, fetch_stall)
     else:
         st[c.H_CYCLES] += cycles + fetch_stall
@@ -155,14 +165,11 @@ def special_hook(uc, address_u64, size, ud):
     if entry < 0:
         return
     op, scope = st[entry + 1], st[entry + 2]
-    scratch = st[st[c.H_SCRATCH]:st[c.H_SCRATCH] + 1]
     ea = st[entry + 6]
     for k in range(2):
         reg = st[entry + 3 + k]
         if reg >= 0:
-            scratch[0] = 0
-            _reg_read(uc, reg, scratch.ctypes.data)
-            ea += (scratch[0] & st[c.H_REG_WIDTH_MASK]) * (st[entry + 5] if k == 1 else 1)
+            ea += _register(uc, st, reg) * (st[entry + 5] if k == 1 else 1)
     ea &= st[c.H_REG_WIDTH_MASK]
     if op == OP_NONTEMPORAL:
         st[c.H_NONTEMPORAL] = 1
@@ -176,16 +183,8 @@ def special_hook(uc, address_u64, size, ud):
         st[c.H_SWALLOW] = st[entry + 7]
         stall = c.maintain(st, ea, op, scope)
         if st[c.H_MMU]:                       # dcb*/icbi translate their EA as a load does
-            faults = st[c.H_PAGE_FAULTS]
-            stall += mmu.translate(st, ea, False, False)
-            if st[c.H_PAGE_FAULTS] > faults:
-                if faults == 0:
-                    st[c.H_FAULT_PC] = address
-                _emu_stop(uc)
-        if st[c.H_PROFILE_PERIOD] > 0:
-            c.account(st, address - st[c.H_CODE_BASE], stall)
-        else:
-            st[c.H_CYCLES] += stall
+            stall += _translate(uc, st, ea, False, False, address)
+        c.account(st, address - st[c.H_CODE_BASE], stall)
 
 
 @cfunc(TLB_SIG, nopython=True)

@@ -2,18 +2,11 @@
 import pytest
 
 from emu import mmu
+from emu.bench import COPY_LOOPS
 from emu.machine import Machine, PageFault
 from emu.mmu import HashedPageTable
 
-COPY = """
-copy_words:
-    mtctr r5
-1:  lwz   r6, 0(r4)
-    stw   r6, 0(r3)
-    addi  r4, r4, 4
-    addi  r3, r3, 4
-    bdnz  1b
-    blr
+COPY = COPY_LOOPS["ppc32"][1] + """
 load4:                      # touch four addresses (r3..r6), in order
     lwz   r7, 0(r3)
     lwz   r7, 0(r4)
