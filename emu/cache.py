@@ -53,13 +53,30 @@ H_PROFILE_PERIOD, H_NEXT_SAMPLE, H_PC_REG, H_SAMPLES, H_INSN_HITS, H_INSN_CYCLES
 H_MMU, H_ITLB, H_DTLB, H_SDR1, H_SEGMENTS, H_RAM_PTR, H_RAM_SIZE = range(46, 53)
 H_WALKS, H_PRIMARY_HITS, H_SECONDARY_HITS, H_PAGE_FAULTS = range(53, 57)
 H_FAULT_EA, H_FAULT_WRITE, H_FAULT_FETCH, H_WALK_CYCLES, H_FAULT_PC = range(57, 62)
+# multi-core: the offset of the core table (0: one core), this core's number, and what this
+# core's accesses cost the others: dirty lines fetched from another core's L1 D (transfers),
+# copies invalidated in other cores, serialising instructions and the cycles they waited
+H_CORES, H_CORE, H_TRANSFERS, H_SNOOP_INVALIDATIONS, H_SERIAL_OPS, H_SERIAL_WAIT = range(64, 70)
 QUEUE_ENTRIES = 256
-HEADER = 64
+HEADER = 80
+
+# ---- the core table (multi-core only): the core count, then per core the level indices of
+# its private L1 I, L1 D, ITLB and DTLB (-1: none), then each serialising resource's busy-until
+# time in cycles
+T_L1I, T_L1D, T_ITLB, T_DTLB = range(4)
+CORE_RECORD = 4
+RESOURCES = 4
+PRIVATE = ("L1I", "L1D") + TLB_NAMES    # per core; L2 and L3 are shared by all cores
 
 # ---- per-level record fields (an L1 hit reads only the first eight)
 (L_SETS, L_WAYS, L_SHIFT, L_MRU, L_TAGS, L_DIRTY, L_ACCESSES, L_HITS,
  L_STALE, L_REPL, L_PLRU, L_STAMP, L_CLOCK, L_LATENCY, L_WRITE_BACK, L_NEXT,
  L_WRITE_ALLOCATE, L_MISSES, L_WRITEBACKS, L_INVALIDATIONS, L_EVICTIONS, L_IS_ICACHE) = range(22)
+# ---- maintenance operations (what a dcb*/icbi/CP15 c7/clflush/prefetch does to a line)
+OP_CLEAN, OP_FLUSH, OP_INVALIDATE, OP_ZERO, OP_TOUCH, OP_ICACHE_INVALIDATE, \
+    OP_ICACHE_INVALIDATE_ALL, OP_ALLOCATE, OP_TOUCH_OUTER = range(9)
+SCOPE_L1, SCOPE_ALL = 0, 1
+
 MRU_WAY_BITS = 10       # mru[set] = (line + 1) << 10 | way of the set's most recent use
 WAY_MASK = (1 << MRU_WAY_BITS) - 1
 LEVEL_RECORD = 24
@@ -114,26 +131,45 @@ class CacheLevel:
 
 
 class Layout:
-    """Builds the state array for a list of levels and a RAM range."""
+    """Builds the state array for a list of levels (and TLBs), for one core or several.
+
+    With ``cores`` > 1 each core has its own copy of the private levels (L1 I, L1 D, TLBs)
+    and all share L2 and L3. The header in the state belongs to the core that runs; each
+    core's own header is in ``headers`` (``emu.machine`` swaps them between time slices)."""
 
     def __init__(self, levels, memory_latency=100, seed=1,
                  code_base=0, code_len=0, extra=0, specials=0, wc_buffers=0, wc_line=64,
-                 coherent_icache=False, tlbs=()):
+                 coherent_icache=False, tlbs=(), cores=1):
         levels = [lv.check() for lv in levels]
         tlbs = [t.check() for t in tlbs]
         if any(lv.name in TLB_NAMES for lv in levels) or \
                 any(t.name not in TLB_NAMES for t in tlbs):
             raise ValueError("caches are L1I/L1D/L2/L3 and TLBs ITLB/DTLB/TLB")
-        self.caches, self.tlbs = levels, tlbs
+        if not isinstance(cores, int) or not 1 <= cores <= 32:
+            raise ValueError(f"cores must be a whole number from 1 to 32, not {cores!r}")
+        self.caches, self.tlbs, self.cores = levels, tlbs, cores
         levels = levels + tlbs
         names = [lv.name for lv in levels]
         if len(set(names)) != len(names):
             raise ValueError(f"cache levels repeat a name: {names}")
-        self.levels = levels
+        # core 0's levels first (so that one core lays out as it always did), then the
+        # private levels of cores 1.. in the same order
+        self.levels = levels + [lv for _ in range(1, cores) for lv in levels
+                                if lv.name in PRIVATE]
         self.index = {lv.name: i for i, lv in enumerate(levels)}
-        size = HEADER + LEVEL_RECORD * len(levels)
+        self.core_index = [self.index]
+        at = len(levels)
+        for _ in range(1, cores):
+            own = {}
+            for lv in levels:
+                if lv.name in PRIVATE:
+                    own[lv.name], at = at, at + 1
+                else:
+                    own[lv.name] = self.index[lv.name]
+            self.core_index.append(own)
+        size = HEADER + LEVEL_RECORD * len(self.levels)
         offsets = []
-        for lv in levels:
+        for lv in self.levels:
             n = lv.sets * lv.ways
             offsets.append((size, size + n, size + 2 * n, size + 3 * n, size + 3 * n + lv.sets,
                             size + 3 * n + 2 * lv.sets))
@@ -143,21 +179,19 @@ class Layout:
         self.specials_at = size
         size += 8 * specials
         wc_at = size
-        size += 3 * wc_buffers
+        size += 3 * wc_buffers * cores
         queue = size
         size += 2 * QUEUE_ENTRIES
         profile_arrays = size
         size += 3 * (code_len + 1)
         segments = size
-        size += 16
+        size += 16 * cores
         scratch = size
         size += 8 + extra
+        table = size if cores > 1 else 0
+        size += 1 + CORE_RECORD * cores + RESOURCES if cores > 1 else 0
         st = np.zeros(size, np.int64)
-        st[H_SIZE], st[H_NLEVELS] = size, len(levels)
-        st[H_L1I] = self.index.get("L1I", -1)
-        st[H_L1D] = self.index.get("L1D", -1)
-        st[H_ITLB] = self.index.get("ITLB", self.index.get("TLB", -1))
-        st[H_DTLB] = self.index.get("DTLB", self.index.get("TLB", -1))
+        st[H_SIZE], st[H_NLEVELS] = size, len(self.levels)
         st[H_SEGMENTS] = segments
         st[H_FIRST_LEVEL] = self.index.get("L2", self.index.get("L3", MEMORY))
         st[H_LIMIT] = 1 << 62
@@ -174,7 +208,9 @@ class Layout:
         st[H_INSN_CYCLES] = profile_arrays + 2 * (code_len + 1)
         st[H_COHERENT_I] = int(coherent_icache)
         st[H_REG_WIDTH_MASK] = -1
-        for i, (lv, (tags, dirty, stamp, stale, plru, mru)) in enumerate(zip(levels, offsets)):
+        st[H_CORES] = table
+        for i, (lv, (tags, dirty, stamp, stale, plru, mru)) in enumerate(zip(self.levels,
+                                                                            offsets)):
             r = HEADER + LEVEL_RECORD * i
             st[r + L_SETS], st[r + L_WAYS] = lv.sets, lv.ways
             st[r + L_SHIFT] = lv.line.bit_length() - 1
@@ -182,29 +218,68 @@ class Layout:
             st[r + L_WRITE_BACK] = lv.write_policy == "back"
             st[r + L_WRITE_ALLOCATE] = bool(lv.write_allocate)
             st[r + L_LATENCY] = lv.hit_latency
-            st[r + L_NEXT] = self._next(i)
             st[r + L_TAGS], st[r + L_DIRTY], st[r + L_STAMP] = tags, dirty, stamp
             st[r + L_STALE], st[r + L_PLRU], st[r + L_MRU] = stale, plru, mru
             st[r + L_IS_ICACHE] = lv.name == "L1I"
-        self.state = st
+        self.headers = np.zeros((cores, HEADER), np.int64)
+        for core, own in enumerate(self.core_index):
+            for name, i in own.items():
+                st[HEADER + LEVEL_RECORD * i + L_NEXT] = self._next(name, own)
+            header = self.headers[core]
+            header[:] = st[:HEADER]
+            header[H_CORE] = core
+            header[H_L1I], header[H_L1D] = own.get("L1I", -1), own.get("L1D", -1)
+            header[H_ITLB] = own.get("ITLB", own.get("TLB", -1))
+            header[H_DTLB] = own.get("DTLB", own.get("TLB", -1))
+            header[H_SEGMENTS] = segments + 16 * core
+            header[H_WC] = wc_at + 3 * wc_buffers * core
+            if table:
+                st[table + 1 + CORE_RECORD * core:table + 1 + CORE_RECORD * (core + 1)] = \
+                    header[[H_L1I, H_L1D, H_ITLB, H_DTLB]]
+        if table:
+            st[table] = cores
+        st[:HEADER] = self.headers[0]
+        self.state, self.running = st, 0
 
-    def _next(self, i):
+    def switch(self, core):
+        """Make ``core`` the running core: its header goes live, the last one's is saved."""
+        if core != self.running:
+            self.headers[self.running] = self.state[:HEADER]
+            self.state[:HEADER] = self.headers[core]
+            self.running = core
+
+    PER_CORE = (H_CORE, H_L1I, H_L1D, H_ITLB, H_DTLB, H_SEGMENTS, H_WC)
+
+    def share_settings(self):
+        """Give every core the running core's settings (all but its own levels, registers
+        and counters)."""
+        keep = list(self.PER_CORE) + list(self.COUNTERS)
+        for core in range(self.cores):
+            if core != self.running:
+                own = self.headers[core][keep]
+                self.headers[core] = self.state[:HEADER]
+                self.headers[core][keep] = own
+
+    def header(self, core):
+        """A core's header as it is now (the live one for the running core)."""
+        return self.state[:HEADER] if core == self.running else self.headers[core]
+
+    def _next(self, name, own):
         """L1I/L1D feed from the first unified level; L2 from L3; the last from memory.
         An ITLB/DTLB misses to the unified TLB if there is one, the last TLB to the walker."""
-        if self.levels[i].name in TLB_NAMES:
-            return self.index["TLB"] if self.levels[i].name != "TLB" and "TLB" in self.index \
-                else MEMORY
-        below = [j for j, lv in enumerate(self.caches) if lv.name in ("L2", "L3")
-                 and LEVEL_NAMES.index(lv.name) > LEVEL_NAMES.index(self.levels[i].name)]
-        return min(below, key=lambda j: LEVEL_NAMES.index(self.levels[j].name)) if below \
-            else MEMORY
+        if name in TLB_NAMES:
+            return own["TLB"] if name != "TLB" and "TLB" in own else MEMORY
+        below = [n for n in ("L2", "L3") if n in own
+                 and LEVEL_NAMES.index(n) > LEVEL_NAMES.index(name)]
+        return own[below[0]] if below else MEMORY
 
-    def stats(self, st=None):
-        """{level name: {accesses, hits, misses, writebacks, invalidations, evictions}}."""
+    def stats(self, st=None, core=0):
+        """{level name: {accesses, hits, misses, writebacks, invalidations, evictions}}
+        of one core's levels (the shared ones included)."""
         st = self.state if st is None else st
         out = {}
-        for i, lv in enumerate(self.caches):
-            r = HEADER + LEVEL_RECORD * i
+        for lv in self.caches:
+            r = HEADER + LEVEL_RECORD * self.core_index[core][lv.name]
             out[lv.name] = {"accesses": int(st[r + L_ACCESSES]), "hits": int(st[r + L_HITS]),
                             "misses": int(st[r + L_MISSES]),
                             "writebacks": int(st[r + L_WRITEBACKS]),
@@ -212,30 +287,36 @@ class Layout:
                             "evictions": int(st[r + L_EVICTIONS])}
         return out
 
-    def tlb_stats(self, st=None):
-        """{TLB name: {lookups, hits, misses, invalidations}}."""
+    def tlb_stats(self, st=None, core=0):
+        """{TLB name: {lookups, hits, misses, invalidations}} of one core."""
         st = self.state if st is None else st
         out = {}
-        for i, lv in enumerate(self.tlbs, start=len(self.caches)):
-            r = HEADER + LEVEL_RECORD * i
+        for lv in self.tlbs:
+            r = HEADER + LEVEL_RECORD * self.core_index[core][lv.name]
             out[lv.name] = {"lookups": int(st[r + L_ACCESSES]), "hits": int(st[r + L_HITS]),
                             "misses": int(st[r + L_MISSES]),
                             "invalidations": int(st[r + L_INVALIDATIONS])}
         return out
 
+    COUNTERS = (H_INSNS, H_CYCLES, H_STALE, H_MEM_READS, H_MEM_WRITES, H_WC_FLUSHES,
+                H_WC_PARTIAL, H_NT_STORES, H_UNCOUNTED, H_STOPPED, H_WALKS, H_PRIMARY_HITS,
+                H_SECONDARY_HITS, H_PAGE_FAULTS, H_FAULT_EA, H_FAULT_WRITE, H_FAULT_FETCH,
+                H_FAULT_PC, H_STALE_PC, H_STALE_ADDR, H_TRANSFERS, H_SNOOP_INVALIDATIONS,
+                H_SERIAL_OPS, H_SERIAL_WAIT)
+
     def clear_stats(self):
+        """Zero every counter: each level's, the running header's and every core's."""
         st = self.state
         for i in range(len(self.levels)):
             r = HEADER + LEVEL_RECORD * i
             for field in (L_ACCESSES, L_HITS, L_MISSES, L_WRITEBACKS, L_INVALIDATIONS,
                           L_EVICTIONS):
                 st[r + field] = 0
-        for h in (H_INSNS, H_CYCLES, H_STALE, H_MEM_READS, H_MEM_WRITES, H_WC_FLUSHES,
-                  H_WC_PARTIAL, H_NT_STORES, H_UNCOUNTED, H_STOPPED, H_WALKS, H_PRIMARY_HITS,
-                  H_SECONDARY_HITS, H_PAGE_FAULTS, H_FAULT_EA, H_FAULT_WRITE, H_FAULT_FETCH,
-                  H_FAULT_PC):
-            st[h] = 0
-        st[H_STALE_PC] = st[H_STALE_ADDR] = 0
+        for header in [st[:HEADER]] + list(self.headers):
+            header[list(self.COUNTERS)] = 0
+        if st[H_CORES]:
+            resources = st[H_CORES] + 1 + CORE_RECORD * self.cores
+            st[resources:resources + RESOURCES] = 0
         if st[H_PROFILE_PERIOD] > 0:
             n = st[H_CODE_LEN] + 1
             for h in (H_SAMPLES, H_INSN_HITS, H_INSN_CYCLES):
@@ -493,11 +574,7 @@ def account(st, offset, cycles):
 
 
 @njit(cache=True)
-def _changed(st, addr, length):
-    """Bytes [addr, addr + length) changed on the data side: I-cache copies are now stale."""
-    l1i = st[H_L1I]
-    if l1i < 0 or st[H_COHERENT_I]:
-        return
+def _flag_stale(st, l1i, addr, length):
     r = HEADER + LEVEL_RECORD * l1i
     shift = st[r + L_SHIFT]
     ways = st[r + L_WAYS]
@@ -508,11 +585,24 @@ def _changed(st, addr, length):
 
 
 @njit(cache=True)
-def _dirty_in_l1d(st, addr, length):
-    """Is any L1 D line over [addr, addr + length) dirty (not yet at the point of unification)?"""
-    l1d = st[H_L1D]
-    if l1d < 0:
-        return False
+def _changed(st, addr, length):
+    """Bytes [addr, addr + length) changed on the data side: I-cache copies are now stale,
+    in every core (no I-cache here snoops stores)."""
+    if st[H_COHERENT_I]:
+        return
+    table = st[H_CORES]
+    if table == 0:
+        if st[H_L1I] >= 0:
+            _flag_stale(st, st[H_L1I], addr, length)
+        return
+    for k in range(st[table]):
+        l1i = st[table + 1 + CORE_RECORD * k + T_L1I]
+        if l1i >= 0:
+            _flag_stale(st, l1i, addr, length)
+
+
+@njit(cache=True)
+def _dirty_in(st, l1d, addr, length):
     r = HEADER + LEVEL_RECORD * l1d
     shift = st[r + L_SHIFT]
     ways = st[r + L_WAYS]
@@ -521,6 +611,75 @@ def _dirty_in_l1d(st, addr, length):
         if way >= 0 and st[st[r + L_DIRTY] + (line & (st[r + L_SETS] - 1)) * ways + way]:
             return True
     return False
+
+
+@njit(cache=True)
+def _dirty_in_l1d(st, addr, length):
+    """Is any L1 D line over [addr, addr + length) dirty (not yet at the point of
+    unification), in any core?"""
+    table = st[H_CORES]
+    if table == 0:
+        return st[H_L1D] >= 0 and _dirty_in(st, st[H_L1D], addr, length)
+    for k in range(st[table]):
+        l1d = st[table + 1 + CORE_RECORD * k + T_L1D]
+        if l1d >= 0 and _dirty_in(st, l1d, addr, length):
+            return True
+    return False
+
+
+@njit(cache=True)
+def snoop(st, addr, op):
+    """What one core's request does to the other cores' L1 D copies of the line at ``addr``
+    (multi-core only; the protocol is MESI-like, with the L1 D line's dirty bit as M):
+
+    * a read (OP_TOUCH) finds a dirty copy: it is written back to the shared level below
+      and stays, clean (a transfer: the reader then fills from the shared level);
+    * a write (OP_FLUSH) or a flush: a dirty copy is written back, every copy invalidated;
+    * a clean (OP_CLEAN, e.g. dcbst) writes a dirty copy back; an invalidate drops copies.
+
+    So a line dirty in one L1 D is in no other. Write-backs reach the shared level before
+    the requester's own access goes on."""
+    table = st[H_CORES]
+    if table == 0:
+        return
+    me = st[H_CORE]
+    for k in range(st[table]):
+        level = st[table + 1 + CORE_RECORD * k + T_L1D]
+        if k == me or level < 0:
+            continue
+        r = HEADER + LEVEL_RECORD * level
+        line = addr >> st[r + L_SHIFT]
+        way = _find(st, r, line)
+        if way < 0:
+            continue
+        slot = (line & (st[r + L_SETS] - 1)) * st[r + L_WAYS] + way
+        if op != OP_INVALIDATE and st[st[r + L_DIRTY] + slot]:
+            _write_back(st, r, line)
+            st[st[r + L_DIRTY] + slot] = 0
+            st[H_TRANSFERS] += 1
+            _drain(st)
+        if op == OP_FLUSH or op == OP_INVALIDATE:
+            drop_line(st, level, line, way)
+            st[r + L_INVALIDATIONS] += 1
+            st[H_SNOOP_INVALIDATIONS] += 1
+
+
+@njit(cache=True)
+def serialise(st, resource, service):
+    """An instruction that needs a resource all cores share and only one may use at a time
+    (one tlbie in flight in the machine; the L2 controller's cache sync): it waits until the
+    resource is free, by this core's cycle clock, then holds it ``service`` cycles.
+    Returns the wait. One core never waits for itself."""
+    st[H_SERIAL_OPS] += 1
+    table = st[H_CORES]
+    if table == 0:
+        return 0
+    at = table + 1 + CORE_RECORD * st[table] + resource
+    now = st[H_CYCLES]
+    start = max(now, st[at])
+    st[at] = start + service
+    st[H_SERIAL_WAIT] += start - now
+    return start - now
 
 
 @njit(cache=True)
@@ -544,11 +703,15 @@ def data_access(st, addr, size, write):
                     if st[dirty] == 0:          # a clean line becomes dirty
                         st[dirty] = 1
                         _changed(st, line << shift, 1 << shift)
+                        if st[H_CORES]:             # other cores' copies are invalid now
+                            snoop(st, addr, OP_FLUSH)
                 return 0
             if write and not st[r + L_WRITE_BACK] and (way >= 0 or not st[r + L_WRITE_ALLOCATE]):
                 # a store through (or around) the L1: it goes on below and stalls nobody
                 st[r + L_ACCESSES] += 1
                 st[r + L_HITS if way >= 0 else r + L_MISSES] += 1
+                if st[H_CORES]:
+                    snoop(st, addr, OP_FLUSH)
                 _send_write(st, st[r + L_NEXT], addr)
                 _drain(st)
                 _changed(st, line << shift, 1 << shift)
@@ -570,6 +733,8 @@ def _data_lines(st, addr, size, write):
     base_latency = st[r + L_LATENCY]
     stall = 0
     for line in range(addr >> shift, ((addr + size - 1) >> shift) + 1):
+        if st[H_CORES]:
+            snoop(st, line << shift, OP_FLUSH if write else OP_TOUCH)
         stall += access(st, l1, line << shift, write) - base_latency
         if write:
             _changed(st, line << shift, 1 << shift)
@@ -627,9 +792,6 @@ def _fetch_lines(st, addr, size, pc):
 
 # ------------------------------------------------------------------------- maintenance
 
-OP_CLEAN, OP_FLUSH, OP_INVALIDATE, OP_ZERO, OP_TOUCH, OP_ICACHE_INVALIDATE, \
-    OP_ICACHE_INVALIDATE_ALL, OP_ALLOCATE, OP_TOUCH_OUTER = range(9)
-SCOPE_L1, SCOPE_ALL = 0, 1
 
 
 @njit(cache=True)
@@ -697,6 +859,16 @@ def _establish(st, level, addr):
 
 
 @njit(cache=True)
+def _icache_invalidate(st, addr):
+    """icbi / ICIMVAU: the line leaves the L1 I of every core (icbi is broadcast)."""
+    table = st[H_CORES]
+    for k in range(st[table] if table else 1):
+        l1i = st[table + 1 + CORE_RECORD * k + T_L1I] if table else st[H_L1I]
+        if l1i >= 0:
+            _maintain_level(st, l1i, addr, OP_INVALIDATE)
+
+
+@njit(cache=True)
 def maintain(st, addr, op, scope):
     """The architectural effect of one cache-maintenance instruction on its line.
 
@@ -704,15 +876,17 @@ def maintain(st, addr, op, scope):
     (the instruction completes when the data has reached the next level)."""
     l1d = st[H_L1D]
     stall = 0
-    if op == OP_ICACHE_INVALIDATE or op == OP_ICACHE_INVALIDATE_ALL:
-        l1i = st[H_L1I]
-        if l1i < 0:
-            return 0
-        if op == OP_ICACHE_INVALIDATE:
-            _maintain_level(st, l1i, addr, OP_INVALIDATE)
-        else:
-            invalidate_level(st, l1i)
+    if op == OP_ICACHE_INVALIDATE:
+        _icache_invalidate(st, addr)
         return 0
+    if op == OP_ICACHE_INVALIDATE_ALL:
+        if st[H_L1I] >= 0:
+            invalidate_level(st, st[H_L1I])
+        return 0
+    # by address, an operation reaches every core's L1 D (PowerPC dcb* are broadcast; Linux
+    # sets the A9's ACTLR.FW so that maintenance by MVA is too)
+    if st[H_CORES] and op != OP_TOUCH_OUTER:
+        snoop(st, addr, OP_FLUSH if op == OP_ZERO or op == OP_ALLOCATE else op)
     if op == OP_TOUCH:
         if l1d >= 0:
             r = HEADER + LEVEL_RECORD * l1d
@@ -834,6 +1008,11 @@ class CacheModel:
                              **options)
         self.state = self.layout.state
 
+    def on(self, core):
+        """The next accesses are core ``core``'s (with ``cores`` > 1): ``m.on(1).load(0)``."""
+        self.layout.switch(core)
+        return self
+
     def load(self, addr, size=4):
         return int(data_access(self.state, addr, size, False))
 
@@ -852,8 +1031,13 @@ class CacheModel:
     def sfence(self):
         drain_write_combining(self.state)
 
-    def stats(self):
-        return self.layout.stats()
+    def stats(self, core=None):
+        return self.layout.stats(core=self.layout.running if core is None else core)
+
+    def coherence(self, core=None):
+        """What a core's accesses did to the other cores: transfers, invalidations."""
+        h = self.layout.header(self.layout.running if core is None else core)
+        return {"transfers": int(h[H_TRANSFERS]), "invalidations": int(h[H_SNOOP_INVALIDATIONS])}
 
     @property
     def stale_fetches(self):

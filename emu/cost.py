@@ -42,6 +42,8 @@ ARM_CP15_C7 = {
 }
 OP_NONTEMPORAL, OP_DRAIN_WC = 100, 101
 OP_TLB_INVALIDATE, OP_TLB_INVALIDATE_ALL = 200, 201      # given their effect by emu.mmu
+OP_SERIALISE = 300          # no effect of its own: only the shared resource (multi-core)
+SERIAL = 4                  # scope flag: the instruction also holds the shared resource
 PPC_TLB_SPECIALS = {"tlbie": OP_TLB_INVALIDATE, "tlbiel": OP_TLB_INVALIDATE,
                     "tlbia": OP_TLB_INVALIDATE_ALL}
 X86_SPECIALS = {
@@ -153,8 +155,9 @@ def _arm_cp15(word):
     return ARM_CP15_C7.get(((word & 0xF), (word >> 5) & 7))
 
 
-def analyse(isa, code, address):
-    """Disassemble loaded code: [(address, size, cost key, class, Special or None)]."""
+def analyse(isa, code, address, serialising=()):
+    """Disassemble loaded code: [(address, size, cost key, class, Special or None)].
+    Instructions named in ``serialising`` (a profile's [smp] list) get the SERIAL flag."""
     md = _capstone(isa)
     md.detail = True
     out = []
@@ -200,17 +203,20 @@ def analyse(isa, code, address):
                 special.base = _reg_id(isa, insn.reg_name(m.base)) if m.base else -1
                 special.index = _reg_id(isa, insn.reg_name(m.index)) if m.index else -1
                 special.scale, special.disp = m.scale, m.disp
+        if key in serialising:
+            special = special or Special(insn.address, OP_SERIALISE, 0)
+            special.scope |= SERIAL
         out.append((insn.address, insn.size, key, insn.op_str, special))
     return out
 
 
-def tables(isa, costs, code, address, region_base, region_len):
+def tables(isa, costs, code, address, region_base, region_len, serialising=()):
     """Prefix sums over the code region: instructions starting before each byte offset, and
     their base cycles; plus the list of special instructions."""
     starts = np.zeros(region_len + 1, np.int64)
     cycles = np.zeros(region_len + 1, np.int64)
     specials = []
-    for pc, size, key, op_str, special in analyse(isa, code, address):
+    for pc, size, key, op_str, special in analyse(isa, code, address, serialising):
         off = pc - region_base
         if 0 <= off < region_len:
             starts[off + 1] = 1

@@ -23,7 +23,8 @@ from unicorn.unicorn_py3.unicorn import uclib
 
 from . import cache as c
 from . import mmu
-from .cost import OP_DRAIN_WC, OP_NONTEMPORAL, OP_TLB_INVALIDATE, OP_TLB_INVALIDATE_ALL
+from .cost import (OP_DRAIN_WC, OP_NONTEMPORAL, OP_SERIALISE, OP_TLB_INVALIDATE,
+                   OP_TLB_INVALIDATE_ALL, SERIAL)
 
 _reg_read = CFUNCTYPE(c_int, c_void_p, c_int, c_uint64)(
     cast(uclib.uc_reg_read, c_void_p).value)
@@ -165,6 +166,12 @@ def special_hook(uc, address_u64, size, ud):
     if entry < 0:
         return
     op, scope = st[entry + 1], st[entry + 2]
+    if scope & SERIAL:
+        # it holds the machine-wide resource for its own base cost (see cost.SERIAL)
+        off = address - st[c.H_CODE_BASE]
+        own = st[st[c.H_ICOST] + off + 1] - st[st[c.H_ICOST] + off]
+        c.account(st, off, c.serialise(st, 0, own))
+        scope &= ~SERIAL
     ea = st[entry + 6]
     for k in range(2):
         reg = st[entry + 3 + k]
@@ -179,6 +186,8 @@ def special_hook(uc, address_u64, size, ud):
         mmu.invalidate_page(st, ea)
     elif op == OP_TLB_INVALIDATE_ALL:
         mmu.invalidate_all(st)
+    elif op == OP_SERIALISE:
+        pass
     else:
         st[c.H_SWALLOW] = st[entry + 7]
         stall = c.maintain(st, ea, op, scope)

@@ -1,0 +1,205 @@
+"""Several cores: private L1s kept coherent, a shared L2, atomics, a serialised resource."""
+from pathlib import Path
+
+import pytest
+
+from emu.cache import CacheLevel, CacheModel, Layout, OP_FLUSH
+from emu.machine import GuestFault, InstructionLimitExceeded, Machine
+
+ROUTINES = Path(__file__).resolve().parent.parent / "routines"
+SUM_WORDS = """
+    .globl sum_words
+sum_words:                  # r3 = sum of r4 words at r3
+    mtctr r4
+    li    r5, 0
+1:  lwz   r6, 0(r3)
+    add   r5, r5, r6
+    addi  r3, r3, 4
+    bdnz  1b
+    mr    r3, r5
+    blr
+"""
+
+
+def two_cores():
+    l1 = lambda name: CacheLevel(name, 128, 2, 32, hit_latency=2)
+    return CacheModel([l1("L1I"), l1("L1D"), CacheLevel("L2", 1024, 4, 32, hit_latency=10)],
+                      memory_latency=100, cores=2)
+
+
+# ------------------------------------------------------------------ the model, by hand
+
+def test_layout_gives_each_core_private_l1s_and_one_shared_l2():
+    lay = Layout([CacheLevel("L1I", 128, 2, 32), CacheLevel("L1D", 128, 2, 32),
+                  CacheLevel("L2", 1024, 4, 32)], cores=3)
+    assert lay.core_index[0] == {"L1I": 0, "L1D": 1, "L2": 2}
+    assert lay.core_index[1] == {"L1I": 3, "L1D": 4, "L2": 2}
+    assert lay.core_index[2] == {"L1I": 5, "L1D": 6, "L2": 2}
+    one = Layout([CacheLevel("L1D", 128, 2, 32)])
+    assert len(one.levels) == 1 and one.state[64] == 0          # H_CORES: no core table
+
+
+@pytest.mark.parametrize("cores", [0, 33, 2.0])
+def test_core_count_is_refused_outside_1_to_32(cores):
+    with pytest.raises(ValueError, match="cores must be a whole number from 1 to 32"):
+        Layout([CacheLevel("L1D", 128, 2, 32)], cores=cores)
+
+
+def test_a_line_moves_between_two_cores_by_hand():
+    m = two_cores()
+    # core 0 reads: misses L1 D and L2, from memory (100 - 2 = 98 stall)
+    assert m.on(0).load(0) == 98
+    # core 1 reads: its L1 D misses, core 0's copy is clean, L2 has it (10 - 2 = 8)
+    assert m.on(1).load(0) == 8
+    # core 0 writes its clean copy: core 1's copy is invalidated (no stall: a hit)
+    assert m.on(0).store(0) == 0
+    assert m.coherence(0) == {"transfers": 0, "invalidations": 1}
+    # core 1 reads again: misses; core 0's dirty copy goes back to L2 (a transfer) and
+    # stays, clean; core 1 fills from L2
+    assert m.on(1).load(0) == 8
+    # core 1 writes: core 0's clean copy is invalidated
+    assert m.on(1).store(0) == 0
+    assert m.coherence(1) == {"transfers": 1, "invalidations": 1}
+    s0, s1 = m.stats(0), m.stats(1)
+    assert s0["L1D"] == {"accesses": 2, "hits": 1, "misses": 1, "writebacks": 1,
+                         "invalidations": 1, "evictions": 0}
+    assert s1["L1D"] == {"accesses": 3, "hits": 1, "misses": 2, "writebacks": 0,
+                         "invalidations": 1, "evictions": 0}
+    # L2: core 0's fill (miss), core 1's fill, the write-back, core 1's second fill (hits)
+    assert s0["L2"] == s1["L2"] == {"accesses": 4, "hits": 3, "misses": 1, "writebacks": 0,
+                                    "invalidations": 0, "evictions": 0}
+
+
+def test_a_dirty_line_is_in_one_l1_only_and_a_flush_reaches_every_core():
+    m = two_cores()
+    m.on(0).store(0)                         # dirty in core 0
+    m.on(1).store(0)                         # core 1 takes it: write back, invalidate
+    assert m.coherence(1) == {"transfers": 1, "invalidations": 1}
+    m.on(0).maintain(0, OP_FLUSH)            # dcbf on core 0 writes back core 1's copy
+    assert m.stats(1)["L1D"]["writebacks"] == 1
+    assert m.stats(1)["L1D"]["invalidations"] == 1
+
+
+def test_a_store_on_one_core_makes_another_cores_icache_line_stale():
+    m = two_cores()
+    m.on(1).fetch(0)                         # core 1 has the code line in its L1 I
+    m.on(0).store(0)                         # core 0 patches it (its L1 D)
+    m.on(1).fetch(0)
+    assert m.stale_fetches == 1              # core 1 would execute the old instruction
+
+
+# ------------------------------------------------------------------ guest code on cores
+
+@pytest.mark.parametrize("cpu, isa", [("ppc750", "ppc32"), ("cortex-a9", "arm"),
+                                      ("pentium4", "x86"), ("power4", "ppc32")])
+@pytest.mark.parametrize("quantum", [3, 5, 100])
+def test_a_spin_lock_under_contention_loses_no_increment(cpu, isa, quantum):
+    m = Machine(cpu, cores=4)
+    m.load(ROUTINES / isa / "spin_lock_add.S")
+    lock, counter = m.alloc(4), m.alloc(4)
+    run = m.run_parallel([("locked_adds", lock, counter, 500)] * 4, quantum=quantum)
+    assert m.read_word(counter) == 2000 and m.read_word(lock) == 0
+    assert len([r for r in run.runs if r]) == 4
+
+
+def test_atomic_increments_survive_time_slices_inside_lwarx_stwcx():
+    m = Machine("ppc750", cores=4)
+    m.load(ROUTINES / "ppc32" / "spin_lock_add.S")
+    counter = m.alloc(4)
+    # a quantum of 3 ends slices between lwarx and stwcx.: those stwcx. fail and retry
+    run = m.run_parallel([("atomic_adds", counter, 1000)] * 4, quantum=3)
+    assert m.read_word(counter) == 4000
+    assert run.instructions > 4 * 7 * 1000 - 4      # retries happened
+
+
+def test_parallel_runs_are_deterministic_and_pinned():
+    def once():
+        m = Machine("ppc750", cores=4)
+        m.load(ROUTINES / "ppc32" / "spin_lock_add.S")
+        lock, counter = m.alloc(4), m.alloc(4)
+        run = m.run_parallel([("locked_adds", lock, counter, 500)] * 4, quantum=100)
+        return [(r.cycles, r.instructions, r.events["transfers"]) for r in run.runs]
+    first = once()
+    assert first == once()
+    assert first == PINNED_LOCK_PPC750
+
+
+# (cycles, instructions, lines fetched from another core's L1 D) per core
+PINNED_LOCK_PPC750 = [(20399, 16038, 170), (20432, 16240, 169), (21614, 17358, 173),
+                      (20891, 16646, 176)]
+
+
+def test_dirty_lines_of_one_core_are_transferred_to_another():
+    m = Machine("ppc750", cores=2)
+    m.load(ROUTINES / "ppc32" / "fill_words.S")
+    m.load(SUM_WORDS)
+    buf = m.alloc(4096)
+    m.run_parallel([("fill_words", buf, 3, 1024)])          # core 0 dirties 128 lines
+    run = m.run_parallel([None, ("sum_words", buf, 1024)])  # core 1 reads them
+    assert run.runs[0] is None and run.runs[1].return_value == 3 * 1024
+    core1 = run.runs[1]
+    assert core1.events["transfers"] == 128
+    assert core1.caches["L1D"]["misses"] == 128
+    assert m.model.stats(core=0)["L1D"]["writebacks"] == 128
+
+
+def test_a_serialised_instruction_costs_more_as_more_cores_use_it():
+    src = """
+        .globl tlbies
+    tlbies:                 # n x tlbie: one may be in flight in the whole machine
+    1:  tlbie  r3
+        addi   r3, r3, 4096
+        addi   r4, r4, -1
+        cmpwi  r4, 0
+        bne    1b
+        blr
+    """
+    waits, cycles = {}, {}
+    for n in (1, 2, 4):
+        m = Machine("power4", cores=n)
+        m.load(src)
+        run = m.run_parallel([("tlbies", 0x100000 * (k + 1), 100) for k in range(n)])
+        waits[n] = sum(r.events.get("serialise_wait", 0) for r in run.runs)
+        cycles[n] = run.cycles
+        if n > 1:
+            assert all(r.events["serialised"] == 100 for r in run.runs)
+    assert waits[1] == 0 < waits[2] < waits[4]
+    # 100 tlbie each hold the resource 123 cycles (power4.toml): n cores need n x 12,300
+    assert cycles[4] >= 4 * 100 * 123 > cycles[1]
+
+
+# ------------------------------------------------------------------ bad input
+
+def test_bad_parallel_calls_are_refused_clearly():
+    m = Machine("ppc750", cores=2)
+    m.load(SUM_WORDS)
+    with pytest.raises(ValueError, match="3 calls for 2 cores"):
+        m.run_parallel([("sum_words", 0, 1)] * 3)
+    with pytest.raises(ValueError, match="at least one"):
+        m.run_parallel([None, None])
+    with pytest.raises(ValueError, match="quantum"):
+        m.run_parallel([("sum_words", 0x100000, 1)], quantum=0)
+    with pytest.raises(ValueError, match="one core only"):
+        Machine("ppc750", cores=2, mmu=True)
+
+
+def test_a_fault_names_the_core():
+    m = Machine("ppc750", cores=2)
+    m.load(SUM_WORDS)
+    buf = m.alloc(64)
+    with pytest.raises(GuestFault, match=r"core 1, PC 0x[0-9a-f]+ \(sum_words\+0x8\): lwz"):
+        m.run_parallel([("sum_words", buf, 16), ("sum_words", 0x7FFFFFF0, 16)])
+    with pytest.raises(InstructionLimitExceeded, match="core 0: stopped"):
+        m.run_parallel([("sum_words", buf, 100000)], limit=1000)
+
+
+def test_one_core_calls_still_run_on_core_0_of_a_multicore_machine():
+    m = Machine("ppc750", cores=2)
+    m.load(SUM_WORDS)
+    buf = m.alloc(64, bytes(range(64)))
+    one = Machine("ppc750")
+    one.load(SUM_WORDS)
+    buf1 = one.alloc(64, bytes(range(64)))
+    a, b = m.call("sum_words", buf, 16), one.call("sum_words", buf1, 16)
+    assert (a.return_value, a.cycles, a.caches["L1D"]) == (b.return_value, b.cycles,
+                                                           b.caches["L1D"])
