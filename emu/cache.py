@@ -31,7 +31,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
+from numba import carray, njit, types
+from numba.extending import intrinsic
 
 REPLACEMENT = {"lru": 0, "plru": 1, "fifo": 2, "random": 3}
 LEVEL_NAMES = ("L1I", "L1D", "L2", "L3")
@@ -57,6 +58,9 @@ H_FAULT_EA, H_FAULT_WRITE, H_FAULT_FETCH, H_WALK_CYCLES, H_FAULT_PC = range(57, 
 # core's accesses cost the others: dirty lines fetched from another core's L1 D (transfers),
 # copies invalidated in other cores, serialising instructions and the cycles they waited
 H_CORES, H_CORE, H_TRANSFERS, H_SNOOP_INVALIDATIONS, H_SERIAL_OPS, H_SERIAL_WAIT = range(64, 70)
+# ARM short-descriptor MMU: does the table walker read through the L1 D (else below it), and
+# the fault status (ARM DFSR/IFSR code) and descriptor addresses of the first fault
+H_WALK_THROUGH_L1, H_FAULT_STATUS, H_FAULT_L1_ADDR, H_FAULT_L2_ADDR = range(70, 74)
 QUEUE_ENTRIES = 256
 HEADER = 80
 
@@ -71,7 +75,10 @@ PRIVATE = ("L1I", "L1D") + TLB_NAMES    # per core; L2 and L3 are shared by all 
 # ---- per-level record fields (an L1 hit reads only the first eight)
 (L_SETS, L_WAYS, L_SHIFT, L_MRU, L_TAGS, L_DIRTY, L_ACCESSES, L_HITS,
  L_STALE, L_REPL, L_PLRU, L_STAMP, L_CLOCK, L_LATENCY, L_WRITE_BACK, L_NEXT,
- L_WRITE_ALLOCATE, L_MISSES, L_WRITEBACKS, L_INVALIDATIONS, L_EVICTIONS, L_IS_ICACHE) = range(22)
+ L_WRITE_ALLOCATE, L_MISSES, L_WRITEBACKS, L_INVALIDATIONS, L_EVICTIONS, L_IS_ICACHE,
+ L_SHADOW) = range(23)
+# L_SHADOW (L1 D only, when a table walker reads below it): per way, memory's copy of a dirty
+# line, taken when the line became dirty; 0 when not kept
 # ---- maintenance operations (what a dcb*/icbi/CP15 c7/clflush/prefetch does to a line)
 OP_CLEAN, OP_FLUSH, OP_INVALIDATE, OP_ZERO, OP_TOUCH, OP_ICACHE_INVALIDATE, \
     OP_ICACHE_INVALIDATE_ALL, OP_ALLOCATE, OP_TOUCH_OUTER = range(9)
@@ -139,7 +146,7 @@ class Layout:
 
     def __init__(self, levels, memory_latency=100, seed=1,
                  code_base=0, code_len=0, extra=0, specials=0, wc_buffers=0, wc_line=64,
-                 coherent_icache=False, tlbs=(), cores=1):
+                 coherent_icache=False, tlbs=(), cores=1, shadow_l1d=False):
         levels = [lv.check() for lv in levels]
         tlbs = [t.check() for t in tlbs]
         if any(lv.name in TLB_NAMES for lv in levels) or \
@@ -169,11 +176,15 @@ class Layout:
             self.core_index.append(own)
         size = HEADER + LEVEL_RECORD * len(self.levels)
         offsets = []
+        shadows = []
         for lv in self.levels:
             n = lv.sets * lv.ways
             offsets.append((size, size + n, size + 2 * n, size + 3 * n, size + 3 * n + lv.sets,
                             size + 3 * n + 2 * lv.sets))
             size += 4 * n + 2 * lv.sets
+            shadows.append(size if shadow_l1d and lv.name == "L1D" else 0)
+            if shadows[-1]:
+                size += n * max(lv.line // 8, 1)
         icount, icost = size, size + code_len + 1
         size += 2 * (code_len + 1)
         self.specials_at = size
@@ -221,6 +232,7 @@ class Layout:
             st[r + L_TAGS], st[r + L_DIRTY], st[r + L_STAMP] = tags, dirty, stamp
             st[r + L_STALE], st[r + L_PLRU], st[r + L_MRU] = stale, plru, mru
             st[r + L_IS_ICACHE] = lv.name == "L1I"
+            st[r + L_SHADOW] = shadows[i]
         self.headers = np.zeros((cores, HEADER), np.int64)
         for core, own in enumerate(self.core_index):
             for name, i in own.items():
@@ -302,7 +314,7 @@ class Layout:
                 H_WC_PARTIAL, H_NT_STORES, H_UNCOUNTED, H_STOPPED, H_WALKS, H_PRIMARY_HITS,
                 H_SECONDARY_HITS, H_PAGE_FAULTS, H_FAULT_EA, H_FAULT_WRITE, H_FAULT_FETCH,
                 H_FAULT_PC, H_STALE_PC, H_STALE_ADDR, H_TRANSFERS, H_SNOOP_INVALIDATIONS,
-                H_SERIAL_OPS, H_SERIAL_WAIT)
+                H_SERIAL_OPS, H_SERIAL_WAIT, H_FAULT_STATUS, H_FAULT_L1_ADDR, H_FAULT_L2_ADDR)
 
     def clear_stats(self):
         """Zero every counter: each level's, the running header's and every core's."""
@@ -325,6 +337,14 @@ class Layout:
 
 
 # ------------------------------------------------------------------ the model (native code)
+
+@intrinsic
+def _pointer(typingctx, address):
+    """An int64 host address as a pointer (for carray over guest RAM)."""
+    def codegen(context, builder, signature, args):
+        return builder.inttoptr(args[0], context.get_value_type(types.voidptr))
+    return types.voidptr(types.int64), codegen
+
 
 @njit(cache=True, inline='always')
 def _random(st):
@@ -466,6 +486,26 @@ def _write_back(st, r, line):
 
 
 @njit(cache=True)
+def _snapshot(st, r, slot, line):
+    """A clean L1 D line is about to become dirty: keep memory's copy of it for a table
+    walker that reads below the L1 D. (A memory hook runs before the store, so guest RAM
+    still holds the old bytes.)"""
+    words = max((1 << st[r + L_SHIFT]) >> 3, 1)
+    ram = carray(_pointer(st[H_RAM_PTR] + (line << st[r + L_SHIFT])), (words,), np.int64)
+    at = st[r + L_SHADOW] + slot * words
+    for k in range(words):
+        st[at + k] = ram[k]
+
+
+@njit(cache=True, inline='always')
+def _make_dirty(st, r, slot, line):
+    d = st[r + L_DIRTY] + slot
+    if st[d] == 0 and st[r + L_SHADOW]:
+        _snapshot(st, r, slot, line)
+    st[d] = 1
+
+
+@njit(cache=True)
 def _install(st, level, r, s, line):
     """Put a line into set ``s``: choose a victim, write it back if dirty; returns the way."""
     ways = st[r + L_WAYS]
@@ -500,7 +540,7 @@ def _level(st, level, addr, write):
         st[r + L_HITS] += 1
         if write:
             if st[r + L_WRITE_BACK]:
-                st[st[r + L_DIRTY] + s * ways + way] = 1
+                _make_dirty(st, r, s * ways + way, line)
             else:
                 _send_write(st, st[r + L_NEXT], addr)
         return False
@@ -511,7 +551,7 @@ def _level(st, level, addr, write):
     way = _install(st, level, r, s, line)
     if write:
         if st[r + L_WRITE_BACK]:
-            st[st[r + L_DIRTY] + s * ways + way] = 1
+            _make_dirty(st, r, s * ways + way, line)
         else:
             _send_write(st, st[r + L_NEXT], addr)
     return True
@@ -701,7 +741,7 @@ def data_access(st, addr, size, write):
                 if write:
                     dirty = st[r + L_DIRTY] + s * st[r + L_WAYS] + way
                     if st[dirty] == 0:          # a clean line becomes dirty
-                        st[dirty] = 1
+                        _make_dirty(st, r, s * st[r + L_WAYS] + way, line)
                         _changed(st, line << shift, 1 << shift)
                         if st[H_CORES]:             # other cores' copies are invalid now
                             snoop(st, addr, OP_FLUSH)
@@ -855,7 +895,7 @@ def _establish(st, level, addr):
         st[r + L_MISSES] += 1
         way = _install(st, level, r, s, line)
         _drain(st)
-    st[st[r + L_DIRTY] + s * ways + way] = 1
+    _make_dirty(st, r, s * ways + way, line)
 
 
 @njit(cache=True)

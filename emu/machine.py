@@ -188,7 +188,8 @@ class Machine:
                               memory_latency=profile.memory_latency, seed=seed,
                               code_base=CODE_BASE, code_len=CODE_SIZE, specials=MAX_SPECIALS,
                               wc_buffers=wc.get("buffers", 0), wc_line=wc.get("line", 64),
-                              coherent_icache=profile.coherent_icache, cores=cores)
+                              coherent_icache=profile.coherent_icache, cores=cores,
+                              shadow_l1d=mmu and self._walk_below_l1(profile))
         self.cpus = [self._new_unicorn(profile) for _ in range(cores)]
         self.uc = self.cpus[0]                  # the core that runs (core 0 but in run_parallel)
         st = self.state = self.model.state
@@ -199,8 +200,10 @@ class Machine:
         st[c.H_PC_REG] = PC_REGISTERS[self.isa]
         st[c.H_RAM_PTR], st[c.H_RAM_SIZE] = self._ram_base_ptr, ram_size
         if mmu:
-            st[c.H_MMU] = mmu_model.MODE_HASHED32
+            st[c.H_MMU] = mmu_model.MODE_ARM_SHORT if self.isa == "arm" else \
+                mmu_model.MODE_HASHED32
             st[c.H_WALK_CYCLES] = profile.tlb.get("walk_cycles", 0)
+            st[c.H_WALK_THROUGH_L1] = not self._walk_below_l1(profile)
         self._starts = np.zeros(CODE_SIZE + 1, np.int64)
         self._cycles = np.zeros(CODE_SIZE + 1, np.int64)
         self._specials = []
@@ -240,6 +243,12 @@ class Machine:
             # PPC64 runs only in the virtual-TLB mode (see shared platform notes).
             uc.ctl_set_tlb_mode(unicorn_const.UC_TLB_VIRTUAL)
         return uc
+
+    @staticmethod
+    def _walk_below_l1(profile):
+        """An ARM table walker that does not look in the L1 D (a profile's
+        ``walk_through_l1 = false``, older cores) reads memory's copy of the tables."""
+        return profile.isa == "arm" and not profile.tlb.get("walk_through_l1", True)
 
     def _halt_instruction(self):
         return {"ppc32": b"\x00\x00\x00\x00", "ppc64": b"\x00\x00\x00\x00",
@@ -501,7 +510,12 @@ class Machine:
                            "snoop_invalidations": int(st[c.H_SNOOP_INVALIDATIONS]),
                            "serialised": int(st[c.H_SERIAL_OPS]),
                            "serialise_wait": int(st[c.H_SERIAL_WAIT])})
-        if st[c.H_MMU]:
+        if st[c.H_MMU] == mmu_model.MODE_ARM_SHORT:
+            events.update({"table_walks": int(st[c.H_WALKS]),
+                           "section_hits": int(st[c.H_PRIMARY_HITS]),
+                           "page_hits": int(st[c.H_SECONDARY_HITS]),
+                           "page_faults": int(st[c.H_PAGE_FAULTS])})
+        elif st[c.H_MMU]:
             events.update({"hash_walks": int(st[c.H_WALKS]),
                            "primary_hits": int(st[c.H_PRIMARY_HITS]),
                            "secondary_hits": int(st[c.H_SECONDARY_HITS]),
@@ -546,8 +560,22 @@ class Machine:
                          f"at address {ea:#x}, {hashes}", pc, insn, ea, access)
 
     def mmu_describe(self, ea):
-        """Where the walker looked for ``ea``: VSID, both hashes and PTEG addresses."""
+        """Where the walker looked for ``ea``: VSID, both hashes and PTEG addresses (ARM:
+        the fault status and the descriptors it read)."""
         st = self.state
+        if st[c.H_MMU] == mmu_model.MODE_ARM_SHORT:
+            status = int(st[c.H_FAULT_STATUS])
+            kind = {mmu_model.FSR_TRANSLATION_SECTION: "translation fault (section)",
+                    mmu_model.FSR_TRANSLATION_PAGE: "translation fault (page)",
+                    mmu_model.FSR_PERMISSION_SECTION: "permission fault (section)",
+                    mmu_model.FSR_PERMISSION_PAGE: "permission fault (page)"}.get(
+                        status, f"fault status {status:#x}")
+            l1, l2 = int(st[c.H_FAULT_L1_ADDR]), int(st[c.H_FAULT_L2_ADDR])
+            read = f"first-level descriptor at {l1:#x}" if l1 >= 0 else \
+                "the TLB entry forbids it (invalidate the entry after changing the PTE)"
+            if l2 >= 0:
+                read += f", second-level descriptor at {l2:#x}"
+            return f"{kind} (FSR {status:#x}): {read}"
         vsid = int(st[st[c.H_SEGMENTS] + ((ea >> 28) & 0xF)]) & 0xFFFFFF
         sdr1 = int(st[c.H_SDR1])
         h1, h2 = mmu_model.primary_hash(vsid, ea), mmu_model.secondary_hash(vsid, ea)
@@ -556,6 +584,15 @@ class Machine:
                 f"{mmu_model.pteg_address(sdr1, h2):#x} (hash {h2:#x})")
 
     # ---------------------------------------------------------------- MMU registers
+
+    @property
+    def ttbr0(self):
+        """ARM: the translation table base (TTBR0; the first-level table is 16 KB)."""
+        return int(self.state[c.H_SDR1])
+
+    @ttbr0.setter
+    def ttbr0(self, value):
+        self.state[c.H_SDR1] = value
 
     @property
     def sdr1(self):

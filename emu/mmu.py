@@ -23,8 +23,7 @@ the model decides hits, misses, walks and faults, not where the bytes come from.
 from __future__ import annotations
 
 import numpy as np
-from numba import carray, njit, types
-from numba.extending import intrinsic
+from numba import carray, njit
 
 from . import cache as c
 from .cache import CacheLevel
@@ -36,6 +35,7 @@ PTES_PER_GROUP = 8
 HTAB_MIN = 64 << 10                 # 64 KB (HTABMASK = 0) up to 32 MB (HTABMASK = 0x1FF)
 
 MODE_OFF, MODE_HASHED32 = 0, 1
+MODE_ARM_SHORT = 10                # ARMv7 short descriptors (emu.mmu, ARM section below)
 
 
 # ----------------------------------------------------------- the hash, by the architecture book
@@ -91,39 +91,40 @@ def tlb_levels(profile):
     page = t.get("page_size", 4096)
     repl = t.get("replacement", "lru")
     repl = repl if repl in c.REPLACEMENT else "lru"
-    if "itlb_entries" in t and "dtlb_entries" in t:
+    if "itlb_entries" in t and "dtlb_entries" in t and "main_entries" not in t:
         return [CacheLevel("ITLB", t["itlb_entries"] * page, t["itlb_ways"], page, repl),
                 CacheLevel("DTLB", t["dtlb_entries"] * page, t["dtlb_ways"], page, repl)]
     if "entries" in t:
         return [CacheLevel("TLB", t["entries"] * page, t["ways"], page, repl)]
+    if "main_entries" in t:
+        # micro-TLBs in front of a unified main TLB (Cortex-A9): a micro miss that hits the
+        # main TLB costs the main TLB's hit latency
+        return [CacheLevel("ITLB", t["itlb_entries"] * page, t["itlb_ways"], page, repl),
+                CacheLevel("DTLB", t["dtlb_entries"] * page, t["dtlb_ways"], page, repl),
+                CacheLevel("TLB", t["main_entries"] * page, t["main_ways"], page, repl,
+                           hit_latency=t.get("micro_miss_cycles", 0))]
     raise ValueError(f"profile {profile.name} describes no TLB")
 
 
 def supported(profile):
     """Why the MMU model cannot run this profile yet, or None if it can."""
+    if profile.isa == "arm" and profile.tlb.get("reload") == "hardware-walk":
+        return None
     if profile.isa != "ppc32" or profile.tlb.get("reload") != "hardware-hash":
         return (f"the MMU model so far covers 32-bit PowerPC with a hardware-searched hash "
-                f"table (ppc604, ppc750); {profile.name} reloads its TLB by "
+                f"table (ppc604, ppc750) and ARMv7 short descriptors (cortex-a9); {profile.name} reloads its TLB by "
                 f"{profile.tlb.get('reload', 'an unknown method')} on {profile.isa}")
     return None
 
 
 # ------------------------------------------------------------------------ native hot path
 
-@intrinsic
-def _pointer(typingctx, address):
-    """An int64 host address as a pointer (for carray over guest RAM)."""
-    def codegen(context, builder, signature, args):
-        return builder.inttoptr(args[0], context.get_value_type(types.voidptr))
-    return types.voidptr(types.int64), codegen
-
-
 @njit(cache=True)
 def _load_be32(st, address):
     """A big-endian word of guest RAM, read by the model (not by the guest)."""
     if address < 0 or address + 4 > st[c.H_RAM_SIZE]:
         return -1
-    ram = carray(_pointer(st[c.H_RAM_PTR] + address), (4,), np.uint8)
+    ram = carray(c._pointer(st[c.H_RAM_PTR] + address), (4,), np.uint8)
     return (np.int64(ram[0]) << 24) | (np.int64(ram[1]) << 16) | (np.int64(ram[2]) << 8) | \
         np.int64(ram[3])
 
@@ -147,39 +148,95 @@ def walk_hashed32(st, ea):
     return False, stall
 
 
+# A TLB entry keeps the page's permissions, in the level's per-way "dirty" word (unused by
+# a TLB): what it forbids, so that 0 (the hashed-table PTEs as modelled) forbids nothing.
+DENY_WRITE, DENY_FETCH, IS_SECTION = 1, 2, 4
+
+
+@njit(cache=True, inline='always')
+def _needs(write, fetch):
+    return DENY_WRITE if write else DENY_FETCH if fetch else 0
+
+
 @njit(cache=True)
 def translate(st, ea, write, fetch):
     """One translation of ``ea`` through the TLB(s) and, on a miss, the walker.
 
-    Returns stall cycles; a failed walk records a page fault (the first one's address and
-    kind are kept) for the hook to stop the machine."""
+    Returns stall cycles; a failed walk (or an access the TLB entry forbids) records a page
+    fault (the first one's address and kind are kept) for the hook to stop the machine."""
     level = st[c.H_ITLB] if fetch else st[c.H_DTLB]
     if level < 0:
         return 0
     r = c.HEADER + c.LEVEL_RECORD * level
     page = ea >> st[r + c.L_SHIFT]
     s = page & (st[r + c.L_SETS] - 1)
-    if c._hit(st, r, page, s) >= 0:           # the common case, inline: a first-level hit
+    way = c._hit(st, r, page, s)
+    if way >= 0:                              # the common case, inline: a first-level hit
         st[r + c.L_ACCESSES] += 1
         st[r + c.L_HITS] += 1
+        if st[st[r + c.L_DIRTY] + s * st[r + c.L_WAYS] + way] & _needs(write, fetch):
+            _denied(st, ea, write, fetch, st[st[r + c.L_DIRTY] + s * st[r + c.L_WAYS] + way])
         return 0
     return _miss(st, level, ea, write, fetch)
 
 
 @njit(cache=True)
+def _permissions(st, level, ea):
+    """The permission word of ``ea``'s entry at a TLB level (-1 if absent)."""
+    r = c.HEADER + c.LEVEL_RECORD * level
+    page = ea >> st[r + c.L_SHIFT]
+    way = c._find(st, r, page)
+    if way < 0:
+        return -1
+    return st[r + c.L_DIRTY] + (page & (st[r + c.L_SETS] - 1)) * st[r + c.L_WAYS] + way
+
+
+@njit(cache=True)
+def _page_fault(st, ea, write, fetch):
+    if st[c.H_PAGE_FAULTS] == 0:
+        st[c.H_FAULT_EA] = ea
+        st[c.H_FAULT_WRITE] = write
+        st[c.H_FAULT_FETCH] = fetch
+    st[c.H_PAGE_FAULTS] += 1
+
+
+@njit(cache=True)
+def _denied(st, ea, write, fetch, perm):
+    """The TLB holds the page but forbids this access: a permission fault, from the entry
+    (no walk: the table may have changed, but until the entry is invalidated it is what
+    the hardware uses)."""
+    _short_fault(st, FSR_PERMISSION_SECTION if perm & IS_SECTION else FSR_PERMISSION_PAGE,
+                 -1, -1)
+    _page_fault(st, ea, write, fetch)
+
+
+@njit(cache=True)
 def _miss(st, level, ea, write, fetch):
     """translate beyond a first-level hit: the TLBs below, then the walker."""
+    first = level
     while level != c.MEMORY:
+        r = c.HEADER + c.LEVEL_RECORD * level
         if not c._level(st, level, ea, False):
-            return 0                      # a TLB hit (a level below the first adds nothing)
-        level = st[c.HEADER + c.LEVEL_RECORD * level + c.L_NEXT]
-    found, stall = walk_hashed32(st, ea)
-    if not found:
-        if st[c.H_PAGE_FAULTS] == 0:
-            st[c.H_FAULT_EA] = ea
-            st[c.H_FAULT_WRITE] = write
-            st[c.H_FAULT_FETCH] = fetch
-        st[c.H_PAGE_FAULTS] += 1
+            if level == first:
+                return 0
+            perm = st[_permissions(st, level, ea)]    # a hit below: its entry goes up
+            st[_permissions(st, first, ea)] = perm
+            if perm & _needs(write, fetch):
+                _denied(st, ea, write, fetch, perm)
+            return st[r + c.L_LATENCY]
+        level = st[r + c.L_NEXT]
+    perm = 0
+    if st[c.H_MMU] == MODE_ARM_SHORT:
+        found, stall, perm = walk_short(st, ea, write, fetch)
+    else:
+        found, stall = walk_hashed32(st, ea)
+    if found:
+        level = first
+        while level != c.MEMORY:
+            st[_permissions(st, level, ea)] = perm
+            level = st[c.HEADER + c.LEVEL_RECORD * level + c.L_NEXT]
+    else:
+        _page_fault(st, ea, write, fetch)
         _forget(st, ea, fetch)
     return stall
 
@@ -216,6 +273,96 @@ def invalidate_all(st):
             first = level
     for level in range(first, st[c.H_NLEVELS]):
         c.invalidate_level(st, level)
+
+
+# ------------------------------------------------- ARMv7 short descriptors (ARM ARM B3.5)
+#
+# TTBR0 (kept in H_SDR1) holds the 16 KB first-level table (TTBCR.N = 0). A first-level
+# descriptor (VA bits 31-20 index it) is a fault (type 0), a pointer to a 1 KB second-level
+# table (1) or a 1 MB section (2); a second-level descriptor (VA bits 19-12) is a fault (0),
+# a 64 KB large page (1) or a 4 KB small page (2, 3: bit 0 is XN). APX (section bit 15, page
+# bit 9) makes the page read-only; XN forbids instruction fetch. Domains are taken as client
+# and every access as privileged, so APX and XN are the permissions that matter (Linux
+# emulates the dirty bit with APX and marks data pages XN).
+
+FSR_TRANSLATION_SECTION, FSR_TRANSLATION_PAGE = 0x5, 0x7     # DFSR/IFSR status codes
+FSR_PERMISSION_SECTION, FSR_PERMISSION_PAGE = 0xD, 0xF
+
+
+@njit(cache=True)
+def _load_le32(st, address):
+    if address < 0 or address + 4 > st[c.H_RAM_SIZE]:
+        return -1
+    ram = carray(c._pointer(st[c.H_RAM_PTR] + address), (4,), np.uint8)
+    return np.int64(ram[0]) | (np.int64(ram[1]) << 8) | (np.int64(ram[2]) << 16) | \
+        (np.int64(ram[3]) << 24)
+
+
+@njit(cache=True)
+def _descriptor(st, address):
+    """(descriptor, stall) as the table walker reads it.
+
+    Through the L1 D (Cortex-A9 with write-back walks) it is a load and sees the newest
+    bytes. Otherwise it reads the level below the L1 D, which holds memory's copy: a
+    descriptor stored but still dirty in the L1 D is seen as it was before (the shadow)."""
+    l1d = st[c.H_L1D]
+    if st[c.H_WALK_THROUGH_L1] or l1d < 0:
+        return _load_le32(st, address), c.data_access(st, address, 4, False)
+    stall = c.access(st, st[c.H_FIRST_LEVEL], address, False) \
+        if st[c.H_FIRST_LEVEL] != c.MEMORY else st[c.H_MEM_LAT]
+    if st[c.H_FIRST_LEVEL] == c.MEMORY:
+        st[c.H_MEM_READS] += 1
+    r = c.HEADER + c.LEVEL_RECORD * l1d
+    line = address >> st[r + c.L_SHIFT]
+    way = c._find(st, r, line)
+    if way >= 0 and st[r + c.L_SHADOW]:
+        slot = (line & (st[r + c.L_SETS] - 1)) * st[r + c.L_WAYS] + way
+        if st[st[r + c.L_DIRTY] + slot]:
+            words = max((1 << st[r + c.L_SHIFT]) >> 3, 1)
+            offset = address & ((1 << st[r + c.L_SHIFT]) - 1)
+            word = st[st[r + c.L_SHADOW] + slot * words + (offset >> 3)]
+            return (word >> (8 * (offset & 4))) & 0xFFFFFFFF, stall
+    return _load_le32(st, address), stall
+
+
+@njit(cache=True)
+def _short_fault(st, status, l1_addr, l2_addr):
+    if st[c.H_PAGE_FAULTS] == 0:
+        st[c.H_FAULT_STATUS] = status
+        st[c.H_FAULT_L1_ADDR] = l1_addr
+        st[c.H_FAULT_L2_ADDR] = l2_addr
+    return False
+
+
+@njit(cache=True)
+def walk_short(st, va, write, fetch):
+    """The ARMv7 table walk for ``va``. Returns (found and permitted, stall, the entry's
+    permission word for the TLB)."""
+    st[c.H_WALKS] += 1
+    l1_addr = (st[c.H_SDR1] & 0xFFFFC000) | ((va >> 20) << 2)
+    first, stall = _descriptor(st, l1_addr)
+    kind = first & 3
+    if kind == 2:                                         # section (or supersection)
+        perm = IS_SECTION | (DENY_WRITE if first & 0x8000 else 0) | \
+            (DENY_FETCH if first & 0x10 else 0)
+        if perm & _needs(write, fetch):
+            return _short_fault(st, FSR_PERMISSION_SECTION, l1_addr, -1), stall, perm
+        st[c.H_PRIMARY_HITS] += 1
+        return True, stall, perm
+    if kind != 1:
+        return _short_fault(st, FSR_TRANSLATION_SECTION, l1_addr, -1), stall, 0
+    l2_addr = (first & 0xFFFFFC00) | (((va >> 12) & 0xFF) << 2)
+    second, more = _descriptor(st, l2_addr)
+    stall += more
+    kind = second & 3
+    if kind == 0:
+        return _short_fault(st, FSR_TRANSLATION_PAGE, l1_addr, l2_addr), stall, 0
+    xn = second & 1 if kind >= 2 else (second >> 15) & 1
+    perm = (DENY_WRITE if second & 0x200 else 0) | (DENY_FETCH if xn else 0)
+    if perm & _needs(write, fetch):
+        return _short_fault(st, FSR_PERMISSION_PAGE, l1_addr, l2_addr), stall, perm
+    st[c.H_SECONDARY_HITS] += 1
+    return True, stall, perm
 
 
 # ------------------------------------------------------------ the table, seen from Python
@@ -299,3 +446,93 @@ class HashedPageTable:
         self.map(CODE_BASE, m._next_code - CODE_BASE)
         self.map(HEAP_BASE, m._heap - HEAP_BASE)
         self.map(m.stack_top - (64 << 10), 64 << 10)
+
+
+# Linux's ARM PTE bits (arch/arm/include/asm/pgtable-2level.h, 3.x): the "Linux" PTE keeps
+# young and dirty, which the hardware PTE lacks
+L_PTE_PRESENT, L_PTE_YOUNG, L_PTE_DIRTY, L_PTE_RDONLY, L_PTE_USER, L_PTE_XN = \
+    0x1, 0x2, 0x40, 0x80, 0x100, 0x200
+PTE_HWTABLE_OFF = 2048          # hardware tables at +2048 and +3072 of the PTE page
+
+
+class ShortDescriptorTables:
+    """ARMv7 short-descriptor tables in a machine's guest memory, in Linux's layout.
+
+    The 16 KB first-level table is at TTBR0. Linux gives each pair of first-level entries
+    (2 MB) one 4 KB PTE page: its two Linux tables at +0 and +1024 and the two hardware
+    tables the walker reads at +2048 and +3072; the first-level entries point at the
+    hardware ones. ``map`` writes both PTEs as ``set_pte_ext`` would (guest assembly can do
+    the same: the walker reads these bytes). Physical = virtual unless told otherwise.
+    """
+
+    def __init__(self, machine):
+        self.machine = machine
+        self.base = machine.alloc(16 << 10, align=16 << 10)
+        machine.ttbr0 = self.base
+        self.pte_pages = {}
+
+    def _word(self, address):
+        return int.from_bytes(self.machine.read(address, 4), "little")
+
+    def _put(self, address, value):
+        self.machine.write(address, (value & 0xFFFFFFFF).to_bytes(4, "little"))
+
+    def first_level_address(self, va):
+        return self.base | ((va >> 20) << 2)
+
+    def pte_page(self, va):
+        """The 4 KB PTE page for ``va``'s 2 MB, allocated and hooked in on first use."""
+        pair = va >> 21
+        if pair not in self.pte_pages:
+            page = self.machine.alloc(4096)
+            self.pte_pages[pair] = page
+            first = self.first_level_address(pair << 21)
+            self._put(first, (page + PTE_HWTABLE_OFF) | 1)            # coarse page table
+            self._put(first + 4, (page + PTE_HWTABLE_OFF + 1024) | 1)
+        return self.pte_pages[pair]
+
+    def pte_addresses(self, va):
+        """(Linux PTE address, hardware PTE address) of ``va``'s page."""
+        linux = self.pte_page(va) + 4 * ((va >> 12) & 0x1FF)
+        return linux, linux + PTE_HWTABLE_OFF
+
+    @staticmethod
+    def hardware_pte(pa, writable=True, executable=True):
+        """Small page, AP = 0b11, write-back cacheable (C and B); APX if read-only, XN if
+        not executable."""
+        return (pa & ~0xFFF) | 0x30 | 0xC | 0x2 | (0 if writable else 0x200) | \
+            (0 if executable else 0x1)
+
+    def map(self, va, pa=None, writable=True, executable=True):
+        """Map ``va``'s 4 KB page: the Linux PTE (present, young, dirty if writable) and the
+        hardware PTE; returns the hardware PTE's address."""
+        pa = va if pa is None else pa
+        linux, hardware = self.pte_addresses(va)
+        self._put(linux, (pa & ~0xFFF) | L_PTE_PRESENT | L_PTE_YOUNG | L_PTE_USER |
+                  (L_PTE_DIRTY if writable else L_PTE_RDONLY) |
+                  (0 if executable else L_PTE_XN))
+        self._put(hardware, self.hardware_pte(pa, writable, executable))
+        return hardware
+
+    def map_range(self, start, length, **kind):
+        for page in range(start & ~0xFFF, start + length, 0x1000):
+            self.map(page, **kind)
+
+    def section(self, va, pa=None, writable=True, executable=True):
+        """A 1 MB section (first-level descriptor type 2)."""
+        pa = va if pa is None else pa
+        self._put(self.first_level_address(va), (pa & 0xFFF00000) | 0xC00 | 0xC | 0x2 |
+                  (0 if writable else 0x8000) | (0 if executable else 0x10))
+
+    def unmap(self, va):
+        linux, hardware = self.pte_addresses(va)
+        self._put(linux, 0)
+        self._put(hardware, 0)
+
+    def map_machine(self):
+        """Map what a routine needs: loaded code, the buffers so far, the stack's top 64 KB."""
+        m = self.machine
+        from .machine import CODE_BASE, HEAP_BASE
+        self.map_range(CODE_BASE, m._next_code - CODE_BASE)
+        self.map_range(HEAP_BASE, m._heap + (8 << 10) - HEAP_BASE)  # PTE pages it adds
+        self.map_range(m.stack_top - (64 << 10), 64 << 10)

@@ -159,6 +159,6 @@ def test_run_with_the_mmu_reports_tlbs_and_walks():
 
 
 def test_mmu_on_a_profile_without_a_walker_is_one_line():
-    done = run_cli("run", FLUSH, "--isa", "arm", "--cpu", "cortex-a9", "--entry", "x", "--mmu")
+    done = run_cli("run", FLUSH, "--isa", "x86", "--cpu", "pentium4", "--entry", "x", "--mmu")
     assert done.returncode == 1
     assert done.stderr.count("\n") == 1 and "hardware-walk" in done.stderr
