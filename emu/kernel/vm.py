@@ -867,8 +867,7 @@ class Kernel:
         old = process.mm
         process.mm = MM(self)
         process.name = image.name
-        self.current = None
-        self.switch_to(process)                     # activate_mm
+        self.arch.switch_mm(process.mm)             # activate_mm (no schedule: same task)
         self._exit_mmap(old)
         self._map_image(process, image, args_pages)
 

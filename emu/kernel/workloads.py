@@ -106,11 +106,13 @@ LAT_PROC = Image("lat_proc", text_pages=60, data_pages=6, bss_pages=4, text_touc
                  data_written=4, bss_written=2, stack_written=3)     # static benchmark
 SH = Image("sh", text_pages=150, data_pages=20, bss_pages=8, text_touched=40,
            data_written=8, bss_written=4, stack_written=3, libs=(LD_SO, LIBC))
-# What a forked child of lat_proc writes before it exits or execs (returning from fork()
-# on its stack, libc's exit path in its data): estimates.
-CHILD_WRITES = (("stack", 2), ("data", 1))
-# What the parent writes after wait() returns, before the next fork (estimates).
-PARENT_WRITES = (("stack", 1), ("data", 1))
+# What a forked child of lat_proc does before it exits or execs: returning from fork() and
+# calling exit() runs a few pages of its text, writes its stack and some libc data
+# (estimates). (part, pages, access)
+CHILD_RUNS = (("text", 3, "x"), ("stack", 2, "w"), ("data", 1, "w"))
+# What the parent does between wait() returning and the next fork(): the benchmark loop and
+# libc's wrappers (estimates).
+PARENT_RUNS = (("text", 4, "x"), ("stack", 1, "w"), ("data", 1, "w"))
 
 
 @dataclass
@@ -176,13 +178,12 @@ def _measure(kernel, name, once, warmup, iterations, per="iteration", per_count=
                   spent.breakdown(), spent, per, per_count)
 
 
-def _write(kernel, process, image, what, pages):
-    """The process stores to ``pages`` pages of its stack (top down) or data."""
-    if what == "stack":
-        start = STACK_TOP - pages * PAGE_SIZE
-    else:
-        start = ELF_BASE + image.text_pages * PAGE_SIZE
-    kernel.touch_pages(process, start, pages, "w")
+def _run(kernel, process, image, what, pages, access):
+    """The process accesses the first ``pages`` pages of its text or data, or the top
+    ``pages`` of its stack."""
+    start = {"stack": STACK_TOP - pages * PAGE_SIZE, "text": ELF_BASE,
+             "data": ELF_BASE + image.text_pages * PAGE_SIZE}[what]
+    kernel.touch_pages(process, start, pages, access)
 
 
 def lat_proc(kind="fork", policy="lazy", tlb_flush="scan", profile="ppc750", warmup=1,
@@ -198,21 +199,22 @@ def lat_proc(kind="fork", policy="lazy", tlb_flush="scan", profile="ppc750", war
 
     def once():
         child = k.fork(parent)
-        for what, pages in CHILD_WRITES:
-            _write(k, child, parent_image, what, pages)
+        for what, pages, access in CHILD_RUNS:
+            _run(k, child, parent_image, what, pages, access)
         if kind == "exec":
             k.exec(child, program)
         elif kind == "shell":
             k.exec(child, shell)
             grandchild = k.fork(child)
-            _write(k, grandchild, shell, "stack", 1)
+            for what, pages, access in CHILD_RUNS:
+                _run(k, grandchild, shell, what, pages, access)
             k.exec(grandchild, program)
             k.exit(grandchild)
             k.wait(child, grandchild)
         k.exit(child)
         k.wait(parent, child)
-        for what, pages in PARENT_WRITES:
-            _write(k, parent, parent_image, what, pages)
+        for what, pages, access in PARENT_RUNS:
+            _run(k, parent, parent_image, what, pages, access)
 
     return _measure(k, f"lat_proc {kind}", once, warmup, iterations)
 
