@@ -198,8 +198,13 @@ def test_fork_cow_page_counts():
     assert k.ledger.counts["cow_copies"] == 4
     k.touch(child, heap + 4 * PAGE_SIZE, "w")
     assert k.ledger.counts["cow_copies"] == 4 and k.ledger.counts["wp_reuse"] == 2
-    # read-only text, fetched by the child: never copied
+    # read-only text, fetched by the child: never copied. The child's copied PTEs are old
+    # and have no HPTE: each fetch is a hash miss that the guest hash_page fills
+    misses = k.ledger.counts["tlb_misses"]
     k.touch_pages(child, 0x10000000, 2, "x")
+    assert k.ledger.counts["tlb_misses"] - misses == 2
+    assert child.mm.pte(0x10000000) & (_PAGE_ACCESSED | _PAGE_HASHPTE) == \
+        _PAGE_ACCESSED | _PAGE_HASHPTE
     assert k.ledger.counts["cow_copies"] == 4
     assert [(pg.count, pg.mapcount) for pg in text] == [(3, 2)] * 2
     # the child exits: its pages and page tables go, the parent's stay mapped
@@ -222,6 +227,9 @@ def test_bad_requests_raise_clear_errors():
         k.touch(p, 0x10000000, "w")
     with pytest.raises(KernelError, match="0x40000000 is not mapped"):
         k.munmap(p, 0x40000000, PAGE_SIZE)
+    # the guest hash_page refuses an address without a PTE page (status 16)
+    assert k.arch.tlb_miss(p.mm, 0x50000000, False) is False
+    assert k.ledger.counts["hash_page_refused"] == 1
     with pytest.raises(ValueError, match="tlb_flush must be one of"):
         Kernel(tlb_flush="sometimes")
     with pytest.raises(ValueError, match="unknown I-cache flush policy"):
