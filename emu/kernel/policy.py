@@ -1,0 +1,91 @@
+"""I-cache coherence policies: when the kernel runs flush_dcache_icache on a user page.
+
+The PowerPC I-cache does not snoop, so a page mapped into a process must not leave stale
+instructions in the I-cache (Mackerras 2003 section 2). Three policies:
+
+* ``eager``: the 2.4-era ``flush_page_to_ram`` hook, called at each place the generic VM
+  maps a page into a process: do_no_page (page-cache pages and early copy-on-write copies),
+  do_anonymous_page for a write (the fresh zeroed page), the copy of a copy-on-write fault
+  (break_cow), and the argument pages exec installs (put_dirty_page). Every call flushes.
+  (The model's list of call sites follows Mackerras 2003 section 2.1 and the 2.4
+  mm/memory.c; the exec argument page is the model's reading of 2.4 fs/exec.c.)
+* ``lazy``: PG_arch_1 (section 2.2, David Miller's suggestion): ``flush_dcache_page`` (the
+  kernel wrote the page: page-cache fill, clear_user_page, copy_user_page, argument pages)
+  clears the bit; ``update_mmu_cache`` (a fault installed a PTE) flushes only if the bit is
+  clear and not a reserved page (the zero page), then sets it. A page-cache page of a
+  program is flushed once, not at every exec.
+* ``lazy_exec``: the PPC405 variant (section 2.3): update_mmu_cache does not flush; if
+  PG_arch_1 is clear it maps the page without execute permission; the first instruction
+  fetch from it faults, and do_page_fault flushes, sets PG_arch_1 and the permission.
+  Pages only read or written are never flushed. The 750's hashed MMU has no execute bit:
+  on that backend the model enforces the permission in its simulated user accesses, a
+  what-if the chapter must label as such.
+"""
+from __future__ import annotations
+
+from .vm import _PAGE_EXEC, VM_EXEC
+
+
+class Policy:
+    name = "abstract"
+    needs_exec_permission = False
+
+    def kernel_wrote(self, kernel, page):
+        """flush_dcache_page: the kernel modified the page."""
+
+    def mapping_page(self, kernel, page, why):
+        """A flush_page_to_ram call site (a page is being mapped into a process)."""
+
+    def update_mmu_cache(self, kernel, vma, page, pte):
+        """A fault installed ``pte``; returns the PTE to keep."""
+        return pte
+
+    def exec_fault(self, kernel, vma, page):
+        """An instruction fetch hit a PTE without execute permission."""
+
+
+class Eager(Policy):
+    name = "eager"
+
+    def mapping_page(self, kernel, page, why):
+        kernel.flush_icache_page(page, why)
+
+
+class Lazy(Policy):
+    name = "lazy"
+
+    def kernel_wrote(self, kernel, page):
+        page.arch_1 = False
+
+    def update_mmu_cache(self, kernel, vma, page, pte):
+        if not page.reserved and not page.arch_1:
+            kernel.flush_icache_page(page, "update_mmu_cache")
+            page.arch_1 = True
+        return pte
+
+
+class LazyExec(Lazy):
+    name = "lazy_exec"
+    needs_exec_permission = True
+
+    def update_mmu_cache(self, kernel, vma, page, pte):
+        if page.reserved or page.arch_1:
+            return pte | _PAGE_EXEC if vma.flags & VM_EXEC else pte
+        return pte & ~_PAGE_EXEC
+
+    def exec_fault(self, kernel, vma, page):
+        if not page.arch_1:
+            kernel.flush_icache_page(page, "exec_fault")
+            page.arch_1 = True
+
+
+POLICIES = {p.name: p for p in (Eager, Lazy, LazyExec)}
+
+
+def get(name):
+    if isinstance(name, Policy):
+        return name
+    if name not in POLICIES:
+        raise ValueError(f"unknown I-cache flush policy {name!r} (known: "
+                         f"{', '.join(POLICIES)})")
+    return POLICIES[name]()

@@ -1,0 +1,895 @@
+"""The generic Linux VM, modelled in Python: pages, the page cache, VMAs, address spaces,
+page faults, copy-on-write, fork, exec, mmap, munmap and exit.
+
+The data structures live where the kernel keeps them when the architecture code reads them:
+the page tables (a pgd page of 1024 entries pointing to PTE pages of 1024 four-byte Linux
+PTEs, PPC32 layout) are in guest RAM, so the guest ``hash_page`` walks them and the guest
+``flush_hash_pages`` scans them. Page contents are in guest RAM too (the guest ``clear_page``
+and ``copy_page`` work on them). The rest (``struct page`` fields, VMAs, the page cache
+index) is Python.
+
+Costs: every architecture routine is guest assembly, measured (see the backend, e.g.
+``emu.kernel.ppc32``); every generic C path is a documented fixed cost
+(``emu.kernel.costs``). A ``Ledger`` records both, per routine, plus event counts.
+
+What is simplified, and said so: user-space instructions are not run: a process "touches"
+a page (``Kernel.touch``), which looks up the Linux PTE, takes the page fault if the PTE
+does not allow the access, and otherwise asks the backend whether the hardware would
+translate (for the hashed MMU: is there an HPTE?) and runs its miss handler if not. Those
+touches do not go through the cache model, and the hardware table walk of a user access is
+not charged. One CPU, no swap, no readahead, the I/O that fills the page cache is free (the
+files LMBench uses stay cached).
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from . import costs as cost_table
+
+PAGE_SIZE = 4096
+PAGE_SHIFT = 12
+PTRS_PER_PTE = 1024
+PGDIR_SHIFT = 22                       # one pgd entry (one PTE page) maps 4 MB
+TASK_SIZE = 0x80000000                 # PPC32 default user address-space size (2.6)
+TASK_UNMAPPED_BASE = TASK_SIZE // 8 * 3    # where mmap looks first (include/asm-ppc)
+STACK_TOP = TASK_SIZE
+
+# Linux PTE bits of the "classic" hashed 32-bit PowerPC (include/asm-ppc/pgtable.h,
+# CONFIG_6xx, Linux 2.6; include/asm-powerpc/pte-hash32.h later)
+_PAGE_PRESENT = 0x001     # software: the PTE holds a translation
+_PAGE_HASHPTE = 0x002     # hash_page has made an HPTE for this PTE
+_PAGE_USER = 0x004        # user access allowed
+_PAGE_GUARDED = 0x008     # G
+_PAGE_COHERENT = 0x010    # M
+_PAGE_NO_CACHE = 0x020    # I
+_PAGE_WRITETHRU = 0x040   # W
+_PAGE_DIRTY = 0x080       # C: changed
+_PAGE_ACCESSED = 0x100    # R: referenced
+_PAGE_EXEC = 0x200        # software: exec allowed (used by the exec-fault flush policy)
+_PAGE_RW = 0x400          # software: user write allowed
+_PAGE_BASE = _PAGE_PRESENT | _PAGE_ACCESSED     # mk_pte's base: new PTEs are young
+PTE_PFN_MASK = 0xFFFFF000
+
+# VMA flags (include/linux/mm.h)
+VM_READ, VM_WRITE, VM_EXEC, VM_SHARED = 0x1, 0x2, 0x4, 0x8
+VM_GROWSDOWN = 0x100
+PROT = {"r": VM_READ, "w": VM_WRITE, "x": VM_EXEC}
+
+
+class SegmentationFault(Exception):
+    """A user access the kernel would answer with SIGSEGV: names the address and why."""
+
+    def __init__(self, address, reason):
+        super().__init__(f"segmentation fault at {address:#010x}: {reason}")
+        self.address, self.reason = address, reason
+
+
+class KernelError(ValueError):
+    """A bad request to the model (e.g. munmap of a range that is not mapped)."""
+
+
+# ------------------------------------------------------------------------ the ledger
+
+class Ledger:
+    """Cycles per routine (guest routines measured, generic paths fixed) and event counts."""
+
+    def __init__(self, table=None):
+        self.table = table or cost_table.TABLE
+        self.rows = {}              # name -> [kind, calls, cycles, instructions]
+        self.counts = Counter()
+
+    def _add(self, name, kind, calls, cycles, instructions=0):
+        row = self.rows.setdefault(name, [kind, 0, 0, 0])
+        row[1] += calls
+        row[2] += cycles
+        row[3] += instructions
+
+    def fixed(self, name, times=1):
+        """Charge the generic path ``name`` (``times`` passes) from the fixed-cost table."""
+        if times:
+            self._add(name, "fixed", times, cost_table.cycles(name, self.table) * times)
+
+    def guest(self, name, run):
+        """Charge one measured guest routine run."""
+        self._add(name, "guest", 1, run.cycles, run.instructions)
+
+    def count(self, event, n=1):
+        if n:
+            self.counts[event] += n
+
+    @property
+    def cycles(self):
+        return sum(r[2] for r in self.rows.values())
+
+    def snapshot(self):
+        copy = Ledger(self.table)
+        copy.rows = {k: list(v) for k, v in self.rows.items()}
+        copy.counts = Counter(self.counts)
+        return copy
+
+    def since(self, before):
+        """What was charged after the snapshot ``before``."""
+        diff = Ledger(self.table)
+        for name, (kind, calls, cycles, insns) in self.rows.items():
+            b = before.rows.get(name, [kind, 0, 0, 0])
+            if calls - b[1]:
+                diff.rows[name] = [kind, calls - b[1], cycles - b[2], insns - b[3]]
+        diff.counts = Counter({k: v - before.counts.get(k, 0) for k, v in self.counts.items()
+                               if v - before.counts.get(k, 0)})
+        return diff
+
+    def breakdown(self):
+        """Per routine: kind (guest/fixed), calls, cycles, instructions (guest), share."""
+        import pandas as pd
+        total = self.cycles or 1
+        rows = [{"routine": name, "kind": kind, "calls": calls, "cycles": cycles,
+                 "instructions": insns if kind == "guest" else None,
+                 "share": cycles / total}
+                for name, (kind, calls, cycles, insns) in self.rows.items()]
+        df = pd.DataFrame(rows, columns=["routine", "kind", "calls", "cycles", "instructions",
+                                         "share"])
+        return df.sort_values("cycles", ascending=False).set_index("routine")
+
+
+# ------------------------------------------------------------------------ physical pages
+
+@dataclass(eq=False)
+class Page:
+    """struct page: where the frame is, who holds it, and PG_arch_1."""
+    pfn: int
+    count: int = 0            # references (page cache, mappings, the kernel)
+    mapcount: int = 0         # PTEs mapping it
+    arch_1: bool = False      # PG_arch_1: on PPC, "the I-cache is clean for this page"
+    reserved: bool = False    # PageReserved (the zero page): never counted, never flushed
+    kind: str = "free"        # anon, pagecache, pgtable, zero, arg
+    mapping: object = None    # the File of a page-cache page
+    index: int = 0            # its page index in the file
+
+    @property
+    def address(self):
+        return self.pfn << PAGE_SHIFT
+
+
+class PageAllocator:
+    """Physical page frames in a region of guest RAM; a LIFO free list, like the per-CPU hot
+    list (a page freed is the next one handed out)."""
+
+    def __init__(self, machine, frames):
+        self.base = machine.alloc(frames * PAGE_SIZE)
+        self.frames = frames
+        self.pages = {}
+        self.free_list = [(self.base >> PAGE_SHIFT) + i for i in reversed(range(frames))]
+
+    def alloc(self, kind):
+        if not self.free_list:
+            raise MemoryError(f"the model's {self.frames} page frames are all in use")
+        pfn = self.free_list.pop()
+        page = Page(pfn, count=1, kind=kind)
+        self.pages[pfn] = page
+        return page
+
+    def free(self, page):
+        if page.reserved:
+            return
+        if page.pfn not in self.pages:
+            raise KernelError(f"page frame {page.pfn:#x} freed twice")
+        del self.pages[page.pfn]
+        page.kind = "free"
+        self.free_list.append(page.pfn)
+
+    def page(self, pfn):
+        return self.pages[pfn]
+
+    @property
+    def in_use(self):
+        return len(self.pages)
+
+
+# ------------------------------------------------------------------------ files
+
+@dataclass(eq=False)
+class File:
+    """A file whose pages the page cache holds; its bytes are a deterministic pattern."""
+    name: str
+    pages: int
+
+    def content(self, index):
+        tag = f"{self.name}:{index}:".encode()
+        return (tag * (PAGE_SIZE // len(tag) + 1))[:PAGE_SIZE]
+
+
+class PageCache:
+    """(file, index) -> Page; a page is read in on first use."""
+
+    def __init__(self):
+        self.pages = {}
+
+    def __len__(self):
+        return len(self.pages)
+
+    def lookup(self, file, index):
+        return self.pages.get((id(file), index))
+
+    def add(self, file, index, page):
+        self.pages[(id(file), index)] = page
+
+
+# ------------------------------------------------------------------------ address spaces
+
+@dataclass(eq=False)
+class VMA:
+    """vm_area_struct: [start, end), flags, and the file + page offset (None: anonymous)."""
+    start: int
+    end: int
+    flags: int
+    file: File | None = None
+    pgoff: int = 0
+    name: str = ""
+
+    @property
+    def shared(self):
+        return bool(self.flags & VM_SHARED)
+
+    def file_index(self, address):
+        return self.pgoff + ((address - self.start) >> PAGE_SHIFT)
+
+    def __repr__(self):
+        prot = "".join(ch if self.flags & bit else "-" for ch, bit in
+                       (("r", VM_READ), ("w", VM_WRITE), ("x", VM_EXEC)))
+        prot += "s" if self.shared else "p"
+        return f"VMA({self.start:#010x}-{self.end:#010x} {prot} {self.name})"
+
+
+class MM:
+    """mm_struct: the VMAs, the pgd page in guest RAM, and the MMU context (VSIDs)."""
+
+    def __init__(self, kernel):
+        self.kernel = kernel
+        self.vmas: list[VMA] = []
+        self.pgd = kernel._alloc_table_page("pgd_alloc")
+        self.context = kernel.arch.new_context()
+        self.users = 1
+
+    def find_vma(self, address):
+        for vma in self.vmas:
+            if vma.start <= address < vma.end:
+                return vma
+        return None
+
+    def insert_vma(self, vma):
+        for other in self.vmas:
+            if vma.start < other.end and other.start < vma.end:
+                raise KernelError(f"{vma} overlaps {other}")
+        self.vmas.append(vma)
+        self.vmas.sort(key=lambda v: v.start)
+
+    def get_unmapped_area(self, length, base=TASK_UNMAPPED_BASE):
+        """First fit from TASK_UNMAPPED_BASE up (2.6's bottom-up arch_get_unmapped_area)."""
+        address = base
+        for vma in self.vmas:
+            if vma.end <= address:
+                continue
+            if address + length <= vma.start:
+                break
+            address = max(address, vma.end)
+        if address + length > TASK_SIZE:
+            raise KernelError(f"no room for {length:#x} bytes below TASK_SIZE")
+        return address
+
+    # -- the page table in guest memory
+    def pmd_address(self, address):
+        return self.pgd.address + (address >> PGDIR_SHIFT) * 4
+
+    def pte_page(self, address):
+        """Physical address of the PTE page covering ``address`` (0: none)."""
+        return self.kernel.machine.read_word(self.pmd_address(address))
+
+    def ptep(self, address):
+        """Address of the Linux PTE for ``address``, or None if there is no PTE page."""
+        table = self.pte_page(address)
+        if not table:
+            return None
+        return table + ((address >> PAGE_SHIFT) & (PTRS_PER_PTE - 1)) * 4
+
+    def pte(self, address):
+        """The Linux PTE value for ``address`` (0 if none)."""
+        ptep = self.ptep(address)
+        return self.kernel.machine.read_word(ptep) if ptep else 0
+
+
+@dataclass(eq=False)
+class Process:
+    pid: int
+    name: str
+    mm: MM
+    parent: "Process | None" = None
+    children: list = field(default_factory=list)
+    exited: bool = False
+
+    def __repr__(self):
+        return f"Process({self.pid}, {self.name!r})"
+
+
+# ------------------------------------------------------------------------ the backend API
+
+class Arch:
+    """What the generic VM asks of an architecture. Each method runs guest assembly on the
+    machine and charges it to the ledger (``call``); a backend for another MMU (the 603's
+    software-loaded TLB, the 405, ARM, x86) implements the same methods.
+
+    * ``clear_page(address)``, ``copy_page(dst, src)``: page operations;
+    * ``flush_dcache_icache(address)``: make the I-cache coherent for one page;
+    * ``new_context()``, ``switch_mm(mm)``: address-space identifiers and their loading;
+    * ``translates(mm, address, write)``: would the hardware translate the access without
+      the kernel (TLB / hash-table hit)?
+    * ``tlb_miss(mm, address, write)``: the kernel's miss handler when it would not
+      (``hash_page``; a software-TLB reload); False if the Linux PTE does not allow it;
+    * ``preload(mm, address, pte_page)``: update_mmu_cache's MMU part (add_hash_page);
+    * ``flush_ptes(mm, address, pte_page, count)``: invalidate the hardware translations
+      of ``count`` consecutive Linux PTEs of one PTE page (flush_hash_pages; tlbie);
+    * ``has_hashpte(pte)``: does this Linux PTE say a hardware entry may exist?
+    """
+
+    name = "abstract"
+    has_exec_permission = False
+
+    def __init__(self, machine, ledger):
+        self.machine, self.ledger = machine, ledger
+
+    def call(self, entry, *args):
+        run = self.machine.call(entry, *args)
+        self.ledger.guest(entry, run)
+        return run.return_value
+
+
+# ------------------------------------------------------------------------ the kernel
+
+TLB_FLUSH_STRATEGIES = ("scan", "immediate", "batched")
+
+
+class Kernel:
+    """The generic VM on one machine, with an architecture backend, an I-cache flush policy
+    (``emu.kernel.policy``: eager, lazy, lazy_exec) and a TLB/hash flush strategy:
+
+    * ``scan`` (Linux 2.4-2.5 PPC32): changing a Linux PTE leaves _PAGE_HASHPTE in it;
+      flush_tlb_range / flush_tlb_mm scan the Linux PTEs of the range (of every VMA) and
+      flush_hash_pages invalidates the HPTEs of those with the bit set;
+    * ``immediate``: the HPTE is invalidated when its Linux PTE is changed (the rmap
+      information gives mm and address); the flush routines have nothing left to do;
+    * ``batched``: the changed (mm, address) pairs are recorded and the flush routines
+      invalidate just those (Mackerras 2003 section 4.2).
+    flush_tlb_page (one page, e.g. after a copy-on-write) flushes that page in every strategy.
+    """
+
+    def __init__(self, machine=None, policy="lazy", tlb_flush="scan", arch=None, frames=4096,
+                 cost_table_override=None, **arch_options):
+        from . import policy as policies
+        if machine is None:
+            from ..machine import Machine
+            machine = Machine("ppc750")
+        self.machine = machine
+        self.ledger = Ledger(cost_table_override)
+        if arch is None:
+            from .ppc32 import PPC32Hash
+            arch = PPC32Hash
+        self.arch = arch(machine, self.ledger, **arch_options) if isinstance(arch, type) \
+            else arch
+        self.policy = policies.get(policy)
+        if self.policy.needs_exec_permission and not self.arch.has_exec_permission:
+            self.policy_note = (f"{self.policy.name} needs a per-page execute permission that "
+                                f"{self.arch.name} hardware lacks: the model enforces it in "
+                                "its user accesses (a what-if)")
+        else:
+            self.policy_note = ""
+        if tlb_flush not in TLB_FLUSH_STRATEGIES:
+            raise ValueError(f"tlb_flush must be one of {TLB_FLUSH_STRATEGIES}, not "
+                             f"{tlb_flush!r}")
+        self.tlb_flush = tlb_flush
+        self.batch = []                     # (mm, address) waiting for a flush (batched)
+        self.allocator = PageAllocator(machine, frames)
+        self.page_cache = PageCache()
+        self.zero_page = self.allocator.alloc("zero")
+        self.zero_page.reserved = True
+        self.arch.clear_page(self.zero_page.address)
+        self.processes = []
+        self.next_pid = 1
+        self.current = None
+        self.ledger.rows.clear()             # boot is not part of any measurement
+        self.ledger.counts.clear()
+
+    # ------------------------------------------------------------ small helpers
+
+    def _alloc_page(self, kind):
+        self.ledger.fixed("alloc_page")
+        self.ledger.count("pages_allocated")
+        return self.allocator.alloc(kind)
+
+    def _put_page(self, page):
+        """put_page: drop a reference; free the frame on the last one."""
+        if page.reserved:
+            return
+        page.count -= 1
+        if page.count < 0:
+            raise KernelError(f"page {page.pfn:#x}: reference count below zero")
+        if page.count == 0:
+            self.ledger.fixed("free_page")
+            self.ledger.count("pages_freed")
+            self.allocator.free(page)
+
+    def _alloc_table_page(self, what):
+        """A page-table page (pgd or PTE page): allocated and zeroed with clear_page."""
+        page = self._alloc_page("pgtable")
+        self.arch.clear_page(page.address)
+        self.ledger.fixed(what)
+        return page
+
+    def _page_of(self, pte):
+        pfn = (pte & PTE_PFN_MASK) >> PAGE_SHIFT
+        if pfn == self.zero_page.pfn:
+            return self.zero_page
+        return self.allocator.page(pfn)
+
+    def _write_pte(self, ptep, value):
+        self.machine.write(ptep, (value & 0xFFFFFFFF).to_bytes(4, "big"))
+
+    def _set_pte(self, mm, address, ptep, value):
+        """set_pte: store a new Linux PTE. _PAGE_HASHPTE of the old one is kept (an HPTE
+        may still exist); if the old PTE had it, the flush strategy is told."""
+        old = self.machine.read_word(ptep)
+        self._write_pte(ptep, (old & _PAGE_HASHPTE) | (value & ~_PAGE_HASHPTE))
+        if old & _PAGE_HASHPTE:
+            self._pte_changed(mm, address)
+
+    def _pte_alloc(self, mm, address):
+        """pte_alloc_map: the PTE address, allocating (and zeroing) the PTE page."""
+        ptep = mm.ptep(address)
+        if ptep is None:
+            table = self._alloc_table_page("pte_alloc")
+            self.machine.write(mm.pmd_address(address), table.address.to_bytes(4, "big"))
+            ptep = mm.ptep(address)
+        return ptep
+
+    def _kernel_wrote(self, page):
+        """flush_dcache_page: the kernel changed the page's contents."""
+        self.policy.kernel_wrote(self, page)
+
+    def flush_icache_page(self, page, why):
+        """Run flush_dcache_icache on a page and count it."""
+        self.arch.flush_dcache_icache(page.address)
+        self.ledger.count("pages_flushed")
+        self.ledger.count(f"flushed:{why}")
+
+    def switch_to(self, process):
+        if self.current is not process:
+            self.ledger.fixed("context_switch")
+            self.arch.switch_mm(process.mm)
+            self.current = process
+
+    # ------------------------------------------------------------ TLB / hash flushing
+
+    def _pte_changed(self, mm, address):
+        """A Linux PTE with _PAGE_HASHPTE was changed or cleared."""
+        if self.tlb_flush == "immediate":
+            self._flush_one(mm, address)
+        elif self.tlb_flush == "batched":
+            self.ledger.fixed("batch_entry")
+            self.batch.append((mm, address))
+
+    def _flush_one(self, mm, address):
+        table = mm.pte_page(address)
+        if table:
+            self.arch.flush_ptes(mm, address, table, 1)
+
+    def _flush_batch(self, mm):
+        keep = []
+        for entry in self.batch:
+            if entry[0] is mm:
+                self._flush_one(*entry)
+            else:
+                keep.append(entry)
+        self.batch = keep
+
+    def flush_tlb_page(self, mm, address):
+        if self.tlb_flush == "scan":
+            self._flush_one(mm, address)
+        elif self.tlb_flush == "batched":
+            self._flush_batch(mm)
+
+    def flush_tlb_range(self, mm, start, end):
+        """flush_range (arch/ppc/mm/tlb.c): one flush_hash_pages per PTE page of the range."""
+        if self.tlb_flush == "batched":
+            self._flush_batch(mm)
+            return
+        if self.tlb_flush == "immediate":
+            return
+        address = start & ~(PAGE_SIZE - 1)
+        while address < end:
+            pmd_end = min(((address >> PGDIR_SHIFT) + 1) << PGDIR_SHIFT, end)
+            table = mm.pte_page(address)
+            self.ledger.fixed("flush_range_pmd")
+            if table:
+                count = (pmd_end - address + PAGE_SIZE - 1) >> PAGE_SHIFT
+                self.arch.flush_ptes(mm, address, table, count)
+            address = pmd_end
+
+    def flush_tlb_mm(self, mm):
+        """flush_tlb_mm: flush_range over every VMA."""
+        if self.tlb_flush == "batched":
+            self._flush_batch(mm)
+            return
+        for vma in list(mm.vmas):
+            self.flush_tlb_range(mm, vma.start, vma.end)
+
+    # ------------------------------------------------------------ update_mmu_cache
+
+    def update_mmu_cache(self, mm, vma, address, ptep):
+        """After a fault installs a PTE: the I-cache policy, then the hash preload for a
+        young PTE (arch/ppc/mm/init.c)."""
+        pte = self.machine.read_word(ptep)
+        page = self._page_of(pte)
+        new = self.policy.update_mmu_cache(self, vma, page, pte)
+        if new != pte:
+            self._write_pte(ptep, new)
+        if new & _PAGE_ACCESSED:
+            self.arch.preload(mm, address, mm.pte_page(address))
+
+    # ------------------------------------------------------------ page faults
+
+    def _vm_pte_bits(self, vma, writable):
+        bits = _PAGE_BASE | _PAGE_USER
+        if vma.flags & VM_EXEC:
+            bits |= _PAGE_EXEC
+        if writable:
+            bits |= _PAGE_RW
+        return bits
+
+    def page_fault(self, process, address, access="r"):
+        """do_page_fault + handle_mm_fault for a user access ('r', 'w' or 'x')."""
+        mm = process.mm
+        self.ledger.fixed("fault_entry")
+        self.ledger.count("faults")
+        vma = mm.find_vma(address)
+        if vma is None:
+            raise SegmentationFault(address, "no VMA maps it")
+        needed = PROT[access]
+        if not vma.flags & needed:
+            raise SegmentationFault(address, f"{vma} does not allow {access!r}")
+        write = access == "w"
+        ptep = self._pte_alloc(mm, address)
+        pte = self.machine.read_word(ptep)
+        if not pte & _PAGE_PRESENT:
+            if vma.file is None:
+                self._do_anonymous_page(mm, vma, address, ptep, write)
+            else:
+                self._do_no_page(mm, vma, address, ptep, write)
+        elif write and not pte & _PAGE_RW:
+            self._do_wp_page(mm, vma, address, ptep, pte)
+        elif access == "x" and not pte & _PAGE_EXEC:
+            self.policy.exec_fault(self, vma, self._page_of(pte))
+            self._write_pte(ptep, pte | _PAGE_EXEC)
+            self.ledger.count("exec_faults")
+        else:                                   # the PTE allowed it: just make it young
+            new = pte | _PAGE_ACCESSED | (_PAGE_DIRTY if write else 0)
+            self._write_pte(ptep, new)
+            self.update_mmu_cache(mm, vma, address, ptep)
+
+    def _do_anonymous_page(self, mm, vma, address, ptep, write):
+        self.ledger.fixed("anon_fault")
+        if not write:                           # map the shared zero page, read only
+            self.ledger.count("zero_page_maps")
+            self._set_pte(mm, address, ptep, self.zero_page.address |
+                          self._vm_pte_bits(vma, False))
+            self.update_mmu_cache(mm, vma, address, ptep)
+            return
+        page = self._alloc_page("anon")
+        self.arch.clear_page(page.address)          # clear_user_page
+        self._kernel_wrote(page)
+        self.ledger.count("zeroed_pages")
+        page.mapcount = 1
+        self.policy.mapping_page(self, page, "anonymous")
+        self._set_pte(mm, address, ptep, page.address | self._vm_pte_bits(vma, True) |
+                      _PAGE_DIRTY)
+        self.update_mmu_cache(mm, vma, address, ptep)
+
+    def _find_or_read_page(self, file, index):
+        """find_get_page, or read the page into the page cache (I/O free, see above)."""
+        self.ledger.fixed("page_cache_lookup")
+        if index >= file.pages:
+            raise KernelError(f"page {index} is beyond the end of {file.name} "
+                              f"({file.pages} pages)")
+        page = self.page_cache.lookup(file, index)
+        if page is None:
+            page = self._alloc_page("pagecache")
+            page.mapping, page.index = file, index
+            self.machine.write(page.address, file.content(index))
+            self._kernel_wrote(page)
+            self.page_cache.add(file, index, page)
+            self.ledger.fixed("page_cache_read")
+            self.ledger.count("page_cache_reads")
+        page.count += 1                             # our reference
+        return page
+
+    def _do_no_page(self, mm, vma, address, ptep, write):
+        self.ledger.fixed("file_fault")
+        page = self._find_or_read_page(vma.file, vma.file_index(address))
+        writable = bool(vma.flags & VM_WRITE) and vma.shared
+        if write and not vma.shared:                # early copy-on-write of a private page
+            new = self._alloc_page("anon")
+            self.arch.copy_page(new.address, page.address)      # copy_user_page
+            self._kernel_wrote(new)
+            self.ledger.count("cow_copies")
+            self._put_page(page)
+            page, writable = new, True
+        page.mapcount += 1
+        self.policy.mapping_page(self, page, "file" if page.kind == "pagecache" else "cow")
+        bits = self._vm_pte_bits(vma, writable)
+        if write:
+            bits |= _PAGE_DIRTY
+        self._set_pte(mm, address, ptep, page.address | bits)
+        self.update_mmu_cache(mm, vma, address, ptep)
+
+    def _do_wp_page(self, mm, vma, address, ptep, pte):
+        self.ledger.fixed("wp_fault")
+        old = self._page_of(pte)
+        if not old.reserved and old.kind == "anon" and old.count == 1:
+            # the only user: make it writable in place (no copy)
+            self.ledger.count("wp_reuse")
+            self._set_pte(mm, address, ptep, pte | _PAGE_RW | _PAGE_DIRTY | _PAGE_ACCESSED)
+            self.flush_tlb_page(mm, address)
+            self.update_mmu_cache(mm, vma, address, ptep)
+            return
+        new = self._alloc_page("anon")
+        if old.reserved:
+            self.arch.clear_page(new.address)
+            self.ledger.count("zeroed_pages")
+        else:
+            self.arch.copy_page(new.address, old.address)
+            self.ledger.count("cow_copies")
+        self._kernel_wrote(new)
+        new.mapcount = 1
+        self.policy.mapping_page(self, new, "cow")
+        self._set_pte(mm, address, ptep, new.address | self._vm_pte_bits(vma, True) |
+                      _PAGE_DIRTY)
+        self.flush_tlb_page(mm, address)            # ptep_establish
+        self.update_mmu_cache(mm, vma, address, ptep)
+        if not old.reserved:
+            old.mapcount -= 1
+            self._put_page(old)
+
+    # ------------------------------------------------------------ user accesses
+
+    def touch(self, process, address, access="r"):
+        """A user load ('r'), store ('w') or instruction fetch ('x') at ``address``: fault
+        if the Linux PTE does not allow it, then make sure the hardware translates it."""
+        self.switch_to(process)
+        mm = process.mm
+        write = access == "w"
+        for _ in range(3):
+            pte = mm.pte(address)
+            allowed = (pte & _PAGE_PRESENT and (not write or pte & _PAGE_RW) and
+                       (access != "x" or not self.policy.needs_exec_permission or
+                        pte & _PAGE_EXEC))
+            if not allowed:
+                self.page_fault(process, address, access)
+                continue
+            if self.arch.translates(mm, address, write):
+                return
+            self.ledger.count("tlb_misses")
+            if not self.arch.tlb_miss(mm, address, write):
+                self.page_fault(process, address, access)
+        if not self.arch.translates(mm, address, write):
+            raise KernelError(f"{address:#x} still untranslated after three faults")
+
+    def touch_pages(self, process, start, pages, access="r"):
+        for k in range(pages):
+            self.touch(process, start + k * PAGE_SIZE, access)
+
+    # ------------------------------------------------------------ mmap / munmap
+
+    def mmap(self, process, length, prot="rw", shared=False, file=None, offset=0,
+             address=None, name="", growsdown=False):
+        """do_mmap: a new VMA (no pages are mapped until touched). Returns its address."""
+        if length <= 0:
+            raise KernelError("mmap needs a positive length")
+        if offset % PAGE_SIZE:
+            raise KernelError(f"mmap offset {offset:#x} is not page aligned")
+        length = -(-length // PAGE_SIZE) * PAGE_SIZE
+        mm = process.mm
+        if address is None:
+            address = mm.get_unmapped_area(length)
+        elif address % PAGE_SIZE:
+            raise KernelError(f"mmap address {address:#x} is not page aligned")
+        flags = sum(PROT[ch] for ch in set(prot)) | (VM_SHARED if shared else 0) | \
+            (VM_GROWSDOWN if growsdown else 0)
+        self.ledger.fixed("vma_setup")
+        mm.insert_vma(VMA(address, address + length, flags, file, offset >> PAGE_SHIFT,
+                          name or (file.name if file else "anon")))
+        return address
+
+    def _zap_range(self, mm, start, end, released):
+        """zap_page_range: clear the present PTEs (keeping _PAGE_HASHPTE), drop the
+        mappings; pages are released after the TLB flush (``released``)."""
+        address = start
+        while address < end:
+            ptep = mm.ptep(address)
+            if ptep is None:
+                address = ((address >> PGDIR_SHIFT) + 1) << PGDIR_SHIFT
+                continue
+            pte = self.machine.read_word(ptep)
+            if pte & _PAGE_PRESENT:
+                self.ledger.fixed("zap_pte")
+                self._write_pte(ptep, pte & _PAGE_HASHPTE)
+                if pte & _PAGE_HASHPTE:
+                    self._pte_changed(mm, address)
+                page = self._page_of(pte)
+                if not page.reserved:
+                    page.mapcount -= 1
+                    released.append(page)
+            address += PAGE_SIZE
+
+    def munmap(self, process, address, length):
+        """do_munmap of whole VMAs or parts of them; the range must be mapped."""
+        if address % PAGE_SIZE or length <= 0:
+            raise KernelError(f"munmap({address:#x}, {length:#x}): bad address or length")
+        end = address + (-(-length // PAGE_SIZE) * PAGE_SIZE)
+        mm = process.mm
+        page = address
+        while page < end:
+            if mm.find_vma(page) is None:
+                raise KernelError(f"munmap({address:#x}, {length:#x}): {page:#x} is not "
+                                  "mapped")
+            page += PAGE_SIZE
+        self.switch_to(process)
+        released = []
+        for vma in [v for v in mm.vmas if v.start < end and address < v.end]:
+            lo, hi = max(vma.start, address), min(vma.end, end)
+            self.ledger.fixed("vma_setup")
+            self._zap_range(mm, lo, hi, released)
+            self.flush_tlb_range(mm, lo, hi)
+            mm.vmas.remove(vma)
+            if vma.start < lo:
+                mm.insert_vma(VMA(vma.start, lo, vma.flags, vma.file, vma.pgoff, vma.name))
+            if hi < vma.end:
+                mm.insert_vma(VMA(hi, vma.end, vma.flags, vma.file,
+                                  vma.pgoff + ((hi - vma.start) >> PAGE_SHIFT), vma.name))
+        for page in released:
+            self._put_page(page)
+
+    # ------------------------------------------------------------ processes
+
+    def _new_process(self, name, mm, parent=None):
+        process = Process(self.next_pid, name, mm, parent)
+        self.next_pid += 1
+        if parent is not None:
+            parent.children.append(process)
+        self.processes.append(process)
+        return process
+
+    def spawn(self, image, args_pages=1):
+        """A process running ``image`` from scratch (as init would exec it): setup only."""
+        mm = MM(self)
+        process = self._new_process(image.name, mm)
+        self._map_image(process, image, args_pages)
+        return process
+
+    def fork(self, parent):
+        """do_fork: copy the task (fixed cost) and the address space (dup_mmap)."""
+        self.switch_to(parent)
+        self.ledger.fixed("syscall")
+        self.ledger.fixed("fork")
+        self.ledger.fixed("mm_alloc")
+        self.ledger.count("forks")
+        old = parent.mm
+        mm = MM(self)
+        child = self._new_process(parent.name, mm, parent)
+        for vma in old.vmas:
+            self.ledger.fixed("dup_vma")
+            mm.insert_vma(VMA(vma.start, vma.end, vma.flags, vma.file, vma.pgoff, vma.name))
+            self._copy_page_range(mm, old, vma)
+        self.flush_tlb_mm(old)
+        return child
+
+    def _copy_page_range(self, dst, src, vma):
+        cow = not vma.shared
+        address = vma.start
+        while address < vma.end:
+            src_ptep = src.ptep(address)
+            if src_ptep is None:
+                address = ((address >> PGDIR_SHIFT) + 1) << PGDIR_SHIFT
+                continue
+            pte = self.machine.read_word(src_ptep)
+            if pte & _PAGE_PRESENT:
+                self.ledger.fixed("copy_pte")
+                dst_ptep = self._pte_alloc(dst, address)
+                if cow and pte & _PAGE_RW:          # ptep_set_wrprotect in the parent
+                    pte &= ~_PAGE_RW
+                    self._write_pte(src_ptep, pte)
+                    if pte & _PAGE_HASHPTE:
+                        self._pte_changed(src, address)
+                child = pte & ~(_PAGE_HASHPTE | _PAGE_ACCESSED)     # pte_mkold; no HPTE
+                if vma.shared:
+                    child &= ~_PAGE_DIRTY
+                self._write_pte(dst_ptep, child)
+                page = self._page_of(pte)
+                if not page.reserved:
+                    page.count += 1
+                    page.mapcount += 1
+            address += PAGE_SIZE
+
+    def _exit_mmap(self, mm):
+        """exit_mmap: zap every VMA, flush, free the pages, the page tables, the pgd."""
+        released = []
+        for vma in mm.vmas:
+            self._zap_range(mm, vma.start, vma.end, released)
+        self.flush_tlb_mm(mm)
+        for page in released:
+            self._put_page(page)
+        for entry in range(TASK_SIZE >> PGDIR_SHIFT):
+            table = self.machine.read_word(mm.pgd.address + 4 * entry)
+            if table:
+                self.ledger.fixed("free_pte_page")
+                self._put_page(self.allocator.page(table >> PAGE_SHIFT))
+        self._put_page(mm.pgd)
+        mm.vmas = []
+        mm.users = 0
+
+    def exit(self, process):
+        """do_exit: the task's resources (fixed) and its address space (exit_mmap)."""
+        if process.exited:
+            raise KernelError(f"{process} has already exited")
+        self.switch_to(process)
+        self.ledger.fixed("syscall")
+        self.ledger.fixed("exit")
+        self._exit_mmap(process.mm)
+        process.exited = True
+        self.ledger.count("exits")
+
+    def wait(self, parent, child):
+        """wait4 in the parent: reap the child (it must have exited)."""
+        if child not in parent.children:
+            raise KernelError(f"{child} is not a child of {parent}")
+        if not child.exited:
+            raise KernelError(f"{child} has not exited")
+        self.switch_to(parent)
+        self.ledger.fixed("syscall")
+        self.ledger.fixed("wait")
+        parent.children.remove(child)
+        self.processes.remove(child)
+
+    def exec(self, process, image, args_pages=1):
+        """do_execve: a new address space for ``image``; the old one goes (exit_mmap)."""
+        self.switch_to(process)
+        self.ledger.fixed("syscall")
+        self.ledger.fixed("exec")
+        self.ledger.fixed("mm_alloc")
+        self.ledger.count("execs")
+        old = process.mm
+        process.mm = MM(self)
+        process.name = image.name
+        self.arch.switch_mm(process.mm)             # activate_mm (no schedule: same task)
+        self._exit_mmap(old)
+        self._map_image(process, image, args_pages)
+
+    def _map_image(self, process, image, args_pages):
+        """The ELF loader's mappings (text, data, bss, stack with the argument pages), the
+        shared libraries' (as ld.so would map them), then the program's first run:
+        the pages ``image`` says it touches."""
+        for part in image.mappings():
+            self.mmap(process, part["length"], part["prot"], file=part.get("file"),
+                      offset=part.get("offset", 0), address=part["address"],
+                      name=part["name"], growsdown=part.get("growsdown", False))
+        mm = process.mm
+        for k in range(args_pages):                 # copy_strings + put_dirty_page
+            self.ledger.fixed("copy_strings")
+            address = STACK_TOP - (k + 1) * PAGE_SIZE
+            page = self._alloc_page("anon")
+            self.machine.write(page.address, bytes(PAGE_SIZE))
+            self._kernel_wrote(page)
+            page.mapcount = 1
+            self.policy.mapping_page(self, page, "exec_args")
+            ptep = self._pte_alloc(mm, address)
+            self._set_pte(mm, address, ptep, page.address | _PAGE_BASE | _PAGE_USER |
+                          _PAGE_RW | _PAGE_DIRTY | _PAGE_EXEC)
+        for address, pages, access in image.touches():
+            self.touch_pages(process, address, pages, access)

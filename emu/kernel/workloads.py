@@ -1,0 +1,253 @@
+"""LMBench-like workloads on the kernel model: lat_proc (fork, exec, shell), lat_pagefault,
+lat_mmap. Each returns a ``Result``: cycles and microseconds per iteration at the profile's
+clock, the per-routine breakdown (guest routines measured, generic paths fixed) and counts.
+
+Steady state, as LMBench measures it: each workload runs ``warmup`` iterations first (the
+programs' pages are then in the page cache and, under the lazy policy, already flushed),
+then ``iterations`` measured ones.
+
+Process images are parameters. The defaults are **estimates** of plausible sizes for a
+2003 PowerPC Linux system, not measurements (no binary was inspected): a page count here
+is "pages the program maps" / "pages its run touches". Change them and say so.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .vm import PAGE_SIZE, STACK_TOP, TASK_UNMAPPED_BASE, File, Kernel
+
+ELF_BASE = 0x10000000        # where PPC32 executables are linked (the ld default script)
+
+
+@dataclass(eq=False)
+class Library:
+    """A shared library as ld.so maps it: text (r-x) and data (rw-, private) from its file,
+    bss anonymous; how many pages the run touches of each."""
+    name: str
+    text_pages: int
+    data_pages: int
+    bss_pages: int
+    text_touched: int
+    data_written: int
+    bss_written: int
+
+    def __post_init__(self):
+        self.file = File(self.name, self.text_pages + self.data_pages)
+
+
+@dataclass(eq=False)
+class Image:
+    """A program: its ELF mappings, its libraries, and what one run of it touches
+    (instruction fetches from text, stores to data, bss and stack)."""
+    name: str
+    text_pages: int
+    data_pages: int
+    bss_pages: int
+    text_touched: int
+    data_written: int
+    bss_written: int
+    stack_written: int = 2
+    stack_vma_pages: int = 32
+    libs: tuple = ()
+
+    def __post_init__(self):
+        self.file = File(self.name, self.text_pages + self.data_pages)
+        for n, k in (("text", "text_touched"), ("data", "data_written"),
+                     ("bss", "bss_written")):
+            if getattr(self, k) > getattr(self, f"{n}_pages"):
+                raise ValueError(f"{self.name}: {k} exceeds {n}_pages")
+
+    def _layout(self):
+        """(name, address, pages, prot, file, file offset, touched, access) per mapping."""
+        text = ELF_BASE
+        data = text + self.text_pages * PAGE_SIZE
+        bss = data + self.data_pages * PAGE_SIZE
+        parts = [("text", text, self.text_pages, "rx", self.file, 0, self.text_touched, "x"),
+                 ("data", data, self.data_pages, "rw", self.file,
+                  self.text_pages * PAGE_SIZE, self.data_written, "w"),
+                 ("bss", bss, self.bss_pages, "rw", None, 0, self.bss_written, "w")]
+        base = TASK_UNMAPPED_BASE
+        for lib in self.libs:
+            for what, pages, prot, file, offset, touched, access in (
+                    ("text", lib.text_pages, "rx", lib.file, 0, lib.text_touched, "x"),
+                    ("data", lib.data_pages, "rw", lib.file, lib.text_pages * PAGE_SIZE,
+                     lib.data_written, "w"),
+                    ("bss", lib.bss_pages, "rw", None, 0, lib.bss_written, "w")):
+                parts.append((f"{lib.name} {what}", base, pages, prot, file, offset, touched,
+                              access))
+                base += pages * PAGE_SIZE
+        return [p for p in parts if p[2] > 0]
+
+    def mappings(self):
+        out = [{"name": f"{self.name} {n}" if n in ("text", "data", "bss") else n,
+                "address": a, "length": pages * PAGE_SIZE, "prot": prot, "file": f,
+                "offset": off} for n, a, pages, prot, f, off, _, _ in self._layout()]
+        out.append({"name": "stack", "address": STACK_TOP - self.stack_vma_pages * PAGE_SIZE,
+                    "length": self.stack_vma_pages * PAGE_SIZE, "prot": "rw",
+                    "growsdown": True})
+        return out
+
+    def touches(self):
+        out = [(a, touched, access) for _, a, _, _, _, _, touched, access in self._layout()
+               if touched]
+        if self.stack_written:
+            out.append((STACK_TOP - self.stack_written * PAGE_SIZE, self.stack_written, "w"))
+        return out
+
+
+# Default images: estimates (see the module docstring), not measurements.
+LD_SO = Library("ld.so", text_pages=25, data_pages=2, bss_pages=1, text_touched=15,
+                data_written=2, bss_written=1)
+LIBC = Library("libc.so.6", text_pages=300, data_pages=10, bss_pages=3, text_touched=60,
+               data_written=6, bss_written=2)
+HELLO = Image("hello", text_pages=100, data_pages=4, bss_pages=2, text_touched=12,
+              data_written=2, bss_written=1, stack_written=2)        # static, ~400 KB
+LAT_PROC = Image("lat_proc", text_pages=60, data_pages=6, bss_pages=4, text_touched=30,
+                 data_written=4, bss_written=2, stack_written=3)     # static benchmark
+SH = Image("sh", text_pages=150, data_pages=20, bss_pages=8, text_touched=40,
+           data_written=8, bss_written=4, stack_written=3, libs=(LD_SO, LIBC))
+# What a forked child of lat_proc does before it exits or execs: returning from fork() and
+# calling exit() runs a few pages of its text, writes its stack and some libc data
+# (estimates). (part, pages, access)
+CHILD_RUNS = (("text", 3, "x"), ("stack", 2, "w"), ("data", 1, "w"))
+# What the parent does between wait() returning and the next fork(): the benchmark loop and
+# libc's wrappers (estimates).
+PARENT_RUNS = (("text", 4, "x"), ("stack", 1, "w"), ("data", 1, "w"))
+
+
+@dataclass
+class Result:
+    """One workload's measured iterations."""
+    workload: str
+    profile: str
+    clock_mhz: float
+    policy: str
+    tlb_flush: str
+    iterations: int
+    cycles: int                     # all measured iterations
+    counts: dict
+    breakdown: object = field(repr=False)     # pandas DataFrame, per routine
+    ledger: object = field(repr=False, default=None)
+    per: str = "iteration"
+    per_count: int = 1
+
+    @property
+    def cycles_each(self):
+        """Cycles per iteration (or per page, for lat_pagefault)."""
+        return self.cycles / (self.iterations * self.per_count)
+
+    @property
+    def us(self):
+        """Microseconds per iteration (per page for lat_pagefault) at the profile's clock."""
+        return self.cycles_each / self.clock_mhz
+
+    def summary(self):
+        c = self.counts
+        return {"workload": self.workload, "policy": self.policy, "tlb_flush": self.tlb_flush,
+                f"cycles per {self.per}": self.cycles_each, f"us per {self.per}": self.us,
+                "pages flushed": c.get("pages_flushed", 0),
+                "flush_dcache_icache cycles": int(self.breakdown["cycles"].get(
+                    "flush_dcache_icache", 0)),
+                "faults": c.get("faults", 0), "COW copies": c.get("cow_copies", 0),
+                "zeroed pages": c.get("zeroed_pages", 0),
+                "HPTEs inserted": sum(c.get(k, 0) for k in ("hpte_primary", "hpte_secondary",
+                                                            "hpte_evicted")),
+                "HPTEs evicted": c.get("hpte_evicted", 0),
+                "HPTEs invalidated": c.get("hpte_invalidated", 0)}
+
+
+def make_kernel(policy="lazy", tlb_flush="scan", profile="ppc750", **options):
+    from ..machine import Machine
+    machine_options = {k: options.pop(k) for k in ("ram_size", "mmu") if k in options}
+    return Kernel(Machine(profile, **machine_options), policy=policy, tlb_flush=tlb_flush,
+                  **options)
+
+
+def _measure(kernel, name, once, warmup, iterations, per="iteration", per_count=1):
+    if iterations < 1:
+        raise ValueError("iterations must be at least 1")
+    for _ in range(warmup):
+        once()
+    before = kernel.ledger.snapshot()
+    for _ in range(iterations):
+        once()
+    spent = kernel.ledger.since(before)
+    profile = kernel.machine.profile
+    return Result(name, profile.name, profile.clock_mhz, kernel.policy.name,
+                  kernel.tlb_flush, iterations, spent.cycles, dict(spent.counts),
+                  spent.breakdown(), spent, per, per_count)
+
+
+def _run(kernel, process, image, what, pages, access):
+    """The process accesses the first ``pages`` pages of its text or data, or the top
+    ``pages`` of its stack."""
+    start = {"stack": STACK_TOP - pages * PAGE_SIZE, "text": ELF_BASE,
+             "data": ELF_BASE + image.text_pages * PAGE_SIZE}[what]
+    kernel.touch_pages(process, start, pages, access)
+
+
+def lat_proc(kind="fork", policy="lazy", tlb_flush="scan", profile="ppc750", warmup=1,
+             iterations=1, parent_image=LAT_PROC, program=HELLO, shell=SH, kernel=None,
+             **options):
+    """LMBench lat_proc: ``fork`` (fork, the child exits, the parent waits), ``exec`` (the
+    child execs ``program``, which runs and exits), ``shell`` (the child execs ``shell``,
+    which forks and execs ``program`` as ``sh -c`` would, and waits for it)."""
+    if kind not in ("fork", "exec", "shell"):
+        raise ValueError(f"lat_proc runs fork, exec or shell, not {kind!r}")
+    k = kernel or make_kernel(policy, tlb_flush, profile, **options)
+    parent = k.spawn(parent_image)
+
+    def once():
+        child = k.fork(parent)
+        for what, pages, access in CHILD_RUNS:
+            _run(k, child, parent_image, what, pages, access)
+        if kind == "exec":
+            k.exec(child, program)
+        elif kind == "shell":
+            k.exec(child, shell)
+            grandchild = k.fork(child)
+            for what, pages, access in CHILD_RUNS:
+                _run(k, grandchild, shell, what, pages, access)
+            k.exec(grandchild, program)
+            k.exit(grandchild)
+            k.wait(child, grandchild)
+        k.exit(child)
+        k.wait(parent, child)
+        for what, pages, access in PARENT_RUNS:
+            _run(k, parent, parent_image, what, pages, access)
+
+    return _measure(k, f"lat_proc {kind}", once, warmup, iterations)
+
+
+def lat_pagefault(pages=256, policy="lazy", tlb_flush="scan", profile="ppc750", warmup=1,
+                  iterations=1, kernel=None, **options):
+    """LMBench lat_pagefault: map a cached file (read-only, shared), touch every page,
+    unmap. Reported per page."""
+    k = kernel or make_kernel(policy, tlb_flush, profile, **options)
+    process = k.spawn(HELLO)
+    data = File("lat_pagefault.data", pages)
+
+    def once():
+        where = k.mmap(process, pages * PAGE_SIZE, "r", shared=True, file=data)
+        k.touch_pages(process, where, pages, "r")
+        k.munmap(process, where, pages * PAGE_SIZE)
+
+    return _measure(k, "lat_pagefault", once, warmup, iterations, per="page",
+                    per_count=pages)
+
+
+def lat_mmap(size=1 << 20, policy="lazy", tlb_flush="scan", profile="ppc750", warmup=1,
+             iterations=1, access="r", kernel=None, **options):
+    """LMBench lat_mmap: mmap ``size`` bytes of a cached file (shared, read/write), touch
+    each page (``access``), munmap. Reported per mmap + touch + munmap."""
+    k = kernel or make_kernel(policy, tlb_flush, profile, **options)
+    process = k.spawn(HELLO)
+    pages = -(-size // PAGE_SIZE)
+    data = File("lat_mmap.data", pages)
+
+    def once():
+        where = k.mmap(process, size, "rw", shared=True, file=data)
+        k.touch_pages(process, where, pages, access)
+        k.munmap(process, where, size)
+
+    return _measure(k, "lat_mmap", once, warmup, iterations)
