@@ -27,6 +27,7 @@ from numba import carray, njit, types
 from numba.extending import intrinsic
 
 from . import cache as c
+from . import softtlb
 from .cache import CacheLevel
 
 PTE_VALID = 0x80000000
@@ -101,9 +102,16 @@ def tlb_levels(profile):
 
 def supported(profile):
     """Why the MMU model cannot run this profile yet, or None if it can."""
+    if profile.isa == "ppc32" and profile.tlb.get("reload") == "software":
+        if softtlb.kind(profile) is None:
+            return (f"{profile.name} reloads its TLB in software, but the model knows the "
+                    f"software-loaded TLBs of the 603 and the 405 only, not Unicorn CPU "
+                    f"{profile.unicorn_cpu}")
+        return None
     if profile.isa != "ppc32" or profile.tlb.get("reload") != "hardware-hash":
         return (f"the MMU model so far covers 32-bit PowerPC with a hardware-searched hash "
-                f"table (ppc604, ppc750); {profile.name} reloads its TLB by "
+                f"table (ppc604, ppc750) or a software-loaded TLB (ppc603e, ppc405gp); "
+                f"{profile.name} reloads its TLB by "
                 f"{profile.tlb.get('reload', 'an unknown method')} on {profile.isa}")
     return None
 
@@ -153,6 +161,8 @@ def translate(st, ea, write, fetch):
 
     Returns stall cycles; a failed walk records a page fault (the first one's address and
     kind are kept) for the hook to stop the machine."""
+    if st[c.H_MMU] >= softtlb.MODE_SOFT603:
+        return softtlb.lookup(st, ea, fetch)     # the CPU translated; the model counts
     level = st[c.H_ITLB] if fetch else st[c.H_DTLB]
     if level < 0:
         return 0

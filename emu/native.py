@@ -23,7 +23,8 @@ from unicorn.unicorn_py3.unicorn import uclib
 
 from . import cache as c
 from . import mmu
-from .cost import OP_DRAIN_WC, OP_NONTEMPORAL, OP_TLB_INVALIDATE, OP_TLB_INVALIDATE_ALL
+from .cost import (OP_DRAIN_WC, OP_MTMSR, OP_NONTEMPORAL, OP_TLB_INVALIDATE,
+                   OP_TLB_INVALIDATE_ALL)
 
 _reg_read = CFUNCTYPE(c_int, c_void_p, c_int, c_uint64)(
     cast(uclib.uc_reg_read, c_void_p).value)
@@ -133,6 +134,9 @@ def block_hook(uc, address_u64, size_u32, ud):
     fetch_stall = c.fetch(st, address, size, address)
     if st[c.H_MMU]:
         fetch_stall += _translate(uc, st, address, False, True, address)
+        if st[c.H_MMU] >= mmu.softtlb.MODE_SOFT603:   # for undoing it if an access faults
+            st[st[c.H_SCRATCH] + 1] = address
+            st[st[c.H_SCRATCH] + 2] = address + size
     if st[c.H_PROFILE_PERIOD] > 0 and in_code:
         _profile_block(st, off, size, fetch_stall)
     else:
@@ -179,6 +183,8 @@ def special_hook(uc, address_u64, size, ud):
         mmu.invalidate_page(st, ea)
     elif op == OP_TLB_INVALIDATE_ALL:
         mmu.invalidate_all(st)
+    elif op == OP_MTMSR:                      # software-loaded TLBs: translation on/off
+        st[c.H_XLATE] = ea & 0x30
     else:
         st[c.H_SWALLOW] = st[entry + 7]
         stall = c.maintain(st, ea, op, scope)
