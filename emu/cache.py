@@ -54,6 +54,8 @@ H_PROFILE_PERIOD, H_NEXT_SAMPLE, H_PC_REG, H_SAMPLES, H_INSN_HITS, H_INSN_CYCLES
 H_MMU, H_ITLB, H_DTLB, H_SDR1, H_SEGMENTS, H_RAM_PTR, H_RAM_SIZE = range(46, 53)
 H_WALKS, H_PRIMARY_HITS, H_SECONDARY_HITS, H_PAGE_FAULTS = range(53, 57)
 H_FAULT_EA, H_FAULT_WRITE, H_FAULT_FETCH, H_WALK_CYCLES, H_FAULT_PC = range(57, 62)
+# software-loaded TLBs (emu.softtlb): the CPU's MSR[IR|DR] as the model last saw them
+H_XLATE = 62
 # multi-core: the offset of the core table (0: one core), this core's number, and what this
 # core's accesses cost the others: dirty lines fetched from another core's L1 D (transfers),
 # copies invalidated in other cores, serialising instructions and the cycles they waited

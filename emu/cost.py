@@ -44,8 +44,16 @@ OP_NONTEMPORAL, OP_DRAIN_WC = 100, 101
 OP_TLB_INVALIDATE, OP_TLB_INVALIDATE_ALL = 200, 201      # given their effect by emu.mmu
 OP_SERIALISE = 300          # no effect of its own: only the shared resource (multi-core)
 SERIAL = 4                  # scope flag: the instruction also holds the shared resource
+# Software-loaded TLBs (emu.softtlb), hooked only on machines that model one: mtmsr (native:
+# translation on/off), and, in Python since they need SPRs Unicorn has no register id for,
+# tlbld/tlbli (603), tlbwe (405) and rfi.
+OP_MTMSR, OP_TLB_LOAD_D, OP_TLB_LOAD_I, OP_TLB_WRITE, OP_RFI = 202, 203, 204, 205, 206
+SOFT_TLB_OPS = {OP_MTMSR, OP_TLB_LOAD_D, OP_TLB_LOAD_I, OP_TLB_WRITE, OP_RFI}
+SOFT_TLB_PYTHON_OPS = {OP_TLB_LOAD_D, OP_TLB_LOAD_I, OP_TLB_WRITE, OP_RFI}
 PPC_TLB_SPECIALS = {"tlbie": OP_TLB_INVALIDATE, "tlbiel": OP_TLB_INVALIDATE,
-                    "tlbia": OP_TLB_INVALIDATE_ALL}
+                    "tlbia": OP_TLB_INVALIDATE_ALL, "mtmsr": OP_MTMSR,
+                    "tlbld": OP_TLB_LOAD_D, "tlbli": OP_TLB_LOAD_I, "rfi": OP_RFI,
+                    "tlbwehi": OP_TLB_WRITE, "tlbwelo": OP_TLB_WRITE}
 X86_SPECIALS = {
     "clflush": (cache.OP_FLUSH, cache.SCOPE_ALL),
     "prefetchnta": (cache.OP_TOUCH_OUTER, 0), "prefetcht0": (cache.OP_TOUCH_OUTER, 0),
@@ -172,8 +180,12 @@ def analyse(isa, code, address, serialising=()):
                               swallow=PPC_PROBE_ACCESSES.get(mnemonic, 0))
         elif isa in ("ppc32", "ppc64") and mnemonic in PPC_TLB_SPECIALS:
             regs = [r.strip() for r in insn.op_str.split(",") if r.strip()]
-            special = Special(insn.address, PPC_TLB_SPECIALS[mnemonic], 0, -1,
-                              _reg_id(isa, regs[0]) if regs else -1)
+            if mnemonic.startswith("tlbwe"):        # tlbwe RS, RA, WS: base RS, index RA
+                special = Special(insn.address, OP_TLB_WRITE, int(mnemonic == "tlbwelo"),
+                                  _reg_id(isa, regs[0]), _reg_id(isa, regs[1]))
+            else:
+                special = Special(insn.address, PPC_TLB_SPECIALS[mnemonic], 0, -1,
+                                  _reg_id(isa, regs[0]) if regs else -1)
         elif isa == "arm" and mnemonic.startswith("mcr"):
             word = int.from_bytes(insn.bytes, "little")
             found = _arm_cp15(word)

@@ -25,6 +25,7 @@ from unicorn import (UC_ARCH_ARM, UC_ARCH_PPC, UC_ARCH_X86, UC_HOOK_BLOCK, UC_HO
 from . import cache as c
 from . import cost, native
 from . import mmu as mmu_model
+from . import softtlb
 from .assemble import Program, assemble, assemble_file, disassemble_one
 from .profile import Profile, load as load_profile
 
@@ -65,6 +66,23 @@ class InstructionLimitExceeded(GuestError):
 class PageFault(GuestFault):
     """The MMU model found no translation (no PTE in either PTEG): a real kernel would now
     run its page-fault handler. Names the PC, the instruction, the address and the access."""
+
+
+class TLBMissFault(PageFault):
+    """Software-loaded TLB (603, 405): the CPU missed in its TLB and no miss handler is loaded
+    at the vector. Names the PC, instruction, address and access."""
+
+
+class InstructionStorageFault(PageFault):
+    """An instruction storage interrupt (ISI, vector 0x400) with no guest handler loaded: e.g.
+    a 405 fetch from a page whose TLB entry lacks the execute bit (EX), or a miss handler
+    that found no translation for an instruction address. Names PC, instruction, address."""
+
+
+class DataStorageFault(PageFault):
+    """A data storage interrupt (DSI, vector 0x300) with no guest handler loaded: e.g. a
+    miss handler that found no translation for a data address. Names PC, instruction,
+    address (DAR) and access."""
 
 
 class StaleInstructionFetch(GuestError):
@@ -178,20 +196,33 @@ class Machine:
             raise ValueError(refusal)
         if mmu and cores != 1:
             raise ValueError("the MMU model runs on one core only for now (cores=1)")
+        # A software-loaded TLB (603, 405) is the CPU model's own: its miss and storage
+        # handlers live at the exception vectors (0x300-0x1200), so page 0 is mapped and the
+        # cost tables start at 0. Elsewhere page 0 stays unmapped (a null pointer faults).
+        soft = softtlb.kind(profile) if mmu else None
+        self.code_start = CODE_BASE                       # where load() puts programs
+        self.code_base = 0 if soft else CODE_BASE         # where the cost tables start
+        self.code_size = CODE_BASE + CODE_SIZE - self.code_base
         # guest RAM is our buffer, so that the model (the page-table walker) can read it, and
         # so that every core (one Unicorn each) maps the same bytes
         self.ram = np.zeros(ram_size + PAGE, np.uint8)
         offset = -self.ram.ctypes.data % PAGE
         self._ram_base_ptr = self.ram.ctypes.data + offset
+        self.cpus = [self._new_unicorn(profile) for _ in range(cores)]
+        self.uc = self.cpus[0]                  # the core that runs (core 0 but in run_parallel)
+        low = 0 if soft else PAGE
+        for uc in self.cpus:
+            uc.mem_map_ptr(low, ram_size - low, UC_PROT_ALL, self._ram_base_ptr + low)
+        # found before any hook exists (it runs a few guest instructions)
+        self.soft_tlb = softtlb.SoftTLB(self, soft) if soft else None
         wc = profile.write_combining
         self.model = c.Layout(profile.caches, tlbs=mmu_model.tlb_levels(profile) if mmu else (),
                               memory_latency=profile.memory_latency, seed=seed,
-                              code_base=CODE_BASE, code_len=CODE_SIZE, specials=MAX_SPECIALS,
+                              code_base=self.code_base, code_len=self.code_size,
+                              specials=MAX_SPECIALS,
                               wc_buffers=wc.get("buffers", 0), wc_line=wc.get("line", 64),
                               coherent_icache=profile.coherent_icache, cores=cores,
                               shadow_l1d=mmu and self._walk_below_l1(profile))
-        self.cpus = [self._new_unicorn(profile) for _ in range(cores)]
-        self.uc = self.cpus[0]                  # the core that runs (core 0 but in run_parallel)
         st = self.state = self.model.state
         st[c.H_FIXED_WIDTH] = 0 if self.isa == "x86" else 4
         st[c.H_DEFAULT_COST] = profile.costs.get("default", 1)
@@ -199,18 +230,19 @@ class Machine:
         st[c.H_STRICT] = int(strict_coherence)
         st[c.H_PC_REG] = PC_REGISTERS[self.isa]
         st[c.H_RAM_PTR], st[c.H_RAM_SIZE] = self._ram_base_ptr, ram_size
-        if mmu:
+        if soft:
+            st[c.H_MMU] = softtlb.MODE_SOFT603 if soft == "603" else softtlb.MODE_SOFT405
+        elif mmu:
             st[c.H_MMU] = mmu_model.MODE_ARM_SHORT if self.isa == "arm" else \
                 mmu_model.MODE_HASHED32
             st[c.H_WALK_CYCLES] = profile.tlb.get("walk_cycles", 0)
             st[c.H_WALK_THROUGH_L1] = not self._walk_below_l1(profile)
-        self._starts = np.zeros(CODE_SIZE + 1, np.int64)
-        self._cycles = np.zeros(CODE_SIZE + 1, np.int64)
+        self._starts = np.zeros(self.code_size + 1, np.int64)
+        self._cycles = np.zeros(self.code_size + 1, np.int64)
         self._specials = []
         self.model.share_settings()
         self._hooks = []
         for uc in self.cpus:
-            uc.mem_map_ptr(PAGE, ram_size - PAGE, UC_PROT_ALL, self._ram_base_ptr + PAGE)
             self._hooks += [
                 native.add_hook(uc, UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE, native.memory_hook,
                                 st),
@@ -282,30 +314,51 @@ class Machine:
 
     # ---------------------------------------------------------------- programs
 
-    def load(self, program):
-        """Load a Program, assembly source text, or a path to a .S file; returns the Program."""
+    def load(self, program, at=None):
+        """Load a Program, assembly source text, or a path to a .S file; returns the Program.
+
+        ``at``: an address to assemble and load it at instead of the next free code address,
+        e.g. an exception vector (0x1000) for the miss handlers of a software-loaded TLB."""
+        base = self._next_code if at is None else at
         if isinstance(program, Program):
             if program.isa != self.isa:
                 raise ValueError(f"program is {program.isa}, machine is {self.isa}")
-            if program.base != self._next_code:
-                program = assemble(program.source, self.isa, self._next_code, program.filename)
+            if program.base != base:
+                program = assemble(program.source, self.isa, base, program.filename)
         elif isinstance(program, Path) or (isinstance(program, str) and "\n" not in program
                                            and program.strip().endswith((".S", ".s"))):
-            program = assemble_file(program, self.isa, self._next_code)
+            program = assemble_file(program, self.isa, base)
         else:
-            program = assemble(program, self.isa, self._next_code)
+            program = assemble(program, self.isa, base)
         end = program.base + len(program.code)
-        if end > CODE_BASE + CODE_SIZE:
-            raise MemoryError("the code region (960 KB) is full")
+        if end > CODE_BASE + CODE_SIZE or program.base < self.code_base:
+            raise MemoryError(f"the code region ({self.code_base:#x}-"
+                              f"{CODE_BASE + CODE_SIZE:#x}) is full or does not hold "
+                              f"{program.base:#x}-{end:#x}")
+        if at is not None and at < self.code_start and end > self.code_start:
+            raise MemoryError(f"a program loaded at {at:#x} must end below {self.code_start:#x}")
         self.write(program.base, program.code)
-        self._next_code = -(-end // 64) * 64
+        if at is None:
+            self._next_code = -(-end // 64) * 64
+        elif self.soft_tlb:
+            self.soft_tlb.installed |= {v for v in self.soft_tlb.vectors.values()
+                                        if program.base <= v < end}
         starts, cycles, specials = cost.tables(self.isa, self.profile.costs, program.code,
-                                               program.base, CODE_BASE, CODE_SIZE,
+                                               program.base, self.code_base, self.code_size,
                                                self.profile.raw.get("smp", {}).get(
                                                    "serialising", ()))
         self._starts += starts
         self._cycles += cycles
         for sp in specials:
+            if sp.op in cost.SOFT_TLB_OPS or (self.soft_tlb and
+                                              sp.op == cost.OP_TLB_INVALIDATE_ALL):
+                if not self.soft_tlb:
+                    continue             # machines without a software-loaded TLB ignore them
+                if sp.op in cost.SOFT_TLB_PYTHON_OPS or sp.op == cost.OP_TLB_INVALIDATE_ALL:
+                    self.uc.hook_add(UC_HOOK_CODE, self._soft_tlb_instruction, sp, sp.pc,
+                                     sp.pc)
+                if sp.op in cost.SOFT_TLB_PYTHON_OPS:
+                    continue
             self._specials.append(sp)
             for uc in self.cpus:
                 self._hooks.append(native.add_hook(uc, UC_HOOK_CODE, native.special_hook,
@@ -319,8 +372,9 @@ class Machine:
 
     def _update_tables(self):
         st = self.state
-        st[st[c.H_ICOUNT]:st[c.H_ICOUNT] + CODE_SIZE + 1] = np.cumsum(self._starts)
-        st[st[c.H_ICOST]:st[c.H_ICOST] + CODE_SIZE + 1] = np.cumsum(self._cycles)
+        n = self.code_size + 1
+        st[st[c.H_ICOUNT]:st[c.H_ICOUNT] + n] = np.cumsum(self._starts)
+        st[st[c.H_ICOST]:st[c.H_ICOST] + n] = np.cumsum(self._cycles)
         if len(self._specials) > MAX_SPECIALS:
             raise MemoryError(f"more than {MAX_SPECIALS} cache-maintenance instructions")
         table = sorted(self._specials, key=lambda s: s.pc)
@@ -371,11 +425,15 @@ class Machine:
         st[c.H_LIMIT] = self.instruction_limit if limit is None else limit
         self._fault = None
         self._set_arguments(args)
+        if self.soft_tlb:
+            self.soft_tlb.start()
         try:
             self.uc.emu_start(pc, HALT)
         except UcError as error:
             raise self._describe_fault(error) from None
         if self._fault is not None:
+            if self._fault[0] == "raise":
+                raise self._fault[1]
             raise self._describe_fault(None)
         self._check_stop()
         return self._result(entry, args)
@@ -515,6 +573,8 @@ class Machine:
                            "section_hits": int(st[c.H_PRIMARY_HITS]),
                            "page_hits": int(st[c.H_SECONDARY_HITS]),
                            "page_faults": int(st[c.H_PAGE_FAULTS])})
+        elif self.soft_tlb:
+            events.update(self.soft_tlb.events())
         elif st[c.H_MMU]:
             events.update({"hash_walks": int(st[c.H_WALKS]),
                            "primary_hits": int(st[c.H_PRIMARY_HITS]),
@@ -540,8 +600,22 @@ class Machine:
             if self._instruction_at(pc - 4).split()[0] in ("tlbie", "tlbsync"):
                 uc.reg_write(ppc_const.UC_PPC_REG_PC, pc)
                 return
+        if self.soft_tlb:
+            handled = self.soft_tlb.exception(number, self._pc())
+            if handled is True:
+                return
+            if handled is not None:
+                self._fault = ("raise", handled)
+                uc.emu_stop()
+                return
         self._fault = ("interrupt", number, None, None)
         uc.emu_stop()
+
+    def _soft_tlb_instruction(self, uc, address, size, special):
+        if special.op == cost.OP_TLB_INVALIDATE_ALL:
+            self.soft_tlb.invalidate_all_405()
+        else:
+            self.soft_tlb.instruction(uc, address, size, special)
 
     def _instruction_at(self, pc):
         try:
@@ -601,12 +675,24 @@ class Machine:
     @sdr1.setter
     def sdr1(self, value):
         self.state[c.H_SDR1] = value
+        if self.soft_tlb:                    # the 603 computes HASH1/HASH2 from it
+            self.soft_tlb.regs.set_spr(softtlb.SDR1, value)
 
-    def set_segment(self, number, vsid):
-        """Segment register ``number`` (0-15, selected by EA bits 0-3) holds ``vsid``."""
+    def set_segment(self, number, vsid, ks=False, kp=False):
+        """Segment register ``number`` (0-15, selected by EA bits 0-3) holds ``vsid`` (and,
+        on a software-loaded TLB, the Ks/Kp key bits the 603 puts in SRR1[KEY])."""
         if not 0 <= number < 16:
             raise ValueError("segment registers are numbered 0-15")
         self.state[self.state[c.H_SEGMENTS] + number] = vsid & 0xFFFFFF
+        if self.soft_tlb:
+            self.soft_tlb.regs.set_sr(number, (vsid & 0xFFFFFF) | (ks << 30) | (kp << 29))
+
+    def spr(self, number):
+        """A special-purpose register of the CPU (software-loaded TLB machines)."""
+        return self.soft_tlb.regs.spr(number)
+
+    def set_spr(self, number, value):
+        self.soft_tlb.regs.set_spr(number, value)
 
     def segment(self, number):
         return int(self.state[self.state[c.H_SEGMENTS] + number])

@@ -26,6 +26,7 @@ import numpy as np
 from numba import carray, njit
 
 from . import cache as c
+from . import softtlb
 from .cache import CacheLevel
 
 PTE_VALID = 0x80000000
@@ -35,7 +36,7 @@ PTES_PER_GROUP = 8
 HTAB_MIN = 64 << 10                 # 64 KB (HTABMASK = 0) up to 32 MB (HTABMASK = 0x1FF)
 
 MODE_OFF, MODE_HASHED32 = 0, 1
-MODE_ARM_SHORT = 10                # ARMv7 short descriptors (emu.mmu, ARM section below)
+MODE_ARM_SHORT = 4      # ARMv7 short descriptors (below); 2 and 3 are emu.softtlb's 603 and 405
 
 
 # ----------------------------------------------------------- the hash, by the architecture book
@@ -110,9 +111,17 @@ def supported(profile):
     """Why the MMU model cannot run this profile yet, or None if it can."""
     if profile.isa == "arm" and profile.tlb.get("reload") == "hardware-walk":
         return None
+    if profile.isa == "ppc32" and profile.tlb.get("reload") == "software":
+        if softtlb.kind(profile) is None:
+            return (f"{profile.name} reloads its TLB in software, but the model knows the "
+                    f"software-loaded TLBs of the 603 and the 405 only, not Unicorn CPU "
+                    f"{profile.unicorn_cpu}")
+        return None
     if profile.isa != "ppc32" or profile.tlb.get("reload") != "hardware-hash":
         return (f"the MMU model so far covers 32-bit PowerPC with a hardware-searched hash "
-                f"table (ppc604, ppc750) and ARMv7 short descriptors (cortex-a9); {profile.name} reloads its TLB by "
+                f"table (ppc604, ppc750), a software-loaded TLB (ppc603e, ppc405gp) or ARMv7 "
+                f"short descriptors (cortex-a9); "
+                f"{profile.name} reloads its TLB by "
                 f"{profile.tlb.get('reload', 'an unknown method')} on {profile.isa}")
     return None
 
@@ -164,6 +173,8 @@ def translate(st, ea, write, fetch):
 
     Returns stall cycles; a failed walk (or an access the TLB entry forbids) records a page
     fault (the first one's address and kind are kept) for the hook to stop the machine."""
+    if softtlb.MODE_SOFT603 <= st[c.H_MMU] <= softtlb.MODE_SOFT405:
+        return softtlb.lookup(st, ea, fetch)     # the CPU translated; the model counts
     level = st[c.H_ITLB] if fetch else st[c.H_DTLB]
     if level < 0:
         return 0

@@ -23,8 +23,8 @@ from unicorn.unicorn_py3.unicorn import uclib
 
 from . import cache as c
 from . import mmu
-from .cost import (OP_DRAIN_WC, OP_NONTEMPORAL, OP_SERIALISE, OP_TLB_INVALIDATE,
-                   OP_TLB_INVALIDATE_ALL, SERIAL)
+from .cost import (OP_DRAIN_WC, OP_MTMSR, OP_NONTEMPORAL, OP_SERIALISE,
+                   OP_TLB_INVALIDATE, OP_TLB_INVALIDATE_ALL, SERIAL)
 
 _reg_read = CFUNCTYPE(c_int, c_void_p, c_int, c_uint64)(
     cast(uclib.uc_reg_read, c_void_p).value)
@@ -134,6 +134,10 @@ def block_hook(uc, address_u64, size_u32, ud):
     fetch_stall = c.fetch(st, address, size, address)
     if st[c.H_MMU]:
         fetch_stall += _translate(uc, st, address, False, True, address)
+        # software-loaded TLB: note the block, to undo its counts if an access faults
+        if mmu.softtlb.MODE_SOFT603 <= st[c.H_MMU] <= mmu.softtlb.MODE_SOFT405:
+            st[st[c.H_SCRATCH] + 1] = address
+            st[st[c.H_SCRATCH] + 2] = address + size
     if st[c.H_PROFILE_PERIOD] > 0 and in_code:
         _profile_block(st, off, size, fetch_stall)
     else:
@@ -188,6 +192,8 @@ def special_hook(uc, address_u64, size, ud):
         mmu.invalidate_all(st)
     elif op == OP_SERIALISE:
         pass
+    elif op == OP_MTMSR:                      # software-loaded TLBs: translation on/off
+        st[c.H_XLATE] = ea & 0x30
     else:
         st[c.H_SWALLOW] = st[entry + 7]
         stall = c.maintain(st, ea, op, scope)

@@ -102,20 +102,21 @@ def symbol_of(symbols, address):
 def _instruction_table(machine, symbols, hits, cycles, samples):
     """One row per instruction of the loaded programs, plus any other address that got counts:
     address, symbol, hits (executions), cycles, samples, instruction (disassembled)."""
-    from .machine import CODE_BASE
+    from .cache import H_CODE_BASE
+    code_base = int(machine.state[H_CODE_BASE])      # 0 on software-loaded-TLB machines
     text = {}
     for program in machine.programs:
         for address, size in program.instructions():
             at = address - program.base
             text[address] = disassemble_one(program.code[at:at + size], machine.isa, address)
     for offset in np.flatnonzero(hits | cycles | samples):
-        address = CODE_BASE + int(offset)
+        address = code_base + int(offset)
         if address not in text:                     # executed bytes no program listed
             width = 16 if machine.isa == "x86" else 4
             text[address] = disassemble_one(machine.read(address, width), machine.isa, address)
     rows = []
     for address in sorted(text):
-        offset = address - CODE_BASE
+        offset = address - code_base
         rows.append({"address": address, "symbol": symbol_of(symbols, address),
                      "hits": int(hits[offset]), "cycles": int(cycles[offset]),
                      "samples": int(samples[offset]), "instruction": text[address]})
