@@ -615,7 +615,7 @@ def account(st, offset, cycles):
         st[H_NEXT_SAMPLE] += period
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _flag_stale(st, l1i, addr, length):
     r = HEADER + LEVEL_RECORD * l1i
     shift = st[r + L_SHIFT]
