@@ -616,6 +616,21 @@ def account(st, offset, cycles):
 
 
 @njit(cache=True, inline='always')
+def _core_count(st):
+    """How many cores the state models (one when it has no core table)."""
+    return st[st[H_CORES]] if st[H_CORES] else 1
+
+
+@njit(cache=True, inline='always')
+def _l1_of(st, core, icache):
+    """Core ``core``'s L1 I (``icache``) or L1 D level, -1 if it has none."""
+    table = st[H_CORES]
+    if table == 0:
+        return st[H_L1I] if icache else st[H_L1D]
+    return st[table + 1 + CORE_RECORD * core + (T_L1I if icache else T_L1D)]
+
+
+@njit(cache=True, inline='always')
 def _flag_stale(st, l1i, addr, length):
     r = HEADER + LEVEL_RECORD * l1i
     shift = st[r + L_SHIFT]
@@ -632,13 +647,8 @@ def _changed(st, addr, length):
     in every core (no I-cache here snoops stores)."""
     if st[H_COHERENT_I]:
         return
-    table = st[H_CORES]
-    if table == 0:
-        if st[H_L1I] >= 0:
-            _flag_stale(st, st[H_L1I], addr, length)
-        return
-    for k in range(st[table]):
-        l1i = st[table + 1 + CORE_RECORD * k + T_L1I]
+    for k in range(_core_count(st)):
+        l1i = _l1_of(st, k, True)
         if l1i >= 0:
             _flag_stale(st, l1i, addr, length)
 
@@ -659,11 +669,8 @@ def _dirty_in(st, l1d, addr, length):
 def _dirty_in_l1d(st, addr, length):
     """Is any L1 D line over [addr, addr + length) dirty (not yet at the point of
     unification), in any core?"""
-    table = st[H_CORES]
-    if table == 0:
-        return st[H_L1D] >= 0 and _dirty_in(st, st[H_L1D], addr, length)
-    for k in range(st[table]):
-        l1d = st[table + 1 + CORE_RECORD * k + T_L1D]
+    for k in range(_core_count(st)):
+        l1d = _l1_of(st, k, False)
         if l1d >= 0 and _dirty_in(st, l1d, addr, length):
             return True
     return False
@@ -681,12 +688,11 @@ def snoop(st, addr, op):
 
     So a line dirty in one L1 D is in no other. Write-backs reach the shared level before
     the requester's own access goes on."""
-    table = st[H_CORES]
-    if table == 0:
+    if st[H_CORES] == 0:
         return
     me = st[H_CORE]
-    for k in range(st[table]):
-        level = st[table + 1 + CORE_RECORD * k + T_L1D]
+    for k in range(_core_count(st)):
+        level = _l1_of(st, k, False)
         if k == me or level < 0:
             continue
         r = HEADER + LEVEL_RECORD * level
@@ -903,9 +909,8 @@ def _establish(st, level, addr):
 @njit(cache=True)
 def _icache_invalidate(st, addr):
     """icbi / ICIMVAU: the line leaves the L1 I of every core (icbi is broadcast)."""
-    table = st[H_CORES]
-    for k in range(st[table] if table else 1):
-        l1i = st[table + 1 + CORE_RECORD * k + T_L1I] if table else st[H_L1I]
+    for k in range(_core_count(st)):
+        l1i = _l1_of(st, k, True)
         if l1i >= 0:
             _maintain_level(st, l1i, addr, OP_INVALIDATE)
 

@@ -185,8 +185,9 @@ def translate(st, ea, write, fetch):
     if way >= 0:                              # the common case, inline: a first-level hit
         st[r + c.L_ACCESSES] += 1
         st[r + c.L_HITS] += 1
-        if st[st[r + c.L_DIRTY] + s * st[r + c.L_WAYS] + way] & _needs(write, fetch):
-            _denied(st, ea, write, fetch, st[st[r + c.L_DIRTY] + s * st[r + c.L_WAYS] + way])
+        perm = st[st[r + c.L_DIRTY] + s * st[r + c.L_WAYS] + way]
+        if perm & _needs(write, fetch):
+            _denied(st, ea, write, fetch, perm)
         return 0
     return _miss(st, level, ea, write, fetch)
 
@@ -319,10 +320,7 @@ def _descriptor(st, address):
     l1d = st[c.H_L1D]
     if st[c.H_WALK_THROUGH_L1] or l1d < 0:
         return _load_le32(st, address), c.data_access(st, address, 4, False)
-    stall = c.access(st, st[c.H_FIRST_LEVEL], address, False) \
-        if st[c.H_FIRST_LEVEL] != c.MEMORY else st[c.H_MEM_LAT]
-    if st[c.H_FIRST_LEVEL] == c.MEMORY:
-        st[c.H_MEM_READS] += 1
+    stall = c.access(st, st[c.H_FIRST_LEVEL], address, False)    # (memory if no L2)
     r = c.HEADER + c.LEVEL_RECORD * l1d
     line = address >> st[r + c.L_SHIFT]
     way = c._find(st, r, line)
