@@ -53,6 +53,7 @@ COLORS = {
     "original": "#0072B2",   # the kernel before the optimization
     "optimized": "#E69F00",  # the kernel after it
     "published": "#7f7f7f",  # numbers printed in the paper
+    "emulated": "#009E73",   # numbers measured on the model
 }
 
 

@@ -155,6 +155,8 @@ class PPC32Hash(Arch):
         """Invalidate the translations of ``count`` Linux PTEs from ``address`` in one PTE
         page: flush_hash_pages, which looks only at PTEs with _PAGE_HASHPTE."""
         n = self.call("flush_hash_pages", mm.context, address, pte_page, count)
+        self.ledger.count("flush_calls")
+        self.ledger.count("lptes_examined", count)
         self.ledger.count("hpte_invalidated", n)
         return n
 

@@ -1,0 +1,135 @@
+"""The numbers and directions the Mackerras 2003 chapter states in its prose.
+
+The chapter's notebooks print these; the prose quotes them. If a model change moves one, this
+test fails and the prose must be re-read (and the number updated) before it passes again.
+"""
+import pytest
+
+import emu
+from emu import data, stats
+from emu.kernel import workloads
+from emu.machine import Machine, StaleInstructionFetch
+
+LI_R3_1_BLR = bytes.fromhex("38600001" "4e800020") * 512
+LI_R3_2_BLR = bytes.fromhex("38600002" "4e800020") * 512
+
+
+def flush_after_fill(words, again=False):
+    m = Machine("ppc750")
+    m.load(emu.routine("ppc32/fill_words.S"))
+    m.load(emu.routine("ppc32/flush_dcache_icache.S"))
+    page = m.alloc(4096)
+    m.call("fill_words", page, 0x60000000, words)
+    run = m.call("flush_dcache_icache", page)
+    return m.call("flush_dcache_icache", page) if again else run
+
+
+def test_one_page_flush_dirty_half_and_clean():
+    # clean: the same page flushed a second time, as in the notebook
+    dirty, half, clean = flush_after_fill(1024), flush_after_fill(512), \
+        flush_after_fill(1024, again=True)
+    assert dirty.instructions == half.instructions == clean.instructions == 777
+    assert (dirty.cycles, half.cycles, clean.cycles) == (13866, 7786, 1680)
+    # 4096 / 32-byte lines: every dirty line is written back by dcbst, through L2 to memory
+    assert dirty.caches["L1D"]["writebacks"] == dirty.caches["L2"]["writebacks"] == 128
+    assert half.caches["L1D"]["writebacks"] == 64
+    assert clean.caches["L1D"]["writebacks"] == 0
+
+
+def reuse_frame(flush):
+    m = Machine("ppc750", strict_coherence=True)
+    m.load(emu.routine("ppc32/copy_page.S"))
+    m.load(emu.routine("ppc32/flush_dcache_icache.S"))
+    frame = m.alloc(4096, LI_R3_1_BLR)
+    new_code = m.alloc(4096, LI_R3_2_BLR)
+    assert m.call(frame).return_value == 1
+    m.call("copy_page", frame, new_code)
+    if flush:
+        m.call("flush_dcache_icache", frame)
+    return m.call(frame).return_value
+
+
+def test_a_reused_frame_without_the_flush_is_a_stale_fetch():
+    with pytest.raises(StaleInstructionFetch, match="0x100000"):
+        reuse_frame(flush=False)
+    assert reuse_frame(flush=True) == 2
+
+
+@pytest.fixture(scope="module")
+def policies():
+    return {(kind, policy): workloads.lat_proc(kind, policy=policy)
+            for kind in ("fork", "exec", "shell") for policy in ("eager", "lazy")}
+
+
+def test_lazy_flushes_fewer_pages_than_eager(policies):
+    flushed = {key: r.counts["pages_flushed"] for key, r in policies.items()}
+    assert flushed == {("fork", "eager"): 3, ("fork", "lazy"): 3, ("exec", "eager"): 20,
+                       ("exec", "lazy"): 7, ("shell", "eager"): 164, ("shell", "lazy"): 35}
+    for kind in ("exec", "shell"):
+        assert policies[kind, "lazy"].cycles < policies[kind, "eager"].cycles
+    assert policies["fork", "lazy"].cycles == policies["fork", "eager"].cycles
+
+
+def test_lazy_keeps_only_the_flushes_of_pages_the_kernel_wrote(policies):
+    eager, lazy = policies["shell", "eager"].counts, policies["shell", "lazy"].counts
+    assert (eager["flushed:file"], eager["flushed:cow"], eager["flushed:anonymous"],
+            eager["flushed:exec_args"]) == (127, 24, 11, 2)
+    assert lazy["pages_flushed"] == eager["flushed:cow"] + eager["flushed:anonymous"]
+
+
+def test_flush_share_beside_table1(policies):
+    procedures = list(workloads.TABLE1_PROCEDURES)
+    table1 = data.load("mackerras2003_table1_profile_ppc750").set_index("procedure")
+    published = table1.loc[procedures]
+    assert published["original"]["flush_dcache_icache"] / published["original"].sum() == \
+        pytest.approx(0.710, abs=5e-4)
+    shares = []
+    for policy in ("eager", "lazy"):
+        cycles = workloads.by_procedure(policies["shell", policy])
+        shares.append(cycles["flush_dcache_icache"] / cycles.sum())
+    assert shares == pytest.approx([0.742, 0.662], abs=5e-4)
+    assert workloads.by_procedure(policies["shell", "eager"])["flush_dcache_icache"] == 710740
+    assert workloads.by_procedure(policies["shell", "lazy"])["flush_dcache_icache"] == 484400
+
+
+def test_a_program_running_200_text_pages_reaches_the_published_exec_ratio():
+    big = workloads.Image("big", text_pages=300, data_pages=2, bss_pages=1, text_touched=200,
+                          data_written=1, bss_written=0)
+    runs = {p: workloads.lat_proc("exec", policy=p, program=big) for p in ("eager", "lazy")}
+    assert (runs["eager"].counts["pages_flushed"], runs["lazy"].counts["pages_flushed"]) == (206, 5)
+    assert runs["lazy"].us / runs["eager"].us == pytest.approx(0.412, abs=5e-4)
+
+
+@pytest.fixture(scope="module")
+def strategies():
+    out = {}
+    for strategy in ("scan", "immediate", "batched"):
+        for kind in ("fork", "exec", "shell"):
+            out[kind, strategy] = workloads.lat_proc(kind, tlb_flush=strategy)
+        out["mmap", strategy] = workloads.lat_mmap(tlb_flush=strategy)
+    return out
+
+
+def test_pte_strategies_trade_scans_against_per_entry_calls(strategies):
+    cycles = {k: r.cycles for k, r in strategies.items()}
+    for kind in ("fork", "exec", "shell"):       # the scan examines many empty LPTEs
+        assert cycles[kind, "immediate"] < cycles[kind, "batched"] < cycles[kind, "scan"]
+        assert strategies[kind, "scan"].counts["lptes_examined"] > \
+            strategies[kind, "immediate"].counts["lptes_examined"]
+    # mmap: every LPTE has an HPTE; one scan call beats 256 single calls
+    assert cycles["mmap", "scan"] < cycles["mmap", "immediate"] < cycles["mmap", "batched"]
+    assert [strategies["mmap", s].counts["flush_calls"] for s in ("scan", "immediate")] == [1, 256]
+    # fork under the scan flushes (and refills) the parent's unchanged text HPTEs too
+    assert [strategies["fork", s].counts["hpte_invalidated"]
+            for s in ("scan", "immediate", "batched")] == [12, 8, 8]
+    change = cycles["shell", "immediate"] / cycles["shell", "scan"] - 1
+    assert change == pytest.approx(-0.02106, abs=5e-5)
+    assert stats.runs_needed(abs(change * 32.09), 1.42) == 71
+    assert stats.runs_needed(abs(change * 8.51), 1.42) == 987
+
+
+def test_noise_numbers_of_section_4():
+    assert stats.runs_needed(0.59, 1.42) == 92
+    assert stats.runs_needed(0.16, 1.42) == 1238
+    assert stats.resolvable_difference(1.42, 2) == pytest.approx(6.11, abs=5e-3)
+    assert stats.resolvable_difference(1.42, 7) == pytest.approx(1.65, abs=5e-3)
