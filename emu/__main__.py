@@ -1,5 +1,6 @@
 """Command line: ``python -m emu run FILE.S --isa ISA --cpu PROFILE --entry SYMBOL ...``,
-``python -m emu kperfdiff A B`` and ``python -m emu bench``. A bad input exits non-zero with
+``python -m emu kperfdiff A B``, ``python -m emu handout NOTEBOOK -o OUT`` and
+``python -m emu bench``. A bad input exits non-zero with
 one clear line."""
 from __future__ import annotations
 
@@ -38,6 +39,10 @@ def _parser():
     diff.add_argument("b", help="the profile to compare it with")
     diff.add_argument("--top", default="5", metavar="N",
                       help="rows per section (default 5; 0 for all)")
+    hand = sub.add_parser("handout", help="copy a chapter notebook without its solutions "
+                          "and outputs, for students")
+    hand.add_argument("notebook", help="a chapter's .ipynb")
+    hand.add_argument("-o", "--output", required=True, help="where to write the copy")
     bench = sub.add_parser("bench", help="raw Unicorn vs instrumented throughput per ISA")
     bench.add_argument("--isa", action="append", choices=["ppc32", "ppc64", "arm", "x86"])
     return p
@@ -112,6 +117,14 @@ def kperfdiff(options):
     print(compare_files(options.a, options.b, top=top or None))
 
 
+def handout(options):
+    from .handout import handout as strip
+    if Path(options.output).resolve() == Path(options.notebook).resolve():
+        raise ValueError("handout: the output would overwrite the chapter; give another -o")
+    removed = strip(options.notebook, options.output)
+    print(f"{options.output}: {removed} solution(s) removed, outputs cleared")
+
+
 def main(argv=None):
     options = _parser().parse_args(argv)
     if options.command == "bench":
@@ -121,7 +134,7 @@ def main(argv=None):
     from .assemble import AssemblyError
     from .machine import GuestError
     try:
-        {"run": run, "kperfdiff": kperfdiff}[options.command](options)
+        {"run": run, "kperfdiff": kperfdiff, "handout": handout}[options.command](options)
     except (AssemblyError, GuestError, ValueError, KeyError, MemoryError) as error:
         message = error.args[0] if isinstance(error, KeyError) else str(error)
         first = message.splitlines()[0]
