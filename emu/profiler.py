@@ -46,8 +46,10 @@ class Symbol:
 
 # ------------------------------------------------------------------ running a profile
 
-def profile_call(machine, entry, *args, every=1000, cold=False, limit=None):
-    """Call ``entry`` on ``machine``, a sample every ``every`` cycles; returns a SampledRun."""
+def profile_call(machine, entry, *args, every=997, cold=False, limit=None):
+    """Call ``entry`` on ``machine``, a sample every ``every`` cycles; returns a SampledRun.
+    The default period is prime, so it does not lock onto a loop whose cycle count divides
+    a round number (a 125-cycle loop sampled every 1000 cycles is always seen at one PC)."""
     if isinstance(every, bool) or not isinstance(every, (int, np.integer)) or every <= 0:
         raise ValueError(f"the sampling period must be a positive number of cycles, "
                          f"not {every!r}")

@@ -112,6 +112,11 @@ def test_atomic_increments_survive_time_slices_inside_lwarx_stwcx():
     assert run.instructions > 4 * 7 * 1000 - 4      # retries happened
 
 
+# (cycles, instructions, lines fetched from another core's L1 D) per core
+PINNED_LOCK_PPC750 = [(20399, 16038, 170), (20432, 16240, 169), (21614, 17358, 173),
+                      (20891, 16646, 176)]
+
+
 def test_parallel_runs_are_deterministic_and_pinned():
     def once():
         m = Machine("ppc750", cores=4)
@@ -123,10 +128,6 @@ def test_parallel_runs_are_deterministic_and_pinned():
     assert first == once()
     assert first == PINNED_LOCK_PPC750
 
-
-# (cycles, instructions, lines fetched from another core's L1 D) per core
-PINNED_LOCK_PPC750 = [(20399, 16038, 170), (20432, 16240, 169), (21614, 17358, 173),
-                      (20891, 16646, 176)]
 
 
 def test_dirty_lines_of_one_core_are_transferred_to_another():
