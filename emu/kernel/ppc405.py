@@ -59,6 +59,7 @@ from .vm import Arch, KernelError
 TLB_WR, TLB_EX = 0x100, 0x200          # TLB data word: write and execute permission
 FIRST_CONTEXT, LAST_CONTEXT = 1, 255   # 4xx PIDs (include/asm-ppc/mmu_context.h; 0: kernel)
 DATA_MISS_VECTOR = 0x1100
+ROUTINE_LINE = 32                      # LINE in clear_page.S, copy_page.S, flush_dcache_icache.S
 # The storage-interrupt vectors: the handler's bail-out lands here (see the module notes)
 STORAGE_INTERRUPT_STUB = f"li r3, 1\nba {HALT:#x}\n"
 
@@ -79,6 +80,10 @@ class PPC405(Arch):
             raise ValueError(f"the 405 backend needs Machine('ppc405gp', mmu=True), not "
                              f"{machine.profile.name}"
                              f"{' with mmu=True' if soft else ' without the MMU model'}")
+        lines = {lv.name: lv.line for lv in machine.profile.caches if lv.name in ("L1I", "L1D")}
+        if any(line != ROUTINE_LINE for line in lines.values()):
+            raise ValueError(f"the 405 backend's page routines step {ROUTINE_LINE}-byte cache "
+                             f"lines (the 405GP's), but this profile's L1 lines are {lines}")
         soft.identity_only = False      # user pages map to other frames; see emu.softtlb
         self.soft = soft
         machine.load(routine("ppc32/tlbmiss_405_kernel.S"), at=DATA_MISS_VECTOR)
