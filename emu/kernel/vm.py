@@ -19,8 +19,9 @@ translate (for the hashed MMU: is there an HPTE?) and runs its miss handler if n
 software-loaded TLB (``Arch.tlb_decides``, the 405) the order is the hardware's: the TLB
 first, the guest miss handler on a miss (it reads the Linux PTE), the fault path when the
 handler finds no PTE or the entry forbids the access. Those touches do not go through the
-cache model, and the hardware table walk of a user access is not charged. One CPU, no swap, no readahead, the I/O that fills the page cache is free (the
-files LMBench uses stay cached).
+cache model, and the hardware table walk of a user access is not charged. One CPU, no swap,
+no readahead, the I/O that fills the page cache is free (the files LMBench uses stay
+cached).
 """
 from __future__ import annotations
 
@@ -364,7 +365,7 @@ class Arch:
 
 # ------------------------------------------------------------------------ the kernel
 
-TLB_FLUSH_STRATEGIES = ("scan", "immediate", "batched", "tlbia")
+TLB_FLUSH_STRATEGIES = ("scan", "immediate", "batched", "tlbia")   # all backends'
 
 
 class Kernel:
