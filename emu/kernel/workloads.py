@@ -1,7 +1,8 @@
 """LMBench-like workloads on the kernel model: lat_proc (fork, exec, shell), lat_pagefault,
-lat_mmap, and ``kernel_compile`` (a kernel compile's process pattern, dominated by data pages:
-Mackerras 2003 section 2.3, Table 3). Each returns a ``Result``: cycles and microseconds per iteration at the profile's
-clock, the per-routine breakdown (guest routines measured, generic paths fixed) and counts.
+lat_mmap, and ``kernel_compile`` (a kernel compile's process pattern, dominated by data
+pages: Mackerras 2003 section 2.3, Table 3). Each returns a ``Result``: cycles and
+microseconds per iteration at the profile's clock, the per-routine breakdown (guest
+routines measured, generic paths fixed) and counts.
 
 Steady state, as LMBench measures it: each workload runs ``warmup`` iterations first (the
 programs' pages are then in the page cache and, under the lazy policy, already flushed),
