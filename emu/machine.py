@@ -415,8 +415,11 @@ class Machine:
         wc = self.model.headers[0][c.H_WC]
         st[wc:wc + 3 * st[c.H_WC_N] * len(self.cpus)] = 0
 
-    def call(self, entry, *args, limit=None, cold=False):
-        """Call a routine by symbol (or address) with integer arguments; returns a Run."""
+    def call(self, entry, *args, limit=None, cold=False, real_mode=False):
+        """Call a routine by symbol (or address) with integer arguments; returns a Run.
+
+        ``real_mode``: on a software-loaded TLB (ppc603e, ppc405gp with ``mmu=True``), start
+        with MSR[IR|DR] off instead of on (no TLB look-ups, as exception handlers run)."""
         pc = self.address_of(entry)
         if cold:
             self.flush_caches()
@@ -426,7 +429,10 @@ class Machine:
         self._fault = None
         self._set_arguments(args)
         if self.soft_tlb:
-            self.soft_tlb.start()
+            self.soft_tlb.start(translate=not real_mode)
+        elif real_mode:
+            raise ValueError("real_mode applies to software-loaded TLBs (Machine(mmu=True) on "
+                             "ppc603e or ppc405gp)")
         try:
             self.uc.emu_start(pc, HALT)
         except UcError as error:

@@ -38,6 +38,14 @@ modelled (their misses are hidden in hardware and cost nothing here); TLB entrie
 effective page only (not VSID / TID), so changing segment registers or the 405 PID without
 invalidating would make the mirror diverge (counted); the hardware's exception entry and
 ``rfi`` latencies are not charged beyond the profile's instruction costs.
+
+The 405's entries are also recorded by index (tag word, the TID the PID register gave it,
+data word) from the same ``tlbwe``/``tlbia`` hooks, so that Python can search the CPU's
+TLB as ``tlbsx`` does (``SoftTLB.search405``). A user of the 405 TLB whose translated
+accesses never run as guest code (the kernel model, emu.kernel.ppc405: the kernel runs in
+real mode, user accesses are simulated) may set ``identity_only = False`` to load entries
+with RPN != EPN; a translated guest access through such an entry is not supported (the
+mirror, tagged by EPN, would count it as a divergence).
 """
 from __future__ import annotations
 
@@ -269,6 +277,9 @@ class SoftTLB:
         self.installed = set()           # vector addresses a program has been loaded at
         self.data405 = [0] * 64          # the data word last written to each 405 entry
         self.valid405 = [False] * 64
+        self.tag405 = [0] * 64           # its tag word (EPN, SIZE, V) and TID
+        self.tid405 = [0] * 64
+        self.identity_only = True        # see the module notes
         self.pending405 = set()          # data word written over a valid entry, no tag yet
         self.exceptions = {"tlb_miss_exceptions": 0, "storage_exceptions": 0}
         # the last exceptions delivered, with the registers the handler saw (the SPRs
@@ -281,11 +292,13 @@ class SoftTLB:
     def _reg(self, reg_id):
         return self.m.uc.reg_read(reg_id) & 0xFFFFFFFF
 
-    def start(self):
-        """Before a call: translation on (MSR[IR|DR]), exception prefix 0."""
+    def start(self, translate=True):
+        """Before a call: translation on (MSR[IR|DR]) or, ``translate=False``, off (real
+        mode, as exception handlers and a kernel on pinned entries run); prefix 0."""
         uc, st = self.m.uc, self.m.state
-        uc.reg_write(ppc_const.UC_PPC_REG_MSR, XLATE | MSR_ME)
-        st[c.H_XLATE] = XLATE
+        msr = (XLATE if translate else 0) | MSR_ME
+        uc.reg_write(ppc_const.UC_PPC_REG_MSR, msr)
+        st[c.H_XLATE] = msr & XLATE
         st[st[c.H_SCRATCH] + S_DIVERGED] = 0
         st[st[c.H_SCRATCH] + S_BLOCK_END] = 0
         for k in self.exceptions:
@@ -452,7 +465,8 @@ class SoftTLB:
                             f"tlbwe at {address:#x} writes a {4 ** size_code} KB page "
                             f"(SIZE {size_code}) into entry {index}: the model's TLB holds "
                             "4 KB pages only (SIZE 1)")
-                    if valid and self.data405[index] >> 12 != value >> 12:
+                    if valid and self.identity_only and \
+                            self.data405[index] >> 12 != value >> 12:
                         raise GuestError(
                             f"tlbwe at {address:#x} maps page {value & ~0xFFF:#x} to "
                             f"{self.data405[index] & ~0xFFF:#x} in entry {index}: the soft-TLB "
@@ -463,6 +477,8 @@ class SoftTLB:
                     if old and old - 1 != value >> 12:
                         self.regs.flush_translations()
                     self.valid405[index] = valid
+                    self.tag405[index] = value
+                    self.tid405[index] = self.regs.spr(PID405) & 0xFF   # TID <- PID
         except GuestError as error:
             self.m._fault = ("raise", error)
             uc.emu_stop()
@@ -470,6 +486,22 @@ class SoftTLB:
     def invalidate_all_405(self):
         self.valid405 = [False] * 64
         self.pending405.clear()
+
+    def search405(self, ea, pid):
+        """The 405 TLB entry translating ``ea`` for ``pid`` as ``tlbsx`` finds it: valid, the
+        same 4 KB page, TID = ``pid`` or 0 (TID 0 matches every PID: 405GP UM, TLB entry
+        fields). Returns (index, tag word, data word) or None. Several matches are an error
+        (undefined on the hardware; Linux never creates them)."""
+        page = ea >> 12
+        found = [k for k in range(64) if self.valid405[k] and self.tag405[k] >> 12 == page
+                 and self.tid405[k] in (pid & 0xFF, 0)]
+        if len(found) > 1:
+            raise RuntimeError(f"TLB entries {found} all translate {ea:#x} for PID {pid}: "
+                               "a multiple hit, undefined on the 405")
+        if not found:
+            return None
+        k = found[0]
+        return k, self.tag405[k], self.data405[k]
 
     def events(self):
         st = self.m.state

@@ -1,11 +1,14 @@
 """A small Linux kernel model: the generic VM in Python (``vm``), architecture work as
-measured guest assembly (``ppc32``: the 32-bit PowerPC hashed MMU), I-cache flush policies
-(``policy``), the fixed costs of the generic C paths (``costs``), and LMBench-like
-workloads (``workloads``).
+measured guest assembly (backends ``ppc32``: the 32-bit PowerPC hashed MMU, ppc750;
+``ppc405``: the 405's software-loaded TLB with its execute bit, ppc405gp), I-cache flush
+policies (``policy``), the fixed costs of the generic C paths (``costs``), and LMBench-like
+workloads plus a kernel-compile pattern (``workloads``; ``profile="ppc405gp"`` picks the
+405 backend).
 
 >>> from emu.kernel import Kernel, workloads                   # doctest: +SKIP
 >>> r = workloads.lat_proc("exec", policy="lazy")              # doctest: +SKIP
 >>> r.cycles, r.us, r.counts["pages_flushed"], r.breakdown     # doctest: +SKIP
+>>> workloads.kernel_compile(policy="lazy_exec", profile="ppc405gp").summary()  # doctest: +SKIP
 """
 from .vm import (MM, VMA, File, Kernel, KernelError, Ledger, Page, PageAllocator, PageCache,
                  Process, SegmentationFault)

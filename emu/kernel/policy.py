@@ -19,7 +19,13 @@ instructions in the I-cache (Mackerras 2003 section 2). Three policies:
   fetch from it faults, and do_page_fault flushes, sets PG_arch_1 and the permission.
   Pages only read or written are never flushed. The 750's hashed MMU has no execute bit:
   on that backend the model enforces the permission in its simulated user accesses, a
-  what-if the chapter must label as such.
+  what-if the chapter must label as such. On the 405 backend (``emu.kernel.ppc405``) it is
+  the hardware's: the guest TLB miss handler copies _PAGE_EXEC into the entry's EX bit and
+  a fetch from an entry without EX is the instruction storage interrupt.
+  (Linux 2.6.12's 4xx code, read for comparison, differs from the paper's description:
+  _PAGE_EXEC is 0 on 40x, so every new PTE lacks _PAGE_HWEXEC and every first fetch per
+  PTE takes the exec fault, while update_mmu_cache (arch/ppc/mm/init.c) still flushes a
+  page whose PG_arch_1 is clear. The model follows the paper, section 2.3.)
 """
 from __future__ import annotations
 

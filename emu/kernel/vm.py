@@ -15,10 +15,13 @@ Costs: every architecture routine is guest assembly, measured (see the backend, 
 What is simplified, and said so: user-space instructions are not run: a process "touches"
 a page (``Kernel.touch``), which looks up the Linux PTE, takes the page fault if the PTE
 does not allow the access, and otherwise asks the backend whether the hardware would
-translate (for the hashed MMU: is there an HPTE?) and runs its miss handler if not. Those
-touches do not go through the cache model, and the hardware table walk of a user access is
-not charged. One CPU, no swap, no readahead, the I/O that fills the page cache is free (the
-files LMBench uses stay cached).
+translate (for the hashed MMU: is there an HPTE?) and runs its miss handler if not. On a
+software-loaded TLB (``Arch.tlb_decides``, the 405) the order is the hardware's: the TLB
+first, the guest miss handler on a miss (it reads the Linux PTE), the fault path when the
+handler finds no PTE or the entry forbids the access. Those touches do not go through the
+cache model, and the hardware table walk of a user access is not charged. One CPU, no swap,
+no readahead, the I/O that fills the page cache is free (the files LMBench uses stay
+cached).
 """
 from __future__ import annotations
 
@@ -329,10 +332,20 @@ class Arch:
     * ``flush_ptes(mm, address, pte_page, count)``: invalidate the hardware translations
       of ``count`` consecutive Linux PTEs of one PTE page (flush_hash_pages; tlbie);
     * ``has_hashpte(pte)``: does this Linux PTE say a hardware entry may exist?
+
+    A backend lists the Kernel TLB flush strategies it supports (``tlb_flush_strategies``,
+    the first is the default). One whose strategy is ``tlbia`` (a software-loaded TLB with no
+    hash table, Linux 4xx) also implements ``flush_tlb_page(mm, address)`` and
+    ``flush_tlb_all()``. ``flush_tlb_page_nohash(mm, address)`` (after a fault widened a
+    PTE's permissions) and ``destroy_context(mm)`` default to nothing. A backend with
+    ``tlb_decides`` implements ``probe(mm, address, access)``: 'hit', 'miss' or
+    'protection' (an entry exists but forbids the access), see ``Kernel.touch``.
     """
 
     name = "abstract"
     has_exec_permission = False
+    tlb_flush_strategies = ("scan", "immediate", "batched")
+    tlb_decides = False
 
     def __init__(self, machine, ledger):
         self.machine, self.ledger = machine, ledger
@@ -342,10 +355,17 @@ class Arch:
         self.ledger.guest(entry, run)
         return run.return_value
 
+    def flush_tlb_page_nohash(self, mm, address):
+        """A fault changed the PTE of ``address`` in place (exec permission, young, dirty):
+        drop a TLB entry made from the old one. The hashed MMU model keeps no TLB: nothing."""
+
+    def destroy_context(self, mm):
+        """The address space is gone: its context may be reused."""
+
 
 # ------------------------------------------------------------------------ the kernel
 
-TLB_FLUSH_STRATEGIES = ("scan", "immediate", "batched")
+TLB_FLUSH_STRATEGIES = ("scan", "immediate", "batched", "tlbia")   # all backends'
 
 
 class Kernel:
@@ -358,11 +378,15 @@ class Kernel:
     * ``immediate``: the HPTE is invalidated when its Linux PTE is changed (the rmap
       information gives mm and address); the flush routines have nothing left to do;
     * ``batched``: the changed (mm, address) pairs are recorded and the flush routines
-      invalidate just those (Mackerras 2003 section 4.2).
+      invalidate just those (Mackerras 2003 section 4.2);
+    * ``tlbia`` (Linux 4xx, include/asm-ppc/tlbflush.h): no hash table and no
+      "entry exists" bit in the PTE: flush_tlb_range and flush_tlb_mm empty the whole TLB,
+      flush_tlb_page invalidates the one entry (the backend's flush_tlb_all / flush_tlb_page).
     flush_tlb_page (one page, e.g. after a copy-on-write) flushes that page in every strategy.
+    ``tlb_flush=None`` takes the backend's default (its first strategy).
     """
 
-    def __init__(self, machine=None, policy="lazy", tlb_flush="scan", arch=None, frames=4096,
+    def __init__(self, machine=None, policy="lazy", tlb_flush=None, arch=None, frames=4096,
                  cost_table_override=None, **arch_options):
         from . import policy as policies
         if machine is None:
@@ -382,9 +406,11 @@ class Kernel:
                                 "its user accesses (a what-if)")
         else:
             self.policy_note = ""
-        if tlb_flush not in TLB_FLUSH_STRATEGIES:
-            raise ValueError(f"tlb_flush must be one of {TLB_FLUSH_STRATEGIES}, not "
-                             f"{tlb_flush!r}")
+        supported = self.arch.tlb_flush_strategies
+        tlb_flush = supported[0] if tlb_flush is None else tlb_flush
+        if tlb_flush not in supported:
+            raise ValueError(f"tlb_flush must be one of {supported} on {self.arch.name}, "
+                             f"not {tlb_flush!r}")
         self.tlb_flush = tlb_flush
         self.batch = []                     # (mm, address) waiting for a flush (batched)
         self.allocator = PageAllocator(machine, frames)
@@ -495,9 +521,14 @@ class Kernel:
             self._flush_one(mm, address)
         elif self.tlb_flush == "batched":
             self._flush_batch(mm)
+        elif self.tlb_flush == "tlbia":
+            self.arch.flush_tlb_page(mm, address)
 
     def flush_tlb_range(self, mm, start, end):
         """flush_range (arch/ppc/mm/tlb.c): one flush_hash_pages per PTE page of the range."""
+        if self.tlb_flush == "tlbia":
+            self.arch.flush_tlb_all()
+            return
         if self.tlb_flush == "batched":
             self._flush_batch(mm)
             return
@@ -514,7 +545,10 @@ class Kernel:
             address = pmd_end
 
     def flush_tlb_mm(self, mm):
-        """flush_tlb_mm: flush_range over every VMA."""
+        """flush_tlb_mm: flush_range over every VMA (4xx: one tlbia)."""
+        if self.tlb_flush == "tlbia":
+            self.arch.flush_tlb_all()
+            return
         if self.tlb_flush == "batched":
             self._flush_batch(mm)
             return
@@ -568,10 +602,12 @@ class Kernel:
         elif access == "x" and not pte & _PAGE_EXEC:
             self.policy.exec_fault(self, vma, self._page_of(pte))
             self._write_pte(ptep, pte | _PAGE_EXEC)
+            self.arch.flush_tlb_page_nohash(mm, address)    # 4xx fault.c: _tlbie(address)
             self.ledger.count("exec_faults")
         else:                                   # the PTE allowed it: just make it young
             new = pte | _PAGE_ACCESSED | (_PAGE_DIRTY if write else 0)
             self._write_pte(ptep, new)
+            self.arch.flush_tlb_page_nohash(mm, address)    # ptep_set_access_flags
             self.update_mmu_cache(mm, vma, address, ptep)
 
     def _do_anonymous_page(self, mm, vma, address, ptep, write):
@@ -665,6 +701,9 @@ class Kernel:
         self.switch_to(process)
         mm = process.mm
         write = access == "w"
+        if self.arch.tlb_decides:
+            self._touch_tlb_first(process, address, access)
+            return
         for _ in range(3):
             pte = mm.pte(address)
             allowed = (pte & _PAGE_PRESENT and (not write or pte & _PAGE_RW) and
@@ -680,6 +719,26 @@ class Kernel:
                 self.page_fault(process, address, access)
         if not self.arch.translates(mm, address, write):
             raise KernelError(f"{address:#x} still untranslated after three faults")
+
+    def _touch_tlb_first(self, process, address, access):
+        """A software-loaded TLB: the access looks in the TLB; a miss runs the guest miss
+        handler, which loads an entry from the Linux PTE or, finding none, enters the fault
+        path; an entry that forbids the access (no WR for a store, no EX for a fetch) is a
+        storage interrupt: the fault path. Then the access is retried, as the hardware
+        retries the instruction. E.g. a first fetch under lazy_exec: miss (no PTE), fault,
+        miss (entry loaded without EX), exec fault (flush, _tlbie), miss, hit."""
+        mm = process.mm
+        for _ in range(8):
+            verdict = self.arch.probe(mm, address, access)
+            if verdict == "hit":
+                return
+            if verdict == "miss":
+                self.ledger.count("tlb_misses")
+                if self.arch.tlb_miss(mm, address, access == "w"):
+                    continue
+            self.page_fault(process, address, access)
+        raise KernelError(f"{access!r} access at {address:#x} still not translated after "
+                          "eight TLB misses and faults")
 
     def touch_pages(self, process, start, pages, access="r"):
         for k in range(pages):
@@ -831,6 +890,7 @@ class Kernel:
                 self.ledger.fixed("free_pte_page")
                 self._put_page(self.allocator.page(table >> PAGE_SHIFT))
         self._put_page(mm.pgd)
+        self.arch.destroy_context(mm)
         mm.vmas = []
         mm.users = 0
 

@@ -1,6 +1,8 @@
 """LMBench-like workloads on the kernel model: lat_proc (fork, exec, shell), lat_pagefault,
-lat_mmap. Each returns a ``Result``: cycles and microseconds per iteration at the profile's
-clock, the per-routine breakdown (guest routines measured, generic paths fixed) and counts.
+lat_mmap, and ``kernel_compile`` (a kernel compile's process pattern, dominated by data
+pages: Mackerras 2003 section 2.3, Table 3). Each returns a ``Result``: cycles and
+microseconds per iteration at the profile's clock, the per-routine breakdown (guest
+routines measured, generic paths fixed) and counts.
 
 Steady state, as LMBench measures it: each workload runs ``warmup`` iterations first (the
 programs' pages are then in the page cache and, under the lazy policy, already flushed),
@@ -38,7 +40,8 @@ class Library:
 @dataclass(eq=False)
 class Image:
     """A program: its ELF mappings, its libraries, and what one run of it touches
-    (instruction fetches from text, stores to data, bss and stack)."""
+    (instruction fetches from text, stores to data, bss, heap and stack). The heap is the
+    brk area (anonymous, read-write, right after bss) as malloc grows it during the run."""
     name: str
     text_pages: int
     data_pages: int
@@ -49,11 +52,13 @@ class Image:
     stack_written: int = 2
     stack_vma_pages: int = 32
     libs: tuple = ()
+    heap_pages: int = 0
+    heap_written: int = 0
 
     def __post_init__(self):
         self.file = File(self.name, self.text_pages + self.data_pages)
         for n, k in (("text", "text_touched"), ("data", "data_written"),
-                     ("bss", "bss_written")):
+                     ("bss", "bss_written"), ("heap", "heap_written")):
             if getattr(self, k) > getattr(self, f"{n}_pages"):
                 raise ValueError(f"{self.name}: {k} exceeds {n}_pages")
 
@@ -65,7 +70,9 @@ class Image:
         parts = [("text", text, self.text_pages, "rx", self.file, 0, self.text_touched, "x"),
                  ("data", data, self.data_pages, "rw", self.file,
                   self.text_pages * PAGE_SIZE, self.data_written, "w"),
-                 ("bss", bss, self.bss_pages, "rw", None, 0, self.bss_written, "w")]
+                 ("bss", bss, self.bss_pages, "rw", None, 0, self.bss_written, "w"),
+                 ("heap", bss + self.bss_pages * PAGE_SIZE, self.heap_pages, "rw", None, 0,
+                  self.heap_written, "w")]
         base = TASK_UNMAPPED_BASE
         for lib in self.libs:
             for what, pages, prot, file, offset, touched, access in (
@@ -79,7 +86,7 @@ class Image:
         return [p for p in parts if p[2] > 0]
 
     def mappings(self):
-        out = [{"name": f"{self.name} {n}" if n in ("text", "data", "bss") else n,
+        out = [{"name": f"{self.name} {n}" if n in ("text", "data", "bss", "heap") else n,
                 "address": a, "length": pages * PAGE_SIZE, "prot": prot, "file": f,
                 "offset": off} for n, a, pages, prot, f, off, _, _ in self._layout()]
         out.append({"name": "stack", "address": STACK_TOP - self.stack_vma_pages * PAGE_SIZE,
@@ -106,6 +113,17 @@ LAT_PROC = Image("lat_proc", text_pages=60, data_pages=6, bss_pages=4, text_touc
                  data_written=4, bss_written=2, stack_written=3)     # static benchmark
 SH = Image("sh", text_pages=150, data_pages=20, bss_pages=8, text_touched=40,
            data_written=8, bss_written=4, stack_written=3, libs=(LD_SO, LIBC))
+# A kernel-compile step, for ``compile`` (estimates, not measurements: no binary was
+# inspected). cc1 of a 2003 gcc (3.2/3.3) is a ~3 MB program; compiling one kernel source
+# file executes a part of it, and writes much more memory than it executes: its data and
+# bss, a heap of a few MB (obstacks, RTL and tree nodes, the GC arena), the stack.
+CC1 = Image("cc1", text_pages=750, data_pages=40, bss_pages=30, text_touched=150,
+            data_written=30, bss_written=20, stack_written=8, libs=(LD_SO, LIBC),
+            heap_pages=1024, heap_written=600)
+# make, which forks once per compile step (a small part of it runs between steps)
+MAKE = Image("make", text_pages=40, data_pages=4, bss_pages=2, text_touched=10,
+             data_written=2, bss_written=1, stack_written=2, libs=(LD_SO, LIBC),
+             heap_pages=64, heap_written=20)
 # What a forked child of lat_proc does before it exits or execs: returning from fork() and
 # calling exit() runs a few pages of its text, writes its stack and some libc data
 # (estimates). (part, pages, access)
@@ -148,7 +166,8 @@ class Result:
                 "pages flushed": c.get("pages_flushed", 0),
                 "flush_dcache_icache cycles": int(self.breakdown["cycles"].get(
                     "flush_dcache_icache", 0)),
-                "faults": c.get("faults", 0), "COW copies": c.get("cow_copies", 0),
+                "faults": c.get("faults", 0), "exec faults": c.get("exec_faults", 0),
+                "TLB misses": c.get("tlb_misses", 0), "COW copies": c.get("cow_copies", 0),
                 "zeroed pages": c.get("zeroed_pages", 0),
                 "HPTEs inserted": sum(c.get(k, 0) for k in ("hpte_primary", "hpte_secondary",
                                                             "hpte_evicted")),
@@ -175,15 +194,23 @@ TABLE1_PROCEDURES = {
 def by_procedure(result, procedures=TABLE1_PROCEDURES):
     """Cycles per kernel procedure (a readprofile-like view of ``result``'s breakdown):
     each procedure sums the model routines listed for it."""
-    cycles = result.breakdown["cycles"]
     import pandas as pd
+    cycles = result.breakdown["cycles"]
     return pd.Series({name: int(sum(cycles.get(r, 0) for r in routines))
                       for name, routines in procedures.items()}, name="cycles")
 
 
-def make_kernel(policy="lazy", tlb_flush="scan", profile="ppc750", **options):
+def make_kernel(policy="lazy", tlb_flush=None, profile="ppc750", **options):
+    """A Kernel on a new machine of ``profile``, with that processor's backend: the 405's
+    software-loaded TLB (emu.kernel.ppc405, MMU model on) for ppc405gp, else the hashed one."""
+    from .. import softtlb
     from ..machine import Machine
+    from ..profile import load as load_profile
     machine_options = {k: options.pop(k) for k in ("ram_size", "mmu") if k in options}
+    if softtlb.kind(load_profile(profile)) == "405" and "arch" not in options:
+        from .ppc405 import PPC405
+        options["arch"] = PPC405
+        machine_options["mmu"] = True
     return Kernel(Machine(profile, **machine_options), policy=policy, tlb_flush=tlb_flush,
                   **options)
 
@@ -211,7 +238,7 @@ def _run(kernel, process, image, what, pages, access):
     kernel.touch_pages(process, start, pages, access)
 
 
-def lat_proc(kind="fork", policy="lazy", tlb_flush="scan", profile="ppc750", warmup=1,
+def lat_proc(kind="fork", policy="lazy", tlb_flush=None, profile="ppc750", warmup=1,
              iterations=1, parent_image=LAT_PROC, program=HELLO, shell=SH, kernel=None,
              **options):
     """LMBench lat_proc: ``fork`` (fork, the child exits, the parent waits), ``exec`` (the
@@ -244,7 +271,32 @@ def lat_proc(kind="fork", policy="lazy", tlb_flush="scan", profile="ppc750", war
     return _measure(k, f"lat_proc {kind}", once, warmup, iterations)
 
 
-def lat_pagefault(pages=256, policy="lazy", tlb_flush="scan", profile="ppc750", warmup=1,
+def kernel_compile(steps=4, policy="lazy", tlb_flush=None, profile="ppc405gp", warmup=1,
+                   program=CC1, parent_image=MAKE, kernel=None, **options):
+    """A kernel compile's process pattern: per compile step, make forks, the child execs
+    ``program`` (cc1), which runs (the pages its image says it touches: some text pages
+    executed, many data, bss, heap and stack pages written) and exits; make waits, then
+    runs a little. Dominated by data pages: what the 405's execute-permission deferral
+    (lazy_exec) avoids flushing (Mackerras 2003 section 2.3, Table 3). ``warmup`` steps
+    first (the programs are then in the page cache, flushed clean), then ``steps``
+    measured ones; reported per step."""
+    k = kernel or make_kernel(policy, tlb_flush, profile, **options)
+    parent = k.spawn(parent_image)
+
+    def once():
+        child = k.fork(parent)
+        for what, pages, access in CHILD_RUNS:
+            _run(k, child, parent_image, what, pages, access)
+        k.exec(child, program)
+        k.exit(child)
+        k.wait(parent, child)
+        for what, pages, access in PARENT_RUNS:
+            _run(k, parent, parent_image, what, pages, access)
+
+    return _measure(k, "kernel compile", once, warmup, steps, per="compile step")
+
+
+def lat_pagefault(pages=256, policy="lazy", tlb_flush=None, profile="ppc750", warmup=1,
                   iterations=1, kernel=None, **options):
     """LMBench lat_pagefault: map a cached file (read-only, shared), touch every page,
     unmap. Reported per page."""
@@ -261,7 +313,7 @@ def lat_pagefault(pages=256, policy="lazy", tlb_flush="scan", profile="ppc750", 
                     per_count=pages)
 
 
-def lat_mmap(size=1 << 20, policy="lazy", tlb_flush="scan", profile="ppc750", warmup=1,
+def lat_mmap(size=1 << 20, policy="lazy", tlb_flush=None, profile="ppc750", warmup=1,
              iterations=1, access="r", kernel=None, **options):
     """LMBench lat_mmap: mmap ``size`` bytes of a cached file (shared, read/write), touch
     each page (``access``), munmap. Reported per mmap + touch + munmap."""
