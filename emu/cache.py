@@ -63,8 +63,20 @@ H_CORES, H_CORE, H_TRANSFERS, H_SNOOP_INVALIDATIONS, H_SERIAL_OPS, H_SERIAL_WAIT
 # ARM short-descriptor MMU: does the table walker read through the L1 D (else below it), and
 # the fault status (ARM DFSR/IFSR code) and descriptor addresses of the first fault
 H_WALK_THROUGH_L1, H_FAULT_STATUS, H_FAULT_L1_ADDR, H_FAULT_L2_ADDR = range(70, 74)
+# misaligned accesses (a profile's [alignment]): an access of H_ALIGN_SIZE bytes (0: rule off)
+# whose address has any H_ALIGN_MASK bit set takes an alignment exception, the kernel's
+# handler emulating it in H_ALIGN_CYCLES; an access that crosses an aligned boundary of
+# H_SPLIT_MASK + 1 bytes (mask 0: off) is split in two by the hardware, H_SPLIT_CYCLES more
+H_ALIGN_SIZE, H_ALIGN_MASK, H_ALIGN_CYCLES, H_SPLIT_MASK, H_SPLIT_CYCLES = range(74, 79)
+H_ALIGN_EXCEPTIONS, H_SPLITS = range(79, 81)
+# store queues of a sliced store-in level fed by a store-through L1 D (a profile's
+# [l2_store_queues]; POWER4): the slot array's offset, slices (0: off), entries per slice,
+# cycles an entry is held, the line shift that selects a slice; counters; and the base cost
+# from the current block's start to its end (for the time of a store inside a block)
+H_SQ, H_SQ_SLICES, H_SQ_ENTRIES, H_SQ_SERVICE, H_SQ_SHIFT = range(81, 86)
+H_SQ_STORES, H_SQ_STALLS, H_SQ_STALL_CYCLES, H_BLOCK_END_COST = range(86, 90)
 QUEUE_ENTRIES = 256
-HEADER = 80
+HEADER = 96
 
 # ---- the core table (multi-core only): the core count, then per core the level indices of
 # its private L1 I, L1 D, ITLB and DTLB (-1: none), then each serialising resource's busy-until
@@ -139,6 +151,68 @@ class CacheLevel:
         return self
 
 
+ALIGNMENT_KEYS = ("exception_size", "exception_align", "exception_cycles", "split_boundary",
+                  "split_cycles")
+STORE_QUEUE_KEYS = ("slices", "entries", "service")
+
+
+def _power_of_two(value):
+    return isinstance(value, int) and value > 0 and not value & (value - 1)
+
+
+def _set_alignment(st, alignment):
+    """Write a profile's [alignment] rules into the header (see H_ALIGN_SIZE); None: off."""
+    a = dict(alignment or {})
+    unknown = set(a) - set(ALIGNMENT_KEYS)
+    if unknown:
+        raise ValueError(f"alignment: unknown key(s) {', '.join(sorted(unknown))} "
+                         f"(known: {', '.join(ALIGNMENT_KEYS)})")
+    for key, value in a.items():
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            raise ValueError(f"alignment: {key} must be a whole number >= 0, not {value!r}")
+    size, align = a.get("exception_size", 0), a.get("exception_align", 0)
+    if size and not (_power_of_two(size) and _power_of_two(align) and 1 < align <= size):
+        raise ValueError("alignment: exception_size and exception_align must be powers of "
+                         f"two with 1 < exception_align <= exception_size, not {size} and "
+                         f"{align}")
+    boundary = a.get("split_boundary", 0)
+    if boundary and not (_power_of_two(boundary) and boundary >= 2):
+        raise ValueError(f"alignment: split_boundary must be a power of two >= 2, not "
+                         f"{boundary}")
+    st[H_ALIGN_SIZE] = size
+    st[H_ALIGN_MASK] = align - 1 if size else 0
+    st[H_ALIGN_CYCLES] = a.get("exception_cycles", 0)
+    st[H_SPLIT_MASK] = boundary - 1 if boundary else 0
+    st[H_SPLIT_CYCLES] = a.get("split_cycles", 0)
+
+
+def _check_store_queues(store_queues, levels):
+    """(slices, entries, service, line shift) of a profile's [l2_store_queues], or zeros.
+
+    The queues sit in front of the L2, fed by a store-through L1 D: every store reaches them."""
+    if not store_queues:
+        return 0, 0, 0, 0
+    q = dict(store_queues)
+    missing = [k for k in STORE_QUEUE_KEYS if k not in q]
+    unknown = set(q) - set(STORE_QUEUE_KEYS)
+    if missing or unknown:
+        raise ValueError(f"store queues need exactly {', '.join(STORE_QUEUE_KEYS)}"
+                         f"{'; missing ' + ', '.join(missing) if missing else ''}"
+                         f"{'; unknown ' + ', '.join(sorted(unknown)) if unknown else ''}")
+    for key in STORE_QUEUE_KEYS:
+        value = q[key]
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise ValueError(f"store queues: {key} must be a positive whole number, "
+                             f"not {value!r}")
+    names = {lv.name: lv for lv in levels}
+    if "L2" not in names:
+        raise ValueError("store queues belong to an L2: the levels have none")
+    if "L1D" not in names or names["L1D"].write_policy != "through":
+        raise ValueError("store queues model the stores a store-through L1 D passes to the "
+                         "L2: the L1 D must have write_policy 'through'")
+    return q["slices"], q["entries"], q["service"], names["L2"].line.bit_length() - 1
+
+
 class Layout:
     """Builds the state array for a list of levels (and TLBs), for one core or several.
 
@@ -148,7 +222,8 @@ class Layout:
 
     def __init__(self, levels, memory_latency=100, seed=1,
                  code_base=0, code_len=0, extra=0, specials=0, wc_buffers=0, wc_line=64,
-                 coherent_icache=False, tlbs=(), cores=1, shadow_l1d=False):
+                 coherent_icache=False, tlbs=(), cores=1, shadow_l1d=False, alignment=None,
+                 store_queues=None):
         levels = [lv.check() for lv in levels]
         tlbs = [t.check() for t in tlbs]
         if any(lv.name in TLB_NAMES for lv in levels) or \
@@ -201,6 +276,9 @@ class Layout:
         size += 16 * cores
         scratch = size
         size += 8 + extra
+        queues = _check_store_queues(store_queues, levels)
+        sq_at = size
+        size += queues[0] * queues[1]
         table = size if cores > 1 else 0
         size += 1 + CORE_RECORD * cores + RESOURCES if cores > 1 else 0
         st = np.zeros(size, np.int64)
@@ -222,6 +300,10 @@ class Layout:
         st[H_COHERENT_I] = int(coherent_icache)
         st[H_REG_WIDTH_MASK] = -1
         st[H_CORES] = table
+        _set_alignment(st, alignment)
+        st[H_SQ], st[H_SQ_SLICES], st[H_SQ_ENTRIES], st[H_SQ_SERVICE], st[H_SQ_SHIFT] = \
+            sq_at, *queues
+        st[H_BLOCK_END_COST] = -1
         for i, (lv, (tags, dirty, stamp, stale, plru, mru)) in enumerate(zip(self.levels,
                                                                             offsets)):
             r = HEADER + LEVEL_RECORD * i
@@ -316,7 +398,8 @@ class Layout:
                 H_WC_PARTIAL, H_NT_STORES, H_UNCOUNTED, H_STOPPED, H_WALKS, H_PRIMARY_HITS,
                 H_SECONDARY_HITS, H_PAGE_FAULTS, H_FAULT_EA, H_FAULT_WRITE, H_FAULT_FETCH,
                 H_FAULT_PC, H_STALE_PC, H_STALE_ADDR, H_TRANSFERS, H_SNOOP_INVALIDATIONS,
-                H_SERIAL_OPS, H_SERIAL_WAIT, H_FAULT_STATUS, H_FAULT_L1_ADDR, H_FAULT_L2_ADDR)
+                H_SERIAL_OPS, H_SERIAL_WAIT, H_FAULT_STATUS, H_FAULT_L1_ADDR, H_FAULT_L2_ADDR,
+                H_ALIGN_EXCEPTIONS, H_SPLITS, H_SQ_STORES, H_SQ_STALLS, H_SQ_STALL_CYCLES)
 
     def clear_stats(self):
         """Zero every counter: each level's, the running header's and every core's."""
@@ -331,6 +414,8 @@ class Layout:
         if st[H_CORES]:
             resources = st[H_CORES] + 1 + CORE_RECORD * self.cores
             st[resources:resources + RESOURCES] = 0
+        # the cycle clock restarts at 0: store queues start the call drained
+        st[st[H_SQ]:st[H_SQ] + st[H_SQ_SLICES] * st[H_SQ_ENTRIES]] = 0
         if st[H_PROFILE_PERIOD] > 0:
             n = st[H_CODE_LEN] + 1
             for h in (H_SAMPLES, H_INSN_HITS, H_INSN_CYCLES):
@@ -731,6 +816,55 @@ def serialise(st, resource, service):
 
 
 @njit(cache=True)
+def alignment(st, addr, size):
+    """Cycles a misaligned access costs beyond the cache model (0 when aligned or off).
+
+    An access of exactly H_ALIGN_SIZE bytes with an address bit of H_ALIGN_MASK set takes an
+    alignment exception (64-bit PowerPC: an 8-byte load or store not 4-byte aligned), whose
+    kernel handler emulates it; otherwise an access crossing an aligned H_SPLIT_MASK + 1
+    boundary is done as two accesses by the hardware. Each is counted."""
+    if size == st[H_ALIGN_SIZE] and addr & st[H_ALIGN_MASK]:
+        st[H_ALIGN_EXCEPTIONS] += 1
+        return st[H_ALIGN_CYCLES]
+    mask = st[H_SPLIT_MASK]
+    if mask and (addr & mask) + size > mask + 1:
+        st[H_SPLITS] += 1
+        return st[H_SPLIT_CYCLES]
+    return 0
+
+
+@njit(cache=True)
+def store_queue(st, addr, size, now):
+    """A store enters the store queue of the L2 slice its line maps to, at cycle ``now``.
+
+    Returns the cycles the core stalls. The model (POWER4, Mackerras 2003 section 3.1): a
+    store-through L1 D sends every store to the L2, which is split into H_SQ_SLICES slices,
+    each with its own queue. Line n goes to slice n mod slices (consecutive lines rotate
+    through the slices; the real slice hash is not public). A slice has H_SQ_ENTRIES
+    entries; a store holds one for H_SQ_SERVICE cycles from when it is accepted. A store
+    that finds every entry of its slice busy stalls the core until the first one frees.
+    No store gathering. A store that crosses a line boundary takes an entry per line."""
+    shift = st[H_SQ_SHIFT]
+    slices, entries, service = st[H_SQ_SLICES], st[H_SQ_ENTRIES], st[H_SQ_SERVICE]
+    stall = 0
+    for line in range(addr >> shift, ((addr + size - 1) >> shift) + 1):
+        first = st[H_SQ] + (line % slices) * entries
+        free = first                        # the entry that frees first (lowest on a tie)
+        for k in range(first + 1, first + entries):
+            if st[k] < st[free]:
+                free = k
+        t = now + stall
+        if st[free] > t:
+            st[H_SQ_STALLS] += 1
+            st[H_SQ_STALL_CYCLES] += st[free] - t
+            stall += st[free] - t
+            t = st[free]
+        st[free] = t + service
+        st[H_SQ_STORES] += 1
+    return stall
+
+
+@njit(cache=True)
 def data_access(st, addr, size, write):
     """A load or store of ``size`` bytes; once per line it touches. Returns stall cycles.
 
@@ -1061,10 +1195,27 @@ class CacheModel:
         return self
 
     def load(self, addr, size=4):
-        return int(data_access(self.state, addr, size, False))
+        st = self.state
+        return int(alignment(st, addr, size) + data_access(st, addr, size, False))
 
-    def store(self, addr, size=4):
-        return int(data_access(self.state, addr, size, True))
+    def store(self, addr, size=4, at=None):
+        """A store; with store queues, it enters them at cycle ``at`` (default: the
+        model's cycle count, which nothing here advances)."""
+        st = self.state
+        stall = alignment(st, addr, size) + data_access(st, addr, size, True)
+        if st[H_SQ_SLICES]:
+            now = int(st[H_CYCLES]) if at is None else at
+            stall += store_queue(st, addr, size, now + stall)
+        return int(stall)
+
+    def store_queue_stats(self):
+        st = self.state
+        return {"stores": int(st[H_SQ_STORES]), "stalls": int(st[H_SQ_STALLS]),
+                "stall_cycles": int(st[H_SQ_STALL_CYCLES])}
+
+    def alignment_stats(self):
+        return {"exceptions": int(self.state[H_ALIGN_EXCEPTIONS]),
+                "splits": int(self.state[H_SPLITS])}
 
     def fetch(self, addr, size=4):
         return int(fetch(self.state, addr, size, addr))

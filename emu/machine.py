@@ -222,7 +222,9 @@ class Machine:
                               specials=MAX_SPECIALS,
                               wc_buffers=wc.get("buffers", 0), wc_line=wc.get("line", 64),
                               coherent_icache=profile.coherent_icache, cores=cores,
-                              shadow_l1d=mmu and self._walk_below_l1(profile))
+                              shadow_l1d=mmu and self._walk_below_l1(profile),
+                              alignment=profile.alignment,
+                              store_queues=profile.l2_store_queues)
         st = self.state = self.model.state
         st[c.H_FIXED_WIDTH] = 0 if self.isa == "x86" else 4
         st[c.H_DEFAULT_COST] = profile.costs.get("default", 1)
@@ -568,7 +570,13 @@ class Machine:
                   "nontemporal_stores": int(st[c.H_NT_STORES]),
                   "wc_flushes": int(st[c.H_WC_FLUSHES]),
                   "wc_partial_flushes": int(st[c.H_WC_PARTIAL]),
-                  "uncounted_blocks": int(st[c.H_UNCOUNTED])}
+                  "uncounted_blocks": int(st[c.H_UNCOUNTED]),
+                  "alignment_exceptions": int(st[c.H_ALIGN_EXCEPTIONS]),
+                  "split_accesses": int(st[c.H_SPLITS])}
+        if st[c.H_SQ_SLICES]:
+            events.update({"l2_store_queue_stores": int(st[c.H_SQ_STORES]),
+                           "l2_store_queue_stalls": int(st[c.H_SQ_STALLS]),
+                           "l2_store_queue_stall_cycles": int(st[c.H_SQ_STALL_CYCLES])})
         if len(self.cpus) > 1:
             events.update({"transfers": int(st[c.H_TRANSFERS]),
                            "snoop_invalidations": int(st[c.H_SNOOP_INVALIDATIONS]),

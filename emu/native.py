@@ -90,6 +90,20 @@ def _profile_block(st, off, size, fetch_stall):
             c.account(st, k, cycles)
 
 
+@njit
+def _store_time(uc, st):
+    """The cycle at which the store being hooked issues. The block hook charged the whole
+    block's base cycles at its start, so take off those of this instruction and the ones
+    after it in the block (store queues need the time of each store, not of its block)."""
+    now = st[c.H_CYCLES]
+    end = st[c.H_BLOCK_END_COST]
+    if end >= 0:
+        off = _pc(uc, st) - st[c.H_CODE_BASE]
+        if 0 <= off < st[c.H_CODE_LEN]:
+            now -= end - st[st[c.H_ICOST] + off]
+    return now
+
+
 @cfunc(MEM_SIG, nopython=True)
 def memory_hook(uc, access, address_u64, size, value, ud):
     st = _state(ud)
@@ -104,6 +118,10 @@ def memory_hook(uc, access, address_u64, size, value, ud):
         c.nontemporal_store(st, address, size)
         return
     stall = c.data_access(st, address, size, write)
+    if st[c.H_ALIGN_SIZE] | st[c.H_SPLIT_MASK]:
+        stall += c.alignment(st, address, size)
+    if write and st[c.H_SQ_SLICES] > 0:
+        stall += c.store_queue(st, address, size, _store_time(uc, st) + stall)
     if st[c.H_MMU]:
         stall += _translate(uc, st, address, write, False, -1)
     if st[c.H_PROFILE_PERIOD] > 0:
@@ -129,6 +147,8 @@ def block_hook(uc, address_u64, size_u32, ud):
         n = 1                                   # x86 code the model was not told about
         cycles = st[c.H_DEFAULT_COST]
         st[c.H_UNCOUNTED] += 1
+    if st[c.H_SQ_SLICES] > 0:                 # for _store_time
+        st[c.H_BLOCK_END_COST] = st[st[c.H_ICOST] + off + size] if in_code else -1
     stale_before = st[c.H_STALE]
     st[c.H_INSNS] += n
     fetch_stall = c.fetch(st, address, size, address)

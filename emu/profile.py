@@ -6,6 +6,9 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+
+from . import cache as _cache
 from .cache import CacheLevel, REPLACEMENT
 
 FOLDER = Path(__file__).with_name("profiles")
@@ -25,6 +28,8 @@ class Profile:
     write_combining: dict = field(default_factory=dict)
     outer_cache: dict = field(default_factory=dict)
     raw: dict = field(default_factory=dict)
+    alignment: dict = field(default_factory=dict)        # [alignment] without source keys
+    l2_store_queues: dict = field(default_factory=dict)  # [l2_store_queues], likewise
 
     @property
     def coherent_icache(self):
@@ -87,9 +92,22 @@ def load(name):
                              bool(c.get("write_allocate", True)),
                              c.get("hit_latency", 1)).check()
                   for c in raw.get("caches", [])]
+        alignment = _numbers(raw.get("alignment", {}))
+        queues = _numbers(raw.get("l2_store_queues", {}))
+        try:
+            _cache._set_alignment(np.zeros(_cache.HEADER, np.int64), alignment)
+            _cache._check_store_queues(queues, caches)
+        except ValueError as e:
+            raise ValueError(f"profile {path.name}: {e}") from None
         return Profile(raw["name"], raw.get("title", raw["name"]), raw["isa"],
                        raw.get("unicorn_cpu", "default"), raw.get("clock_mhz", 0), caches,
                        raw["memory"]["latency"], raw.get("costs", {}), raw.get("tlb", {}),
-                       raw.get("write_combining", {}), raw.get("outer_cache", {}), raw)
+                       raw.get("write_combining", {}), raw.get("outer_cache", {}), raw,
+                       alignment, queues)
     except KeyError as e:
         raise ValueError(f"profile {path.name} lacks the key {e}") from None
+
+
+def _numbers(table):
+    """A table's settings without its provenance keys (source, unverified)."""
+    return {k: v for k, v in table.items() if k not in ("source", "unverified")}

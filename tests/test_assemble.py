@@ -409,3 +409,18 @@ def test_listing_and_instructions():
     assert p.instructions() == [(BASE, 4), (BASE + 8, 4)]
     assert p.listing().splitlines()[0] == "00010000  38600001             start: li 3, 1"
     assert p.symbol_at(BASE + 8) == "start"
+
+
+def test_ppc64_copy_routine_syntax():
+    """The ppc64 forms the copy routines use (routines/ppc64/*.S): CR-bit branches written
+    as expressions, mtcrf, 64-bit shifts and rotates, update forms."""
+    p = assemble("bf cr7*4+0, 1f\n1: mtcrf 0x01, 5\nsld 6, 9, 10\nrotldi 9, 9, 32\n"
+                 "ldu 5, 16(4)\nstdu 5, 16(3)\n", "ppc64")
+    assert [p.code[i:i + 4].hex() for i in range(0, len(p.code), 4)] == [
+        "409c0004",     # bc 4, 28, +4: branch if CR bit 28 (cr7 lt) is clear
+        "7ca01120",     # mtcrf 0x01, r5
+        "7d265036",     # sld r6, r9, r10 (X-form, XO 27)
+        "79290002",     # rldicl r9, r9, 32, 0 (MD-form: sh 0-4 = 0, sh5 = 1)
+        "e8a40011",     # ldu r5, 16(r4) (DS-form, XO 1)
+        "f8a30011",     # stdu r5, 16(r3)
+    ]
