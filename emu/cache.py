@@ -63,6 +63,9 @@ H_CORES, H_CORE, H_TRANSFERS, H_SNOOP_INVALIDATIONS, H_SERIAL_OPS, H_SERIAL_WAIT
 # ARM short-descriptor MMU: does the table walker read through the L1 D (else below it), and
 # the fault status (ARM DFSR/IFSR code) and descriptor addresses of the first fault
 H_WALK_THROUGH_L1, H_FAULT_STATUS, H_FAULT_L1_ADDR, H_FAULT_L2_ADDR = range(70, 74)
+# 64-bit hashed page table (emu.hash64): the SLB's number of entries. The SLB lives where the
+# 32-bit segment registers do (H_SEGMENTS): two words per entry, ESID|V and VSID|flags
+H_SLB_ENTRIES = 74
 QUEUE_ENTRIES = 256
 HEADER = 80
 
@@ -148,7 +151,7 @@ class Layout:
 
     def __init__(self, levels, memory_latency=100, seed=1,
                  code_base=0, code_len=0, extra=0, specials=0, wc_buffers=0, wc_line=64,
-                 coherent_icache=False, tlbs=(), cores=1, shadow_l1d=False):
+                 coherent_icache=False, tlbs=(), cores=1, shadow_l1d=False, segment_words=16):
         levels = [lv.check() for lv in levels]
         tlbs = [t.check() for t in tlbs]
         if any(lv.name in TLB_NAMES for lv in levels) or \
@@ -197,8 +200,8 @@ class Layout:
         size += 2 * QUEUE_ENTRIES
         profile_arrays = size
         size += 3 * (code_len + 1)
-        segments = size
-        size += 16 * cores
+        segments = size                 # per core: 16 segment registers, or the SLB
+        size += segment_words * cores
         scratch = size
         size += 8 + extra
         table = size if cores > 1 else 0
@@ -245,7 +248,7 @@ class Layout:
             header[H_L1I], header[H_L1D] = own.get("L1I", -1), own.get("L1D", -1)
             header[H_ITLB] = own.get("ITLB", own.get("TLB", -1))
             header[H_DTLB] = own.get("DTLB", own.get("TLB", -1))
-            header[H_SEGMENTS] = segments + 16 * core
+            header[H_SEGMENTS] = segments + segment_words * core
             header[H_WC] = wc_at + 3 * wc_buffers * core
             if table:
                 st[table + 1 + CORE_RECORD * core:table + 1 + CORE_RECORD * (core + 1)] = \
