@@ -289,6 +289,22 @@ class HashedPageTable64:
         return [group + HPTE_BYTES * k for group in self.groups(ea)
                 for k in range(HPTES_PER_GROUP)]
 
+    @property
+    def hash_mask(self):
+        """htab_hash_mask: the number of PTEGs - 1."""
+        return self.size // PTEG_BYTES - 1
+
+    def va_of(self, ea):
+        """The virtual address of ``ea``: VSID << 28 | the offset in the segment (what the
+        guest routines of routines/ppc64/hash_native_64.S take)."""
+        return (self.vsid_of(ea) << 28) | (ea & 0x0FFFFFFF)
+
+    def publish(self, htab_data):
+        """Write the table's address and hash mask at ``htab_data`` (two doublewords, as
+        hash_native_64.S reads them: Linux's htab_data.htab and .htab_hash_mask)."""
+        self._put(htab_data, self.base)
+        self._put(htab_data + 8, self.hash_mask)
+
     def _dword(self, address):
         return int.from_bytes(self.machine.read(address, 8), "big")
 
