@@ -126,6 +126,19 @@ def tlb_levels(profile):
     raise ValueError(f"profile {profile.name} describes no TLB")
 
 
+def page_table(machine):
+    """The page table a machine's MMU walks, made in its RAM and mapping what a routine needs
+    (loaded code, buffers so far, the stack): the 64-bit or 32-bit HTAB, or ARM tables."""
+    if machine.isa == "arm":
+        table = ShortDescriptorTables(machine)
+    elif machine.state[c.H_MMU] == MODE_HASHED64:
+        table = HashedPageTable64(machine)
+    else:
+        table = HashedPageTable(machine)
+    table.map_machine()
+    return table
+
+
 def supported(profile):
     """Why the MMU model cannot run this profile yet, or None if it can."""
     if profile.isa == "arm" and profile.tlb.get("reload") == "hardware-walk":

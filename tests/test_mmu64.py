@@ -338,3 +338,16 @@ def test_cycles_are_deterministic_with_the_mmu_on():
         HashedPageTable64(m).map_machine()
         runs.append(m.call("copy_words", dst, src, 2048).to_dict())
     assert runs[0] == runs[1]
+
+
+def test_page_table_picks_the_64_bit_format():
+    from emu import mmu
+    m = machine()
+    table = mmu.page_table(m)
+    assert isinstance(table, HashedPageTable64) and m.sdr1 == table.base
+    assert table.lookup(m.symbols["copy_words"]) is not None
+
+
+def test_the_slb_exists_only_on_the_64_bit_hashed_mmu():
+    with pytest.raises(ValueError, match="only on a 64-bit hashed MMU"):
+        Machine("power4").set_slb(0, 0, 0)
