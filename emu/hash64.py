@@ -315,7 +315,7 @@ class HashedPageTable64:
         """(HPTE address, secondary) of the valid HPTE for ``ea``'s page, or None."""
         vsid = self.vsid_of(ea)
         for secondary, group in enumerate(self.groups(ea)):
-            want = hpte_dword0(vsid, ea, secondary)
+            want = hpte_dword0(vsid, ea, secondary) & (2**64 - 1)     # as stored
             for k in range(HPTES_PER_GROUP):
                 if self._dword(group + HPTE_BYTES * k) & HPTE_V_COMPARE == want:
                     return group + HPTE_BYTES * k, bool(secondary)

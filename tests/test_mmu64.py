@@ -351,3 +351,17 @@ def test_page_table_picks_the_64_bit_format():
 def test_the_slb_exists_only_on_the_64_bit_hashed_mmu():
     with pytest.raises(ValueError, match="only on a 64-bit hashed MMU"):
         Machine("power4").set_slb(0, 0, 0)
+
+
+def test_a_table_with_linux_user_vsids():
+    from emu.hash64 import linux_user_vsid
+    m = machine()
+    src, dst = m.alloc(8192), m.alloc(8192)
+    pt = HashedPageTable64(m, vsid=lambda esid: linux_user_vsid(1, esid << 28))
+    pt.map_machine()
+    # context 1, ESID 0: ordinal 1, VSID 0x9e3779b97 (36 bits already). The code page 0x10:
+    # hash 0x9e3779b97 ^ 0x10 = 0x9e3779b87, & 0x7ff = 0x387: PTEG at base + 0x387 * 128
+    assert m.slb(0) == (0x08000000, 0x9E3779B97 << 12)
+    assert pt.lookup(0x10000) == (pt.base + 0x1C380, False)
+    run = m.call("copy_words", dst, src, 1024)
+    assert run.events["primary_hits"] == run.events["hash_walks"] == 5   # code + 2 + 2 pages
