@@ -626,8 +626,7 @@ class Machine:
                     self.state[c.H_MMU] == mmu_model.MODE_HASHED64:
                 # Unicorn's CPU has 32 SLB entries, POWER4 64: the model took the entry
                 # (special hook); go on past it unless the model refused it too
-                rs, rb = (uc.reg_read(ppc_const.UC_PPC_REG_0 + int(r.strip().lstrip("r%")))
-                          for r in self._instruction_at(pc - 4).split(None, 1)[1].split(","))
+                rs, rb = self._slbmte_operands(uc, pc - 4)
                 if hash64.slbmte_problem(rs, rb, self.profile.tlb["slb_entries"]) is None:
                     uc.reg_write(ppc_const.UC_PPC_REG_PC, pc)
                     return
@@ -656,6 +655,12 @@ class Machine:
             return disassemble_one(self.read(pc, 16 if self.isa == "x86" else 4), self.isa, pc)
         except UcError:
             return "(no instruction: the address is not mapped)"
+
+    def _slbmte_operands(self, uc, pc):
+        """(RS, RB) of the slbmte at ``pc``, read from the registers it names."""
+        names = self._instruction_at(pc).split(None, 1)[1].split(",")
+        return [uc.reg_read(ppc_const.UC_PPC_REG_0 + int(name.strip().lstrip("r%")))
+                for name in names]
 
     def _slbmte_refused(self, pc, rs, rb):
         insn = self._instruction_at(pc)
