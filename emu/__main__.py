@@ -85,8 +85,8 @@ def run(options):
                 raise ValueError(f"--load {value}: {e.strerror}") from None
             args.append(machine.alloc(max(len(data), 1), data))
     if options.mmu:
-        from .mmu import HashedPageTable
-        HashedPageTable(machine).map_machine()
+        from .mmu import page_table
+        page_table(machine)
     if every is None:
         result = machine.call(options.entry, *args)
         print(result.to_json() if options.json else result.table())

@@ -77,8 +77,8 @@ def measure(isa, buffer_bytes=1 << 20, passes=4, repeat=5, mmu=False):
     words = buffer_bytes // word
     src, dst = machine.alloc(buffer_bytes), machine.alloc(buffer_bytes)
     if mmu:
-        from .mmu import HashedPageTable
-        HashedPageTable(machine).map_machine()
+        from .mmu import page_table
+        page_table(machine)
     accesses = 2 * words * passes
 
     def instrumented():
@@ -109,7 +109,7 @@ def measure(isa, buffer_bytes=1 << 20, passes=4, repeat=5, mmu=False):
     return accesses / t_raw, accesses / t_model
 
 
-MMU_ROWS = ("ppc32",)      # the ISAs whose MMU model exists so far
+MMU_ROWS = ("ppc32", "ppc64")      # the hashed page tables (32- and 64-bit)
 
 
 def report(isas=("ppc32", "ppc64", "arm", "x86"), **options):

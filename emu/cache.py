@@ -75,6 +75,9 @@ H_ALIGN_EXCEPTIONS, H_SPLITS = range(79, 81)
 # from the current block's start to its end (for the time of a store inside a block)
 H_SQ, H_SQ_SLICES, H_SQ_ENTRIES, H_SQ_SERVICE, H_SQ_SHIFT = range(81, 86)
 H_SQ_STORES, H_SQ_STALLS, H_SQ_STALL_CYCLES, H_BLOCK_END_COST = range(86, 90)
+# 64-bit hashed page table (emu.hash64): the SLB's number of entries. The SLB lives where the
+# 32-bit segment registers do (H_SEGMENTS): two words per entry, ESID|V and VSID|flags
+H_SLB_ENTRIES = 90
 QUEUE_ENTRIES = 256
 HEADER = 96
 
@@ -223,7 +226,7 @@ class Layout:
     def __init__(self, levels, memory_latency=100, seed=1,
                  code_base=0, code_len=0, extra=0, specials=0, wc_buffers=0, wc_line=64,
                  coherent_icache=False, tlbs=(), cores=1, shadow_l1d=False, alignment=None,
-                 store_queues=None):
+                 store_queues=None, segment_words=16):
         levels = [lv.check() for lv in levels]
         tlbs = [t.check() for t in tlbs]
         if any(lv.name in TLB_NAMES for lv in levels) or \
@@ -272,8 +275,8 @@ class Layout:
         size += 2 * QUEUE_ENTRIES
         profile_arrays = size
         size += 3 * (code_len + 1)
-        segments = size
-        size += 16 * cores
+        segments = size                 # per core: 16 segment registers, or the SLB
+        size += segment_words * cores
         scratch = size
         size += 8 + extra
         queues = _check_store_queues(store_queues, levels)
@@ -327,7 +330,7 @@ class Layout:
             header[H_L1I], header[H_L1D] = own.get("L1I", -1), own.get("L1D", -1)
             header[H_ITLB] = own.get("ITLB", own.get("TLB", -1))
             header[H_DTLB] = own.get("DTLB", own.get("TLB", -1))
-            header[H_SEGMENTS] = segments + 16 * core
+            header[H_SEGMENTS] = segments + segment_words * core
             header[H_WC] = wc_at + 3 * wc_buffers * core
             if table:
                 st[table + 1 + CORE_RECORD * core:table + 1 + CORE_RECORD * (core + 1)] = \

@@ -50,10 +50,14 @@ SERIAL = 4                  # scope flag: the instruction also holds the shared 
 OP_MTMSR, OP_TLB_LOAD_D, OP_TLB_LOAD_I, OP_TLB_WRITE, OP_RFI = 202, 203, 204, 205, 206
 SOFT_TLB_OPS = {OP_MTMSR, OP_TLB_LOAD_D, OP_TLB_LOAD_I, OP_TLB_WRITE, OP_RFI}
 SOFT_TLB_PYTHON_OPS = {OP_TLB_LOAD_D, OP_TLB_LOAD_I, OP_TLB_WRITE, OP_RFI}
+# The 64-bit MMU's segment lookaside buffer (emu.mmu, native): slbmte RS, RB; slbie RB; slbia.
+OP_SLB_STORE, OP_SLB_INVALIDATE, OP_SLB_INVALIDATE_ALL = 207, 208, 209
 PPC_TLB_SPECIALS = {"tlbie": OP_TLB_INVALIDATE, "tlbiel": OP_TLB_INVALIDATE,
                     "tlbia": OP_TLB_INVALIDATE_ALL, "mtmsr": OP_MTMSR,
                     "tlbld": OP_TLB_LOAD_D, "tlbli": OP_TLB_LOAD_I, "rfi": OP_RFI,
-                    "tlbwehi": OP_TLB_WRITE, "tlbwelo": OP_TLB_WRITE}
+                    "tlbwehi": OP_TLB_WRITE, "tlbwelo": OP_TLB_WRITE,
+                    "slbmte": OP_SLB_STORE, "slbie": OP_SLB_INVALIDATE,
+                    "slbia": OP_SLB_INVALIDATE_ALL}
 X86_SPECIALS = {
     "clflush": (cache.OP_FLUSH, cache.SCOPE_ALL),
     "prefetchnta": (cache.OP_TOUCH_OUTER, 0), "prefetcht0": (cache.OP_TOUCH_OUTER, 0),
@@ -183,6 +187,9 @@ def analyse(isa, code, address, serialising=()):
             if mnemonic.startswith("tlbwe"):        # tlbwe RS, RA, WS: base RS, index RA
                 special = Special(insn.address, OP_TLB_WRITE, int(mnemonic == "tlbwelo"),
                                   _reg_id(isa, regs[0]), _reg_id(isa, regs[1]))
+            elif mnemonic == "slbmte":              # slbmte RS, RB: base RS, index RB
+                special = Special(insn.address, OP_SLB_STORE, 0, _reg_id(isa, regs[0]),
+                                  _reg_id(isa, regs[1]))
             else:
                 special = Special(insn.address, PPC_TLB_SPECIALS[mnemonic], 0, -1,
                                   _reg_id(isa, regs[0]) if regs else -1)

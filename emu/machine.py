@@ -23,7 +23,7 @@ from unicorn import (UC_ARCH_ARM, UC_ARCH_PPC, UC_ARCH_X86, UC_HOOK_BLOCK, UC_HO
                      ppc_const, unicorn_const, x86_const)
 
 from . import cache as c
-from . import cost, native
+from . import cost, hash64, native
 from . import mmu as mmu_model
 from . import softtlb
 from .assemble import Program, assemble, assemble_file, disassemble_one
@@ -66,6 +66,12 @@ class InstructionLimitExceeded(GuestError):
 class PageFault(GuestFault):
     """The MMU model found no translation (no PTE in either PTEG): a real kernel would now
     run its page-fault handler. Names the PC, the instruction, the address and the access."""
+
+
+class SegmentFault(PageFault):
+    """64-bit MMU: no SLB entry maps the address's segment (a data or instruction segment
+    interrupt, 0x380 / 0x480; Linux would now run its SLB miss handler). Names the PC, the
+    instruction, the address and the access."""
 
 
 class TLBMissFault(PageFault):
@@ -224,7 +230,8 @@ class Machine:
                               coherent_icache=profile.coherent_icache, cores=cores,
                               shadow_l1d=mmu and self._walk_below_l1(profile),
                               alignment=profile.alignment,
-                              store_queues=profile.l2_store_queues)
+                              store_queues=profile.l2_store_queues,
+                              segment_words=self._segment_words(profile, mmu))
         st = self.state = self.model.state
         st[c.H_FIXED_WIDTH] = 0 if self.isa == "x86" else 4
         st[c.H_DEFAULT_COST] = profile.costs.get("default", 1)
@@ -235,8 +242,9 @@ class Machine:
         if soft:
             st[c.H_MMU] = softtlb.MODE_SOFT603 if soft == "603" else softtlb.MODE_SOFT405
         elif mmu:
-            st[c.H_MMU] = mmu_model.MODE_ARM_SHORT if self.isa == "arm" else \
-                mmu_model.MODE_HASHED32
+            st[c.H_MMU] = {"arm": mmu_model.MODE_ARM_SHORT, "ppc32": mmu_model.MODE_HASHED32,
+                           "ppc64": mmu_model.MODE_HASHED64}[self.isa]
+            st[c.H_SLB_ENTRIES] = profile.tlb.get("slb_entries", 0) if self.isa == "ppc64" else 0
             st[c.H_WALK_CYCLES] = profile.tlb.get("walk_cycles", 0)
             st[c.H_WALK_THROUGH_L1] = not self._walk_below_l1(profile)
         self._starts = np.zeros(self.code_size + 1, np.int64)
@@ -277,6 +285,14 @@ class Machine:
             # PPC64 runs only in the virtual-TLB mode (see shared platform notes).
             uc.ctl_set_tlb_mode(unicorn_const.UC_TLB_VIRTUAL)
         return uc
+
+    @staticmethod
+    def _segment_words(profile, mmu):
+        """The state's per-core segment area: 16 segment registers, or the SLB (two words
+        per entry) of a 64-bit hashed MMU."""
+        if mmu and profile.isa == "ppc64":
+            return max(16, 2 * profile.tlb.get("slb_entries", 0))
+        return 16
 
     @staticmethod
     def _walk_below_l1(profile):
@@ -429,6 +445,7 @@ class Machine:
         st = self.state
         st[c.H_LIMIT] = self.instruction_limit if limit is None else limit
         self._fault = None
+        st[st[c.H_SCRATCH] + hash64.S_SLB_PC] = 0
         self._set_arguments(args)
         if self.soft_tlb:
             self.soft_tlb.start(translate=not real_mode)
@@ -459,6 +476,11 @@ class Machine:
                 f"{self._instruction_at(where)}")
         if st[c.H_PAGE_FAULTS]:
             raise self._page_fault()
+        if st[st[c.H_SCRATCH] + hash64.S_SLB_PC]:
+            at = st[c.H_SCRATCH]
+            raise self._slbmte_refused(int(st[at + hash64.S_SLB_PC]),
+                                       int(st[at + hash64.S_SLB_RS]),
+                                       int(st[at + hash64.S_SLB_RB]))
         if st[c.H_STRICT] and st[c.H_STALE]:
             pc_stale = int(st[c.H_STALE_PC])
             raise StaleInstructionFetch(
@@ -614,6 +636,17 @@ class Machine:
             if self._instruction_at(pc - 4).split()[0] in ("tlbie", "tlbsync"):
                 uc.reg_write(ppc_const.UC_PPC_REG_PC, pc)
                 return
+            if self._instruction_at(pc - 4).split()[0] == "slbmte" and \
+                    self.state[c.H_MMU] == mmu_model.MODE_HASHED64:
+                # Unicorn's CPU has 32 SLB entries, POWER4 64: the model took the entry
+                # (special hook); go on past it unless the model refused it too
+                rs, rb = self._slbmte_operands(uc, pc - 4)
+                if hash64.slbmte_problem(rs, rb, self.profile.tlb["slb_entries"]) is None:
+                    uc.reg_write(ppc_const.UC_PPC_REG_PC, pc)
+                    return
+                self._fault = ("raise", self._slbmte_refused(pc - 4, rs, rb))
+                uc.emu_stop()
+                return
         if self.soft_tlb:
             handled = self.soft_tlb.exception(number, self._pc())
             if handled is True:
@@ -637,6 +670,18 @@ class Machine:
         except UcError:
             return "(no instruction: the address is not mapped)"
 
+    def _slbmte_operands(self, uc, pc):
+        """(RS, RB) of the slbmte at ``pc``, read from the registers it names."""
+        names = self._instruction_at(pc).split(None, 1)[1].split(",")
+        return [uc.reg_read(ppc_const.UC_PPC_REG_0 + int(name.strip().lstrip("r%")))
+                for name in names]
+
+    def _slbmte_refused(self, pc, rs, rb):
+        insn = self._instruction_at(pc)
+        why = hash64.slbmte_problem(rs, rb, self.profile.tlb["slb_entries"])
+        return GuestFault(f"slbmte refused at PC {pc:#x} ({self.symbolize(pc)}): {insn}: {why}",
+                          pc, insn, None, "slbmte")
+
     def _page_fault(self):
         st = self.state
         pc, ea = int(st[c.H_FAULT_PC]), int(st[c.H_FAULT_EA])
@@ -644,8 +689,15 @@ class Machine:
             "data store" if st[c.H_FAULT_WRITE] else "data load"
         insn = self._instruction_at(pc)
         hashes = self.mmu_describe(ea)
-        return PageFault(f"page fault at PC {pc:#x} ({self.symbolize(pc)}): {insn}: {access} "
-                         f"at address {ea:#x}, {hashes}", pc, insn, ea, access)
+        kind, name = PageFault, "page fault"
+        if st[c.H_MMU] == mmu_model.MODE_HASHED64:
+            kind, name = {hash64.FAULT_SEGMENT: (SegmentFault, "segment fault"),
+                          hash64.FAULT_NO_EXECUTE: (InstructionStorageFault,
+                                                    "no-execute fault"),
+                          hash64.FAULT_PROTECTION: (DataStorageFault, "protection fault")}.get(
+                              int(st[c.H_FAULT_STATUS]), (PageFault, "page fault"))
+        return kind(f"{name} at PC {pc:#x} ({self.symbolize(pc)}): {insn}: {access} "
+                    f"at address {ea:#x}, {hashes}", pc, insn, ea, access)
 
     def mmu_describe(self, ea):
         """Where the walker looked for ``ea``: VSID, both hashes and PTEG addresses (ARM:
@@ -664,6 +716,8 @@ class Machine:
             if l2 >= 0:
                 read += f", second-level descriptor at {l2:#x}"
             return f"{kind} (FSR {status:#x}): {read}"
+        if st[c.H_MMU] == mmu_model.MODE_HASHED64:
+            return self._describe_hash64(ea)
         vsid = int(st[st[c.H_SEGMENTS] + ((ea >> 28) & 0xF)]) & 0xFFFFFF
         sdr1 = int(st[c.H_SDR1])
         h1, h2 = mmu_model.primary_hash(vsid, ea), mmu_model.secondary_hash(vsid, ea)
@@ -671,7 +725,51 @@ class Machine:
                 f"{mmu_model.pteg_address(sdr1, h1):#x} (hash {h1:#x}) or the secondary at "
                 f"{mmu_model.pteg_address(sdr1, h2):#x} (hash {h2:#x})")
 
+    def _describe_hash64(self, ea):
+        """64-bit: the SLB entry, VSID, both hashes and PTEG addresses, what went wrong."""
+        st = self.state
+        status = int(st[c.H_FAULT_STATUS])
+        what = hash64.FAULT_NAMES.get(status, f"fault status {status}")
+        entry = self.slb_lookup(ea)
+        if entry is None:
+            return f"{what}: no valid SLB entry has ESID {ea >> 28:#x}"
+        index, vsid_word = entry[0], entry[1]
+        vsid, sdr1 = vsid_word >> 12, int(st[c.H_SDR1])
+        h1, h2 = hash64.primary_hash(vsid, ea), hash64.secondary_hash(vsid, ea)
+        where = (f"SLB entry {index}: ESID {ea >> 28:#x} -> VSID {vsid:#x}; primary PTEG at "
+                 f"{hash64.pteg_address(sdr1, h1):#x} (hash {h1:#x}), secondary at "
+                 f"{hash64.pteg_address(sdr1, h2):#x} (hash {h2:#x})")
+        if status == hash64.FAULT_NO_HPTE:
+            return f"{what}: no valid HPTE in either PTEG: {where}"
+        return f"{what}: {where}"
+
     # ---------------------------------------------------------------- MMU registers
+
+    def set_slb(self, index, esid, vsid, ks=False, kp=False, no_execute=False):
+        """64-bit MMU: SLB entry ``index`` maps ESID ``esid`` (EA >> 28) to ``vsid``, as
+        ``slbmte`` would (the model's TLB entries of a segment it replaces are dropped)."""
+        if self.state[c.H_MMU] != mmu_model.MODE_HASHED64:
+            raise ValueError("an SLB exists only on a 64-bit hashed MMU (ppc64, mmu=True)")
+        rs, rb = hash64.slb_words(esid, vsid, index, ks, kp, no_execute)
+        why = hash64.slbmte_problem(rs, rb, self.profile.tlb["slb_entries"])
+        if why:
+            raise ValueError(why)
+        mmu_model.slb_store(self.state, hash64.signed64(rs), hash64.signed64(rb))
+
+    def slb(self, index):
+        """SLB entry ``index`` as (ESID word: ESID << 28 | V, VSID word: VSID << 12 | flags),
+        as the model holds it (entries the guest's slbmte wrote included)."""
+        if not 0 <= index < self.state[c.H_SLB_ENTRIES]:
+            raise ValueError(f"SLB entry {index} does not exist (the SLB has "
+                             f"{int(self.state[c.H_SLB_ENTRIES])} entries)")
+        at = self.state[c.H_SEGMENTS] + 2 * index
+        return (int(self.state[at]) & (2**64 - 1), int(self.state[at + 1]) & (2**64 - 1))
+
+    def slb_lookup(self, ea):
+        """(entry index, VSID word) of the valid SLB entry for ``ea``'s segment, or None."""
+        k = hash64.slb_find(self.state, hash64.signed64(ea))
+        return None if k < 0 else (int(k), self.slb(int(k))[1])
+
 
     @property
     def ttbr0(self):

@@ -1,4 +1,4 @@
-"""The MMU model: TLBs and the 32-bit PowerPC hashed page table, over guest memory.
+"""The MMU model: TLBs and the PowerPC hashed page tables (32- and 64-bit), over guest memory.
 
 A TLB is modelled as a cache whose lines are pages (``CacheLevel`` with ``line`` = page size),
 so it shares the cache model's replacement policies, statistics and native hot path. On a miss
@@ -15,6 +15,15 @@ invalidated, left stale) is what it finds, and each PTE it reads is a load throu
 cache model (assumed: the 60x table-search logic reads PTEs as cacheable accesses). A search
 that fails in both PTEGs is a page fault: the machine stops and raises ``PageFault``.
 
+The 64-bit format (POWER4; ``emu.hash64`` describes it, with its sources) works the same
+way with an SLB in front: the walker finds the segment's SLB entry (the ESID, EA >> 28, gives
+a VSID; none is a segment fault), hashes (low 39 bits of the VSID) XOR (page index) into
+128-byte PTEGs of eight 16-byte HPTEs at SDR1, compares doubleword 0 (AVPN | L | H | V) and
+takes the access rights from doubleword 1 (PP with the SLB key, N) and the SLB entry (N).
+POWER4's I-ERAT and D-ERAT are the first TLB levels, the 1024-entry TLB the second. ``tlbie``
+(RB = the virtual address) invalidates the entries of every segment whose VSID matches RB;
+``slbmte``, ``slbie`` and ``slbia`` change the model's SLB as the guest runs them.
+
 A walk costs the cache stalls of its PTE reads; a fixed sequencing overhead of the search
 hardware is not charged (no documented figure was found): a profile may set ``walk_cycles`` in
 its ``[tlb]`` table, with the source. Unicorn itself runs with physical = effective addresses;
@@ -26,8 +35,9 @@ import numpy as np
 from numba import carray, njit
 
 from . import cache as c
-from . import softtlb
+from . import hash64, softtlb
 from .cache import CacheLevel
+from .hash64 import HashedPageTable64     # noqa: F401  (the 64-bit table's Python side)
 
 PTE_VALID = 0x80000000
 PTE_SECONDARY = 0x40
@@ -37,6 +47,7 @@ HTAB_MIN = 64 << 10                 # 64 KB (HTABMASK = 0) up to 32 MB (HTABMASK
 
 MODE_OFF, MODE_HASHED32 = 0, 1
 MODE_ARM_SHORT = 4      # ARMv7 short descriptors (below); 2 and 3 are emu.softtlb's 603 and 405
+MODE_HASHED64 = 5       # the 64-bit hashed page table behind an SLB (emu.hash64)
 
 
 # ----------------------------------------------------------- the hash, by the architecture book
@@ -95,6 +106,14 @@ def tlb_levels(profile):
     if "itlb_entries" in t and "dtlb_entries" in t and "main_entries" not in t:
         return [CacheLevel("ITLB", t["itlb_entries"] * page, t["itlb_ways"], page, repl),
                 CacheLevel("DTLB", t["dtlb_entries"] * page, t["dtlb_ways"], page, repl)]
+    if "ierat_entries" in t and "entries" in t:
+        # POWER4: the effective-address-tagged I-ERAT and D-ERAT (named ITLB and DTLB here)
+        # in front of the unified TLB; an ERAT miss that hits the TLB costs the profile's
+        # erat_miss_cycles (0 if it gives none)
+        return [CacheLevel("ITLB", t["ierat_entries"] * page, t["ierat_ways"], page, repl),
+                CacheLevel("DTLB", t["derat_entries"] * page, t["derat_ways"], page, repl),
+                CacheLevel("TLB", t["entries"] * page, t["ways"], page, repl,
+                           hit_latency=t.get("erat_miss_cycles", 0))]
     if "entries" in t:
         return [CacheLevel("TLB", t["entries"] * page, t["ways"], page, repl)]
     if "main_entries" in t:
@@ -107,6 +126,19 @@ def tlb_levels(profile):
     raise ValueError(f"profile {profile.name} describes no TLB")
 
 
+def page_table(machine):
+    """The page table a machine's MMU walks, made in its RAM and mapping what a routine needs
+    (loaded code, buffers so far, the stack): the 64-bit or 32-bit HTAB, or ARM tables."""
+    if machine.isa == "arm":
+        table = ShortDescriptorTables(machine)
+    elif machine.state[c.H_MMU] == MODE_HASHED64:
+        table = HashedPageTable64(machine)
+    else:
+        table = HashedPageTable(machine)
+    table.map_machine()
+    return table
+
+
 def supported(profile):
     """Why the MMU model cannot run this profile yet, or None if it can."""
     if profile.isa == "arm" and profile.tlb.get("reload") == "hardware-walk":
@@ -117,10 +149,14 @@ def supported(profile):
                     f"software-loaded TLBs of the 603 and the 405 only, not Unicorn CPU "
                     f"{profile.unicorn_cpu}")
         return None
+    if profile.isa == "ppc64" and profile.tlb.get("reload") == "hardware-hash":
+        if "slb_entries" not in profile.tlb:
+            return f"{profile.name} searches a 64-bit hash table but its [tlb] gives no slb_entries"
+        return None
     if profile.isa != "ppc32" or profile.tlb.get("reload") != "hardware-hash":
-        return (f"the MMU model so far covers 32-bit PowerPC with a hardware-searched hash "
-                f"table (ppc604, ppc750), a software-loaded TLB (ppc603e, ppc405gp) or ARMv7 "
-                f"short descriptors (cortex-a9); "
+        return (f"the MMU model so far covers 32- and 64-bit PowerPC with a hardware-searched "
+                f"hash table (ppc604, ppc750, power4), a software-loaded TLB (ppc603e, "
+                f"ppc405gp) or ARMv7 short descriptors (cortex-a9); "
                 f"{profile.name} reloads its TLB by "
                 f"{profile.tlb.get('reload', 'an unknown method')} on {profile.isa}")
     return None
@@ -158,13 +194,71 @@ def walk_hashed32(st, ea):
 
 
 # A TLB entry keeps the page's permissions, in the level's per-way "dirty" word (unused by
-# a TLB): what it forbids, so that 0 (the hashed-table PTEs as modelled) forbids nothing.
-DENY_WRITE, DENY_FETCH, IS_SECTION = 1, 2, 4
+# a TLB): what it forbids, so that 0 (the 32-bit hashed-table PTEs as modelled) forbids nothing.
+DENY_WRITE, DENY_FETCH, IS_SECTION, DENY_READ = 1, 2, 4, 8
 
 
 @njit(cache=True, inline='always')
 def _needs(write, fetch):
-    return DENY_WRITE if write else DENY_FETCH if fetch else 0
+    return DENY_WRITE if write else DENY_FETCH if fetch else DENY_READ
+
+
+@njit(cache=True)
+def walk_hashed64(st, ea, write, fetch):
+    """Search the 64-bit HTAB for ``ea``: its SLB entry, the primary PTEG, the secondary.
+    Returns (found and permitted, stall, the TLB entry's permission word)."""
+    st[c.H_WALKS] += 1
+    k = hash64.slb_find(st, ea)
+    if k < 0:
+        return _hash64_fault(st, hash64.FAULT_SEGMENT, -1), 0, 0
+    vsid_word = hash64.slb_vsid_word(st, k)
+    if fetch and vsid_word & hash64.SLB_VSID_N:       # checked before the search (QEMU)
+        return _hash64_fault(st, hash64.FAULT_NO_EXECUTE, k), 0, 0
+    vsid = (vsid_word >> 12) & (hash64.VSID_LIMIT - 1)
+    stall = st[c.H_WALK_CYCLES]
+    for secondary in range(2):
+        h = hash64.secondary_hash(vsid, ea) if secondary else hash64.primary_hash(vsid, ea)
+        group = hash64.pteg_address(st[c.H_SDR1], h)
+        want = hash64.hpte_dword0(vsid, ea, secondary)
+        for j in range(hash64.HPTES_PER_GROUP):
+            hpte = group + hash64.HPTE_BYTES * j
+            stall += c.data_access(st, hpte, hash64.HPTE_BYTES, False)
+            if hash64.load_be64(st, hpte) & hash64.HPTE_V_COMPARE == want:
+                perm = _permissions64(hash64.load_be64(st, hpte + 8), vsid_word)
+                if perm & _needs(write, fetch):
+                    return _hash64_fault(st, _denial64(perm, fetch), k), stall, perm
+                st[c.H_SECONDARY_HITS if secondary else c.H_PRIMARY_HITS] += 1
+                return True, stall, perm
+    return _hash64_fault(st, hash64.FAULT_NO_HPTE, k), stall, 0
+
+
+@njit(cache=True)
+def _permissions64(dword1, vsid_word):
+    """A TLB entry's permission word from an HPTE's doubleword 1 and its SLB entry."""
+    may_read, may_write = hash64.pp_rights(dword1, vsid_word)
+    perm = 0 if may_write else DENY_WRITE
+    if not may_read:
+        perm |= DENY_READ | DENY_FETCH
+    if hash64.no_execute(dword1, vsid_word):
+        perm |= DENY_FETCH
+    return perm
+
+
+@njit(cache=True, inline='always')
+def _denial64(perm, fetch):
+    """A fetch denied while reads are allowed is no-execute (N, G); the rest is PP."""
+    if fetch and not perm & DENY_READ:
+        return hash64.FAULT_NO_EXECUTE
+    return hash64.FAULT_PROTECTION
+
+
+@njit(cache=True)
+def _hash64_fault(st, status, slb_entry):
+    """Note the first fault's kind (and the SLB entry it used); False, for the walker."""
+    if st[c.H_PAGE_FAULTS] == 0:
+        st[c.H_FAULT_STATUS] = status
+        st[c.H_FAULT_L1_ADDR] = slb_entry
+    return False
 
 
 @njit(cache=True)
@@ -217,8 +311,11 @@ def _denied(st, ea, write, fetch, perm):
     """The TLB holds the page but forbids this access: a permission fault, from the entry
     (no walk: the table may have changed, but until the entry is invalidated it is what
     the hardware uses)."""
-    _short_fault(st, FSR_PERMISSION_SECTION if perm & IS_SECTION else FSR_PERMISSION_PAGE,
-                 -1, -1)
+    if st[c.H_MMU] == MODE_HASHED64:
+        _hash64_fault(st, _denial64(perm, fetch), -1)
+    else:
+        _short_fault(st, FSR_PERMISSION_SECTION if perm & IS_SECTION else FSR_PERMISSION_PAGE,
+                     -1, -1)
     _page_fault(st, ea, write, fetch)
 
 
@@ -240,6 +337,8 @@ def _miss(st, level, ea, write, fetch):
     perm = 0
     if st[c.H_MMU] == MODE_ARM_SHORT:
         found, stall, perm = walk_short(st, ea, write, fetch)
+    elif st[c.H_MMU] == MODE_HASHED64:
+        found, stall, perm = walk_hashed64(st, ea, write, fetch)
     else:
         found, stall = walk_hashed32(st, ea)
     if found:
@@ -269,7 +368,11 @@ def _forget(st, ea, fetch):
 @njit(cache=True)
 def invalidate_page(st, ea):
     """tlbie: the entries for ``ea``'s page in every TLB (a unified TLB reached from both
-    sides is simply found empty the second time)."""
+    sides is simply found empty the second time). On the 64-bit hashed MMU the operand is a
+    virtual address (tlbie64)."""
+    if st[c.H_MMU] == MODE_HASHED64:
+        tlbie64(st, ea)
+        return
     for level in (st[c.H_ITLB], st[c.H_DTLB]):
         while level >= 0:
             c._maintain_level(st, level, ea, c.OP_INVALIDATE)
@@ -277,14 +380,106 @@ def invalidate_page(st, ea):
 
 
 @njit(cache=True)
-def invalidate_all(st):
-    """tlbia (or a full flush): every TLB entry. TLB records follow the cache records."""
+def _first_tlb_level(st):
+    """TLB records follow the cache records (one core): the first of them."""
     first = st[c.H_NLEVELS]
     for level in (st[c.H_ITLB], st[c.H_DTLB]):
         if 0 <= level < first:
             first = level
-    for level in range(first, st[c.H_NLEVELS]):
+    return first
+
+
+@njit(cache=True)
+def invalidate_all(st):
+    """tlbia (or a full flush): every TLB entry."""
+    for level in range(_first_tlb_level(st), st[c.H_NLEVELS]):
         c.invalidate_level(st, level)
+
+
+# ------------------------------------ the 64-bit MMU's TLB and SLB instructions (emu.hash64)
+#
+# The model's TLB levels are tagged by effective page (Unicorn runs physical = effective),
+# where POWER4's TLB is tagged by virtual page. So that an entry never outlives the segment
+# mapping it was made under, whatever changes an SLB entry also drops the model's TLB
+# entries in that segment (the hardware's ERATs are flushed likewise; its TLB would keep
+# them, and a re-established segment walks again here).
+
+@njit(cache=True)
+def tlbie64(st, rb):
+    """tlbie RB: RB holds the virtual address without its top 16 bits (Linux's __tlbie clears
+    them, include/asm-ppc64/mmu.h), so VSID bits 0-19 and the page index. Every valid SLB
+    segment whose VSID agrees in those bits has the page's entries invalidated."""
+    vsid_bits = (rb >> 28) & 0xFFFFF
+    base = st[c.H_SEGMENTS]
+    for k in range(st[c.H_SLB_ENTRIES]):
+        esid_word = st[base + 2 * k]
+        if esid_word & hash64.SLB_ESID_V and \
+                (st[base + 2 * k + 1] >> 12) & 0xFFFFF == vsid_bits:
+            ea = (esid_word & hash64.SLB_ESID_MASK) | (rb & 0x0FFFF000)
+            for level in range(_first_tlb_level(st), st[c.H_NLEVELS]):
+                c._maintain_level(st, level, ea, c.OP_INVALIDATE)
+
+
+@njit(cache=True)
+def _drop_segment(st, esid_word, only_unmapped):
+    """Drop the model's TLB entries in a segment (``esid_word``'s; with ``only_unmapped``,
+    in every segment no valid SLB entry maps any more)."""
+    segment = esid_word & hash64.SLB_ESID_MASK
+    for level in range(_first_tlb_level(st), st[c.H_NLEVELS]):
+        r = c.HEADER + c.LEVEL_RECORD * level
+        ways = st[r + c.L_WAYS]
+        for slot in range(st[r + c.L_SETS] * ways):
+            tag = st[st[r + c.L_TAGS] + slot]
+            if tag == 0:
+                continue
+            ea = (tag - 1) << st[r + c.L_SHIFT]
+            gone = hash64.slb_find(st, ea) < 0 if only_unmapped else                 ea & hash64.SLB_ESID_MASK == segment
+            if gone:
+                c.drop_line(st, level, tag - 1, slot % ways)
+                st[r + c.L_INVALIDATIONS] += 1
+
+
+@njit(cache=True)
+def slb_store(st, rs, rb):
+    """slbmte RS, RB: SLB entry RB[52:63] = (RB's ESID | V, RS). Returns False (and changes
+    nothing) for what the model refuses (hash64.slbmte_problem says why)."""
+    if st[c.H_MMU] != MODE_HASHED64:
+        return True
+    k = rb & hash64.SLB_INDEX_MASK
+    if k >= st[c.H_SLB_ENTRIES] or rb & 0x07FFF000 or (rs >> 62) & 3 or \
+            rs & hash64.SLB_VSID_L:
+        return False
+    at = st[c.H_SEGMENTS] + 2 * k
+    esid_word = rb & ~hash64.SLB_INDEX_MASK
+    if st[at] != esid_word or st[at + 1] != rs:
+        if st[at] & hash64.SLB_ESID_V:
+            _drop_segment(st, st[at], False)
+        if esid_word & hash64.SLB_ESID_V:
+            _drop_segment(st, esid_word, False)
+    st[at], st[at + 1] = esid_word, rs
+    return True
+
+
+@njit(cache=True)
+def slb_invalidate(st, rb):
+    """slbie RB: the SLB entry of RB's ESID made invalid, and its segment's TLB entries."""
+    if st[c.H_MMU] != MODE_HASHED64:
+        return
+    k = hash64.slb_find(st, rb)
+    if k >= 0:
+        at = st[c.H_SEGMENTS] + 2 * k
+        st[at] &= ~hash64.SLB_ESID_V
+        _drop_segment(st, st[at], False)
+
+
+@njit(cache=True)
+def slb_invalidate_all(st):
+    """slbia: every SLB entry but entry 0 invalid (Book III; QEMU helper_slbia)."""
+    if st[c.H_MMU] != MODE_HASHED64:
+        return
+    for k in range(1, st[c.H_SLB_ENTRIES]):
+        st[st[c.H_SEGMENTS] + 2 * k] &= ~hash64.SLB_ESID_V
+    _drop_segment(st, 0, True)
 
 
 # ------------------------------------------------- ARMv7 short descriptors (ARM ARM B3.5)

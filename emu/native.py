@@ -23,8 +23,9 @@ from unicorn.unicorn_py3.unicorn import uclib
 
 from . import cache as c
 from . import mmu
-from .cost import (OP_DRAIN_WC, OP_MTMSR, OP_NONTEMPORAL, OP_SERIALISE,
-                   OP_TLB_INVALIDATE, OP_TLB_INVALIDATE_ALL, SERIAL)
+from .cost import (OP_DRAIN_WC, OP_MTMSR, OP_NONTEMPORAL, OP_SERIALISE, OP_SLB_INVALIDATE,
+                   OP_SLB_INVALIDATE_ALL, OP_SLB_STORE, OP_TLB_INVALIDATE,
+                   OP_TLB_INVALIDATE_ALL, SERIAL)
 
 _reg_read = CFUNCTYPE(c_int, c_void_p, c_int, c_uint64)(
     cast(uclib.uc_reg_read, c_void_p).value)
@@ -170,6 +171,20 @@ def block_hook(uc, address_u64, size_u32, ud):
         _emu_stop(uc)
 
 
+@njit
+def _slb_store(uc, st, address, entry):
+    """slbmte RS, RB into the model's SLB; one the model refuses stops the machine, its PC,
+    RS and RB noted (emu.hash64.S_SLB_*) for the error message."""
+    rs = _register(uc, st, st[entry + 3])
+    rb = _register(uc, st, st[entry + 4])
+    if not mmu.slb_store(st, rs, rb) and st[st[c.H_SCRATCH] + mmu.hash64.S_SLB_PC] == 0:
+        at = st[c.H_SCRATCH]
+        st[at + mmu.hash64.S_SLB_PC] = address
+        st[at + mmu.hash64.S_SLB_RS] = rs
+        st[at + mmu.hash64.S_SLB_RB] = rb
+        _emu_stop(uc)
+
+
 @cfunc(CODE_SIG, nopython=True)
 def special_hook(uc, address_u64, size, ud):
     st = _state(ud)
@@ -196,6 +211,9 @@ def special_hook(uc, address_u64, size, ud):
         own = st[st[c.H_ICOST] + off + 1] - st[st[c.H_ICOST] + off]
         c.account(st, off, c.serialise(st, 0, own))
         scope &= ~SERIAL
+    if op == OP_SLB_STORE:
+        _slb_store(uc, st, address, entry)
+        return
     ea = st[entry + 6]
     for k in range(2):
         reg = st[entry + 3 + k]
@@ -210,6 +228,10 @@ def special_hook(uc, address_u64, size, ud):
         mmu.invalidate_page(st, ea)
     elif op == OP_TLB_INVALIDATE_ALL:
         mmu.invalidate_all(st)
+    elif op == OP_SLB_INVALIDATE:
+        mmu.slb_invalidate(st, ea)
+    elif op == OP_SLB_INVALIDATE_ALL:
+        mmu.slb_invalidate_all(st)
     elif op == OP_SERIALISE:
         pass
     elif op == OP_MTMSR:                      # software-loaded TLBs: translation on/off
