@@ -249,7 +249,26 @@ def linux_user_vsid(context, ea):
 
 # ------------------------------------------------------------ the table, seen from Python
 
-class HashedPageTable64:
+class MappedRanges:
+    """What the 32- and 64-bit hashed page tables share: mapping whole ranges, and
+    everything a routine needs, through the table's own ``insert``."""
+
+    def map(self, start, length, **kind):
+        """Entries for every page of [start, start + length)."""
+        for page in range(start & ~0xFFF, start + length, 0x1000):
+            self.insert(page, **kind)
+
+    def map_machine(self):
+        """Map what a routine needs to run: loaded code, the buffers allocated so far (this
+        table included), and the top 64 KB of the stack."""
+        m = self.machine
+        from .machine import CODE_BASE, HEAP_BASE
+        self.map(CODE_BASE, m._next_code - CODE_BASE)
+        self.map(HEAP_BASE, m._heap - HEAP_BASE)
+        self.map(m.stack_top - (64 << 10), 64 << 10)
+
+
+class HashedPageTable64(MappedRanges):
     """A 64-bit HTAB in a machine's guest memory (and the SLB entries of RAM's segments),
     for setting up and inspecting tables; the API of ``emu.mmu.HashedPageTable``.
 
@@ -347,17 +366,3 @@ class HashedPageTable64:
         if found:
             self._put(found[0], 0)
         return found is not None
-
-    def map(self, start, length, **kind):
-        """HPTEs for every page of [start, start + length)."""
-        for page in range(start & ~0xFFF, start + length, 0x1000):
-            self.insert(page, **kind)
-
-    def map_machine(self):
-        """Map what a routine needs to run: loaded code, the buffers allocated so far (this
-        table included), and the top 64 KB of the stack."""
-        m = self.machine
-        from .machine import CODE_BASE, HEAP_BASE
-        self.map(CODE_BASE, m._next_code - CODE_BASE)
-        self.map(HEAP_BASE, m._heap - HEAP_BASE)
-        self.map(m.stack_top - (64 << 10), 64 << 10)

@@ -571,7 +571,7 @@ def walk_short(st, va, write, fetch):
 
 # ------------------------------------------------------------ the table, seen from Python
 
-class HashedPageTable:
+class HashedPageTable(hash64.MappedRanges):
     """A 32-bit HTAB in a machine's guest memory, for setting up and inspecting tables.
 
     Guest assembly can (and in the book does) insert and invalidate PTEs itself; this class
@@ -636,20 +636,6 @@ class HashedPageTable:
         if found:
             self.machine.write(found[0], (self._word(found[0]) & ~PTE_VALID).to_bytes(4, "big"))
         return found is not None
-
-    def map(self, start, length):
-        """PTEs for every page of [start, start + length)."""
-        for page in range(start & ~0xFFF, start + length, 0x1000):
-            self.insert(page)
-
-    def map_machine(self):
-        """Map what a routine needs to run: loaded code, the buffers allocated so far (this
-        table included), and the top 64 KB of the stack."""
-        m = self.machine
-        from .machine import CODE_BASE, HEAP_BASE
-        self.map(CODE_BASE, m._next_code - CODE_BASE)
-        self.map(HEAP_BASE, m._heap - HEAP_BASE)
-        self.map(m.stack_top - (64 << 10), 64 << 10)
 
 
 # Linux's ARM PTE bits (arch/arm/include/asm/pgtable-2level.h, 3.x): the "Linux" PTE keeps
