@@ -78,6 +78,9 @@ H_SQ_STORES, H_SQ_STALLS, H_SQ_STALL_CYCLES, H_BLOCK_END_COST = range(86, 90)
 # 64-bit hashed page table (emu.hash64): the SLB's number of entries. The SLB lives where the
 # 32-bit segment registers do (H_SEGMENTS): two words per entry, ESID|V and VSID|flags
 H_SLB_ENTRIES = 90
+# the alignment rules or the store queues above configured: one test on
+# the hot path for the profiles that have none
+H_ACCESS_EXTRAS = 91
 QUEUE_ENTRIES = 256
 HEADER = 96
 
@@ -306,6 +309,7 @@ class Layout:
         _set_alignment(st, alignment)
         st[H_SQ], st[H_SQ_SLICES], st[H_SQ_ENTRIES], st[H_SQ_SERVICE], st[H_SQ_SHIFT] = \
             sq_at, *queues
+        st[H_ACCESS_EXTRAS] = int((st[H_ALIGN_SIZE] | st[H_SPLIT_MASK] | st[H_SQ_SLICES]) != 0)
         st[H_BLOCK_END_COST] = -1
         for i, (lv, (tags, dirty, stamp, stale, plru, mru)) in enumerate(zip(self.levels,
                                                                             offsets)):

@@ -119,10 +119,11 @@ def memory_hook(uc, access, address_u64, size, value, ud):
         c.nontemporal_store(st, address, size)
         return
     stall = c.data_access(st, address, size, write)
-    if st[c.H_ALIGN_SIZE] | st[c.H_SPLIT_MASK]:
-        stall += c.alignment(st, address, size)
-    if write and st[c.H_SQ_SLICES] > 0:
-        stall += c.store_queue(st, address, size, _store_time(uc, st) + stall)
+    if st[c.H_ACCESS_EXTRAS]:
+        if st[c.H_ALIGN_SIZE] | st[c.H_SPLIT_MASK]:
+            stall += c.alignment(st, address, size)
+        if write and st[c.H_SQ_SLICES] > 0:
+            stall += c.store_queue(st, address, size, _store_time(uc, st) + stall)
     if st[c.H_MMU]:
         stall += _translate(uc, st, address, write, False, -1)
     if st[c.H_PROFILE_PERIOD] > 0:
