@@ -749,10 +749,25 @@ def _capstone(isa):
     return md
 
 
+def decode(code, isa, address=0, detail=False):
+    """Capstone's instructions in ``code``, all of them: capstone stops at the first word it
+    cannot decode (a ``.long`` or ``.quad`` of data), so decoding resumes past such a word
+    (4 bytes on PowerPC and ARM, 1 on x86) and code placed after data is still seen."""
+    md = _capstone(isa)
+    md.detail = detail
+    code, step, offset = bytes(code), 1 if isa == "x86" else 4, 0
+    while offset < len(code):
+        for insn in md.disasm(code[offset:], address + offset):
+            offset = insn.address + insn.size - address
+            yield insn
+        if offset < len(code):
+            offset += step                  # capstone stopped here: not an instruction
+
+
 def disassemble(code, isa, address=0):
     """[(address, bytes, mnemonic, operands)] for the instructions in ``code``."""
     return [(i.address, bytes(i.bytes), i.mnemonic, i.op_str)
-            for i in _capstone(isa).disasm(bytes(code), address)]
+            for i in decode(code, isa, address)]
 
 
 def disassemble_one(code, isa, address=0):

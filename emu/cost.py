@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import cache
-from .assemble import _capstone
+from .assemble import decode
 
 CLASSES = ("load", "store", "branch", "multiply", "divide", "default")
 
@@ -170,10 +170,8 @@ def _arm_cp15(word):
 def analyse(isa, code, address, serialising=()):
     """Disassemble loaded code: [(address, size, cost key, class, Special or None)].
     Instructions named in ``serialising`` (a profile's [smp] list) get the SERIAL flag."""
-    md = _capstone(isa)
-    md.detail = True
     out = []
-    for insn in md.disasm(bytes(code), address):
+    for insn in decode(code, isa, address, detail=True):
         mnemonic = insn.mnemonic.lower()
         key, special = mnemonic, None
         if isa in ("ppc32", "ppc64") and mnemonic in PPC_SPECIALS:

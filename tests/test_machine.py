@@ -634,3 +634,24 @@ def test_arm_pld_with_a_shifted_index_touches_the_right_line():
     buf = m.alloc(PAGE)
     run = m.call("f", buf, 64)                      # both address buf + 256
     assert (run.caches["L1D"]["accesses"], run.caches["L1D"]["misses"]) == (2, 1)
+
+
+def test_code_after_a_data_word_is_counted_and_charged():
+    # capstone stops at the first word it cannot decode; the cost tables must not (code
+    # placed after a .long of data would otherwise run with no instructions or cycles)
+    from emu.assemble import assemble
+    src = """
+        .globl first
+first:  li r3, 1
+        blr
+        .long 0
+        .globl after
+after:  li r3, 2
+        addi r3, r3, 1
+        blr
+    """
+    m = Machine("ppc750")
+    m.load(assemble(src, "ppc32"))
+    run = m.call("after")
+    assert run.return_value == 3
+    assert run.instructions == 3
