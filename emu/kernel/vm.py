@@ -7,9 +7,9 @@ by default PPC32's pgd page of 1024 entries pointing to PTE pages of 1024 four-b
 PTEs; the 64-bit backend's pgd, pmd and PTE pages of 512 eight-byte PTEs), so the guest
 ``hash_page`` walks them and the guest flush routines scan them. This module speaks one
 Linux PTE format, PPC32's bits (below); a backend whose kernel uses other bits translates
-when it reads and writes a PTE (``Arch.read_pte`` / ``write_pte``). Page contents are in guest RAM too (the guest ``clear_page``
-and ``copy_page`` work on them). The rest (``struct page`` fields, VMAs, the page cache
-index) is Python.
+when it reads and writes a PTE (``Arch.read_pte`` / ``write_pte``). Page contents are in
+guest RAM too (the guest ``clear_page`` and ``copy_page`` work on them). The rest (``struct
+page`` fields, VMAs, the page cache index) is Python.
 
 Costs: every architecture routine is guest assembly, measured (see the backend, e.g.
 ``emu.kernel.ppc32``); every generic C path is a documented fixed cost
@@ -342,6 +342,14 @@ class Arch:
     * ``flush_ptes(mm, address, pte_page, count)``: invalidate the hardware translations
       of ``count`` consecutive Linux PTEs of one PTE page (flush_hash_pages; tlbie);
     * ``has_hashpte(pte)``: does this Linux PTE say a hardware entry may exist?
+
+    The page-table tree is the backend's kernel's: ``table_levels`` (the directory levels
+    above the PTE pages), ``pte_index_bits``, ``pte_bytes``, ``dir_entry`` / ``dir_table``
+    (what a directory entry holds) and ``read_pte`` / ``write_pte`` (the PTE in this
+    module's bits); the defaults are PPC32's. A backend whose scan runs in guest code sets
+    ``walks_flush_ranges`` and implements ``flush_range(mm, start, end)``; ``flush_pending(mm,
+    addresses)`` flushes the batched strategy's recorded addresses (default: one flush_ptes
+    each).
 
     A backend lists the Kernel TLB flush strategies it supports (``tlb_flush_strategies``,
     the first is the default). One whose strategy is ``tlbia`` (a software-loaded TLB with no
