@@ -152,9 +152,11 @@ class PPC64Hash(Arch):
         self.batch = machine.alloc(BATCH_BYTES)         # ppc64_tlb_batch
         for name in ("clear_page.S", "copy_page_power4.S", "flush_dcache_icache.S"):
             machine.load(routine(f"ppc64/{name}"))
+        # hash_native_64.S last: its htab_data ends the code (the cost tables take the
+        # program's instructions up to the first data word)
         machine.load(f".equ KVARS, {self.kvars:#x}\n" +
-                     routine("ppc64/hash_native_64.S").read_text() +
-                     routine("ppc64/hash_low_64.S").read_text())
+                     routine("ppc64/hash_low_64.S").read_text() +
+                     routine("ppc64/hash_native_64.S").read_text())
         htab_data = machine.symbols["htab_data"]        # htab_data.htab, .htab_hash_mask
         machine.write(htab_data, self.htab_base.to_bytes(8, "big") +
                       (size // hash64.PTEG_BYTES - 1).to_bytes(8, "big"))

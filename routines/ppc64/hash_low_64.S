@@ -51,9 +51,9 @@
  * four-byte entries: the pgd entry is the pmd page's page number (PGDIR_SHIFT 31), the pmd
  * entry the PTE page's page number << 2 (PMD_SHIFT 21).
  *
- * Loaded after hash_native_64.S (hpte_insert, hpte_invalidate, flush_hash_page, hpt_hash,
- * group_of, htab_data) in one source; the loader defines KVARS (a doubleword: the
- * pseudo-timebase) first.
+ * Assembled in one source with hash_native_64.S (hpte_insert, hpte_invalidate,
+ * flush_hash_page, hpt_hash, group_of, htab_data), which comes after this file; the loader
+ * defines KVARS (a doubleword: the pseudo-timebase) first.
  */
         .equ    _PAGE_PRESENT, 0x001
         .equ    _PAGE_USER, 0x002
