@@ -266,8 +266,9 @@ def test_batched_issues_one_tlbsync_per_flush_batch():
 
 
 def test_the_guest_routines_are_counted_instruction_by_instruction():
-    # the cost tables take a program's instructions up to its first data word: the hash
-    # routines must come before hash_native_64.S's htab_data, or they would run uncharged
+    # the cost tables (emu.cost) stop at the first word capstone cannot decode: the hash
+    # routines must come before hash_native_64.S's htab_data (zeros), or they would run
+    # uncharged
     k = kernel()
     before = k.ledger.snapshot()
     assert k.arch.call("get_vsid", 1, A) == 0x17F0E9B97

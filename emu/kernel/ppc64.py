@@ -152,8 +152,8 @@ class PPC64Hash(Arch):
         self.batch = machine.alloc(BATCH_BYTES)         # ppc64_tlb_batch
         for name in ("clear_page.S", "copy_page_power4.S", "flush_dcache_icache.S"):
             machine.load(routine(f"ppc64/{name}"))
-        # hash_native_64.S last: its htab_data ends the code (the cost tables take the
-        # program's instructions up to the first data word)
+        # hash_native_64.S last: its htab_data (zeros) must end the program, because the
+        # cost tables (emu.cost) stop at the first word capstone cannot decode
         machine.load(f".equ KVARS, {self.kvars:#x}\n" +
                      routine("ppc64/hash_low_64.S").read_text() +
                      routine("ppc64/hash_native_64.S").read_text())
