@@ -29,8 +29,9 @@ TLB flush strategies (Kernel ``tlb_flush``), the two of Table 5:
 * ``scan`` (2.6.0-2.6.3, arch/ppc64/mm/init.c): flush_tlb_range / flush_tlb_mm (per VMA)
   scan the Linux PTEs of the range for _PAGE_HASHPTE in guest code, collect them in the
   per-CPU batch and flush it with flush_hash_range; flush_tlb_page flushes one page;
-* ``batched`` (2.6.4 on, arch/ppc64/mm/tlb.c: pte_update calls hpte_update, which records
-  the address and old PTE in ppc64_tlb_batch): the addresses are recorded when the PTEs
+* ``batched`` (what Linux ppc64 adopted in early 2004: arch/ppc64/mm/tlb.c, where
+  pte_update calls hpte_update, which records the address and the old PTE in
+  ppc64_tlb_batch; Mackerras 2003 section 4.2): the addresses are recorded when the PTEs
   change (the generic VM's batch, a fixed ``batch_entry`` cost each, standing for
   hpte_update's C), and __flush_tlb_pending flushes them: flush_hash_page for one,
   flush_hash_range for more, in batches of PPC64_TLB_BATCH_NR = 192;
