@@ -369,8 +369,9 @@ def _forget(st, ea, fetch):
 def invalidate_page(st, ea):
     """tlbie: the entries for ``ea``'s page in every TLB (a unified TLB reached from both
     sides is simply found empty the second time). On the 64-bit hashed MMU the operand is a
-    virtual address (tlbie64)."""
-    if st[c.H_MMU] == MODE_HASHED64:
+    virtual address (tlbie64), also while a kernel routine runs untranslated (H_MMU off,
+    the SLB kept: emu.kernel.ppc64)."""
+    if st[c.H_MMU] == MODE_HASHED64 or st[c.H_SLB_ENTRIES] > 0:
         tlbie64(st, ea)
         return
     for level in (st[c.H_ITLB], st[c.H_DTLB]):

@@ -40,11 +40,15 @@ TABLE = {
     "pte_alloc": (30, None, "pte_alloc_map / pmd_populate bookkeeping (page and clear_page "
                   "charged separately)"),
     "pgd_alloc": (30, None, "pgd_alloc bookkeeping (page and clear_page charged separately)"),
+    "pmd_alloc": (30, None, "pmd_alloc bookkeeping on a three-level tree (ppc64; page and "
+                  "clear_page charged separately)"),
     "copy_pte": (25, None, "copy_page_range per present PTE: copy_one_pte, get_page, "
                  "page_dup_rmap, wrprotect"),
     "zap_pte": (30, None, "zap_pte_range per present PTE: ptep_get_and_clear, "
                 "page_remove_rmap, tlb_remove_page"),
     "free_pte_page": (20, None, "free_pgtables per PTE page (page freeing charged separately)"),
+    "free_pmd_page": (20, None, "free_pgtables per pmd page on a three-level tree (ppc64; page "
+                      "freeing charged separately)"),
     "vma_setup": (250, None, "one mmap/munmap VMA operation: get_unmapped_area, VMA "
                   "allocation, rb-tree link or unlink (mm/mmap.c)"),
     "dup_vma": (80, None, "dup_mmap per VMA: kmem_cache_alloc, copy, link"),

@@ -2,11 +2,14 @@
 page faults, copy-on-write, fork, exec, mmap, munmap and exit.
 
 The data structures live where the kernel keeps them when the architecture code reads them:
-the page tables (a pgd page of 1024 entries pointing to PTE pages of 1024 four-byte Linux
-PTEs, PPC32 layout) are in guest RAM, so the guest ``hash_page`` walks them and the guest
-``flush_hash_pages`` scans them. Page contents are in guest RAM too (the guest ``clear_page``
-and ``copy_page`` work on them). The rest (``struct page`` fields, VMAs, the page cache
-index) is Python.
+the page tables are in guest RAM, laid out as the backend's kernel lays them out (``Arch``:
+by default PPC32's pgd page of 1024 entries pointing to PTE pages of 1024 four-byte Linux
+PTEs; the 64-bit backend's pgd, pmd and PTE pages of 512 eight-byte PTEs), so the guest
+``hash_page`` walks them and the guest flush routines scan them. This module speaks one
+Linux PTE format, PPC32's bits (below); a backend whose kernel uses other bits translates
+when it reads and writes a PTE (``Arch.read_pte`` / ``write_pte``). Page contents are in
+guest RAM too (the guest ``clear_page`` and ``copy_page`` work on them). The rest (``struct
+page`` fields, VMAs, the page cache index) is Python.
 
 Costs: every architecture routine is guest assembly, measured (see the backend, e.g.
 ``emu.kernel.ppc32``); every generic C path is a documented fixed cost
@@ -280,25 +283,32 @@ class MM:
             raise KernelError(f"no room for {length:#x} bytes below TASK_SIZE")
         return address
 
-    # -- the page table in guest memory
-    def pmd_address(self, address):
-        return self.pgd.address + (address >> PGDIR_SHIFT) * 4
-
+    # -- the page table in guest memory, shaped by the backend (Arch.table_levels)
     def pte_page(self, address):
-        """Physical address of the PTE page covering ``address`` (0: none)."""
-        return self.kernel.machine.read_word(self.pmd_address(address))
+        """Physical address of the PTE page covering ``address`` (0: none): down the
+        directory levels from the pgd."""
+        arch, machine = self.kernel.arch, self.kernel.machine
+        table = self.pgd.address
+        for depth, (shift, bits) in enumerate(arch.table_levels):
+            entry = machine.read_word(table + ((address >> shift) & ((1 << bits) - 1)) * 4)
+            if not entry:
+                return 0
+            table = arch.dir_table(depth, entry)
+        return table
 
     def ptep(self, address):
         """Address of the Linux PTE for ``address``, or None if there is no PTE page."""
         table = self.pte_page(address)
         if not table:
             return None
-        return table + ((address >> PAGE_SHIFT) & (PTRS_PER_PTE - 1)) * 4
+        arch = self.kernel.arch
+        return table + ((address >> PAGE_SHIFT) & ((1 << arch.pte_index_bits) - 1)) * \
+            arch.pte_bytes
 
     def pte(self, address):
-        """The Linux PTE value for ``address`` (0 if none)."""
+        """The Linux PTE value for ``address`` (0 if none), in this module's bits."""
         ptep = self.ptep(address)
-        return self.kernel.machine.read_word(ptep) if ptep else 0
+        return self.kernel.arch.read_pte(ptep) if ptep else 0
 
 
 @dataclass(eq=False)
@@ -333,6 +343,14 @@ class Arch:
       of ``count`` consecutive Linux PTEs of one PTE page (flush_hash_pages; tlbie);
     * ``has_hashpte(pte)``: does this Linux PTE say a hardware entry may exist?
 
+    The page-table tree is the backend's kernel's: ``table_levels`` (the directory levels
+    above the PTE pages), ``pte_index_bits``, ``pte_bytes``, ``dir_entry`` / ``dir_table``
+    (what a directory entry holds) and ``read_pte`` / ``write_pte`` (the PTE in this
+    module's bits); the defaults are PPC32's. A backend whose scan runs in guest code sets
+    ``walks_flush_ranges`` and implements ``flush_range(mm, start, end)``; ``flush_pending(mm,
+    addresses)`` flushes the batched strategy's recorded addresses (default: one flush_ptes
+    each).
+
     A backend lists the Kernel TLB flush strategies it supports (``tlb_flush_strategies``,
     the first is the default). One whose strategy is ``tlbia`` (a software-loaded TLB with no
     hash table, Linux 4xx) also implements ``flush_tlb_page(mm, address)`` and
@@ -346,6 +364,15 @@ class Arch:
     has_exec_permission = False
     tlb_flush_strategies = ("scan", "immediate", "batched")
     tlb_decides = False
+    # The Linux page-table tree (PPC32, include/asm-ppc/pgtable.h 2.6): the directory levels
+    # above the PTE pages, each (shift, index bits) with four-byte entries, here one pgd of
+    # 1024 entries, each the physical address of a PTE page of 1024 four-byte PTEs (4 MB).
+    table_levels = ((PGDIR_SHIFT, 10),)
+    pte_index_bits = 10
+    pte_bytes = 4
+    # the scan strategy walks ranges in guest code (flush_range) instead of calling
+    # flush_ptes per PTE page
+    walks_flush_ranges = False
 
     def __init__(self, machine, ledger):
         self.machine, self.ledger = machine, ledger
@@ -354,6 +381,35 @@ class Arch:
         run = self.machine.call(entry, *args)
         self.ledger.guest(entry, run)
         return run.return_value
+
+    @property
+    def pte_page_shift(self):
+        """log2 of the bytes one PTE page maps."""
+        return PAGE_SHIFT + self.pte_index_bits
+
+    def dir_entry(self, depth, table):
+        """The directory entry (level ``depth``) that points to the page ``table``."""
+        return table
+
+    def dir_table(self, depth, entry):
+        """The page a directory entry (level ``depth``) points to."""
+        return entry
+
+    def read_pte(self, ptep):
+        """The Linux PTE at ``ptep``, in the generic VM's (PPC32) bits."""
+        return self.machine.read_word(ptep)
+
+    def write_pte(self, ptep, value):
+        """Store a Linux PTE given in the generic VM's bits."""
+        self.machine.write(ptep, (value & 0xFFFFFFFF).to_bytes(4, "big"))
+
+    def flush_pending(self, mm, addresses):
+        """The batched strategy's flush of the recorded addresses of ``mm``: one
+        flush_ptes per address (a backend may do them in one go)."""
+        for address in addresses:
+            table = mm.pte_page(address)
+            if table:
+                self.flush_ptes(mm, address, table, 1)
 
     def flush_tlb_page_nohash(self, mm, address):
         """A fault changed the PTE of ``address`` in place (exec permission, young, dirty):
@@ -457,22 +513,35 @@ class Kernel:
         return self.allocator.page(pfn)
 
     def _write_pte(self, ptep, value):
-        self.machine.write(ptep, (value & 0xFFFFFFFF).to_bytes(4, "big"))
+        self.arch.write_pte(ptep, value)
+
+    def _read_pte(self, ptep):
+        return self.arch.read_pte(ptep)
 
     def _set_pte(self, mm, address, ptep, value):
         """set_pte: store a new Linux PTE. _PAGE_HASHPTE of the old one is kept (an HPTE
         may still exist); if the old PTE had it, the flush strategy is told."""
-        old = self.machine.read_word(ptep)
+        old = self._read_pte(ptep)
         self._write_pte(ptep, (old & _PAGE_HASHPTE) | (value & ~_PAGE_HASHPTE))
         if old & _PAGE_HASHPTE:
             self._pte_changed(mm, address)
 
     def _pte_alloc(self, mm, address):
-        """pte_alloc_map: the PTE address, allocating (and zeroing) the PTE page."""
+        """pte_alloc_map (and, on a three-level tree, pmd_alloc): the PTE address,
+        allocating (and zeroing) the missing table pages on the way down."""
         ptep = mm.ptep(address)
         if ptep is None:
-            table = self._alloc_table_page("pte_alloc")
-            self.machine.write(mm.pmd_address(address), table.address.to_bytes(4, "big"))
+            levels = self.arch.table_levels
+            table = mm.pgd.address
+            for depth, (shift, bits) in enumerate(levels):
+                slot = table + ((address >> shift) & ((1 << bits) - 1)) * 4
+                entry = self.machine.read_word(slot)
+                if not entry:
+                    last = depth == len(levels) - 1
+                    page = self._alloc_table_page("pte_alloc" if last else "pmd_alloc")
+                    entry = self.arch.dir_entry(depth, page.address)
+                    self.machine.write(slot, entry.to_bytes(4, "big"))
+                table = self.arch.dir_table(depth, entry)
             ptep = mm.ptep(address)
         return ptep
 
@@ -508,13 +577,10 @@ class Kernel:
             self.arch.flush_ptes(mm, address, table, 1)
 
     def _flush_batch(self, mm):
-        keep = []
-        for entry in self.batch:
-            if entry[0] is mm:
-                self._flush_one(*entry)
-            else:
-                keep.append(entry)
-        self.batch = keep
+        mine = [address for owner, address in self.batch if owner is mm]
+        self.batch = [entry for entry in self.batch if entry[0] is not mm]
+        if mine:
+            self.arch.flush_pending(mm, mine)
 
     def flush_tlb_page(self, mm, address):
         if self.tlb_flush == "scan":
@@ -534,9 +600,13 @@ class Kernel:
             return
         if self.tlb_flush == "immediate":
             return
+        if self.arch.walks_flush_ranges:
+            self.arch.flush_range(mm, start, end)
+            return
+        span = self.arch.pte_page_shift
         address = start & ~(PAGE_SIZE - 1)
         while address < end:
-            pmd_end = min(((address >> PGDIR_SHIFT) + 1) << PGDIR_SHIFT, end)
+            pmd_end = min(((address >> span) + 1) << span, end)
             table = mm.pte_page(address)
             self.ledger.fixed("flush_range_pmd")
             if table:
@@ -560,7 +630,7 @@ class Kernel:
     def update_mmu_cache(self, mm, vma, address, ptep):
         """After a fault installs a PTE: the I-cache policy, then the hash preload for a
         young PTE (arch/ppc/mm/init.c)."""
-        pte = self.machine.read_word(ptep)
+        pte = self._read_pte(ptep)
         page = self._page_of(pte)
         new = self.policy.update_mmu_cache(self, vma, page, pte)
         if new != pte:
@@ -591,7 +661,7 @@ class Kernel:
             raise SegmentationFault(address, f"{vma} does not allow {access!r}")
         write = access == "w"
         ptep = self._pte_alloc(mm, address)
-        pte = self.machine.read_word(ptep)
+        pte = self._read_pte(ptep)
         if not pte & _PAGE_PRESENT:
             if vma.file is None:
                 self._do_anonymous_page(mm, vma, address, ptep, write)
@@ -769,13 +839,14 @@ class Kernel:
     def _zap_range(self, mm, start, end, released):
         """zap_page_range: clear the present PTEs (keeping _PAGE_HASHPTE), drop the
         mappings; pages are released after the TLB flush (``released``)."""
+        span = self.arch.pte_page_shift
         address = start
         while address < end:
             ptep = mm.ptep(address)
             if ptep is None:
-                address = ((address >> PGDIR_SHIFT) + 1) << PGDIR_SHIFT
+                address = ((address >> span) + 1) << span
                 continue
-            pte = self.machine.read_word(ptep)
+            pte = self._read_pte(ptep)
             if pte & _PAGE_PRESENT:
                 self.ledger.fixed("zap_pte")
                 self._write_pte(ptep, pte & _PAGE_HASHPTE)
@@ -851,13 +922,14 @@ class Kernel:
 
     def _copy_page_range(self, dst, src, vma):
         cow = not vma.shared
+        span = self.arch.pte_page_shift
         address = vma.start
         while address < vma.end:
             src_ptep = src.ptep(address)
             if src_ptep is None:
-                address = ((address >> PGDIR_SHIFT) + 1) << PGDIR_SHIFT
+                address = ((address >> span) + 1) << span
                 continue
-            pte = self.machine.read_word(src_ptep)
+            pte = self._read_pte(src_ptep)
             if pte & _PAGE_PRESENT:
                 self.ledger.fixed("copy_pte")
                 dst_ptep = self._pte_alloc(dst, address)
@@ -884,15 +956,28 @@ class Kernel:
         self.flush_tlb_mm(mm)
         for page in released:
             self._put_page(page)
-        for entry in range(TASK_SIZE >> PGDIR_SHIFT):
-            table = self.machine.read_word(mm.pgd.address + 4 * entry)
-            if table:
-                self.ledger.fixed("free_pte_page")
-                self._put_page(self.allocator.page(table >> PAGE_SHIFT))
+        self._free_page_tables(mm.pgd.address, 0, 0)
         self._put_page(mm.pgd)
         self.arch.destroy_context(mm)
         mm.vmas = []
         mm.users = 0
+
+    def _free_page_tables(self, table, depth, base):
+        """free_pgtables below one directory page (user space only): the PTE pages, and on
+        a three-level tree the pmd pages, depth first."""
+        levels = self.arch.table_levels
+        shift, bits = levels[depth]
+        for index in range(min(1 << bits, -(-(TASK_SIZE - base) >> shift))):
+            entry = self.machine.read_word(table + 4 * index)
+            if not entry:
+                continue
+            below = self.arch.dir_table(depth, entry)
+            if depth + 1 < len(levels):
+                self._free_page_tables(below, depth + 1, base + (index << shift))
+                self.ledger.fixed("free_pmd_page")
+            else:
+                self.ledger.fixed("free_pte_page")
+            self._put_page(self.allocator.page(below >> PAGE_SHIFT))
 
     def exit(self, process):
         """do_exit: the task's resources (fixed) and its address space (exit_mmap)."""

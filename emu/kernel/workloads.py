@@ -202,14 +202,20 @@ def by_procedure(result, procedures=TABLE1_PROCEDURES):
 
 def make_kernel(policy="lazy", tlb_flush=None, profile="ppc750", **options):
     """A Kernel on a new machine of ``profile``, with that processor's backend: the 405's
-    software-loaded TLB (emu.kernel.ppc405, MMU model on) for ppc405gp, else the hashed one."""
+    software-loaded TLB (emu.kernel.ppc405, MMU model on) for ppc405gp, the 64-bit hashed
+    page table (emu.kernel.ppc64, MMU model on) for power4, else the 32-bit hashed one."""
     from .. import softtlb
     from ..machine import Machine
     from ..profile import load as load_profile
     machine_options = {k: options.pop(k) for k in ("ram_size", "mmu") if k in options}
-    if softtlb.kind(load_profile(profile)) == "405" and "arch" not in options:
+    described = load_profile(profile)
+    if softtlb.kind(described) == "405" and "arch" not in options:
         from .ppc405 import PPC405
         options["arch"] = PPC405
+        machine_options["mmu"] = True
+    elif described.isa == "ppc64" and "arch" not in options:
+        from .ppc64 import PPC64Hash
+        options["arch"] = PPC64Hash
         machine_options["mmu"] = True
     return Kernel(Machine(profile, **machine_options), policy=policy, tlb_flush=tlb_flush,
                   **options)

@@ -25,7 +25,8 @@
  * Written for this book from the algorithm, not copied. Differences from the kernel: a
  * uniprocessor build (no HPTE lock bit, no native_tlbie_lock); no eviction when both groups
  * are full (hash_insert returns -1 where the kernel would call native_hpte_remove and
- * retry); 4 KB pages only (no L bit); the caller gives the virtual address va = VSID << 28 |
+ * retry; hash_low_64.S, assembled before this file, has the kernel's hash_page with
+ * it); 4 KB pages only (no L bit); the caller gives the virtual address va = VSID << 28 |
  * (EA & 0x0fffffff), where the kernel computes it from get_vsid / get_kernel_vsid; the
  * table's address and hash mask are read from htab_data at the end of this file (Linux's
  * htab_data.htab and .htab_hash_mask), which the loader fills in.

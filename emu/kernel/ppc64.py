@@ -1,0 +1,334 @@
+"""The 64-bit PowerPC hashed-MMU backend (POWER4: ``Machine("power4", mmu=True)``), as the
+Linux 2.6.0-2.6.8 ppc64 kernel ran it on the pSeries 650 of Mackerras 2003 (Table 5).
+
+What runs as guest code, its cycles measured and charged (routines/ppc64):
+
+* ``clear_page`` (dcbz per 128-byte line), ``copy_page`` (the six-line POWER4 loop,
+  ``copy_page_power4.S``), ``flush_dcache_icache`` (128-byte lines);
+* the hash table work, ``hash_native_64.S`` + ``hash_low_64.S`` assembled together:
+  ``hash_page`` (walk the three-level Linux page table, check the access, insert into the
+  primary then the secondary group, evict when both are full, record the group and slot
+  in the Linux PTE), ``flush_tlb_page``, ``flush_tlb_range`` (the scan) and
+  ``flush_hash_range`` (one ptesync ... tlbie x N ... eieio; tlbsync; ptesync per batch),
+  ``flush_hash_page_lpte`` (one HPTE, straight from the slot the Linux PTE records).
+
+The 64-bit difference Mackerras 2003 section 4.1 describes: the Linux PTE keeps
+_PAGE_SECONDARY (0x8000) and the 3-bit slot _PAGE_GROUP_IX (0x7000) beside _PAGE_HASHPTE
+(0x400) (include/asm-ppc64/pgtable.h, 2.6.0), so a flush reads exactly one HPTE.
+
+The Linux page table (include/asm-ppc64/pgtable.h, 2.6.0): three levels. A pgd page of
+four-byte entries (PGDIR_SHIFT 31), each the page number of a pmd page of 1024 four-byte
+entries (PMD_SHIFT 21), each the page number << 2 of a PTE page of 512 eight-byte PTEs
+(2 MB). A PTE holds the page number << 16 and the bits above. The generic VM speaks the
+PPC32 bits: ``read_pte`` / ``write_pte`` translate, and a write keeps the HPTE slot bits
+of a PTE that keeps _PAGE_HASHPTE (as the kernel's set_pte / pte_update keep
+_PAGE_HPTEFLAGS).
+
+TLB flush strategies (Kernel ``tlb_flush``), the two of Table 5:
+
+* ``scan`` (2.6.0-2.6.3, arch/ppc64/mm/init.c): flush_tlb_range / flush_tlb_mm (per VMA)
+  scan the Linux PTEs of the range for _PAGE_HASHPTE in guest code, collect them in the
+  per-CPU batch and flush it with flush_hash_range; flush_tlb_page flushes one page;
+* ``batched`` (what Linux ppc64 adopted in early 2004: arch/ppc64/mm/tlb.c, where
+  pte_update calls hpte_update, which records the address and the old PTE in
+  ppc64_tlb_batch; Mackerras 2003 section 4.2): the addresses are recorded when the PTEs
+  change (the generic VM's batch, a fixed ``batch_entry`` cost each, standing for
+  hpte_update's C), and __flush_tlb_pending flushes them: flush_hash_page for one,
+  flush_hash_range for more, in batches of PPC64_TLB_BATCH_NR = 192;
+* ``immediate`` works too (flush_tlb_page at each change) but the paper did not measure it
+  on 64-bit ("we did not test the variant which invalidates the HPTE at the time that the
+  LPTE is modified", section 4.2).
+
+update_mmu_cache preloads (arch/ppc64/mm/init.c, 2.6.0): for a young PTE it calls
+__hash_page with access = pte & (_PAGE_USER | _PAGE_RW), trap 0x300: the guest hash_page
+with that access (a writable page so preloaded is marked dirty, as the kernel's is).
+
+What is simulated, not run: user accesses (``translates`` searches the HTAB in Python, as
+the 32-bit backend does); the kernel's own accesses: the kernel's memory is bolted with
+16 MB pages (htab_initialize), whose rare ERAT and TLB misses the model leaves out, so a
+kernel routine runs with the MMU model off (its tlbie still acts on the model's TLB,
+through the SLB: emu.mmu.invalidate_page); the SLB: switch_mm writes the user segments'
+entries (ESIDs 0-7, below TASK_SIZE) from Python, where 2.6 loads them on SLB misses.
+
+Limits: one CPU (no tlbie lock, the global tlbie always, where the kernel uses tlbiel for
+an mm that ran on this CPU only); the user address layout is the generic VM's PPC32 one
+(a 32-bit process below 2 GB); the no-execute-bit lazy I-cache flush of __hash_page on
+POWER4 (CPU_FTR_NOEXECUTE) is not modelled (the generic I-cache policies apply); the
+generic C paths cost the same cycles as on the 750 (emu.kernel.costs); in the batched
+strategy the Linux PTE's HPTE flags are cleared at flush time (Python, covered by
+``batch_entry``) instead of in pte_update; 4 KB pages only.
+"""
+from __future__ import annotations
+
+from collections import deque
+from contextlib import contextmanager
+
+from .. import cache as c
+from .. import hash64, mmu, routine
+from .vm import (_PAGE_ACCESSED, _PAGE_COHERENT, _PAGE_DIRTY, _PAGE_EXEC, _PAGE_GUARDED,
+                 _PAGE_HASHPTE, _PAGE_NO_CACHE, _PAGE_PRESENT, _PAGE_RW, _PAGE_USER,
+                 _PAGE_WRITETHRU, PAGE_SHIFT, PAGE_SIZE, TASK_SIZE, Arch, KernelError)
+
+MASK64 = 2**64 - 1
+
+# Linux PTE bits of ppc64 (include/asm-ppc64/pgtable.h, 2.6.0), beside the generic VM's
+# (PPC32) bit each stands for
+L_PRESENT, L_USER, L_RW, L_HASHPTE, L_EXEC = 0x001, 0x002, 0x004, 0x400, 0x800
+L_SLOT = 0xF000                 # _PAGE_SECONDARY 0x8000 | _PAGE_GROUP_IX 0x7000
+PTE_SHIFT = 16                  # the page number's place in the PTE
+BITS = ((_PAGE_PRESENT, L_PRESENT), (_PAGE_USER, L_USER), (_PAGE_RW, L_RW),
+        (_PAGE_GUARDED, 0x008), (_PAGE_COHERENT, 0x010), (_PAGE_NO_CACHE, 0x020),
+        (_PAGE_WRITETHRU, 0x040), (_PAGE_DIRTY, 0x080), (_PAGE_ACCESSED, 0x100),
+        (_PAGE_HASHPTE, L_HASHPTE), (_PAGE_EXEC, L_EXEC))
+
+# the status codes of the guest hash_page (routines/ppc64/hash_low_64.S)
+HPTE_STATUS = {0: "hpte_primary", 1: "hpte_secondary", 2: "hpte_evicted", 3: "hpte_updated",
+               16: "hash_page_refused"}
+BATCH_NR = 192                  # PPC64_TLB_BATCH_NR (include/asm-ppc64/tlbflush.h)
+BATCH_BYTES = 3 * BATCH_NR * 8  # pte[], addr[], vaddr[] (hash_low_64.S BATCH_*)
+USER_SEGMENTS = TASK_SIZE >> 28             # ESIDs 0-7 hold user space
+FIRST_USER_CONTEXT = 1          # context 0 is the kernel's (as recalled, unverified)
+
+
+def htab_size_for(total_memory):
+    """The kernel's hash-table size: one PTEG per two pages of RAM (RAM rounded up to a
+    power of two), at least 2^11 PTEGs = 256 KB (arch/ppc64/kernel/prom.c
+    early_init_devtree, 2.6; htab_initialize: "the number of PTEGs [equals] one half the
+    number of real pages"). 32 MB gives 4096 PTEGs, 512 KB."""
+    rounded = 1 << (max(total_memory, 1) - 1).bit_length()
+    return max(rounded >> (PAGE_SHIFT + 1), 1 << 11) * hash64.PTEG_BYTES
+
+
+def unpack(value):
+    """(HPTEs invalidated, tlbie issued, tlbie sequences) from a guest flush's return."""
+    return value & 0xFFFF, (value >> 16) & 0xFFFF, (value >> 32) & 0xFFFF
+
+
+def to_native(generic, old=0):
+    """A generic (PPC32-bit) Linux PTE as the ppc64 kernel stores it. A PTE that keeps
+    _PAGE_HASHPTE keeps the old PTE's slot bits (set_pte keeps _PAGE_HPTEFLAGS)."""
+    native = ((generic & 0xFFFFF000) >> PAGE_SHIFT) << PTE_SHIFT
+    for ours, theirs in BITS:
+        if generic & ours:
+            native |= theirs
+    if generic & _PAGE_HASHPTE:
+        native |= old & L_SLOT
+    return native
+
+
+def from_native(native):
+    """The generic VM's view of a ppc64 Linux PTE (the slot bits have no counterpart)."""
+    generic = (native >> PTE_SHIFT) << PAGE_SHIFT
+    for ours, theirs in BITS:
+        if native & theirs:
+            generic |= ours
+    return generic
+
+
+class PPC64Hash(Arch):
+    """The 64-bit hashed page table backend. ``htab_size`` defaults to the kernel's rule for
+    ``total_memory`` (default: the machine's RAM)."""
+
+    name = "ppc64-hash"
+    has_exec_permission = False      # POWER4 has N, but the model does not use it (above)
+    tlb_flush_strategies = ("scan", "batched", "immediate")
+    table_levels = ((31, 10), (21, 10))     # pgd (PGDIR_SHIFT 31), pmd (PMD_SHIFT 21)
+    pte_index_bits = 9                       # 512 PTEs of 8 bytes per PTE page
+    pte_bytes = 8
+    walks_flush_ranges = True
+
+    def __init__(self, machine, ledger, htab_size=None, total_memory=None):
+        super().__init__(machine, ledger)
+        if machine.isa != "ppc64" or machine.state[c.H_MMU] != mmu.MODE_HASHED64:
+            raise ValueError(f"the ppc64 hashed backend needs Machine('power4', mmu=True) "
+                             f"(a ppc64 machine with the 64-bit hashed MMU model), not "
+                             f"{machine.profile.name} ({machine.isa}"
+                             f"{', MMU model on' if machine.state[c.H_MMU] else ''})")
+        size = htab_size or htab_size_for(total_memory or machine.ram_size)
+        self.htab_base = machine.alloc(size, align=size)
+        self.htab_size = size
+        self.sdr1 = hash64.sdr1_for(self.htab_base, size)
+        machine.sdr1 = self.sdr1
+        self.kvars = machine.alloc(8)                   # the pseudo-timebase
+        self.batch = machine.alloc(BATCH_BYTES)         # ppc64_tlb_batch
+        for name in ("clear_page.S", "copy_page_power4.S", "flush_dcache_icache.S"):
+            machine.load(routine(f"ppc64/{name}"))
+        # hash_native_64.S last: its htab_data (zeros) must end the program, because the
+        # cost tables (emu.cost) stop at the first word capstone cannot decode
+        machine.load(f".equ KVARS, {self.kvars:#x}\n" +
+                     routine("ppc64/hash_low_64.S").read_text() +
+                     routine("ppc64/hash_native_64.S").read_text())
+        htab_data = machine.symbols["htab_data"]        # htab_data.htab, .htab_hash_mask
+        machine.write(htab_data, self.htab_base.to_bytes(8, "big") +
+                      (size // hash64.PTEG_BYTES - 1).to_bytes(8, "big"))
+        self.free_contexts = deque(range(FIRST_USER_CONTEXT, hash64.LAST_USER_CONTEXT))
+
+    # ------------------------------------------------------------ running kernel routines
+
+    @contextmanager
+    def _untranslated(self):
+        """Kernel memory is bolted with large pages: no TLB look-ups while a kernel routine
+        runs (the SLB stays, so that tlbie finds the user segments)."""
+        st = self.machine.state
+        saved = int(st[c.H_MMU])
+        st[c.H_MMU] = 0
+        try:
+            yield
+        finally:
+            st[c.H_MMU] = saved
+
+    def call(self, entry, *args, charge=None):
+        with self._untranslated():
+            run = self.machine.call(entry, *args)
+        self.ledger.guest(charge or entry, run)
+        return run.return_value
+
+    # ------------------------------------------------------------------ Linux PTEs
+
+    def dir_entry(self, depth, table):
+        """pgd_set: the pmd page's page number; pmd_set: the PTE page's page number << 2."""
+        return (table >> PAGE_SHIFT) << (2 if depth == 1 else 0)
+
+    def dir_table(self, depth, entry):
+        return (entry >> (2 if depth == 1 else 0)) << PAGE_SHIFT
+
+    def native_pte(self, ptep):
+        return self.machine.read_word(ptep, 8)
+
+    def read_pte(self, ptep):
+        return from_native(self.native_pte(ptep))
+
+    def write_pte(self, ptep, value):
+        native = to_native(value, self.native_pte(ptep))
+        self.machine.write(ptep, native.to_bytes(8, "big"))
+
+    def has_hashpte(self, pte):
+        return bool(pte & _PAGE_HASHPTE)
+
+    # ------------------------------------------------------------------ pages and caches
+
+    def clear_page(self, address):
+        self.call("clear_page", address)
+
+    def copy_page(self, dst, src):
+        self.call("copy_page_power4", dst, src, charge="copy_page")
+
+    def flush_dcache_icache(self, address):
+        self.call("flush_dcache_icache", address)
+
+    # ------------------------------------------------------------------ contexts
+
+    def new_context(self):
+        """init_new_context: the context at the head of the free queue (contexts come back
+        at its tail: destroy_context)."""
+        if not self.free_contexts:
+            raise KernelError("all ppc64 user contexts are in use")
+        return self.free_contexts.popleft()
+
+    def destroy_context(self, mm):
+        self.free_contexts.append(mm.context)
+
+    def vsid(self, mm, address):
+        """get_vsid(context, ea) of the time (emu.hash64.linux_user_vsid)."""
+        return hash64.linux_user_vsid(mm.context, address)
+
+    def switch_mm(self, mm):
+        """The user segments' SLB entries (entries 1-8; the kernel's are bolted apart) with
+        the mm's VSIDs, SLB_VSID_USER = Kp | Ks (include/asm-ppc64/mmu.h)."""
+        for esid in range(USER_SEGMENTS):
+            self.machine.set_slb(1 + esid, esid, self.vsid(mm, esid << 28), ks=True, kp=True)
+
+    # ------------------------------------------------------------------ translations
+
+    def lookup(self, mm, address):
+        """(HPTE address, doubleword 1, secondary) of ``address``'s valid HPTE, or None."""
+        vsid = self.vsid(mm, address)
+        for secondary in (0, 1):
+            h = (hash64.secondary_hash if secondary else hash64.primary_hash)(vsid, address)
+            group = hash64.pteg_address(self.sdr1, h)
+            want = hash64.hpte_dword0(vsid, address, secondary) & MASK64
+            raw = self.machine.read(group, hash64.PTEG_BYTES)
+            for k in range(hash64.HPTES_PER_GROUP):
+                d0 = int.from_bytes(raw[16 * k:16 * k + 8], "big")
+                if d0 & ~hash64.HPTE_V_SW & MASK64 == want:
+                    return group + 16 * k, int.from_bytes(raw[16 * k + 8:16 * k + 16],
+                                                          "big"), bool(secondary)
+        return None
+
+    def translates(self, mm, address, write):
+        """An HTAB hit that permits the access (a store needs PP 2)."""
+        found = self.lookup(mm, address)
+        return found is not None and (not write or found[1] & hash64.HPTE_R_PP == 2)
+
+    def tlb_miss(self, mm, address, write):
+        """The hash-table miss handler: hash_page. False if it refused (a real fault)."""
+        self.ledger.fixed("hash_fault_entry")
+        status = self.call("hash_page", L_RW if write else 0, address, mm.pgd.address,
+                           mm.context)
+        self.ledger.count(HPTE_STATUS[status])
+        return status != 16
+
+    def preload(self, mm, address, pte_page):
+        """update_mmu_cache: __hash_page with access = pte & (_PAGE_USER | _PAGE_RW)."""
+        ptep = mm.ptep(address)
+        access = self.native_pte(ptep) & (L_USER | L_RW)
+        status = self.call("hash_page", access, address, mm.pgd.address, mm.context,
+                           charge="hash_page (preload)")
+        self.ledger.count(HPTE_STATUS[status])
+        self.ledger.count("preloads")
+
+    # ------------------------------------------------------------------ flushing
+
+    def _counted(self, packed, kind):
+        invalidated, tlbies, sequences = unpack(packed)
+        self.ledger.count(kind)
+        self.ledger.count("hpte_invalidated", invalidated)
+        self.ledger.count("tlbie", tlbies)
+        self.ledger.count("tlbsync", sequences)
+        return invalidated
+
+    def flush_ptes(self, mm, address, pte_page, count):
+        """One page (flush_tlb_page: the scan's and immediate's single-page flush); more
+        go to flush_range."""
+        if count != 1:
+            return self.flush_range(mm, address, address + count * PAGE_SIZE)
+        packed = self.call("flush_tlb_page", mm.context, mm.pgd.address, address)
+        if unpack(packed)[1]:
+            self.ledger.count("flush_hash_page")
+        return self._counted(packed, "flush_calls")
+
+    def flush_range(self, mm, start, end):
+        """The scan: __flush_tlb_range in guest code."""
+        packed = self.call("flush_tlb_range", mm.context, mm.pgd.address, start, end,
+                           self.batch)
+        self.ledger.count("flush_hash_range", unpack(packed)[2])
+        return self._counted(packed, "flush_calls")
+
+    def flush_pending(self, mm, addresses):
+        """__flush_tlb_pending of the batched strategy: the recorded entries (address, old
+        PTE with its slot), 192 at a time; one goes to flush_hash_page, more to
+        flush_hash_range."""
+        entries = []
+        for address in addresses:
+            ptep = mm.ptep(address)
+            native = self.native_pte(ptep) if ptep else 0
+            if native & L_HASHPTE:
+                entries.append((address, native))
+                self.machine.write(ptep, (native & ~(L_HASHPTE | L_SLOT)).to_bytes(8, "big"))
+        for first in range(0, len(entries), BATCH_NR):
+            self._flush_entries(mm, entries[first:first + BATCH_NR])
+
+    def _flush_entries(self, mm, entries):
+        if len(entries) == 1:
+            address, native = entries[0]
+            packed = self.call("flush_hash_page_lpte", mm.context, address, native)
+            self.ledger.count("flush_hash_page")
+            self._counted(packed, "flush_calls")
+            return
+        ptes = b"".join(native.to_bytes(8, "big") for _, native in entries)
+        addrs = b"".join(address.to_bytes(8, "big") for address, _ in entries)
+        self.machine.write(self.batch, ptes)
+        self.machine.write(self.batch + BATCH_NR * 8, addrs)
+        packed = self.call("flush_hash_range", mm.context, self.batch, len(entries))
+        self.ledger.count("flush_hash_range")
+        self._counted(packed, "flush_calls")
