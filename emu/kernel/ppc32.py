@@ -91,17 +91,6 @@ class PPC32Hash(Arch):
         self.ledger.guest(entry, run)
         return run.return_value
 
-    # ------------------------------------------------------------------ pages and caches
-
-    def clear_page(self, address):
-        self.call("clear_page", address)
-
-    def copy_page(self, dst, src):
-        self.call("copy_page", dst, src)
-
-    def flush_dcache_icache(self, address):
-        self.call("flush_dcache_icache", address)
-
     # ------------------------------------------------------------------ contexts
 
     def new_context(self):

@@ -103,19 +103,6 @@ class PPC405(Arch):
         self.ledger.guest(entry, run)
         return run.return_value
 
-    # ------------------------------------------------------------------ pages and caches
-
-    def clear_page(self, address):
-        self.call("clear_page", address)
-
-    def copy_page(self, dst, src):
-        self.call("copy_page", dst, src)
-
-    def flush_dcache_icache(self, address):
-        """__flush_dcache_icache on the page's physical address: 128 dcbst, sync, 128 icbi
-        (32-byte lines), sync, isync."""
-        self.call("flush_dcache_icache", address)
-
     # ------------------------------------------------------------------ contexts
 
     def new_context(self):

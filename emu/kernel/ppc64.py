@@ -206,15 +206,10 @@ class PPC64Hash(Arch):
         return bool(pte & _PAGE_HASHPTE)
 
     # ------------------------------------------------------------------ pages and caches
-
-    def clear_page(self, address):
-        self.call("clear_page", address)
+    # (clear_page and flush_dcache_icache: the Arch defaults, on the 64-bit routines)
 
     def copy_page(self, dst, src):
         self.call("copy_page_power4", dst, src, charge="copy_page")
-
-    def flush_dcache_icache(self, address):
-        self.call("flush_dcache_icache", address)
 
     # ------------------------------------------------------------------ contexts
 

@@ -382,6 +382,17 @@ class Arch:
         self.ledger.guest(entry, run)
         return run.return_value
 
+    # The page routines every backend loads under these names (routines/<isa>/*.S).
+    def clear_page(self, address):
+        self.call("clear_page", address)
+
+    def copy_page(self, dst, src):
+        self.call("copy_page", dst, src)
+
+    def flush_dcache_icache(self, address):
+        """__flush_dcache_icache: dcbst each line, sync, icbi each line, sync, isync."""
+        self.call("flush_dcache_icache", address)
+
     @property
     def pte_page_shift(self):
         """log2 of the bytes one PTE page maps."""
