@@ -12,6 +12,7 @@ the top of RAM. A routine returns to a halt address (0xF000) where emulation sto
 from __future__ import annotations
 
 import json
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -770,6 +771,17 @@ class Machine:
         k = hash64.slb_find(self.state, hash64.signed64(ea))
         return None if k < 0 else (int(k), self.slb(int(k))[1])
 
+    @contextmanager
+    def translation_off(self):
+        """Run with the MMU model's TLB look-ups and walks off (the segment registers or SLB
+        stay, so tlbie still finds its entries): how a kernel runs its own routines from
+        memory mapped by BATs (32-bit) or bolted large pages (64-bit)."""
+        saved = int(self.state[c.H_MMU])
+        self.state[c.H_MMU] = 0
+        try:
+            yield
+        finally:
+            self.state[c.H_MMU] = saved
 
     @property
     def ttbr0(self):

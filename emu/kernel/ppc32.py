@@ -17,9 +17,7 @@ same methods of ``Arch``; see ``emu.kernel.vm.Arch``.
 """
 from __future__ import annotations
 
-from contextlib import contextmanager
 
-from .. import cache as c
 from .. import mmu, routine
 from .vm import PAGE_SIZE, Arch, _PAGE_HASHPTE
 
@@ -74,19 +72,8 @@ class PPC32Hash(Arch):
 
     # ------------------------------------------------------------ running kernel routines
 
-    @contextmanager
-    def _bat_mapped(self):
-        """Kernel code and data are BAT-mapped: no TLB lookups while a kernel routine runs."""
-        st = self.machine.state
-        saved = int(st[c.H_MMU])
-        st[c.H_MMU] = 0
-        try:
-            yield
-        finally:
-            st[c.H_MMU] = saved
-
     def call(self, entry, *args):
-        with self._bat_mapped():
+        with self.machine.translation_off():     # kernel code and data are BAT-mapped
             run = self.machine.call(entry, *args)
         self.ledger.guest(entry, run)
         return run.return_value

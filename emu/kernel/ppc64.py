@@ -61,7 +61,6 @@ strategy the Linux PTE's HPTE flags are cleared at flush time (Python, covered b
 from __future__ import annotations
 
 from collections import deque
-from contextlib import contextmanager
 
 from .. import cache as c
 from .. import hash64, mmu, routine
@@ -165,20 +164,8 @@ class PPC64Hash(Arch):
 
     # ------------------------------------------------------------ running kernel routines
 
-    @contextmanager
-    def _untranslated(self):
-        """Kernel memory is bolted with large pages: no TLB look-ups while a kernel routine
-        runs (the SLB stays, so that tlbie finds the user segments)."""
-        st = self.machine.state
-        saved = int(st[c.H_MMU])
-        st[c.H_MMU] = 0
-        try:
-            yield
-        finally:
-            st[c.H_MMU] = saved
-
     def call(self, entry, *args, charge=None):
-        with self._untranslated():
+        with self.machine.translation_off():     # kernel memory: bolted large pages
             run = self.machine.call(entry, *args)
         self.ledger.guest(charge or entry, run)
         return run.return_value
