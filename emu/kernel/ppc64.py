@@ -152,8 +152,8 @@ class PPC64Hash(Arch):
         self.batch = machine.alloc(BATCH_BYTES)         # ppc64_tlb_batch
         for name in ("clear_page.S", "copy_page_power4.S", "flush_dcache_icache.S"):
             machine.load(routine(f"ppc64/{name}"))
-        # hash_native_64.S last: its htab_data (zeros) must end the program, because the
-        # cost tables (emu.cost) stop at the first word capstone cannot decode
+        # one program: hash_low_64.S calls hash_native_64.S's hpt_hash, group_of and
+        # hpte_insert; htab_data, at the end of the latter, holds the table's address and mask
         machine.load(f".equ KVARS, {self.kvars:#x}\n" +
                      routine("ppc64/hash_low_64.S").read_text() +
                      routine("ppc64/hash_native_64.S").read_text())

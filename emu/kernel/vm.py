@@ -847,9 +847,10 @@ class Kernel:
                           name or (file.name if file else "anon")))
         return address
 
-    def _zap_range(self, mm, start, end, released):
-        """zap_page_range: clear the present PTEs (keeping _PAGE_HASHPTE), drop the
-        mappings; pages are released after the TLB flush (``released``)."""
+    def _present_ptes(self, mm, start, end):
+        """(address, ptep, pte) of each present Linux PTE of ``mm`` in [start, end), in
+        order, skipping the spans that have no PTE page: the walk zap_page_range and
+        copy_page_range share. Each PTE is read when the walk reaches it."""
         span = self.arch.pte_page_shift
         address = start
         while address < end:
@@ -859,15 +860,21 @@ class Kernel:
                 continue
             pte = self._read_pte(ptep)
             if pte & _PAGE_PRESENT:
-                self.ledger.fixed("zap_pte")
-                self._write_pte(ptep, pte & _PAGE_HASHPTE)
-                if pte & _PAGE_HASHPTE:
-                    self._pte_changed(mm, address)
-                page = self._page_of(pte)
-                if not page.reserved:
-                    page.mapcount -= 1
-                    released.append(page)
+                yield address, ptep, pte
             address += PAGE_SIZE
+
+    def _zap_range(self, mm, start, end, released):
+        """zap_page_range: clear the present PTEs (keeping _PAGE_HASHPTE), drop the
+        mappings; pages are released after the TLB flush (``released``)."""
+        for address, ptep, pte in self._present_ptes(mm, start, end):
+            self.ledger.fixed("zap_pte")
+            self._write_pte(ptep, pte & _PAGE_HASHPTE)
+            if pte & _PAGE_HASHPTE:
+                self._pte_changed(mm, address)
+            page = self._page_of(pte)
+            if not page.reserved:
+                page.mapcount -= 1
+                released.append(page)
 
     def munmap(self, process, address, length):
         """do_munmap of whole VMAs or parts of them; the range must be mapped."""
@@ -933,31 +940,22 @@ class Kernel:
 
     def _copy_page_range(self, dst, src, vma):
         cow = not vma.shared
-        span = self.arch.pte_page_shift
-        address = vma.start
-        while address < vma.end:
-            src_ptep = src.ptep(address)
-            if src_ptep is None:
-                address = ((address >> span) + 1) << span
-                continue
-            pte = self._read_pte(src_ptep)
-            if pte & _PAGE_PRESENT:
-                self.ledger.fixed("copy_pte")
-                dst_ptep = self._pte_alloc(dst, address)
-                if cow and pte & _PAGE_RW:          # ptep_set_wrprotect in the parent
-                    pte &= ~_PAGE_RW
-                    self._write_pte(src_ptep, pte)
-                    if pte & _PAGE_HASHPTE:
-                        self._pte_changed(src, address)
-                child = pte & ~(_PAGE_HASHPTE | _PAGE_ACCESSED)     # pte_mkold; no HPTE
-                if vma.shared:
-                    child &= ~_PAGE_DIRTY
-                self._write_pte(dst_ptep, child)
-                page = self._page_of(pte)
-                if not page.reserved:
-                    page.count += 1
-                    page.mapcount += 1
-            address += PAGE_SIZE
+        for address, src_ptep, pte in self._present_ptes(src, vma.start, vma.end):
+            self.ledger.fixed("copy_pte")
+            dst_ptep = self._pte_alloc(dst, address)
+            if cow and pte & _PAGE_RW:          # ptep_set_wrprotect in the parent
+                pte &= ~_PAGE_RW
+                self._write_pte(src_ptep, pte)
+                if pte & _PAGE_HASHPTE:
+                    self._pte_changed(src, address)
+            child = pte & ~(_PAGE_HASHPTE | _PAGE_ACCESSED)     # pte_mkold; no HPTE
+            if vma.shared:
+                child &= ~_PAGE_DIRTY
+            self._write_pte(dst_ptep, child)
+            page = self._page_of(pte)
+            if not page.reserved:
+                page.count += 1
+                page.mapcount += 1
 
     def _exit_mmap(self, mm):
         """exit_mmap: zap every VMA, flush, free the pages, the page tables, the pgd."""

@@ -22,9 +22,9 @@ ELF_BASE = 0x10000000        # where PPC32 executables are linked (the ld defaul
 
 
 @dataclass(eq=False)
-class Library:
-    """A shared library as ld.so maps it: text (r-x) and data (rw-, private) from its file,
-    bss anonymous; how many pages the run touches of each."""
+class _ElfParts:
+    """What a library and a program share: text and data pages from one file, anonymous
+    bss, and how many pages of each a run touches."""
     name: str
     text_pages: int
     data_pages: int
@@ -36,19 +36,28 @@ class Library:
     def __post_init__(self):
         self.file = File(self.name, self.text_pages + self.data_pages)
 
+    def _parts(self, base):
+        """(part, address, pages, prot, file, file offset, touched, access) of text, data
+        and bss, laid out one after the other from ``base``."""
+        data = base + self.text_pages * PAGE_SIZE
+        return [("text", base, self.text_pages, "rx", self.file, 0, self.text_touched, "x"),
+                ("data", data, self.data_pages, "rw", self.file, self.text_pages * PAGE_SIZE,
+                 self.data_written, "w"),
+                ("bss", data + self.data_pages * PAGE_SIZE, self.bss_pages, "rw", None, 0,
+                 self.bss_written, "w")]
+
 
 @dataclass(eq=False)
-class Image:
+class Library(_ElfParts):
+    """A shared library as ld.so maps it: text (r-x) and data (rw-, private) from its file,
+    bss anonymous; how many pages the run touches of each."""
+
+
+@dataclass(eq=False)
+class Image(_ElfParts):
     """A program: its ELF mappings, its libraries, and what one run of it touches
     (instruction fetches from text, stores to data, bss, heap and stack). The heap is the
     brk area (anonymous, read-write, right after bss) as malloc grows it during the run."""
-    name: str
-    text_pages: int
-    data_pages: int
-    bss_pages: int
-    text_touched: int
-    data_written: int
-    bss_written: int
     stack_written: int = 2
     stack_vma_pages: int = 32
     libs: tuple = ()
@@ -56,7 +65,7 @@ class Image:
     heap_written: int = 0
 
     def __post_init__(self):
-        self.file = File(self.name, self.text_pages + self.data_pages)
+        super().__post_init__()
         for n, k in (("text", "text_touched"), ("data", "data_written"),
                      ("bss", "bss_written"), ("heap", "heap_written")):
             if getattr(self, k) > getattr(self, f"{n}_pages"):
@@ -64,25 +73,14 @@ class Image:
 
     def _layout(self):
         """(name, address, pages, prot, file, file offset, touched, access) per mapping."""
-        text = ELF_BASE
-        data = text + self.text_pages * PAGE_SIZE
-        bss = data + self.data_pages * PAGE_SIZE
-        parts = [("text", text, self.text_pages, "rx", self.file, 0, self.text_touched, "x"),
-                 ("data", data, self.data_pages, "rw", self.file,
-                  self.text_pages * PAGE_SIZE, self.data_written, "w"),
-                 ("bss", bss, self.bss_pages, "rw", None, 0, self.bss_written, "w"),
-                 ("heap", bss + self.bss_pages * PAGE_SIZE, self.heap_pages, "rw", None, 0,
-                  self.heap_written, "w")]
+        parts = self._parts(ELF_BASE)
+        bss = parts[-1]
+        parts.append(("heap", bss[1] + bss[2] * PAGE_SIZE, self.heap_pages, "rw", None, 0,
+                      self.heap_written, "w"))
         base = TASK_UNMAPPED_BASE
         for lib in self.libs:
-            for what, pages, prot, file, offset, touched, access in (
-                    ("text", lib.text_pages, "rx", lib.file, 0, lib.text_touched, "x"),
-                    ("data", lib.data_pages, "rw", lib.file, lib.text_pages * PAGE_SIZE,
-                     lib.data_written, "w"),
-                    ("bss", lib.bss_pages, "rw", None, 0, lib.bss_written, "w")):
-                parts.append((f"{lib.name} {what}", base, pages, prot, file, offset, touched,
-                              access))
-                base += pages * PAGE_SIZE
+            parts += [(f"{lib.name} {what}", *rest) for what, *rest in lib._parts(base)]
+            base += (lib.text_pages + lib.data_pages + lib.bss_pages) * PAGE_SIZE
         return [p for p in parts if p[2] > 0]
 
     def mappings(self):
