@@ -85,10 +85,10 @@ QUEUE_ENTRIES = 256
 HEADER = 96
 
 # ---- the core table (multi-core only): the core count, then per core the level indices of
-# its private L1 I, L1 D, ITLB and DTLB (-1: none), then each serialising resource's busy-until
-# time in cycles
-T_L1I, T_L1D, T_ITLB, T_DTLB = range(4)
-CORE_RECORD = 4
+# its private L1 I, L1 D, ITLB and DTLB (-1: none) and where its segment registers (or SLB)
+# are, then each serialising resource's busy-until time in cycles
+T_L1I, T_L1D, T_ITLB, T_DTLB, T_SEGMENTS = range(5)
+CORE_RECORD = 5
 RESOURCES = 4
 PRIVATE = ("L1I", "L1D") + TLB_NAMES    # per core; L2 and L3 are shared by all cores
 
@@ -338,7 +338,7 @@ class Layout:
             header[H_WC] = wc_at + 3 * wc_buffers * core
             if table:
                 st[table + 1 + CORE_RECORD * core:table + 1 + CORE_RECORD * (core + 1)] = \
-                    header[[H_L1I, H_L1D, H_ITLB, H_DTLB]]
+                    header[[H_L1I, H_L1D, H_ITLB, H_DTLB, H_SEGMENTS]]
         if table:
             st[table] = cores
         st[:HEADER] = self.headers[0]

@@ -42,6 +42,21 @@ ARM_CP15_C7 = {
 }
 OP_NONTEMPORAL, OP_DRAIN_WC = 100, 101
 OP_TLB_INVALIDATE, OP_TLB_INVALIDATE_ALL = 200, 201      # given their effect by emu.mmu
+TLB_BROADCAST = 2           # scope flag of a TLB invalidation: every core's TLBs, not just its own
+# ARM CP15 c8 TLB maintenance by (CRm, opc2) (ARM ARM B4.2.3, B6.1.x): c7 this core's TLB,
+# c3 the inner-shareable form every core sees (ARMv7 multiprocessing extensions); c5 and c6
+# name the instruction and data TLBs alone, which the model takes as the whole TLB. The
+# model's entries carry no ASID: by-ASID operations invalidate everything (more, never less).
+ARM_CP15_C8 = {
+    (7, 0): ("tlbiall", OP_TLB_INVALIDATE_ALL, 0), (7, 1): ("tlbimva", OP_TLB_INVALIDATE, 0),
+    (7, 2): ("tlbiasid", OP_TLB_INVALIDATE_ALL, 0), (7, 3): ("tlbimvaa", OP_TLB_INVALIDATE, 0),
+    (5, 0): ("itlbiall", OP_TLB_INVALIDATE_ALL, 0), (5, 1): ("itlbimva", OP_TLB_INVALIDATE, 0),
+    (6, 0): ("dtlbiall", OP_TLB_INVALIDATE_ALL, 0), (6, 1): ("dtlbimva", OP_TLB_INVALIDATE, 0),
+    (3, 0): ("tlbiallis", OP_TLB_INVALIDATE_ALL, TLB_BROADCAST),
+    (3, 1): ("tlbimvais", OP_TLB_INVALIDATE, TLB_BROADCAST),
+    (3, 2): ("tlbiasidis", OP_TLB_INVALIDATE_ALL, TLB_BROADCAST),
+    (3, 3): ("tlbimvaais", OP_TLB_INVALIDATE, TLB_BROADCAST),
+}
 OP_SERIALISE = 300          # no effect of its own: only the shared resource (multi-core)
 SERIAL = 4                  # scope flag: the instruction also holds the shared resource
 # Software-loaded TLBs (emu.softtlb), hooked only on machines that model one: mtmsr (native:
@@ -52,6 +67,9 @@ SOFT_TLB_OPS = {OP_MTMSR, OP_TLB_LOAD_D, OP_TLB_LOAD_I, OP_TLB_WRITE, OP_RFI}
 SOFT_TLB_PYTHON_OPS = {OP_TLB_LOAD_D, OP_TLB_LOAD_I, OP_TLB_WRITE, OP_RFI}
 # The 64-bit MMU's segment lookaside buffer (emu.mmu, native): slbmte RS, RB; slbie RB; slbia.
 OP_SLB_STORE, OP_SLB_INVALIDATE, OP_SLB_INVALIDATE_ALL = 207, 208, 209
+# tlbie is broadcast to every processor (PowerPC Book III; Linux relies on it on SMP, with
+# tlbsync waiting for the others); tlbiel and the 603/405's tlbia act on this core only.
+PPC_TLB_BROADCAST = {"tlbie"}
 PPC_TLB_SPECIALS = {"tlbie": OP_TLB_INVALIDATE, "tlbiel": OP_TLB_INVALIDATE,
                     "tlbia": OP_TLB_INVALIDATE_ALL, "mtmsr": OP_MTMSR,
                     "tlbld": OP_TLB_LOAD_D, "tlbli": OP_TLB_LOAD_I, "rfi": OP_RFI,
@@ -158,13 +176,15 @@ def _reg_id(isa, name):
     return getattr(x86_const, f"UC_X86_REG_{name.upper()}")
 
 
-def _arm_cp15(word):
-    """(name, op) of an MCR p15, 0, Rt, c7, CRm, opc2 word, or None."""
+def _arm_cp15(word, crn=7):
+    """The entry of ARM_CP15_C7 (or, ``crn`` = 8, ARM_CP15_C8) for an
+    MCR p15, 0, Rt, c<crn>, CRm, opc2 word, or None."""
     if (word >> 24) & 0xF != 0b1110 or (word >> 4) & 1 != 1 or (word >> 20) & 1:
         return None
-    if (word >> 8) & 0xF != 15 or (word >> 16) & 0xF != 7:
+    if (word >> 8) & 0xF != 15 or (word >> 16) & 0xF != crn or (word >> 21) & 7:
         return None
-    return ARM_CP15_C7.get(((word & 0xF), (word >> 5) & 7))
+    table = ARM_CP15_C7 if crn == 7 else ARM_CP15_C8
+    return table.get(((word & 0xF), (word >> 5) & 7))
 
 
 def analyse(isa, code, address, serialising=()):
@@ -189,16 +209,22 @@ def analyse(isa, code, address, serialising=()):
                 special = Special(insn.address, OP_SLB_STORE, 0, _reg_id(isa, regs[0]),
                                   _reg_id(isa, regs[1]))
             else:
-                special = Special(insn.address, PPC_TLB_SPECIALS[mnemonic], 0, -1,
+                special = Special(insn.address, PPC_TLB_SPECIALS[mnemonic],
+                                  TLB_BROADCAST if mnemonic in PPC_TLB_BROADCAST else 0, -1,
                                   _reg_id(isa, regs[0]) if regs else -1)
         elif isa == "arm" and mnemonic.startswith("mcr"):
             word = int.from_bytes(insn.bytes, "little")
+            rt = _reg_id(isa, f"r{(word >> 12) & 0xF}")
             found = _arm_cp15(word)
+            tlb_op = _arm_cp15(word, 8)
             if found:
                 key, op = found
                 if op is not None:
-                    rt = _reg_id(isa, f"r{(word >> 12) & 0xF}")
                     special = Special(insn.address, op, cache.SCOPE_L1, rt)
+            elif tlb_op:
+                key, op, scope = tlb_op
+                # Rt holds MVA | ASID: the by-MVA operations take the page from it
+                special = Special(insn.address, op, scope, -1, rt)
         elif isa == "arm" and mnemonic == "pld":
             mem = [o for o in insn.operands if o.type == 3]   # ARM_OP_MEM
             if mem:

@@ -201,8 +201,9 @@ class Machine:
         refusal = mmu and mmu_model.supported(profile)
         if refusal:
             raise ValueError(refusal)
-        if mmu and cores != 1:
-            raise ValueError("the MMU model runs on one core only for now (cores=1)")
+        if mmu and cores != 1 and softtlb.kind(profile):
+            raise ValueError(f"{profile.name} is a uniprocessor: its software-loaded TLB is "
+                             "one CPU's own (emu.softtlb), so mmu=True needs cores=1")
         # A software-loaded TLB (603, 405) is the CPU model's own: its miss and storage
         # handlers live at the exception vectors (0x300-0x1200), so page 0 is mapped and the
         # cost tables start at 0. Elsewhere page 0 stays unmapped (a null pointer faults).
@@ -697,7 +698,8 @@ class Machine:
                                                     "no-execute fault"),
                           hash64.FAULT_PROTECTION: (DataStorageFault, "protection fault")}.get(
                               int(st[c.H_FAULT_STATUS]), (PageFault, "page fault"))
-        return kind(f"{name} at PC {pc:#x} ({self.symbolize(pc)}): {insn}: {access} "
+        where_core = f"core {self.model.running}: " if len(self.cpus) > 1 else ""
+        return kind(f"{where_core}{name} at PC {pc:#x} ({self.symbolize(pc)}): {insn}: {access} "
                     f"at address {ea:#x}, {hashes}", pc, insn, ea, access)
 
     def mmu_describe(self, ea):
@@ -746,16 +748,31 @@ class Machine:
 
     # ---------------------------------------------------------------- MMU registers
 
-    def set_slb(self, index, esid, vsid, ks=False, kp=False, no_execute=False):
-        """64-bit MMU: SLB entry ``index`` maps ESID ``esid`` (EA >> 28) to ``vsid``, as
-        ``slbmte`` would (the model's TLB entries of a segment it replaces are dropped)."""
+    def _cores(self, core):
+        """The cores a register set-up applies to: ``core``, or every core (None)."""
+        if core is None:
+            return range(len(self.cpus))
+        if not 0 <= core < len(self.cpus):
+            raise ValueError(f"core {core} does not exist (the machine has {len(self.cpus)})")
+        return (core,)
+
+    def set_slb(self, index, esid, vsid, ks=False, kp=False, no_execute=False, core=None):
+        """64-bit MMU: SLB entry ``index`` of ``core`` (None: of every core) maps ESID
+        ``esid`` (EA >> 28) to ``vsid``, as ``slbmte`` would (the model's TLB entries of a
+        segment it replaces are dropped)."""
         if self.state[c.H_MMU] != mmu_model.MODE_HASHED64:
             raise ValueError("an SLB exists only on a 64-bit hashed MMU (ppc64, mmu=True)")
         rs, rb = hash64.slb_words(esid, vsid, index, ks, kp, no_execute)
         why = hash64.slbmte_problem(rs, rb, self.profile.tlb["slb_entries"])
         if why:
             raise ValueError(why)
-        mmu_model.slb_store(self.state, hash64.signed64(rs), hash64.signed64(rb))
+        running = self.model.running
+        try:
+            for k in self._cores(core):
+                self.model.switch(k)          # slbmte acts on the running core's SLB
+                mmu_model.slb_store(self.state, hash64.signed64(rs), hash64.signed64(rb))
+        finally:
+            self.model.switch(running)
 
     def slb(self, index):
         """SLB entry ``index`` as (ESID word: ESID << 28 | V, VSID word: VSID << 12 | flags),
@@ -802,12 +819,14 @@ class Machine:
         if self.soft_tlb:                    # the 603 computes HASH1/HASH2 from it
             self.soft_tlb.regs.set_spr(softtlb.SDR1, value)
 
-    def set_segment(self, number, vsid, ks=False, kp=False):
-        """Segment register ``number`` (0-15, selected by EA bits 0-3) holds ``vsid`` (and,
-        on a software-loaded TLB, the Ks/Kp key bits the 603 puts in SRR1[KEY])."""
+    def set_segment(self, number, vsid, ks=False, kp=False, core=None):
+        """Segment register ``number`` (0-15, selected by EA bits 0-3) of ``core`` (None: of
+        every core) holds ``vsid`` (and, on a software-loaded TLB, the Ks/Kp key bits the
+        603 puts in SRR1[KEY])."""
         if not 0 <= number < 16:
             raise ValueError("segment registers are numbered 0-15")
-        self.state[self.state[c.H_SEGMENTS] + number] = vsid & 0xFFFFFF
+        for k in self._cores(core):
+            self.state[self.model.header(k)[c.H_SEGMENTS] + number] = vsid & 0xFFFFFF
         if self.soft_tlb:
             self.soft_tlb.regs.set_sr(number, (vsid & 0xFFFFFF) | (ks << 30) | (kp << 29))
 

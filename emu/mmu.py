@@ -24,6 +24,12 @@ POWER4's I-ERAT and D-ERAT are the first TLB levels, the 1024-entry TLB the seco
 (RB = the virtual address) invalidates the entries of every segment whose VSID matches RB;
 ``slbmte``, ``slbie`` and ``slbia`` change the model's SLB as the guest runs them.
 
+On a machine of several cores (``Machine(cores=N, mmu=True)``) each core has its own TLBs
+and segment registers or SLB, and all walk the one table in shared RAM (through their own
+L1 D). ``tlbie`` and ARM's inner-shareable TLB operations (c8, c3) invalidate in every
+core, as the architectures broadcast them; ``tlbiel``, ``tlbia`` and ARM's c8, c7 forms in
+the core that runs them. Software-loaded TLBs (emu.softtlb) stay on one core.
+
 A walk costs the cache stalls of its PTE reads; a fixed sequencing overhead of the search
 hardware is not charged (no documented figure was found): a profile may set ``walk_cycles`` in
 its ``[tlb]`` table, with the source. Unicorn itself runs with physical = effective addresses;
@@ -366,35 +372,66 @@ def _forget(st, ea, fetch):
 
 
 @njit(cache=True)
-def invalidate_page(st, ea):
-    """tlbie: the entries for ``ea``'s page in every TLB (a unified TLB reached from both
-    sides is simply found empty the second time). On the 64-bit hashed MMU the operand is a
-    virtual address (tlbie64), also while a kernel routine runs untranslated (H_MMU off,
-    the SLB kept: emu.kernel.ppc64)."""
-    if st[c.H_MMU] == MODE_HASHED64 or st[c.H_SLB_ENTRIES] > 0:
-        tlbie64(st, ea)
-        return
-    for level in (st[c.H_ITLB], st[c.H_DTLB]):
+def _core_tlbs(st, core):
+    """The first I-side and D-side TLB levels of ``core`` (-1: none) and where its segment
+    registers (or SLB) are."""
+    table = st[c.H_CORES]
+    if table == 0:
+        return st[c.H_ITLB], st[c.H_DTLB], st[c.H_SEGMENTS]
+    at = table + 1 + c.CORE_RECORD * core
+    return st[at + c.T_ITLB], st[at + c.T_DTLB], st[at + c.T_SEGMENTS]
+
+
+@njit(cache=True)
+def _tlb_levels(st, core):
+    """Every TLB level of ``core``, once each (a unified TLB ends both sides' chains)."""
+    itlb, dtlb, _ = _core_tlbs(st, core)
+    out = np.full(4, -1, np.int64)
+    n = 0
+    for level in (itlb, dtlb):
         while level >= 0:
-            c._maintain_level(st, level, ea, c.OP_INVALIDATE)
+            seen = False
+            for k in range(n):
+                seen |= out[k] == level
+            if not seen:
+                out[n] = level
+                n += 1
             level = st[c.HEADER + c.LEVEL_RECORD * level + c.L_NEXT]
+    return out[:n]
 
 
 @njit(cache=True)
-def _first_tlb_level(st):
-    """TLB records follow the cache records (one core): the first of them."""
-    first = st[c.H_NLEVELS]
-    for level in (st[c.H_ITLB], st[c.H_DTLB]):
-        if 0 <= level < first:
-            first = level
-    return first
+def _cores_reached(st, broadcast):
+    """The cores a TLB invalidation reaches: all of them when it is broadcast (tlbie, ARM's
+    inner-shareable forms), else the one that runs it."""
+    if broadcast and st[c.H_CORES]:
+        return 0, st[st[c.H_CORES]]
+    return st[c.H_CORE], st[c.H_CORE] + 1
 
 
 @njit(cache=True)
-def invalidate_all(st):
-    """tlbia (or a full flush): every TLB entry."""
-    for level in range(_first_tlb_level(st), st[c.H_NLEVELS]):
-        c.invalidate_level(st, level)
+def invalidate_page(st, ea, broadcast=False):
+    """tlbie: the entries for ``ea``'s page in every TLB level of this core (``broadcast``:
+    of every core). On the 64-bit hashed MMU the operand is a virtual address (tlbie64),
+    also while a kernel routine runs untranslated (H_MMU off, the SLB kept:
+    emu.kernel.ppc64)."""
+    hashed64 = st[c.H_MMU] == MODE_HASHED64 or st[c.H_SLB_ENTRIES] > 0
+    first, end = _cores_reached(st, broadcast)
+    for core in range(first, end):
+        if hashed64:
+            tlbie64(st, ea, core)
+            continue
+        for level in _tlb_levels(st, core):
+            c._maintain_level(st, level, ea, c.OP_INVALIDATE)
+
+
+@njit(cache=True)
+def invalidate_all(st, broadcast=False):
+    """tlbia (or a full flush): every TLB entry of this core (``broadcast``: of every core)."""
+    first, end = _cores_reached(st, broadcast)
+    for core in range(first, end):
+        for level in _tlb_levels(st, core):
+            c.invalidate_level(st, level)
 
 
 # ------------------------------------ the 64-bit MMU's TLB and SLB instructions (emu.hash64)
@@ -406,18 +443,19 @@ def invalidate_all(st):
 # them, and a re-established segment walks again here).
 
 @njit(cache=True)
-def tlbie64(st, rb):
-    """tlbie RB: RB holds the virtual address without its top 16 bits (Linux's __tlbie clears
-    them, include/asm-ppc64/mmu.h), so VSID bits 0-19 and the page index. Every valid SLB
-    segment whose VSID agrees in those bits has the page's entries invalidated."""
+def tlbie64(st, rb, core):
+    """tlbie RB on ``core``: RB holds the virtual address without its top 16 bits (Linux's
+    __tlbie clears them, include/asm-ppc64/mmu.h), so VSID bits 0-19 and the page index.
+    Every valid entry of the core's SLB whose VSID agrees in those bits has the page's
+    entries invalidated."""
     vsid_bits = (rb >> 28) & 0xFFFFF
-    base = st[c.H_SEGMENTS]
+    base = _core_tlbs(st, core)[2]
     for k in range(st[c.H_SLB_ENTRIES]):
         esid_word = st[base + 2 * k]
         if esid_word & hash64.SLB_ESID_V and \
                 (st[base + 2 * k + 1] >> 12) & 0xFFFFF == vsid_bits:
             ea = (esid_word & hash64.SLB_ESID_MASK) | (rb & 0x0FFFF000)
-            for level in range(_first_tlb_level(st), st[c.H_NLEVELS]):
+            for level in _tlb_levels(st, core):
                 c._maintain_level(st, level, ea, c.OP_INVALIDATE)
 
 
@@ -426,7 +464,7 @@ def _drop_segment(st, esid_word, only_unmapped):
     """Drop the model's TLB entries in a segment (``esid_word``'s; with ``only_unmapped``,
     in every segment no valid SLB entry maps any more)."""
     segment = esid_word & hash64.SLB_ESID_MASK
-    for level in range(_first_tlb_level(st), st[c.H_NLEVELS]):
+    for level in _tlb_levels(st, st[c.H_CORE]):
         r = c.HEADER + c.LEVEL_RECORD * level
         ways = st[r + c.L_WAYS]
         for slot in range(st[r + c.L_SETS] * ways):

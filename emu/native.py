@@ -25,7 +25,7 @@ from . import cache as c
 from . import mmu
 from .cost import (OP_DRAIN_WC, OP_MTMSR, OP_NONTEMPORAL, OP_SERIALISE, OP_SLB_INVALIDATE,
                    OP_SLB_INVALIDATE_ALL, OP_SLB_STORE, OP_TLB_INVALIDATE,
-                   OP_TLB_INVALIDATE_ALL, SERIAL)
+                   OP_TLB_INVALIDATE_ALL, SERIAL, TLB_BROADCAST)
 
 _reg_read = CFUNCTYPE(c_int, c_void_p, c_int, c_uint64)(
     cast(uclib.uc_reg_read, c_void_p).value)
@@ -226,9 +226,9 @@ def special_hook(uc, address_u64, size, ud):
     elif op == OP_DRAIN_WC:
         c.drain_write_combining(st)
     elif op == OP_TLB_INVALIDATE:
-        mmu.invalidate_page(st, ea)
+        mmu.invalidate_page(st, ea, scope & TLB_BROADCAST != 0)
     elif op == OP_TLB_INVALIDATE_ALL:
-        mmu.invalidate_all(st)
+        mmu.invalidate_all(st, scope & TLB_BROADCAST != 0)
     elif op == OP_SLB_INVALIDATE:
         mmu.slb_invalidate(st, ea)
     elif op == OP_SLB_INVALIDATE_ALL:

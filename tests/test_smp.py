@@ -180,8 +180,8 @@ def test_bad_parallel_calls_are_refused_clearly():
         m.run_parallel([None, None])
     with pytest.raises(ValueError, match="quantum"):
         m.run_parallel([("sum_words", 0x100000, 1)], quantum=0)
-    with pytest.raises(ValueError, match="one core only"):
-        Machine("ppc750", cores=2, mmu=True)
+    with pytest.raises(ValueError, match="uniprocessor"):
+        Machine("ppc405gp", cores=2, mmu=True)
 
 
 def test_a_fault_names_the_core():
