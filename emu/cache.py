@@ -81,8 +81,12 @@ H_SLB_ENTRIES = 90
 # the alignment rules or the store queues above configured: one test on
 # the hot path for the profiles that have none
 H_ACCESS_EXTRAS = 91
+# an outer cache controller's maintenance registers (PL310, emu.outer_cache): where they are
+# mapped, the cycles a cache sync and a line operation hold the controller, and counters
+H_OUTER_BASE, H_OUTER_SYNC_CYCLES, H_OUTER_LINE_CYCLES = range(92, 95)
+H_OUTER_SYNCS, H_OUTER_LINE_OPS, H_OUTER_WAIT = range(95, 98)
 QUEUE_ENTRIES = 256
-HEADER = 96
+HEADER = 104
 
 # ---- the core table (multi-core only): the core count, then per core the level indices of
 # its private L1 I, L1 D, ITLB and DTLB (-1: none) and where its segment registers (or SLB)
@@ -90,6 +94,9 @@ HEADER = 96
 T_L1I, T_L1D, T_ITLB, T_DTLB, T_SEGMENTS = range(5)
 CORE_RECORD = 5
 RESOURCES = 4
+# the resources: one for the instructions a profile's [smp] list names (the tlbie of the
+# whole machine), one for the outer cache controller
+RESOURCE_SERIAL, RESOURCE_OUTER_CACHE = 0, 1
 PRIVATE = ("L1I", "L1D") + TLB_NAMES    # per core; L2 and L3 are shared by all cores
 
 # ---- per-level record fields (an L1 hit reads only the first eight)
@@ -406,7 +413,8 @@ class Layout:
                 H_SECONDARY_HITS, H_PAGE_FAULTS, H_FAULT_EA, H_FAULT_WRITE, H_FAULT_FETCH,
                 H_FAULT_PC, H_STALE_PC, H_STALE_ADDR, H_TRANSFERS, H_SNOOP_INVALIDATIONS,
                 H_SERIAL_OPS, H_SERIAL_WAIT, H_FAULT_STATUS, H_FAULT_L1_ADDR, H_FAULT_L2_ADDR,
-                H_ALIGN_EXCEPTIONS, H_SPLITS, H_SQ_STORES, H_SQ_STALLS, H_SQ_STALL_CYCLES)
+                H_ALIGN_EXCEPTIONS, H_SPLITS, H_SQ_STORES, H_SQ_STALLS, H_SQ_STALL_CYCLES,
+                H_OUTER_SYNCS, H_OUTER_LINE_OPS, H_OUTER_WAIT)
 
     def clear_stats(self):
         """Zero every counter: each level's, the running header's and every core's."""
@@ -820,6 +828,40 @@ def serialise(st, resource, service):
     st[at] = start + service
     st[H_SERIAL_WAIT] += start - now
     return start - now
+
+
+# PL310 (L2C-310) register offsets (PL310 TRM, ARM DDI 0246, "Register summary"; the same
+# in Linux arch/arm/include/asm/hardware/cache-l2x0.h): cache sync, the dummy sync Linux
+# writes instead on erratum 753970, and the three maintenance operations by physical address
+OUTER_CACHE_SYNC, OUTER_DUMMY_SYNC = 0x730, 0x740
+OUTER_LINE_OPS = ((0x770, OP_INVALIDATE), (0x7B0, OP_CLEAN), (0x7F0, OP_FLUSH))
+
+
+@njit(cache=True)
+def outer_cache_write(st, offset, value):
+    """A store to the outer cache controller's register at ``offset``: a cache sync, or a
+    clean / invalidate / clean+invalidate of the L2 line holding physical address ``value``.
+    The controller takes one operation at a time from all cores (emu.cache.serialise).
+    Returns the cycles the store waits: for the controller, then for the operation, and
+    for memory when the line is written back. Other registers are not modelled: a store to
+    them costs nothing more."""
+    if offset == OUTER_CACHE_SYNC or offset == OUTER_DUMMY_SYNC:
+        st[H_OUTER_SYNCS] += 1
+        service = st[H_OUTER_SYNC_CYCLES]
+        wait = serialise(st, RESOURCE_OUTER_CACHE, service)
+        st[H_OUTER_WAIT] += wait
+        return wait + service
+    for register, op in OUTER_LINE_OPS:
+        if offset == register:
+            st[H_OUTER_LINE_OPS] += 1
+            service = st[H_OUTER_LINE_CYCLES]
+            level = st[H_FIRST_LEVEL]
+            if level != MEMORY and _maintain_level(st, level, value, op):
+                service += st[H_MEM_LAT]
+            wait = serialise(st, RESOURCE_OUTER_CACHE, service)
+            st[H_OUTER_WAIT] += wait
+            return wait + service
+    return 0
 
 
 @njit(cache=True)

@@ -20,7 +20,8 @@ import numpy as np
 from unicorn import (UC_ARCH_ARM, UC_ARCH_PPC, UC_ARCH_X86, UC_HOOK_BLOCK, UC_HOOK_CODE,
                      UC_HOOK_INTR, UC_HOOK_MEM_INVALID, UC_HOOK_MEM_READ, UC_HOOK_MEM_WRITE,
                      UC_HOOK_TLB_FILL, UC_MODE_32, UC_MODE_ARM, UC_MODE_BIG_ENDIAN,
-                     UC_MODE_PPC32, UC_MODE_PPC64, UC_PROT_ALL, Uc, UcError, arm_const,
+                     UC_MODE_PPC32, UC_MODE_PPC64, UC_PROT_ALL, UC_PROT_READ,
+                     UC_PROT_WRITE, Uc, UcError, arm_const,
                      ppc_const, unicorn_const, x86_const)
 
 from . import cache as c
@@ -252,12 +253,13 @@ class Machine:
         self._starts = np.zeros(self.code_size + 1, np.int64)
         self._cycles = np.zeros(self.code_size + 1, np.int64)
         self._specials = []
-        self.model.share_settings()
         self._hooks = []
+        self.outer_cache_base = self._map_outer_cache(profile)
+        self.model.share_settings()
         for uc in self.cpus:
             self._hooks += [
                 native.add_hook(uc, UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE, native.memory_hook,
-                                st),
+                                st, 0, ram_size - 1),
                 native.add_hook(uc, UC_HOOK_BLOCK, native.block_hook, st)]
             if self.isa == "ppc64":
                 self._hooks.append(native.add_hook(uc, UC_HOOK_TLB_FILL,
@@ -287,6 +289,27 @@ class Machine:
             # PPC64 runs only in the virtual-TLB mode (see shared platform notes).
             uc.ctl_set_tlb_mode(unicorn_const.UC_TLB_VIRTUAL)
         return uc
+
+    def _map_outer_cache(self, profile):
+        """Map an outer cache controller's register page (a profile's [outer_cache] base:
+        the PL310 of cortex-a9) in every core, its stores hooked natively. Returns the
+        base, or None."""
+        outer = profile.outer_cache
+        if "base" not in outer:
+            return None
+        base = outer["base"]
+        if base % PAGE or base < self.ram_size:
+            raise ValueError(f"the outer cache registers at {base:#x} must be page aligned "
+                             f"and above RAM (which ends at {self.ram_size:#x})")
+        st = self.state
+        st[c.H_OUTER_BASE] = base
+        st[c.H_OUTER_SYNC_CYCLES], st[c.H_OUTER_LINE_CYCLES] = outer["cache_sync"], \
+            outer["line_op"]
+        for uc in self.cpus:
+            uc.mem_map(base, PAGE, UC_PROT_READ | UC_PROT_WRITE)
+            self._hooks.append(native.add_hook(uc, UC_HOOK_MEM_WRITE, native.outer_cache_hook,
+                                               st, base, base + PAGE - 1))
+        return base
 
     @staticmethod
     def _segment_words(profile, mmu):
@@ -601,6 +624,10 @@ class Machine:
             events.update({"l2_store_queue_stores": int(st[c.H_SQ_STORES]),
                            "l2_store_queue_stalls": int(st[c.H_SQ_STALLS]),
                            "l2_store_queue_stall_cycles": int(st[c.H_SQ_STALL_CYCLES])})
+        if self.outer_cache_base is not None:
+            events.update({"outer_cache_syncs": int(st[c.H_OUTER_SYNCS]),
+                           "outer_cache_line_ops": int(st[c.H_OUTER_LINE_OPS]),
+                           "outer_cache_wait": int(st[c.H_OUTER_WAIT])})
         if len(self.cpus) > 1:
             events.update({"transfers": int(st[c.H_TRANSFERS]),
                            "snoop_invalidations": int(st[c.H_SNOOP_INVALIDATIONS]),

@@ -2,7 +2,9 @@
 
 Each hook receives the model's state array as its user-data pointer (see ``emu.cache``):
 
-* ``memory_hook``  every guest load and store -> the data side of the cache model;
+* ``memory_hook``  every guest load and store to RAM -> the data side of the cache model;
+* ``outer_cache_hook`` stores to an outer cache controller's registers (PL310) -> its
+  maintenance operations, serialised between cores;
 * ``block_hook``   every basic block -> instruction count, base cycles (prefix tables),
   instruction fetch through the I-cache, the instruction limit;
 * ``special_hook`` only at the addresses of cache-maintenance, prefetch and non-temporal
@@ -126,6 +128,22 @@ def memory_hook(uc, access, address_u64, size, value, ud):
             stall += c.store_queue(st, address, size, _store_time(uc, st) + stall)
     if st[c.H_MMU]:
         stall += _translate(uc, st, address, write, False, -1)
+    if st[c.H_PROFILE_PERIOD] > 0:
+        c.account(st, _pc(uc, st) - st[c.H_CODE_BASE], stall)
+    else:
+        st[c.H_CYCLES] += stall
+
+
+@cfunc(MEM_SIG, nopython=True)
+def outer_cache_hook(uc, access, address_u64, size, value, ud):
+    """A load or store in the outer cache controller's register page (a hook on that range
+    only: RAM accesses never come here). Loads read the page as memory (a status of 0:
+    nothing in progress, as the PL310 performs line operations atomically)."""
+    st = _state(ud)
+    if access != UC_MEM_WRITE:
+        return
+    stall = c.outer_cache_write(st, np.int64(address_u64) - st[c.H_OUTER_BASE],
+                                value & 0xFFFFFFFF)
     if st[c.H_PROFILE_PERIOD] > 0:
         c.account(st, _pc(uc, st) - st[c.H_CODE_BASE], stall)
     else:
@@ -267,5 +285,5 @@ def remove_hook(uc, handle):
     uclib.uc_hook_del(uc._uch, handle)
 
 
-__all__ = ["memory_hook", "block_hook", "special_hook", "identity_tlb_fill", "add_hook",
+__all__ = ["memory_hook", "outer_cache_hook", "block_hook", "special_hook", "identity_tlb_fill", "add_hook",
            "remove_hook", "ctypes"]
