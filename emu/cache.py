@@ -81,7 +81,7 @@ H_SLB_ENTRIES = 90
 # the alignment rules or the store queues above configured: one test on
 # the hot path for the profiles that have none
 H_ACCESS_EXTRAS = 91
-# an outer cache controller's maintenance registers (PL310, emu.outer_cache): where they are
+# an outer cache controller's maintenance registers (PL310, outer_cache_write): where they are
 # mapped, the cycles a cache sync and a line operation hold the controller, and counters
 H_OUTER_BASE, H_OUTER_SYNC_CYCLES, H_OUTER_LINE_CYCLES = range(92, 95)
 H_OUTER_SYNCS, H_OUTER_LINE_OPS, H_OUTER_WAIT = range(95, 98)
