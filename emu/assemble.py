@@ -120,7 +120,7 @@ EQUALS_RE = re.compile(r"^\s*([A-Za-z_.$][\w.$]*)\s*=\s*(.+)$")
 NUMERIC_REF_RE = re.compile(r"(?<![\w.$])(\d+)([bf])(?![\w.$])")
 PPC_REG_RE = re.compile(r"(?<![\w.$%])%?([rf])(\d{1,2})(?![\w.$])")
 MNEMONIC_RE = re.compile(r"^[A-Za-z_][\w.]*[+-]?$")
-SYMBOL_RE = re.compile(r"(?<![\w.$%#])([A-Za-z_.$][\w.$]*)")
+SYMBOL_RE = re.compile(r"(?<![\w.$%])([A-Za-z_.$][\w.$]*)")
 
 
 def _strip_block_comments(text):

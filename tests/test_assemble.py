@@ -110,6 +110,16 @@ def test_equ_set_and_assignment():
     assert p.symbols["LEN"] == 8
 
 
+def test_arm_immediates_and_offsets_name_equates():
+    # '#SYM' is an ARM immediate: str r2, [r0, #0x730] (E5802730), mov r1, #0x730 (E3A01E73:
+    # 0x73 rotated right by 28 bits), ldr r3, [r1, #0x34] (E5913034)
+    src = ".equ SYNC, 0x730\n.equ OFF, 0x30\nstr r2, [r0, #SYNC]\nmov r1, #SYNC\n" \
+          "ldr r3, [r1, #OFF+4]\n"
+    p = assemble(src, "arm")
+    assert [int.from_bytes(p.code[k:k + 4], "little") for k in range(0, 12, 4)] == \
+        [0xE5802730, 0xE3A01E73, 0xE5913034]
+
+
 def test_ppc_ha_and_l_suffixes():
     # 0x12348000@ha = (0x12348000 + 0x8000) >> 16 = 0x1235; @l = 0x8000 (as signed -0x8000)
     p = assemble(".equ foo, 0x12348000\nlis r4, foo@ha\naddi r4, r4, foo@l\n", "ppc32")
