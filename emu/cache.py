@@ -85,6 +85,9 @@ H_ACCESS_EXTRAS = 91
 # mapped, the cycles a cache sync and a line operation hold the controller, and counters
 H_OUTER_BASE, H_OUTER_SYNC_CYCLES, H_OUTER_LINE_CYCLES = range(92, 95)
 H_OUTER_SYNCS, H_OUTER_LINE_OPS, H_OUTER_WAIT = range(95, 98)
+# the last block the block hook charged (its address and size in bytes): a time slice of
+# Machine.run_parallel may end inside it, and the instructions it did not run are given back
+H_BLOCK_START, H_BLOCK_SIZE = 98, 99
 QUEUE_ENTRIES = 256
 HEADER = 104
 
@@ -817,7 +820,11 @@ def serialise(st, resource, service):
     """An instruction that needs a resource all cores share and only one may use at a time
     (one tlbie in flight in the machine; the L2 controller's cache sync): it waits until the
     resource is free, by this core's cycle clock, then holds it ``service`` cycles.
-    Returns the wait. One core never waits for itself."""
+    Returns the wait. One core never waits for itself.
+
+    Cores run in time slices (Machine.run_parallel), and a core's bookings during its
+    slice stand when a core behind it in time runs next: a quantum longer than the time
+    between a core's uses of the resource serialises more than the hardware would."""
     st[H_SERIAL_OPS] += 1
     table = st[H_CORES]
     if table == 0:

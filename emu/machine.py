@@ -525,8 +525,12 @@ class Machine:
         RAM and the levels below L1; their L1 D caches are kept coherent (emu.cache.snoop).
         Atomic sequences (lwarx/stwcx., ldrex/strex) are atomic across cores: a core's
         reservation is lost when its time slice ends (as an interrupt would), so the quantum
-        must be longer than the longest such sequence. Code one core stores is not
-        re-translated by the other cores' emulators: cross-modifying code is not modelled."""
+        must be longer than the longest such sequence. A shared serialising resource (the
+        tlbie of the machine, the PL310's operations) is booked by each core as its slice
+        runs, so the quantum must also be shorter than the instructions between a core's
+        uses of it, or cores wait for each other more than the hardware makes them (compare
+        two quanta). Code one core stores is not re-translated by the other cores'
+        emulators: cross-modifying code is not modelled."""
         calls = [call if call is None or isinstance(call, (tuple, list)) else (call,)
                  for call in calls]
         if not 1 <= len(calls) <= len(self.cpus) or all(call is None for call in calls):
@@ -555,6 +559,7 @@ class Machine:
                 k = min(pcs, key=lambda core: (model.header(core)[c.H_CYCLES], core))
                 model.switch(k)
                 self.uc = self.cpus[k]
+                charged = int(st[c.H_INSNS])
                 try:
                     self.uc.emu_start(pcs[k], HALT, count=quantum)
                 except UcError as error:
@@ -567,11 +572,37 @@ class Machine:
                     runs[k] = self._result(calls[k][0], calls[k][1:])
                     del pcs[k]
                 else:
+                    self._give_back_unrun(pc, int(st[c.H_INSNS]) - charged - quantum)
                     pcs[k] = pc
         finally:
             model.switch(0)
             self.uc = self.cpus[0]
         return ParallelRun(runs, quantum)
+
+    def _give_back_unrun(self, pc, excess):
+        """A time slice ran exactly ``quantum`` instructions and ended at ``pc``, but the
+        block hook charges a block whole when it enters it: the slice may have stopped inside
+        that block, or (Unicorn fires the next block's hook before it sees the stop) before
+        its first instruction. Those ``excess`` instructions, from ``pc`` to the end of the
+        last block charged, did not run: take back their count and base cycles (the next
+        slice charges them when it runs them). Their instruction fetch stays counted, as a
+        fetch ahead of an interrupt would be."""
+        if excess <= 0:
+            return
+        st = self.state
+        start, end = int(st[c.H_BLOCK_START]), int(st[c.H_BLOCK_START] + st[c.H_BLOCK_SIZE])
+        lo, hi = pc - self.code_base, end - self.code_base
+        if not (start <= pc < end and 0 <= lo and hi <= self.code_size):
+            raise RuntimeError(f"a time slice ended at {pc:#x} with {excess} instructions "
+                               f"charged but not run, outside the last block "
+                               f"{start:#x}-{end:#x}: the cycle count would be wrong")
+        counts, costs = st[c.H_ICOUNT], st[c.H_ICOST]
+        n = int(st[counts + hi] - st[counts + lo])
+        if n != excess:
+            raise RuntimeError(f"a time slice ended at {pc:#x}: {excess} instructions were "
+                               f"charged but not run, {n} remain in its block")
+        st[c.H_INSNS] -= n
+        st[c.H_CYCLES] -= st[costs + hi] - st[costs + lo]
 
     def _set_arguments(self, args, uc=None, sp=None):
         """Registers and stack for a call by the ISA's convention (on ``uc``, default ours)."""

@@ -170,6 +170,7 @@ def block_hook(uc, address_u64, size_u32, ud):
     if st[c.H_SQ_SLICES] > 0:                 # for _store_time
         st[c.H_BLOCK_END_COST] = st[st[c.H_ICOST] + off + size] if in_code else -1
     stale_before = st[c.H_STALE]
+    st[c.H_BLOCK_START], st[c.H_BLOCK_SIZE] = address, size
     st[c.H_INSNS] += n
     fetch_stall = c.fetch(st, address, size, address)
     if st[c.H_MMU]:
