@@ -46,6 +46,15 @@ accesses never run as guest code (the kernel model, emu.kernel.ppc405: the kerne
 real mode, user accesses are simulated) may set ``identity_only = False`` to load entries
 with RPN != EPN; a translated guest access through such an entry is not supported (the
 mirror, tagged by EPN, would count it as a divergence).
+
+The 603's entries are recorded too (``entries603``: page, compare word, RPA word per way of
+each congruence class, and the class's LRU way), from the ``tlbld``/``tlbli`` hooks and a
+Python hook on ``tlbie``, which empties both ways of the class in the ITLB and the DTLB, as
+the 603 (and QEMU) do; ``search603`` / ``victim603`` serve the kernel model
+(emu.kernel.ppc603), which also sets ``identity_only = False``. One departure of QEMU 5.0 is
+not followed: its ``tlbld``/``tlbli`` also drop the other way's entry for the same page,
+whatever its VSID; the 603 keeps both. Capstone 5 decodes ``tlbld r0`` as the 4xx ``tlbwe``
+(the same opcode): the model does not see it; load with another register.
 """
 from __future__ import annotations
 

@@ -46,14 +46,16 @@ runs hash_page (``storage_interrupt``), which sets _PAGE_DIRTY and makes the HPT
 (MMU_init_hw, 2.4/2.6), so do_page_fault marks the PTE dirty and flush_tlb_page_nohash
 tlbie-s the entry; the next miss goes to the store handler.
 
-Flushing. Hash: the Kernel strategies of the hashed MMU (scan, immediate, batched) with
+Flushing. Hash: the Kernel strategies of the hashed MMU (scan, the default, immediate,
+batched) with
 flush_hash_pages, whose tlbie also empties the TLB class; update_mmu_cache preloads young PTEs
 with add_hash_page. Pagetable: Linux 2.4's Hash == 0 paths (arch/ppc/mm/tlb.c), the Kernel's
 ``tlbia`` strategy: flush_tlb_mm and flush_tlb_range run _tlbia, flush_tlb_page _tlbie; no
 preload (update_mmu_cache returns when Hash == 0). flush_tlb_page_nohash is _tlbie in both.
 
-Counts in the ledger: ``tlb_misses`` (the Kernel: misses seen by accesses), ``tlb_entries_
-loaded``, ``tlb_miss_no_pte`` (the handler and, for hash, hash_page found no translation);
+Counts in the ledger: ``tlb_misses`` (the Kernel: misses seen by accesses),
+``tlb_entries_loaded``, ``tlb_miss_no_pte`` (the handler and, for hash, hash_page found no
+translation), ``tlbie`` / ``tlbia`` (the flush routines' calls);
 hash only: ``htab_primary_hits`` / ``htab_secondary_hits`` (the handler found the HPTE),
 ``htab_misses`` (it did not: hash_page ran), ``tlb_miss_retries`` (the access after
 hash_page), ``hash_page_dsi`` (the DSI path's hash_page), the HPTE status counts of
@@ -61,7 +63,7 @@ emu.kernel.ppc32. ``tlb_miss_summary`` turns them into the hash-table hit rate o
 miss and the cycles per TLB miss.
 
 Limits: user addresses only (the kernel's own TLB misses, and the misses of the kernel's
-vmalloc space, are not modelled); the exception's entry and ``rfi`` cost nothing beyond the
+vmalloc space, are not modelled); the hardware's exception entry costs nothing beyond the
 handler's instructions (as on the 405 backend); the handlers' loads of the HTAB and the page
 table go through the cache model, the simulated user accesses do not; the 603's changed-bit
 miss (a store through an entry with C = 0 raises the store miss) never happens here, since

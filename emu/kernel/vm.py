@@ -19,9 +19,9 @@ What is simplified, and said so: user-space instructions are not run: a process 
 a page (``Kernel.touch``), which looks up the Linux PTE, takes the page fault if the PTE
 does not allow the access, and otherwise asks the backend whether the hardware would
 translate (for the hashed MMU: is there an HPTE?) and runs its miss handler if not. On a
-software-loaded TLB (``Arch.tlb_decides``, the 405) the order is the hardware's: the TLB
-first, the guest miss handler on a miss (it reads the Linux PTE), the fault path when the
-handler finds no PTE or the entry forbids the access. Those touches do not go through the
+software-loaded TLB (``Arch.tlb_decides``, the 405 and the 603) the order is the
+hardware's: the TLB first, the guest miss handler on a miss (it reads the Linux PTE or a
+hash table), the fault path when the handler finds no PTE or the entry forbids the access. Those touches do not go through the
 cache model, and the hardware table walk of a user access is not charged. One CPU, no swap,
 no readahead, the I/O that fills the page cache is free (the files LMBench uses stay
 cached).
