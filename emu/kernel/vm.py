@@ -21,9 +21,9 @@ does not allow the access, and otherwise asks the backend whether the hardware w
 translate (for the hashed MMU: is there an HPTE?) and runs its miss handler if not. On a
 software-loaded TLB (``Arch.tlb_decides``, the 405 and the 603) the order is the
 hardware's: the TLB first, the guest miss handler on a miss (it reads the Linux PTE or a
-hash table), the fault path when the handler finds no PTE or the entry forbids the access. Those touches do not go through the
-cache model, and the hardware table walk of a user access is not charged. One CPU, no swap,
-no readahead, the I/O that fills the page cache is free (the files LMBench uses stay
+hash table), the fault path when the handler finds no PTE or the entry forbids the
+access. Those touches do not go through the cache model, and the hardware table walk of a
+user access is not charged. One CPU, no swap, no readahead, the I/O that fills the page cache is free (the files LMBench uses stay
 cached).
 """
 from __future__ import annotations
