@@ -23,8 +23,8 @@ software-loaded TLB (``Arch.tlb_decides``, the 405 and the 603) the order is the
 hardware's: the TLB first, the guest miss handler on a miss (it reads the Linux PTE or a
 hash table), the fault path when the handler finds no PTE or the entry forbids the
 access. Those touches do not go through the cache model, and the hardware table walk of a
-user access is not charged. One CPU, no swap, no readahead, the I/O that fills the page cache is free (the files LMBench uses stay
-cached).
+user access is not charged. One CPU, no swap, no readahead, the I/O that fills the page
+cache is free (the files LMBench uses stay cached).
 """
 from __future__ import annotations
 
