@@ -47,9 +47,8 @@ runs hash_page (``storage_interrupt``), which sets _PAGE_DIRTY and makes the HPT
 tlbie-s the entry; the next miss goes to the store handler.
 
 Flushing. Hash: the Kernel strategies of the hashed MMU (scan, the default, immediate,
-batched) with
-flush_hash_pages, whose tlbie also empties the TLB class; update_mmu_cache preloads young PTEs
-with add_hash_page. Pagetable: Linux 2.4's Hash == 0 paths (arch/ppc/mm/tlb.c), the Kernel's
+batched) with flush_hash_pages, whose tlbie also empties the TLB class; update_mmu_cache
+preloads young PTEs with add_hash_page. Pagetable: Linux 2.4's Hash == 0 paths (arch/ppc/mm/tlb.c), the Kernel's
 ``tlbia`` strategy: flush_tlb_mm and flush_tlb_range run _tlbia, flush_tlb_page _tlbie; no
 preload (update_mmu_cache returns when Hash == 0). flush_tlb_page_nohash is _tlbie in both.
 
@@ -60,7 +59,10 @@ hash only: ``htab_primary_hits`` / ``htab_secondary_hits`` (the handler found th
 ``htab_misses`` (it did not: hash_page ran), ``tlb_miss_retries`` (the access after
 hash_page), ``hash_page_dsi`` (the DSI path's hash_page), the HPTE status counts of
 emu.kernel.ppc32. ``tlb_miss_summary`` turns them into the hash-table hit rate on a TLB
-miss and the cycles per TLB miss.
+miss and the cycles per TLB miss. In the LMBench-like workloads a process touches each page
+once, so most misses are first touches, which find no HPTE (hash_page runs, often only to
+find no PTE either); a working set larger than the TLB, touched again, misses pages whose
+HPTEs are still there (the tests measure both).
 
 Limits: user addresses only (the kernel's own TLB misses, and the misses of the kernel's
 vmalloc space, are not modelled); the hardware's exception entry costs nothing beyond the
@@ -69,7 +71,9 @@ table go through the cache model, the simulated user accesses do not; the 603's 
 miss (a store through an entry with C = 0 raises the store miss) never happens here, since
 both strategies load C = 1 whenever PP = 2; QEMU 5.0's ``tlbld`` also drops an entry for the
 same page in the other way whatever its VSID, which the 603 does not: the record follows the
-603 (the CPU's own TLB is never used to translate a user access here).
+603 (the CPU's own TLB is never used to translate a user access here). Linux 2.2's
+flush_tlb_mm gave the mm a new context (new VSIDs, the stale entries left to age out)
+instead of flushing; the model follows 2.4 (tlbia, or the hash strategies above).
 """
 from __future__ import annotations
 
