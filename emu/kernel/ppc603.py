@@ -48,9 +48,10 @@ tlbie-s the entry; the next miss goes to the store handler.
 
 Flushing. Hash: the Kernel strategies of the hashed MMU (scan, the default, immediate,
 batched) with flush_hash_pages, whose tlbie also empties the TLB class; update_mmu_cache
-preloads young PTEs with add_hash_page. Pagetable: Linux 2.4's Hash == 0 paths (arch/ppc/mm/tlb.c), the Kernel's
-``tlbia`` strategy: flush_tlb_mm and flush_tlb_range run _tlbia, flush_tlb_page _tlbie; no
-preload (update_mmu_cache returns when Hash == 0). flush_tlb_page_nohash is _tlbie in both.
+preloads young PTEs with add_hash_page. Pagetable: Linux 2.4's Hash == 0 paths
+(arch/ppc/mm/tlb.c), the Kernel's ``tlbia`` strategy: flush_tlb_mm and flush_tlb_range run
+_tlbia, flush_tlb_page _tlbie; no preload (update_mmu_cache returns when Hash == 0).
+flush_tlb_page_nohash is _tlbie in both.
 
 Counts in the ledger: ``tlb_misses`` (the Kernel: misses seen by accesses),
 ``tlb_entries_loaded``, ``tlb_miss_no_pte`` (the handler and, for hash, hash_page found no
