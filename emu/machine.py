@@ -393,6 +393,9 @@ class Machine:
         self._starts += starts
         self._cycles += cycles
         for sp in specials:
+            if sp.op == cost.OP_TLB_INVALIDATE and self.soft_tlb and self.soft_tlb.kind == "603":
+                # also in Python: the record of the 603's entries drops the tlbie's class
+                self.uc.hook_add(UC_HOOK_CODE, self._soft_tlb_instruction, sp, sp.pc, sp.pc)
             if sp.op in cost.SOFT_TLB_OPS or (self.soft_tlb and
                                               sp.op == cost.OP_TLB_INVALIDATE_ALL):
                 if not self.soft_tlb:

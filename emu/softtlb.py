@@ -46,6 +46,15 @@ accesses never run as guest code (the kernel model, emu.kernel.ppc405: the kerne
 real mode, user accesses are simulated) may set ``identity_only = False`` to load entries
 with RPN != EPN; a translated guest access through such an entry is not supported (the
 mirror, tagged by EPN, would count it as a divergence).
+
+The 603's entries are recorded too (``entries603``: page, compare word, RPA word per way of
+each congruence class, and the class's LRU way), from the ``tlbld``/``tlbli`` hooks and a
+Python hook on ``tlbie``, which empties both ways of the class in the ITLB and the DTLB, as
+the 603 (and QEMU) do; ``search603`` / ``victim603`` serve the kernel model
+(emu.kernel.ppc603), which also sets ``identity_only = False``. One departure of QEMU 5.0 is
+not followed: its ``tlbld``/``tlbli`` also drop the other way's entry for the same page,
+whatever its VSID; the 603 keeps both. Capstone 5 decodes ``tlbld r0`` as the 4xx ``tlbwe``
+(the same opcode): the model does not see it; load with another register.
 """
 from __future__ import annotations
 
@@ -281,6 +290,14 @@ class SoftTLB:
         self.tid405 = [0] * 64
         self.identity_only = True        # see the module notes
         self.pending405 = set()          # data word written over a valid entry, no tag yet
+        # The 603's entries, recorded from the tlbld/tlbli/tlbie hooks so that Python can
+        # search the TLB as the CPU does (emu.kernel.ppc603): per (fetch, congruence class),
+        # [way 0, way 1], each (page, compare word ICMP/DCMP, RPA word) or None, and the way
+        # used last (MPC603e UM 5.4.2: LRU replacement per class).
+        tlb = machine.profile.tlb
+        self.classes603 = tlb.get("dtlb_entries", 64) // tlb.get("dtlb_ways", 2)
+        self.entries603 = {}
+        self.mru603 = {}
         self.exceptions = {"tlb_miss_exceptions": 0, "storage_exceptions": 0}
         # the last exceptions delivered, with the registers the handler saw (the SPRs
         # themselves are overwritten by later misses, e.g. the return to the halt address)
@@ -423,7 +440,7 @@ class SoftTLB:
 
     # ---- instructions the model must see with the CPU's registers (hooked, in Python)
     def instruction(self, uc, address, size, special):
-        from .cost import OP_RFI, OP_TLB_LOAD_D, OP_TLB_LOAD_I, OP_TLB_WRITE
+        from .cost import OP_RFI, OP_TLB_INVALIDATE, OP_TLB_LOAD_D, OP_TLB_LOAD_I, OP_TLB_WRITE
         from .machine import GuestError
         st, op = self.m.state, special.op
         try:
@@ -441,16 +458,21 @@ class SoftTLB:
                 st[c.H_XLATE] = srr1 & XLATE
             elif op in (OP_TLB_LOAD_D, OP_TLB_LOAD_I):
                 ea = self._reg(special.index)
-                srr1, rpa = self.regs.sprs(SRR1, RPA)
-                if rpa >> 12 != ea >> 12:
+                fetch = op == OP_TLB_LOAD_I
+                srr1, rpa, cmp = self.regs.sprs(SRR1, RPA, ICMP if fetch else DCMP)
+                if self.identity_only and rpa >> 12 != ea >> 12:
                     raise GuestError(
                         f"{'tlbli' if op == OP_TLB_LOAD_I else 'tlbld'} at {address:#x} loads "
                         f"page {ea & ~0xFFF:#x} -> {rpa & ~0xFFF:#x}: the soft-TLB model "
                         "needs identity translations (RPN = EPN), because Unicorn's memory "
                         "hooks report physical addresses")
-                old = load_way(st, op == OP_TLB_LOAD_I, ea, (srr1 >> 17) & 1)
+                way = (srr1 >> 17) & 1
+                self.record603(fetch, ea, way, cmp, rpa)
+                old = load_way(st, fetch, ea, way)
                 if old and old - 1 != ea >> 12:
                     self.regs.flush_translations()
+            elif op == OP_TLB_INVALIDATE:           # 603 only (see Machine.load)
+                self.tlbie603(self._reg(special.index))
             elif op == OP_TLB_WRITE:
                 value, index = self._reg(special.base), self._reg(special.index) & 63
                 if special.scope == 1:              # data word (WS = 1)
@@ -482,6 +504,46 @@ class SoftTLB:
         except GuestError as error:
             self.m._fault = ("raise", error)
             uc.emu_stop()
+
+    # ---- the 603's entries, as recorded (see __init__)
+    def _class603(self, fetch, ea):
+        return bool(fetch), (ea >> 12) % self.classes603
+
+    def record603(self, fetch, ea, way, cmp, rpa):
+        """tlbld/tlbli: ``ea``'s page into ``way`` of its class, tagged with the compare word
+        (V | VSID | API) and holding the RPA word (RPN, R, C, WIMG, PP)."""
+        key = self._class603(fetch, ea)
+        self.entries603.setdefault(key, [None, None])[way] = (ea >> 12, cmp, rpa)
+        self.mru603[key] = way
+
+    def tlbie603(self, ea):
+        """tlbie on the 603: both ways of ``ea``'s congruence class, in the ITLB and the
+        DTLB (MPC603e UM, tlbie; QEMU ppc6xx_tlb_invalidate_virt does the same)."""
+        for fetch in (False, True):
+            self.entries603.pop(self._class603(fetch, ea), None)
+
+    def search603(self, ea, cmp, fetch):
+        """(way, compare word, RPA word) of the valid entry for ``ea``'s page whose compare
+        word is ``cmp`` (the VSID tags it: no flush on a context switch), or None."""
+        ways = self.entries603.get(self._class603(fetch, ea), (None, None))
+        for way, entry in enumerate(ways):
+            if entry is not None and entry[0] == ea >> 12 and entry[1] == cmp:
+                return way, entry[1], entry[2]
+        return None
+
+    def use603(self, fetch, ea, way):
+        """A translation through ``way``: it becomes the class's most recently used."""
+        self.mru603[self._class603(fetch, ea)] = way
+
+    def victim603(self, fetch, ea):
+        """The way a load into ``ea``'s class replaces (SRR1[WAY]): an empty one, else the
+        least recently used."""
+        key = self._class603(fetch, ea)
+        ways = self.entries603.get(key, (None, None))
+        for way, entry in enumerate(ways):
+            if entry is None:
+                return way
+        return 1 - self.mru603.get(key, 1)
 
     def invalidate_all_405(self):
         self.valid405 = [False] * 64

@@ -1,10 +1,12 @@
 """A small Linux kernel model: the generic VM in Python (``vm``), architecture work as
 measured guest assembly (backends ``ppc32``: the 32-bit PowerPC hashed MMU, ppc750;
-``ppc405``: the 405's software-loaded TLB with its execute bit, ppc405gp; ``ppc64``: the
-64-bit hashed page table of POWER4, whose Linux PTEs record the HPTE's slot), I-cache flush
-policies (``policy``), the fixed costs of the generic C paths (``costs``), and LMBench-like
-workloads plus a kernel-compile pattern (``workloads``; ``profile="ppc405gp"`` picks the
-405 backend, ``profile="power4"`` the 64-bit one).
+``ppc405``: the 405's software-loaded TLB with its execute bit, ppc405gp; ``ppc603``: the
+603's software-loaded TLB, reloaded from a hash table or from the Linux page table,
+ppc603e; ``ppc64``: the 64-bit hashed page table of POWER4, whose Linux PTEs record the
+HPTE's slot), I-cache flush policies (``policy``), the fixed costs of the generic C paths
+(``costs``), and LMBench-like workloads plus a kernel-compile pattern (``workloads``;
+``profile="ppc405gp"`` picks the 405 backend, ``profile="ppc603e"`` the 603 one with
+``reload="pagetable"`` or ``"hash"``, ``profile="power4"`` the 64-bit one).
 
 >>> from emu.kernel import Kernel, workloads                   # doctest: +SKIP
 >>> r = workloads.lat_proc("exec", policy="lazy")              # doctest: +SKIP

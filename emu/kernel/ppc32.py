@@ -32,6 +32,17 @@ def ctx_to_vsid(context, ea):
     return (context * 897 * 16 + ((ea >> 28) & 0xF) * 0x111) & 0xFFFFFF
 
 
+def hash_low_prelude(htab_base, htab_size, kvars):
+    """The constants routines/ppc32/hash_low_32.S expects before it (see its header): the
+    kernel patches the same instructions at boot."""
+    bits = (htab_size // 64).bit_length() - 1
+    hash_left = 31 - (6 + bits - 1)
+    return (f".equ HASH_BASE, {htab_base:#x}\n"
+            f".equ HASH_MSK, {((1 << bits) - 1) << 6:#x}\n"
+            f".equ HASH_LEFT, {hash_left}\n.equ PI_LEFT, {max(hash_left, 10)}\n"
+            f".equ KVARS, {kvars:#x}\n.equ ETEXT, {CODE_END:#x}\n")
+
+
 def htab_size_for(total_memory):
     """The kernel's hash-table size (MMU_init_hw, arch/ppc/mm/ppc_mmu.c): one HPTE per page
     of RAM (total / 32 KB PTEGs), at least 1024 PTEGs (64 KB), rounded up to a power of 2."""
@@ -59,12 +70,7 @@ class PPC32Hash(Arch):
         self.sdr1 = mmu.sdr1_for(self.htab_base, size)
         machine.sdr1 = self.sdr1
         self.kvars = machine.alloc(32, align=32)        # next_slot, pteg_full, searches
-        bits = (size // 64).bit_length() - 1
-        hash_left = 31 - (6 + bits - 1)
-        prelude = (f".equ HASH_BASE, {self.htab_base:#x}\n"
-                   f".equ HASH_MSK, {((1 << bits) - 1) << 6:#x}\n"
-                   f".equ HASH_LEFT, {hash_left}\n.equ PI_LEFT, {max(hash_left, 10)}\n"
-                   f".equ KVARS, {self.kvars:#x}\n.equ ETEXT, {CODE_END:#x}\n")
+        prelude = hash_low_prelude(self.htab_base, size, self.kvars)
         for name in ("clear_page.S", "copy_page.S", "flush_dcache_icache.S"):
             machine.load(routine(f"ppc32/{name}"))
         machine.load(prelude + routine("ppc32/hash_low_32.S").read_text())

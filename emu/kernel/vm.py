@@ -19,12 +19,12 @@ What is simplified, and said so: user-space instructions are not run: a process 
 a page (``Kernel.touch``), which looks up the Linux PTE, takes the page fault if the PTE
 does not allow the access, and otherwise asks the backend whether the hardware would
 translate (for the hashed MMU: is there an HPTE?) and runs its miss handler if not. On a
-software-loaded TLB (``Arch.tlb_decides``, the 405) the order is the hardware's: the TLB
-first, the guest miss handler on a miss (it reads the Linux PTE), the fault path when the
-handler finds no PTE or the entry forbids the access. Those touches do not go through the
-cache model, and the hardware table walk of a user access is not charged. One CPU, no swap,
-no readahead, the I/O that fills the page cache is free (the files LMBench uses stay
-cached).
+software-loaded TLB (``Arch.tlb_decides``, the 405 and the 603) the order is the
+hardware's: the TLB first, the guest miss handler on a miss (it reads the Linux PTE or a
+hash table), the fault path when the handler finds no PTE or the entry forbids the
+access. Those touches do not go through the cache model, and the hardware table walk of a
+user access is not charged. One CPU, no swap, no readahead, the I/O that fills the page
+cache is free (the files LMBench uses stay cached).
 """
 from __future__ import annotations
 
@@ -357,7 +357,11 @@ class Arch:
     ``flush_tlb_all()``. ``flush_tlb_page_nohash(mm, address)`` (after a fault widened a
     PTE's permissions) and ``destroy_context(mm)`` default to nothing. A backend with
     ``tlb_decides`` implements ``probe(mm, address, access)``: 'hit', 'miss' or
-    'protection' (an entry exists but forbids the access), see ``Kernel.touch``.
+    'protection' (an entry exists but forbids the access), see ``Kernel.touch``; its
+    ``tlb_miss_for(mm, address, access)`` runs the miss handler for that access (default:
+    ``tlb_miss``; the 603 has separate instruction and data handlers), and
+    ``storage_interrupt(mm, address, access)`` may fix a 'protection' verdict without
+    do_page_fault (default: it does not; a hashed 603 runs hash_page, as Linux's DSI path did).
     """
 
     name = "abstract"
@@ -428,6 +432,15 @@ class Arch:
 
     def destroy_context(self, mm):
         """The address space is gone: its context may be reused."""
+
+    def tlb_miss_for(self, mm, address, access):
+        """A software-loaded TLB missed on ``access`` ('r', 'w', 'x'): its miss handler."""
+        return self.tlb_miss(mm, address, access == "w")
+
+    def storage_interrupt(self, mm, address, access):
+        """The TLB entry forbids ``access``: True if the architecture's storage-interrupt
+        path fixed it without do_page_fault (the access is then retried)."""
+        return False
 
 
 # ------------------------------------------------------------------------ the kernel
@@ -812,14 +825,23 @@ class Kernel:
         for _ in range(8):
             verdict = self.arch.probe(mm, address, access)
             if verdict == "hit":
-                return
-            if verdict == "miss":
+                if not self._exec_refused_what_if(mm, address, access):
+                    return
+            elif verdict == "miss":
                 self.ledger.count("tlb_misses")
-                if self.arch.tlb_miss(mm, address, access == "w"):
+                if self.arch.tlb_miss_for(mm, address, access):
                     continue
+            elif self.arch.storage_interrupt(mm, address, access):
+                continue
             self.page_fault(process, address, access)
         raise KernelError(f"{access!r} access at {address:#x} still not translated after "
                           "eight TLB misses and faults")
+
+    def _exec_refused_what_if(self, mm, address, access):
+        """A policy that needs an execute permission the hardware lacks (see policy_note):
+        the model refuses a fetch from a PTE without _PAGE_EXEC, as ``touch`` does."""
+        return (access == "x" and self.policy.needs_exec_permission and
+                not self.arch.has_exec_permission and not mm.pte(address) & _PAGE_EXEC)
 
     def touch_pages(self, process, start, pages, access="r"):
         for k in range(pages):

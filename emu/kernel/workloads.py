@@ -200,8 +200,10 @@ def by_procedure(result, procedures=TABLE1_PROCEDURES):
 
 def make_kernel(policy="lazy", tlb_flush=None, profile="ppc750", **options):
     """A Kernel on a new machine of ``profile``, with that processor's backend: the 405's
-    software-loaded TLB (emu.kernel.ppc405, MMU model on) for ppc405gp, the 64-bit hashed
-    page table (emu.kernel.ppc64, MMU model on) for power4, else the 32-bit hashed one."""
+    software-loaded TLB (emu.kernel.ppc405, MMU model on) for ppc405gp, the 603's
+    (emu.kernel.ppc603, MMU model on; ``reload="pagetable"`` or ``"hash"``) for ppc603e,
+    the 64-bit hashed page table (emu.kernel.ppc64, MMU model on) for power4, else the
+    32-bit hashed one."""
     from .. import softtlb
     from ..machine import Machine
     from ..profile import load as load_profile
@@ -210,6 +212,10 @@ def make_kernel(policy="lazy", tlb_flush=None, profile="ppc750", **options):
     if softtlb.kind(described) == "405" and "arch" not in options:
         from .ppc405 import PPC405
         options["arch"] = PPC405
+        machine_options["mmu"] = True
+    elif softtlb.kind(described) == "603" and "arch" not in options:
+        from .ppc603 import PPC603
+        options["arch"] = PPC603
         machine_options["mmu"] = True
     elif described.isa == "ppc64" and "arch" not in options:
         from .ppc64 import PPC64Hash

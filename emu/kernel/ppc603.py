@@ -1,0 +1,379 @@
+"""The PowerPC 603 backend (ppc603e, the software-loaded TLB of Dougan 1999), with the two TLB
+reload strategies the paper compares: ``reload="hash"``, the 603 emulating the 604 (its
+miss handlers search a hashed page table the kernel keeps, as Linux/PPC did on the 603
+until 2.1/2.2), and ``reload="pagetable"``, the optimisation (the handlers walk the Linux
+page table; "We can actually speed things up by eliminating the hash table entirely").
+
+What runs as guest code on Unicorn's 603e CPU, its cycles measured and charged:
+
+* the TLB miss handlers at 0x1000 / 0x1100 / 0x1200 (instruction, data load, data store),
+  modelled on arch/ppc/kernel/head.S: ``routines/ppc32/tlbmiss_603_hash.S`` searches the
+  primary, then the secondary PTE group at HASH1 / HASH2 for the compare word ICMP / DCMP;
+  ``routines/ppc32/tlbmiss_603_kernel.S`` walks the Linux page table (the pgdir of the
+  thread in SPRG3), marks the PTE accessed (a store: dirty) and builds the RPA word. Both
+  load the CPU's own TLB with ``tlbli`` / ``tlbld`` into the way SRR1[WAY] names;
+* hash only: ``hash_page``, ``add_hash_page`` (update_mmu_cache's preload),
+  ``flush_hash_pages`` (routines/ppc32/hash_low_32.S, the routines the ppc750 backend runs);
+* ``_tlbie`` and ``_tlbia`` (``routines/ppc32/tlb_603.S``; the 603 has no tlbia instruction:
+  Linux runs 1024 tlbie), ``clear_page``, ``copy_page``, ``flush_dcache_icache``.
+
+The kernel's own code runs in real mode (MSR[IR|DR] off), as on the 405 backend: Linux maps
+its lowmem with BATs, the miss handlers run untranslated on the hardware too.
+
+What is simulated: user accesses (``Kernel.touch``). The hardware decides first
+(``tlb_decides``): ``probe`` searches the CPU's TLB as the 603 does: the access's congruence
+class (EA bits 15-19) in the ITLB (a fetch) or the DTLB, an entry for the page whose compare
+word has the mm's VSID (entries are VSID-tagged: no flush on a context switch); then PP with
+key 1 (Linux sets Ks = Kp = 1 in user segment registers): PP 0 no access, PP 2 read/write,
+PP 1 / 3 read only. emu.softtlb records every entry from the ``tlbld`` / ``tlbli`` hooks and
+drops a whole class on each ``tlbie``, as the 603 does, and keeps the classes' LRU bit.
+
+How a TLB miss is charged: by running the guest handler for that access. The model sets the
+SPRs the 603 sets on the exception: IMISS / DMISS (the address), ICMP / DCMP (V | VSID |
+API), HASH1 / HASH2 (the PTE groups at SDR1: MPC603e UM 5.5.2), SRR1 (KEY, I/D, WAY chosen
+as the 603 does, an empty way else the LRU one, S/L, a real-mode MSR) and SRR0 = the halt
+address; the handler's ``rfi`` ends the call. A handler that finds nothing leaves for the
+storage-interrupt vector, where the model's one-instruction stub ends the call:
+
+* pagetable: the fault path follows (``Kernel.page_fault``, fixed cost ``fault_entry``);
+* hash: the ISI/DSI path runs hash_page (fixed cost ``hash_fault_entry`` for the exception
+  prologue and return, then the guest routine) and, if the Linux PTE allowed the access, the
+  retried access misses again and the handler finds the new HPTE; else the fault path.
+
+A store to an entry loaded read only (a clean page: PP 3) is a DSI. Hash: Linux's DSI path
+runs hash_page (``storage_interrupt``), which sets _PAGE_DIRTY and makes the HPTE writable
+(and tlbie-s the entry); pagetable: hash_page is a ``blr`` on a 603 without a hash table
+(MMU_init_hw, 2.4/2.6), so do_page_fault marks the PTE dirty and flush_tlb_page_nohash
+tlbie-s the entry; the next miss goes to the store handler.
+
+Flushing. Hash: the Kernel strategies of the hashed MMU (scan, the default, immediate,
+batched) with flush_hash_pages, whose tlbie also empties the TLB class; update_mmu_cache
+preloads young PTEs with add_hash_page. Pagetable: Linux 2.4's Hash == 0 paths
+(arch/ppc/mm/tlb.c), the Kernel's ``tlbia`` strategy: flush_tlb_mm and flush_tlb_range run
+_tlbia, flush_tlb_page _tlbie; no preload (update_mmu_cache returns when Hash == 0).
+flush_tlb_page_nohash is _tlbie in both.
+
+Counts in the ledger: ``tlb_misses`` (the Kernel: misses seen by accesses),
+``tlb_entries_loaded``, ``tlb_miss_no_pte`` (the handler and, for hash, hash_page found no
+translation), ``tlbie`` / ``tlbia`` (the flush routines' calls);
+hash only: ``htab_primary_hits`` / ``htab_secondary_hits`` (the handler found the HPTE),
+``htab_misses`` (it did not: hash_page ran), ``tlb_miss_retries`` (the access after
+hash_page), ``hash_page_dsi`` (the DSI path's hash_page), the HPTE status counts of
+emu.kernel.ppc32. ``tlb_miss_summary`` turns them into the hash-table hit rate on a TLB
+miss and the cycles per TLB miss. In the LMBench-like workloads a process touches each page
+once, so most misses are first touches, which find no HPTE (hash_page runs, often only to
+find no PTE either); a working set larger than the TLB, touched again, misses pages whose
+HPTEs are still there (the tests measure both).
+
+Limits: user addresses only (the kernel's own TLB misses, and the misses of the kernel's
+vmalloc space, are not modelled); the hardware's exception entry costs nothing beyond the
+handler's instructions (as on the 405 backend); the handlers' loads of the HTAB and the page
+table go through the cache model, the simulated user accesses do not; the 603's changed-bit
+miss (a store through an entry with C = 0 raises the store miss) never happens here, since
+both strategies load C = 1 whenever PP = 2; QEMU 5.0's ``tlbld`` also drops an entry for the
+same page in the other way whatever its VSID, which the 603 does not: the record follows the
+603 (the CPU's own TLB is never used to translate a user access here). Linux 2.2's
+flush_tlb_mm gave the mm a new context (new VSIDs, the stale entries left to age out)
+instead of flushing; the model follows 2.4 (tlbia, or the hash strategies above).
+"""
+from __future__ import annotations
+
+from .. import mmu, routine
+from ..machine import HALT
+from ..softtlb import (DCMP, DMISS, HASH1, HASH2, ICMP, IMISS, MSR_ME, SPRG3, SRR0, SRR1)
+from . import costs as cost_table
+from .ppc32 import HPTE_STATUS, ctx_to_vsid, hash_low_prelude, htab_size_for
+from .vm import _PAGE_HASHPTE, _PAGE_RW, TASK_SIZE, Arch, KernelError
+
+RELOADS = ("pagetable", "hash")
+MISS_VECTORS = {"x": 0x1000, "r": 0x1100, "w": 0x1200}   # MPC603e UM: ITLB, DTLB load, store
+HANDLERS = {"hash": "ppc32/tlbmiss_603_hash.S", "pagetable": "ppc32/tlbmiss_603_kernel.S"}
+ROUTINE_LINE = 32                      # LINE in clear_page.S, copy_page.S, flush_dcache_icache.S
+# The storage-interrupt vectors: a handler that finds nothing lands here (module notes)
+STORAGE_INTERRUPT_STUB = f"ba {HALT:#x}\n"
+SRR1_KEY, SRR1_FETCH, SRR1_STORE = 1 << 19, 1 << 18, 1 << 16   # the 603's miss SRR1 bits
+SRR1_WAY_SHIFT = 17
+USER_SEGMENTS = TASK_SIZE >> 28        # segment registers below TASK_SIZE
+THREAD_PGDIR = 0                       # tlbmiss_603_kernel.S: the pgdir in the thread block
+
+
+def miss_registers(vsid, address, sdr1, access, way):
+    """The SPRs a 603 sets on a TLB miss of ``access`` ('r', 'w', 'x') at ``address`` in a
+    segment of ``vsid`` (MPC603e UM 5.5.2; QEMU ppc6xx_tlb miss paths), with SRR0 the halt
+    address and SRR1 a real-mode MSR (the model's call returns there), KEY 1 (Kp: a user
+    access, Linux's segment registers) and WAY = ``way``."""
+    fetch, store = access == "x", access == "w"
+    srr1 = SRR1_KEY | (SRR1_FETCH if fetch else 0) | (way << SRR1_WAY_SHIFT) | \
+        (SRR1_STORE if store else 0) | MSR_ME
+    return {SRR0: HALT, SRR1: srr1,
+            IMISS if fetch else DMISS: address,
+            ICMP if fetch else DCMP: mmu.pte_word0(vsid, address, False),
+            HASH1: mmu.pteg_address(sdr1, mmu.primary_hash(vsid, address)),
+            HASH2: mmu.pteg_address(sdr1, mmu.secondary_hash(vsid, address))}
+
+
+class PPC603(Arch):
+    """The 603 backend. Needs ``Machine("ppc603e", mmu=True)`` (emu.softtlb runs the CPU
+    model's software-loaded TLB). ``reload``: "pagetable" (the default: what Linux/PPC
+    shipped from 2.2 on) or "hash"; ``htab_size`` / ``total_memory`` size the hash table as
+    emu.kernel.ppc32 does (hash only)."""
+
+    name = "ppc603"
+    has_exec_permission = False        # PP has no execute bit; the segment's N bit is unused
+    tlb_decides = True
+
+    def __init__(self, machine, ledger, reload="pagetable", htab_size=None,
+                 total_memory=None):
+        super().__init__(machine, ledger)
+        soft = machine.soft_tlb
+        if soft is None or soft.kind != "603":
+            raise ValueError(f"the 603 backend needs Machine('ppc603e', mmu=True), not "
+                             f"{machine.profile.name}"
+                             f"{' with mmu=True' if soft else ' without the MMU model'}")
+        if reload not in RELOADS:
+            raise ValueError(f"reload must be one of {RELOADS}, not {reload!r}")
+        if reload == "pagetable" and (htab_size or total_memory):
+            raise ValueError("reload='pagetable' has no hash table: htab_size and "
+                             "total_memory apply to reload='hash'")
+        lines = {lv.name: lv.line for lv in machine.profile.caches if lv.name in ("L1I", "L1D")}
+        if any(line != ROUTINE_LINE for line in lines.values()):
+            raise ValueError(f"the 603 backend's page routines step {ROUTINE_LINE}-byte cache "
+                             f"lines (the 603e's), but this profile's L1 lines are {lines}")
+        soft.identity_only = False      # user pages map to other frames; see emu.softtlb
+        self.soft, self.reload = soft, reload
+        self.name = f"ppc603 ({reload})"
+        self.tlb_flush_strategies = ("scan", "immediate", "batched") if reload == "hash" \
+            else ("tlbia",)
+        self.thread = machine.alloc(32, align=32)       # the current thread: its pgdir
+        soft.regs.set_spr(SPRG3, self.thread)
+        if reload == "hash":
+            self._load_hash_table(htab_size or htab_size_for(total_memory or
+                                                             machine.ram_size))
+        machine.load(routine(HANDLERS[reload]), at=MISS_VECTORS["x"])
+        machine.load(STORAGE_INTERRUPT_STUB, at=0x300)
+        machine.load(STORAGE_INTERRUPT_STUB, at=0x400)
+        for name in ("clear_page.S", "copy_page.S", "flush_dcache_icache.S", "tlb_603.S"):
+            machine.load(routine(f"ppc32/{name}"))
+        self.next_context = 1
+        self.current = None             # the mm whose segment registers are loaded
+
+    def _load_hash_table(self, size):
+        """The HTAB at SDR1 (the 603 computes HASH1/HASH2 from it) and hash_low_32.S."""
+        machine = self.machine
+        self.htab_base = machine.alloc(size, align=size)
+        self.htab_size = size
+        self.sdr1 = mmu.sdr1_for(self.htab_base, size)
+        machine.sdr1 = self.sdr1
+        self.kvars = machine.alloc(32, align=32)        # next_slot, pteg_full, searches
+        machine.load(hash_low_prelude(self.htab_base, size, self.kvars) +
+                     routine("ppc32/hash_low_32.S").read_text())
+
+    # ------------------------------------------------------------ running kernel routines
+
+    def call(self, entry, *args):
+        """A kernel routine, in real mode (see the module notes), charged to the ledger."""
+        return self._call_as(entry, entry, *args)
+
+    def _call_as(self, label, entry, *args):
+        run = self.machine.call(entry, *args, real_mode=True)
+        self.ledger.guest(label, run)
+        return run.return_value
+
+    # ------------------------------------------------------------------ contexts
+
+    def new_context(self):
+        """The next context number, round robin (its VSIDs: ctx_to_vsid)."""
+        ctx = self.next_context
+        self.next_context += 1
+        return ctx
+
+    def destroy_context(self, mm):
+        if self.current is mm:
+            self.current = None
+
+    def switch_mm(self, mm):
+        """set_context: the user segment registers get the mm's VSIDs with Ks = Kp = 1, and
+        the thread's pgdir (the pagetable handlers' page directory) becomes the mm's."""
+        for n in range(USER_SEGMENTS):
+            self.machine.set_segment(n, ctx_to_vsid(mm.context, n << 28), ks=True, kp=True)
+        self.machine.write(self.thread + THREAD_PGDIR, mm.pgd.address.to_bytes(4, "big"))
+        self.current = mm
+
+    def _require_current(self, mm, what):
+        if mm is not self.current:
+            raise KernelError(f"{what} for an address space whose segment registers are not "
+                              "loaded: switch_mm (Kernel.switch_to) first")
+
+    # ------------------------------------------------------------------ translations
+
+    def compare_word(self, mm, address):
+        """ICMP / DCMP: word 0 of a primary HPTE for ``address`` (V | VSID | API), the tag
+        of the TLB entry ``tlbld`` / ``tlbli`` load for it."""
+        return mmu.pte_word0(ctx_to_vsid(mm.context, address), address, False)
+
+    def lookup(self, mm, address, fetch=False):
+        """(way, compare word, RPA word) of the ITLB (``fetch``) or DTLB entry translating
+        ``address`` in ``mm``, or None."""
+        return self.soft.search603(address, self.compare_word(mm, address), fetch)
+
+    @staticmethod
+    def _permits(rpa, access):
+        """PP with key 1: 0 no access, 2 read/write, 1 and 3 read only."""
+        pp = rpa & 3
+        return pp != 0 and (access != "w" or pp == 2)
+
+    def probe(self, mm, address, access):
+        """The 603's check of one user access: 'miss' (no entry: a TLB miss exception),
+        'protection' (PP forbids it: a storage interrupt), 'hit' (the class's LRU bit moves)."""
+        fetch = access == "x"
+        found = self.lookup(mm, address, fetch)
+        if found is None:
+            return "miss"
+        if not self._permits(found[2], access):
+            return "protection"
+        self.soft.use603(fetch, address, found[0])
+        return "hit"
+
+    def translates(self, mm, address, write):
+        found = self.lookup(mm, address, False)
+        return found is not None and self._permits(found[2], "w" if write else "r")
+
+    def find_hpte(self, mm, address):
+        """Where the hash handler will find ``address``'s HPTE: (secondary?, slot, HPTE
+        address, word 1), or None (hash only)."""
+        vsid = ctx_to_vsid(mm.context, address)
+        for secondary in (False, True):
+            h = (mmu.secondary_hash if secondary else mmu.primary_hash)(vsid, address)
+            group = mmu.pteg_address(self.sdr1, h)
+            want = mmu.pte_word0(vsid, address, secondary)
+            raw = self.machine.read(group, 64)
+            for slot in range(8):
+                if int.from_bytes(raw[8 * slot:8 * slot + 4], "big") == want:
+                    return (secondary, slot, group + 8 * slot,
+                            int.from_bytes(raw[8 * slot + 4:8 * slot + 8], "big"))
+        return None
+
+    # ------------------------------------------------------------------ TLB misses
+
+    def _run_miss_handler(self, mm, address, access):
+        """One TLB miss exception: the SPRs as the 603 sets them, then the guest handler.
+        True if it loaded an entry for ``address``."""
+        fetch = access == "x"
+        way = self.soft.victim603(fetch, address)
+        sdr1 = self.sdr1 if self.reload == "hash" else 0
+        self.soft.regs.set_sprs(miss_registers(ctx_to_vsid(mm.context, address), address,
+                                               sdr1, access, way))
+        run = self.machine.call(MISS_VECTORS[access], real_mode=True)
+        self.ledger.guest("tlb_miss_603", run)
+        return self.lookup(mm, address, fetch) is not None
+
+    def tlb_miss_for(self, mm, address, access):
+        """The miss handler for ``access`` (see the module notes). True if an entry was
+        loaded, False if there is no translation (the fault path follows)."""
+        self._require_current(mm, "a TLB miss")
+        if self.reload == "pagetable":
+            loaded = self._run_miss_handler(mm, address, access)
+            self.ledger.count("tlb_entries_loaded" if loaded else "tlb_miss_no_pte")
+            return loaded
+        return self._hash_miss(mm, address, access)
+
+    def tlb_miss(self, mm, address, write):
+        return self.tlb_miss_for(mm, address, "w" if write else "r")
+
+    def _hash_miss(self, mm, address, access):
+        found = self.find_hpte(mm, address)        # what the handler's search will find
+        loaded = self._run_miss_handler(mm, address, access)
+        if loaded != (found is not None):
+            raise KernelError(f"the hash miss handler {'loaded' if loaded else 'missed'} "
+                              f"{address:#x}, but the HTAB {'lacks' if loaded else 'holds'} "
+                              "its HPTE")
+        if found is not None:
+            self.ledger.count("htab_secondary_hits" if found[0] else "htab_primary_hits")
+            self.ledger.count("tlb_entries_loaded")
+            return True
+        self.ledger.count("htab_misses")
+        if not self._hash_page("hash_page", mm, address, access == "w"):
+            self.ledger.count("tlb_miss_no_pte")
+            return False
+        # the retried access misses again; the handler now finds the new HPTE
+        self.ledger.count("tlb_miss_retries")
+        if not self._run_miss_handler(mm, address, access):
+            raise KernelError(f"hash_page inserted an HPTE for {address:#x} that the miss "
+                              "handler did not find")
+        self.ledger.count("tlb_entries_loaded")
+        return True
+
+    def _hash_page(self, label, mm, address, write):
+        """The ISI/DSI path of a hashed MMU: exception prologue and return (fixed), then
+        hash_page from the Linux PTE. True if it made or updated an HPTE."""
+        self.ledger.fixed("hash_fault_entry")
+        status = self._call_as(label, "hash_page", _PAGE_RW if write else 0, address,
+                               mm.pgd.address, mm.context)
+        self.ledger.count(HPTE_STATUS[status])
+        return status != 16
+
+    def storage_interrupt(self, mm, address, access):
+        """Hash: a store to an entry loaded read only (a clean page) goes from the DSI to
+        hash_page, which marks the PTE dirty, makes the HPTE writable and tlbie-s the
+        entry (head.S DataAccess, 2.2). Pagetable: do_page_fault does it (False)."""
+        if self.reload != "hash" or access != "w":
+            return False
+        self._require_current(mm, "a data storage interrupt")
+        self.ledger.count("hash_page_dsi")
+        return self._hash_page("hash_page_dsi", mm, address, True)
+
+    def preload(self, mm, address, pte_page):
+        """update_mmu_cache: add_hash_page (hash; young PTEs only: the caller checks);
+        nothing without a hash table (2.4: it returns when Hash == 0)."""
+        if self.reload == "hash":
+            status = self.call("add_hash_page", mm.context, address, pte_page)
+            self.ledger.count(HPTE_STATUS[status])
+
+    # ------------------------------------------------------------------ flushing
+
+    def flush_ptes(self, mm, address, pte_page, count):
+        """Hash: flush_hash_pages over ``count`` Linux PTEs of one PTE page (its tlbie
+        empties each TLB class too). Returns the HPTEs invalidated."""
+        if self.reload != "hash":
+            raise KernelError("flush_ptes is the hash table's; reload='pagetable' uses the "
+                              "tlbia strategy")
+        n = self.call("flush_hash_pages", mm.context, address, pte_page, count)
+        self.ledger.count("flush_calls")
+        self.ledger.count("lptes_examined", count)
+        self.ledger.count("hpte_invalidated", n)
+        return n
+
+    def flush_tlb_page(self, mm, address):
+        """_tlbie: the page's congruence class, both ways, both TLBs."""
+        self.call("tlbie_603", address)
+        self.ledger.count("tlbie")
+
+    flush_tlb_page_nohash = flush_tlb_page
+
+    def flush_tlb_all(self):
+        """_tlbia: 1024 tlbie (the 603 has no tlbia)."""
+        self.call("tlbia_603")
+        self.ledger.count("tlbia")
+
+    def has_hashpte(self, pte):
+        return self.reload == "hash" and bool(pte & _PAGE_HASHPTE)
+
+
+def tlb_miss_summary(spent):
+    """The TLB-miss figures of a ledger (or a workloads Result): misses the accesses saw,
+    guest handler runs, cycles of the miss path (handlers; hash: plus the exception prologue
+    and hash_page of each HTAB miss) per miss, and the hash-table hit rate on a TLB miss
+    (the share of first handler runs that found the HPTE; Dougan 1999: 80-98%)."""
+    ledger = getattr(spent, "ledger", None) or spent
+    counts, rows = ledger.counts, ledger.rows
+    misses = counts.get("tlb_misses", 0)
+    htab_misses = counts.get("htab_misses", 0)
+    hits = counts.get("htab_primary_hits", 0) + counts.get("htab_secondary_hits", 0)
+    cycles = rows.get("tlb_miss_603", [None, 0, 0])[2] + rows.get("hash_page", [None, 0, 0])[2] \
+        + htab_misses * cost_table.cycles("hash_fault_entry", ledger.table)
+    return {"tlb_misses": misses,
+            "handler_runs": rows.get("tlb_miss_603", [None, 0])[1],
+            "miss_cycles": cycles,
+            "cycles_per_miss": cycles / misses if misses else 0.0,
+            "htab_hit_rate": hits / (hits + htab_misses) if hits + htab_misses else None,
+            "htab_primary_share": counts.get("htab_primary_hits", 0) / hits if hits else None}
