@@ -39,9 +39,19 @@ ARM_CP15_C7 = {
     (5, 1): ("icimvau", cache.OP_ICACHE_INVALIDATE), (5, 0): ("iciallu",
                                                             cache.OP_ICACHE_INVALIDATE_ALL),
     (10, 4): ("dsb", None), (10, 5): ("dmb", None), (5, 4): ("isb", None),
+    (1, 0): ("icialluis", cache.OP_ICACHE_INVALIDATE_ALL),      # inner shareable (SMP)
+    (5, 6): ("bpiall", None), (1, 6): ("bpiallis", None),       # branch predictor: no model
 }
 OP_NONTEMPORAL, OP_DRAIN_WC = 100, 101
 OP_TLB_INVALIDATE, OP_TLB_INVALIDATE_ALL = 200, 201      # given their effect by emu.mmu
+# ARM CP15 c8 TLB maintenance (MCR p15, 0, Rt, c8, CRm, opc2) by (CRm, opc2): by MVA (Rt =
+# address | ASID), by ASID, all; CRm 3 is the inner-shareable (SMP) form. The model's TLB
+# entries carry no ASID, so an invalidation by ASID empties the TLB.
+ARM_CP15_C8 = {
+    (7, 1): ("tlbimva", OP_TLB_INVALIDATE), (3, 1): ("tlbimvais", OP_TLB_INVALIDATE),
+    (7, 2): ("tlbiasid", OP_TLB_INVALIDATE_ALL), (3, 2): ("tlbiasidis", OP_TLB_INVALIDATE_ALL),
+    (7, 0): ("tlbiall", OP_TLB_INVALIDATE_ALL), (3, 0): ("tlbiallis", OP_TLB_INVALIDATE_ALL),
+}
 OP_SERIALISE = 300          # no effect of its own: only the shared resource (multi-core)
 SERIAL = 4                  # scope flag: the instruction also holds the shared resource
 # Software-loaded TLBs (emu.softtlb), hooked only on machines that model one: mtmsr (native:
@@ -159,12 +169,13 @@ def _reg_id(isa, name):
 
 
 def _arm_cp15(word):
-    """(name, op) of an MCR p15, 0, Rt, c7, CRm, opc2 word, or None."""
+    """(name, op) of an MCR p15, 0, Rt, c7 or c8, CRm, opc2 word, or None."""
     if (word >> 24) & 0xF != 0b1110 or (word >> 4) & 1 != 1 or (word >> 20) & 1:
         return None
-    if (word >> 8) & 0xF != 15 or (word >> 16) & 0xF != 7:
+    if (word >> 8) & 0xF != 15 or (word >> 21) & 7:
         return None
-    return ARM_CP15_C7.get(((word & 0xF), (word >> 5) & 7))
+    table = {7: ARM_CP15_C7, 8: ARM_CP15_C8}.get((word >> 16) & 0xF, {})
+    return table.get(((word & 0xF), (word >> 5) & 7))
 
 
 def analyse(isa, code, address, serialising=()):
