@@ -461,7 +461,8 @@ TLB_FLUSH_STRATEGIES = ("scan", "immediate", "batched", "tlbia", "asid")   # all
 
 class Kernel:
     """The generic VM on one machine, with an architecture backend, an I-cache flush policy
-    (``emu.kernel.policy``: eager, lazy, lazy_exec) and a TLB/hash flush strategy:
+    (``emu.kernel.policy``: eager, lazy, lazy_exec, sync_exec; None: the backend's) and a
+    TLB/hash flush strategy:
 
     * ``scan`` (Linux 2.4-2.5 PPC32): changing a Linux PTE leaves _PAGE_HASHPTE in it;
       flush_tlb_range / flush_tlb_mm scan the Linux PTEs of the range (of every VMA) and
