@@ -60,11 +60,17 @@ it sees the old descriptor. On such a profile the model shows it: under PK1 a ne
 not seen, the access aborts again, the fault path finds the PTE fine and writes it again,
 and the Kernel gives up after three faults.
 
+Outer cache: no routine here writes the PL310's registers, and none needs to. The cleans
+and flushes are CP15 operations on the L1 D (what the kernel runs: clean_dcache_area,
+__cpuc_flush_dcache_area); the table walk of an SMP kernel is outer-cacheable (TTBR0 RGN)
+and the PL310 is the point of unification, so a line pushed out of the L1 D is where the
+walker and the I-cache look. The older-walker profile reads the level below the L1 D (the
+L2) likewise. PK2 (mb() -> smp_mb() in the bitops: the PL310 cache sync) is the core's
+outer-cache model, not this backend's (``fixes={"PK2"}`` is refused).
+
 Limits: one core (the SMP kernel's instructions, one CPU's caches: no IPIs, no other
-core's TLB); PK2 (mb() -> smp_mb() in the bitops, the PL310 cache sync) is the core's
-model, not this backend's: no routine here issues outer-cache maintenance, and none
-needs it: CP15 cleans reach the level the walker reads (PoC on the L1 side) and the I-cache
-fills from the PL310 (PoU), so the PL310 registers (outer_clean_range) are never written;
+core's TLB); user accesses are not run, so the misses a flush (clean and invalidate)
+causes to the user's next accesses of the page are not charged, which understates PK3;
 4 KB pages only, no sections for user memory; the user address layout is the generic VM's
 PPC32 one; the ASID is passed to cpu_v7_switch_mm in a register (the kernel loads it from
 the mm); ASID allocation's C and the branch predictors' state are not modelled; the
