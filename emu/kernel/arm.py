@@ -1,6 +1,6 @@
 """The ARMv7 backend (Cortex-A9: ``Machine("cortex-a9", mmu=True)``), as a Linux 2.6.35-era
-SMP kernel runs its memory management, before and after the fixes of Yun 2011 that concern
-it: PK1 (no D-cache clean in set_pte_ext), PK3 (no D-cache flush after a copy-on-write
+SMP kernel runs its memory management (Yun 2011 measured 2.6.36), before and after the fixes
+of Yun 2011 that concern it: PK1 (no D-cache clean in set_pte_ext), PK3 (no D-cache flush after a copy-on-write
 copy), PK4 (no D-cache clean of new page tables). Option ``fixes``, e.g.
 ``make_kernel(profile="cortex-a9", fixes={"PK1", "PK3"})``; none: the stock kernel.
 
@@ -13,18 +13,19 @@ What runs as guest code, its cycles measured and charged (routines/arm, one prog
   ``memcpy`` of the kernel half from swapper_pg_dir, then, before PK4, ``clean_dcache_area``
   over the 16 KB), ``pte_alloc_one`` (a page zeroed by ``clear_page``, then, before PK4,
   ``clean_dcache_area`` over its hardware half) and ``pmd_populate`` (two first-level
-  entries and flush_pmd_entry's clean of their line: SMP v7wbi flags have TLB_DCLEAN, and
-  no fix removes it);
+  entries and flush_pmd_entry's clean of their line: the SMP v7wbi flags of the time have
+  TLB_DCLEAN, which later kernels dropped; none of the paper's fixes removes it);
 * ``copy_user_highpage`` (copypage-v6.c v6_copy_user_highpage_nonaliasing, which 2.6.35
   uses for ARMv7): ``copy_page``, then, before PK3, ``__cpuc_flush_dcache_area``
   (``v7_flush_kern_dcache_area``) over the copy; ``clear_user_highpage``: ``clear_page``;
 * TLB maintenance by ASID, no hash table (the Kernel strategy ``asid``): flush_tlb_page
   and flush_tlb_range by MVA and ASID (TLBIMVAIS, page by page), flush_tlb_mm by ASID
-  (TLBIASIDIS), each with the SMP kernel's branch-predictor invalidation and barriers;
+  (TLBIASIDIS), each with the branch-predictor invalidation and barriers of the SMP
+  flags (TLB_V7_IS_BTB);
 * ``cpu_v7_switch_mm`` (TTBR0 with the SMP walk attributes, CONTEXTIDR); ASIDs as
   arch/arm/mm/context.c hands them out, 255 per generation, the TLB flushed at a roll-over;
 * I-cache coherence for executable pages (policy ``sync_exec``, the default here; Yun 2011
-  section 4.3 names __sync_icache_dcache as what makes PK3 safe): the page's D-cache lines
+  section 4.3 names sync_icache_dcache() as what makes PK3 safe): the page's D-cache lines
   (``v7_flush_kern_dcache_area``) and the I-cache (``__flush_icache_all``, ICIALLUIS).
   ``coherent_user_range`` runs ``v7_coherent_user_range`` (flush_icache_range).
 
