@@ -39,6 +39,8 @@ ARM_CP15_C7 = {
     (5, 1): ("icimvau", cache.OP_ICACHE_INVALIDATE), (5, 0): ("iciallu",
                                                             cache.OP_ICACHE_INVALIDATE_ALL),
     (10, 4): ("dsb", None), (10, 5): ("dmb", None), (5, 4): ("isb", None),
+    (1, 0): ("icialluis", cache.OP_ICACHE_INVALIDATE_ALL),      # inner shareable (SMP)
+    (5, 6): ("bpiall", None), (1, 6): ("bpiallis", None),       # branch predictor: no model
 }
 OP_NONTEMPORAL, OP_DRAIN_WC = 100, 101
 OP_TLB_INVALIDATE, OP_TLB_INVALIDATE_ALL = 200, 201      # given their effect by emu.mmu

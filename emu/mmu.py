@@ -677,6 +677,33 @@ class HashedPageTable(hash64.MappedRanges):
         return found is not None
 
 
+def walker_word(machine, address):
+    """The 32-bit descriptor at ``address`` as the machine's ARM table walker would read it
+    now, without counting or caching anything (``_descriptor``'s view, from Python): guest
+    RAM; but a walker that reads below the L1 D (a profile's ``walk_through_l1 = false``)
+    gets memory's copy of a line that is still dirty in the L1 D."""
+    st = machine.state
+    word = int.from_bytes(machine.read(address, 4), "little")
+    l1d = int(st[c.H_L1D])
+    if st[c.H_WALK_THROUGH_L1] or l1d < 0:
+        return word
+    r = c.HEADER + c.LEVEL_RECORD * l1d
+    if not st[r + c.L_SHADOW]:
+        return word
+    shift, sets, ways = int(st[r + c.L_SHIFT]), int(st[r + c.L_SETS]), int(st[r + c.L_WAYS])
+    line = address >> shift
+    first = (line & (sets - 1)) * ways
+    for slot in range(first, first + ways):
+        if st[st[r + c.L_TAGS] + slot] == line + 1:
+            if not st[st[r + c.L_DIRTY] + slot]:
+                return word
+            words = max((1 << shift) >> 3, 1)
+            offset = address & ((1 << shift) - 1)
+            kept = int(st[st[r + c.L_SHADOW] + slot * words + (offset >> 3)])
+            return (kept >> (8 * (offset & 4))) & 0xFFFFFFFF
+    return word
+
+
 # Linux's ARM PTE bits (arch/arm/include/asm/pgtable-2level.h, 3.x): the "Linux" PTE keeps
 # young and dirty, which the hardware PTE lacks
 L_PTE_PRESENT, L_PTE_YOUNG, L_PTE_DIRTY, L_PTE_RDONLY, L_PTE_USER, L_PTE_XN = \

@@ -26,6 +26,14 @@ instructions in the I-cache (Mackerras 2003 section 2). Three policies:
   _PAGE_EXEC is 0 on 40x, so every new PTE lacks _PAGE_HWEXEC and every first fetch per
   PTE takes the exec fault, while update_mmu_cache (arch/ppc/mm/init.c) still flushes a
   page whose PG_arch_1 is clear. The model follows the paper, section 2.3.)
+* ``sync_exec``: ARM Linux on a Cortex-A9 (a PIPT D-cache and a non-aliasing VIPT
+  I-cache; __sync_icache_dcache, arch/arm/mm/flush.c, 2.6.37+, which Yun 2011 section 4.3
+  names as what keeps copied text pages coherent): PG_arch_1 is PG_dcache_clean;
+  flush_dcache_page clears it; a page mapped into an executable VMA whose bit is clear is
+  synced (the backend's flush_dcache_icache) and the bit set; pages of other VMAs are never
+  flushed. The kernel does it in set_pte_at for every present user exec PTE (invalidating
+  the I-cache even for a clean page); the model does it where the generic VM maps a page
+  after a fault (update_mmu_cache) and only for pages whose bit is clear.
 """
 from __future__ import annotations
 
@@ -85,7 +93,16 @@ class LazyExec(Lazy):
             page.arch_1 = True
 
 
-POLICIES = {p.name: p for p in (Eager, Lazy, LazyExec)}
+class SyncExec(Lazy):
+    name = "sync_exec"
+
+    def update_mmu_cache(self, kernel, vma, page, pte):
+        if vma.flags & VM_EXEC:
+            return super().update_mmu_cache(kernel, vma, page, pte)
+        return pte
+
+
+POLICIES = {p.name: p for p in (Eager, Lazy, LazyExec, SyncExec)}
 
 
 def get(name):

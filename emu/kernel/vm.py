@@ -253,7 +253,7 @@ class MM:
     def __init__(self, kernel):
         self.kernel = kernel
         self.vmas: list[VMA] = []
-        self.pgd = kernel._alloc_table_page("pgd_alloc")
+        self.pgd = kernel.arch.pgd_alloc(kernel)
         self.context = kernel.arch.new_context()
         self.users = 1
 
@@ -290,7 +290,8 @@ class MM:
         arch, machine = self.kernel.arch, self.kernel.machine
         table = self.pgd.address
         for depth, (shift, bits) in enumerate(arch.table_levels):
-            entry = machine.read_word(table + ((address >> shift) & ((1 << bits) - 1)) * 4)
+            entry = machine.read_word(table + ((address >> shift) & ((1 << bits) - 1)) *
+                                      arch.dir_bytes)
             if not entry:
                 return 0
             table = arch.dir_table(depth, entry)
@@ -344,8 +345,10 @@ class Arch:
     * ``has_hashpte(pte)``: does this Linux PTE say a hardware entry may exist?
 
     The page-table tree is the backend's kernel's: ``table_levels`` (the directory levels
-    above the PTE pages), ``pte_index_bits``, ``pte_bytes``, ``dir_entry`` / ``dir_table``
-    (what a directory entry holds) and ``read_pte`` / ``write_pte`` (the PTE in this
+    above the PTE pages), ``dir_bytes`` (the size of a directory entry), ``pte_index_bits``,
+    ``pte_bytes``, ``dir_entry`` / ``dir_table`` (what a directory entry holds),
+    ``populate`` (pmd_populate: store it), ``pgd_alloc`` / ``pgd_free``, ``new_table`` (the
+    backend's work on a new table page) and ``read_pte`` / ``write_pte`` (the PTE in this
     module's bits); the defaults are PPC32's. A backend whose scan runs in guest code sets
     ``walks_flush_ranges`` and implements ``flush_range(mm, start, end)``; ``flush_pending(mm,
     addresses)`` flushes the batched strategy's recorded addresses (default: one flush_ptes
@@ -354,7 +357,10 @@ class Arch:
     A backend lists the Kernel TLB flush strategies it supports (``tlb_flush_strategies``,
     the first is the default). One whose strategy is ``tlbia`` (a software-loaded TLB with no
     hash table, Linux 4xx) also implements ``flush_tlb_page(mm, address)`` and
-    ``flush_tlb_all()``. ``flush_tlb_page_nohash(mm, address)`` (after a fault widened a
+    ``flush_tlb_all()``; one whose strategy is ``asid`` (ARMv7) implements
+    ``flush_tlb_page``, ``flush_tlb_range(mm, start, end)`` and ``flush_tlb_mm(mm)``. A
+    backend names the I-cache policy its kernel uses (``default_policy``, taken when the
+    Kernel is given none). ``flush_tlb_page_nohash(mm, address)`` (after a fault widened a
     PTE's permissions) and ``destroy_context(mm)`` default to nothing. A backend with
     ``tlb_decides`` implements ``probe(mm, address, access)``: 'hit', 'miss' or
     'protection' (an entry exists but forbids the access), see ``Kernel.touch``; its
@@ -372,11 +378,13 @@ class Arch:
     # above the PTE pages, each (shift, index bits) with four-byte entries, here one pgd of
     # 1024 entries, each the physical address of a PTE page of 1024 four-byte PTEs (4 MB).
     table_levels = ((PGDIR_SHIFT, 10),)
+    dir_bytes = 4
     pte_index_bits = 10
     pte_bytes = 4
     # the scan strategy walks ranges in guest code (flush_range) instead of calling
     # flush_ptes per PTE page
     walks_flush_ranges = False
+    default_policy = "lazy"
 
     def __init__(self, machine, ledger):
         self.machine, self.ledger = machine, ledger
@@ -409,6 +417,22 @@ class Arch:
     def dir_table(self, depth, entry):
         """The page a directory entry (level ``depth``) points to."""
         return entry
+
+    def populate(self, depth, slot, table):
+        """pmd_populate / pgd_populate: the directory entry at ``slot`` (level ``depth``)
+        points at the new, zeroed table page ``table``."""
+        self.machine.write(slot, self.dir_entry(depth, table).to_bytes(4, "big"))
+
+    def pgd_alloc(self, kernel):
+        """A new address space's top-level table: one zeroed page (a Page)."""
+        return kernel._alloc_table_page("pgd_alloc")
+
+    def pgd_free(self, kernel, pgd):
+        kernel._put_page(pgd)
+
+    def new_table(self, page, what):
+        """The backend's own work on a new, zeroed page-table page ("pte_alloc",
+        "pmd_alloc"): by default none."""
 
     def read_pte(self, ptep):
         """The Linux PTE at ``ptep``, in the generic VM's (PPC32) bits."""
@@ -445,12 +469,13 @@ class Arch:
 
 # ------------------------------------------------------------------------ the kernel
 
-TLB_FLUSH_STRATEGIES = ("scan", "immediate", "batched", "tlbia")   # all backends'
+TLB_FLUSH_STRATEGIES = ("scan", "immediate", "batched", "tlbia", "asid")   # all backends'
 
 
 class Kernel:
     """The generic VM on one machine, with an architecture backend, an I-cache flush policy
-    (``emu.kernel.policy``: eager, lazy, lazy_exec) and a TLB/hash flush strategy:
+    (``emu.kernel.policy``: eager, lazy, lazy_exec, sync_exec; None: the backend's) and a
+    TLB/hash flush strategy:
 
     * ``scan`` (Linux 2.4-2.5 PPC32): changing a Linux PTE leaves _PAGE_HASHPTE in it;
       flush_tlb_range / flush_tlb_mm scan the Linux PTEs of the range (of every VMA) and
@@ -461,12 +486,16 @@ class Kernel:
       invalidate just those (Mackerras 2003 section 4.2);
     * ``tlbia`` (Linux 4xx, include/asm-ppc/tlbflush.h): no hash table and no
       "entry exists" bit in the PTE: flush_tlb_range and flush_tlb_mm empty the whole TLB,
-      flush_tlb_page invalidates the one entry (the backend's flush_tlb_all / flush_tlb_page).
+      flush_tlb_page invalidates the one entry (the backend's flush_tlb_all / flush_tlb_page);
+    * ``asid`` (ARMv7, arch/arm/include/asm/tlbflush.h): no hash table, TLB entries tagged
+      with the address space's ASID: flush_tlb_page and flush_tlb_range invalidate by
+      address and ASID, page by page, flush_tlb_mm every entry of the ASID (the backend's
+      flush_tlb_page, flush_tlb_range, flush_tlb_mm).
     flush_tlb_page (one page, e.g. after a copy-on-write) flushes that page in every strategy.
     ``tlb_flush=None`` takes the backend's default (its first strategy).
     """
 
-    def __init__(self, machine=None, policy="lazy", tlb_flush=None, arch=None, frames=4096,
+    def __init__(self, machine=None, policy=None, tlb_flush=None, arch=None, frames=4096,
                  cost_table_override=None, **arch_options):
         from . import policy as policies
         if machine is None:
@@ -479,7 +508,7 @@ class Kernel:
             arch = PPC32Hash
         self.arch = arch(machine, self.ledger, **arch_options) if isinstance(arch, type) \
             else arch
-        self.policy = policies.get(policy)
+        self.policy = policies.get(policy or self.arch.default_policy)
         if self.policy.needs_exec_permission and not self.arch.has_exec_permission:
             self.policy_note = (f"{self.policy.name} needs a per-page execute permission that "
                                 f"{self.arch.name} hardware lacks: the model enforces it in "
@@ -528,6 +557,7 @@ class Kernel:
         page = self._alloc_page("pgtable")
         self.arch.clear_page(page.address)
         self.ledger.fixed(what)
+        self.arch.new_table(page, what)
         return page
 
     def _page_of(self, pte):
@@ -558,13 +588,13 @@ class Kernel:
             levels = self.arch.table_levels
             table = mm.pgd.address
             for depth, (shift, bits) in enumerate(levels):
-                slot = table + ((address >> shift) & ((1 << bits) - 1)) * 4
+                slot = table + ((address >> shift) & ((1 << bits) - 1)) * self.arch.dir_bytes
                 entry = self.machine.read_word(slot)
                 if not entry:
                     last = depth == len(levels) - 1
                     page = self._alloc_table_page("pte_alloc" if last else "pmd_alloc")
-                    entry = self.arch.dir_entry(depth, page.address)
-                    self.machine.write(slot, entry.to_bytes(4, "big"))
+                    self.arch.populate(depth, slot, page.address)
+                    entry = self.machine.read_word(slot)
                 table = self.arch.dir_table(depth, entry)
             ptep = mm.ptep(address)
         return ptep
@@ -611,13 +641,16 @@ class Kernel:
             self._flush_one(mm, address)
         elif self.tlb_flush == "batched":
             self._flush_batch(mm)
-        elif self.tlb_flush == "tlbia":
+        elif self.tlb_flush in ("tlbia", "asid"):
             self.arch.flush_tlb_page(mm, address)
 
     def flush_tlb_range(self, mm, start, end):
         """flush_range (arch/ppc/mm/tlb.c): one flush_hash_pages per PTE page of the range."""
         if self.tlb_flush == "tlbia":
             self.arch.flush_tlb_all()
+            return
+        if self.tlb_flush == "asid":
+            self.arch.flush_tlb_range(mm, start, end)
             return
         if self.tlb_flush == "batched":
             self._flush_batch(mm)
@@ -639,9 +672,12 @@ class Kernel:
             address = pmd_end
 
     def flush_tlb_mm(self, mm):
-        """flush_tlb_mm: flush_range over every VMA (4xx: one tlbia)."""
+        """flush_tlb_mm: flush_range over every VMA (4xx: one tlbia; ARMv7: by ASID)."""
         if self.tlb_flush == "tlbia":
             self.arch.flush_tlb_all()
+            return
+        if self.tlb_flush == "asid":
+            self.arch.flush_tlb_mm(mm)
             return
         if self.tlb_flush == "batched":
             self._flush_batch(mm)
@@ -988,7 +1024,7 @@ class Kernel:
         for page in released:
             self._put_page(page)
         self._free_page_tables(mm.pgd.address, 0, 0)
-        self._put_page(mm.pgd)
+        self.arch.pgd_free(self, mm.pgd)
         self.arch.destroy_context(mm)
         mm.vmas = []
         mm.users = 0
@@ -999,7 +1035,7 @@ class Kernel:
         levels = self.arch.table_levels
         shift, bits = levels[depth]
         for index in range(min(1 << bits, -(-(TASK_SIZE - base) >> shift))):
-            entry = self.machine.read_word(table + 4 * index)
+            entry = self.machine.read_word(table + self.arch.dir_bytes * index)
             if not entry:
                 continue
             below = self.arch.dir_table(depth, entry)

@@ -198,12 +198,14 @@ def by_procedure(result, procedures=TABLE1_PROCEDURES):
                       for name, routines in procedures.items()}, name="cycles")
 
 
-def make_kernel(policy="lazy", tlb_flush=None, profile="ppc750", **options):
+def make_kernel(policy=None, tlb_flush=None, profile="ppc750", **options):
     """A Kernel on a new machine of ``profile``, with that processor's backend: the 405's
     software-loaded TLB (emu.kernel.ppc405, MMU model on) for ppc405gp, the 603's
     (emu.kernel.ppc603, MMU model on; ``reload="pagetable"`` or ``"hash"``) for ppc603e,
-    the 64-bit hashed page table (emu.kernel.ppc64, MMU model on) for power4, else the
-    32-bit hashed one."""
+    the 64-bit hashed page table (emu.kernel.ppc64, MMU model on) for power4, ARMv7 short
+    descriptors (emu.kernel.arm, MMU model on; option ``fixes``) for cortex-a9, else the
+    32-bit hashed one. ``policy=None``: the backend's kernel's I-cache policy (lazy; ARM:
+    sync_exec)."""
     from .. import softtlb
     from ..machine import Machine
     from ..profile import load as load_profile
@@ -220,6 +222,10 @@ def make_kernel(policy="lazy", tlb_flush=None, profile="ppc750", **options):
     elif described.isa == "ppc64" and "arch" not in options:
         from .ppc64 import PPC64Hash
         options["arch"] = PPC64Hash
+        machine_options["mmu"] = True
+    elif described.isa == "arm" and "arch" not in options:
+        from .arm import ARMv7
+        options["arch"] = ARMv7
         machine_options["mmu"] = True
     return Kernel(Machine(profile, **machine_options), policy=policy, tlb_flush=tlb_flush,
                   **options)
@@ -248,7 +254,7 @@ def _run(kernel, process, image, what, pages, access):
     kernel.touch_pages(process, start, pages, access)
 
 
-def lat_proc(kind="fork", policy="lazy", tlb_flush=None, profile="ppc750", warmup=1,
+def lat_proc(kind="fork", policy=None, tlb_flush=None, profile="ppc750", warmup=1,
              iterations=1, parent_image=LAT_PROC, program=HELLO, shell=SH, kernel=None,
              **options):
     """LMBench lat_proc: ``fork`` (fork, the child exits, the parent waits), ``exec`` (the
@@ -281,7 +287,7 @@ def lat_proc(kind="fork", policy="lazy", tlb_flush=None, profile="ppc750", warmu
     return _measure(k, f"lat_proc {kind}", once, warmup, iterations)
 
 
-def kernel_compile(steps=4, policy="lazy", tlb_flush=None, profile="ppc405gp", warmup=1,
+def kernel_compile(steps=4, policy=None, tlb_flush=None, profile="ppc405gp", warmup=1,
                    program=CC1, parent_image=MAKE, kernel=None, **options):
     """A kernel compile's process pattern: per compile step, make forks, the child execs
     ``program`` (cc1), which runs (the pages its image says it touches: some text pages
@@ -306,7 +312,7 @@ def kernel_compile(steps=4, policy="lazy", tlb_flush=None, profile="ppc405gp", w
     return _measure(k, "kernel compile", once, warmup, steps, per="compile step")
 
 
-def lat_pagefault(pages=256, policy="lazy", tlb_flush=None, profile="ppc750", warmup=1,
+def lat_pagefault(pages=256, policy=None, tlb_flush=None, profile="ppc750", warmup=1,
                   iterations=1, kernel=None, **options):
     """LMBench lat_pagefault: map a cached file (read-only, shared), touch every page,
     unmap. Reported per page."""
@@ -323,7 +329,7 @@ def lat_pagefault(pages=256, policy="lazy", tlb_flush=None, profile="ppc750", wa
                     per_count=pages)
 
 
-def lat_mmap(size=1 << 20, policy="lazy", tlb_flush=None, profile="ppc750", warmup=1,
+def lat_mmap(size=1 << 20, policy=None, tlb_flush=None, profile="ppc750", warmup=1,
              iterations=1, access="r", kernel=None, **options):
     """LMBench lat_mmap: mmap ``size`` bytes of a cached file (shared, read/write), touch
     each page (``access``), munmap. Reported per mmap + touch + munmap."""
