@@ -120,3 +120,19 @@ def test_machines_without_an_outer_cache_map_no_registers():
     m = Machine("ppc750")
     assert m.outer_cache_base is None
     assert "outer_cache_syncs" not in m.call(m.load("blr\n").base).events
+
+
+def test_barrier_loops_from_routines_at_the_controllers_pace():
+    # routines/arm/barriers.S, 200 each on 2 and 4 cores, quantum 4 (Under the hood, §3):
+    # mb() runs at one sync per 40 cycles for the machine; smp_mb() is the same on any count
+    from emu import routine
+    cycles = {}
+    for kind in ("mb_loop", "smp_mb_loop"):
+        for cores in (1, 2, 4):
+            m = Machine("cortex-a9", cores=cores)
+            m.load(routine("arm/barriers.S"))
+            call = (kind, m.outer_cache_base, 200)
+            m.run_parallel([call] * cores, quantum=4)
+            cycles[kind, cores] = m.run_parallel([call] * cores, quantum=4).cycles
+    assert [cycles["mb_loop", n] for n in (1, 2, 4)] == [11002, 16017, 32017]
+    assert [cycles["smp_mb_loop", n] for n in (1, 2, 4)] == [2001, 2001, 2001]
