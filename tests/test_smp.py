@@ -109,7 +109,20 @@ def test_atomic_increments_survive_time_slices_inside_lwarx_stwcx():
     # a quantum of 3 ends slices between lwarx and stwcx.: those stwcx. fail and retry
     run = m.run_parallel([("atomic_adds", counter, 1000)] * 4, quantum=3)
     assert m.read_word(counter) == 4000
-    assert run.instructions > 4 * 7 * 1000 - 4      # retries happened
+    # 7 instructions per add and the return, without a retry: 28,004
+    assert run.instructions > 4 * (7 * 1000 + 1)     # retries happened
+
+
+def test_ldarx_stdcx_increments_of_a_doubleword_survive_four_cores():
+    m = Machine("power4", cores=4)
+    m.load(ROUTINES / "ppc64" / "atomic_add.S")
+    counter = m.alloc(8)
+    m.write(counter, (1 << 32).to_bytes(8, "big"))  # a carry into the high word must hold
+    # a quantum of 3 ends slices between ldarx and stdcx.: those stdcx. fail and retry
+    run = m.run_parallel([("atomic64_adds", counter, 1000)] * 4, quantum=3)
+    assert m.read_word(counter, 8) == (1 << 32) + 4000
+    # 7 instructions per add and the return, without a retry: 28,004
+    assert run.instructions > 4 * (7 * 1000 + 1)     # retries happened
 
 
 # (cycles, instructions, lines fetched from another core's L1 D) per core
