@@ -72,6 +72,7 @@ class PPC405(Arch):
     has_exec_permission = True          # the TLB data word's EX bit
     tlb_flush_strategies = ("tlbia",)
     tlb_decides = True
+    loaded_context = "PID"
 
     def __init__(self, machine, ledger):
         super().__init__(machine, ledger)
@@ -127,11 +128,6 @@ class PPC405(Arch):
         tlbsx matches) and its page directory for the miss handler."""
         self.call("set_context_405", mm.context, mm.pgd.address)
         self.current = mm
-
-    def _require_current(self, mm, what):
-        if mm is not self.current:
-            raise KernelError(f"{what} for an address space whose PID is not loaded: "
-                              "switch_mm (Kernel.switch_to) first")
 
     # ------------------------------------------------------------------ translations
 

@@ -121,6 +121,7 @@ class PPC603(Arch):
     name = "ppc603"
     has_exec_permission = False        # PP has no execute bit; the segment's N bit is unused
     tlb_decides = True
+    loaded_context = "segment registers"
 
     def __init__(self, machine, ledger, reload="pagetable", htab_size=None,
                  total_memory=None):
@@ -198,11 +199,6 @@ class PPC603(Arch):
             self.machine.set_segment(n, ctx_to_vsid(mm.context, n << 28), ks=True, kp=True)
         self.machine.write(self.thread + THREAD_PGDIR, mm.pgd.address.to_bytes(4, "big"))
         self.current = mm
-
-    def _require_current(self, mm, what):
-        if mm is not self.current:
-            raise KernelError(f"{what} for an address space whose segment registers are not "
-                              "loaded: switch_mm (Kernel.switch_to) first")
 
     # ------------------------------------------------------------------ translations
 

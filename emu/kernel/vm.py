@@ -457,6 +457,15 @@ class Arch:
     def destroy_context(self, mm):
         """The address space is gone: its context may be reused."""
 
+    # what switch_mm loads, named in the error when a backend that keeps ``self.current``
+    # (the mm switch_mm loaded last) is asked to work for another address space
+    loaded_context = "context"
+
+    def _require_current(self, mm, what):
+        if mm is not getattr(self, "current", None):
+            raise KernelError(f"{what} for an address space whose {self.loaded_context} "
+                              "is not loaded: switch_mm (Kernel.switch_to) first")
+
     def tlb_miss_for(self, mm, address, access):
         """A software-loaded TLB missed on ``access`` ('r', 'w', 'x'): its miss handler."""
         return self.tlb_miss(mm, address, access == "w")
