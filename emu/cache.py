@@ -920,7 +920,7 @@ def store_queue(st, addr, size, now):
     return stall
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')     # into the memory hook: no call per access
 def data_access(st, addr, size, write):
     """A load or store of ``size`` bytes; once per line it touches. Returns stall cycles.
 
@@ -979,7 +979,7 @@ def _data_lines(st, addr, size, write):
     return stall
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')     # into the block hook
 def fetch(st, addr, size, pc):
     """Instruction fetch of [addr, addr+size): once per I-cache line; checks coherence.
 

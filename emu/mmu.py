@@ -267,7 +267,7 @@ def _hash64_fault(st, status, slb_entry):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')     # into the hooks
 def translate(st, ea, write, fetch):
     """One translation of ``ea`` through the TLB(s) and, on a miss, the walker.
 
