@@ -610,7 +610,7 @@ def _make_dirty(st, r, slot, line):
     st[d] = 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _install(st, level, r, s, line):
     """Put a line into set ``s``: choose a victim, write it back if dirty; returns the way."""
     ways = st[r + L_WAYS]
@@ -631,7 +631,7 @@ def _install(st, level, r, s, line):
     return way
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _level(st, level, addr, write):
     """This level's part of a request; True when the line must be filled from below."""
     r = HEADER + LEVEL_RECORD * level
@@ -662,7 +662,7 @@ def _level(st, level, addr, write):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _down(st, level, addr, write):
     """Walk a request down from ``level`` until a level has the line; its latency."""
     while level != MEMORY:
@@ -685,6 +685,10 @@ def _drain(st):
         n = st[H_QUEUE_N] - 1
         st[H_QUEUE_N] = n
         _down(st, st[st[H_QUEUE] + 2 * n], st[st[H_QUEUE] + 2 * n + 1], True)
+
+
+# _drain's body inlined where every store of a store-through L1 D runs it (data_access)
+_drain_inline = njit(cache=True, inline='always')(_drain.py_func)
 
 
 @njit(cache=True)
@@ -754,6 +758,9 @@ def _changed(st, addr, length):
         l1i = _l1_of(st, k, True)
         if l1i >= 0:
             _flag_stale(st, l1i, addr, length)
+
+
+_changed_inline = njit(cache=True, inline='always')(_changed.py_func)     # as _drain_inline
 
 
 @njit(cache=True)
@@ -920,7 +927,7 @@ def store_queue(st, addr, size, now):
     return stall
 
 
-@njit(cache=True, inline='always')     # into the memory hook: no call per access
+@njit(cache=True)
 def data_access(st, addr, size, write):
     """A load or store of ``size`` bytes; once per line it touches. Returns stall cycles.
 
@@ -951,10 +958,15 @@ def data_access(st, addr, size, write):
                 if st[H_CORES]:
                     snoop(st, addr, OP_FLUSH)
                 _send_write(st, st[r + L_NEXT], addr)
-                _drain(st)
-                _changed(st, line << shift, 1 << shift)
+                _drain_inline(st)
+                _changed_inline(st, line << shift, 1 << shift)
                 return 0
     return _data_lines(st, addr, size, write)
+
+
+# data_access's body inlined into the memory hook (no call per access); callers elsewhere
+# (the table walkers) share one compiled data_access
+data_access_inline = njit(cache=True, inline='always')(data_access.py_func)
 
 
 @njit(cache=True)

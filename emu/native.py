@@ -64,20 +64,35 @@ def _pc(uc, st):
     return _register(uc, st, st[c.H_PC_REG])
 
 
-@njit(inline='always')     # on the hot path: no extra call per access
-def _translate(uc, st, ea, write, fetch, pc):
-    """The MMU's stall for ``ea``; a page fault stops the machine, the first one noting its
-    PC (``pc`` < 0: ask Unicorn, which only a fault makes worth it)."""
+# The hooks' model work lives in cached @njit functions (compiled once, then loaded from the
+# numba cache in milliseconds); the cfuncs, which call Unicorn through ctypes pointers and so
+# are compiled in every process, only read the PC when needed and stop the machine.
+FIRST_FAULT, FAULT = 1, 2
+
+
+@njit(cache=True, inline='always')     # on the hot path: no extra call per access
+def _translate(st, ea, write, fetch, pc):
+    """(the MMU's stall for ``ea``, fault): FAULT after a page fault, FIRST_FAULT after the
+    first one, whose PC is noted here if known (``pc`` >= 0), else by _stop_on_fault."""
     faults = st[c.H_PAGE_FAULTS]
     stall = mmu.translate(st, ea, write, fetch)
-    if st[c.H_PAGE_FAULTS] > faults:
-        if faults == 0:
-            st[c.H_FAULT_PC] = pc if pc >= 0 else _pc(uc, st)
-        _emu_stop(uc)
-    return stall
+    if st[c.H_PAGE_FAULTS] == faults:
+        return stall, 0
+    if faults == 0 and pc >= 0:
+        st[c.H_FAULT_PC] = pc
+    return stall, FIRST_FAULT if faults == 0 else FAULT
 
 
 @njit
+def _stop_on_fault(uc, st, fault, pc):
+    """A page fault stops the machine; the first one notes its PC (asked of Unicorn only
+    now, if the hook did not know it)."""
+    if fault == FIRST_FAULT and pc < 0:
+        st[c.H_FAULT_PC] = _pc(uc, st)
+    _emu_stop(uc)
+
+
+@njit(cache=True)
 def _profile_block(st, off, size, fetch_stall):
     """Profiler on: each instruction of the block gets its execution, its base cycles and
     (the first) the fetch stall, in order, so that samples land where the cycles are."""
@@ -93,45 +108,61 @@ def _profile_block(st, off, size, fetch_stall):
             c.account(st, k, cycles)
 
 
-@njit
-def _store_time(uc, st):
-    """The cycle at which the store being hooked issues. The block hook charged the whole
-    block's base cycles at its start, so take off those of this instruction and the ones
-    after it in the block (store queues need the time of each store, not of its block)."""
+@njit(cache=True)
+def _store_time(st, pc):
+    """The cycle at which the store being hooked (at ``pc``) issues. The block hook charged
+    the whole block's base cycles at its start, so take off those of this instruction and the
+    ones after it in the block (store queues need the time of each store, not of its block)."""
     now = st[c.H_CYCLES]
     end = st[c.H_BLOCK_END_COST]
     if end >= 0:
-        off = _pc(uc, st) - st[c.H_CODE_BASE]
+        off = pc - st[c.H_CODE_BASE]
         if 0 <= off < st[c.H_CODE_LEN]:
             now -= end - st[st[c.H_ICOST] + off]
     return now
 
 
-@cfunc(MEM_SIG, nopython=True)
-def memory_hook(uc, access, address_u64, size, value, ud):
+@njit(cache=True)
+def _access(ud, address, size, write, pc):
+    """The model's part of one guest load or store; returns 0 or a fault (see _translate).
+    ``pc``: the guest PC if the hook read it (profiler, store queues), else -1. The state
+    comes as the hook's pointer: an array made here has a constant shape (see _state)."""
     st = _state(ud)
-    address = np.int64(address_u64)        # keep all arithmetic in int64
-    write = access == UC_MEM_WRITE
     if st[c.H_SWALLOW] > 0:
         # the probe load (and store) QEMU makes for dcbst/dcbf/dcbi/icbi: not a data access
         st[c.H_SWALLOW] -= 1
-        return
+        return 0
     if write and st[c.H_NONTEMPORAL] > 0:
         st[c.H_NONTEMPORAL] = 0
         c.nontemporal_store(st, address, size)
-        return
-    stall = c.data_access(st, address, size, write)
+        return 0
+    stall = c.data_access_inline(st, address, size, write)
     if st[c.H_ACCESS_EXTRAS]:
         if st[c.H_ALIGN_SIZE] | st[c.H_SPLIT_MASK]:
             stall += c.alignment(st, address, size)
         if write and st[c.H_SQ_SLICES] > 0:
-            stall += c.store_queue(st, address, size, _store_time(uc, st) + stall)
+            stall += c.store_queue(st, address, size, _store_time(st, pc) + stall)
+    fault = 0
     if st[c.H_MMU]:
-        stall += _translate(uc, st, address, write, False, -1)
+        mmu_stall, fault = _translate(st, address, write, False, pc)
+        stall += mmu_stall
     if st[c.H_PROFILE_PERIOD] > 0:
-        c.account(st, _pc(uc, st) - st[c.H_CODE_BASE], stall)
+        c.account(st, pc - st[c.H_CODE_BASE], stall)
     else:
         st[c.H_CYCLES] += stall
+    return fault
+
+
+@cfunc(MEM_SIG, nopython=True)
+def memory_hook(uc, access, address_u64, size, value, ud):
+    st = _state(ud)
+    write = access == UC_MEM_WRITE
+    pc = -1                 # Unicorn keeps the PC exact in hooks; read only when needed
+    if st[c.H_PROFILE_PERIOD] > 0 or (write and st[c.H_SQ_SLICES] > 0):
+        pc = _pc(uc, st)
+    fault = _access(ud, np.int64(address_u64), np.int64(size), write, pc)
+    if fault:
+        _stop_on_fault(uc, st, fault, pc)
 
 
 @cfunc(MEM_SIG, nopython=True)
@@ -150,10 +181,10 @@ def outer_cache_hook(uc, access, address_u64, size, value, ud):
         st[c.H_CYCLES] += stall
 
 
-@cfunc(CODE_SIG, nopython=True)
-def block_hook(uc, address_u64, size_u32, ud):
+@njit(cache=True)
+def _block(ud, address, size):
+    """The model's part of one basic block; returns True to stop the machine."""
     st = _state(ud)
-    address, size = np.int64(address_u64), np.int64(size_u32)
     off = address - st[c.H_CODE_BASE]
     in_code = 0 <= off and off + size <= st[c.H_CODE_LEN]
     if in_code:
@@ -173,8 +204,11 @@ def block_hook(uc, address_u64, size_u32, ud):
     st[c.H_BLOCK_START], st[c.H_BLOCK_SIZE] = address, size
     st[c.H_INSNS] += n
     fetch_stall = c.fetch(st, address, size, address)
+    stop = False
     if st[c.H_MMU]:
-        fetch_stall += _translate(uc, st, address, False, True, address)
+        mmu_stall, fault = _translate(st, address, False, True, address)
+        fetch_stall += mmu_stall
+        stop = fault != 0
         # software-loaded TLB: note the block, to undo its counts if an access faults
         if mmu.softtlb.MODE_SOFT603 <= st[c.H_MMU] <= mmu.softtlb.MODE_SOFT405:
             st[st[c.H_SCRATCH] + 1] = address
@@ -185,9 +219,16 @@ def block_hook(uc, address_u64, size_u32, ud):
         st[c.H_CYCLES] += cycles + fetch_stall
     if st[c.H_INSNS] > st[c.H_LIMIT]:
         st[c.H_STOPPED] = 1
-        _emu_stop(uc)
+        stop = True
     elif st[c.H_STRICT] and st[c.H_STALE] > stale_before:
         st[c.H_STALE_BLOCK] = address
+        stop = True
+    return stop
+
+
+@cfunc(CODE_SIG, nopython=True)
+def block_hook(uc, address_u64, size_u32, ud):
+    if _block(ud, np.int64(address_u64), np.int64(size_u32)):
         _emu_stop(uc)
 
 
@@ -260,7 +301,10 @@ def special_hook(uc, address_u64, size, ud):
         st[c.H_SWALLOW] = st[entry + 7]
         stall = c.maintain(st, ea, op, scope)
         if st[c.H_MMU]:                       # dcb*/icbi translate their EA as a load does
-            stall += _translate(uc, st, ea, False, False, address)
+            mmu_stall, fault = _translate(st, ea, False, False, address)
+            stall += mmu_stall
+            if fault:
+                _emu_stop(uc)
         c.account(st, address - st[c.H_CODE_BASE], stall)
 
 
