@@ -272,8 +272,9 @@ class Layout:
         shadows = []
         for lv in self.levels:
             n = lv.sets * lv.ways
-            offsets.append((size, size + n, size + 2 * n, size + 3 * n, size + 3 * n + lv.sets,
-                            size + 3 * n + 2 * lv.sets))
+            # per slot: tags, dirty bits, stamps, stale flags; per set: PLRU bits, MRU word
+            offsets.append((size, size + n, size + 2 * n, size + 3 * n, size + 4 * n,
+                            size + 4 * n + lv.sets))
             size += 4 * n + 2 * lv.sets
             shadows.append(size if shadow_l1d and lv.name == "L1D" else 0)
             if shadows[-1]:

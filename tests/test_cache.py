@@ -720,3 +720,23 @@ def test_dcbz_in_a_write_through_l1d_reads_no_memory():
     # the zeroed line is dirty in L2: a clean writes it to memory
     m.maintain(0x40, c.OP_CLEAN)
     assert m.memory_traffic == {"reads": 0, "writes": 1}
+
+
+def test_each_levels_arrays_have_their_own_words():
+    # tags, dirty, stamps and stale flags per slot, PLRU bits and the MRU word per set: no
+    # two arrays may share a word (the PLRU and MRU words once sat inside the stale flags)
+    from emu.profile import load as load_profile
+    for name in ("ppc750", "cortex-a9", "power4"):
+        profile = load_profile(name)
+        layout = c.Layout(profile.caches, cores=2)
+        st = layout.state
+        spans = []
+        for i, lv in enumerate(layout.levels):
+            r = c.HEADER + c.LEVEL_RECORD * i
+            n = lv.sets * lv.ways
+            spans += [(st[r + c.L_TAGS], n), (st[r + c.L_DIRTY], n), (st[r + c.L_STAMP], n),
+                      (st[r + c.L_STALE], n), (st[r + c.L_PLRU], lv.sets),
+                      (st[r + c.L_MRU], lv.sets)]
+        spans.sort()
+        for (a, n), (b, _) in zip(spans, spans[1:]):
+            assert a + n <= b, f"{name}: words {a}-{a + n} overlap the array at {b}"
