@@ -88,7 +88,7 @@ def test_flush_share_beside_table1(policies):
         cycles = workloads.by_procedure(policies["shell", policy])
         shares.append(cycles["flush_dcache_icache"] / cycles.sum())
     assert shares == pytest.approx([0.741, 0.662], abs=5e-4)
-    assert workloads.by_procedure(policies["shell", "eager"])["flush_dcache_icache"] == 710740
+    assert workloads.by_procedure(policies["shell", "eager"])["flush_dcache_icache"] == 707330
     assert workloads.by_procedure(policies["shell", "lazy"])["flush_dcache_icache"] == 484400
 
 
