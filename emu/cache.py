@@ -863,20 +863,21 @@ def outer_cache_write(st, offset, value):
     if offset == OUTER_CACHE_SYNC or offset == OUTER_DUMMY_SYNC:
         st[H_OUTER_SYNCS] += 1
         service = st[H_OUTER_SYNC_CYCLES]
-        wait = serialise(st, RESOURCE_OUTER_CACHE, service)
-        st[H_OUTER_WAIT] += wait
-        return wait + service
-    for register, op in OUTER_LINE_OPS:
-        if offset == register:
-            st[H_OUTER_LINE_OPS] += 1
-            service = st[H_OUTER_LINE_CYCLES]
-            level = st[H_FIRST_LEVEL]
-            if level != MEMORY and _maintain_level(st, level, value, op):
-                service += st[H_MEM_LAT]
-            wait = serialise(st, RESOURCE_OUTER_CACHE, service)
-            st[H_OUTER_WAIT] += wait
-            return wait + service
-    return 0
+    else:
+        op = -1
+        for register, line_op in OUTER_LINE_OPS:
+            if offset == register:
+                op = line_op
+        if op < 0:
+            return 0
+        st[H_OUTER_LINE_OPS] += 1
+        service = st[H_OUTER_LINE_CYCLES]
+        level = st[H_FIRST_LEVEL]
+        if level != MEMORY and _maintain_level(st, level, value, op):
+            service += st[H_MEM_LAT]
+    wait = serialise(st, RESOURCE_OUTER_CACHE, service)
+    st[H_OUTER_WAIT] += wait
+    return wait + service
 
 
 @njit(cache=True)

@@ -289,9 +289,8 @@ class MM:
         directory levels from the pgd."""
         arch, machine = self.kernel.arch, self.kernel.machine
         table = self.pgd.address
-        for depth, (shift, bits) in enumerate(arch.table_levels):
-            entry = machine.read_word(table + ((address >> shift) & ((1 << bits) - 1)) *
-                                      arch.dir_bytes)
+        for depth in range(len(arch.table_levels)):
+            entry = machine.read_word(arch.dir_slot(depth, table, address))
             if not entry:
                 return 0
             table = arch.dir_table(depth, entry)
@@ -409,6 +408,11 @@ class Arch:
     def pte_page_shift(self):
         """log2 of the bytes one PTE page maps."""
         return PAGE_SHIFT + self.pte_index_bits
+
+    def dir_slot(self, depth, table, address):
+        """Where, in the directory ``table`` (level ``depth``), the entry for ``address`` is."""
+        shift, bits = self.table_levels[depth]
+        return table + ((address >> shift) & ((1 << bits) - 1)) * self.dir_bytes
 
     def dir_entry(self, depth, table):
         """The directory entry (level ``depth``) that points to the page ``table``."""
@@ -596,8 +600,8 @@ class Kernel:
         if ptep is None:
             levels = self.arch.table_levels
             table = mm.pgd.address
-            for depth, (shift, bits) in enumerate(levels):
-                slot = table + ((address >> shift) & ((1 << bits) - 1)) * self.arch.dir_bytes
+            for depth in range(len(levels)):
+                slot = self.arch.dir_slot(depth, table, address)
                 entry = self.machine.read_word(slot)
                 if not entry:
                     last = depth == len(levels) - 1
