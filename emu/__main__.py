@@ -45,6 +45,8 @@ def _parser():
     hand.add_argument("-o", "--output", required=True, help="where to write the copy")
     bench = sub.add_parser("bench", help="raw Unicorn vs instrumented throughput per ISA")
     bench.add_argument("--isa", action="append", choices=["ppc32", "ppc64", "arm", "x86"])
+    bench.add_argument("--layout", action="append", choices=["adjacent", "offset"],
+                       help="where the destination buffer sits (default: both; see emu.bench)")
     return p
 
 
@@ -128,8 +130,9 @@ def handout(options):
 def main(argv=None):
     options = _parser().parse_args(argv)
     if options.command == "bench":
-        from .bench import report
-        print(report(tuple(options.isa) if options.isa else ("ppc32", "ppc64", "arm", "x86")))
+        from .bench import LAYOUTS, report
+        print(report(tuple(options.isa) if options.isa else ("ppc32", "ppc64", "arm", "x86"),
+                     tuple(options.layout) if options.layout else tuple(LAYOUTS)))
         return 0
     from .assemble import AssemblyError
     from .machine import GuestError

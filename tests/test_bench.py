@@ -1,0 +1,38 @@
+"""The throughput benchmark's accounting (no timing is asserted: speed is for benchmarks/)."""
+import pytest
+
+from emu import bench
+from emu.machine import Machine
+
+QEMU_TLB_ENTRIES = 256        # QEMU's default soft TLB: direct-mapped, indexed by page number
+
+
+@pytest.mark.parametrize("isa", ["ppc32", "ppc64", "arm", "x86"])
+def test_the_figure_counts_every_guest_access_once(isa):
+    t = bench.measure(isa, buffer_bytes=4096, passes=2, repeat=1)
+    words = 4096 // (8 if isa == "ppc64" else 4)
+    assert t.accesses == 2 * 2 * words
+    # x86 also reads its three stacked arguments and pops the return address, per call
+    assert t.counted == t.accesses + (2 * 4 if isa == "x86" else 0)
+    assert t.raw > 0 and t.empty_hooks > 0 and t.instrumented > 0
+
+
+def test_layouts_place_the_pages_in_one_qemu_tlb_entry_or_not():
+    for layout, gap, same_entry in (("adjacent", 0, True), ("offset", 4096, False)):
+        machine = Machine("ppc750", ram_size=8 << 20)
+        src, dst = bench.place_buffers(machine, 1 << 20, layout)
+        assert dst - src == (1 << 20) + gap
+        pages = [(a >> 12) % QEMU_TLB_ENTRIES for a in (src, dst)]
+        assert (pages[0] == pages[1]) is same_entry
+
+
+def test_a_bad_layout_is_refused():
+    with pytest.raises(ValueError, match="layout must be one of adjacent, offset, not 'far'"):
+        bench.measure("ppc32", layout="far")
+
+
+def test_the_report_has_a_row_per_isa_and_layout():
+    text = bench.report(("arm",), ("offset",), buffer_bytes=4096, passes=1, repeat=1)
+    rows = [line for line in text.splitlines() if line.startswith("| arm")]
+    assert [row.split(" | ")[2] for row in rows] == ["offset"]
+    assert "empty native hooks" in text.splitlines()[0]
