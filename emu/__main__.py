@@ -130,9 +130,8 @@ def handout(options):
 def main(argv=None):
     options = _parser().parse_args(argv)
     if options.command == "bench":
-        from .bench import LAYOUTS, report
-        print(report(tuple(options.isa) if options.isa else ("ppc32", "ppc64", "arm", "x86"),
-                     tuple(options.layout) if options.layout else tuple(LAYOUTS)))
+        from .bench import COPY_LOOPS, LAYOUTS, report
+        print(report(tuple(options.isa or COPY_LOOPS), tuple(options.layout or LAYOUTS)))
         return 0
     from .assemble import AssemblyError
     from .machine import GuestError
