@@ -80,7 +80,6 @@ does it in set_pte_at for every present user exec PTE (see emu.kernel.policy).
 """
 from __future__ import annotations
 
-from .. import cache as c
 from .. import mmu, routine
 from .vm import (_PAGE_ACCESSED, _PAGE_DIRTY, _PAGE_EXEC, _PAGE_PRESENT, _PAGE_RW, _PAGE_USER,
                  PAGE_SHIFT, PAGE_SIZE, TASK_SIZE, Arch, KernelError, Page)
@@ -171,11 +170,8 @@ class ARMv7(Arch):
 
     def __init__(self, machine, ledger, fixes=None):
         super().__init__(machine, ledger)
-        if machine.isa != "arm" or machine.state[c.H_MMU] != mmu.MODE_ARM_SHORT:
-            raise ValueError(f"the ARM backend needs Machine('cortex-a9', mmu=True) (an ARM "
-                             f"machine with the short-descriptor MMU model), not "
-                             f"{machine.profile.name} ({machine.isa}"
-                             f"{', MMU model on' if machine.state[c.H_MMU] else ''})")
+        self._require_mmu(machine, "arm", mmu.MODE_ARM_SHORT, "ARM", "cortex-a9",
+                          "an ARM machine with the short-descriptor MMU model")
         line = machine.profile.cache("L1D").line
         if line != LINE:
             raise ValueError(f"the ARM backend's routines step the line size Unicorn's "

@@ -76,11 +76,7 @@ class PPC405(Arch):
 
     def __init__(self, machine, ledger):
         super().__init__(machine, ledger)
-        soft = machine.soft_tlb
-        if soft is None or soft.kind != "405":
-            raise ValueError(f"the 405 backend needs Machine('ppc405gp', mmu=True), not "
-                             f"{machine.profile.name}"
-                             f"{' with mmu=True' if soft else ' without the MMU model'}")
+        soft = self._require_soft_tlb(machine, "405", "405", "ppc405gp")
         lines = {lv.name: lv.line for lv in machine.profile.caches if lv.name in ("L1I", "L1D")}
         if any(line != ROUTINE_LINE for line in lines.values()):
             raise ValueError(f"the 405 backend's page routines step {ROUTINE_LINE}-byte cache "

@@ -126,11 +126,7 @@ class PPC603(Arch):
     def __init__(self, machine, ledger, reload="pagetable", htab_size=None,
                  total_memory=None):
         super().__init__(machine, ledger)
-        soft = machine.soft_tlb
-        if soft is None or soft.kind != "603":
-            raise ValueError(f"the 603 backend needs Machine('ppc603e', mmu=True), not "
-                             f"{machine.profile.name}"
-                             f"{' with mmu=True' if soft else ' without the MMU model'}")
+        soft = self._require_soft_tlb(machine, "603", "603", "ppc603e")
         if reload not in RELOADS:
             raise ValueError(f"reload must be one of {RELOADS}, not {reload!r}")
         if reload == "pagetable" and (htab_size or total_memory):

@@ -62,7 +62,6 @@ from __future__ import annotations
 
 from collections import deque
 
-from .. import cache as c
 from .. import hash64, mmu, routine
 from .vm import (_PAGE_ACCESSED, _PAGE_COHERENT, _PAGE_DIRTY, _PAGE_EXEC, _PAGE_GUARDED,
                  _PAGE_HASHPTE, _PAGE_NO_CACHE, _PAGE_PRESENT, _PAGE_RW, _PAGE_USER,
@@ -138,11 +137,8 @@ class PPC64Hash(Arch):
 
     def __init__(self, machine, ledger, htab_size=None, total_memory=None):
         super().__init__(machine, ledger)
-        if machine.isa != "ppc64" or machine.state[c.H_MMU] != mmu.MODE_HASHED64:
-            raise ValueError(f"the ppc64 hashed backend needs Machine('power4', mmu=True) "
-                             f"(a ppc64 machine with the 64-bit hashed MMU model), not "
-                             f"{machine.profile.name} ({machine.isa}"
-                             f"{', MMU model on' if machine.state[c.H_MMU] else ''})")
+        self._require_mmu(machine, "ppc64", mmu.MODE_HASHED64, "ppc64 hashed", "power4",
+                          "a ppc64 machine with the 64-bit hashed MMU model")
         size = htab_size or htab_size_for(total_memory or machine.ram_size)
         self.htab_base = machine.alloc(size, align=size)
         self.htab_size = size

@@ -31,6 +31,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
+from .. import cache as c
 from . import costs as cost_table
 
 PAGE_SIZE = 4096
@@ -464,6 +465,25 @@ class Arch:
     # what switch_mm loads, named in the error when a backend that keeps ``self.current``
     # (the mm switch_mm loaded last) is asked to work for another address space
     loaded_context = "context"
+
+    @staticmethod
+    def _require_mmu(machine, isa, mode, who, cpu, model):
+        """Refuse a machine other than ``isa`` with the hardware-walked MMU model ``mode``."""
+        on = machine.state[c.H_MMU]
+        if machine.isa != isa or on != mode:
+            raise ValueError(f"the {who} backend needs Machine('{cpu}', mmu=True) ({model}), "
+                             f"not {machine.profile.name} ({machine.isa}"
+                             f"{', MMU model on' if on else ''})")
+
+    @staticmethod
+    def _require_soft_tlb(machine, kind, who, cpu):
+        """The machine's software-loaded TLB ``kind`` ('603', '405'); any other is refused."""
+        soft = machine.soft_tlb
+        if soft is None or soft.kind != kind:
+            raise ValueError(f"the {who} backend needs Machine('{cpu}', mmu=True), not "
+                             f"{machine.profile.name}"
+                             f"{' with mmu=True' if soft else ' without the MMU model'}")
+        return soft
 
     def _require_current(self, mm, what):
         if mm is not getattr(self, "current", None):
