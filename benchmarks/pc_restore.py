@@ -15,7 +15,6 @@ Run: python benchmarks/pc_restore.py [ISA ...]
 """
 import ctypes
 import sys
-import time
 
 import numpy as np
 import unicorn
@@ -85,10 +84,8 @@ def measure(isa, repeat=5, passes=4, size=1 << 20):
     same = {(r.cycles, r.instructions, str(r.caches)) for r in results.values()}
     best = dict.fromkeys(runs, float("inf"))
     for _ in range(repeat):
-        for name, run in runs.items():
-            start = time.perf_counter()
-            run()
-            best[name] = min(best[name], time.perf_counter() - start)
+        for name, run in runs.items():       # interleaved, as in emu.bench
+            best[name] = min(best[name], bench._timed(run, 1))
     rate = {name: 2 * words * passes / t / 1e6 for name, t in best.items()}
     return rate, len(same) == 1 if len(results) == 2 else None
 
