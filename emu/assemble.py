@@ -363,9 +363,20 @@ _PPC_SUFFIX = {"l": lambda v: v & 0xFFFF, "h": lambda v: (v >> 16) & 0xFFFF,
                "ha": lambda v: ((v + 0x8000) >> 16) & 0xFFFF}
 
 
+_ESCAPES = {"n": 10, "t": 9, "r": 13, "b": 8, "f": 12, "v": 11, "a": 7, "0": 0,
+            "\\": 92, "'": 39, '"': 34}
+
+
+def _character_constant(m):
+    text = m.group(1)
+    if len(text) == 2 and text[1] not in _ESCAPES:        # '\x', '\u', '\8'
+        raise ValueError(f"cannot read the character constant {m.group(0)}")
+    return str(_ESCAPES[text[1]] if len(text) == 2 else ord(text))
+
+
 def _character_constants(text):
     """GNU character constants ('c', and the older 'c without a closing quote) as numbers."""
-    return re.sub(r"'(\\?.)'?", lambda m: str(ord(ast.literal_eval(f"'{m.group(1)}'"))), text)
+    return re.sub(r"'(\\?.)'?", _character_constant, text)
 
 
 def _numbers_to_python(text):
@@ -374,8 +385,30 @@ def _numbers_to_python(text):
     return re.sub(r"(?<!/)/(?!/)", "//", text)
 
 
+# No constant of a kernel routine needs more bits. The bound keeps a typo such as
+# 1 << (1 << 40) (128 GB) or a chain of squaring symbols from exhausting memory.
+MAX_VALUE_BITS = 256
+
+
+def _apply(op, left, right, expr):
+    if op is ast.LShift and right > MAX_VALUE_BITS:
+        raise ValueError(f"{expr!r} needs more than {MAX_VALUE_BITS} bits")
+    result = _BINOPS[op](left, right)
+    if result.bit_length() > MAX_VALUE_BITS:
+        raise ValueError(f"{expr!r} needs more than {MAX_VALUE_BITS} bits")
+    return result
+
+
 def evaluate(expr, lookup):
     """Evaluate a GNU-as integer expression; lookup(name) gives a symbol's value."""
+    try:
+        return _evaluate(expr, lookup)
+    except (RecursionError, MemoryError):
+        # Python's parser and this evaluator recurse per operator and per symbol
+        raise ValueError(f"the expression is nested too deeply: {expr[:60]!r}") from None
+
+
+def _evaluate(expr, lookup):
     expr = expr.strip()
     suffix = None
     m = re.match(r"^(.*)@(l|h|ha|hi)$", expr)
@@ -399,11 +432,13 @@ def evaluate(expr, lookup):
         if isinstance(node, ast.Expression):
             return value(node.body)
         if isinstance(node, ast.Constant) and isinstance(node.value, int):
+            if node.value.bit_length() > MAX_VALUE_BITS:
+                raise ValueError(f"{expr!r} needs more than {MAX_VALUE_BITS} bits")
             return node.value
         if isinstance(node, ast.Name) and node.id in names:
             return names[node.id]
         if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
-            return _BINOPS[type(node.op)](value(node.left), value(node.right))
+            return _apply(type(node.op), value(node.left), value(node.right), expr)
         if isinstance(node, ast.UnaryOp) and type(node.op) in _UNOPS:
             return _UNOPS[type(node.op)](value(node.operand))
         raise ValueError(f"cannot evaluate {expr!r}")
@@ -548,6 +583,7 @@ class _Assembler:
         self.p, self.isa, self.base = parsed, parsed.isa, base
         self.addresses = None          # label -> address in the current layout
         self.resolving = set()
+        self.equate_values = {}        # (name, here) -> value in the current layout
 
     def error(self, message, s: Statement):
         return AssemblyError(message, self.p.filename, s.lineno, s.line)
@@ -560,15 +596,22 @@ class _Assembler:
                 return here             # first pass: a placeholder in branch range
             return self.addresses[name]
         if name in self.p.equates:
-            if name in self.resolving:
-                raise ValueError(f"symbol {name!r} is defined in terms of itself")
-            self.resolving.add(name)
-            try:
-                expr, _, _ = self.p.equates[name]
-                return evaluate(expr, lambda n: self.lookup(n, here))
-            finally:
-                self.resolving.discard(name)
+            # each symbol once per layout: a chain of symbols that each use the one before
+            # twice would otherwise take 2**length evaluations
+            if (name, here) not in self.equate_values:
+                self.equate_values[(name, here)] = self.evaluate_equate(name, here)
+            return self.equate_values[(name, here)]
         raise ValueError(f"unknown symbol {name!r}")
+
+    def evaluate_equate(self, name, here):
+        if name in self.resolving:
+            raise ValueError(f"symbol {name!r} is defined in terms of itself")
+        self.resolving.add(name)
+        try:
+            expr, _, _ = self.p.equates[name]
+            return evaluate(expr, lambda n: self.lookup(n, here))
+        finally:
+            self.resolving.discard(name)
 
     def substitute(self, s: Statement, text):
         """Replace every known symbol in an instruction's operands by its value."""
@@ -614,6 +657,8 @@ class _Assembler:
             name, _, args = s.body.partition(" ")
             arg = evaluate(_split_operands(args)[0], lookup)
             power_of_two = name == ".p2align" or (name == ".align" and self.isa != "x86")
+            if power_of_two and not 0 <= arg <= 16:
+                raise ValueError(f"{name} {arg}: give a power of two from 0 to 16")
             align = 1 << arg if power_of_two else arg
             if align <= 0 or align & (align - 1) or align > (1 << 16):
                 raise ValueError(f"alignment {align} is not a power of two up to 65536")
@@ -626,6 +671,7 @@ class _Assembler:
         """Encode every statement at its current address; returns the encodings."""
         requests, where = [], []
         encodings = [b""] * len(self.p.statements)
+        self.equate_values = {}        # the layout (label addresses) may have changed
         for i, s in enumerate(self.p.statements):
             try:
                 if s.kind == "insn":
