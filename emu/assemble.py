@@ -289,6 +289,9 @@ class _Parser:
             # keystone hangs on statements that do not start with a word: refuse them here
             raise self.error(f"{mnemonic!r} is not an instruction mnemonic", lineno, line)
         operands = self.numeric_refs(operands.strip(), lineno, line)
+        why = _operand_problem(self.isa, operands)
+        if why:
+            raise self.error(f"cannot assemble {stmt!r}: {why}", lineno, line)
         if self.isa == "x86" and mnemonic.lower() in PREFIXES and not operands:
             self.pending_prefix += mnemonic + " "      # "rep; movsl": join with what follows
             self.prefix_line = (lineno, line)
@@ -307,6 +310,58 @@ class _Parser:
                 self.add("ldr_const", f"{m.group(2)},{m.group(3)}", lineno, line)
                 return
         self.add("insn", text, lineno, line)
+
+
+_CLOSES = {"(": ")", "[": "]", "{": "}"}
+
+
+def _bracket_problem(text):
+    """An unbalanced bracket: keystone hangs on some (PowerPC 'lwz 3, 4(5))') and silently
+    reads others as if closed (x86 Intel 'mov eax, [esp+4')."""
+    opened, quote = [], None
+    for ch in text:
+        if quote:
+            quote = None if ch == quote else quote
+        elif ch in "\"'":
+            quote = ch
+        elif ch in _CLOSES:
+            opened.append(ch)
+        elif ch in _CLOSES.values():
+            if not opened or _CLOSES[opened.pop()] != ch:
+                return f"unexpected '{ch}'"
+    return f"missing '{_CLOSES[opened[-1]]}'" if opened else None
+
+
+def _operand_problem(isa, operands):
+    """Why the operands must not reach keystone, or None. PowerPC operands are expressions
+    (d(rA) included): keystone's PowerPC parser loops forever on many malformed ones (a
+    trailing operator or backquote, 'r3+'), so each must read as an expression."""
+    why = _bracket_problem(operands)
+    if why or isa not in ("ppc32", "ppc64"):
+        return why
+    for operand in _split_operands(operands):
+        try:
+            text = SYMBOL_RE.sub("_s", _character_constants(PPC_REG_RE.sub(r"\2", operand)))
+            text = _numbers_to_python(text)
+            ast.parse(text, mode="eval")
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return f"cannot read the operand {operand!r}"
+    return None
+
+
+NUMBER_RE = re.compile(r"(?<![\w.$])(0[xX][0-9a-fA-F]+|\d+)(?![\w.$])")
+
+
+def _keystone_problem(text):
+    """Why keystone must not see an instruction, or None: it crashes on non-ASCII text and
+    (PowerPC) loops forever on a negative number of 64 bits or more."""
+    bad = next((ch for ch in text if not ch.isascii()), None)
+    if bad:
+        return f"non-ASCII character {bad!r}"
+    for m in NUMBER_RE.finditer(text):
+        if int(m.group(1), 0 if m.group(1)[:2].lower() == "0x" else 10) >> 64:
+            return f"the number {m.group(1)} does not fit in 64 bits"
+    return None
 
 
 def _intel_string_ops(text):
@@ -348,7 +403,13 @@ def _string_literal(text):
     text = text.strip()
     if len(text) < 2 or text[0] != '"' or text[-1] != '"':
         raise ValueError(f"expected a string in double quotes, got {text}")
-    return ast.literal_eval("b" + text)
+    # GNU as stores a non-ASCII character as its UTF-8 bytes (a bytes literal refuses it)
+    utf8 = "".join(ch if ch.isascii() else "".join(f"\\x{b:02x}" for b in ch.encode())
+                   for ch in text)
+    try:
+        return ast.literal_eval("b" + utf8)
+    except (SyntaxError, ValueError):
+        raise ValueError(f"cannot read the string {text} (a bad escape?)") from None
 
 
 # ------------------------------------------------------------------------- expressions
@@ -692,6 +753,9 @@ class _Assembler:
                 texts = [_att_decimals_to_hex(t) for t in texts]
             address = s.address
             for text in texts:
+                why = _keystone_problem(text)
+                if why:
+                    raise self.error(f"cannot assemble {text!r}: {why}", s)
                 requests.append((text, address, s.syntax))
                 where.append(i)
                 address += 4        # only ldr_const has two parts, both 4 bytes (A32)
@@ -752,6 +816,7 @@ def assemble(source, isa, base=0x10000, filename="<source>"):
     """Assemble GNU-style source for ``isa`` at address ``base``; returns a Program."""
     if isa not in ISAS:
         raise ValueError(f"unknown ISA {isa!r}: choose one of {', '.join(ISAS)}")
+    source = source.removeprefix("\ufeff")     # a byte-order mark some editors save first
     parsed = _Parser(isa, filename).parse(source)
     for name in parsed.globals:
         if name not in parsed.labels and name not in parsed.equates:

@@ -76,3 +76,53 @@ def test_alignment_out_of_range_says_so(isa, text, why):
     # was: "negative shift count", or Python's "Exceeds the limit (4300 digits) for integer
     # string conversion" from printing 1 << 65536
     assert asm_error(text, isa).message == why
+
+
+# ------------------------------------------------------------- text keystone must not see
+
+def test_non_ascii_in_strings_is_stored_as_utf8_like_gnu_as():
+    assert assemble('.ascii "Grüße"\n', "x86").code == "Grüße".encode()
+    err = asm_error('nop\n.asciz "\\x"\n')           # a bad escape: was a SyntaxError
+    assert (err.lineno, err.message) == (2, 'cannot read the string "\\x" (a bad escape?)')
+
+
+def test_a_byte_order_mark_at_the_start_of_a_file_is_ignored(tmp_path):
+    path = tmp_path / "bom.S"
+    path.write_bytes("\ufeff.globl f\nf:  li r3, 1\n    blr\n".encode())
+    p = asm.assemble_file(path, "ppc32")
+    assert p.symbols == {"f": BASE} and len(p.code) == 8
+
+
+@pytest.mark.parametrize("isa", asm.ISAS)
+def test_non_ascii_instruction_is_refused_before_keystone_crashes(isa):
+    err = asm_error("nöp\n", isa)
+    assert err.message == "cannot assemble 'nöp': non-ASCII character 'ö'"
+    assert (err.lineno, err.line) == (1, "nöp")
+
+
+@pytest.mark.parametrize("isa, line, why", [
+    # keystone read this as [esp+4] without a word
+    ("x86", "mov eax, [esp+4", "missing ']'"),
+    # keystone's PowerPC parser loops forever on these (each cost the 30 s time-out)
+    ("ppc32", "lwz 3, 4(5))", "unexpected ')'"),
+    ("ppc32", "addi r3-, r3, 12", "cannot read the operand 'r3-'"),
+    ("ppc64", "ld r3, 8(r5)`", "cannot read the operand '8(r5)`'"),
+    ("ppc64", "mtcrf 0x01, r5)", "unexpected ')'"),
+])
+def test_malformed_operands_are_refused_at_once(monkeypatch, isa, line, why):
+    monkeypatch.setattr(asm, "WORKER_TIMEOUT_S", 2)
+    src = (".intel_syntax noprefix\n" if isa == "x86" else "") + line + "\n"
+    err = asm_error(src, isa)
+    assert err.message == f"cannot assemble {line!r}: {why}"
+    assert err.line == line
+
+
+@pytest.mark.parametrize("src, text", [
+    ("li 3, -0x10000000000000000\n", "li 3, -0x10000000000000000"),
+    (".equ X, -(1 << 64)\nli 3, X\n", "li 3, (-0x10000000000000000)"),
+])
+def test_numbers_of_64_bits_or_more_are_refused_before_keystone_hangs(monkeypatch, src, text):
+    monkeypatch.setattr(asm, "WORKER_TIMEOUT_S", 2)
+    err = asm_error(src)
+    assert err.message == f"cannot assemble {text!r}: the number 0x10000000000000000 " \
+        "does not fit in 64 bits"
