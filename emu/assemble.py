@@ -178,6 +178,7 @@ class _Parser:
         self.globals: list[str] = []
         self.global_lines: dict[str, tuple] = {}
         self.numeric_count: dict[str, int] = {}
+        self.forward_refs: list[tuple] = []    # (1f, the name it became, lineno, line)
         self.pending_prefix = ""
         self.prefix_line = (None, None)
 
@@ -192,6 +193,10 @@ class _Parser:
         if self.pending_prefix:
             raise self.error(f"prefix {self.pending_prefix.strip()!r} is not followed by an "
                              "instruction", *self.prefix_line)
+        for ref, name, lineno, line in self.forward_refs:
+            if name not in self.labels:       # else keystone names our internal .L1$0
+                raise self.error(f"'{ref}' refers forward to a label {ref[:-1]}: that is not "
+                                 "defined below", lineno, line)
         return self
 
     def define_label(self, name, lineno, line):
@@ -211,6 +216,8 @@ class _Parser:
             if k < 0:
                 raise self.error(f"'{m.group(0)}' refers back to a label {m.group(1)}: "
                                  "that is not defined above", lineno, line)
+            if m.group(2) == "f":
+                self.forward_refs.append((m.group(0), f".L{m.group(1)}${k}", lineno, line))
             return f".L{m.group(1)}${k}"
         return NUMERIC_REF_RE.sub(rename, text)
 
@@ -232,6 +239,13 @@ class _Parser:
     def equate(self, name, expr, lineno, line):
         if name in self.labels:
             raise self.error(f"symbol {name!r} is already a label", lineno, line)
+        if name in self.equates and self.equates[name][0] != self.numeric_refs(expr, lineno,
+                                                                                line):
+            # GNU as lets .set change a value part-way; here a symbol has one value for the
+            # whole file, so every use would silently get the last one
+            raise self.error(f"symbol {name!r} is already defined on line "
+                             f"{self.equates[name][1]}: it cannot take another value",
+                             lineno, line)
         self.equates[name] = (self.numeric_refs(expr, lineno, line), lineno, line)
 
     def directive(self, stmt, lineno, line):
@@ -691,7 +705,10 @@ class _Assembler:
 
     def ldr_const_text(self, s: Statement):
         reg, expr = s.body.split(",", 1)
-        v = evaluate(expr, lambda n: self.lookup(n, s.address)) & 0xFFFFFFFF
+        v = evaluate(expr, lambda n: self.lookup(n, s.address))
+        if not -(1 << 31) <= v < 1 << 32:
+            raise ValueError(f"{v:#x} does not fit in 32 bits")
+        v &= 0xFFFFFFFF
         return [f"movw {reg}, #{v & 0xFFFF}", f"movt {reg}, #{v >> 16}"]
 
     def encode_data(self, s: Statement):
@@ -805,8 +822,10 @@ class _Assembler:
             if [len(e) for e in encodings] == sizes:
                 break
         else:
-            raise AssemblyError("the layout did not settle (instruction sizes keep changing)",
-                                self.p.filename)
+            changing = next(s for s, e, n in zip(self.p.statements, encodings, sizes)
+                            if len(e) != n)
+            raise self.error("the layout did not settle: this statement's size keeps "
+                             "changing", changing)
         for s, e in zip(self.p.statements, encodings):
             s.encoding = e
         return encodings

@@ -126,3 +126,36 @@ def test_numbers_of_64_bits_or_more_are_refused_before_keystone_hangs(monkeypatc
     err = asm_error(src)
     assert err.message == f"cannot assemble {text!r}: the number 0x10000000000000000 " \
         "does not fit in 64 bits"
+
+
+# ------------------------------------------------------------ symbols and layout
+
+def test_a_forward_reference_without_its_label_names_what_was_written():
+    # keystone's message named the internal '.L1$0' (on x86, mangled to '.L1$0x0')
+    for isa, line in (("ppc32", "b 1f"), ("x86", "jmp 1f"), ("arm", "bne 1f")):
+        err = asm_error(f"1:  nop\n    {line}\n", isa)
+        assert err.message == "'1f' refers forward to a label 1: that is not defined below"
+        assert (err.lineno, err.line) == (2, f"    {line}")
+
+
+def test_a_symbol_set_twice_to_different_values_is_refused():
+    # GNU as would give the first li 1 and the second 2; emu gave both 2, silently
+    err = asm_error(".set X, 1\nli 3, X\n.set X, 2\nli 4, X\n")
+    assert err.message == "symbol 'X' is already defined on line 1: it cannot take " \
+        "another value"
+    assert (err.lineno, err.line) == (3, ".set X, 2")
+    # the same value again is harmless (a header included twice)
+    assert words(assemble(".equ X, 1\n.equ X, 1\nli 3, X\n", "ppc32")) == [0x38600001]
+
+
+def test_arm_ldr_of_a_constant_wider_than_32_bits_is_refused():
+    # was silently cut to its low 32 bits (movw r0, #0; movt r0, #0)
+    err = asm_error("ldr r0, =1 << 40\n", "arm")
+    assert err.message == "0x10000000000 does not fit in 32 bits"
+    assert words(assemble("ldr r0, =-1\n", "arm")) == [0xE30F0FFF, 0xE34F0FFF]
+
+
+def test_a_layout_that_never_settles_names_the_statement():
+    err = asm_error("nop\na: .space (b - a) + 4\nb:\n")
+    assert err.message == "the layout did not settle: this statement's size keeps changing"
+    assert (err.lineno, err.line) == (2, "a: .space (b - a) + 4")
