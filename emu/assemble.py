@@ -178,6 +178,7 @@ class _Parser:
         self.globals: list[str] = []
         self.global_lines: dict[str, tuple] = {}
         self.numeric_count: dict[str, int] = {}
+        self.forward_refs: list[tuple] = []    # (1f, the name it became, lineno, line)
         self.pending_prefix = ""
         self.prefix_line = (None, None)
 
@@ -192,6 +193,10 @@ class _Parser:
         if self.pending_prefix:
             raise self.error(f"prefix {self.pending_prefix.strip()!r} is not followed by an "
                              "instruction", *self.prefix_line)
+        for ref, name, lineno, line in self.forward_refs:
+            if name not in self.labels:       # else keystone names our internal .L1$0
+                raise self.error(f"'{ref}' refers forward to a label {ref[:-1]}: that is not "
+                                 "defined below", lineno, line)
         return self
 
     def define_label(self, name, lineno, line):
@@ -211,6 +216,8 @@ class _Parser:
             if k < 0:
                 raise self.error(f"'{m.group(0)}' refers back to a label {m.group(1)}: "
                                  "that is not defined above", lineno, line)
+            if m.group(2) == "f":
+                self.forward_refs.append((m.group(0), f".L{m.group(1)}${k}", lineno, line))
             return f".L{m.group(1)}${k}"
         return NUMERIC_REF_RE.sub(rename, text)
 
@@ -232,6 +239,13 @@ class _Parser:
     def equate(self, name, expr, lineno, line):
         if name in self.labels:
             raise self.error(f"symbol {name!r} is already a label", lineno, line)
+        if name in self.equates and self.equates[name][0] != self.numeric_refs(expr, lineno,
+                                                                                line):
+            # GNU as lets .set change a value part-way; here a symbol has one value for the
+            # whole file, so every use would silently get the last one
+            raise self.error(f"symbol {name!r} is already defined on line "
+                             f"{self.equates[name][1]}: it cannot take another value",
+                             lineno, line)
         self.equates[name] = (self.numeric_refs(expr, lineno, line), lineno, line)
 
     def directive(self, stmt, lineno, line):
@@ -289,6 +303,9 @@ class _Parser:
             # keystone hangs on statements that do not start with a word: refuse them here
             raise self.error(f"{mnemonic!r} is not an instruction mnemonic", lineno, line)
         operands = self.numeric_refs(operands.strip(), lineno, line)
+        why = _operand_problem(self.isa, operands)
+        if why:
+            raise self.error(f"cannot assemble {stmt!r}: {why}", lineno, line)
         if self.isa == "x86" and mnemonic.lower() in PREFIXES and not operands:
             self.pending_prefix += mnemonic + " "      # "rep; movsl": join with what follows
             self.prefix_line = (lineno, line)
@@ -307,6 +324,58 @@ class _Parser:
                 self.add("ldr_const", f"{m.group(2)},{m.group(3)}", lineno, line)
                 return
         self.add("insn", text, lineno, line)
+
+
+_CLOSES = {"(": ")", "[": "]", "{": "}"}
+
+
+def _bracket_problem(text):
+    """An unbalanced bracket: keystone hangs on some (PowerPC 'lwz 3, 4(5))') and silently
+    reads others as if closed (x86 Intel 'mov eax, [esp+4')."""
+    opened, quote = [], None
+    for ch in text:
+        if quote:
+            quote = None if ch == quote else quote
+        elif ch in "\"'":
+            quote = ch
+        elif ch in _CLOSES:
+            opened.append(ch)
+        elif ch in _CLOSES.values():
+            if not opened or _CLOSES[opened.pop()] != ch:
+                return f"unexpected '{ch}'"
+    return f"missing '{_CLOSES[opened[-1]]}'" if opened else None
+
+
+def _operand_problem(isa, operands):
+    """Why the operands must not reach keystone, or None. PowerPC operands are expressions
+    (d(rA) included): keystone's PowerPC parser loops forever on many malformed ones (a
+    trailing operator or backquote, 'r3+'), so each must read as an expression."""
+    why = _bracket_problem(operands)
+    if why or isa not in ("ppc32", "ppc64"):
+        return why
+    for operand in _split_operands(operands):
+        try:
+            text = SYMBOL_RE.sub("_s", _character_constants(PPC_REG_RE.sub(r"\2", operand)))
+            text = _numbers_to_python(text)
+            ast.parse(text, mode="eval")
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return f"cannot read the operand {operand!r}"
+    return None
+
+
+NUMBER_RE = re.compile(r"(?<![\w.$])(0[xX][0-9a-fA-F]+|\d+)(?![\w.$])")
+
+
+def _keystone_problem(text):
+    """Why keystone must not see an instruction, or None: it crashes on non-ASCII text and
+    (PowerPC) loops forever on a negative number of 64 bits or more."""
+    bad = next((ch for ch in text if not ch.isascii()), None)
+    if bad:
+        return f"non-ASCII character {bad!r}"
+    for m in NUMBER_RE.finditer(text):
+        if int(m.group(1), 0 if m.group(1)[:2].lower() == "0x" else 10) >> 64:
+            return f"the number {m.group(1)} does not fit in 64 bits"
+    return None
 
 
 def _intel_string_ops(text):
@@ -348,7 +417,13 @@ def _string_literal(text):
     text = text.strip()
     if len(text) < 2 or text[0] != '"' or text[-1] != '"':
         raise ValueError(f"expected a string in double quotes, got {text}")
-    return ast.literal_eval("b" + text)
+    # GNU as stores a non-ASCII character as its UTF-8 bytes (a bytes literal refuses it)
+    utf8 = "".join(ch if ch.isascii() else "".join(f"\\x{b:02x}" for b in ch.encode())
+                   for ch in text)
+    try:
+        return ast.literal_eval("b" + utf8)
+    except (SyntaxError, ValueError):
+        raise ValueError(f"cannot read the string {text} (a bad escape?)") from None
 
 
 # ------------------------------------------------------------------------- expressions
@@ -363,9 +438,20 @@ _PPC_SUFFIX = {"l": lambda v: v & 0xFFFF, "h": lambda v: (v >> 16) & 0xFFFF,
                "ha": lambda v: ((v + 0x8000) >> 16) & 0xFFFF}
 
 
+_ESCAPES = {"n": 10, "t": 9, "r": 13, "b": 8, "f": 12, "v": 11, "a": 7, "0": 0,
+            "\\": 92, "'": 39, '"': 34}
+
+
+def _character_constant(m):
+    text = m.group(1)
+    if len(text) == 2 and text[1] not in _ESCAPES:        # '\x', '\u', '\8'
+        raise ValueError(f"cannot read the character constant {m.group(0)}")
+    return str(_ESCAPES[text[1]] if len(text) == 2 else ord(text))
+
+
 def _character_constants(text):
     """GNU character constants ('c', and the older 'c without a closing quote) as numbers."""
-    return re.sub(r"'(\\?.)'?", lambda m: str(ord(ast.literal_eval(f"'{m.group(1)}'"))), text)
+    return re.sub(r"'(\\?.)'?", _character_constant, text)
 
 
 def _numbers_to_python(text):
@@ -374,8 +460,30 @@ def _numbers_to_python(text):
     return re.sub(r"(?<!/)/(?!/)", "//", text)
 
 
+# No constant of a kernel routine needs more bits. The bound keeps a typo such as
+# 1 << (1 << 40) (128 GB) or a chain of squaring symbols from exhausting memory.
+MAX_VALUE_BITS = 256
+
+
+def _apply(op, left, right, expr):
+    if op is ast.LShift and right > MAX_VALUE_BITS:
+        raise ValueError(f"{expr!r} needs more than {MAX_VALUE_BITS} bits")
+    result = _BINOPS[op](left, right)
+    if result.bit_length() > MAX_VALUE_BITS:
+        raise ValueError(f"{expr!r} needs more than {MAX_VALUE_BITS} bits")
+    return result
+
+
 def evaluate(expr, lookup):
     """Evaluate a GNU-as integer expression; lookup(name) gives a symbol's value."""
+    try:
+        return _evaluate(expr, lookup)
+    except (RecursionError, MemoryError):
+        # Python's parser and this evaluator recurse per operator and per symbol
+        raise ValueError(f"the expression is nested too deeply: {expr[:60]!r}") from None
+
+
+def _evaluate(expr, lookup):
     expr = expr.strip()
     suffix = None
     m = re.match(r"^(.*)@(l|h|ha|hi)$", expr)
@@ -399,11 +507,13 @@ def evaluate(expr, lookup):
         if isinstance(node, ast.Expression):
             return value(node.body)
         if isinstance(node, ast.Constant) and isinstance(node.value, int):
+            if node.value.bit_length() > MAX_VALUE_BITS:
+                raise ValueError(f"{expr!r} needs more than {MAX_VALUE_BITS} bits")
             return node.value
         if isinstance(node, ast.Name) and node.id in names:
             return names[node.id]
         if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
-            return _BINOPS[type(node.op)](value(node.left), value(node.right))
+            return _apply(type(node.op), value(node.left), value(node.right), expr)
         if isinstance(node, ast.UnaryOp) and type(node.op) in _UNOPS:
             return _UNOPS[type(node.op)](value(node.operand))
         raise ValueError(f"cannot evaluate {expr!r}")
@@ -548,6 +658,7 @@ class _Assembler:
         self.p, self.isa, self.base = parsed, parsed.isa, base
         self.addresses = None          # label -> address in the current layout
         self.resolving = set()
+        self.equate_values = {}        # (name, here) -> value in the current layout
 
     def error(self, message, s: Statement):
         return AssemblyError(message, self.p.filename, s.lineno, s.line)
@@ -560,15 +671,22 @@ class _Assembler:
                 return here             # first pass: a placeholder in branch range
             return self.addresses[name]
         if name in self.p.equates:
-            if name in self.resolving:
-                raise ValueError(f"symbol {name!r} is defined in terms of itself")
-            self.resolving.add(name)
-            try:
-                expr, _, _ = self.p.equates[name]
-                return evaluate(expr, lambda n: self.lookup(n, here))
-            finally:
-                self.resolving.discard(name)
+            # each symbol once per layout: a chain of symbols that each use the one before
+            # twice would otherwise take 2**length evaluations
+            if (name, here) not in self.equate_values:
+                self.equate_values[(name, here)] = self.evaluate_equate(name, here)
+            return self.equate_values[(name, here)]
         raise ValueError(f"unknown symbol {name!r}")
+
+    def evaluate_equate(self, name, here):
+        if name in self.resolving:
+            raise ValueError(f"symbol {name!r} is defined in terms of itself")
+        self.resolving.add(name)
+        try:
+            expr, _, _ = self.p.equates[name]
+            return evaluate(expr, lambda n: self.lookup(n, here))
+        finally:
+            self.resolving.discard(name)
 
     def substitute(self, s: Statement, text):
         """Replace every known symbol in an instruction's operands by its value."""
@@ -587,7 +705,10 @@ class _Assembler:
 
     def ldr_const_text(self, s: Statement):
         reg, expr = s.body.split(",", 1)
-        v = evaluate(expr, lambda n: self.lookup(n, s.address)) & 0xFFFFFFFF
+        v = evaluate(expr, lambda n: self.lookup(n, s.address))
+        if not -(1 << 31) <= v < 1 << 32:
+            raise ValueError(f"{v:#x} does not fit in 32 bits")
+        v &= 0xFFFFFFFF
         return [f"movw {reg}, #{v & 0xFFFF}", f"movt {reg}, #{v >> 16}"]
 
     def encode_data(self, s: Statement):
@@ -614,6 +735,8 @@ class _Assembler:
             name, _, args = s.body.partition(" ")
             arg = evaluate(_split_operands(args)[0], lookup)
             power_of_two = name == ".p2align" or (name == ".align" and self.isa != "x86")
+            if power_of_two and not 0 <= arg <= 16:
+                raise ValueError(f"{name} {arg}: give a power of two from 0 to 16")
             align = 1 << arg if power_of_two else arg
             if align <= 0 or align & (align - 1) or align > (1 << 16):
                 raise ValueError(f"alignment {align} is not a power of two up to 65536")
@@ -626,6 +749,7 @@ class _Assembler:
         """Encode every statement at its current address; returns the encodings."""
         requests, where = [], []
         encodings = [b""] * len(self.p.statements)
+        self.equate_values = {}        # the layout (label addresses) may have changed
         for i, s in enumerate(self.p.statements):
             try:
                 if s.kind == "insn":
@@ -646,6 +770,9 @@ class _Assembler:
                 texts = [_att_decimals_to_hex(t) for t in texts]
             address = s.address
             for text in texts:
+                why = _keystone_problem(text)
+                if why:
+                    raise self.error(f"cannot assemble {text!r}: {why}", s)
                 requests.append((text, address, s.syntax))
                 where.append(i)
                 address += 4        # only ldr_const has two parts, both 4 bytes (A32)
@@ -695,8 +822,10 @@ class _Assembler:
             if [len(e) for e in encodings] == sizes:
                 break
         else:
-            raise AssemblyError("the layout did not settle (instruction sizes keep changing)",
-                                self.p.filename)
+            changing = next(s for s, e, n in zip(self.p.statements, encodings, sizes)
+                            if len(e) != n)
+            raise self.error("the layout did not settle: this statement's size keeps "
+                             "changing", changing)
         for s, e in zip(self.p.statements, encodings):
             s.encoding = e
         return encodings
@@ -706,6 +835,7 @@ def assemble(source, isa, base=0x10000, filename="<source>"):
     """Assemble GNU-style source for ``isa`` at address ``base``; returns a Program."""
     if isa not in ISAS:
         raise ValueError(f"unknown ISA {isa!r}: choose one of {', '.join(ISAS)}")
+    source = source.removeprefix("\ufeff")     # a byte-order mark some editors save first
     parsed = _Parser(isa, filename).parse(source)
     for name in parsed.globals:
         if name not in parsed.labels and name not in parsed.equates:
