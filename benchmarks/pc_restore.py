@@ -16,9 +16,7 @@ Run: python benchmarks/pc_restore.py [ISA ...]
 import ctypes
 import sys
 
-import numpy as np
 import unicorn
-from numba import carray, cfunc
 from unicorn import UC_HOOK_BLOCK
 from unicorn.ppc_const import UC_PPC_REG_PC
 
@@ -29,9 +27,11 @@ from emu.machine import Machine
 SKIP_FLAG = 0x3a32      # offsetof(struct uc_struct, skip_sync_pc_on_exit), unicorn 2.1.4 x86-64
 
 
-@cfunc(native.CODE_SIG, nopython=True)
-def _skip_restore(uc, address, size, ud):
-    carray(uc, (SKIP_FLAG + 1,), np.uint8)[SKIP_FLAG] = 1
+def _skip_restore(uc, state):
+    """Set the flag before every block (native.set_byte_block_hook writes the byte it is
+    given)."""
+    native.add_hook(uc, UC_HOOK_BLOCK, native.set_byte_block_hook, state,
+                    user_data=uc._uch.value + SKIP_FLAG)
 
 
 def check_flag():
@@ -61,7 +61,7 @@ def measure(isa, repeat=5, passes=4, size=1 << 20):
         machine.load(source)
         src, dst = bench.place_buffers(machine, size, "offset")
         if skip:     # before the first run: Unicorn puts block hooks in the translated code
-            native.add_hook(machine.uc, UC_HOOK_BLOCK, _skip_restore, machine.state)
+            _skip_restore(machine.uc, machine.state)
         entry = machine.address_of("copy_words")
         tag = " no restore" if skip else ""
         reads_pc = machine.state[c.H_SQ_SLICES] > 0
@@ -73,7 +73,7 @@ def measure(isa, repeat=5, passes=4, size=1 << 20):
         for hooks in ((False, True) if not skip else (True,)):
             uc = bench._bare_unicorn(machine, isa, hooks)
             if skip:
-                native.add_hook(uc, UC_HOOK_BLOCK, _skip_restore, machine.state)
+                _skip_restore(uc, machine.state)
 
             def bare(uc=uc, machine=machine, src=src, dst=dst, entry=entry):
                 for _ in range(passes):

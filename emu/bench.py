@@ -11,7 +11,6 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from numba import cfunc
 from unicorn import (UC_HOOK_BLOCK, UC_HOOK_MEM_READ, UC_HOOK_MEM_WRITE, UC_HOOK_TLB_FILL,
                      UC_PROT_ALL)
 
@@ -73,16 +72,6 @@ copy_words:
 LAYOUTS = {"adjacent": 0, "offset": 4096}
 
 
-@cfunc(native.MEM_SIG, nopython=True)
-def _no_access_model(uc, access, address, size, value, ud):
-    pass
-
-
-@cfunc(native.CODE_SIG, nopython=True)
-def _no_block_model(uc, address, size, ud):
-    pass
-
-
 def place_buffers(machine, size, layout):
     """(source, destination) of ``size`` bytes each, placed as ``layout`` says."""
     if layout not in LAYOUTS:
@@ -111,9 +100,9 @@ def _bare_unicorn(machine, isa, hooks):
     if isa == "ppc64":
         native.add_hook(uc, UC_HOOK_TLB_FILL, native.identity_tlb_fill, machine.state)
     if hooks:
-        native.add_hook(uc, UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE, _no_access_model,
+        native.add_hook(uc, UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE, native.empty_memory_hook,
                         machine.state, 0, machine.ram_size - 1)
-        native.add_hook(uc, UC_HOOK_BLOCK, _no_block_model, machine.state)
+        native.add_hook(uc, UC_HOOK_BLOCK, native.empty_block_hook, machine.state)
     return uc
 
 

@@ -1,6 +1,6 @@
 """The cache model: levels, replacement, write policies, maintenance, I/D coherence.
 
-Every guest memory access runs through this model inside a native (numba) hook, so its state is
+Every guest memory access runs through this model inside a native (C) hook, so its state is
 not Python objects but one flat ``int64`` array, the *state*, laid out by :class:`Layout`:
 
 * a header of counters and settings (``H_*`` indices below);
@@ -17,9 +17,10 @@ old bytes from below, so the new line is flagged too. A flagged line stays stale
 leaves the I-cache (icbi, eviction). Where L1 I and L1 D lines differ in size, the larger line
 is the unit, which can only over-report.
 
-The functions here are plain ``@njit`` functions of that array, so tests can call them directly
-and check hit/miss counts by hand (``CacheModel`` wraps them for that), while ``emu.native``
-calls the same functions from the Unicorn hooks.
+The model's functions are C (emu/model/cache.c, built when the project is installed; see
+``emu.native``), called by Unicorn's hooks with no Python per access. This module lays out the
+state and calls the same C functions from Python, so that tests can feed accesses by hand and
+check hit/miss counts (``CacheModel`` wraps them for that).
 
 Levels are non-inclusive, as in pycachesim: a miss at level k asks level k+1 (the level's
 ``next``), a dirty victim is written to level k+1, and nothing is evicted from above when a
@@ -31,8 +32,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import carray, njit, types
-from numba.extending import intrinsic
+
+from . import native
 
 REPLACEMENT = {"lru": 0, "plru": 1, "fifo": 2, "random": 3}
 LEVEL_NAMES = ("L1I", "L1D", "L2", "L3")
@@ -443,351 +444,44 @@ class Layout:
 
 
 # ------------------------------------------------------------------ the model (native code)
+#
+# The model itself is C (emu/model/cache.c, a line-for-line rendering of the design above),
+# run by Unicorn's hooks without Python. These functions call the same C functions on a
+# state array from Python: CacheModel and the tests feed accesses by hand through them.
 
-@intrinsic
-def _pointer(typingctx, address):
-    """An int64 host address as a pointer (for carray over guest RAM)."""
-    def codegen(context, builder, signature, args):
-        return builder.inttoptr(args[0], context.get_value_type(types.voidptr))
-    return types.voidptr(types.int64), codegen
-
-
-@njit(cache=True, inline='always')
-def _random(st):
-    """xorshift64: the 'random' replacement policy, seeded and so deterministic."""
-    x = st[H_RNG]
-    x ^= (x << 13)
-    x ^= (x >> 7) & 0x01FFFFFFFFFFFFFF
-    x ^= (x << 17)
-    st[H_RNG] = x
-    return x & 0x7FFFFFFFFFFFFFFF
+def _call(name, st, *args):
+    return int(getattr(native.lib, name)(native.address(st), *args))
 
 
-@njit(cache=True, inline='always')
-def _plru_touch(st, r, s, way):
-    """Tree PLRU: point every node on the way's path away from it."""
-    ways = st[r + L_WAYS]
-    if ways < 2:
-        return
-    at = st[r + L_PLRU] + s
-    bits = st[at]
-    node = 1
-    span = ways
-    while span > 1:
-        span >>= 1
-        if way & span:
-            bits &= ~(1 << node)          # bit 0: the next victim is on the left
-            node = 2 * node + 1
-        else:
-            bits |= (1 << node)           # bit 1: the next victim is on the right
-            node = 2 * node
-    st[at] = bits
-
-
-@njit(cache=True, inline='always')
-def _plru_victim(st, r, s):
-    ways = st[r + L_WAYS]
-    bits = st[st[r + L_PLRU] + s]
-    node = 1
-    way = 0
-    span = ways
-    while span > 1:
-        span >>= 1
-        if (bits >> node) & 1:
-            way += span
-            node = 2 * node + 1
-        else:
-            node = 2 * node
-    return way
-
-
-@njit(cache=True, inline='always')
-def _find(st, r, line):
-    """The way holding a line in its set, or -1."""
-    ways = st[r + L_WAYS]
-    first = st[r + L_TAGS] + (line & (st[r + L_SETS] - 1)) * ways
-    tag = line + 1
-    for w in range(ways):
-        if st[first + w] == tag:
-            return w
-    return -1
-
-
-@njit(cache=True, inline='always')
-def _touch(st, r, s, way, tag):
-    """A use of a way: the set's most-recent-use record and the replacement state.
-
-    Using the set's most recent line again changes no policy's state (LRU order, PLRU bits,
-    FIFO order, random), which is what makes the shortcut in _hit exact."""
-    st[st[r + L_MRU] + s] = (tag << MRU_WAY_BITS) | way
-    repl = st[r + L_REPL]
-    if repl == 0:
-        clock = st[r + L_CLOCK] + 1
-        st[r + L_CLOCK] = clock
-        st[st[r + L_STAMP] + s * st[r + L_WAYS] + way] = clock
-    elif repl == 1:
-        _plru_touch(st, r, s, way)
-
-
-@njit(cache=True, inline='always')
-def _hit(st, r, line, s):
-    """The way holding ``line`` in set ``s``, its use recorded; -1 if absent. Counts nothing.
-
-    The set's most recent line is found without a search. This is the model's hottest
-    function: it is inlined into its callers."""
-    tag = line + 1
-    m = st[st[r + L_MRU] + s]
-    if m >> MRU_WAY_BITS == tag:
-        return m & WAY_MASK
-    ways = st[r + L_WAYS]
-    first = st[r + L_TAGS] + s * ways
-    for way in range(ways):
-        if st[first + way] == tag:
-            _touch(st, r, s, way, tag)
-            return way
-    return -1
-
-
-@njit(cache=True, inline='always')
-def _victim(st, r, s):
-    """An invalid way if there is one, else the policy's choice."""
-    ways = st[r + L_WAYS]
-    first = s * ways
-    tags = st[r + L_TAGS]
-    for w in range(ways):
-        if st[tags + first + w] == 0:
-            return w
-    repl = st[r + L_REPL]
-    if repl == 1:
-        return _plru_victim(st, r, s)
-    if repl == 3:
-        return _random(st) % ways
-    stamps = st[r + L_STAMP] + first          # LRU: oldest use; FIFO: oldest fill
-    best = 0
-    for w in range(1, ways):
-        if st[stamps + w] < st[stamps + best]:
-            best = w
-    return best
-
-
-@njit(cache=True, inline='always')
-def _send_write(st, level, addr):
-    """A write that stalls nobody (write-through, write-around, victim write-back): queued
-    for the level below, or counted as a memory write."""
-    if level == MEMORY:
-        st[H_MEM_WRITES] += 1
-        return
-    n = st[H_QUEUE_N]
-    st[st[H_QUEUE] + 2 * n] = level
-    st[st[H_QUEUE] + 2 * n + 1] = addr
-    st[H_QUEUE_N] = n + 1
-
-
-@njit(cache=True, inline='always')
-def _write_back(st, r, line):
-    """A dirty line leaves ``level`` for the level below."""
-    st[r + L_WRITEBACKS] += 1
-    addr = line << st[r + L_SHIFT]
-    _send_write(st, st[r + L_NEXT], addr)
-
-
-@njit(cache=True)
-def _snapshot(st, r, slot, line):
-    """A clean L1 D line is about to become dirty: keep memory's copy of it for a table
-    walker that reads below the L1 D. (A memory hook runs before the store, so guest RAM
-    still holds the old bytes.)"""
-    words = max((1 << st[r + L_SHIFT]) >> 3, 1)
-    ram = carray(_pointer(st[H_RAM_PTR] + (line << st[r + L_SHIFT])), (words,), np.int64)
-    at = st[r + L_SHADOW] + slot * words
-    for k in range(words):
-        st[at + k] = ram[k]
-
-
-@njit(cache=True, inline='always')
-def _make_dirty(st, r, slot, line):
-    d = st[r + L_DIRTY] + slot
-    if st[d] == 0 and st[r + L_SHADOW]:
-        _snapshot(st, r, slot, line)
-    st[d] = 1
-
-
-@njit(cache=True, inline='always')
-def _install(st, level, r, s, line):
-    """Put a line into set ``s``: choose a victim, write it back if dirty; returns the way."""
-    ways = st[r + L_WAYS]
-    way = _victim(st, r, s)
-    slot = s * ways + way
-    old = st[st[r + L_TAGS] + slot]
-    if old != 0:
-        st[r + L_EVICTIONS] += 1
-        if st[st[r + L_DIRTY] + slot]:
-            _write_back(st, r, old - 1)
-    st[st[r + L_TAGS] + slot] = line + 1
-    st[st[r + L_DIRTY] + slot] = 0
-    st[st[r + L_STALE] + slot] = 0
-    if st[r + L_REPL] == 2:                  # FIFO: the fill time is what counts
-        st[r + L_CLOCK] += 1
-        st[st[r + L_STAMP] + slot] = st[r + L_CLOCK]
-    _touch(st, r, s, way, line + 1)
-    return way
-
-
-@njit(cache=True, inline='always')
-def _level(st, level, addr, write):
-    """This level's part of a request; True when the line must be filled from below."""
-    r = HEADER + LEVEL_RECORD * level
-    shift = st[r + L_SHIFT]
-    line = addr >> shift
-    s = line & (st[r + L_SETS] - 1)
-    ways = st[r + L_WAYS]
-    st[r + L_ACCESSES] += 1
-    way = _hit(st, r, line, s)
-    if way >= 0:
-        st[r + L_HITS] += 1
-        if write:
-            if st[r + L_WRITE_BACK]:
-                _make_dirty(st, r, s * ways + way, line)
-            else:
-                _send_write(st, st[r + L_NEXT], addr)
-        return False
-    st[r + L_MISSES] += 1
-    if write and not st[r + L_WRITE_ALLOCATE]:
-        _send_write(st, st[r + L_NEXT], addr)       # write-around: no fill, no stall
-        return False
-    way = _install(st, level, r, s, line)
-    if write:
-        if st[r + L_WRITE_BACK]:
-            _make_dirty(st, r, s * ways + way, line)
-        else:
-            _send_write(st, st[r + L_NEXT], addr)
-    return True
-
-
-@njit(cache=True, inline='always')
-def _down(st, level, addr, write):
-    """Walk a request down from ``level`` until a level has the line; its latency."""
-    while level != MEMORY:
-        r = HEADER + LEVEL_RECORD * level
-        if not _level(st, level, addr, write):
-            return st[r + L_LATENCY]
-        level = st[r + L_NEXT]
-        write = False                       # below a miss, the request is the fill (a read)
-    if write:
-        st[H_MEM_WRITES] += 1
-    else:
-        st[H_MEM_READS] += 1
-    return st[H_MEM_LAT]
-
-
-@njit(cache=True)
-def _drain(st):
-    """Carry out the queued writes (each may queue more further down)."""
-    while st[H_QUEUE_N] > 0:
-        n = st[H_QUEUE_N] - 1
-        st[H_QUEUE_N] = n
-        _down(st, st[st[H_QUEUE] + 2 * n], st[st[H_QUEUE] + 2 * n + 1], True)
-
-
-# _drain's body inlined where every store of a store-through L1 D runs it (data_access)
-_drain_inline = njit(cache=True, inline='always')(_drain.py_func)
-
-
-@njit(cache=True)
 def access(st, level, addr, write):
     """One request for the line holding ``addr`` at ``level``.
 
     Returns the load-to-use latency of the level that supplied the data (the level's own
     latency on a hit); a write that needs no fill returns this level's latency (no stall).
     Victim write-backs and write-throughs are carried out after the demand request."""
-    latency = _down(st, level, addr, write)
-    _drain(st)
-    return latency
+    return _call("emu_access", st, level, addr, int(write))
 
 
-# ------------------------------------------------------------------ data side and fetch side
+def data_access(st, addr, size, write):
+    """A load or store of ``size`` bytes, once per line it touches; returns stall cycles."""
+    return _call("emu_data_access", st, addr, size, int(write))
 
-@njit(cache=True)
+
+def fetch(st, addr, size, pc):
+    """Instruction fetch of [addr, addr+size), once per I-cache line; checks coherence (a
+    stale fetch gets bytes older than the last store to them). Returns stall cycles."""
+    return _call("emu_fetch", st, addr, size, pc)
+
+
 def account(st, offset, cycles):
     """Charge cycles to the instruction at ``offset`` in the code region (-1: outside it).
 
     With the profiler on (``H_PROFILE_PERIOD`` > 0) the instruction gets the cycles in its
     own account and a sample each time the cycle count passes a multiple of the period:
     deterministic PC sampling, as a timer interrupt every N cycles would see it."""
-    st[H_CYCLES] += cycles
-    period = st[H_PROFILE_PERIOD]
-    if period <= 0 or offset < 0 or offset > st[H_CODE_LEN]:
-        return
-    st[st[H_INSN_CYCLES] + offset] += cycles
-    while st[H_CYCLES] >= st[H_NEXT_SAMPLE]:
-        st[st[H_SAMPLES] + offset] += 1
-        st[H_NEXT_SAMPLE] += period
+    native.lib.emu_account(native.address(st), offset, cycles)
 
 
-@njit(cache=True, inline='always')
-def _core_count(st):
-    """How many cores the state models (one when it has no core table)."""
-    return st[st[H_CORES]] if st[H_CORES] else 1
-
-
-@njit(cache=True, inline='always')
-def _l1_of(st, core, icache):
-    """Core ``core``'s L1 I (``icache``) or L1 D level, -1 if it has none."""
-    table = st[H_CORES]
-    if table == 0:
-        return st[H_L1I] if icache else st[H_L1D]
-    return st[table + 1 + CORE_RECORD * core + (T_L1I if icache else T_L1D)]
-
-
-@njit(cache=True, inline='always')
-def _flag_stale(st, l1i, addr, length):
-    r = HEADER + LEVEL_RECORD * l1i
-    shift = st[r + L_SHIFT]
-    ways = st[r + L_WAYS]
-    for line in range(addr >> shift, ((addr + length - 1) >> shift) + 1):
-        way = _find(st, r, line)
-        if way >= 0:
-            st[st[r + L_STALE] + (line & (st[r + L_SETS] - 1)) * ways + way] = 1
-
-
-@njit(cache=True)
-def _changed(st, addr, length):
-    """Bytes [addr, addr + length) changed on the data side: I-cache copies are now stale,
-    in every core (no I-cache here snoops stores)."""
-    if st[H_COHERENT_I]:
-        return
-    for k in range(_core_count(st)):
-        l1i = _l1_of(st, k, True)
-        if l1i >= 0:
-            _flag_stale(st, l1i, addr, length)
-
-
-_changed_inline = njit(cache=True, inline='always')(_changed.py_func)     # as _drain_inline
-
-
-@njit(cache=True)
-def _dirty_in(st, l1d, addr, length):
-    r = HEADER + LEVEL_RECORD * l1d
-    shift = st[r + L_SHIFT]
-    ways = st[r + L_WAYS]
-    for line in range(addr >> shift, ((addr + length - 1) >> shift) + 1):
-        way = _find(st, r, line)
-        if way >= 0 and st[st[r + L_DIRTY] + (line & (st[r + L_SETS] - 1)) * ways + way]:
-            return True
-    return False
-
-
-@njit(cache=True)
-def _dirty_in_l1d(st, addr, length):
-    """Is any L1 D line over [addr, addr + length) dirty (not yet at the point of
-    unification), in any core?"""
-    for k in range(_core_count(st)):
-        l1d = _l1_of(st, k, False)
-        if l1d >= 0 and _dirty_in(st, l1d, addr, length):
-            return True
-    return False
-
-
-@njit(cache=True)
 def snoop(st, addr, op):
     """What one core's request does to the other cores' L1 D copies of the line at ``addr``
     (multi-core only; the protocol is MESI-like, with the L1 D line's dirty bit as M):
@@ -799,31 +493,9 @@ def snoop(st, addr, op):
 
     So a line dirty in one L1 D is in no other. Write-backs reach the shared level before
     the requester's own access goes on."""
-    if st[H_CORES] == 0:
-        return
-    me = st[H_CORE]
-    for k in range(_core_count(st)):
-        level = _l1_of(st, k, False)
-        if k == me or level < 0:
-            continue
-        r = HEADER + LEVEL_RECORD * level
-        line = addr >> st[r + L_SHIFT]
-        way = _find(st, r, line)
-        if way < 0:
-            continue
-        slot = (line & (st[r + L_SETS] - 1)) * st[r + L_WAYS] + way
-        if op != OP_INVALIDATE and st[st[r + L_DIRTY] + slot]:
-            _write_back(st, r, line)
-            st[st[r + L_DIRTY] + slot] = 0
-            st[H_TRANSFERS] += 1
-            _drain(st)
-        if op == OP_FLUSH or op == OP_INVALIDATE:
-            drop_line(st, level, line, way)
-            st[r + L_INVALIDATIONS] += 1
-            st[H_SNOOP_INVALIDATIONS] += 1
+    native.lib.emu_snoop(native.address(st), addr, op)
 
 
-@njit(cache=True)
 def serialise(st, resource, service):
     """An instruction that needs a resource all cores share and only one may use at a time
     (one tlbie in flight in the machine; the L2 controller's cache sync): it waits until the
@@ -833,16 +505,7 @@ def serialise(st, resource, service):
     Cores run in time slices (Machine.run_parallel), and a core's bookings during its
     slice stand when a core behind it in time runs next: a quantum longer than the time
     between a core's uses of the resource serialises more than the hardware would."""
-    st[H_SERIAL_OPS] += 1
-    table = st[H_CORES]
-    if table == 0:
-        return 0
-    at = table + 1 + CORE_RECORD * st[table] + resource
-    now = st[H_CYCLES]
-    start = max(now, st[at])
-    st[at] = start + service
-    st[H_SERIAL_WAIT] += start - now
-    return start - now
+    return _call("emu_serialise", st, resource, service)
 
 
 # PL310 (L2C-310) register offsets (PL310 TRM, ARM DDI 0246, "Register summary"; the same
@@ -852,35 +515,16 @@ OUTER_CACHE_SYNC, OUTER_DUMMY_SYNC = 0x730, 0x740
 OUTER_LINE_OPS = ((0x770, OP_INVALIDATE), (0x7B0, OP_CLEAN), (0x7F0, OP_FLUSH))
 
 
-@njit(cache=True)
 def outer_cache_write(st, offset, value):
     """A store to the outer cache controller's register at ``offset``: a cache sync, or a
     clean / invalidate / clean+invalidate of the L2 line holding physical address ``value``.
-    The controller takes one operation at a time from all cores (emu.cache.serialise).
+    The controller takes one operation at a time from all cores (``serialise``).
     Returns the cycles the store waits: for the controller, then for the operation, and
     for memory when the line is written back. Other registers are not modelled: a store to
     them costs nothing more."""
-    if offset == OUTER_CACHE_SYNC or offset == OUTER_DUMMY_SYNC:
-        st[H_OUTER_SYNCS] += 1
-        service = st[H_OUTER_SYNC_CYCLES]
-    else:
-        op = -1
-        for register, line_op in OUTER_LINE_OPS:
-            if offset == register:
-                op = line_op
-        if op < 0:
-            return 0
-        st[H_OUTER_LINE_OPS] += 1
-        service = st[H_OUTER_LINE_CYCLES]
-        level = st[H_FIRST_LEVEL]
-        if level != MEMORY and _maintain_level(st, level, value, op):
-            service += st[H_MEM_LAT]
-    wait = serialise(st, RESOURCE_OUTER_CACHE, service)
-    st[H_OUTER_WAIT] += wait
-    return wait + service
+    return _call("emu_outer_cache_write", st, offset, value)
 
 
-@njit(cache=True)
 def alignment(st, addr, size):
     """Cycles a misaligned access costs beyond the cache model (0 when aligned or off).
 
@@ -888,17 +532,9 @@ def alignment(st, addr, size):
     alignment exception (64-bit PowerPC: an 8-byte load or store not 4-byte aligned), whose
     kernel handler emulates it; otherwise an access crossing an aligned H_SPLIT_MASK + 1
     boundary is done as two accesses by the hardware. Each is counted."""
-    if size == st[H_ALIGN_SIZE] and addr & st[H_ALIGN_MASK]:
-        st[H_ALIGN_EXCEPTIONS] += 1
-        return st[H_ALIGN_CYCLES]
-    mask = st[H_SPLIT_MASK]
-    if mask and (addr & mask) + size > mask + 1:
-        st[H_SPLITS] += 1
-        return st[H_SPLIT_CYCLES]
-    return 0
+    return _call("emu_alignment", st, addr, size)
 
 
-@njit(cache=True)
 def store_queue(st, addr, size, now):
     """A store enters the store queue of the L2 slice its line maps to, at cycle ``now``.
 
@@ -909,341 +545,48 @@ def store_queue(st, addr, size, now):
     entries; a store holds one for H_SQ_SERVICE cycles from when it is accepted. A store
     that finds every entry of its slice busy stalls the core until the first one frees.
     No store gathering. A store that crosses a line boundary takes an entry per line."""
-    shift = st[H_SQ_SHIFT]
-    slices, entries, service = st[H_SQ_SLICES], st[H_SQ_ENTRIES], st[H_SQ_SERVICE]
-    stall = 0
-    for line in range(addr >> shift, ((addr + size - 1) >> shift) + 1):
-        first = st[H_SQ] + (line % slices) * entries
-        free = first                        # the entry that frees first (lowest on a tie)
-        for k in range(first + 1, first + entries):
-            if st[k] < st[free]:
-                free = k
-        t = now + stall
-        if st[free] > t:
-            st[H_SQ_STALLS] += 1
-            st[H_SQ_STALL_CYCLES] += st[free] - t
-            stall += st[free] - t
-            t = st[free]
-        st[free] = t + service
-        st[H_SQ_STORES] += 1
-    return stall
+    return _call("emu_store_queue", st, addr, size, now)
 
 
-@njit(cache=True)
-def data_access(st, addr, size, write):
-    """A load or store of ``size`` bytes; once per line it touches. Returns stall cycles.
-
-    The common case, an L1 hit within one line, is handled here; the rest in _data_lines."""
-    l1 = st[H_L1D]
-    if l1 >= 0:
-        r = HEADER + LEVEL_RECORD * l1
-        shift = st[r + L_SHIFT]
-        line = addr >> shift
-        if line == (addr + size - 1) >> shift:
-            s = line & (st[r + L_SETS] - 1)
-            way = _hit(st, r, line, s)
-            if way >= 0 and (not write or st[r + L_WRITE_BACK]):
-                st[r + L_ACCESSES] += 1
-                st[r + L_HITS] += 1
-                if write:
-                    dirty = st[r + L_DIRTY] + s * st[r + L_WAYS] + way
-                    if st[dirty] == 0:          # a clean line becomes dirty
-                        _make_dirty(st, r, s * st[r + L_WAYS] + way, line)
-                        _changed(st, line << shift, 1 << shift)
-                        if st[H_CORES]:             # other cores' copies are invalid now
-                            snoop(st, addr, OP_FLUSH)
-                return 0
-            if write and not st[r + L_WRITE_BACK] and (way >= 0 or not st[r + L_WRITE_ALLOCATE]):
-                # a store through (or around) the L1: it goes on below and stalls nobody
-                st[r + L_ACCESSES] += 1
-                st[r + L_HITS if way >= 0 else r + L_MISSES] += 1
-                if st[H_CORES]:
-                    snoop(st, addr, OP_FLUSH)
-                _send_write(st, st[r + L_NEXT], addr)
-                _drain_inline(st)
-                _changed_inline(st, line << shift, 1 << shift)
-                return 0
-    return _data_lines(st, addr, size, write)
-
-
-# data_access's body inlined into the memory hook (no call per access); callers elsewhere
-# (the table walkers) share one compiled data_access
-data_access_inline = njit(cache=True, inline='always')(data_access.py_func)
-
-
-@njit(cache=True)
-def _data_lines(st, addr, size, write):
-    """data_access beyond an L1 hit: misses, line-crossing accesses, stores past the L1."""
-    l1 = st[H_L1D]
-    if l1 < 0:                                  # no L1 D: straight to the first unified level
-        latency = access(st, st[H_FIRST_LEVEL], addr, write)
-        if write:
-            _changed(st, addr, size)
-        return latency
-    r = HEADER + LEVEL_RECORD * l1
-    shift = st[r + L_SHIFT]
-    base_latency = st[r + L_LATENCY]
-    stall = 0
-    for line in range(addr >> shift, ((addr + size - 1) >> shift) + 1):
-        if st[H_CORES]:
-            snoop(st, line << shift, OP_FLUSH if write else OP_TOUCH)
-        stall += access(st, l1, line << shift, write) - base_latency
-        if write:
-            _changed(st, line << shift, 1 << shift)
-    return stall
-
-
-@njit(cache=True, inline='always')     # into the block hook
-def fetch(st, addr, size, pc):
-    """Instruction fetch of [addr, addr+size): once per I-cache line; checks coherence.
-
-    Returns stall cycles. The common case, the set's most recent line again and not stale,
-    is handled here; the rest in _fetch_lines."""
-    l1 = st[H_L1I]
-    if l1 < 0:
-        return 0
-    r = HEADER + LEVEL_RECORD * l1
-    shift = st[r + L_SHIFT]
-    line = addr >> shift
-    if line == (addr + size - 1) >> shift:
-        s = line & (st[r + L_SETS] - 1)
-        m = st[st[r + L_MRU] + s]
-        if m >> MRU_WAY_BITS == line + 1 and \
-                st[st[r + L_STALE] + s * st[r + L_WAYS] + (m & WAY_MASK)] == 0:
-            st[r + L_ACCESSES] += 1
-            st[r + L_HITS] += 1
-            return 0
-    return _fetch_lines(st, addr, size, pc)
-
-
-@njit(cache=True)
-def _fetch_lines(st, addr, size, pc):
-    """fetch beyond the common case: a stale fetch is one that gets bytes older than the
-    last store to them, from a flagged I-cache line, or from below while the D line is dirty."""
-    l1 = st[H_L1I]
-    r = HEADER + LEVEL_RECORD * l1
-    shift = st[r + L_SHIFT]
-    ways = st[r + L_WAYS]
-    base_latency = st[r + L_LATENCY]
-    stall = 0
-    for line in range(addr >> shift, ((addr + size - 1) >> shift) + 1):
-        a = line << shift
-        flags = st[r + L_STALE] + (line & (st[r + L_SETS] - 1)) * ways
-        cached = _find(st, r, line) >= 0
-        stall += access(st, l1, a, False) - base_latency
-        way = _find(st, r, line)
-        if not cached and not st[H_COHERENT_I] and _dirty_in_l1d(st, a, 1 << shift):
-            st[flags + way] = 1                 # filled with the old bytes from below
-        if st[flags + way]:
-            if st[H_STALE] == 0:
-                st[H_STALE_PC] = pc
-                st[H_STALE_ADDR] = a
-            st[H_STALE] += 1
-    return stall
-
-
-# ------------------------------------------------------------------------- maintenance
-
-
-
-@njit(cache=True)
 def drop_line(st, level, line, way):
     """Empty the way holding ``line`` (no write-back, nothing counted)."""
-    r = HEADER + LEVEL_RECORD * level
-    s = line & (st[r + L_SETS] - 1)
-    slot = s * st[r + L_WAYS] + way
-    if st[st[r + L_MRU] + s] >> MRU_WAY_BITS == line + 1:
-        st[st[r + L_MRU] + s] = 0
-    st[st[r + L_TAGS] + slot] = 0
-    st[st[r + L_DIRTY] + slot] = 0
+    native.lib.emu_drop_line(native.address(st), level, line, way)
 
 
-@njit(cache=True)
 def invalidate_level(st, level):
     """Every line of a level invalid (iciallu, tlbia); each valid one counted."""
-    r = HEADER + LEVEL_RECORD * level
-    for k in range(st[r + L_SETS] * st[r + L_WAYS]):
-        if st[st[r + L_TAGS] + k] != 0:
-            st[st[r + L_TAGS] + k] = 0
-            st[r + L_INVALIDATIONS] += 1
-    for k in range(st[r + L_SETS]):
-        st[st[r + L_MRU] + k] = 0
+    native.lib.emu_invalidate_level(native.address(st), level)
 
 
-@njit(cache=True)
+def _find(st, r, line):
+    """The way holding a line in its set (the level's record at ``r``), or -1."""
+    return _call("emu_find", st, r, line)
+
+
 def _maintain_level(st, level, addr, op):
     """Clean / flush / invalidate one line at one level. Returns 1 if it wrote data back."""
-    r = HEADER + LEVEL_RECORD * level
-    shift = st[r + L_SHIFT]
-    line = addr >> shift
-    way = _find(st, r, line)
-    if way < 0:
-        return 0
-    slot = (line & (st[r + L_SETS] - 1)) * st[r + L_WAYS] + way
-    wrote = 0
-    if op != OP_INVALIDATE and st[st[r + L_DIRTY] + slot]:
-        _write_back(st, r, line)
-        st[st[r + L_DIRTY] + slot] = 0
-        wrote = 1
-    if op != OP_CLEAN:
-        drop_line(st, level, line, way)
-        st[r + L_INVALIDATIONS] += 1
-    return wrote
+    return _call("emu_maintain_level", st, level, addr, op)
 
 
-@njit(cache=True)
-def _establish(st, level, addr):
-    """Allocate a line at a level without reading it from below (dcbz, dcba): dirty."""
-    r = HEADER + LEVEL_RECORD * level
-    shift = st[r + L_SHIFT]
-    line = addr >> shift
-    s = line & (st[r + L_SETS] - 1)
-    ways = st[r + L_WAYS]
-    st[r + L_ACCESSES] += 1
-    way = _hit(st, r, line, s)
-    if way >= 0:
-        st[r + L_HITS] += 1
-    else:
-        st[r + L_MISSES] += 1
-        way = _install(st, level, r, s, line)
-        _drain(st)
-    _make_dirty(st, r, s * ways + way, line)
-
-
-@njit(cache=True)
-def _icache_invalidate(st, addr):
-    """icbi / ICIMVAU: the line leaves the L1 I of every core (icbi is broadcast)."""
-    for k in range(_core_count(st)):
-        l1i = _l1_of(st, k, True)
-        if l1i >= 0:
-            _maintain_level(st, l1i, addr, OP_INVALIDATE)
-
-
-@njit(cache=True)
 def maintain(st, addr, op, scope):
     """The architectural effect of one cache-maintenance instruction on its line.
 
     Returns stall cycles: a write-back a maintenance instruction forces is waited for
     (the instruction completes when the data has reached the next level)."""
-    l1d = st[H_L1D]
-    stall = 0
-    if op == OP_ICACHE_INVALIDATE:
-        _icache_invalidate(st, addr)
-        return 0
-    if op == OP_ICACHE_INVALIDATE_ALL:
-        if st[H_L1I] >= 0:
-            invalidate_level(st, st[H_L1I])
-        return 0
-    # by address, an operation reaches every core's L1 D (PowerPC dcb* are broadcast; Linux
-    # sets the A9's ACTLR.FW so that maintenance by MVA is too)
-    if st[H_CORES] and op != OP_TOUCH_OUTER:
-        snoop(st, addr, OP_FLUSH if op == OP_ZERO or op == OP_ALLOCATE else op)
-    if op == OP_TOUCH:
-        if l1d >= 0:
-            r = HEADER + LEVEL_RECORD * l1d
-            return access(st, l1d, addr, False) - st[r + L_LATENCY]
-        return 0
-    if op == OP_TOUCH_OUTER:                  # prefetch into the first unified level only
-        level = st[H_FIRST_LEVEL]
-        if level != MEMORY:
-            access(st, level, addr, False)
-        return 0
-    if op == OP_ZERO or op == OP_ALLOCATE:
-        level = l1d if l1d >= 0 else st[H_FIRST_LEVEL]
-        # a store-through level holds nothing that is not below it: the line is
-        # established further out (POWER4 performs dcbz in its L2)
-        while level != MEMORY and not st[HEADER + LEVEL_RECORD * level + L_WRITE_BACK]:
-            level = st[HEADER + LEVEL_RECORD * level + L_NEXT]
-        if level == MEMORY:
-            st[H_MEM_WRITES] += 1
-        else:
-            _establish(st, level, addr)
-        if op == OP_ZERO:                       # zeros over the whole block: a store
-            unit = l1d if l1d >= 0 else level
-            shift = st[HEADER + LEVEL_RECORD * unit + L_SHIFT] if unit >= 0 else 0
-            _changed(st, (addr >> shift) << shift, 1 << shift)
-        return 0
-    # clean / flush / invalidate: L1 D only, or every data level from L1 D outwards
-    level = l1d if l1d >= 0 else st[H_FIRST_LEVEL]
-    while level != MEMORY:
-        r = HEADER + LEVEL_RECORD * level
-        wrote = _maintain_level(st, level, addr, op)
-        _drain(st)
-        if wrote:
-            nxt = st[r + L_NEXT]
-            stall += st[H_MEM_LAT] if nxt == MEMORY else \
-                st[HEADER + LEVEL_RECORD * nxt + L_LATENCY]
-        if scope == SCOPE_L1:
-            break
-        level = st[r + L_NEXT]
-    return stall
+    return _call("emu_maintain", st, addr, op, scope)
 
 
-# ------------------------------------------------------------- write-combining (x86 movnt*)
-
-@njit(cache=True)
-def _wc_drain(st, k):
-    """Write one write-combining buffer out: a full line is one burst, else a partial write."""
-    wc = st[H_WC] + 3 * k
-    if st[wc] == 0:
-        return
-    st[H_WC_FLUSHES] += 1
-    if st[wc + 1] < st[H_WC_LINE]:
-        st[H_WC_PARTIAL] += 1
-    st[H_MEM_WRITES] += 1
-    st[wc] = 0
-    st[wc + 1] = 0
-
-
-@njit(cache=True)
 def nontemporal_store(st, addr, size):
     """A movnt* store: evict the line from every cache (writing it back if dirty), then
     merge the bytes into a write-combining buffer: no allocation, no read for ownership.
     A buffer holds one line; it is written out when full, when a new line needs a buffer and
     none is free (the oldest goes), or at sfence. Buffers count bytes (stores of a copy do not
     overlap)."""
-    st[H_NT_STORES] += 1
-    level = st[H_L1D] if st[H_L1D] >= 0 else st[H_FIRST_LEVEL]
-    while level != MEMORY:
-        _maintain_level(st, level, addr, OP_FLUSH)
-        _drain(st)
-        level = st[HEADER + LEVEL_RECORD * level + L_NEXT]
-    _changed(st, addr, size)
-    n = st[H_WC_N]
-    if n == 0:
-        st[H_MEM_WRITES] += 1
-        return 0
-    line = addr // st[H_WC_LINE]
-    chosen = -1
-    for k in range(n):
-        if st[st[H_WC] + 3 * k] == line + 1:
-            chosen = k
-    if chosen < 0:
-        oldest = 0
-        for k in range(n):
-            wc = st[H_WC] + 3 * k
-            if st[wc] == 0:
-                chosen = k
-                break
-            if st[wc + 2] < st[st[H_WC] + 3 * oldest + 2]:
-                oldest = k
-        if chosen < 0:
-            _wc_drain(st, oldest)
-            chosen = oldest
-        wc = st[H_WC] + 3 * chosen
-        st[wc] = line + 1
-        st[wc + 2] = st[H_NT_STORES]
-    wc = st[H_WC] + 3 * chosen
-    st[wc + 1] += size
-    if st[wc + 1] >= st[H_WC_LINE]:
-        _wc_drain(st, chosen)
-    return 0
+    return _call("emu_nontemporal_store", st, addr, size)
 
 
-@njit(cache=True)
 def drain_write_combining(st):
-    for k in range(st[H_WC_N]):
-        _wc_drain(st, k)
+    native.lib.emu_drain_write_combining(native.address(st))
 
 
 class CacheModel:

@@ -35,16 +35,14 @@ supervisor state (the model runs guest code as the kernel), and with key 0 PP = 
 allow read/write, 3 read only; with key 1 PP = 0 allows nothing, 1 and 3 read only, 2
 read/write. N or G (guarded) in the HPTE, or N in the SLB entry, forbids instruction fetch.
 
-This module holds the format (native functions the walker in ``emu.mmu`` calls, and the
-same ones seen from Python), the SLB as the model keeps it, the table seen from Python
-(``HashedPageTable64``) and Linux's VSID scheme of the time.
+This module holds the format (in Python; the walker's C copy is emu/model/hash64.c), the
+SLB as the model keeps it, the table seen from Python (``HashedPageTable64``) and Linux's
+VSID scheme of the time.
 """
 from __future__ import annotations
 
-import numpy as np
-from numba import carray, njit
-
 from . import cache as c
+from . import native
 
 HPTE_BYTES = 16
 HPTES_PER_GROUP = 8
@@ -90,30 +88,25 @@ FAULT_NAMES = {
 
 # --------------------------------------------------------- the hash, by the architecture book
 
-@njit(cache=True)
 def primary_hash(vsid, ea):
     """39-bit primary hash: low 39 bits of the VSID XOR the page index (EA bits 12-27)."""
     return (vsid & HASH_BITS_MASK) ^ ((ea >> 12) & 0xFFFF)
 
 
-@njit(cache=True)
 def secondary_hash(vsid, ea):
     return ~primary_hash(vsid, ea) & HASH_BITS_MASK
 
 
-@njit(cache=True)
 def hash_mask(sdr1):
     """htab_hash_mask: PTEG-index bits a table of 2^(18 + HTABSIZE) bytes has."""
-    return (np.int64(1) << (11 + (sdr1 & HTABSIZE_MASK))) - 1
+    return (1 << (11 + (sdr1 & HTABSIZE_MASK))) - 1
 
 
-@njit(cache=True)
 def pteg_address(sdr1, hash_value):
     """Where a hash's PTEG lives: HTABORG + (hash & htab_hash_mask) * 128."""
     return (sdr1 & HTABORG_MASK) + (hash_value & hash_mask(sdr1)) * PTEG_BYTES
 
 
-@njit(cache=True)
 def hpte_dword0(vsid, ea, secondary):
     """The compare doubleword of a valid 4 KB HPTE: AVPN (VSID || EA bits 23-27), H, V."""
     return (vsid << 12) | (((ea >> 23) & 0x1F) << 7) | \
@@ -178,36 +171,22 @@ def slbmte_problem(rs, rb, entries):
     return None
 
 
-@njit(cache=True)
 def slb_find(st, ea):
-    """The SLB entry translating ``ea``'s segment, or -1 (a segment fault)."""
-    want = (ea & SLB_ESID_MASK) | SLB_ESID_V
-    base = st[c.H_SEGMENTS]
-    for k in range(st[c.H_SLB_ENTRIES]):
-        if st[base + 2 * k] == want:
-            return k
-    return -1
+    """The SLB entry translating ``ea``'s segment (a signed 64-bit EA), or -1 (a segment
+    fault); the walker's own search (emu/model/hash64.c), from Python."""
+    return int(native.lib.emu_slb_find(native.address(st), ea))
 
 
-@njit(cache=True)
 def slb_vsid_word(st, k):
     return st[st[c.H_SEGMENTS] + 2 * k + 1]
 
 
-@njit(cache=True)
 def load_be64(st, address):
-    """A big-endian doubleword of guest RAM, read by the model (not by the guest); 0 (an
+    """A big-endian doubleword of guest RAM as the walker reads it (a signed int64); 0 (an
     invalid HPTE) outside RAM."""
-    if address < 0 or address + 8 > st[c.H_RAM_SIZE]:
-        return 0
-    ram = carray(c._pointer(st[c.H_RAM_PTR] + address), (8,), np.uint8)
-    value = np.int64(0)
-    for k in range(8):
-        value = (value << 8) | np.int64(ram[k])
-    return value
+    return int(native.lib.emu_load_be64(native.address(st), address))
 
 
-@njit(cache=True)
 def pp_rights(dword1, vsid_word):
     """(may read, may write) by PP0 || PP and the key (Ks: the model's guest is privileged)."""
     pp = (dword1 & HPTE_R_PP) | ((dword1 >> 61) & 4)
@@ -216,7 +195,6 @@ def pp_rights(dword1, vsid_word):
     return pp <= 3 or pp == 6, pp <= 2
 
 
-@njit(cache=True)
 def no_execute(dword1, vsid_word):
     """N or G in the HPTE, or N in the SLB entry: no instruction fetch."""
     return (dword1 & (HPTE_R_N | HPTE_R_G)) != 0 or (vsid_word & SLB_VSID_N) != 0

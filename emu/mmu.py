@@ -37,11 +37,8 @@ the model decides hits, misses, walks and faults, not where the bytes come from.
 """
 from __future__ import annotations
 
-import numpy as np
-from numba import carray, njit
-
 from . import cache as c
-from . import hash64, softtlb
+from . import hash64, native, softtlb
 from .cache import CacheLevel
 from .hash64 import HashedPageTable64     # noqa: F401  (the 64-bit table's Python side)
 
@@ -58,25 +55,21 @@ MODE_HASHED64 = 5       # the 64-bit hashed page table behind an SLB (emu.hash64
 
 # ----------------------------------------------------------- the hash, by the architecture book
 
-@njit(cache=True)
 def primary_hash(vsid, ea):
     """19-bit primary hash: low 19 bits of the VSID XOR the 16-bit page index (EA bits 4-19)."""
     return (vsid & 0x7FFFF) ^ ((ea >> 12) & 0xFFFF)
 
 
-@njit(cache=True)
 def secondary_hash(vsid, ea):
     return ~primary_hash(vsid, ea) & 0x7FFFF
 
 
-@njit(cache=True)
 def pteg_address(sdr1, hash_value):
     """Where the PTE group for a hash lives: HTABORG, with HTABMASK selecting hash bits."""
     htaborg, htabmask = sdr1 & 0xFFFF0000, sdr1 & 0x1FF
     return htaborg | ((hash_value << 6) & ((htabmask << 16) | 0xFFC0))
 
 
-@njit(cache=True)
 def pte_word0(vsid, ea, secondary):
     """The compare word of a valid PTE: V, VSID, H (found by the secondary hash), API."""
     return PTE_VALID | ((vsid & 0xFFFFFF) << 7) | (PTE_SECONDARY if secondary else 0) | \
@@ -168,270 +161,43 @@ def supported(profile):
     return None
 
 
-# ------------------------------------------------------------------------ native hot path
-
-@njit(cache=True)
-def _load_be32(st, address):
-    """A big-endian word of guest RAM, read by the model (not by the guest)."""
-    if address < 0 or address + 4 > st[c.H_RAM_SIZE]:
-        return -1
-    ram = carray(c._pointer(st[c.H_RAM_PTR] + address), (4,), np.uint8)
-    return (np.int64(ram[0]) << 24) | (np.int64(ram[1]) << 16) | (np.int64(ram[2]) << 8) | \
-        np.int64(ram[3])
-
-
-@njit(cache=True)
-def walk_hashed32(st, ea):
-    """Search the HTAB for ``ea``: primary PTEG, then secondary. Returns (found, stall)."""
-    st[c.H_WALKS] += 1
-    vsid = st[st[c.H_SEGMENTS] + ((ea >> 28) & 0xF)] & 0xFFFFFF
-    stall = st[c.H_WALK_CYCLES]
-    for secondary in range(2):
-        h = secondary_hash(vsid, ea) if secondary else primary_hash(vsid, ea)
-        group = pteg_address(st[c.H_SDR1], h)
-        want = pte_word0(vsid, ea, secondary)
-        for k in range(PTES_PER_GROUP):
-            pte = group + 8 * k
-            stall += c.data_access(st, pte, 8, False)
-            if _load_be32(st, pte) == want:
-                st[c.H_SECONDARY_HITS if secondary else c.H_PRIMARY_HITS] += 1
-                return True, stall
-    return False, stall
-
+# ------------------------------------------------------------------ native (C) model
+#
+# The translation itself is C (emu/model/mmu.c), run by Unicorn's hooks: the TLB look-up
+# (a hit inline in the hooks), the walkers below, and the invalidations. These functions
+# call it from Python.
 
 # A TLB entry keeps the page's permissions, in the level's per-way "dirty" word (unused by
 # a TLB): what it forbids, so that 0 (the 32-bit hashed-table PTEs as modelled) forbids nothing.
 DENY_WRITE, DENY_FETCH, IS_SECTION, DENY_READ = 1, 2, 4, 8
 
 
-@njit(cache=True, inline='always')
-def _needs(write, fetch):
-    return DENY_WRITE if write else DENY_FETCH if fetch else DENY_READ
-
-
-@njit(cache=True)
-def walk_hashed64(st, ea, write, fetch):
-    """Search the 64-bit HTAB for ``ea``: its SLB entry, the primary PTEG, the secondary.
-    Returns (found and permitted, stall, the TLB entry's permission word)."""
-    st[c.H_WALKS] += 1
-    k = hash64.slb_find(st, ea)
-    if k < 0:
-        return _hash64_fault(st, hash64.FAULT_SEGMENT, -1), 0, 0
-    vsid_word = hash64.slb_vsid_word(st, k)
-    if fetch and vsid_word & hash64.SLB_VSID_N:       # checked before the search (QEMU)
-        return _hash64_fault(st, hash64.FAULT_NO_EXECUTE, k), 0, 0
-    vsid = (vsid_word >> 12) & (hash64.VSID_LIMIT - 1)
-    stall = st[c.H_WALK_CYCLES]
-    for secondary in range(2):
-        h = hash64.secondary_hash(vsid, ea) if secondary else hash64.primary_hash(vsid, ea)
-        group = hash64.pteg_address(st[c.H_SDR1], h)
-        want = hash64.hpte_dword0(vsid, ea, secondary)
-        for j in range(hash64.HPTES_PER_GROUP):
-            hpte = group + hash64.HPTE_BYTES * j
-            stall += c.data_access(st, hpte, hash64.HPTE_BYTES, False)
-            if hash64.load_be64(st, hpte) & hash64.HPTE_V_COMPARE == want:
-                perm = _permissions64(hash64.load_be64(st, hpte + 8), vsid_word)
-                if perm & _needs(write, fetch):
-                    return _hash64_fault(st, _denial64(perm, fetch), k), stall, perm
-                st[c.H_SECONDARY_HITS if secondary else c.H_PRIMARY_HITS] += 1
-                return True, stall, perm
-    return _hash64_fault(st, hash64.FAULT_NO_HPTE, k), stall, 0
-
-
-@njit(cache=True)
-def _permissions64(dword1, vsid_word):
-    """A TLB entry's permission word from an HPTE's doubleword 1 and its SLB entry."""
-    may_read, may_write = hash64.pp_rights(dword1, vsid_word)
-    perm = 0 if may_write else DENY_WRITE
-    if not may_read:
-        perm |= DENY_READ | DENY_FETCH
-    if hash64.no_execute(dword1, vsid_word):
-        perm |= DENY_FETCH
-    return perm
-
-
-@njit(cache=True, inline='always')
-def _denial64(perm, fetch):
-    """A fetch denied while reads are allowed is no-execute (N, G); the rest is PP."""
-    if fetch and not perm & DENY_READ:
-        return hash64.FAULT_NO_EXECUTE
-    return hash64.FAULT_PROTECTION
-
-
-@njit(cache=True)
-def _hash64_fault(st, status, slb_entry):
-    """Note the first fault's kind (and the SLB entry it used); False, for the walker."""
-    if st[c.H_PAGE_FAULTS] == 0:
-        st[c.H_FAULT_STATUS] = status
-        st[c.H_FAULT_L1_ADDR] = slb_entry
-    return False
-
-
-@njit(cache=True, inline='always')     # into the hooks
 def translate(st, ea, write, fetch):
     """One translation of ``ea`` through the TLB(s) and, on a miss, the walker.
 
     Returns stall cycles; a failed walk (or an access the TLB entry forbids) records a page
     fault (the first one's address and kind are kept) for the hook to stop the machine."""
-    if softtlb.MODE_SOFT603 <= st[c.H_MMU] <= softtlb.MODE_SOFT405:
-        return softtlb.lookup(st, ea, fetch)     # the CPU translated; the model counts
-    level = st[c.H_ITLB] if fetch else st[c.H_DTLB]
-    if level < 0:
-        return 0
-    r = c.HEADER + c.LEVEL_RECORD * level
-    page = ea >> st[r + c.L_SHIFT]
-    s = page & (st[r + c.L_SETS] - 1)
-    way = c._hit(st, r, page, s)
-    if way >= 0:                              # the common case, inline: a first-level hit
-        st[r + c.L_ACCESSES] += 1
-        st[r + c.L_HITS] += 1
-        perm = st[st[r + c.L_DIRTY] + s * st[r + c.L_WAYS] + way]
-        if perm & _needs(write, fetch):
-            _denied(st, ea, write, fetch, perm)
-        return 0
-    return _miss(st, level, ea, write, fetch)
+    return int(native.lib.emu_translate(native.address(st), ea, int(write), int(fetch)))
 
 
-@njit(cache=True)
-def _permissions(st, level, ea):
-    """The permission word of ``ea``'s entry at a TLB level (-1 if absent)."""
-    r = c.HEADER + c.LEVEL_RECORD * level
-    page = ea >> st[r + c.L_SHIFT]
-    way = c._find(st, r, page)
-    if way < 0:
-        return -1
-    return st[r + c.L_DIRTY] + (page & (st[r + c.L_SETS] - 1)) * st[r + c.L_WAYS] + way
+def walk_hashed32(st, ea):
+    """Search the HTAB for ``ea``: primary PTEG, then secondary. Returns (found, stall)."""
+    found, stall = native.call_with_out(native.lib.emu_walk_hashed32, native.address(st), ea)
+    return bool(found), stall
 
 
-@njit(cache=True)
-def _page_fault(st, ea, write, fetch):
-    if st[c.H_PAGE_FAULTS] == 0:
-        st[c.H_FAULT_EA] = ea
-        st[c.H_FAULT_WRITE] = write
-        st[c.H_FAULT_FETCH] = fetch
-    st[c.H_PAGE_FAULTS] += 1
-
-
-@njit(cache=True)
-def _denied(st, ea, write, fetch, perm):
-    """The TLB holds the page but forbids this access: a permission fault, from the entry
-    (no walk: the table may have changed, but until the entry is invalidated it is what
-    the hardware uses)."""
-    if st[c.H_MMU] == MODE_HASHED64:
-        _hash64_fault(st, _denial64(perm, fetch), -1)
-    else:
-        _short_fault(st, FSR_PERMISSION_SECTION if perm & IS_SECTION else FSR_PERMISSION_PAGE,
-                     -1, -1)
-    _page_fault(st, ea, write, fetch)
-
-
-@njit(cache=True)
-def _miss(st, level, ea, write, fetch):
-    """translate beyond a first-level hit: the TLBs below, then the walker."""
-    first = level
-    while level != c.MEMORY:
-        r = c.HEADER + c.LEVEL_RECORD * level
-        if not c._level(st, level, ea, False):
-            if level == first:
-                return 0
-            perm = st[_permissions(st, level, ea)]    # a hit below: its entry goes up
-            st[_permissions(st, first, ea)] = perm
-            if perm & _needs(write, fetch):
-                _denied(st, ea, write, fetch, perm)
-            return st[r + c.L_LATENCY]
-        level = st[r + c.L_NEXT]
-    perm = 0
-    if st[c.H_MMU] == MODE_ARM_SHORT:
-        found, stall, perm = walk_short(st, ea, write, fetch)
-    elif st[c.H_MMU] == MODE_HASHED64:
-        found, stall, perm = walk_hashed64(st, ea, write, fetch)
-    else:
-        found, stall = walk_hashed32(st, ea)
-    if found:
-        level = first
-        while level != c.MEMORY:
-            st[_permissions(st, level, ea)] = perm
-            level = st[c.HEADER + c.LEVEL_RECORD * level + c.L_NEXT]
-    else:
-        _page_fault(st, ea, write, fetch)
-        _forget(st, ea, fetch)
-    return stall
-
-
-@njit(cache=True)
-def _forget(st, ea, fetch):
-    """A failed walk loads nothing: empty the entries the lookup just allocated."""
-    level = st[c.H_ITLB] if fetch else st[c.H_DTLB]
-    while level != c.MEMORY:
-        r = c.HEADER + c.LEVEL_RECORD * level
-        page = ea >> st[r + c.L_SHIFT]
-        way = c._find(st, r, page)
-        if way >= 0:
-            c.drop_line(st, level, page, way)
-        level = st[r + c.L_NEXT]
-
-
-@njit(cache=True)
-def _core_tlbs(st, core):
-    """The first I-side and D-side TLB levels of ``core`` (-1: none) and where its segment
-    registers (or SLB) are."""
-    table = st[c.H_CORES]
-    if table == 0:
-        return st[c.H_ITLB], st[c.H_DTLB], st[c.H_SEGMENTS]
-    at = table + 1 + c.CORE_RECORD * core
-    return st[at + c.T_ITLB], st[at + c.T_DTLB], st[at + c.T_SEGMENTS]
-
-
-@njit(cache=True)
-def _tlb_levels(st, core):
-    """Every TLB level of ``core``, once each (a unified TLB ends both sides' chains)."""
-    itlb, dtlb, _ = _core_tlbs(st, core)
-    out = np.full(4, -1, np.int64)
-    n = 0
-    for level in (itlb, dtlb):
-        while level >= 0:
-            seen = False
-            for k in range(n):
-                seen |= out[k] == level
-            if not seen:
-                out[n] = level
-                n += 1
-            level = st[c.HEADER + c.LEVEL_RECORD * level + c.L_NEXT]
-    return out[:n]
-
-
-@njit(cache=True)
-def _cores_reached(st, broadcast):
-    """The cores a TLB invalidation reaches: all of them when it is broadcast (tlbie, ARM's
-    inner-shareable forms), else the one that runs it."""
-    if broadcast and st[c.H_CORES]:
-        return 0, st[st[c.H_CORES]]
-    return st[c.H_CORE], st[c.H_CORE] + 1
-
-
-@njit(cache=True)
 def invalidate_page(st, ea, broadcast=False):
     """tlbie: the entries for ``ea``'s page in every TLB level of this core (``broadcast``:
-    of every core). On the 64-bit hashed MMU the operand is a virtual address (tlbie64),
-    also while a kernel routine runs untranslated (H_MMU off, the SLB kept:
-    emu.kernel.ppc64)."""
-    hashed64 = st[c.H_MMU] == MODE_HASHED64 or st[c.H_SLB_ENTRIES] > 0
-    first, end = _cores_reached(st, broadcast)
-    for core in range(first, end):
-        if hashed64:
-            tlbie64(st, ea, core)
-            continue
-        for level in _tlb_levels(st, core):
-            c._maintain_level(st, level, ea, c.OP_INVALIDATE)
+    of every core). On the 64-bit hashed MMU the operand is a virtual address (tlbie64:
+    RB holds VSID bits 0-19 and the page index; every valid SLB entry whose VSID agrees has
+    the page's entries invalidated), also while a kernel routine runs untranslated (H_MMU
+    off, the SLB kept: emu.kernel.ppc64)."""
+    native.lib.emu_invalidate_page(native.address(st), ea, int(broadcast))
 
 
-@njit(cache=True)
 def invalidate_all(st, broadcast=False):
     """tlbia (or a full flush): every TLB entry of this core (``broadcast``: of every core)."""
-    first, end = _cores_reached(st, broadcast)
-    for core in range(first, end):
-        for level in _tlb_levels(st, core):
-            c.invalidate_level(st, level)
+    native.lib.emu_invalidate_all(native.address(st), int(broadcast))
 
 
 # ------------------------------------ the 64-bit MMU's TLB and SLB instructions (emu.hash64)
@@ -442,83 +208,20 @@ def invalidate_all(st, broadcast=False):
 # entries in that segment (the hardware's ERATs are flushed likewise; its TLB would keep
 # them, and a re-established segment walks again here).
 
-@njit(cache=True)
-def tlbie64(st, rb, core):
-    """tlbie RB on ``core``: RB holds the virtual address without its top 16 bits (Linux's
-    __tlbie clears them, include/asm-ppc64/mmu.h), so VSID bits 0-19 and the page index.
-    Every valid entry of the core's SLB whose VSID agrees in those bits has the page's
-    entries invalidated."""
-    vsid_bits = (rb >> 28) & 0xFFFFF
-    base = _core_tlbs(st, core)[2]
-    for k in range(st[c.H_SLB_ENTRIES]):
-        esid_word = st[base + 2 * k]
-        if esid_word & hash64.SLB_ESID_V and \
-                (st[base + 2 * k + 1] >> 12) & 0xFFFFF == vsid_bits:
-            ea = (esid_word & hash64.SLB_ESID_MASK) | (rb & 0x0FFFF000)
-            for level in _tlb_levels(st, core):
-                c._maintain_level(st, level, ea, c.OP_INVALIDATE)
-
-
-@njit(cache=True)
-def _drop_segment(st, esid_word, only_unmapped):
-    """Drop the model's TLB entries in a segment (``esid_word``'s; with ``only_unmapped``,
-    in every segment no valid SLB entry maps any more)."""
-    segment = esid_word & hash64.SLB_ESID_MASK
-    for level in _tlb_levels(st, st[c.H_CORE]):
-        r = c.HEADER + c.LEVEL_RECORD * level
-        ways = st[r + c.L_WAYS]
-        for slot in range(st[r + c.L_SETS] * ways):
-            tag = st[st[r + c.L_TAGS] + slot]
-            if tag == 0:
-                continue
-            ea = (tag - 1) << st[r + c.L_SHIFT]
-            gone = hash64.slb_find(st, ea) < 0 if only_unmapped else                 ea & hash64.SLB_ESID_MASK == segment
-            if gone:
-                c.drop_line(st, level, tag - 1, slot % ways)
-                st[r + c.L_INVALIDATIONS] += 1
-
-
-@njit(cache=True)
 def slb_store(st, rs, rb):
     """slbmte RS, RB: SLB entry RB[52:63] = (RB's ESID | V, RS). Returns False (and changes
     nothing) for what the model refuses (hash64.slbmte_problem says why)."""
-    if st[c.H_MMU] != MODE_HASHED64:
-        return True
-    k = rb & hash64.SLB_INDEX_MASK
-    if k >= st[c.H_SLB_ENTRIES] or rb & 0x07FFF000 or (rs >> 62) & 3 or \
-            rs & hash64.SLB_VSID_L:
-        return False
-    at = st[c.H_SEGMENTS] + 2 * k
-    esid_word = rb & ~hash64.SLB_INDEX_MASK
-    if st[at] != esid_word or st[at + 1] != rs:
-        if st[at] & hash64.SLB_ESID_V:
-            _drop_segment(st, st[at], False)
-        if esid_word & hash64.SLB_ESID_V:
-            _drop_segment(st, esid_word, False)
-    st[at], st[at + 1] = esid_word, rs
-    return True
+    return bool(native.lib.emu_slb_store(native.address(st), rs, rb))
 
 
-@njit(cache=True)
 def slb_invalidate(st, rb):
     """slbie RB: the SLB entry of RB's ESID made invalid, and its segment's TLB entries."""
-    if st[c.H_MMU] != MODE_HASHED64:
-        return
-    k = hash64.slb_find(st, rb)
-    if k >= 0:
-        at = st[c.H_SEGMENTS] + 2 * k
-        st[at] &= ~hash64.SLB_ESID_V
-        _drop_segment(st, st[at], False)
+    native.lib.emu_slb_invalidate(native.address(st), rb)
 
 
-@njit(cache=True)
 def slb_invalidate_all(st):
     """slbia: every SLB entry but entry 0 invalid (Book III; QEMU helper_slbia)."""
-    if st[c.H_MMU] != MODE_HASHED64:
-        return
-    for k in range(1, st[c.H_SLB_ENTRIES]):
-        st[st[c.H_SEGMENTS] + 2 * k] &= ~hash64.SLB_ESID_V
-    _drop_segment(st, 0, True)
+    native.lib.emu_slb_invalidate_all(native.address(st))
 
 
 # ------------------------------------------------- ARMv7 short descriptors (ARM ARM B3.5)
@@ -534,78 +237,13 @@ def slb_invalidate_all(st):
 FSR_TRANSLATION_SECTION, FSR_TRANSLATION_PAGE = 0x5, 0x7     # DFSR/IFSR status codes
 FSR_PERMISSION_SECTION, FSR_PERMISSION_PAGE = 0xD, 0xF
 
-
-@njit(cache=True)
-def _load_le32(st, address):
-    if address < 0 or address + 4 > st[c.H_RAM_SIZE]:
-        return -1
-    ram = carray(c._pointer(st[c.H_RAM_PTR] + address), (4,), np.uint8)
-    return np.int64(ram[0]) | (np.int64(ram[1]) << 8) | (np.int64(ram[2]) << 16) | \
-        (np.int64(ram[3]) << 24)
-
-
-@njit(cache=True)
 def _descriptor(st, address):
     """(descriptor, stall) as the table walker reads it.
 
     Through the L1 D (Cortex-A9 with write-back walks) it is a load and sees the newest
     bytes. Otherwise it reads the level below the L1 D, which holds memory's copy: a
     descriptor stored but still dirty in the L1 D is seen as it was before (the shadow)."""
-    l1d = st[c.H_L1D]
-    if st[c.H_WALK_THROUGH_L1] or l1d < 0:
-        return _load_le32(st, address), c.data_access(st, address, 4, False)
-    stall = c.access(st, st[c.H_FIRST_LEVEL], address, False)    # (memory if no L2)
-    r = c.HEADER + c.LEVEL_RECORD * l1d
-    line = address >> st[r + c.L_SHIFT]
-    way = c._find(st, r, line)
-    if way >= 0 and st[r + c.L_SHADOW]:
-        slot = (line & (st[r + c.L_SETS] - 1)) * st[r + c.L_WAYS] + way
-        if st[st[r + c.L_DIRTY] + slot]:
-            words = max((1 << st[r + c.L_SHIFT]) >> 3, 1)
-            offset = address & ((1 << st[r + c.L_SHIFT]) - 1)
-            word = st[st[r + c.L_SHADOW] + slot * words + (offset >> 3)]
-            return (word >> (8 * (offset & 4))) & 0xFFFFFFFF, stall
-    return _load_le32(st, address), stall
-
-
-@njit(cache=True)
-def _short_fault(st, status, l1_addr, l2_addr):
-    if st[c.H_PAGE_FAULTS] == 0:
-        st[c.H_FAULT_STATUS] = status
-        st[c.H_FAULT_L1_ADDR] = l1_addr
-        st[c.H_FAULT_L2_ADDR] = l2_addr
-    return False
-
-
-@njit(cache=True)
-def walk_short(st, va, write, fetch):
-    """The ARMv7 table walk for ``va``. Returns (found and permitted, stall, the entry's
-    permission word for the TLB)."""
-    st[c.H_WALKS] += 1
-    l1_addr = (st[c.H_SDR1] & 0xFFFFC000) | ((va >> 20) << 2)
-    first, stall = _descriptor(st, l1_addr)
-    kind = first & 3
-    if kind == 2:                                         # section (or supersection)
-        perm = IS_SECTION | (DENY_WRITE if first & 0x8000 else 0) | \
-            (DENY_FETCH if first & 0x10 else 0)
-        if perm & _needs(write, fetch):
-            return _short_fault(st, FSR_PERMISSION_SECTION, l1_addr, -1), stall, perm
-        st[c.H_PRIMARY_HITS] += 1
-        return True, stall, perm
-    if kind != 1:
-        return _short_fault(st, FSR_TRANSLATION_SECTION, l1_addr, -1), stall, 0
-    l2_addr = (first & 0xFFFFFC00) | (((va >> 12) & 0xFF) << 2)
-    second, more = _descriptor(st, l2_addr)
-    stall += more
-    kind = second & 3
-    if kind == 0:
-        return _short_fault(st, FSR_TRANSLATION_PAGE, l1_addr, l2_addr), stall, 0
-    xn = second & 1 if kind >= 2 else (second >> 15) & 1
-    perm = (DENY_WRITE if second & 0x200 else 0) | (DENY_FETCH if xn else 0)
-    if perm & _needs(write, fetch):
-        return _short_fault(st, FSR_PERMISSION_PAGE, l1_addr, l2_addr), stall, perm
-    st[c.H_SECONDARY_HITS] += 1
-    return True, stall, perm
+    return native.call_with_out(native.lib.emu_descriptor, native.address(st), address)
 
 
 # ------------------------------------------------------------ the table, seen from Python

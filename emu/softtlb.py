@@ -61,10 +61,10 @@ from __future__ import annotations
 import collections
 import ctypes
 
-from numba import njit
 from unicorn import UcError, ppc_const
 
 from . import cache as c
+from . import native
 
 # Unicorn/QEMU exception numbers (target/ppc/cpu.h, POWERPC_EXCP_*), measured to arrive here
 EXCP_DSI, EXCP_ISI, EXCP_DTLB, EXCP_ITLB = 2, 3, 13, 14
@@ -109,77 +109,37 @@ def kind(profile):
     return None
 
 
-# --------------------------------------------------------------------- native (numba) side
+# --------------------------------------------------------------------- native (C) side
+#
+# The mirror's look-ups run in the hooks (emu/model/softtlb.c); the exception and
+# instruction hooks below call its other functions.
 
-@njit(cache=True, inline='always')
 def lookup(st, ea, fetch):
     """One translated access: a look-up in the model TLB (a mirror of the CPU's, which has
     already translated it). Real-mode accesses look nothing up. Returns stall cycles (0)."""
-    if fetch:
-        if st[c.H_XLATE] & MSR_IR == 0:
-            return 0
-        level = st[c.H_ITLB]
-    else:
-        if st[c.H_XLATE] & MSR_DR == 0:
-            return 0
-        level = st[c.H_DTLB]
-    r = c.HEADER + c.LEVEL_RECORD * level
-    page = ea >> st[r + c.L_SHIFT]
-    s = page & (st[r + c.L_SETS] - 1)
-    st[r + c.L_ACCESSES] += 1
-    st[r + c.L_HITS] += 1
-    if c._hit(st, r, page, s) < 0:
-        st[st[c.H_SCRATCH] + S_DIVERGED] += 1
-    return 0
+    return int(native.lib.emu_softtlb_lookup(native.address(st), ea, int(fetch)))
 
 
-@njit(cache=True)
 def count_miss(st, fetch):
     """The CPU missed: one look-up that missed."""
-    level = st[c.H_ITLB] if fetch else st[c.H_DTLB]
-    r = c.HEADER + c.LEVEL_RECORD * level
-    st[r + c.L_ACCESSES] += 1
-    st[r + c.L_MISSES] += 1
+    native.lib.emu_softtlb_count_miss(native.address(st), int(fetch))
 
 
-@njit(cache=True)
 def victim_way(st, fetch, ea):
     """The way the next load into ``ea``'s set replaces: an invalid one, else the LRU one."""
-    level = st[c.H_ITLB] if fetch else st[c.H_DTLB]
-    r = c.HEADER + c.LEVEL_RECORD * level
-    s = (ea >> st[r + c.L_SHIFT]) & (st[r + c.L_SETS] - 1)
-    return c._victim(st, r, s)
+    return int(native.lib.emu_softtlb_victim_way(native.address(st), int(fetch), ea))
 
 
-@njit(cache=True)
 def load_way(st, fetch, ea, way):
     """tlbli/tlbld/tlbwe: ``ea``'s page into ``way`` of its set (what was there is evicted).
     Returns the page evicted + 1 (0: none)."""
-    level = st[c.H_ITLB] if fetch else st[c.H_DTLB]
-    r = c.HEADER + c.LEVEL_RECORD * level
-    page = ea >> st[r + c.L_SHIFT]
-    s = page & (st[r + c.L_SETS] - 1)
-    slot = s * st[r + c.L_WAYS] + way
-    old = st[st[r + c.L_TAGS] + slot]
-    if old != 0:
-        c.drop_line(st, level, old - 1, way)
-        st[r + c.L_EVICTIONS] += 1
-    st[st[r + c.L_TAGS] + slot] = page + 1
-    c._touch(st, r, s, way, page + 1)
-    return old
+    return int(native.lib.emu_softtlb_load_way(native.address(st), int(fetch), ea, way))
 
 
-@njit(cache=True)
 def drop_way(st, way):
     """A 405 tlbwe of an invalid tag: entry ``way`` of the unified TLB is emptied. Returns
     the page dropped + 1 (0: none)."""
-    level = st[c.H_DTLB]
-    r = c.HEADER + c.LEVEL_RECORD * level
-    old = st[st[r + c.L_TAGS] + way]
-    if old != 0:
-        c.drop_line(st, level, old - 1, way)
-        st[r + c.L_INVALIDATIONS] += 1
-    return old
+    return int(native.lib.emu_softtlb_drop_way(native.address(st), way))
 
 
 # ------------------------------------------------------------------ the CPU's own registers

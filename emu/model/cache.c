@@ -1,0 +1,791 @@
+/* The cache model: levels, replacement, write policies, maintenance, I/D coherence.
+ *
+ * A line-for-line C rendering of the model emu/cache.py documents (its module docstring
+ * explains the design: non-inclusive levels, eager I/D coherence, the MRU shortcut). Every
+ * function here has the Python name; the ones Python calls are exported as emu_<name>.
+ */
+#include "state.h"
+
+/* ------------------------------------------------------------ replacement and look-up */
+
+/* xorshift64: the 'random' replacement policy, seeded and so deterministic */
+HOT i64 random_next(i64 *st) {
+    u64 x = (u64)st[H_RNG];
+    x ^= x << 13;
+    x ^= (x >> 7) & 0x01FFFFFFFFFFFFFFULL;
+    x ^= x << 17;
+    st[H_RNG] = (i64)x;
+    return (i64)(x & 0x7FFFFFFFFFFFFFFFULL);
+}
+
+/* Tree PLRU: point every node on the way's path away from it */
+HOT void plru_touch(i64 *st, i64 r, i64 s, i64 way) {
+    i64 ways = st[r + L_WAYS];
+    if (ways < 2)
+        return;
+    i64 at = st[r + L_PLRU] + s;
+    u64 bits = (u64)st[at];
+    i64 node = 1, span = ways;
+    while (span > 1) {
+        span >>= 1;
+        if (way & span) {
+            bits &= ~(1ULL << node);        /* bit 0: the next victim is on the left */
+            node = 2 * node + 1;
+        } else {
+            bits |= 1ULL << node;           /* bit 1: the next victim is on the right */
+            node = 2 * node;
+        }
+    }
+    st[at] = (i64)bits;
+}
+
+HOT i64 plru_victim(i64 *st, i64 r, i64 s) {
+    i64 ways = st[r + L_WAYS];
+    u64 bits = (u64)st[st[r + L_PLRU] + s];
+    i64 node = 1, way = 0, span = ways;
+    while (span > 1) {
+        span >>= 1;
+        if ((bits >> node) & 1) {
+            way += span;
+            node = 2 * node + 1;
+        } else {
+            node = 2 * node;
+        }
+    }
+    return way;
+}
+
+/* The way holding a line in its set, or -1 */
+HOT i64 find(const i64 *st, i64 r, i64 line) {
+    i64 ways = st[r + L_WAYS];
+    i64 first = st[r + L_TAGS] + (line & (st[r + L_SETS] - 1)) * ways;
+    i64 tag = line + 1;
+    for (i64 w = 0; w < ways; w++)
+        if (st[first + w] == tag)
+            return w;
+    return -1;
+}
+
+/* A use of a way: the set's most-recent-use record and the replacement state */
+HOT void touch(i64 *st, i64 r, i64 s, i64 way, i64 tag) {
+    st[st[r + L_MRU] + s] = (i64)((u64)tag << MRU_WAY_BITS) | way;
+    i64 repl = st[r + L_REPL];
+    if (repl == REPL_LRU) {
+        i64 clock = st[r + L_CLOCK] + 1;
+        st[r + L_CLOCK] = clock;
+        st[st[r + L_STAMP] + s * st[r + L_WAYS] + way] = clock;
+    } else if (repl == REPL_PLRU) {
+        plru_touch(st, r, s, way);
+    }
+}
+
+/* The way holding `line` in set `s`, its use recorded; -1 if absent. Counts nothing.
+ * The set's most recent line is found without a search. */
+HOT i64 hit(i64 *st, i64 r, i64 line, i64 s) {
+    i64 tag = line + 1;
+    i64 m = st[st[r + L_MRU] + s];
+    if ((m >> MRU_WAY_BITS) == tag)
+        return m & WAY_MASK;
+    i64 ways = st[r + L_WAYS];
+    i64 first = st[r + L_TAGS] + s * ways;
+    for (i64 way = 0; way < ways; way++) {
+        if (st[first + way] == tag) {
+            touch(st, r, s, way, tag);
+            return way;
+        }
+    }
+    return -1;
+}
+
+/* An invalid way if there is one, else the policy's choice */
+HOT i64 victim(i64 *st, i64 r, i64 s) {
+    i64 ways = st[r + L_WAYS];
+    i64 first = s * ways;
+    i64 tags = st[r + L_TAGS];
+    for (i64 w = 0; w < ways; w++)
+        if (st[tags + first + w] == 0)
+            return w;
+    i64 repl = st[r + L_REPL];
+    if (repl == REPL_PLRU)
+        return plru_victim(st, r, s);
+    if (repl == REPL_RANDOM)
+        return random_next(st) % ways;
+    i64 stamps = st[r + L_STAMP] + first;     /* LRU: oldest use; FIFO: oldest fill */
+    i64 best = 0;
+    for (i64 w = 1; w < ways; w++)
+        if (st[stamps + w] < st[stamps + best])
+            best = w;
+    return best;
+}
+
+/* A write that stalls nobody (write-through, write-around, victim write-back): queued for
+ * the level below, or counted as a memory write */
+HOT void send_write(i64 *st, i64 level, i64 addr) {
+    if (level == MEMORY) {
+        st[H_MEM_WRITES] += 1;
+        return;
+    }
+    i64 n = st[H_QUEUE_N];
+    st[st[H_QUEUE] + 2 * n] = level;
+    st[st[H_QUEUE] + 2 * n + 1] = addr;
+    st[H_QUEUE_N] = n + 1;
+}
+
+/* A dirty line leaves its level for the level below */
+HOT void write_back(i64 *st, i64 r, i64 line) {
+    st[r + L_WRITEBACKS] += 1;
+    send_write(st, st[r + L_NEXT], (i64)((u64)line << st[r + L_SHIFT]));
+}
+
+/* A clean L1 D line is about to become dirty: keep memory's copy of it for a table walker
+ * that reads below the L1 D (a memory hook runs before the store: RAM holds the old bytes).
+ * Only the part of the line inside guest RAM is copied (the rest reads as zero). */
+static void snapshot(i64 *st, i64 r, i64 slot, i64 line) {
+    i64 bytes = (i64)1 << st[r + L_SHIFT];
+    i64 words = bytes >> 3 > 1 ? bytes >> 3 : 1;
+    i64 at = st[r + L_SHADOW] + slot * words;
+    i64 start = (i64)((u64)line << st[r + L_SHIFT]);
+    const uint8_t *ram = (const uint8_t *)(intptr_t)st[H_RAM_PTR];
+    for (i64 k = 0; k < words; k++) {
+        i64 address = start + 8 * k;
+        i64 word = 0;
+        if (address >= 0 && address + 8 <= st[H_RAM_SIZE])
+            __builtin_memcpy(&word, ram + address, 8);
+        st[at + k] = word;
+    }
+}
+
+HOT void make_dirty(i64 *st, i64 r, i64 slot, i64 line) {
+    i64 d = st[r + L_DIRTY] + slot;
+    if (st[d] == 0 && st[r + L_SHADOW])
+        snapshot(st, r, slot, line);
+    st[d] = 1;
+}
+
+/* Put a line into set `s`: choose a victim, write it back if dirty; returns the way */
+HOT i64 install(i64 *st, i64 r, i64 s, i64 line) {
+    i64 ways = st[r + L_WAYS];
+    i64 way = victim(st, r, s);
+    i64 slot = s * ways + way;
+    i64 old = st[st[r + L_TAGS] + slot];
+    if (old != 0) {
+        st[r + L_EVICTIONS] += 1;
+        if (st[st[r + L_DIRTY] + slot])
+            write_back(st, r, old - 1);
+    }
+    st[st[r + L_TAGS] + slot] = line + 1;
+    st[st[r + L_DIRTY] + slot] = 0;
+    st[st[r + L_STALE] + slot] = 0;
+    if (st[r + L_REPL] == REPL_FIFO) {        /* FIFO: the fill time is what counts */
+        st[r + L_CLOCK] += 1;
+        st[st[r + L_STAMP] + slot] = st[r + L_CLOCK];
+    }
+    touch(st, r, s, way, line + 1);
+    return way;
+}
+
+/* This level's part of a request; true when the line must be filled from below */
+HOT bool level_request(i64 *st, i64 level, i64 addr, bool write) {
+    i64 r = REC(level);
+    i64 shift = st[r + L_SHIFT];
+    i64 line = addr >> shift;
+    i64 s = line & (st[r + L_SETS] - 1);
+    i64 ways = st[r + L_WAYS];
+    st[r + L_ACCESSES] += 1;
+    i64 way = hit(st, r, line, s);
+    if (way >= 0) {
+        st[r + L_HITS] += 1;
+        if (write) {
+            if (st[r + L_WRITE_BACK])
+                make_dirty(st, r, s * ways + way, line);
+            else
+                send_write(st, st[r + L_NEXT], addr);
+        }
+        return false;
+    }
+    st[r + L_MISSES] += 1;
+    if (write && !st[r + L_WRITE_ALLOCATE]) {
+        send_write(st, st[r + L_NEXT], addr);     /* write-around: no fill, no stall */
+        return false;
+    }
+    way = install(st, r, s, line);
+    if (write) {
+        if (st[r + L_WRITE_BACK])
+            make_dirty(st, r, s * ways + way, line);
+        else
+            send_write(st, st[r + L_NEXT], addr);
+    }
+    return true;
+}
+
+/* Walk a request down from `level` until a level has the line; its latency */
+HOT i64 down(i64 *st, i64 level, i64 addr, bool write) {
+    while (level != MEMORY) {
+        i64 r = REC(level);
+        if (!level_request(st, level, addr, write))
+            return st[r + L_LATENCY];
+        level = st[r + L_NEXT];
+        write = false;                 /* below a miss, the request is the fill (a read) */
+    }
+    if (write)
+        st[H_MEM_WRITES] += 1;
+    else
+        st[H_MEM_READS] += 1;
+    return st[H_MEM_LAT];
+}
+
+/* Carry out the queued writes (each may queue more further down) */
+static void drain(i64 *st) {
+    while (st[H_QUEUE_N] > 0) {
+        i64 n = st[H_QUEUE_N] - 1;
+        st[H_QUEUE_N] = n;
+        down(st, st[st[H_QUEUE] + 2 * n], st[st[H_QUEUE] + 2 * n + 1], true);
+    }
+}
+
+/* One request for the line holding `addr` at `level`: the load-to-use latency of the level
+ * that supplied the data (see emu.cache.access) */
+static i64 cache_access(i64 *st, i64 level, i64 addr, bool write) {
+    i64 latency = down(st, level, addr, write);
+    drain(st);
+    return latency;
+}
+
+/* ------------------------------------------------------------ data side and fetch side */
+
+/* Charge cycles to the instruction at `offset` in the code region (-1: outside it); with
+ * the profiler on, a sample each time the cycle count passes a multiple of the period */
+static void account(i64 *st, i64 offset, i64 cycles) {
+    st[H_CYCLES] += cycles;
+    i64 period = st[H_PROFILE_PERIOD];
+    if (period <= 0 || offset < 0 || offset > st[H_CODE_LEN])
+        return;
+    st[st[H_INSN_CYCLES] + offset] += cycles;
+    while (st[H_CYCLES] >= st[H_NEXT_SAMPLE]) {
+        st[st[H_SAMPLES] + offset] += 1;
+        st[H_NEXT_SAMPLE] += period;
+    }
+}
+
+HOT i64 core_count(const i64 *st) {
+    return st[H_CORES] ? st[st[H_CORES]] : 1;
+}
+
+/* Core `core`'s L1 I (`icache`) or L1 D level, -1 if it has none */
+HOT i64 l1_of(const i64 *st, i64 core, bool icache) {
+    i64 table = st[H_CORES];
+    if (table == 0)
+        return icache ? st[H_L1I] : st[H_L1D];
+    return st[table + 1 + CORE_RECORD * core + (icache ? T_L1I : T_L1D)];
+}
+
+static void flag_stale(i64 *st, i64 l1i, i64 addr, i64 length) {
+    i64 r = REC(l1i);
+    i64 shift = st[r + L_SHIFT];
+    i64 ways = st[r + L_WAYS];
+    for (i64 line = addr >> shift; line <= (addr + length - 1) >> shift; line++) {
+        i64 way = find(st, r, line);
+        if (way >= 0)
+            st[st[r + L_STALE] + (line & (st[r + L_SETS] - 1)) * ways + way] = 1;
+    }
+}
+
+/* Bytes [addr, addr + length) changed on the data side: I-cache copies are now stale, in
+ * every core (no I-cache here snoops stores) */
+static void changed(i64 *st, i64 addr, i64 length) {
+    if (st[H_COHERENT_I])
+        return;
+    for (i64 k = 0; k < core_count(st); k++) {
+        i64 l1i = l1_of(st, k, true);
+        if (l1i >= 0)
+            flag_stale(st, l1i, addr, length);
+    }
+}
+
+static bool dirty_in(const i64 *st, i64 l1d, i64 addr, i64 length) {
+    i64 r = REC(l1d);
+    i64 shift = st[r + L_SHIFT];
+    i64 ways = st[r + L_WAYS];
+    for (i64 line = addr >> shift; line <= (addr + length - 1) >> shift; line++) {
+        i64 way = find(st, r, line);
+        if (way >= 0 && st[st[r + L_DIRTY] + (line & (st[r + L_SETS] - 1)) * ways + way])
+            return true;
+    }
+    return false;
+}
+
+/* Is any L1 D line over [addr, addr + length) dirty, in any core? */
+static bool dirty_in_l1d(const i64 *st, i64 addr, i64 length) {
+    for (i64 k = 0; k < core_count(st); k++) {
+        i64 l1d = l1_of(st, k, false);
+        if (l1d >= 0 && dirty_in(st, l1d, addr, length))
+            return true;
+    }
+    return false;
+}
+
+/* Empty the way holding `line` (no write-back, nothing counted) */
+static void drop_line(i64 *st, i64 level, i64 line, i64 way) {
+    i64 r = REC(level);
+    i64 s = line & (st[r + L_SETS] - 1);
+    i64 slot = s * st[r + L_WAYS] + way;
+    if ((st[st[r + L_MRU] + s] >> MRU_WAY_BITS) == line + 1)
+        st[st[r + L_MRU] + s] = 0;
+    st[st[r + L_TAGS] + slot] = 0;
+    st[st[r + L_DIRTY] + slot] = 0;
+}
+
+/* What one core's request does to the other cores' L1 D copies of the line at `addr`
+ * (multi-core only; MESI-like, see emu.cache.snoop) */
+static void snoop(i64 *st, i64 addr, i64 op) {
+    if (st[H_CORES] == 0)
+        return;
+    i64 me = st[H_CORE];
+    for (i64 k = 0; k < core_count(st); k++) {
+        i64 level = l1_of(st, k, false);
+        if (k == me || level < 0)
+            continue;
+        i64 r = REC(level);
+        i64 line = addr >> st[r + L_SHIFT];
+        i64 way = find(st, r, line);
+        if (way < 0)
+            continue;
+        i64 slot = (line & (st[r + L_SETS] - 1)) * st[r + L_WAYS] + way;
+        if (op != OP_INVALIDATE && st[st[r + L_DIRTY] + slot]) {
+            write_back(st, r, line);
+            st[st[r + L_DIRTY] + slot] = 0;
+            st[H_TRANSFERS] += 1;
+            drain(st);
+        }
+        if (op == OP_FLUSH || op == OP_INVALIDATE) {
+            drop_line(st, level, line, way);
+            st[r + L_INVALIDATIONS] += 1;
+            st[H_SNOOP_INVALIDATIONS] += 1;
+        }
+    }
+}
+
+/* An instruction that needs a resource all cores share, one at a time: it waits until the
+ * resource is free by this core's clock, then holds it `service` cycles. Returns the wait. */
+static i64 serialise(i64 *st, i64 resource, i64 service) {
+    st[H_SERIAL_OPS] += 1;
+    i64 table = st[H_CORES];
+    if (table == 0)
+        return 0;
+    i64 at = table + 1 + CORE_RECORD * st[table] + resource;
+    i64 now = st[H_CYCLES];
+    i64 start = max64(now, st[at]);
+    st[at] = start + service;
+    st[H_SERIAL_WAIT] += start - now;
+    return start - now;
+}
+
+/* Clean / flush / invalidate one line at one level. Returns 1 if it wrote data back. */
+static i64 maintain_level(i64 *st, i64 level, i64 addr, i64 op) {
+    i64 r = REC(level);
+    i64 line = addr >> st[r + L_SHIFT];
+    i64 way = find(st, r, line);
+    if (way < 0)
+        return 0;
+    i64 slot = (line & (st[r + L_SETS] - 1)) * st[r + L_WAYS] + way;
+    i64 wrote = 0;
+    if (op != OP_INVALIDATE && st[st[r + L_DIRTY] + slot]) {
+        write_back(st, r, line);
+        st[st[r + L_DIRTY] + slot] = 0;
+        wrote = 1;
+    }
+    if (op != OP_CLEAN) {
+        drop_line(st, level, line, way);
+        st[r + L_INVALIDATIONS] += 1;
+    }
+    return wrote;
+}
+
+/* A store to the outer cache controller's register at `offset` (PL310): a cache sync, or a
+ * clean / invalidate / clean+invalidate of the L2 line holding physical address `value`.
+ * Returns the cycles the store waits (see emu.cache.outer_cache_write). */
+static i64 outer_cache_write(i64 *st, i64 offset, i64 value) {
+    i64 service;
+    if (offset == OUTER_CACHE_SYNC || offset == OUTER_DUMMY_SYNC) {
+        st[H_OUTER_SYNCS] += 1;
+        service = st[H_OUTER_SYNC_CYCLES];
+    } else {
+        i64 op = offset == 0x770 ? OP_INVALIDATE : offset == 0x7B0 ? OP_CLEAN :
+                 offset == 0x7F0 ? OP_FLUSH : -1;
+        if (op < 0)
+            return 0;
+        st[H_OUTER_LINE_OPS] += 1;
+        service = st[H_OUTER_LINE_CYCLES];
+        i64 level = st[H_FIRST_LEVEL];
+        if (level != MEMORY && maintain_level(st, level, value, op))
+            service += st[H_MEM_LAT];
+    }
+    i64 wait = serialise(st, RESOURCE_OUTER_CACHE, service);
+    st[H_OUTER_WAIT] += wait;
+    return wait + service;
+}
+
+/* Cycles a misaligned access costs beyond the cache model (0 when aligned or off) */
+static i64 alignment(i64 *st, i64 addr, i64 size) {
+    if (size == st[H_ALIGN_SIZE] && (addr & st[H_ALIGN_MASK])) {
+        st[H_ALIGN_EXCEPTIONS] += 1;
+        return st[H_ALIGN_CYCLES];
+    }
+    i64 mask = st[H_SPLIT_MASK];
+    if (mask && (addr & mask) + size > mask + 1) {
+        st[H_SPLITS] += 1;
+        return st[H_SPLIT_CYCLES];
+    }
+    return 0;
+}
+
+/* A store enters the store queue of the L2 slice its line maps to, at cycle `now`; returns
+ * the cycles the core stalls (POWER4, see emu.cache.store_queue) */
+static i64 store_queue(i64 *st, i64 addr, i64 size, i64 now) {
+    i64 shift = st[H_SQ_SHIFT];
+    i64 slices = st[H_SQ_SLICES], entries = st[H_SQ_ENTRIES], service = st[H_SQ_SERVICE];
+    i64 stall = 0;
+    for (i64 line = addr >> shift; line <= (addr + size - 1) >> shift; line++) {
+        i64 first = st[H_SQ] + floor_mod(line, slices) * entries;
+        i64 free = first;                  /* the entry that frees first (lowest on a tie) */
+        for (i64 k = first + 1; k < first + entries; k++)
+            if (st[k] < st[free])
+                free = k;
+        i64 t = now + stall;
+        if (st[free] > t) {
+            st[H_SQ_STALLS] += 1;
+            st[H_SQ_STALL_CYCLES] += st[free] - t;
+            stall += st[free] - t;
+            t = st[free];
+        }
+        st[free] = t + service;
+        st[H_SQ_STORES] += 1;
+    }
+    return stall;
+}
+
+/* data_access beyond an L1 hit: misses, line-crossing accesses, stores past the L1 */
+static i64 data_lines(i64 *st, i64 addr, i64 size, bool write) {
+    i64 l1 = st[H_L1D];
+    if (l1 < 0) {                       /* no L1 D: straight to the first unified level */
+        i64 latency = cache_access(st, st[H_FIRST_LEVEL], addr, write);
+        if (write)
+            changed(st, addr, size);
+        return latency;
+    }
+    i64 r = REC(l1);
+    i64 shift = st[r + L_SHIFT];
+    i64 base_latency = st[r + L_LATENCY];
+    i64 stall = 0;
+    for (i64 line = addr >> shift; line <= (addr + size - 1) >> shift; line++) {
+        i64 a = (i64)((u64)line << shift);
+        if (st[H_CORES])
+            snoop(st, a, write ? OP_FLUSH : OP_TOUCH);
+        stall += cache_access(st, l1, a, write) - base_latency;
+        if (write)
+            changed(st, a, (i64)1 << shift);
+    }
+    return stall;
+}
+
+/* A load or store of `size` bytes; once per line it touches. Returns stall cycles. The
+ * common case, an L1 hit within one line, is handled here (inlined into the memory hook) */
+HOT i64 data_access(i64 *st, i64 addr, i64 size, bool write) {
+    i64 l1 = st[H_L1D];
+    if (l1 >= 0) {
+        i64 r = REC(l1);
+        i64 shift = st[r + L_SHIFT];
+        i64 line = addr >> shift;
+        if (line == (addr + size - 1) >> shift) {
+            i64 s = line & (st[r + L_SETS] - 1);
+            i64 way = hit(st, r, line, s);
+            if (way >= 0 && (!write || st[r + L_WRITE_BACK])) {
+                st[r + L_ACCESSES] += 1;
+                st[r + L_HITS] += 1;
+                if (write) {
+                    i64 slot = s * st[r + L_WAYS] + way;
+                    if (st[st[r + L_DIRTY] + slot] == 0) {     /* a clean line becomes dirty */
+                        make_dirty(st, r, slot, line);
+                        changed(st, (i64)((u64)line << shift), (i64)1 << shift);
+                        if (st[H_CORES])          /* other cores' copies are invalid now */
+                            snoop(st, addr, OP_FLUSH);
+                    }
+                }
+                return 0;
+            }
+            if (write && !st[r + L_WRITE_BACK] && (way >= 0 || !st[r + L_WRITE_ALLOCATE])) {
+                /* a store through (or around) the L1: it goes on below, stalls nobody */
+                st[r + L_ACCESSES] += 1;
+                st[r + (way >= 0 ? L_HITS : L_MISSES)] += 1;
+                if (st[H_CORES])
+                    snoop(st, addr, OP_FLUSH);
+                send_write(st, st[r + L_NEXT], addr);
+                drain(st);
+                changed(st, (i64)((u64)line << shift), (i64)1 << shift);
+                return 0;
+            }
+        }
+    }
+    return data_lines(st, addr, size, write);
+}
+
+/* fetch beyond the common case: a stale fetch gets bytes older than the last store to them,
+ * from a flagged I-cache line, or from below while the D line is dirty */
+static i64 fetch_lines(i64 *st, i64 addr, i64 size, i64 pc) {
+    i64 l1 = st[H_L1I];
+    i64 r = REC(l1);
+    i64 shift = st[r + L_SHIFT];
+    i64 ways = st[r + L_WAYS];
+    i64 base_latency = st[r + L_LATENCY];
+    i64 stall = 0;
+    for (i64 line = addr >> shift; line <= (addr + size - 1) >> shift; line++) {
+        i64 a = (i64)((u64)line << shift);
+        i64 flags = st[r + L_STALE] + (line & (st[r + L_SETS] - 1)) * ways;
+        bool cached = find(st, r, line) >= 0;
+        stall += cache_access(st, l1, a, false) - base_latency;
+        i64 way = find(st, r, line);
+        if (!cached && !st[H_COHERENT_I] && dirty_in_l1d(st, a, (i64)1 << shift))
+            st[flags + way] = 1;                 /* filled with the old bytes from below */
+        if (st[flags + way]) {
+            if (st[H_STALE] == 0) {
+                st[H_STALE_PC] = pc;
+                st[H_STALE_ADDR] = a;
+            }
+            st[H_STALE] += 1;
+        }
+    }
+    return stall;
+}
+
+/* Instruction fetch of [addr, addr+size): once per I-cache line; checks coherence.
+ * Returns stall cycles; the common case (the set's most recent line, not stale) here. */
+HOT i64 fetch(i64 *st, i64 addr, i64 size, i64 pc) {
+    i64 l1 = st[H_L1I];
+    if (l1 < 0)
+        return 0;
+    i64 r = REC(l1);
+    i64 shift = st[r + L_SHIFT];
+    i64 line = addr >> shift;
+    if (line == (addr + size - 1) >> shift) {
+        i64 s = line & (st[r + L_SETS] - 1);
+        i64 m = st[st[r + L_MRU] + s];
+        if ((m >> MRU_WAY_BITS) == line + 1 &&
+                st[st[r + L_STALE] + s * st[r + L_WAYS] + (m & WAY_MASK)] == 0) {
+            st[r + L_ACCESSES] += 1;
+            st[r + L_HITS] += 1;
+            return 0;
+        }
+    }
+    return fetch_lines(st, addr, size, pc);
+}
+
+/* ------------------------------------------------------------------------ maintenance */
+
+/* Every line of a level invalid (iciallu, tlbia); each valid one counted */
+static void invalidate_level(i64 *st, i64 level) {
+    i64 r = REC(level);
+    for (i64 k = 0; k < st[r + L_SETS] * st[r + L_WAYS]; k++) {
+        if (st[st[r + L_TAGS] + k] != 0) {
+            st[st[r + L_TAGS] + k] = 0;
+            st[r + L_INVALIDATIONS] += 1;
+        }
+    }
+    for (i64 k = 0; k < st[r + L_SETS]; k++)
+        st[st[r + L_MRU] + k] = 0;
+}
+
+/* Allocate a line at a level without reading it from below (dcbz, dcba): dirty */
+static void establish(i64 *st, i64 level, i64 addr) {
+    i64 r = REC(level);
+    i64 line = addr >> st[r + L_SHIFT];
+    i64 s = line & (st[r + L_SETS] - 1);
+    i64 ways = st[r + L_WAYS];
+    st[r + L_ACCESSES] += 1;
+    i64 way = hit(st, r, line, s);
+    if (way >= 0) {
+        st[r + L_HITS] += 1;
+    } else {
+        st[r + L_MISSES] += 1;
+        way = install(st, r, s, line);
+        drain(st);
+    }
+    make_dirty(st, r, s * ways + way, line);
+}
+
+/* icbi / ICIMVAU: the line leaves the L1 I of every core (icbi is broadcast) */
+static void icache_invalidate(i64 *st, i64 addr) {
+    for (i64 k = 0; k < core_count(st); k++) {
+        i64 l1i = l1_of(st, k, true);
+        if (l1i >= 0)
+            maintain_level(st, l1i, addr, OP_INVALIDATE);
+    }
+}
+
+/* The architectural effect of one cache-maintenance instruction on its line. Returns stall
+ * cycles: a write-back a maintenance instruction forces is waited for. */
+static i64 maintain(i64 *st, i64 addr, i64 op, i64 scope) {
+    i64 l1d = st[H_L1D];
+    i64 stall = 0;
+    if (op == OP_ICACHE_INVALIDATE) {
+        icache_invalidate(st, addr);
+        return 0;
+    }
+    if (op == OP_ICACHE_INVALIDATE_ALL) {
+        if (st[H_L1I] >= 0)
+            invalidate_level(st, st[H_L1I]);
+        return 0;
+    }
+    /* by address, an operation reaches every core's L1 D (PowerPC dcb* are broadcast;
+     * Linux sets the A9's ACTLR.FW so that maintenance by MVA is too) */
+    if (st[H_CORES] && op != OP_TOUCH_OUTER)
+        snoop(st, addr, op == OP_ZERO || op == OP_ALLOCATE ? OP_FLUSH : op);
+    if (op == OP_TOUCH) {
+        if (l1d >= 0)
+            return cache_access(st, l1d, addr, false) - st[REC(l1d) + L_LATENCY];
+        return 0;
+    }
+    if (op == OP_TOUCH_OUTER) {            /* prefetch into the first unified level only */
+        i64 level = st[H_FIRST_LEVEL];
+        if (level != MEMORY)
+            cache_access(st, level, addr, false);
+        return 0;
+    }
+    if (op == OP_ZERO || op == OP_ALLOCATE) {
+        i64 level = l1d >= 0 ? l1d : st[H_FIRST_LEVEL];
+        /* a store-through level holds nothing that is not below it: the line is
+         * established further out (POWER4 performs dcbz in its L2) */
+        while (level != MEMORY && !st[REC(level) + L_WRITE_BACK])
+            level = st[REC(level) + L_NEXT];
+        if (level == MEMORY)
+            st[H_MEM_WRITES] += 1;
+        else
+            establish(st, level, addr);
+        if (op == OP_ZERO) {                 /* zeros over the whole block: a store */
+            i64 unit = l1d >= 0 ? l1d : level;
+            i64 shift = unit >= 0 ? st[REC(unit) + L_SHIFT] : 0;
+            changed(st, (addr >> shift) << shift, (i64)1 << shift);
+        }
+        return 0;
+    }
+    /* clean / flush / invalidate: L1 D only, or every data level from L1 D outwards */
+    i64 level = l1d >= 0 ? l1d : st[H_FIRST_LEVEL];
+    while (level != MEMORY) {
+        i64 r = REC(level);
+        i64 wrote = maintain_level(st, level, addr, op);
+        drain(st);
+        if (wrote) {
+            i64 next = st[r + L_NEXT];
+            stall += next == MEMORY ? st[H_MEM_LAT] : st[REC(next) + L_LATENCY];
+        }
+        if (scope == SCOPE_L1)
+            break;
+        level = st[r + L_NEXT];
+    }
+    return stall;
+}
+
+/* ------------------------------------------------------- write-combining (x86 movnt*) */
+
+/* Write one write-combining buffer out: a full line is one burst, else a partial write */
+static void wc_drain(i64 *st, i64 k) {
+    i64 wc = st[H_WC] + 3 * k;
+    if (st[wc] == 0)
+        return;
+    st[H_WC_FLUSHES] += 1;
+    if (st[wc + 1] < st[H_WC_LINE])
+        st[H_WC_PARTIAL] += 1;
+    st[H_MEM_WRITES] += 1;
+    st[wc] = 0;
+    st[wc + 1] = 0;
+}
+
+/* A movnt* store: evict the line from every cache, then merge the bytes into a
+ * write-combining buffer (see emu.cache.nontemporal_store) */
+static i64 nontemporal_store(i64 *st, i64 addr, i64 size) {
+    st[H_NT_STORES] += 1;
+    i64 level = st[H_L1D] >= 0 ? st[H_L1D] : st[H_FIRST_LEVEL];
+    while (level != MEMORY) {
+        maintain_level(st, level, addr, OP_FLUSH);
+        drain(st);
+        level = st[REC(level) + L_NEXT];
+    }
+    changed(st, addr, size);
+    i64 n = st[H_WC_N];
+    if (n == 0) {
+        st[H_MEM_WRITES] += 1;
+        return 0;
+    }
+    i64 line = floor_div(addr, st[H_WC_LINE]);
+    i64 chosen = -1;
+    for (i64 k = 0; k < n; k++)
+        if (st[st[H_WC] + 3 * k] == line + 1)
+            chosen = k;
+    if (chosen < 0) {
+        i64 oldest = 0;
+        for (i64 k = 0; k < n; k++) {
+            i64 wc = st[H_WC] + 3 * k;
+            if (st[wc] == 0) {
+                chosen = k;
+                break;
+            }
+            if (st[wc + 2] < st[st[H_WC] + 3 * oldest + 2])
+                oldest = k;
+        }
+        if (chosen < 0) {
+            wc_drain(st, oldest);
+            chosen = oldest;
+        }
+        i64 wc = st[H_WC] + 3 * chosen;
+        st[wc] = line + 1;
+        st[wc + 2] = st[H_NT_STORES];
+    }
+    i64 wc = st[H_WC] + 3 * chosen;
+    st[wc + 1] += size;
+    if (st[wc + 1] >= st[H_WC_LINE])
+        wc_drain(st, chosen);
+    return 0;
+}
+
+static void drain_write_combining(i64 *st) {
+    for (i64 k = 0; k < st[H_WC_N]; k++)
+        wc_drain(st, k);
+}
+
+/* ------------------------------------------------------------ what Python calls */
+
+EXPORT i64 emu_access(i64 *st, i64 level, i64 addr, i64 write) {
+    return cache_access(st, level, addr, write != 0);
+}
+EXPORT i64 emu_data_access(i64 *st, i64 addr, i64 size, i64 write) {
+    return data_access(st, addr, size, write != 0);
+}
+EXPORT i64 emu_fetch(i64 *st, i64 addr, i64 size, i64 pc) { return fetch(st, addr, size, pc); }
+EXPORT i64 emu_maintain(i64 *st, i64 addr, i64 op, i64 scope) {
+    return maintain(st, addr, op, scope);
+}
+EXPORT i64 emu_maintain_level(i64 *st, i64 level, i64 addr, i64 op) {
+    return maintain_level(st, level, addr, op);
+}
+EXPORT i64 emu_alignment(i64 *st, i64 addr, i64 size) { return alignment(st, addr, size); }
+EXPORT i64 emu_store_queue(i64 *st, i64 addr, i64 size, i64 now) {
+    return store_queue(st, addr, size, now);
+}
+EXPORT i64 emu_nontemporal_store(i64 *st, i64 addr, i64 size) {
+    return nontemporal_store(st, addr, size);
+}
+EXPORT void emu_drain_write_combining(i64 *st) { drain_write_combining(st); }
+EXPORT void emu_account(i64 *st, i64 offset, i64 cycles) { account(st, offset, cycles); }
+EXPORT void emu_snoop(i64 *st, i64 addr, i64 op) { snoop(st, addr, op); }
+EXPORT i64 emu_serialise(i64 *st, i64 resource, i64 service) {
+    return serialise(st, resource, service);
+}
+EXPORT i64 emu_outer_cache_write(i64 *st, i64 offset, i64 value) {
+    return outer_cache_write(st, offset, value);
+}
+EXPORT void emu_invalidate_level(i64 *st, i64 level) { invalidate_level(st, level); }
+EXPORT void emu_drop_line(i64 *st, i64 level, i64 line, i64 way) {
+    drop_line(st, level, line, way);
+}
+EXPORT i64 emu_find(i64 *st, i64 r, i64 line) { return find(st, r, line); }
+EXPORT i64 emu_hit(i64 *st, i64 r, i64 line, i64 s) { return hit(st, r, line, s); }
+EXPORT void emu_changed(i64 *st, i64 addr, i64 length) { changed(st, addr, length); }

@@ -1,0 +1,327 @@
+/* The native hot path: Unicorn hooks, registered without Python callbacks (emu/native.py).
+ *
+ * Each hook receives the model's state array as its user-data pointer:
+ *   memory_hook       every guest load and store to RAM -> the data side of the model;
+ *   outer_cache_hook  stores to an outer cache controller's registers (PL310);
+ *   block_hook        every basic block -> instruction count, base cycles (prefix tables),
+ *                     instruction fetch through the I-cache, the instruction limit;
+ *   special_hook      only at cache-maintenance, prefetch, non-temporal, TLB and SLB
+ *                     instructions (a ranged code hook per instruction) -> their effect;
+ *   identity_tlb_fill the PPC64 virtual-TLB mode's translation (identity).
+ * Unicorn's own functions (uc_reg_read, uc_emu_stop) are reached through pointers Python
+ * gives once (emu_set_unicorn), so the library needs no Unicorn headers or link. */
+#include "state.h"
+
+typedef void uc_engine;
+typedef int (*reg_read_fn)(uc_engine *uc, int regid, void *value);
+typedef int (*emu_stop_fn)(uc_engine *uc);
+static reg_read_fn uc_reg_read;
+static emu_stop_fn uc_emu_stop;
+
+enum { UC_MEM_WRITE = 17 };
+enum { FIRST_FAULT = 1, FAULT = 2 };
+
+EXPORT void emu_set_unicorn(void *reg_read, void *emu_stop) {
+    uc_reg_read = (reg_read_fn)reg_read;
+    uc_emu_stop = (emu_stop_fn)emu_stop;
+}
+
+/* A guest register's value, read from native code */
+static i64 guest_register(uc_engine *uc, const i64 *st, i64 reg) {
+    u64 value = 0;
+    uc_reg_read(uc, (int)reg, &value);
+    return (i64)value & st[H_REG_WIDTH_MASK];
+}
+
+/* The guest PC (Unicorn keeps it exact inside memory hooks); asked only when needed */
+static i64 guest_pc(uc_engine *uc, const i64 *st) { return guest_register(uc, st, st[H_PC_REG]); }
+
+/* The MMU's stall for `ea`, and FAULT after a page fault, FIRST_FAULT after the first one,
+ * whose PC is noted here if known (`pc` >= 0), else by stop_on_fault */
+HOT i64 translate_noting(i64 *st, i64 ea, bool write, bool fetch, i64 pc, int *fault) {
+    i64 faults = st[H_PAGE_FAULTS];
+    i64 stall = translate(st, ea, write, fetch);
+    *fault = 0;
+    if (st[H_PAGE_FAULTS] != faults) {
+        if (faults == 0 && pc >= 0)
+            st[H_FAULT_PC] = pc;
+        *fault = faults == 0 ? FIRST_FAULT : FAULT;
+    }
+    return stall;
+}
+
+/* A page fault stops the machine; the first one notes its PC (asked of Unicorn only now,
+ * if the hook did not know it) */
+static void stop_on_fault(uc_engine *uc, i64 *st, int fault, i64 pc) {
+    if (fault == FIRST_FAULT && pc < 0)
+        st[H_FAULT_PC] = guest_pc(uc, st);
+    uc_emu_stop(uc);
+}
+
+/* Profiler on: each instruction of the block gets its execution, its base cycles and (the
+ * first) the fetch stall, in order, so that samples land where the cycles are */
+static void profile_block(i64 *st, i64 off, i64 size, i64 fetch_stall) {
+    i64 counts = st[H_ICOUNT], costs = st[H_ICOST], hits = st[H_INSN_HITS];
+    bool first = true;
+    for (i64 k = off; k < off + size; k++) {
+        if (st[counts + k + 1] - st[counts + k] == 1) {     /* an instruction starts here */
+            st[hits + k] += 1;
+            i64 cycles = st[costs + k + 1] - st[costs + k];
+            if (first) {
+                cycles += fetch_stall;
+                first = false;
+            }
+            account(st, k, cycles);
+        }
+    }
+}
+
+/* The cycle at which the store being hooked (at `pc`) issues: the block hook charged the
+ * whole block's base cycles at its start, so take off this instruction's and the later
+ * ones' (store queues need the time of each store, not of its block) */
+static i64 store_time(const i64 *st, i64 pc) {
+    i64 now = st[H_CYCLES];
+    i64 end = st[H_BLOCK_END_COST];
+    if (end >= 0) {
+        i64 off = pc - st[H_CODE_BASE];
+        if (off >= 0 && off < st[H_CODE_LEN])
+            now -= end - st[st[H_ICOST] + off];
+    }
+    return now;
+}
+
+/* The model's part of one guest load or store; returns 0 or a fault. `pc`: the guest PC
+ * if the hook read it (profiler, store queues), else -1. */
+HOT int model_access(i64 *st, i64 address, i64 size, bool write, i64 pc) {
+    if (UNLIKELY(st[H_SWALLOW] > 0)) {
+        /* the probe load (and store) QEMU makes for dcbst/dcbf/dcbi/icbi: not a data access */
+        st[H_SWALLOW] -= 1;
+        return 0;
+    }
+    if (UNLIKELY(write && st[H_NONTEMPORAL] > 0)) {
+        st[H_NONTEMPORAL] = 0;
+        nontemporal_store(st, address, size);
+        return 0;
+    }
+    i64 stall = data_access(st, address, size, write);
+    if (UNLIKELY(st[H_ACCESS_EXTRAS])) {
+        if (st[H_ALIGN_SIZE] | st[H_SPLIT_MASK])
+            stall += alignment(st, address, size);
+        if (write && st[H_SQ_SLICES] > 0)
+            stall += store_queue(st, address, size, store_time(st, pc) + stall);
+    }
+    int fault = 0;
+    if (st[H_MMU])
+        stall += translate_noting(st, address, write, false, pc, &fault);
+    if (UNLIKELY(st[H_PROFILE_PERIOD] > 0))
+        account(st, pc - st[H_CODE_BASE], stall);
+    else
+        st[H_CYCLES] += stall;
+    return fault;
+}
+
+EXPORT void memory_hook(uc_engine *uc, int access, u64 address, int size, i64 value,
+                        void *user_data) {
+    (void)value;
+    i64 *st = user_data;
+    bool write = access == UC_MEM_WRITE;
+    i64 pc = -1;             /* Unicorn keeps the PC exact in hooks; read only when needed */
+    if (UNLIKELY(st[H_PROFILE_PERIOD] > 0 || (write && st[H_SQ_SLICES] > 0)))
+        pc = guest_pc(uc, st);
+    int fault = model_access(st, (i64)address, size, write, pc);
+    if (UNLIKELY(fault))
+        stop_on_fault(uc, st, fault, pc);
+}
+
+/* A load or store in the outer cache controller's register page (a hook on that range only:
+ * RAM accesses never come here). Loads read the page as memory (a status of 0: nothing in
+ * progress, as the PL310 performs line operations atomically). */
+EXPORT void outer_cache_hook(uc_engine *uc, int access, u64 address, int size, i64 value,
+                             void *user_data) {
+    (void)size;
+    i64 *st = user_data;
+    if (access != UC_MEM_WRITE)
+        return;
+    i64 stall = outer_cache_write(st, (i64)address - st[H_OUTER_BASE], value & 0xFFFFFFFF);
+    if (st[H_PROFILE_PERIOD] > 0)
+        account(st, guest_pc(uc, st) - st[H_CODE_BASE], stall);
+    else
+        st[H_CYCLES] += stall;
+}
+
+/* The model's part of one basic block; returns true to stop the machine */
+HOT bool model_block(i64 *st, i64 address, i64 size) {
+    i64 off = address - st[H_CODE_BASE];
+    bool in_code = off >= 0 && off + size <= st[H_CODE_LEN];
+    i64 n, cycles;
+    if (in_code) {
+        i64 counts = st[H_ICOUNT], costs = st[H_ICOST];
+        n = st[counts + off + size] - st[counts + off];
+        cycles = st[costs + off + size] - st[costs + off];
+    } else if (st[H_FIXED_WIDTH] > 0) {
+        n = size / st[H_FIXED_WIDTH];
+        cycles = n * st[H_DEFAULT_COST];
+    } else {
+        n = 1;                                 /* x86 code the model was not told about */
+        cycles = st[H_DEFAULT_COST];
+        st[H_UNCOUNTED] += 1;
+    }
+    if (st[H_SQ_SLICES] > 0)                 /* for store_time */
+        st[H_BLOCK_END_COST] = in_code ? st[st[H_ICOST] + off + size] : -1;
+    i64 stale_before = st[H_STALE];
+    st[H_BLOCK_START] = address;
+    st[H_BLOCK_SIZE] = size;
+    st[H_INSNS] += n;
+    i64 fetch_stall = fetch(st, address, size, address);
+    bool stop = false;
+    if (st[H_MMU]) {
+        int fault;
+        fetch_stall += translate_noting(st, address, false, true, address, &fault);
+        stop = fault != 0;
+        /* software-loaded TLB: note the block, to undo its counts if an access faults */
+        if (st[H_MMU] >= MODE_SOFT603 && st[H_MMU] <= MODE_SOFT405) {
+            st[st[H_SCRATCH] + S_BLOCK_START] = address;
+            st[st[H_SCRATCH] + S_BLOCK_END] = address + size;
+        }
+    }
+    if (UNLIKELY(st[H_PROFILE_PERIOD] > 0 && in_code))
+        profile_block(st, off, size, fetch_stall);
+    else
+        st[H_CYCLES] += cycles + fetch_stall;
+    if (UNLIKELY(st[H_INSNS] > st[H_LIMIT])) {
+        st[H_STOPPED] = 1;
+        stop = true;
+    } else if (UNLIKELY(st[H_STRICT] && st[H_STALE] > stale_before)) {
+        st[H_STALE_BLOCK] = address;
+        stop = true;
+    }
+    return stop;
+}
+
+EXPORT void block_hook(uc_engine *uc, u64 address, uint32_t size, void *user_data) {
+    if (model_block(user_data, (i64)address, (i64)size))
+        uc_emu_stop(uc);
+}
+
+/* slbmte RS, RB into the model's SLB; one the model refuses stops the machine, its PC, RS
+ * and RB noted (S_SLB_*) for the error message */
+static void slb_store_hooked(uc_engine *uc, i64 *st, i64 address, i64 entry) {
+    i64 rs = guest_register(uc, st, st[entry + 3]);
+    i64 rb = guest_register(uc, st, st[entry + 4]);
+    i64 at = st[H_SCRATCH];
+    if (!slb_store(st, rs, rb) && st[at + S_SLB_PC] == 0) {
+        st[at + S_SLB_PC] = address;
+        st[at + S_SLB_RS] = rs;
+        st[at + S_SLB_RB] = rb;
+        uc_emu_stop(uc);
+    }
+}
+
+/* The entry of the special instruction at `address` in the table sorted by address, or -1 */
+static i64 special_entry(const i64 *st, i64 address) {
+    i64 first = st[H_SPECIALS];
+    i64 lo = 0, hi = st[H_NSPECIALS] - 1;
+    while (lo <= hi) {
+        i64 mid = (lo + hi) / 2;
+        i64 pc = st[first + 8 * mid];
+        if (pc == address)
+            return first + 8 * mid;
+        if (pc < address)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    return -1;
+}
+
+EXPORT void special_hook(uc_engine *uc, u64 address_u64, uint32_t size, void *user_data) {
+    (void)size;
+    i64 *st = user_data;
+    i64 address = (i64)address_u64;
+    i64 entry = special_entry(st, address);
+    if (entry < 0)
+        return;
+    i64 op = st[entry + 1], scope = st[entry + 2];
+    if (scope & SERIAL) {
+        /* it holds the machine-wide resource for its own base cost (see emu.cost.SERIAL) */
+        i64 off = address - st[H_CODE_BASE];
+        i64 own = st[st[H_ICOST] + off + 1] - st[st[H_ICOST] + off];
+        account(st, off, serialise(st, RESOURCE_SERIAL, own));
+        scope &= ~SERIAL;
+    }
+    if (op == OP_SLB_STORE) {
+        slb_store_hooked(uc, st, address, entry);
+        return;
+    }
+    i64 ea = st[entry + 6];
+    for (int k = 0; k < 2; k++) {
+        i64 reg = st[entry + 3 + k];
+        if (reg >= 0)
+            ea += guest_register(uc, st, reg) * (k == 1 ? st[entry + 5] : 1);
+    }
+    ea &= st[H_REG_WIDTH_MASK];
+    switch (op) {
+    case OP_NONTEMPORAL:
+        st[H_NONTEMPORAL] = 1;
+        break;
+    case OP_DRAIN_WC:
+        drain_write_combining(st);
+        break;
+    case OP_TLB_INVALIDATE:
+        invalidate_page(st, ea, (scope & TLB_BROADCAST) != 0);
+        break;
+    case OP_TLB_INVALIDATE_ALL:
+        invalidate_all(st, (scope & TLB_BROADCAST) != 0);
+        break;
+    case OP_SLB_INVALIDATE:
+        slb_invalidate(st, ea);
+        break;
+    case OP_SLB_INVALIDATE_ALL:
+        slb_invalidate_all(st);
+        break;
+    case OP_SERIALISE:
+        break;
+    case OP_MTMSR:                            /* software-loaded TLBs: translation on/off */
+        st[H_XLATE] = ea & 0x30;
+        break;
+    default: {
+        st[H_SWALLOW] = st[entry + 7];
+        i64 stall = maintain(st, ea, op, scope);
+        if (st[H_MMU]) {                      /* dcb*, icbi translate their EA as a load */
+            int fault;
+            stall += translate_noting(st, ea, false, false, address, &fault);
+            if (fault)
+                uc_emu_stop(uc);
+        }
+        account(st, address - st[H_CODE_BASE], stall);
+    }
+    }
+}
+
+typedef struct { u64 paddr; int32_t perms; } tlb_entry;
+
+EXPORT bool identity_tlb_fill(uc_engine *uc, u64 vaddr, int access, tlb_entry *result,
+                              void *user_data) {
+    (void)uc; (void)access; (void)user_data;
+    result->paddr = vaddr & ~(u64)0xFFF;
+    result->perms = 7;                      /* UC_PROT_ALL */
+    return true;
+}
+
+/* Hooks that do nothing (but read the state, as a model would): the ceiling of any
+ * per-access model, for emu.bench */
+EXPORT void empty_memory_hook(uc_engine *uc, int access, u64 address, int size, i64 value,
+                              void *user_data) {
+    (void)uc; (void)access; (void)address; (void)size; (void)value; (void)user_data;
+}
+
+EXPORT void empty_block_hook(uc_engine *uc, u64 address, uint32_t size, void *user_data) {
+    (void)uc; (void)address; (void)size; (void)user_data;
+}
+
+/* Sets the byte its user data points at, before every block (benchmarks/pc_restore.py: a
+ * private flag of Unicorn's, which the library itself never touches) */
+EXPORT void set_byte_block_hook(uc_engine *uc, u64 address, uint32_t size, void *user_data) {
+    (void)uc; (void)address; (void)size;
+    *(uint8_t *)user_data = 1;
+}

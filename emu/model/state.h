@@ -1,0 +1,151 @@
+/* The model's state: one flat int64 array, laid out by emu.cache.Layout (Python).
+ *
+ * Every index below has the same name and value in Python (emu.cache, emu.mmu, emu.hash64,
+ * emu.softtlb, emu.cost); tests/test_native.py checks that they agree, through the table
+ * emu_constants[] the library exports. The meaning of each field is documented in Python,
+ * where the layout is built; here they are only named.
+ */
+#ifndef EMU_STATE_H
+#define EMU_STATE_H
+
+#include <stdint.h>
+#include <stdbool.h>
+
+typedef int64_t i64;
+typedef uint64_t u64;
+
+/* ---- header fields (emu.cache H_*) */
+enum {
+    H_SWALLOW, H_NONTEMPORAL, H_L1I, H_L1D, H_INSNS, H_CYCLES, H_LIMIT, H_STALE,
+    H_CODE_BASE, H_CODE_LEN, H_ICOUNT, H_ICOST, H_STRICT, H_FIXED_WIDTH, H_DEFAULT_COST,
+    H_FIRST_LEVEL, H_COHERENT_I, H_QUEUE, H_QUEUE_N, H_MEM_LAT, H_MEM_READS, H_MEM_WRITES,
+    H_SIZE, H_NLEVELS, H_STOPPED, H_STALE_PC, H_STALE_ADDR, H_STALE_BLOCK, H_RNG,
+    H_SPECIALS, H_NSPECIALS, H_WC, H_WC_N, H_WC_LINE, H_WC_FLUSHES, H_WC_PARTIAL,
+    H_NT_STORES, H_REG_WIDTH_MASK, H_SCRATCH, H_UNCOUNTED,
+    H_PROFILE_PERIOD, H_NEXT_SAMPLE, H_PC_REG, H_SAMPLES, H_INSN_HITS, H_INSN_CYCLES,
+    H_MMU, H_ITLB, H_DTLB, H_SDR1, H_SEGMENTS, H_RAM_PTR, H_RAM_SIZE,
+    H_WALKS, H_PRIMARY_HITS, H_SECONDARY_HITS, H_PAGE_FAULTS,
+    H_FAULT_EA, H_FAULT_WRITE, H_FAULT_FETCH, H_WALK_CYCLES, H_FAULT_PC,
+    H_XLATE,
+    H_CORES = 64, H_CORE, H_TRANSFERS, H_SNOOP_INVALIDATIONS, H_SERIAL_OPS, H_SERIAL_WAIT,
+    H_WALK_THROUGH_L1, H_FAULT_STATUS, H_FAULT_L1_ADDR, H_FAULT_L2_ADDR,
+    H_ALIGN_SIZE, H_ALIGN_MASK, H_ALIGN_CYCLES, H_SPLIT_MASK, H_SPLIT_CYCLES,
+    H_ALIGN_EXCEPTIONS, H_SPLITS,
+    H_SQ, H_SQ_SLICES, H_SQ_ENTRIES, H_SQ_SERVICE, H_SQ_SHIFT,
+    H_SQ_STORES, H_SQ_STALLS, H_SQ_STALL_CYCLES, H_BLOCK_END_COST,
+    H_SLB_ENTRIES,
+    H_ACCESS_EXTRAS,
+    H_OUTER_BASE, H_OUTER_SYNC_CYCLES, H_OUTER_LINE_CYCLES,
+    H_OUTER_SYNCS, H_OUTER_LINE_OPS, H_OUTER_WAIT,
+    H_BLOCK_START, H_BLOCK_SIZE,
+    HEADER = 104
+};
+
+/* ---- the core table (multi-core): per core */
+enum { T_L1I, T_L1D, T_ITLB, T_DTLB, T_SEGMENTS, CORE_RECORD };
+enum { RESOURCES = 4, RESOURCE_SERIAL = 0, RESOURCE_OUTER_CACHE = 1 };
+
+/* ---- per-level record fields */
+enum {
+    L_SETS, L_WAYS, L_SHIFT, L_MRU, L_TAGS, L_DIRTY, L_ACCESSES, L_HITS,
+    L_STALE, L_REPL, L_PLRU, L_STAMP, L_CLOCK, L_LATENCY, L_WRITE_BACK, L_NEXT,
+    L_WRITE_ALLOCATE, L_MISSES, L_WRITEBACKS, L_INVALIDATIONS, L_EVICTIONS, L_IS_ICACHE,
+    L_SHADOW,
+    LEVEL_RECORD = 24
+};
+enum { REPL_LRU, REPL_PLRU, REPL_FIFO, REPL_RANDOM };
+#define MEMORY (-1)
+#define MRU_WAY_BITS 10
+#define WAY_MASK ((1 << MRU_WAY_BITS) - 1)
+
+/* ---- maintenance operations (emu.cache OP_*) and scopes */
+enum {
+    OP_CLEAN, OP_FLUSH, OP_INVALIDATE, OP_ZERO, OP_TOUCH, OP_ICACHE_INVALIDATE,
+    OP_ICACHE_INVALIDATE_ALL, OP_ALLOCATE, OP_TOUCH_OUTER
+};
+enum { SCOPE_L1, SCOPE_ALL };
+
+/* ---- special instructions (emu.cost OP_*, scope flags) */
+enum {
+    OP_NONTEMPORAL = 100, OP_DRAIN_WC = 101,
+    OP_TLB_INVALIDATE = 200, OP_TLB_INVALIDATE_ALL = 201,
+    OP_MTMSR = 202, OP_TLB_LOAD_D = 203, OP_TLB_LOAD_I = 204, OP_TLB_WRITE = 205, OP_RFI = 206,
+    OP_SLB_STORE = 207, OP_SLB_INVALIDATE = 208, OP_SLB_INVALIDATE_ALL = 209,
+    OP_SERIALISE = 300
+};
+enum { TLB_BROADCAST = 2, SERIAL = 4 };
+
+/* ---- MMU modes (emu.mmu, emu.softtlb) */
+enum { MODE_OFF, MODE_HASHED32, MODE_SOFT603, MODE_SOFT405, MODE_ARM_SHORT, MODE_HASHED64 };
+/* a TLB entry's permission word: what it forbids */
+enum { DENY_WRITE = 1, DENY_FETCH = 2, IS_SECTION = 4, DENY_READ = 8 };
+/* ARM fault status codes */
+enum { FSR_TRANSLATION_SECTION = 0x5, FSR_TRANSLATION_PAGE = 0x7,
+       FSR_PERMISSION_SECTION = 0xD, FSR_PERMISSION_PAGE = 0xF };
+
+/* ---- scratch words (st[H_SCRATCH] + k) */
+enum { S_REGISTER = 0, S_BLOCK_START = 1, S_BLOCK_END = 2, S_DIVERGED = 3,
+       S_SLB_PC = 4, S_SLB_RS = 5, S_SLB_RB = 6 };
+
+/* ---- the 32-bit hashed page table (emu.mmu) */
+#define PTE_VALID 0x80000000LL
+#define PTE_SECONDARY 0x40
+#define PTES_PER_GROUP 8
+
+/* ---- the 64-bit hashed page table (emu.hash64) */
+#define HPTE_BYTES 16
+#define HPTES_PER_GROUP 8
+#define PTEG64_BYTES (HPTE_BYTES * HPTES_PER_GROUP)
+#define HTABORG_MASK 0x0FFFFFFFFFFC0000LL
+#define HTABSIZE_MASK 0x1F
+#define HASH_BITS_MASK ((1LL << 39) - 1)
+#define VSID_LIMIT (1LL << 52)
+#define HPTE_V_VALID 0x1
+#define HPTE_V_SECONDARY 0x2
+#define HPTE_V_SW 0x78
+#define HPTE_V_COMPARE (~(i64)HPTE_V_SW)
+#define HPTE_R_PP 0x3
+#define HPTE_R_N 0x4
+#define HPTE_R_G 0x8
+#define SLB_ESID_V 0x08000000LL
+#define SLB_ESID_MASK (-(1LL << 28))
+#define SLB_VSID_KS 0x800
+#define SLB_VSID_N 0x200
+#define SLB_VSID_L 0x100
+#define SLB_INDEX_MASK 0xFFF
+enum { FAULT_SEGMENT = 1, FAULT_NO_HPTE = 2, FAULT_NO_EXECUTE = 3, FAULT_PROTECTION = 4 };
+
+/* ---- software-loaded TLBs (emu.softtlb): MSR bits */
+#define MSR_IR 0x20
+#define MSR_DR 0x10
+
+/* ---- PL310 register offsets (emu.cache OUTER_*) */
+#define OUTER_CACHE_SYNC 0x730
+#define OUTER_DUMMY_SYNC 0x740
+
+/* a level's record */
+#define REC(level) (HEADER + LEVEL_RECORD * (level))
+
+/* Python's floor division and modulo (numbers the model divides may be negative: 64-bit
+ * effective addresses above 2^63 are negative int64) */
+static inline i64 floor_div(i64 a, i64 b) {
+    i64 q = a / b;
+    return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+static inline i64 floor_mod(i64 a, i64 b) {
+    i64 m = a % b;
+    return (m != 0 && ((m < 0) != (b < 0))) ? m + b : m;
+}
+static inline i64 max64(i64 a, i64 b) { return a > b ? a : b; }
+
+#if defined(__GNUC__)
+#define EXPORT __attribute__((visibility("default")))
+#define HOT static inline __attribute__((always_inline))
+#define UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define EXPORT
+#define HOT static inline
+#define UNLIKELY(x) (x)
+#endif
+
+#endif

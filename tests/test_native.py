@@ -1,0 +1,89 @@
+"""The native model (emu/model/*.c): its constants are Python's, its copies of the
+architecture's formulas agree with the Python ones, and a stale build is detected and
+rebuilt."""
+import random
+import re
+from pathlib import Path
+
+import pytest
+
+from emu import cache, cost, hash64, mmu, native, softtlb
+from emu.model import build
+
+PYTHON_MODULES = (cache, mmu, hash64, softtlb, cost)
+
+
+def test_every_constant_of_the_header_is_exported():
+    header = (build.HERE / "state.h").read_text()
+    header = re.sub(r"/\*.*?\*/", "", header, flags=re.S)
+    names = set()
+    for body in re.findall(r"enum\s*\{(.*?)\}", header, re.S):
+        names |= {item.split("=")[0].strip() for item in body.split(",") if item.strip()}
+    names |= set(re.findall(r"#define\s+([A-Z][A-Z_0-9]+)\s+\S", header)) - \
+        {"EMU_STATE_H", "EXPORT", "HOT", "UNLIKELY", "REC"}
+    assert names == set(native.constants())
+
+
+def test_the_c_constants_are_the_python_ones():
+    """Every constant the C model shares with Python has the same value in both."""
+    checked = 0
+    for name, value in native.constants().items():
+        for module in PYTHON_MODULES:
+            if isinstance(getattr(module, name, None), int):
+                assert getattr(module, name) == value, f"{module.__name__}.{name}"
+                checked += 1
+    assert checked > 150            # the H_*, L_* and OP_* fields at least
+
+
+def test_the_c_hashes_agree_with_the_python_ones():
+    rng = random.Random(7)
+    lib = native.lib
+    for _ in range(2000):
+        vsid24, vsid52 = rng.getrandbits(24), rng.getrandbits(52)
+        ea = rng.getrandbits(32)
+        sdr1 = rng.getrandbits(16) << 16 | rng.getrandbits(9)
+        h = mmu.primary_hash(vsid24, ea)
+        assert lib.emu_primary_hash(vsid24, ea) == h
+        assert lib.emu_pteg_address(sdr1, h) == mmu.pteg_address(sdr1, h)
+        assert lib.emu_pte_word0(vsid24, ea, 1) == mmu.pte_word0(vsid24, ea, True)
+        h64 = hash64.primary_hash(vsid52, ea)
+        assert lib.emu_hash64_primary_hash(vsid52, ea) == h64
+        sdr1_64 = (rng.getrandbits(20) << 18) | rng.getrandbits(5)
+        assert lib.emu_hash64_pteg_address(sdr1_64, h64) == hash64.pteg_address(sdr1_64, h64)
+        assert lib.emu_hash64_hpte_dword0(vsid52, ea, 0) == \
+            hash64.signed64(hash64.hpte_dword0(vsid52, ea, False))
+        dword1, vsid_word = hash64.signed64(rng.getrandbits(64)), rng.getrandbits(20) << 8
+        read, write = hash64.pp_rights(dword1, vsid_word)
+        assert lib.emu_pp_rights(dword1, vsid_word) == int(read) | 2 * int(write)
+        assert bool(lib.emu_no_execute(dword1, vsid_word)) == hash64.no_execute(dword1,
+                                                                               vsid_word)
+
+
+def test_the_library_records_the_sources_it_was_built_from(tmp_path):
+    """A library built from other sources is stale (emu.native rebuilds it at import); a
+    fresh build records the current sources' hash."""
+    want = build.source_hash()
+    path = build.library_path(Path(native.__file__).parent)
+    assert native._built_from(path, want)
+    assert not native._built_from(path, "0" * 16)
+    assert not native._built_from(tmp_path / "missing.so", want)
+    built = build.build_in_place(tmp_path)
+    assert native._built_from(built, want)
+    assert list(tmp_path.iterdir()) == [built]       # no temporary file left behind
+
+
+def test_a_source_change_changes_the_hash(tmp_path):
+    for path in build.sources():
+        (tmp_path / path.name).write_bytes(path.read_bytes())
+    assert build.source_hash(tmp_path) == build.source_hash()
+    (tmp_path / "cache.c").write_text((tmp_path / "cache.c").read_text() + "\n/* edit */\n")
+    assert build.source_hash(tmp_path) != build.source_hash()
+
+
+def test_a_compile_error_is_reported_with_the_compiler_output(tmp_path, monkeypatch):
+    monkeypatch.setattr(build, "FLAGS", build.FLAGS + ["-DEMU_BROKEN=1", "-include",
+                                                       str(tmp_path / "broken.h")])
+    (tmp_path / "broken.h").write_text("#error this model does not compile\n")
+    with pytest.raises(OSError, match="this model does not compile"):
+        build.build_in_place(tmp_path)
+    assert list(tmp_path.iterdir()) == [tmp_path / "broken.h"]
