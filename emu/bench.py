@@ -1,15 +1,28 @@
-"""Throughput of the instrumented model against bare Unicorn, per ISA (``python -m emu bench``).
+"""How fast the model is (``python -m emu bench``), in sections that print as they go:
 
-Three runs execute the same word-copy loop over the same buffers: a plain Unicorn with no hooks
-(raw), the same with native hooks that do nothing on every RAM access and block (the ceiling
-of any per-access model), and a ``Machine`` with the profile's L1 + L2 (and L3) cache model
-and the cost model on (instrumented). The figure is guest memory accesses per second. Where
-the two buffers sit matters to Unicorn itself (see LAYOUTS), so each layout is measured.
+* ``startup``: CPU and wall seconds for a new process to reach its first result (import,
+  ``Machine("ppc750")``, assemble and run ``flush_dcache_icache`` on a page), cold (a fresh
+  copy of the sources: the native model is compiled and Python's bytecode written, as on
+  the first run after an install) and warm (a later process);
+* ``copy``: throughput of the instrumented model against bare Unicorn, per ISA. Three runs
+  execute the same word-copy loop over the same buffers: a plain Unicorn with no hooks
+  (raw), the same with native hooks that do nothing on every RAM access and block (the
+  ceiling of any per-access model), and a ``Machine`` with the profile's L1 + L2 (and L3)
+  cache model and the cost model on (instrumented). The figure is guest memory accesses
+  per second. Where the two buffers sit matters to Unicorn itself (see LAYOUTS), so each
+  layout is measured.
 """
 from __future__ import annotations
 
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 from unicorn import (UC_HOOK_BLOCK, UC_HOOK_MEM_READ, UC_HOOK_MEM_WRITE, UC_HOOK_TLB_FILL,
                      UC_PROT_ALL)
@@ -159,18 +172,92 @@ def measure(isa, buffer_bytes=1 << 20, passes=4, repeat=5, mmu=False, layout="ad
 MMU_ROWS = ("ppc32", "ppc64")      # the hashed page tables (32- and 64-bit)
 
 
-def report(isas=("ppc32", "ppc64", "arm", "x86"), layouts=tuple(LAYOUTS), repeat=5,
-           **options):
-    """Measure every ISA (and, where modelled, with the MMU on) in each layout; a table."""
-    rows = ["| ISA | profile | layout | raw Unicorn | empty native hooks | instrumented "
-            "| instrumented / raw | empty hooks / raw |",
-            "|---|---|---|---:|---:|---:|---:|---:|"]
+COPY_HEADER = ("| ISA | profile | layout | raw Unicorn | empty native hooks | instrumented "
+               "| instrumented / raw | instrumented / empty hooks |",
+               "|---|---|---|---:|---:|---:|---:|---:|")
+
+
+def copy_rows(isas=("ppc32", "ppc64", "arm", "x86"), layouts=tuple(LAYOUTS), repeat=5,
+              **options):
+    """The copy table, a line at a time as each row is measured (every ISA, and with the
+    MMU on where it is modelled, in each layout)."""
+    yield from COPY_HEADER
     runs = [(isa, False) for isa in isas] + [(isa, True) for isa in MMU_ROWS if isa in isas]
     for layout in layouts:
         for isa, mmu in runs:
             t = measure(isa, mmu=mmu, layout=layout, repeat=repeat, **options)
             label = f"{isa} + MMU on" if mmu else isa
-            rows.append(f"| {label} | {COPY_LOOPS[isa][0]} | {layout} | {t.raw / 1e6:.1f} "
-                        f"| {t.empty_hooks / 1e6:.1f} | {t.instrumented / 1e6:.1f} "
-                        f"| {t.instrumented / t.raw:.2f} | {t.empty_hooks / t.raw:.2f} |")
-    return "\n".join(rows + ["", f"M guest memory accesses per second (best of {repeat})."])
+            yield (f"| {label} | {COPY_LOOPS[isa][0]} | {layout} | {t.raw / 1e6:.1f} "
+                   f"| {t.empty_hooks / 1e6:.1f} | {t.instrumented / 1e6:.1f} "
+                   f"| {t.instrumented / t.raw:.2f} | {t.instrumented / t.empty_hooks:.2f} |")
+    yield ""
+    yield f"M guest memory accesses per second (best of {repeat})."
+
+
+def report(isas=("ppc32", "ppc64", "arm", "x86"), layouts=tuple(LAYOUTS), repeat=5,
+           **options):
+    """The copy table as one text."""
+    return "\n".join(copy_rows(isas, layouts, repeat, **options))
+
+
+# ------------------------------------------------------------------------------ start-up
+
+FIRST_RESULT = """
+import emu
+from emu.machine import Machine
+m = Machine("ppc750")
+m.load(emu.routine("ppc32/flush_dcache_icache.S"))
+run = m.call("flush_dcache_icache", m.alloc(4096))
+assert run.instructions == 777, run
+"""
+
+
+def _child_seconds(code, **popen):
+    """(CPU seconds, wall seconds) of ``python -c code`` in a new process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          **popen)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode:
+        raise RuntimeError(f"the start-up probe failed:\n{done.stderr[-2000:]}")
+    return (after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime), wall
+
+
+def fresh_copy(into):
+    """A copy of the emu sources with nothing built (no native library, no bytecode) and
+    the one routine the probe runs: what a first run after an install starts from."""
+    package = Path(__file__).resolve().parent
+    shutil.copytree(package, Path(into) / "emu", ignore=shutil.ignore_patterns(
+        "__pycache__", "*.so", ".model-build.lock"))
+    from . import routine
+    target = Path(into) / "routines" / "ppc32"
+    target.mkdir(parents=True)
+    shutil.copy(routine("ppc32/flush_dcache_icache.S"), target)
+    return Path(into)
+
+
+def startup(repeat=5):
+    """{"cold": (cpu, wall), "warm": (cpu, wall)}: seconds to the first result. Cold: one
+    run in a fresh copy of the sources (it compiles the native model, as pip install does,
+    and writes the bytecode); warm: the best of ``repeat`` runs of the installed package."""
+    with tempfile.TemporaryDirectory() as tmp:
+        root = fresh_copy(tmp)
+        env = dict(os.environ, PYTHONPATH=str(root))
+        cold = _child_seconds(FIRST_RESULT, cwd=root, env=env)
+    warm = min((_child_seconds(FIRST_RESULT) for _ in range(repeat)), key=lambda t: t[0])
+    return {"cold": cold, "warm": warm}
+
+
+def startup_rows(repeat=5):
+    yield "| start-up to the first result | CPU s | wall s |"
+    yield "|---|---:|---:|"
+    times = startup(repeat)
+    yield (f"| cold: a fresh copy of the sources (compiles the native model) "
+           f"| {times['cold'][0]:.2f} | {times['cold'][1]:.2f} |")
+    yield f"| warm: a later process (best of {repeat}) | {times['warm'][0]:.2f} " \
+          f"| {times['warm'][1]:.2f} |"
+
+
+SECTIONS = {"startup": startup_rows, "copy": copy_rows}

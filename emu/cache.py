@@ -355,6 +355,14 @@ class Layout:
             st[table] = cores
         st[:HEADER] = self.headers[0]
         self.state, self.running = st, 0
+        self._gathers = {}          # (core, fields) -> the state indices stats() reads
+        # what clear_stats zeroes, in one store each: every level's counters and the
+        # header's, then every core's saved header
+        fields = (L_ACCESSES, L_HITS, L_MISSES, L_WRITEBACKS, L_INVALIDATIONS, L_EVICTIONS)
+        self._counter_slots = np.array(
+            [HEADER + LEVEL_RECORD * i + f for i in range(len(self.levels)) for f in fields]
+            + list(self.COUNTERS), np.int64)
+        self._header_counters = np.array(self.COUNTERS, np.int64)
 
     def switch(self, core):
         """Make ``core`` the running core: its header goes live, the last one's is saved."""
@@ -388,30 +396,32 @@ class Layout:
                  and LEVEL_NAMES.index(n) > LEVEL_NAMES.index(name)]
         return own[below[0]] if below else MEMORY
 
+    STAT_FIELDS = ("accesses", "hits", "misses", "writebacks", "invalidations", "evictions")
+    TLB_FIELDS = ("lookups", "hits", "misses", "invalidations")
+
+    def _read(self, st, core, levels, fields, names):
+        """{level name: {name: counter}} for ``levels`` of ``core``, in one gather."""
+        st = self.state if st is None else st
+        key = (core, fields)
+        if key not in self._gathers:
+            own = self.core_index[core]
+            self._gathers[key] = np.array(
+                [[HEADER + LEVEL_RECORD * own[lv.name] + f for f in fields] for lv in levels],
+                np.int64).reshape(len(levels), len(fields))
+        values = st[self._gathers[key]].tolist()
+        return {lv.name: dict(zip(names, row)) for lv, row in zip(levels, values)}
+
     def stats(self, st=None, core=0):
         """{level name: {accesses, hits, misses, writebacks, invalidations, evictions}}
         of one core's levels (the shared ones included)."""
-        st = self.state if st is None else st
-        out = {}
-        for lv in self.caches:
-            r = HEADER + LEVEL_RECORD * self.core_index[core][lv.name]
-            out[lv.name] = {"accesses": int(st[r + L_ACCESSES]), "hits": int(st[r + L_HITS]),
-                            "misses": int(st[r + L_MISSES]),
-                            "writebacks": int(st[r + L_WRITEBACKS]),
-                            "invalidations": int(st[r + L_INVALIDATIONS]),
-                            "evictions": int(st[r + L_EVICTIONS])}
-        return out
+        return self._read(st, core, self.caches, (L_ACCESSES, L_HITS, L_MISSES, L_WRITEBACKS,
+                                                  L_INVALIDATIONS, L_EVICTIONS),
+                          self.STAT_FIELDS)
 
     def tlb_stats(self, st=None, core=0):
         """{TLB name: {lookups, hits, misses, invalidations}} of one core."""
-        st = self.state if st is None else st
-        out = {}
-        for lv in self.tlbs:
-            r = HEADER + LEVEL_RECORD * self.core_index[core][lv.name]
-            out[lv.name] = {"lookups": int(st[r + L_ACCESSES]), "hits": int(st[r + L_HITS]),
-                            "misses": int(st[r + L_MISSES]),
-                            "invalidations": int(st[r + L_INVALIDATIONS])}
-        return out
+        return self._read(st, core, self.tlbs, (L_ACCESSES, L_HITS, L_MISSES, L_INVALIDATIONS),
+                          self.TLB_FIELDS)
 
     COUNTERS = (H_INSNS, H_CYCLES, H_STALE, H_MEM_READS, H_MEM_WRITES, H_WC_FLUSHES,
                 H_WC_PARTIAL, H_NT_STORES, H_UNCOUNTED, H_STOPPED, H_WALKS, H_PRIMARY_HITS,
@@ -424,13 +434,8 @@ class Layout:
     def clear_stats(self):
         """Zero every counter: each level's, the running header's and every core's."""
         st = self.state
-        for i in range(len(self.levels)):
-            r = HEADER + LEVEL_RECORD * i
-            for field in (L_ACCESSES, L_HITS, L_MISSES, L_WRITEBACKS, L_INVALIDATIONS,
-                          L_EVICTIONS):
-                st[r + field] = 0
-        for header in [st[:HEADER]] + list(self.headers):
-            header[list(self.COUNTERS)] = 0
+        st[self._counter_slots] = 0
+        self.headers[:, self._header_counters] = 0
         if st[H_CORES]:
             resources = st[H_CORES] + 1 + CORE_RECORD * self.cores
             st[resources:resources + RESOURCES] = 0

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import ctypes
 import fcntl
-import importlib.util
 from ctypes import byref, c_int64, c_size_t, c_uint64, c_void_p, cast
 
 from unicorn.unicorn_py3.unicorn import uclib
@@ -28,9 +27,8 @@ from .model import build
 
 def _load():
     """The library, rebuilt first if it is missing or older than its sources."""
-    spec = importlib.util.find_spec("emu._model")
-    package_dir = build.HERE.parent
-    path = spec.origin if spec else build.library_path(package_dir)
+    package_dir = build.HERE.parent          # the library sits in this emu package
+    path = build.library_path(package_dir)
     want = build.source_hash()
     if not _built_from(path, want):
         path = _rebuild(package_dir, want)
@@ -53,17 +51,17 @@ def _built_from(path, want):
 
 def _rebuild(package_dir, want):
     """Build the library in place, one process at a time (a lock beside it)."""
-    with open(package_dir / ".model-build.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        path = build.library_path(package_dir)
-        if _built_from(path, want):         # another process built it meanwhile
-            return path
-        try:
+    try:
+        with open(package_dir / ".model-build.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            path = build.library_path(package_dir)
+            if _built_from(path, want):         # another process built it meanwhile
+                return path
             return build.build_in_place(package_dir)
-        except OSError as error:
-            raise ImportError(f"the native model (emu/model/*.c) is not built for these "
-                              f"sources and could not be rebuilt: {error}; run `pip "
-                              f"install -e .` in the project") from None
+    except OSError as error:
+        raise ImportError(f"the native model (emu/model/*.c) is not built for these sources "
+                          f"and could not be rebuilt in {package_dir}: {error}; run `pip "
+                          f"install -e .` in the project") from None
 
 
 lib = _load()

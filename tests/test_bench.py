@@ -58,3 +58,12 @@ def test_skipping_unicorns_pc_restore_changes_speed_not_results():
         rate, result = pc_restore.measure(isa, repeat=1, passes=2, size=1 << 14)
         assert result is same
         assert ("instrumented no restore" in rate) is (same is not None)
+
+
+def test_the_startup_probe_reaches_its_result_cold_and_warm():
+    """The probe asserts the routine's instruction count itself; cold compiles the model."""
+    times = bench.startup(repeat=1)
+    assert set(times) == {"cold", "warm"}
+    assert all(cpu > 0 and wall > 0 for cpu, wall in times.values())
+    lines = list(bench.startup_rows(repeat=1))
+    assert lines[2].startswith("| cold") and lines[3].startswith("| warm")

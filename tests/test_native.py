@@ -87,3 +87,31 @@ def test_a_compile_error_is_reported_with_the_compiler_output(tmp_path, monkeypa
     with pytest.raises(OSError, match="this model does not compile"):
         build.build_in_place(tmp_path)
     assert list(tmp_path.iterdir()) == [tmp_path / "broken.h"]
+
+
+def test_a_source_tree_builds_its_model_at_import_and_rebuilds_it_after_an_edit(tmp_path):
+    """A fresh copy of the sources has no library: importing emu.native compiles it; after
+    an edit of a C file the next import compiles it again (the library's recorded hash)."""
+    import os
+    import subprocess
+    import sys
+    from emu.bench import fresh_copy
+    root = fresh_copy(tmp_path)
+    env = dict(os.environ, PYTHONPATH=str(root))
+    probe = ("import emu.native as n; from emu.model import build; "
+             "print(n.lib.emu_source_hash().decode() == build.source_hash(), n.lib._name)")
+
+    def run():
+        done = subprocess.run([sys.executable, "-c", probe], cwd=root, env=env,
+                              capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        return done.stdout.split()
+
+    library = build.library_path(root / "emu")
+    assert not library.exists()
+    assert run() == ["True", str(library)]
+    first = library.stat().st_mtime_ns
+    source = root / "emu" / "model" / "cache.c"
+    source.write_text(source.read_text() + "\n/* an edit */\n")
+    assert run() == ["True", str(library)]
+    assert library.stat().st_mtime_ns != first
