@@ -86,21 +86,48 @@ H_ACCESS_EXTRAS = 91
 # mapped, the cycles a cache sync and a line operation hold the controller, and counters
 H_OUTER_BASE, H_OUTER_SYNC_CYCLES, H_OUTER_LINE_CYCLES = range(92, 95)
 H_OUTER_SYNCS, H_OUTER_LINE_OPS, H_OUTER_WAIT = range(95, 98)
-# the last block the block hook charged (its address and size in bytes): a time slice of
-# Machine.run_parallel may end inside it, and the instructions it did not run are given back
+# the last block the block hook charged (its address and size in bytes)
 H_BLOCK_START, H_BLOCK_SIZE = 98, 99
+# multi-core time (emu.parallel; emu/model/smp.c): set while the scheduler runs the cores
+# (H_SCHED), the cycle at which this core's time slice ends, the latest cycle at which it may
+# enter a synchronising block (the earliest other core's clock), its spin detector (the
+# synchronising block it entered last, its stores since, a request to park, parking off,
+# loads being watched), the code-region arrays that mark synchronising instructions (prefix
+# sums, as H_ICOUNT) and blocks (learned: a coherence event happened in them); counters
+H_SCHED, H_SLICE_END, H_SYNC_BOUND, H_LAST_SYNC_BLOCK, H_STORES_SINCE, H_PARK, H_NO_PARK, \
+    H_WATCHING = range(100, 108)
+H_SYNC_STATIC, H_SYNC_DYNAMIC = 108, 109
+H_SYNC_WAITS, H_PARKS, H_SPIN_WAIT, H_ORDER_STALLS, H_ORDER_STALL_CYCLES = range(110, 115)
+# a Python hook stopped the machine (emu.machine notes why)
+H_HOST_STOP = 115
+# load-reserve / store-conditional (lwarx/stwcx., ldrex/strex), followed as QEMU does: the
+# reserved address (-1: none), the bytes the load read and their size; and the address whose
+# memory-hook events H_SWALLOW drops (-1: any; a store-conditional's own events)
+H_RESERVE_ADDR, H_RESERVE_VAL, H_RESERVE_SIZE, H_SWALLOW_ADDR = range(116, 120)
 QUEUE_ENTRIES = 256
-HEADER = 104
+HEADER = 128
 
 # ---- the core table (multi-core only): the core count, then per core the level indices of
 # its private L1 I, L1 D, ITLB and DTLB (-1: none) and where its segment registers (or SLB)
-# are, then each serialising resource's busy-until time in cycles
+# are, and what the scheduler keeps of it (emu.parallel): its status, the PC it resumes at,
+# cycles it spent parked that are still to be charged, the block it spins in, and the lines
+# its spin reads (with the write sequence number each had when read); then each serialising
+# resource's busy-until time in cycles; then the machine's globals (G_*)
 T_L1I, T_L1D, T_ITLB, T_DTLB, T_SEGMENTS = range(5)
-CORE_RECORD = 5
+T_STATUS, T_PC, T_WAIT, T_SPIN_BLOCK, T_NWATCH, T_WATCH = range(5, 11)
+WATCHES = 4                             # lines a spin may read (then its sequence numbers)
+CORE_RECORD = T_WATCH + 2 * WATCHES
+CORE_IDLE, CORE_RUNNABLE, CORE_PARKED, CORE_DONE = range(4)
 RESOURCES = 4
 # the resources: one for the instructions a profile's [smp] list names (the tlbie of the
 # whole machine), one for the outer cache controller
 RESOURCE_SERIAL, RESOURCE_OUTER_CACHE = 0, 1
+# globals: the running core, how many are parked, the last write sequence number, the
+# write-stamp table (offset, index mask, the line shift it is kept at) and the saved headers
+G_RUNNING, G_NPARKED, G_WRITE_SEQ, G_STAMPS, G_STAMP_MASK, G_STAMP_SHIFT, G_HEADERS = range(7)
+GLOBALS = 8
+STAMP_ENTRIES = 1 << 15                 # the last store to each line: line + 1, seq, cycle, core
+STAMP_WORDS = 4
 PRIVATE = ("L1I", "L1D") + TLB_NAMES    # per core; L2 and L3 are shared by all cores
 
 # ---- per-level record fields (an L1 hit reads only the first eight)
@@ -282,6 +309,8 @@ class Layout:
                 size += n * max(lv.line // 8, 1)
         icount, icost = size, size + code_len + 1
         size += 2 * (code_len + 1)
+        sync_static, sync_dynamic = size, size + code_len + 1
+        size += 2 * (code_len + 1)
         self.specials_at = size
         size += 8 * specials
         wc_at = size
@@ -298,7 +327,11 @@ class Layout:
         sq_at = size
         size += queues[0] * queues[1]
         table = size if cores > 1 else 0
-        size += 1 + CORE_RECORD * cores + RESOURCES if cores > 1 else 0
+        size += 1 + CORE_RECORD * cores + RESOURCES + GLOBALS if cores > 1 else 0
+        headers_at = size                       # each core's saved header (a view below)
+        size += HEADER * cores
+        stamps = size if cores > 1 else 0
+        size += STAMP_WORDS * STAMP_ENTRIES if cores > 1 else 0
         st = np.zeros(size, np.int64)
         st[H_SIZE], st[H_NLEVELS] = size, len(self.levels)
         st[H_SEGMENTS] = segments
@@ -323,6 +356,8 @@ class Layout:
             sq_at, *queues
         st[H_ACCESS_EXTRAS] = int((st[H_ALIGN_SIZE] | st[H_SPLIT_MASK] | st[H_SQ_SLICES]) != 0)
         st[H_BLOCK_END_COST] = -1
+        st[H_RESERVE_ADDR] = st[H_SWALLOW_ADDR] = -1
+        st[H_SYNC_STATIC], st[H_SYNC_DYNAMIC] = sync_static, sync_dynamic
         for i, (lv, (tags, dirty, stamp, stale, plru, mru)) in enumerate(zip(self.levels,
                                                                             offsets)):
             r = HEADER + LEVEL_RECORD * i
@@ -336,7 +371,7 @@ class Layout:
             st[r + L_STALE], st[r + L_PLRU], st[r + L_MRU] = stale, plru, mru
             st[r + L_IS_ICACHE] = lv.name == "L1I"
             st[r + L_SHADOW] = shadows[i]
-        self.headers = np.zeros((cores, HEADER), np.int64)
+        self.headers = st[headers_at:headers_at + HEADER * cores].reshape(cores, HEADER)
         for core, own in enumerate(self.core_index):
             for name, i in own.items():
                 st[HEADER + LEVEL_RECORD * i + L_NEXT] = self._next(name, own)
@@ -349,12 +384,18 @@ class Layout:
             header[H_SEGMENTS] = segments + segment_words * core
             header[H_WC] = wc_at + 3 * wc_buffers * core
             if table:
-                st[table + 1 + CORE_RECORD * core:table + 1 + CORE_RECORD * (core + 1)] = \
-                    header[[H_L1I, H_L1D, H_ITLB, H_DTLB, H_SEGMENTS]]
+                record = table + 1 + CORE_RECORD * core
+                st[record:record + T_STATUS] = header[[H_L1I, H_L1D, H_ITLB, H_DTLB,
+                                                       H_SEGMENTS]]
         if table:
             st[table] = cores
+            g = self.globals = table + 1 + CORE_RECORD * cores + RESOURCES
+            st[g + G_HEADERS], st[g + G_STAMPS] = headers_at, stamps
+            st[g + G_STAMP_MASK] = STAMP_ENTRIES - 1
+            l1d = self.index.get("L1D", st[H_FIRST_LEVEL])
+            st[g + G_STAMP_SHIFT] = st[HEADER + LEVEL_RECORD * l1d + L_SHIFT] if l1d >= 0 else 6
         st[:HEADER] = self.headers[0]
-        self.state, self.running = st, 0
+        self.state = st
         self._gathers = {}          # (core, fields) -> the state indices stats() reads
         # what clear_stats zeroes, in one store each: every level's counters and the
         # header's, then every core's saved header
@@ -364,12 +405,18 @@ class Layout:
             + list(self.COUNTERS), np.int64)
         self._header_counters = np.array(self.COUNTERS, np.int64)
 
+    @property
+    def running(self):
+        """The core whose header is live in the state."""
+        return int(self.state[self.globals + G_RUNNING]) if self.cores > 1 else 0
+
     def switch(self, core):
         """Make ``core`` the running core: its header goes live, the last one's is saved."""
-        if core != self.running:
-            self.headers[self.running] = self.state[:HEADER]
+        running = self.running
+        if core != running:
+            self.headers[running] = self.state[:HEADER]
             self.state[:HEADER] = self.headers[core]
-            self.running = core
+            self.state[self.globals + G_RUNNING] = core
 
     PER_CORE = (H_CORE, H_L1I, H_L1D, H_ITLB, H_DTLB, H_SEGMENTS, H_WC)
 
@@ -429,7 +476,8 @@ class Layout:
                 H_FAULT_PC, H_STALE_PC, H_STALE_ADDR, H_TRANSFERS, H_SNOOP_INVALIDATIONS,
                 H_SERIAL_OPS, H_SERIAL_WAIT, H_FAULT_STATUS, H_FAULT_L1_ADDR, H_FAULT_L2_ADDR,
                 H_ALIGN_EXCEPTIONS, H_SPLITS, H_SQ_STORES, H_SQ_STALLS, H_SQ_STALL_CYCLES,
-                H_OUTER_SYNCS, H_OUTER_LINE_OPS, H_OUTER_WAIT)
+                H_OUTER_SYNCS, H_OUTER_LINE_OPS, H_OUTER_WAIT, H_SYNC_WAITS, H_PARKS,
+                H_SPIN_WAIT, H_ORDER_STALLS, H_ORDER_STALL_CYCLES, H_HOST_STOP)
 
     def clear_stats(self):
         """Zero every counter: each level's, the running header's and every core's."""

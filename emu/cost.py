@@ -67,6 +67,11 @@ SERIAL = 4                  # scope flag: the instruction also holds the shared 
 OP_MTMSR, OP_TLB_LOAD_D, OP_TLB_LOAD_I, OP_TLB_WRITE, OP_RFI = 202, 203, 204, 205, 206
 SOFT_TLB_OPS = {OP_MTMSR, OP_TLB_LOAD_D, OP_TLB_LOAD_I, OP_TLB_WRITE, OP_RFI}
 SOFT_TLB_PYTHON_OPS = {OP_TLB_LOAD_D, OP_TLB_LOAD_I, OP_TLB_WRITE, OP_RFI}
+# Load-reserve and store-conditional (the reservation's address and value, so that a failed
+# store-conditional, which QEMU carries out as a compare-and-exchange with a load and a
+# store of the old value, is not taken for a store; and so that a store-conditional waits,
+# in a run of several cores, until its core is the earliest: emu.parallel).
+OP_LOAD_RESERVE, OP_STORE_CONDITIONAL = 210, 211
 # The 64-bit MMU's segment lookaside buffer (emu.mmu, native): slbmte RS, RB; slbie RB; slbia.
 OP_SLB_STORE, OP_SLB_INVALIDATE, OP_SLB_INVALIDATE_ALL = 207, 208, 209
 # tlbie is broadcast to every processor (PowerPC Book III; Linux relies on it on SMP, with
@@ -86,6 +91,29 @@ X86_SPECIALS = {
     "movntdq": (OP_NONTEMPORAL, 0), "movntps": (OP_NONTEMPORAL, 0),
     "movntpd": (OP_NONTEMPORAL, 0), "sfence": (OP_DRAIN_WC, 0), "mfence": (OP_DRAIN_WC, 0),
 }
+# Instructions that order the cores (emu.parallel): the atomic read-modify-write sequences
+# locks and counters are made of. A block holding one runs only when its core is the
+# earliest (so are blocks where the cache model saw cores share a line, and serialising ones).
+PPC_ATOMICS = {"lwarx", "ldarx", "lbarx", "lharx", "stwcx", "stdcx", "stbcx", "sthcx"}
+PPC_RESERVE_SIZES = {"lwarx": 4, "ldarx": 8, "lbarx": 1, "lharx": 2, "stwcx": 4, "stdcx": 8,
+                     "stbcx": 1, "sthcx": 2}
+ARM_RESERVE_SIZES = {"ldrex": 4, "ldrexb": 1, "ldrexh": 2, "ldrexd": 8, "strex": 4,
+                     "strexb": 1, "strexh": 2, "strexd": 8}
+ARM_ATOMICS = {"ldrex", "ldrexb", "ldrexh", "ldrexd", "strex", "strexb", "strexh", "strexd",
+               "swp", "swpb"}
+
+
+def synchronises(isa, mnemonic, op_str):
+    """Does the instruction take part in an atomic sequence between cores?"""
+    m = mnemonic.lower().rstrip(".+-")
+    if isa in ("ppc32", "ppc64"):
+        return m in PPC_ATOMICS
+    if isa == "arm":
+        return m in ARM_ATOMICS
+    memory = "(" in op_str or "[" in op_str
+    return memory and (m.startswith("lock") or m.startswith(("xchg", "cmpxchg")))
+
+
 # Memory-hook events Unicorn (QEMU) raises for these instructions that are not data accesses:
 # it probes the address with a load (dcbi also with a store). Measured on 750 and 405 models.
 PPC_PROBE_ACCESSES = {"dcbst": 1, "dcbf": 1, "dcbi": 2, "icbi": 1}
@@ -100,7 +128,8 @@ class Special:
     index: int = -1
     scale: int = 1
     disp: int = 0
-    swallow: int = 0    # memory-hook events of this instruction to ignore (see above)
+    swallow: int = 0    # memory-hook events of this instruction to ignore (see above); for
+    #                     a load-reserve or store-conditional, the size of its access
 
 
 def classify(isa, mnemonic, op_str=""):
@@ -202,6 +231,19 @@ def analyse(isa, code, address, serialising=()):
             base = -1 if regs[0] in ("0", "r0") else _reg_id(isa, regs[0])
             special = Special(insn.address, op, scope, base, _reg_id(isa, regs[1]),
                               swallow=PPC_PROBE_ACCESSES.get(mnemonic, 0))
+        elif isa in ("ppc32", "ppc64") and mnemonic.rstrip(".") in PPC_RESERVE_SIZES:
+            m = mnemonic.rstrip(".")                # lwarx rD, rA, rB / stwcx. rS, rA, rB
+            regs = [r.strip() for r in insn.op_str.split(",")]
+            base = -1 if regs[1] in ("0", "r0") else _reg_id(isa, regs[1])
+            special = Special(insn.address, OP_STORE_CONDITIONAL if m.startswith("st") else
+                              OP_LOAD_RESERVE, 0, base, _reg_id(isa, regs[2]),
+                              swallow=PPC_RESERVE_SIZES[m])
+        elif isa == "arm" and mnemonic in ARM_RESERVE_SIZES:
+            mem = [o for o in insn.operands if o.type == 3]   # ARM_OP_MEM: [rn]
+            special = Special(insn.address, OP_STORE_CONDITIONAL if mnemonic.startswith("st")
+                              else OP_LOAD_RESERVE, 0,
+                              _reg_id(isa, insn.reg_name(mem[0].mem.base)),
+                              swallow=ARM_RESERVE_SIZES[mnemonic])
         elif isa in ("ppc32", "ppc64") and mnemonic in PPC_TLB_SPECIALS:
             regs = [r.strip() for r in insn.op_str.split(",") if r.strip()]
             if mnemonic.startswith("tlbwe"):        # tlbwe RS, RA, WS: base RS, index RA
@@ -251,21 +293,35 @@ def analyse(isa, code, address, serialising=()):
         if key in serialising:
             special = special or Special(insn.address, OP_SERIALISE, 0)
             special.scope |= SERIAL
-        out.append((insn.address, insn.size, key, insn.op_str, special))
+        out.append((insn.address, insn.size, key, insn.op_str, special,
+                    synchronises(isa, mnemonic, insn.op_str) or
+                    (special is not None and special.scope & SERIAL != 0)))
     return out
 
 
+@dataclass
+class Tables:
+    """Per byte offset of the code region, 1 where an instruction starts (its base cycles,
+    1 where it synchronises the cores) at offset + 1, so that prefix sums count what lies
+    before each offset; and the special instructions."""
+    starts: np.ndarray
+    cycles: np.ndarray
+    syncs: np.ndarray
+    specials: list
+
+
 def tables(isa, costs, code, address, region_base, region_len, serialising=()):
-    """Prefix sums over the code region: instructions starting before each byte offset, and
-    their base cycles; plus the list of special instructions."""
+    """The Tables of a program loaded at ``address`` in the code region."""
     starts = np.zeros(region_len + 1, np.int64)
     cycles = np.zeros(region_len + 1, np.int64)
+    syncs = np.zeros(region_len + 1, np.int64)
     specials = []
-    for pc, size, key, op_str, special in analyse(isa, code, address, serialising):
+    for pc, size, key, op_str, special, sync in analyse(isa, code, address, serialising):
         off = pc - region_base
         if 0 <= off < region_len:
             starts[off + 1] = 1
             cycles[off + 1] = instruction_cost(costs, isa, key, op_str)
+            syncs[off + 1] = int(sync)
         if special is not None:
             specials.append(special)
-    return starts, cycles, specials
+    return Tables(starts, cycles, syncs, specials)

@@ -30,6 +30,8 @@ from . import mmu as mmu_model
 from . import softtlb
 from .assemble import Program, assemble, assemble_file, disassemble_one
 from .profile import Profile, load as load_profile
+from . import parallel
+from .parallel import CORE_EVENTS, DEFAULT_QUANTUM, ParallelRun  # noqa: F401
 
 PAGE = 0x1000
 HALT = 0xF000
@@ -148,42 +150,6 @@ class Run:
         return self.table()
 
 
-@dataclass
-class ParallelRun:
-    """What a run on several cores measured: one Run per core (its own caches, the shared
-    levels as the whole machine left them), and the time until the last core finished."""
-    runs: list              # runs[k]: core k's Run, None if core k had no call
-    quantum: int
-
-    @property
-    def cycles(self):
-        return max(run.cycles for run in self.runs if run)
-
-    @property
-    def instructions(self):
-        return sum(run.instructions for run in self.runs if run)
-
-    def to_dict(self):
-        return {"cycles": self.cycles, "instructions": self.instructions,
-                "quantum": self.quantum,
-                "cores": [run.to_dict() if run else None for run in self.runs]}
-
-    def table(self):
-        """One row per core: cycles, instructions, L1 D misses, coherence and waits."""
-        import pandas as pd
-        rows = [{"core": k, "entry": run.entry, "return": run.return_value,
-                 "instructions": run.instructions, "cycles": run.cycles,
-                 "L1D misses": run.caches.get("L1D", {}).get("misses", 0),
-                 **{key: run.events.get(key, 0) for key in CORE_EVENTS}}
-                for k, run in enumerate(self.runs) if run]
-        return pd.DataFrame(rows).set_index("core")
-
-    def __str__(self):
-        return (f"{len(self.runs)} cores, {self.cycles:,} cycles (the slowest core), "
-                f"{self.instructions:,} instructions\n{self.table().to_string()}")
-
-
-CORE_EVENTS = ("transfers", "snoop_invalidations", "serialised", "serialise_wait")
 
 
 class Machine:
@@ -252,6 +218,7 @@ class Machine:
             st[c.H_WALK_THROUGH_L1] = not self._walk_below_l1(profile)
         self._starts = np.zeros(self.code_size + 1, np.int64)
         self._cycles = np.zeros(self.code_size + 1, np.int64)
+        self._syncs = np.zeros(self.code_size + 1, np.int64)
         self._specials = []
         self._hooks = []
         self.outer_cache_base = self._map_outer_cache(profile)
@@ -386,13 +353,17 @@ class Machine:
         elif self.soft_tlb:
             self.soft_tlb.installed |= {v for v in self.soft_tlb.vectors.values()
                                         if program.base <= v < end}
-        starts, cycles, specials = cost.tables(self.isa, self.profile.costs, program.code,
-                                               program.base, self.code_base, self.code_size,
-                                               self.profile.raw.get("smp", {}).get(
-                                                   "serialising", ()))
-        self._starts += starts
-        self._cycles += cycles
-        for sp in specials:
+        tables = cost.tables(self.isa, self.profile.costs, program.code, program.base,
+                             self.code_base, self.code_size,
+                             self.profile.raw.get("smp", {}).get("serialising", ()))
+        self._starts += tables.starts
+        self._cycles += tables.cycles
+        self._syncs += tables.syncs
+        # what the scheduler learned about the code that was here before is void
+        lo = program.base - self.code_base
+        dynamic = self.state[c.H_SYNC_DYNAMIC]
+        self.state[dynamic + lo:dynamic + lo + len(program.code)] = 0
+        for sp in tables.specials:
             if sp.op == cost.OP_TLB_INVALIDATE and self.soft_tlb and self.soft_tlb.kind == "603":
                 # also in Python: the record of the 603's entries drops the tlbie's class
                 self.uc.hook_add(UC_HOOK_CODE, self._soft_tlb_instruction, sp, sp.pc, sp.pc)
@@ -421,6 +392,7 @@ class Machine:
         n = self.code_size + 1
         st[st[c.H_ICOUNT]:st[c.H_ICOUNT] + n] = np.cumsum(self._starts)
         st[st[c.H_ICOST]:st[c.H_ICOST] + n] = np.cumsum(self._cycles)
+        st[st[c.H_SYNC_STATIC]:st[c.H_SYNC_STATIC] + n] = np.cumsum(self._syncs)
         if len(self._specials) > MAX_SPECIALS:
             raise MemoryError(f"more than {MAX_SPECIALS} cache-maintenance instructions")
         table = sorted(self._specials, key=lambda s: s.pc)
@@ -518,94 +490,23 @@ class Machine:
                 "the last store to them (the D-cache was not written back, or the I-cache "
                 "line was not invalidated); real hardware would execute the old instructions")
 
-    def run_parallel(self, calls, quantum=100, limit=None, cold=False):
+    def run_parallel(self, calls, quantum=DEFAULT_QUANTUM, limit=None, cold=False):
         """Run one call per core at the same time: ``calls`` = [(entry, arg, ...), ...],
         call k on core k (None: core k stays idle), each with its own stack. Returns a
-        ParallelRun.
+        ParallelRun (one Run per core).
 
-        The interleaving is deterministic: the core whose cycle clock is furthest behind runs
-        next (the lowest number on a tie), for ``quantum`` instructions at most. Cores share
-        RAM and the levels below L1; their L1 D caches are kept coherent (emu.cache.snoop).
-        Atomic sequences (lwarx/stwcx., ldrex/strex) are atomic across cores: a core's
-        reservation is lost when its time slice ends (as an interrupt would), so the quantum
-        must be longer than the longest such sequence. A shared serialising resource (the
-        tlbie of the machine, the PL310's operations) is booked by each core as its slice
-        runs, so the quantum must also be shorter than the instructions between a core's
-        uses of it, or cores wait for each other more than the hardware makes them (compare
-        two quanta). Code one core stores is not re-translated by the other cores'
-        emulators: cross-modifying code is not modelled."""
-        calls = [call if call is None or isinstance(call, (tuple, list)) else (call,)
-                 for call in calls]
-        if not 1 <= len(calls) <= len(self.cpus) or all(call is None for call in calls):
-            raise ValueError(f"{len(calls)} calls for {len(self.cpus)} cores: give one call "
-                             "per core, at most, and at least one")
-        if not isinstance(quantum, int) or quantum < 1:
-            raise ValueError(f"the quantum is a positive number of instructions, not {quantum!r}")
-        entries = [call and self.address_of(call[0]) for call in calls]
-        if cold:
-            self.flush_caches()
-        model, st = self.model, self.state
-        model.clear_stats()
-        model.share_settings()
-        for k in range(len(self.cpus)):
-            model.header(k)[c.H_LIMIT] = self.instruction_limit if limit is None else limit
-        pcs = {}
-        for k, (call, pc) in enumerate(zip(calls, entries)):
-            if call is None:
-                continue
-            self._set_arguments(call[1:], self.cpus[k], self.stack_top - k * CORE_STACK)
-            pcs[k] = pc
-        runs = [None] * len(calls)
-        self._fault = None
-        try:
-            while pcs:
-                k = min(pcs, key=lambda core: (model.header(core)[c.H_CYCLES], core))
-                model.switch(k)
-                self.uc = self.cpus[k]
-                charged = int(st[c.H_INSNS])
-                try:
-                    self.uc.emu_start(pcs[k], HALT, count=quantum)
-                except UcError as error:
-                    raise self._describe_fault(error) from None
-                if self._fault is not None:
-                    raise self._describe_fault(None)
-                self._check_stop()
-                pc = self._pc()
-                if pc == HALT:
-                    runs[k] = self._result(calls[k][0], calls[k][1:])
-                    del pcs[k]
-                else:
-                    self._give_back_unrun(pc, int(st[c.H_INSNS]) - charged - quantum)
-                    pcs[k] = pc
-        finally:
-            model.switch(0)
-            self.uc = self.cpus[0]
-        return ParallelRun(runs, quantum)
-
-    def _give_back_unrun(self, pc, excess):
-        """A time slice ran exactly ``quantum`` instructions and ended at ``pc``, but the
-        block hook charges a block whole when it enters it: the slice may have stopped inside
-        that block, or (Unicorn fires the next block's hook before it sees the stop) before
-        its first instruction. Those ``excess`` instructions, from ``pc`` to the end of the
-        last block charged, did not run: take back their count and base cycles (the next
-        slice charges them when it runs them). Their instruction fetch stays counted, as a
-        fetch ahead of an interrupt would be."""
-        if excess <= 0:
-            return
-        st = self.state
-        start, end = int(st[c.H_BLOCK_START]), int(st[c.H_BLOCK_START] + st[c.H_BLOCK_SIZE])
-        lo, hi = pc - self.code_base, end - self.code_base
-        if not (start <= pc < end and 0 <= lo and hi <= self.code_size):
-            raise RuntimeError(f"a time slice ended at {pc:#x} with {excess} instructions "
-                               f"charged but not run, outside the last block "
-                               f"{start:#x}-{end:#x}: the cycle count would be wrong")
-        counts, costs = st[c.H_ICOUNT], st[c.H_ICOST]
-        n = int(st[counts + hi] - st[counts + lo])
-        if n != excess:
-            raise RuntimeError(f"a time slice ended at {pc:#x}: {excess} instructions were "
-                               f"charged but not run, {n} remain in its block")
-        st[c.H_INSNS] -= n
-        st[c.H_CYCLES] -= st[costs + hi] - st[costs + lo]
+        Time is simulated and causal (emu.parallel explains how): the core furthest behind
+        runs next; synchronising blocks (atomics, serialising instructions, blocks where
+        cores shared a line) run in the order of the cores' clocks; a core never sees a
+        store before it was made; a spinning core waits, parked, for the store it spins
+        on. ``quantum``: how many cycles a core may run ahead of the others in code that
+        does not synchronise (it bounds the error of a first encounter with a shared line,
+        and trades it for speed). Cores share RAM and the levels below L1; their L1 D
+        caches are kept coherent (emu.cache.snoop). Code one core stores is not
+        re-translated by the other cores' emulators: cross-modifying code is not modelled."""
+        if len(self.cpus) == 1:
+            return parallel.run_alone(self, calls, quantum, limit, cold)
+        return parallel.run_parallel(self, calls, quantum, limit, cold)
 
     def _set_arguments(self, args, uc=None, sp=None):
         """Registers and stack for a call by the ISA's convention (on ``uc``, default ours)."""
@@ -663,10 +564,7 @@ class Machine:
                            "outer_cache_line_ops": int(st[c.H_OUTER_LINE_OPS]),
                            "outer_cache_wait": int(st[c.H_OUTER_WAIT])})
         if len(self.cpus) > 1:
-            events.update({"transfers": int(st[c.H_TRANSFERS]),
-                           "snoop_invalidations": int(st[c.H_SNOOP_INVALIDATIONS]),
-                           "serialised": int(st[c.H_SERIAL_OPS]),
-                           "serialise_wait": int(st[c.H_SERIAL_WAIT])})
+            events.update(parallel.events(st))
         if st[c.H_MMU] == mmu_model.MODE_ARM_SHORT:
             events.update({"table_walks": int(st[c.H_WALKS]),
                            "section_hits": int(st[c.H_PRIMARY_HITS]),
@@ -687,8 +585,16 @@ class Machine:
 
     # ---------------------------------------------------------------- faults
 
+    def _stop_for(self, fault, uc=None):
+        """A Python hook stops the machine: what for (raised when the run returns), and the
+        flag that tells the scheduler of a parallel run (emu.parallel) why it stopped."""
+        self._fault = fault
+        self.state[c.H_HOST_STOP] = 1
+        if uc is not None:
+            uc.emu_stop()
+
     def _on_invalid(self, uc, access, address, size, value, user_data):
-        self._fault = ("memory", access, address, size)
+        self._stop_for(("memory", access, address, size))
         return False
 
     def _on_interrupt(self, uc, number, user_data):
@@ -707,19 +613,16 @@ class Machine:
                 if hash64.slbmte_problem(rs, rb, self.profile.tlb["slb_entries"]) is None:
                     uc.reg_write(ppc_const.UC_PPC_REG_PC, pc)
                     return
-                self._fault = ("raise", self._slbmte_refused(pc - 4, rs, rb))
-                uc.emu_stop()
+                self._stop_for(("raise", self._slbmte_refused(pc - 4, rs, rb)), uc)
                 return
         if self.soft_tlb:
             handled = self.soft_tlb.exception(number, self._pc())
             if handled is True:
                 return
             if handled is not None:
-                self._fault = ("raise", handled)
-                uc.emu_stop()
+                self._stop_for(("raise", handled), uc)
                 return
-        self._fault = ("interrupt", number, None, None)
-        uc.emu_stop()
+        self._stop_for(("interrupt", number, None, None), uc)
 
     def _soft_tlb_instruction(self, uc, address, size, special):
         if special.op == cost.OP_TLB_INVALIDATE_ALL:

@@ -93,7 +93,8 @@ for _name, _kinds in _SIGNATURES.items():
     _function.restype = c_int64
 lib.emu_constant_name.argtypes = [c_int64]
 lib.emu_constant_name.restype = ctypes.c_char_p
-lib.emu_set_unicorn(cast(uclib.uc_reg_read, c_void_p), cast(uclib.uc_emu_stop, c_void_p))
+lib.emu_set_unicorn(cast(uclib.uc_reg_read, c_void_p), cast(uclib.uc_emu_stop, c_void_p),
+                  cast(uclib.uc_emu_start, c_void_p))
 
 
 def address(state):

@@ -462,8 +462,7 @@ class SoftTLB:
                     self.tag405[index] = value
                     self.tid405[index] = self.regs.spr(PID405) & 0xFF   # TID <- PID
         except GuestError as error:
-            self.m._fault = ("raise", error)
-            uc.emu_stop()
+            self.m._stop_for(("raise", error), uc)
 
     # ---- the 603's entries, as recorded (see __init__)
     def _class603(self, fetch, ea):

@@ -335,6 +335,14 @@ static void drop_line(i64 *st, i64 level, i64 line, i64 way) {
     st[st[r + L_DIRTY] + slot] = 0;
 }
 
+/* The running core's current block synchronises the cores: a coherence event happened in
+ * it (emu/model/smp.c runs such blocks in time order) */
+static void mark_sync(i64 *st) {
+    i64 off = st[H_BLOCK_START] - st[H_CODE_BASE];
+    if (off >= 0 && off < st[H_CODE_LEN])
+        st[st[H_SYNC_DYNAMIC] + off] = 1;
+}
+
 /* What one core's request does to the other cores' L1 D copies of the line at `addr`
  * (multi-core only; MESI-like, see emu.cache.snoop) */
 static void snoop(i64 *st, i64 addr, i64 op) {
@@ -356,11 +364,13 @@ static void snoop(i64 *st, i64 addr, i64 op) {
             st[st[r + L_DIRTY] + slot] = 0;
             st[H_TRANSFERS] += 1;
             drain(st);
+            mark_sync(st);
         }
         if (op == OP_FLUSH || op == OP_INVALIDATE) {
             drop_line(st, level, line, way);
             st[r + L_INVALIDATIONS] += 1;
             st[H_SNOOP_INVALIDATIONS] += 1;
+            mark_sync(st);
         }
     }
 }
@@ -422,6 +432,7 @@ static i64 outer_cache_write(i64 *st, i64 offset, i64 value) {
     }
     i64 wait = serialise(st, RESOURCE_OUTER_CACHE, service);
     st[H_OUTER_WAIT] += wait;
+    mark_sync(st);                    /* the controller is shared: its users take turns */
     return wait + service;
 }
 

@@ -8,33 +8,12 @@
  *   special_hook      only at cache-maintenance, prefetch, non-temporal, TLB and SLB
  *                     instructions (a ranged code hook per instruction) -> their effect;
  *   identity_tlb_fill the PPC64 virtual-TLB mode's translation (identity).
- * Unicorn's own functions (uc_reg_read, uc_emu_stop) are reached through pointers Python
- * gives once (emu_set_unicorn), so the library needs no Unicorn headers or link. */
+ * Unicorn's own functions are reached through pointers (unicorn.c). In a run of several cores
+ * (smp.c), the block hook is also the scheduler's gate and every access is ordered. */
 #include "state.h"
+#include <string.h>
 
-typedef void uc_engine;
-typedef int (*reg_read_fn)(uc_engine *uc, int regid, void *value);
-typedef int (*emu_stop_fn)(uc_engine *uc);
-static reg_read_fn uc_reg_read;
-static emu_stop_fn uc_emu_stop;
-
-enum { UC_MEM_WRITE = 17 };
 enum { FIRST_FAULT = 1, FAULT = 2 };
-
-EXPORT void emu_set_unicorn(void *reg_read, void *emu_stop) {
-    uc_reg_read = (reg_read_fn)reg_read;
-    uc_emu_stop = (emu_stop_fn)emu_stop;
-}
-
-/* A guest register's value, read from native code */
-static i64 guest_register(uc_engine *uc, const i64 *st, i64 reg) {
-    u64 value = 0;
-    uc_reg_read(uc, (int)reg, &value);
-    return (i64)value & st[H_REG_WIDTH_MASK];
-}
-
-/* The guest PC (Unicorn keeps it exact inside memory hooks); asked only when needed */
-static i64 guest_pc(uc_engine *uc, const i64 *st) { return guest_register(uc, st, st[H_PC_REG]); }
 
 /* The MMU's stall for `ea`, and FAULT after a page fault, FIRST_FAULT after the first one,
  * whose PC is noted here if known (`pc` >= 0), else by stop_on_fault */
@@ -93,8 +72,11 @@ static i64 store_time(const i64 *st, i64 pc) {
 /* The model's part of one guest load or store; returns 0 or a fault. `pc`: the guest PC
  * if the hook read it (profiler, store queues), else -1. */
 HOT int model_access(i64 *st, i64 address, i64 size, bool write, i64 pc) {
-    if (UNLIKELY(st[H_SWALLOW] > 0)) {
-        /* the probe load (and store) QEMU makes for dcbst/dcbf/dcbi/icbi: not a data access */
+    if (UNLIKELY(st[H_SWALLOW] > 0) &&
+            (st[H_SWALLOW_ADDR] < 0 || st[H_SWALLOW_ADDR] == address)) {
+        /* the probe load (and store) QEMU makes for dcbst/dcbf/dcbi/icbi, or the load (and
+         * the old value's store, on failure) of its compare-and-exchange for a
+         * store-conditional: not data accesses */
         st[H_SWALLOW] -= 1;
         return 0;
     }
@@ -103,7 +85,8 @@ HOT int model_access(i64 *st, i64 address, i64 size, bool write, i64 pc) {
         nontemporal_store(st, address, size);
         return 0;
     }
-    i64 stall = data_access(st, address, size, write);
+    i64 stall = UNLIKELY(st[H_SCHED]) ? order_access(st, address, write) : 0;
+    stall += data_access(st, address, size, write);
     if (UNLIKELY(st[H_ACCESS_EXTRAS])) {
         if (st[H_ALIGN_SIZE] | st[H_SPLIT_MASK])
             stall += alignment(st, address, size);
@@ -151,6 +134,12 @@ EXPORT void outer_cache_hook(uc_engine *uc, int access, u64 address, int size, i
 
 /* The model's part of one basic block; returns true to stop the machine */
 HOT bool model_block(i64 *st, i64 address, i64 size) {
+    if (UNLIKELY(st[H_SCHED]) && sync_gate(st, address, size))
+        return true;                       /* the block does not run now: nothing charged */
+    if (UNLIKELY(st[H_SWALLOW_ADDR] >= 0)) {
+        st[H_SWALLOW] = 0;                 /* a store-conditional QEMU failed without access */
+        st[H_SWALLOW_ADDR] = -1;
+    }
     i64 off = address - st[H_CODE_BASE];
     bool in_code = off >= 0 && off + size <= st[H_CODE_LEN];
     i64 n, cycles;
@@ -215,6 +204,76 @@ static void slb_store_hooked(uc_engine *uc, i64 *st, i64 address, i64 entry) {
         st[at + S_SLB_RB] = rb;
         uc_emu_stop(uc);
     }
+}
+
+/* ------------------------------------------------ load-reserve and store-conditional */
+
+/* lwarx/ldarx/ldrex: the reservation QEMU keeps (its address, and the bytes the load reads,
+ * which a store-conditional compares) */
+static void load_reserve(i64 *st, i64 ea, i64 size) {
+    i64 value = 0;
+    if (ea >= 0 && ea + size <= st[H_RAM_SIZE])
+        memcpy(&value, (const uint8_t *)(intptr_t)st[H_RAM_PTR] + ea, (size_t)size);
+    st[H_RESERVE_ADDR] = ea;
+    st[H_RESERVE_VAL] = value;
+    st[H_RESERVE_SIZE] = size;
+}
+
+/* stwcx./stdcx./strex: QEMU fails it at once (no access) unless the reservation is at `ea`;
+ * otherwise it runs a compare-and-exchange with the reserved bytes, whose memory-hook events
+ * are a load and a store (of the new value, or of the old one when it fails). Only the
+ * successful store is a data access. The reservation ends either way. */
+static void store_conditional(i64 *st, i64 ea, i64 size) {
+    if (st[H_RESERVE_ADDR] == ea && ea >= 0 && ea + size <= st[H_RAM_SIZE]) {
+        i64 now = 0, want = st[H_RESERVE_VAL];
+        memcpy(&now, (const uint8_t *)(intptr_t)st[H_RAM_PTR] + ea, (size_t)size);
+        st[H_SWALLOW] = now == want ? 1 : 2;
+        st[H_SWALLOW_ADDR] = ea;
+    }
+    st[H_RESERVE_ADDR] = -1;
+}
+
+/* Take back what the block hook charged for the instructions at code offsets [from, to):
+ * they did not run (a store-conditional waits for earlier cores; the rest of its block will
+ * be charged again when it runs). With the profiler on, their executions, cycles and the
+ * samples the cycles crossed are taken back too. */
+static void uncharge(i64 *st, i64 from, i64 to) {
+    i64 counts = st[H_ICOUNT], costs = st[H_ICOST];
+    st[H_INSNS] -= st[counts + to] - st[counts + from];
+    if (st[H_PROFILE_PERIOD] <= 0) {
+        st[H_CYCLES] -= st[costs + to] - st[costs + from];
+        return;
+    }
+    i64 period = st[H_PROFILE_PERIOD];
+    for (i64 k = to - 1; k >= from; k--) {
+        if (st[counts + k + 1] - st[counts + k] != 1)
+            continue;
+        i64 cycles = st[costs + k + 1] - st[costs + k];
+        st[H_CYCLES] -= cycles;
+        st[st[H_INSN_CYCLES] + k] -= cycles;
+        st[st[H_INSN_HITS] + k] -= 1;
+        while (st[H_NEXT_SAMPLE] - period > st[H_CYCLES]) {
+            st[H_NEXT_SAMPLE] -= period;
+            st[st[H_SAMPLES] + k] -= 1;
+        }
+    }
+}
+
+/* In a run of several cores, a store-conditional is where an atomic sequence can lose its
+ * reservation to another core: it runs only while its core is the earliest (its clock, the
+ * rest of its block not yet run, at most the earliest other core's). True: stop before it. */
+static bool store_conditional_waits(i64 *st, i64 address) {
+    i64 start = st[H_BLOCK_START], end = start + st[H_BLOCK_SIZE];
+    i64 base = st[H_CODE_BASE];
+    if (address < start || address >= end || start < base || end - base > st[H_CODE_LEN])
+        return false;
+    i64 costs = st[H_ICOST];
+    i64 now = st[H_CYCLES] - (st[costs + end - base] - st[costs + address - base]);
+    if (now <= st[H_SYNC_BOUND])
+        return false;
+    uncharge(st, address - base, end - base);
+    st[H_SYNC_WAITS] += 1;
+    return true;
 }
 
 /* The entry of the special instruction at `address` in the table sorted by address, or -1 */
@@ -284,8 +343,19 @@ EXPORT void special_hook(uc_engine *uc, u64 address_u64, uint32_t size, void *us
     case OP_MTMSR:                            /* software-loaded TLBs: translation on/off */
         st[H_XLATE] = ea & 0x30;
         break;
+    case OP_LOAD_RESERVE:
+        load_reserve(st, ea, st[entry + 7]);
+        break;
+    case OP_STORE_CONDITIONAL:
+        if (st[H_SCHED] && store_conditional_waits(st, address)) {
+            uc_emu_stop(uc);                  /* the instruction does not run now */
+            return;
+        }
+        store_conditional(st, ea, st[entry + 7]);
+        break;
     default: {
         st[H_SWALLOW] = st[entry + 7];
+        st[H_SWALLOW_ADDR] = -1;
         i64 stall = maintain(st, ea, op, scope);
         if (st[H_MMU]) {                      /* dcb*, icbi translate their EA as a load */
             int fault;

@@ -1,0 +1,254 @@
+/* Multi-core time: the scheduler that runs the cores' Unicorns in time slices, in the order
+ * of their cycle clocks, and keeps what one core sees of another causal.
+ * emu/parallel.py explains the design and why; in short:
+ *
+ * - Slices end only at block boundaries, decided in the block hook before the block runs
+ *   (Unicorn then stops with the PC at the block: nothing is charged that did not run).
+ * - The runnable core with the lowest clock runs next. It may run ahead of the others by up
+ *   to the quantum (cycles) in ordinary code, but a *synchronising* block (an atomic
+ *   instruction, a serialising one, or one where the cache model saw the core share a line
+ *   with another) runs only while its core is the earliest: synchronisation happens in
+ *   time order.
+ * - Every store is stamped (line, sequence number, cycle, core). An access to a line another
+ *   core stored to later than this core's clock waits until then: no core sees a store
+ *   before it was made. (The transfer itself is the cache model's: snoop.)
+ * - A core that spins (it re-enters the same synchronising block having stored nothing and
+ *   read only lines nobody has written since) is parked until a store to one of those lines
+ *   wakes it, at the writer's clock; the cycles it spun are charged to the spin loop.
+ */
+#include "state.h"
+#include <string.h>
+
+#define NEVER ((i64)1 << 62)
+
+static i64 *globals_of(i64 *st) {
+    i64 t = st[H_CORES];
+    return st + t + 1 + CORE_RECORD * st[t] + RESOURCES;
+}
+
+static i64 *core_record(i64 *st, i64 k) { return st + st[H_CORES] + 1 + CORE_RECORD * k; }
+
+static i64 *saved_header(i64 *st, i64 k) { return st + globals_of(st)[G_HEADERS] + HEADER * k; }
+
+/* A core's header: the live one for the running core */
+static i64 *header_of(i64 *st, i64 k) {
+    return k == globals_of(st)[G_RUNNING] ? st : saved_header(st, k);
+}
+
+/* A core's clock, with the spin it has still to be charged */
+static i64 clock_of(i64 *st, i64 k) { return header_of(st, k)[H_CYCLES] + core_record(st, k)[T_WAIT]; }
+
+static void switch_core(i64 *st, i64 k) {
+    i64 *g = globals_of(st);
+    if (g[G_RUNNING] == k)
+        return;
+    memcpy(saved_header(st, g[G_RUNNING]), st, HEADER * sizeof(i64));
+    memcpy(st, saved_header(st, k), HEADER * sizeof(i64));
+    g[G_RUNNING] = k;
+}
+
+/* ------------------------------------------------------------------ write stamps */
+
+static i64 *stamp_of(i64 *st, i64 line) {
+    i64 *g = globals_of(st);
+    u64 h = ((u64)line * 0x9E3779B97F4A7C15ULL) >> 32;
+    return st + g[G_STAMPS] + STAMP_WORDS * (i64)(h & (u64)g[G_STAMP_MASK]);
+}
+
+/* A store to `line` at cycle `when` by the running core wakes the cores spinning on it */
+static void wake_watchers(i64 *st, i64 line, i64 when) {
+    i64 n = st[st[H_CORES]];
+    i64 *g = globals_of(st);
+    for (i64 k = 0; k < n && g[G_NPARKED] > 0; k++) {
+        i64 *r = core_record(st, k);
+        if (r[T_STATUS] != CORE_PARKED)
+            continue;
+        for (i64 w = 0; w < r[T_NWATCH]; w++) {
+            if (r[T_WATCH + w] != line)
+                continue;
+            i64 clock = header_of(st, k)[H_CYCLES];
+            r[T_WAIT] = when > clock ? when - clock : 0;
+            r[T_STATUS] = CORE_RUNNABLE;
+            g[G_NPARKED] -= 1;
+            /* the running core may not synchronise past the woken one any more */
+            i64 woken = clock + r[T_WAIT];
+            if (woken < st[H_SYNC_BOUND])
+                st[H_SYNC_BOUND] = woken;
+            break;
+        }
+    }
+}
+
+/* The ordering part of one access by the running core (scheduled runs only): wait for a
+ * store another core made later than this core's clock; stamp a store; note the lines a
+ * possible spin reads. Returns the wait. */
+static i64 order_access(i64 *st, i64 address, bool write) {
+    i64 *g = globals_of(st);
+    i64 me = st[H_CORE];
+    i64 now = st[H_CYCLES];
+    i64 line = address >> g[G_STAMP_SHIFT];
+    i64 *stamp = stamp_of(st, line);
+    i64 wait = 0;
+    if (stamp[0] == line + 1 && stamp[3] != me && stamp[2] > now) {
+        wait = stamp[2] - now;
+        st[H_ORDER_STALLS] += 1;
+        st[H_ORDER_STALL_CYCLES] += wait;
+    }
+    if (write) {
+        g[G_WRITE_SEQ] += 1;
+        stamp[0] = line + 1;
+        stamp[1] = g[G_WRITE_SEQ];
+        stamp[2] = now + wait;
+        stamp[3] = me;
+        st[H_STORES_SINCE] += 1;
+        if (g[G_NPARKED] > 0)
+            wake_watchers(st, line, now + wait);
+    } else if (st[H_WATCHING]) {
+        i64 *r = core_record(st, me);
+        i64 w = 0;
+        while (w < r[T_NWATCH] && r[T_WATCH + w] != line)
+            w++;
+        if (w == r[T_NWATCH]) {
+            if (w == WATCHES) {
+                st[H_WATCHING] = 0;               /* reads too much to be a spin */
+                r[T_NWATCH] = 0;
+            } else {
+                r[T_WATCH + w] = line;
+                r[T_WATCH + WATCHES + w] = g[G_WRITE_SEQ];
+                r[T_NWATCH] = w + 1;
+            }
+        }
+    }
+    return wait;
+}
+
+/* Has no line the running core watches been written since it read it? */
+static bool watched_unchanged(i64 *st) {
+    i64 *r = core_record(st, st[H_CORE]);
+    for (i64 w = 0; w < r[T_NWATCH]; w++)
+        if (stamp_of(st, r[T_WATCH + w])[1] > r[T_WATCH + WATCHES + w])
+            return false;
+    return true;
+}
+
+/* ------------------------------------------------------------------ the block gate */
+
+static bool synchronising(const i64 *st, i64 address, i64 size) {
+    i64 off = address - st[H_CODE_BASE];
+    if (off < 0 || off + size > st[H_CODE_LEN])
+        return false;
+    i64 prefix = st[H_SYNC_STATIC];
+    return st[prefix + off + size] != st[prefix + off] || st[st[H_SYNC_DYNAMIC] + off];
+}
+
+/* Before a block runs in a scheduled run: true to stop the core here (nothing charged):
+ * its slice is over, it must wait for an earlier core before it synchronises, or it spins
+ * and parks. */
+static bool sync_gate(i64 *st, i64 address, i64 size) {
+    if (st[H_CYCLES] >= st[H_SLICE_END])
+        return true;
+    if (!synchronising(st, address, size))
+        return false;
+    if (st[H_CYCLES] > st[H_SYNC_BOUND]) {
+        st[H_SYNC_WAITS] += 1;
+        return true;
+    }
+    i64 *r = core_record(st, st[H_CORE]);
+    if (!st[H_NO_PARK] && st[H_LAST_SYNC_BLOCK] == address && st[H_STORES_SINCE] == 0 &&
+            st[H_WATCHING] && r[T_NWATCH] > 0 && watched_unchanged(st)) {
+        st[H_PARK] = 1;
+        return true;
+    }
+    st[H_LAST_SYNC_BLOCK] = address;
+    st[H_STORES_SINCE] = 0;
+    st[H_WATCHING] = 1;
+    r[T_NWATCH] = 0;
+    return false;
+}
+
+/* ------------------------------------------------------------------ the scheduler */
+
+enum { RUN_ALL_DONE, RUN_CORE_DONE, RUN_STOPPED, RUN_ERROR };
+
+/* A woken core's spin, charged to its spin loop (so that a profile samples it there) */
+static void charge_spin(i64 *st, i64 *r) {
+    i64 wait = r[T_WAIT];
+    r[T_WAIT] = 0;
+    st[H_SPIN_WAIT] += wait;
+    account(st, r[T_SPIN_BLOCK] - st[H_CODE_BASE], wait);
+}
+
+static bool stopped_by_model(const i64 *st) {
+    return st[H_STOPPED] || st[H_PAGE_FAULTS] || st[H_HOST_STOP] ||
+           st[st[H_SCRATCH] + S_SLB_PC] || (st[H_STRICT] && st[H_STALE]);
+}
+
+/* Run the cores whose status is CORE_RUNNABLE (their T_PC set, their registers ready) until
+ * one finishes (RUN_CORE_DONE: its header is live for Python to read its result), stops on
+ * a fault (RUN_STOPPED, RUN_ERROR with Unicorn's error) or all are done. `core` is set to
+ * the core concerned. */
+EXPORT i64 emu_run_parallel(i64 *st, uc_engine **ucs, i64 quantum, i64 halt, i64 *core,
+                            i64 *error) {
+    i64 n = st[st[H_CORES]];
+    i64 *g = globals_of(st);
+    for (;;) {
+        i64 k = -1, best = NEVER, parked = -1, parked_best = NEVER;
+        for (i64 j = 0; j < n; j++) {
+            i64 status = core_record(st, j)[T_STATUS];
+            if (status == CORE_RUNNABLE && clock_of(st, j) < best) {
+                best = clock_of(st, j);
+                k = j;
+            } else if (status == CORE_PARKED && clock_of(st, j) < parked_best) {
+                parked_best = clock_of(st, j);
+                parked = j;
+            }
+        }
+        bool no_park = false;
+        if (k < 0) {
+            if (parked < 0)
+                return RUN_ALL_DONE;
+            /* every core left spins on lines none of them writes: let the earliest run a
+             * whole slice without parking (a spin with a timeout ends; a deadlock runs into
+             * the instruction limit) */
+            k = parked;
+            core_record(st, k)[T_STATUS] = CORE_RUNNABLE;
+            g[G_NPARKED] -= 1;
+            no_park = true;
+        }
+        switch_core(st, k);
+        i64 *r = core_record(st, k);
+        if (r[T_WAIT] > 0)
+            charge_spin(st, r);
+        i64 others = NEVER;
+        for (i64 j = 0; j < n; j++)
+            if (j != k && core_record(st, j)[T_STATUS] == CORE_RUNNABLE && clock_of(st, j) < others)
+                others = clock_of(st, j);
+        st[H_SLICE_END] = others == NEVER ? NEVER : others + quantum;
+        st[H_SYNC_BOUND] = others;
+        st[H_NO_PARK] = no_park;
+        st[H_PARK] = 0;
+        int err = uc_emu_start(ucs[k], (u64)r[T_PC], (u64)halt, 0, 0);
+        i64 pc = guest_pc(ucs[k], st);
+        r[T_PC] = pc;
+        *core = k;
+        if (err) {
+            *error = err;
+            return RUN_ERROR;
+        }
+        if (stopped_by_model(st))
+            return RUN_STOPPED;
+        if (pc == halt) {
+            r[T_STATUS] = CORE_DONE;
+            return RUN_CORE_DONE;
+        }
+        if (st[H_PARK]) {
+            st[H_PARK] = 0;
+            r[T_STATUS] = CORE_PARKED;
+            r[T_SPIN_BLOCK] = pc;
+            g[G_NPARKED] += 1;
+            st[H_PARKS] += 1;
+        }
+    }
+}
+
+EXPORT void emu_switch_core(i64 *st, i64 k) { switch_core(st, k); }

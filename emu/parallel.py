@@ -1,0 +1,216 @@
+"""Several cores at once: ``Machine(cpu, cores=N).run_parallel(calls)``, in simulated time.
+
+Each core is a Unicorn of its own; all map the same RAM, so a store one makes is at once in
+the bytes every other reads. Time is the model's: each core has a cycle clock. What makes a
+run *causal* is that no core sees another's store at a simulated time before that store was
+made, and that cores synchronise (locks, atomics, shared lines) in the order of their clocks.
+The scheduler is C (emu/model/smp.c); it runs the cores in time slices, and decides, in the
+block hook before each basic block runs, whether the core may run that block now:
+
+* **Lowest clock first, bounded lead.** The runnable core whose clock is furthest behind runs
+  next. In ordinary code it may run ahead of the earliest other core by up to ``quantum``
+  cycles (lax synchronisation, as in Graphite and Sniper: Miller et al., HPCA 2010; Carlson
+  et al., SC 2011); its slice then ends before its next block.
+* **Synchronising blocks run in time order.** A block that holds an atomic instruction
+  (lwarx/stwcx., ldrex/strex, x86 ``lock`` and ``xchg``), a serialising one (a profile's
+  [smp] list) or in which the cache model saw this core share a line with another (a dirty
+  line transferred, a copy invalidated, the outer cache controller used: learned as the run
+  goes) runs only while its core is the earliest. So lock hand-overs, counters and shared
+  resources are used in the order of simulated time, whatever the quantum: the quantum only
+  bounds how far unsynchronised code runs ahead, and the first encounter of a shared line
+  (before the block is known to synchronise) is the only place where it shows.
+* **Write stamps.** Every store in a parallel run stamps its line (cycle, core, a sequence
+  number). An access to a line that another core stored to at a later cycle than this core's
+  clock waits until that cycle (``order_stalls``): a core never observes a store before it
+  happened. The transfer itself costs what the cache model charges (``emu.cache.snoop``).
+* **Spinning cores park.** A core that re-enters the same synchronising block having stored
+  nothing, and having read only lines nobody wrote since, is spinning: it is parked until a
+  store to one of the lines it read wakes it, at the writer's clock (on hardware, the spin
+  would see the store when the invalidation reached it). The cycles it spun are charged to
+  the spin loop (``spin_wait_cycles``; a profile samples them there); the iterations it would
+  have executed are not counted as instructions. If every core left is parked, the earliest
+  runs a whole slice without parking: a spin with a timeout ends, a deadlock runs into the
+  instruction limit.
+
+Slices end only at block boundaries, decided before the block runs (Unicorn then stops with
+the PC at the block's start), so nothing is charged that did not run. Atomic sequences stay
+atomic across cores: Unicorn's lwarx/stwcx. and ldrex/strex reservations are checked by value
+at the store, and a reservation survives the end of a slice (measured), as on hardware
+between instructions; the value check admits the ABA case, which a lock or a counter cannot
+produce. The interleaving is deterministic: it depends on the simulated clocks only.
+
+Why this design and not another (see also the ZSim paper, Sanchez and Kozyrakis, ISCA 2013,
+whose bound-weave phases model contention after the fact and so cannot change which core
+wins a lock): the model sees every access in a hook *before* it happens but cannot undo one,
+and Unicorn can stop a core only before a block; so ordering is enforced at block
+granularity, where it matters (synchronising blocks), and everywhere else a bounded lead keeps
+the number of slices, each a ``uc_emu_start`` of a few microseconds, small.
+
+What it does not model: the order of two cores' accesses inside the same cycle window
+smaller than a block (the block's base cycles are charged at its start); cross-modifying code
+(one core's Unicorn does not see another's stores to code it has translated).
+"""
+from __future__ import annotations
+
+import ctypes
+from dataclasses import dataclass
+
+from unicorn import UcError
+
+from . import cache as c
+from . import native
+
+CORE_EVENTS = ("transfers", "snoop_invalidations", "serialised", "serialise_wait",
+               "sync_waits", "parks", "spin_wait_cycles", "order_stalls")
+RUN_ALL_DONE, RUN_CORE_DONE, RUN_STOPPED, RUN_ERROR = range(4)
+DEFAULT_QUANTUM = 1000
+
+_run = native.lib.emu_run_parallel
+_run.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64,
+                 ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(ctypes.c_int64)]
+_run.restype = ctypes.c_int64
+
+
+@dataclass
+class ParallelRun:
+    """What a run on several cores measured: one Run per core (its own caches, the shared
+    levels as the whole machine left them), and the time until the last core finished."""
+    runs: list              # runs[k]: core k's Run, None if core k had no call
+    quantum: int
+
+    @property
+    def cycles(self):
+        return max(run.cycles for run in self.runs if run)
+
+    @property
+    def instructions(self):
+        return sum(run.instructions for run in self.runs if run)
+
+    def to_dict(self):
+        return {"cycles": self.cycles, "instructions": self.instructions,
+                "quantum": self.quantum,
+                "cores": [run.to_dict() if run else None for run in self.runs]}
+
+    def table(self):
+        """One row per core: cycles, instructions, L1 D misses, coherence and waits."""
+        import pandas as pd
+        rows = [{"core": k, "entry": run.entry, "return": run.return_value,
+                 "instructions": run.instructions, "cycles": run.cycles,
+                 "L1D misses": run.caches.get("L1D", {}).get("misses", 0),
+                 **{key: run.events.get(key, 0) for key in CORE_EVENTS}}
+                for k, run in enumerate(self.runs) if run]
+        return pd.DataFrame(rows).set_index("core")
+
+    def __str__(self):
+        return (f"{len(self.runs)} cores, {self.cycles:,} cycles (the slowest core), "
+                f"{self.instructions:,} instructions\n{self.table().to_string()}")
+
+
+def events(st):
+    """The multi-core events of the running core's header."""
+    return {"transfers": int(st[c.H_TRANSFERS]),
+            "snoop_invalidations": int(st[c.H_SNOOP_INVALIDATIONS]),
+            "serialised": int(st[c.H_SERIAL_OPS]),
+            "serialise_wait": int(st[c.H_SERIAL_WAIT]),
+            "sync_waits": int(st[c.H_SYNC_WAITS]),
+            "parks": int(st[c.H_PARKS]),
+            "spin_wait_cycles": int(st[c.H_SPIN_WAIT]),
+            "order_stalls": int(st[c.H_ORDER_STALLS]),
+            "order_stall_cycles": int(st[c.H_ORDER_STALL_CYCLES])}
+
+
+def _calls(machine, calls):
+    calls = [call if call is None or isinstance(call, (tuple, list)) else (call,)
+             for call in calls]
+    if not 1 <= len(calls) <= len(machine.cpus) or all(call is None for call in calls):
+        raise ValueError(f"{len(calls)} calls for {len(machine.cpus)} cores: give one call "
+                         "per core, at most, and at least one")
+    return calls
+
+
+def _prepare(machine, calls, entries, limit):
+    """Counters zeroed, the scheduler's tables reset, each called core's registers, stack and
+    entry point set and its status runnable."""
+    model, st = machine.model, machine.state
+    model.clear_stats()
+    model.share_settings()
+    g = model.globals
+    st[g + c.G_NPARKED] = st[g + c.G_WRITE_SEQ] = 0
+    stamps = st[g + c.G_STAMPS]
+    st[stamps:stamps + c.STAMP_WORDS * c.STAMP_ENTRIES] = 0      # clocks restart at 0
+    for k in range(len(machine.cpus)):
+        header = model.header(k)
+        header[c.H_LIMIT] = machine.instruction_limit if limit is None else limit
+        header[c.H_SCHED] = 1
+        header[c.H_LAST_SYNC_BLOCK] = -1
+        for field in (c.H_STORES_SINCE, c.H_PARK, c.H_NO_PARK, c.H_WATCHING):
+            header[field] = 0
+        record = st[c.H_CORES] + 1 + c.CORE_RECORD * k
+        st[record + c.T_STATUS:record + c.CORE_RECORD] = 0
+        if k < len(calls) and calls[k] is not None:
+            from .machine import CORE_STACK
+            machine._set_arguments(calls[k][1:], machine.cpus[k],
+                                   machine.stack_top - k * CORE_STACK)
+            st[record + c.T_STATUS] = c.CORE_RUNNABLE
+            st[record + c.T_PC] = entries[k]
+
+
+def _check_quantum(quantum):
+    if not isinstance(quantum, int) or isinstance(quantum, bool) or quantum < 1:
+        raise ValueError(f"the quantum is a positive number of cycles, not {quantum!r}")
+
+
+def run_alone(machine, calls, quantum=DEFAULT_QUANTUM, limit=None, cold=False):
+    """A machine of one core: its one call, as Machine.call runs it (no other core can
+    interleave), returned as a ParallelRun."""
+    calls = _calls(machine, calls)
+    _check_quantum(quantum)
+    return ParallelRun([machine.call(calls[0][0], *calls[0][1:], limit=limit, cold=cold)],
+                       quantum)
+
+
+def run_parallel(machine, calls, quantum=DEFAULT_QUANTUM, limit=None, cold=False):
+    """Run one call per core at the same time (see Machine.run_parallel); a ParallelRun."""
+    calls = _calls(machine, calls)
+    _check_quantum(quantum)
+    entries = [call and machine.address_of(call[0]) for call in calls]
+    if cold:
+        machine.flush_caches()
+    _prepare(machine, calls, entries, limit)
+    from .machine import HALT
+    model, st = machine.model, machine.state
+    cpus = (ctypes.c_void_p * len(machine.cpus))(*[uc._uch.value for uc in machine.cpus])
+    runs = [None] * len(calls)
+    core, error = ctypes.c_int64(0), ctypes.c_int64(0)
+    machine._fault = None
+    try:
+        while True:
+            for uc in machine.cpus:
+                uc._hook_exception = None
+            code = _run(native.address(st), cpus, quantum, HALT, ctypes.byref(core),
+                        ctypes.byref(error))
+            k = int(core.value)
+            machine.uc = machine.cpus[k]        # its header is the live one
+            raised = [uc._hook_exception for uc in machine.cpus if uc._hook_exception]
+            if raised:
+                raise raised[0]
+            if code == RUN_ALL_DONE:
+                break
+            if code == RUN_CORE_DONE:
+                runs[k] = machine._result(calls[k][0], calls[k][1:])
+            elif code == RUN_ERROR:
+                raise machine._describe_fault(UcError(int(error.value)))
+            else:
+                if machine._fault is not None:
+                    if machine._fault[0] == "raise":
+                        raise machine._fault[1]
+                    raise machine._describe_fault(None)
+                machine._check_stop()
+                raise RuntimeError(f"core {k} stopped at {machine._pc():#x} for no reason "
+                                   "the model recorded")
+    finally:
+        for k in range(len(machine.cpus)):
+            model.header(k)[c.H_SCHED] = 0
+        model.switch(0)
+        machine.uc = machine.cpus[0]
+    return ParallelRun(runs, quantum)
