@@ -116,6 +116,8 @@ def top5_figure(metric="cycles", value="percent"):
         top = max(top, float(rows[column].max()))
     fig.update_xaxes(range=[0, top * 1.1])
     what = "share of all samples (%)" if value == "percent" else "samples"
-    style(fig, title=f"oprofile top 5: {unit}", x=what,
-          source=data.provenance(data.load(name)), height=380)
+    # one line per listing: the caption is long, and the panel titles sit under it
+    source = data.provenance(data.load(name)).replace("; ", ";<br>")
+    style(fig, title=f"oprofile top 5: {unit}", x=what, source=source, height=440)
+    fig.update_layout(margin_t=140)
     return fig
