@@ -25,7 +25,7 @@ from unicorn import (UC_ARCH_ARM, UC_ARCH_PPC, UC_ARCH_X86, UC_HOOK_BLOCK, UC_HO
                      ppc_const, unicorn_const, x86_const)
 
 from . import cache as c
-from . import cost, hash64, native
+from . import cost, extable, hash64, native
 from . import mmu as mmu_model
 from . import softtlb
 from .assemble import Program, assemble, assemble_file, disassemble_one
@@ -234,6 +234,7 @@ class Machine:
             uc.hook_add(UC_HOOK_MEM_INVALID, self._on_invalid)
             uc.hook_add(UC_HOOK_INTR, self._on_interrupt)
         self._fault = None
+        self.extable = extable.ExceptionTable()     # the loaded programs' __ex_table entries
         self.programs: list[Program] = []
         self.symbols: dict = {}
         self._next_code, self._heap = CODE_BASE, HEAP_BASE
@@ -347,6 +348,7 @@ class Machine:
                               f"{program.base:#x}-{end:#x}")
         if at is not None and at < self.code_start and end > self.code_start:
             raise MemoryError(f"a program loaded at {at:#x} must end below {self.code_start:#x}")
+        self.extable.add(program)          # checks the program's __ex_table, if it has one
         self.write(program.base, program.code)
         if at is None:
             self._next_code = -(-end // 64) * 64
@@ -452,10 +454,15 @@ class Machine:
         elif real_mode:
             raise ValueError("real_mode applies to software-loaded TLBs (Machine(mmu=True) on "
                              "ppc603e or ppc405gp)")
-        try:
-            self.uc.emu_start(pc, HALT)
-        except UcError as error:
-            raise self._describe_fault(error) from None
+        self.extable.taken.clear()
+        while True:
+            try:
+                self.uc.emu_start(pc, HALT)
+                break
+            except UcError as error:   # emu.extable: a listed access resumes at its fixup
+                pc = self.extable.resume(self)
+                if pc is None:
+                    raise self._describe_fault(error) from None
         if self._fault is not None:
             if self._fault[0] == "raise":
                 raise self._fault[1]
