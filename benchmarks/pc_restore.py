@@ -22,7 +22,7 @@ from unicorn.ppc_const import UC_PPC_REG_PC
 
 from emu import bench, native
 from emu import cache as c
-from emu.machine import Machine
+from emu.machine import HALT, Machine
 
 SKIP_FLAG = 0x3a32      # offsetof(struct uc_struct, skip_sync_pc_on_exit), unicorn 2.1.4 x86-64
 
@@ -78,7 +78,7 @@ def measure(isa, repeat=5, passes=4, size=1 << 20):
             def bare(uc=uc, machine=machine, src=src, dst=dst, entry=entry):
                 for _ in range(passes):
                     machine._set_arguments((dst, src, words), uc=uc)
-                    uc.emu_start(entry, 0xF000)
+                    uc.emu_start(entry, HALT)
             runs[("empty hooks" if hooks else "raw") + tag] = bare
     results = {name: run() for name, run in runs.items() if name.startswith("instr")}
     same = {(r.cycles, r.instructions, str(r.caches)) for r in results.values()}

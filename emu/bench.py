@@ -28,7 +28,7 @@ from unicorn import (UC_HOOK_BLOCK, UC_HOOK_MEM_READ, UC_HOOK_MEM_WRITE, UC_HOOK
                      UC_PROT_ALL)
 
 from . import native
-from .machine import Machine
+from .machine import HALT, Machine
 
 # One word-copy loop per ISA: dst, src, number of words. Two accesses per iteration.
 COPY_LOOPS = {
@@ -152,7 +152,7 @@ def measure(isa, buffer_bytes=1 << 20, passes=4, repeat=5, mmu=False, layout="ad
         def run():
             for _ in range(passes):
                 machine._set_arguments((dst, src, words), uc=uc)
-                uc.emu_start(entry, 0xF000)
+                uc.emu_start(entry, HALT)
         return run
 
     runs = {"raw": bare(_bare_unicorn(machine, isa, False)),

@@ -49,7 +49,7 @@ call_r3:                # call the code at r3
 RETURN_R3_SRR0 = """
         mfspr r3, 26            # SRR0: the faulting instruction
         mfspr r4, 19            # DAR
-        ba    0xF000            # the call's halt address (real mode: no miss)
+        ba    0x800             # the call's halt address, emu.machine.HALT (real mode: no miss)
 """
 
 
