@@ -248,6 +248,7 @@ class SoftTLB:
         self.valid405 = [False] * 64
         self.tag405 = [0] * 64           # its tag word (EPN, SIZE, V) and TID
         self.tid405 = [0] * 64
+        self.pages405 = {}               # page -> the valid entries holding it (for search405)
         self.identity_only = True        # see the module notes
         self.pending405 = set()          # data word written over a valid entry, no tag yet
         # The 603's entries, recorded from the tlbld/tlbli/tlbie hooks so that Python can
@@ -458,9 +459,11 @@ class SoftTLB:
                     old = load_way(st, False, value, index) if valid else drop_way(st, index)
                     if old and old - 1 != value >> 12:
                         self.regs.flush_translations()
+                    self._index405(index, False)
                     self.valid405[index] = valid
                     self.tag405[index] = value
                     self.tid405[index] = self.regs.spr(PID405) & 0xFF   # TID <- PID
+                    self._index405(index, valid)
         except GuestError as error:
             self.m._stop_for(("raise", error), uc)
 
@@ -506,16 +509,24 @@ class SoftTLB:
 
     def invalidate_all_405(self):
         self.valid405 = [False] * 64
+        self.pages405.clear()
         self.pending405.clear()
+
+    def _index405(self, k, valid):
+        """Entry ``k`` (with its current tag) enters or leaves the by-page index."""
+        page = self.tag405[k] >> 12
+        if valid:
+            self.pages405.setdefault(page, set()).add(k)
+        elif k in self.pages405.get(page, ()):
+            self.pages405[page].discard(k)
 
     def search405(self, ea, pid):
         """The 405 TLB entry translating ``ea`` for ``pid`` as ``tlbsx`` finds it: valid, the
         same 4 KB page, TID = ``pid`` or 0 (TID 0 matches every PID: 405GP UM, TLB entry
         fields). Returns (index, tag word, data word) or None. Several matches are an error
         (undefined on the hardware; Linux never creates them)."""
-        page = ea >> 12
-        found = [k for k in range(64) if self.valid405[k] and self.tag405[k] >> 12 == page
-                 and self.tid405[k] in (pid & 0xFF, 0)]
+        found = sorted(k for k in self.pages405.get(ea >> 12, ())
+                       if self.tid405[k] in (pid & 0xFF, 0))
         if len(found) > 1:
             raise RuntimeError(f"TLB entries {found} all translate {ea:#x} for PID {pid}: "
                                "a multiple hit, undefined on the 405")
