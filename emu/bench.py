@@ -4,6 +4,8 @@
   ``Machine("ppc750")``, assemble and run ``flush_dcache_icache`` on a page), cold (a fresh
   copy of the sources: the native model is compiled and Python's bytecode written, as on
   the first run after an install) and warm (a later process);
+* ``smp``: cycles per locked add on 1-32 cores at several quanta (emu.parallel), the
+  critical section's floor, and the wall time;
 * ``copy``: throughput of the instrumented model against bare Unicorn, per ISA. Three runs
   execute the same word-copy loop over the same buffers: a plain Unicorn with no hooks
   (raw), the same with native hooks that do nothing on every RAM access and block (the
@@ -27,6 +29,7 @@ from pathlib import Path
 from unicorn import (UC_HOOK_BLOCK, UC_HOOK_MEM_READ, UC_HOOK_MEM_WRITE, UC_HOOK_TLB_FILL,
                      UC_PROT_ALL)
 
+from . import cache as c
 from . import native
 from .machine import HALT, Machine
 
@@ -261,3 +264,98 @@ def startup_rows(repeat=5):
 
 
 SECTIONS = {"startup": startup_rows, "copy": copy_rows}
+
+
+# ------------------------------------------------------------------------- several cores
+
+LOCK_CPUS = (("power4", "ppc32"), ("cortex-a9", "arm"))
+LOCK_CORES = (1, 2, 4, 8, 16, 32)
+LOCK_QUANTA = (10, 100, 1000)
+
+
+@dataclass
+class LockedAdds:
+    """n cores x ``adds`` locked adds (routines/<isa>/spin_lock_add.S) at one quantum."""
+    cycles_per_add: float   # the machine's cycles (the slowest core) / all adds
+    floor: int              # base cycles of the critical section: no add can take less
+    instructions: int
+    wall: float             # seconds
+
+
+def locked_adds(cpu, isa, cores, quantum, adds=100):
+    from . import routine
+    machine = Machine(cpu, cores=cores)
+    program = machine.load(routine(f"{isa}/spin_lock_add.S"))
+    lock, counter = machine.alloc(4), machine.alloc(4)
+    start = time.perf_counter()
+    run = machine.run_parallel([("locked_adds", lock, counter, adds)] * cores,
+                               quantum=quantum)
+    wall = time.perf_counter() - start
+    if machine.read_word(counter) != adds * cores:
+        raise RuntimeError(f"{cpu}, {cores} cores: the counter lost increments")
+    costs = machine.state[machine.state[c.H_ICOST]:]
+    held, released = (program.symbols[s] - machine.code_base for s in
+                      ("locked_adds_held", "locked_adds_released"))
+    return LockedAdds(run.cycles / (adds * cores), int(costs[released] - costs[held]),
+                      run.instructions, wall)
+
+
+def smp_rows(cpus=LOCK_CPUS, cores=LOCK_CORES, quanta=LOCK_QUANTA, adds=100):
+    """Cycles per locked add for 1-32 cores at several quanta (emu.parallel): they should
+    not depend on the quantum, nor fall below the critical section's base cycles."""
+    yield ("| profile | cores | " + " | ".join(f"cycles/add, quantum {q}" for q in quanta) +
+           " | spread | critical section | wall s (all quanta) | guest M insn/s |")
+    yield "|---|---:|" + "---:|" * len(quanta) + "---:|---:|---:|---:|"
+    for cpu, isa in cpus:
+        for n in cores:
+            results = [locked_adds(cpu, isa, n, q, adds) for q in quanta]
+            per_add = [r.cycles_per_add for r in results]
+            wall = sum(r.wall for r in results)
+            rate = sum(r.instructions for r in results) / wall / 1e6
+            yield (f"| {cpu} | {n} | " + " | ".join(f"{x:.1f}" for x in per_add) +
+                   f" | {max(per_add) / min(per_add) - 1:.2%} | {results[0].floor} "
+                   f"| {wall:.2f} | {rate:.1f} |")
+    yield ""
+    yield (f"{adds} locked adds per core; spread: (largest - smallest) / smallest over the "
+           "quanta (cycles).")
+
+
+def independent_copies(isa, cores, quantum, size=64 << 10):
+    """Each core copies a buffer of its own (the copy loop of COPY_LOOPS): (cycles of the
+    slowest core, guest instructions per second)."""
+    cpu, source = COPY_LOOPS[isa]
+    machine = Machine(cpu, cores=cores, ram_size=64 << 20)
+    machine.load(source)
+    calls = []
+    for _ in range(cores):
+        src, dst = machine.alloc(size), machine.alloc(size)
+        calls.append(("copy_words", dst, src, size // (8 if isa == "ppc64" else 4)))
+    machine.run_parallel(calls, quantum=quantum)         # warm the caches and the code
+    start = time.perf_counter()
+    run = machine.run_parallel(calls, quantum=quantum)
+    return run.cycles, run.instructions / (time.perf_counter() - start)
+
+
+def copies_rows(isas=("ppc32", "arm"), cores=32, quanta=(10, 100, 1000)):
+    """Cores that share nothing but the L2: the quantum decides how finely their accesses
+    interleave there, so it shows in the cycles once a core's lead exceeds the time it
+    takes to use a line (lax synchronisation's error); and it decides the speed."""
+    yield (f"| profile | cores | " + " | ".join(f"cycles, quantum {q}" for q in quanta) +
+           " | " + " | ".join(f"M insn/s, quantum {q}" for q in quanta) + " |")
+    yield "|---|---:|" + "---:|" * (2 * len(quanta))
+    for isa in isas:
+        results = [independent_copies(isa, cores, q) for q in quanta]
+        yield (f"| {COPY_LOOPS[isa][0]} | {cores} | " +
+               " | ".join(f"{cycles:,}" for cycles, _ in results) + " | " +
+               " | ".join(f"{rate / 1e6:.1f}" for _, rate in results) + " |")
+    yield ""
+    yield "Each core copies 64 KB of its own, word by word (the copy loop above)."
+
+
+def smp_all_rows():
+    yield from smp_rows()
+    yield ""
+    yield from copies_rows()
+
+
+SECTIONS["smp"] = smp_all_rows

@@ -32,6 +32,13 @@ block hook before each basic block runs, whether the core may run that block now
   runs a whole slice without parking: a spin with a timeout ends, a deadlock runs into the
   instruction limit.
 
+The quantum is lax synchronisation's one error: within it, the order in which cores' accesses
+reach a shared level (the L2) is the order the slices run in. Cores that each copy their own
+buffer through a shared L2 give the same cycles for any quantum up to about the time a core
+takes to use a line (100 cycles and less on ppc750 and cortex-a9; emu.bench, section smp)
+and fewer above it, as longer bursts interleave less. The default, 100 cycles, is inside that
+range; locks and shared lines do not depend on it at all (synchronising blocks).
+
 Slices end only at block boundaries, decided before the block runs (Unicorn then stops with
 the PC at the block's start), so nothing is charged that did not run. Atomic sequences stay
 atomic across cores: Unicorn's lwarx/stwcx. and ldrex/strex reservations are checked by value
@@ -63,7 +70,7 @@ from . import native
 CORE_EVENTS = ("transfers", "snoop_invalidations", "serialised", "serialise_wait",
                "sync_waits", "parks", "spin_wait_cycles", "order_stalls")
 RUN_ALL_DONE, RUN_CORE_DONE, RUN_STOPPED, RUN_ERROR = range(4)
-DEFAULT_QUANTUM = 1000
+DEFAULT_QUANTUM = 100
 
 _run = native.lib.emu_run_parallel
 _run.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64,

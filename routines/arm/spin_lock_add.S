@@ -17,6 +17,7 @@ locked_adds:
         strex   r12, r3, [r0]       @ r12 = 0 if the claim succeeded
         cmp     r12, #0
         bne     1b
+locked_adds_held:                   @ the lock is held from here
         dmb                         @ smp_mb: the critical section after the lock
         ldr     r3, [r1]
         add     r3, r3, #1
@@ -24,6 +25,7 @@ locked_adds:
         dmb                         @ smp_mb: the critical section before the release
         mov     r3, #0
         str     r3, [r0]
+locked_adds_released:               @ to here (the critical section)
         subs    r2, r2, #1
         bne     1b
         bx      lr

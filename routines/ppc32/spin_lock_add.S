@@ -18,6 +18,7 @@ locked_adds:
         li      r6, 1
         stwcx.  r6, 0, r3           # claim it, unless another CPU wrote it since lwarx
         bne-    1b
+locked_adds_held:                   # the lock is held from here
         isync
         lwz     r7, 0(r4)           # the critical section
         addi    r7, r7, 1
@@ -25,6 +26,7 @@ locked_adds:
         sync                        # spin_unlock: order the section before the release
         li      r6, 0
         stw     r6, 0(r3)
+locked_adds_released:               # to here (the critical section)
         addi    r5, r5, -1
         cmpwi   r5, 0
         bne     1b

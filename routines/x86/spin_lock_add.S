@@ -18,10 +18,12 @@ locked_adds:
         xchgl   %eax, (%ecx)                # claim: the old value comes back in eax
         testl   %eax, %eax
         jnz     1b
+locked_adds_held:                           # the lock is held from here
         movl    (%edx), %eax                # the critical section
         incl    %eax
         movl    %eax, (%edx)
         movl    $0, (%ecx)                  # release
+locked_adds_released:                       # to here (the critical section)
         decl    %ebx
         jnz     1b
         popl    %ebx

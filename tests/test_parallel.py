@@ -1,0 +1,115 @@
+"""Multi-core time (emu.parallel): results do not hinge on the quantum, no core sees a store
+before it was made, spinning cores wait parked, store-conditionals are what QEMU makes of
+them (a failed one is no store)."""
+import pytest
+
+from emu import bench
+from emu.machine import InstructionLimitExceeded, Machine
+
+FLAGS = """
+store_after:            # r3 = flag, r4 = delay iterations: wait, then set the flag
+    mtctr r4
+1:  bdnz  1b
+    li    r5, 1
+    stw   r5, 0(r3)
+    blr
+load_after:             # r3 = flag, r4 = delay iterations: wait, then read it once
+    mtctr r4
+1:  bdnz  1b
+    lwz   r3, 0(r3)
+    blr
+spin_until_set:         # r3 = flag: spin with lwarx (as a spin lock does) until it is set
+1:  lwarx r4, 0, r3
+    cmpwi r4, 0
+    beq-  1b
+    mr    r3, r4
+    blr
+"""
+
+
+@pytest.mark.parametrize("cpu, isa", [("power4", "ppc32"), ("cortex-a9", "arm")])
+def test_locked_adds_do_not_hinge_on_the_quantum_nor_beat_the_critical_section(cpu, isa):
+    """Platform II's acceptance figure (emu.bench, section smp): cycles per locked add
+    within 1% from quantum 10 to 1000 (the issue asks 5%), on 1 to 32 cores, and never
+    below the base cycles of the critical section the lock protects."""
+    for cores in (1, 2, 4, 32):
+        results = [bench.locked_adds(cpu, isa, cores, quantum, adds=40)
+                   for quantum in (10, 100, 1000)]
+        per_add = [r.cycles_per_add for r in results]
+        assert max(per_add) <= 1.01 * min(per_add), (cores, per_add)
+        assert min(per_add) >= results[0].floor > 0, (cores, per_add, results[0].floor)
+
+
+def test_a_core_never_sees_a_store_before_it_was_made():
+    """Core 0 runs first (a quantum longer than its whole call) and sets the flag after a
+    delay of 1000 loop iterations; core 1 reads it after 10. In RAM the flag is already
+    set when core 1 reads it, so core 1 sees it only at the cycle core 0 stored it."""
+    m = Machine("ppc750", cores=2)
+    m.load(FLAGS)
+    flag = m.alloc(4)
+    run = m.run_parallel([("store_after", flag, 1000), ("load_after", flag, 10)],
+                         quantum=1_000_000)
+    writer, reader = run.runs
+    assert reader.return_value == 1
+    assert reader.events["order_stalls"] == 1 and writer.events["order_stalls"] == 0
+    assert reader.cycles >= writer.cycles - 100 >= 1000    # not its own 13 instructions
+
+def test_a_spinning_core_waits_parked_for_the_store_that_frees_it():
+    m = Machine("ppc750", cores=2)
+    m.load(FLAGS)
+    flag = m.alloc(4)
+    run = m.run_parallel([("store_after", flag, 2000), ("spin_until_set", flag)])
+    writer, spinner = run.runs
+    assert spinner.return_value == 1
+    assert spinner.events["parks"] >= 1 and spinner.events["spin_wait_cycles"] > 1000
+    assert spinner.cycles >= writer.cycles - 100      # it saw the store when it was made
+    assert spinner.instructions < 100                 # not 2,000 cycles of spinning
+
+
+def test_cores_that_spin_on_what_no_core_writes_run_into_the_instruction_limit():
+    m = Machine("ppc750", cores=2)
+    m.load(FLAGS)
+    flag = m.alloc(4)
+    with pytest.raises(InstructionLimitExceeded, match="the limit is 20,000"):
+        m.run_parallel([("spin_until_set", flag), ("spin_until_set", flag)], limit=20_000)
+
+
+def test_a_machine_of_several_cores_calls_alone_as_before_after_a_parallel_run():
+    m = Machine("ppc750", cores=2)
+    m.load(FLAGS)
+    flag = m.alloc(4)
+    before = m.call("load_after", flag, 10, cold=True)
+    m.run_parallel([("store_after", flag, 100), ("load_after", flag, 10)])
+    m.write(flag, bytes(4))
+    after = m.call("load_after", flag, 10, cold=True)
+    assert (after.cycles, after.instructions) == (before.cycles, before.instructions)
+
+
+SC = """
+claim:                  # r3 = word: lwarx, (r5 != 0: another store to it), stwcx.
+    lwarx  r6, 0, r3
+    cmpwi  r5, 0
+    beq    1f
+    stw    r5, 0(r3)
+1:  li     r6, 1
+    stwcx. r6, 0, r3
+    mfcr   r3
+    blr
+"""
+
+
+@pytest.mark.parametrize("interfere, stores, loads", [(0, 1, 1), (5, 1, 1)])
+def test_a_store_conditional_is_a_store_only_when_it_succeeds(interfere, stores, loads):
+    """QEMU carries out stwcx. as a compare-and-exchange: a load and a store (of the old
+    value when it fails) reach the memory hooks. The model counts what the hardware does:
+    the lwarx's load, and the stwcx.'s store if it succeeds. With a store between them (a
+    plain stw of 5) the reservation's value no longer matches: it fails."""
+    m = Machine("ppc750")
+    m.load(SC)
+    word = m.alloc(4)
+    run = m.call("claim", word, 0, interfere)
+    succeeded = bool(run.return_value & 0x20000000)       # CR0[EQ]
+    assert succeeded is (interfere == 0)
+    assert m.read_word(word) == (1 if succeeded else interfere)
+    # L1 D accesses: the lwarx, the stw if any, the stwcx. if it succeeded
+    assert run.caches["L1D"]["accesses"] == loads + (interfere != 0) + int(succeeded)
