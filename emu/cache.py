@@ -104,6 +104,8 @@ H_HOST_STOP = 115
 # reserved address (-1: none), the bytes the load read and their size; and the address whose
 # memory-hook events H_SWALLOW drops (-1: any; a store-conditional's own events)
 H_RESERVE_ADDR, H_RESERVE_VAL, H_RESERVE_SIZE, H_SWALLOW_ADDR = range(116, 120)
+# the store queues' last line and its slice (a division saved per store to the same line)
+H_SQ_LINE, H_SQ_SLICE = 120, 121
 QUEUE_ENTRIES = 256
 HEADER = 128
 
@@ -356,7 +358,7 @@ class Layout:
             sq_at, *queues
         st[H_ACCESS_EXTRAS] = int((st[H_ALIGN_SIZE] | st[H_SPLIT_MASK] | st[H_SQ_SLICES]) != 0)
         st[H_BLOCK_END_COST] = -1
-        st[H_RESERVE_ADDR] = st[H_SWALLOW_ADDR] = -1
+        st[H_RESERVE_ADDR] = st[H_SWALLOW_ADDR] = st[H_SQ_LINE] = -1
         st[H_SYNC_STATIC], st[H_SYNC_DYNAMIC] = sync_static, sync_dynamic
         for i, (lv, (tags, dirty, stamp, stale, plru, mru)) in enumerate(zip(self.levels,
                                                                             offsets)):

@@ -292,14 +292,30 @@ static void flag_stale(i64 *st, i64 l1i, i64 addr, i64 length) {
 
 /* Bytes [addr, addr + length) changed on the data side: I-cache copies are now stale, in
  * every core (no I-cache here snoops stores) */
-static void changed(i64 *st, i64 addr, i64 length) {
-    if (st[H_COHERENT_I])
-        return;
+static void changed_in_every_core(i64 *st, i64 addr, i64 length) {
     for (i64 k = 0; k < core_count(st); k++) {
         i64 l1i = l1_of(st, k, true);
         if (l1i >= 0)
             flag_stale(st, l1i, addr, length);
     }
+}
+
+HOT void changed(i64 *st, i64 addr, i64 length) {
+    if (st[H_COHERENT_I])
+        return;
+    i64 l1i = st[H_L1I];
+    if (st[H_CORES] == 0 && l1i >= 0) {       /* one core, one line: inline, as most stores */
+        i64 r = REC(l1i);
+        i64 shift = st[r + L_SHIFT];
+        i64 line = addr >> shift;
+        if (line == (addr + length - 1) >> shift) {
+            i64 way = find(st, r, line);
+            if (way >= 0)
+                st[st[r + L_STALE] + (line & (st[r + L_SETS] - 1)) * st[r + L_WAYS] + way] = 1;
+            return;
+        }
+    }
+    changed_in_every_core(st, addr, length);
 }
 
 static bool dirty_in(const i64 *st, i64 l1d, i64 addr, i64 length) {
@@ -457,7 +473,11 @@ static i64 store_queue(i64 *st, i64 addr, i64 size, i64 now) {
     i64 slices = st[H_SQ_SLICES], entries = st[H_SQ_ENTRIES], service = st[H_SQ_SERVICE];
     i64 stall = 0;
     for (i64 line = addr >> shift; line <= (addr + size - 1) >> shift; line++) {
-        i64 first = st[H_SQ] + floor_mod(line, slices) * entries;
+        if (line != st[H_SQ_LINE]) {            /* a division, once per line, not per store */
+            st[H_SQ_LINE] = line;
+            st[H_SQ_SLICE] = floor_mod(line, slices);
+        }
+        i64 first = st[H_SQ] + st[H_SQ_SLICE] * entries;
         i64 free = first;                  /* the entry that frees first (lowest on a tie) */
         for (i64 k = first + 1; k < first + entries; k++)
             if (st[k] < st[free])
@@ -530,8 +550,13 @@ HOT i64 data_access(i64 *st, i64 addr, i64 size, bool write) {
                 st[r + (way >= 0 ? L_HITS : L_MISSES)] += 1;
                 if (st[H_CORES])
                     snoop(st, addr, OP_FLUSH);
-                send_write(st, st[r + L_NEXT], addr);
-                drain(st);
+                if (st[H_QUEUE_N] == 0 && st[r + L_NEXT] != MEMORY) {
+                    down(st, st[r + L_NEXT], addr, true);   /* what send_write + drain do */
+                    drain(st);
+                } else {
+                    send_write(st, st[r + L_NEXT], addr);
+                    drain(st);
+                }
                 changed(st, (i64)((u64)line << shift), (i64)1 << shift);
                 return 0;
             }
