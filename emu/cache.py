@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import native
+from . import memory, native
 
 REPLACEMENT = {"lru": 0, "plru": 1, "fifo": 2, "random": 3}
 LEVEL_NAMES = ("L1I", "L1D", "L2", "L3")
@@ -106,8 +106,30 @@ H_HOST_STOP = 115
 H_RESERVE_ADDR, H_RESERVE_VAL, H_RESERVE_SIZE, H_SWALLOW_ADDR = range(116, 120)
 # the store queues' last line and its slice (a division saved per store to the same line)
 H_SQ_LINE, H_SQ_SLICE = 120, 121
+# the memory system in time (emu.memory; emu/model/memsys.c): the machine's own words (the
+# bus), the bus's beat (bytes, and core cycles x 1000), the beats a partial write-combining
+# piece holds it; the store buffer (ring of completion cycles: offset, entries, head,
+# count); fill buffers (offset, entries, drop prefetches when full, live); the stream
+# prefetcher (offset, streams, lines ahead, trigger distance, page shift, level, clock);
+# what one access leaves for the next step (a store's latency below the L1, when a fill
+# from memory arrives, a prefetch running, the prefetcher's level's last demand access and
+# whether it missed, the translation's attributes); counters; any of it on (H_MEMSYS)
+H_MACHINE, H_BUS_BEAT_BYTES, H_BUS_BEAT_MC, H_BUS_PARTIAL_BEATS = range(122, 126)
+H_SB, H_SB_ENTRIES, H_SB_HEAD, H_SB_COUNT = range(126, 130)
+H_FB, H_FB_ENTRIES, H_FB_DROP, H_FB_LIVE = range(130, 134)
+H_PF, H_PF_STREAMS, H_PF_AHEAD, H_PF_DISTANCE, H_PF_PAGE_SHIFT, H_PF_LEVEL, \
+    H_PF_CLOCK = range(134, 141)
+H_STORE_DONE, H_FILL_READY, H_PREFETCHING, H_PF_ACCESS, H_PF_MISSED, H_XLATE_ATTR = \
+    range(141, 147)
+H_BUS_BUSY, H_BUS_WAIT, H_SB_STALLS, H_SB_STALL_CYCLES, H_FB_WAITS, H_PREFETCHES, \
+    H_PREFETCHES_DROPPED, H_PREFETCH_LATE, H_PREFETCH_LATE_CYCLES, H_HW_PREFETCHES, \
+    H_UNCACHED_LOADS, H_UNCACHED_STORES, H_WC_WAIT = range(147, 160)
+H_MEMSYS = 160
+M_BUS_FREE, MACHINE_WORDS = 0, 4
+WC_WORDS = 4            # per write-combining buffer: line + 1, bytes, fill order, free cycle
+ATTR_INHIBITED = 16     # a TLB entry's attribute: cache-inhibited (emu.mmu)
 QUEUE_ENTRIES = 256
-HEADER = 128
+HEADER = 192
 
 # ---- the core table (multi-core only): the core count, then per core the level indices of
 # its private L1 I, L1 D, ITLB and DTLB (-1: none) and where its segment registers (or SLB)
@@ -269,7 +291,7 @@ class Layout:
     def __init__(self, levels, memory_latency=100, seed=1,
                  code_base=0, code_len=0, extra=0, specials=0, wc_buffers=0, wc_line=64,
                  coherent_icache=False, tlbs=(), cores=1, shadow_l1d=False, alignment=None,
-                 store_queues=None, segment_words=16):
+                 store_queues=None, segment_words=16, memory_system=None):
         levels = [lv.check() for lv in levels]
         tlbs = [t.check() for t in tlbs]
         if any(lv.name in TLB_NAMES for lv in levels) or \
@@ -316,7 +338,19 @@ class Layout:
         self.specials_at = size
         size += 8 * specials
         wc_at = size
-        size += 3 * wc_buffers * cores
+        size += WC_WORDS * wc_buffers * cores
+        ms = memory_system or memory.MemorySystem()
+        sb_n = ms.store_buffer.get("entries", 0)
+        fb_n = ms.fill_buffers.get("entries", 0)
+        pf_n = ms.prefetcher.get("streams", 0)
+        machine_at = size
+        size += MACHINE_WORDS
+        sb_at = size
+        size += sb_n * cores
+        fb_at = size
+        size += 3 * fb_n * cores
+        pf_at = size
+        size += 4 * pf_n * cores
         queue = size
         size += 2 * QUEUE_ENTRIES
         profile_arrays = size
@@ -360,6 +394,7 @@ class Layout:
         st[H_BLOCK_END_COST] = -1
         st[H_RESERVE_ADDR] = st[H_SWALLOW_ADDR] = st[H_SQ_LINE] = -1
         st[H_SYNC_STATIC], st[H_SYNC_DYNAMIC] = sync_static, sync_dynamic
+        self._set_memory_system(st, ms, levels, machine_at)
         for i, (lv, (tags, dirty, stamp, stale, plru, mru)) in enumerate(zip(self.levels,
                                                                             offsets)):
             r = HEADER + LEVEL_RECORD * i
@@ -384,7 +419,10 @@ class Layout:
             header[H_ITLB] = own.get("ITLB", own.get("TLB", -1))
             header[H_DTLB] = own.get("DTLB", own.get("TLB", -1))
             header[H_SEGMENTS] = segments + segment_words * core
-            header[H_WC] = wc_at + 3 * wc_buffers * core
+            header[H_WC] = wc_at + WC_WORDS * wc_buffers * core
+            header[H_SB] = sb_at + sb_n * core
+            header[H_FB] = fb_at + 3 * fb_n * core
+            header[H_PF] = pf_at + 4 * pf_n * core
             if table:
                 record = table + 1 + CORE_RECORD * core
                 st[record:record + T_STATUS] = header[[H_L1I, H_L1D, H_ITLB, H_DTLB,
@@ -420,7 +458,27 @@ class Layout:
             self.state[:HEADER] = self.headers[core]
             self.state[self.globals + G_RUNNING] = core
 
-    PER_CORE = (H_CORE, H_L1I, H_L1D, H_ITLB, H_DTLB, H_SEGMENTS, H_WC)
+    PER_CORE = (H_CORE, H_L1I, H_L1D, H_ITLB, H_DTLB, H_SEGMENTS, H_WC, H_SB, H_FB, H_PF)
+
+    def _set_memory_system(self, st, ms, levels, machine_at):
+        """Write a profile's memory-system tables (emu.memory) into the header."""
+        st[H_MACHINE] = machine_at
+        st[H_PF_LEVEL] = -2                     # no level: the prefetcher is off
+        st[H_PF_ACCESS] = st[H_FILL_READY] = -1
+        if ms.bus:
+            st[H_BUS_BEAT_BYTES] = ms.bus["bytes_per_beat"]
+            st[H_BUS_BEAT_MC] = ms.bus_beat_millicycles
+            st[H_BUS_PARTIAL_BEATS] = ms.bus.get("partial_write_beats", 1)
+        st[H_SB_ENTRIES] = ms.store_buffer.get("entries", 0)
+        st[H_FB_ENTRIES] = ms.fill_buffers.get("entries", 0)
+        st[H_FB_DROP] = int(ms.fill_buffers.get("when_full", "drop") == "drop")
+        if ms.prefetcher:
+            p = ms.prefetcher
+            st[H_PF_STREAMS], st[H_PF_AHEAD] = p["streams"], p["ahead"]
+            st[H_PF_DISTANCE] = p["trigger_distance"]
+            st[H_PF_PAGE_SHIFT] = p["page"].bit_length() - 1
+            st[H_PF_LEVEL] = [lv.name for lv in levels].index(p["level"])
+        st[H_MEMSYS] = int(bool(ms.bus or ms.store_buffer or ms.fill_buffers or ms.prefetcher))
 
     def share_settings(self):
         """Give every core the running core's settings (all but its own levels, registers
@@ -460,6 +518,18 @@ class Layout:
         values = st[self._gathers[key]].tolist()
         return {lv.name: dict(zip(names, row)) for lv, row in zip(levels, values)}
 
+    def drain_memory_system(self):
+        """Nothing in flight: store buffers empty, fill buffers and write-combining buffers
+        free, the bus idle (for every core)."""
+        st = self.state
+        st[st[H_MACHINE]:st[H_MACHINE] + MACHINE_WORDS] = 0
+        for core in range(self.cores):
+            h = self.header(core)
+            h[H_SB_COUNT] = h[H_SB_HEAD] = h[H_FB_LIVE] = 0
+            st[h[H_FB]:h[H_FB] + 3 * h[H_FB_ENTRIES]] = 0
+            for k in range(h[H_WC_N]):
+                st[h[H_WC] + WC_WORDS * k + 3] = 0
+
     def stats(self, st=None, core=0):
         """{level name: {accesses, hits, misses, writebacks, invalidations, evictions}}
         of one core's levels (the shared ones included)."""
@@ -479,7 +549,10 @@ class Layout:
                 H_SERIAL_OPS, H_SERIAL_WAIT, H_FAULT_STATUS, H_FAULT_L1_ADDR, H_FAULT_L2_ADDR,
                 H_ALIGN_EXCEPTIONS, H_SPLITS, H_SQ_STORES, H_SQ_STALLS, H_SQ_STALL_CYCLES,
                 H_OUTER_SYNCS, H_OUTER_LINE_OPS, H_OUTER_WAIT, H_SYNC_WAITS, H_PARKS,
-                H_SPIN_WAIT, H_ORDER_STALLS, H_ORDER_STALL_CYCLES, H_HOST_STOP)
+                H_SPIN_WAIT, H_ORDER_STALLS, H_ORDER_STALL_CYCLES, H_HOST_STOP, H_BUS_BUSY,
+                H_BUS_WAIT, H_SB_STALLS, H_SB_STALL_CYCLES, H_FB_WAITS, H_PREFETCHES,
+                H_PREFETCHES_DROPPED, H_PREFETCH_LATE, H_PREFETCH_LATE_CYCLES, H_HW_PREFETCHES,
+                H_UNCACHED_LOADS, H_UNCACHED_STORES, H_WC_WAIT)
 
     def clear_stats(self):
         """Zero every counter: each level's, the running header's and every core's."""
@@ -489,8 +562,10 @@ class Layout:
         if st[H_CORES]:
             resources = st[H_CORES] + 1 + CORE_RECORD * self.cores
             st[resources:resources + RESOURCES] = 0
-        # the cycle clock restarts at 0: store queues start the call drained
+        # the cycle clock restarts at 0: store queues, the store buffer, fill buffers and the
+        # bus start the call drained (what the caches hold stays)
         st[st[H_SQ]:st[H_SQ] + st[H_SQ_SLICES] * st[H_SQ_ENTRIES]] = 0
+        self.drain_memory_system()
         if st[H_PROFILE_PERIOD] > 0:
             n = st[H_CODE_LEN] + 1
             for h in (H_SAMPLES, H_INSN_HITS, H_INSN_CYCLES):
@@ -641,7 +716,9 @@ def nontemporal_store(st, addr, size):
 
 
 def drain_write_combining(st):
-    native.lib.emu_drain_write_combining(native.address(st))
+    """sfence: every write-combining buffer goes out; the wait until the last transfer ends
+    (0 without a bus model)."""
+    return _call("emu_drain_write_combining", st)
 
 
 class CacheModel:

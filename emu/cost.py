@@ -60,6 +60,7 @@ ARM_CP15_C8 = {
     (3, 3): ("tlbimvaais", OP_TLB_INVALIDATE, TLB_BROADCAST),
 }
 OP_SERIALISE = 300          # no effect of its own: only the shared resource (multi-core)
+OP_DRAIN_STORES = 301       # a barrier: the store buffer drains (emu.memory)
 SERIAL = 4                  # scope flag: the instruction also holds the shared resource
 # Software-loaded TLBs (emu.softtlb), hooked only on machines that model one: mtmsr (native:
 # translation on/off), and, in Python since they need SPRs Unicorn has no register id for,
@@ -218,9 +219,26 @@ def _arm_cp15(word, crn=7):
     return table.get(((word & 0xF), (word >> 5) & 7))
 
 
-def analyse(isa, code, address, serialising=()):
-    """Disassemble loaded code: [(address, size, cost key, class, Special or None)].
-    Instructions named in ``serialising`` (a profile's [smp] list) get the SERIAL flag."""
+# Barriers that wait for the store buffer to drain (emu.memory), hooked only on profiles
+# that model one: full syncs, data barriers, x86 fences and locked instructions.
+PPC_STORE_DRAINS = {"sync", "hwsync", "msync", "ptesync"}
+ARM_STORE_DRAINS = {"dsb", "dmb"}
+
+
+def drains_stores(isa, mnemonic, key, op_str):
+    m = mnemonic.lower()
+    if isa in ("ppc32", "ppc64"):
+        return m in PPC_STORE_DRAINS
+    if isa == "arm":
+        return m in ARM_STORE_DRAINS or key in ARM_STORE_DRAINS
+    return m == "mfence" or (("(" in op_str or "[" in op_str) and
+                             (m.startswith("lock") or m.startswith("xchg")))
+
+
+def analyse(isa, code, address, serialising=(), store_buffer=False):
+    """Disassemble loaded code: [(address, size, cost key, class, Special or None,
+    synchronises)]. Instructions named in ``serialising`` (a profile's [smp] list) get the
+    SERIAL flag; with ``store_buffer``, barriers get OP_DRAIN_STORES (emu.memory)."""
     out = []
     for insn in decode(code, isa, address, detail=True):
         mnemonic = insn.mnemonic.lower()
@@ -290,6 +308,9 @@ def analyse(isa, code, address, serialising=()):
                 special.base = _reg_id(isa, insn.reg_name(m.base)) if m.base else -1
                 special.index = _reg_id(isa, insn.reg_name(m.index)) if m.index else -1
                 special.scale, special.disp = m.scale, m.disp
+        if store_buffer and special is None and drains_stores(isa, mnemonic, key,
+                                                               insn.op_str):
+            special = Special(insn.address, OP_DRAIN_STORES, 0)
         if key in serialising:
             special = special or Special(insn.address, OP_SERIALISE, 0)
             special.scope |= SERIAL
@@ -310,13 +331,15 @@ class Tables:
     specials: list
 
 
-def tables(isa, costs, code, address, region_base, region_len, serialising=()):
+def tables(isa, costs, code, address, region_base, region_len, serialising=(),
+           store_buffer=False):
     """The Tables of a program loaded at ``address`` in the code region."""
     starts = np.zeros(region_len + 1, np.int64)
     cycles = np.zeros(region_len + 1, np.int64)
     syncs = np.zeros(region_len + 1, np.int64)
     specials = []
-    for pc, size, key, op_str, special, sync in analyse(isa, code, address, serialising):
+    for pc, size, key, op_str, special, sync in analyse(isa, code, address, serialising,
+                                                        store_buffer):
         off = pc - region_base
         if 0 <= off < region_len:
             starts[off + 1] = 1

@@ -155,6 +155,22 @@ class Run:
 
 
 
+def memory_events(st):
+    """What the memory system in time (emu.memory) saw during the call."""
+    return {"bus_busy_cycles": int(st[c.H_BUS_BUSY]), "bus_wait_cycles": int(st[c.H_BUS_WAIT]),
+            "store_buffer_stalls": int(st[c.H_SB_STALLS]),
+            "store_buffer_stall_cycles": int(st[c.H_SB_STALL_CYCLES]),
+            "fill_buffer_waits": int(st[c.H_FB_WAITS]),
+            "prefetches": int(st[c.H_PREFETCHES]),
+            "prefetches_dropped": int(st[c.H_PREFETCHES_DROPPED]),
+            "hardware_prefetches": int(st[c.H_HW_PREFETCHES]),
+            "prefetch_late": int(st[c.H_PREFETCH_LATE]),
+            "prefetch_late_cycles": int(st[c.H_PREFETCH_LATE_CYCLES]),
+            "uncached_loads": int(st[c.H_UNCACHED_LOADS]),
+            "uncached_stores": int(st[c.H_UNCACHED_STORES]),
+            "wc_wait_cycles": int(st[c.H_WC_WAIT])}
+
+
 class Machine:
     """A processor profile's CPU (or ``cores`` of them sharing RAM and the levels below
     L1), its RAM, and the instrumented model."""
@@ -203,7 +219,8 @@ class Machine:
                               shadow_l1d=mmu and self._walk_below_l1(profile),
                               alignment=profile.alignment,
                               store_queues=profile.l2_store_queues,
-                              segment_words=self._segment_words(profile, mmu))
+                              segment_words=self._segment_words(profile, mmu),
+                              memory_system=profile.memory)
         st = self.state = self.model.state
         st[c.H_FIXED_WIDTH] = 0 if self.isa == "x86" else 4
         st[c.H_DEFAULT_COST] = profile.costs.get("default", 1)
@@ -355,7 +372,8 @@ class Machine:
                                         if program.base <= v < end}
         tables = cost.tables(self.isa, self.profile.costs, program.code, program.base,
                              self.code_base, self.code_size,
-                             self.profile.raw.get("smp", {}).get("serialising", ()))
+                             self.profile.raw.get("smp", {}).get("serialising", ()),
+                             bool(self.profile.memory.store_buffer))
         self._starts += tables.starts
         self._cycles += tables.cycles
         self._syncs += tables.syncs
@@ -431,7 +449,8 @@ class Machine:
                                 (c.L_STALE, n), (c.L_PLRU, lv.sets), (c.L_MRU, lv.sets)):
                 st[st[r + key]:st[r + key] + length] = 0
         wc = self.model.headers[0][c.H_WC]
-        st[wc:wc + 3 * st[c.H_WC_N] * len(self.cpus)] = 0
+        st[wc:wc + c.WC_WORDS * st[c.H_WC_N] * len(self.cpus)] = 0
+        self.model.drain_memory_system()
 
     def call(self, entry, *args, limit=None, cold=False, real_mode=False):
         """Call a routine by symbol (or address) with integer arguments; returns a Run.
@@ -570,6 +589,8 @@ class Machine:
                            "outer_cache_wait": int(st[c.H_OUTER_WAIT])})
         if len(self.cpus) > 1:
             events.update(parallel.events(st))
+        if st[c.H_MEMSYS]:
+            events.update(memory_events(st))
         if st[c.H_MMU] == mmu_model.MODE_ARM_SHORT:
             events.update({"table_walks": int(st[c.H_WALKS]),
                            "section_hits": int(st[c.H_PRIMARY_HITS]),

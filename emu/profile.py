@@ -9,6 +9,8 @@ from pathlib import Path
 import numpy as np
 
 from . import cache as _cache
+from . import memory as _memory
+from .memory import MemorySystem
 from .cache import CacheLevel, REPLACEMENT
 
 FOLDER = Path(__file__).with_name("profiles")
@@ -30,6 +32,7 @@ class Profile:
     raw: dict = field(default_factory=dict)
     alignment: dict = field(default_factory=dict)        # [alignment] without source keys
     l2_store_queues: dict = field(default_factory=dict)  # [l2_store_queues], likewise
+    memory: MemorySystem = field(default_factory=MemorySystem)  # emu.memory's tables
 
     @property
     def coherent_icache(self):
@@ -97,13 +100,14 @@ def load(name):
         try:
             _cache._set_alignment(np.zeros(_cache.HEADER, np.int64), alignment)
             _cache._check_store_queues(queues, caches)
+            memory = _memory.check(raw, caches)
         except ValueError as e:
             raise ValueError(f"profile {path.name}: {e}") from None
         return Profile(raw["name"], raw.get("title", raw["name"]), raw["isa"],
                        raw.get("unicorn_cpu", "default"), raw.get("clock_mhz", 0), caches,
                        raw["memory"]["latency"], raw.get("costs", {}), raw.get("tlb", {}),
                        raw.get("write_combining", {}), raw.get("outer_cache", {}), raw,
-                       alignment, queues)
+                       alignment, queues, memory)
     except KeyError as e:
         raise ValueError(f"profile {path.name} lacks the key {e}") from None
 

@@ -415,8 +415,12 @@ def test_movntq_lands_in_memory_through_write_combining():
     assert m.read(buf, 128) == (0x11223344).to_bytes(8, "little") * 16
     assert m.read(buf + 128, 8) == bytes(8)
     # base: 3 loads + 16 x (movntq 1, addl 1, decl 1, jnz 1) + sfence 40 + emms 12 + ret 1
-    # = 120; cold code line (28 bytes): 290 - 2 = 288; cold stack line: 288
-    assert run.cycles == 120 + 288 + 288
+    # = 120; cold code line (28 bytes): 290 - 2 = 288; cold stack line: 288. The bus
+    # (emu.memory: a 64 B line holds it 44 cycles): the first line's burst starts at 611
+    # (its 8th movntq) and ends at 655, the second's waits for it (its 8th movntq at 643)
+    # and ends at 699; the last block starts at 696, so the sfence waits 3 cycles for it
+    assert run.cycles == 120 + 288 + 288 + 3
+    assert (run.events["bus_busy_cycles"], run.events["bus_wait_cycles"]) == (4 * 44, 12)
 
 
 def test_partial_write_combining_line_drained_by_sfence():
@@ -576,8 +580,11 @@ def test_x86_prefetchnta_fills_only_l2():
     buf = m.alloc(PAGE)
     run = m.call("f", buf)
     assert run.caches["L1D"]["accesses"] == 3          # the prefetch is not an L1 access
-    # 4 x 1; cold code 288; cold stack 288; prefetch: no stall; the load: L1 miss, L2 hit 5
-    assert run.cycles == 4 + 288 + 288 + 5
+    # 4 x 1; cold code 288; cold stack 288; the prefetch does not stall, but its line is in
+    # flight for memory's 290 cycles and the load comes in the same block: it waits all of
+    # them (emu.memory), then L1 miss, L2 hit (7 - 2 = 5): too late to help
+    assert run.cycles == 4 + 288 + 288 + 290 + 5
+    assert (run.events["prefetch_late"], run.events["prefetch_late_cycles"]) == (1, 290)
 
 
 # --------------------------------------------------------------- exceptions in the guest

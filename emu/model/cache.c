@@ -6,6 +6,12 @@
  */
 #include "state.h"
 
+/* the memory system in time (memsys.c): what a fill from memory and a write to it cost */
+static i64 memory_read(i64 *st, i64 bytes);
+static void memory_write(i64 *st, i64 bytes);
+static i64 prefetch_line(i64 *st, i64 level, i64 address, bool hardware);
+static i64 write_combining_transfer(i64 *st, i64 bytes);
+
 /* ------------------------------------------------------------ replacement and look-up */
 
 /* xorshift64: the 'random' replacement policy, seeded and so deterministic */
@@ -119,22 +125,28 @@ HOT i64 victim(i64 *st, i64 r, i64 s) {
 }
 
 /* A write that stalls nobody (write-through, write-around, victim write-back): queued for
- * the level below, or counted as a memory write */
-HOT void send_write(i64 *st, i64 level, i64 addr) {
+ * the level below, or counted as a memory write of `bytes`. A store's own write (not a
+ * victim's) is queued as a demand write: when it is carried out, its latency is what the
+ * store buffer waits for (H_STORE_DONE). */
+HOT void send_write_of(i64 *st, i64 level, i64 addr, i64 bytes, bool demand) {
     if (level == MEMORY) {
         st[H_MEM_WRITES] += 1;
+        memory_write(st, bytes);
         return;
     }
     i64 n = st[H_QUEUE_N];
-    st[st[H_QUEUE] + 2 * n] = level;
+    st[st[H_QUEUE] + 2 * n] = demand ? -2 - level : level;
     st[st[H_QUEUE] + 2 * n + 1] = addr;
     st[H_QUEUE_N] = n + 1;
 }
 
+HOT void send_write(i64 *st, i64 level, i64 addr) { send_write_of(st, level, addr, 8, false); }
+
 /* A dirty line leaves its level for the level below */
 HOT void write_back(i64 *st, i64 r, i64 line) {
     st[r + L_WRITEBACKS] += 1;
-    send_write(st, st[r + L_NEXT], (i64)((u64)line << st[r + L_SHIFT]));
+    send_write_of(st, st[r + L_NEXT], (i64)((u64)line << st[r + L_SHIFT]),
+                  (i64)1 << st[r + L_SHIFT], false);
 }
 
 /* A clean L1 D line is about to become dirty: keep memory's copy of it for a table walker
@@ -193,19 +205,23 @@ HOT bool level_request(i64 *st, i64 level, i64 addr, bool write) {
     i64 ways = st[r + L_WAYS];
     st[r + L_ACCESSES] += 1;
     i64 way = hit(st, r, line, s);
+    if (UNLIKELY(level == st[H_PF_LEVEL]) && !st[H_PREFETCHING]) {
+        st[H_PF_ACCESS] = addr;               /* the stream prefetcher sees demand accesses */
+        st[H_PF_MISSED] = way < 0;
+    }
     if (way >= 0) {
         st[r + L_HITS] += 1;
         if (write) {
             if (st[r + L_WRITE_BACK])
                 make_dirty(st, r, s * ways + way, line);
             else
-                send_write(st, st[r + L_NEXT], addr);
+                send_write_of(st, st[r + L_NEXT], addr, 8, true);
         }
         return false;
     }
     st[r + L_MISSES] += 1;
     if (write && !st[r + L_WRITE_ALLOCATE]) {
-        send_write(st, st[r + L_NEXT], addr);     /* write-around: no fill, no stall */
+        send_write_of(st, st[r + L_NEXT], addr, 8, true);  /* write-around: no fill, no stall */
         return false;
     }
     way = install(st, r, s, line);
@@ -213,25 +229,29 @@ HOT bool level_request(i64 *st, i64 level, i64 addr, bool write) {
         if (st[r + L_WRITE_BACK])
             make_dirty(st, r, s * ways + way, line);
         else
-            send_write(st, st[r + L_NEXT], addr);
+            send_write_of(st, st[r + L_NEXT], addr, 8, true);
     }
     return true;
 }
 
 /* Walk a request down from `level` until a level has the line; its latency */
 HOT i64 down(i64 *st, i64 level, i64 addr, bool write) {
+    i64 bytes = 8;                     /* what reaches memory: a line of the last level */
     while (level != MEMORY) {
         i64 r = REC(level);
         if (!level_request(st, level, addr, write))
             return st[r + L_LATENCY];
+        bytes = (i64)1 << st[r + L_SHIFT];
         level = st[r + L_NEXT];
         write = false;                 /* below a miss, the request is the fill (a read) */
     }
-    if (write)
+    if (write) {
         st[H_MEM_WRITES] += 1;
-    else
-        st[H_MEM_READS] += 1;
-    return st[H_MEM_LAT];
+        memory_write(st, bytes);
+        return st[H_MEM_LAT];
+    }
+    st[H_MEM_READS] += 1;
+    return memory_read(st, bytes);
 }
 
 /* Carry out the queued writes (each may queue more further down) */
@@ -239,7 +259,14 @@ static void drain(i64 *st) {
     while (st[H_QUEUE_N] > 0) {
         i64 n = st[H_QUEUE_N] - 1;
         st[H_QUEUE_N] = n;
-        down(st, st[st[H_QUEUE] + 2 * n], st[st[H_QUEUE] + 2 * n + 1], true);
+        i64 level = st[st[H_QUEUE] + 2 * n];
+        if (level < -1) {                  /* a store's own write: its latency counts */
+            i64 latency = down(st, -2 - level, st[st[H_QUEUE] + 2 * n + 1], true);
+            if (latency > st[H_STORE_DONE])
+                st[H_STORE_DONE] = latency;
+        } else {
+            down(st, level, st[st[H_QUEUE] + 2 * n + 1], true);
+        }
     }
 }
 
@@ -551,10 +578,11 @@ HOT i64 data_access(i64 *st, i64 addr, i64 size, bool write) {
                 if (st[H_CORES])
                     snoop(st, addr, OP_FLUSH);
                 if (st[H_QUEUE_N] == 0 && st[r + L_NEXT] != MEMORY) {
-                    down(st, st[r + L_NEXT], addr, true);   /* what send_write + drain do */
+                    /* what send_write_of + drain do */
+                    st[H_STORE_DONE] = down(st, st[r + L_NEXT], addr, true);
                     drain(st);
                 } else {
-                    send_write(st, st[r + L_NEXT], addr);
+                    send_write_of(st, st[r + L_NEXT], addr, 8, true);
                     drain(st);
                 }
                 changed(st, (i64)((u64)line << shift), (i64)1 << shift);
@@ -675,16 +703,11 @@ static i64 maintain(i64 *st, i64 addr, i64 op, i64 scope) {
      * Linux sets the A9's ACTLR.FW so that maintenance by MVA is too) */
     if (st[H_CORES] && op != OP_TOUCH_OUTER)
         snoop(st, addr, op == OP_ZERO || op == OP_ALLOCATE ? OP_FLUSH : op);
-    if (op == OP_TOUCH) {
-        if (l1d >= 0)
-            return cache_access(st, l1d, addr, false) - st[REC(l1d) + L_LATENCY];
-        return 0;
-    }
+    if (op == OP_TOUCH)
+        return prefetch_line(st, l1d >= 0 ? l1d : MEMORY, addr, false);
     if (op == OP_TOUCH_OUTER) {            /* prefetch into the first unified level only */
-        i64 level = st[H_FIRST_LEVEL];
-        if (level != MEMORY)
-            cache_access(st, level, addr, false);
-        return 0;
+        i64 wait = prefetch_line(st, st[H_FIRST_LEVEL], addr, false);
+        return st[H_FB_ENTRIES] ? wait : 0;   /* without fill buffers: not waited for */
     }
     if (op == OP_ZERO || op == OP_ALLOCATE) {
         i64 level = l1d >= 0 ? l1d : st[H_FIRST_LEVEL];
@@ -722,21 +745,24 @@ static i64 maintain(i64 *st, i64 addr, i64 op, i64 scope) {
 
 /* ------------------------------------------------------- write-combining (x86 movnt*) */
 
-/* Write one write-combining buffer out: a full line is one burst, else a partial write */
+/* Write one write-combining buffer out: a full line is one burst, else a partial write. The
+ * buffer is free again when its transfer has ended. */
 static void wc_drain(i64 *st, i64 k) {
-    i64 wc = st[H_WC] + 3 * k;
+    i64 wc = st[H_WC] + WC_WORDS * k;
     if (st[wc] == 0)
         return;
     st[H_WC_FLUSHES] += 1;
     if (st[wc + 1] < st[H_WC_LINE])
         st[H_WC_PARTIAL] += 1;
     st[H_MEM_WRITES] += 1;
+    st[wc + 3] = st[H_BUS_BEAT_MC] ? write_combining_transfer(st, st[wc + 1]) : 0;
     st[wc] = 0;
     st[wc + 1] = 0;
 }
 
-/* A movnt* store: evict the line from every cache, then merge the bytes into a
- * write-combining buffer (see emu.cache.nontemporal_store) */
+/* A movnt* store: evict the line from every cache (writing it back if dirty), then merge
+ * the bytes into a write-combining buffer (see emu.cache.nontemporal_store). A store that
+ * needs a buffer while its transfer is still on the bus waits for it. Returns that wait. */
 static i64 nontemporal_store(i64 *st, i64 addr, i64 size) {
     st[H_NT_STORES] += 1;
     i64 level = st[H_L1D] >= 0 ? st[H_L1D] : st[H_FIRST_LEVEL];
@@ -749,42 +775,52 @@ static i64 nontemporal_store(i64 *st, i64 addr, i64 size) {
     i64 n = st[H_WC_N];
     if (n == 0) {
         st[H_MEM_WRITES] += 1;
+        memory_write(st, size);
         return 0;
     }
     i64 line = floor_div(addr, st[H_WC_LINE]);
     i64 chosen = -1;
     for (i64 k = 0; k < n; k++)
-        if (st[st[H_WC] + 3 * k] == line + 1)
+        if (st[st[H_WC] + WC_WORDS * k] == line + 1)
             chosen = k;
+    i64 wait = 0;
     if (chosen < 0) {
         i64 oldest = 0;
-        for (i64 k = 0; k < n; k++) {
-            i64 wc = st[H_WC] + 3 * k;
-            if (st[wc] == 0) {
+        for (i64 k = 0; k < n; k++) {       /* an empty buffer, the one free soonest */
+            i64 wc = st[H_WC] + WC_WORDS * k;
+            if (st[wc] == 0 && (chosen < 0 || st[wc + 3] < st[st[H_WC] + WC_WORDS * chosen + 3]))
                 chosen = k;
-                break;
-            }
-            if (st[wc + 2] < st[st[H_WC] + 3 * oldest + 2])
+            if (st[wc + 2] < st[st[H_WC] + WC_WORDS * oldest + 2])
                 oldest = k;
         }
         if (chosen < 0) {
             wc_drain(st, oldest);
             chosen = oldest;
         }
-        i64 wc = st[H_WC] + 3 * chosen;
+        i64 wc = st[H_WC] + WC_WORDS * chosen;
+        if (st[wc + 3] > st[H_CYCLES]) {       /* its last transfer is still on the bus */
+            wait = st[wc + 3] - st[H_CYCLES];
+            st[H_WC_WAIT] += wait;
+        }
         st[wc] = line + 1;
         st[wc + 2] = st[H_NT_STORES];
     }
-    i64 wc = st[H_WC] + 3 * chosen;
+    i64 wc = st[H_WC] + WC_WORDS * chosen;
     st[wc + 1] += size;
     if (st[wc + 1] >= st[H_WC_LINE])
         wc_drain(st, chosen);
-    return 0;
+    return wait;
 }
 
-static void drain_write_combining(i64 *st) {
-    for (i64 k = 0; k < st[H_WC_N]; k++)
+/* sfence, mfence: every write-combining buffer goes out; returns the wait until the last
+ * transfer has ended (they are then globally visible) */
+static i64 drain_write_combining(i64 *st) {
+    i64 last = st[H_CYCLES];
+    for (i64 k = 0; k < st[H_WC_N]; k++) {
         wc_drain(st, k);
+        last = max64(last, st[st[H_WC] + WC_WORDS * k + 3]);
+    }
+    return last - st[H_CYCLES];
 }
 
 /* ------------------------------------------------------------ what Python calls */
@@ -809,7 +845,7 @@ EXPORT i64 emu_store_queue(i64 *st, i64 addr, i64 size, i64 now) {
 EXPORT i64 emu_nontemporal_store(i64 *st, i64 addr, i64 size) {
     return nontemporal_store(st, addr, size);
 }
-EXPORT void emu_drain_write_combining(i64 *st) { drain_write_combining(st); }
+EXPORT i64 emu_drain_write_combining(i64 *st) { return drain_write_combining(st); }
 EXPORT void emu_account(i64 *st, i64 offset, i64 cycles) { account(st, offset, cycles); }
 EXPORT void emu_snoop(i64 *st, i64 addr, i64 op) { snoop(st, addr, op); }
 EXPORT i64 emu_serialise(i64 *st, i64 resource, i64 service) {

@@ -69,8 +69,52 @@ static i64 store_time(const i64 *st, i64 pc) {
     return now;
 }
 
+/* Cycles to the instruction at `pc` (-1: unknown) or, without the profiler, to the clock */
+HOT void charge(i64 *st, i64 pc, i64 cycles) {
+    if (UNLIKELY(st[H_PROFILE_PERIOD] > 0))
+        account(st, pc - st[H_CODE_BASE], cycles);
+    else
+        st[H_CYCLES] += cycles;
+}
+
+/* A data access through the memory system in time (emu/model/memsys.c): it waits for its
+ * line if a prefetch or a read for ownership has it in flight; a store goes into the store
+ * buffer (the core waits only when it is full); a fill from memory holds a fill buffer
+ * until it arrives; a demand access may move the stream prefetcher on. */
+static i64 memory_system_access(i64 *st, i64 address, i64 size, bool write) {
+    i64 now = st[H_CYCLES];
+    i64 late = st[H_FB_LIVE] > 0 ? in_flight_wait(st, address, now) : 0;
+    st[H_STORE_DONE] = 0;
+    st[H_FILL_READY] = -1;
+    i64 stall = data_access(st, address, size, write);
+    if (late && !write) {                  /* a load came before its line (a store waits in
+                                            * the store buffer instead) */
+        st[H_PREFETCH_LATE] += 1;
+        st[H_PREFETCH_LATE_CYCLES] += late;
+    }
+    if (st[H_FILL_READY] >= 0 && st[H_FB_ENTRIES]) {
+        /* a fill from memory holds a buffer until the access has its data (for a load,
+         * when the core goes on: the L1's hit latency sooner than the line's arrival) */
+        i64 unit = st[H_L1D] >= 0 ? st[H_L1D] : st[H_FIRST_LEVEL];
+        fill_buffer_hold(st, address, unit >= 0 ? st[REC(unit) + L_SHIFT] : 6, now,
+                         min64(st[H_FILL_READY], now + stall));
+    }
+    if (write && st[H_SB_ENTRIES])
+        stall = store_buffer_push(st, now, max64(max64(stall, st[H_STORE_DONE]), late));
+    else
+        stall += late;
+    if (st[H_PF_ACCESS] >= 0) {
+        i64 seen = st[H_PF_ACCESS];
+        st[H_PF_ACCESS] = -1;
+        if (st[H_PF_STREAMS])
+            stream_prefetch(st, seen, st[H_PF_MISSED] != 0);
+    }
+    return stall;
+}
+
 /* The model's part of one guest load or store; returns 0 or a fault. `pc`: the guest PC
- * if the hook read it (profiler, store queues), else -1. */
+ * if the hook read it (profiler, store queues), else -1. The MMU translates first: a
+ * cache-inhibited page bypasses the caches. */
 HOT int model_access(i64 *st, i64 address, i64 size, bool write, i64 pc) {
     if (UNLIKELY(st[H_SWALLOW] > 0) &&
             (st[H_SWALLOW_ADDR] < 0 || st[H_SWALLOW_ADDR] == address)) {
@@ -82,24 +126,26 @@ HOT int model_access(i64 *st, i64 address, i64 size, bool write, i64 pc) {
     }
     if (UNLIKELY(write && st[H_NONTEMPORAL] > 0)) {
         st[H_NONTEMPORAL] = 0;
-        nontemporal_store(st, address, size);
+        charge(st, pc, nontemporal_store(st, address, size));
         return 0;
     }
     i64 stall = UNLIKELY(st[H_SCHED]) ? order_access(st, address, write) : 0;
-    stall += data_access(st, address, size, write);
+    int fault = 0;
+    if (st[H_MMU])
+        stall += translate_noting(st, address, write, false, pc, &fault);
+    if (UNLIKELY(st[H_XLATE_ATTR] & ATTR_INHIBITED) && st[H_MMU] && !fault) {
+        charge(st, pc, stall + uncached_access(st, size, write));
+        return fault;
+    }
+    stall += UNLIKELY(st[H_MEMSYS]) ? memory_system_access(st, address, size, write)
+                                    : data_access(st, address, size, write);
     if (UNLIKELY(st[H_ACCESS_EXTRAS])) {
         if (st[H_ALIGN_SIZE] | st[H_SPLIT_MASK])
             stall += alignment(st, address, size);
         if (write && st[H_SQ_SLICES] > 0)
             stall += store_queue(st, address, size, store_time(st, pc) + stall);
     }
-    int fault = 0;
-    if (st[H_MMU])
-        stall += translate_noting(st, address, write, false, pc, &fault);
-    if (UNLIKELY(st[H_PROFILE_PERIOD] > 0))
-        account(st, pc - st[H_CODE_BASE], stall);
-    else
-        st[H_CYCLES] += stall;
+    charge(st, pc, stall);
     return fault;
 }
 
@@ -323,8 +369,12 @@ EXPORT void special_hook(uc_engine *uc, u64 address_u64, uint32_t size, void *us
     case OP_NONTEMPORAL:
         st[H_NONTEMPORAL] = 1;
         break;
-    case OP_DRAIN_WC:
-        drain_write_combining(st);
+    case OP_DRAIN_WC:                         /* sfence, mfence */
+        account(st, address - st[H_CODE_BASE],
+                drain_write_combining(st) + store_buffer_drain(st));
+        break;
+    case OP_DRAIN_STORES:                     /* sync, dsb, dmb, lock, xchg */
+        account(st, address - st[H_CODE_BASE], store_buffer_drain(st));
         break;
     case OP_TLB_INVALIDATE:
         invalidate_page(st, ea, (scope & TLB_BROADCAST) != 0);

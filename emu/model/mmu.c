@@ -33,8 +33,9 @@ static i64 load_le32(const i64 *st, i64 address) {
     return (i64)ram[0] | ((i64)ram[1] << 8) | ((i64)ram[2] << 16) | ((i64)ram[3] << 24);
 }
 
-/* Search the HTAB for `ea`: primary PTEG, then secondary. Returns found; adds the stall. */
-static bool walk_hashed32(i64 *st, i64 ea, i64 *stall) {
+/* Search the HTAB for `ea`: primary PTEG, then secondary. Returns found; adds the stall;
+ * the entry's attributes (WIMG I: cache-inhibited) in *attr. */
+static bool walk_hashed32(i64 *st, i64 ea, i64 *stall, i64 *attr) {
     st[H_WALKS] += 1;
     i64 vsid = st[st[H_SEGMENTS] + ((ea >> 28) & 0xF)] & 0xFFFFFF;
     *stall = st[H_WALK_CYCLES];
@@ -47,6 +48,7 @@ static bool walk_hashed32(i64 *st, i64 ea, i64 *stall) {
             *stall += data_access(st, pte, 8, false);
             if (load_be32(st, pte) == want) {
                 st[secondary ? H_SECONDARY_HITS : H_PRIMARY_HITS] += 1;
+                *attr = (load_be32(st, pte + 4) & 0x20) ? ATTR_INHIBITED : 0;   /* WIMG I */
                 return true;
             }
         }
@@ -76,6 +78,8 @@ static i64 permissions64(i64 dword1, i64 vsid_word) {
         perm |= DENY_READ | DENY_FETCH;
     if (no_execute(dword1, vsid_word))
         perm |= DENY_FETCH;
+    if (dword1 & 0x20)                         /* WIMG I: cache-inhibited */
+        perm |= ATTR_INHIBITED;
     return perm;
 }
 
@@ -167,7 +171,8 @@ static bool walk_short(i64 *st, i64 va, bool write, bool fetch, i64 *stall, i64 
     *perm = 0;
     if (kind == 2) {                                     /* section (or supersection) */
         *perm = IS_SECTION | ((first & 0x8000) ? DENY_WRITE : 0) |
-                ((first & 0x10) ? DENY_FETCH : 0);
+                ((first & 0x10) ? DENY_FETCH : 0) |
+                ((first & 0x8) ? 0 : ATTR_INHIBITED);     /* C clear: not cacheable */
         if (*perm & needs(write, fetch))
             return short_fault(st, FSR_PERMISSION_SECTION, l1_addr, -1);
         st[H_PRIMARY_HITS] += 1;
@@ -183,7 +188,8 @@ static bool walk_short(i64 *st, i64 va, bool write, bool fetch, i64 *stall, i64 
     if (kind == 0)
         return short_fault(st, FSR_TRANSLATION_PAGE, l1_addr, l2_addr);
     i64 xn = kind >= 2 ? second & 1 : (second >> 15) & 1;
-    *perm = ((second & 0x200) ? DENY_WRITE : 0) | (xn ? DENY_FETCH : 0);
+    *perm = ((second & 0x200) ? DENY_WRITE : 0) | (xn ? DENY_FETCH : 0) |
+            ((second & 0x8) ? 0 : ATTR_INHIBITED);        /* C clear: not cacheable */
     if (*perm & needs(write, fetch))
         return short_fault(st, FSR_PERMISSION_PAGE, l1_addr, l2_addr);
     st[H_SECONDARY_HITS] += 1;
@@ -237,6 +243,7 @@ static void forget(i64 *st, i64 ea, bool fetch) {
 /* translate beyond a first-level hit: the TLBs below, then the walker */
 static i64 tlb_miss(i64 *st, i64 level, i64 ea, bool write, bool fetch) {
     i64 first = level;
+    st[H_XLATE_ATTR] = 0;
     while (level != MEMORY) {
         i64 r = REC(level);
         if (!level_request(st, level, ea, false)) {
@@ -244,6 +251,7 @@ static i64 tlb_miss(i64 *st, i64 level, i64 ea, bool write, bool fetch) {
                 return 0;
             i64 perm = st[permissions(st, level, ea)];   /* a hit below: its entry goes up */
             st[permissions(st, first, ea)] = perm;
+            st[H_XLATE_ATTR] = perm;
             if (perm & needs(write, fetch))
                 denied(st, ea, write, fetch, perm);
             return st[r + L_LATENCY];
@@ -257,10 +265,14 @@ static i64 tlb_miss(i64 *st, i64 level, i64 ea, bool write, bool fetch) {
     else if (st[H_MMU] == MODE_HASHED64)
         found = walk_hashed64(st, ea, write, fetch, &stall, &perm);
     else
-        found = walk_hashed32(st, ea, &stall);
+        found = walk_hashed32(st, ea, &stall, &perm);
+    st[H_XLATE_ATTR] = perm;
     if (found) {
-        for (level = first; level != MEMORY; level = st[REC(level) + L_NEXT])
-            st[permissions(st, level, ea)] = perm;
+        for (level = first; level != MEMORY; level = st[REC(level) + L_NEXT]) {
+            i64 at = permissions(st, level, ea);
+            if (at >= 0)
+                st[at] = perm;
+        }
     } else {
         page_fault(st, ea, write, fetch);
         forget(st, ea, fetch);
@@ -271,11 +283,15 @@ static i64 tlb_miss(i64 *st, i64 level, i64 ea, bool write, bool fetch) {
 /* One translation of `ea` through the TLB(s) and, on a miss, the walker. Returns stall
  * cycles; a failed walk (or an access the entry forbids) records a page fault. */
 HOT i64 translate(i64 *st, i64 ea, bool write, bool fetch) {
-    if (st[H_MMU] >= MODE_SOFT603 && st[H_MMU] <= MODE_SOFT405)
-        return softtlb_lookup(st, ea, fetch);      /* the CPU translated; the model counts */
+    if (st[H_MMU] >= MODE_SOFT603 && st[H_MMU] <= MODE_SOFT405) {
+        st[H_XLATE_ATTR] = 0;                  /* attributes are not mirrored */
+        return softtlb_lookup(st, ea, fetch);  /* the CPU translated; the model counts */
+    }
     i64 level = fetch ? st[H_ITLB] : st[H_DTLB];
-    if (level < 0)
+    if (level < 0) {
+        st[H_XLATE_ATTR] = 0;
         return 0;
+    }
     i64 r = REC(level);
     i64 page = ea >> st[r + L_SHIFT];
     i64 s = page & (st[r + L_SETS] - 1);
@@ -284,6 +300,7 @@ HOT i64 translate(i64 *st, i64 ea, bool write, bool fetch) {
         st[r + L_ACCESSES] += 1;
         st[r + L_HITS] += 1;
         i64 perm = st[st[r + L_DIRTY] + s * st[r + L_WAYS] + way];
+        st[H_XLATE_ATTR] = perm;
         if (perm & needs(write, fetch))
             denied(st, ea, write, fetch, perm);
         return 0;
@@ -468,7 +485,10 @@ EXPORT void emu_slb_invalidate_all(i64 *st) { slb_invalidate_all(st); }
 EXPORT i64 emu_descriptor(i64 *st, i64 address, i64 *stall) {
     return descriptor(st, address, stall);
 }
-EXPORT i64 emu_walk_hashed32(i64 *st, i64 ea, i64 *stall) { return walk_hashed32(st, ea, stall); }
+EXPORT i64 emu_walk_hashed32(i64 *st, i64 ea, i64 *stall) {
+    i64 attr;
+    return walk_hashed32(st, ea, stall, &attr);
+}
 EXPORT i64 emu_primary_hash(i64 vsid, i64 ea) { return primary_hash(vsid, ea); }
 EXPORT i64 emu_pteg_address(i64 sdr1, i64 hash_value) { return pteg_address(sdr1, hash_value); }
 EXPORT i64 emu_pte_word0(i64 vsid, i64 ea, i64 secondary) {

@@ -19,8 +19,6 @@
 #include "state.h"
 #include <string.h>
 
-#define NEVER ((i64)1 << 62)
-
 static i64 *globals_of(i64 *st) {
     i64 t = st[H_CORES];
     return st + t + 1 + CORE_RECORD * st[t] + RESOURCES;
@@ -192,7 +190,7 @@ EXPORT i64 emu_run_parallel(i64 *st, uc_engine **ucs, i64 quantum, i64 halt, i64
     i64 n = st[st[H_CORES]];
     i64 *g = globals_of(st);
     for (;;) {
-        i64 k = -1, best = NEVER, parked = -1, parked_best = NEVER;
+        i64 k = -1, best = NEVER_CYCLE, parked = -1, parked_best = NEVER_CYCLE;
         for (i64 j = 0; j < n; j++) {
             i64 status = core_record(st, j)[T_STATUS];
             if (status == CORE_RUNNABLE && clock_of(st, j) < best) {
@@ -219,11 +217,11 @@ EXPORT i64 emu_run_parallel(i64 *st, uc_engine **ucs, i64 quantum, i64 halt, i64
         i64 *r = core_record(st, k);
         if (r[T_WAIT] > 0)
             charge_spin(st, r);
-        i64 others = NEVER;
+        i64 others = NEVER_CYCLE;
         for (i64 j = 0; j < n; j++)
             if (j != k && core_record(st, j)[T_STATUS] == CORE_RUNNABLE && clock_of(st, j) < others)
                 others = clock_of(st, j);
-        st[H_SLICE_END] = others == NEVER ? NEVER : others + quantum;
+        st[H_SLICE_END] = others == NEVER_CYCLE ? NEVER_CYCLE : others + quantum;
         st[H_SYNC_BOUND] = others;
         st[H_NO_PARK] = no_park;
         st[H_PARK] = 0;

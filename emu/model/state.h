@@ -45,8 +45,23 @@ enum {
     H_HOST_STOP,
     H_RESERVE_ADDR, H_RESERVE_VAL, H_RESERVE_SIZE, H_SWALLOW_ADDR,
     H_SQ_LINE, H_SQ_SLICE,
-    HEADER = 128
+    H_MACHINE, H_BUS_BEAT_BYTES, H_BUS_BEAT_MC, H_BUS_PARTIAL_BEATS,
+    H_SB, H_SB_ENTRIES, H_SB_HEAD, H_SB_COUNT,
+    H_FB, H_FB_ENTRIES, H_FB_DROP, H_FB_LIVE,
+    H_PF, H_PF_STREAMS, H_PF_AHEAD, H_PF_DISTANCE, H_PF_PAGE_SHIFT, H_PF_LEVEL, H_PF_CLOCK,
+    H_STORE_DONE, H_FILL_READY, H_PREFETCHING, H_PF_ACCESS, H_PF_MISSED, H_XLATE_ATTR,
+    H_BUS_BUSY, H_BUS_WAIT, H_SB_STALLS, H_SB_STALL_CYCLES, H_FB_WAITS, H_PREFETCHES,
+    H_PREFETCHES_DROPPED, H_PREFETCH_LATE, H_PREFETCH_LATE_CYCLES, H_HW_PREFETCHES,
+    H_UNCACHED_LOADS, H_UNCACHED_STORES, H_WC_WAIT, H_MEMSYS,
+    HEADER = 192
 };
+/* ---- the machine's own words (st[H_MACHINE] + M_*): the bus */
+enum { M_BUS_FREE, MACHINE_WORDS = 4 };
+/* ---- write-combining buffers: per buffer its line + 1, bytes, fill order, free cycle */
+enum { WC_WORDS = 4 };
+/* ---- a TLB entry's attributes beside its permissions (DENY_*) */
+enum { ATTR_INHIBITED = 16 };
+#define NEVER_CYCLE ((i64)1 << 62)
 
 /* ---- the core table (multi-core): per core, then the resources, then the globals */
 enum { T_L1I, T_L1D, T_ITLB, T_DTLB, T_SEGMENTS, T_STATUS, T_PC, T_WAIT, T_SPIN_BLOCK,
@@ -83,7 +98,7 @@ enum {
     OP_MTMSR = 202, OP_TLB_LOAD_D = 203, OP_TLB_LOAD_I = 204, OP_TLB_WRITE = 205, OP_RFI = 206,
     OP_SLB_STORE = 207, OP_SLB_INVALIDATE = 208, OP_SLB_INVALIDATE_ALL = 209,
     OP_LOAD_RESERVE = 210, OP_STORE_CONDITIONAL = 211,
-    OP_SERIALISE = 300
+    OP_SERIALISE = 300, OP_DRAIN_STORES = 301
 };
 enum { TLB_BROADCAST = 2, SERIAL = 4 };
 
@@ -149,6 +164,7 @@ static inline i64 floor_mod(i64 a, i64 b) {
     return (m != 0 && ((m < 0) != (b < 0))) ? m + b : m;
 }
 static inline i64 max64(i64 a, i64 b) { return a > b ? a : b; }
+static inline i64 min64(i64 a, i64 b) { return a < b ? a : b; }
 
 #if defined(__GNUC__)
 #define EXPORT __attribute__((visibility("default")))

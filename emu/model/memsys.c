@@ -1,0 +1,281 @@
+/* The memory system in time: the bus to memory, fill buffers (lines in flight), the store
+ * buffer, the hardware stream prefetcher, cache-inhibited accesses. emu/memory.py explains
+ * the model and the profile tables that switch each part on; with none of them, a miss
+ * costs its level's latency and nothing here runs (the fields are 0).
+ *
+ * Times are absolute cycles of the running core's clock (H_CYCLES): the access being
+ * modelled happens at that time (its block's base cycles are charged at the block's start).
+ */
+#include "state.h"
+
+/* ------------------------------------------------------------------ the bus */
+
+static i64 bus_cycles(const i64 *st, i64 beats) {
+    return (beats * st[H_BUS_BEAT_MC] + 999) / 1000;
+}
+
+/* A transfer of `beats` on the bus, requested at `when`: it starts when the bus is free and
+ * holds it for its beats. Returns when it starts; *end, when it ends. */
+static i64 bus_book(i64 *st, i64 when, i64 beats, i64 *end) {
+    if (!st[H_BUS_BEAT_MC]) {
+        *end = when;
+        return when;
+    }
+    i64 *bus = st + st[H_MACHINE] + M_BUS_FREE;
+    i64 start = max64(when, *bus);
+    i64 cycles = bus_cycles(st, beats);
+    *bus = start + cycles;
+    st[H_BUS_WAIT] += start - when;
+    st[H_BUS_BUSY] += cycles;
+    *end = *bus;
+    return start;
+}
+
+static i64 beats_of(const i64 *st, i64 bytes) {
+    i64 per = st[H_BUS_BEAT_BYTES];
+    return per ? (bytes + per - 1) / per : 0;
+}
+
+/* ------------------------------------------------------------------ fill buffers */
+
+/* Fill buffers hold (line address, line shift, ready cycle); a buffer is free once its
+ * line has arrived. The earliest cycle >= `when` at which one is free. */
+static i64 fill_buffer_free_at(const i64 *st, i64 when) {
+    i64 n = st[H_FB_ENTRIES];
+    if (n == 0)
+        return when;
+    const i64 *fb = st + st[H_FB];
+    i64 earliest = NEVER_CYCLE;
+    for (i64 k = 0; k < n; k++) {
+        i64 ready = fb[3 * k + 2];
+        if (ready <= when)
+            return when;
+        if (ready < earliest)
+            earliest = ready;
+    }
+    return earliest;
+}
+
+/* A line requested from memory and in flight until `ready`: it holds a fill buffer (the
+ * one freed earliest, whose line has arrived by `start`). */
+static void fill_buffer_hold(i64 *st, i64 address, i64 shift, i64 start, i64 ready) {
+    i64 n = st[H_FB_ENTRIES];
+    i64 *fb = st + st[H_FB];
+    i64 chosen = 0;
+    for (i64 k = 1; k < n; k++)
+        if (fb[3 * k + 2] < fb[3 * chosen + 2])
+            chosen = k;
+    (void)start;
+    fb[3 * chosen] = (address >> shift) << shift;
+    fb[3 * chosen + 1] = shift;
+    fb[3 * chosen + 2] = ready;
+    st[H_FB_LIVE] += 1;
+}
+
+/* Cycles until the line holding `address` arrives, if it is in flight (0 if not): an access
+ * that finds its line requested but not yet arrived waits for the rest. */
+static i64 in_flight_wait(i64 *st, i64 address, i64 now) {
+    i64 n = st[H_FB_ENTRIES];
+    i64 *fb = st + st[H_FB];
+    i64 wait = 0, live = 0;
+    for (i64 k = 0; k < n; k++) {
+        i64 ready = fb[3 * k + 2];
+        if (ready <= now)
+            continue;
+        live += 1;
+        if ((address >> fb[3 * k + 1]) == (fb[3 * k] >> fb[3 * k + 1]) && ready - now > wait)
+            wait = ready - now;
+    }
+    st[H_FB_LIVE] = live;
+    return wait;
+}
+
+/* A line of `bytes` read from memory, requested now: it waits for a fill buffer and for the
+ * bus, then takes the memory latency. Returns its latency; notes when it arrives. */
+static i64 memory_read(i64 *st, i64 bytes) {
+    i64 now = st[H_CYCLES];
+    if (!st[H_BUS_BEAT_MC] && !st[H_FB_ENTRIES]) {
+        st[H_FILL_READY] = now + st[H_MEM_LAT];
+        return st[H_MEM_LAT];
+    }
+    i64 buffer = fill_buffer_free_at(st, now);
+    if (buffer > now)
+        st[H_FB_WAITS] += 1;
+    i64 end;
+    i64 start = bus_book(st, buffer, beats_of(st, bytes), &end);
+    st[H_FILL_READY] = start + st[H_MEM_LAT];
+    return st[H_FILL_READY] - now;
+}
+
+/* A line of `bytes` written to memory (a write-back, a write-through past the last level):
+ * the bus carries it; nobody waits for it here. */
+static void memory_write(i64 *st, i64 bytes) {
+    if (st[H_BUS_BEAT_MC]) {
+        i64 end;
+        bus_book(st, st[H_CYCLES], beats_of(st, bytes), &end);
+    }
+}
+
+/* ------------------------------------------------------------------ the store buffer */
+
+/* Completion cycles of the stores in the buffer, oldest first (a ring). Completed ones
+ * leave; returns how many remain. */
+static i64 store_buffer_retire(i64 *st, i64 now) {
+    i64 n = st[H_SB_ENTRIES];
+    i64 *sb = st + st[H_SB];
+    while (st[H_SB_COUNT] > 0 && sb[st[H_SB_HEAD]] <= now) {
+        st[H_SB_HEAD] = (st[H_SB_HEAD] + 1) % n;
+        st[H_SB_COUNT] -= 1;
+    }
+    return st[H_SB_COUNT];
+}
+
+/* A store enters the buffer at `now`, to complete `latency` cycles later and not before the
+ * store ahead of it (stores complete in order). A full buffer makes the core wait for its
+ * oldest store first. Returns the core's wait. */
+static i64 store_buffer_push(i64 *st, i64 now, i64 latency) {
+    i64 n = st[H_SB_ENTRIES];
+    i64 *sb = st + st[H_SB];
+    i64 wait = 0;
+    if (store_buffer_retire(st, now) == n) {
+        wait = sb[st[H_SB_HEAD]] - now;
+        st[H_SB_STALLS] += 1;
+        st[H_SB_STALL_CYCLES] += wait;
+        store_buffer_retire(st, now + wait);
+    }
+    /* its line was requested at `now` (the read for ownership does not wait for the entry) */
+    i64 count = st[H_SB_COUNT];
+    i64 last = count ? sb[(st[H_SB_HEAD] + count - 1) % n] : 0;
+    sb[(st[H_SB_HEAD] + count) % n] = max64(now + latency, last);
+    st[H_SB_COUNT] = count + 1;
+    return wait;
+}
+
+/* A barrier that orders stores (sync, sfence, mfence, a locked instruction, dsb, dmb): the
+ * core waits until every store in the buffer has completed. */
+static i64 store_buffer_drain(i64 *st) {
+    if (!st[H_SB_ENTRIES] || st[H_SB_COUNT] == 0)
+        return 0;
+    i64 now = st[H_CYCLES];
+    i64 *sb = st + st[H_SB];
+    i64 last = sb[(st[H_SB_HEAD] + st[H_SB_COUNT] - 1) % st[H_SB_ENTRIES]];
+    st[H_SB_COUNT] = 0;
+    return last > now ? last - now : 0;
+}
+
+/* ------------------------------------------------------------------ prefetch */
+
+/* A prefetch of the line holding `address` into `level` (dcbt, pld, prefetchnta, the
+ * hardware prefetcher). Without fill buffers it is a load that waits for its data (the
+ * simpler model). With them it waits for nothing but a free buffer ("wait" profiles), or
+ * is dropped when none is free ("drop"): the line is in the cache at once, usable when it
+ * arrives. Returns the core's wait. */
+static i64 prefetch_line(i64 *st, i64 level, i64 address, bool hardware) {
+    if (level == MEMORY)
+        return 0;
+    if (!st[H_FB_ENTRIES]) {
+        i64 latency = cache_access(st, level, address, false);
+        return latency - st[REC(level) + L_LATENCY];
+    }
+    i64 now = st[H_CYCLES];
+    i64 r = REC(level);
+    if (find(st, r, address >> st[r + L_SHIFT]) >= 0)
+        return 0;                              /* already there (or on its way) */
+    i64 wait = 0;
+    i64 free = fill_buffer_free_at(st, now);
+    if (free > now) {
+        if (st[H_FB_DROP]) {
+            st[H_PREFETCHES_DROPPED] += 1;
+            return 0;
+        }
+        wait = free - now;
+        st[H_CYCLES] += wait;                  /* the request goes out when a buffer frees */
+    }
+    st[H_FILL_READY] = -1;
+    st[H_PREFETCHING] = 1;
+    cache_access(st, level, address, false);
+    st[H_PREFETCHING] = 0;
+    if (st[H_FILL_READY] >= 0)
+        fill_buffer_hold(st, address, st[r + L_SHIFT], st[H_CYCLES], st[H_FILL_READY]);
+    st[H_CYCLES] -= wait;                      /* the caller charges the wait */
+    st[hardware ? H_HW_PREFETCHES : H_PREFETCHES] += 1;
+    return wait;
+}
+
+/* ------------------------------------------------------------------ the stream prefetcher */
+
+/* Streams: (page, last line, direction: +1, -1 or 0 while unconfirmed, last use). A demand
+ * access to the prefetcher's level: a miss near a stream's last line in the same page
+ * confirms it; an access that follows a confirmed stream moves it on; a confirmed stream
+ * keeps `ahead` lines requested ahead of its last one, within the page. */
+static void stream_prefetch(i64 *st, i64 address, bool missed) {
+    i64 level = st[H_PF_LEVEL];
+    i64 shift = st[REC(level) + L_SHIFT];
+    i64 line = address >> shift, page = address >> st[H_PF_PAGE_SHIFT];
+    i64 *streams = st + st[H_PF];
+    i64 n = st[H_PF_STREAMS];
+    i64 found = -1, oldest = 0;
+    st[H_PF_CLOCK] += 1;
+    for (i64 k = 0; k < n; k++) {
+        if (streams[4 * k] == page + 1)
+            found = k;
+        if (streams[4 * k + 3] < streams[4 * oldest + 3])
+            oldest = k;
+    }
+    if (found < 0) {
+        if (!missed)
+            return;
+        i64 *s = streams + 4 * oldest;
+        s[0] = page + 1, s[1] = line, s[2] = 0, s[3] = st[H_PF_CLOCK];
+        return;
+    }
+    i64 *s = streams + 4 * found;
+    i64 step = line - s[1];
+    i64 distance = (step < 0 ? -step : step) << shift;
+    if (s[2] == 0) {
+        if (!missed || step == 0 || distance > st[H_PF_DISTANCE])
+            return;
+        s[2] = step > 0 ? 1 : -1;
+    } else if (step * s[2] <= 0) {
+        return;                                /* not along the stream */
+    }
+    s[1] = line, s[3] = st[H_PF_CLOCK];
+    for (i64 k = 1; k <= st[H_PF_AHEAD]; k++) {
+        i64 next = line + k * s[2];
+        if (((next << shift) >> st[H_PF_PAGE_SHIFT]) != page)
+            break;                             /* never across the page */
+        i64 stall = prefetch_line(st, level, next << shift, true);
+        (void)stall;                           /* the hardware's own requests: no wait */
+    }
+}
+
+/* ------------------------------------------------------------------ cache-inhibited */
+
+/* An access that bypasses the caches (a cache-inhibited page): a bus transaction of its own
+ * size; a load waits for memory's latency from when its transfer starts; a store is posted
+ * (into the store buffer when there is one). Returns the core's wait. */
+static i64 uncached_access(i64 *st, i64 size, bool write) {
+    i64 now = st[H_CYCLES];
+    i64 end;
+    i64 start = bus_book(st, now, beats_of(st, size) > 0 ? beats_of(st, size) : 1, &end);
+    if (!write) {
+        st[H_UNCACHED_LOADS] += 1;
+        return start - now + st[H_MEM_LAT];
+    }
+    st[H_UNCACHED_STORES] += 1;
+    if (st[H_SB_ENTRIES])
+        return store_buffer_push(st, now, end - now);
+    return end - now;
+}
+
+/* ------------------------------------------------------------------ write-combining */
+
+/* A write-combining buffer goes to memory: a full line in one transfer, a partial one in
+ * 8-byte pieces at a fraction of the bus's rate. Returns when the transfer ends. */
+static i64 write_combining_transfer(i64 *st, i64 bytes) {
+    i64 end;
+    i64 beats = bytes >= st[H_WC_LINE] ? beats_of(st, bytes)
+                                       : ((bytes + 7) / 8) * st[H_BUS_PARTIAL_BEATS];
+    bus_book(st, st[H_CYCLES], beats, &end);
+    return end;
+}
