@@ -33,6 +33,9 @@ def _parser():
     run.add_argument("--profile", metavar="N", help="sample the PC every N cycles and print "
                      "a readprofile table per symbol")
     run.add_argument("--profile-out", metavar="FILE", help="save the profile (for kperfdiff)")
+    run.add_argument("--event", default="cycles", metavar="NAME",
+                     help="with --profile: sample every N of these events instead of cycles "
+                     "(e.g. L3_read_misses, L2_read_hits+L3_read_hits, memory_reads)")
     diff = sub.add_parser("kperfdiff", help="rank the symbols of two saved profiles by the "
                           "difference of their share of samples")
     diff.add_argument("a", help="a profile saved by run --profile-out")
@@ -72,6 +75,8 @@ def run(options):
     every = _period(options.profile) if options.profile is not None else None
     if options.profile_out and every is None:
         raise ValueError("--profile-out needs --profile N (the sampling period)")
+    if options.event != "cycles" and every is None:
+        raise ValueError("--event needs --profile N (a sample every N events)")
     machine = Machine(options.cpu, caches=options.cache, instruction_limit=options.limit,
                       mmu=options.mmu)
     if machine.isa != options.isa:
@@ -97,7 +102,7 @@ def run(options):
         print(result.to_json() if options.json else result.table())
         return
     from .profiler import profile_call
-    profile = profile_call(machine, options.entry, *args, every=every)
+    profile = profile_call(machine, options.entry, *args, every=every, event=options.event)
     if options.profile_out:
         try:
             profile.save(options.profile_out)

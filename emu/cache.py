@@ -125,6 +125,10 @@ H_BUS_BUSY, H_BUS_WAIT, H_SB_STALLS, H_SB_STALL_CYCLES, H_FB_WAITS, H_PREFETCHES
     H_PREFETCHES_DROPPED, H_PREFETCH_LATE, H_PREFETCH_LATE_CYCLES, H_HW_PREFETCHES, \
     H_UNCACHED_LOADS, H_UNCACHED_STORES, H_WC_WAIT = range(147, 160)
 H_MEMSYS = 160
+# events the profiler samples (emu.profiler): which (a mask of EVENT bits; 0: cycles), the
+# count-down to the next sample, samples not yet given a PC, events counted
+H_SAMPLE_EVENTS, H_EVENT_NEXT, H_EVENT_PENDING, H_EVENTS = range(161, 165)
+EVENT_MEMORY_READ, EVENT_MEMORY_WRITE, EVENT_WALK = 28, 29, 30   # beside 4 x kind + ...
 M_BUS_FREE, MACHINE_WORDS = 0, 4
 WC_WORDS = 4            # per write-combining buffer: line + 1, bytes, fill order, free cycle
 ATTR_INHIBITED = 16     # a TLB entry's attribute: cache-inhibited (emu.mmu)
@@ -158,7 +162,9 @@ PRIVATE = ("L1I", "L1D") + TLB_NAMES    # per core; L2 and L3 are shared by all 
 (L_SETS, L_WAYS, L_SHIFT, L_MRU, L_TAGS, L_DIRTY, L_ACCESSES, L_HITS,
  L_STALE, L_REPL, L_PLRU, L_STAMP, L_CLOCK, L_LATENCY, L_WRITE_BACK, L_NEXT,
  L_WRITE_ALLOCATE, L_MISSES, L_WRITEBACKS, L_INVALIDATIONS, L_EVICTIONS, L_IS_ICACHE,
- L_SHADOW) = range(23)
+ L_SHADOW, L_KIND) = range(24)
+# L_KIND: the level's kind, for the events a profile samples (emu.profiler): its index here
+LEVEL_KINDS = ("L1I", "L1D", "L2", "L3", "ITLB", "DTLB", "TLB")
 # L_SHADOW (L1 D only, when a table walker reads below it): per way, memory's copy of a dirty
 # line, taken when the line became dirty; 0 when not kept
 # ---- maintenance operations (what a dcb*/icbi/CP15 c7/clflush/prefetch does to a line)
@@ -407,6 +413,7 @@ class Layout:
             st[r + L_TAGS], st[r + L_DIRTY], st[r + L_STAMP] = tags, dirty, stamp
             st[r + L_STALE], st[r + L_PLRU], st[r + L_MRU] = stale, plru, mru
             st[r + L_IS_ICACHE] = lv.name == "L1I"
+            st[r + L_KIND] = LEVEL_KINDS.index(lv.name)
             st[r + L_SHADOW] = shadows[i]
         self.headers = st[headers_at:headers_at + HEADER * cores].reshape(cores, HEADER)
         for core, own in enumerate(self.core_index):
@@ -552,7 +559,7 @@ class Layout:
                 H_SPIN_WAIT, H_ORDER_STALLS, H_ORDER_STALL_CYCLES, H_HOST_STOP, H_BUS_BUSY,
                 H_BUS_WAIT, H_SB_STALLS, H_SB_STALL_CYCLES, H_FB_WAITS, H_PREFETCHES,
                 H_PREFETCHES_DROPPED, H_PREFETCH_LATE, H_PREFETCH_LATE_CYCLES, H_HW_PREFETCHES,
-                H_UNCACHED_LOADS, H_UNCACHED_STORES, H_WC_WAIT)
+                H_UNCACHED_LOADS, H_UNCACHED_STORES, H_WC_WAIT, H_EVENT_PENDING, H_EVENTS)
 
     def clear_stats(self):
         """Zero every counter: each level's, the running header's and every core's."""
@@ -570,7 +577,7 @@ class Layout:
             n = st[H_CODE_LEN] + 1
             for h in (H_SAMPLES, H_INSN_HITS, H_INSN_CYCLES):
                 st[st[h]:st[h] + n] = 0
-            st[H_NEXT_SAMPLE] = st[H_PROFILE_PERIOD]
+            st[H_NEXT_SAMPLE] = st[H_EVENT_NEXT] = st[H_PROFILE_PERIOD]
 
 
 # ------------------------------------------------------------------ the model (native code)

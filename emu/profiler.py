@@ -1,4 +1,5 @@
-"""A deterministic sampling profiler of one call, read like Linux ``readprofile``.
+"""A deterministic sampling profiler of one call (or of a run on several cores), read like
+Linux ``readprofile`` and, for events other than cycles, like ``oprofile``.
 
     p = profile_call(machine, "flush_dcache_icache", buf, every=7)
     print(p.text())           # ticks, symbol, load: as readprofile prints them
@@ -10,8 +11,10 @@ The native hooks (``emu.native``) do the counting: with ``H_PROFILE_PERIOD`` set
 every instruction gets its executions and its cycles (base cost and every stall it caused),
 and a *sample* each time the machine's cycle count passes a multiple of N, as a timer
 interrupt every N cycles would see the PC. So samples are a deterministic function of the
-call, and their total is ``cycles // N``. This module turns those per-address arrays into
-per-symbol and per-instruction tables.
+call, and their total is ``cycles // N``. With ``event=`` another kind (``L3_read_misses``,
+``memory_reads``, ...; see ``event_mask``), a sample falls every N such events, on the
+instruction whose access caused it, as oprofile's event counters sample on overflow. This
+module turns those per-address arrays into per-symbol and per-instruction tables.
 
 A saved profile is the text of :meth:`SampledRun.text`: readprofile's three columns
 (``ticks symbol load``), a ``total`` line, and ``#`` comment lines. :func:`read_samples` reads
@@ -46,24 +49,86 @@ class Symbol:
 
 # ------------------------------------------------------------------ running a profile
 
-def profile_call(machine, entry, *args, every=997, cold=False, limit=None):
-    """Call ``entry`` on ``machine``, a sample every ``every`` cycles; returns a SampledRun.
-    The default period is prime, so it does not lock onto a loop whose cycle count divides
-    a round number (a 125-cycle loop sampled every 1000 cycles is always seen at one PC)."""
+# Events besides cycles (oprofile's model: a sample every N events of one kind): a level's
+# requests, by "<level>_[read_|write_]<hits|misses>" (L1 hits are not watched: an L1 hit
+# takes the model's fast path), summed with "+", and these.
+NAMED_EVENTS = {"memory_reads": c.EVENT_MEMORY_READ, "memory_writes": c.EVENT_MEMORY_WRITE,
+                "table_walks": c.EVENT_WALK}
+
+
+def event_mask(event, machine):
+    """The state's mask of EVENT bits for an event name (0 for "cycles"); a name the model
+    cannot count is refused, saying why."""
+    if event == "cycles":
+        return 0
+    mask = 0
+    levels = {lv.name for lv in machine.model.levels}
+    for part in str(event).split("+"):
+        part = part.strip()
+        if part in NAMED_EVENTS:
+            mask |= 1 << NAMED_EVENTS[part]
+            continue
+        fields = part.split("_")
+        if len(fields) not in (2, 3) or fields[-1] not in ("hits", "misses") or \
+                (len(fields) == 3 and fields[1] not in ("read", "write")):
+            raise ValueError(f"unknown event {part!r}: give cycles, "
+                             f"{', '.join(NAMED_EVENTS)}, or <level>_[read_|write_]hits|misses "
+                             "(e.g. L3_read_misses), joined with '+'")
+        level, kinds = fields[0], fields[1:-1] or ["read", "write"]
+        if level not in c.LEVEL_KINDS or level not in levels:
+            raise ValueError(f"event {part!r}: {machine.profile.name} has no level {level} "
+                             f"(it has {', '.join(sorted(levels))})")
+        miss = fields[-1] == "misses"
+        if level in ("L1I", "L1D") and not miss:
+            raise ValueError(f"event {part!r}: L1 hits are not counted per event (they take "
+                             "the model's fast path); sample cycles or the L1's misses")
+        for kind in kinds:
+            mask |= 1 << (4 * c.LEVEL_KINDS.index(level) + 2 * (kind == "write") + miss)
+    return mask
+
+
+def _period(every, event):
     if isinstance(every, bool) or not isinstance(every, (int, np.integer)) or every <= 0:
-        raise ValueError(f"the sampling period must be a positive number of cycles, "
-                         f"not {every!r}")
+        raise ValueError(f"the sampling period must be a positive number of "
+                         f"{'cycles' if event == 'cycles' else 'events'}, not {every!r}")
+
+
+def _profiled(machine, every, event, run):
+    """Run ``run()`` with the profiler on; the per-instruction arrays after it."""
     st = machine.state
-    st[c.H_PROFILE_PERIOD] = every
+    mask = event_mask(event, machine)
+    headers = [machine.model.header(k) for k in range(len(machine.cpus))]
+    for h in headers:
+        h[c.H_PROFILE_PERIOD], h[c.H_SAMPLE_EVENTS] = every, mask
     try:
-        run = machine.call(entry, *args, limit=limit, cold=cold)
-        hits, cycles, samples = (_code_array(st, field) for field in
-                                 (c.H_INSN_HITS, c.H_INSN_CYCLES, c.H_SAMPLES))
+        result = run()
+        arrays = [_code_array(st, field) for field in
+                  (c.H_INSN_HITS, c.H_INSN_CYCLES, c.H_SAMPLES)]
     finally:
-        st[c.H_PROFILE_PERIOD] = 0      # later calls run unprofiled (and a little faster)
+        for h in headers:       # later calls run unprofiled (and a little faster)
+            h[c.H_PROFILE_PERIOD] = h[c.H_SAMPLE_EVENTS] = 0
     symbols = symbol_table(machine.programs)
-    table = _instruction_table(machine, symbols, hits, cycles, samples)
-    return SampledRun(run, int(every), symbols, table)
+    table = _instruction_table(machine, symbols, *arrays)
+    return SampledRun(result, int(every), symbols, table, event)
+
+
+def profile_call(machine, entry, *args, every=997, event="cycles", cold=False, limit=None):
+    """Call ``entry`` on ``machine``, a sample every ``every`` cycles (or events of the
+    kind ``event`` names: see event_mask); returns a SampledRun. The default period is
+    prime, so it does not lock onto a loop whose cycle count divides a round number (a
+    125-cycle loop sampled every 1000 cycles is always seen at one PC)."""
+    _period(every, event)
+    return _profiled(machine, every, event,
+                     lambda: machine.call(entry, *args, limit=limit, cold=cold))
+
+
+def profile_parallel(machine, calls, every=997, event="cycles", cold=False, limit=None,
+                     **options):
+    """``machine.run_parallel(calls)`` profiled, as oprofile profiles every CPU of a
+    machine: each core samples its own cycles (or events), all into one table."""
+    _period(every, event)
+    return _profiled(machine, every, event,
+                     lambda: machine.run_parallel(calls, limit=limit, cold=cold, **options))
 
 
 def _code_array(st, field):
@@ -131,9 +196,10 @@ def _instruction_table(machine, symbols, hits, cycles, samples):
 class SampledRun:
     """Samples, cycles and executions of one call, per instruction and per symbol."""
 
-    def __init__(self, run, every, symbols, table):
-        self.run = run                    # the Run of the call (cycles, caches, ...)
-        self.every = every                # the sampling period in cycles
+    def __init__(self, run, every, symbols, table, event="cycles"):
+        self.run = run                    # the Run (or ParallelRun) of the call
+        self.every = every                # the sampling period in cycles (or events)
+        self.event = event                # what was sampled: cycles, or an event name
         self.symbols = symbols            # [Symbol] of the loaded code
         self.table = table                # per-instruction DataFrame
 
@@ -167,8 +233,12 @@ class SampledRun:
         """readprofile's output: ticks, symbol, load (ticks per byte of the symbol), for the
         symbols with samples, most first, then the total (load over all the code's bytes)."""
         run = self.run
-        lines = [f"# {run.entry} on {run.profile}: {run.cycles} cycles, {run.instructions} "
-                 f"instructions, a sample every {self.every} cycles"]
+        what = getattr(run, "entry", None) or \
+            " + ".join(sorted({r.entry for r in run.runs if r}))
+        where = getattr(run, "profile", None) or \
+            f"{next(r.profile for r in run.runs if r)} x {len(run.runs)} cores"
+        lines = [f"# {what} on {where}: {run.cycles} cycles, {run.instructions} "
+                 f"instructions, a sample every {self.every} {self.event}"]
         df = self.by_symbol()
         for name, samples, size in zip(df["symbol"], df["samples"], df["size"]):
             if samples > 0:
@@ -209,7 +279,8 @@ class SampledRun:
         instructions = [{"address": int(r.address), "symbol": r.symbol, "hits": int(r.hits),
                          "cycles": int(r.cycles), "samples": int(r.samples),
                          "instruction": r.instruction} for r in ran.itertuples()]
-        return {"run": self.run.to_dict(), "every": self.every, "samples": self.samples,
+        return {"run": self.run.to_dict(), "every": self.every, "event": self.event,
+                "samples": self.samples,
                 "symbols": symbols, "instructions": instructions}
 
     def __str__(self):

@@ -265,3 +265,69 @@ def test_kperfdiff_of_two_runs_of_the_same_routine(warm):
     assert table.loc["busy", "percent_b"] == pytest.approx(100 * 62 / 64)
     assert table.loc["busy", "diff"] == pytest.approx(table.loc["tail", "diff"])
     assert table.loc["tail", "diff"] == pytest.approx(100 * (2 / 34 - 2 / 64))
+
+
+# ------------------------------------------------------------------ event sampling
+
+EVENTS_SRC = """
+touch10:                # r3: a buffer; loads from 10 lines (32 B apart)
+    li    r4, 10
+    mtctr r4
+1:  lwz   r5, 0(r3)
+    addi  r3, r3, 32
+    bdnz  1b
+    blr
+touch5:
+    li    r4, 5
+    mtctr r4
+1:  lwz   r5, 0(r3)
+    addi  r3, r3, 32
+    bdnz  1b
+    blr
+both:                   # r3: touch10, then touch5 on the next 5 lines
+    mflr  r31
+    bl    touch10
+    bl    touch5
+    mtlr  r31
+    blr
+"""
+
+
+def test_an_event_profile_counts_events_by_hand():
+    """A sample every L1 D miss: touch10 misses 10 lines, touch5 the 5 after them; every
+    miss is its load's, so the profile is 10 and 5. Every 3rd miss: the 3rd, 6th and 9th
+    are touch10's, the 12th and 15th touch5's."""
+    from emu.profiler import profile_call
+    for every, expected in ((1, {"touch10": 10, "touch5": 5}), (3, {"touch10": 3, "touch5": 2})):
+        m = Machine("ppc750")
+        m.load(EVENTS_SRC)
+        p = profile_call(m, "both", m.alloc(4096), every=every, event="L1D_misses")
+        assert p.sampled() == expected
+        loads = p.annotate("touch10")
+        assert loads[loads["instruction"].str.startswith("lwz")]["samples"].sum() == \
+            expected["touch10"]
+        assert "a sample every %d L1D_misses" % every in p.text()
+
+
+def test_an_event_profile_of_several_cores_adds_their_samples():
+    from emu.profiler import profile_parallel
+    m = Machine("ppc750", cores=2)
+    m.load(EVENTS_SRC)
+    bufs = [m.alloc(4096), m.alloc(4096)]
+    p = profile_parallel(m, [("touch10", bufs[0]), ("touch10", bufs[1])], every=1,
+                         event="L1D_misses")
+    assert p.sampled() == {"touch10": 20}
+    cycles = profile_parallel(m, [("touch10", bufs[0]), ("touch5", bufs[1])], every=7)
+    assert cycles.samples == sum(r.cycles // 7 for r in cycles.run.runs)
+    assert "x 2 cores" in cycles.text()
+
+
+@pytest.mark.parametrize("event, why", [("L1D_hits", "L1 hits are not counted"),
+                                        ("L3_misses", "has no level L3"),
+                                        ("L2_reads", "unknown event")])
+def test_events_the_model_cannot_count_are_refused(event, why):
+    from emu.profiler import profile_call
+    m = Machine("ppc750")
+    m.load(EVENTS_SRC)
+    with pytest.raises(ValueError, match=why):
+        profile_call(m, "both", m.alloc(4096), every=1, event=event)

@@ -12,6 +12,24 @@ static void memory_write(i64 *st, i64 bytes);
 static i64 prefetch_line(i64 *st, i64 level, i64 address, bool hardware);
 static i64 write_combining_transfer(i64 *st, i64 bytes);
 
+/* ------------------------------------------------------------ events (emu.profiler) */
+
+/* An event happened: counted, and with the profiler sampling this kind of event, one
+ * sample in every H_PROFILE_PERIOD of them, left pending for the hook that knows the PC */
+static void event(i64 *st, int bit) {
+    if (!((st[H_SAMPLE_EVENTS] >> bit) & 1))
+        return;
+    st[H_EVENTS] += 1;
+    if (--st[H_EVENT_NEXT] <= 0) {
+        st[H_EVENT_PENDING] += 1;
+        st[H_EVENT_NEXT] = st[H_PROFILE_PERIOD];
+    }
+}
+
+#define LEVEL_EVENT(st, r, write, miss) \
+    do { if (UNLIKELY((st)[H_SAMPLE_EVENTS])) \
+        event((st), (int)(4 * (st)[(r) + L_KIND] + 2 * (write) + (miss))); } while (0)
+
 /* ------------------------------------------------------------ replacement and look-up */
 
 /* xorshift64: the 'random' replacement policy, seeded and so deterministic */
@@ -131,6 +149,8 @@ HOT i64 victim(i64 *st, i64 r, i64 s) {
 HOT void send_write_of(i64 *st, i64 level, i64 addr, i64 bytes, bool demand) {
     if (level == MEMORY) {
         st[H_MEM_WRITES] += 1;
+        if (UNLIKELY(st[H_SAMPLE_EVENTS]))
+            event(st, EVENT_MEMORY_WRITE);
         memory_write(st, bytes);
         return;
     }
@@ -211,6 +231,7 @@ HOT bool level_request(i64 *st, i64 level, i64 addr, bool write) {
     }
     if (way >= 0) {
         st[r + L_HITS] += 1;
+        LEVEL_EVENT(st, r, write, 0);
         if (write) {
             if (st[r + L_WRITE_BACK])
                 make_dirty(st, r, s * ways + way, line);
@@ -220,6 +241,7 @@ HOT bool level_request(i64 *st, i64 level, i64 addr, bool write) {
         return false;
     }
     st[r + L_MISSES] += 1;
+    LEVEL_EVENT(st, r, write, 1);
     if (write && !st[r + L_WRITE_ALLOCATE]) {
         send_write_of(st, st[r + L_NEXT], addr, 8, true);  /* write-around: no fill, no stall */
         return false;
@@ -245,6 +267,8 @@ HOT i64 down(i64 *st, i64 level, i64 addr, bool write) {
         level = st[r + L_NEXT];
         write = false;                 /* below a miss, the request is the fill (a read) */
     }
+    if (UNLIKELY(st[H_SAMPLE_EVENTS]))
+        event(st, write ? EVENT_MEMORY_WRITE : EVENT_MEMORY_READ);
     if (write) {
         st[H_MEM_WRITES] += 1;
         memory_write(st, bytes);
@@ -288,6 +312,11 @@ static void account(i64 *st, i64 offset, i64 cycles) {
     if (period <= 0 || offset < 0 || offset > st[H_CODE_LEN])
         return;
     st[st[H_INSN_CYCLES] + offset] += cycles;
+    if (st[H_SAMPLE_EVENTS]) {              /* sampling events: those that happened here */
+        st[st[H_SAMPLES] + offset] += st[H_EVENT_PENDING];
+        st[H_EVENT_PENDING] = 0;
+        return;
+    }
     while (st[H_CYCLES] >= st[H_NEXT_SAMPLE]) {
         st[st[H_SAMPLES] + offset] += 1;
         st[H_NEXT_SAMPLE] += period;

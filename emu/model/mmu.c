@@ -37,6 +37,8 @@ static i64 load_le32(const i64 *st, i64 address) {
  * the entry's attributes (WIMG I: cache-inhibited) in *attr. */
 static bool walk_hashed32(i64 *st, i64 ea, i64 *stall, i64 *attr) {
     st[H_WALKS] += 1;
+    if (UNLIKELY(st[H_SAMPLE_EVENTS]))
+        event(st, EVENT_WALK);
     i64 vsid = st[st[H_SEGMENTS] + ((ea >> 28) & 0xF)] & 0xFFFFFF;
     *stall = st[H_WALK_CYCLES];
     for (int secondary = 0; secondary < 2; secondary++) {
@@ -94,6 +96,8 @@ static i64 denial64(i64 perm, bool fetch) {
  * Returns found and permitted; sets the stall and the TLB entry's permission word. */
 static bool walk_hashed64(i64 *st, i64 ea, bool write, bool fetch, i64 *stall, i64 *perm) {
     st[H_WALKS] += 1;
+    if (UNLIKELY(st[H_SAMPLE_EVENTS]))
+        event(st, EVENT_WALK);
     *stall = 0;
     *perm = 0;
     i64 k = slb_find(st, ea);
@@ -165,6 +169,8 @@ static bool short_fault(i64 *st, i64 status, i64 l1_addr, i64 l2_addr) {
  * permission word for the TLB */
 static bool walk_short(i64 *st, i64 va, bool write, bool fetch, i64 *stall, i64 *perm) {
     st[H_WALKS] += 1;
+    if (UNLIKELY(st[H_SAMPLE_EVENTS]))
+        event(st, EVENT_WALK);
     i64 l1_addr = (st[H_SDR1] & 0xFFFFC000) | ((va >> 20) << 2);
     i64 first = descriptor(st, l1_addr, stall);
     i64 kind = first & 3;

@@ -53,12 +53,16 @@ enum {
     H_BUS_BUSY, H_BUS_WAIT, H_SB_STALLS, H_SB_STALL_CYCLES, H_FB_WAITS, H_PREFETCHES,
     H_PREFETCHES_DROPPED, H_PREFETCH_LATE, H_PREFETCH_LATE_CYCLES, H_HW_PREFETCHES,
     H_UNCACHED_LOADS, H_UNCACHED_STORES, H_WC_WAIT, H_MEMSYS,
+    H_SAMPLE_EVENTS, H_EVENT_NEXT, H_EVENT_PENDING, H_EVENTS,
     HEADER = 192
 };
 /* ---- the machine's own words (st[H_MACHINE] + M_*): the bus */
 enum { M_BUS_FREE, MACHINE_WORDS = 4 };
 /* ---- write-combining buffers: per buffer its line + 1, bytes, fill order, free cycle */
 enum { WC_WORDS = 4 };
+/* ---- events a profile can sample (emu.profiler): per level kind (L_KIND: L1I, L1D, L2,
+ * L3, ITLB, DTLB, TLB) a bit for read hit, read miss, write hit, write miss; and these */
+enum { EVENT_MEMORY_READ = 28, EVENT_MEMORY_WRITE = 29, EVENT_WALK = 30 };
 /* ---- a TLB entry's attributes beside its permissions (DENY_*) */
 enum { ATTR_INHIBITED = 16 };
 #define NEVER_CYCLE ((i64)1 << 62)
@@ -76,7 +80,7 @@ enum {
     L_SETS, L_WAYS, L_SHIFT, L_MRU, L_TAGS, L_DIRTY, L_ACCESSES, L_HITS,
     L_STALE, L_REPL, L_PLRU, L_STAMP, L_CLOCK, L_LATENCY, L_WRITE_BACK, L_NEXT,
     L_WRITE_ALLOCATE, L_MISSES, L_WRITEBACKS, L_INVALIDATIONS, L_EVICTIONS, L_IS_ICACHE,
-    L_SHADOW,
+    L_SHADOW, L_KIND,
     LEVEL_RECORD = 24
 };
 enum { REPL_LRU, REPL_PLRU, REPL_FIFO, REPL_RANDOM };
