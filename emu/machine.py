@@ -456,7 +456,16 @@ class Machine:
         """Call a routine by symbol (or address) with integer arguments; returns a Run.
 
         ``real_mode``: on a software-loaded TLB (ppc603e, ppc405gp with ``mmu=True``), start
-        with MSR[IR|DR] off instead of on (no TLB look-ups, as exception handlers run)."""
+        with MSR[IR|DR] off instead of on (no TLB look-ups, as exception handlers run).
+
+        Called from a task of ``emu.parallel.run_tasks``, the call runs on that task's
+        core, in simulated time with the other cores' (its Run counts this call only)."""
+        task = parallel.current_task()
+        if task is not None and task.machine is self:
+            if cold or real_mode:
+                raise ValueError("a call from a task of run_tasks cannot be cold or in real "
+                                 "mode: the other cores run on")
+            return task.call(entry, *args, limit=limit)
         pc = self.address_of(entry)
         if cold:
             self.flush_caches()
@@ -513,6 +522,12 @@ class Machine:
                 f"{int(st[c.H_STALE_ADDR]):#x} holds bytes older than "
                 "the last store to them (the D-cache was not written back, or the I-cache "
                 "line was not invalidated); real hardware would execute the old instructions")
+
+    def run_tasks(self, tasks, quantum=DEFAULT_QUANTUM, limit=None):
+        """Run one Python function per core at once (emu.parallel.run_tasks): each gets its
+        Task; its guest calls (``task.call`` or ``machine.call`` from its thread) run on its
+        core in simulated time, and ``task.spend(cycles)`` lets time pass there."""
+        return parallel.run_tasks(self, tasks, quantum, limit)
 
     def run_parallel(self, calls, quantum=DEFAULT_QUANTUM, limit=None, cold=False):
         """Run one call per core at the same time: ``calls`` = [(entry, arg, ...), ...],
@@ -739,8 +754,12 @@ class Machine:
     # ---------------------------------------------------------------- MMU registers
 
     def _cores(self, core):
-        """The cores a register set-up applies to: ``core``, or every core (None)."""
+        """The cores a register set-up applies to: ``core``, or every core (None); from a
+        task of ``emu.parallel.run_tasks``, None is the task's own core."""
         if core is None:
+            task = parallel.current_task()
+            if task is not None and task.machine is self:
+                return (task.core,)
             return range(len(self.cpus))
         if not 0 <= core < len(self.cpus):
             raise ValueError(f"core {core} does not exist (the machine has {len(self.cpus)})")

@@ -60,6 +60,8 @@ smaller than a block (the block's base cycles are charged at its start); cross-m
 from __future__ import annotations
 
 import ctypes
+import dataclasses
+import threading
 from dataclasses import dataclass
 
 from unicorn import UcError
@@ -221,3 +223,200 @@ def run_parallel(machine, calls, quantum=DEFAULT_QUANTUM, limit=None, cold=False
         model.switch(0)
         machine.uc = machine.cpus[0]
     return ParallelRun(runs, quantum)
+
+
+# ------------------------------------------------------------------ tasks: Python per core
+
+_local = threading.local()
+
+
+def current_task():
+    """The Task whose thread this is (Python code of a core in run_tasks), else None."""
+    return getattr(_local, "task", None)
+
+
+class TaskAborted(Exception):
+    """The run a task belonged to ended with an error elsewhere: its thread stops."""
+
+
+class Task:
+    """One core's Python in ``run_tasks``: a function run on a thread of its own, whose
+    guest calls (``call``, or ``Machine.call`` from this thread) run on its core, in
+    simulated time with the other cores', and whose ``spend`` lets time pass on its core
+    for work the model does in Python (a kernel's generic paths). Only one task's Python
+    runs at a time, handing over at its calls, so a run is deterministic."""
+
+    def __init__(self, machine, core, function):
+        self.machine, self.core, self.function = machine, core, function
+        self._resume, self._yielded = threading.Event(), threading.Event()
+        self._request = self._reply = None
+        self.result = None
+        self._thread = threading.Thread(target=self._main, daemon=True,
+                                        name=f"emu core {core}")
+
+    # ---- on the task's thread
+    def _main(self):
+        _local.task = self
+        self._resume.wait()
+        self._resume.clear()
+        try:
+            self._request = ("done", self.function(self))
+        except TaskAborted:
+            self._request = ("done", None)
+        except BaseException as error:          # handed to the scheduler, raised there
+            self._request = ("error", error)
+        self._yielded.set()
+
+    def call(self, entry, *args, limit=None):
+        """A guest call on this task's core; returns its Run (this call's counts only)."""
+        if current_task() is not self:
+            raise RuntimeError(f"core {self.core}'s task calls only from its own thread")
+        self._request = ("call", entry, args, limit)
+        self._yielded.set()
+        self._resume.wait()
+        self._resume.clear()
+        kind, value = self._reply
+        if kind == "abort":
+            raise TaskAborted()
+        if kind == "error":
+            raise value
+        return value
+
+    def spend(self, cycles):
+        """``cycles`` pass on this task's core (work modelled in Python, between calls)."""
+        self.machine.model.header(self.core)[c.H_CYCLES] += int(cycles)
+
+    @property
+    def clock(self):
+        return int(self.machine.model.header(self.core)[c.H_CYCLES])
+
+    # ---- on the scheduler's thread
+    def _step(self, reply=None):
+        """Let the task run until it makes a call or ends; what it asked for."""
+        self._reply = reply
+        self._yielded.clear()
+        if not self._thread.is_alive() and self._request is None:
+            self._thread.start()
+        self._resume.set()
+        self._yielded.wait()
+        return self._request
+
+
+def _counters(machine, core, entry, args):
+    """The absolute counts of ``core`` as a Run (its header made live)."""
+    machine.model.switch(core)
+    machine.uc = machine.cpus[core]
+    return machine._result(entry, args)
+
+
+def _difference(end, start):
+    """A Run of what happened between two snapshots of one core's counts."""
+    def minus(a, b):
+        if isinstance(a, dict):
+            return {k: minus(v, b.get(k, 0) if isinstance(b, dict) else 0)
+                    for k, v in a.items()}
+        return a - b if isinstance(a, int) and isinstance(b, int) else a
+    return dataclasses.replace(end, instructions=end.instructions - start.instructions,
+                               cycles=end.cycles - start.cycles,
+                               caches=minus(end.caches, start.caches),
+                               events=minus(end.events, start.events),
+                               memory=minus(end.memory, start.memory),
+                               tlbs=minus(end.tlbs, start.tlbs))
+
+
+def run_tasks(machine, tasks, quantum=DEFAULT_QUANTUM, limit=None):
+    """Run ``tasks[k]`` (a function of its Task, or None) for core k, all at once in
+    simulated time: each task's guest calls run on its core, the cores interleaved by the
+    scheduler as in run_parallel, and a task's Python continues when its call has ended.
+    Returns [what each task returned]; each core's clock goes on across its calls (read
+    ``Task.clock`` or the Run each call returns)."""
+    if len(machine.cpus) < 2:
+        raise ValueError("run_tasks needs a machine of several cores (Machine(cores=N))")
+    if not 1 <= len(tasks) <= len(machine.cpus) or all(t is None for t in tasks):
+        raise ValueError(f"{len(tasks)} tasks for {len(machine.cpus)} cores: give one per "
+                         "core, at most, and at least one")
+    _check_quantum(quantum)
+    _prepare(machine, [None] * len(machine.cpus), [], limit)
+    model, st = machine.model, machine.state
+    live = {k: Task(machine, k, t) for k, t in enumerate(tasks) if t is not None}
+    started = {}                                 # core -> (entry, args, counts at the start)
+    cpus = (ctypes.c_void_p * len(machine.cpus))(*[uc._uch.value for uc in machine.cpus])
+    core, error = ctypes.c_int64(0), ctypes.c_int64(0)
+    from .machine import CORE_STACK, HALT
+
+    def hand(k, reply=None):
+        """Give task k control; set up the call it asks for, or note its end."""
+        request = live[k]._step(reply)
+        if request[0] == "call":
+            _, entry, args, call_limit = request
+            record = st[c.H_CORES] + 1 + c.CORE_RECORD * k
+            machine._set_arguments(args, machine.cpus[k], machine.stack_top - k * CORE_STACK)
+            st[record + c.T_PC] = machine.address_of(entry)
+            st[record + c.T_STATUS] = c.CORE_RUNNABLE
+            started[k] = (entry, args, _counters(machine, k, entry, args))
+            model.header(k)[c.H_LIMIT] = model.header(k)[c.H_INSNS] + (
+                call_limit or limit or machine.instruction_limit)
+        elif request[0] == "done":
+            live[k].result = request[1]
+            del live[k]
+        else:
+            abort()
+            raise request[1]
+
+    def abort():
+        for task in list(live.values()):
+            if task._thread.is_alive():
+                task._step(("abort", None))
+        live.clear()
+
+    machine._fault = None
+    try:
+        for k in list(live):
+            hand(k)
+        results = {}
+        while live:
+            code = _run(native.address(st), cpus, quantum, HALT, ctypes.byref(core),
+                        ctypes.byref(error))
+            k = int(core.value)
+            machine.uc = machine.cpus[k]
+            if code == RUN_ALL_DONE:
+                raise RuntimeError("tasks are waiting but no core has a call to run")
+            if code == RUN_CORE_DONE:
+                entry, args, start = started.pop(k)
+                run = _difference(machine._result(entry, args), start)
+                task = live[k]
+                hand(k, ("ok", run))
+                if k not in live:
+                    results[k] = task.result
+                continue
+            fault = machine._describe_fault(UcError(int(error.value))) \
+                if code == RUN_ERROR else _stop_reason(machine)
+            machine._fault = None
+            model.header(k)[c.H_HOST_STOP] = 0
+            record = st[c.H_CORES] + 1 + c.CORE_RECORD * k
+            st[record + c.T_STATUS] = c.CORE_IDLE
+            task = live[k]
+            hand(k, ("error", fault))           # the task may handle it (or end with it)
+            if k not in live:
+                results[k] = task.result
+    finally:
+        abort()
+        for k in range(len(machine.cpus)):
+            model.header(k)[c.H_SCHED] = 0
+        model.switch(0)
+        machine.uc = machine.cpus[0]
+    return [results.get(k) for k in range(len(tasks))]
+
+
+def _stop_reason(machine):
+    """The exception a stopped core's state describes (it stopped for one)."""
+    if machine._fault is not None:
+        if machine._fault[0] == "raise":
+            return machine._fault[1]
+        return machine._describe_fault(None)
+    try:
+        machine._check_stop()
+    except Exception as error:                  # noqa: BLE001 (it is what we return)
+        return error
+    return RuntimeError(f"core stopped at {machine._pc():#x} for no reason the model "
+                        "recorded")

@@ -113,3 +113,94 @@ def test_a_store_conditional_is_a_store_only_when_it_succeeds(interfere, stores,
     assert m.read_word(word) == (1 if succeeded else interfere)
     # L1 D accesses: the lwarx, the stw if any, the stwcx. if it succeeded
     assert run.caches["L1D"]["accesses"] == loads + (interfere != 0) + int(succeeded)
+
+
+def test_hash_page_flush_and_hash_page_again_in_parallel_runs():
+    """Platform II's report: on Machine("power4", mmu=True), run_parallel(hash_page...),
+    then a TLB flush, then run_parallel(hash_page...) again raised "instructions were
+    charged but not run". Slices now end only before a block, so nothing is charged that
+    did not run: the second hash_page re-inserts the HPTE the flush took out."""
+    from emu.kernel import workloads
+    from emu.kernel.ppc64 import HPTE_STATUS
+    from emu.kernel.vm import PAGE_SIZE
+    from emu.machine import PageFault
+    from tests.test_kernel64 import A, fault_in
+    k = workloads.make_kernel(profile="power4")
+    p = fault_in(k)
+    m = k.machine
+    call = ("hash_page", 0, A, p.mm.pgd.address, p.mm.context)
+    with m.translation_off():                  # kernel code runs untranslated
+        first = m.run_parallel([call]).runs[0]
+        k.arch.flush_range(p.mm, A & ~0x7FFF, (A & ~0x7FFF) + 8 * PAGE_SIZE)
+        second = m.run_parallel([call]).runs[0]
+    assert HPTE_STATUS[first.return_value] == "hpte_updated"
+    assert HPTE_STATUS[second.return_value] == "hpte_primary"
+    with pytest.raises(PageFault, match=r"PC 0x[0-9a-f]+ \(hash_page\+0x0\)"):
+        m.run_parallel([call])                 # translated: the kernel text has no HPTE
+
+
+LOCKS = """
+spin_lock:              # r3: the lock word (Linux 2.6 _raw_spin_lock, include/asm-ppc)
+1:  lwarx  r4, 0, r3
+    cmpwi  r4, 0
+    bne-   1b
+    li     r4, 1
+    stwcx. r4, 0, r3
+    bne-   1b
+    isync
+    blr
+spin_unlock:            # r3: the lock word (_raw_spin_unlock: sync, store 0)
+    sync
+    li     r4, 0
+    stw    r4, 0(r3)
+    blr
+"""
+
+
+def test_tasks_hold_a_guest_lock_across_python_work():
+    """Two cores each take a guest spin lock 20 times, spend 100 cycles of Python-modelled
+    work holding it, and release it: the 40 critical sections cannot overlap, so the
+    machine needs at least 4,000 cycles; each task's calls return their own counts."""
+    m = Machine("ppc750", cores=2)
+    m.load(LOCKS)
+    lock = m.alloc(4)
+    held = []
+
+    def task(t):
+        for _ in range(20):
+            m.call("spin_lock", lock)
+            start = t.clock
+            t.spend(100)
+            held.append((start, t.clock, t.core))
+            run = t.call("spin_unlock", lock)
+            assert run.instructions == 4
+        return t.clock
+
+    clocks = m.run_tasks([task, task])
+    assert max(clocks) >= 40 * 100
+    spans = sorted(held)
+    assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:])), "critical sections overlap"
+    assert {core for _, _, core in held} == {0, 1}
+    assert m.read_word(lock) == 0
+
+
+def test_a_fault_in_a_task_reaches_the_task_and_a_failing_task_ends_the_run():
+    from emu.machine import GuestFault
+    m = Machine("ppc750", cores=2)
+    m.load(LOCKS)
+    seen = []
+
+    def handles(t):
+        try:
+            t.call("spin_unlock", 0x7FFFFFF0)      # outside RAM: a guest fault
+        except GuestFault as fault:
+            seen.append(str(fault))
+        return "handled"
+
+    def fails(t):
+        t.call("spin_unlock", 0x7FFFFFF0)
+
+    assert m.run_tasks([handles, None]) == ["handled", None]
+    assert "write to unmapped memory" in seen[0] or "unmapped" in seen[0]
+    with pytest.raises(GuestFault):
+        m.run_tasks([fails, handles])
