@@ -345,7 +345,10 @@ def run_tasks(machine, tasks, quantum=DEFAULT_QUANTUM, limit=None):
     from .machine import CORE_STACK, HALT
 
     def hand(k, reply=None):
-        """Give task k control; set up the call it asks for, or note its end."""
+        """Give task k control (its core's header live: its Python may set the core's
+        registers); set up the call it asks for, or note its end."""
+        model.switch(k)
+        machine.uc = machine.cpus[k]
         request = live[k]._step(reply)
         if request[0] == "call":
             _, entry, args, call_limit = request

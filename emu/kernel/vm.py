@@ -23,15 +23,32 @@ software-loaded TLB (``Arch.tlb_decides``, the 405 and the 603) the order is the
 hardware's: the TLB first, the guest miss handler on a miss (it reads the Linux PTE or a
 hash table), the fault path when the handler finds no PTE or the entry forbids the
 access. Those touches do not go through the cache model, and the hardware table walk of a
-user access is not charged. One CPU, no swap, no readahead, the I/O that fills the page
-cache is free (the files LMBench uses stay cached).
+user access is not charged. No swap, no readahead, the I/O that fills the page cache is
+free (the files LMBench uses stay cached).
+
+Several CPUs (a Kernel on ``Machine(cores=N)``): each CPU runs its own Python, as a task of
+``emu.parallel.run_tasks``; its guest routines run on its core in simulated time with the
+others', the fixed costs of its generic paths pass on its clock, and the ledger, the
+current process and the backend's loaded context are per CPU (``cpu()``, ``PerCPU``). The
+kernel then takes its spin locks as guest code (routines/<isa>/spinlock.S, after the
+era's kernel), where Linux 2.6.0 takes them: ``mm->page_table_lock`` around the page-table
+walk of a fault and around setting its PTE (dropped while a page is allocated, cleared,
+copied or read), around fork's copy of each VMA (both mms) and around unmapping (the zap
+and the TLB flush); a file's ``mapping->page_lock`` around the page-cache lookup and
+insertion. Other locks (tasklist_lock, the dcache, the page allocator's zone lock, which
+the per-CPU free lists mostly avoid) are not modelled, and their paths stay fixed costs;
+so is the SMP hash table's (the ppc64 routines are uniprocessor builds: no HPTE lock bit,
+no tlbie lock; tlbie itself is serialised machine-wide by the profile's [smp] list).
+Python's own data structures change only between guest calls, one CPU at a time.
 """
 from __future__ import annotations
 
 from collections import Counter
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from .. import cache as c
+from ..parallel import current_task
 from . import costs as cost_table
 
 PAGE_SIZE = 4096
@@ -76,18 +93,57 @@ class KernelError(ValueError):
     """A bad request to the model (e.g. munmap of a range that is not mapped)."""
 
 
+# ------------------------------------------------------------------------ the CPU
+
+def cpu():
+    """The CPU the kernel model's code runs for: a task's core in a run of several cores
+    (emu.parallel.run_tasks), else 0."""
+    task = current_task()
+    return task.core if task is not None else 0
+
+
+class PerCPU:
+    """A value each CPU has its own of (a descriptor: ``current = PerCPU()``); a CPU that
+    has not set it reads ``default()`` (None if no default is given)."""
+
+    def __init__(self, default=None):
+        self.default = default
+
+    def __set_name__(self, owner, name):
+        self.name = "_percpu_" + name
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self
+        values = obj.__dict__.setdefault(self.name, {})
+        if cpu() not in values:
+            if self.default is None:
+                return None
+            values[cpu()] = self.default()
+        return values[cpu()]
+
+    def __set__(self, obj, value):
+        obj.__dict__.setdefault(self.name, {})[cpu()] = value
+
+
 # ------------------------------------------------------------------------ the ledger
 
 class Ledger:
-    """Cycles per routine (guest routines measured, generic paths fixed) and event counts."""
+    """Cycles per routine (guest routines measured, generic paths fixed) and event counts,
+    per CPU (each CPU's are those of the code that ran for it). On a machine of several
+    cores a generic path's fixed cycles also pass on the CPU's clock (Task.spend)."""
+
+    rows = PerCPU(dict)         # name -> [kind, calls, cycles, instructions]
+    counts = PerCPU(Counter)
 
     def __init__(self, table=None):
         self.table = table or cost_table.TABLE
-        self.rows = {}              # name -> [kind, calls, cycles, instructions]
-        self.counts = Counter()
+
+    def _book(self):
+        return self.rows, self.counts
 
     def _add(self, name, kind, calls, cycles, instructions=0):
-        row = self.rows.setdefault(name, [kind, 0, 0, 0])
+        row = self._book()[0].setdefault(name, [kind, 0, 0, 0])
         row[1] += calls
         row[2] += cycles
         row[3] += instructions
@@ -95,7 +151,11 @@ class Ledger:
     def fixed(self, name, times=1):
         """Charge the generic path ``name`` (``times`` passes) from the fixed-cost table."""
         if times:
-            self._add(name, "fixed", times, cost_table.cycles(name, self.table) * times)
+            cycles = cost_table.cycles(name, self.table) * times
+            self._add(name, "fixed", times, cycles)
+            task = current_task()
+            if task is not None:
+                task.spend(cycles)
 
     def guest(self, name, run):
         """Charge one measured guest routine run."""
@@ -103,21 +163,23 @@ class Ledger:
 
     def count(self, event, n=1):
         if n:
-            self.counts[event] += n
+            self._book()[1][event] += n
 
     @property
     def cycles(self):
-        return sum(r[2] for r in self.rows.values())
+        return sum(r[2] for r in self._book()[0].values())
 
     def snapshot(self):
+        rows, counts = self._book()
         copy = Ledger(self.table)
-        copy.rows = {k: list(v) for k, v in self.rows.items()}
-        copy.counts = Counter(self.counts)
+        copy.rows = {k: list(v) for k, v in rows.items()}
+        copy.counts = Counter(counts)
         return copy
 
     def since(self, before):
-        """What was charged after the snapshot ``before``."""
+        """What was charged (on this CPU) after the snapshot ``before``."""
         diff = Ledger(self.table)
+        self._book()
         for name, (kind, calls, cycles, insns) in self.rows.items():
             b = before.rows.get(name, [kind, 0, 0, 0])
             if calls - b[1]:
@@ -257,6 +319,7 @@ class MM:
         self.pgd = kernel.arch.pgd_alloc(kernel)
         self.context = kernel.arch.new_context()
         self.users = 1
+        self.page_table_lock = kernel.lock_word()     # 0 on one CPU: no locks
 
     def find_vma(self, address):
         for vma in self.vmas:
@@ -386,6 +449,8 @@ class Arch:
     walks_flush_ranges = False
     default_policy = "lazy"
 
+    current = PerCPU()       # the mm whose context a CPU has loaded (backends keeping one)
+
     def __init__(self, machine, ledger):
         self.machine, self.ledger = machine, ledger
 
@@ -393,6 +458,17 @@ class Arch:
         run = self.machine.call(entry, *args)
         self.ledger.guest(entry, run)
         return run.return_value
+
+    # A kernel of several CPUs takes spin locks (routines/<isa>/spinlock.S, loaded then).
+    def load_spin_locks(self):
+        from .. import routine
+        self.machine.load(routine(f"{self.machine.isa}/spinlock.S"))
+
+    def lock(self, address):
+        self.call("spin_lock", address)
+
+    def unlock(self, address):
+        self.call("spin_unlock", address)
 
     # The page routines every backend loads under these names (routines/<isa>/*.S).
     def clear_page(self, address):
@@ -506,7 +582,7 @@ TLB_FLUSH_STRATEGIES = ("scan", "immediate", "batched", "tlbia", "asid")   # all
 
 
 class Kernel:
-    """The generic VM on one machine, with an architecture backend, an I-cache flush policy
+    """The generic VM on one machine (of one CPU or several), with an architecture backend, an I-cache flush policy
     (``emu.kernel.policy``: eager, lazy, lazy_exec, sync_exec; None: the backend's) and a
     TLB/hash flush strategy:
 
@@ -527,6 +603,8 @@ class Kernel:
     flush_tlb_page (one page, e.g. after a copy-on-write) flushes that page in every strategy.
     ``tlb_flush=None`` takes the backend's default (its first strategy).
     """
+
+    current = PerCPU()          # the process each CPU runs
 
     def __init__(self, machine=None, policy=None, tlb_flush=None, arch=None, frames=4096,
                  cost_table_override=None, **arch_options):
@@ -555,6 +633,12 @@ class Kernel:
                              f"not {tlb_flush!r}")
         self.tlb_flush = tlb_flush
         self.batch = []                     # (mm, address) waiting for a flush (batched)
+        # several CPUs: the kernel's spin locks are guest code (emu.kernel docstring)
+        self.smp = len(machine.cpus) > 1
+        self._lock_words = []
+        self._page_locks = {}               # File -> its mapping's page lock
+        if self.smp:
+            self.arch.load_spin_locks()
         self.allocator = PageAllocator(machine, frames)
         self.page_cache = PageCache()
         self.zero_page = self.allocator.alloc("zero")
@@ -565,6 +649,42 @@ class Kernel:
         self.current = None
         self.ledger.rows.clear()             # boot is not part of any measurement
         self.ledger.counts.clear()
+
+    # ------------------------------------------------------------ spin locks (SMP)
+
+    LOCK_SPACING = 128                  # each lock word on a line of its own (the largest
+    #                                     line of the modelled CPUs: no false sharing)
+
+    def lock_word(self):
+        """A new spin lock's word in guest RAM (0 on one CPU: a uniprocessor kernel has no
+        spin locks)."""
+        if not self.smp:
+            return 0
+        if not self._lock_words:
+            base = self.machine.alloc(PAGE_SIZE)
+            self._lock_words = list(range(base, base + PAGE_SIZE, self.LOCK_SPACING))
+        return self._lock_words.pop(0)
+
+    def page_lock(self, file):
+        """The page-cache lock of a file's mapping (2.6.0's mapping->page_lock)."""
+        if file not in self._page_locks:
+            self._page_locks[file] = self.lock_word()
+        return self._page_locks[file]
+
+    @contextmanager
+    def locked(self, *words):
+        """Hold the spin locks ``words`` (taken in order, released in reverse) around the
+        block: guest spin_lock / spin_unlock on this CPU; nothing on one CPU."""
+        if not self.smp:
+            yield
+            return
+        for word in words:
+            self.arch.lock(word)
+        try:
+            yield
+        finally:
+            for word in reversed(words):
+                self.arch.unlock(word)
 
     # ------------------------------------------------------------ small helpers
 
@@ -753,8 +873,11 @@ class Kernel:
         if not vma.flags & needed:
             raise SegmentationFault(address, f"{vma} does not allow {access!r}")
         write = access == "w"
-        ptep = self._pte_alloc(mm, address)
-        pte = self._read_pte(ptep)
+        # handle_mm_fault: the table walk under mm->page_table_lock; the handlers drop it
+        # to allocate, clear, copy or read a page and take it again to set the PTE
+        with self.locked(mm.page_table_lock):
+            ptep = self._pte_alloc(mm, address)
+            pte = self._read_pte(ptep)
         if not pte & _PAGE_PRESENT:
             if vma.file is None:
                 self._do_anonymous_page(mm, vma, address, ptep, write)
@@ -763,23 +886,26 @@ class Kernel:
         elif write and not pte & _PAGE_RW:
             self._do_wp_page(mm, vma, address, ptep, pte)
         elif access == "x" and not pte & _PAGE_EXEC:
-            self.policy.exec_fault(self, vma, self._page_of(pte))
-            self._write_pte(ptep, pte | _PAGE_EXEC)
-            self.arch.flush_tlb_page_nohash(mm, address)    # 4xx fault.c: _tlbie(address)
+            with self.locked(mm.page_table_lock):
+                self.policy.exec_fault(self, vma, self._page_of(pte))
+                self._write_pte(ptep, pte | _PAGE_EXEC)
+                self.arch.flush_tlb_page_nohash(mm, address)    # 4xx fault.c: _tlbie
             self.ledger.count("exec_faults")
         else:                                   # the PTE allowed it: just make it young
-            new = pte | _PAGE_ACCESSED | (_PAGE_DIRTY if write else 0)
-            self._write_pte(ptep, new)
-            self.arch.flush_tlb_page_nohash(mm, address)    # ptep_set_access_flags
-            self.update_mmu_cache(mm, vma, address, ptep)
+            with self.locked(mm.page_table_lock):
+                new = pte | _PAGE_ACCESSED | (_PAGE_DIRTY if write else 0)
+                self._write_pte(ptep, new)
+                self.arch.flush_tlb_page_nohash(mm, address)    # ptep_set_access_flags
+                self.update_mmu_cache(mm, vma, address, ptep)
 
     def _do_anonymous_page(self, mm, vma, address, ptep, write):
         self.ledger.fixed("anon_fault")
         if not write:                           # map the shared zero page, read only
             self.ledger.count("zero_page_maps")
-            self._set_pte(mm, address, ptep, self.zero_page.address |
-                          self._vm_pte_bits(vma, False))
-            self.update_mmu_cache(mm, vma, address, ptep)
+            with self.locked(mm.page_table_lock):
+                self._set_pte(mm, address, ptep, self.zero_page.address |
+                              self._vm_pte_bits(vma, False))
+                self.update_mmu_cache(mm, vma, address, ptep)
             return
         page = self._alloc_page("anon")
         self.arch.clear_page(page.address)          # clear_user_page
@@ -787,24 +913,27 @@ class Kernel:
         self.ledger.count("zeroed_pages")
         page.mapcount = 1
         self.policy.mapping_page(self, page, "anonymous")
-        self._set_pte(mm, address, ptep, page.address | self._vm_pte_bits(vma, True) |
-                      _PAGE_DIRTY)
-        self.update_mmu_cache(mm, vma, address, ptep)
+        with self.locked(mm.page_table_lock):
+            self._set_pte(mm, address, ptep, page.address | self._vm_pte_bits(vma, True) |
+                          _PAGE_DIRTY)
+            self.update_mmu_cache(mm, vma, address, ptep)
 
     def _find_or_read_page(self, file, index):
         """find_get_page, or read the page into the page cache (I/O free, see above)."""
-        self.ledger.fixed("page_cache_lookup")
         if index >= file.pages:
             raise KernelError(f"page {index} is beyond the end of {file.name} "
                               f"({file.pages} pages)")
-        page = self.page_cache.lookup(file, index)
+        with self.locked(self.page_lock(file)):      # find_get_page under the page lock
+            self.ledger.fixed("page_cache_lookup")
+            page = self.page_cache.lookup(file, index)
         if page is None:
             page = self._alloc_page("pagecache")
             page.mapping, page.index = file, index
             self.machine.write(page.address, file.content(index))
             self._kernel_wrote(page)
-            self.page_cache.add(file, index, page)
-            self.ledger.fixed("page_cache_read")
+            with self.locked(self.page_lock(file)):  # add_to_page_cache
+                self.page_cache.add(file, index, page)
+                self.ledger.fixed("page_cache_read")
             self.ledger.count("page_cache_reads")
         page.count += 1                             # our reference
         return page
@@ -825,8 +954,9 @@ class Kernel:
         bits = self._vm_pte_bits(vma, writable)
         if write:
             bits |= _PAGE_DIRTY
-        self._set_pte(mm, address, ptep, page.address | bits)
-        self.update_mmu_cache(mm, vma, address, ptep)
+        with self.locked(mm.page_table_lock):
+            self._set_pte(mm, address, ptep, page.address | bits)
+            self.update_mmu_cache(mm, vma, address, ptep)
 
     def _do_wp_page(self, mm, vma, address, ptep, pte):
         self.ledger.fixed("wp_fault")
@@ -834,9 +964,11 @@ class Kernel:
         if not old.reserved and old.kind == "anon" and old.count == 1:
             # the only user: make it writable in place (no copy)
             self.ledger.count("wp_reuse")
-            self._set_pte(mm, address, ptep, pte | _PAGE_RW | _PAGE_DIRTY | _PAGE_ACCESSED)
-            self.flush_tlb_page(mm, address)
-            self.update_mmu_cache(mm, vma, address, ptep)
+            with self.locked(mm.page_table_lock):
+                self._set_pte(mm, address, ptep,
+                              pte | _PAGE_RW | _PAGE_DIRTY | _PAGE_ACCESSED)
+                self.flush_tlb_page(mm, address)
+                self.update_mmu_cache(mm, vma, address, ptep)
             return
         new = self._alloc_page("anon")
         if old.reserved:
@@ -848,10 +980,11 @@ class Kernel:
         self._kernel_wrote(new)
         new.mapcount = 1
         self.policy.mapping_page(self, new, "cow")
-        self._set_pte(mm, address, ptep, new.address | self._vm_pte_bits(vma, True) |
-                      _PAGE_DIRTY)
-        self.flush_tlb_page(mm, address)            # ptep_establish
-        self.update_mmu_cache(mm, vma, address, ptep)
+        with self.locked(mm.page_table_lock):
+            self._set_pte(mm, address, ptep, new.address | self._vm_pte_bits(vma, True) |
+                          _PAGE_DIRTY)
+            self.flush_tlb_page(mm, address)            # ptep_establish
+            self.update_mmu_cache(mm, vma, address, ptep)
         if not old.reserved:
             old.mapcount -= 1
             self._put_page(old)
@@ -984,8 +1117,9 @@ class Kernel:
         for vma in [v for v in mm.vmas if v.start < end and address < v.end]:
             lo, hi = max(vma.start, address), min(vma.end, end)
             self.ledger.fixed("vma_setup")
-            self._zap_range(mm, lo, hi, released)
-            self.flush_tlb_range(mm, lo, hi)
+            with self.locked(mm.page_table_lock):    # unmap_region
+                self._zap_range(mm, lo, hi, released)
+                self.flush_tlb_range(mm, lo, hi)
             mm.vmas.remove(vma)
             if vma.start < lo:
                 mm.insert_vma(VMA(vma.start, lo, vma.flags, vma.file, vma.pgoff, vma.name))
@@ -1025,7 +1159,8 @@ class Kernel:
         for vma in old.vmas:
             self.ledger.fixed("dup_vma")
             mm.insert_vma(VMA(vma.start, vma.end, vma.flags, vma.file, vma.pgoff, vma.name))
-            self._copy_page_range(mm, old, vma)
+            with self.locked(mm.page_table_lock, old.page_table_lock):   # copy_page_range
+                self._copy_page_range(mm, old, vma)
         self.flush_tlb_mm(old)
         return child
 
@@ -1051,9 +1186,10 @@ class Kernel:
     def _exit_mmap(self, mm):
         """exit_mmap: zap every VMA, flush, free the pages, the page tables, the pgd."""
         released = []
-        for vma in mm.vmas:
-            self._zap_range(mm, vma.start, vma.end, released)
-        self.flush_tlb_mm(mm)
+        with self.locked(mm.page_table_lock):        # unmap_vmas, tlb_finish_mmu
+            for vma in mm.vmas:
+                self._zap_range(mm, vma.start, vma.end, released)
+            self.flush_tlb_mm(mm)
         for page in released:
             self._put_page(page)
         self._free_page_tables(mm.pgd.address, 0, 0)

@@ -209,7 +209,7 @@ def make_kernel(policy=None, tlb_flush=None, profile="ppc750", **options):
     from .. import softtlb
     from ..machine import Machine
     from ..profile import load as load_profile
-    machine_options = {k: options.pop(k) for k in ("ram_size", "mmu") if k in options}
+    machine_options = {k: options.pop(k) for k in ("ram_size", "mmu", "cores") if k in options}
     described = load_profile(profile)
     if softtlb.kind(described) == "405" and "arch" not in options:
         from .ppc405 import PPC405
@@ -229,6 +229,62 @@ def make_kernel(policy=None, tlb_flush=None, profile="ppc750", **options):
         machine_options["mmu"] = True
     return Kernel(Machine(profile, **machine_options), policy=policy, tlb_flush=tlb_flush,
                   **options)
+
+
+@dataclass
+class ParallelResult:
+    """N copies of a workload, one per CPU at once (LMBench's -P N): each CPU's Result (its
+    cycles are its clock's, so they include the time it waited for the others' locks and
+    for shared resources), and the mean."""
+    runs: list
+
+    @property
+    def cpus(self):
+        return len(self.runs)
+
+    @property
+    def cycles_each(self):
+        """Mean over the CPUs of each one's cycles per iteration (per page, ...)."""
+        return sum(r.cycles_each for r in self.runs) / len(self.runs)
+
+    @property
+    def us(self):
+        return self.cycles_each / self.runs[0].clock_mhz
+
+    def table(self):
+        """One row per CPU: cycles and microseconds per iteration, and its counts."""
+        import pandas as pd
+        per = self.runs[0].per
+        return pd.DataFrame([{"cpu": k, f"cycles per {per}": r.cycles_each,
+                              f"us per {per}": r.us, "spin_lock calls":
+                              r.breakdown["calls"].get("spin_lock", 0),
+                              "faults": r.counts.get("faults", 0)}
+                             for k, r in enumerate(self.runs)]).set_index("cpu")
+
+
+def _measure_parallel(kernel, name, setup, warmup, iterations, per="iteration",
+                      per_count=1):
+    """Every CPU of the kernel's machine runs ``setup()`` (its copy's processes; it returns
+    the copy's ``once``), ``warmup`` iterations, then ``iterations`` measured ones, all at
+    once (emu.parallel.run_tasks). A ParallelResult."""
+    if iterations < 1:
+        raise ValueError("iterations must be at least 1")
+
+    profile = kernel.machine.profile
+
+    def task(t):
+        once = setup()
+        for _ in range(warmup):
+            once()
+        start, before = t.clock, kernel.ledger.snapshot()
+        for _ in range(iterations):
+            once()
+        spent = kernel.ledger.since(before)          # this CPU's (a per-CPU ledger)
+        return Result(name, profile.name, profile.clock_mhz, kernel.policy.name,
+                      kernel.tlb_flush, iterations, t.clock - start, dict(spent.counts),
+                      spent.breakdown(), spent, per, per_count)
+
+    return ParallelResult(kernel.machine.run_tasks([task] * len(kernel.machine.cpus)))
 
 
 def _measure(kernel, name, once, warmup, iterations, per="iteration", per_count=1):
@@ -256,13 +312,30 @@ def _run(kernel, process, image, what, pages, access):
 
 def lat_proc(kind="fork", policy=None, tlb_flush=None, profile="ppc750", warmup=1,
              iterations=1, parent_image=LAT_PROC, program=HELLO, shell=SH, kernel=None,
-             **options):
+             cpus=1, **options):
     """LMBench lat_proc: ``fork`` (fork, the child exits, the parent waits), ``exec`` (the
     child execs ``program``, which runs and exits), ``shell`` (the child execs ``shell``,
-    which forks and execs ``program`` as ``sh -c`` would, and waits for it)."""
+    which forks and execs ``program`` as ``sh -c`` would, and waits for it). ``cpus`` > 1:
+    that many copies at once, one per CPU (LMBench's -P), a ParallelResult."""
     if kind not in ("fork", "exec", "shell"):
         raise ValueError(f"lat_proc runs fork, exec or shell, not {kind!r}")
-    k = kernel or make_kernel(policy, tlb_flush, profile, **options)
+    k = kernel or make_kernel(policy, tlb_flush, profile, **_cores(cpus, options))
+    if len(k.machine.cpus) > 1:
+        return _measure_parallel(k, f"lat_proc {kind}",
+                                 lambda: _lat_proc_copy(k, kind, parent_image, program, shell),
+                                 warmup, iterations)
+    return _measure(k, f"lat_proc {kind}",
+                    _lat_proc_copy(k, kind, parent_image, program, shell), warmup, iterations)
+
+
+def _cores(cpus, options):
+    if not isinstance(cpus, int) or isinstance(cpus, bool) or cpus < 1:
+        raise ValueError(f"cpus must be a whole number of at least 1, not {cpus!r}")
+    return dict(options, cores=cpus) if cpus > 1 else options
+
+
+def _lat_proc_copy(k, kind, parent_image, program, shell):
+    """One copy of lat_proc: its parent process; returns one iteration."""
     parent = k.spawn(parent_image)
 
     def once():
@@ -284,7 +357,7 @@ def lat_proc(kind="fork", policy=None, tlb_flush=None, profile="ppc750", warmup=
         for what, pages, access in PARENT_RUNS:
             _run(k, parent, parent_image, what, pages, access)
 
-    return _measure(k, f"lat_proc {kind}", once, warmup, iterations)
+    return once
 
 
 def kernel_compile(steps=4, policy=None, tlb_flush=None, profile="ppc405gp", warmup=1,
@@ -313,19 +386,26 @@ def kernel_compile(steps=4, policy=None, tlb_flush=None, profile="ppc405gp", war
 
 
 def lat_pagefault(pages=256, policy=None, tlb_flush=None, profile="ppc750", warmup=1,
-                  iterations=1, kernel=None, **options):
+                  iterations=1, kernel=None, cpus=1, **options):
     """LMBench lat_pagefault: map a cached file (read-only, shared), touch every page,
-    unmap. Reported per page."""
-    k = kernel or make_kernel(policy, tlb_flush, profile, **options)
-    process = k.spawn(HELLO)
+    unmap. Reported per page. ``cpus`` > 1: that many copies at once, one per CPU, each
+    with its own process, all mapping the same file (a ParallelResult)."""
+    k = kernel or make_kernel(policy, tlb_flush, profile, **_cores(cpus, options))
     data = File("lat_pagefault.data", pages)
 
-    def once():
-        where = k.mmap(process, pages * PAGE_SIZE, "r", shared=True, file=data)
-        k.touch_pages(process, where, pages, "r")
-        k.munmap(process, where, pages * PAGE_SIZE)
+    def copy():
+        process = k.spawn(HELLO)
 
-    return _measure(k, "lat_pagefault", once, warmup, iterations, per="page",
+        def once():
+            where = k.mmap(process, pages * PAGE_SIZE, "r", shared=True, file=data)
+            k.touch_pages(process, where, pages, "r")
+            k.munmap(process, where, pages * PAGE_SIZE)
+        return once
+
+    if len(k.machine.cpus) > 1:
+        return _measure_parallel(k, "lat_pagefault", copy, warmup, iterations, per="page",
+                                 per_count=pages)
+    return _measure(k, "lat_pagefault", copy(), warmup, iterations, per="page",
                     per_count=pages)
 
 

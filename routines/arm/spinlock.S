@@ -1,0 +1,28 @@
+/*
+ * spin_lock(lock), spin_unlock(lock): the kernel's spin locks on ARMv7 SMP, after Linux
+ * 2.6.3x's arch/arm/include/asm/spinlock.h (arch_spin_lock / arch_spin_unlock): ldrex until
+ * the lock word reads 0, claim it with strex (which fails if another CPU wrote the word
+ * since), then smp_mb (dmb); release with smp_mb and a plain store of 0. (The wfe/sev pair
+ * of later kernels is left out: a waiting core spins.) Taken by the kernel model on a
+ * machine of several cores only.
+ *
+ * In: r0 = the lock word (0: free)
+ */
+        .globl  spin_lock
+spin_lock:
+1:      ldrex   r1, [r0]
+        cmp     r1, #0
+        bne     1b
+        mov     r1, #1
+        strex   r2, r1, [r0]
+        cmp     r2, #0
+        bne     1b
+        dmb
+        bx      lr
+
+        .globl  spin_unlock
+spin_unlock:
+        dmb
+        mov     r1, #0
+        str     r1, [r0]
+        bx      lr

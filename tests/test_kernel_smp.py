@@ -1,0 +1,57 @@
+"""The kernel model on several CPUs (emu.kernel.vm, emu.parallel.run_tasks): LMBench's -P N,
+one copy per CPU, the kernel's spin locks as guest code, results per CPU."""
+import pytest
+
+from emu.kernel import workloads
+
+
+@pytest.mark.parametrize("profile, cpus", [("cortex-a9", 2), ("cortex-a9", 4), ("power4", 2),
+                                           ("power4", 32)])
+def test_lat_pagefault_runs_a_copy_per_cpu_with_its_locks(profile, cpus):
+    """Per page: page_table_lock twice (the walk, then setting the PTE) and the file's
+    page lock once (find_get_page); per munmap the page_table_lock once: 3 x 8 + 1 spin
+    locks per CPU for 8 pages. Each CPU is slower than one CPU alone by at least the locks."""
+    alone = workloads.lat_pagefault(pages=8, profile=profile)
+    result = workloads.lat_pagefault(pages=8, profile=profile, cpus=cpus)
+    assert result.cpus == cpus and len(result.table()) == cpus
+    for run in result.runs:
+        assert run.breakdown["calls"]["spin_lock"] == 3 * 8 + 1
+        assert run.breakdown["calls"]["spin_unlock"] == 3 * 8 + 1
+        assert run.counts["faults"] == 8
+        assert run.cycles_each > alone.cycles_each
+    assert "spin_lock" not in alone.breakdown.index        # one CPU: no spin locks
+
+
+def test_smp_runs_are_deterministic():
+    def once():
+        r = workloads.lat_proc("fork", profile="cortex-a9", cpus=3)
+        return [(run.cycles, dict(run.counts)) for run in r.runs]
+    assert once() == once()
+
+
+def test_power4_copies_wait_for_the_machine_wide_tlbie():
+    """POWER4 serialises tlbie across the machine (the profile's [smp] list): with 32 CPUs
+    each unmapping its pages, the flushes queue: lat_pagefault is much slower than on 2
+    (1.8 times when this was written), and some CPUs wait far longer in their flushes than
+    others (the effect Blanchard 2002 batched tlbie against); a Cortex-A9's broadcast TLB
+    operations are not serialised, and 4 CPUs cost what 2 do."""
+    one = workloads.lat_pagefault(pages=8, profile="power4", cpus=2).cycles_each
+    many = workloads.lat_pagefault(pages=8, profile="power4", cpus=32)
+    assert many.cycles_each > 1.5 * one
+    flush = [run.breakdown["cycles"]["flush_tlb_range"] for run in many.runs]
+    assert max(flush) > 4 * min(flush)
+    a9 = [workloads.lat_pagefault(pages=8, profile="cortex-a9", cpus=n).cycles_each
+          for n in (2, 4)]
+    assert a9[1] == pytest.approx(a9[0], rel=0.02)
+
+
+def test_lat_proc_fork_on_four_cortex_a9_cpus_reports_each():
+    result = workloads.lat_proc("fork", profile="cortex-a9", cpus=4)
+    table = result.table()
+    assert list(table.index) == [0, 1, 2, 3]
+    assert all(run.counts["forks"] == 1 and run.counts["exits"] == 1 for run in result.runs)
+
+
+def test_cpus_must_be_a_whole_number():
+    with pytest.raises(ValueError, match="cpus must be a whole number"):
+        workloads.lat_pagefault(pages=8, profile="cortex-a9", cpus=0)
