@@ -34,6 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import memory, native
+from .topology import Topology
 
 REPLACEMENT = {"lru": 0, "plru": 1, "fifo": 2, "random": 3}
 LEVEL_NAMES = ("L1I", "L1D", "L2", "L3")
@@ -129,6 +130,13 @@ H_MEMSYS = 160
 # count-down to the next sample, samples not yet given a PC, events counted
 H_SAMPLE_EVENTS, H_EVENT_NEXT, H_EVENT_PENDING, H_EVENTS = range(161, 165)
 EVENT_MEMORY_READ, EVENT_MEMORY_WRITE, EVENT_WALK = 28, 29, 30   # beside 4 x kind + ...
+# the topology (emu.topology): this core's chip, chips per module, the cycles of an
+# intervention from the same module and from another, and the count of interventions
+H_CHIP, H_CHIPS_PER_MODULE, H_ON_MODULE, H_OFF_MODULE, H_INTERVENTIONS = range(165, 170)
+# several cores: the blocks this core has run in the run (a set of SEEN_ENTRIES: offset,
+# count); a core's first run of a block is ordered like a synchronising block's
+H_SEEN, H_SEEN_N = 170, 171
+SEEN_ENTRIES = 4096
 M_BUS_FREE, MACHINE_WORDS = 0, 4
 WC_WORDS = 4            # per write-combining buffer: line + 1, bytes, fill order, free cycle
 ATTR_INHIBITED = 16     # a TLB entry's attribute: cache-inhibited (emu.mmu)
@@ -162,8 +170,10 @@ PRIVATE = ("L1I", "L1D") + TLB_NAMES    # per core; L2 and L3 are shared by all 
 (L_SETS, L_WAYS, L_SHIFT, L_MRU, L_TAGS, L_DIRTY, L_ACCESSES, L_HITS,
  L_STALE, L_REPL, L_PLRU, L_STAMP, L_CLOCK, L_LATENCY, L_WRITE_BACK, L_NEXT,
  L_WRITE_ALLOCATE, L_MISSES, L_WRITEBACKS, L_INVALIDATIONS, L_EVICTIONS, L_IS_ICACHE,
- L_SHADOW, L_KIND) = range(24)
-# L_KIND: the level's kind, for the events a profile samples (emu.profiler): its index here
+ L_SHADOW, L_KIND, L_CHIP, L_GROUP) = range(26)
+# L_KIND: the level's kind, for the events a profile samples (emu.profiler): its index here.
+# L_CHIP, L_GROUP: a chip level's copy (emu.topology): its chip and the index of chip 0's
+# copy (-1 for the other levels)
 LEVEL_KINDS = ("L1I", "L1D", "L2", "L3", "ITLB", "DTLB", "TLB")
 # L_SHADOW (L1 D only, when a table walker reads below it): per way, memory's copy of a dirty
 # line, taken when the line became dirty; 0 when not kept
@@ -174,7 +184,7 @@ SCOPE_L1, SCOPE_ALL = 0, 1
 
 MRU_WAY_BITS = 10       # mru[set] = (line + 1) << 10 | way of the set's most recent use
 WAY_MASK = (1 << MRU_WAY_BITS) - 1
-LEVEL_RECORD = 24
+LEVEL_RECORD = 32
 
 
 @dataclass(frozen=True)
@@ -297,7 +307,7 @@ class Layout:
     def __init__(self, levels, memory_latency=100, seed=1,
                  code_base=0, code_len=0, extra=0, specials=0, wc_buffers=0, wc_line=64,
                  coherent_icache=False, tlbs=(), cores=1, shadow_l1d=False, alignment=None,
-                 store_queues=None, segment_words=16, memory_system=None):
+                 store_queues=None, segment_words=16, memory_system=None, topology=None):
         levels = [lv.check() for lv in levels]
         tlbs = [t.check() for t in tlbs]
         if any(lv.name in TLB_NAMES for lv in levels) or \
@@ -306,12 +316,15 @@ class Layout:
         if not isinstance(cores, int) or not 1 <= cores <= 32:
             raise ValueError(f"cores must be a whole number from 1 to 32, not {cores!r}")
         self.caches, self.tlbs, self.cores = levels, tlbs, cores
+        self.topology = topo = topology or Topology()
+        chip_names = set(topo.chip_levels)
+        chips = topo.chips(cores)
         levels = levels + tlbs
         names = [lv.name for lv in levels]
         if len(set(names)) != len(names):
             raise ValueError(f"cache levels repeat a name: {names}")
         # core 0's levels first (so that one core lays out as it always did), then the
-        # private levels of cores 1.. in the same order
+        # private levels of cores 1.. in the same order, then the chip levels of chips 1..
         self.levels = levels + [lv for _ in range(1, cores) for lv in levels
                                 if lv.name in PRIVATE]
         self.index = {lv.name: i for i, lv in enumerate(levels)}
@@ -325,6 +338,16 @@ class Layout:
                 else:
                     own[lv.name] = self.index[lv.name]
             self.core_index.append(own)
+        chip_copies = {(0, name): self.index[name] for name in chip_names}
+        for chip in range(1, chips):
+            for lv in levels:
+                if lv.name in chip_names:
+                    self.levels.append(lv)
+                    chip_copies[chip, lv.name], at = at, at + 1
+        for core, own in enumerate(self.core_index):
+            for name in chip_names:
+                own[name] = chip_copies[topo.chip(core), name]
+        self.chip_of_level = {i: chip for (chip, _), i in chip_copies.items()}
         size = HEADER + LEVEL_RECORD * len(self.levels)
         offsets = []
         shadows = []
@@ -374,6 +397,8 @@ class Layout:
         size += HEADER * cores
         stamps = size if cores > 1 else 0
         size += STAMP_WORDS * STAMP_ENTRIES if cores > 1 else 0
+        seen_at = size
+        size += SEEN_ENTRIES * cores if cores > 1 else 0
         st = np.zeros(size, np.int64)
         st[H_SIZE], st[H_NLEVELS] = size, len(self.levels)
         st[H_SEGMENTS] = segments
@@ -415,6 +440,8 @@ class Layout:
             st[r + L_IS_ICACHE] = lv.name == "L1I"
             st[r + L_KIND] = LEVEL_KINDS.index(lv.name)
             st[r + L_SHADOW] = shadows[i]
+            st[r + L_CHIP] = self.chip_of_level.get(i, -1)
+            st[r + L_GROUP] = self.index[lv.name] if i in self.chip_of_level else -1
         self.headers = st[headers_at:headers_at + HEADER * cores].reshape(cores, HEADER)
         for core, own in enumerate(self.core_index):
             for name, i in own.items():
@@ -430,6 +457,10 @@ class Layout:
             header[H_SB] = sb_at + sb_n * core
             header[H_FB] = fb_at + 3 * fb_n * core
             header[H_PF] = pf_at + 4 * pf_n * core
+            header[H_CHIP] = topo.chip(core)
+            header[H_SEEN] = seen_at + SEEN_ENTRIES * core
+            header[H_CHIPS_PER_MODULE] = topo.chips_per_module
+            header[H_ON_MODULE], header[H_OFF_MODULE] = topo.on_module, topo.off_module
             if table:
                 record = table + 1 + CORE_RECORD * core
                 st[record:record + T_STATUS] = header[[H_L1I, H_L1D, H_ITLB, H_DTLB,
@@ -465,7 +496,8 @@ class Layout:
             self.state[:HEADER] = self.headers[core]
             self.state[self.globals + G_RUNNING] = core
 
-    PER_CORE = (H_CORE, H_L1I, H_L1D, H_ITLB, H_DTLB, H_SEGMENTS, H_WC, H_SB, H_FB, H_PF)
+    PER_CORE = (H_CORE, H_L1I, H_L1D, H_ITLB, H_DTLB, H_SEGMENTS, H_WC, H_SB, H_FB, H_PF,
+                H_CHIP, H_SEEN)
 
     def _set_memory_system(self, st, ms, levels, machine_at):
         """Write a profile's memory-system tables (emu.memory) into the header."""
@@ -559,7 +591,8 @@ class Layout:
                 H_SPIN_WAIT, H_ORDER_STALLS, H_ORDER_STALL_CYCLES, H_HOST_STOP, H_BUS_BUSY,
                 H_BUS_WAIT, H_SB_STALLS, H_SB_STALL_CYCLES, H_FB_WAITS, H_PREFETCHES,
                 H_PREFETCHES_DROPPED, H_PREFETCH_LATE, H_PREFETCH_LATE_CYCLES, H_HW_PREFETCHES,
-                H_UNCACHED_LOADS, H_UNCACHED_STORES, H_WC_WAIT, H_EVENT_PENDING, H_EVENTS)
+                H_UNCACHED_LOADS, H_UNCACHED_STORES, H_WC_WAIT, H_EVENT_PENDING, H_EVENTS,
+                H_INTERVENTIONS)
 
     def clear_stats(self):
         """Zero every counter: each level's, the running header's and every core's."""
@@ -785,9 +818,11 @@ class CacheModel:
         return self.layout.stats(core=self.layout.running if core is None else core)
 
     def coherence(self, core=None):
-        """What a core's accesses did to the other cores: transfers, invalidations."""
+        """What a core's accesses did to the other cores: transfers, invalidations, and the
+        lines other chips supplied (interventions, emu.topology)."""
         h = self.layout.header(self.layout.running if core is None else core)
-        return {"transfers": int(h[H_TRANSFERS]), "invalidations": int(h[H_SNOOP_INVALIDATIONS])}
+        return {"transfers": int(h[H_TRANSFERS]), "invalidations": int(h[H_SNOOP_INVALIDATIONS]),
+                "interventions": int(h[H_INTERVENTIONS])}
 
     @property
     def stale_fetches(self):

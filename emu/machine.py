@@ -220,7 +220,7 @@ class Machine:
                               alignment=profile.alignment,
                               store_queues=profile.l2_store_queues,
                               segment_words=self._segment_words(profile, mmu),
-                              memory_system=profile.memory)
+                              memory_system=profile.memory, topology=profile.topology)
         st = self.state = self.model.state
         st[c.H_FIXED_WIDTH] = 0 if self.isa == "x86" else 4
         st[c.H_DEFAULT_COST] = profile.costs.get("default", 1)

@@ -125,7 +125,8 @@ def events(st):
             "parks": int(st[c.H_PARKS]),
             "spin_wait_cycles": int(st[c.H_SPIN_WAIT]),
             "order_stalls": int(st[c.H_ORDER_STALLS]),
-            "order_stall_cycles": int(st[c.H_ORDER_STALL_CYCLES])}
+            "order_stall_cycles": int(st[c.H_ORDER_STALL_CYCLES]),
+            "interventions": int(st[c.H_INTERVENTIONS])}
 
 
 def _calls(machine, calls):
@@ -151,6 +152,8 @@ def _prepare(machine, calls, entries, limit):
         header = model.header(k)
         header[c.H_LIMIT] = machine.instruction_limit if limit is None else limit
         header[c.H_SCHED] = 1
+        st[header[c.H_SEEN]:header[c.H_SEEN] + c.SEEN_ENTRIES] = 0      # no block run yet
+        header[c.H_SEEN_N] = 0
         header[c.H_LAST_SYNC_BLOCK] = -1
         for field in (c.H_STORES_SINCE, c.H_PARK, c.H_NO_PARK, c.H_WATCHING):
             header[field] = 0

@@ -11,6 +11,8 @@ import numpy as np
 from . import cache as _cache
 from . import memory as _memory
 from .memory import MemorySystem
+from . import topology as _topology
+from .topology import Topology
 from .cache import CacheLevel, REPLACEMENT
 
 FOLDER = Path(__file__).with_name("profiles")
@@ -33,6 +35,7 @@ class Profile:
     alignment: dict = field(default_factory=dict)        # [alignment] without source keys
     l2_store_queues: dict = field(default_factory=dict)  # [l2_store_queues], likewise
     memory: MemorySystem = field(default_factory=MemorySystem)  # emu.memory's tables
+    topology: Topology = field(default_factory=Topology)          # emu.topology's table
 
     @property
     def coherent_icache(self):
@@ -101,13 +104,14 @@ def load(name):
             _cache._set_alignment(np.zeros(_cache.HEADER, np.int64), alignment)
             _cache._check_store_queues(queues, caches)
             memory = _memory.check(raw, caches)
+            topology = _topology.check(raw.get("topology"), [c.name for c in caches])
         except ValueError as e:
             raise ValueError(f"profile {path.name}: {e}") from None
         return Profile(raw["name"], raw.get("title", raw["name"]), raw["isa"],
                        raw.get("unicorn_cpu", "default"), raw.get("clock_mhz", 0), caches,
                        raw["memory"]["latency"], raw.get("costs", {}), raw.get("tlb", {}),
                        raw.get("write_combining", {}), raw.get("outer_cache", {}), raw,
-                       alignment, queues, memory)
+                       alignment, queues, memory, topology)
     except KeyError as e:
         raise ValueError(f"profile {path.name} lacks the key {e}") from None
 

@@ -40,19 +40,50 @@ def test_locked_adds_do_not_hinge_on_the_quantum_nor_beat_the_critical_section(c
         assert min(per_add) >= results[0].floor > 0, (cores, per_add, results[0].floor)
 
 
+STORE_LOOP = """
+store_loop:             # r3 = flag, r4 = n: store 1, 2, ..., n to the flag
+    mtctr r4
+    li    r5, 0
+1:  addi  r5, r5, 1
+    stw   r5, 0(r3)
+    bdnz  1b
+    blr
+"""
+
+
 def test_a_core_never_sees_a_store_before_it_was_made():
-    """Core 0 runs first (a quantum longer than its whole call) and sets the flag after a
-    delay of 1000 loop iterations; core 1 reads it after 10. In RAM the flag is already
-    set when core 1 reads it, so core 1 sees it only at the cycle core 0 stored it."""
+    """Core 0 stores 1, 2, ... to a flag, 3 cycles an iteration; core 1 reads it once after
+    a delay of 300 iterations. Once its loop block has run, core 0 runs ahead by up to the
+    quantum (1000 cycles), so the flag in RAM holds a value core 0 stored later than core
+    1's clock: core 1 sees it only at the cycle it was stored (an order stall)."""
     m = Machine("ppc750", cores=2)
-    m.load(FLAGS)
+    m.load(FLAGS + STORE_LOOP)
     flag = m.alloc(4)
-    run = m.run_parallel([("store_after", flag, 1000), ("load_after", flag, 10)],
-                         quantum=1_000_000)
+    run = m.run_parallel([("store_loop", flag, 2000), ("load_after", flag, 300)],
+                         quantum=1000)
     writer, reader = run.runs
-    assert reader.return_value == 1
+    per_iteration = writer.cycles / 2000
+    value = reader.return_value
+    assert 300 < value < 2000                  # a value from core 0's future
     assert reader.events["order_stalls"] == 1 and writer.events["order_stalls"] == 0
-    assert reader.cycles >= writer.cycles - 100 >= 1000    # not its own 13 instructions
+    assert reader.cycles >= value * per_iteration - 10     # not its own ~340 cycles
+    assert reader.cycles > 2 * 340
+
+
+def test_a_first_run_is_in_time_order():
+    """Each core's first run of a block waits for the cores behind it, so core 1 reads the
+    flag at its own ~40 cycles, before core 0 (a delay of 1000 iterations) sets it: it
+    sees 0, whatever the quantum, and waits for nothing."""
+    for quantum in (10, 1_000_000):
+        m = Machine("ppc750", cores=2)
+        m.load(FLAGS)
+        flag = m.alloc(4)
+        run = m.run_parallel([("store_after", flag, 1000), ("load_after", flag, 10)],
+                             quantum=quantum)
+        writer, reader = run.runs
+        assert reader.return_value == 0 and reader.events["order_stalls"] == 0
+        assert reader.cycles < 300 < writer.cycles
+
 
 def test_a_spinning_core_waits_parked_for_the_store_that_frees_it():
     m = Machine("ppc750", cores=2)

@@ -11,6 +11,8 @@ static i64 memory_read(i64 *st, i64 bytes);
 static void memory_write(i64 *st, i64 bytes);
 static i64 prefetch_line(i64 *st, i64 level, i64 address, bool hardware);
 static i64 write_combining_transfer(i64 *st, i64 bytes);
+/* the topology (below): other chips' copies of a chip level */
+static int peer_chips(i64 *st, i64 level, i64 addr, i64 op);
 
 /* ------------------------------------------------------------ events (emu.profiler) */
 
@@ -232,6 +234,8 @@ HOT bool level_request(i64 *st, i64 level, i64 addr, bool write) {
     if (way >= 0) {
         st[r + L_HITS] += 1;
         LEVEL_EVENT(st, r, write, 0);
+        if (UNLIKELY(write && st[r + L_GROUP] >= 0))
+            peer_chips(st, level, addr, OP_FLUSH);   /* the other chips' copies go */
         if (write) {
             if (st[r + L_WRITE_BACK])
                 make_dirty(st, r, s * ways + way, line);
@@ -264,6 +268,15 @@ HOT i64 down(i64 *st, i64 level, i64 addr, bool write) {
         if (!level_request(st, level, addr, write))
             return st[r + L_LATENCY];
         bytes = (i64)1 << st[r + L_SHIFT];
+        if (UNLIKELY(st[r + L_GROUP] >= 0)) {
+            /* a chip's own level missed: another chip may supply the line (a read leaves
+             * its copy, clean; a write takes it) */
+            int distance = peer_chips(st, level, addr, write ? OP_FLUSH : OP_CLEAN);
+            if (distance) {
+                st[H_INTERVENTIONS] += 1;
+                return distance == 1 ? st[H_ON_MODULE] : st[H_OFF_MODULE];
+            }
+        }
         level = st[r + L_NEXT];
         write = false;                 /* below a miss, the request is the fill (a read) */
     }
@@ -672,6 +685,38 @@ HOT i64 fetch(i64 *st, i64 addr, i64 size, i64 pc) {
     return fetch_lines(st, addr, size, pc);
 }
 
+/* ------------------------------------------------------------------------ topology */
+
+/* Do chips `a` and `b` sit on one module? */
+static bool same_module(const i64 *st, i64 a, i64 b) {
+    i64 per = st[H_CHIPS_PER_MODULE] > 0 ? st[H_CHIPS_PER_MODULE] : 1;
+    return a / per == b / per;
+}
+
+/* The other chips' copies of the chip level `level` (emu.topology) that hold the line at
+ * `addr` get `op` (OP_CLEAN: a dirty copy is written back and stays; OP_FLUSH: written back
+ * if dirty and dropped; OP_INVALIDATE: dropped). Returns how far the nearest of them is:
+ * 0 none, 1 on this chip's module, 2 on another. Write-backs are queued (the caller
+ * drains). */
+static int peer_chips(i64 *st, i64 level, i64 addr, i64 op) {
+    i64 group = st[REC(level) + L_GROUP], mine = st[REC(level) + L_CHIP];
+    int nearest = 0;
+    for (i64 k = 0; k < st[H_NLEVELS]; k++) {
+        i64 rk = REC(k);
+        if (k == level || st[rk + L_GROUP] != group)
+            continue;
+        if (find(st, rk, addr >> st[rk + L_SHIFT]) < 0)
+            continue;
+        int distance = same_module(st, mine, st[rk + L_CHIP]) ? 1 : 2;
+        if (!nearest || distance < nearest)
+            nearest = distance;
+        maintain_level(st, k, addr, op);
+    }
+    if (nearest)
+        mark_sync(st);                         /* chips shared the line here */
+    return nearest;
+}
+
 /* ------------------------------------------------------------------------ maintenance */
 
 /* Every line of a level invalid (iciallu, tlbia); each valid one counted */
@@ -700,6 +745,10 @@ static void establish(i64 *st, i64 level, i64 addr) {
     } else {
         st[r + L_MISSES] += 1;
         way = install(st, r, s, line);
+        drain(st);
+    }
+    if (st[r + L_GROUP] >= 0) {
+        peer_chips(st, level, addr, OP_FLUSH);
         drain(st);
     }
     make_dirty(st, r, s * ways + way, line);
@@ -760,6 +809,8 @@ static i64 maintain(i64 *st, i64 addr, i64 op, i64 scope) {
     while (level != MEMORY) {
         i64 r = REC(level);
         i64 wrote = maintain_level(st, level, addr, op);
+        if (st[r + L_GROUP] >= 0)
+            peer_chips(st, level, addr, op);   /* the other chips' copies: broadcast */
         drain(st);
         if (wrote) {
             i64 next = st[r + L_NEXT];

@@ -55,10 +55,11 @@ static void profile_block(i64 *st, i64 off, i64 size, i64 fetch_stall) {
     }
 }
 
-/* The cycle at which the store being hooked (at `pc`) issues: the block hook charged the
+/* The cycle at which the access being hooked (at `pc`) issues: the block hook charged the
  * whole block's base cycles at its start, so take off this instruction's and the later
- * ones' (store queues need the time of each store, not of its block) */
-static i64 store_time(const i64 *st, i64 pc) {
+ * ones' (store queues and the order of cores' accesses need the time of each access, not
+ * of its block) */
+static i64 access_time(const i64 *st, i64 pc) {
     i64 now = st[H_CYCLES];
     i64 end = st[H_BLOCK_END_COST];
     if (end >= 0) {
@@ -129,7 +130,9 @@ HOT int model_access(i64 *st, i64 address, i64 size, bool write, i64 pc) {
         charge(st, pc, nontemporal_store(st, address, size));
         return 0;
     }
-    i64 stall = UNLIKELY(st[H_SCHED]) ? order_access(st, address, write) : 0;
+    i64 stall = UNLIKELY(st[H_SCHED]) ? order_access(st, address, write,
+                                                     pc >= 0 ? access_time(st, pc)
+                                                             : st[H_CYCLES]) : 0;
     int fault = 0;
     if (st[H_MMU])
         stall += translate_noting(st, address, write, false, pc, &fault);
@@ -143,7 +146,7 @@ HOT int model_access(i64 *st, i64 address, i64 size, bool write, i64 pc) {
         if (st[H_ALIGN_SIZE] | st[H_SPLIT_MASK])
             stall += alignment(st, address, size);
         if (write && st[H_SQ_SLICES] > 0)
-            stall += store_queue(st, address, size, store_time(st, pc) + stall);
+            stall += store_queue(st, address, size, access_time(st, pc) + stall);
     }
     charge(st, pc, stall);
     return fault;
@@ -155,7 +158,7 @@ EXPORT void memory_hook(uc_engine *uc, int access, u64 address, int size, i64 va
     i64 *st = user_data;
     bool write = access == UC_MEM_WRITE;
     i64 pc = -1;             /* Unicorn keeps the PC exact in hooks; read only when needed */
-    if (UNLIKELY(st[H_PROFILE_PERIOD] > 0 || (write && st[H_SQ_SLICES] > 0)))
+    if (UNLIKELY(st[H_PROFILE_PERIOD] > 0 || st[H_SCHED] || (write && st[H_SQ_SLICES] > 0)))
         pc = guest_pc(uc, st);
     int fault = model_access(st, (i64)address, size, write, pc);
     if (UNLIKELY(fault))
@@ -201,7 +204,7 @@ HOT bool model_block(i64 *st, i64 address, i64 size) {
         cycles = st[H_DEFAULT_COST];
         st[H_UNCOUNTED] += 1;
     }
-    if (st[H_SQ_SLICES] > 0)                 /* for store_time */
+    if (st[H_SQ_SLICES] > 0 || st[H_SCHED])  /* for access_time */
         st[H_BLOCK_END_COST] = in_code ? st[st[H_ICOST] + off + size] : -1;
     i64 stale_before = st[H_STALE];
     st[H_BLOCK_START] = address;

@@ -80,10 +80,9 @@ static void wake_watchers(i64 *st, i64 line, i64 when) {
 /* The ordering part of one access by the running core (scheduled runs only): wait for a
  * store another core made later than this core's clock; stamp a store; note the lines a
  * possible spin reads. Returns the wait. */
-static i64 order_access(i64 *st, i64 address, bool write) {
+static i64 order_access(i64 *st, i64 address, bool write, i64 now) {
     i64 *g = globals_of(st);
     i64 me = st[H_CORE];
-    i64 now = st[H_CYCLES];
     i64 line = address >> g[G_STAMP_SHIFT];
     i64 *stamp = stamp_of(st, line);
     i64 wait = 0;
@@ -142,11 +141,43 @@ static bool synchronising(const i64 *st, i64 address, i64 size) {
 /* Before a block runs in a scheduled run: true to stop the core here (nothing charged):
  * its slice is over, it must wait for an earlier core before it synchronises, or it spins
  * and parks. */
+/* Has this core run the block at `address` before (in this run)? A core's first run of a
+ * block is ordered as a synchronising block's is, so that the coherence events that teach
+ * the scheduler which blocks synchronise happen in time order, whatever the quantum. The
+ * blocks a core has run: an open-addressed set per core (once it is 3/4 full, every block
+ * counts as run before). */
+static bool run_before(i64 *st, i64 address, bool note) {
+    i64 *set = st + st[H_SEEN];
+    u64 mask = SEEN_ENTRIES - 1;
+    for (u64 k = ((u64)address * 0x9E3779B97F4A7C15ULL) >> 52;; k++) {
+        i64 *slot = set + (k & mask);
+        if (*slot == address + 1)
+            return true;
+        if (*slot == 0) {
+            if (st[H_SEEN_N] >= SEEN_ENTRIES / 4 * 3)
+                return true;
+            if (note) {
+                *slot = address + 1;
+                st[H_SEEN_N] += 1;
+            }
+            return false;
+        }
+    }
+}
+
 static bool sync_gate(i64 *st, i64 address, i64 size) {
     if (st[H_CYCLES] >= st[H_SLICE_END])
         return true;
-    if (!synchronising(st, address, size))
+    if (!synchronising(st, address, size)) {
+        if (run_before(st, address, false))
+            return false;
+        if (st[H_CYCLES] > st[H_SYNC_BOUND]) {   /* a first run waits for the cores behind */
+            st[H_SYNC_WAITS] += 1;
+            return true;
+        }
+        run_before(st, address, true);
         return false;
+    }
     if (st[H_CYCLES] > st[H_SYNC_BOUND]) {
         st[H_SYNC_WAITS] += 1;
         return true;

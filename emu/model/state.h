@@ -54,10 +54,14 @@ enum {
     H_PREFETCHES_DROPPED, H_PREFETCH_LATE, H_PREFETCH_LATE_CYCLES, H_HW_PREFETCHES,
     H_UNCACHED_LOADS, H_UNCACHED_STORES, H_WC_WAIT, H_MEMSYS,
     H_SAMPLE_EVENTS, H_EVENT_NEXT, H_EVENT_PENDING, H_EVENTS,
+    H_CHIP, H_CHIPS_PER_MODULE, H_ON_MODULE, H_OFF_MODULE, H_INTERVENTIONS,
+    H_SEEN, H_SEEN_N,
     HEADER = 192
 };
 /* ---- the machine's own words (st[H_MACHINE] + M_*): the bus */
 enum { M_BUS_FREE, MACHINE_WORDS = 4 };
+/* ---- the blocks a core has run in a run of several cores (emu/model/smp.c) */
+enum { SEEN_ENTRIES = 4096 };
 /* ---- write-combining buffers: per buffer its line + 1, bytes, fill order, free cycle */
 enum { WC_WORDS = 4 };
 /* ---- events a profile can sample (emu.profiler): per level kind (L_KIND: L1I, L1D, L2,
@@ -80,8 +84,8 @@ enum {
     L_SETS, L_WAYS, L_SHIFT, L_MRU, L_TAGS, L_DIRTY, L_ACCESSES, L_HITS,
     L_STALE, L_REPL, L_PLRU, L_STAMP, L_CLOCK, L_LATENCY, L_WRITE_BACK, L_NEXT,
     L_WRITE_ALLOCATE, L_MISSES, L_WRITEBACKS, L_INVALIDATIONS, L_EVICTIONS, L_IS_ICACHE,
-    L_SHADOW, L_KIND,
-    LEVEL_RECORD = 24
+    L_SHADOW, L_KIND, L_CHIP, L_GROUP,
+    LEVEL_RECORD = 32
 };
 enum { REPL_LRU, REPL_PLRU, REPL_FIFO, REPL_RANDOM };
 #define MEMORY (-1)
