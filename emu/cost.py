@@ -104,6 +104,13 @@ ARM_ATOMICS = {"ldrex", "ldrexb", "ldrexh", "ldrexd", "strex", "strexb", "strexh
                "swp", "swpb"}
 
 
+# How an instruction counts in the synchronising prefix sums: an atomic 1, a serialising
+# one SYNC_SERIAL, so that a block's sum says both whether it synchronises and whether it
+# holds a serialising instruction (a block that does is never taken for a spin: a loop of
+# tlbie over a batch reads the same lines and stores nothing, yet makes progress)
+SYNC_SERIAL = 1 << 20
+
+
 def synchronises(isa, mnemonic, op_str):
     """Does the instruction take part in an atomic sequence between cores?"""
     m = mnemonic.lower().rstrip(".+-")
@@ -237,7 +244,7 @@ def drains_stores(isa, mnemonic, key, op_str):
 
 def analyse(isa, code, address, serialising=(), store_buffer=False):
     """Disassemble loaded code: [(address, size, cost key, class, Special or None,
-    synchronises)]. Instructions named in ``serialising`` (a profile's [smp] list) get the
+    synchronises: 1 atomic, SYNC_SERIAL serialising, 0 neither)]. Instructions named in ``serialising`` (a profile's [smp] list) get the
     SERIAL flag; with ``store_buffer``, barriers get OP_DRAIN_STORES (emu.memory)."""
     out = []
     for insn in decode(code, isa, address, detail=True):
@@ -314,9 +321,10 @@ def analyse(isa, code, address, serialising=(), store_buffer=False):
         if key in serialising:
             special = special or Special(insn.address, OP_SERIALISE, 0)
             special.scope |= SERIAL
+        serial = special is not None and special.scope & SERIAL != 0
         out.append((insn.address, insn.size, key, insn.op_str, special,
-                    synchronises(isa, mnemonic, insn.op_str) or
-                    (special is not None and special.scope & SERIAL != 0)))
+                    int(synchronises(isa, mnemonic, insn.op_str)) +
+                    (SYNC_SERIAL if serial else 0)))
     return out
 
 

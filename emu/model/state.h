@@ -55,13 +55,15 @@ enum {
     H_UNCACHED_LOADS, H_UNCACHED_STORES, H_WC_WAIT, H_MEMSYS,
     H_SAMPLE_EVENTS, H_EVENT_NEXT, H_EVENT_PENDING, H_EVENTS,
     H_CHIP, H_CHIPS_PER_MODULE, H_ON_MODULE, H_OFF_MODULE, H_INTERVENTIONS,
-    H_SEEN, H_SEEN_N,
+    H_SEEN, H_SEEN_N, H_READ_SIGNATURE, H_LAST_READ_SIGNATURE,
     HEADER = 192
 };
 /* ---- the machine's own words (st[H_MACHINE] + M_*): the bus */
 enum { M_BUS_FREE, MACHINE_WORDS = 4 };
 /* ---- the blocks a core has run in a run of several cores (emu/model/smp.c) */
 enum { SEEN_ENTRIES = 4096 };
+/* ---- a serialising instruction's weight in the synchronising prefix sums (emu.cost) */
+enum { SYNC_SERIAL = 1 << 20 };
 /* ---- write-combining buffers: per buffer its line + 1, bytes, fill order, free cycle */
 enum { WC_WORDS = 4 };
 /* ---- events a profile can sample (emu.profiler): per level kind (L_KIND: L1I, L1D, L2,
