@@ -143,3 +143,22 @@ def test_every_dataset_names_the_paper():
         df = data.load(name)
         assert set(df["source"]) == {"Dougan 1999"}
         assert df["page"].str.contains("seed line").all()
+
+
+def test_bar_panels_plot_table3_as_loaded():
+    from emu import plot
+
+    df = data.load(TABLE3)
+    columns = {"null_syscall_us": "null syscall (us)", "pipe_bandwidth_mb_s": "pipe bw (MB/s)"}
+    colors = [plot.COLORS.get(k, plot.COLORS["published"]) for k in df["kernel"]]
+    fig = plot.bar_panels(df, "os", columns, colors=colors, source=data.provenance(df))
+    assert len(fig.data) == 2
+    syscall, bandwidth = fig.data
+    assert list(syscall.y) == list(df["os"]) and list(syscall.x) == [2, 18, 15, 19, 11]
+    assert list(bandwidth.x) == [52, 36, 9, 15, 21]
+    assert (syscall.xaxis, bandwidth.xaxis) == ("x", "x2")  # one axis per unit
+    assert list(syscall.marker.color[:2]) == [plot.COLORS["optimized"], plot.COLORS["original"]]
+    assert [a.text for a in fig.layout.annotations] == list(columns.values())
+    assert "Dougan 1999, Table 3" in fig.layout.title.subtitle.text
+    with pytest.raises(ValueError, match="2 colours for 5 rows"):
+        plot.bar_panels(df, "os", columns, colors=colors[:2])
