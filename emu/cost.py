@@ -330,29 +330,27 @@ def analyse(isa, code, address, serialising=(), store_buffer=False):
 
 @dataclass
 class Tables:
-    """Per byte offset of the code region, 1 where an instruction starts (its base cycles,
-    1 where it synchronises the cores) at offset + 1, so that prefix sums count what lies
-    before each offset; and the special instructions."""
+    """Per byte of a program, 1 where an instruction starts (its base cycles, how it
+    synchronises the cores: SYNC_SERIAL above), so that prefix sums over the code region
+    count what lies before each offset (emu.machine); and the special instructions."""
     starts: np.ndarray
     cycles: np.ndarray
     syncs: np.ndarray
     specials: list
 
 
-def tables(isa, costs, code, address, region_base, region_len, serialising=(),
-           store_buffer=False):
-    """The Tables of a program loaded at ``address`` in the code region."""
-    starts = np.zeros(region_len + 1, np.int64)
-    cycles = np.zeros(region_len + 1, np.int64)
-    syncs = np.zeros(region_len + 1, np.int64)
+def tables(isa, costs, code, address, serialising=(), store_buffer=False):
+    """The Tables of a program loaded at ``address``."""
+    starts = np.zeros(len(code), np.int64)
+    cycles = np.zeros(len(code), np.int64)
+    syncs = np.zeros(len(code), np.int64)
     specials = []
     for pc, size, key, op_str, special, sync in analyse(isa, code, address, serialising,
                                                         store_buffer):
-        off = pc - region_base
-        if 0 <= off < region_len:
-            starts[off + 1] = 1
-            cycles[off + 1] = instruction_cost(costs, isa, key, op_str)
-            syncs[off + 1] = int(sync)
+        off = pc - address
+        starts[off] = 1
+        cycles[off] = instruction_cost(costs, isa, key, op_str)
+        syncs[off] = int(sync)
         if special is not None:
             specials.append(special)
     return Tables(starts, cycles, syncs, specials)

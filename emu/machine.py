@@ -205,6 +205,11 @@ class Machine:
         self.cpus = [self._new_unicorn(profile) for _ in range(cores)]
         self.uc = self.cpus[0]                  # the core that runs (core 0 but in run_parallel)
         low = 0 if soft else PAGE
+        # reads of mapped RAM come straight from the buffer (writes go through Unicorn,
+        # which must see a store to code it has translated)
+        self._ram_view = memoryview(self.ram)[offset:offset + ram_size]
+        self._ram_low = low
+        self._byte_order = "big" if self.isa.startswith("ppc") else "little"
         for uc in self.cpus:
             uc.mem_map_ptr(low, ram_size - low, UC_PROT_ALL, self._ram_base_ptr + low)
         # found before any hook exists (it runs a few guest instructions)
@@ -239,6 +244,7 @@ class Machine:
         self._starts = np.zeros(self.code_size + 1, np.int64)
         self._cycles = np.zeros(self.code_size + 1, np.int64)
         self._syncs = np.zeros(self.code_size + 1, np.int64)
+        self._loaded_top = 0             # the end of the highest program (code offset)
         self._specials = []
         self._hooks = []
         self.outer_cache_base = self._map_outer_cache(profile)
@@ -332,11 +338,14 @@ class Machine:
         self.uc.mem_write(address, bytes(data))
 
     def read(self, address, size):
-        return bytes(self.uc.mem_read(address, size))
+        if self._ram_low <= address and address + size <= len(self._ram_view) and size >= 0:
+            return bytes(self._ram_view[address:address + size])
+        return bytes(self.uc.mem_read(address, size))       # not RAM: Unicorn says why
 
     def read_word(self, address, size=4):
-        order = "big" if self.isa.startswith("ppc") else "little"
-        return int.from_bytes(self.read(address, size), order)
+        if self._ram_low <= address and address + size <= len(self._ram_view) and size >= 0:
+            return int.from_bytes(self._ram_view[address:address + size], self._byte_order)
+        return int.from_bytes(self.read(address, size), self._byte_order)
 
     # ---------------------------------------------------------------- programs
 
@@ -371,14 +380,16 @@ class Machine:
             self.soft_tlb.installed |= {v for v in self.soft_tlb.vectors.values()
                                         if program.base <= v < end}
         tables = cost.tables(self.isa, self.profile.costs, program.code, program.base,
-                             self.code_base, self.code_size,
                              self.profile.raw.get("smp", {}).get("serialising", ()),
                              bool(self.profile.memory.store_buffer))
-        self._starts += tables.starts
-        self._cycles += tables.cycles
-        self._syncs += tables.syncs
-        # what the scheduler learned about the code that was here before is void
+        # the program's instructions replace what was there (at offset + 1: see emu.cost)
         lo = program.base - self.code_base
+        hi = lo + len(program.code)
+        self._starts[lo + 1:hi + 1] = tables.starts
+        self._cycles[lo + 1:hi + 1] = tables.cycles
+        self._syncs[lo + 1:hi + 1] = tables.syncs
+        self._loaded_top = max(self._loaded_top, hi)
+        # what the scheduler learned about the code that was here before is void
         dynamic = self.state[c.H_SYNC_DYNAMIC]
         self.state[dynamic + lo:dynamic + lo + len(program.code)] = 0
         for sp in tables.specials:
@@ -398,19 +409,25 @@ class Machine:
             for uc in self.cpus:
                 self._hooks.append(native.add_hook(uc, UC_HOOK_CODE, native.special_hook,
                                                    self.state, sp.pc, sp.pc))
-        self._update_tables()
+        self._update_tables(lo)
         self.programs.append(program)
         for name, value in program.symbols.items():
             if not name.startswith(".L"):
                 self.symbols[name] = value
         return program
 
-    def _update_tables(self):
+    def _update_tables(self, lo=0):
+        """The prefix sums from code offset ``lo`` (what lies before it is unchanged) to the
+        end of the loaded code (H_CODE_TOP; above it the tables are not read, and left
+        untouched: writing a megabyte of them costs more than the rest of a Machine)."""
         st = self.state
-        n = self.code_size + 1
-        st[st[c.H_ICOUNT]:st[c.H_ICOUNT] + n] = np.cumsum(self._starts)
-        st[st[c.H_ICOST]:st[c.H_ICOST] + n] = np.cumsum(self._cycles)
-        st[st[c.H_SYNC_STATIC]:st[c.H_SYNC_STATIC] + n] = np.cumsum(self._syncs)
+        top = self._loaded_top
+        for values, field in ((self._starts, c.H_ICOUNT), (self._cycles, c.H_ICOST),
+                              (self._syncs, c.H_SYNC_STATIC)):
+            prefix = st[field]
+            st[prefix + lo + 1:prefix + top + 1] = np.cumsum(values[lo + 1:top + 1]) + \
+                st[prefix + lo]
+        st[c.H_CODE_TOP] = top
         if len(self._specials) > MAX_SPECIALS:
             raise MemoryError(f"more than {MAX_SPECIALS} cache-maintenance instructions")
         table = sorted(self._specials, key=lambda s: s.pc)

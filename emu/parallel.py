@@ -235,10 +235,13 @@ def run_parallel(machine, calls, quantum=DEFAULT_QUANTUM, limit=None, cold=False
 # ------------------------------------------------------------------ tasks: Python per core
 
 _local = threading.local()
+_runs_of_tasks = 0          # run_tasks under way (none: no thread is a task's, a fast path)
 
 
 def current_task():
     """The Task whose thread this is (Python code of a core in run_tasks), else None."""
+    if not _runs_of_tasks:
+        return None
     return getattr(_local, "task", None)
 
 
@@ -379,7 +382,9 @@ def run_tasks(machine, tasks, quantum=DEFAULT_QUANTUM, limit=None):
                 task._step(("abort", None))
         live.clear()
 
+    global _runs_of_tasks
     machine._fault = None
+    _runs_of_tasks += 1
     try:
         for k in list(live):
             hand(k)
@@ -411,6 +416,7 @@ def run_tasks(machine, tasks, quantum=DEFAULT_QUANTUM, limit=None):
                 results[k] = task.result
     finally:
         abort()
+        _runs_of_tasks -= 1
         for k in range(len(machine.cpus)):
             model.header(k)[c.H_SCHED] = 0
         model.switch(0)

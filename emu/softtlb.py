@@ -292,7 +292,7 @@ class SoftTLB:
         if not start <= pc < end:
             return
         base = st[c.H_CODE_BASE]
-        if 0 <= pc - base and end - base <= st[c.H_CODE_LEN]:
+        if 0 <= pc - base and end - base <= st[c.H_CODE_TOP]:
             counts, costs = st[c.H_ICOUNT], st[c.H_ICOST]
             st[c.H_INSNS] -= st[counts + end - base] - st[counts + pc - base]
             st[c.H_CYCLES] -= st[costs + end - base] - st[costs + pc - base]

@@ -64,7 +64,7 @@ static i64 access_time(const i64 *st, i64 pc) {
     i64 end = st[H_BLOCK_END_COST];
     if (end >= 0) {
         i64 off = pc - st[H_CODE_BASE];
-        if (off >= 0 && off < st[H_CODE_LEN])
+        if (off >= 0 && off < st[H_CODE_TOP])
             now -= end - st[st[H_ICOST] + off];
     }
     return now;
@@ -190,7 +190,7 @@ HOT bool model_block(i64 *st, i64 address, i64 size) {
         st[H_SWALLOW_ADDR] = -1;
     }
     i64 off = address - st[H_CODE_BASE];
-    bool in_code = off >= 0 && off + size <= st[H_CODE_LEN];
+    bool in_code = off >= 0 && off + size <= st[H_CODE_TOP];   /* loaded code */
     i64 n, cycles;
     if (in_code) {
         i64 counts = st[H_ICOUNT], costs = st[H_ICOST];
@@ -314,7 +314,7 @@ static void uncharge(i64 *st, i64 from, i64 to) {
 static bool store_conditional_waits(i64 *st, i64 address) {
     i64 start = st[H_BLOCK_START], end = start + st[H_BLOCK_SIZE];
     i64 base = st[H_CODE_BASE];
-    if (address < start || address >= end || start < base || end - base > st[H_CODE_LEN])
+    if (address < start || address >= end || start < base || end - base > st[H_CODE_TOP])
         return false;
     i64 costs = st[H_ICOST];
     i64 now = st[H_CYCLES] - (st[costs + end - base] - st[costs + address - base]);

@@ -136,7 +136,7 @@ static bool watched_unchanged(i64 *st) {
 
 static bool synchronising(const i64 *st, i64 address, i64 size) {
     i64 off = address - st[H_CODE_BASE];
-    if (off < 0 || off + size > st[H_CODE_LEN])
+    if (off < 0 || off + size > st[H_CODE_TOP])
         return false;
     i64 prefix = st[H_SYNC_STATIC];
     return st[prefix + off + size] != st[prefix + off] || st[st[H_SYNC_DYNAMIC] + off];
