@@ -142,6 +142,7 @@ H_READ_SIGNATURE, H_LAST_READ_SIGNATURE = 172, 173
 # the end of the loaded code (a code offset): the prefix tables (H_ICOUNT, H_ICOST,
 # H_SYNC_STATIC) hold values up to it only; code above it is code the model was not told of
 H_CODE_TOP = 174
+H_SOFTTLB = 175         # the address of a software-loaded TLB's records (emu.softtlb)
 SEEN_ENTRIES = 4096
 M_BUS_FREE, MACHINE_WORDS = 0, 4
 WC_WORDS = 4            # per write-combining buffer: line + 1, bytes, fill order, free cycle

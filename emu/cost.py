@@ -67,7 +67,6 @@ SERIAL = 4                  # scope flag: the instruction also holds the shared 
 # tlbld/tlbli (603), tlbwe (405) and rfi.
 OP_MTMSR, OP_TLB_LOAD_D, OP_TLB_LOAD_I, OP_TLB_WRITE, OP_RFI = 202, 203, 204, 205, 206
 SOFT_TLB_OPS = {OP_MTMSR, OP_TLB_LOAD_D, OP_TLB_LOAD_I, OP_TLB_WRITE, OP_RFI}
-SOFT_TLB_PYTHON_OPS = {OP_TLB_LOAD_D, OP_TLB_LOAD_I, OP_TLB_WRITE, OP_RFI}
 # Load-reserve and store-conditional (the reservation's address and value, so that a failed
 # store-conditional, which QEMU carries out as a compare-and-exchange with a load and a
 # store of the old value, is not taken for a store; and so that a store-conditional waits,

@@ -235,6 +235,7 @@ class Machine:
         st[c.H_RAM_PTR], st[c.H_RAM_SIZE] = self._ram_base_ptr, ram_size
         if soft:
             st[c.H_MMU] = softtlb.MODE_SOFT603 if soft == "603" else softtlb.MODE_SOFT405
+            st[c.H_SOFTTLB] = self.soft_tlb.records.ctypes.data     # its native hooks' records
         elif mmu:
             st[c.H_MMU] = {"arm": mmu_model.MODE_ARM_SHORT, "ppc32": mmu_model.MODE_HASHED32,
                            "ppc64": mmu_model.MODE_HASHED64}[self.isa]
@@ -331,7 +332,10 @@ class Machine:
             raise MemoryError(f"guest RAM is full: {size} bytes do not fit below the stack "
                               f"(ram_size={self.ram_size:#x})")
         self._heap = address + size
-        self.write(address, bytes(data or b"").ljust(size, b"\0"))
+        if data:
+            self.write(address, bytes(data).ljust(size, b"\0"))
+        elif np.frombuffer(self._ram_view[address:address + size], np.uint8).any():
+            self.write(address, bytes(size))     # zeroed (RAM never written reads 0 as is)
         return address
 
     def write(self, address, data):
@@ -393,18 +397,8 @@ class Machine:
         dynamic = self.state[c.H_SYNC_DYNAMIC]
         self.state[dynamic + lo:dynamic + lo + len(program.code)] = 0
         for sp in tables.specials:
-            if sp.op == cost.OP_TLB_INVALIDATE and self.soft_tlb and self.soft_tlb.kind == "603":
-                # also in Python: the record of the 603's entries drops the tlbie's class
-                self.uc.hook_add(UC_HOOK_CODE, self._soft_tlb_instruction, sp, sp.pc, sp.pc)
-            if sp.op in cost.SOFT_TLB_OPS or (self.soft_tlb and
-                                              sp.op == cost.OP_TLB_INVALIDATE_ALL):
-                if not self.soft_tlb:
-                    continue             # machines without a software-loaded TLB ignore them
-                if sp.op in cost.SOFT_TLB_PYTHON_OPS or sp.op == cost.OP_TLB_INVALIDATE_ALL:
-                    self.uc.hook_add(UC_HOOK_CODE, self._soft_tlb_instruction, sp, sp.pc,
-                                     sp.pc)
-                if sp.op in cost.SOFT_TLB_PYTHON_OPS:
-                    continue
+            if sp.op in cost.SOFT_TLB_OPS and not self.soft_tlb:
+                continue                 # machines without a software-loaded TLB ignore them
             self._specials.append(sp)
             for uc in self.cpus:
                 self._hooks.append(native.add_hook(uc, UC_HOOK_CODE, native.special_hook,
@@ -515,8 +509,10 @@ class Machine:
 
     def _check_stop(self):
         """Raise what stopped the running core: the instruction limit, a page fault, a
-        stale instruction fetch under strict coherence."""
+        stale instruction fetch under strict coherence, a refused soft-TLB instruction."""
         st = self.state
+        if self.soft_tlb and (refused := self.soft_tlb.refused()):
+            raise refused
         where_core = f"core {self.model.running}: " if len(self.cpus) > 1 else ""
         if st[c.H_STOPPED]:
             where = self._pc()
@@ -681,12 +677,6 @@ class Machine:
                 self._stop_for(("raise", handled), uc)
                 return
         self._stop_for(("interrupt", number, None, None), uc)
-
-    def _soft_tlb_instruction(self, uc, address, size, special):
-        if special.op == cost.OP_TLB_INVALIDATE_ALL:
-            self.soft_tlb.invalidate_all_405()
-        else:
-            self.soft_tlb.instruction(uc, address, size, special)
 
     def _instruction_at(self, pc):
         try:

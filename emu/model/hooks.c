@@ -361,6 +361,18 @@ EXPORT void special_hook(uc_engine *uc, u64 address_u64, uint32_t size, void *us
         slb_store_hooked(uc, st, address, entry);
         return;
     }
+    if (op == OP_TLB_WRITE || op == OP_RFI || op == OP_TLB_LOAD_D || op == OP_TLB_LOAD_I) {
+        i64 *t = soft_records(st);            /* hooked only with a software-loaded TLB */
+        if (op == OP_TLB_WRITE)
+            soft_tlbwe(uc, st, t, address, guest_register(uc, st, st[entry + 3]),
+                       guest_register(uc, st, st[entry + 4]), scope & 1);
+        else if (op == OP_RFI)
+            soft_rfi(uc, st, t, address);
+        else
+            soft_tlb_load(uc, st, t, address, op == OP_TLB_LOAD_I,
+                          guest_register(uc, st, st[entry + 4]));
+        return;
+    }
     i64 ea = st[entry + 6];
     for (int k = 0; k < 2; k++) {
         i64 reg = st[entry + 3 + k];
@@ -381,9 +393,13 @@ EXPORT void special_hook(uc_engine *uc, u64 address_u64, uint32_t size, void *us
         break;
     case OP_TLB_INVALIDATE:
         invalidate_page(st, ea, (scope & TLB_BROADCAST) != 0);
+        if (st[H_SOFTTLB] && soft_records(st)[SW_KIND] == SW_KIND_603)
+            soft_tlbie603(soft_records(st), ea);
         break;
     case OP_TLB_INVALIDATE_ALL:
         invalidate_all(st, (scope & TLB_BROADCAST) != 0);
+        if (st[H_SOFTTLB] && soft_records(st)[SW_KIND] == SW_KIND_405)
+            soft_tlbia405(soft_records(st));
         break;
     case OP_SLB_INVALIDATE:
         slb_invalidate(st, ea);
