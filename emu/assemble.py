@@ -24,6 +24,7 @@ import re
 import select
 import subprocess
 import sys
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -649,28 +650,52 @@ class _Keystone:
         return answers
 
 
+# Encodings already asked of keystone: (isa, text, address, syntax) -> answer. Bounded: the
+# least recently used entries go first (a long session assembling many programs must not
+# grow without end). A plain dict keeps insertion order; a hit is moved to the end.
+ENCODING_CACHE_ENTRIES = 1 << 16
 _ENCODING_CACHE: dict = {}
+# One conversation with the keystone workers at a time: each worker is one pipe, and two
+# threads writing requests and reading answers at once got each other's bytes (measured:
+# four threads assembling different programs got wrong machine code for most of them).
+_KEYSTONE_LOCK = threading.Lock()
+
+
+def _cached(key):
+    answer = _ENCODING_CACHE.pop(key, None)
+    if answer is not None:
+        _ENCODING_CACHE[key] = answer               # now the most recently used
+    return answer
+
+
+def _remember(key, answer):
+    _ENCODING_CACHE[key] = answer
+    while len(_ENCODING_CACHE) > ENCODING_CACHE_ENTRIES:
+        del _ENCODING_CACHE[next(iter(_ENCODING_CACHE))]
 
 
 def _encode_instructions(isa, requests):
     """requests: [(text, address, syntax)] -> list of answers, cached."""
-    todo = [r for r in dict.fromkeys(requests) if (isa,) + r not in _ENCODING_CACHE]
-    failed = {}
-    for syntax in sorted({r[2] for r in todo}):
-        batch = [r for r in todo if r[2] == syntax]
-        while batch:
-            answers = _Keystone.encode(isa, [list(r) for r in batch])
-            for request, answer in zip(batch, answers):
-                if "the keystone assembler" not in answer.get("error", ""):
-                    _ENCODING_CACHE[(isa,) + request] = answer     # a crash is not remembered
-                else:
-                    failed[(isa,) + request] = answer
-            batch = batch[len(answers):]
-            if answers and "the keystone assembler" in answers[-1].get("error", ""):
-                break             # report the crash; the rest were not tried
-    return [_ENCODING_CACHE.get((isa,) + r) or failed.get((isa,) + r) or
-            {"error": "not encoded (an earlier statement crashed the assembler)"}
-            for r in requests]
+    with _KEYSTONE_LOCK:
+        found = {}
+        for request in dict.fromkeys(requests):
+            answer = _cached((isa,) + request)
+            if answer is not None:
+                found[request] = answer
+        todo = [r for r in dict.fromkeys(requests) if r not in found]
+        for syntax in sorted({r[2] for r in todo}):
+            batch = [r for r in todo if r[2] == syntax]
+            while batch:
+                answers = _Keystone.encode(isa, [list(r) for r in batch])
+                for request, answer in zip(batch, answers):
+                    found[request] = answer
+                    if "the keystone assembler" not in answer.get("error", ""):
+                        _remember((isa,) + request, answer)    # a crash is not remembered
+                batch = batch[len(answers):]
+                if answers and "the keystone assembler" in answers[-1].get("error", ""):
+                    break             # report the crash; the rest were not tried
+    return [found.get(r) or {"error": "not encoded (an earlier statement crashed the "
+                                      "assembler)"} for r in requests]
 
 
 DECIMAL_RE = re.compile(r"(?<![\w.%])(\d+)(?![\w.$])")
