@@ -189,6 +189,14 @@ OP_CLEAN, OP_FLUSH, OP_INVALIDATE, OP_ZERO, OP_TOUCH, OP_ICACHE_INVALIDATE, \
     OP_ICACHE_INVALIDATE_ALL, OP_ALLOCATE, OP_TOUCH_OUTER = range(9)
 SCOPE_L1, SCOPE_ALL = 0, 1
 
+# The largest geometries the model takes. A cache line longer than a page would span pages
+# of different translations (no processor modelled here has a line over 512 bytes), and the
+# model walks a line word by word where memory's copy of it is kept (a walker below the L1
+# D): a 64 MB line read 32 MB past guest RAM, a 1 TB one ran for minutes. Each line costs
+# the model several words (tag, dirty, stale, stamp): 4 M lines are 128 MB of state.
+MAX_CACHE_LINE = 4096
+MAX_TLB_PAGE = 1 << 30
+MAX_LINES = 1 << 22
 MRU_WAY_BITS = 10       # mru[set] = (line + 1) << 10 | way of the set's most recent use
 WAY_MASK = (1 << MRU_WAY_BITS) - 1
 LEVEL_RECORD = 32
@@ -221,9 +229,17 @@ class CacheLevel:
                 refuse(f"{key} must be a positive whole number, not {getattr(self, key)!r}")
         if self.line & (self.line - 1) or self.line < 4:
             refuse(f"line size {self.line} is not a power of two of at least 4 bytes")
+        if self.name in LEVEL_NAMES and self.line > MAX_CACHE_LINE:
+            refuse(f"a line of {self.line} bytes is longer than a page: give at most "
+                   f"{MAX_CACHE_LINE} (the longest line of any profile is 512)")
+        if self.name in TLB_NAMES and self.line > MAX_TLB_PAGE:
+            refuse(f"a page of {self.line} bytes: give at most {MAX_TLB_PAGE} (1 GB)")
         if self.size % (self.ways * self.line):
             refuse(f"size {self.size} is not a multiple of ways x line = "
                    f"{self.ways} x {self.line}")
+        if self.size // self.line > MAX_LINES:
+            refuse(f"{self.size // self.line:,} lines (size / line = {self.size} / "
+                   f"{self.line}): the model takes at most {MAX_LINES:,} per level")
         if self.sets & (self.sets - 1):
             refuse(f"{self.sets} sets is not a power of two "
                    f"(size / (ways x line) = {self.size} / ({self.ways} x {self.line}))")
@@ -237,6 +253,8 @@ class CacheLevel:
             refuse("tree pseudo-LRU supports at most 64 ways")
         if self.write_policy not in ("back", "through"):
             refuse(f"write policy {self.write_policy!r} is not 'back' or 'through'")
+        if not isinstance(self.hit_latency, int) or isinstance(self.hit_latency, bool):
+            refuse(f"hit latency must be a whole number of cycles, not {self.hit_latency!r}")
         if self.hit_latency < 0:
             refuse("hit latency cannot be negative")
         return self

@@ -93,14 +93,14 @@ def load(name):
     with open(path, "rb") as f:
         raw = tomllib.load(f)
     try:
-        caches = [CacheLevel(c["name"], c["size"], c["ways"], c["line"],
-                             c.get("replacement", "lru"), c.get("write_policy", "back"),
-                             bool(c.get("write_allocate", True)),
-                             c.get("hit_latency", 1)).check()
-                  for c in raw.get("caches", [])]
-        alignment = _numbers(raw.get("alignment", {}))
-        queues = _numbers(raw.get("l2_store_queues", {}))
         try:
+            caches = [CacheLevel(c["name"], c["size"], c["ways"], c["line"],
+                                 c.get("replacement", "lru"), c.get("write_policy", "back"),
+                                 bool(c.get("write_allocate", True)),
+                                 c.get("hit_latency", 1)).check()
+                      for c in raw.get("caches", [])]
+            alignment = _numbers(raw.get("alignment", {}))
+            queues = _numbers(raw.get("l2_store_queues", {}))
             _cache._set_alignment(np.zeros(_cache.HEADER, np.int64), alignment)
             _cache._check_store_queues(queues, caches)
             memory = _memory.check(raw, caches)

@@ -47,3 +47,57 @@ def test_the_encoding_cache_is_bounded(monkeypatch):
     monkeypatch.setattr(asm._Keystone, "encode", None)       # any request would fail
     for _, text, address, _ in recent:
         assert asm._encode_instructions("ppc32", [(text, address, "")])[0]["count"] == 1
+
+
+# ------------------------------------------------- 1. geometries the model cannot hold
+
+@pytest.mark.parametrize("spec, why", [
+    # a 64 MB L1 D line with the ARM walker below the L1 D read 32 MB past guest RAM
+    # (a segfault); a 1 TB line ran for minutes inside one store
+    ("L1D:67108864:1:67108864", "a line of 67108864 bytes is longer than a page: give at "
+                                "most 4096"),
+    ("L2:1099511627776:1:1099511627776", "a line of 1099511627776 bytes is longer than a page"),
+    # 2 G lines: numpy's "Unable to allocate 96.1 GiB" from deep inside the layout
+    ("L2:68719476736:1:32", "2,147,483,648 lines (size / line = 68719476736 / 32): the model "
+                            "takes at most 4,194,304 per level"),
+])
+def test_impossible_geometries_are_refused_with_the_reason(spec, why):
+    from emu.machine import Machine
+    with pytest.raises(ValueError) as e:
+        Machine("ppc750", caches=[spec])
+    assert why in str(e.value) and str(e.value).startswith(f"cache {spec.split(':')[0]}:")
+
+
+def test_a_profile_file_with_an_impossible_line_is_refused_naming_the_file(tmp_path):
+    from emu.profile import FOLDER, load
+    text = (FOLDER / "cortex-a9.toml").read_text()
+    bad = tmp_path / "big-line.toml"
+    bad.write_text(text.replace("line = 32", "line = 67108864", 1))
+    with pytest.raises(ValueError, match="big-line.toml: cache L1I: a line of 67108864 bytes"):
+        load(bad)
+
+
+def test_the_walker_below_the_l1d_with_the_longest_line_reads_memory_s_copy():
+    # the shadow copy of a dirty line is bounded by guest RAM and the line: with 4 KB lines a
+    # PTE stored (dirty in the L1 D) is not seen by a walker that reads below it
+    import dataclasses
+    from emu.machine import Machine, PageFault
+    from emu.mmu import ShortDescriptorTables
+    from emu.profile import load
+    p = load("cortex-a9")
+    p = dataclasses.replace(p, tlb={**p.tlb, "walk_through_l1": False})
+    p = p.with_cache("L1D:8192:2:4096")
+    m = Machine(p, mmu=True)
+    m.load("set_pte_touch:\n str r1, [r0]\n dsb\n ldr r1, [r2]\n bx lr\n"
+           "touch:\n ldr r1, [r0]\n bx lr\n")
+    buf = m.alloc(64 << 10)
+    t = ShortDescriptorTables(m)
+    t.map_machine()
+    target = buf + 0x8000
+    t.unmap(target)
+    hardware = t.pte_addresses(target)[1]
+    with pytest.raises(PageFault, match="translation fault \\(page\\)"):
+        m.call("set_pte_touch", hardware, ShortDescriptorTables.hardware_pte(target), target)
+    m.flush_caches()                   # as after a write-back: memory holds the new PTE
+    m.write(hardware, ShortDescriptorTables.hardware_pte(target).to_bytes(4, "little"))
+    assert m.call("touch", target).events["page_faults"] == 0
