@@ -54,6 +54,19 @@ ACCESS_NAMES = {
 }
 
 
+MAX_RAM = 1 << 31               # guest RAM from 0; above it the outer cache's registers
+MAX_LIMIT = 1 << 62             # an instruction limit the model's int64 counters hold
+
+
+def check_limit(limit, name="limit"):
+    """Refuse an instruction limit that is not a positive whole number below MAX_LIMIT."""
+    if isinstance(limit, bool) or not isinstance(limit, (int, np.integer)) or \
+            not 0 < limit <= MAX_LIMIT:
+        raise ValueError(f"{name} must be a whole number of instructions from 1 to "
+                         f"{MAX_LIMIT:,} (2**62), not {limit!r}")
+    return int(limit)
+
+
 class GuestError(RuntimeError):
     """Something went wrong inside the guest program (not in the model)."""
 
@@ -177,6 +190,14 @@ class Machine:
 
     def __init__(self, cpu="ppc750", ram_size=32 << 20, caches=(), instruction_limit=50_000_000,
                  strict_coherence=False, seed=1, mmu=False, cores=1):
+        if isinstance(cores, bool) or not isinstance(cores, int) or not 1 <= cores <= 32:
+            raise ValueError(f"cores must be a whole number from 1 to 32, not {cores!r}")
+        if isinstance(ram_size, bool) or not isinstance(ram_size, int):
+            raise ValueError(f"ram_size must be a whole number of bytes, not {ram_size!r}")
+        if ram_size > MAX_RAM:
+            raise ValueError(f"ram_size {ram_size:#x} is more than the guest's 32-bit "
+                             f"address space below its halt page allows ({MAX_RAM:#x})")
+        check_limit(instruction_limit, "instruction_limit")
         profile = cpu if isinstance(cpu, Profile) else load_profile(cpu)
         for spec in caches:
             profile = profile.with_cache(spec)
@@ -376,6 +397,18 @@ class Machine:
                               f"{program.base:#x}-{end:#x}")
         if at is not None and at < self.code_start and end > self.code_start:
             raise MemoryError(f"a program loaded at {at:#x} must end below {self.code_start:#x}")
+        # everything that can refuse the program comes before anything changes: a refused
+        # load leaves the Machine as it was (a refusal after the first change had left
+        # every later load refused too)
+        tables = cost.tables(self.isa, self.profile.costs, program.code, program.base,
+                             self.profile.raw.get("smp", {}).get("serialising", ()),
+                             bool(self.profile.memory.store_buffer))
+        specials = [sp for sp in tables.specials
+                    if self.soft_tlb or sp.op not in cost.SOFT_TLB_OPS]
+        if len(self._specials) + len(specials) > MAX_SPECIALS:
+            raise MemoryError(f"{program.filename}: {len(specials)} cache-maintenance and "
+                              f"special instructions, {len(self._specials)} loaded before: "
+                              f"a Machine takes at most {MAX_SPECIALS}")
         self.extable.add(program)          # checks the program's __ex_table, if it has one
         self.write(program.base, program.code)
         if at is None:
@@ -383,9 +416,6 @@ class Machine:
         elif self.soft_tlb:
             self.soft_tlb.installed |= {v for v in self.soft_tlb.vectors.values()
                                         if program.base <= v < end}
-        tables = cost.tables(self.isa, self.profile.costs, program.code, program.base,
-                             self.profile.raw.get("smp", {}).get("serialising", ()),
-                             bool(self.profile.memory.store_buffer))
         # the program's instructions replace what was there (at offset + 1: see emu.cost)
         lo = program.base - self.code_base
         hi = lo + len(program.code)
@@ -396,10 +426,8 @@ class Machine:
         # what the scheduler learned about the code that was here before is void
         dynamic = self.state[c.H_SYNC_DYNAMIC]
         self.state[dynamic + lo:dynamic + lo + len(program.code)] = 0
-        for sp in tables.specials:
-            if sp.op in cost.SOFT_TLB_OPS and not self.soft_tlb:
-                continue                 # machines without a software-loaded TLB ignore them
-            self._specials.append(sp)
+        for sp in specials:              # (machines without a software-loaded TLB ignore
+            self._specials.append(sp)    # its instructions)
             for uc in self.cpus:
                 self._hooks.append(native.add_hook(uc, UC_HOOK_CODE, native.special_hook,
                                                    self.state, sp.pc, sp.pc))
@@ -482,7 +510,7 @@ class Machine:
             self.flush_caches()
         self.model.clear_stats()
         st = self.state
-        st[c.H_LIMIT] = self.instruction_limit if limit is None else limit
+        st[c.H_LIMIT] = self.instruction_limit if limit is None else check_limit(limit)
         self._fault = None
         st[st[c.H_SCRATCH] + hash64.S_SLB_PC] = 0
         self._set_arguments(args)
@@ -540,7 +568,8 @@ class Machine:
         """Run one Python function per core at once (emu.parallel.run_tasks): each gets its
         Task; its guest calls (``task.call`` or ``machine.call`` from its thread) run on its
         core in simulated time, and ``task.spend(cycles)`` lets time pass there."""
-        return parallel.run_tasks(self, tasks, quantum, limit)
+        return parallel.run_tasks(self, tasks, quantum,
+                                  None if limit is None else check_limit(limit))
 
     def run_parallel(self, calls, quantum=DEFAULT_QUANTUM, limit=None, cold=False):
         """Run one call per core at the same time: ``calls`` = [(entry, arg, ...), ...],
@@ -556,6 +585,8 @@ class Machine:
         and trades it for speed). Cores share RAM and the levels below L1; their L1 D
         caches are kept coherent (emu.cache.snoop). Code one core stores is not
         re-translated by the other cores' emulators: cross-modifying code is not modelled."""
+        if limit is not None:
+            limit = check_limit(limit)
         if len(self.cpus) == 1:
             return parallel.run_alone(self, calls, quantum, limit, cold)
         return parallel.run_parallel(self, calls, quantum, limit, cold)
@@ -841,6 +872,9 @@ class Machine:
         603 puts in SRR1[KEY])."""
         if not 0 <= number < 16:
             raise ValueError("segment registers are numbered 0-15")
+        if self.soft_tlb is not None and self.soft_tlb.kind == "405":
+            raise ValueError(f"{self.profile.name} has no segment registers (the 405 tags "
+                             "its TLB entries with a PID instead: set_spr)")
         for k in self._cores(core):
             self.state[self.model.header(k)[c.H_SEGMENTS] + number] = vsid & 0xFFFFFF
         if self.soft_tlb:
@@ -848,10 +882,16 @@ class Machine:
 
     def spr(self, number):
         """A special-purpose register of the CPU (software-loaded TLB machines)."""
-        return self.soft_tlb.regs.spr(number)
+        return self._soft_tlb_regs().spr(number)
 
     def set_spr(self, number, value):
-        self.soft_tlb.regs.set_spr(number, value)
+        self._soft_tlb_regs().set_spr(number, value)
+
+    def _soft_tlb_regs(self):
+        if self.soft_tlb is None:
+            raise ValueError("spr/set_spr reach the special-purpose registers of a "
+                             "software-loaded TLB: Machine(mmu=True) on ppc603e or ppc405gp")
+        return self.soft_tlb.regs
 
     def segment(self, number):
         return int(self.state[self.state[c.H_SEGMENTS] + number])

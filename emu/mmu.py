@@ -127,7 +127,11 @@ def tlb_levels(profile):
 
 def page_table(machine):
     """The page table a machine's MMU walks, made in its RAM and mapping what a routine needs
-    (loaded code, buffers so far, the stack): the 64-bit or 32-bit HTAB, or ARM tables."""
+    (loaded code, buffers so far, the stack): the 64-bit or 32-bit HTAB, or ARM tables.
+    The 405 has none to make (None): its TLB is loaded by guest code, the miss handler at
+    its vector, from the kernel's own tables (emu.kernel's ppc405gp backend)."""
+    if machine.soft_tlb is not None and machine.soft_tlb.kind == "405":
+        return None
     if machine.isa == "arm":
         table = ShortDescriptorTables(machine)
     elif machine.state[c.H_MMU] == MODE_HASHED64:

@@ -5,6 +5,7 @@ test was checked to fail without its fix. The fuzz test (random and mutated inpu
 ISA, in a child process) is tests/test_fuzz.py.
 """
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -101,3 +102,65 @@ def test_the_walker_below_the_l1d_with_the_longest_line_reads_memory_s_copy():
     m.flush_caches()                   # as after a write-back: memory holds the new PTE
     m.write(hardware, ShortDescriptorTables.hardware_pte(target).to_bytes(4, "little"))
     assert m.call("touch", target).events["page_faults"] == 0
+
+
+# ------------------------------------------------- 7. internal errors reached the user
+
+@pytest.mark.parametrize("kwargs, why", [
+    (dict(cores=0), "cores must be a whole number from 1 to 32, not 0"),      # IndexError
+    (dict(cores=33), "cores must be a whole number from 1 to 32, not 33"),
+    (dict(ram_size="32M"), "ram_size must be a whole number of bytes, not '32M'"),
+    (dict(instruction_limit=10 ** 30), "instruction_limit must be a whole number of "
+                                       "instructions from 1 to"),         # OverflowError
+])
+def test_bad_machine_arguments_are_value_errors_saying_why(kwargs, why):
+    from emu.machine import Machine
+    with pytest.raises(ValueError) as e:
+        Machine("ppc750", **kwargs)
+    assert why in str(e.value)
+
+
+def test_a_call_limit_out_of_range_is_refused():
+    from emu.machine import Machine
+    m = Machine("ppc750")
+    m.load("f:\n blr\n")
+    with pytest.raises(ValueError, match="limit must be a whole number of instructions"):
+        m.call("f", limit=1 << 70)
+    assert m.call("f").instructions == 1
+
+
+def test_the_405_with_its_mmu_on_has_no_hashed_page_table_to_make():
+    # Machine("ppc405gp", mmu=True) and `--cpu ppc405gp --mmu` raised a TypeError (None + int)
+    # from the segment registers the 405 does not have
+    from emu.machine import Machine, TLBMissFault
+    from emu.mmu import page_table
+    m = Machine("ppc405gp", mmu=True)
+    m.load("f:\n li 3, 1\n blr\n")
+    assert page_table(m) is None
+    with pytest.raises(ValueError, match="ppc405gp has no segment registers"):
+        m.set_segment(0, 1)
+    with pytest.raises(TLBMissFault, match="no miss handler is loaded at vector 0x1200"):
+        m.call("f")
+    with pytest.raises(ValueError, match="special-purpose registers of a software-loaded TLB"):
+        Machine("ppc750").spr(26)
+
+
+def test_the_cli_with_the_405_s_mmu_names_the_missing_handler(capsys):
+    from emu.__main__ import main
+    routine = str(Path(__file__).parents[1] / "routines/ppc32/flush_dcache_icache.S")
+    assert main(["run", routine, "--isa", "ppc32", "--cpu",
+                 "ppc405gp", "--mmu", "--entry", "flush_dcache_icache", "--alloc", "4096"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: TLB miss at PC 0x10000 (flush_dcache_icache+0x0)")
+
+
+def test_a_refused_load_leaves_the_machine_as_it_was():
+    # the 4097th cache instruction was refused after the program's specials were kept: every
+    # later load on that Machine was refused too
+    from emu.machine import MAX_SPECIALS, Machine
+    m = Machine("ppc750")
+    with pytest.raises(MemoryError, match=f"a Machine takes at most {MAX_SPECIALS}"):
+        m.load("f:\n" + " dcbf 0, 3\n" * (MAX_SPECIALS + 1) + " blr\n")
+    m.load("g:\n li 3, 7\n dcbf 0, 4\n blr\n")
+    assert m.call("g", 0, m.alloc(64)).return_value == 7
+    assert "f" not in m.symbols
