@@ -993,7 +993,10 @@ def disassemble(code, isa, address=0):
 def disassemble_one(code, isa, address=0):
     """'mnemonic operands' of the first instruction, or a description of the raw bytes."""
     found = disassemble(code, isa, address)
-    if not found:
+    if not found or found[0][0] != address:       # (decode resumes past bytes it cannot read)
+        if isa == "x86":
+            return f".byte {', '.join(f'{b:#04x}' for b in bytes(code[:4]))} (not an " \
+                "instruction capstone can decode)"
         return f".long 0x{bytes(code[:4]).hex()} (not a valid instruction)"
     _, _, mnemonic, operands = found[0]
     return f"{mnemonic} {operands}".strip()

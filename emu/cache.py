@@ -143,6 +143,9 @@ H_READ_SIGNATURE, H_LAST_READ_SIGNATURE = 172, 173
 # H_SYNC_STATIC) hold values up to it only; code above it is code the model was not told of
 H_CODE_TOP = 174
 H_SOFTTLB = 175         # the address of a software-loaded TLB's records (emu.softtlb)
+# the model asked Unicorn to stop (a scheduler's slice, a fault: cleared before each start),
+# and the PC + 1 where a core stopped with no one asking (the guest halted it: hlt, wfi)
+H_STOP_ASKED, H_HALTED = 176, 177
 SEEN_ENTRIES = 4096
 M_BUS_FREE, MACHINE_WORDS = 0, 4
 WC_WORDS = 4            # per write-combining buffer: line + 1, bytes, fill order, free cycle

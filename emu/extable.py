@@ -218,7 +218,7 @@ class ExceptionTable:
         access = ACCESS_NAMES.get(fault[1], "")
         if access not in DATA_ACCESSES:
             return None
-        pc = machine._pc()
+        pc = fault[4] if len(fault) > 4 else machine._pc()   # the PC at the first fault
         fixup = self.fixup(pc)
         if fixup is None:
             return None

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 from unicorn import (UC_ARCH_ARM, UC_ARCH_PPC, UC_ARCH_X86, UC_HOOK_BLOCK, UC_HOOK_CODE,
-                     UC_HOOK_INTR, UC_HOOK_MEM_INVALID, UC_HOOK_MEM_READ, UC_HOOK_MEM_WRITE,
+                     UC_HOOK_INSN, UC_HOOK_INTR, UC_HOOK_MEM_INVALID, UC_HOOK_MEM_READ, UC_HOOK_MEM_WRITE,
                      UC_HOOK_TLB_FILL, UC_MODE_32, UC_MODE_ARM, UC_MODE_BIG_ENDIAN,
                      UC_MODE_PPC32, UC_MODE_PPC64, UC_PROT_ALL, UC_PROT_READ,
                      UC_PROT_WRITE, Uc, UcError, arm_const,
@@ -31,7 +31,7 @@ from . import cache as c
 from . import cost, extable, hash64, native
 from . import mmu as mmu_model
 from . import softtlb
-from .assemble import Program, assemble, assemble_file, disassemble_one
+from .assemble import Program, assemble, assemble_file, decode, disassemble_one
 from .profile import Profile, load as load_profile
 from . import parallel
 from .parallel import CORE_EVENTS, DEFAULT_QUANTUM, ParallelRun  # noqa: F401
@@ -53,6 +53,37 @@ ACCESS_NAMES = {
     unicorn_const.UC_MEM_FETCH_PROT: "instruction fetch from non-executable memory",
 }
 
+# Unicorn's interrupt numbers (QEMU's exception numbers) by ISA, named in fault messages
+INTERRUPT_NAMES = {
+    "x86": {0: "divide error (#DE)", 1: "debug trap (#DB)", 2: "NMI", 3: "breakpoint (#BP)",
+            4: "overflow (#OF, into)", 5: "BOUND range exceeded (#BR)",
+            6: "invalid opcode (#UD)", 7: "device not available (#NM)",
+            8: "double fault (#DF)", 10: "invalid TSS (#TS)", 11: "segment not present (#NP)",
+            12: "stack-segment fault (#SS)", 13: "general protection fault (#GP)",
+            14: "page fault (#PF)", 16: "x87 floating-point error (#MF)",
+            17: "alignment check (#AC)", 18: "machine check (#MC)",
+            19: "SIMD floating-point exception (#XM)", 0x80: "system call (int $0x80)"},
+    "arm": {1: "undefined instruction", 2: "supervisor call (svc)", 3: "prefetch abort",
+            4: "data abort", 5: "IRQ", 6: "FIQ", 7: "breakpoint (bkpt)",
+            8: "exception return", 9: "kernel trap", 11: "hypervisor call (hvc)",
+            12: "hypervisor trap", 13: "secure monitor call (smc)", 16: "semihosting call"},
+    "ppc": {0: "critical input", 1: "machine check", 2: "data storage interrupt (DSI)",
+            3: "instruction storage interrupt (ISI)", 4: "external interrupt",
+            5: "alignment interrupt", 6: "program interrupt (a trap, or an illegal or "
+            "privileged instruction)", 7: "floating-point unavailable (MSR[FP] is 0)",
+            8: "system call (sc)", 10: "decrementer", 13: "data TLB miss",
+            14: "instruction TLB miss", 15: "debug interrupt",
+            78: "instruction TLB miss (603)", 79: "data load TLB miss (603)",
+            80: "data store TLB miss (603)", 96: "illegal instruction"},
+}
+# instructions whose interrupt Unicorn reports with the PC past them, and its number (int:
+# its operand)
+TRAPS_AFTER = {"x86": {"int": None, "int3": 3, "into": 4, "int1": 1, "icebp": 1},
+               "arm": {"svc": 2, "swi": 2, "hvc": 11, "smc": 13}, "ppc": {}}
+# instructions that halt the CPU until an interrupt or event: no interrupt is modelled
+HALTS = {"x86": ("hlt",), "arm": ("wfi", "wfe", "yield"), "ppc": ()}
+# x86 instructions whose results would come from the host: refused at load
+HOST_RANDOM = ("rdrand", "rdseed")
 
 MAX_RAM = 1 << 31               # guest RAM from 0; above it the outer cache's registers
 MAX_LIMIT = 1 << 62             # an instruction limit the model's int64 counters hold
@@ -109,6 +140,11 @@ class DataStorageFault(PageFault):
     """A data storage interrupt (DSI, vector 0x300) with no guest handler loaded: e.g. a
     miss handler that found no translation for a data address. Names PC, instruction,
     address (DAR) and access."""
+
+
+class GuestHalted(GuestFault):
+    """The guest halted its CPU to wait for an interrupt or event (x86 hlt, ARM wfi / wfe):
+    none is modelled, so the call cannot go on. Names the PC and the instruction."""
 
 
 class StaleInstructionFetch(GuestError):
@@ -279,6 +315,11 @@ class Machine:
             if self.isa == "ppc64":
                 self._hooks.append(native.add_hook(uc, UC_HOOK_TLB_FILL,
                                                    native.identity_tlb_fill, st))
+            if self.isa == "x86":     # the time stamp counter is the model's cycles
+                for insn, hook in ((x86_const.UC_X86_INS_RDTSC, native.rdtsc_hook),
+                                   (x86_const.UC_X86_INS_RDTSCP, native.rdtscp_hook)):
+                    self._hooks.append(native.add_hook(uc, UC_HOOK_INSN, hook, st,
+                                                       instruction=insn))
             uc.hook_add(UC_HOOK_MEM_INVALID, self._on_invalid)
             uc.hook_add(UC_HOOK_INTR, self._on_interrupt)
         self._fault = None
@@ -397,6 +438,8 @@ class Machine:
                               f"{program.base:#x}-{end:#x}")
         if at is not None and at < self.code_start and end > self.code_start:
             raise MemoryError(f"a program loaded at {at:#x} must end below {self.code_start:#x}")
+        if self.isa == "x86":
+            self._refuse_host_values(program)
         # everything that can refuse the program comes before anything changes: a refused
         # load leaves the Machine as it was (a refusal after the first change had left
         # every later load refused too)
@@ -437,6 +480,18 @@ class Machine:
             if not name.startswith(".L"):
                 self.symbols[name] = value
         return program
+
+    @staticmethod
+    def _refuse_host_values(program):
+        """rdrand and rdseed return the host's random numbers (Unicorn offers no hook for
+        them): runs would differ from process to process. Refused, naming the line."""
+        from .assemble import AssemblyError
+        for s in program.statements:
+            if s.kind == "insn" and s.body.split()[0].lower().rstrip("wlq") in HOST_RANDOM:
+                raise AssemblyError(
+                    f"{s.body.split()[0]} would read the host's random number generator, and "
+                    "runs would differ: the model has none (load a seed as data instead)",
+                    program.filename, s.lineno, s.line)
 
     def _update_tables(self, lo=0):
         """The prefix sums from code offset ``lo`` (what lies before it is unchanged) to the
@@ -520,6 +575,7 @@ class Machine:
             raise ValueError("real_mode applies to software-loaded TLBs (Machine(mmu=True) on "
                              "ppc603e or ppc405gp)")
         self.extable.taken.clear()
+        st[c.H_STOP_ASKED] = 0
         while True:
             try:
                 self.uc.emu_start(pc, HALT)
@@ -533,6 +589,8 @@ class Machine:
                 raise self._fault[1]
             raise self._describe_fault(None)
         self._check_stop()
+        if self._pc() != HALT and not st[c.H_STOP_ASKED]:
+            raise self._halted(self._pc())     # no one stopped it: the guest halted its CPU
         return self._result(entry, args)
 
     def _check_stop(self):
@@ -547,9 +605,15 @@ class Machine:
             raise InstructionLimitExceeded(
                 f"{where_core}stopped after {int(st[c.H_INSNS]):,} instructions (the limit is "
                 f"{int(st[c.H_LIMIT]):,}) at PC {where:#x} ({self.symbolize(where)}): "
-                f"{self._instruction_at(where)}")
+                f"{self._instruction_at(where)}" + (
+                    "; x86 code outside loaded programs counts one instruction per byte"
+                    if st[c.H_UNCOUNTED] and self.isa == "x86" else ""))
         if st[c.H_PAGE_FAULTS]:
             raise self._page_fault()
+        if st[c.H_HALTED]:
+            pc = int(st[c.H_HALTED]) - 1
+            st[c.H_HALTED] = 0
+            raise self._halted(pc)
         if st[st[c.H_SCRATCH] + hash64.S_SLB_PC]:
             at = st[c.H_SCRATCH]
             raise self._slbmte_refused(int(st[at + hash64.S_SLB_PC]),
@@ -679,8 +743,15 @@ class Machine:
             uc.emu_stop()
 
     def _on_invalid(self, uc, access, address, size, value, user_data):
-        self._stop_for(("memory", access, address, size))
+        # the first invalid access, and the PC as it is now: an instruction that stores
+        # through a helper (dcbz, stmw, stswi) goes on after it, and Unicorn's PC when
+        # it stops is not the instruction's (it named the halt address)
+        if self._fault is None or self._fault[0] != "memory":
+            self._stop_for(("memory", access, address, size, self._pc_of(uc)))
         return False
+
+    def _pc_of(self, uc):
+        return uc.reg_read(PC_REGISTERS[self.isa])
 
     def _on_interrupt(self, uc, number, user_data):
         if number == 6 and self.isa == "ppc64":
@@ -707,7 +778,7 @@ class Machine:
             if handled is not None:
                 self._stop_for(("raise", handled), uc)
                 return
-        self._stop_for(("interrupt", number, None, None), uc)
+        self._stop_for(("interrupt", number, None, None, self._pc_of(uc)), uc)
 
     def _instruction_at(self, pc):
         try:
@@ -896,22 +967,101 @@ class Machine:
     def segment(self, number):
         return int(self.state[self.state[c.H_SEGMENTS] + number])
 
-    def _describe_fault(self, error):
-        pc = self._pc()
-        if self._fault and self._fault[0] == "interrupt" and self.isa.startswith("ppc"):
-            pc -= 4        # Unicorn reports a PPC exception with the PC past its instruction
-        insn = self._instruction_at(pc)
+    def _instruction_ending_at(self, pc):
+        """(address, text) of the instruction that ends at ``pc``, or None: the last block
+        the model charged is decoded from its start (x86 instructions have no fixed
+        length), else the fixed width of the ISA."""
+        st = self.state
+        start, size = int(st[c.H_BLOCK_START]), int(st[c.H_BLOCK_SIZE])
+        if start < pc <= start + size:
+            try:
+                code = self.read(start, pc - start)
+            except UcError:
+                code = b""
+            for insn in decode(code, self.isa, start):
+                if insn.address + insn.size == pc:
+                    return insn.address, f"{insn.mnemonic} {insn.op_str}".strip()
+        if self.isa != "x86":
+            return pc - 4, self._instruction_at(pc - 4)
+        for length in (1, 2):            # int3, into, int1, hlt; int $n
+            try:
+                code = self.read(pc - length, length)
+            except UcError:
+                return None
+            found = [i for i in decode(code, "x86", pc - length) if i.size == length]
+            if found:
+                return pc - length, f"{found[0].mnemonic} {found[0].op_str}".strip()
+        return None
+
+    def _trap_instruction(self, pc, names):
+        """The instruction before ``pc`` if its mnemonic is one of ``names`` (Unicorn
+        reports the PC past it), else None."""
+        before = self._instruction_ending_at(pc)
+        if before and before[1].split()[0].lower() in names:
+            return before
+        return None
+
+    @staticmethod
+    def _raises(insn, number, traps):
+        """Does ``insn`` (text) raise interrupt ``number``?"""
+        mnemonic, _, operand = insn.partition(" ")
+        expected = traps[mnemonic.lower()]
+        if expected is None:                 # int $n
+            try:
+                expected = int(operand.strip().lstrip("$"), 0)
+            except ValueError:
+                return False
+        return expected == number
+
+    def _where(self, pc, insn):
         where = f"PC {pc:#x} ({self.symbolize(pc)}): {insn}"
-        if len(self.cpus) > 1:
-            where = f"core {self.model.running}, {where}"
-        if self._fault and self._fault[0] == "memory":
-            _, access, address, size = self._fault
-            what = ACCESS_NAMES.get(access, f"memory access of type {access}")
-            return GuestFault(f"guest fault at {where}: {what} at address {address:#x} "
-                              f"({size} bytes)", pc, insn, address, what)
-        if self._fault and self._fault[0] == "interrupt":
-            number = self._fault[1]
-            return GuestFault(f"guest exception (interrupt {number}) at {where}", pc, insn,
+        return f"core {self.model.running}, {where}" if len(self.cpus) > 1 else where
+
+    def _halted(self, pc):
+        """The guest stopped its CPU (hlt, wfi) at ``pc`` (the PC past the instruction)."""
+        isa = "ppc" if self.isa.startswith("ppc") else self.isa
+        found = self._trap_instruction(pc, HALTS[isa])
+        if found is None:
+            insn = self._instruction_at(pc)
+            return GuestHalted(f"the guest stopped at {self._where(pc, insn)}, not at its "
+                               "return: no instruction of the model stops there", pc, insn,
+                               None, "halt")
+        at, insn = found
+        return GuestHalted(f"{insn.split()[0]} at {self._where(at, insn)}: the guest halted its "
+                           "CPU to wait for an interrupt or event, and the model has none: "
+                           "the call cannot return", at, insn, None, "halt")
+
+    def _describe_fault(self, error):
+        fault = self._fault
+        pc = fault[4] if fault and len(fault) > 4 and fault[4] is not None else self._pc()
+        isa = "ppc" if self.isa.startswith("ppc") else self.isa
+        if fault and fault[0] == "interrupt":
+            number = fault[1]
+            if isa == "ppc":
+                pc -= 4    # Unicorn reports a PPC exception with the PC past its instruction
+            elif (found := self._trap_instruction(pc, TRAPS_AFTER[isa])) and \
+                    self._raises(found[1], number, TRAPS_AFTER[isa]):
+                pc = found[0]                  # int, svc: the PC past the instruction
+            name = INTERRUPT_NAMES[isa].get(number)
+            if name is None and isa == "x86" and number >= 32:
+                name = f"software interrupt int ${number:#x}"
+            what = f"{name} (interrupt {number})" if name else f"interrupt {number}"
+            insn = self._instruction_at(pc)
+            return GuestFault(f"guest exception: {what} at {self._where(pc, insn)}", pc, insn,
                               None, f"interrupt {number}")
-        return GuestFault(f"guest fault at {where}: {error}", pc, insn, None, str(error))
+        if fault and fault[0] == "memory":
+            insn = self._instruction_at(pc)
+            _, access, address, size = fault[:4]
+            what = ACCESS_NAMES.get(access, f"memory access of type {access}")
+            return GuestFault(f"guest fault at {self._where(pc, insn)}: {what} at address "
+                              f"{address:#x} ({size} bytes)", pc, insn, address, what)
+        if isinstance(error, UcError) and error.errno == unicorn_const.UC_ERR_INSN_INVALID \
+                and (found := self._trap_instruction(pc, HALTS[isa])):
+            at, insn = found          # Unicorn cannot run wfe / yield: it names the next one
+            return GuestHalted(f"{insn.split()[0]} at {self._where(at, insn)}: the guest waits "
+                               "for an event, and the model has none (Unicorn cannot run "
+                               "it): the call cannot return", at, insn, None, "halt")
+        insn = self._instruction_at(pc)
+        return GuestFault(f"guest fault at {self._where(pc, insn)}: {error}", pc, insn, None,
+                          str(error))
 

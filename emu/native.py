@@ -94,7 +94,7 @@ for _name, _kinds in _SIGNATURES.items():
 lib.emu_constant_name.argtypes = [c_int64]
 lib.emu_constant_name.restype = ctypes.c_char_p
 lib.emu_set_unicorn(cast(uclib.uc_reg_read, c_void_p), cast(uclib.uc_emu_stop, c_void_p),
-                  cast(uclib.uc_emu_start, c_void_p))
+                  cast(uclib.uc_emu_start, c_void_p), cast(uclib.uc_reg_write, c_void_p))
 lib.emu_set_unicorn_context(cast(uclib.uc_context_save, c_void_p),
                             cast(uclib.uc_context_restore, c_void_p),
                             cast(uclib.uc_ctl, c_void_p))
@@ -130,18 +130,22 @@ outer_cache_hook = _hook("outer_cache_hook")
 block_hook = _hook("block_hook")
 special_hook = _hook("special_hook")
 identity_tlb_fill = _hook("identity_tlb_fill")
+rdtsc_hook = _hook("rdtsc_hook")                    # x86 rdtsc / rdtscp: the model's cycles
+rdtscp_hook = _hook("rdtscp_hook")
 empty_memory_hook = _hook("empty_memory_hook")      # hooks that do nothing: emu.bench
 empty_block_hook = _hook("empty_block_hook")
 set_byte_block_hook = _hook("set_byte_block_hook")  # benchmarks/pc_restore.py
 
 
-def add_hook(uc, kind, function, state, begin=1, end=0, user_data=None):
+def add_hook(uc, kind, function, state, begin=1, end=0, user_data=None, instruction=None):
     """Register one of the library's hooks (an address above) on ``uc`` with the state
-    array as its user data (or the raw pointer ``user_data``)."""
+    array as its user data (or the raw pointer ``user_data``); ``instruction``: the
+    instruction of a UC_HOOK_INSN hook."""
     handle = c_size_t()
     data = c_void_p(user_data if user_data is not None else address(state))
+    extra = () if instruction is None else (ctypes.c_int(instruction),)
     err = uclib.uc_hook_add(uc._uch, byref(handle), kind, c_void_p(function), data,
-                            c_uint64(begin), c_uint64(end))
+                            c_uint64(begin), c_uint64(end), *extra)
     if err:
         raise RuntimeError(f"Unicorn refused a hook (error {err})")
     return handle

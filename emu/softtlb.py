@@ -346,7 +346,8 @@ class SoftTLB:
             store = not fetch and bool(self.regs.spr(ESR405) & 0x00800000)
         if number in TLB_MISSES:
             if fetch and ea & ~0xFFF == HALT & ~0xFFF:
-                uc.emu_stop()                 # the return to the halt address: the call ends
+                st[c.H_STOP_ASKED] = 1        # the return to the halt address: the call ends
+                uc.emu_stop()
                 return True
             count_miss(st, fetch)
             self.exceptions["tlb_miss_exceptions"] += 1

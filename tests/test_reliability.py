@@ -164,3 +164,129 @@ def test_a_refused_load_leaves_the_machine_as_it_was():
     m.load("g:\n li 3, 7\n dcbf 0, 4\n blr\n")
     assert m.call("g", 0, m.alloc(64)).return_value == 7
     assert "f" not in m.symbols
+
+
+# ------------------------------------------------- 3. the instruction limit on x86 code
+#                                                     outside loaded programs
+
+@pytest.mark.parametrize("limit", [1000, 100_000])
+def test_the_limit_holds_for_x86_code_the_model_was_not_told_of(limit):
+    # 200 x `incl %eax` and a jmp back, written to RAM (not loaded): a block counted as one
+    # instruction, so limit 1,000 ran ~200,000 instructions (and 1,000,000 ran for minutes)
+    from emu.machine import InstructionLimitExceeded, Machine
+    m = Machine("pentium4", instruction_limit=limit)
+    loop = m.alloc(4096, bytes([0x40] * 200) + b"\xe9" + (-205).to_bytes(4, "little",
+                                                                       signed=True))
+    with pytest.raises(InstructionLimitExceeded) as e:
+        m.call(loop)
+    counted = int(m.state[__import__("emu.cache").cache.H_INSNS])
+    assert limit < counted <= limit + 205          # one block (205 bytes) past it at most
+    assert "counts one instruction per byte" in str(e.value)
+
+
+# ------------------------------------------------- 4. hlt, wfi, wfe ended the call
+
+@pytest.mark.parametrize("cpu, source, insn, pc", [
+    ("pentium4", "f:\n movl $5, %eax\n hlt\n movl $6, %eax\n ret\n", "hlt", 0x10005),
+    ("cortex-a9", "f:\n mov r0, #5\n wfi\n mov r0, #6\n bx lr\n", "wfi", 0x10004),
+    ("cortex-a9", "f:\n mov r0, #5\n wfe\n mov r0, #6\n bx lr\n", "wfe", 0x10004),
+])
+def test_halting_the_cpu_is_an_error_naming_the_instruction(cpu, source, insn, pc):
+    # hlt and wfi returned as if the routine had (with r0 / eax = 5 and the PC inside it);
+    # wfe was "Invalid instruction" naming the next one
+    from emu.machine import GuestHalted, Machine
+    m = Machine(cpu)
+    m.load(source)
+    with pytest.raises(GuestHalted) as e:
+        m.call("f")
+    assert (e.value.pc, e.value.instruction) == (pc, insn)
+    assert str(e.value).startswith(f"{insn} at PC {pc:#x} (f+{pc - 0x10000:#x}): {insn}: ")
+
+
+def test_halting_one_core_of_several_is_an_error_naming_the_core():
+    # in run_parallel the halted core went on past its hlt as if it were a nop
+    from emu.machine import GuestHalted, Machine
+    m = Machine("pentium4", cores=2)
+    m.load("f:\n movl $5, %eax\n ret\ng:\n movl $5, %eax\n hlt\n movl $6, %eax\n ret\n")
+    with pytest.raises(GuestHalted, match=r"^hlt at core 1, PC 0x1000b \(g\+0x5\): hlt: "):
+        m.run_parallel([("f",), ("g",)])
+
+
+# ------------------------------------------------- 5. host values in guest runs
+
+def test_rdtsc_reads_the_model_s_cycles():
+    # rdtsc returned the host's time stamp counter: a different value in every run
+    from emu.machine import Machine
+
+    def once():
+        m = Machine("pentium4")
+        m.load("f:\n rdtsc\n movl %eax, %ecx\n movl $50, %ebx\n1: decl %ebx\n jnz 1b\n"
+               " rdtsc\n subl %ecx, %eax\n ret\n"
+               "g:\n rdtscp\n movl %ecx, %eax\n ret\n")
+        run = m.call("f")
+        return run.return_value, run.cycles, m.call("g").return_value
+    delta, cycles, aux = once()
+    assert 100 <= delta < cycles < 1000          # the loop's cycles, in the model's time
+    assert once() == (delta, cycles, aux) and aux == 0     # core 0
+
+
+def test_rdrand_is_refused_naming_the_line():
+    from emu.machine import Machine
+    m = Machine("pentium4")
+    with pytest.raises(AssemblyError) as e:
+        m.load("f:\n nop\n rdrand %eax\n ret\n")
+    assert (e.value.lineno, e.value.line) == (3, " rdrand %eax")
+    assert "host's random number generator" in e.value.message
+    m.load("g:\n movl $1, %eax\n ret\n")         # the Machine is as it was
+    assert m.call("g").return_value == 1
+
+
+# ------------------------------------------------- 6. faults named the wrong instruction
+
+@pytest.mark.parametrize("cpu, source, pc, insn, what", [
+    # a store through a helper: Unicorn's PC afterwards is the halt address, 0x800, and the
+    # address the last of the line's stores
+    ("ppc750", "f:\n lis 5, 0x500\n addi 5, 5, 0x40\n dcbz 0, 5\n blr\n", 0x10008,
+     "dcbz 0, r5", "write to unmapped memory at address 0x5000040"),
+    ("ppc750", "f:\n lis 5, 0x500\n stmw 20, 0(5)\n blr\n", 0x10004, "stmw r20, 0(r5)",
+     "write to unmapped memory at address 0x5000000"),
+    # traps: Unicorn reports the PC past the instruction
+    ("pentium4", "f:\n nop\n int3\n nop\n ret\n", 0x10001, "int3", "breakpoint (#BP)"),
+    ("pentium4", "f:\n nop\n int $0x80\n nop\n ret\n", 0x10001, "int $0x80",
+     "system call (int $0x80) (interrupt 128)"),
+    ("pentium4", "f:\n movl $0x7fffffff, %eax\n incl %eax\n into\n nop\n ret\n", 0x10006,
+     "into", "overflow (#OF, into) (interrupt 4)"),
+    ("pentium4", "f:\n int $0x21\n ret\n", 0x10000, "int $0x21",
+     "software interrupt int $0x21 (interrupt 33)"),
+    ("cortex-a9", "f:\n mov r0, #1\n svc #0\n bx lr\n", 0x10004, "svc #0",
+     "supervisor call (svc) (interrupt 2)"),
+    ("ppc750", "f:\n li 3, 1\n lfd 1, 0(3)\n blr\n", 0x10004, "lfd f1, 0(r3)",
+     "floating-point unavailable (MSR[FP] is 0) (interrupt 7)"),
+])
+def test_faults_name_the_instruction_the_address_and_the_interrupt(cpu, source, pc, insn,
+                                                                   what):
+    from emu.machine import GuestFault, Machine
+    m = Machine(cpu)
+    m.load(source)
+    with pytest.raises(GuestFault) as e:
+        m.call("f")
+    assert (e.value.pc, e.value.instruction) == (pc, insn)
+    assert what in str(e.value) and f"PC {pc:#x} (f+{pc - 0x10000:#x}): {insn}" in str(e.value)
+
+
+def test_a_divide_error_after_an_into_that_did_not_trap_names_the_divide():
+    # an into with OF clear does not trap: the #DE of the next instruction is its own
+    from emu.machine import GuestFault, Machine
+    m = Machine("pentium4")
+    m.load("f:\n xorl %ecx, %ecx\n into\n divl %ecx\n ret\n")
+    with pytest.raises(GuestFault) as e:
+        m.call("f")
+    assert (e.value.pc, e.value.instruction) == (0x10003, "divl %ecx")
+    assert "divide error (#DE) (interrupt 0)" in str(e.value)
+
+
+def test_bytes_capstone_cannot_decode_are_named_as_bytes_not_as_a_later_instruction():
+    from emu.assemble import disassemble_one
+    # before: "addb $0x90, %al", decoded from the byte after the 0x0f
+    assert disassemble_one(b"\x0f\x04\x90\x90", "x86", 0x1000) == \
+        ".byte 0x0f, 0x04, 0x90, 0x90 (not an instruction capstone can decode)"

@@ -34,7 +34,7 @@ HOT i64 translate_noting(i64 *st, i64 ea, bool write, bool fetch, i64 pc, int *f
 static void stop_on_fault(uc_engine *uc, i64 *st, int fault, i64 pc) {
     if (fault == FIRST_FAULT && pc < 0)
         st[H_FAULT_PC] = guest_pc(uc, st);
-    uc_emu_stop(uc);
+    model_stop(uc, st);
 }
 
 /* Profiler on: each instruction of the block gets its execution, its base cycles and (the
@@ -200,7 +200,10 @@ HOT bool model_block(i64 *st, i64 address, i64 size) {
         n = size / st[H_FIXED_WIDTH];
         cycles = n * st[H_DEFAULT_COST];
     } else {
-        n = 1;                                 /* x86 code the model was not told about */
+        /* x86 code the model was not told about: its instructions are not known, but
+         * none is shorter than a byte, so its length bounds their count (counted as 1, a
+         * block of 500 instructions ran 500 times past the instruction limit) */
+        n = size;
         cycles = st[H_DEFAULT_COST];
         st[H_UNCOUNTED] += 1;
     }
@@ -238,7 +241,7 @@ HOT bool model_block(i64 *st, i64 address, i64 size) {
 
 EXPORT void block_hook(uc_engine *uc, u64 address, uint32_t size, void *user_data) {
     if (model_block(user_data, (i64)address, (i64)size))
-        uc_emu_stop(uc);
+        model_stop(uc, user_data);
 }
 
 /* slbmte RS, RB into the model's SLB; one the model refuses stops the machine, its PC, RS
@@ -251,7 +254,7 @@ static void slb_store_hooked(uc_engine *uc, i64 *st, i64 address, i64 entry) {
         st[at + S_SLB_PC] = address;
         st[at + S_SLB_RS] = rs;
         st[at + S_SLB_RB] = rb;
-        uc_emu_stop(uc);
+        model_stop(uc, st);
     }
 }
 
@@ -417,7 +420,7 @@ EXPORT void special_hook(uc_engine *uc, u64 address_u64, uint32_t size, void *us
         break;
     case OP_STORE_CONDITIONAL:
         if (st[H_SCHED] && store_conditional_waits(st, address)) {
-            uc_emu_stop(uc);                  /* the instruction does not run now */
+            model_stop(uc, st);               /* the instruction does not run now */
             return;
         }
         store_conditional(st, ea, st[entry + 7]);
@@ -430,7 +433,7 @@ EXPORT void special_hook(uc_engine *uc, u64 address_u64, uint32_t size, void *us
             int fault;
             stall += translate_noting(st, ea, false, false, address, &fault);
             if (fault)
-                uc_emu_stop(uc);
+                model_stop(uc, st);
         }
         account(st, address - st[H_CODE_BASE], stall);
     }

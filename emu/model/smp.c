@@ -279,6 +279,7 @@ EXPORT i64 emu_run_parallel(i64 *st, uc_engine **ucs, i64 quantum, i64 halt, i64
         st[H_SYNC_BOUND] = others;
         st[H_NO_PARK] = no_park;
         st[H_PARK] = 0;
+        st[H_STOP_ASKED] = 0;
         int err = uc_emu_start(ucs[k], (u64)r[T_PC], (u64)halt, 0, 0);
         i64 pc = guest_pc(ucs[k], st);
         r[T_PC] = pc;
@@ -292,6 +293,10 @@ EXPORT i64 emu_run_parallel(i64 *st, uc_engine **ucs, i64 quantum, i64 halt, i64
         if (pc == halt) {
             r[T_STATUS] = CORE_DONE;
             return RUN_CORE_DONE;
+        }
+        if (!st[H_STOP_ASKED]) {           /* no one asked: the guest halted (hlt, wfi) */
+            st[H_HALTED] = pc + 1;
+            return RUN_STOPPED;
         }
         if (st[H_PARK]) {
             st[H_PARK] = 0;

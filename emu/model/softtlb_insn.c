@@ -36,7 +36,7 @@ static void refuse(uc_engine *uc, i64 *st, i64 *t, i64 code, i64 pc, i64 a, i64 
     t[SW_ERROR_B] = b;
     t[SW_ERROR_C] = c;
     st[H_HOST_STOP] = 1;
-    uc_emu_stop(uc);
+    model_stop(uc, st);
 }
 
 /* The 603's record of a way: page + 1, compare word, RPA word */
