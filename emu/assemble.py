@@ -53,6 +53,17 @@ COMPARISONS = {"==": operator.eq, "!=": operator.ne, "<>": operator.ne, "<=": op
 PREFIXES = {"rep", "repe", "repz", "repne", "repnz", "lock"}
 WORKER = Path(__file__).with_name("_keystone_worker.py")
 WORKER_TIMEOUT_S = 30
+# Bounds on one program: every statement is a request to keystone (about 0.1 ms each, and
+# several passes), so a 1 MB source took a minute; nothing bounded the bytes .space could add
+# (2.7 GB from 40 lines). The largest routine of the book has 702 lines, 27 KB.
+MAX_SOURCE_CHARS = 1 << 20
+MAX_STATEMENTS = 1 << 15
+MAX_PROGRAM_BYTES = 64 << 20
+
+
+def _shorten(text, most):
+    """``text``, or its start and how long it was (a 5,000-digit operand, a 1 MB line)."""
+    return text if len(text) <= most else f"{text[:most - 40]}... ({len(text):,} characters)"
 
 
 class AssemblyError(ValueError):
@@ -61,9 +72,9 @@ class AssemblyError(ValueError):
     def __init__(self, message, filename="<source>", lineno=None, line=None):
         self.message, self.filename, self.lineno, self.line = message, filename, lineno, line
         where = f"{filename}:{lineno}: " if lineno else f"{filename}: "
-        text = where + message
+        text = where + _shorten(message, 400)
         if line is not None:
-            text += f"\n    {line.strip()}"
+            text += f"\n    {_shorten(line.strip(), 200)}"
         super().__init__(text)
 
 
@@ -132,9 +143,20 @@ MNEMONIC_RE = re.compile(r"^[A-Za-z_][\w.]*[+-]?$")
 SYMBOL_RE = re.compile(r"(?<![\w.$%])([A-Za-z_.$][\w.$]*)")
 
 
-def _strip_block_comments(text):
-    """Remove /* ... */ comments, keeping newlines so line numbers stay right."""
-    return re.sub(r"/\*.*?\*/", lambda m: "\n" * m.group(0).count("\n"), text, flags=re.S)
+def _strip_block_comments(text, filename="<source>"):
+    """Remove /* ... */ comments, keeping newlines so line numbers stay right. One pass over
+    the text (a regular expression took minutes on many unclosed comments: each was searched
+    to the end of the text); an unclosed comment is an error naming its line."""
+    out, at = [], 0
+    while (start := text.find("/*", at)) >= 0:
+        end = text.find("*/", start + 2)
+        if end < 0:
+            lineno = text.count("\n", 0, start) + 1
+            raise AssemblyError("this /* comment is never closed (no */ below it)", filename,
+                                lineno, text[text.rfind("\n", 0, start) + 1:].split("\n")[0])
+        out += [text[at:start], "\n" * text.count("\n", start, end)]
+        at = end + 2
+    return "".join(out) + text[at:]
 
 
 def _comment_chars(isa, syntax):
@@ -196,10 +218,20 @@ class _Parser:
         return AssemblyError(message, self.filename, lineno, line)
 
     def parse(self, source):
-        text = _strip_block_comments(source)
+        text = _strip_block_comments(source, self.filename)
         for lineno, line in enumerate(text.split("\n"), 1):
             for stmt in _split_line(line, self.isa, self.syntax):
-                self.statement(stmt, lineno, line)
+                try:
+                    self.statement(stmt, lineno, line)
+                except AssemblyError:
+                    raise
+                except (ValueError, IndexError, OverflowError, RecursionError,
+                        MemoryError) as e:        # every error names its line
+                    raise self.error(f"cannot read this statement: {e}", lineno,
+                                     line) from None
+                if len(self.statements) > MAX_STATEMENTS:
+                    raise self.error(f"more than {MAX_STATEMENTS:,} statements: the largest "
+                                     "routine of the book has 702 lines", lineno, line)
         if self.conditions:
             raise self.error(".if without its .endif", *self.conditions[-1][2:])
         if self.pending_prefix:
@@ -342,8 +374,12 @@ class _Parser:
                 raise self.error(str(e), lineno, line) from None
             self.statements.append(Statement(lineno, line, "bytes", args, encoding=data))
         elif name in (".align", ".balign", ".p2align"):
+            if not _split_operands(args):
+                raise self.error(f"{name} needs an alignment", lineno, line)
             self.add("align", f"{name} {args}", lineno, line)
         elif name in (".space", ".skip", ".zero"):
+            if not _split_operands(args):
+                raise self.error(f"{name} needs a number of bytes", lineno, line)
             self.add("space", args, lineno, line)
         elif name in (".intel_syntax", ".att_syntax"):
             if self.isa != "x86":
@@ -369,7 +405,7 @@ class _Parser:
             # keystone hangs on statements that do not start with a word: refuse them here
             raise self.error(f"{mnemonic!r} is not an instruction mnemonic", lineno, line)
         operands = self.numeric_refs(operands.strip(), lineno, line)
-        why = _operand_problem(self.isa, operands)
+        why = _keystone_problem(operands) or _operand_problem(self.isa, operands)
         if why:
             raise self.error(f"cannot assemble {stmt!r}: {why}", lineno, line)
         if self.isa == "x86" and mnemonic.lower() in PREFIXES and not operands:
@@ -430,6 +466,7 @@ def _operand_problem(isa, operands):
 
 
 NUMBER_RE = re.compile(r"(?<![\w.$])(0[xX][0-9a-fA-F]+|\d+)(?![\w.$])")
+LONG_NUMBER_RE = re.compile(r"(?<![\w.])(0[xX][0-9a-fA-F]{23,}|\d{25,})")
 
 
 def _keystone_problem(text):
@@ -438,9 +475,13 @@ def _keystone_problem(text):
     bad = next((ch for ch in text if not ch.isascii()), None)
     if bad:
         return f"non-ASCII character {bad!r}"
+    if m := LONG_NUMBER_RE.search(text):    # (x86 $n and ARM #n too; Python refuses to
+        digits = m.group(1)                  # read more than 4,300 digits)
+        return f"the number {digits[:12]}... ({len(digits)} digits) does not fit in 64 bits"
     for m in NUMBER_RE.finditer(text):
-        if int(m.group(1), 0 if m.group(1)[:2].lower() == "0x" else 10) >> 64:
-            return f"the number {m.group(1)} does not fit in 64 bits"
+        digits = m.group(1)
+        if int(digits, 0 if digits[:2].lower() == "0x" else 10) >> 64:
+            return f"the number {digits} does not fit in 64 bits"
     return None
 
 
@@ -706,6 +747,8 @@ def _att_decimals_to_hex(text):
     mnemonic, _, operands = text.partition(" ")
     def to_hex(m):
         digits = m.group(1)
+        if len(digits) > 24:          # more than 64 bits: _keystone_problem refuses it
+            return digits
         return hex(int(digits, 8) if len(digits) > 1 and digits[0] == "0" else int(digits))
     return (mnemonic + " " + DECIMAL_RE.sub(to_hex, operands)).strip()
 
@@ -781,11 +824,11 @@ class _Assembler:
     def substitute(self, s: Statement, text):
         """Replace every known symbol in an instruction's operands by its value."""
         mnemonic, _, operands = text.partition(" ")
-        known = self.p.labels.keys() | self.p.equates.keys()
-
+        labels, equates = self.p.labels, self.p.equates    # (a set of both made per
+                                                           # statement was quadratic)
         def value(m):
             name = m.group(1)
-            if name not in known:
+            if name not in labels and name not in equates:
                 return name
             v = self.lookup(name, s.address)
             return hex(v) if v >= 0 else f"(-{hex(-v)})"
@@ -818,8 +861,8 @@ class _Assembler:
             args = _split_operands(s.body)
             n = evaluate(args[0], lookup)
             fill = evaluate(args[1], lookup) if len(args) > 1 else 0
-            if not 0 <= n <= (64 << 20):
-                raise ValueError(f".space of {n} bytes")
+            if not 0 <= n <= MAX_PROGRAM_BYTES:
+                raise ValueError(f".space of {n} bytes: give 0 to {MAX_PROGRAM_BYTES:,}")
             return bytes([fill & 0xFF]) * n
         if s.kind == "align":
             name, _, args = s.body.partition(" ")
@@ -840,7 +883,12 @@ class _Assembler:
         requests, where = [], []
         encodings = [b""] * len(self.p.statements)
         self.equate_values = {}        # the layout (label addresses) may have changed
+        total = 0
         for i, s in enumerate(self.p.statements):
+            total += len(encodings[i - 1]) if i else 0
+            if total > MAX_PROGRAM_BYTES:
+                raise self.error(f"the program is larger than {MAX_PROGRAM_BYTES >> 20} MB "
+                                 "here", self.p.statements[i - 1])
             try:
                 if s.kind == "insn":
                     if self.isa == "arm":
@@ -854,8 +902,10 @@ class _Assembler:
                 else:
                     encodings[i] = self.encode_data(s)
                     continue
-            except ValueError as e:
-                raise self.error(str(e), s) from None
+            except AssemblyError:
+                raise
+            except (ValueError, IndexError, OverflowError, RecursionError, MemoryError) as e:
+                raise self.error(str(e) or type(e).__name__, s) from None
             if self.isa == "x86" and s.syntax == "att":
                 texts = [_att_decimals_to_hex(t) for t in texts]
             address = s.address
@@ -925,7 +975,16 @@ def assemble(source, isa, base=0x10000, filename="<source>"):
     """Assemble GNU-style source for ``isa`` at address ``base``; returns a Program."""
     if isa not in ISAS:
         raise ValueError(f"unknown ISA {isa!r}: choose one of {', '.join(ISAS)}")
+    if not isinstance(source, str):
+        raise TypeError(f"assemble takes the source as text, not {type(source).__name__}")
+    if len(source) > MAX_SOURCE_CHARS:
+        raise AssemblyError(f"the source is {len(source):,} characters: at most "
+                            f"{MAX_SOURCE_CHARS:,} are read (the largest routine of the book "
+                            "is 27,091)", filename)
     source = source.removeprefix("\ufeff")     # a byte-order mark some editors save first
+    # CR LF (Windows) and a lone CR (classic Mac OS) end lines too: read as one line, a
+    # CR-only file assembled to nothing after its first comment
+    source = source.replace("\r\n", "\n").replace("\r", "\n")
     parsed = _Parser(isa, filename).parse(source)
     for name in parsed.globals:
         if name not in parsed.labels and name not in parsed.equates:

@@ -290,3 +290,78 @@ def test_bytes_capstone_cannot_decode_are_named_as_bytes_not_as_a_later_instruct
     # before: "addb $0x90, %al", decoded from the byte after the 0x0f
     assert disassemble_one(b"\x0f\x04\x90\x90", "x86", 0x1000) == \
         ".byte 0x0f, 0x04, 0x90, 0x90 (not an instruction capstone can decode)"
+
+
+# ------------------------------------------------- 8. the assembler
+
+def _asm_error(source, isa="ppc32"):
+    with pytest.raises(AssemblyError) as e:
+        assemble(source, isa, filename="bad.S")
+    return e.value
+
+
+@pytest.mark.parametrize("directive", [".space", ".skip", ".zero", ".align", ".balign",
+                                       ".p2align"])
+def test_a_directive_without_its_operand_names_the_line(directive):
+    err = _asm_error(f"nop\n{directive}\nnop\n")           # was IndexError, no line
+    assert (err.lineno, err.line) == (2, directive)
+    assert err.message.startswith(f"{directive} needs ")
+
+
+@pytest.mark.parametrize("isa, text", [("x86", "movl $" + "9" * 5000 + ", %eax"),
+                                       ("ppc32", "li 3, " + "9" * 5000),
+                                       ("arm", "mov r0, #" + "9" * 5000)],
+                         ids=["x86", "ppc32", "arm"])
+def test_a_5000_digit_immediate_names_the_line_briefly(isa, text):
+    # x86: Python's "Exceeds the limit (4300 digits) for integer string conversion"
+    err = _asm_error(f"nop\n{text}\n", isa)
+    assert err.lineno == 2 and "(5000 digits) does not fit in 64 bits" in err.message
+    assert len(str(err)) < 700                    # not the 5,000 digits twice
+
+
+def test_labels_are_substituted_in_linear_time(monkeypatch):
+    # each statement built the set of every label and equate (8,000 labels took 17 s, 4.2 s
+    # here; 1.9 s after): the work per statement must not grow with the number of labels
+    copies = []
+
+    class Symbols(dict):
+        def keys(self):
+            copies.append(len(self))
+            return super().keys()
+    parse = asm._Parser.parse
+
+    def counting_parse(self, source):
+        parse(self, source)
+        self.labels, self.equates = Symbols(self.labels), Symbols(self.equates)
+        return self
+    monkeypatch.setattr(asm._Parser, "parse", counting_parse)
+    n = 2000
+    p = assemble("".join(f"l{i}: b l{(i * 7) % n}\n" for i in range(n)), "ppc32")
+    assert len(p.code) == 4 * n and p.symbols["l5"] == 0x10000 + 20
+    assert sum(copies) < 10 * n                  # was 2 x n x n per pass
+
+
+def test_an_unclosed_comment_names_its_line_at_once():
+    import time
+    start = time.process_time()
+    err = _asm_error("nop\n" + "/* x\n" * 20000)      # was 11 s, then a wrong message
+    assert time.process_time() - start < 2
+    assert (err.lineno, err.line) == (2, "/* x")
+    assert err.message == "this /* comment is never closed (no */ below it)"
+
+
+def test_a_program_s_size_is_bounded():
+    err = _asm_error("".join(".space 60000000\n" for _ in range(40)))   # was 2.7 GB
+    assert err.lineno == 2 and "larger than 64 MB" in err.message
+    err = _asm_error("nop\n" * (asm.MAX_STATEMENTS + 1))                # was a minute / MB
+    assert err.lineno == asm.MAX_STATEMENTS + 1 and "statements" in err.message
+    err = _asm_error("#" * (asm.MAX_SOURCE_CHARS + 1))
+    assert "1,048,577 characters" in err.message
+
+
+@pytest.mark.parametrize("ending", ["\r", "\r\n"])
+def test_cr_line_endings_end_lines(ending):
+    # a CR-only file was one line: after a comment it assembled silently to nothing
+    source = ending.join(["# a comment", "f:", " li 3, 7", " blr", ""])
+    p = assemble(source, "ppc32")
+    assert p.code == assemble("f:\n li 3, 7\n blr\n", "ppc32").code and len(p.code) == 8
