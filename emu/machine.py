@@ -14,7 +14,9 @@ mapped memory and about 1 us when it is not (measured).
 """
 from __future__ import annotations
 
+import ctypes
 import json
+import weakref
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -220,9 +222,59 @@ def memory_events(st):
             "wc_wait_cycles": int(st[c.H_WC_WAIT])}
 
 
+_INVALID_HOOK = ctypes.CFUNCTYPE(ctypes.c_bool, ctypes.c_void_p, ctypes.c_int, ctypes.c_uint64,
+                                 ctypes.c_int, ctypes.c_int64, ctypes.c_void_p)
+_INTERRUPT_HOOK = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_uint32, ctypes.c_void_p)
+
+
+def _weak_hook(machine, uc, kind, method):
+    """Hook ``machine.method`` on ``uc`` (UC_HOOK_MEM_INVALID or UC_HOOK_INTR) through weak
+    references. Unicorn's own ``hook_add`` keeps the callback (here a bound method of the
+    Machine) in the Uc, which the Machine keeps: a cycle, so that a discarded Machine and its
+    emulator waited for a full garbage collection (2,000 Machines in a loop reached 2.8 GB).
+    Returns the C callback, which the machine must keep. An exception in the method stops the
+    emulator and is raised by ``emu_start``, as Unicorn's own hooks do."""
+    machine_ref, uc_ref = weakref.ref(machine), weakref.ref(uc)
+
+    def run(args):
+        m, u = machine_ref(), uc_ref()
+        if m is None or u is None:
+            return False
+        try:
+            return getattr(m, method)(u, *args, None)
+        except BaseException as error:           # noqa: BLE001 (raised by emu_start)
+            if u._hook_exception is None:
+                u._hook_exception = error
+            u.emu_stop()
+            return False
+    if kind == UC_HOOK_MEM_INVALID:
+        callback = _INVALID_HOOK(lambda h, access, address, size, value, data:
+                                 bool(run((access, address, size, value))))
+    else:
+        callback = _INTERRUPT_HOOK(lambda h, number, data: run((number,)) and None)
+    native.add_hook(uc, kind, ctypes.cast(callback, ctypes.c_void_p).value, None, user_data=0)
+    return callback
+
+
+class _Closed:
+    """What a closed Machine's emulator is: any use says so."""
+
+    def __getattr__(self, name):
+        raise ValueError("this Machine is closed (its emulator was freed by close() or at the "
+                         "end of its with block)")
+
+    def _refuse(self, *args):
+        return self.closed
+
+    __getitem__ = __setitem__ = __len__ = __iter__ = __index__ = __int__ = _refuse
+
+
 class Machine:
     """A processor profile's CPU (or ``cores`` of them sharing RAM and the levels below
-    L1), its RAM, and the instrumented model."""
+    L1), its RAM, and the instrumented model.
+
+    ``with Machine(...) as m:`` frees the emulators (Unicorn's translation buffers, about
+    5 MB a core) and guest RAM at the end of the block; ``close()`` does so at once."""
 
     def __init__(self, cpu="ppc750", ram_size=32 << 20, caches=(), instruction_limit=50_000_000,
                  strict_coherence=False, seed=1, mmu=False, cores=1):
@@ -305,6 +357,7 @@ class Machine:
         self._loaded_top = 0             # the end of the highest program (code offset)
         self._specials = []
         self._hooks = []
+        self._python_hooks = []
         self.outer_cache_base = self._map_outer_cache(profile)
         self.model.share_settings()
         for uc in self.cpus:
@@ -320,8 +373,8 @@ class Machine:
                                    (x86_const.UC_X86_INS_RDTSCP, native.rdtscp_hook)):
                     self._hooks.append(native.add_hook(uc, UC_HOOK_INSN, hook, st,
                                                        instruction=insn))
-            uc.hook_add(UC_HOOK_MEM_INVALID, self._on_invalid)
-            uc.hook_add(UC_HOOK_INTR, self._on_interrupt)
+            self._python_hooks += [_weak_hook(self, uc, UC_HOOK_MEM_INVALID, "_on_invalid"),
+                                   _weak_hook(self, uc, UC_HOOK_INTR, "_on_interrupt")]
         self._fault = None
         self.extable = extable.ExceptionTable()     # the loaded programs' __ex_table entries
         self.programs: list[Program] = []
@@ -331,6 +384,25 @@ class Machine:
         self._update_tables()
 
     # ---------------------------------------------------------------- set-up
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def close(self):
+        """Free the emulators and guest RAM now; any later use of the machine is an error.
+        (A discarded Machine frees them too, when its last reference goes.)"""
+        for uc in getattr(self, "cpus", ()):
+            finalizer = getattr(uc, "_Uc__finalizer", None)
+            if finalizer is not None:
+                finalizer()                 # uc_close, once (the Uc's own finalizer)
+        closed = _Closed()
+        self.cpus, self.uc = [], closed
+        self.ram = self._ram_view = self.state = self.model = self.soft_tlb = closed
+        self._python_hooks, self._hooks = [], []
 
     def _new_unicorn(self, profile):
         arch, mode = {"ppc32": (UC_ARCH_PPC, UC_MODE_PPC32 | UC_MODE_BIG_ENDIAN),

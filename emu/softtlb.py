@@ -62,6 +62,7 @@ from __future__ import annotations
 
 import collections
 import ctypes
+import weakref
 
 import numpy as np
 from unicorn import UcError, ppc_const
@@ -251,8 +252,14 @@ class SoftTLB:
     model's TLB a mirror of the CPU's. Owned by a Machine with ``mmu=True`` on ppc603e or
     ppc405gp; the machine calls ``start``, ``exception`` and ``instruction``."""
 
+    @property
+    def m(self):
+        """The machine (a weak reference: a Machine and its SoftTLB do not keep each other
+        alive, so a discarded Machine frees its emulators at once)."""
+        return self._machine()
+
     def __init__(self, machine, which):
-        self.m, self.kind = machine, which
+        self._machine, self.kind = weakref.ref(machine), which     # (the machine owns us)
         from .machine import HEAP_BASE
         self.regs = CpuRegisters(machine.uc, HEAP_BASE, segments=which == "603")
         self.vectors = VECTORS[which]

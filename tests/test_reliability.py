@@ -365,3 +365,54 @@ def test_cr_line_endings_end_lines(ending):
     source = ending.join(["# a comment", "f:", " li 3, 7", " blr", ""])
     p = assemble(source, "ppc32")
     assert p.code == assemble("f:\n li 3, 7\n blr\n", "ppc32").code and len(p.code) == 8
+
+
+# ------------------------------------------------- 9. a Machine frees its emulator
+
+def _unicorns_alive(make, n=20):
+    import gc
+    import weakref
+    gc.collect()
+    gc.disable()                      # only reference counting: what frees "at once"
+    try:
+        refs = []
+        for _ in range(n):
+            m = make()
+            refs.append(weakref.ref(m.uc))
+            del m
+        return sum(r() is not None for r in refs)
+    finally:
+        gc.enable()
+
+
+@pytest.mark.parametrize("cpu, mmu", [("ppc750", False), ("pentium4", False),
+                                      ("ppc603e", True), ("cortex-a9", True)])
+def test_a_discarded_machine_frees_its_emulator_without_a_garbage_collection(cpu, mmu):
+    # the Uc kept the Machine's bound-method hooks and the Machine the Uc (and the 603's
+    # SoftTLB the Machine): 2,000 Machines in a loop reached 2.8 GB before a collection
+    from emu.machine import Machine
+    assert _unicorns_alive(lambda: Machine(cpu, mmu=mmu)) == 0
+
+
+def test_with_frees_the_emulator_at_the_end_of_the_block():
+    import weakref
+    from emu.machine import Machine
+    with Machine("ppc750") as m:
+        m.load("f:\n li 3, 4\n blr\n")
+        assert m.call("f").return_value == 4
+        uc = weakref.ref(m.uc)
+    assert uc() is None                          # freed while `m` is still referenced
+    with pytest.raises(ValueError, match="this Machine is closed"):
+        m.call("f")
+    with pytest.raises(ValueError, match="this Machine is closed"):
+        m.read_word(0x10000)
+
+
+def test_python_hooks_still_raise_into_the_call():
+    # the interrupt hook reaches the machine through a weak reference: a fault it raises
+    # (here the 603's missing miss handler) still ends the call with that error
+    from emu.machine import Machine, TLBMissFault
+    m = Machine("ppc603e", mmu=True)
+    m.load("f:\n li 3, 1\n blr\n")
+    with pytest.raises(TLBMissFault, match="no miss handler is loaded"):
+        m.call("f")
