@@ -65,8 +65,9 @@ def _int(text):
 
 def _period(text):
     every = _int(text)
-    if every <= 0:
-        raise ValueError(f"--profile {text}: the period must be a positive number of cycles")
+    if not 0 < every <= 1 << 62:
+        raise ValueError(f"--profile {text}: the period must be a positive number of cycles, "
+                         "at most 2**62")
     return every
 
 
@@ -153,8 +154,11 @@ def main(argv=None):
     from .machine import GuestError
     try:
         {"run": run, "kperfdiff": kperfdiff, "handout": handout}[options.command](options)
-    except (AssemblyError, GuestError, ValueError, KeyError, MemoryError) as error:
-        message = error.args[0] if isinstance(error, KeyError) else str(error)
+    except (AssemblyError, GuestError, ValueError, KeyError, MemoryError, OSError,
+            RecursionError) as error:
+        message = error.args[0] if isinstance(error, KeyError) and error.args else str(error)
+        if isinstance(error, RecursionError):
+            message = "the input is nested too deeply to read"
         first = message.splitlines()[0]
         detail = " | ".join(line.strip() for line in message.splitlines()[1:])
         print(f"error: {first}" + (f" [{detail}]" if detail else ""), file=sys.stderr)

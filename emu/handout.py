@@ -50,8 +50,16 @@ def handout(notebook, target):
     try:
         nb = json.loads(source.read_text(encoding="utf-8"))
         cells = nb["cells"]
-    except (OSError, ValueError, KeyError, TypeError) as error:
-        raise ValueError(f"{source}: not a readable notebook ({error})") from None
+        if not isinstance(cells, list) or not all(isinstance(c, dict) for c in cells):
+            raise TypeError("its cells are not a list of objects")
+        for k, cell in enumerate(cells):
+            text = cell.get("source", "")
+            if not isinstance(text, str) and not (isinstance(text, list) and
+                                                  all(isinstance(t, str) for t in text)):
+                raise TypeError(f"cell {k}'s source is neither text nor a list of lines")
+    except (OSError, ValueError, KeyError, TypeError, RecursionError) as error:
+        why = "nested too deeply" if isinstance(error, RecursionError) else error
+        raise ValueError(f"{source}: not a readable notebook ({why})") from None
     kept, removed = [], 0
     for cell in cells:
         text = "".join(cell.get("source", ""))
@@ -68,6 +76,9 @@ def handout(notebook, target):
             cell["source"] = text
         kept.append(cell)
     nb["cells"] = kept
-    Path(target).write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n",
-                            encoding="utf-8")
+    try:
+        Path(target).write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n",
+                                encoding="utf-8")
+    except OSError as error:
+        raise ValueError(f"{target}: cannot write the handout ({error.strerror})") from None
     return removed

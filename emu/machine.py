@@ -411,8 +411,13 @@ class Machine:
                       "x86": (UC_ARCH_X86, UC_MODE_32)}[profile.isa]
         uc = Uc(arch, mode)
         if profile.unicorn_cpu != "default":
-            module = {"ppc32": ppc_const, "arm": arm_const, "x86": x86_const}[profile.isa]
-            uc.ctl_set_cpu_model(getattr(module, profile.unicorn_cpu))
+            module = {"ppc32": ppc_const, "arm": arm_const, "x86": x86_const}.get(profile.isa)
+            model = getattr(module, str(profile.unicorn_cpu), None)
+            if not isinstance(model, int):
+                raise ValueError(f"profile {profile.name}: unicorn_cpu "
+                                 f"{profile.unicorn_cpu!r} is not a Unicorn CPU model of "
+                                 f"{profile.isa}")
+            uc.ctl_set_cpu_model(model)
         if profile.isa == "ppc64":
             # PPC64 runs only in the virtual-TLB mode (see shared platform notes).
             uc.ctl_set_tlb_mode(unicorn_const.UC_TLB_VIRTUAL)

@@ -67,6 +67,9 @@ def parse_cache_spec(spec, base=None):
     if len(parts) not in (4, 5):
         raise ValueError(f"cache spec {spec!r} is not LEVEL:SIZE:WAYS:LINE[:POLICY]")
     name = parts[0].upper()
+    if name not in ("L1I", "L1D", "L2", "L3"):
+        raise ValueError(f"cache spec {spec!r}: the level must be L1I, L1D, L2 or L3 (a "
+                         "profile's TLBs are set in its [tlb] table)")
     try:
         size, ways, line = (int(p, 0) for p in parts[1:4])
     except ValueError:
@@ -90,13 +93,17 @@ def load(name):
         path = FOLDER / f"{name}.toml"
     if not path.exists():
         raise ValueError(f"no processor profile {name!r}; known: {', '.join(names())}")
-    with open(path, "rb") as f:
-        raw = tomllib.load(f)
+    try:
+        with open(path, "rb") as f:
+            raw = tomllib.load(f)
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
+        raise ValueError(f"profile {path}: not a readable TOML file ({e})") from None
     try:
         try:
+            check_schema(raw)
             caches = [CacheLevel(c["name"], c["size"], c["ways"], c["line"],
                                  c.get("replacement", "lru"), c.get("write_policy", "back"),
-                                 bool(c.get("write_allocate", True)),
+                                 c.get("write_allocate", True),
                                  c.get("hit_latency", 1)).check()
                       for c in raw.get("caches", [])]
             alignment = _numbers(raw.get("alignment", {}))
@@ -114,6 +121,94 @@ def load(name):
                        alignment, queues, memory, topology)
     except KeyError as e:
         raise ValueError(f"profile {path.name} lacks the key {e}") from None
+
+
+ISAS = ("ppc32", "ppc64", "arm", "x86")
+# the largest cycle count a profile may give one event: no latency of a modelled machine comes
+# near it, and the model's 64-bit counters cannot wrap from it (an int64 latency wrapped)
+MAX_CYCLES = 1 << 24
+TLB_COUNTS = ("itlb_entries", "itlb_ways", "dtlb_entries", "dtlb_ways", "entries", "ways",
+              "main_entries", "main_ways", "ierat_entries", "ierat_ways", "derat_entries",
+              "derat_ways", "slb_entries", "page_size", "ibat", "dbat")
+TLB_CYCLES = ("walk_cycles", "erat_miss_cycles", "micro_miss_cycles")
+
+
+def check_schema(raw):
+    """Refuse values of a profile's raw tables that the model would misread: cycles that
+    are negative, fractional or huge (negative latencies gave negative cycles, a 2**63
+    latency wrapped), a flag that is not true or false (the string "no" was read as true),
+    an unknown ISA or Unicorn CPU model. Names the table and key."""
+    def cycles(where, value):
+        if isinstance(value, bool) or not isinstance(value, int) or \
+                not 0 <= value <= MAX_CYCLES:
+            raise ValueError(f"{where} = {value!r}: give a whole number of cycles from 0 "
+                             f"to {MAX_CYCLES:,}")
+
+    def flag(where, value):
+        if not isinstance(value, bool):
+            raise ValueError(f"{where} = {value!r}: give true or false")
+    for key in ("name", "isa", "memory"):
+        if key not in raw:
+            raise KeyError(key)                  # "lacks the key"
+    for key in ("name", "isa"):
+        if not isinstance(raw.get(key), str):
+            raise ValueError(f"{key} = {raw.get(key)!r}: give it as text")
+    if raw["isa"] not in ISAS:
+        raise ValueError(f"isa = {raw['isa']!r}: give one of {', '.join(ISAS)}")
+    cpu = raw.get("unicorn_cpu", "default")
+    if cpu != "default":
+        from unicorn import arm_const, ppc_const, x86_const
+        module = {"ppc32": ppc_const, "ppc64": ppc_const, "arm": arm_const,
+                  "x86": x86_const}[raw["isa"]]
+        prefix = {"ppc32": "UC_CPU_PPC32_", "ppc64": "UC_CPU_PPC64_", "arm": "UC_CPU_ARM_",
+                  "x86": "UC_CPU_X86_"}[raw["isa"]]
+        if not isinstance(cpu, str) or not cpu.startswith(prefix) or \
+                not isinstance(getattr(module, cpu, None), int):
+            raise ValueError(f"unicorn_cpu = {cpu!r}: give 'default' or a Unicorn CPU model "
+                             f"of the ISA ({prefix}...)")
+    clock = raw.get("clock_mhz", 0)
+    if isinstance(clock, bool) or not isinstance(clock, (int, float)) or not 0 <= clock < 1e6:
+        raise ValueError(f"clock_mhz = {clock!r}: give a number of MHz")
+    if not isinstance(raw.get("caches", []), list):
+        raise ValueError("caches: give an array of [[caches]] tables")
+    for c in raw.get("caches", []):
+        if not isinstance(c, dict):
+            raise ValueError("caches: give an array of [[caches]] tables")
+        name = f"caches.{c.get('name', '?')}"
+        if "hit_latency" in c:
+            cycles(f"{name}.hit_latency", c["hit_latency"])
+        if "write_allocate" in c:
+            flag(f"{name}.write_allocate", c["write_allocate"])
+    memory = raw["memory"]
+    if not isinstance(memory, dict):
+        raise ValueError("memory: give a table")
+    cycles("memory.latency", memory["latency"])
+    costs = raw.get("costs", {})
+    if not isinstance(costs, dict):
+        raise ValueError("costs: give a table")
+    for key, value in costs.items():
+        if key in ("source", "unverified"):
+            continue
+        if key == "mnemonics":
+            if not isinstance(value, dict):
+                raise ValueError("costs.mnemonics: give a table")
+            for mnemonic, v in value.items():
+                if mnemonic not in ("source", "unverified"):
+                    cycles(f"costs.mnemonics.{mnemonic}", v)
+        else:
+            cycles(f"costs.{key}", value)
+    tlb = raw.get("tlb", {})
+    if not isinstance(tlb, dict):
+        raise ValueError("tlb: give a table")
+    for key in TLB_COUNTS:
+        if key in tlb and (isinstance(tlb[key], bool) or not isinstance(tlb[key], int) or
+                           not 0 <= tlb[key] <= 1 << 30):
+            raise ValueError(f"tlb.{key} = {tlb[key]!r}: give a whole number from 0")
+    for key in TLB_CYCLES:
+        if key in tlb:
+            cycles(f"tlb.{key}", tlb[key])
+    if "walk_through_l1" in tlb:
+        flag("tlb.walk_through_l1", tlb["walk_through_l1"])
 
 
 def _numbers(table):

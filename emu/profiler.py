@@ -329,7 +329,7 @@ def read_samples(path):
         if len(fields) not in (2, 3) or not fields[0].isdigit() \
                 or (len(fields) == 3 and not _is_number(fields[2])):
             raise ValueError(f"{path}:{lineno}: expected 'samples symbol [load]', "
-                             f"got {line.strip()!r}")
+                             f"got {line.strip()[:80]!r}")
         ticks, name = int(fields[0]), fields[1]
         if name == "total":
             continue

@@ -416,3 +416,100 @@ def test_python_hooks_still_raise_into_the_call():
     m.load("f:\n li 3, 1\n blr\n")
     with pytest.raises(TLBMissFault, match="no miss handler is loaded"):
         m.call("f")
+
+
+# ------------------------------------------------- 10. the command line and profiles
+
+def _cli(*argv):
+    """(exit status, stderr) of the command line, run in this process."""
+    import contextlib
+    import io
+    from emu.__main__ import main
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        status = main(list(argv))
+    return status, err.getvalue()
+
+
+@pytest.fixture
+def routine(tmp_path):
+    path = tmp_path / "f.S"
+    path.write_text("f:\n li 3, 1\n blr\n")
+    return str(path)
+
+
+def _profile_file(tmp_path, name, old, new):
+    from emu.profile import FOLDER
+    path = tmp_path / f"{name}.toml"
+    text = (FOLDER / "ppc750.toml").read_text()
+    assert old in text
+    path.write_text(text.replace(old, new, 1))
+    return str(path)
+
+
+@pytest.mark.parametrize("old, new, why", [
+    # negative cycles, a wrapped int64, "no" read as true, a missing CPU model
+    ("latency = 80", "latency = -80", "memory.latency = -80: give a whole number of cycles"),
+    ("latency = 80", "latency = 9223372036854775807", "memory.latency = 9223372036854775807"),
+    ("hit_latency = 15", "hit_latency = -15", "caches.L2.hit_latency = -15"),
+    ("dcbz = 6", "dcbz = 6.5", "costs.mnemonics.dcbz = 6.5"),
+    ("write_allocate = true ", 'write_allocate = "no"', "write_allocate = 'no': give true or "
+                                                        "false"),
+    ('unicorn_cpu = "UC_CPU_PPC32_750_V3_1"', 'unicorn_cpu = "UC_CPU_NOPE"',
+     "unicorn_cpu = 'UC_CPU_NOPE': give 'default' or a Unicorn CPU model"),
+    ('isa = "ppc32"', 'isa = "sparc"', "isa = 'sparc': give one of ppc32, ppc64, arm, x86"),
+])
+def test_a_profile_s_values_are_checked_naming_the_file_and_key(tmp_path, old, new, why):
+    from emu.profile import load
+    path = _profile_file(tmp_path, "bad", old, new)
+    with pytest.raises(ValueError) as e:
+        load(path)
+    assert str(e.value).startswith("profile bad.toml: ") and why in str(e.value)
+
+
+def test_a_profile_that_is_not_toml_is_named(tmp_path):
+    from emu.profile import load
+    path = tmp_path / "binary.toml"
+    path.write_bytes(bytes(range(256)))
+    with pytest.raises(ValueError, match=f"profile {path}: not a readable TOML file"):
+        load(path)
+
+
+@pytest.mark.parametrize("args, why", [
+    (["--profile", "1" + "0" * 23], "--profile 1000"),            # OverflowError
+    (["--limit", "1" + "0" * 23], "instruction_limit must be a whole number"),
+    (["--cache", "DTLB:8192:2:4096"], "the level must be L1I, L1D, L2 or L3"),  # tuple.index
+])
+def test_the_cli_answers_bad_numbers_in_one_line(routine, args, why):
+    status, err = _cli("run", routine, "--isa", "ppc32", "--cpu", "ppc750", "--entry", "f",
+                       *args)
+    assert status == 1 and err.startswith("error: ") and why in err
+    assert len(err.splitlines()) == 1
+
+
+def test_the_cli_names_a_bad_profile_file(routine, tmp_path):
+    path = _profile_file(tmp_path, "cpu", 'unicorn_cpu = "UC_CPU_PPC32_750_V3_1"',
+                         'unicorn_cpu = "UC_CPU_NOPE"')                # was an AttributeError
+    status, err = _cli("run", routine, "--isa", "ppc32", "--cpu", path, "--entry", "f")
+    assert status == 1 and err.startswith("error: profile cpu.toml: unicorn_cpu")
+
+
+@pytest.mark.parametrize("notebook, why", [
+    ('{"cells": [{"cell_type": "markdown", "source": 5}]}', "cell 0's source is neither"),
+    ('{"cells": "x"}', "its cells are not a list of objects"),
+    ("[" * 100000 + "]" * 100000, "not a readable notebook"),
+])
+def test_handout_names_a_bad_notebook(tmp_path, notebook, why):
+    # TypeError, AttributeError and RecursionError tracebacks
+    path = tmp_path / "bad.ipynb"
+    path.write_text(notebook)
+    status, err = _cli("handout", str(path), "-o", str(tmp_path / "out.ipynb"))
+    assert status == 1 and err.startswith(f"error: {path}: ") and why in err
+
+
+def test_handout_names_an_output_it_cannot_write(tmp_path):
+    notebook = tmp_path / "nb.ipynb"
+    notebook.write_text('{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}')
+    status, err = _cli("handout", str(notebook), "-o", str(tmp_path))   # a directory
+    assert status == 1 and err == f"error: {tmp_path}: cannot write the handout (Is a " \
+                                  "directory)\n"
