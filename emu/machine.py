@@ -87,6 +87,22 @@ HALTS = {"x86": ("hlt",), "arm": ("wfi", "wfe", "yield"), "ppc": ()}
 # x86 instructions whose results would come from the host: refused at load
 HOST_RANDOM = ("rdrand", "rdseed")
 
+TRANSLATION_BUFFER = 64 << 20   # address space for each emulator's translated code
+
+
+def _reserve_translation_buffer():
+    """Refuse, with a Python exception, an emulator QEMU could not give its translation
+    buffer (it would exit the process): reserve that much address space once, and free it."""
+    import mmap
+    try:
+        mmap.mmap(-1, TRANSLATION_BUFFER, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS,
+                  prot=mmap.PROT_READ).close()
+    except OSError:
+        raise MemoryError(f"no address space for another emulator: Unicorn needs "
+                          f"{TRANSLATION_BUFFER >> 20} MB for its translated code (a process "
+                          "address-space limit? close Machines no longer used)") from None
+
+
 MAX_RAM = 1 << 31               # guest RAM from 0; above it the outer cache's registers
 MAX_LIMIT = 1 << 62             # an instruction limit the model's int64 counters hold
 
@@ -409,7 +425,12 @@ class Machine:
                       "ppc64": (UC_ARCH_PPC, UC_MODE_PPC64 | UC_MODE_BIG_ENDIAN),
                       "arm": (UC_ARCH_ARM, UC_MODE_ARM),
                       "x86": (UC_ARCH_X86, UC_MODE_32)}[profile.isa]
+        _reserve_translation_buffer()
         uc = Uc(arch, mode)
+        # QEMU reserves 1 GB of address space per emulator for translated code by default,
+        # and when it cannot, exits the process ("Could not allocate dynamic translator
+        # buffer", no Python exception): the book's code needs a few MB of it
+        uc.ctl_set_tcg_buffer_size(TRANSLATION_BUFFER)
         if profile.unicorn_cpu != "default":
             module = {"ppc32": ppc_const, "arm": arm_const, "x86": x86_const}.get(profile.isa)
             model = getattr(module, str(profile.unicorn_cpu), None)

@@ -513,3 +513,28 @@ def test_handout_names_an_output_it_cannot_write(tmp_path):
     status, err = _cli("handout", str(notebook), "-o", str(tmp_path))   # a directory
     assert status == 1 and err == f"error: {tmp_path}: cannot write the handout (Is a " \
                                   "directory)\n"
+
+
+def test_running_out_of_address_space_is_a_python_memory_error():
+    # QEMU reserved 1 GB of address space per emulator and, when it could not, exited the
+    # process ("Could not allocate dynamic translator buffer": no exception, exit status 1)
+    import subprocess
+    import sys
+    child = """
+import resource
+from emu.machine import Machine
+size = int(open("/proc/self/statm").read().split()[0]) * resource.getpagesize()
+resource.setrlimit(resource.RLIMIT_AS, (size + (700 << 20), resource.RLIM_INFINITY))
+held = []
+try:
+    for _ in range(100):
+        held.append(Machine("ppc750"))
+        held[-1].load("f:\\n blr\\n")
+        held[-1].call("f")
+except MemoryError as error:
+    print("refused after", len(held), "machines:", error)
+"""
+    proc = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True,
+                          timeout=120, cwd=Path(__file__).parents[1])
+    assert proc.returncode == 0, proc.stderr[-500:]
+    assert proc.stdout.startswith("refused after ") and int(proc.stdout.split()[2]) >= 1
