@@ -408,6 +408,11 @@ class _Parser:
         why = _keystone_problem(operands) or _operand_problem(self.isa, operands)
         if why:
             raise self.error(f"cannot assemble {stmt!r}: {why}", lineno, line)
+        if self.isa == "x86" and mnemonic.lower() in PREFIXES and operands and \
+                not re.match(r"^[A-Za-z][A-Za-z0-9]*(\s|$)", operands):
+            # keystone waits forever on a prefix before anything but an instruction
+            raise self.error(f"{mnemonic} must be followed by an instruction, not "
+                             f"{_shorten(operands, 40)!r}", lineno, line)
         if self.isa == "x86" and mnemonic.lower() in PREFIXES and not operands:
             self.pending_prefix += mnemonic + " "      # "rep; movsl": join with what follows
             self.prefix_line = (lineno, line)
@@ -453,16 +458,45 @@ def _operand_problem(isa, operands):
     (d(rA) included): keystone's PowerPC parser loops forever on many malformed ones (a
     trailing operator or backquote, 'r3+'), so each must read as an expression."""
     why = _bracket_problem(operands)
-    if why or isa not in ("ppc32", "ppc64"):
+    if why:
         return why
+    if "::" in operands:              # keystone's x86 and ARM parsers wait forever on it
+        return "'::' is not part of any operand"
+    if isa not in ("ppc32", "ppc64"):
+        return None
     for operand in _split_operands(operands):
+        # x@ha, x@l(r3): the suffix ends the expression; an @ elsewhere ('$ @ha -1') can
+        # make keystone wait forever
+        bare = re.sub(r"@(l|h|ha|hi)(?=\s*(\(.*\))?\s*$)", "", operand.strip())
+        if "@" in bare:
+            return f"cannot read the operand {operand!r} (@l, @h, @ha, @hi end an expression)"
         try:
-            text = SYMBOL_RE.sub("_s", _character_constants(PPC_REG_RE.sub(r"\2", operand)))
+            text = SYMBOL_RE.sub("_s", _character_constants(PPC_REG_RE.sub(r"\2", bare)))
             text = _numbers_to_python(text)
-            ast.parse(text, mode="eval")
+            if not _ppc_operand(ast.parse(text, mode="eval").body, tail=True):
+                raise ValueError(operand)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return f"cannot read the operand {operand!r}"
     return None
+
+
+def _ppc_operand(node, tail=False):
+    """Is ``node`` a PowerPC operand: an integer expression, or one ending in D(RA) (Python
+    reads -8(r1) as -(8(1)) and x+4(r1) as x+(4(1)): the call may only end the operand)?
+    Anything else Python reads ('( )', '{0-3}', '0(3) % x') can make keystone wait forever."""
+    if isinstance(node, ast.Call):                # D(RA): one expression in parentheses
+        return tail and not node.keywords and len(node.args) == 1 and \
+            _ppc_operand(node.func, tail=True) and _ppc_operand(node.args[0])
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, int)
+    if isinstance(node, ast.Name):
+        return True
+    if isinstance(node, ast.BinOp):
+        return type(node.op) in _BINOPS and _ppc_operand(node.left) and \
+            _ppc_operand(node.right, tail)
+    if isinstance(node, ast.UnaryOp):
+        return type(node.op) in _UNOPS and _ppc_operand(node.operand, tail)
+    return False
 
 
 NUMBER_RE = re.compile(r"(?<![\w.$])(0[xX][0-9a-fA-F]+|\d+)(?![\w.$])")
