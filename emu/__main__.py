@@ -156,7 +156,10 @@ def main(argv=None):
         {"run": run, "kperfdiff": kperfdiff, "handout": handout}[options.command](options)
     except (AssemblyError, GuestError, ValueError, KeyError, MemoryError, OSError,
             RecursionError) as error:
-        message = error.args[0] if isinstance(error, KeyError) and error.args else str(error)
+        message = str(error.args[0]) if isinstance(error, KeyError) and error.args else \
+            str(error)
+        if isinstance(error, KeyError) and " " not in message:
+            message = f"unknown name {message!r}"     # a bare key said nothing ("error: x")
         if isinstance(error, RecursionError):
             message = "the input is nested too deeply to read"
         first = message.splitlines()[0]

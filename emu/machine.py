@@ -303,6 +303,11 @@ class Machine:
                              f"address space below its halt page allows ({MAX_RAM:#x})")
         check_limit(instruction_limit, "instruction_limit")
         profile = cpu if isinstance(cpu, Profile) else load_profile(cpu)
+        if profile.isa not in PC_REGISTERS:
+            raise ValueError(f"profile {profile.name}: isa {profile.isa!r} is not one of "
+                             f"{', '.join(PC_REGISTERS)}")
+        if isinstance(caches, str):
+            caches = [caches]                 # one spec, not a sequence of its characters
         for spec in caches:
             profile = profile.with_cache(spec)
         if ram_size % PAGE or ram_size < HEAP_BASE + PAGE:

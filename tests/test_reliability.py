@@ -563,3 +563,13 @@ def test_statements_keystone_waits_forever_on_are_refused_at_once(isa, text):
 ])
 def test_the_forms_those_checks_must_let_through(isa, text):
     assert len(assemble(f"label:\n{text}\n", isa).code) >= 2
+
+
+def test_a_profile_object_with_an_unknown_isa_and_a_single_cache_spec():
+    import dataclasses
+    from emu.machine import Machine
+    from emu.profile import load
+    with pytest.raises(ValueError, match="isa 'sparc' is not one of ppc32"):
+        Machine(dataclasses.replace(load("ppc750"), isa="sparc"))      # was KeyError 'sparc'
+    # one spec as a string was read as a sequence of one-character specs ("cache spec 'L'")
+    assert Machine("ppc750", caches="L1D:16384:4:32").profile.cache("L1D").size == 16384
