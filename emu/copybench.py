@@ -35,6 +35,7 @@ class Routine:
     isas: tuple          # ISAs it runs on
     page: bool = False   # copies exactly one aligned page (r3 = to, r4 = from)
     title: str = ""
+    user: bool = False   # returns the bytes not copied (0 on success), as copy_tofrom_user
 
 
 ROUTINES = {
@@ -48,6 +49,12 @@ ROUTINES = {
                                 True, "copy_page, 2 x ld/std per iteration"),
     "copy_page_power4": Routine("ppc64/copy_page_power4.S", "copy_page_power4", ("ppc64",),
                                 True, "copy_page, six lines at once"),
+    # the page-sized page-aligned copies (size 4096, both alignments 0) take its six-line
+    # page loop; the others its memcpy-like loops
+    "copy_tofrom_user64": Routine("ppc64/copy_tofrom_user.S", "__copy_tofrom_user",
+                                  ("ppc64",), False,
+                                  "64-bit copy_tofrom_user (page loop, shifts, fixups)",
+                                  user=True),
 }
 
 
@@ -136,6 +143,10 @@ class CopyBench:
         if m.read(dst, size) != self.pattern[PAGE + src_align:PAGE + src_align + size]:
             raise AssertionError(f"{self.name} copied wrong bytes ({size} bytes, src_align "
                                  f"{src_align}, dst_align {dst_align})")
+        if self.routine.user and run.return_value != 0:
+            raise AssertionError(f"{self.name} reports {run.return_value} bytes not copied "
+                                 f"({size} bytes, src_align {src_align}, dst_align "
+                                 f"{dst_align})")
         ev = run.events
         return CopyResult(self.name, m.profile.name, int(size), int(src_align),
                           int(dst_align), cache, run.cycles, run.instructions,
