@@ -32,12 +32,12 @@ generic_file_buffered_write, fs/ext3/inode.c, fs/buffer.c, fs/jbd/*.c):
    ``journal_stop``.
 
 Memory is recycled as a kernel under memory pressure recycles it: page-cache pages come
-from a pool far larger than the L3 (8 MB per CPU by default), reclaimed 32 at a time
-(SWAP_CLUSTER_MAX) by ``shrink_list`` before they are reused, so a page always comes
-back cold; buffer heads and radix-tree nodes go back to their slab caches' per-CPU LIFO
-arrays and come out warm; journal heads of data buffers are freed only when the
-transaction commits (every 5 s: about 180,000 pages at the paper's rate), so within a
-run each is new memory. What is left out is listed in ``LEFT_OUT``.
+from a zone of 128 MB per CPU, reclaimed 32 at a time (SWAP_CLUSTER_MAX) by
+``shrink_list`` from the tail of the inactive list, so the page, its buffer head and its
+journal head come back cold (their frames are shared 8 MB apart: ``FRAME_BYTES``); buffer
+heads, journal heads and radix-tree nodes go back to their slab caches' per-CPU LIFO
+arrays and come out warm. Each file's blocks come from block groups of its own, one after
+the other. What is left out is listed in ``LEFT_OUT``.
 
 Offsets: the fields are 2.6.12's, in its order, with i386 sizes (no spinlock debugging,
 no CONFIG_LBD, no CONFIG_PREEMPT); where a structure is long (journal_t, struct inode)
@@ -54,7 +54,15 @@ from . import routine
 PAGE = 4096
 KERNEL_STACK = 8192                 # THREAD_SIZE: thread_info at the bottom of the stack
 RECORD = 4096                       # iozone's default record (iozone.c: reclen 4096 without -r)
-POOL_BYTES = 8 << 20                # page-cache pages per CPU: 4 x the Xeon MP's 2 MB L3
+PAGE_CACHE_BYTES = 128 << 20        # the zone's pages per CPU: the per-page structures of
+                                    # 128 MB of page cache (struct page, buffer head, journal
+                                    # head, a 64th of a radix node: 4.3 MB) are twice the L2
+                                    # and L3 together, so reclaim finds them cold, as it does
+                                    # on a machine with GBs of page cache
+FRAME_BYTES = 8 << 20               # distinct page frames per CPU (4 x the 2 MB L3): frames
+                                    # are shared by struct pages 8 MB apart; a page's bytes
+                                    # are never read back, and its frame was last written 8 MB
+                                    # of copying before, as a frame of its own would have been
 SWAP_CLUSTER_MAX = 32               # include/linux/swap.h: pages reclaimed per batch
 PAGEVEC_SIZE = 14                   # include/linux/pagevec.h
 FIRST_INDEX = 1 << 19               # the file's page index at the start: 2 GB into the
@@ -64,9 +72,12 @@ FIRST_INDEX = 1 << 19               # the file's page index at the start: 2 GB i
 DIND_START = 12 + 1024              # blocks mapped by i_data[0..11] and the indirect block
 ADDR_PER_BLOCK = 1024
 BLOCKS_PER_GROUP = 32768            # 8 x 4096 bits of one bitmap block
-GROUP_START = 1 << 20               # the block group's first block number (a group far in)
-FILE_GOAL_SPACING = 8192            # each CPU's file allocates from its own part of the
-                                    # group, as ext3's reservation windows keep them apart
+GROUP_NO = 32                       # the block group of the files' inodes (a group far in)
+GROUP_START = GROUP_NO * BLOCKS_PER_GROUP
+DATA_START_BIT = 1024               # a group's data blocks: after its bitmaps and inode table
+                                    # (bits 0-513) and, in the inodes' group, the run's
+                                    # indirect blocks
+DATA_PER_GROUP = BLOCKS_PER_GROUP - DATA_START_BIT
 
 KERNELS = {"2.6.12": "x86/copy_from_user_ll.S", "patched": "x86/copy_from_user_ll_nt.S"}
 ROUTINES = ("x86/spinlock_2612.S", "x86/jbd_2612.S", "x86/buffer_2612.S",
@@ -154,7 +165,7 @@ SB_SIZE = 256
 # the block device: its own address space (a radix tree the data blocks' look-ups fall out
 # of) and the buffer heads of the metadata blocks it caches, (block, bh) pairs
 BDEV = dict(MAPPING=0, META_N=4, META=8)
-META_SLOTS = 64
+META_SLOTS = 256
 BDEV_SIZE = 8 + 8 * META_SLOTS
 # struct file
 F = dict(COUNT=0, FLAGS=4, POS=8, MAPPING=16, INODE=20, MODE=24)
@@ -185,6 +196,7 @@ PCPU_SIZE = 512
 # stand-in for the buddy lists), the LRU lists under lru_lock (on its own cache line, as
 # ZONE_PADDING puts it), the wait table; plus where the pool's struct pages and frames are
 ZONE = dict(LOCK=0, FREE_NEXT=4, FREE_LEFT=8, MEM_MAP=12, FRAMES=16, PAGES_LOW=20,
+            FRAME_MASK=24,
             LRU_LOCK=128, INACTIVE=132, NR_INACTIVE=140, ACTIVE=144, NR_ACTIVE=152,
             WAIT_TABLE=256, WAIT_BITS=260)
 ZONE_SIZE = 320
@@ -240,12 +252,9 @@ RW_LOCK_BIAS = 0x01000000           # a free rwlock_t (include/asm-i386/rwlock.h
 SPIN_FREE = 1                       # a free spinlock_t (its byte is 1)
 FD = 3                              # iozone's file: after stdin, stdout, stderr
 XTIME = 1123977600                  # 2005-08-14, the date of the paper's runs
-FIRST_META_BIT = 0                  # the group's bitmap, inode bitmap and inode table
-                                    # take its first 514 blocks (16,384 inodes of 128 B)
-INODE_TABLE_BLOCKS = 512
-DATA_START_BIT = 1024               # data from here; metadata blocks of the run below it
+INODE_TABLE_BLOCKS = 512            # a group's bitmap, inode bitmap and inode table take
+                                    # its first 514 blocks (16,384 inodes of 128 B)
 INODES_PER_GROUP = 16384            # mke2fs: one inode per 8 KB (32768 blocks x 4 KB / 8 KB)
-GROUP_NO = GROUP_START // BLOCKS_PER_GROUP
 MAX_TRANSACTION_BUFFERS = 2048      # j_max_transaction_buffers: a quarter of a 32 MB
                                     # journal of 4 KB blocks (mke2fs's size for large file
                                     # systems); a handle takes 10 credits, gives most back
@@ -259,28 +268,39 @@ def _words(*values):
 
 class Kernel:
     """Linux 2.6.12's write path on an emulated Xeon MP: ``cpus`` iozone children, each
-    writing its own ext3 file through one journal, one block group and one zone.
+    writing its own ext3 file through one journal and one zone.
 
-    ``kernel``: "2.6.12" or "patched" (Yoshioka's __copy_from_user_ll). ``pool_bytes``:
-    page-cache memory per CPU (the zone holds ``cpus`` times it). ``max_records``: the most
-    records a CPU's file will take over the Kernel's life (sizes the file's indirect
-    blocks and its part of the block group)."""
+    ``kernel``: "2.6.12" or "patched" (Yoshioka's __copy_from_user_ll). ``page_cache_bytes``
+    and ``frame_bytes``: the zone's pages, and the distinct frames behind them, per CPU.
+    ``max_records``: the most records a CPU's file will take over the Kernel's life (sizes
+    its indirect blocks and its block groups). ``fpu_owner``: the iozone task's FPU state
+    is live in the registers, so the patched copy's kernel_fpu_begin saves it.
+    ``used_blocks``: blocks each file has already taken in its first group (to reach the
+    next group sooner)."""
 
-    def __init__(self, kernel="2.6.12", cpus=1, pool_bytes=POOL_BYTES, max_records=16384,
-                 profile="pentium4", fpu_owner=False):
+    def __init__(self, kernel="2.6.12", cpus=1, page_cache_bytes=PAGE_CACHE_BYTES,
+                 frame_bytes=FRAME_BYTES, max_records=40_000, profile="pentium4",
+                 fpu_owner=False, used_blocks=0):
         from .assemble import assemble
         from .machine import Machine
         if not 1 <= cpus <= 8:
             raise ValueError(f"cpus must be from 1 to 8 (NR_CPUS), not {cpus}")
-        if pool_bytes % PAGE or pool_bytes < 64 * PAGE:
-            raise ValueError("pool_bytes must be a whole number of pages, at least 64")
-        spacing = (BLOCKS_PER_GROUP - DATA_START_BIT) // cpus
-        if max_records > spacing:
-            raise ValueError(f"max_records {max_records} does not fit a CPU's part of the "
-                             f"block group ({spacing} blocks with {cpus} CPUs)")
+        frames = frame_bytes // PAGE
+        if frame_bytes % PAGE or frames < 64 or frames & (frames - 1):
+            raise ValueError("frame_bytes must be a power-of-two number of pages, at least 64")
+        if page_cache_bytes % frame_bytes:
+            raise ValueError("page_cache_bytes must be a multiple of frame_bytes")
+        if not 0 <= used_blocks < DATA_PER_GROUP:
+            raise ValueError(f"used_blocks must be from 0 to {DATA_PER_GROUP - 1}")
         self.kernel, self.cpus, self.max_records = kernel, cpus, max_records
-        self.pool_pages = pool_bytes // PAGE * cpus
-        ram = (24 << 20) + self.pool_pages * (PAGE + 256) + cpus * max_records * 256
+        self.used_blocks = used_blocks
+        self.pool_pages = page_cache_bytes // PAGE * cpus
+        self.frame_count = frames * cpus
+        self.groups_per_file = -(-(max_records + used_blocks) // DATA_PER_GROUP)
+        if GROUP_NO + 1 + cpus * self.groups_per_file > 128:
+            raise ValueError("the files need more block groups than one descriptor block "
+                             "describes: fewer max_records or CPUs")
+        ram = (24 << 20) + self.frame_count * PAGE + self.pool_pages * 320
         ram = -(-ram // (1 << 20)) * (1 << 20)
         self.machine = m = Machine(profile, cores=cpus, ram_size=ram)
         self.program = m.load(assemble(source(kernel), "x86", m.code_start,
@@ -288,7 +308,7 @@ class Kernel:
         self.sym = m.symbols
         self._next_meta_bit = INODE_TABLE_BLOCKS + 2
         self._meta = []                         # (block, bh) of the cached metadata
-        self._build(spacing, fpu_owner)
+        self._build(fpu_owner)
 
     # -------------------------------------------------------------- memory helpers
 
@@ -306,35 +326,34 @@ class Kernel:
 
     # -------------------------------------------------------------- building
 
-    def _build(self, spacing, fpu_owner):
+    def _build(self, fpu_owner):
         m, cpus = self.machine, self.cpus
         self.pcpu = [self._alloc(PCPU_SIZE) for _ in range(cpus)]
         self._poke(self.sym["__per_cpu_offset"], _words(*self.pcpu))
         self._build_caches()
-        self.zone = self._build_zone(self.pool_pages)
-        self.zone_normal = self._build_zone(0)
+        self.zone = self._build_zone(self.pool_pages, self.frame_count)
+        self.zone_normal = self._build_zone(0, 0)
         self._word(self.sym["page_zone_highmem"], self.zone)
         self._word(self.sym["page_zone_normal"], self.zone_normal)
         self._poke(self.sym["xtime"], _words(XTIME, 0))
-        self.meta_page_structs = self._alloc(64 * PAGE_STRUCT)
+        self.meta_page_structs = self._alloc(META_SLOTS * PAGE_STRUCT)
         self._build_journal()
         self._build_block_device()
-        self._build_group()
-        self.files = [self._build_file(k, DATA_START_BIT + k * spacing) for k in range(cpus)]
+        self._build_groups()
+        self.files = [self._build_file(k) for k in range(cpus)]
         self._finish_block_device()
         self.ctx = [self._build_task(k, self.files[k]) for k in range(cpus)]
-        if fpu_owner:
+        if fpu_owner and self.kernel == "patched":
             from . import usercopy
-            if self.kernel == "patched":
-                usercopy.set_fpu_owner(m, True)
+            usercopy.set_fpu_owner(m, True)
 
     def _build_caches(self):
         """The slab caches: per CPU an array of freed objects and a ring of memory."""
-        pages_per_cpu = self.pool_pages // self.cpus
-        sizes = {"journal_head_cache": (JH_SIZE, self.pool_pages + 512),
-                 "bh_cachep": (BH_SIZE, self.pool_pages + 512),
+        pages = self.pool_pages // self.cpus
+        sizes = {"journal_head_cache": (JH_SIZE, pages + 512),
+                 "bh_cachep": (BH_SIZE, pages + 512),
                  "jbd_handle_cache": (HANDLE_SIZE, 16),
-                 "radix_tree_node_cachep": (RADIX_NODE, self.pool_pages // 32 + 64),
+                 "radix_tree_node_cachep": (RADIX_NODE, pages // 32 + 64),
                  "size4096_cache": (PAGE, 4)}
         self.caches = {}
         for name, (objsize, count) in sizes.items():
@@ -348,11 +367,11 @@ class Kernel:
             self._poke(cache, _words(objsize, *arrays))
             self._word(self.sym[name], cache)
             self.caches[name] = cache
-        del pages_per_cpu
 
-    def _build_zone(self, pages):
-        """A zone: ``pages`` never-used pages (struct pages and frames), empty LRU lists,
-        a wait table of 4096 empty queues."""
+    def _build_zone(self, pages, frames):
+        """A zone: ``pages`` never-used pages (struct pages; ``frames`` frames behind them,
+        page p on frame p mod frames), empty LRU lists, a wait table of 4096 empty
+        queues."""
         zone = self._alloc(ZONE_SIZE, align=128)
         table = self._alloc(WAIT_TABLE_ENTRIES * WAIT_QUEUE_HEAD)
         heads = np.zeros((WAIT_TABLE_ENTRIES, 3), np.uint32)
@@ -361,15 +380,16 @@ class Kernel:
         heads[:, 1] = heads[:, 2] = (addresses + 4).astype(np.uint32)   # empty list
         self._poke(table, heads.tobytes())
         mem_map = self._alloc(max(pages, 1) * PAGE_STRUCT)
-        frames = self._alloc(max(pages, 1) * PAGE, align=PAGE) if pages else 0
-        self._poke(zone + ZONE["LOCK"], _words(SPIN_FREE, mem_map, pages, mem_map, frames, 0))
+        frame_base = self._alloc(frames * PAGE, align=PAGE) if frames else 0
+        self._poke(zone + ZONE["LOCK"], _words(SPIN_FREE, mem_map, pages, mem_map, frame_base,
+                                               0, max(frames - 1, 0)))
         for head in ("INACTIVE", "ACTIVE"):
             at = zone + ZONE[head]
             self._poke(at, _words(at, at))
         self._word(zone + ZONE["LRU_LOCK"], SPIN_FREE)
         self._poke(zone + ZONE["WAIT_TABLE"], _words(table, 12))
         if pages:
-            self.mem_map, self.frames = mem_map, frames
+            self.mem_map, self.frames = mem_map, frame_base
         return zone
 
     def _build_journal(self):
@@ -390,8 +410,8 @@ class Kernel:
 
     def _build_block_device(self):
         """The block device: its address space (a radix tree of height 4 holding one
-        level-3 node over the data blocks' part of the disk, and nothing below it there)
-        and the table of cached metadata buffer heads."""
+        level-3 node over the files' part of the disk, and nothing below it there) and the
+        table of cached metadata buffer heads."""
         self.bdev = self._alloc(BDEV_SIZE)
         mapping = self._alloc(MAPPING_SIZE)
         top, below = self._alloc(RADIX_NODE), self._alloc(RADIX_NODE)
@@ -403,16 +423,20 @@ class Kernel:
         self._word(mapping + AS["TREE_LOCK"], RW_LOCK_BIAS)
         self._word(self.bdev + BDEV["MAPPING"], mapping)
 
-    def _metadata_block(self, bit=None):
-        """A cached metadata block of the group (a 4 KB block and its buffer head, its page
-        set up active): returns (block number, bh, data address)."""
+    def _metadata_block(self, group=GROUP_NO, bit=None):
+        """A cached metadata block (a 4 KB block and its buffer head, its page set up
+        active): bit ``bit`` of ``group``, or the next free metadata bit of the inodes'
+        group. Returns (block number, bh, data address)."""
         if bit is None:
             bit = self._next_meta_bit
             self._next_meta_bit += 1
             if self._next_meta_bit > DATA_START_BIT:
                 raise ValueError("the run needs more metadata blocks than the group keeps "
                                  "below its data")
-        block = GROUP_START + bit
+        if len(self._meta) == META_SLOTS:
+            raise ValueError(f"more than {META_SLOTS} cached metadata blocks: fewer "
+                             "max_records or CPUs")
+        block = group * BLOCKS_PER_GROUP + bit
         data = self._alloc(PAGE, align=PAGE)
         bh = self._alloc(BH_SIZE, align=16)
         page = self.meta_page_structs + PAGE_STRUCT * len(self._meta)
@@ -423,28 +447,41 @@ class Kernel:
         self._meta.append((block, bh))
         return block, bh, data
 
-    def _build_group(self):
-        """Block group GROUP_NO: its descriptor (in a group descriptor block), its bitmap
-        (metadata blocks used), its inode table's first block, and the super block."""
+    def _build_groups(self):
+        """The super block, the group descriptor block, and the block groups: GROUP_NO holds
+        the files' inodes (its inode table's first block) and the run's indirect blocks;
+        the groups after it hold the files' data, ``groups_per_file`` each."""
         self.sb = sb = self._alloc(SB_SIZE, align=128)
-        self.gd_block, self.gd_bh, gd_data = self._metadata_block(INODE_TABLE_BLOCKS + 1)
-        self.bitmap_block, self.bitmap_bh, self.bitmap = self._metadata_block(0)
-        self.itable_block, self.itable_bh, self.itable = self._metadata_block(2)
+        self.gd_block, self.gd_bh, gd_data = self._metadata_block(bit=INODE_TABLE_BLOCKS + 1)
+        self.itable_block, self.itable_bh, self.itable = self._metadata_block(bit=2)
         group_desc = self._alloc(64)
         self._word(group_desc + 4 * (GROUP_NO >> 7), self.gd_bh)
-        self.gdp = gd_data + 32 * (GROUP_NO & 127)
-        self._poke(self.gdp, _words(self.bitmap_block, GROUP_START + 1, self.itable_block)
-                   + (BLOCKS_PER_GROUP - DATA_START_BIT).to_bytes(2, "little"))
+        self.bitmaps = {}
+        for g in range(GROUP_NO, GROUP_NO + 1 + self.cpus * self.groups_per_file):
+            used = np.zeros(BLOCKS_PER_GROUP, np.uint8)
+            used[:DATA_START_BIT] = 1                   # metadata, now and to come
+            if (g - GROUP_NO - 1) % self.groups_per_file == 0:
+                used[DATA_START_BIT:DATA_START_BIT + self.used_blocks] = 1
+            block, _, data = self._metadata_block(group=g, bit=0)
+            self._poke(data, np.packbits(used, bitorder="little").tobytes())
+            self.bitmaps[g] = data
+            self._poke(gd_data + 32 * (g & 127),
+                       _words(block, block + 1, self.itable_block if g == GROUP_NO else
+                              block + 2) + DATA_PER_GROUP.to_bytes(2, "little"))
         self._poke(sb, _words(0, PAGE, self.bdev, self.journal, group_desc, 0,
                               INODES_PER_GROUP, BLOCKS_PER_GROUP))
         self._poke(sb + SB["FREE_LOCK"], _words(SPIN_FREE, 10_000_000))
         self._word(sb + SB["BGL_LOCK"], SPIN_FREE)
-        used = np.zeros(BLOCKS_PER_GROUP, np.uint8)
-        used[:DATA_START_BIT] = 1                       # metadata, now and to come
-        self._poke(self.bitmap, np.packbits(used, bitorder="little").tobytes())
 
-    def _build_file(self, k, first_bit):
-        """CPU k's file: its inode (in the group's inode table block, inode k of the group),
+    def block_of(self, k, offset):
+        """The block CPU k's file has for its page FIRST_INDEX + offset: its groups' data
+        blocks, in order."""
+        offset += self.used_blocks
+        group = GROUP_NO + 1 + k * self.groups_per_file + offset // DATA_PER_GROUP
+        return group * BLOCKS_PER_GROUP + DATA_START_BIT + offset % DATA_PER_GROUP
+
+    def _build_file(self, k):
+        """CPU k's file: its inode (in the inode table's first block, inode k of the group),
         its address space and radix tree, its double-indirect block and the indirect blocks
         its records will need."""
         inode = self._alloc(INODE_SIZE, align=64)
@@ -455,16 +492,13 @@ class Kernel:
         count = (first + self.max_records) // ADDR_PER_BLOCK - first // ADDR_PER_BLOCK + 1
         if first // ADDR_PER_BLOCK + count > ADDR_PER_BLOCK:
             raise ValueError("the records go past the double-indirect range")
-        slots = {}
         for j in range(first // ADDR_PER_BLOCK, first // ADDR_PER_BLOCK + count):
             ind_block, _, _ = self._metadata_block()
-            slots[j] = ind_block
-        for j, ind_block in slots.items():
             self._word(dind + 4 * j, ind_block)
         size = FIRST_INDEX * PAGE
         self._word(inode + EI["DIND"], dind_block)
         self._poke(inode + EI["LAST_ALLOC_LOGICAL"],
-                   _words(FIRST_INDEX - 1, GROUP_START + first_bit - 1))
+                   _words(FIRST_INDEX - 1, self.block_of(k, 0) - 1))
         self._poke(inode + EI["DISKSIZE"], _words(size, size >> 32))
         self._word(inode + EI["TRUNCATE_SEM"], 1)
         self._poke(inode + I["INO"], _words(ino, 1, S_IFREG_644, 1, 0, 0))
@@ -485,14 +519,10 @@ class Kernel:
         self._word(mapping + AS["PRIVATE_LOCK"], SPIN_FREE)
         file = self._alloc(FILE_SIZE)
         self._poke(file, _words(1, 1, size, size >> 32, mapping, inode, FMODE_WRITE | 1))
-        return {"inode": inode, "mapping": mapping, "file": file, "ino": ino,
-                "first_bit": first_bit, "level3": level3}
+        return {"inode": inode, "mapping": mapping, "file": file, "ino": ino}
 
     def _finish_block_device(self):
         meta = b"".join(_words(block, bh) for block, bh in self._meta)
-        if len(self._meta) > META_SLOTS:
-            raise ValueError(f"{len(self._meta)} cached metadata blocks: more than the "
-                             f"block device's table holds ({META_SLOTS}); fewer max_records")
         self._poke(self.bdev + BDEV["META_N"], _words(len(self._meta)) + meta)
 
     def _build_task(self, k, file):
@@ -541,6 +571,186 @@ class Kernel:
             raise ValueError(f"{self.written} + {records} records is more than this "
                              f"Kernel was built for (max_records={self.max_records})")
 
+    # -------------------------------------------------------------- prefill
+
+    def prefill(self, records=None):
+        """Put the page cache in the state ``records`` writes per CPU leave on a fresh
+        Kernel (default: enough to fill the zone), without running them: the pages (taken
+        from the zone 16 at a time into each CPU's list and used last-first, as
+        rmqueue_bulk and buffered_rmqueue hand them out), their buffer and journal heads
+        (the slabs' next objects), the radix trees with their dirty tags, the inactive
+        list, the transaction's data list, the blocks in the bitmaps and the indirect
+        blocks, the inode's size. The metadata buffers' journal state is left to the
+        first real write. The caches see none of it: they start empty. A test compares
+        the result with real writes."""
+        zone_pages = self.pool_pages // self.cpus
+        records = zone_pages if records is None else records
+        if self.written:
+            raise ValueError("prefill works on a fresh Kernel only")
+        if records % 16 or not 0 < records <= zone_pages:
+            raise ValueError(f"records must be a multiple of 16 from 16 to {zone_pages}")
+        self._check_room(records)
+        record = bytearray(self.machine.read(self.ctx[0]["buf"], RECORD))
+        record[:4] = (0x5A5A5A5A).to_bytes(4, "little")          # fill_buffer's word
+        for c in self.ctx:
+            self._poke(c["buf"], record)
+        self._poke(self.frames, bytes(record) * self.frame_count)
+        order = self._prefill_pages(records)
+        self._prefill_structures(order, records)
+        self.written = records
+
+    def _prefill_pages(self, records):
+        """(CPU, offset, page slot) in the order the writes would take them: round-robin
+        over the CPUs, each refilling its list 16 pages at a time from the zone."""
+        next_free, order, stack = 0, [], [[] for _ in range(self.cpus)]
+        for offset in range(records):
+            for k in range(self.cpus):
+                if not stack[k]:
+                    stack[k] = list(range(next_free, next_free + 16))
+                    next_free += 16
+                order.append((k, offset, stack[k].pop()))
+        self._word(self.zone + ZONE["FREE_NEXT"], self.mem_map + PAGE_STRUCT * next_free)
+        self._word(self.zone + ZONE["FREE_LEFT"], self.pool_pages - next_free)
+        return order
+
+    def _prefill_structures(self, order, records):
+        """The pages, buffer heads and journal heads of ``order`` (built as arrays and
+        written at once), the inactive list, the transaction's data list, the trees."""
+        m = self.machine
+        arrays = {name: [self._read(self.caches[name] + KC["ARRAY"] + 4 * k)
+                         for k in range(self.cpus)]
+                  for name in ("bh_cachep", "journal_head_cache", "radix_tree_node_cachep")}
+        ring = {name: np.array([self._read(ac + AC["NEXT"]) for ac in acs], np.int64)
+                for name, acs in arrays.items()}
+        cpu = np.array([k for k, _, _ in order], np.int64)
+        offset = np.array([o for _, o, _ in order], np.int64)
+        slot = np.array([p for _, _, p in order], np.int64)
+        page = self.mem_map + PAGE_STRUCT * slot
+        bh = ring["bh_cachep"][cpu] + BH_SIZE * offset
+        jh = ring["journal_head_cache"][cpu] + JH_SIZE * offset
+        mapping = np.array([f["mapping"] for f in self.files], np.int64)[cpu]
+        block = np.array([self.block_of(k, o) for k, o, _ in order], np.int64)
+        head = self.zone + ZONE["INACTIVE"]
+        lru = page + PG["LRU_NEXT"]
+        # list_add at the head, oldest first: each page's next is the one before it
+        older = np.concatenate(([head], lru[:-1]))
+        newer = np.concatenate((lru[1:], [head]))
+        flags = sum(1 << PG_BITS[b] for b in ("uptodate", "dirty", "lru", "referenced",
+                                                "private"))
+        pages = np.zeros((self.pool_pages, 8), np.uint32)
+        pages[slot] = np.stack([np.full_like(slot, flags), np.full_like(slot, 2),
+                                np.zeros_like(slot), bh, mapping, FIRST_INDEX + offset,
+                                older, newer], axis=1)
+        used = int(slot.max()) + 1
+        m.write(self.mem_map, pages[:used].tobytes())
+        self._poke(head, _words(int(lru[-1]), int(lru[0])))
+        self._word(self.zone + ZONE["NR_INACTIVE"], len(order))
+        state = sum(1 << BH_BITS[b] for b in ("Uptodate", "Dirty", "Mapped", "JBD"))
+        n = len(order)
+        bhs = np.stack([np.full(n, state), bh, page, np.ones(n), np.full(n, PAGE), block,
+                        np.zeros(n), np.full(n, self.bdev), np.zeros(n), jh, np.zeros(n),
+                        np.zeros(n)], axis=1).astype(np.int64).astype(np.uint32)
+        t = self.transaction
+        nxt, prev = np.roll(jh, -1), np.roll(jh, 1)     # the data list, in write order
+        jhs = np.zeros((n, 12), np.uint32)
+        jhs[:, 0], jhs[:, 2], jhs[:, 5] = bh, BJ["SYNCDATA"], t
+        jhs[:, 7], jhs[:, 8] = nxt, prev
+        for k in range(self.cpus):                       # each CPU's objects are contiguous
+            mine = np.flatnonzero(cpu == k)
+            m.write(int(bh[mine[0]]), bhs[mine].tobytes())
+            m.write(int(jh[mine[0]]), jhs[mine].tobytes())
+            for name, size in (("bh_cachep", BH_SIZE), ("journal_head_cache", JH_SIZE)):
+                self._word(arrays[name][k] + AC["NEXT"], int(ring[name][k]) + size * records)
+        self._word(t + T["SYNC_DATA"], int(jh[0]))
+        for k, f in enumerate(self.files):
+            mine = np.flatnonzero(cpu == k)
+            nodes = self._radix_fill(f["mapping"], FIRST_INDEX + offset[mine], page[mine],
+                                     int(ring["radix_tree_node_cachep"][k]))
+            self._word(arrays["radix_tree_node_cachep"][k] + AC["NEXT"], nodes)
+            dind = self._block_data(self._read(f["inode"] + EI["DIND"]))
+            index = FIRST_INDEX + offset[mine] - DIND_START
+            for j in np.unique(index >> 10):
+                ind = self._block_data(self._read(dind + 4 * int(j)))
+                here = index >> 10 == j
+                words = np.frombuffer(m.read(ind, PAGE), np.uint32).copy()
+                words[index[here] & 1023] = block[mine][here]
+                m.write(ind, words.tobytes())
+        self._prefill_files(records)
+
+    def _radix_fill(self, mapping, indices, pages, node_next):
+        """radix_tree_insert of each (index, page) in order, with the dirty tag: the nodes
+        below the fixed level-3 node come from the radix node slab's memory at
+        ``node_next``, in the order insertion takes them; returns where they end."""
+        m = self.machine
+        top = self._read(mapping + AS["PAGE_TREE"] + RR["RNODE"])
+        level3 = self._read(top + RN["SLOTS"] + 4 * ((int(indices[0]) >> 18) & 63))
+        nodes = {}                                      # address -> (count, slots, tags)
+
+        def node(address):
+            if address not in nodes:
+                words = np.frombuffer(m.read(address, RADIX_NODE), np.uint32).copy()
+                nodes[address] = words
+            return nodes[address]
+
+        def tag(words, offset):
+            words[(RN["TAGS"] >> 2) + (offset >> 5)] |= np.uint32(1 << (offset & 31))
+
+        for index, page in zip(indices.tolist(), pages.tolist()):
+            path = [top, level3]
+            parent = level3
+            for shift in (12, 6):
+                words = node(parent)
+                offset = (index >> shift) & 63
+                child = int(words[1 + offset])
+                if not child:
+                    child, node_next = node_next, node_next + RADIX_NODE
+                    words[1 + offset] = child
+                    words[0] += 1
+                    node(child)
+                path.append(child)
+                parent = child
+            leaf = node(parent)
+            leaf[1 + (index & 63)] = page
+            leaf[0] += 1
+            for level, address in zip((3, 2, 1, 0), path):
+                tag(node(address), (index >> (6 * level)) & 63)
+        for address, words in nodes.items():
+            m.write(address, words.tobytes())
+        return node_next
+
+    def _prefill_files(self, records):
+        """Each file's size, blocks, allocation goal, on-disk inode, page count; the
+        groups' bitmaps and free counts; the free blocks counter; per-CPU counts."""
+        for k, f in enumerate(self.files):
+            inode = f["inode"]
+            size = (FIRST_INDEX + records) * PAGE
+            self._poke(inode + EI["LAST_ALLOC_LOGICAL"],
+                       _words(FIRST_INDEX + records - 1, self.block_of(k, records - 1)))
+            self._poke(inode + EI["DISKSIZE"], _words(size, size >> 32))
+            self._poke(inode + I["SIZE"], _words(size, size >> 32))
+            self._word(inode + I["BLOCKS"], (FIRST_INDEX + records) * 8)
+            raw = self.itable + RAW_INODE * ((f["ino"] - 1) % INODES_PER_GROUP)
+            self._word(raw + RAW["SIZE"], size)
+            self._word(raw + RAW["DIR_ACL"], size >> 32)
+            self._word(f["mapping"] + AS["NRPAGES"], records)
+            self._poke(f["file"] + F["POS"], _words(size, size >> 32))
+            blocks = np.array([self.block_of(k, o) for o in range(records)], np.int64)
+            for g in range(GROUP_NO + 1 + k * self.groups_per_file,
+                           GROUP_NO + 1 + (k + 1) * self.groups_per_file):
+                bits = np.unpackbits(np.frombuffer(self.machine.read(self.bitmaps[g], PAGE),
+                                                   np.uint8), bitorder="little").copy()
+                here = blocks[blocks // BLOCKS_PER_GROUP == g] % BLOCKS_PER_GROUP
+                bits[here] = 1
+                self._poke(self.bitmaps[g], np.packbits(bits, bitorder="little").tobytes())
+                desc = self._block_data(self.gd_block) + 32 * (g & 127) + GD["FREE_BLOCKS"]
+                self._poke(desc, int(BLOCKS_PER_GROUP - bits.sum()).to_bytes(2, "little"))
+            pcpu = self.pcpu[k]
+            self._word(pcpu + PCPU["FBC_COUNT"], -(records % FBC_BATCH))
+            self._word(pcpu + PCPU["BH_NR"], records)
+            self._word(pcpu + PCPU["RATELIMITS"], records)
+        folded = self.cpus * (records // FBC_BATCH) * FBC_BATCH
+        self._word(self.sb + SB["FREE_COUNT"], 10_000_000 - folded)
+
     # -------------------------------------------------------------- checking
 
     def _bh_of_block(self, block):
@@ -552,9 +762,6 @@ class Kernel:
         wrong); returns a dict of what was found."""
         n = self.written
         facts = {"records": n, "cached_pages": 0, "data_jh": 0}
-        bitmap = np.frombuffer(self.machine.read(self.bitmap, PAGE), np.uint8)
-        bits = np.unpackbits(bitmap, bitorder="little")
-        raw_size_lo, raw_size_hi = None, None
         for k, f in enumerate(self.files):
             inode = f["inode"]
             size = (FIRST_INDEX + n) * PAGE
@@ -565,25 +772,32 @@ class Kernel:
             got = self._read(inode + I["BLOCKS"])
             _expect(got == (FIRST_INDEX + n) * 8, f"CPU {k}'s file: i_blocks {got}")
             raw = self.itable + RAW_INODE * ((f["ino"] - 1) % INODES_PER_GROUP)
-            raw_size_lo = self._read(raw + RAW["SIZE"])
-            raw_size_hi = self._read(raw + RAW["DIR_ACL"])
-            _expect(raw_size_lo | raw_size_hi << 32 == size,
-                    f"CPU {k}'s on-disk inode: size {raw_size_lo | raw_size_hi << 32}")
-            first = f["first_bit"]
-            _expect(bits[first:first + n].all() and not bits[first + n],
-                    f"CPU {k}'s blocks: the bitmap does not hold exactly {n} from {first}")
+            raw_size = self._read(raw + RAW["SIZE"]) | self._read(raw + RAW["DIR_ACL"]) << 32
+            _expect(raw_size == size, f"CPU {k}'s on-disk inode: size {raw_size}")
+            self._check_blocks(k, f, n)
             self._check_mapping(k, f, facts)
-        for k, f in enumerate(self.files):
-            for offset in range(n):
-                index = FIRST_INDEX + offset
-                dind = self._read(self._block_data(self._read(f["inode"] + EI["DIND"])) +
-                                  4 * ((index - DIND_START) >> 10))
-                slot = self._read(self._block_data(dind) + 4 * ((index - DIND_START) & 1023))
-                _expect(slot == GROUP_START + f["first_bit"] + offset,
-                        f"CPU {k}'s page {index}: block {slot} in its indirect block")
         self._check_journal(facts)
         self._check_locks()
         return facts
+
+    def _check_blocks(self, k, f, n):
+        """The file's blocks: taken in its groups' bitmaps, and in its indirect blocks."""
+        for j in range(self.groups_per_file):
+            g = GROUP_NO + 1 + k * self.groups_per_file + j
+            bits = np.unpackbits(np.frombuffer(self.machine.read(self.bitmaps[g], PAGE),
+                                               np.uint8), bitorder="little")
+            taken = int(bits[DATA_START_BIT:].sum())
+            want = min(max(self.used_blocks + n - j * DATA_PER_GROUP, 0), DATA_PER_GROUP)
+            _expect(taken == want and bits[DATA_START_BIT:DATA_START_BIT + want].all(),
+                    f"CPU {k}'s group {g}: {taken} blocks taken, not the first {want}")
+        dind = self._block_data(self._read(f["inode"] + EI["DIND"]))
+        for offset in range(n):
+            index = FIRST_INDEX + offset - DIND_START
+            ind = self._block_data(self._read(dind + 4 * (index >> 10)))
+            slot = self._read(ind + 4 * (index & 1023))
+            _expect(slot == self.block_of(k, offset),
+                    f"CPU {k}'s page {FIRST_INDEX + offset}: block {slot} in its "
+                    f"indirect block, not {self.block_of(k, offset)}")
 
     def _block_data(self, block):
         return self._read(self._bh_of_block(block) + BH["DATA"])
@@ -602,11 +816,11 @@ class Kernel:
             index = self._read(page + PG["INDEX"])
             _expect(self._lookup(mapping, index) == page,
                     f"CPU {k}'s page {index} is not in its radix tree")
-            frame = self.frames + PAGE * p
+            frame = self.frames + PAGE * (p % self.frame_count)
             _expect(self.machine.read(frame, RECORD) == record,
                     f"CPU {k}'s page {index}: its bytes are not the record written")
             bh = self._read(page + PG["PRIVATE"])
-            block = GROUP_START + f["first_bit"] + index - FIRST_INDEX
+            block = self.block_of(k, index - FIRST_INDEX)
             _expect(self._read(bh + BH["BLOCKNR"]) == block,
                     f"CPU {k}'s page {index}: its buffer maps block "
                     f"{self._read(bh + BH['BLOCKNR'])}, not {block}")

@@ -831,13 +831,15 @@ unlock_page:
 9:      ud2
 
 /* kmap_atomic(page, type) -> the page's kernel address (the fixmap PTE and its invlpg are
- * not modelled) */
+ * not modelled): its frame, frames being shared by pages FRAME_BYTES apart */
         .globl  kmap_atomic
 kmap_atomic:
         movl    page_zone_highmem, %ecx
         movl    4(%esp), %eax
         subl    ZONE_MEM_MAP(%ecx), %eax
-        shll    $7, %eax                    # / PAGE_STRUCT (32) * PAGE_SIZE
+        shrl    $5, %eax                    # / PAGE_STRUCT: the page's number
+        andl    ZONE_FRAME_MASK(%ecx), %eax
+        shll    $12, %eax
         addl    ZONE_FRAMES(%ecx), %eax
         ret
 
