@@ -117,14 +117,17 @@ class WriteProfile:
         percent each), sorted by references as oprofile sorted it."""
         refs = self.listing("references").set_index("symbol")
         misses = self.listing("l3_misses").set_index("symbol")
-        df = pd.DataFrame({"app": refs["app"],
-                           "references": refs["events"],
-                           "references_percent": refs["percent"],
-                           "l3_misses": misses["events"].reindex(refs.index).fillna(0),
-                           "l3_misses_percent": misses["percent"].reindex(refs.index)
+        index = refs.index.union(misses.index)     # each counter had a run of its own
+        df = pd.DataFrame({"app": refs["app"].reindex(index).fillna(misses["app"]),
+                           "references": refs["events"].reindex(index).fillna(0),
+                           "references_percent": refs["percent"].reindex(index).fillna(0.0),
+                           "l3_misses": misses["events"].reindex(index).fillna(0),
+                           "l3_misses_percent": misses["percent"].reindex(index)
                            .fillna(0.0)})
-        df["l3_misses"] = df["l3_misses"].astype(int)
-        return df.sort_values("references", ascending=False).reset_index()
+        df[["references", "l3_misses"]] = df[["references", "l3_misses"]].astype(int)
+        df.index.name = "symbol"
+        return df.sort_values(["references", "l3_misses", "symbol"],
+                              ascending=[False, False, True]).reset_index()
 
 
 def write_profile(kernel, records=1000, warm=2000, cpus=1, counters=tuple(COUNTERS),
