@@ -343,3 +343,37 @@ def cpu_time():
     df = pd.DataFrame(rows).set_index("kernel")
     df["busy %"] = 100 * df["CPU s"] / df["CPU s available (4 CPUs)"]
     return df
+
+
+# ------------------------------------------------------------------ the machine
+
+def profile_table(name="pentium4"):
+    """The profile's numbers as a table: part, parameter, value, whether it is an estimate
+    (in the table's ``unverified`` list), and the table's source."""
+    from .profile import load
+    raw = load(name).raw
+    rows = []
+
+    def add(part, table, keys):
+        unverified = set(table.get("unverified", ()))
+        for key in keys:
+            if key in table:
+                rows.append({"part": part, "parameter": key, "value": table[key],
+                             "estimate": key in unverified, "source": table.get("source", "")})
+
+    for level in raw["caches"]:
+        add(level["name"], level, ("size", "ways", "line", "hit_latency", "write_policy",
+                                   "write_allocate"))
+    for part, keys in (("memory", ("latency",)),
+                       ("bus", ("bytes_per_beat", "cycles_per_beat", "partial_write_beats")),
+                       ("store_buffer", ("entries",)), ("fill_buffers", ("entries",)),
+                       ("prefetcher", ("streams", "ahead", "trigger_distance")),
+                       ("write_combining", ("buffers", "line")),
+                       ("topology", ("cores_per_chip", "chips_per_module", "chip_levels",
+                                     "on_module"))):
+        add(part, raw.get(part, {}), keys)
+    add("costs", raw["costs"]["mnemonics"], ("lock", "mfence", "sfence", "prefetchnta",
+                                             "movntq", "rep_movsl", "fxsave", "fxrstor"))
+    df = pd.DataFrame(rows)
+    df["value"] = df["value"].astype(str)
+    return df
