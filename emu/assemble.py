@@ -5,7 +5,9 @@ error, does not know GNU numeric local labels, and can crash the process. So thi
 small GNU-as front end around it:
 
 * it parses comments, labels (including ``1:`` / ``1b`` / ``1f``), and the directives a kernel
-  ``.S`` file uses (``.globl .equ .set .long .word .byte .align .space .ascii`` ...) itself;
+  ``.S`` file uses (``.globl .equ .set .long .word .byte .align .space .ascii`` ...) itself,
+  and conditional assembly (``.if``/``.ifdef``/``.ifndef``, ``.elseif``, ``.else``,
+  ``.endif`` on numbers and ``.equ`` symbols: a routine's SMP build, say);
 * it lays the code out itself and hands keystone one instruction at a time, with every symbol
   already replaced by its value, so each statement's encoding is checked (nothing is dropped
   silently) and every error names the file, the line number and the line;
@@ -41,6 +43,12 @@ IGNORED_DIRECTIVES = {
     ".cfi_restore", ".cfi_adjust_cfa_offset", ".cfi_def_cfa_register", ".cfi_rel_offset",
     ".loc", ".p2alignl",
 }
+CONDITIONALS = (".if", ".ifdef", ".ifndef", ".elseif", ".else", ".endif")
+SYMBOL_RE = re.compile(r"[A-Za-z_.$][\w.$]*")
+# a .if condition may compare two expressions (not <<, >>)
+COMPARISON_RE = re.compile(r"(.+?)\s*(==|!=|<>|<=|>=|(?<![<>])<(?![<=>])|(?<![<>])>(?![>=]))\s*(.+)")
+COMPARISONS = {"==": operator.eq, "!=": operator.ne, "<>": operator.ne, "<=": operator.le,
+               ">=": operator.ge, "<": operator.lt, ">": operator.gt}
 PREFIXES = {"rep", "repe", "repz", "repne", "repnz", "lock"}
 WORKER = Path(__file__).with_name("_keystone_worker.py")
 WORKER_TIMEOUT_S = 30
@@ -181,6 +189,7 @@ class _Parser:
         self.forward_refs: list[tuple] = []    # (1f, the name it became, lineno, line)
         self.pending_prefix = ""
         self.prefix_line = (None, None)
+        self.conditions: list[list] = []       # open .if blocks: [taking, taken, lineno, line]
 
     def error(self, message, lineno, line):
         return AssemblyError(message, self.filename, lineno, line)
@@ -190,6 +199,8 @@ class _Parser:
         for lineno, line in enumerate(text.split("\n"), 1):
             for stmt in _split_line(line, self.isa, self.syntax):
                 self.statement(stmt, lineno, line)
+        if self.conditions:
+            raise self.error(".if without its .endif", *self.conditions[-1][2:])
         if self.pending_prefix:
             raise self.error(f"prefix {self.pending_prefix.strip()!r} is not followed by an "
                              "instruction", *self.prefix_line)
@@ -225,6 +236,11 @@ class _Parser:
         self.statements.append(Statement(lineno, line, kind, body, self.syntax, width))
 
     def statement(self, stmt, lineno, line):
+        name = stmt.split(None, 1)[0].lower() if stmt.startswith(".") else ""
+        if name in CONDITIONALS:
+            return self.conditional(name, stmt[len(name):].strip(), lineno, line)
+        if not all(c[0] for c in self.conditions):
+            return                              # inside a block whose condition is false
         while (m := LABEL_RE.match(stmt)):
             self.define_label(m.group(1), lineno, line)
             stmt = stmt[m.end():].strip()
@@ -235,6 +251,55 @@ class _Parser:
         if stmt.startswith("."):
             return self.directive(stmt, lineno, line)
         self.instruction(stmt, lineno, line)
+
+    def conditional(self, name, args, lineno, line):
+        """Conditional assembly, as GNU as: .if EXPR / .ifdef SYM / .ifndef SYM, .elseif
+        EXPR, .else, .endif. A condition may use numbers and .equ symbols defined above it
+        (a label's address is not known while parsing)."""
+        if name in (".if", ".ifdef", ".ifndef"):
+            outer = all(c[0] for c in self.conditions)
+            value = outer and self.condition(name, args, lineno, line)
+            self.conditions.append([value, value, lineno, line])
+            return
+        if not self.conditions:
+            raise self.error(f"{name} without an .if above it", lineno, line)
+        block = self.conditions[-1]
+        outer = all(c[0] for c in self.conditions[:-1])
+        if name == ".endif":
+            self.conditions.pop()
+        elif block[1] is None:
+            raise self.error(f"{name} after the .else of the .if on line {block[2]}", lineno,
+                             line)
+        elif name == ".else":
+            block[0], block[1] = outer and not block[1], None
+        else:                                   # .elseif
+            block[0] = outer and not block[1] and self.condition(".if", args, lineno, line)
+            block[1] = block[1] or block[0]
+
+    def condition(self, name, args, lineno, line):
+        if name != ".if":
+            if not SYMBOL_RE.fullmatch(args):
+                raise self.error(f"{name} needs one symbol name", lineno, line)
+            return (args in self.equates or args in self.labels) == (name == ".ifdef")
+        if not args:
+            raise self.error(".if needs a condition", lineno, line)
+
+        def lookup(symbol, seen=()):
+            if symbol in self.labels:
+                raise ValueError(f"a label ({symbol}) has no value while the .if is read")
+            if symbol in seen:
+                raise ValueError(f"{symbol} is defined in terms of itself")
+            if symbol not in self.equates:
+                raise ValueError(f"{symbol} is not a .equ symbol defined above")
+            return evaluate(self.equates[symbol][0], lambda n: lookup(n, seen + (symbol,)))
+        try:
+            m = COMPARISON_RE.fullmatch(args)
+            if m:
+                left, right = evaluate(m.group(1), lookup), evaluate(m.group(3), lookup)
+                return COMPARISONS[m.group(2)](left, right)
+            return evaluate(args, lookup) != 0
+        except ValueError as e:
+            raise self.error(f"cannot evaluate the .if condition: {e}", lineno, line) from None
 
     def equate(self, name, expr, lineno, line):
         if name in self.labels:

@@ -136,6 +136,13 @@ H_CHIP, H_CHIPS_PER_MODULE, H_ON_MODULE, H_OFF_MODULE, H_INTERVENTIONS = range(1
 # several cores: the blocks this core has run in the run (a set of SEEN_ENTRIES: offset,
 # count); a core's first run of a block is ordered like a synchronising block's
 H_SEEN, H_SEEN_N = 170, 171
+# several cores: the addresses a core read since it entered its last synchronising block,
+# and those it read in the pass before (hashed): a spin reads the same ones every pass
+H_READ_SIGNATURE, H_LAST_READ_SIGNATURE = 172, 173
+# the end of the loaded code (a code offset): the prefix tables (H_ICOUNT, H_ICOST,
+# H_SYNC_STATIC) hold values up to it only; code above it is code the model was not told of
+H_CODE_TOP = 174
+H_SOFTTLB = 175         # the address of a software-loaded TLB's records (emu.softtlb)
 SEEN_ENTRIES = 4096
 M_BUS_FREE, MACHINE_WORDS = 0, 4
 WC_WORDS = 4            # per write-combining buffer: line + 1, bytes, fill order, free cycle

@@ -67,7 +67,6 @@ SERIAL = 4                  # scope flag: the instruction also holds the shared 
 # tlbld/tlbli (603), tlbwe (405) and rfi.
 OP_MTMSR, OP_TLB_LOAD_D, OP_TLB_LOAD_I, OP_TLB_WRITE, OP_RFI = 202, 203, 204, 205, 206
 SOFT_TLB_OPS = {OP_MTMSR, OP_TLB_LOAD_D, OP_TLB_LOAD_I, OP_TLB_WRITE, OP_RFI}
-SOFT_TLB_PYTHON_OPS = {OP_TLB_LOAD_D, OP_TLB_LOAD_I, OP_TLB_WRITE, OP_RFI}
 # Load-reserve and store-conditional (the reservation's address and value, so that a failed
 # store-conditional, which QEMU carries out as a compare-and-exchange with a load and a
 # store of the old value, is not taken for a store; and so that a store-conditional waits,
@@ -102,6 +101,13 @@ ARM_RESERVE_SIZES = {"ldrex": 4, "ldrexb": 1, "ldrexh": 2, "ldrexd": 8, "strex":
                      "strexb": 1, "strexh": 2, "strexd": 8}
 ARM_ATOMICS = {"ldrex", "ldrexb", "ldrexh", "ldrexd", "strex", "strexb", "strexh", "strexd",
                "swp", "swpb"}
+
+
+# How an instruction counts in the synchronising prefix sums: an atomic 1, a serialising
+# one SYNC_SERIAL, so that a block's sum says both whether it synchronises and whether it
+# holds a serialising instruction (a block that does is never taken for a spin: a loop of
+# tlbie over a batch reads the same lines and stores nothing, yet makes progress)
+SYNC_SERIAL = 1 << 20
 
 
 def synchronises(isa, mnemonic, op_str):
@@ -237,7 +243,7 @@ def drains_stores(isa, mnemonic, key, op_str):
 
 def analyse(isa, code, address, serialising=(), store_buffer=False):
     """Disassemble loaded code: [(address, size, cost key, class, Special or None,
-    synchronises)]. Instructions named in ``serialising`` (a profile's [smp] list) get the
+    synchronises: 1 atomic, SYNC_SERIAL serialising, 0 neither)]. Instructions named in ``serialising`` (a profile's [smp] list) get the
     SERIAL flag; with ``store_buffer``, barriers get OP_DRAIN_STORES (emu.memory)."""
     out = []
     for insn in decode(code, isa, address, detail=True):
@@ -314,37 +320,36 @@ def analyse(isa, code, address, serialising=(), store_buffer=False):
         if key in serialising:
             special = special or Special(insn.address, OP_SERIALISE, 0)
             special.scope |= SERIAL
+        serial = special is not None and special.scope & SERIAL != 0
         out.append((insn.address, insn.size, key, insn.op_str, special,
-                    synchronises(isa, mnemonic, insn.op_str) or
-                    (special is not None and special.scope & SERIAL != 0)))
+                    int(synchronises(isa, mnemonic, insn.op_str)) +
+                    (SYNC_SERIAL if serial else 0)))
     return out
 
 
 @dataclass
 class Tables:
-    """Per byte offset of the code region, 1 where an instruction starts (its base cycles,
-    1 where it synchronises the cores) at offset + 1, so that prefix sums count what lies
-    before each offset; and the special instructions."""
+    """Per byte of a program, 1 where an instruction starts (its base cycles, how it
+    synchronises the cores: SYNC_SERIAL above), so that prefix sums over the code region
+    count what lies before each offset (emu.machine); and the special instructions."""
     starts: np.ndarray
     cycles: np.ndarray
     syncs: np.ndarray
     specials: list
 
 
-def tables(isa, costs, code, address, region_base, region_len, serialising=(),
-           store_buffer=False):
-    """The Tables of a program loaded at ``address`` in the code region."""
-    starts = np.zeros(region_len + 1, np.int64)
-    cycles = np.zeros(region_len + 1, np.int64)
-    syncs = np.zeros(region_len + 1, np.int64)
+def tables(isa, costs, code, address, serialising=(), store_buffer=False):
+    """The Tables of a program loaded at ``address``."""
+    starts = np.zeros(len(code), np.int64)
+    cycles = np.zeros(len(code), np.int64)
+    syncs = np.zeros(len(code), np.int64)
     specials = []
     for pc, size, key, op_str, special, sync in analyse(isa, code, address, serialising,
                                                         store_buffer):
-        off = pc - region_base
-        if 0 <= off < region_len:
-            starts[off + 1] = 1
-            cycles[off + 1] = instruction_cost(costs, isa, key, op_str)
-            syncs[off + 1] = int(sync)
+        off = pc - address
+        starts[off] = 1
+        cycles[off] = instruction_cost(costs, isa, key, op_str)
+        syncs[off] = int(sync)
         if special is not None:
             specials.append(special)
     return Tables(starts, cycles, syncs, specials)

@@ -205,6 +205,11 @@ class Machine:
         self.cpus = [self._new_unicorn(profile) for _ in range(cores)]
         self.uc = self.cpus[0]                  # the core that runs (core 0 but in run_parallel)
         low = 0 if soft else PAGE
+        # reads of mapped RAM come straight from the buffer (writes go through Unicorn,
+        # which must see a store to code it has translated)
+        self._ram_view = memoryview(self.ram)[offset:offset + ram_size]
+        self._ram_low = low
+        self._byte_order = "big" if self.isa.startswith("ppc") else "little"
         for uc in self.cpus:
             uc.mem_map_ptr(low, ram_size - low, UC_PROT_ALL, self._ram_base_ptr + low)
         # found before any hook exists (it runs a few guest instructions)
@@ -230,6 +235,7 @@ class Machine:
         st[c.H_RAM_PTR], st[c.H_RAM_SIZE] = self._ram_base_ptr, ram_size
         if soft:
             st[c.H_MMU] = softtlb.MODE_SOFT603 if soft == "603" else softtlb.MODE_SOFT405
+            st[c.H_SOFTTLB] = self.soft_tlb.records.ctypes.data     # its native hooks' records
         elif mmu:
             st[c.H_MMU] = {"arm": mmu_model.MODE_ARM_SHORT, "ppc32": mmu_model.MODE_HASHED32,
                            "ppc64": mmu_model.MODE_HASHED64}[self.isa]
@@ -239,6 +245,7 @@ class Machine:
         self._starts = np.zeros(self.code_size + 1, np.int64)
         self._cycles = np.zeros(self.code_size + 1, np.int64)
         self._syncs = np.zeros(self.code_size + 1, np.int64)
+        self._loaded_top = 0             # the end of the highest program (code offset)
         self._specials = []
         self._hooks = []
         self.outer_cache_base = self._map_outer_cache(profile)
@@ -325,18 +332,24 @@ class Machine:
             raise MemoryError(f"guest RAM is full: {size} bytes do not fit below the stack "
                               f"(ram_size={self.ram_size:#x})")
         self._heap = address + size
-        self.write(address, bytes(data or b"").ljust(size, b"\0"))
+        if data:
+            self.write(address, bytes(data).ljust(size, b"\0"))
+        elif np.frombuffer(self._ram_view[address:address + size], np.uint8).any():
+            self.write(address, bytes(size))     # zeroed (RAM never written reads 0 as is)
         return address
 
     def write(self, address, data):
         self.uc.mem_write(address, bytes(data))
 
     def read(self, address, size):
-        return bytes(self.uc.mem_read(address, size))
+        if self._ram_low <= address and address + size <= len(self._ram_view) and size >= 0:
+            return bytes(self._ram_view[address:address + size])
+        return bytes(self.uc.mem_read(address, size))       # not RAM: Unicorn says why
 
     def read_word(self, address, size=4):
-        order = "big" if self.isa.startswith("ppc") else "little"
-        return int.from_bytes(self.read(address, size), order)
+        if self._ram_low <= address and address + size <= len(self._ram_view) and size >= 0:
+            return int.from_bytes(self._ram_view[address:address + size], self._byte_order)
+        return int.from_bytes(self.read(address, size), self._byte_order)
 
     # ---------------------------------------------------------------- programs
 
@@ -371,46 +384,44 @@ class Machine:
             self.soft_tlb.installed |= {v for v in self.soft_tlb.vectors.values()
                                         if program.base <= v < end}
         tables = cost.tables(self.isa, self.profile.costs, program.code, program.base,
-                             self.code_base, self.code_size,
                              self.profile.raw.get("smp", {}).get("serialising", ()),
                              bool(self.profile.memory.store_buffer))
-        self._starts += tables.starts
-        self._cycles += tables.cycles
-        self._syncs += tables.syncs
-        # what the scheduler learned about the code that was here before is void
+        # the program's instructions replace what was there (at offset + 1: see emu.cost)
         lo = program.base - self.code_base
+        hi = lo + len(program.code)
+        self._starts[lo + 1:hi + 1] = tables.starts
+        self._cycles[lo + 1:hi + 1] = tables.cycles
+        self._syncs[lo + 1:hi + 1] = tables.syncs
+        self._loaded_top = max(self._loaded_top, hi)
+        # what the scheduler learned about the code that was here before is void
         dynamic = self.state[c.H_SYNC_DYNAMIC]
         self.state[dynamic + lo:dynamic + lo + len(program.code)] = 0
         for sp in tables.specials:
-            if sp.op == cost.OP_TLB_INVALIDATE and self.soft_tlb and self.soft_tlb.kind == "603":
-                # also in Python: the record of the 603's entries drops the tlbie's class
-                self.uc.hook_add(UC_HOOK_CODE, self._soft_tlb_instruction, sp, sp.pc, sp.pc)
-            if sp.op in cost.SOFT_TLB_OPS or (self.soft_tlb and
-                                              sp.op == cost.OP_TLB_INVALIDATE_ALL):
-                if not self.soft_tlb:
-                    continue             # machines without a software-loaded TLB ignore them
-                if sp.op in cost.SOFT_TLB_PYTHON_OPS or sp.op == cost.OP_TLB_INVALIDATE_ALL:
-                    self.uc.hook_add(UC_HOOK_CODE, self._soft_tlb_instruction, sp, sp.pc,
-                                     sp.pc)
-                if sp.op in cost.SOFT_TLB_PYTHON_OPS:
-                    continue
+            if sp.op in cost.SOFT_TLB_OPS and not self.soft_tlb:
+                continue                 # machines without a software-loaded TLB ignore them
             self._specials.append(sp)
             for uc in self.cpus:
                 self._hooks.append(native.add_hook(uc, UC_HOOK_CODE, native.special_hook,
                                                    self.state, sp.pc, sp.pc))
-        self._update_tables()
+        self._update_tables(lo)
         self.programs.append(program)
         for name, value in program.symbols.items():
             if not name.startswith(".L"):
                 self.symbols[name] = value
         return program
 
-    def _update_tables(self):
+    def _update_tables(self, lo=0):
+        """The prefix sums from code offset ``lo`` (what lies before it is unchanged) to the
+        end of the loaded code (H_CODE_TOP; above it the tables are not read, and left
+        untouched: writing a megabyte of them costs more than the rest of a Machine)."""
         st = self.state
-        n = self.code_size + 1
-        st[st[c.H_ICOUNT]:st[c.H_ICOUNT] + n] = np.cumsum(self._starts)
-        st[st[c.H_ICOST]:st[c.H_ICOST] + n] = np.cumsum(self._cycles)
-        st[st[c.H_SYNC_STATIC]:st[c.H_SYNC_STATIC] + n] = np.cumsum(self._syncs)
+        top = self._loaded_top
+        for values, field in ((self._starts, c.H_ICOUNT), (self._cycles, c.H_ICOST),
+                              (self._syncs, c.H_SYNC_STATIC)):
+            prefix = st[field]
+            st[prefix + lo + 1:prefix + top + 1] = np.cumsum(values[lo + 1:top + 1]) + \
+                st[prefix + lo]
+        st[c.H_CODE_TOP] = top
         if len(self._specials) > MAX_SPECIALS:
             raise MemoryError(f"more than {MAX_SPECIALS} cache-maintenance instructions")
         table = sorted(self._specials, key=lambda s: s.pc)
@@ -498,8 +509,10 @@ class Machine:
 
     def _check_stop(self):
         """Raise what stopped the running core: the instruction limit, a page fault, a
-        stale instruction fetch under strict coherence."""
+        stale instruction fetch under strict coherence, a refused soft-TLB instruction."""
         st = self.state
+        if self.soft_tlb and (refused := self.soft_tlb.refused()):
+            raise refused
         where_core = f"core {self.model.running}: " if len(self.cpus) > 1 else ""
         if st[c.H_STOPPED]:
             where = self._pc()
@@ -664,12 +677,6 @@ class Machine:
                 self._stop_for(("raise", handled), uc)
                 return
         self._stop_for(("interrupt", number, None, None), uc)
-
-    def _soft_tlb_instruction(self, uc, address, size, special):
-        if special.op == cost.OP_TLB_INVALIDATE_ALL:
-            self.soft_tlb.invalidate_all_405()
-        else:
-            self.soft_tlb.instruction(uc, address, size, special)
 
     def _instruction_at(self, pc):
         try:

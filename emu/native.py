@@ -80,7 +80,7 @@ _SIGNATURES = {
     "emu_hash64_hpte_dword0": "iii", "emu_hash64_primary_hash": "ii", "emu_pp_rights": "ii",
     "emu_no_execute": "ii", "emu_softtlb_lookup": "pii", "emu_softtlb_count_miss": "pi",
     "emu_softtlb_victim_way": "pii", "emu_softtlb_load_way": "piii",
-    "emu_softtlb_drop_way": "pi", "emu_translate": "piii", "emu_invalidate_page": "pii",
+    "emu_softtlb_drop_way": "pi", "emu_softtlb_search405": "pii", "emu_translate": "piii", "emu_invalidate_page": "pii",
     "emu_invalidate_all": "pi", "emu_slb_store": "pii", "emu_slb_invalidate": "pi",
     "emu_slb_invalidate_all": "p", "emu_descriptor": "pio", "emu_walk_hashed32": "pio",
     "emu_primary_hash": "ii", "emu_pteg_address": "ii", "emu_pte_word0": "iii",
@@ -95,6 +95,9 @@ lib.emu_constant_name.argtypes = [c_int64]
 lib.emu_constant_name.restype = ctypes.c_char_p
 lib.emu_set_unicorn(cast(uclib.uc_reg_read, c_void_p), cast(uclib.uc_emu_stop, c_void_p),
                   cast(uclib.uc_emu_start, c_void_p))
+lib.emu_set_unicorn_context(cast(uclib.uc_context_save, c_void_p),
+                            cast(uclib.uc_context_restore, c_void_p),
+                            cast(uclib.uc_ctl, c_void_p))
 
 
 def address(state):

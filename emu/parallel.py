@@ -24,7 +24,10 @@ block hook before each basic block runs, whether the core may run that block now
   clock waits until that cycle (``order_stalls``): a core never observes a store before it
   happened. The transfer itself costs what the cache model charges (``emu.cache.snoop``).
 * **Spinning cores park.** A core that re-enters the same synchronising block having stored
-  nothing, and having read only lines nobody wrote since, is spinning: it is parked until a
+  nothing, having read the same addresses as in its pass before, and only lines nobody
+  wrote since, is spinning (a loop that walks a table reads new addresses each pass, and
+  one that holds a serialising instruction, a tlbie over a batch, is never taken for a
+  spin): it is parked until a
   store to one of the lines it read wakes it, at the writer's clock (on hardware, the spin
   would see the store when the invalidation reached it). The cycles it spun are charged to
   the spin loop (``spin_wait_cycles``; a profile samples them there); the iterations it would
@@ -155,7 +158,8 @@ def _prepare(machine, calls, entries, limit):
         st[header[c.H_SEEN]:header[c.H_SEEN] + c.SEEN_ENTRIES] = 0      # no block run yet
         header[c.H_SEEN_N] = 0
         header[c.H_LAST_SYNC_BLOCK] = -1
-        for field in (c.H_STORES_SINCE, c.H_PARK, c.H_NO_PARK, c.H_WATCHING):
+        for field in (c.H_STORES_SINCE, c.H_PARK, c.H_NO_PARK, c.H_WATCHING,
+                      c.H_READ_SIGNATURE, c.H_LAST_READ_SIGNATURE):
             header[field] = 0
         record = st[c.H_CORES] + 1 + c.CORE_RECORD * k
         st[record + c.T_STATUS:record + c.CORE_RECORD] = 0
@@ -231,10 +235,13 @@ def run_parallel(machine, calls, quantum=DEFAULT_QUANTUM, limit=None, cold=False
 # ------------------------------------------------------------------ tasks: Python per core
 
 _local = threading.local()
+_runs_of_tasks = 0          # run_tasks under way (none: no thread is a task's, a fast path)
 
 
 def current_task():
     """The Task whose thread this is (Python code of a core in run_tasks), else None."""
+    if not _runs_of_tasks:
+        return None
     return getattr(_local, "task", None)
 
 
@@ -375,7 +382,9 @@ def run_tasks(machine, tasks, quantum=DEFAULT_QUANTUM, limit=None):
                 task._step(("abort", None))
         live.clear()
 
+    global _runs_of_tasks
     machine._fault = None
+    _runs_of_tasks += 1
     try:
         for k in list(live):
             hand(k)
@@ -407,6 +416,7 @@ def run_tasks(machine, tasks, quantum=DEFAULT_QUANTUM, limit=None):
                 results[k] = task.result
     finally:
         abort()
+        _runs_of_tasks -= 1
         for k in range(len(machine.cpus)):
             model.header(k)[c.H_SCHED] = 0
         model.switch(0)

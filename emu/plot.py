@@ -125,3 +125,32 @@ def style(fig: go.Figure, title: str | None = None, x: str | None = None,
     if y is not None:
         fig.update_yaxes(title=y)
     return fig
+
+
+def bar_panels(df, label: str, columns: dict[str, str], colors=None,
+               title: str | None = None, source: str | None = None,
+               height: int = 380) -> go.Figure:
+    """One panel of horizontal bars per column of ``df``, side by side.
+
+    ``label`` names the column whose values label the bars (one bar per row, in the
+    rows' order, top to bottom); ``columns`` maps each plotted column to its panel's
+    title (put the unit in it). ``colors`` gives one colour per row (default: the
+    palette's first). Each panel has its own x axis, so quantities of different units
+    sit side by side. Returns the styled figure.
+    """
+    from plotly.subplots import make_subplots
+
+    if colors is None:
+        colors = [PALETTE[0]] * len(df)
+    if len(colors) != len(df):
+        raise ValueError(f"{len(colors)} colours for {len(df)} rows")
+    fig = make_subplots(rows=1, cols=len(columns), shared_yaxes=True,
+                        subplot_titles=list(columns.values()), horizontal_spacing=0.03)
+    labels = list(df[label])
+    for i, column in enumerate(columns, start=1):
+        values = list(df[column])
+        fig.add_bar(x=values, y=labels, orientation="h", marker_color=list(colors),
+                    text=[f"{v:g}" for v in values], textposition="auto",
+                    showlegend=False, name=column, row=1, col=i)
+    fig.update_yaxes(autorange="reversed")
+    return style(fig, title=title, source=source, height=height)

@@ -24,8 +24,10 @@ How it works (design "a": the CPU model's own soft TLB, measured on Unicorn 2.1.
   word (WS=1) clears the entry's valid bit, so writing the data word of a valid entry is
   refused (write the data word first, then the tag, as Linux's head_4xx.S does).
 * The model's TLB levels (emu.cache levels whose line is a page, on the native hot path)
-  mirror the CPU's: ``tlbld``/``tlbli`` load the way SRR1[WAY] names (hooked, the model reads
-  the real SRR1), ``tlbwe`` the entry RA names, ``tlbie``/``tlbia`` invalidate. Every
+  mirror the CPU's: ``tlbld``/``tlbli`` load the way SRR1[WAY] names, ``tlbwe`` the entry RA
+  names, ``tlbie``/``tlbia`` invalidate. These instructions and ``rfi`` are hooked natively
+  (emu/model/softtlb_insn.c): the hooks read the SPRs they need (SRR1, RPA, ICMP/DCMP, PID)
+  from the CPU state Unicorn saves, at the offsets found below, and run no Python. Every
   translated access looks the model TLB up natively (a hit calls no Python); a CPU miss is
   counted as a lookup that missed when its exception arrives. SRR1[WAY] is chosen by the
   model's replacement (an invalid way, else the LRU one: MPC603e UM 5.4.2 "LRU"). A
@@ -40,7 +42,7 @@ invalidating would make the mirror diverge (counted); the hardware's exception e
 ``rfi`` latencies are not charged beyond the profile's instruction costs.
 
 The 405's entries are also recorded by index (tag word, the TID the PID register gave it,
-data word) from the same ``tlbwe``/``tlbia`` hooks, so that Python can search the CPU's
+data word, valid: ``SoftTLB.records``, kept by the native hooks), so that Python can search the CPU's
 TLB as ``tlbsx`` does (``SoftTLB.search405``). A user of the 405 TLB whose translated
 accesses never run as guest code (the kernel model, emu.kernel.ppc405: the kernel runs in
 real mode, user accesses are simulated) may set ``identity_only = False`` to load entries
@@ -48,9 +50,9 @@ with RPN != EPN; a translated guest access through such an entry is not supporte
 mirror, tagged by EPN, would count it as a divergence).
 
 The 603's entries are recorded too (``entries603``: page, compare word, RPA word per way of
-each congruence class, and the class's LRU way), from the ``tlbld``/``tlbli`` hooks and a
-Python hook on ``tlbie``, which empties both ways of the class in the ITLB and the DTLB, as
-the 603 (and QEMU) do; ``search603`` / ``victim603`` serve the kernel model
+each congruence class, and the class's LRU way), by the ``tlbld``/``tlbli`` hooks and the
+``tlbie`` hook, which empties both ways of the class in the ITLB and the DTLB, as the 603
+(and QEMU) do; ``search603`` / ``victim603`` serve the kernel model
 (emu.kernel.ppc603), which also sets ``identity_only = False``. One departure of QEMU 5.0 is
 not followed: its ``tlbld``/``tlbli`` also drop the other way's entry for the same page,
 whatever its VSID; the 603 keeps both. Capstone 5 decodes ``tlbld r0`` as the 4xx ``tlbwe``
@@ -61,7 +63,9 @@ from __future__ import annotations
 import collections
 import ctypes
 
+import numpy as np
 from unicorn import UcError, ppc_const
+from unicorn.unicorn_const import UC_CTL_IO_WRITE, UC_CTL_TLB_FLUSH
 
 from . import cache as c
 from . import native
@@ -90,6 +94,15 @@ VECTORS = {
 
 # Scratch words of the state (st[H_SCRATCH] + k; word 0 is _register's)
 S_BLOCK_START, S_BLOCK_END, S_DIVERGED = 1, 2, 3
+
+# The records the native instruction hooks keep (emu/model/state.h, SW_*)
+(SW_KIND, SW_IDENTITY, SW_PENDING, SW_SPR_BASE, SW_CONTEXT, SW_FLUSH_CONTROL, SW_ERROR,
+ SW_ERROR_PC, SW_ERROR_A, SW_ERROR_B, SW_ERROR_C, SW_CLASSES) = range(12)
+SW_TAG405, SW_DATA405, SW_TID405, SW_VALID405 = 16, 80, 144, 208
+SW_E603, SW_MRU603, SW_WORDS = 272, 784, 848
+SW_KIND_603, SW_KIND_405, SW_MAX_CLASSES = 1, 2, 32
+SW_ERR_PENDING, SW_ERR_IDENTITY_603, SW_ERR_PAGE_SIZE, SW_ERR_IDENTITY_405 = 1, 2, 3, 4
+SPR_SRR1, SPR_DCMP, SPR_ICMP, SPR_RPA, SPR_PID405 = 27, 977, 981, 982, 945
 
 # The book's Linux-style PTE (one word per 4 KB page, in a two-level table like Linux's:
 # a 1024-entry page directory of page-table-page addresses, 1024 PTEs per page-table page).
@@ -244,21 +257,27 @@ class SoftTLB:
         self.regs = CpuRegisters(machine.uc, HEAP_BASE, segments=which == "603")
         self.vectors = VECTORS[which]
         self.installed = set()           # vector addresses a program has been loaded at
-        self.data405 = [0] * 64          # the data word last written to each 405 entry
-        self.valid405 = [False] * 64
-        self.tag405 = [0] * 64           # its tag word (EPN, SIZE, V) and TID
-        self.tid405 = [0] * 64
-        self.pages405 = {}               # page -> the valid entries holding it (for search405)
-        self.identity_only = True        # see the module notes
-        self.pending405 = set()          # data word written over a valid entry, no tag yet
-        # The 603's entries, recorded from the tlbld/tlbli/tlbie hooks so that Python can
-        # search the TLB as the CPU does (emu.kernel.ppc603): per (fetch, congruence class),
-        # [way 0, way 1], each (page, compare word ICMP/DCMP, RPA word) or None, and the way
-        # used last (MPC603e UM 5.4.2: LRU replacement per class).
+        # The records the native instruction hooks keep (emu/model/softtlb_insn.c): the 405's
+        # entries (tag word: EPN, SIZE, V; data word; the TID the PID gave it; valid), and the
+        # 603's, per I/D, congruence class and way (page + 1, compare word ICMP/DCMP, RPA
+        # word) with the way each class used last (MPC603e UM 5.4.2: LRU per class), so
+        # that Python can search the TLB as the CPU does (emu.kernel.ppc603, ppc405).
         tlb = machine.profile.tlb
         self.classes603 = tlb.get("dtlb_entries", 64) // tlb.get("dtlb_ways", 2)
-        self.entries603 = {}
-        self.mru603 = {}
+        if not 1 <= self.classes603 <= SW_MAX_CLASSES:
+            raise ValueError(f"a {which} TLB of {self.classes603} congruence classes: the "
+                             f"model records at most {SW_MAX_CLASSES}")
+        self.records = np.zeros(SW_WORDS, np.int64)
+        r = self.records
+        self.tag405, self.data405 = r[SW_TAG405:SW_TAG405 + 64], r[SW_DATA405:SW_DATA405 + 64]
+        self.tid405, self.valid405 = r[SW_TID405:SW_TID405 + 64], r[SW_VALID405:SW_VALID405 + 64]
+        self._context = machine.uc.context_save()       # the buffer the hooks save the CPU to
+        r[SW_KIND] = SW_KIND_603 if which == "603" else SW_KIND_405
+        r[SW_SPR_BASE] = self.regs.spr_base
+        r[SW_CONTEXT] = ctypes.cast(self._context.context, ctypes.c_void_p).value
+        r[SW_FLUSH_CONTROL] = (UC_CTL_IO_WRITE << 30) | UC_CTL_TLB_FLUSH
+        r[SW_CLASSES] = self.classes603
+        self.identity_only = True        # see the module notes
         self.exceptions = {"tlb_miss_exceptions": 0, "storage_exceptions": 0}
         # the last exceptions delivered, with the registers the handler saw (the SPRs
         # themselves are overwritten by later misses, e.g. the return to the halt address)
@@ -279,6 +298,7 @@ class SoftTLB:
         st[c.H_XLATE] = msr & XLATE
         st[st[c.H_SCRATCH] + S_DIVERGED] = 0
         st[st[c.H_SCRATCH] + S_BLOCK_END] = 0
+        self.records[SW_ERROR] = 0
         for k in self.exceptions:
             self.exceptions[k] = 0
         self.deliveries.clear()
@@ -292,7 +312,7 @@ class SoftTLB:
         if not start <= pc < end:
             return
         base = st[c.H_CODE_BASE]
-        if 0 <= pc - base and end - base <= st[c.H_CODE_LEN]:
+        if 0 <= pc - base and end - base <= st[c.H_CODE_TOP]:
             counts, costs = st[c.H_ICOUNT], st[c.H_ICOST]
             st[c.H_INSNS] -= st[counts + end - base] - st[counts + pc - base]
             st[c.H_CYCLES] -= st[costs + end - base] - st[costs + pc - base]
@@ -399,141 +419,99 @@ class SoftTLB:
             f"{dsisr:#010x}): the TLB miss handler found no translation, and no handler is "
             f"loaded at 0x300", srr0, insn, dar, access)
 
-    # ---- instructions the model must see with the CPU's registers (hooked, in Python)
-    def instruction(self, uc, address, size, special):
-        from .cost import OP_RFI, OP_TLB_INVALIDATE, OP_TLB_LOAD_D, OP_TLB_LOAD_I, OP_TLB_WRITE
+    @property
+    def identity_only(self):
+        return bool(self.records[SW_IDENTITY])
+
+    @identity_only.setter
+    def identity_only(self, value):
+        self.records[SW_IDENTITY] = int(bool(value))
+
+    # ---- what the native instruction hooks refused (they stop the run; Python says why)
+    def refused(self):
+        """The GuestError a refused tlbwe, tlbld/tlbli or rfi recorded (cleared), or None."""
+        r = self.records
+        if not r[SW_ERROR]:
+            return None
         from .machine import GuestError
-        st, op = self.m.state, special.op
-        try:
-            if op == OP_RFI:
-                if self.pending405:
-                    raise GuestError(
-                        f"rfi at {address:#x} after tlbwe of the data word (WS=1) of valid TLB "
-                        f"entries {sorted(self.pending405)} without their tag word: Unicorn "
-                        "2.1.4's 405 (QEMU 5.0) clears an entry's valid bit when its data word "
-                        "is written, unlike the hardware; write the tag word (WS=0) after the "
-                        "data word, as Linux's head_4xx.S does")
-                srr1 = self.regs.spr(SRR1)
-                if self.kind == "603" and srr1 & MSR_TGPR:
-                    self.regs.set_spr(SRR1, srr1 & ~MSR_TGPR)      # see the module notes
-                st[c.H_XLATE] = srr1 & XLATE
-            elif op in (OP_TLB_LOAD_D, OP_TLB_LOAD_I):
-                ea = self._reg(special.index)
-                fetch = op == OP_TLB_LOAD_I
-                srr1, rpa, cmp = self.regs.sprs(SRR1, RPA, ICMP if fetch else DCMP)
-                if self.identity_only and rpa >> 12 != ea >> 12:
-                    raise GuestError(
-                        f"{'tlbli' if op == OP_TLB_LOAD_I else 'tlbld'} at {address:#x} loads "
-                        f"page {ea & ~0xFFF:#x} -> {rpa & ~0xFFF:#x}: the soft-TLB model "
-                        "needs identity translations (RPN = EPN), because Unicorn's memory "
-                        "hooks report physical addresses")
-                way = (srr1 >> 17) & 1
-                self.record603(fetch, ea, way, cmp, rpa)
-                old = load_way(st, fetch, ea, way)
-                if old and old - 1 != ea >> 12:
-                    self.regs.flush_translations()
-            elif op == OP_TLB_INVALIDATE:           # 603 only (see Machine.load)
-                self.tlbie603(self._reg(special.index))
-            elif op == OP_TLB_WRITE:
-                value, index = self._reg(special.base), self._reg(special.index) & 63
-                if special.scope == 1:              # data word (WS = 1)
-                    if self.valid405[index]:        # QEMU 5.0 clears V: a tag must follow
-                        self.pending405.add(index)
-                    self.data405[index] = value
-                else:                               # tag word (WS = 0)
-                    valid = bool(value & 0x40)
-                    size_code = (value >> 7) & 7
-                    if valid and size_code != 1:
-                        raise GuestError(
-                            f"tlbwe at {address:#x} writes a {4 ** size_code} KB page "
-                            f"(SIZE {size_code}) into entry {index}: the model's TLB holds "
-                            "4 KB pages only (SIZE 1)")
-                    if valid and self.identity_only and \
-                            self.data405[index] >> 12 != value >> 12:
-                        raise GuestError(
-                            f"tlbwe at {address:#x} maps page {value & ~0xFFF:#x} to "
-                            f"{self.data405[index] & ~0xFFF:#x} in entry {index}: the soft-TLB "
-                            "model needs identity translations (RPN = EPN), because Unicorn's "
-                            "memory hooks report physical addresses")
-                    self.pending405.discard(index)
-                    old = load_way(st, False, value, index) if valid else drop_way(st, index)
-                    if old and old - 1 != value >> 12:
-                        self.regs.flush_translations()
-                    self._index405(index, False)
-                    self.valid405[index] = valid
-                    self.tag405[index] = value
-                    self.tid405[index] = self.regs.spr(PID405) & 0xFF   # TID <- PID
-                    self._index405(index, valid)
-        except GuestError as error:
-            self.m._stop_for(("raise", error), uc)
+        code, pc, a, b, k = (int(v) for v in r[SW_ERROR:SW_ERROR_C + 1])
+        r[SW_ERROR] = 0
+        if code == SW_ERR_PENDING:
+            pending = [i for i in range(64) if a >> i & 1]
+            why = (f"rfi at {pc:#x} after tlbwe of the data word (WS=1) of valid TLB entries "
+                   f"{pending} without their tag word: Unicorn 2.1.4's 405 (QEMU 5.0) clears "
+                   "an entry's valid bit when its data word is written, unlike the hardware; "
+                   "write the tag word (WS=0) after the data word, as Linux's head_4xx.S does")
+        elif code == SW_ERR_IDENTITY_603:
+            why = (f"{'tlbli' if k else 'tlbld'} at {pc:#x} loads page {a & ~0xFFF:#x} -> "
+                   f"{b & ~0xFFF:#x}: the soft-TLB model needs identity translations (RPN = "
+                   "EPN), because Unicorn's memory hooks report physical addresses")
+        elif code == SW_ERR_PAGE_SIZE:
+            why = (f"tlbwe at {pc:#x} writes a {4 ** a} KB page (SIZE {a}) into entry {b}: "
+                   "the model's TLB holds 4 KB pages only (SIZE 1)")
+        else:
+            why = (f"tlbwe at {pc:#x} maps page {a & ~0xFFF:#x} to {b & ~0xFFF:#x} in entry "
+                   f"{k}: the soft-TLB model needs identity translations (RPN = EPN), because "
+                   "Unicorn's memory hooks report physical addresses")
+        return GuestError(why)
 
     # ---- the 603's entries, as recorded (see __init__)
-    def _class603(self, fetch, ea):
-        return bool(fetch), (ea >> 12) % self.classes603
+    def _entry603(self, fetch, ea, way):
+        cls = (ea >> 12) % self.classes603
+        return SW_E603 + 4 * ((int(bool(fetch)) * self.classes603 + cls) * 2 + way)
 
-    def record603(self, fetch, ea, way, cmp, rpa):
-        """tlbld/tlbli: ``ea``'s page into ``way`` of its class, tagged with the compare word
-        (V | VSID | API) and holding the RPA word (RPN, R, C, WIMG, PP)."""
-        key = self._class603(fetch, ea)
-        self.entries603.setdefault(key, [None, None])[way] = (ea >> 12, cmp, rpa)
-        self.mru603[key] = way
-
-    def tlbie603(self, ea):
-        """tlbie on the 603: both ways of ``ea``'s congruence class, in the ITLB and the
-        DTLB (MPC603e UM, tlbie; QEMU ppc6xx_tlb_invalidate_virt does the same)."""
+    @property
+    def entries603(self):
+        """{(fetch, class): [way 0, way 1]}, each (page, compare word, RPA word) or None."""
+        out = {}
+        r = self.records
         for fetch in (False, True):
-            self.entries603.pop(self._class603(fetch, ea), None)
+            for cls in range(self.classes603):
+                at = SW_E603 + 4 * ((int(fetch) * self.classes603 + cls) * 2)
+                ways = [(int(r[at + 4 * w]) - 1, int(r[at + 4 * w + 1]), int(r[at + 4 * w + 2]))
+                        if r[at + 4 * w] else None for w in (0, 1)]
+                if any(ways):
+                    out[fetch, cls] = ways
+        return out
 
     def search603(self, ea, cmp, fetch):
         """(way, compare word, RPA word) of the valid entry for ``ea``'s page whose compare
         word is ``cmp`` (the VSID tags it: no flush on a context switch), or None."""
-        ways = self.entries603.get(self._class603(fetch, ea), (None, None))
-        for way, entry in enumerate(ways):
-            if entry is not None and entry[0] == ea >> 12 and entry[1] == cmp:
-                return way, entry[1], entry[2]
+        r = self.records
+        for way in (0, 1):
+            at = self._entry603(fetch, ea, way)
+            if r[at] == (ea >> 12) + 1 and r[at + 1] == cmp:
+                return way, int(r[at + 1]), int(r[at + 2])
         return None
+
+    def _mru603(self, fetch, ea):
+        return SW_MRU603 + int(bool(fetch)) * self.classes603 + (ea >> 12) % self.classes603
 
     def use603(self, fetch, ea, way):
         """A translation through ``way``: it becomes the class's most recently used."""
-        self.mru603[self._class603(fetch, ea)] = way
+        self.records[self._mru603(fetch, ea)] = way
 
     def victim603(self, fetch, ea):
         """The way a load into ``ea``'s class replaces (SRR1[WAY]): an empty one, else the
         least recently used."""
-        key = self._class603(fetch, ea)
-        ways = self.entries603.get(key, (None, None))
-        for way, entry in enumerate(ways):
-            if entry is None:
+        r = self.records
+        for way in (0, 1):
+            if not r[self._entry603(fetch, ea, way)]:
                 return way
-        return 1 - self.mru603.get(key, 1)
-
-    def invalidate_all_405(self):
-        self.valid405 = [False] * 64
-        self.pages405.clear()
-        self.pending405.clear()
-
-    def _index405(self, k, valid):
-        """Entry ``k`` (with its current tag) enters or leaves the by-page index."""
-        page = self.tag405[k] >> 12
-        if valid:
-            self.pages405.setdefault(page, set()).add(k)
-        elif k in self.pages405.get(page, ()):
-            self.pages405[page].discard(k)
+        return 1 - int(r[self._mru603(fetch, ea)])
 
     def search405(self, ea, pid):
         """The 405 TLB entry translating ``ea`` for ``pid`` as ``tlbsx`` finds it: valid, the
         same 4 KB page, TID = ``pid`` or 0 (TID 0 matches every PID: 405GP UM, TLB entry
         fields). Returns (index, tag word, data word) or None. Several matches are an error
         (undefined on the hardware; Linux never creates them)."""
-        found = sorted(k for k in self.pages405.get(ea >> 12, ())
-                       if self.tid405[k] in (pid & 0xFF, 0))
-        if len(found) > 1:
-            raise RuntimeError(f"TLB entries {found} all translate {ea:#x} for PID {pid}: "
-                               "a multiple hit, undefined on the 405")
-        if not found:
+        k = native.lib.emu_softtlb_search405(native.address(self.m.state), ea, pid)
+        if k == -2:
+            raise RuntimeError(f"several TLB entries translate {ea:#x} for PID {pid}: a "
+                               "multiple hit, undefined on the 405")
+        if k < 0:
             return None
-        k = found[0]
-        return k, self.tag405[k], self.data405[k]
+        return k, int(self.tag405[k]), int(self.data405[k])
 
     def events(self):
         st = self.m.state

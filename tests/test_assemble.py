@@ -434,3 +434,56 @@ def test_ppc64_copy_routine_syntax():
         "e8a40011",     # ldu r5, 16(r4) (DS-form, XO 1)
         "f8a30011",     # stdu r5, 16(r3)
     ]
+
+
+def test_conditional_assembly_takes_one_branch_of_each_if():
+    src = """
+    .equ SMP, 1
+    .equ TWO, SMP + 1
+f:
+    .if SMP
+        li r3, 7
+        .if TWO == 3
+            li r3, 8
+        .elseif TWO - 2
+            li r3, 9
+        .else
+            li r3, 10
+        .endif
+    .else
+        li r3, 11
+        .if 1
+            li r3, 12
+        .endif
+    .endif
+    .ifdef NOPE
+        li r3, 13
+    .endif
+    .ifndef NOPE
+        li r3, 14
+    .endif
+    .if (1 << 2) > 3
+        li r3, 15
+    .endif
+        blr
+"""
+    words = assemble(src, "ppc64").code
+    assert [int.from_bytes(words[k:k + 4], "big") & 0xffff for k in range(0, 16, 4)] == \
+        [7, 10, 14, 15]
+    assert len(words) == 20
+
+
+@pytest.mark.parametrize("src, lineno, says", [
+    (".if X\n.endif", 1, "X is not a .equ symbol defined above"),
+    (".endif", 1, ".endif without an .if above it"),
+    (".if 1\n.else\n.else\n.endif", 3, ".else after the .else of the .if on line 1"),
+    ("nop\n.if 1\nnop", 2, ".if without its .endif"),
+    ("f:\n.if f\n.endif", 2, "a label \\(f\\) has no value"),
+    (".if\n.endif", 1, ".if needs a condition"),
+    (".ifdef 1x\n.endif", 1, ".ifdef needs one symbol name"),
+    (".equ A, B\n.equ B, A\n.if A\n.endif", 3, "A is defined in terms of itself"),
+])
+def test_conditional_assembly_errors_name_the_line(src, lineno, says):
+    with pytest.raises(AssemblyError, match=says) as e:
+        assemble(src, "ppc64")
+    assert e.value.lineno == lineno

@@ -55,3 +55,61 @@ def test_lat_proc_fork_on_four_cortex_a9_cpus_reports_each():
 def test_cpus_must_be_a_whole_number():
     with pytest.raises(ValueError, match="cpus must be a whole number"):
         workloads.lat_pagefault(pages=8, profile="cortex-a9", cpus=0)
+
+
+def test_the_32_bit_smp_build_holds_mmu_hash_lock():
+    """On several CPUs the ppc32 hash routines take mmu_hash_lock (lis, ori, lis, b, lwarx,
+    cmpwi, bne-, stwcx., bne-, isync) and release it (eieio, lis, ori, li, stw);
+    flush_hash_pages waits for its tlbies first (tlbsync, sync)."""
+    counts = []
+    for cores in (1, 2):
+        k = workloads.make_kernel(profile="ppc750", cores=cores)
+        empty = k.machine.alloc(4096, align=4096)         # a pgd / PTE page of zeros
+        k.arch.call("hash_page", 0, 0x10000000, empty, 1)   # no PTE page: refused
+        k.arch.call("flush_hash_pages", 1, 0x10000000, empty, 1)   # no HPTE to flush
+        counts.append((k.ledger.rows["hash_page"][3], k.ledger.rows["flush_hash_pages"][3]))
+    (hash_up, flush_up), (hash_smp, flush_smp) = counts
+    assert (hash_smp - hash_up, flush_smp - flush_up) == (10 + 5, 10 + 2 + 5)
+
+
+def test_a_hash_page_waits_for_the_cpu_that_holds_mmu_hash_lock():
+    k = workloads.make_kernel(profile="ppc750", cores=2)
+    m = k.machine
+    m.load("""
+release_after:          # r3 = a lock word, r4 = delay iterations: then release it
+    mtctr r4
+1:  bdnz  1b
+    li    r0, 0
+    stw   r0, 0(r3)
+    blr
+""")
+    empty = m.alloc(4096, align=4096)
+    lock = k.arch.hash_lock
+    m.write(lock, (0x0FFF0000).to_bytes(4, "big"))          # held by "core 0"
+    alone = m.run_parallel([("release_after", lock, 2000)]).runs[0].cycles
+    m.write(lock, (0x0FFF0000).to_bytes(4, "big"))
+    run = m.run_parallel([("release_after", lock, 2000), ("hash_page", 0, 0x10000000, empty, 1)])
+    holder, waiter = run.runs
+    assert waiter.return_value == 16 and m.read_word(lock, 4) == 0
+    assert waiter.cycles > alone > 2000
+
+
+def test_arm_asids_are_handed_out_under_cpu_asid_lock():
+    """lat_proc fork on 2 cortex-a9 CPUs: every new ASID (a process's first switch_mm) is
+    handed out under cpu_asid_lock, so the ASIDs stay unique across the CPUs."""
+    k = workloads.make_kernel(profile="cortex-a9", cores=2)
+    taken, asids = [], []
+    lock, new_asid = k.arch.lock, k.arch._new_asid
+
+    def recording_lock(word):
+        taken.append(word)
+        lock(word)
+
+    def recording_new_asid(mm):
+        new_asid(mm)
+        asids.append(mm.context)
+    k.arch.lock, k.arch._new_asid = recording_lock, recording_new_asid
+    workloads.lat_proc("fork", kernel=k)
+    assert k.arch.asid_lock and taken.count(k.arch.asid_lock) == len(asids) >= 2 * 3
+    assert len(asids) == len(set(asids))
+    assert k.machine.read_word(k.arch.asid_lock, 4) == 0          # released

@@ -264,7 +264,7 @@ def test_tlb_flushes_go_by_address_and_asid():
 def test_an_asid_roll_over_flushes_the_whole_tlb():
     k = kernel()
     pgd = SimpleNamespace(address=k.machine.alloc(16 << 10, align=16 << 10))
-    mms = [SimpleNamespace(context=0, pgd=pgd) for _ in range(256)]
+    mms = [SimpleNamespace(context=0, pgd=pgd, kernel=k) for _ in range(256)]
     for mm in mms[:255]:
         k.arch.switch_mm(mm)
     assert [mm.context for mm in mms[:2]] == [257, 258] and mms[254].context == 511

@@ -179,8 +179,10 @@ def test_batched_beats_scan_on_the_64_bit_kernel():
         for strategy in ("scan", "batched"):
             r = workloads.lat_proc(kind, tlb_flush=strategy, profile="power4")
             cycles[kind, strategy], syncs[kind, strategy] = r.cycles, r.counts["tlbsync"]
-    assert cycles == {("fork", "scan"): 79917, ("fork", "batched"): 73198,
-                      ("exec", "scan"): 179313, ("exec", "batched"): 169852,
-                      ("shell", "scan"): 875652, ("shell", "batched"): 846631}
+    # re-measured when every HPTE operation took its HPTE's lock bit, as the kernel's do
+    # (0.1-0.3% more; the order of the strategies is unchanged)
+    assert cycles == {("fork", "scan"): 80093, ("fork", "batched"): 73326,
+                      ("exec", "scan"): 179793, ("exec", "batched"): 170252,
+                      ("shell", "scan"): 878468, ("shell", "batched"): 849383}
     assert [syncs[k, s] for k in ("fork", "exec", "shell") for s in ("scan", "batched")] == \
         [6, 2, 10, 3, 23, 6]

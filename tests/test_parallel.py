@@ -97,6 +97,32 @@ def test_a_spinning_core_waits_parked_for_the_store_that_frees_it():
     assert spinner.instructions < 100                 # not 2,000 cycles of spinning
 
 
+SCAN = """
+scan_reserved:          # r3 = table, r4 = n: the sum of n words, each read with lwarx
+    mtctr r4
+    li    r5, 0
+1:  lwarx r6, 0, r3
+    add   r5, r5, r6
+    addi  r3, r3, 4
+    bdnz  1b
+    mr    r3, r5
+    blr
+"""
+
+
+def test_a_loop_that_reads_on_through_a_line_is_not_taken_for_a_spin():
+    """Core 0's loop synchronises (lwarx), stores nothing and re-reads one line, but reads
+    a new word each pass: it is not parked, so core 1's store to the line, made long after
+    core 0 has finished, neither wakes it nor shows in its sum."""
+    m = Machine("ppc750", cores=2)
+    m.load(FLAGS + SCAN)
+    table = m.alloc(32, align=32)
+    run = m.run_parallel([("scan_reserved", table, 8), ("store_after", table + 28, 1000)])
+    scanner, writer = run.runs
+    assert scanner.return_value == 0 and scanner.events["parks"] == 0
+    assert 4 * scanner.cycles < writer.cycles
+
+
 def test_cores_that_spin_on_what_no_core_writes_run_into_the_instruction_limit():
     m = Machine("ppc750", cores=2)
     m.load(FLAGS)

@@ -208,7 +208,7 @@ def cost_cases():
 def charged(p, text):
     """Base cycles the cost model charges for one instruction, as Machine.load does."""
     program = assemble(text + "\n", p.isa)
-    t = cost.tables(p.isa, p.costs, program.code, 0, 0, len(program.code))
+    t = cost.tables(p.isa, p.costs, program.code, 0)
     starts, cycles = t.starts, t.cycles
     assert int(starts.sum()) == 1
     return int(cycles.sum())

@@ -321,6 +321,43 @@ set_data:               # r3 = entry, r5 = data word, then a load that misses
         m.call("set_data", 40, buf, 0x00123100)
 
 
+@pytest.mark.parametrize("tag, data, says", [
+    (0x00123140, 0x00123300, r"tlbwe at 0x[0-9a-f]+ writes a 16 KB page \(SIZE 2\) into "
+                             r"entry 40: the model's TLB holds 4 KB pages only"),
+    (0x001230C0, 0x00456300, r"tlbwe at 0x[0-9a-f]+ maps page 0x123000 to 0x456000 in "
+                             r"entry 40: the soft-TLB model needs identity translations"),
+])
+def test_405_tlbwe_the_model_cannot_mirror_is_refused(tag, data, says):
+    m, buf, pt = machine_405()
+    m.load(TLB_405)
+    with pytest.raises(GuestError, match=says):
+        m.call("write_read", 40, tag, data)
+    m.soft_tlb.identity_only = False            # the kernel model's setting: allowed
+    if data != 0x00123300:
+        m.call("write_read", 40, tag, data)
+        assert m.soft_tlb.search405(0x123456, 0)[0] == 40
+
+
+def test_603_tlbld_of_another_frame_is_refused_unless_the_kernel_model_allows_it():
+    m, buf, pt = machine_603()
+    m.load("""
+load_other:             # r3 = EA: tlbld it to frame 0x456000 (RPA), way SRR1[WAY] = 0
+    lis   r4, 0x0045
+    ori   r4, r4, 0x6002
+    mtspr 982, r4
+    li    r4, 0
+    mtspr 27, r4
+    tlbld r3
+    blr
+""")
+    with pytest.raises(GuestError, match=r"tlbld at 0x[0-9a-f]+ loads page 0x200000 -> "
+                                         r"0x456000: .* needs identity translations"):
+        m.call("load_other", 0x200000, real_mode=True)
+    m.soft_tlb.identity_only = False
+    m.call("load_other", 0x200000, real_mode=True)
+    assert m.soft_tlb.entries603[False, (0x200000 >> 12) % 32][0][::2] == (0x200, 0x456002)
+
+
 # ------------------------------------------------------------------------------ both
 
 @pytest.mark.parametrize("make", [machine_603, machine_405])

@@ -69,8 +69,12 @@ walker and the I-cache look. The older-walker profile reads the level below the 
 L2) likewise. PK2 (mb() -> smp_mb() in the bitops: the PL310 cache sync) is the core's
 outer-cache model, not this backend's (``fixes={"PK2"}`` is refused).
 
-Limits: one core (the SMP kernel's instructions, one CPU's caches: no IPIs, no other
-core's TLB); user accesses are not run, so the misses a flush (clean and invalidate)
+On several CPUs (``Machine("cortex-a9", cores=N)``, the Kernel's SMP mode) the kernel's
+locks are guest spin locks (routines/arm/spinlock.S): the generic VM's, and cpu_asid_lock
+around __new_context.
+
+Limits: no IPIs (an ASID roll-over flushes this CPU's TLB only, where 2.6.36's
+flush_context resets every CPU's); user accesses are not run, so the misses a flush (clean and invalidate)
 causes to the user's next accesses of the page are not charged, which understates PK3;
 4 KB pages only, no sections for user memory; the user address layout is the generic VM's
 PPC32 one; the ASID is passed to cpu_v7_switch_mm in a register (the kernel loads it from
@@ -183,6 +187,7 @@ class ARMv7(Arch):
         self._map_lowmem()
         self.free_pgds = []             # 16 KB blocks freed, handed out again first
         self.last_context = 1 << ASID_BITS  # cpu_last_asid: ASID_FIRST_VERSION
+        self.asid_lock = None               # cpu_asid_lock's word (taken on several CPUs)
         self.current = None
 
     def _map_lowmem(self):
@@ -301,13 +306,18 @@ class ARMv7(Arch):
         return 0
 
     def _new_asid(self, mm):
-        """__new_context: the next ASID; at a roll-over a new generation and a TLB flush."""
-        self.last_context += 1
-        if not self.last_context & ((1 << ASID_BITS) - 1):
-            self.ledger.count("asid_rollovers")
-            self.flush_tlb_all()
+        """__new_context: the next ASID, under cpu_asid_lock (a guest spin lock on several
+        CPUs); at a roll-over a new generation and a TLB flush."""
+        kernel = mm.kernel
+        if self.asid_lock is None:
+            self.asid_lock = kernel.lock_word()
+        with kernel.locked(self.asid_lock):
             self.last_context += 1
-        mm.context = self.last_context
+            if not self.last_context & ((1 << ASID_BITS) - 1):
+                self.ledger.count("asid_rollovers")
+                self.flush_tlb_all()
+                self.last_context += 1
+            mm.context = self.last_context
 
     def switch_mm(self, mm):
         """check_context, then cpu_v7_switch_mm (TTBR0, CONTEXTIDR)."""

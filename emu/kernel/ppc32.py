@@ -32,15 +32,17 @@ def ctx_to_vsid(context, ea):
     return (context * 897 * 16 + ((ea >> 28) & 0xF) * 0x111) & 0xFFFFFF
 
 
-def hash_low_prelude(htab_base, htab_size, kvars):
+def hash_low_prelude(htab_base, htab_size, kvars, hash_lock=0):
     """The constants routines/ppc32/hash_low_32.S expects before it (see its header): the
-    kernel patches the same instructions at boot."""
+    kernel patches the same instructions at boot. ``hash_lock``: mmu_hash_lock's address,
+    for the SMP build (0: one CPU)."""
     bits = (htab_size // 64).bit_length() - 1
     hash_left = 31 - (6 + bits - 1)
     return (f".equ HASH_BASE, {htab_base:#x}\n"
             f".equ HASH_MSK, {((1 << bits) - 1) << 6:#x}\n"
             f".equ HASH_LEFT, {hash_left}\n.equ PI_LEFT, {max(hash_left, 10)}\n"
-            f".equ KVARS, {kvars:#x}\n.equ ETEXT, {CODE_END:#x}\n")
+            f".equ KVARS, {kvars:#x}\n.equ ETEXT, {CODE_END:#x}\n"
+            f".equ SMP, {int(hash_lock != 0)}\n.equ MMU_HASH_LOCK, {hash_lock:#x}\n")
 
 
 def htab_size_for(total_memory):
@@ -70,7 +72,9 @@ class PPC32Hash(Arch):
         self.sdr1 = mmu.sdr1_for(self.htab_base, size)
         machine.sdr1 = self.sdr1
         self.kvars = machine.alloc(32, align=32)        # next_slot, pteg_full, searches
-        prelude = hash_low_prelude(self.htab_base, size, self.kvars)
+        # several CPUs: the SMP build, with mmu_hash_lock on a line of its own
+        self.hash_lock = machine.alloc(128, align=128) if len(machine.cpus) > 1 else 0
+        prelude = hash_low_prelude(self.htab_base, size, self.kvars, self.hash_lock)
         for name in ("clear_page.S", "copy_page.S", "flush_dcache_icache.S"):
             machine.load(routine(f"ppc32/{name}"))
         machine.load(prelude + routine("ppc32/hash_low_32.S").read_text())

@@ -50,8 +50,19 @@ kernel routine runs with the MMU model off (its tlbie still acts on the model's 
 through the SLB: emu.mmu.invalidate_page); the SLB: switch_mm writes the user segments'
 entries (ESIDs 0-7, below TASK_SIZE) from Python, where 2.6 loads them on SLB misses.
 
-Limits: one CPU (no tlbie lock, the global tlbie always, where the kernel uses tlbiel for
-an mm that ran on this CPU only); the user address layout is the generic VM's PPC32 one
+Several CPUs (``Machine("power4", cores=N)``): the kernel's locks are guest code, as in
+2.6.0 (arch/ppc64/mm/hash_utils.c hash_page; arch/ppc64/kernel/pSeries_htab.c, the native
+hash table, no hypervisor): hash_page runs under the mm's page_table_lock; every HPTE is
+locked by its own bit (HPTE_LOCK_BIT, set with ldarx/stdcx. as test_and_set_bit does)
+while it is inserted, evicted, updated or invalidated: the per-PTE locking that replaced
+2.4's global hash_table_lock (Blanchard 2002 section 5.2); and every tlbie sequence is
+under the machine-wide tlbie lock, which POWER4 needs (one tlbie in flight at a time),
+taken once per flush_hash_range batch (section 5.3). The HPTE lock bit is taken on one
+CPU too, as the uniprocessor kernel did; the tlbie lock and the bit operations' barriers
+(eieio, isync) only in the SMP build.
+
+Limits: the global tlbie always (the kernel uses tlbiel for an mm that ran on this CPU
+only); no 2.4 hash_table_lock variant; the user address layout is the generic VM's PPC32 one
 (a 32-bit process below 2 GB); the no-execute-bit lazy I-cache flush of __hash_page on
 POWER4 (CPU_FTR_NOEXECUTE) is not modelled (the generic I-cache policies apply); the
 generic C paths cost the same cycles as on the 750 (emu.kernel.costs); in the batched
@@ -63,7 +74,7 @@ from __future__ import annotations
 from collections import deque
 
 from .. import hash64, mmu, routine
-from .vm import (_PAGE_ACCESSED, _PAGE_COHERENT, _PAGE_DIRTY, _PAGE_EXEC, _PAGE_GUARDED,
+from .vm import (cpu, _PAGE_ACCESSED, _PAGE_COHERENT, _PAGE_DIRTY, _PAGE_EXEC, _PAGE_GUARDED,
                  _PAGE_HASHPTE, _PAGE_NO_CACHE, _PAGE_PRESENT, _PAGE_RW, _PAGE_USER,
                  _PAGE_WRITETHRU, PAGE_SHIFT, PAGE_SIZE, TASK_SIZE, Arch, KernelError)
 
@@ -145,17 +156,23 @@ class PPC64Hash(Arch):
         self.sdr1 = hash64.sdr1_for(self.htab_base, size)
         machine.sdr1 = self.sdr1
         self.kvars = machine.alloc(8)                   # the pseudo-timebase
-        self.batch = machine.alloc(BATCH_BYTES)         # ppc64_tlb_batch
+        # ppc64_tlb_batch: one per CPU (ppc64_tlb_batch[smp_processor_id()])
+        self.batches = [machine.alloc(BATCH_BYTES) for _ in machine.cpus]
         for name in ("clear_page.S", "copy_page_power4.S", "flush_dcache_icache.S"):
             machine.load(routine(f"ppc64/{name}"))
+        # several CPUs: the SMP build (the tlbie lock, the barriers of the bit operations)
+        smp = len(machine.cpus) > 1
+        self.tlbie_lock = machine.alloc(128, align=128) if smp else 0
         # one program: hash_low_64.S calls hash_native_64.S's hpt_hash, group_of and
-        # hpte_insert; htab_data, at the end of the latter, holds the table's address and mask
-        machine.load(f".equ KVARS, {self.kvars:#x}\n" +
+        # hpte_insert; htab_data, at the end of the latter, holds the table's address and
+        # mask, and the tlbie lock's address
+        machine.load(f".equ KVARS, {self.kvars:#x}\n.equ SMP, {int(smp)}\n" +
                      routine("ppc64/hash_low_64.S").read_text() +
                      routine("ppc64/hash_native_64.S").read_text())
         htab_data = machine.symbols["htab_data"]        # htab_data.htab, .htab_hash_mask
         machine.write(htab_data, self.htab_base.to_bytes(8, "big") +
-                      (size // hash64.PTEG_BYTES - 1).to_bytes(8, "big"))
+                      (size // hash64.PTEG_BYTES - 1).to_bytes(8, "big") +
+                      self.tlbie_lock.to_bytes(8, "big"))
         self.free_contexts = deque(range(FIRST_USER_CONTEXT, hash64.LAST_USER_CONTEXT))
 
     # ------------------------------------------------------------ running kernel routines
@@ -165,6 +182,11 @@ class PPC64Hash(Arch):
             run = self.machine.call(entry, *args)
         self.ledger.guest(charge or entry, run)
         return run.return_value
+
+    @property
+    def batch(self):
+        """This CPU's ppc64_tlb_batch."""
+        return self.batches[cpu()]
 
     # ------------------------------------------------------------------ Linux PTEs
 
@@ -241,8 +263,9 @@ class PPC64Hash(Arch):
     def tlb_miss(self, mm, address, write):
         """The hash-table miss handler: hash_page. False if it refused (a real fault)."""
         self.ledger.fixed("hash_fault_entry")
-        status = self.call("hash_page", L_RW if write else 0, address, mm.pgd.address,
-                           mm.context)
+        with mm.kernel.locked(mm.page_table_lock):      # hash_page (hash_utils.c) takes it
+            status = self.call("hash_page", L_RW if write else 0, address, mm.pgd.address,
+                               mm.context)
         self.ledger.count(HPTE_STATUS[status])
         return status != 16
 

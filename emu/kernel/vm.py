@@ -116,11 +116,12 @@ class PerCPU:
         if obj is None:
             return self
         values = obj.__dict__.setdefault(self.name, {})
-        if cpu() not in values:
+        k = cpu()
+        if k not in values:
             if self.default is None:
                 return None
-            values[cpu()] = self.default()
-        return values[cpu()]
+            values[k] = self.default()
+        return values[k]
 
     def __set__(self, obj, value):
         obj.__dict__.setdefault(self.name, {})[cpu()] = value

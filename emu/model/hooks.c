@@ -64,7 +64,7 @@ static i64 access_time(const i64 *st, i64 pc) {
     i64 end = st[H_BLOCK_END_COST];
     if (end >= 0) {
         i64 off = pc - st[H_CODE_BASE];
-        if (off >= 0 && off < st[H_CODE_LEN])
+        if (off >= 0 && off < st[H_CODE_TOP])
             now -= end - st[st[H_ICOST] + off];
     }
     return now;
@@ -190,7 +190,7 @@ HOT bool model_block(i64 *st, i64 address, i64 size) {
         st[H_SWALLOW_ADDR] = -1;
     }
     i64 off = address - st[H_CODE_BASE];
-    bool in_code = off >= 0 && off + size <= st[H_CODE_LEN];
+    bool in_code = off >= 0 && off + size <= st[H_CODE_TOP];   /* loaded code */
     i64 n, cycles;
     if (in_code) {
         i64 counts = st[H_ICOUNT], costs = st[H_ICOST];
@@ -314,7 +314,7 @@ static void uncharge(i64 *st, i64 from, i64 to) {
 static bool store_conditional_waits(i64 *st, i64 address) {
     i64 start = st[H_BLOCK_START], end = start + st[H_BLOCK_SIZE];
     i64 base = st[H_CODE_BASE];
-    if (address < start || address >= end || start < base || end - base > st[H_CODE_LEN])
+    if (address < start || address >= end || start < base || end - base > st[H_CODE_TOP])
         return false;
     i64 costs = st[H_ICOST];
     i64 now = st[H_CYCLES] - (st[costs + end - base] - st[costs + address - base]);
@@ -361,6 +361,18 @@ EXPORT void special_hook(uc_engine *uc, u64 address_u64, uint32_t size, void *us
         slb_store_hooked(uc, st, address, entry);
         return;
     }
+    if (op == OP_TLB_WRITE || op == OP_RFI || op == OP_TLB_LOAD_D || op == OP_TLB_LOAD_I) {
+        i64 *t = soft_records(st);            /* hooked only with a software-loaded TLB */
+        if (op == OP_TLB_WRITE)
+            soft_tlbwe(uc, st, t, address, guest_register(uc, st, st[entry + 3]),
+                       guest_register(uc, st, st[entry + 4]), scope & 1);
+        else if (op == OP_RFI)
+            soft_rfi(uc, st, t, address);
+        else
+            soft_tlb_load(uc, st, t, address, op == OP_TLB_LOAD_I,
+                          guest_register(uc, st, st[entry + 4]));
+        return;
+    }
     i64 ea = st[entry + 6];
     for (int k = 0; k < 2; k++) {
         i64 reg = st[entry + 3 + k];
@@ -381,9 +393,13 @@ EXPORT void special_hook(uc_engine *uc, u64 address_u64, uint32_t size, void *us
         break;
     case OP_TLB_INVALIDATE:
         invalidate_page(st, ea, (scope & TLB_BROADCAST) != 0);
+        if (st[H_SOFTTLB] && soft_records(st)[SW_KIND] == SW_KIND_603)
+            soft_tlbie603(soft_records(st), ea);
         break;
     case OP_TLB_INVALIDATE_ALL:
         invalidate_all(st, (scope & TLB_BROADCAST) != 0);
+        if (st[H_SOFTTLB] && soft_records(st)[SW_KIND] == SW_KIND_405)
+            soft_tlbia405(soft_records(st));
         break;
     case OP_SLB_INVALIDATE:
         slb_invalidate(st, ea);

@@ -12,9 +12,11 @@
  * - Every store is stamped (line, sequence number, cycle, core). An access to a line another
  *   core stored to later than this core's clock waits until then: no core sees a store
  *   before it was made. (The transfer itself is the cache model's: snoop.)
- * - A core that spins (it re-enters the same synchronising block having stored nothing and
- *   read only lines nobody has written since) is parked until a store to one of those lines
- *   wakes it, at the writer's clock; the cycles it spun are charged to the spin loop.
+ * - A core that spins (it re-enters the same synchronising block having stored nothing,
+ *   read the same addresses as in its pass before, and only lines nobody has written
+ *   since; the block holds no serialising instruction) is parked until a store to one of
+ *   those lines wakes it, at the writer's clock; the cycles it spun are charged to the
+ *   spin loop.
  */
 #include "state.h"
 #include <string.h>
@@ -101,6 +103,8 @@ static i64 order_access(i64 *st, i64 address, bool write, i64 now) {
         if (g[G_NPARKED] > 0)
             wake_watchers(st, line, now + wait);
     } else if (st[H_WATCHING]) {
+        st[H_READ_SIGNATURE] = (i64)(((u64)st[H_READ_SIGNATURE] ^ (u64)address) *
+                                     0x9E3779B97F4A7C15ULL);
         i64 *r = core_record(st, me);
         i64 w = 0;
         while (w < r[T_NWATCH] && r[T_WATCH + w] != line)
@@ -132,10 +136,17 @@ static bool watched_unchanged(i64 *st) {
 
 static bool synchronising(const i64 *st, i64 address, i64 size) {
     i64 off = address - st[H_CODE_BASE];
-    if (off < 0 || off + size > st[H_CODE_LEN])
+    if (off < 0 || off + size > st[H_CODE_TOP])
         return false;
     i64 prefix = st[H_SYNC_STATIC];
     return st[prefix + off + size] != st[prefix + off] || st[st[H_SYNC_DYNAMIC] + off];
+}
+
+/* Does the block hold a serialising instruction (emu.cost.SYNC_SERIAL)? Such a block is
+ * never a spin: a loop of tlbie over a batch stores nothing and re-reads its lines */
+static bool serialising(const i64 *st, i64 address, i64 size) {
+    i64 prefix = st[H_SYNC_STATIC], off = address - st[H_CODE_BASE];
+    return st[prefix + off + size] - st[prefix + off] >= SYNC_SERIAL;
 }
 
 /* Before a block runs in a scheduled run: true to stop the core here (nothing charged):
@@ -183,11 +194,17 @@ static bool sync_gate(i64 *st, i64 address, i64 size) {
         return true;
     }
     i64 *r = core_record(st, st[H_CORE]);
-    if (!st[H_NO_PARK] && st[H_LAST_SYNC_BLOCK] == address && st[H_STORES_SINCE] == 0 &&
-            st[H_WATCHING] && r[T_NWATCH] > 0 && watched_unchanged(st)) {
+    bool again = st[H_LAST_SYNC_BLOCK] == address;
+    if (!st[H_NO_PARK] && again && st[H_STORES_SINCE] == 0 && st[H_WATCHING] &&
+            r[T_NWATCH] > 0 && st[H_READ_SIGNATURE] == st[H_LAST_READ_SIGNATURE] &&
+            !serialising(st, address, size) && watched_unchanged(st)) {
         st[H_PARK] = 1;
         return true;
     }
+    /* the addresses this pass read, for the next pass to compare with (a first pass
+     * compares with nothing) */
+    st[H_LAST_READ_SIGNATURE] = again ? st[H_READ_SIGNATURE] : -1;
+    st[H_READ_SIGNATURE] = 0;
     st[H_LAST_SYNC_BLOCK] = address;
     st[H_STORES_SINCE] = 0;
     st[H_WATCHING] = 1;
@@ -248,10 +265,16 @@ EXPORT i64 emu_run_parallel(i64 *st, uc_engine **ucs, i64 quantum, i64 halt, i64
         i64 *r = core_record(st, k);
         if (r[T_WAIT] > 0)
             charge_spin(st, r);
+        /* a core run without parking runs until it passes the parked cores too: each
+         * gets its turn, so a core that only seemed to spin (it holds what the others
+         * wait for) goes on */
         i64 others = NEVER_CYCLE;
-        for (i64 j = 0; j < n; j++)
-            if (j != k && core_record(st, j)[T_STATUS] == CORE_RUNNABLE && clock_of(st, j) < others)
+        for (i64 j = 0; j < n; j++) {
+            i64 status = core_record(st, j)[T_STATUS];
+            if (j != k && (status == CORE_RUNNABLE || (no_park && status == CORE_PARKED)) &&
+                    clock_of(st, j) < others)
                 others = clock_of(st, j);
+        }
         st[H_SLICE_END] = others == NEVER_CYCLE ? NEVER_CYCLE : others + quantum;
         st[H_SYNC_BOUND] = others;
         st[H_NO_PARK] = no_park;

@@ -55,13 +55,15 @@ enum {
     H_UNCACHED_LOADS, H_UNCACHED_STORES, H_WC_WAIT, H_MEMSYS,
     H_SAMPLE_EVENTS, H_EVENT_NEXT, H_EVENT_PENDING, H_EVENTS,
     H_CHIP, H_CHIPS_PER_MODULE, H_ON_MODULE, H_OFF_MODULE, H_INTERVENTIONS,
-    H_SEEN, H_SEEN_N,
+    H_SEEN, H_SEEN_N, H_READ_SIGNATURE, H_LAST_READ_SIGNATURE, H_CODE_TOP, H_SOFTTLB,
     HEADER = 192
 };
 /* ---- the machine's own words (st[H_MACHINE] + M_*): the bus */
 enum { M_BUS_FREE, MACHINE_WORDS = 4 };
 /* ---- the blocks a core has run in a run of several cores (emu/model/smp.c) */
 enum { SEEN_ENTRIES = 4096 };
+/* ---- a serialising instruction's weight in the synchronising prefix sums (emu.cost) */
+enum { SYNC_SERIAL = 1 << 20 };
 /* ---- write-combining buffers: per buffer its line + 1, bytes, fill order, free cycle */
 enum { WC_WORDS = 4 };
 /* ---- events a profile can sample (emu.profiler): per level kind (L_KIND: L1I, L1D, L2,
@@ -151,6 +153,19 @@ enum { S_REGISTER = 0, S_BLOCK_START = 1, S_BLOCK_END = 2, S_DIVERGED = 3,
 enum { FAULT_SEGMENT = 1, FAULT_NO_HPTE = 2, FAULT_NO_EXECUTE = 3, FAULT_PROTECTION = 4 };
 
 /* ---- software-loaded TLBs (emu.softtlb): MSR bits */
+/* ---- a software-loaded TLB's own records (emu.softtlb; st[H_SOFTTLB] is their address):
+ * settings, a failed instruction's error, the 405's 64 entries (tag, data, TID, valid) and
+ * the 603's (per I/D, congruence class and way: page + 1, compare word, RPA word, spare;
+ * per I/D and class the way used last) */
+enum { SW_KIND, SW_IDENTITY, SW_PENDING, SW_SPR_BASE, SW_CONTEXT, SW_FLUSH_CONTROL,
+       SW_ERROR, SW_ERROR_PC, SW_ERROR_A, SW_ERROR_B, SW_ERROR_C, SW_CLASSES,
+       SW_TAG405 = 16, SW_DATA405 = 80, SW_TID405 = 144, SW_VALID405 = 208,
+       SW_E603 = 272, SW_MRU603 = 784, SW_WORDS = 848 };
+enum { SW_KIND_603 = 1, SW_KIND_405 = 2, SW_MAX_CLASSES = 32 };
+enum { SW_ERR_PENDING = 1, SW_ERR_IDENTITY_603 = 2, SW_ERR_PAGE_SIZE = 3,
+       SW_ERR_IDENTITY_405 = 4 };
+enum { SPR_SRR1 = 27, SPR_DCMP = 977, SPR_ICMP = 981, SPR_RPA = 982, SPR_PID405 = 945 };
+#define MSR_TGPR 0x20000
 #define MSR_IR 0x20
 #define MSR_DR 0x10
 

@@ -3,7 +3,12 @@
  * from a Linux PTE, and invalidate the HPTEs of a range of Linux PTEs.
  *
  * Models four routines of Linux arch/ppc/mm/hashtable.S (2.4/2.6; later
- * arch/powerpc/mm/hash_low_32.S), uniprocessor build (no mmu_hash_lock, no M bit):
+ * arch/powerpc/mm/hash_low_32.S). SMP = 1 (the loader defines it on several CPUs)
+ * assembles the SMP build: hash_page, add_hash_page and flush_hash_pages hold
+ * mmu_hash_lock, a spin lock (lwarx/stwcx., plain loads while it is held, isync; released
+ * with eieio and a store of 0), so that one CPU at a time changes the hash table, and
+ * flush_hash_pages ends with tlbsync; sync (the tlbies done on every CPU) before it
+ * releases it. Not modelled: the M (coherence) bit SMP kernels set in HPTEs.
  *   hash_page         a DSI/ISI found no HPTE: walk the Linux page table, check the access,
  *                     set _PAGE_ACCESSED | _PAGE_HASHPTE (| _PAGE_DIRTY for a store), then
  *                     create_hpte;
@@ -37,6 +42,7 @@
  *   PI_LEFT    the same, for the 16-bit page index (max(HASH_LEFT, 10))
  *   KVARS      address of three words: next_slot, primary_pteg_full, htab_hash_searches
  *   ETEXT      end of kernel text (physical)
+ *   SMP, MMU_HASH_LOCK  1 and the lock word's address on several CPUs (else 0, 0)
  */
         .equ    _PAGE_PRESENT, 0x001
         .equ    _PAGE_HASHPTE, 0x002
@@ -52,6 +58,21 @@
 hash_page:
         mflr    r0
         stw     r0, 4(r1)
+        .if SMP
+        lis     r8, MMU_HASH_LOCK@h         # spin_lock(mmu_hash_lock): one CPU in the
+        ori     r8, r8, MMU_HASH_LOCK@l     # hash table at a time
+        lis     r0, 0x0fff                  # the holder's mark
+        b       50f
+51:     lwz     r7, 0(r8)                   # held: wait with plain loads
+        cmpwi   r7, 0
+        bne     51b
+50:     lwarx   r7, 0, r8
+        cmpwi   r7, 0
+        bne-    51b
+        stwcx.  r0, 0, r8
+        bne-    50b
+        isync
+        .endif
         mr      r7, r6                      # context
         ori     r3, r3, _PAGE_USER|_PAGE_PRESENT    # what the Linux PTE must allow
         rlwimi  r5, r4, 12, 20, 29          # pgd entry: pgdir + (ea >> 22) * 4
@@ -72,10 +93,24 @@ hash_page:
         mulli   r0, r0, 0x111
         add     r3, r3, r0
         bl      create_hpte
+        .if SMP
+        eieio                               # the table updates before the release
+        lis     r8, MMU_HASH_LOCK@h
+        ori     r8, r8, MMU_HASH_LOCK@l
+        li      r0, 0
+        stw     r0, 0(r8)
+        .endif
         lwz     r0, 4(r1)
         mtlr    r0
         blr
 90:     li      r3, 16                      # not ours to fix: do_page_fault will
+        .if SMP
+        eieio                               # the table updates before the release
+        lis     r8, MMU_HASH_LOCK@h
+        ori     r8, r8, MMU_HASH_LOCK@l
+        li      r0, 0
+        stw     r0, 0(r8)
+        .endif
         lwz     r0, 4(r1)
         mtlr    r0
         blr
@@ -94,6 +129,21 @@ add_hash_page:
         rlwinm  r0, r0, 0, 28, 26           # clear MSR_DR
         mtmsr   r0
         isync
+        .if SMP
+        lis     r9, MMU_HASH_LOCK@h         # spin_lock(mmu_hash_lock): one CPU in the
+        ori     r9, r9, MMU_HASH_LOCK@l     # hash table at a time
+        lis     r0, 0x0fff                  # the holder's mark
+        b       50f
+51:     lwz     r7, 0(r9)                   # held: wait with plain loads
+        cmpwi   r7, 0
+        bne     51b
+50:     lwarx   r7, 0, r9
+        cmpwi   r7, 0
+        bne-    51b
+        stwcx.  r0, 0, r9
+        bne-    50b
+        isync
+        .endif
         mr      r8, r5
         rlwimi  r8, r4, 22, 20, 29          # the Linux PTE
 1:      lwarx   r6, 0, r8
@@ -105,7 +155,15 @@ add_hash_page:
         bl      create_hpte
         b       9f
 8:      li      r3, 4
-9:      mtmsr   r10
+9:
+        .if SMP
+        eieio                               # the table updates before the release
+        lis     r9, MMU_HASH_LOCK@h
+        ori     r9, r9, MMU_HASH_LOCK@l
+        li      r0, 0
+        stw     r0, 0(r9)
+        .endif
+        mtmsr   r10
         isync
         lwz     r0, 4(r1)
         mtlr    r0
@@ -217,6 +275,21 @@ flush_hash_pages:
         rlwinm  r0, r0, 0, 28, 26
         mtmsr   r0
         isync
+        .if SMP
+        lis     r9, MMU_HASH_LOCK@h         # spin_lock(mmu_hash_lock): one CPU in the
+        ori     r9, r9, MMU_HASH_LOCK@l     # hash table at a time
+        lis     r0, 0x0fff                  # the holder's mark
+        b       50f
+51:     lwz     r8, 0(r9)                   # held: wait with plain loads
+        cmpwi   r8, 0
+        bne     51b
+50:     lwarx   r8, 0, r9
+        cmpwi   r8, 0
+        bne-    51b
+        stwcx.  r0, 0, r9
+        bne-    50b
+        isync
+        .endif
         rlwimi  r5, r4, 22, 20, 29          # r5: the first Linux PTE
 1:      lwz     r0, 0(r5)                   # find the first one with _PAGE_HASHPTE
         cmpwi   cr1, r6, 1
@@ -280,7 +353,17 @@ flush_hash_pages:
         bne     33b
         bgt     cr1, 81b
 9:
-19:     mtmsr   r10
+19:
+        .if SMP
+        tlbsync                             # the tlbies done on every CPU
+        sync
+        eieio                               # the table updates before the release
+        lis     r9, MMU_HASH_LOCK@h
+        ori     r9, r9, MMU_HASH_LOCK@l
+        li      r0, 0
+        stw     r0, 0(r9)
+        .endif
+        mtmsr   r10
         isync
         mr      r3, r7
         blr

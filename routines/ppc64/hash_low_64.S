@@ -2,7 +2,14 @@
  * The 64-bit PowerPC kernel's side of the hash table: fill an HPTE from a Linux PTE on a
  * hash miss, and invalidate HPTEs straight from the slot the Linux PTE records.
  *
- * Models Linux 2.6.0-2.6.3 ppc64 (POWER4, no hypervisor), uniprocessor build:
+ * Models Linux 2.6.0-2.6.3 ppc64 (POWER4, no hypervisor); SMP = 1 (the loader defines
+ * it on several CPUs) assembles the SMP build: the tlbie lock (pSeries_tlbie_lock, its
+ * address in htab_data) around each tlbie sequence, once per flush_hash_range batch, and
+ * the eieio / isync of the bit operations. Every HPTE operation (hpte_updatepp,
+ * hpte_remove, flush_hash_range's invalidations, hash_native_64.S's hpte_insert and
+ * hpte_invalidate) holds the HPTE's lock bit (HPTE_LOCK_BIT 3: pSeries_lock_hpte, a
+ * test_and_set_bit on doubleword 0, spinning on a plain load while another CPU holds
+ * it; pSeries_unlock_hpte: lwsync, clear_bit; storing a new doubleword 0 unlocks too):
  *   hash_page          arch/ppc64/mm/hash_utils.c hash_page + find_linux_pte +
  *                      __hash_page: walk the three-level Linux page table (pgd, pmd, PTE
  *                      page of 512 eight-byte PTEs), check the access, compute
@@ -33,8 +40,8 @@
  *                      flush_hash_range empties when full and at the end.
  * Written for this book from the algorithm, not copied. Differences from the kernel: plain
  * functions (arguments in r3-r7; the kernel's hash_page is reached from the DSI/ISI
- * prologue, and most of this is C there); no page_table_lock, HPTE lock or tlbie lock
- * (one CPU); every flush uses the global tlbie (the kernel uses tlbiel when the mm has
+ * prologue, and most of this is C there; the caller holds the mm's page_table_lock, as
+ * hash_page does); every flush uses the global tlbie (the kernel uses tlbiel when the mm has
  * run on this CPU only and the CPU has it); the timebase that picks an eviction victim is
  * a counter in kernel memory (KVARS), so that runs repeat; the lazy I-cache flush through
  * the no-execute bit (__hash_page, CPU_FTR_NOEXECUTE) is left out; 4 KB pages only.
@@ -55,6 +62,9 @@
  * flush_hash_page, hpt_hash, group_of, htab_data), which comes after this file; the loader
  * defines KVARS (a doubleword: the pseudo-timebase) first.
  */
+        .ifndef SMP
+        .equ    SMP, 0                      # one CPU, unless the loader defines SMP = 1
+        .endif
         .equ    _PAGE_PRESENT, 0x001
         .equ    _PAGE_USER, 0x002
         .equ    _PAGE_RW, 0x004
@@ -66,6 +76,7 @@
         .equ    PTE_SHIFT, 16
         .equ    HPTE_COPY, 0x1f8            # R C W I M G: copied from the Linux PTE
         .equ    HPTE_V_BOLTED, 0x10
+        .equ    HPTE_LOCK, 0x8              # HPTE_LOCK_BIT 3 of doubleword 0 (software use)
         .equ    PGDIR_SHIFT, 31
         .equ    PMD_SHIFT, 21
         .equ    PTRS_PER_PGD, 1024
@@ -288,7 +299,23 @@ hpte_updatepp:
         sldi    r10, r3, 4
         add     r10, r9, r10                # hptep
         srdi    r11, r5, 23                 # the AVPN to find
-        li      r3, -1
+        .if SMP
+        eieio                               # test_and_set_bit: EIEIO_ON_SMP
+        .endif
+40:     ldarx   r12, 0, r10                 # lock_hpte: test_and_set_bit(HPTE_LOCK_BIT)
+        ori     r0, r12, HPTE_LOCK
+        stdcx.  r0, 0, r10
+        bne-    40b
+        .if SMP
+        isync                               # ISYNC_ON_SMP
+        .endif
+        andi.   r0, r12, HPTE_LOCK
+        beq+    42f                         # it was clear: the HPTE is ours
+41:     ld      r12, 0(r10)                 # another CPU holds it: wait until it is clear
+        andi.   r0, r12, HPTE_LOCK
+        bne     41b
+        b       40b
+42:     li      r3, -1
         ld      r12, 0(r10)
         andi.   r0, r12, 1
         beq     2f                          # not valid
@@ -301,13 +328,37 @@ hpte_updatepp:
         stdcx.  r12, 0, r9
         bne-    1b
         li      r3, 0
-2:      clrldi  r5, r5, 16                  # out of the TLB too, hit or miss
+2:
+        lwsync                              # unlock_hpte: its stores before the release
+43:     ldarx   r12, 0, r10                 # clear_bit(HPTE_LOCK_BIT)
+        li      r0, HPTE_LOCK
+        andc    r12, r12, r0
+        stdcx.  r12, 0, r10
+        bne-    43b
+        clrldi  r5, r5, 16                  # out of the TLB too, hit or miss
         rldicr  r5, r5, 0, 51
+        .if SMP
+        lis     r9, htab_data@h             # spin_lock(&pSeries_tlbie_lock): one tlbie
+        ori     r9, r9, htab_data@l         # sequence in flight in the whole machine
+        ld      r9, 16(r9)
+44:     lwarx   r0, 0, r9
+        cmpwi   r0, 0
+        bne-    44b
+        li      r0, 1
+        stwcx.  r0, 0, r9
+        bne-    44b
+        isync
+        .endif
         ptesync
         tlbie   r5
         eieio
         tlbsync
         ptesync
+        .if SMP
+        lwsync                              # spin_unlock(&pSeries_tlbie_lock)
+        li      r0, 0
+        stw     r0, 0(r9)
+        .endif
         blr
 
 /* hpte_remove(hpte_group) -> the slot cleared in the group, or -1 if all are bolted or free */
@@ -329,15 +380,42 @@ hpte_remove:
         ldx     r9, r12, r11
         andi.   r0, r9, 0x11                # V and not bolted?
         cmpdi   r0, 1
+        bne     3f
+        add     r7, r12, r11                # r7: hptep
+        .if SMP
+        eieio                               # test_and_set_bit: EIEIO_ON_SMP
+        .endif
+40:     ldarx   r9, 0, r7                   # lock_hpte: test_and_set_bit(HPTE_LOCK_BIT)
+        ori     r0, r9, HPTE_LOCK
+        stdcx.  r0, 0, r7
+        bne-    40b
+        .if SMP
+        isync                               # ISYNC_ON_SMP
+        .endif
+        andi.   r0, r9, HPTE_LOCK
+        beq+    42f                         # it was clear: the HPTE is ours
+41:     ld      r9, 0(r7)                   # another CPU holds it: wait until it is clear
+        andi.   r0, r9, HPTE_LOCK
+        bne     41b
+        b       40b
+42:     ld      r9, 0(r7)                   # still so with the lock held?
+        andi.   r0, r9, 0x11
+        cmpdi   r0, 1
         beq     2f
-        addi    r10, r10, 1
+        lwsync                              # unlock_hpte: its stores before the release
+43:     ldarx   r9, 0, r7                   # clear_bit(HPTE_LOCK_BIT)
+        li      r0, HPTE_LOCK
+        andc    r9, r9, r0
+        stdcx.  r9, 0, r7
+        bne-    43b
+3:      addi    r10, r10, 1
         andi.   r10, r10, 7
         bdnz    1b
         li      r3, -1
         blr
 2:      li      r0, 0
-        stdx    r0, r12, r11                # invalidated; no tlbie (as the kernel)
-        mr      r3, r10
+        std     r0, 0(r7)                   # invalidated (and unlocked); no tlbie (as the
+        mr      r3, r10                     # kernel)
         blr
 
 /* flush_hash_page_lpte(context, ea, lpte) -> packed counts: flush_hash_page with the VSID
@@ -445,19 +523,56 @@ flush_hash_range:
         ld      r9, 0(r9)
         sldi    r10, r3, 4
         add     r10, r9, r10                # hptep: the one HPTE this entry can be
-        ld      r12, 0(r10)
+        .if SMP
+        eieio                               # test_and_set_bit: EIEIO_ON_SMP
+        .endif
+40:     ldarx   r12, 0, r10                 # lock_hpte: test_and_set_bit(HPTE_LOCK_BIT)
+        ori     r0, r12, HPTE_LOCK
+        stdcx.  r0, 0, r10
+        bne-    40b
+        .if SMP
+        isync                               # ISYNC_ON_SMP
+        .endif
+        andi.   r0, r12, HPTE_LOCK
+        beq+    42f                         # it was clear: the HPTE is ours
+41:     ld      r12, 0(r10)                 # another CPU holds it: wait until it is clear
+        andi.   r0, r12, HPTE_LOCK
+        bne     41b
+        b       40b
+42:     ld      r12, 0(r10)
         andi.   r0, r12, 1
-        beq     2f                          # "even if we miss, we need to invalidate the TLB"
+        beq     3f                          # "even if we miss, we need to invalidate the TLB"
         srdi    r0, r12, 7
         srdi    r11, r25, 23
         cmpd    r0, r11
-        bne     2f
+        bne     3f
         li      r0, 0
-        std     r0, 0(r10)                  # invalidate the HPTE
+        std     r0, 0(r10)                  # invalidate the HPTE (which unlocks it)
         addi    r27, r27, 1
+        b       2f
+3:
+        lwsync                              # unlock_hpte: its stores before the release
+43:     ldarx   r12, 0, r10                 # clear_bit(HPTE_LOCK_BIT)
+        li      r0, HPTE_LOCK
+        andc    r12, r12, r0
+        stdcx.  r12, 0, r10
+        bne-    43b
 2:      addi    r28, r28, 1
         b       1b
-5:      ptesync                             # the table updates reach the walker, then ...
+5:
+        .if SMP
+        lis     r24, htab_data@h            # spin_lock(&pSeries_tlbie_lock): one tlbie
+        ori     r24, r24, htab_data@l       # sequence in flight in the whole machine
+        ld      r24, 16(r24)
+44:     lwarx   r0, 0, r24
+        cmpwi   r0, 0
+        bne-    44b
+        li      r0, 1
+        stwcx.  r0, 0, r24
+        bne-    44b
+        isync
+        .endif
+        ptesync                             # the table updates reach the walker, then ...
         li      r28, 0
 6:      cmpd    r28, r29
         bge     7f
@@ -472,6 +587,11 @@ flush_hash_range:
 7:      eieio                               # ... and one wait for all of them
         tlbsync
         ptesync
+        .if SMP
+        lwsync                              # spin_unlock(&pSeries_tlbie_lock)
+        li      r0, 0
+        stw     r0, 0(r24)
+        .endif
         sldi    r3, r29, 16
         or      r3, r3, r27
         li      r0, 1

@@ -22,8 +22,12 @@
  *                     (Linux keeps them in the Linux PTE, _PAGE_SECONDARY / _PAGE_GROUP_IX:
  *                     Mackerras 2003 on the 64-bit kernel's spare PTE bits), then
  *                     hpte_invalidate.
- * Written for this book from the algorithm, not copied. Differences from the kernel: a
- * uniprocessor build (no HPTE lock bit, no native_tlbie_lock); no eviction when both groups
+ * Each holds the HPTE's lock bit (HPTE_LOCK_BIT 3 of doubleword 0, as pSeries_lock_hpte:
+ * test_and_set_bit, then a plain-load spin while another CPU holds it) while it looks at
+ * and changes the HPTE; with SMP = 1 (defined by the loader) the tlbie sequence is under
+ * the machine-wide tlbie lock (pSeries_tlbie_lock, its address in htab_data).
+ * Written for this book from the algorithm, not copied. Differences from the kernel: no
+ * eviction when both groups
  * are full (hash_insert returns -1 where the kernel would call native_hpte_remove and
  * retry; hash_low_64.S, assembled before this file, has the kernel's hash_page with
  * it); 4 KB pages only (no L bit); the caller gives the virtual address va = VSID << 28 |
@@ -35,8 +39,12 @@
  *   doubleword 0: AVPN << 7 | SW (lock 0x08, bolted 0x10) | L 0x04 | H 0x02 | V 0x01
  *   doubleword 1: RPN << 12 | AC R C W I M G (0x3f8) | N 0x04 | PP 0x03
  */
+        .ifndef SMP
+        .equ    SMP, 0                      # one CPU, unless the loader defines SMP = 1
+        .endif
         .equ    HPTE_V_VALID, 0x1
         .equ    HPTE_FLAGS, 0x3ff           # the 10 flag bits of doubleword 1
+        .equ    HPTE_LOCK, 0x8              # HPTE_LOCK_BIT 3 of doubleword 0 (software use)
 
 /* hpte_insert(hpte_group, va, prpn, secondary, hpteflags, bolted): hpte_group is the
    index of the group's first HPTE (hash & htab_hash_mask) * 8 */
@@ -52,8 +60,33 @@ hpte_insert:
         mtctr   r0
 1:      ld      r12, 0(r10)                 # a free slot: V clear?
         andi.   r12, r12, HPTE_V_VALID
+        bne     3f
+        .if SMP
+        eieio                               # test_and_set_bit: EIEIO_ON_SMP
+        .endif
+40:     ldarx   r12, 0, r10                 # lock_hpte: test_and_set_bit(HPTE_LOCK_BIT)
+        ori     r0, r12, HPTE_LOCK
+        stdcx.  r0, 0, r10
+        bne-    40b
+        .if SMP
+        isync                               # ISYNC_ON_SMP
+        .endif
+        andi.   r0, r12, HPTE_LOCK
+        beq+    42f                         # it was clear: the HPTE is ours
+41:     ld      r12, 0(r10)                 # another CPU holds it: wait until it is clear
+        andi.   r0, r12, HPTE_LOCK
+        bne     41b
+        b       40b
+42:     ld      r12, 0(r10)                 # still free with the lock held?
+        andi.   r12, r12, HPTE_V_VALID
         beq     2f
-        addi    r10, r10, 16
+        lwsync                              # unlock_hpte: its stores before the release
+43:     ldarx   r12, 0, r10                 # clear_bit(HPTE_LOCK_BIT)
+        li      r0, HPTE_LOCK
+        andc    r12, r12, r0
+        stdcx.  r12, 0, r10
+        bne-    43b
+3:      addi    r10, r10, 16
         addi    r11, r11, 1
         bdnz    1b
         li      r3, -1                      # the group is full
@@ -72,7 +105,7 @@ hpte_insert:
         sldi    r0, r8, 4                   # ... bolted ...
         or      r12, r12, r0
         ori     r12, r12, HPTE_V_VALID      # ... V
-        std     r12, 0(r10)
+        std     r12, 0(r10)                 # valid, and the lock bit clear: unlocked
         ptesync                             # the HPTE reaches the table walker
         sldi    r0, r6, 3
         or      r3, r11, r0                 # i | secondary << 3
@@ -87,23 +120,64 @@ hpte_invalidate:
         sldi    r10, r3, 4
         add     r10, r9, r10                # r10: hptep
         srdi    r11, r4, 23                 # r11: the AVPN to find
-        li      r3, 0
+        .if SMP
+        eieio                               # test_and_set_bit: EIEIO_ON_SMP
+        .endif
+40:     ldarx   r12, 0, r10                 # lock_hpte: test_and_set_bit(HPTE_LOCK_BIT)
+        ori     r0, r12, HPTE_LOCK
+        stdcx.  r0, 0, r10
+        bne-    40b
+        .if SMP
+        isync                               # ISYNC_ON_SMP
+        .endif
+        andi.   r0, r12, HPTE_LOCK
+        beq+    42f                         # it was clear: the HPTE is ours
+41:     ld      r12, 0(r10)                 # another CPU holds it: wait until it is clear
+        andi.   r0, r12, HPTE_LOCK
+        bne     41b
+        b       40b
+42:     li      r3, 0
         ld      r12, 0(r10)
         andi.   r0, r12, HPTE_V_VALID
-        beq     1f                          # not valid: nothing to clear
+        beq     2f                          # not valid: nothing to clear
         srdi    r0, r12, 7
         cmpd    r0, r11
-        bne     1f                          # another page's HPTE now: leave it
+        bne     2f                          # another page's HPTE now: leave it
         li      r0, 0
-        std     r0, 0(r10)                  # invalidate the HPTE
+        std     r0, 0(r10)                  # invalidate the HPTE (which unlocks it)
         li      r3, 1
+        b       1f
+2:
+        lwsync                              # unlock_hpte: its stores before the release
+43:     ldarx   r12, 0, r10                 # clear_bit(HPTE_LOCK_BIT)
+        li      r0, HPTE_LOCK
+        andc    r12, r12, r0
+        stdcx.  r12, 0, r10
+        bne-    43b
 1:      clrldi  r4, r4, 16                  # the TLB entry, hit or miss: va without its
         rldicr  r4, r4, 0, 51               # top 16 bits and its page offset
+        .if SMP
+        lis     r9, htab_data@h             # spin_lock(&pSeries_tlbie_lock): one tlbie
+        ori     r9, r9, htab_data@l         # in flight in the whole machine
+        ld      r9, 16(r9)
+44:     lwarx   r0, 0, r9
+        cmpwi   r0, 0
+        bne-    44b
+        li      r0, 1
+        stwcx.  r0, 0, r9
+        bne-    44b
+        isync
+        .endif
         ptesync
         tlbie   r4
         eieio
         tlbsync
         ptesync
+        .if SMP
+        lwsync                              # spin_unlock(&pSeries_tlbie_lock)
+        li      r0, 0
+        stw     r0, 0(r9)
+        .endif
         blr
 
 /* hash_insert(va, prpn, hpteflags) -> i | secondary << 3, or -1 if both groups are full */
@@ -190,9 +264,11 @@ group_of:
         sldi    r3, r3, 3
         blr
 
-/* htab_data: the HTAB's address and htab_hash_mask (PTEGs - 1), filled in by the loader */
+/* htab_data: the HTAB's address, htab_hash_mask (PTEGs - 1) and, on several CPUs, the
+   tlbie lock's address, filled in by the loader */
         .align  3
         .globl  htab_data
 htab_data:
         .quad   0
         .quad   0
+        .quad   0                           # SMP: the address of pSeries_tlbie_lock
