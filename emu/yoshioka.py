@@ -63,6 +63,20 @@ COUNTERS = {
 COPY_SYMBOLS = ("__copy_from_user_ll", "_mmx_memcpy_nt", "__copy_user_zeroing_intel",
                 "kernel_fpu_begin", "math_state_restore")
 USER_SYMBOLS = ("iozone_write_test",)
+#: what the chapter's model of the copy and the machine leaves out (the write path's own
+#: omissions are ext3model.LEFT_OUT)
+LEFT_OUT = (
+    "the disk and its time: the paper's elapsed time is mostly waiting for it",
+    "three more processors on the shared bus, and their traffic (the profiles run one CPU)",
+    "Hyper-Threading: whether the paper's four CPUs were two packages' logical processors",
+    "the device-not-available trap's entry and exit around math_state_restore "
+    "(fxsave and fxrstor themselves are estimates)",
+    "the trace cache (a 16 KB instruction cache stands in for it) and NetBurst's pipeline: "
+    "the cost model charges cycles per instruction, not micro-ops",
+    "sector counting: the hardware counts a demand read miss per 128-byte sector, the model "
+    "every miss per 64-byte line",
+    "oprofile's sampling skid and its own interrupt: the model's counts are exact",
+)
 
 
 # ------------------------------------------------------------------ the write test
@@ -196,6 +210,67 @@ def change(before, after):
             "difference": after - before}
 
 
+def compare(published, emulated):
+    """How the model's number compares with the published one: direction ("model higher",
+    "model lower", "equal"), ratio model/published (inf when only the published is 0) and
+    difference model - published."""
+    direction = ("model higher" if emulated > published else
+                 "model lower" if emulated < published else "equal")
+    if published:
+        ratio = emulated / published
+    else:
+        ratio = 1.0 if emulated == published else float("inf")
+    return {"direction": direction, "ratio": ratio, "difference": emulated - published}
+
+
+def published_share(metric, kernel):
+    """The paper's copy routine's share (percent) of ``metric`` in ``kernel``'s listing."""
+    rows = published_listing(metric, kernel)
+    return float(rows[rows["symbol"] == oprofile.COPY_ROUTINE[kernel]]["percent"].iloc[0])
+
+
+def published_rest(metric, kernel):
+    """The paper's samples of ``metric`` outside the copy routine: the listing's total
+    implied by its rounding (the midpoint of the interval) less the copy's samples."""
+    lo, hi = oprofile.listing_total(metric, kernel)
+    rows = published_listing(metric, kernel)
+    copy = int(rows[rows["symbol"] == oprofile.COPY_ROUTINE[kernel]]["samples"].iloc[0])
+    return (lo + hi) / 2 - copy
+
+
+def comparison_table(profiles):
+    """The chapter's claims, the paper's number beside the model's: one row per claim, each
+    with the direction, ratio (model / paper) and difference (model - paper); percentages
+    throughout, so differences are percentage points. ``profiles``: {"original":
+    WriteProfile, "optimized": WriteProfile}."""
+    before, after = profiles["original"], profiles["optimized"]
+    rows = []
+
+    def add(claim, paper, model):
+        rows.append({"claim": claim, "paper": paper, "model": model,
+                     **compare(paper, model)})
+
+    for metric, what in (("cycles", "cycles"), ("l3_misses", "L3 misses")):
+        pub = published_copy_change(metric)
+        add(f"copy's {what}, after / before (%)", 100 * pub["ratio"],
+            100 * after.copy_events(metric) / before.copy_events(metric))
+    for metric, what in (("cycles", "cycles"), ("references", "memory references"),
+                         ("l3_misses", "L3 misses")):
+        for label, p in profiles.items():
+            when = "before" if label == "original" else "after"
+            add(f"copy's share of {what}, {when} (%)", published_share(metric, label),
+                100 * p.copy_events(metric) / p.events(metric))
+    for metric, what in (("cycles", "cycles"), ("l3_misses", "L3 misses")):
+        add(f"rest of the kernel's {what}, after / before (%)",
+            100 * published_rest(metric, "optimized") / published_rest(metric, "original"),
+            100 * after.other_events(metric) / before.other_events(metric))
+    lo_b, hi_b = oprofile.listing_total("cycles", "original")
+    lo_a, hi_a = oprofile.listing_total("cycles", "optimized")
+    add("all cycles, after / before (%)", 100 * (lo_a + hi_a) / (lo_b + hi_b),
+        100 * after.events("cycles") / before.events("cycles"))
+    return pd.DataFrame(rows)
+
+
 def published_copy_change(metric):
     """The paper's copy routine, before and after (samples of ``metric``): the change."""
     before = published_listing(metric, "original")
@@ -220,29 +295,43 @@ CONDITIONS = {
 }
 RING = 16 << 20             # the cold destinations: 8 times the L3
 SOURCE = 16384
+WARM = 4 << 20              # the first run's warm-up: twice the L3
 
 
 class CopyBench:
     """One machine with a __copy_from_user_ll and the harness (routines/x86/copy_harness.S).
 
     ``threshold``: None for 2.6.12's dispatcher (never non-temporal); else the patched one,
-    its ``n < 512`` test made ``n < threshold`` (1: every copy non-temporal)."""
+    its ``n < 512`` test made ``n < threshold`` (1: every copy non-temporal). ``sfence``:
+    the patched dispatcher calls ``_mmx_memcpy_nt_sfence`` (the copy, then an ``sfence``,
+    which the patch as posted does not have) instead of ``_mmx_memcpy_nt``. ``profile``: a
+    profile's name or the path of a TOML file."""
 
-    def __init__(self, threshold=None, profile="pentium4"):
+    def __init__(self, threshold=None, profile="pentium4", sfence=False):
         from . import routine, usercopy
         from .assemble import assemble
         from .machine import Machine
         kernel = "2.6.12" if threshold is None else "patched"
-        src = usercopy.source(usercopy.KERNELS[kernel])
+        *others, dispatcher = usercopy.KERNELS[kernel]
+        src = usercopy.source(others)
+        text = routine(dispatcher).read_text()
         if threshold is not None:
             test = "cmpl    $511, %ecx"
-            if src.count(test) != 1 or not 1 <= threshold <= 1 << 30:
+            if text.count(test) != 1 or not 1 <= threshold <= 1 << 30:
                 raise ValueError(f"threshold must be from 1 to 2**30, not {threshold!r}")
-            src = src.replace(test, f"cmpl    ${threshold - 1}, %ecx")
+            text = text.replace(test, f"cmpl    ${threshold - 1}, %ecx")
+            if sfence:
+                call = "call    _mmx_memcpy_nt\n"
+                if text.count(call) != 1:
+                    raise AssertionError("the dispatcher's call of _mmx_memcpy_nt not found")
+                text = text.replace(call, "call    _mmx_memcpy_nt_sfence\n")
+            src += text
+        elif sfence:
+            raise ValueError("sfence needs the patched dispatcher (a threshold)")
         else:
-            src += routine(usercopy.ROUTINES["_mmx_memcpy_nt"][0]).read_text()
+            src += text + routine(usercopy.ROUTINES["_mmx_memcpy_nt"][0]).read_text()
         src += routine("x86/copy_harness.S").read_text()
-        self.threshold = threshold
+        self.threshold, self.sfence = threshold, sfence
         self.machine = m = Machine(profile, ram_size=RING + (16 << 20))
         m.load(assemble(src, "x86", m.code_start, f"{kernel} copy, threshold {threshold}"))
         self.ring = m.alloc(RING)
@@ -257,10 +346,21 @@ class CopyBench:
         self.offset = self.machine.read_word(self.machine.symbols["copy_loop_next"])
         return run
 
+    def _warm(self):
+        """The caches full of dirty lines of earlier destinations, the same way for every
+        bench whatever its dispatcher: 4 MB of the ring written by 2.6.12's unrolled copy
+        (__copy_user_zeroing_intel, in both kernels), a page a call."""
+        for offset in range(0, WARM, 4096):
+            self.machine.call("__copy_user_zeroing_intel", self.ring + offset, self.source,
+                              4096)
+        self.offset = WARM
+        self.warm = True
+
     def run(self, size, condition="cold destination"):
         """Cycles and L3 misses per copy of ``size`` bytes: the mean over enough copies to
         write 1 MB (at least 64), after 256 KB of the same copies (and, the first time, 4 MB
-        more: the caches full of earlier destinations, dirty, as in a steady state)."""
+        written by 2.6.12's copy: the caches full of earlier destinations, dirty, as in a
+        steady state, and the same for every bench)."""
         if condition not in CONDITIONS:
             raise ValueError(f"condition must be one of {', '.join(CONDITIONS)}")
         if not 1 <= size <= SOURCE:
@@ -271,8 +371,7 @@ class CopyBench:
         args = (self.ring, ring, self.source, size)
         flags = (int(c["reread"]), int(c["fpu_owner"]))
         if not self.warm:
-            self._call(self.ring, RING, self.source, 4096, 1024, 0, 0)
-            self.warm = True
+            self._warm()
         self._call(*args, max(16, count // 4), *flags)
         run = self._call(*args, count, *flags)
         got = self.machine.read(self.ring, min(size, 64))
@@ -304,6 +403,42 @@ def copy_sweep(sizes, conditions=tuple(CONDITIONS)):
                          "2.6.12 L3 misses": old["l3_misses"],
                          "non-temporal L3 misses": nt["l3_misses"]})
     return pd.DataFrame(rows)
+
+
+def threshold_sweep(thresholds, sizes, conditions=tuple(CONDITIONS)):
+    """The patched dispatcher with its ``n < 512`` test moved to each of ``thresholds``
+    (None: 2.6.12's dispatcher, never non-temporal), run at each size and condition:
+    cycles and L3 misses per copy, and which path ran (L3 misses show it on a cold
+    destination)."""
+    rows = []
+    for condition in conditions:
+        for threshold in thresholds:
+            for size in sizes:
+                r = copy_cost(size, threshold, condition)
+                rows.append({"condition": condition, "threshold": threshold, "size": size,
+                             "cycles": r["cycles"], "l3_misses": r["l3_misses"]})
+    return pd.DataFrame(rows)
+
+
+def threshold_mix(sweep):
+    """Per condition and threshold: the cycles per KB of a mix of copies in which every size
+    of the sweep moves the same number of bytes (the mean over sizes of cycles per copy /
+    size, times 1024), and that over 2.6.12's (threshold None) mix."""
+    df = sweep.copy()
+    df["cycles_per_kb"] = df["cycles"] * 1024 / df["size"]
+    key = df["threshold"].map(lambda t: "never" if t is None or pd.isna(t) else int(t))
+    mix = (df.assign(threshold=key).groupby(["condition", "threshold"], sort=False)
+           ["cycles_per_kb"].mean().reset_index())
+    old = mix[mix["threshold"] == "never"].set_index("condition")["cycles_per_kb"]
+    mix["over 2.6.12"] = mix["cycles_per_kb"] / mix["condition"].map(old)
+    return mix
+
+
+def best_threshold(mix, condition):
+    """The threshold of the cheapest mix under ``condition`` ("never" if 2.6.12's copy is
+    the cheapest), the first of equals."""
+    df = mix[mix["condition"] == condition]
+    return df.loc[df["cycles_per_kb"].idxmin(), "threshold"]
 
 
 def crossover(sweep, condition):

@@ -133,3 +133,96 @@ def test_change_states_direction_ratio_and_difference():
     assert y.published_copy_change("l3_misses") == {
         "before": 37017, "after": 89, "direction": "fell", "ratio": 89 / 37017,
         "difference": 89 - 37017}
+
+
+# ------------------------------------------------------------------ the chapter's helpers
+
+def test_compare_states_direction_ratio_and_difference_against_the_paper():
+    c = y.compare(42.88, 45.0)
+    assert c["direction"] == "model higher"
+    assert c["ratio"] == pytest.approx(45.0 / 42.88)
+    assert c["difference"] == pytest.approx(2.12)
+    assert y.compare(0.24, 0.0) == {"direction": "model lower", "ratio": 0.0,
+                                    "difference": -0.24}
+    assert y.compare(0, 0) == {"direction": "equal", "ratio": 1.0, "difference": 0}
+    assert y.compare(0, 3)["ratio"] == float("inf")
+
+
+def test_the_comparison_table_sets_the_papers_numbers_beside_the_models(profiles):
+    table = y.comparison_table(profiles).set_index("claim")
+    before, after = profiles["original"], profiles["optimized"]
+    row = table.loc["copy's cycles, after / before (%)"]
+    assert row["paper"] == pytest.approx(100 * 120717 / 281538)        # the mail's 42.88%
+    assert row["model"] == pytest.approx(100 * after.copy_events("cycles") /
+                                         before.copy_events("cycles"))
+    row = table.loc["copy's L3 misses, after / before (%)"]
+    assert row["paper"] == pytest.approx(100 * 89 / 37017)             # the mail's 0.24%
+    assert (row["model"], row["direction"]) == (0.0, "model lower")
+    # the shares are the listings' printed percentages
+    assert table.loc["copy's share of cycles, before (%)", "paper"] == 15.2083
+    assert table.loc["copy's share of L3 misses, after (%)", "paper"] == 0.5673
+    assert table.loc["copy's share of memory references, before (%)", "paper"] == 7.4379
+    # every row: ratio model / paper, difference model - paper
+    for claim, r in table.iterrows():
+        assert r["difference"] == pytest.approx(r["model"] - r["paper"]), claim
+        assert r["ratio"] == pytest.approx(r["model"] / r["paper"]), claim
+    assert len(table) == 11
+
+
+def test_published_rest_is_the_implied_total_less_the_copy():
+    from emu import oprofile
+    lo, hi = oprofile.listing_total("l3_misses", "original")
+    assert y.published_rest("l3_misses", "original") == pytest.approx((lo + hi) / 2 - 37017)
+    # listing 2: 37017 samples are 63.4603%, so the total is 58331 (58330.91-58331.00)
+    assert y.published_rest("l3_misses", "original") == pytest.approx(58331 - 37017, abs=0.1)
+
+
+def test_the_sfence_variant_costs_at_least_its_fence():
+    plain = y.CopyBench(1).run(4096)
+    fenced = y.CopyBench(1, sfence=True)
+    r = fenced.run(4096)
+    assert r["l3_misses"] == 0
+    # the copy then the fence: at least the fence's own (estimated) cost more, so the
+    # dispatcher did call the fenced entry
+    assert r["cycles"] >= plain["cycles"] + P4.raw["costs"]["mnemonics"]["sfence"]
+    with pytest.raises(ValueError, match="needs the patched dispatcher"):
+        y.CopyBench(None, sfence=True)
+
+
+def test_the_threshold_sweep_runs_the_dispatcher_at_each_threshold():
+    sizes = [64, 128, 4096]
+    sweep = y.threshold_sweep([128, None], sizes, ["cold destination"])
+    misses = {(t if t == t else None, s): m for t, s, m in
+              zip(sweep["threshold"], sweep["size"], sweep["l3_misses"])}
+    # below the threshold 2.6.12's copy: one read for ownership per destination line;
+    # from the threshold on the non-temporal copy: none
+    assert misses[(128, 64)] == pytest.approx(1, abs=0.01)
+    assert misses[(128, 128)] == 0 and misses[(128, 4096)] == 0
+    for size in sizes:
+        assert misses[(None, size)] == pytest.approx(size // LINE, abs=0.01)
+    mix = y.threshold_mix(sweep).set_index("threshold")
+    # every size moves the same bytes: the mean of cycles per KB over the sizes
+    for t in (128, None):
+        d = sweep[sweep["threshold"] == t] if t else sweep[sweep["threshold"].isna()]
+        expect = sum(c * 1024 / s for c, s in zip(d["cycles"], d["size"])) / len(sizes)
+        assert mix.loc[t if t else "never", "cycles_per_kb"] == pytest.approx(expect)
+    assert mix.loc["never", "over 2.6.12"] == 1.0
+    assert mix.loc[128, "over 2.6.12"] < 1          # cold destinations: the patch wins
+    assert y.best_threshold(y.threshold_mix(sweep), "cold destination") == 128
+
+
+def test_profile_table_matches_the_profile_file():
+    import tomllib
+    from emu.profile import FOLDER
+    raw = tomllib.loads((FOLDER / "pentium4.toml").read_text())
+    table = y.profile_table().set_index(["part", "parameter"])
+    levels = {c["name"]: c for c in raw["caches"]}
+    assert table.loc[("L2", "size"), "value"] == "524288"
+    assert not table.loc[("L2", "size"), "estimate"]
+    assert table.loc[("L3", "size"), "estimate"]                # the mail's part is not known
+    assert table.loc[("memory", "latency"), "estimate"]
+    assert table.loc[("bus", "cycles_per_beat"), "value"] == "5.5"   # 2200 MHz / 400 MT/s
+    for (part, key), r in table.iterrows():
+        src = levels.get(part) or (raw["costs"]["mnemonics"] if part == "costs" else raw[part])
+        assert r["value"] == str(src[key]), (part, key)
+        assert r["estimate"] == (key in src.get("unverified", [])), (part, key)
