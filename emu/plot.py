@@ -154,3 +154,21 @@ def bar_panels(df, label: str, columns: dict[str, str], colors=None,
                     showlegend=False, name=column, row=1, col=i)
     fig.update_yaxes(autorange="reversed")
     return style(fig, title=title, source=source, height=height)
+
+
+def plain(value):
+    """``value`` as a plain Python number if it is a number (numpy's scalars become int or
+    float), else unchanged. myst-nb formats a glued number from its text, and numpy 2
+    writes ``np.float64(1.5)``, which ``{glue:text}`name:.2f``` cannot format."""
+    import numbers
+    if isinstance(value, bool) or not isinstance(value, numbers.Number):
+        return value
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    return float(value)
+
+
+def glue(name, value, display=False):
+    """myst_nb.glue of ``plain(value)``: a number the book's pages can format."""
+    from myst_nb import glue as _glue
+    return _glue(name, plain(value), display=display)

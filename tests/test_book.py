@@ -270,3 +270,15 @@ def test_setup_outside_book_keeps_plotly_choice(monkeypatch, restore_plotly):
     assert restore_plotly.renderers.default == "plotly_mimetype"
     emu.plot.setup(renderer="notebook")
     assert restore_plotly.renderers.default == "notebook"
+
+
+def test_plain_numbers_for_glue():
+    import numpy as np
+
+    from emu.plot import plain
+
+    assert repr(plain(np.float64(229.76))) == "229.76"       # not np.float64(229.76)
+    assert type(plain(np.int64(3))) is int and plain(np.int64(3)) == 3
+    assert type(plain(np.float32(0.5))) is float
+    assert plain(True) is True and plain("fell") == "fell"
+    assert f"{float(repr(plain(np.float64(2.5)))):.1f}" == "2.5"
