@@ -14,6 +14,7 @@ one of +0.6% is in the opposite direction, which ``same_sign`` tells).
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass
 
 
@@ -27,7 +28,8 @@ class Comparison:
     def __post_init__(self):
         for name in ("emulated", "published"):
             value = getattr(self, name)
-            if not isinstance(value, (int, float)) or not math.isfinite(value):
+            if not isinstance(value, numbers.Real) or isinstance(value, bool) or \
+                    not math.isfinite(value):
                 raise ValueError(f"Comparison: {name} must be a finite number, not {value!r}")
 
     @property
@@ -75,10 +77,14 @@ class Comparison:
 
 
 def plain(value):
-    """A value myst-nb can paste: numpy scalars become Python numbers."""
-    if hasattr(value, "item") and not isinstance(value, (str, bytes)):
-        value = value.item()
-    return value
+    """``value`` as a plain Python number if it is a number (numpy's scalars become int or
+    float), else unchanged. myst-nb formats a glued number from its text, and numpy 2
+    writes ``np.float64(1.5)``, which ``{glue:text}`name:.2f``` cannot format."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Number):
+        return value
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    return float(value)
 
 
 def glue(**values):

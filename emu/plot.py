@@ -157,18 +157,15 @@ def bar_panels(df, label: str, columns: dict[str, str], colors=None,
 
 
 def plain(value):
-    """``value`` as a plain Python number if it is a number (numpy's scalars become int or
-    float), else unchanged. myst-nb formats a glued number from its text, and numpy 2
-    writes ``np.float64(1.5)``, which ``{glue:text}`name:.2f``` cannot format."""
-    import numbers
-    if isinstance(value, bool) or not isinstance(value, numbers.Number):
-        return value
-    if isinstance(value, numbers.Integral):
-        return int(value)
-    return float(value)
+    """emu.compare.plain: numpy's scalars as plain Python numbers, for myst-nb's glue."""
+    from .compare import plain as _plain
+    return _plain(value)
 
 
 def glue(name, value, display=False):
-    """myst_nb.glue of ``plain(value)``: a number the book's pages can format."""
+    """myst_nb.glue of ``plain(value)`` (a Comparison: its sentence): a value the book's
+    pages can format. One name at a time; emu.compare.glue takes several."""
     from myst_nb import glue as _glue
-    return _glue(name, plain(value), display=display)
+    from .compare import Comparison
+    value = str(value) if isinstance(value, Comparison) else plain(value)
+    return _glue(name, value, display=display)
