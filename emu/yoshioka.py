@@ -120,6 +120,14 @@ class WriteProfile:
         """Events (or cycles) in everything but the copy."""
         return self.events(metric) - self.copy_events(metric)
 
+    def bus_wait_per_write(self):
+        """Cycles the profiled cycles run spent waiting for the front-side bus, per write
+        (all CPUs' together over all their writes)."""
+        run = self.sampled["cycles"].run
+        runs = [r for r in getattr(run, "runs", [run]) if r]
+        return sum(r.events.get("bus_wait_cycles", 0) for r in runs) / \
+            (self.records * self.cpus)
+
     def per_write(self, metric, part="all"):
         """Events per write() (part "all", "copy" or "other")."""
         value = {"all": self.events, "copy": self.copy_events,

@@ -226,3 +226,12 @@ def test_profile_table_matches_the_profile_file():
         src = levels.get(part) or (raw["costs"]["mnemonics"] if part == "costs" else raw[part])
         assert r["value"] == str(src[key]), (part, key)
         assert r["estimate"] == (key in src.get("unverified", [])), (part, key)
+
+
+def test_bus_wait_per_write_sums_every_cpu():
+    one = y.write_profile("2.6.12", records=20, warm=20, counters=("cycles",))
+    run = one.sampled["cycles"].run
+    assert one.bus_wait_per_write() == run.events["bus_wait_cycles"] / 20 > 0
+    two = y.write_profile("2.6.12", records=20, warm=20, cpus=2, counters=("cycles",))
+    runs = two.sampled["cycles"].run.runs
+    assert two.bus_wait_per_write() == sum(r.events["bus_wait_cycles"] for r in runs) / 40
