@@ -8,7 +8,16 @@ Importing ``emu`` itself is cheap; the emulator loads when ``emu.machine`` is fi
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-ROUTINES = ROOT / "routines"
+
+
+def book_dir(name):
+    """The book's ``routines`` or ``data`` folder: beside the package in a clone, inside it
+    (emu/_book, copied there by setup.py) in an installed wheel."""
+    beside = ROOT / name
+    return beside if beside.is_dir() else Path(__file__).resolve().parent / "_book" / name
+
+
+ROUTINES = book_dir("routines")
 
 
 def routine(name):

@@ -35,6 +35,7 @@ class Routine:
     isas: tuple          # ISAs it runs on
     page: bool = False   # copies exactly one aligned page (r3 = to, r4 = from)
     title: str = ""
+    user: bool = False   # returns the bytes not copied (0 on success), as copy_tofrom_user
 
 
 ROUTINES = {
@@ -48,6 +49,12 @@ ROUTINES = {
                                 True, "copy_page, 2 x ld/std per iteration"),
     "copy_page_power4": Routine("ppc64/copy_page_power4.S", "copy_page_power4", ("ppc64",),
                                 True, "copy_page, six lines at once"),
+    # the page-sized page-aligned copies (size 4096, both alignments 0) take its six-line
+    # page loop; the others its memcpy-like loops
+    "copy_tofrom_user64": Routine("ppc64/copy_tofrom_user.S", "__copy_tofrom_user",
+                                  ("ppc64",), False,
+                                  "64-bit copy_tofrom_user (page loop, shifts, fixups)",
+                                  user=True),
 }
 
 
@@ -136,6 +143,10 @@ class CopyBench:
         if m.read(dst, size) != self.pattern[PAGE + src_align:PAGE + src_align + size]:
             raise AssertionError(f"{self.name} copied wrong bytes ({size} bytes, src_align "
                                  f"{src_align}, dst_align {dst_align})")
+        if self.routine.user and run.return_value != 0:
+            raise AssertionError(f"{self.name} reports {run.return_value} bytes not copied "
+                                 f"({size} bytes, src_align {src_align}, dst_align "
+                                 f"{dst_align})")
         ev = run.events
         return CopyResult(self.name, m.profile.name, int(size), int(src_align),
                           int(dst_align), cache, run.cycles, run.instructions,
@@ -188,9 +199,12 @@ PAGE_SHARE = 0.04
 
 
 def workload(kind="memcpy", calls=1000, seed=2003):
-    """A deterministic list of copy calls drawn from the published distribution of
-    ``kind`` ('memcpy' or 'copy_tofrom_user'): a DataFrame with columns size, src_align,
-    dst_align, bucket."""
+    """A deterministic list of copy calls with the published distribution of ``kind``
+    ('memcpy' or 'copy_tofrom_user'): a DataFrame with columns size, src_align, dst_align,
+    bucket. Each bucket gets its published share of the calls and the misaligned calls
+    theirs, exactly up to one call (quotas, not chance draws: a draw of 400 calls would
+    miss a 43% share by several points); sizes inside a bucket, the order of the calls and
+    which of them are misaligned are drawn from ``seed``."""
     import pandas as pd
     if kind not in PUBLISHED:
         raise ValueError(f"kind must be one of {', '.join(PUBLISHED)}, not {kind!r}")
@@ -207,18 +221,29 @@ def workload(kind="memcpy", calls=1000, seed=2003):
                    ("128-511", p["below_512"] - p["below_128"], 128, 511),
                    ("512-4095", rest - PAGE_SHARE, 512, 4095),
                    ("page", PAGE_SHARE, PAGE, PAGE)]
-    shares = np.array([b[1] for b in buckets])
-    which = rng.choice(len(buckets), size=calls, p=shares / shares.sum())
+    counts = _quotas([b[1] for b in buckets], calls)
+    which = rng.permutation(np.repeat(np.arange(len(buckets)), counts))
     sizes = np.array([rng.integers(buckets[k][2], buckets[k][3] + 1) for k in which])
     page = np.array([buckets[k][0] == "page" for k in which])
-    # misaligned share among the calls that are not page copies
-    p_mis = p["misaligned"] / (1 - page.mean()) if page.any() else p["misaligned"]
-    misaligned = (rng.random(calls) < p_mis) & ~page
+    # the misaligned calls: their share of all calls, among those that are not page copies
+    candidates = np.flatnonzero(~page)
+    count = min(round(p["misaligned"] * calls), len(candidates))
+    misaligned = np.zeros(calls, dtype=bool)
+    misaligned[rng.choice(candidates, size=count, replace=False)] = True
     pairs = rng.integers(1, 64, calls)                  # 1..63: (src, dst) = divmod by 8
     src_align = np.where(misaligned, pairs // 8, 0)
     dst_align = np.where(misaligned, pairs % 8, 0)
     return pd.DataFrame({"size": sizes, "src_align": src_align, "dst_align": dst_align,
                          "bucket": [buckets[k][0] for k in which]})
+
+
+def _quotas(shares, total):
+    """Whole numbers in proportion to ``shares`` summing to ``total`` (largest remainder)."""
+    exact = np.array(shares, dtype=float) / sum(shares) * total
+    counts = np.floor(exact).astype(int)
+    for k in np.argsort(-(exact - counts), kind="stable")[:total - counts.sum()]:
+        counts[k] += 1
+    return counts
 
 
 def run_workload(routine, calls, cache="warm", profile="power4", page_routine=None):

@@ -32,11 +32,13 @@ from pathlib import Path
 
 import pandas as pd
 
+from . import book_dir
+
 PROVENANCE_COLUMNS = ("source", "table", "page")
 TEXT_SUFFIX = "_printed"
 
-#: The repository's data/ folder (next to the emu/ package).
-DATA_DIR = Path(__file__).resolve().parent.parent / "data"
+#: The repository's data/ folder (next to the emu/ package; inside it in a wheel).
+DATA_DIR = book_dir("data")
 
 
 def data_dir() -> Path:

@@ -154,3 +154,18 @@ def bar_panels(df, label: str, columns: dict[str, str], colors=None,
                     showlegend=False, name=column, row=1, col=i)
     fig.update_yaxes(autorange="reversed")
     return style(fig, title=title, source=source, height=height)
+
+
+def plain(value):
+    """emu.compare.plain: numpy's scalars as plain Python numbers, for myst-nb's glue."""
+    from .compare import plain as _plain
+    return _plain(value)
+
+
+def glue(name, value, display=False):
+    """myst_nb.glue of ``plain(value)`` (a Comparison: its sentence): a value the book's
+    pages can format. One name at a time; emu.compare.glue takes several."""
+    from myst_nb import glue as _glue
+    from .compare import Comparison
+    value = str(value) if isinstance(value, Comparison) else plain(value)
+    return _glue(name, value, display=display)

@@ -38,6 +38,13 @@ class Profile:
     topology: Topology = field(default_factory=Topology)          # emu.topology's table
 
     @property
+    def system_memory(self):
+        """The RAM of the machine the paper measured this processor in (``[system]``
+        memory_mb, in bytes), or None."""
+        mb = self.raw.get("system", {}).get("memory_mb")
+        return None if mb is None else int(mb) << 20
+
+    @property
     def coherent_icache(self):
         """x86 keeps instruction fetch coherent with stores in hardware."""
         return self.isa == "x86"

@@ -233,6 +233,44 @@ def test_failing_notebook_fails_the_build(tmp_path):
     assert "deliberate-failure" in proc.stdout + proc.stderr
 
 
+@pytest.mark.book
+def test_a_rebuild_executes_only_what_could_change(tmp_path):
+    """jupyter-cache keyed by the sources (_ext/execution_cache.py): a second build executes
+    nothing; a new data file (a source the notebooks may read) runs them again."""
+    import shutil
+
+    import nbformat
+
+    src, runs = tmp_path / "src", tmp_path / "runs.txt"
+    (src / "notebooks").mkdir(parents=True)
+    shutil.copy(REPO / "_config.yml", src / "_config.yml")
+    shutil.copytree(REPO / "_ext", src / "_ext")
+    (src / "intro.md").write_text("# Mini book\n")
+    (src / "_toc.yml").write_text(
+        "format: jb-book\nroot: intro\nchapters:\n  - file: notebooks/counted\n")
+    nb = nbformat.v4.new_notebook(metadata={"kernelspec": {
+        "name": "python3", "display_name": "Python 3", "language": "python"}})
+    nb.cells = [nbformat.v4.new_markdown_cell("# Counted"),
+                nbformat.v4.new_code_cell(f"open({str(runs)!r}, 'a').write('x')")]
+    nbformat.write(nb, src / "notebooks" / "counted.ipynb")
+
+    def build():
+        proc = subprocess.run(
+            [sys.executable, "-c", "from jupyter_book.cli.main import main; main()",
+             "build", str(src), "--path-output", str(tmp_path / "out")],
+            cwd=src, capture_output=True, text=True, timeout=600)
+        assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
+        return runs.read_text().count("x")
+
+    assert build() == 1
+    assert build() == 1                                 # cached: not executed again
+    (src / "data").mkdir()
+    (src / "data" / "new.csv").write_text("a,source,table,page\n1,s,t,p\n")
+    assert build() == 2                                 # a source changed: executed again
+    caches = list((tmp_path / "out" / "_build" / ".jupyter_cache").iterdir())
+    assert len(caches) == 1                             # the old cache was removed
+
+
 # --- emu.plot, without a browser -------------------------------------------------
 
 @pytest.fixture
@@ -270,3 +308,15 @@ def test_setup_outside_book_keeps_plotly_choice(monkeypatch, restore_plotly):
     assert restore_plotly.renderers.default == "plotly_mimetype"
     emu.plot.setup(renderer="notebook")
     assert restore_plotly.renderers.default == "notebook"
+
+
+def test_plain_numbers_for_glue():
+    import numpy as np
+
+    from emu.plot import plain
+
+    assert repr(plain(np.float64(229.76))) == "229.76"       # not np.float64(229.76)
+    assert type(plain(np.int64(3))) is int and plain(np.int64(3)) == 3
+    assert type(plain(np.float32(0.5))) is float
+    assert plain(True) is True and plain("fell") == "fell"
+    assert f"{float(repr(plain(np.float64(2.5)))):.1f}" == "2.5"

@@ -63,17 +63,21 @@ def policies():
 
 def test_lazy_flushes_fewer_pages_than_eager(policies):
     flushed = {key: r.counts["pages_flushed"] for key, r in policies.items()}
-    assert flushed == {("fork", "eager"): 3, ("fork", "lazy"): 3, ("exec", "eager"): 20,
-                       ("exec", "lazy"): 7, ("shell", "eager"): 164, ("shell", "lazy"): 35}
-    for kind in ("exec", "shell"):
+    # derived page by page in tests/test_kernel.py (two flushes per eager file fault, the
+    # child's exit path in libc, the dynamically linked hello)
+    assert flushed == {("fork", "eager"): 9, ("fork", "lazy"): 3, ("exec", "eager"): 181,
+                       ("exec", "lazy"): 17, ("shell", "eager"): 453, ("shell", "lazy"): 42}
+    for kind in ("fork", "exec", "shell"):
         assert policies[kind, "lazy"].cycles < policies[kind, "eager"].cycles
-    assert policies["fork", "lazy"].cycles == policies["fork", "eager"].cycles
+    ratios = [policies[kind, "lazy"].us / policies[kind, "eager"].us
+              for kind in ("fork", "exec", "shell")]
+    assert ratios == pytest.approx([0.8978, 0.5926, 0.5760], abs=5e-5)
 
 
 def test_lazy_keeps_only_the_flushes_of_pages_the_kernel_wrote(policies):
     eager, lazy = policies["shell", "eager"].counts, policies["shell", "lazy"].counts
     assert (eager["flushed:file"], eager["flushed:cow"], eager["flushed:anonymous"],
-            eager["flushed:exec_args"]) == (127, 24, 11, 2)
+            eager["flushed:exec_args"]) == (192, 28, 14, 2)
     assert lazy["pages_flushed"] == eager["flushed:cow"] + eager["flushed:anonymous"]
 
 
@@ -87,17 +91,22 @@ def test_flush_share_beside_table1(policies):
     for policy in ("eager", "lazy"):
         cycles = workloads.by_procedure(policies["shell", policy])
         shares.append(cycles["flush_dcache_icache"] / cycles.sum())
-    assert shares == pytest.approx([0.741, 0.662], abs=5e-4)
-    assert workloads.by_procedure(policies["shell", "eager"])["flush_dcache_icache"] == 707330
-    assert workloads.by_procedure(policies["shell", "lazy"])["flush_dcache_icache"] == 484400
+    assert shares == pytest.approx([0.809, 0.658], abs=5e-4)
+    assert workloads.by_procedure(policies["shell", "eager"])["flush_dcache_icache"] == 1277005
+    assert workloads.by_procedure(policies["shell", "lazy"])["flush_dcache_icache"] == 581280
 
 
-def test_a_program_running_200_text_pages_reaches_the_published_exec_ratio():
+def test_a_static_program_running_200_text_pages_gains_more():
+    """The exercise's static program. Eager: filemap_nopage flushes its 200 text pages, its
+    data page and libc's execve page (202), do_no_page the text and libc pages again
+    (201; the data page's copy goes as copy-on-write); copy-on-write copies 4 (the child's
+    2 stack pages and libc data page, big's data page), the argument page and big's other
+    stack page: 409. Lazy: only the 5 pages the kernel wrote into."""
     big = workloads.Image("big", text_pages=300, data_pages=2, bss_pages=1, text_touched=200,
                           data_written=1, bss_written=0)
     runs = {p: workloads.lat_proc("exec", policy=p, program=big) for p in ("eager", "lazy")}
-    assert (runs["eager"].counts["pages_flushed"], runs["lazy"].counts["pages_flushed"]) == (206, 5)
-    assert runs["lazy"].us / runs["eager"].us == pytest.approx(0.413, abs=5e-4)
+    assert (runs["eager"].counts["pages_flushed"], runs["lazy"].counts["pages_flushed"]) == (409, 5)
+    assert runs["lazy"].us / runs["eager"].us == pytest.approx(0.2753, abs=5e-5)
 
 
 @pytest.fixture(scope="module")
@@ -116,16 +125,19 @@ def test_pte_strategies_trade_scans_against_per_entry_calls(strategies):
         assert cycles[kind, "immediate"] < cycles[kind, "batched"] < cycles[kind, "scan"]
         assert strategies[kind, "scan"].counts["lptes_examined"] > \
             strategies[kind, "immediate"].counts["lptes_examined"]
-    # mmap: every LPTE has an HPTE; one scan call beats 256 single calls
-    assert cycles["mmap", "scan"] < cycles["mmap", "immediate"] < cycles["mmap", "batched"]
-    assert [strategies["mmap", s].counts["flush_calls"] for s in ("scan", "immediate")] == [1, 256]
+    # mmap (LMBench's stores every 16 KB over a tenth of 1 MB: 7 pages): the 2.5 kernel
+    # invalidates each HPTE as munmap zaps its PTE (flush_hash_entry), whatever the
+    # strategy; the scan and immediate kernels do the same work, batched adds its batch
+    assert cycles["mmap", "scan"] == cycles["mmap", "immediate"] < cycles["mmap", "batched"]
+    assert [strategies["mmap", s].counts["flush_calls"]
+            for s in ("scan", "immediate", "batched")] == [7, 7, 7]
     # fork under the scan flushes (and refills) the parent's unchanged text HPTEs too
     assert [strategies["fork", s].counts["hpte_invalidated"]
-            for s in ("scan", "immediate", "batched")] == [12, 8, 8]
+            for s in ("scan", "immediate", "batched")] == [13, 10, 10]
     change = cycles["shell", "immediate"] / cycles["shell", "scan"] - 1
-    assert change == pytest.approx(-0.02127, abs=5e-5)
-    assert stats.runs_needed(abs(change * 32.09), 1.42) == 69
-    assert stats.runs_needed(abs(change * 8.51), 1.42) == 968
+    assert change == pytest.approx(-0.00504, abs=5e-6)
+    assert stats.runs_needed(abs(change * 32.09), 1.42) == 1212
+    assert stats.runs_needed(abs(change * 8.51), 1.42) == 17218
 
 
 def test_noise_numbers_of_section_4():
@@ -146,9 +158,11 @@ def compiles():
 
 def test_the_405_deferral_leaves_only_first_executions(compiles):
     flushed = {k: r.counts.get("pages_flushed", 0) / r.iterations for k, r in compiles.items()}
-    assert flushed == {("lazy", "cold"): 822, ("lazy", "steady"): 671,
-                       ("lazy_exec", "cold"): 150, ("lazy_exec", "steady"): 0}
-    assert compiles["lazy_exec", "cold"].counts["exec_faults"] == 150
+    # (cold: 822 and 150 before issue 15; the child's close and execve now run a page of
+    # libc text the parent never runs, executed for the first time once)
+    assert flushed == {("lazy", "cold"): 823, ("lazy", "steady"): 671,
+                       ("lazy_exec", "cold"): 151, ("lazy_exec", "steady"): 0}
+    assert compiles["lazy_exec", "cold"].counts["exec_faults"] == 151
     drop = 1 - compiles["lazy_exec", "steady"].us / compiles["lazy", "steady"].us
     assert drop == pytest.approx(0.711, abs=5e-4)
 
@@ -157,7 +171,8 @@ def test_a_cc1_running_300_text_pages_is_flushed_300_times():
     from dataclasses import replace
     big = replace(workloads.CC1, text_touched=300)
     r = workloads.kernel_compile(steps=1, warmup=0, policy="lazy_exec", program=big)
-    assert r.counts["pages_flushed"] == r.counts["exec_faults"] == 300
+    # and libc's execve page, run for the first time by the child
+    assert r.counts["pages_flushed"] == r.counts["exec_faults"] == 300 + 1
 
 
 def test_table_ticks_against_system_time_at_hz_100():
@@ -180,9 +195,13 @@ def test_batched_beats_scan_on_the_64_bit_kernel():
             r = workloads.lat_proc(kind, tlb_flush=strategy, profile="power4")
             cycles[kind, strategy], syncs[kind, strategy] = r.cycles, r.counts["tlbsync"]
     # re-measured when every HPTE operation took its HPTE's lock bit, as the kernel's do
-    # (0.1-0.3% more; the order of the strategies is unchanged)
-    assert cycles == {("fork", "scan"): 80093, ("fork", "batched"): 73326,
-                      ("exec", "scan"): 179793, ("exec", "batched"): 170252,
-                      ("shell", "scan"): 878468, ("shell", "batched"): 849383}
+    # (0.1-0.3% more; the order of the strategies is unchanged); then for issue 15 (the
+    # dynamic LMBench programs, HPTEs gathered at zap, the 8 GB machine's 128 MB table):
+    # fork 80,093 / 73,326, exec 179,793 / 170,252, shell 878,468 / 849,383 before
+    assert cycles == {("fork", "scan"): 89902, ("fork", "batched"): 82444,
+                      ("exec", "scan"): 444805, ("exec", "batched"): 437539,
+                      ("shell", "scan"): 1046115, ("shell", "batched"): 1038841}
+    # scan: a tlbsync per VMA with HPTEs at fork (4), one per gathered exit or exec;
+    # batched: one per flush batch
     assert [syncs[k, s] for k in ("fork", "exec", "shell") for s in ("scan", "batched")] == \
-        [6, 2, 10, 3, 23, 6]
+        [5, 2, 6, 3, 7, 4]

@@ -195,7 +195,7 @@ SAMPLES = {
     "prefetchnta": "prefetchnta (%eax)", "prefetcht0": "prefetcht0 (%eax)",
     "movntq": "movntq %mm0, (%eax)", "movnti": "movnti %eax, (%ebx)",
     "movntdq": "movntdq %xmm0, (%eax)", "emms": "emms", "lock": "lock incl (%eax)",
-    "rep_movsl": "rep movsl",
+    "rep_movsl": "rep movsl", "fxsave": "fxsave (%eax)", "fxrstor": "fxrstor (%eax)",
 }
 def cost_cases():
     for name in NAMES:

@@ -60,6 +60,7 @@ class PPC32Hash(Arch):
 
     name = "ppc32-hash"
     has_exec_permission = False      # classic PowerPC PTEs have no execute bit
+    zap_flush = "entry"              # flush_hash_entry at each zapped PTE (2.5)
 
     def __init__(self, machine, ledger, htab_size=None, total_memory=None):
         super().__init__(machine, ledger)

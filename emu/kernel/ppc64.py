@@ -140,6 +140,7 @@ class PPC64Hash(Arch):
 
     name = "ppc64-hash"
     has_exec_permission = False      # POWER4 has N, but the model does not use it (above)
+    zap_flush = "gather"              # zapped PTEs batched, flushed at tlb_flush (2.6.0)
     tlb_flush_strategies = ("scan", "batched", "immediate")
     table_levels = ((31, 10), (21, 10))     # pgd (PGDIR_SHIFT 31), pmd (PMD_SHIFT 21)
     pte_index_bits = 9                       # 512 PTEs of 8 bytes per PTE page

@@ -451,6 +451,10 @@ class Arch:
     default_policy = "lazy"
 
     current = PerCPU()       # the mm whose context a CPU has loaded (backends keeping one)
+    # what the scan strategy does with a zapped PTE that has an HPTE (Kernel._zapped_hashpte):
+    # "entry" (flush it at once), "gather" (batch it for tlb_flush), None (2.4's flush of the
+    # whole range after the zap, and backends without a hash table)
+    zap_flush = None
 
     def __init__(self, machine, ledger):
         self.machine, self.ledger = machine, ledger
@@ -606,6 +610,7 @@ class Kernel:
     """
 
     current = PerCPU()          # the process each CPU runs
+    gathered = PerCPU(list)     # (mm, address) of zapped PTEs this CPU's mmu_gather holds
 
     def __init__(self, machine=None, policy=None, tlb_flush=None, arch=None, frames=4096,
                  cost_table_override=None, **arch_options):
@@ -951,6 +956,10 @@ class Kernel:
             self._put_page(page)
             page, writable = new, True
         page.mapcount += 1
+        # the 2.4 kernels called flush_page_to_ram twice on this path: in filemap_nopage
+        # (mm/filemap.c, on the page it returns: the page-cache page or its early copy) and
+        # in do_no_page (mm/memory.c) (read in 2.4.0)
+        self.policy.mapping_page(self, page, "filemap_nopage")
         self.policy.mapping_page(self, page, "file" if page.kind == "pagecache" else "cow")
         bits = self._vm_pte_bits(vma, writable)
         if write:
@@ -1095,11 +1104,45 @@ class Kernel:
             self.ledger.fixed("zap_pte")
             self._write_pte(ptep, pte & _PAGE_HASHPTE)
             if pte & _PAGE_HASHPTE:
-                self._pte_changed(mm, address)
+                self._zapped_hashpte(mm, address)
             page = self._page_of(pte)
             if not page.reserved:
                 page.mapcount -= 1
                 released.append(page)
+
+    def _zapped_hashpte(self, mm, address):
+        """tlb_remove_tlb_entry of a PTE with _PAGE_HASHPTE. Under the scan strategy, a
+        backend whose kernel gathers unmaps (mmu_gather, 2.5 on) acts at once: 32-bit,
+        flush_hash_entry (include/asm-ppc/tlb.h, 2.5: the HPTE searched and invalidated,
+        one PTE); 64-bit (2.6.0 include/asm-ppc64/tlb.h) the PTE goes into this CPU's
+        ppc64_tlb_batch, flushed by flush_hash_range when full and at tlb_flush. The other
+        strategies treat it as any changed PTE."""
+        zap = self.arch.zap_flush if self.tlb_flush == "scan" else None
+        if zap == "entry":
+            self._flush_one(mm, address)
+        elif zap == "gather":
+            self.ledger.fixed("batch_entry")
+            self.gathered.append((mm, address))
+        else:
+            self._pte_changed(mm, address)
+
+    def _unmap_flush(self, mm, start=None, end=None):
+        """The TLB flush at the end of an unmap (tlb_finish_mmu; a range, or the whole mm
+        at exit). With the scan strategy a gathering kernel has flushed each HPTE as it
+        zapped it (or gathered it, flushed here: tlb_flush); an older one (2.4's
+        zap_page_range, and the software-loaded TLBs) flushes the range or the mm."""
+        zap = self.arch.zap_flush if self.tlb_flush == "scan" else None
+        if zap == "gather":
+            mine = [address for owner, address in self.gathered if owner is mm]
+            self.gathered = [entry for entry in self.gathered if entry[0] is not mm]
+            if mine:
+                self.arch.flush_pending(mm, mine)
+        elif zap == "entry":
+            pass                            # tlb_flush: nothing left on a hashed MMU
+        elif start is None:
+            self.flush_tlb_mm(mm)
+        else:
+            self.flush_tlb_range(mm, start, end)
 
     def munmap(self, process, address, length):
         """do_munmap of whole VMAs or parts of them; the range must be mapped."""
@@ -1120,7 +1163,7 @@ class Kernel:
             self.ledger.fixed("vma_setup")
             with self.locked(mm.page_table_lock):    # unmap_region
                 self._zap_range(mm, lo, hi, released)
-                self.flush_tlb_range(mm, lo, hi)
+                self._unmap_flush(mm, lo, hi)
             mm.vmas.remove(vma)
             if vma.start < lo:
                 mm.insert_vma(VMA(vma.start, lo, vma.flags, vma.file, vma.pgoff, vma.name))
@@ -1190,7 +1233,7 @@ class Kernel:
         with self.locked(mm.page_table_lock):        # unmap_vmas, tlb_finish_mmu
             for vma in mm.vmas:
                 self._zap_range(mm, vma.start, vma.end, released)
-            self.flush_tlb_mm(mm)
+            self._unmap_flush(mm)
         for page in released:
             self._put_page(page)
         self._free_page_tables(mm.pgd.address, 0, 0)

@@ -8,9 +8,18 @@ Steady state, as LMBench measures it: each workload runs ``warmup`` iterations f
 programs' pages are then in the page cache and, under the lazy policy, already flushed),
 then ``iterations`` measured ones.
 
+What the workloads do is LMBench 2's (its SCCS history, read for facts): lat_proc forks a
+child that exits (``fork``), execs the dynamically linked ``hello`` (``exec``) or runs
+``/bin/sh -c hello`` (``shell``); lat_mmap stores every 16 KB over a tenth of the mapping.
+Each choice names its source file where it is made.
+
 Process images are parameters. The defaults are **estimates** of plausible sizes for a
 2003 PowerPC Linux system, not measurements (no binary was inspected): a page count here
-is "pages the program maps" / "pages its run touches". Change them and say so.
+is "pages the program maps" / "pages its run touches", and so are the pages the forked
+child and the parent touch between forks (CHILD_RUNS, PARENT_RUNS). Change them and say so.
+
+A hashed-MMU kernel is sized like the machine of the paper (the profile's ``[system]``): its
+hash table is the one Linux gave that much RAM.
 """
 from __future__ import annotations
 
@@ -100,15 +109,27 @@ class Image(_ElfParts):
         return out
 
 
-# Default images: estimates (see the module docstring), not measurements.
+# Default images: estimates (see the module docstring), not measurements. The libraries of
+# a 2003 PowerPC distribution (glibc 2.2/2.3): ld.so about 100 KB of text, libc about 1.2
+# MB; a run of a program touches a part of each (startup, relocation, its calls, exit).
 LD_SO = Library("ld.so", text_pages=25, data_pages=2, bss_pages=1, text_touched=15,
                 data_written=2, bss_written=1)
 LIBC = Library("libc.so.6", text_pages=300, data_pages=10, bss_pages=3, text_touched=60,
                data_written=6, bss_written=2)
-HELLO = Image("hello", text_pages=100, data_pages=4, bss_pages=2, text_touched=12,
-              data_written=2, bss_written=1, stack_written=2)        # static, ~400 KB
-LAT_PROC = Image("lat_proc", text_pages=60, data_pages=6, bss_pages=4, text_touched=30,
-                 data_written=4, bss_written=2, stack_written=3)     # static benchmark
+LIBRARIES = (LD_SO, LIBC)
+# LMBench 2 links its programs dynamically: src/Makefile builds each with $(CC) $(CFLAGS)
+# $(LDFLAGS) ... lmbench.a $(LDLIBS), no -static (SCCS history of src/Makefile to 1.56,
+# 2000), and scripts/lmbench copies that hello to /tmp/hello for lat_proc (scripts/lmbench,
+# SCCS). hello.c is one write() and a return: a page of text (main and the startup
+# files), a page of data (its GOT, which ld.so relocates) and a page of bss (the PPC32
+# PLT, which ld.so writes as it binds calls).
+HELLO = Image("hello", text_pages=1, data_pages=1, bss_pages=1, text_touched=1,
+              data_written=1, bss_written=1, stack_written=2, libs=(LD_SO, LIBC))
+# lat_proc itself: lat_proc.c and the parts of lmbench.a it calls (the timing loop, the
+# statistics), dynamically linked like hello
+LAT_PROC = Image("lat_proc", text_pages=8, data_pages=2, bss_pages=2, text_touched=4,
+                 data_written=1, bss_written=2, stack_written=3, libs=(LD_SO, LIBC))
+# /bin/sh: bash 2.05 of a 2003 distribution, about 600 KB of text
 SH = Image("sh", text_pages=150, data_pages=20, bss_pages=8, text_touched=40,
            data_written=8, bss_written=4, stack_written=3, libs=(LD_SO, LIBC))
 # A kernel-compile step, for ``compile`` (estimates, not measurements: no binary was
@@ -122,13 +143,23 @@ CC1 = Image("cc1", text_pages=750, data_pages=40, bss_pages=30, text_touched=150
 MAKE = Image("make", text_pages=40, data_pages=4, bss_pages=2, text_touched=10,
              data_written=2, bss_written=1, stack_written=2, libs=(LD_SO, LIBC),
              heap_pages=64, heap_written=20)
-# What a forked child of lat_proc does before it exits or execs: returning from fork() and
-# calling exit() runs a few pages of its text, writes its stack and some libc data
-# (estimates). (part, pages, access)
-CHILD_RUNS = (("text", 3, "x"), ("stack", 2, "w"), ("data", 1, "w"))
-# What the parent does between wait() returning and the next fork(): the benchmark loop and
-# libc's wrappers (estimates).
-PARENT_RUNS = (("text", 4, "x"), ("stack", 1, "w"), ("data", 1, "w"))
+# What a forked child of lat_proc runs (LMBench 2 src/lat_proc.c 1.14: fork(), then in the
+# child exit(1) for `fork`, close(1) and execve or execlp for `exec` and `shell`): libc's
+# fork() returning in the child (its atfork handlers) and lat_proc's own code (pages the
+# parent runs too: mapped, only their HPTEs are new), and for `fork` libc's exit path
+# (exit, _IO_cleanup, _exit), on pages of libc text the parent never runs in its loop (it
+# never exits while it measures), so each child faults them in again; stores to its stack
+# and to libc's data (copy-on-write). Estimates: (mapping, first page, pages, access);
+# libc's first ``text_touched`` pages are those every run of a program touches.
+CHILD_RUNS = (("libc.so.6 text", 0, 1, "x"), ("text", 0, 1, "x"), ("stack", 0, 2, "w"),
+              ("libc.so.6 data", 0, 1, "w"))
+CHILD_EXIT_RUNS = (("libc.so.6 text", LIBC.text_touched, 3, "x"),)
+CHILD_EXEC_RUNS = (("libc.so.6 text", LIBC.text_touched + 3, 1, "x"),)   # close, execve
+# What the parent does between wait() returning and the next fork(): the benchmark loop
+# (lat_proc's text) and libc's fork() and waitpid() wrappers (a page of libc text, the
+# page the child returns through too), its stack and libc's data (estimates).
+PARENT_RUNS = (("libc.so.6 text", 0, 1, "x"), ("text", 0, 2, "x"), ("stack", 0, 1, "w"),
+               ("libc.so.6 data", 0, 1, "w"))
 
 
 @dataclass
@@ -227,8 +258,28 @@ def make_kernel(policy=None, tlb_flush=None, profile="ppc750", **options):
         from .arm import ARMv7
         options["arch"] = ARMv7
         machine_options["mmu"] = True
+    _size_like_the_papers_machine(described, options, machine_options)
     return Kernel(Machine(profile, **machine_options), policy=policy, tlb_flush=tlb_flush,
                   **options)
+
+
+def _size_like_the_papers_machine(described, options, machine_options):
+    """A hashed-MMU kernel sizes its hash table by the machine's RAM: that of the machine
+    the paper measured (the profile's [system] memory_mb: the PowerBook's 192 MB give 512
+    KB, the pSeries 650's 8 GB 128 MB), unless ``total_memory`` or ``htab_size`` is given.
+    The emulated RAM grows to hold a table that large."""
+    from .ppc32 import PPC32Hash
+    from .ppc64 import PPC64Hash, htab_size_for
+    arch = options.get("arch")
+    hashed = arch is None or (isinstance(arch, type) and issubclass(arch, (PPC32Hash,
+                                                                           PPC64Hash)))
+    if not hashed or "htab_size" in options or "total_memory" in options or \
+            described.system_memory is None:
+        return
+    options["total_memory"] = described.system_memory
+    if isinstance(arch, type) and issubclass(arch, PPC64Hash):
+        table = htab_size_for(described.system_memory)      # aligned to its size in RAM
+        machine_options.setdefault("ram_size", max(32 << 20, 2 * table + (32 << 20)))
 
 
 @dataclass
@@ -302,12 +353,32 @@ def _measure(kernel, name, once, warmup, iterations, per="iteration", per_count=
                   spent.breakdown(), spent, per, per_count)
 
 
-def _run(kernel, process, image, what, pages, access):
-    """The process accesses the first ``pages`` pages of its text or data, or the top
-    ``pages`` of its stack."""
-    start = {"stack": STACK_TOP - pages * PAGE_SIZE, "text": ELF_BASE,
-             "data": ELF_BASE + image.text_pages * PAGE_SIZE}[what]
-    kernel.touch_pages(process, start, pages, access)
+def _run(kernel, process, image, what, first, pages, access):
+    """The process accesses ``pages`` pages of a mapping of ``image`` from its page
+    ``first``: its ``text``, ``data``, ``bss`` or ``heap``, a library's (``libc.so.6
+    text``...), or the ``stack`` (from its top down)."""
+    if what == "stack":
+        kernel.touch_pages(process, STACK_TOP - (first + pages) * PAGE_SIZE, pages, access)
+        return
+    parts = {name: (address, size) for name, address, size, *_ in image._layout()}
+    if what not in parts:
+        raise ValueError(f"{image.name} has no mapping {what!r} (it has "
+                         f"{', '.join(parts)}, stack)")
+    address, size = parts[what]
+    if first + pages > size:
+        raise ValueError(f"{image.name} {what}: pages {first}-{first + pages - 1} are beyond "
+                         f"its {size}")
+    kernel.touch_pages(process, address + first * PAGE_SIZE, pages, access)
+
+
+def _runs(kernel, process, image, runs):
+    """``_run`` each of ``runs``; a statically linked image has no library mappings, and
+    skips the runs of library code (its own text holds that code)."""
+    names = {name for name, *_ in image._layout()}
+    for what, first, pages, access in runs:
+        if what.split()[0] in {lib.name for lib in LIBRARIES} and what not in names:
+            continue
+        _run(kernel, process, image, what, first, pages, access)
 
 
 def lat_proc(kind="fork", policy=None, tlb_flush=None, profile="ppc750", warmup=1,
@@ -340,22 +411,21 @@ def _lat_proc_copy(k, kind, parent_image, program, shell):
 
     def once():
         child = k.fork(parent)
-        for what, pages, access in CHILD_RUNS:
-            _run(k, child, parent_image, what, pages, access)
+        _runs(k, child, parent_image, CHILD_RUNS)
+        if kind == "fork":
+            _runs(k, child, parent_image, CHILD_EXIT_RUNS)
+        else:
+            _runs(k, child, parent_image, CHILD_EXEC_RUNS)
         if kind == "exec":
             k.exec(child, program)
         elif kind == "shell":
+            # sh -c PROG: bash, compiled with ONESHOT (its config-top.h default since 2.0),
+            # execs a single simple command in place, without forking for it
             k.exec(child, shell)
-            grandchild = k.fork(child)
-            for what, pages, access in CHILD_RUNS:
-                _run(k, grandchild, shell, what, pages, access)
-            k.exec(grandchild, program)
-            k.exit(grandchild)
-            k.wait(child, grandchild)
+            k.exec(child, program)
         k.exit(child)
         k.wait(parent, child)
-        for what, pages, access in PARENT_RUNS:
-            _run(k, parent, parent_image, what, pages, access)
+        _runs(k, parent, parent_image, PARENT_RUNS)
 
     return once
 
@@ -374,13 +444,11 @@ def kernel_compile(steps=4, policy=None, tlb_flush=None, profile="ppc405gp", war
 
     def once():
         child = k.fork(parent)
-        for what, pages, access in CHILD_RUNS:
-            _run(k, child, parent_image, what, pages, access)
+        _runs(k, child, parent_image, CHILD_RUNS + CHILD_EXEC_RUNS)
         k.exec(child, program)
         k.exit(child)
         k.wait(parent, child)
-        for what, pages, access in PARENT_RUNS:
-            _run(k, parent, parent_image, what, pages, access)
+        _runs(k, parent, parent_image, PARENT_RUNS)
 
     return _measure(k, "kernel compile", once, warmup, steps, per="compile step")
 
@@ -409,18 +477,27 @@ def lat_pagefault(pages=256, policy=None, tlb_flush=None, profile="ppc750", warm
                     per_count=pages)
 
 
+# LMBench 2 lat_mmap (src/lat_mmap.c 1.11): mapit() maps the file shared and read/write,
+# stores one byte every PSIZE = 16 KB over the first tenth of the mapping (N = 10; the
+# sequential case, the one scripts/lmbench runs), and unmaps it
+LAT_MMAP_STRIDE = 16 << 10
+LAT_MMAP_PART = 10
+
+
 def lat_mmap(size=1 << 20, policy=None, tlb_flush=None, profile="ppc750", warmup=1,
-             iterations=1, access="r", kernel=None, **options):
-    """LMBench lat_mmap: mmap ``size`` bytes of a cached file (shared, read/write), touch
-    each page (``access``), munmap. Reported per mmap + touch + munmap."""
+             iterations=1, kernel=None, **options):
+    """LMBench lat_mmap: mmap ``size`` bytes of a cached file (shared, read/write), store
+    to one byte every 16 KB over its first tenth (LAT_MMAP_STRIDE, LAT_MMAP_PART), munmap.
+    Reported per mmap + stores + munmap."""
     k = kernel or make_kernel(policy, tlb_flush, profile, **options)
-    process = k.spawn(HELLO)
+    process = k.spawn(LAT_PROC)
     pages = -(-size // PAGE_SIZE)
     data = File("lat_mmap.data", pages)
 
     def once():
         where = k.mmap(process, size, "rw", shared=True, file=data)
-        k.touch_pages(process, where, pages, access)
+        for offset in range(0, size // LAT_MMAP_PART, LAT_MMAP_STRIDE):
+            k.touch(process, where + offset, "w")
         k.munmap(process, where, size)
 
     return _measure(k, "lat_mmap", once, warmup, iterations)

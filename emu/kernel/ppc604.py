@@ -1,0 +1,288 @@
+"""The PowerPC 604 backend of Dougan 1999: the hashed page table searched by hardware, with the
+604's own TLBs in front of it, and the three ways a kernel of the time flushed a range.
+
+``PPC32Hash`` (emu.kernel.ppc32) asks only "is there an HPTE?": it has no TLB, so a TLB miss
+that the hardware resolves from the hash table costs nothing there. This backend adds what
+the 604 does (IBM PowerPC 604 RISC Microprocessor User's Manual, ch. 5):
+
+* **TLBs**: an ITLB and a DTLB of the profile's size (ppc604: 128 entries, 2-way, LRU; UM
+  p. 5-3), indexed by EA bits 14-19 (64 congruence classes; UM Figure 5-7), each entry
+  tagged by the VSID and the page (the segment registers are loaded per process and nothing
+  is flushed on a switch). A hit costs nothing; a store through an entry with PP = 3 (a
+  clean page: hash_page makes it read-only until the first store) is a DSI, handled by
+  ``hash_page`` as Linux's DataAccess path does (``storage_interrupt``).
+* **The hardware table search** on a TLB miss (UM 5.4.5, Figures 5-9 and 5-10): the PTEs of
+  the primary group, then of the secondary group, fetched one after the other and compared.
+  The model reads them through the L1 D cache model (``emu.mmu.walk_hashed32``: the stall of
+  each miss) and charges each PTE fetch the L1 D's load-to-use latency from the profile
+  (``hit_latency``, 2 cycles on the 604), one after the other, plus the profile's
+  ``[tlb] walk_cycles`` (0: no figure for the search's own sequencing was found; the paper's
+  "up to 120 cycles" is a measurement the model is compared with, not an input). So a hit in
+  slot k of the primary group costs 2 (k + 1) cycles plus stalls, and a search of both
+  groups that finds nothing 32 plus stalls. Not modelled: the R and C updates the hardware
+  makes to the PTE (Linux's HPTEs are made with R set, and C with a writable dirty page),
+  speculative accesses (the search waits until an access is in order).
+* **A hash-table miss** is an ISI/DSI: the exception prologue and return (the fixed cost
+  ``hash_fault_entry``) and the guest ``hash_page`` (routines/ppc32/hash_low_32.S); the
+  access is then retried: a second TLB miss, whose search finds the new HPTE. If the Linux
+  PTE does not allow the access, the fault path (do_page_fault) follows.
+
+``tlbie`` (in the guest flush routines) invalidates both ways of the page's congruence class
+in both TLBs, as the 603 does (an assumption for the 604: its manual's text on this was not
+checked); the model applies it after each flush routine to the pages the routine tlbie-d.
+
+The flush of a range (``flush``), the subject of the paper's "80 times" (node11):
+
+* ``"hashpte"`` (default): the later kernel's scan (Linux 2.4 ``flush_hash_pages``): only the
+  Linux PTEs with _PAGE_HASHPTE are searched for, so a page that never had an HPTE costs a
+  load of its PTE. The "look only where entries can be" of the paper.
+* ``"search"``: Linux 2.1.51-2.1.78 (and 2.1.34's C version): flush_tlb_range calls
+  flush_hash_page for **every page** of the range, which searches both PTE groups whether or
+  not the page ever had an HPTE (routines/ppc32/flush_hash_search.S).
+* ``"context"``: Linux 2.1.79-2.2.0: a range of more than ``CONTEXT_FLUSH_PAGES`` (20) pages
+  is flushed by flush_tlb_mm, which gives the mm a new context (new VSIDs: the old HPTEs and
+  TLB entries can never match again and stay behind as "zombies"), loaded with set_context
+  if the mm is the running one; smaller ranges are searched page by page as in ``search``.
+
+In all three the flush runs once per unmapped range, after the zap (2.2's and 2.4's
+zap_page_range then flush_tlb_range; ``hashpte`` is the generic VM's ``scan`` strategy, one
+flush_hash_pages per PTE page of the range), not per zapped PTE as in PPC32Hash (2.5).
+"""
+from __future__ import annotations
+
+from .. import mmu, routine
+from .ppc32 import HPTE_STATUS, PPC32Hash, ctx_to_vsid, hash_low_prelude
+from .vm import _PAGE_HASHPTE, _PAGE_RW, PAGE_SHIFT, PAGE_SIZE, TASK_SIZE, KernelError
+
+FLUSHES = ("hashpte", "search", "context")
+CONTEXT_FLUSH_PAGES = 20          # 2.1.79-2.2.0 local_flush_tlb_range: "> 20 * PAGE_SIZE"
+CLASS_SHIFT = 12                  # EA bits 14-19 (IBM numbering) select the class
+
+
+class TLB604:
+    """One of the 604's TLBs: ``entries`` in ``ways`` ways, LRU within a congruence class,
+    entries tagged by (VSID, effective page)."""
+
+    def __init__(self, entries, ways):
+        self.ways = ways
+        self.classes = entries // ways
+        self.sets = [[None] * ways for _ in range(self.classes)]
+        self.order = [list(range(ways)) for _ in range(self.classes)]    # LRU first
+
+    def index(self, address):
+        return (address >> CLASS_SHIFT) & (self.classes - 1)
+
+    def find(self, vsid, address):
+        """(way, HPTE word 1) of the entry for the page, or None."""
+        s = self.index(address)
+        tag = (vsid, address >> PAGE_SHIFT)
+        for way, entry in enumerate(self.sets[s]):
+            if entry is not None and entry[0] == tag:
+                return way, entry[1]
+        return None
+
+    def use(self, address, way):
+        order = self.order[self.index(address)]
+        order.remove(way)
+        order.append(way)
+
+    def load(self, vsid, address, word1):
+        """The search's result goes into an invalid way, else the least recently used."""
+        s = self.index(address)
+        ways = self.sets[s]
+        way = ways.index(None) if None in ways else self.order[s][0]
+        ways[way] = ((vsid, address >> PAGE_SHIFT), word1)
+        self.use(address, way)
+        return way
+
+    def invalidate_class(self, address):
+        """tlbie: both ways of the address's congruence class."""
+        self.sets[self.index(address)] = [None] * self.ways
+
+    def invalidate_all(self):
+        for s in range(self.classes):
+            self.sets[s] = [None] * self.ways
+
+    def valid(self):
+        return sum(e is not None for ways in self.sets for e in ways)
+
+
+class PPC604(PPC32Hash):
+    """The 604: ``Kernel(Machine("ppc604"), arch=PPC604, flush=...)`` (the MMU model of the
+    Machine stays off: the backend runs the TLBs and the search, see the module notes)."""
+
+    name = "ppc604"
+    tlb_decides = True
+    tlb_flush_strategies = ("scan",)
+
+    def __init__(self, machine, ledger, flush="hashpte", htab_size=None, total_memory=None):
+        if flush not in FLUSHES:
+            raise ValueError(f"flush must be one of {FLUSHES}, not {flush!r}")
+        if machine.profile.tlb.get("reload") != "hardware-hash" or machine.isa != "ppc32":
+            raise ValueError(f"the 604 backend needs a 32-bit PowerPC that searches the hash "
+                             f"table in hardware, not {machine.profile.name}")
+        super().__init__(machine, ledger, htab_size=htab_size, total_memory=total_memory)
+        tlb = machine.profile.tlb
+        self.itlb = TLB604(tlb["itlb_entries"], tlb["itlb_ways"])
+        self.dtlb = TLB604(tlb["dtlb_entries"], tlb["dtlb_ways"])
+        l1d = next(lv for lv in machine.profile.caches if lv.name == "L1D")
+        self.pte_read_cycles = l1d.hit_latency          # each PTE fetch of the search
+        self.walk_cycles = tlb.get("walk_cycles", 0)
+        self.flush = flush
+        self.name = f"ppc604 ({flush})"
+        # how the generic VM flushes (emu.kernel.vm.Kernel._unmap_flush, flush_tlb_range)
+        self.zap_flush = None             # one flush per unmapped range, after the zap
+        self.walks_flush_ranges = flush != "hashpte"
+        machine.load(hash_low_prelude(self.htab_base, self.htab_size, self.kvars) +
+                     routine("ppc32/flush_hash_search.S").read_text())
+        self.current = None
+
+    # ------------------------------------------------------------------ contexts
+
+    def switch_mm(self, mm):
+        super().switch_mm(mm)
+        self.current = mm
+
+    def destroy_context(self, mm):
+        if self.current is mm:
+            self.current = None
+
+    def vsid(self, mm, address):
+        return ctx_to_vsid(mm.context, address)
+
+    # ------------------------------------------------------------------ the TLBs
+
+    def tlb(self, access):
+        return self.itlb if access == "x" else self.dtlb
+
+    @staticmethod
+    def _permits(word1, access):
+        """PP with key 1 (user segments): 0 no access, 2 read/write, 1 and 3 read only."""
+        pp = word1 & 3
+        return pp != 0 and (access != "w" or pp == 2)
+
+    def probe(self, mm, address, access):
+        tlb = self.tlb(access)
+        found = tlb.find(self.vsid(mm, address), address)
+        if found is None:
+            return "miss"
+        if not self._permits(found[1], access):
+            return "protection"
+        tlb.use(address, found[0])
+        return "hit"
+
+    def translates(self, mm, address, write):
+        found = self.dtlb.find(self.vsid(mm, address), address)
+        return found is not None and self._permits(found[1], "w" if write else "r")
+
+    def find_hpte(self, mm, address):
+        """Where the search finds ``address``'s HPTE: (secondary?, slot, word 1), or None."""
+        vsid = self.vsid(mm, address)
+        for secondary in (False, True):
+            h = (mmu.secondary_hash if secondary else mmu.primary_hash)(vsid, address)
+            group = mmu.pteg_address(self.sdr1, h)
+            want = mmu.pte_word0(vsid, address, secondary)
+            raw = self.machine.read(group, 64)
+            for slot in range(8):
+                if int.from_bytes(raw[8 * slot:8 * slot + 4], "big") == want:
+                    return secondary, slot, int.from_bytes(raw[8 * slot + 4:8 * slot + 8],
+                                                           "big")
+        return None
+
+    def _search(self, mm, address):
+        """The hardware table search: charged to the ledger row ``table_search``; returns
+        what it found (find_hpte)."""
+        found = self.find_hpte(mm, address)
+        hit, stall = mmu.walk_hashed32(self.machine.state, address)
+        if hit != (found is not None):
+            raise KernelError(f"the search model and the HTAB disagree at {address:#x}")
+        reads = 16 if found is None else 8 * found[0] + found[1] + 1
+        self.ledger._add("table_search", "hardware", 1,
+                         self.walk_cycles + reads * self.pte_read_cycles + stall)
+        self.ledger.count("pte_reads", reads)
+        return found
+
+    def tlb_miss_for(self, mm, address, access):
+        """A TLB miss: the hardware search; on a hash miss, hash_page and a second search.
+        True if an entry was loaded, False if the Linux PTE forbids the access."""
+        self._require_current(mm, "a TLB miss")
+        found = self._search(mm, address)
+        if found is not None:
+            self.ledger.count("htab_secondary_hits" if found[0] else "htab_primary_hits")
+        else:
+            self.ledger.count("htab_misses")
+            if not self._hash_page(mm, address, access == "w"):
+                self.ledger.count("tlb_miss_no_pte")
+                return False
+            self.ledger.count("tlb_miss_retries")
+            found = self._search(mm, address)
+            if found is None:
+                raise KernelError(f"hash_page inserted an HPTE for {address:#x} that the "
+                                  "search did not find")
+        self.tlb(access).load(self.vsid(mm, address), address, found[2])
+        self.ledger.count("tlb_entries_loaded")
+        return True
+
+    def tlb_miss(self, mm, address, write):
+        return self.tlb_miss_for(mm, address, "w" if write else "r")
+
+    def _hash_page(self, mm, address, write, label="hash_page"):
+        self.ledger.fixed("hash_fault_entry")
+        with self.machine.translation_off():
+            run = self.machine.call("hash_page", _PAGE_RW if write else 0, address,
+                                    mm.pgd.address, mm.context)
+        self.ledger.guest(label, run)
+        status = run.return_value
+        self.ledger.count(HPTE_STATUS[status])
+        if status == 3:                 # the HPTE updated: create_hpte tlbie-d the page
+            self._tlbie(address)
+        return status != 16
+
+    def storage_interrupt(self, mm, address, access):
+        """A store through a read-only entry (a clean page): DSI, hash_page marks the PTE
+        dirty and makes the HPTE writable (tlbie: the next store misses and searches)."""
+        if access != "w":
+            return False
+        self._require_current(mm, "a data storage interrupt")
+        self.ledger.count("hash_page_dsi")
+        return self._hash_page(mm, address, True, "hash_page_dsi")
+
+    # ------------------------------------------------------------------ flushing
+
+    def _tlbie(self, address):
+        self.itlb.invalidate_class(address)
+        self.dtlb.invalidate_class(address)
+
+    def flush_ptes(self, mm, address, pte_page, count):
+        """flush_hash_pages over ``count`` Linux PTEs; its tlbie of each PTE that had
+        _PAGE_HASHPTE empties that page's TLB class."""
+        words = self.machine.read(pte_page + ((address >> PAGE_SHIFT) & 0x3FF) * 4, 4 * count)
+        marked = [address + k * PAGE_SIZE for k in range(count)
+                  if int.from_bytes(words[4 * k:4 * k + 4], "big") & _PAGE_HASHPTE]
+        n = super().flush_ptes(mm, address, pte_page, count)
+        for page in marked:
+            self._tlbie(page)
+        return n
+
+    def flush_range(self, mm, start, end):
+        """flush_tlb_range of the 1998 kernels (``search``, ``context``: module notes)."""
+        start &= ~(PAGE_SIZE - 1)
+        end = min(end, TASK_SIZE)
+        pages = max(0, -(-(end - start) // PAGE_SIZE))
+        if self.flush == "context" and pages > CONTEXT_FLUSH_PAGES:
+            self.new_context_for(mm)
+            return
+        n = self.call("flush_range_search", mm.context, start, pages)
+        self.ledger.count("pages_searched", pages)
+        self.ledger.count("hpte_invalidated", n)
+        for k in range(pages):
+            self._tlbie(start + k * PAGE_SIZE)
+
+    def new_context_for(self, mm):
+        """flush_tlb_mm of 2.1.79-2.2: a new context for the mm (its old HPTEs and TLB
+        entries become unreachable), loaded now (set_context) if it is the running mm."""
+        mm.context = self.new_context()
+        self.ledger.count("new_contexts")
+        if self.current is mm:
+            self.call("set_context_22", mm.context)
+            super().switch_mm(mm)

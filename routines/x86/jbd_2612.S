@@ -1,0 +1,566 @@
+/*
+ * The journal (JBD) as ext3's write path meets it in Linux 2.6.12: fs/jbd/transaction.c
+ * (journal_start, start_this_handle, journal_stop, do_get_write_access,
+ * journal_get_write_access, journal_get_undo_access, journal_dirty_data,
+ * journal_dirty_metadata, __journal_file_buffer, __journal_temp_unlink_buffer),
+ * fs/jbd/journal.c (journal_add_journal_head, journal_put_journal_head) and
+ * fs/jbd/revoke.c (journal_cancel_revoke). Written for the book from those functions'
+ * algorithms: their common paths, and the first touch of a buffer by a running
+ * transaction; no committing transaction exists during a run, so the paths that wait for
+ * or copy out of one (frozen data, BJ_Shadow) are left out.
+ *
+ * What matters for the caches is what each touches, and every locked instruction the C
+ * code executes is here (bit spin locks on bh->b_state, get_bh/put_bh, set/clear_bit):
+ *   jbd_lock_bh_state(bh)          lock btsl $BH_State, b_state   (bit_spin_lock; spins)
+ *   jbd_unlock_bh_state(bh)        lock btrl $BH_State, b_state   (clear_bit is locked)
+ *   jbd_lock_bh_journal_head(bh)   the same on BH_JournalHead
+ * Structure offsets are the equates emu/ext3model.py puts in front of this file.
+ * Calling convention: cdecl; ebx, esi, edi, ebp preserved.
+ */
+
+/* journal_add_journal_head(bh) -> jh: a journal_head for the buffer (a new one, zeroed,
+ * from the slab if it has none), b_jcount + 1. */
+        .globl  journal_add_journal_head
+journal_add_journal_head:
+        pushl   %ebx
+        pushl   %esi
+        movl    12(%esp), %ebx              # bh
+        xorl    %esi, %esi                  # new_jh = NULL
+        testl   $(1 << BH_JBD), BH_STATE(%ebx)
+        jnz     1f
+        pushl   journal_head_cache          # journal_alloc_journal_head()
+        call    kmem_cache_alloc
+        addl    $4, %esp
+        movl    %eax, %esi
+        xorl    %eax, %eax                  # memset(new_jh, 0, sizeof(*new_jh))
+        movl    %eax, JH_BH(%esi)
+        movl    %eax, JH_JCOUNT(%esi)
+        movl    %eax, JH_JLIST(%esi)
+        movl    %eax, JH_FROZEN(%esi)
+        movl    %eax, JH_COMMITTED(%esi)
+        movl    %eax, JH_TRANSACTION(%esi)
+        movl    %eax, JH_NEXT_T(%esi)
+        movl    %eax, JH_TNEXT(%esi)
+        movl    %eax, JH_TPREV(%esi)
+        movl    %eax, JH_CP_T(%esi)
+        movl    %eax, JH_CPNEXT(%esi)
+        movl    %eax, JH_CPPREV(%esi)
+1:      lock btsl $(BH_JournalHead), BH_STATE(%ebx)     # jbd_lock_bh_journal_head
+        jnc     3f
+2:      pause
+        testl   $(1 << BH_JournalHead), BH_STATE(%ebx)
+        jnz     2b
+        jmp     1b
+3:      testl   $(1 << BH_JBD), BH_STATE(%ebx)
+        jnz     4f
+        testl   %esi, %esi                  # another CPU took it off in between: retry
+        jnz     5f
+        lock btrl $(BH_JournalHead), BH_STATE(%ebx)
+        popl    %esi
+        popl    %ebx
+        jmp     journal_add_journal_head
+5:      lock btsl $(BH_JBD), BH_STATE(%ebx) # set_buffer_jbd(bh)
+        movl    %esi, BH_PRIVATE(%ebx)      # bh->b_private = jh
+        movl    %ebx, JH_BH(%esi)           # jh->b_bh = bh
+        lock incl BH_COUNT(%ebx)            # get_bh(bh)
+        xorl    %esi, %esi                  # consumed
+4:      movl    BH_PRIVATE(%ebx), %eax
+        incl    JH_JCOUNT(%eax)             # jh->b_jcount++
+        lock btrl $(BH_JournalHead), BH_STATE(%ebx)     # jbd_unlock_bh_journal_head
+        testl   %esi, %esi
+        jz      6f
+        pushl   %esi                        # not needed after all: back to the slab
+        pushl   journal_head_cache
+        call    kmem_cache_free
+        addl    $8, %esp
+6:      movl    BH_PRIVATE(%ebx), %eax
+        popl    %esi
+        popl    %ebx
+        ret
+
+/* journal_put_journal_head(jh): b_jcount - 1; a journal_head no transaction holds any more
+ * leaves the buffer (and the buffer's reference goes). */
+        .globl  journal_put_journal_head
+journal_put_journal_head:
+        pushl   %ebx
+        pushl   %esi
+        movl    12(%esp), %esi              # jh
+        movl    JH_BH(%esi), %ebx           # bh = jh2bh(jh)
+1:      lock btsl $(BH_JournalHead), BH_STATE(%ebx)
+        jnc     3f
+2:      pause
+        testl   $(1 << BH_JournalHead), BH_STATE(%ebx)
+        jnz     2b
+        jmp     1b
+3:      decl    JH_JCOUNT(%esi)             # --jh->b_jcount
+        jnz     4f
+        cmpl    $0, JH_TRANSACTION(%esi)
+        jne     4f
+        lock btrl $(BH_JBD), BH_STATE(%ebx) # __journal_remove_journal_head
+        movl    $0, BH_PRIVATE(%ebx)
+        pushl   %esi
+        pushl   journal_head_cache
+        call    kmem_cache_free
+        addl    $8, %esp
+        lock decl BH_COUNT(%ebx)            # __brelse(bh)
+4:      lock btrl $(BH_JournalHead), BH_STATE(%ebx)
+        popl    %esi
+        popl    %ebx
+        ret
+
+/* journal_start(journal, nblocks) -> handle: nested in a running handle, h_ref + 1;
+ * else a new handle (slab, zeroed), current->journal_info = handle, start_this_handle. */
+        .globl  journal_start
+journal_start:
+        pushl   %ebx
+        pushl   %edi
+        movl    $-8192, %eax
+        andl    %esp, %eax
+        movl    TI_TASK(%eax), %edi         # current
+        movl    TSK_JOURNAL_INFO(%edi), %eax
+        testl   %eax, %eax
+        jz      1f
+        incl    H_REF(%eax)                 # handle->h_ref++
+        jmp     2f
+1:      pushl   jbd_handle_cache            # new_handle(nblocks)
+        call    kmem_cache_alloc
+        addl    $4, %esp
+        movl    %eax, %ebx
+        xorl    %eax, %eax
+        movl    %eax, H_TRANSACTION(%ebx)
+        movl    %eax, H_ERR(%ebx)
+        movl    %eax, H_FLAGS(%ebx)
+        movl    16(%esp), %eax
+        movl    %eax, H_CREDITS(%ebx)
+        movl    $1, H_REF(%ebx)
+        movl    %ebx, TSK_JOURNAL_INFO(%edi)    # current->journal_info = handle
+        pushl   %ebx
+        pushl   16(%esp)                    # journal
+        call    start_this_handle
+        addl    $8, %esp
+        movl    %ebx, %eax
+2:      popl    %edi
+        popl    %ebx
+        ret
+
+/* start_this_handle(journal, handle): join the running transaction under j_state_lock and
+ * t_handle_lock, taking the handle's credits. */
+        .globl  start_this_handle
+start_this_handle:
+        pushl   %ebx
+        pushl   %esi
+        pushl   %edi
+        movl    16(%esp), %esi              # journal
+        movl    20(%esp), %edi              # handle
+        movl    H_CREDITS(%edi), %eax       # nblocks > j_max_transaction_buffers?
+        cmpl    J_MAX_BUFFERS(%esi), %eax
+        ja      9f
+        leal    J_STATE_LOCK(%esi), %eax
+        pushl   %eax
+        call    _spin_lock
+        addl    $4, %esp
+        testl   $1, J_FLAGS(%esi)           # is_journal_aborted, j_errno
+        jnz     9f
+        cmpl    $0, J_ERRNO(%esi)
+        jne     9f
+        cmpl    $0, J_BARRIER_COUNT(%esi)   # journal locked for a barrier?
+        jne     9f
+        movl    J_RUNNING(%esi), %ebx       # transaction = journal->j_running_transaction
+        cmpl    $1, T_STATE(%ebx)           # T_LOCKED?
+        je      9f
+        leal    T_HANDLE_LOCK(%ebx), %eax
+        pushl   %eax
+        call    _spin_lock
+        addl    $4, %esp
+        movl    T_OUTSTANDING(%ebx), %eax   # needed = t_outstanding_credits + nblocks
+        addl    H_CREDITS(%edi), %eax
+        cmpl    J_MAX_BUFFERS(%esi), %eax
+        ja      9f
+        movl    J_FREE(%esi), %ecx          # __log_space_left(journal) >= needed?
+        cmpl    %eax, %ecx
+        jb      9f
+        movl    %ebx, H_TRANSACTION(%edi)   # handle->h_transaction = transaction
+        movl    H_CREDITS(%edi), %eax
+        addl    %eax, T_OUTSTANDING(%ebx)
+        incl    T_UPDATES(%ebx)
+        incl    T_HANDLE_COUNT(%ebx)
+        leal    T_HANDLE_LOCK(%ebx), %eax
+        pushl   %eax
+        call    _spin_unlock
+        leal    J_STATE_LOCK(%esi), %eax
+        movl    %eax, (%esp)
+        call    _spin_unlock
+        addl    $4, %esp
+        xorl    %eax, %eax
+        popl    %edi
+        popl    %esi
+        popl    %ebx
+        ret
+9:      ud2                                 # a path the runs never take (commit, abort)
+
+/* journal_stop(handle): nested, h_ref - 1; else give back the unused credits, leave the
+ * transaction (waking j_wait_updates when the last handle goes), free the handle. */
+        .globl  journal_stop
+journal_stop:
+        pushl   %ebx
+        pushl   %esi
+        pushl   %edi
+        movl    16(%esp), %edi              # handle
+        movl    H_TRANSACTION(%edi), %ebx   # transaction
+        movl    T_JOURNAL(%ebx), %esi       # journal
+        decl    H_REF(%edi)
+        jnz     8f
+        movl    $-8192, %eax
+        andl    %esp, %eax
+        movl    TI_TASK(%eax), %eax
+        movl    $0, TSK_JOURNAL_INFO(%eax)  # current->journal_info = NULL
+        leal    J_STATE_LOCK(%esi), %eax
+        pushl   %eax
+        call    _spin_lock
+        leal    T_HANDLE_LOCK(%ebx), %eax
+        movl    %eax, (%esp)
+        call    _spin_lock
+        addl    $4, %esp
+        movl    H_CREDITS(%edi), %eax
+        subl    %eax, T_OUTSTANDING(%ebx)
+        decl    T_UPDATES(%ebx)
+        jnz     1f
+        leal    J_WAIT_UPDATES(%esi), %eax  # wake_up(&journal->j_wait_updates)
+        pushl   %eax
+        call    __wake_up
+        addl    $4, %esp
+1:      movl    T_OUTSTANDING(%ebx), %eax   # too big or too old: the runs never get here
+        cmpl    J_MAX_BUFFERS(%esi), %eax
+        ja      9f
+        leal    T_HANDLE_LOCK(%ebx), %eax
+        pushl   %eax
+        call    _spin_unlock
+        leal    J_STATE_LOCK(%esi), %eax
+        movl    %eax, (%esp)
+        call    _spin_unlock
+        movl    %edi, (%esp)                # jbd_free_handle(handle)
+        pushl   jbd_handle_cache
+        call    kmem_cache_free
+        addl    $8, %esp
+8:      xorl    %eax, %eax
+        popl    %edi
+        popl    %esi
+        popl    %ebx
+        ret
+9:      ud2
+
+/* __journal_file_buffer(jh, transaction, jlist): file the buffer on one of the
+ * transaction's lists (called with j_list_lock and the bh state lock held). */
+        .globl  __journal_file_buffer
+__journal_file_buffer:
+        pushl   %ebx
+        pushl   %esi
+        pushl   %edi
+        movl    16(%esp), %esi              # jh
+        movl    20(%esp), %edi              # transaction
+        movl    JH_BH(%esi), %ebx           # bh
+        movl    24(%esp), %eax              # jlist
+        cmpl    $0, JH_TRANSACTION(%esi)
+        je      1f
+        cmpl    JH_JLIST(%esi), %eax        # already there
+        je      8f
+        pushl   %esi                        # on another list of this transaction: off it
+        call    __journal_temp_unlink_buffer
+        addl    $4, %esp
+        movl    24(%esp), %eax
+1:      movl    %edi, JH_TRANSACTION(%esi)
+        leal    T_SYNC_DATA(%edi), %ecx     # the list of jlist
+        cmpl    $(BJ_SYNCDATA), %eax
+        je      2f
+        leal    T_RESERVED(%edi), %ecx
+        cmpl    $(BJ_RESERVED), %eax
+        je      2f
+        leal    T_BUFFERS(%edi), %ecx       # BJ_Metadata
+        incl    T_NR_BUFFERS(%edi)
+2:      movl    (%ecx), %edx                # __blist_add_buffer(list, jh)
+        testl   %edx, %edx
+        jnz     3f
+        movl    %esi, JH_TNEXT(%esi)        # the first: a ring of one
+        movl    %esi, JH_TPREV(%esi)
+        movl    %esi, (%ecx)
+        jmp     4f
+3:      movl    JH_TPREV(%edx), %ecx        # last = first->b_tprev
+        movl    %ecx, JH_TPREV(%esi)
+        movl    %edx, JH_TNEXT(%esi)
+        movl    %esi, JH_TNEXT(%ecx)        # last->b_tnext = first->b_tprev = jh
+        movl    %esi, JH_TPREV(%edx)
+4:      movl    %eax, JH_JLIST(%esi)        # jh->b_jlist = jlist
+8:      popl    %edi
+        popl    %esi
+        popl    %ebx
+        ret
+
+/* __journal_temp_unlink_buffer(jh): off its transaction list (the first touch of a
+ * metadata buffer moves it from BJ_Reserved to BJ_Metadata). */
+        .globl  __journal_temp_unlink_buffer
+__journal_temp_unlink_buffer:
+        pushl   %esi
+        movl    8(%esp), %esi               # jh
+        movl    JH_TRANSACTION(%esi), %edx
+        movl    JH_JLIST(%esi), %eax
+        leal    T_RESERVED(%edx), %ecx
+        cmpl    $(BJ_RESERVED), %eax
+        je      1f
+        leal    T_SYNC_DATA(%edx), %ecx
+        cmpl    $(BJ_SYNCDATA), %eax
+        je      1f
+        leal    T_BUFFERS(%edx), %ecx       # BJ_Metadata
+        decl    T_NR_BUFFERS(%edx)
+1:      cmpl    (%ecx), %esi                # __blist_del_buffer(list, jh)
+        jne     2f
+        movl    JH_TNEXT(%esi), %eax
+        cmpl    %eax, %esi
+        jne     3f
+        xorl    %eax, %eax                  # the only one
+3:      movl    %eax, (%ecx)
+2:      movl    JH_TPREV(%esi), %eax
+        movl    JH_TNEXT(%esi), %edx
+        movl    %edx, JH_TNEXT(%eax)        # jh->b_tprev->b_tnext = jh->b_tnext
+        movl    %eax, JH_TPREV(%edx)        # jh->b_tnext->b_tprev = jh->b_tprev
+        movl    $(BJ_NONE), JH_JLIST(%esi)
+        popl    %esi
+        ret
+
+/* do_get_write_access(handle, jh, force_copy): lock the buffer and its journal state; a
+ * buffer the running transaction already has is done; one no transaction has is filed as
+ * BJ_Reserved; then journal_cancel_revoke. */
+        .globl  do_get_write_access
+do_get_write_access:
+        pushl   %ebx
+        pushl   %esi
+        pushl   %edi
+        pushl   %ebp
+        movl    20(%esp), %edi              # handle
+        movl    24(%esp), %esi              # jh
+        movl    H_TRANSACTION(%edi), %ebp   # transaction
+        movl    JH_BH(%esi), %ebx           # bh
+1:      lock btsl $(BH_Lock), BH_STATE(%ebx)    # lock_buffer(bh)
+        jnc     3f
+2:      pause
+        testl   $(1 << BH_Lock), BH_STATE(%ebx)
+        jnz     2b
+        jmp     1b
+3:      lock btsl $(BH_State), BH_STATE(%ebx)   # jbd_lock_bh_state(bh)
+        jnc     5f
+4:      pause
+        testl   $(1 << BH_State), BH_STATE(%ebx)
+        jnz     4b
+        jmp     3b
+5:      testl   $(1 << BH_Dirty), BH_STATE(%ebx)
+        jz      6f
+        lock btrl $(BH_Dirty), BH_STATE(%ebx)   # clear_buffer_dirty
+        lock btsl $(BH_JBDDirty), BH_STATE(%ebx)    # set_buffer_jbddirty
+6:      lock btrl $(BH_Lock), BH_STATE(%ebx)    # unlock_buffer(bh)
+        pushl   %ebx                        # wake_up_buffer(bh)
+        call    wake_up_bit
+        addl    $4, %esp
+        cmpl    JH_TRANSACTION(%esi), %ebp  # the running transaction has it: done
+        je      7f
+        cmpl    JH_NEXT_T(%esi), %ebp
+        je      7f
+        cmpl    $0, JH_TRANSACTION(%esi)    # an older transaction has it: not in a run
+        jne     9f
+        movl    T_JOURNAL(%ebp), %eax       # no transaction: file it as BJ_Reserved
+        leal    J_LIST_LOCK(%eax), %eax
+        pushl   %eax
+        call    _spin_lock
+        pushl   $(BJ_RESERVED)
+        pushl   %ebp
+        pushl   %esi
+        call    __journal_file_buffer
+        addl    $12, %esp
+        call    _spin_unlock
+        addl    $4, %esp
+7:      lock btrl $(BH_State), BH_STATE(%ebx)   # jbd_unlock_bh_state(bh)
+        pushl   %esi
+        pushl   %edi
+        call    journal_cancel_revoke
+        addl    $8, %esp
+        xorl    %eax, %eax
+        popl    %ebp
+        popl    %edi
+        popl    %esi
+        popl    %ebx
+        ret
+9:      ud2
+
+/* journal_cancel_revoke(handle, jh): trust a valid revoke bit (test_set_buffer_revokevalid,
+ * then test_clear_buffer_revoked: two locked bit operations); a revoked buffer would need
+ * the revoke table, which no run has. */
+        .globl  journal_cancel_revoke
+journal_cancel_revoke:
+        movl    8(%esp), %eax               # jh
+        movl    JH_BH(%eax), %eax           # bh
+        lock btsl $(BH_RevokeValid), BH_STATE(%eax)
+        jnc     1f
+        lock btrl $(BH_Revoked), BH_STATE(%eax)
+        jc      9f
+        xorl    %eax, %eax
+        ret
+1:      lock btrl $(BH_Revoked), BH_STATE(%eax)     # not valid yet: clear_buffer_revoked
+        xorl    %eax, %eax
+        ret
+9:      ud2
+
+/* journal_get_write_access(handle, bh) */
+        .globl  journal_get_write_access
+journal_get_write_access:
+        pushl   %ebx
+        pushl   12(%esp)                    # bh
+        call    journal_add_journal_head
+        movl    %eax, %ebx                  # jh
+        pushl   $0
+        pushl   %eax
+        pushl   20(%esp)                    # handle
+        call    do_get_write_access
+        movl    %ebx, (%esp)
+        call    journal_put_journal_head
+        addl    $16, %esp
+        xorl    %eax, %eax
+        popl    %ebx
+        ret
+
+/* journal_get_undo_access(handle, bh): write access, and the first time in a transaction a
+ * copy of the buffer as the last commit left it (b_committed_data: the block bitmap, so
+ * that blocks freed in this transaction are not reused before it commits). */
+        .globl  journal_get_undo_access
+journal_get_undo_access:
+        pushl   %ebx
+        pushl   %esi
+        pushl   %edi
+        movl    20(%esp), %esi              # bh
+        pushl   %esi
+        call    journal_add_journal_head
+        movl    %eax, %ebx                  # jh
+        pushl   $1
+        pushl   %eax
+        pushl   28(%esp)                    # handle
+        call    do_get_write_access
+        addl    $16, %esp
+        cmpl    $0, JH_COMMITTED(%ebx)
+        jne     2f
+        pushl   size4096_cache              # jbd_kmalloc(bh->b_size)
+        call    kmem_cache_alloc
+        addl    $4, %esp
+1:      lock btsl $(BH_State), BH_STATE(%esi)
+        jc      1b
+        cmpl    $0, JH_COMMITTED(%ebx)      # another CPU made the copy meanwhile
+        jne     3f
+        movl    %eax, JH_COMMITTED(%ebx)
+        movl    %eax, %edi                  # memcpy(b_committed_data, b_data, b_size)
+        pushl   %esi
+        movl    BH_DATA(%esi), %esi
+        movl    $1024, %ecx
+        rep movsl
+        popl    %esi
+        lock btrl $(BH_State), BH_STATE(%esi)
+        jmp     2f
+3:      lock btrl $(BH_State), BH_STATE(%esi)
+        pushl   %eax                        # jbd_slab_free(committed_data)
+        pushl   size4096_cache
+        call    kmem_cache_free
+        addl    $8, %esp
+2:      pushl   %ebx
+        call    journal_put_journal_head
+        addl    $4, %esp
+        xorl    %eax, %eax
+        popl    %edi
+        popl    %esi
+        popl    %ebx
+        ret
+
+/* journal_dirty_metadata(handle, bh): a buffer already on the transaction's metadata list
+ * needs nothing (the fast path); else it is marked jbddirty and filed as BJ_Metadata. */
+        .globl  journal_dirty_metadata
+journal_dirty_metadata:
+        pushl   %ebx
+        pushl   %esi
+        pushl   %edi
+        movl    16(%esp), %edi              # handle
+        movl    20(%esp), %ebx              # bh
+        movl    H_TRANSACTION(%edi), %edi   # transaction
+        movl    BH_PRIVATE(%ebx), %esi      # jh = bh2jh(bh)
+1:      lock btsl $(BH_State), BH_STATE(%ebx)   # jbd_lock_bh_state
+        jnc     3f
+2:      pause
+        testl   $(1 << BH_State), BH_STATE(%ebx)
+        jnz     2b
+        jmp     1b
+3:      cmpl    JH_TRANSACTION(%esi), %edi
+        jne     4f
+        cmpl    $(BJ_METADATA), JH_JLIST(%esi)
+        je      5f                          # fast path
+4:      lock btsl $(BH_JBDDirty), BH_STATE(%ebx)    # set_buffer_jbddirty
+        cmpl    JH_TRANSACTION(%esi), %edi
+        jne     5f
+        movl    T_JOURNAL(%edi), %eax
+        leal    J_LIST_LOCK(%eax), %eax
+        pushl   %eax
+        call    _spin_lock
+        pushl   $(BJ_METADATA)
+        pushl   %edi
+        pushl   %esi
+        call    __journal_file_buffer
+        addl    $12, %esp
+        call    _spin_unlock
+        addl    $4, %esp
+5:      lock btrl $(BH_State), BH_STATE(%ebx)   # jbd_unlock_bh_state
+        xorl    %eax, %eax
+        popl    %edi
+        popl    %esi
+        popl    %ebx
+        ret
+
+/* journal_dirty_data(handle, bh): ordered mode's data buffer: a journal_head, filed on the
+ * transaction's t_sync_datalist (written out before the transaction commits). */
+        .globl  journal_dirty_data
+journal_dirty_data:
+        pushl   %ebx
+        pushl   %esi
+        pushl   %edi
+        movl    16(%esp), %edi              # handle
+        movl    20(%esp), %ebx              # bh
+        pushl   %ebx
+        call    journal_add_journal_head
+        addl    $4, %esp
+        movl    %eax, %esi                  # jh
+1:      lock btsl $(BH_State), BH_STATE(%ebx)   # jbd_lock_bh_state
+        jnc     3f
+2:      pause
+        testl   $(1 << BH_State), BH_STATE(%ebx)
+        jnz     2b
+        jmp     1b
+3:      movl    H_TRANSACTION(%edi), %eax
+        movl    T_JOURNAL(%eax), %eax
+        leal    J_LIST_LOCK(%eax), %eax
+        pushl   %eax                        # (kept on the stack for the unlock)
+        call    _spin_lock
+        testl   $(1 << BH_Mapped), BH_STATE(%ebx)
+        jz      5f
+        movl    H_TRANSACTION(%edi), %eax
+        cmpl    $0, JH_TRANSACTION(%esi)
+        je      4f
+        cmpl    JH_TRANSACTION(%esi), %eax  # ours already (a rewrite): nothing to do
+        je      5f
+        ud2                                 # an older transaction's: not in a run
+4:      pushl   $(BJ_SYNCDATA)
+        pushl   %eax
+        pushl   %esi
+        call    __journal_file_buffer
+        addl    $12, %esp
+5:      call    _spin_unlock
+        addl    $4, %esp
+        lock btrl $(BH_State), BH_STATE(%ebx)   # jbd_unlock_bh_state
+        pushl   %esi
+        call    journal_put_journal_head
+        addl    $4, %esp
+        xorl    %eax, %eax
+        popl    %edi
+        popl    %esi
+        popl    %ebx
+        ret
