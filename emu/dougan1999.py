@@ -230,3 +230,36 @@ def claims():
                      "hash miss and hash_page on every first touch, and its search has no "
                      "sourced timing"),
     ]
+
+
+# ------------------------------------------------------------------ section 4: system calls
+
+def null_syscall(machine, calls=(10, 20)):
+    """LMBench's lat_syscall null on the kernel model (emu.kernel.entry): a user program
+    calls getppid in a loop through the 2.2.0 entry path, one warm-up run (BENCH's), then
+    runs of ``calls`` iterations; the cost of one call is the difference of the two runs
+    over the difference of their calls (the program's start and exit cancel). Returns
+    cycles and instructions per call, microseconds at the profile's clock, and the
+    warm-up's faults and TLB misses."""
+    from .kernel.entry import ELF_BASE, LAT_SYSCALL_NULL, Entry
+    k = kernel(machine)
+    entry = Entry(k)
+    p = entry.spawn(LAT_SYSCALL_NULL, "lat_syscall")
+    warm = entry.run(p, ELF_BASE, 1)
+    runs = [entry.run(p, ELF_BASE, n) for n in calls]
+    span = calls[1] - calls[0]
+    cycles = (runs[1].cycles + runs[1].host_cycles - runs[0].cycles - runs[0].host_cycles) / span
+    clock = k.machine.profile.clock_mhz
+    return {"machine": machine, "cycles_per_call": cycles,
+            "instructions_per_call": (runs[1].instructions - runs[0].instructions) / span,
+            "us_per_call": cycles / clock, "clock_mhz": clock,
+            "warmup_faults": warm.faults,
+            "warmup_tlb_misses": warm.events.get("tlb_miss_exceptions", 0),
+            "steady_tlb_misses": runs[1].events.get("tlb_miss_exceptions", 0),
+            "bat_translations_per_call": (runs[1].events.get("bat_translations", 0) -
+                                          runs[0].events.get("bat_translations", 0)) / span}
+
+
+def null_syscall_table(calls=(10, 20)):
+    """``null_syscall`` on the three MMUs: a DataFrame indexed by machine."""
+    return pd.DataFrame([null_syscall(m, calls) for m in MACHINES]).set_index("machine")

@@ -515,8 +515,11 @@ class SoftTLB:
 
     def events(self):
         st = self.m.state
-        return {**self.exceptions,
-                "tlb_mirror_divergences": int(st[st[c.H_SCRATCH] + S_DIVERGED])}
+        out = {**self.exceptions,
+               "tlb_mirror_divergences": int(st[st[c.H_SCRATCH] + S_DIVERGED])}
+        if st[c.H_BATS]:
+            out["bat_translations"] = int(st[c.H_BAT_HITS])
+        return out
 
 
 # ------------------------------------------------------------ the page table, from Python

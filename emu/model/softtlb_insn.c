@@ -45,7 +45,7 @@ static i64 *entry603(i64 *t, bool fetch, i64 ea, i64 way) {
     return t + SW_E603 + 4 * ((((i64)fetch * t[SW_CLASSES]) + cls) * 2 + way);
 }
 
-/* rfi: translation as SRR1 says; QEMU 5.0 copies SRR1 bit 14 (the 603's WAY) into
+/* rfi: translation (and the privilege, for the BATs) as SRR1 says; QEMU 5.0 copies SRR1 bit 14 (the 603's WAY) into
  * MSR[TGPR]: clear it first, or the shadow registers would stay swapped in */
 static void soft_rfi(uc_engine *uc, i64 *st, i64 *t, i64 address) {
     if (t[SW_KIND] == SW_KIND_405 && t[SW_PENDING]) {
@@ -59,7 +59,7 @@ static void soft_rfi(uc_engine *uc, i64 *st, i64 *t, i64 address) {
         *saved_spr(t, SPR_SRR1) = srr1;
         uc_context_restore(uc, (void *)(intptr_t)t[SW_CONTEXT]);
     }
-    st[H_XLATE] = srr1 & (MSR_IR | MSR_DR);
+    st[H_XLATE] = srr1 & (MSR_IR | MSR_DR | MSR_PR);
 }
 
 /* tlbld / tlbli: ea's page into the way SRR1[WAY] names, tagged with ICMP/DCMP */

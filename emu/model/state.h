@@ -56,6 +56,7 @@ enum {
     H_SAMPLE_EVENTS, H_EVENT_NEXT, H_EVENT_PENDING, H_EVENTS,
     H_CHIP, H_CHIPS_PER_MODULE, H_ON_MODULE, H_OFF_MODULE, H_INTERVENTIONS,
     H_SEEN, H_SEEN_N, H_READ_SIGNATURE, H_LAST_READ_SIGNATURE, H_CODE_TOP, H_SOFTTLB,
+    H_BATS, H_BAT_HITS,
     HEADER = 192
 };
 /* ---- the machine's own words (st[H_MACHINE] + M_*): the bus */
@@ -166,8 +167,14 @@ enum { SW_ERR_PENDING = 1, SW_ERR_IDENTITY_603 = 2, SW_ERR_PAGE_SIZE = 3,
        SW_ERR_IDENTITY_405 = 4 };
 enum { SPR_SRR1 = 27, SPR_DCMP = 977, SPR_ICMP = 981, SPR_RPA = 982, SPR_PID405 = 945 };
 #define MSR_TGPR 0x20000
+#define MSR_PR 0x4000
 #define MSR_IR 0x20
 #define MSR_DR 0x10
+
+/* ---- the BATs a software-loaded TLB's model knows (st[H_BATS] is their address, 0: none):
+ * 4 instruction then 4 data BATs, each valid for supervisor, valid for user, first physical
+ * address, size (emu.kernel.entry: BATs that map EA = physical) */
+enum { BAT_VS, BAT_VP, BAT_START, BAT_SIZE, BAT_WORDS, BATS_PER_SIDE = 4 };
 
 /* ---- PL310 register offsets (emu.cache OUTER_*) */
 #define OUTER_CACHE_SYNC 0x730

@@ -1,0 +1,188 @@
+"""User programs under the kernel model (emu.kernel.entry, issue 19 items 2-3): user code runs
+translated in user mode on the 603 and 604 backends, enters the kernel through the 2.2.0
+entry path (routines/ppc32/entry_22.S), takes its faults in the kernel model and resumes."""
+import pytest
+
+from emu import cache as c
+from emu import dougan1999
+from emu.kernel.entry import (CR0_SO, DATA_BASE, ELF_BASE, ENOSYS, LAT_SYSCALL_NULL,
+                              NULL_CALL_INSTRUCTIONS, Entry, bat_block, bat_words)
+from emu.kernel.vm import KernelError, SegmentationFault
+
+MACHINES = ("603 page table", "603 hash table", "604")
+
+
+def entry_for(machine):
+    k = dougan1999.kernel(machine)
+    return k, Entry(k)
+
+
+def exit_with(code):
+    """The program's end: exit(r3) as glibc's stub makes it."""
+    return f"{code}\n        li r0, 1\n        sc\n"
+
+
+@pytest.mark.parametrize("machine", MACHINES)
+def test_a_null_call_runs_the_entry_path_instruction_by_instruction(machine):
+    """Per getppid call (the difference of 20 and 10 calls): 5 user instructions and the
+    kernel path counted by hand from entry_22.S, 197 instructions."""
+    k, e = entry_for(machine)
+    p = e.spawn(LAT_SYSCALL_NULL)
+    e.run(p, ELF_BASE, 1)
+    a, b = e.run(p, ELF_BASE, 10), e.run(p, ELF_BASE, 20)
+    per_call = (b.instructions - a.instructions) / 10
+    assert sum(NULL_CALL_INSTRUCTIONS.values()) == 5 + 34 + 51 + 30 + 82 == 202
+    assert per_call == 202
+    assert b.events["exception_8"] == 21            # 20 getppid calls and exit
+    assert b.faults == 0 and a.faults == 0           # the warm-up mapped the text page
+
+
+@pytest.mark.parametrize("machine", MACHINES)
+def test_getppid_returns_the_parents_pid_and_the_registers_survive(machine):
+    k, e = entry_for(machine)
+    source = """
+        li r0, 64
+        sc
+        mr r31, r3          # getppid(): init's pid
+        lis r29, 0x1234
+        ori r29, r29, 0x5678
+        li r0, 64
+        sc
+        mr r30, r29         # r29 survived the call
+""" + exit_with("li r3, 5")
+    r = e.run(e.spawn(source), ELF_BASE)
+    assert r.status == 5
+    assert r.gprs[31] == 1                          # spawned processes are init's children
+    assert r.gprs[30] == 0x12345678
+    assert not r.cr & CR0_SO
+
+
+@pytest.mark.parametrize("machine", MACHINES)
+@pytest.mark.parametrize("number", [999, 200])
+def test_a_bad_system_call_number_returns_enosys(machine, number):
+    """Past NR_syscalls (999) or an empty slot of the table (200): ENOSYS with CR0[SO] set,
+    which libc's bnslr turns into errno and -1."""
+    k, e = entry_for(machine)
+    source = f"""
+        li r0, {number}
+        sc
+        mr r31, r3
+        mfcr r30
+""" + exit_with("li r3, 0")
+    r = e.run(e.spawn(source), ELF_BASE)
+    assert r.gprs[31] == ENOSYS
+    assert r.gprs[30] & CR0_SO
+
+
+@pytest.mark.parametrize("machine", MACHINES)
+def test_faults_are_taken_in_the_kernel_model_and_the_program_resumes(machine):
+    """The first fetch of the text and the first store to the data page have no Linux PTE:
+    each goes through DataAccess/InstructionAccess, the kernel model's fault path, and the
+    retried access; the value stored is read back."""
+    k, e = entry_for(machine)
+    source = f"""
+        lis r9, {DATA_BASE >> 16:#x}
+        lis r8, 0x00c0
+        ori r8, r8, 0xffee
+        stw r8, 0x10(r9)
+        lwz r31, 0x10(r9)
+""" + exit_with("li r3, 3")
+    p = e.spawn(source)
+    before = k.ledger.counts.get("faults", 0)
+    r = e.run(p, ELF_BASE)
+    assert r.status == 3
+    assert r.gprs[31] == 0x00c0ffee
+    assert r.faults == 2                            # the text's fetch, the data's store
+    assert k.ledger.counts["user_faults"] == 2
+    assert k.ledger.counts["faults"] - before == 2  # do_page_fault of the kernel model
+    assert p.mm.pte(DATA_BASE) & 1                  # present now
+    again = e.run(p, ELF_BASE)                      # mapped: no fault the second time
+    assert again.faults == 0 and again.gprs[31] == 0x00c0ffee
+
+
+@pytest.mark.parametrize("machine", ("603 page table", "603 hash table"))
+def test_a_user_tlb_miss_is_resolved_by_the_guest_handler_and_the_code_resumes(machine):
+    """On the 603, after the pages' TLB classes are emptied, the text fetch and the data
+    store miss in the CPU's TLB: the kernel model's miss handlers (0x1000, 0x1200) find the
+    translations and the program resumes, with no fault; the load after the store hits
+    the entry the store miss loaded (read/write: the page is dirty)."""
+    k, e = entry_for(machine)
+    source = f"""
+        lis r9, {DATA_BASE >> 16:#x}
+        li r8, 77
+        stw r8, 0(r9)
+        lwz r31, 0(r9)
+""" + exit_with("li r3, 0")
+    p = e.spawn(source)
+    e.run(p, ELF_BASE)
+    k.arch.flush_tlb_page(p.mm, ELF_BASE)          # tlbie: the pages' classes emptied
+    k.arch.flush_tlb_page(p.mm, DATA_BASE)
+    r = e.run(p, ELF_BASE)
+    assert r.faults == 0
+    assert r.events["tlb_miss_exceptions"] == 2     # the fetch's and the store's
+    assert r.events["tlb_mirror_divergences"] == 0
+    assert r.gprs[31] == 77
+
+
+def test_the_kernel_takes_no_tlb_entry_when_bat_mapped():
+    """BAT2 maps all of RAM for the supervisor: in the steady state of the null call loop
+    the 603 takes no TLB miss and every kernel access (74 per call: fetch blocks and data)
+    is a BAT translation, counted natively."""
+    s = dougan1999.null_syscall("603 page table")
+    assert s["steady_tlb_misses"] == 0
+    assert s["bat_translations_per_call"] > 50
+    assert bat_block(32 << 20) == 32 << 20 and bat_block(48 << 20) == 32 << 20
+    batu, batl = bat_words(0, 32 << 20)
+    assert batu == 0xFF << 2 | 2 and batl == 2       # BL = 0xff (32 MB), Vs, PP = RW
+
+
+def test_user_accesses_below_the_bat_are_not_bat_translations():
+    """A user-mode access (PR = 1) to an address inside the supervisor-only BAT is not
+    translated by it (Vp = 0): the native look-up tests the privilege."""
+    k, e = entry_for("603 page table")
+    st = k.machine.state
+    from emu.softtlb import MSR_DR, MSR_PR, lookup
+    st[c.H_BAT_HITS] = 0
+    st[c.H_XLATE] = MSR_DR
+    lookup(st, 0x200000, False)
+    assert st[c.H_BAT_HITS] == 1
+    st[c.H_XLATE] = MSR_DR | MSR_PR
+    lookup(st, 0x200000, False)
+    assert st[c.H_BAT_HITS] == 1
+
+
+def test_a_segfault_is_reported():
+    k, e = entry_for("603 page table")
+    source = """
+        lis r9, 0x2000
+        lwz r3, 0(r9)
+""" + exit_with("")
+    with pytest.raises(SegmentationFault):
+        e.run(e.spawn(source), ELF_BASE)
+
+
+def test_what_the_entry_model_refuses_is_said():
+    k, e = entry_for("604")
+    with pytest.raises(KernelError, match="sys_sigreturn"):
+        e.run(e.spawn("li r0, 0x7777\n sc\n"), ELF_BASE)
+    with pytest.raises(NotImplementedError, match="nobats"):
+        Entry(dougan1999.kernel("604"), bats=False)
+    with pytest.raises(ValueError, match="603 and 604"):
+        from emu.kernel import Kernel
+        Entry(Kernel())
+
+
+@pytest.mark.parametrize("machine", ("603 page table", "604"))
+def test_null_syscall_is_deterministic(machine):
+    a, b = dougan1999.null_syscall(machine), dougan1999.null_syscall(machine)
+    assert a == b
+
+
+def test_null_syscall_the_604_pays_for_its_syncs():
+    """Same instructions on both; the 604's sync costs 35 cycles (the profile, from GCC's
+    6xx.md), the 603's 3: four sync; isync pairs per call make the 604's call dearer."""
+    t = dougan1999.null_syscall_table()
+    assert (t["instructions_per_call"] == 202).all()
+    assert t.loc["604", "cycles_per_call"] > t.loc["603 page table", "cycles_per_call"]
+    assert t.loc["603 hash table", "cycles_per_call"] == \
+        t.loc["603 page table", "cycles_per_call"]        # no TLB miss in the loop
