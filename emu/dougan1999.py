@@ -274,3 +274,89 @@ def null_syscall(machine, calls=(10, 20)):
 def null_syscall_table(calls=(10, 20)):
     """``null_syscall`` on the three MMUs: a DataFrame indexed by machine."""
     return pd.DataFrame([null_syscall(m, calls) for m in MACHINES]).set_index("machine")
+
+
+def _pipes_between(entry, source, data_pages=1):
+    """A parent running ``source`` with two pipes on descriptors 3-6 (emu.kernel.entry) and
+    its child forked at the same program with r3 = 1."""
+    from .kernel.entry import ELF_BASE, P1_READ, P1_WRITE, P2_READ, P2_WRITE
+    parent = entry.spawn(source, "lmbench", data_pages=data_pages)
+    (r1, w1), (r2, w2) = entry.pipe(), entry.pipe()
+    for fd, f in ((P1_READ, r1), (P1_WRITE, w1), (P2_READ, r2), (P2_WRITE, w2)):
+        entry.install(parent, fd, f)
+    entry.fork(parent, ELF_BASE, 1)
+    return parent
+
+
+def _per_iteration(entry, process, counts, *args_before):
+    """Runs of ``counts`` iterations (after one warm-up): cycles (guest and the C paths
+    charged from the fixed-cost table) and instructions per iteration, by difference,
+    and the steady run's events."""
+    from .kernel.entry import ELF_BASE
+    entry.run(process, ELF_BASE, *args_before, 1)
+    a, b = (entry.run(process, ELF_BASE, *args_before, n) for n in counts)
+    span = counts[1] - counts[0]
+    return {"cycles": (b.cycles + b.host_cycles - a.cycles - a.host_cycles) / span,
+            "guest_cycles": (b.cycles - a.cycles) / span,
+            "fixed_cycles": (b.host_cycles - a.host_cycles) / span,
+            "instructions": (b.instructions - a.instructions) / span,
+            "tlb_misses": (b.events.get("tlb_miss_exceptions", 0) -
+                           a.events.get("tlb_miss_exceptions", 0)) / span}
+
+
+def lat_pipe(machine, counts=(5, 10), size=1):
+    """LMBench lat_pipe (1.x): one round trip of ``size`` bytes between two processes
+    through two pipes (two writes, two reads, two context switches through _switch22):
+    cycles and microseconds at the profile's clock."""
+    from .kernel.entry import Entry, pipe_round_trip
+    k = kernel(machine)
+    entry = Entry(k)
+    parent = _pipes_between(entry, pipe_round_trip(size))
+    out = _per_iteration(entry, parent, counts, 0)
+    out["us"] = out["cycles"] / k.machine.profile.clock_mhz
+    return {"machine": machine, **out}
+
+
+def lat_ctx(machine, counts=(5, 10), size=4):
+    """LMBench lat_ctx (1.x, 2 processes, 0 KB): a round trip of the token through the
+    ring, halved (two switches), minus the pipe's own cost measured in one process (a write
+    and a read, no switch): cycles and microseconds per switch."""
+    from .kernel.entry import Entry, pipe_alone
+    trip = lat_pipe(machine, counts, size)
+    k = kernel(machine)
+    entry = Entry(k)
+    alone = _pipes_between(entry, pipe_alone(size))
+    overhead = _per_iteration(entry, alone, counts, 0)
+    clock = k.machine.profile.clock_mhz
+    per_switch = trip["cycles"] / 2 - overhead["cycles"]
+    return {"machine": machine, "round_trip_cycles": trip["cycles"],
+            "overhead_cycles": overhead["cycles"], "cycles": per_switch,
+            "us": per_switch / clock, "tlb_misses_per_switch": trip["tlb_misses"] / 2}
+
+
+def bw_pipe(machine, chunks=(2, 4)):
+    """LMBench bw_pipe (1.x): a child writes 64 KB chunks into a pipe, the parent reads
+    them 64 KB at a time (4 KB per read: the pipe holds one page); MB/s (2^20 bytes) at the
+    profile's clock, from the difference of two runs of ``chunks`` chunks."""
+    from .kernel.entry import BW_PIPE, XFERSIZE, Entry
+    k = kernel(machine)
+    entry = Entry(k)
+    parent = _pipes_between(entry, BW_PIPE, data_pages=XFERSIZE // PAGE_SIZE)
+    out = _per_iteration(entry, parent, chunks, 0)
+    clock = k.machine.profile.clock_mhz
+    out["cycles_per_byte"] = out["cycles"] / XFERSIZE
+    out["mb_s"] = XFERSIZE * clock * 1e6 / out["cycles"] / (1 << 20)
+    return {"machine": machine, **out}
+
+
+def table3_emulated(machines=("603 page table", "604")):
+    """Table 3's four columns on the kernel model: null system call, context switch
+    (2 processes, 0 KB), pipe latency and pipe bandwidth, per machine (a DataFrame)."""
+    rows = []
+    for machine in machines:
+        rows.append({"machine": machine,
+                     "null_syscall_us": null_syscall(machine)["us_per_call"],
+                     "ctx_switch_us": lat_ctx(machine)["us"],
+                     "pipe_latency_us": lat_pipe(machine)["us"],
+                     "pipe_bandwidth_mb_s": bw_pipe(machine)["mb_s"]})
+    return pd.DataFrame(rows).set_index("machine")

@@ -186,3 +186,140 @@ def test_null_syscall_the_604_pays_for_its_syncs():
     assert t.loc["604", "cycles_per_call"] > t.loc["603 page table", "cycles_per_call"]
     assert t.loc["603 hash table", "cycles_per_call"] == \
         t.loc["603 page table", "cycles_per_call"]        # no TLB miss in the loop
+
+
+# ------------------------------------------------------------------ pipes and switches
+
+from emu.kernel.entry import P1_READ, P1_WRITE, P2_READ, P2_WRITE, _STUBS  # noqa: E402
+from emu.kernel.ppc32 import ctx_to_vsid  # noqa: E402
+
+
+def two_processes(machine, source):
+    k, e = entry_for(machine)
+    parent = dougan1999._pipes_between(e, source)
+    child = [p for p in k.processes if p.parent is parent][0]
+    return k, e, parent, child
+
+
+HANDOFF = f"""
+_start:
+        cmpwi   0, r3, 0
+        bne     child
+        li      r3, {P1_READ}           # the parent reads first: the pipe is empty, it sleeps
+        lis     r4, {DATA_BASE >> 16:#x}
+        addi    r4, r4, 64
+        li      r5, 4
+        bl      sys_read
+        mr      r30, r3
+        lis     r4, {DATA_BASE >> 16:#x}
+        lwz     r31, 64(r4)
+        li      r3, 9
+        li      r0, 1
+        sc
+child:
+        lis     r4, {DATA_BASE >> 16:#x}
+        lis     r8, 0x5a5a
+        ori     r8, r8, 0x1234
+        stw     r8, 0(r4)
+        li      r3, {P1_WRITE}
+        li      r5, 4
+        bl      sys_write
+        li      r3, {P2_READ}           # then waits on the other pipe for ever
+        lis     r4, {DATA_BASE >> 16:#x}
+        li      r5, 4
+        bl      sys_read
+""" + _STUBS
+
+
+@pytest.mark.parametrize("machine", MACHINES)
+def test_a_reader_sleeps_the_writer_runs_and_the_bytes_arrive(machine):
+    """The parent's read of an empty pipe sleeps (interruptible_sleep_on, schedule,
+    _switch22 to the child, which starts in user mode from its fork frame); the child's
+    write copies 4 bytes into the pipe's page and wakes the parent; the child's read of the
+    other pipe sleeps and the switch back returns into the parent's pipe_read, which copies
+    the bytes to the parent's buffer (another physical page)."""
+    k, e, parent, child = two_processes(machine, HANDOFF)
+    r = e.run(parent, ELF_BASE, 0)
+    assert r.status == 9
+    assert r.gprs[30] == 4 and r.gprs[31] == 0x5a5a1234
+    counts = k.ledger.counts
+    assert counts["context_switches"] == 2 and counts["wake_ups"] == 1
+    assert parent.mm.pte(DATA_BASE) & ~0xFFF != child.mm.pte(DATA_BASE) & ~0xFFF
+
+
+@pytest.mark.parametrize("machine", MACHINES)
+def test_the_switch_loads_the_next_tasks_eight_user_segments(machine):
+    """_switch22 reloads segment registers 0-7 with the next task's VSIDs (Ks = Kp = 1):
+    after the switch back, the parent's, as the kernel model's VSIDs make them."""
+    k, e, parent, child = two_processes(machine, HANDOFF)
+    e.run(parent, ELF_BASE, 0)
+    for n in range(8):
+        assert e.regs.sr(n) == ctx_to_vsid(parent.mm.context, n << 28) | 0x60000000
+    assert parent.mm.context != child.mm.context
+
+
+def test_every_process_asleep_is_a_deadlock():
+    k, e = entry_for("603 page table")
+    source = f"""
+        li r3, {P1_READ}
+        lis r4, {DATA_BASE >> 16:#x}
+        li r5, 1
+        bl sys_read
+""" + _STUBS
+    p = e.spawn(source)
+    r, w = e.pipe()
+    e.install(p, P1_READ, r)
+    e.install(p, P1_WRITE, w)
+    with pytest.raises(KernelError, match="deadlock"):
+        e.run(p, ELF_BASE)
+
+
+@pytest.mark.parametrize("machine", ("603 page table", "604"))
+def test_lat_pipe_round_trip(machine):
+    """Per round trip: two schedules and two switches, two wake-ups; the 604 (no software
+    TLB) takes no TLB miss; the 603 takes 4: QEMU's tlbld drops the other way's entry for
+    the same page whatever its VSID, so the two processes' text and buffer pages (the same
+    addresses) evict each other at each switch, which a 603 would not do (module notes)."""
+    from emu.kernel.entry import pipe_round_trip
+    k, e = entry_for(machine)
+    parent = dougan1999._pipes_between(e, pipe_round_trip(1))
+    e.run(parent, ELF_BASE, 0, 1)
+    before = dict(k.ledger.counts)
+    r = e.run(parent, ELF_BASE, 0, 10)
+    grew = {key: k.ledger.counts[key] - before.get(key, 0) for key in
+            ("schedules", "context_switches", "wake_ups")}
+    assert grew == {"schedules": 20, "context_switches": 20, "wake_ups": 20}
+    assert r.events.get("tlb_miss_exceptions", 0) == (40 if machine != "604" else 0)
+    assert r.faults == 0
+
+
+def test_the_603_runs_the_604s_instructions_plus_its_miss_handlers():
+    """Same guest path on both; the 603's extra instructions per round trip are its four
+    TLB-miss handler runs (the QEMU-forced misses above)."""
+    a = dougan1999.lat_pipe("603 page table")
+    b = dougan1999.lat_pipe("604")
+    assert a["tlb_misses"] == 4 and b["tlb_misses"] == 0
+    extra = a["instructions"] - b["instructions"]
+    assert extra > 0 and extra % 2 == 0 and extra / 4 < 40     # a handler: ~25 instructions
+
+
+def test_lat_ctx_is_half_a_round_trip_less_the_pipe_alone():
+    c = dougan1999.lat_ctx("604")
+    assert c["cycles"] == pytest.approx(c["round_trip_cycles"] / 2 - c["overhead_cycles"])
+    assert 0 < c["cycles"] < c["round_trip_cycles"] / 2
+
+
+def test_bw_pipe_moves_the_bytes_a_page_at_a_time():
+    """Per 64 KB chunk: 16 pipe-fulls, each copied in and out by memcpy32's loop (8 bytes
+    and 5 instructions an iteration: at least 16 x 2 x 512 x 5 instructions), each with two
+    schedules and two wake-ups charged from the fixed-cost table."""
+    from emu.kernel import costs
+    b = dougan1999.bw_pipe("604")
+    assert b["instructions"] > 16 * 2 * 512 * 5
+    assert b["fixed_cycles"] == 16 * 2 * (costs.cycles("schedule") + costs.cycles("wake_up"))
+    assert b["mb_s"] == pytest.approx(65536 * 133e6 / b["cycles"] / 2 ** 20)
+
+
+def test_pipe_workloads_are_deterministic():
+    assert dougan1999.lat_pipe("603 page table") == dougan1999.lat_pipe("603 page table")
+    assert dougan1999.bw_pipe("604") == dougan1999.bw_pipe("604")

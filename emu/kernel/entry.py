@@ -44,6 +44,28 @@ fixed costs (``fault_entry``, ``hash_fault_entry``), which overlap the guest pro
 follow: a fault's cycles count its entry twice (faults are not what the measurements here
 report; the steady state has none).
 
+**Processes, pipes and switches** (``fork``, ``pipe``, ``install``): a forked child gets
+a task union whose kernel stack holds an exception frame for int_return (its first switch
+leaves through it to user mode at the given entry), the parent's descriptors and the kernel
+model's copy-on-write address space. ``read`` and ``write`` (``routines/ppc32/pipe_22.S``)
+go through sys_read/sys_write to pipe_read/pipe_write of 2.2.0 (fs/pipe.c: one kernel page
+per pipe, copy_to_user / copy_from_user). A task that must wait calls
+interruptible_sleep_on, whose schedule() stops the run: the kernel model takes the task off
+its run queue and picks the next one (the first other runnable task: the tasks' goodness is
+equal), charging the C part of schedule() from its fixed-cost table (``schedule``, an
+estimate), and the run resumes in ``_switch22`` (2.2.0's _switch: the frame, SPRG3, the
+kernel stack, the 8 segment registers), which falls into int_return and out through the
+next task's frame. wake_up_interruptible stops the run likewise for wake_up_process
+(``wake_up``, an estimate). A run ends when a process calls exit; a process left asleep
+stays so for the next run; every process asleep is a deadlock (KernelError).
+
+**A departure of QEMU's 603 that now matters:** its ``tlbld`` / ``tlbli`` drop the entry
+for the same page in the other way whatever its VSID (emu.softtlb), so two processes that
+use the same addresses (a forked pair: lat_pipe, lat_ctx, bw_pipe) evict each other's text
+and data entries at every switch, where a 603, whose entries are VSID-tagged, would keep
+both: on the 603 those workloads take about 2 TLB misses per switch (a few dozen cycles
+each) that the hardware would not. The 604 has no TLB in QEMU (see below).
+
 Costs: each stretch of guest code between two stops is a ``Run`` charged to the ledger as
 ``user_run`` (user code and the kernel's entry path together, instructions at the
 profile's costs, loads and stores through the cache model at their physical addresses:
@@ -55,7 +77,10 @@ the model's 604 TLB (emu.kernel.ppc604) is not consulted by guest-run code (a li
 null system call, with the kernel in a BAT, takes no TLB misses in its steady state on
 either CPU). On the 603 a user data access's hook address is physical, so the mirror counts
 it as a hit without a look-up, and the hits of guest-run code do not move a class's LRU
-bit: a miss replaces the way loaded earlier.
+bit: a miss replaces the way loaded earlier; and a kernel access to a user buffer
+(copy_to_user), whose physical address lies in the BAT's block, is counted as a BAT
+translation although the CPU translated it through the TLB (counts only; the CPU's own
+translation is right).
 """
 from __future__ import annotations
 
@@ -72,7 +97,7 @@ from ..softtlb import (DAR, DSISR, MSR_DR, MSR_IR, MSR_ME, MSR_PR, S_BLOCK_END, 
 from .ppc32 import ctx_to_vsid
 from .ppc603 import PPC603, STORAGE_INTERRUPT_STUB
 from .ppc604 import PPC604
-from .vm import MM, PAGE_SIZE, STACK_TOP, File, KernelError, Process
+from .vm import MM, PAGE_SIZE, STACK_TOP, TASK_SIZE, File, KernelError
 
 MSR_EE, MSR_RI = 0x8000, 0x2
 MSR_KERNEL = MSR_ME | MSR_IR | MSR_DR | MSR_RI       # include/asm-ppc/processor.h, 2.2.0
@@ -90,17 +115,30 @@ GPR0, NIP, MSR, CTR, LINK, XER, CCR, TRAP, FRAME_DAR, FRAME_DSISR, RESULT = \
 # the model's task union: the task_struct's fields the entry code reads, the thread_struct
 # (TSS) with the page directory first (the 603 handlers' THREAD_PGDIR), the kernel stack
 TASK_UNION = 8192
-TASK_FIELDS = {"TASK_FLAGS": 4, "SIGPENDING": 8, "NEED_RESCHED": 16, "PID": 20,
-               "P_OPPTR": 24, "TSS": 64, "TSS_PGDIR": 0, "TSS_KSP": 4, "TSS_REGS": 8,
-               "TSS_LAST_SYSCALL": 12}
+TASK_FIELDS = {"TASK_FLAGS": 4, "SIGPENDING": 8, "ADDR_LIMIT": 12, "NEED_RESCHED": 16,
+               "PID": 20, "P_OPPTR": 24, "TASK_FILES": 28, "TSS": 64, "TSS_PGDIR": 0,
+               "TSS_KSP": 4, "TSS_REGS": 8, "TSS_LAST_SYSCALL": 12}
+TASK_STATE, TASK_RUNNING, TASK_INTERRUPTIBLE = 0, 0, 1
+# the model's files, dentries and pipe inodes (fs/pipe.c's fields, the model's offsets)
+FILE_FIELDS = {"FILES_MAX": 0, "FILES_FD": 4, "F_COUNT": 0, "F_MODE": 4, "F_POS": 8,
+               "F_FLAGS": 16, "F_OP": 20, "F_DENTRY": 24, "D_INODE": 8, "FOP_READ": 4,
+               "FOP_WRITE": 8, "I_FLAGS": 0, "I_SEM": 4, "I_ATOMIC": 8, "I_CTIME": 12,
+               "I_MTIME": 16, "I_ATIME": 20, "I_SB": 24, "PIPE_BASE": 32, "PIPE_START": 36,
+               "PIPE_LEN": 40, "PIPE_LOCK": 44, "PIPE_READERS": 48, "PIPE_WRITERS": 52,
+               "PIPE_WAIT": 56}
+FILE_BYTES, INODE_BYTES, NR_OPEN_MODEL = 32, 64, 16
+FMODE_READ, FMODE_WRITE = 1, 2
 TASK_STRUCT_SIZE = 1024        # estimate: only the stack-overflow check reads it
 NR_SYSCALLS = 256              # include/linux/sys.h
-NR_EXIT, NR_GETPPID = 1, 64    # include/asm-ppc/unistd.h
-SYSCALLS = {NR_EXIT: "sys_exit22", NR_GETPPID: "sys_getppid22"}
-HOST_EXIT, HOST_FAULT, HOST_REFUSED = 1, 2, 3
+NR_EXIT, NR_READ, NR_WRITE, NR_GETPPID = 1, 3, 4, 64    # include/asm-ppc/unistd.h
+SYSCALLS = {NR_EXIT: "sys_exit22", NR_READ: "sys_read22", NR_WRITE: "sys_write22",
+            NR_GETPPID: "sys_getppid22"}
+HOST_EXIT, HOST_FAULT, HOST_REFUSED, HOST_SCHEDULE, HOST_WAKE = 1, 2, 3, 4, 5
 REFUSED = {1: "a kernel stack overflow", 2: "sys_sigreturn", 3: "a traced task (PF_TRACESYS)",
            4: "a lost interrupt", 5: "bottom halves", 6: "schedule (need_resched)",
-           7: "a pending signal"}
+           7: "a pending signal", 8: "a mandatory lock", 9: "SIGPIPE (no reader)",
+           10: "a non-blocking pipe", 11: "a contended inode semaphore",
+           12: "a pipe inode with a superblock", 13: "a bad user pointer"}
 ENOSYS = 38
 CR0_SO = 0x10000000
 # BATs: IBAT2U/L and DBAT2U/L (mapin_ram's BAT2)
@@ -126,6 +164,112 @@ getppid:
         li      r3, -1
         blr
 """
+# glibc's read and write stubs (li r0, __NR_...; sc; bnslr; errno and -1)
+_STUBS = f"""
+sys_read:
+        li      r0, {NR_READ}
+        sc
+        bnslr
+        li      r3, -1
+        blr
+sys_write:
+        li      r0, {NR_WRITE}
+        sc
+        bnslr
+        li      r3, -1
+        blr
+"""
+# descriptors the workloads install: two pipes, as pipe() returns them
+P1_READ, P1_WRITE, P2_READ, P2_WRITE = 3, 4, 5, 6
+
+
+def pipe_round_trip(size):
+    """LMBench 1.x lat_pipe (lat_pipe.c 1.8, ``size`` 1) and lat_ctx's two-process ring
+    (lat_ctx.c 1.20, a 4-byte token): the parent (r3 = 0) writes ``size`` bytes to pipe 1
+    and reads them back from pipe 2, r4 times, then exits; the child (r3 = 1) reads pipe 1
+    and writes pipe 2 forever. One iteration: two writes, two reads, two switches."""
+    return f"""
+_start:
+        cmpwi   0, r3, 0
+        bne     child
+        mtctr   r4
+parent_loop:
+        li      r3, {P1_WRITE}
+        lis     r4, {DATA_BASE >> 16:#x}
+        li      r5, {size}
+        bl      sys_write
+        li      r3, {P2_READ}
+        lis     r4, {DATA_BASE >> 16:#x}
+        li      r5, {size}
+        bl      sys_read
+        bdnz    parent_loop
+        li      r3, 0
+        li      r0, {NR_EXIT}
+        sc
+child:
+        li      r3, {P1_READ}
+        lis     r4, {DATA_BASE >> 16:#x}
+        li      r5, {size}
+        bl      sys_read
+        li      r3, {P2_WRITE}
+        lis     r4, {DATA_BASE >> 16:#x}
+        li      r5, {size}
+        bl      sys_write
+        b       child
+""" + _STUBS
+
+
+def pipe_alone(size):
+    """lat_ctx's overhead (``pipe_cost``): one process writes ``size`` bytes to pipe 1 and
+    reads them back, r4 times: the pipe's cost without a switch."""
+    return f"""
+_start:
+        mtctr   r4
+alone_loop:
+        li      r3, {P1_WRITE}
+        lis     r4, {DATA_BASE >> 16:#x}
+        li      r5, {size}
+        bl      sys_write
+        li      r3, {P1_READ}
+        lis     r4, {DATA_BASE >> 16:#x}
+        li      r5, {size}
+        bl      sys_read
+        bdnz    alone_loop
+        li      r3, 0
+        li      r0, {NR_EXIT}
+        sc
+""" + _STUBS
+
+
+XFERSIZE = 64 << 10            # bench.h: bw_pipe's chunk
+BW_PIPE = f"""
+# LMBench 1.x bw_pipe (bw_pipe.c 1.10): the child (r3 = 1) writes XFERSIZE chunks forever;
+# the parent (r3 = 0) reads until r4 chunks' worth has arrived, XFERSIZE at a time
+_start:
+        cmpwi   0, r3, 0
+        bne     writer
+        slwi    r31, r4, 16             # bytes to read
+reader:
+        li      r3, {P1_READ}
+        lis     r4, {DATA_BASE >> 16:#x}
+        lis     r5, {XFERSIZE >> 16:#x}
+        bl      sys_read
+        cmpwi   0, r3, 0
+        ble     done
+        subf.   r31, r3, r31
+        bgt     reader
+done:
+        li      r3, 0
+        li      r0, {NR_EXIT}
+        sc
+writer:
+        li      r3, {P1_WRITE}
+        lis     r4, {DATA_BASE >> 16:#x}
+        lis     r5, {XFERSIZE >> 16:#x}
+        bl      sys_write
+        b       writer
+""" + _STUBS
+
 # the instructions of one call by hand: the user's (bl, li, sc, bnslr, bdnz) and the
 # kernel's (entry_22.S): the 0xc00 prologue from user mode 34, transfer_to_handler 51
 # (from user mode: tss.regs stored), DoSyscall22 with sys_getppid22 and no error 30,
@@ -208,11 +352,13 @@ class Entry:
         self.kdata = m.alloc(32, align=32)
         self.table = m.alloc(4 * NR_SYSCALLS, align=32)
         prelude = "".join(f".equ {k}, {v:#x}\n" for k, v in {
-            **TASK_FIELDS, "TASK_STRUCT_SIZE": TASK_STRUCT_SIZE, "NR_SYSCALLS": NR_SYSCALLS,
-            "SYS_CALL_TABLE": self.table, "KDATA": self.kdata, "KDATA_LOST_IRQS": self.kdata,
-            "KDATA_BH_MASK": self.kdata + 4, "KDATA_BH_ACTIVE": self.kdata + 8}.items())
-        self.program = m.load(prelude + routine("ppc32/entry_22.S").read_text(),
-                              align=ENTRY_ALIGN)
+            **TASK_FIELDS, **FILE_FIELDS, "TASK_STRUCT_SIZE": TASK_STRUCT_SIZE,
+            "NR_SYSCALLS": NR_SYSCALLS, "SYS_CALL_TABLE": self.table, "KDATA": self.kdata,
+            "KDATA_LOST_IRQS": self.kdata, "KDATA_BH_MASK": self.kdata + 4,
+            "KDATA_BH_ACTIVE": self.kdata + 8, "KDATA_XTIME": self.kdata + 12}.items())
+        source = prelude + "".join(routine(f"ppc32/{name}").read_text()
+                                   for name in ("entry_22.S", "pipe_22.S", "memcpy.S"))
+        self.program = m.load(source, align=ENTRY_ALIGN)
         self.base = m.symbols["entry22_base"]
         self.stop = m.symbols["host_stop22"]
         m.load(BOOT)
@@ -242,26 +388,102 @@ class Entry:
             m.state[c.H_BATS] = self.bats.ctypes.data
         self.tasks = {}                        # pid -> task union address
         self.init_task = self._task_union(1, None)
-        self.running = None                    # the process of the run under way
+        self.running = None                    # the process the CPU runs, during a run
+        self.runnable = []                     # the run queue: processes, in order
+        self.by_task = {}                      # task union address -> process
         m.interrupt_handler = self._interrupt
 
     # ------------------------------------------------------------------ tasks
 
     def _task_union(self, pid, parent_task):
+        """A task union: the task_struct's fields (running, its pid and parent, the user
+        address limit, a files table of NR_OPEN_MODEL descriptors) below its kernel stack."""
         m = self.machine
         task = m.alloc(TASK_UNION, align=TASK_UNION)
-        m.write(task + TASK_FIELDS["PID"], pid.to_bytes(4, "big"))
-        m.write(task + TASK_FIELDS["P_OPPTR"],
-                (parent_task or task).to_bytes(4, "big"))
+        files = m.alloc(8 + 4 * NR_OPEN_MODEL, align=32)
+        self._word(files + FILE_FIELDS["FILES_MAX"], NR_OPEN_MODEL)
+        self._word(files + FILE_FIELDS["FILES_FD"], files + 8)
+        self._word(task + TASK_FIELDS["PID"], pid)
+        self._word(task + TASK_FIELDS["P_OPPTR"], parent_task or task)
+        self._word(task + TASK_FIELDS["ADDR_LIMIT"], TASK_SIZE - 1)
+        self._word(task + TASK_FIELDS["TASK_FILES"], files)
         return task
+
+    def _word(self, address, value):
+        self.machine.write(address, (value & 0xFFFFFFFF).to_bytes(4, "big"))
 
     def task(self, process):
         """The task union of ``process`` (made on first use; its parent: init's, pid 1)."""
         if process.pid not in self.tasks:
             parent = self.tasks.get(process.parent.pid) if process.parent else None
-            self.tasks[process.pid] = self._task_union(process.pid + 1,
-                                                       parent or self.init_task)
+            task = self._task_union(process.pid + 1, parent or self.init_task)
+            self.tasks[process.pid] = task
+            self.by_task[task] = process
         return self.tasks[process.pid]
+
+    def _files(self, process):
+        return self.machine.read_word(self.task(process) + TASK_FIELDS["TASK_FILES"]) + 8
+
+    def install(self, process, fd, file):
+        """fd_install: descriptor ``fd`` of ``process`` refers to ``file`` (its count up)."""
+        if not 0 <= fd < NR_OPEN_MODEL:
+            raise ValueError(f"the model's files table holds {NR_OPEN_MODEL} descriptors")
+        m = self.machine
+        self._word(self._files(process) + 4 * fd, file)
+        count = file + FILE_FIELDS["F_COUNT"]
+        self._word(count, m.read_word(count) + 1)
+
+    def pipe(self):
+        """do_pipe: a pipe inode whose buffer is one kernel page (fs/pipe.c, PIPE_BUF 4 KB),
+        and its read and write files (their f_op tables: pipe_read22 / pipe_write22).
+        Returns (read file, write file); ``install`` gives them to processes."""
+        m, k = self.machine, self.kernel
+        f = FILE_FIELDS
+        page = k._alloc_page("pipe").address
+        inode = m.alloc(INODE_BYTES, align=32)
+        dentry = m.alloc(16, align=16)
+        self._word(dentry + f["D_INODE"], inode)
+        for name, value in (("PIPE_BASE", page), ("PIPE_READERS", 1), ("PIPE_WRITERS", 1),
+                            ("I_SEM", 1), ("I_ATOMIC", 1)):
+            self._word(inode + f[name], value)
+        files = []
+        for mode, slot, handler in ((FMODE_READ, "FOP_READ", "pipe_read22"),
+                                    (FMODE_WRITE, "FOP_WRITE", "pipe_write22")):
+            ops = m.alloc(16, align=16)
+            self._word(ops + f[slot], m.symbols[handler])
+            file = m.alloc(FILE_BYTES, align=32)
+            self._word(file + f["F_MODE"], mode)
+            self._word(file + f["F_OP"], ops)
+            self._word(file + f["F_DENTRY"], dentry)
+            files.append(file)
+        return tuple(files)
+
+    def fork(self, parent, entry=ELF_BASE, *args):
+        """A child of ``parent`` (the kernel model's fork: copy-on-write address space),
+        with its descriptors, which starts at ``entry`` in user mode (r3... = ``args``)
+        the first time the scheduler switches to it: its kernel stack holds an exception
+        frame for int_return, as copy_thread leaves one. Runnable at once."""
+        k, m = self.kernel, self.machine
+        child = k.fork(parent)
+        task = self.task(child)
+        parent_fds = self._files(parent)
+        for fd in range(NR_OPEN_MODEL):
+            file = m.read_word(parent_fds + 4 * fd)
+            if file:
+                self.install(child, fd, file)
+        frame = self.frame(child)
+        m.write(frame, bytes(INT_FRAME_SIZE))
+        self._word(frame + GPR0 + 4, STACK_TOP - 64)
+        for n, value in enumerate(args):
+            self._word(frame + GPR0 + 4 * (3 + n), value)
+        self._word(frame + NIP, entry)
+        self._word(frame + MSR, MSR_USER)
+        self._word(frame + TRAP, 0xC00)
+        tss = task + TASK_FIELDS["TSS"]
+        self._word(tss + TASK_FIELDS["TSS_KSP"], frame)
+        self._word(tss + TASK_FIELDS["TSS_PGDIR"], child.mm.pgd.address)
+        self.runnable.append(child)
+        return child
 
     def frame(self, process):
         """The exception frame a user-mode exception of ``process`` uses (SPRG2)."""
@@ -380,6 +602,9 @@ class Entry:
         uc.reg_write(ppc_const.UC_PPC_REG_LR, 0)
         uc.reg_write(ppc_const.UC_PPC_REG_MSR, MSR_USER)
         self.exceptions = {}
+        if process not in self.runnable:
+            self.runnable.append(process)
+        self._word(self.task(process) + TASK_STATE, TASK_RUNNING)
         totals = {"instructions": 0, "cycles": 0, "host_cycles": 0, "faults": 0}
         events = {}
         pc = entry
@@ -396,26 +621,76 @@ class Entry:
                 reason = uc.reg_read(ppc_const.UC_PPC_REG_3)
                 argument = uc.reg_read(ppc_const.UC_PPC_REG_4)
                 if reason == HOST_EXIT:
-                    return self._finish(process, argument, totals, events)
+                    return self._finish(self.running, argument, totals, events)
                 if reason == HOST_REFUSED:
                     raise KernelError(f"the program reached what the entry model refuses: "
                                       f"{REFUSED.get(argument, argument)}")
-                if reason != HOST_FAULT:
+                if reason not in (HOST_FAULT, HOST_SCHEDULE, HOST_WAKE):
                     raise KernelError(f"host_stop22 with an unknown reason {reason}")
                 saved = uc.context_save()
-                resume = uc.reg_read(ppc_const.UC_PPC_REG_LR)
+                pc = uc.reg_read(ppc_const.UC_PPC_REG_LR)
                 self._stubs(False)
                 before = k.ledger.cycles
-                self._fault(process, argument - STACK_FRAME_OVERHEAD)
+                switch = None
+                if reason == HOST_FAULT:
+                    self._fault(self.running, argument - STACK_FRAME_OVERHEAD)
+                    totals["faults"] += 1
+                elif reason == HOST_WAKE:
+                    self._wake(argument)
+                else:
+                    switch = self._schedule()
                 totals["host_cycles"] += k.ledger.cycles - before
-                totals["faults"] += 1
                 uc.context_restore(saved)
-                pc = resume
+                if switch is not None:
+                    pc = m.symbols["_switch22"]
+                    for n, value in enumerate(switch):
+                        uc.reg_write(ppc_const.UC_PPC_REG_3 + n, value)
         finally:
             self.running = None
             self._stubs(False)
             if self.kind == "603":
                 self.regs.set_spr(SPRG3, self.kernel.arch.thread)
+
+    def _wake(self, task):
+        """wake_up_process (kernel/sched.c): the task runs again, on the run queue. It does
+        not preempt the waker: 2.2's reschedule_idle does so only when the woken task's
+        counter exceeds the current one's by more than 3, and the model's tasks keep equal
+        counters. The C path is charged from the fixed-cost table (``wake_up``)."""
+        self.kernel.ledger.fixed("wake_up")
+        self.kernel.ledger.count("wake_ups")
+        self._word(task + TASK_STATE, TASK_RUNNING)
+        process = self.by_task[task]
+        if process not in self.runnable:
+            self.runnable.append(process)
+
+    def _schedule(self):
+        """schedule() (kernel/sched.c), its C part charged from the fixed-cost table
+        (``schedule``): prev leaves the run queue if it sleeps; next is the first other
+        runnable process in queue order (the tasks' goodness is equal), else prev. Returns
+        the registers of _switch22 (prev's tss, next's, next's context as 2.2 keeps it:
+        MUNGE_CONTEXT, n * 897) or None if prev goes on."""
+        k, m = self.kernel, self.machine
+        k.ledger.fixed("schedule")
+        k.ledger.count("schedules")
+        prev = self.running
+        if m.read_word(self.task(prev) + TASK_STATE) != TASK_RUNNING and \
+                prev in self.runnable:
+            self.runnable.remove(prev)
+        others = [p for p in self.runnable if p is not prev]
+        if not others:
+            if prev in self.runnable:
+                return None
+            raise KernelError("every process sleeps: the programs deadlock")
+        nxt = others[0]
+        self.runnable.remove(nxt)               # round robin: to the back of the queue
+        self.runnable.append(nxt)
+        k.ledger.count("context_switches")
+        k.current = nxt                         # the kernel model's view (its TLB paths)
+        k.arch.switch_mm(nxt.mm)
+        self.running = nxt
+        tss = TASK_FIELDS["TSS"]
+        return (self.task(prev) + tss, self.task(nxt) + tss,
+                (nxt.mm.context * 897) & 0xFFFFF)
 
     def _fault(self, process, frame):
         """do_page_fault22: the fault the frame describes, through the kernel model."""

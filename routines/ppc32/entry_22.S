@@ -30,13 +30,26 @@
  *     yet), sigpending (refused), tss.ksp and SPRG2 = the frame's physical address; then
  *     CTR, LR, XER, CR, r3-r31, SRR0/SRR1 from NIP/MSR, r0, r2, r1 restored; sync; isync;
  *     rfi;
+ *   _switch22 (r3 = prev's thread_struct, r4 = next's, r5 = next's context), from
+ *     schedule: a full frame pushed on prev's kernel stack (r0-r31, NIP = LR, MSR without
+ *     FP, LINK, CR, CTR, XER, TRAP 0x0ff0), prev's tss.ksp, SPRG3 = next's thread, next's
+ *     kernel sp and current, the 8 user segment registers (VSID = context << 4 | Ks | Kp,
+ *     mtsrin per 256 MB segment; no TLB or hash-table flush: entries are VSID-tagged), then
+ *     int_return, which leaves through next's frame: into next's own call of schedule
+ *     (a kernel frame), or to user mode (a new task's frame from fork);
+ *   schedule22, sleep_on22, wake_up22: interruptible_sleep_on (state, the wait queue's one
+ *     entry, schedule, off the queue) and wake_up_interruptible (a waiter not yet woken);
+ *     the choice of the next task and wake_up_process are the kernel model's (Python),
+ *     their C paths charged from its fixed-cost table;
  *   sys_getppid22: current->p_opptr->pid (kernel/sched.c, two loads, as gcc compiles it);
  *   sys_exit22, do_page_fault22 and what is refused: the model's way to Python, a branch to
  *     host_stop22 with r3 = the reason and r4 = the argument: the run stops there, Python
  *     does the work (do_page_fault of the kernel model, or the end of the program) and, for
  *     a fault, resumes at LR (int_return), as do_page_fault's return would.
  *
- * What the model changes: KERNELBASE is 0 (the kernel's code and data sit where they are
+ * What the model changes: _switch22 steps the VSID by 0x111 per segment, not 1, so that
+ * its VSIDs are those of the kernel model's hash_page (2.4's CTX_TO_VSID, emu.kernel.ppc32);
+ * KERNELBASE is 0 (the kernel's code and data sit where they are
  * loaded; BAT2 maps all of RAM at EA = physical, supervisor only), so tophys and tovirt are
  * `addis rD, rS, 0` (one instruction each, as on Linux); DataAccess22 does not call
  * hash_page itself (on the 604 the kernel model's fault path runs it, in Python: see
@@ -110,10 +123,15 @@
         .equ    ERESTARTNOHAND, 514
         .equ    LAST_ERRNO, 516
         .equ    PF_TRACESYS, 0x20
-        # the model's ways to Python (r3 at host_stop22)
+        # the model's ways to Python (r3 at host_stop22; Python resumes at LR)
         .equ    HOST_EXIT, 1
         .equ    HOST_FAULT, 2
         .equ    HOST_REFUSED, 3
+        .equ    HOST_SCHEDULE, 4
+        .equ    HOST_WAKE, 5
+        .equ    MSR_FP, 0x2000
+        .equ    TASK_STATE, 0
+        .equ    TASK_INTERRUPTIBLE, 1
 
         .globl  entry22_base
 entry22_base:
@@ -472,6 +490,119 @@ ir_schedule:
 ir_signal:
         li      r3, HOST_REFUSED
         li      r4, 7
+        b       host_stop22
+
+        .align  5
+        .globl  _switch22
+_switch22:                              # r3 = prev's tss, r4 = next's, r5 = next's context
+        stwu    r1, -INT_FRAME_SIZE-STACK_UNDERHEAD(r1)
+        stw     r0, GPR0(r1)
+        lwz     r0, 0(r1)               # the old sp
+        stw     r0, GPR1(r1)
+        stw     r2, GPR2(r1)
+        stw     r3, GPR3(r1)
+        stw     r4, GPR4(r1)
+        stw     r5, GPR5(r1)
+        stw     r6, GPR6(r1)
+        stw     r7, GPR7(r1)
+        stw     r8, GPR8(r1)
+        stw     r9, GPR9(r1)
+        stw     r10, GPR10(r1)
+        stw     r11, GPR11(r1)
+        stw     r12, GPR12(r1)
+        stw     r13, GPR13(r1)
+        stw     r14, GPR14(r1)
+        stw     r15, GPR15(r1)
+        stw     r16, GPR16(r1)
+        stw     r17, GPR17(r1)
+        stw     r18, GPR18(r1)
+        stw     r19, GPR19(r1)
+        stw     r20, GPR20(r1)
+        stw     r21, GPR21(r1)
+        stw     r22, GPR22(r1)
+        stw     r23, GPR23(r1)
+        stw     r24, GPR24(r1)
+        stw     r25, GPR25(r1)
+        stw     r26, GPR26(r1)
+        stw     r27, GPR27(r1)
+        stw     r28, GPR28(r1)
+        stw     r29, GPR29(r1)
+        stw     r30, GPR30(r1)
+        stw     r31, GPR31(r1)
+        mflr    r20                     # the switch returns to schedule's caller
+        mfmsr   r22
+        li      r0, MSR_FP              # floating point off
+        andc    r22, r22, r0
+        stw     r20, _NIP(r1)
+        stw     r22, _MSR(r1)
+        stw     r20, _LINK(r1)
+        mfcr    r20
+        mfctr   r22
+        mfspr   r23, XER
+        stw     r20, _CCR(r1)
+        stw     r22, _CTR(r1)
+        stw     r23, _XER(r1)
+        li      r0, 0x0ff0
+        stw     r0, TRAP(r1)
+        stw     r1, TSS_KSP(r3)         # prev's kernel sp
+        sync
+        addis   r0, r4, 0               # tophys
+        mtspr   SPRG3, r0               # the current thread
+        sync
+        isync
+        lwz     r1, TSS_KSP(r4)         # next's kernel sp
+        addi    r2, r4, -TSS            # current = next
+        rlwinm  r5, r5, 4, 8, 27        # VSID = context << 4
+        addis   r5, r5, 0x6000          # Ks, Kp
+        li      r0, 8                   # TASK_SIZE / 256 MB: the user segments
+        mtctr   r0
+        li      r3, 0
+sw_segments:
+        mtsrin  r5, r3
+        addi    r5, r5, 0x111           # the next segment's VSID (the kernel model's step)
+        addis   r3, r3, 0x1000
+        bdnz    sw_segments
+        sync
+        isync
+        b       int_return              # 2.2 falls through into it
+
+        .globl  schedule22
+schedule22:                             # the choice is the kernel model's (Python)
+        li      r3, HOST_SCHEDULE
+        b       host_stop22
+
+        .globl  sleep_on22
+sleep_on22:                             # interruptible_sleep_on(r3 = the wait queue)
+        mflr    r0
+        stwu    r1, -16(r1)
+        stw     r0, 20(r1)
+        stw     r31, 12(r1)
+        mr      r31, r3
+        li      r10, TASK_INTERRUPTIBLE
+        stw     r10, TASK_STATE(r2)
+        stw     r2, 0(r31)              # add_wait_queue: one waiter
+        bl      schedule22
+        lwz     r10, 0(r31)             # remove_wait_queue, if still ours
+        cmpw    0, r10, r2
+        bne     sleep_gone
+        li      r10, 0
+        stw     r10, 0(r31)
+sleep_gone:
+        lwz     r31, 12(r1)
+        lwz     r0, 20(r1)
+        addi    r1, r1, 16
+        mtlr    r0
+        blr
+
+        .globl  wake_up22
+wake_up22:                              # wake_up_interruptible(r3 = the wait queue)
+        lwz     r4, 0(r3)
+        cmpwi   0, r4, 0
+        beqlr                           # nobody waits
+        lwz     r10, TASK_STATE(r4)
+        andi.   r10, r10, TASK_INTERRUPTIBLE
+        beqlr                           # already woken
+        li      r3, HOST_WAKE           # wake_up_process: the kernel model's run queue
         b       host_stop22
 
         .align  5
