@@ -59,12 +59,13 @@ next task's frame. wake_up_interruptible stops the run likewise for wake_up_proc
 (``wake_up``, an estimate). A run ends when a process calls exit; a process left asleep
 stays so for the next run; every process asleep is a deadlock (KernelError).
 
-**A departure of QEMU's 603 that now matters:** its ``tlbld`` / ``tlbli`` drop the entry
-for the same page in the other way whatever its VSID (emu.softtlb), so two processes that
-use the same addresses (a forked pair: lat_pipe, lat_ctx, bw_pipe) evict each other's text
-and data entries at every switch, where a 603, whose entries are VSID-tagged, would keep
-both: on the 603 those workloads take about 2 TLB misses per switch (a few dozen cycles
-each) that the hardware would not. The 604 has no TLB in QEMU (see below).
+**A departure of QEMU's 603, undone:** its ``tlbld`` / ``tlbli`` drop the entry for the same
+page in the other way whatever its VSID (emu.softtlb), so two processes that use the same
+addresses (a forked pair: lat_pipe, lat_ctx, bw_pipe) would evict each other's text and
+data entries at every switch, where a 603, whose entries are VSID-tagged, keeps both. On
+the 603 ``Entry`` finds QEMU's TLB array (``SoftTLB.locate_tlb6``) and the native ``rfi``
+hook makes the dropped entry valid again after such a load (without it: 2 TLB misses per
+switch that the hardware would not take; the tests measure both).
 
 Costs: each stretch of guest code between two stops is a ``Run`` charged to the ledger as
 ``user_run`` (user code and the kernel's entry path together, instructions at the
@@ -367,6 +368,7 @@ class Entry:
         # the CPU's own registers: the 603's through its soft TLB, the 604's found here
         if self.kind == "603":
             self.regs = m.soft_tlb.regs
+            self.tlb6 = m.soft_tlb.locate_tlb6()   # QEMU's same-page drop undone
         else:
             scratch = m.alloc(PAGE_SIZE)
             m.state[c.H_LIMIT] = 1 << 40

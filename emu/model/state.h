@@ -155,11 +155,14 @@ enum { FAULT_SEGMENT = 1, FAULT_NO_HPTE = 2, FAULT_NO_EXECUTE = 3, FAULT_PROTECT
 
 /* ---- software-loaded TLBs (emu.softtlb): MSR bits */
 /* ---- a software-loaded TLB's own records (emu.softtlb; st[H_SOFTTLB] is their address):
- * settings, a failed instruction's error, the 405's 64 entries (tag, data, TID, valid) and
+ * settings, a failed instruction's error, where QEMU's 603 TLB array is (its pointer's
+ * offset in the saved CPU state, 0: unknown) and an entry of it to make valid again (its
+ * index + 1, compare word, EPN), the 405's 64 entries (tag, data, TID, valid) and
  * the 603's (per I/D, congruence class and way: page + 1, compare word, RPA word, spare;
  * per I/D and class the way used last) */
 enum { SW_KIND, SW_IDENTITY, SW_PENDING, SW_SPR_BASE, SW_CONTEXT, SW_FLUSH_CONTROL,
        SW_ERROR, SW_ERROR_PC, SW_ERROR_A, SW_ERROR_B, SW_ERROR_C, SW_CLASSES,
+       SW_TLB6, SW_RESTORE, SW_RESTORE_PTE0, SW_RESTORE_EPN,
        SW_TAG405 = 16, SW_DATA405 = 80, SW_TID405 = 144, SW_VALID405 = 208,
        SW_E603 = 272, SW_MRU603 = 784, SW_WORDS = 848 };
 enum { SW_KIND_603 = 1, SW_KIND_405 = 2, SW_MAX_CLASSES = 32 };
