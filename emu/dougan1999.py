@@ -385,3 +385,42 @@ def table3_emulated(machines=("603 page table", "604")):
                      "pipe_latency_us": lat_pipe(machine)["us"],
                      "pipe_bandwidth_mb_s": bw_pipe(machine)["mb_s"]})
     return pd.DataFrame(rows).set_index("machine")
+
+
+def kernel_tlb_conflict(pages=48, bats=True, machine="603 page table", passes=(10, 20)):
+    """The kernel in BATs or in the TLB (2.2's ``nobats``; emu.kernel.entry): a user program
+    loads one word from each of ``pages`` data pages, then makes a null system call, over
+    and over. Returns TLB misses and cycles per pass in steady state (the difference of
+    runs of ``passes``, after a warm-up). With BATs the kernel takes no TLB entry; without,
+    its code, stack and data pages share the TLB's classes with the user's."""
+    from .kernel.entry import DATA_BASE, ELF_BASE, NR_EXIT, NR_GETPPID, Entry
+    source = f"""
+_start:
+        mr      r30, r3
+pass_loop:
+        lis     r9, {DATA_BASE >> 16:#x}
+        li      r8, {pages}
+        mtctr   r8
+page_loop:
+        lwz     r7, 0(r9)
+        addi    r9, r9, {PAGE_SIZE}
+        bdnz    page_loop
+        li      r0, {NR_GETPPID}
+        sc
+        addic.  r30, r30, -1
+        bne     pass_loop
+        li      r3, 0
+        li      r0, {NR_EXIT}
+        sc
+"""
+    k = kernel(machine)
+    entry = Entry(k, bats=bats)
+    p = entry.spawn(source, "tlb_conflict", data_pages=pages)
+    entry.run(p, ELF_BASE, passes[0])
+    a, b = (entry.run(p, ELF_BASE, n) for n in passes)
+    span = passes[1] - passes[0]
+    return {"pages": pages, "bats": bats,
+            "tlb_misses_per_pass": (b.events["tlb_miss_exceptions"] -
+                                    a.events["tlb_miss_exceptions"]) / span,
+            "cycles_per_pass": (b.cycles - a.cycles) / span,
+            "instructions_per_pass": (b.instructions - a.instructions) / span}

@@ -165,8 +165,6 @@ def test_what_the_entry_model_refuses_is_said():
     k, e = entry_for("604")
     with pytest.raises(KernelError, match="sys_sigreturn"):
         e.run(e.spawn("li r0, 0x7777\n sc\n"), ELF_BASE)
-    with pytest.raises(NotImplementedError, match="nobats"):
-        Entry(dougan1999.kernel("604"), bats=False)
     with pytest.raises(ValueError, match="603 and 604"):
         from emu.kernel import Kernel
         Entry(Kernel())
@@ -341,3 +339,44 @@ def test_bw_pipe_moves_the_bytes_a_page_at_a_time():
 def test_pipe_workloads_are_deterministic():
     assert dougan1999.lat_pipe("603 page table") == dougan1999.lat_pipe("603 page table")
     assert dougan1999.bw_pipe("604") == dougan1999.bw_pipe("604")
+
+
+# ------------------------------------------------------------------ the kernel without BATs
+
+def test_without_bats_the_kernel_loads_tlb_entries_and_runs_the_same_path():
+    """nobats (603, page-table walk): the kernel's first pass takes TLB misses for its own
+    pages (the handlers' 2.2.0 check: no _PAGE_USER needed from the supervisor), no access
+    is a BAT translation, and the steady null call is the same 202 instructions."""
+    k, e = entry_for("603 page table")
+    k2 = dougan1999.kernel("603 page table")
+    e2 = Entry(k2, bats=False)
+    runs = {}
+    for name, entry in (("bats", e), ("nobats", e2)):
+        p = entry.spawn(LAT_SYSCALL_NULL)
+        first = entry.run(p, ELF_BASE, 1)
+        a, b = entry.run(p, ELF_BASE, 10), entry.run(p, ELF_BASE, 20)
+        runs[name] = (first, (b.instructions - a.instructions) / 10, b)
+    assert runs["nobats"][0].events["tlb_miss_exceptions"] > \
+        runs["bats"][0].events["tlb_miss_exceptions"]
+    assert "bat_translations" not in runs["nobats"][2].events
+    assert runs["nobats"][1] == runs["bats"][1] == 202
+    assert runs["nobats"][2].events["tlb_mirror_divergences"] == 0
+    # segment 0 is the kernel's: VSID 0, Ks = 0, Kp = 1
+    assert e2.regs.sr(0) == 0x20000000
+
+
+def test_without_bats_kernel_and_user_pages_compete_for_the_tlb():
+    """48 user pages and a null call per pass: with BATs every pass hits in the TLB; without,
+    the kernel's pages share classes with the user's and both miss on every pass."""
+    with_bats = dougan1999.kernel_tlb_conflict(48, bats=True)
+    without = dougan1999.kernel_tlb_conflict(48, bats=False)
+    assert with_bats["tlb_misses_per_pass"] == 0
+    assert without["tlb_misses_per_pass"] > 4
+    assert without["cycles_per_pass"] > with_bats["cycles_per_pass"]
+    assert without["instructions_per_pass"] > with_bats["instructions_per_pass"]   # handlers
+
+
+def test_nobats_is_refused_where_it_is_not_modelled():
+    for machine in ("604", "603 hash table"):
+        with pytest.raises(NotImplementedError, match="nobats"):
+            Entry(dougan1999.kernel(machine), bats=False)

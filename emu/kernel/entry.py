@@ -12,8 +12,14 @@ the kernel through the exception entry of Linux 2.2.0 (``routines/ppc32/entry_22
   (KERNELBASE is 0 here, 0xc0000000 on Linux; the block and its cost are the same). On the
   603 the model's software-TLB mirror knows the BAT too (``emu.cache.H_BATS``, looked up
   natively): a kernel access the BAT translates takes no TLB look-up and is counted
-  (``bat_translations``). The 2.2 ``nobats`` option (the kernel through the TLB) is not
-  modelled yet.
+  (``bat_translations``).
+* **or, with ``bats=False``** (2.2's ``nobats``, on the 603 walking the page table), the
+  kernel through the TLB: no BAT, mapin_ram's kernel PTEs (present, dirty, writable, not
+  _PAGE_USER) in every page directory, segment 0 the kernel's (VSID 0, Ks = 0: the
+  book's kernel lives at EA = physical, below the user's addresses, where Linux's lives in
+  segments 12-15), the 603's miss handlers built with 2.2.0's access check (``KERNEL_PTES``:
+  _PAGE_USER only from user mode) and _switch22 reloading segments 1-7. The 604's and the
+  603 hash table's kernel HPTEs are not modelled (refused).
 * **per task**, an 8 KB task union in guest RAM (the task_struct at its base with the fields
   the entry code reads, its kernel stack above), SPRG3 = its thread_struct (whose first word
   is the page directory the 603's miss handlers walk) and SPRG2 = the exception frame at the
@@ -345,10 +351,12 @@ class Entry:
             self.kind = "604"
         else:
             raise ValueError(f"user programs run on the 603 and 604 backends, not {arch.name}")
-        if not bats:
-            raise NotImplementedError("the kernel through the TLB (2.2's nobats) is not "
-                                      "modelled yet: its kernel PTEs and VSIDs are to come")
+        if not bats and (self.kind != "603" or arch.reload != "pagetable"):
+            raise NotImplementedError("the kernel through the TLB (2.2's nobats) is modelled "
+                                      "on the 603 walking the page table only: the 604's and "
+                                      "the 603 hash table's kernel HPTEs are to come")
         self.kernel, self.machine = kernel, kernel.machine
+        self.bats_on = bats
         m = self.machine
         self.kdata = m.alloc(32, align=32)
         self.table = m.alloc(4 * NR_SYSCALLS, align=32)
@@ -357,6 +365,8 @@ class Entry:
             "NR_SYSCALLS": NR_SYSCALLS, "SYS_CALL_TABLE": self.table, "KDATA": self.kdata,
             "KDATA_LOST_IRQS": self.kdata, "KDATA_BH_MASK": self.kdata + 4,
             "KDATA_BH_ACTIVE": self.kdata + 8, "KDATA_XTIME": self.kdata + 12}.items())
+        if not bats:
+            prelude += ".equ KERNEL_SEGMENT0, 1\n"
         source = prelude + "".join(routine(f"ppc32/{name}").read_text()
                                    for name in ("entry_22.S", "pipe_22.S", "memcpy.S"))
         self.program = m.load(source, align=ENTRY_ALIGN)
@@ -374,9 +384,15 @@ class Entry:
             m.state[c.H_LIMIT] = 1 << 40
             self.regs = CpuRegisters(m.uc, scratch)
             m.model.clear_stats()
-        # BAT2: all of RAM for the kernel, in the CPU (guest mtspr) and the 603's mirror
-        self.bat_size = bat_block(m.ram_size)
-        batu, batl = bat_words(0, self.bat_size)
+        # BAT2: all of RAM for the kernel, in the CPU (guest mtspr) and the 603's mirror;
+        # without BATs (nobats): an invalid BAT2, kernel PTEs in every page directory,
+        # segment 0 the kernel's, and the 603's miss handlers with 2.2.0's access check
+        self.bat_size = bat_block(m.ram_size) if bats else 0
+        batu, batl = bat_words(0, self.bat_size) if bats else (0, 0)
+        if not bats:
+            m.load(".equ KERNEL_PTES, 1\n" + routine("ppc32/tlbmiss_603_kernel.S").read_text(),
+                   at=0x1000)
+            self.kernel_tables = self._kernel_page_tables()
         sdr1 = arch.sdr1 if self.kind == "604" else 0
         m.call("entry22_boot", batu, batl, sdr1, **({"real_mode": True}
                                                       if self.kind == "603" else {}))
@@ -386,7 +402,7 @@ class Entry:
             self.bats[at + c.BAT_VS] = 1
             self.bats[at + c.BAT_START] = 0
             self.bats[at + c.BAT_SIZE] = self.bat_size
-        if self.kind == "603":
+        if self.kind == "603" and bats:
             m.state[c.H_BATS] = self.bats.ctypes.data
         self.tasks = {}                        # pid -> task union address
         self.init_task = self._task_union(1, None)
@@ -410,6 +426,38 @@ class Entry:
         self._word(task + TASK_FIELDS["ADDR_LIMIT"], TASK_SIZE - 1)
         self._word(task + TASK_FIELDS["TASK_FILES"], files)
         return task
+
+    def _kernel_page_tables(self):
+        """mapin_ram's page tables for all of RAM (2.2.0 builds them whether or not BATs
+        map it; with ``nobats`` they are what the TLB loads): one PTE page per 4 MB, each
+        page present, accessed, dirty and writable, without _PAGE_USER. Returns {pgd index:
+        PTE page}; every address space's page directory gets these entries, as pgd_alloc
+        copies the kernel's part of swapper_pg_dir."""
+        from .vm import _PAGE_ACCESSED, _PAGE_DIRTY, _PAGE_PRESENT, _PAGE_RW
+        m = self.machine
+        bits = _PAGE_PRESENT | _PAGE_ACCESSED | _PAGE_DIRTY | _PAGE_RW
+        tables = {}
+        for index in range(-(-m.ram_size // (4 << 20))):
+            table = m.alloc(PAGE_SIZE)
+            base = index << 22
+            ptes = b"".join(((base + (k << 12)) | bits).to_bytes(4, "big")
+                            for k in range(1024) if base + (k << 12) < m.ram_size)
+            m.write(table, ptes)
+            tables[index] = table
+        return tables
+
+    def _kernel_mappings(self, mm):
+        """Without BATs: the kernel's pgd entries in ``mm``'s page directory."""
+        if self.bats_on:
+            return
+        for index, table in self.kernel_tables.items():
+            self._word(mm.pgd.address + 4 * index, table)
+
+    def _kernel_segment(self):
+        """Without BATs: segment 0 is the kernel's, VSID 0 (context 0 is never a
+        process's), Ks = 0 and Kp = 1 (PP 0 pages: supervisor read/write, user nothing)."""
+        if not self.bats_on:
+            self.machine.set_segment(0, 0, ks=False, kp=True)
 
     def _word(self, address, value):
         self.machine.write(address, (value & 0xFFFFFFFF).to_bytes(4, "big"))
@@ -467,6 +515,7 @@ class Entry:
         frame for int_return, as copy_thread leaves one. Runnable at once."""
         k, m = self.kernel, self.machine
         child = k.fork(parent)
+        self._kernel_mappings(child.mm)
         task = self.task(child)
         parent_fds = self._files(parent)
         for fd in range(NR_OPEN_MODEL):
@@ -506,6 +555,7 @@ class Entry:
         k.mmap(process, stack_pages * PAGE_SIZE, "rw", address=STACK_TOP -
                stack_pages * PAGE_SIZE, name="stack", growsdown=True)
         self.task(process)
+        self._kernel_mappings(process.mm)
         return process
 
     # ------------------------------------------------------------------ running
@@ -520,6 +570,7 @@ class Entry:
         tss = task + TASK_FIELDS["TSS"]
         m.write(tss + TASK_FIELDS["TSS_PGDIR"], process.mm.pgd.address.to_bytes(4, "big"))
         self.regs.set_sprs({SPRG3: tss, SPRG2: self.frame(process)})
+        self._kernel_segment()
         if self.kind == "604":
             for n in range(12):           # PPC32Hash's user segments, Ks = Kp = 1
                 self.regs.set_sr(n, ctx_to_vsid(process.mm.context, n << 28) | 0x60000000)

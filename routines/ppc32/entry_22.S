@@ -47,7 +47,9 @@
  *     does the work (do_page_fault of the kernel model, or the end of the program) and, for
  *     a fault, resumes at LR (int_return), as do_page_fault's return would.
  *
- * What the model changes: _switch22 steps the VSID by 0x111 per segment, not 1, so that
+ * What the model changes: without BATs (KERNEL_SEGMENT0 defined: the kernel, at EA =
+ * physical, lives in segment 0 with a VSID of its own, as 2.2's kernel segments 12-15 have)
+ * _switch22 reloads segments 1-7 only; it steps the VSID by 0x111 per segment, not 1, so that
  * its VSIDs are those of the kernel model's hash_page (2.4's CTX_TO_VSID, emu.kernel.ppc32);
  * KERNELBASE is 0 (the kernel's code and data sit where they are
  * loaded; BAT2 maps all of RAM at EA = physical, supervisor only), so tophys and tovirt are
@@ -554,9 +556,16 @@ _switch22:                              # r3 = prev's tss, r4 = next's, r5 = nex
         addi    r2, r4, -TSS            # current = next
         rlwinm  r5, r5, 4, 8, 27        # VSID = context << 4
         addis   r5, r5, 0x6000          # Ks, Kp
+.ifdef KERNEL_SEGMENT0
+        addi    r5, r5, 0x111           # segment 0 is the kernel's (no BATs): from 1
+        li      r0, 7
+        mtctr   r0
+        lis     r3, 0x1000
+.else
         li      r0, 8                   # TASK_SIZE / 256 MB: the user segments
         mtctr   r0
         li      r3, 0
+.endif
 sw_segments:
         mtsrin  r5, r3
         addi    r5, r5, 0x111           # the next segment's VSID (the kernel model's step)
