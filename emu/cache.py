@@ -146,6 +146,10 @@ H_SOFTTLB = 175         # the address of a software-loaded TLB's records (emu.so
 # the model asked Unicorn to stop (a scheduler's slice, a fault: cleared before each start),
 # and the PC + 1 where a core stopped with no one asking (the guest halted it: hlt, wfi)
 H_STOP_ASKED, H_HALTED = 176, 177
+# the BATs a software-loaded TLB's model knows (their address, 0: none) and the accesses
+# they translated (emu.kernel.entry)
+H_BATS, H_BAT_HITS = 178, 179
+BAT_VS, BAT_VP, BAT_START, BAT_SIZE, BAT_WORDS, BATS_PER_SIDE = 0, 1, 2, 3, 4, 4
 SEEN_ENTRIES = 4096
 M_BUS_FREE, MACHINE_WORDS = 0, 4
 WC_WORDS = 4            # per write-combining buffer: line + 1, bytes, fill order, free cycle
@@ -620,7 +624,7 @@ class Layout:
                 H_BUS_WAIT, H_SB_STALLS, H_SB_STALL_CYCLES, H_FB_WAITS, H_PREFETCHES,
                 H_PREFETCHES_DROPPED, H_PREFETCH_LATE, H_PREFETCH_LATE_CYCLES, H_HW_PREFETCHES,
                 H_UNCACHED_LOADS, H_UNCACHED_STORES, H_WC_WAIT, H_EVENT_PENDING, H_EVENTS,
-                H_INTERVENTIONS)
+                H_INTERVENTIONS, H_BAT_HITS)
 
     def clear_stats(self):
         """Zero every counter: each level's, the running header's and every core's."""

@@ -397,6 +397,9 @@ class Machine:
             self._python_hooks += [_weak_hook(self, uc, UC_HOOK_MEM_INVALID, "_on_invalid"),
                                    _weak_hook(self, uc, UC_HOOK_INTR, "_on_interrupt")]
         self._fault = None
+        # a Python function (uc, number) -> True if it delivered the exception to the guest
+        # itself (emu.kernel.entry: system calls, and the 604's storage interrupts)
+        self.interrupt_handler = None
         self.extable = extable.ExceptionTable()     # the loaded programs' __ex_table entries
         self.programs: list[Program] = []
         self.symbols: dict = {}
@@ -518,11 +521,17 @@ class Machine:
 
     # ---------------------------------------------------------------- programs
 
-    def load(self, program, at=None):
+    def load(self, program, at=None, align=None):
         """Load a Program, assembly source text, or a path to a .S file; returns the Program.
 
         ``at``: an address to assemble and load it at instead of the next free code address,
-        e.g. an exception vector (0x1000) for the miss handlers of a software-loaded TLB."""
+        e.g. an exception vector (0x1000) for the miss handlers of a software-loaded TLB.
+        ``align``: the next free code address rounded up to this power of two (code whose
+        vectors sit at fixed offsets from its start, emu.kernel.entry)."""
+        if align is not None and at is None:
+            if align <= 0 or align & (align - 1):
+                raise ValueError(f"align must be a power of two, not {align}")
+            self._next_code = -(-self._next_code // align) * align
         base = self._next_code if at is None else at
         if isinstance(program, Program):
             if program.isa != self.isa:
@@ -857,6 +866,8 @@ class Machine:
         return uc.reg_read(PC_REGISTERS[self.isa])
 
     def _on_interrupt(self, uc, number, user_data):
+        if self.interrupt_handler is not None and self.interrupt_handler(uc, number):
+            return                      # delivered to the guest (emu.kernel.entry)
         if number == 6 and self.isa == "ppc64":
             # tlbie and tlbsync are hypervisor-privileged on Unicorn's PPC64 model (platform
             # notes): their effect was given by the special hook; go on past them

@@ -55,7 +55,10 @@ each congruence class, and the class's LRU way), by the ``tlbld``/``tlbli`` hook
 (and QEMU) do; ``search603`` / ``victim603`` serve the kernel model
 (emu.kernel.ppc603), which also sets ``identity_only = False``. One departure of QEMU 5.0 is
 not followed: its ``tlbld``/``tlbli`` also drop the other way's entry for the same page,
-whatever its VSID; the 603 keeps both. Capstone 5 decodes ``tlbld r0`` as the 4xx ``tlbwe``
+whatever its VSID; the 603 keeps both. The records follow the 603; the CPU's own TLB does
+too once ``SoftTLB.locate_tlb6`` has found QEMU's array (emu.kernel.entry calls it: there
+guest user code runs through that TLB), the native rfi hook then making the dropped entry
+valid again. Capstone 5 decodes ``tlbld r0`` as the 4xx ``tlbwe``
 (the same opcode): the model does not see it; load with another register.
 """
 from __future__ import annotations
@@ -98,7 +101,8 @@ S_BLOCK_START, S_BLOCK_END, S_DIVERGED = 1, 2, 3
 
 # The records the native instruction hooks keep (emu/model/state.h, SW_*)
 (SW_KIND, SW_IDENTITY, SW_PENDING, SW_SPR_BASE, SW_CONTEXT, SW_FLUSH_CONTROL, SW_ERROR,
- SW_ERROR_PC, SW_ERROR_A, SW_ERROR_B, SW_ERROR_C, SW_CLASSES) = range(12)
+ SW_ERROR_PC, SW_ERROR_A, SW_ERROR_B, SW_ERROR_C, SW_CLASSES, SW_TLB6, SW_RESTORE,
+ SW_RESTORE_PTE0, SW_RESTORE_EPN) = range(16)
 SW_TAG405, SW_DATA405, SW_TID405, SW_VALID405 = 16, 80, 144, 208
 SW_E603, SW_MRU603, SW_WORDS = 272, 784, 848
 SW_KIND_603, SW_KIND_405, SW_MAX_CLASSES = 1, 2, 32
@@ -291,6 +295,59 @@ class SoftTLB:
         self.deliveries = collections.deque(maxlen=64)
         if which == "405":
             self.regs.set_spr(EVPR405, 0)   # vectors at 0 + offset, like the 603 with IP = 0
+
+    # ---- QEMU's own 603 TLB array
+    PROBE_EA, PROBE_CMP, PROBE_RPA = 0x0F0F5000, 0x80ABCDE1, 0x00123002
+
+    def locate_tlb6(self):
+        """Find QEMU 5.0's array of 603 TLB entries (``env->tlb.tlb6``: 12 bytes each, the
+        compare word, the RPA word and the EPN; data entries first, class + 32 x way) and
+        tell the native hooks where its pointer lies in the saved CPU state, so that they
+        can undo QEMU's departure (its tlbld drops the other way's entry for the same page
+        whatever its VSID; softtlb_insn.c restore_other_way). Found by loading a known entry
+        with a guest tlbld in real mode and searching the saved state for a pointer (read
+        only where /proc/self/maps says it may be read) to an array holding it; the entry is
+        then removed again (tlbie). Returns the offset, or None if not found (then nothing
+        is undone)."""
+        m = self.m
+        if self.kind != "603":
+            return None
+        if "probe_tlbld603" not in m.symbols:
+            m.load("        .globl probe_tlbld603\nprobe_tlbld603:\n        tlbld r3\n"
+                   "        blr\n        .globl probe_tlbie603\nprobe_tlbie603:\n"
+                   "        tlbie r3\n        blr\n")
+        identity = self.identity_only
+        self.identity_only = False
+        self.regs.set_sprs({DCMP: self.PROBE_CMP, RPA: self.PROBE_RPA, SRR1: 0})
+        try:
+            m.call("probe_tlbld603", self.PROBE_EA, real_mode=True)
+            raw = bytes(m.uc.context_save())
+            readable = []
+            with open("/proc/self/maps") as maps:
+                for line in maps:
+                    span, perms = line.split()[:2]
+                    if perms.startswith("r"):
+                        readable.append(tuple(int(x, 16) for x in span.split("-")))
+            nr = (self.PROBE_EA >> 12) % self.classes603
+            size = 12 * 4 * self.classes603
+            found = []
+            for offset in range(0, len(raw) - 7, 8):
+                pointer = int.from_bytes(raw[offset:offset + 8], "little")
+                if pointer < 0x10000 or not any(lo <= pointer and pointer + size <= hi
+                                                 for lo, hi in readable):
+                    continue
+                entry = ctypes.string_at(pointer + 12 * nr, 12)
+                if [int.from_bytes(entry[i:i + 4], "little") for i in (0, 4, 8)] == \
+                        [self.PROBE_CMP, self.PROBE_RPA, self.PROBE_EA]:
+                    found.append(offset)
+        except OSError:
+            found = []
+        finally:
+            m.call("probe_tlbie603", self.PROBE_EA, real_mode=True)
+            self.identity_only = identity
+        offset = found[0] if len(found) == 1 else None
+        self.records[SW_TLB6] = offset or 0
+        return offset
 
     # ---- registers
     def _reg(self, reg_id):
@@ -523,8 +580,11 @@ class SoftTLB:
 
     def events(self):
         st = self.m.state
-        return {**self.exceptions,
-                "tlb_mirror_divergences": int(st[st[c.H_SCRATCH] + S_DIVERGED])}
+        out = {**self.exceptions,
+               "tlb_mirror_divergences": int(st[st[c.H_SCRATCH] + S_DIVERGED])}
+        if st[c.H_BATS]:
+            out["bat_translations"] = int(st[c.H_BAT_HITS])
+        return out
 
 
 # ------------------------------------------------------------ the page table, from Python

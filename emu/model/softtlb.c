@@ -2,8 +2,23 @@
  * CPU model keeps itself (emu/softtlb.py explains the design). */
 #include "state.h"
 
+/* Does a BAT the model knows translate `address` for this privilege? (MSR[PR] in H_XLATE:
+ * Vs for the supervisor, Vp for the user; the BATs map EA = physical, so the hook's address,
+ * the EA of a fetch and the physical address of a data access, is tested as it is) */
+static bool bat_translates(const i64 *st, i64 address, bool fetch) {
+    const i64 *bat = (const i64 *)(intptr_t)st[H_BATS] + (fetch ? 0 : BATS_PER_SIDE * BAT_WORDS);
+    i64 valid = (st[H_XLATE] & MSR_PR) ? BAT_VP : BAT_VS;
+    for (int k = 0; k < BATS_PER_SIDE; k++, bat += BAT_WORDS)
+        if (bat[valid] && address >= bat[BAT_START] && address - bat[BAT_START] < bat[BAT_SIZE])
+            return true;
+    return false;
+}
+
 /* One translated access: a look-up in the model TLB (a mirror of the CPU's, which has
- * already translated it). Real-mode accesses look nothing up. Returns stall cycles (0). */
+ * already translated it). Real-mode accesses look nothing up; nor do those a BAT translates
+ * (counted). With translations other than the identity (the kernel model's user pages), a
+ * data access's hook address is physical, not the EA the mirror is tagged with: it counts
+ * as a hit without a look-up (the CPU translated it). Returns stall cycles (0). */
 HOT i64 softtlb_lookup(i64 *st, i64 ea, bool fetch) {
     i64 level;
     if (fetch) {
@@ -15,11 +30,17 @@ HOT i64 softtlb_lookup(i64 *st, i64 ea, bool fetch) {
             return 0;
         level = st[H_DTLB];
     }
+    if (st[H_BATS] && bat_translates(st, ea, fetch)) {
+        st[H_BAT_HITS] += 1;
+        return 0;
+    }
     i64 r = REC(level);
     i64 page = ea >> st[r + L_SHIFT];
     i64 s = page & (st[r + L_SETS] - 1);
     st[r + L_ACCESSES] += 1;
     st[r + L_HITS] += 1;
+    if (!fetch && !((const i64 *)(intptr_t)st[H_SOFTTLB])[SW_IDENTITY])
+        return 0;
     if (hit(st, r, page, s) < 0)
         st[st[H_SCRATCH] + S_DIVERGED] += 1;
     return 0;

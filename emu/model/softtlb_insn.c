@@ -45,7 +45,22 @@ static i64 *entry603(i64 *t, bool fetch, i64 ea, i64 way) {
     return t + SW_E603 + 4 * ((((i64)fetch * t[SW_CLASSES]) + cls) * 2 + way);
 }
 
-/* rfi: translation as SRR1 says; QEMU 5.0 copies SRR1 bit 14 (the 603's WAY) into
+/* QEMU 5.0's tlbld / tlbli invalidate every way's entry for the same page whatever its
+ * VSID (ppc6xx_tlb_store); the 603 keeps them (its entries are VSID-tagged). After such a
+ * load (noted by soft_tlb_load), the dropped entry's valid bit is set again in QEMU's own
+ * array, found at start-up (emu.softtlb.SoftTLB.locate_tlb6), if it is still as it was */
+static void restore_other_way(i64 *t) {
+    if (t[SW_TLB6]) {
+        uint8_t *tlb6 = *(uint8_t **)((char *)(intptr_t)t[SW_CONTEXT] + t[SW_TLB6]);
+        uint32_t *entry = (uint32_t *)(tlb6 + 12 * (t[SW_RESTORE] - 1));   /* pte0 pte1 EPN */
+        if (entry[0] == ((uint32_t)t[SW_RESTORE_PTE0] & ~(uint32_t)PTE_VALID) &&
+                entry[2] == (uint32_t)t[SW_RESTORE_EPN])
+            entry[0] = (uint32_t)t[SW_RESTORE_PTE0];
+    }
+    t[SW_RESTORE] = 0;
+}
+
+/* rfi: translation (and the privilege, for the BATs) as SRR1 says; QEMU 5.0 copies SRR1 bit 14 (the 603's WAY) into
  * MSR[TGPR]: clear it first, or the shadow registers would stay swapped in */
 static void soft_rfi(uc_engine *uc, i64 *st, i64 *t, i64 address) {
     if (t[SW_KIND] == SW_KIND_405 && t[SW_PENDING]) {
@@ -59,7 +74,9 @@ static void soft_rfi(uc_engine *uc, i64 *st, i64 *t, i64 address) {
         *saved_spr(t, SPR_SRR1) = srr1;
         uc_context_restore(uc, (void *)(intptr_t)t[SW_CONTEXT]);
     }
-    st[H_XLATE] = srr1 & (MSR_IR | MSR_DR);
+    st[H_XLATE] = srr1 & (MSR_IR | MSR_DR | MSR_PR);
+    if (t[SW_RESTORE])
+        restore_other_way(t);
 }
 
 /* tlbld / tlbli: ea's page into the way SRR1[WAY] names, tagged with ICMP/DCMP */
@@ -72,6 +89,13 @@ static void soft_tlb_load(uc_engine *uc, i64 *st, i64 *t, i64 address, bool fetc
         return;
     }
     i64 way = (srr1 >> 17) & 1;
+    i64 *other = entry603(t, fetch, ea, 1 - way);
+    if (t[SW_TLB6] && other[0] == (ea >> 12) + 1 && other[1] != cmp) {
+        i64 cls = (ea >> 12) % t[SW_CLASSES];       /* QEMU's index: class, way, side */
+        t[SW_RESTORE] = cls + t[SW_CLASSES] * (1 - way) + (fetch ? 2 * t[SW_CLASSES] : 0) + 1;
+        t[SW_RESTORE_PTE0] = other[1];
+        t[SW_RESTORE_EPN] = ea & ~(i64)0xFFF;
+    }
     i64 *e = entry603(t, fetch, ea, way);
     e[0] = (ea >> 12) + 1;
     e[1] = cmp;

@@ -56,7 +56,7 @@ enum {
     H_SAMPLE_EVENTS, H_EVENT_NEXT, H_EVENT_PENDING, H_EVENTS,
     H_CHIP, H_CHIPS_PER_MODULE, H_ON_MODULE, H_OFF_MODULE, H_INTERVENTIONS,
     H_SEEN, H_SEEN_N, H_READ_SIGNATURE, H_LAST_READ_SIGNATURE, H_CODE_TOP, H_SOFTTLB,
-    H_STOP_ASKED, H_HALTED,
+    H_STOP_ASKED, H_HALTED, H_BATS, H_BAT_HITS,
     HEADER = 192
 };
 /* ---- the machine's own words (st[H_MACHINE] + M_*): the bus */
@@ -155,11 +155,14 @@ enum { FAULT_SEGMENT = 1, FAULT_NO_HPTE = 2, FAULT_NO_EXECUTE = 3, FAULT_PROTECT
 
 /* ---- software-loaded TLBs (emu.softtlb): MSR bits */
 /* ---- a software-loaded TLB's own records (emu.softtlb; st[H_SOFTTLB] is their address):
- * settings, a failed instruction's error, the 405's 64 entries (tag, data, TID, valid) and
+ * settings, a failed instruction's error, where QEMU's 603 TLB array is (its pointer's
+ * offset in the saved CPU state, 0: unknown) and an entry of it to make valid again (its
+ * index + 1, compare word, EPN), the 405's 64 entries (tag, data, TID, valid) and
  * the 603's (per I/D, congruence class and way: page + 1, compare word, RPA word, spare;
  * per I/D and class the way used last) */
 enum { SW_KIND, SW_IDENTITY, SW_PENDING, SW_SPR_BASE, SW_CONTEXT, SW_FLUSH_CONTROL,
        SW_ERROR, SW_ERROR_PC, SW_ERROR_A, SW_ERROR_B, SW_ERROR_C, SW_CLASSES,
+       SW_TLB6, SW_RESTORE, SW_RESTORE_PTE0, SW_RESTORE_EPN,
        SW_TAG405 = 16, SW_DATA405 = 80, SW_TID405 = 144, SW_VALID405 = 208,
        SW_E603 = 272, SW_MRU603 = 784, SW_WORDS = 848 };
 enum { SW_KIND_603 = 1, SW_KIND_405 = 2, SW_MAX_CLASSES = 32 };
@@ -167,8 +170,14 @@ enum { SW_ERR_PENDING = 1, SW_ERR_IDENTITY_603 = 2, SW_ERR_PAGE_SIZE = 3,
        SW_ERR_IDENTITY_405 = 4 };
 enum { SPR_SRR1 = 27, SPR_DCMP = 977, SPR_ICMP = 981, SPR_RPA = 982, SPR_PID405 = 945 };
 #define MSR_TGPR 0x20000
+#define MSR_PR 0x4000
 #define MSR_IR 0x20
 #define MSR_DR 0x10
+
+/* ---- the BATs a software-loaded TLB's model knows (st[H_BATS] is their address, 0: none):
+ * 4 instruction then 4 data BATs, each valid for supervisor, valid for user, first physical
+ * address, size (emu.kernel.entry: BATs that map EA = physical) */
+enum { BAT_VS, BAT_VP, BAT_START, BAT_SIZE, BAT_WORDS, BATS_PER_SIDE = 4 };
 
 /* ---- PL310 register offsets (emu.cache OUTER_*) */
 #define OUTER_CACHE_SYNC 0x730

@@ -31,6 +31,11 @@
  * 1, bit 6 for a store, and DAR), TGPR off, on to 0x400 / 0x300, whose C handler is
  * do_page_fault.
  *
+ * With KERNEL_PTES defined (emu.kernel.entry's kernel without BATs, 2.2's `nobats`), the
+ * access check is 2.2.0's: _PAGE_USER is required only when SRR1[PR] says the access came
+ * from user mode (two instructions more), so the kernel's own pages, mapped without
+ * _PAGE_USER, load with PP 0 (supervisor read/write under a Ks = 0 segment).
+ *
  * Differences from head.S: user addresses only (the model's kernel runs in real mode; 2.4+
  * also tests for a kernel address first: three instructions more); the thread's pgdir is a
  * physical address (Linux: virtual, then tophys: one addis more); TGPR is cleared with rlwinm
@@ -65,7 +70,13 @@ itlb_miss_603k:                         # 0x1000: instruction TLB miss
         beq-    imiss_none_603k
         rlwimi  r2, r3, 22, 20, 29      # + ((EA >> 12) & 0x3ff) * 4
         lwz     r3, 0(r2)               # the Linux PTE
+.ifdef KERNEL_PTES
+        mfspr   r1, SRR1                # 2.2.0: _PAGE_USER only for a user access
+        rlwinm  r1, r1, 32-12, 29, 29   # MSR[PR] (0x4000) -> _PAGE_USER (0x004)
+        ori     r1, r1, PTE_PRESENT
+.else
         li      r1, PTE_USER | PTE_PRESENT
+.endif
         andc.   r1, r1, r3              # a required bit missing?
         bne-    imiss_none_603k
         ori     r3, r3, PTE_ACCESSED
@@ -109,7 +120,13 @@ dtlb_load_miss_603k:                    # 0x1100: data TLB miss on a load
         beq-    dmiss_none_603k
         rlwimi  r2, r3, 22, 20, 29
         lwz     r3, 0(r2)
+.ifdef KERNEL_PTES
+        mfspr   r1, SRR1                # 2.2.0: _PAGE_USER only for a user access
+        rlwinm  r1, r1, 32-12, 29, 29   # MSR[PR] (0x4000) -> _PAGE_USER (0x004)
+        ori     r1, r1, PTE_PRESENT
+.else
         li      r1, PTE_USER | PTE_PRESENT
+.endif
         andc.   r1, r1, r3
         bne-    dmiss_none_603k
         ori     r3, r3, PTE_ACCESSED
@@ -141,7 +158,13 @@ dtlb_store_miss_603k:                   # 0x1200: data TLB miss on a store
         beq-    dmiss_none_603k
         rlwimi  r2, r3, 22, 20, 29
         lwz     r3, 0(r2)
+.ifdef KERNEL_PTES
+        mfspr   r1, SRR1                # 2.2.0: _PAGE_USER only for a user access
+        rlwinm  r1, r1, 32-12, 29, 29   # MSR[PR] (0x4000) -> _PAGE_USER (0x004)
+        ori     r1, r1, PTE_RW | PTE_PRESENT
+.else
         li      r1, PTE_RW | PTE_USER | PTE_PRESENT
+.endif
         andc.   r1, r1, r3
         bne-    dmiss_none_603k
         ori     r3, r3, PTE_ACCESSED | PTE_DIRTY

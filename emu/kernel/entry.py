@@ -1,0 +1,775 @@
+"""User programs under the kernel model: guest code running translated in user mode, entering
+the kernel through the exception entry of Linux 2.2.0 (``routines/ppc32/entry_22.S``) on the
+603 and the 604 backends (Dougan 1999, issue 19 items 2-3).
+
+``Entry(kernel)`` attaches to a Kernel whose backend is ``PPC603`` (either reload) or
+``PPC604`` and makes what a 2.2.0 kernel has at boot:
+
+* **BAT2 maps all of RAM for the kernel** (``mapin_ram``, arch/ppc/mm/init.c: the largest
+  power-of-two block that fits in RAM, supervisor only, read/write, cacheable), set by a
+  guest routine with ``mtspr``, so the CPU (Unicorn's 603e / 604) translates the kernel's
+  accesses with it. The book's kernel is linked where it sits: its BAT maps EA = physical
+  (KERNELBASE is 0 here, 0xc0000000 on Linux; the block and its cost are the same). On the
+  603 the model's software-TLB mirror knows the BAT too (``emu.cache.H_BATS``, looked up
+  natively): a kernel access the BAT translates takes no TLB look-up and is counted
+  (``bat_translations``).
+* **or, with ``bats=False``** (2.2's ``nobats``, on the 603 walking the page table), the
+  kernel through the TLB: no BAT, mapin_ram's kernel PTEs (present, dirty, writable, not
+  _PAGE_USER) in every page directory, segment 0 the kernel's (VSID 0, Ks = 0: the
+  book's kernel lives at EA = physical, below the user's addresses, where Linux's lives in
+  segments 12-15), the 603's miss handlers built with 2.2.0's access check (``KERNEL_PTES``:
+  _PAGE_USER only from user mode) and _switch22 reloading segments 1-7. The 604's and the
+  603 hash table's kernel HPTEs are not modelled (refused).
+* **per task**, an 8 KB task union in guest RAM (the task_struct at its base with the fields
+  the entry code reads, its kernel stack above), SPRG3 = its thread_struct (whose first word
+  is the page directory the 603's miss handlers walk) and SPRG2 = the exception frame at the
+  top of its kernel stack while it runs in user mode;
+* the **system-call table** (``sys_getppid22`` at 64, ``sys_exit22`` at 1, every other slot
+  empty: ENOSYS) and the kernel words int_return tests (lost interrupts, bottom halves: 0).
+
+``Entry.run(process, entry, *args)`` runs user code at ``entry`` (MSR = MSR_USER: PR, IR,
+DR, EE, ME, RI) until it calls exit. The CPU translates every user access itself: on the
+603 through its software-loaded TLB, whose misses the kernel model's guest miss handlers
+resolve (emu.kernel.ppc603); on the 604 by its hardware search of the hash table (QEMU's),
+whose misses are storage interrupts. A ``sc`` is delivered as the CPU delivers it (SRR0 =
+the next instruction, SRR1 = the MSR, translation off, the vector: here at
+``entry22_base + 0xc00``, the code sitting on a 16 KB boundary so that ``LR & 0x3f00`` gives
+the vector as on the hardware), and all that follows is guest code: the prologue, the
+``rfi`` into DoSyscall22 with translation on, the handler, int_return and its ``rfi`` back.
+
+**Faults.** A 603 miss handler that finds no Linux PTE leaves for 0x300 / 0x400, where the
+backend keeps a one-instruction stub for its own (Python-driven) misses; during a run the
+stub branches to DataAccess22 / InstructionAccess22 instead. On the 604 the CPU's storage
+interrupt (no HPTE) is delivered there directly. The prologue and transfer_to_handler run as
+guest code into ``do_page_fault22``, which stops the run (``host_stop22``): Python runs the
+kernel model's fault path (``Kernel.page_fault`` on the 603: do_page_fault; on the 604
+``Kernel.touch``: hash_page, and do_page_fault if the Linux PTE does not allow the access),
+then the run resumes at int_return, whose ``rfi`` retries the access: on the 603 it misses
+in the TLB again and the handler now finds the PTE. Those Python paths charge their own
+fixed costs (``fault_entry``, ``hash_fault_entry``), which overlap the guest prologue they
+follow: a fault's cycles count its entry twice (faults are not what the measurements here
+report; the steady state has none).
+
+**Processes, pipes and switches** (``fork``, ``pipe``, ``install``): a forked child gets
+a task union whose kernel stack holds an exception frame for int_return (its first switch
+leaves through it to user mode at the given entry), the parent's descriptors and the kernel
+model's copy-on-write address space. ``read`` and ``write`` (``routines/ppc32/pipe_22.S``)
+go through sys_read/sys_write to pipe_read/pipe_write of 2.2.0 (fs/pipe.c: one kernel page
+per pipe, copy_to_user / copy_from_user). A task that must wait calls
+interruptible_sleep_on, whose schedule() stops the run: the kernel model takes the task off
+its run queue and picks the next one (the first other runnable task: the tasks' goodness is
+equal), charging the C part of schedule() from its fixed-cost table (``schedule``, an
+estimate), and the run resumes in ``_switch22`` (2.2.0's _switch: the frame, SPRG3, the
+kernel stack, the 8 segment registers), which falls into int_return and out through the
+next task's frame. wake_up_interruptible stops the run likewise for wake_up_process
+(``wake_up``, an estimate). A run ends when a process calls exit; a process left asleep
+stays so for the next run; every process asleep is a deadlock (KernelError).
+
+**A departure of QEMU's 603, undone:** its ``tlbld`` / ``tlbli`` drop the entry for the same
+page in the other way whatever its VSID (emu.softtlb), so two processes that use the same
+addresses (a forked pair: lat_pipe, lat_ctx, bw_pipe) would evict each other's text and
+data entries at every switch, where a 603, whose entries are VSID-tagged, keeps both. On
+the 603 ``Entry`` finds QEMU's TLB array (``SoftTLB.locate_tlb6``) and the native ``rfi``
+hook makes the dropped entry valid again after such a load (without it: 2 TLB misses per
+switch that the hardware would not take; the tests measure both).
+
+Costs: each stretch of guest code between two stops is a ``Run`` charged to the ledger as
+``user_run`` (user code and the kernel's entry path together, instructions at the
+profile's costs, loads and stores through the cache model at their physical addresses:
+Unicorn's memory hooks see physical addresses). User code sits outside the model's code
+region, so its instructions cost the profile's default (1 cycle each); the hardware's own
+exception entry and ``rfi`` latencies are not charged beyond the profile's ``rfi`` (as
+elsewhere in the book). On the 604 the CPU's table search is QEMU's and costs nothing here:
+the model's 604 TLB (emu.kernel.ppc604) is not consulted by guest-run code (a limit; the
+null system call, with the kernel in a BAT, takes no TLB misses in its steady state on
+either CPU). On the 603 a user data access's hook address is physical, so the mirror counts
+it as a hit without a look-up, and the hits of guest-run code do not move a class's LRU
+bit: a miss replaces the way loaded earlier; and a kernel access to a user buffer
+(copy_to_user), whose physical address lies in the BAT's block, is counted as a BAT
+translation although the CPU translated it through the TLB (counts only; the CPU's own
+translation is right).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from unicorn import UcError, ppc_const
+
+from .. import cache as c
+from .. import routine
+from ..assemble import assemble
+from ..softtlb import (DAR, DSISR, MSR_DR, MSR_IR, MSR_ME, MSR_PR, S_BLOCK_END, S_DIVERGED,
+                       SPRG2, SPRG3, SRR0, SRR1, CpuRegisters)
+from .ppc32 import ctx_to_vsid
+from .ppc603 import PPC603, STORAGE_INTERRUPT_STUB
+from .ppc604 import PPC604
+from .vm import MM, PAGE_SIZE, STACK_TOP, TASK_SIZE, File, KernelError
+
+MSR_EE, MSR_RI = 0x8000, 0x2
+MSR_KERNEL = MSR_ME | MSR_IR | MSR_DR | MSR_RI       # include/asm-ppc/processor.h, 2.2.0
+MSR_USER = MSR_KERNEL | MSR_PR | MSR_EE
+EXCP_DSI, EXCP_ISI, EXCP_SYSCALL = 2, 3, 8            # Unicorn/QEMU exception numbers
+VECTORS = {EXCP_DSI: 0x300, EXCP_ISI: 0x400, EXCP_SYSCALL: 0xC00}
+ENTRY_ALIGN = 0x4000           # the entry code's base: LR & 0x3f00 is the vector offset
+ELF_BASE = 0x10000000          # where the user program is linked
+DATA_BASE = ELF_BASE + 0x400000
+
+# struct pt_regs (include/asm-ppc/ptrace.h, 2.2.0) after the 16-byte frame header
+STACK_FRAME_OVERHEAD, INT_FRAME_SIZE, STACK_UNDERHEAD = 16, 192, 64
+GPR0, NIP, MSR, CTR, LINK, XER, CCR, TRAP, FRAME_DAR, FRAME_DSISR, RESULT = \
+    16, 144, 148, 156, 160, 164, 168, 176, 180, 184, 188
+# the model's task union: the task_struct's fields the entry code reads, the thread_struct
+# (TSS) with the page directory first (the 603 handlers' THREAD_PGDIR), the kernel stack
+TASK_UNION = 8192
+TASK_FIELDS = {"TASK_FLAGS": 4, "SIGPENDING": 8, "ADDR_LIMIT": 12, "NEED_RESCHED": 16,
+               "PID": 20, "P_OPPTR": 24, "TASK_FILES": 28, "TSS": 64, "TSS_PGDIR": 0,
+               "TSS_KSP": 4, "TSS_REGS": 8, "TSS_LAST_SYSCALL": 12}
+TASK_STATE, TASK_RUNNING, TASK_INTERRUPTIBLE = 0, 0, 1
+# the model's files, dentries and pipe inodes (fs/pipe.c's fields, the model's offsets)
+FILE_FIELDS = {"FILES_MAX": 0, "FILES_FD": 4, "F_COUNT": 0, "F_MODE": 4, "F_POS": 8,
+               "F_FLAGS": 16, "F_OP": 20, "F_DENTRY": 24, "D_INODE": 8, "FOP_READ": 4,
+               "FOP_WRITE": 8, "I_FLAGS": 0, "I_SEM": 4, "I_ATOMIC": 8, "I_CTIME": 12,
+               "I_MTIME": 16, "I_ATIME": 20, "I_SB": 24, "PIPE_BASE": 32, "PIPE_START": 36,
+               "PIPE_LEN": 40, "PIPE_LOCK": 44, "PIPE_READERS": 48, "PIPE_WRITERS": 52,
+               "PIPE_WAIT": 56}
+FILE_BYTES, INODE_BYTES, NR_OPEN_MODEL = 32, 64, 16
+FMODE_READ, FMODE_WRITE = 1, 2
+TASK_STRUCT_SIZE = 1024        # estimate: only the stack-overflow check reads it
+NR_SYSCALLS = 256              # include/linux/sys.h
+NR_EXIT, NR_READ, NR_WRITE, NR_GETPPID = 1, 3, 4, 64    # include/asm-ppc/unistd.h
+SYSCALLS = {NR_EXIT: "sys_exit22", NR_READ: "sys_read22", NR_WRITE: "sys_write22",
+            NR_GETPPID: "sys_getppid22"}
+HOST_EXIT, HOST_FAULT, HOST_REFUSED, HOST_SCHEDULE, HOST_WAKE = 1, 2, 3, 4, 5
+REFUSED = {1: "a kernel stack overflow", 2: "sys_sigreturn", 3: "a traced task (PF_TRACESYS)",
+           4: "a lost interrupt", 5: "bottom halves", 6: "schedule (need_resched)",
+           7: "a pending signal", 8: "a mandatory lock", 9: "SIGPIPE (no reader)",
+           10: "a non-blocking pipe", 11: "a contended inode semaphore",
+           12: "a pipe inode with a superblock", 13: "a bad user pointer"}
+ENOSYS = 38
+CR0_SO = 0x10000000
+# BATs: IBAT2U/L and DBAT2U/L (mapin_ram's BAT2)
+IBAT2U, IBAT2L, DBAT2U, DBAT2L, SDR1 = 532, 533, 540, 541, 25
+
+# LMBench 1.x lat_syscall null (lat_syscall.c 1.11: BENCH(getppid(), 0)): getppid() in a
+# loop of r3 iterations, through glibc's system-call stub (li r0, __NR_getppid; sc; bnslr;
+# on an error, errno and -1), then exit(0)
+LAT_SYSCALL_NULL = f"""
+        .globl  _start
+_start:
+        mtctr   r3
+lat_loop:
+        bl      getppid
+        bdnz    lat_loop
+        li      r3, 0
+        li      r0, {NR_EXIT}
+        sc
+getppid:
+        li      r0, {NR_GETPPID}
+        sc
+        bnslr
+        li      r3, -1
+        blr
+"""
+# glibc's read and write stubs (li r0, __NR_...; sc; bnslr; errno and -1)
+_STUBS = f"""
+sys_read:
+        li      r0, {NR_READ}
+        sc
+        bnslr
+        li      r3, -1
+        blr
+sys_write:
+        li      r0, {NR_WRITE}
+        sc
+        bnslr
+        li      r3, -1
+        blr
+"""
+# descriptors the workloads install: two pipes, as pipe() returns them
+P1_READ, P1_WRITE, P2_READ, P2_WRITE = 3, 4, 5, 6
+
+
+def pipe_round_trip(size):
+    """LMBench 1.x lat_pipe (lat_pipe.c 1.8, ``size`` 1) and lat_ctx's two-process ring
+    (lat_ctx.c 1.20, a 4-byte token): the parent (r3 = 0) writes ``size`` bytes to pipe 1
+    and reads them back from pipe 2, r4 times, then exits; the child (r3 = 1) reads pipe 1
+    and writes pipe 2 forever. One iteration: two writes, two reads, two switches."""
+    return f"""
+_start:
+        cmpwi   0, r3, 0
+        bne     child
+        mtctr   r4
+parent_loop:
+        li      r3, {P1_WRITE}
+        lis     r4, {DATA_BASE >> 16:#x}
+        li      r5, {size}
+        bl      sys_write
+        li      r3, {P2_READ}
+        lis     r4, {DATA_BASE >> 16:#x}
+        li      r5, {size}
+        bl      sys_read
+        bdnz    parent_loop
+        li      r3, 0
+        li      r0, {NR_EXIT}
+        sc
+child:
+        li      r3, {P1_READ}
+        lis     r4, {DATA_BASE >> 16:#x}
+        li      r5, {size}
+        bl      sys_read
+        li      r3, {P2_WRITE}
+        lis     r4, {DATA_BASE >> 16:#x}
+        li      r5, {size}
+        bl      sys_write
+        b       child
+""" + _STUBS
+
+
+def pipe_alone(size):
+    """lat_ctx's overhead (``pipe_cost``): one process writes ``size`` bytes to pipe 1 and
+    reads them back, r4 times: the pipe's cost without a switch."""
+    return f"""
+_start:
+        mtctr   r4
+alone_loop:
+        li      r3, {P1_WRITE}
+        lis     r4, {DATA_BASE >> 16:#x}
+        li      r5, {size}
+        bl      sys_write
+        li      r3, {P1_READ}
+        lis     r4, {DATA_BASE >> 16:#x}
+        li      r5, {size}
+        bl      sys_read
+        bdnz    alone_loop
+        li      r3, 0
+        li      r0, {NR_EXIT}
+        sc
+""" + _STUBS
+
+
+XFERSIZE = 64 << 10            # bench.h: bw_pipe's chunk
+BW_PIPE = f"""
+# LMBench 1.x bw_pipe (bw_pipe.c 1.10): the child (r3 = 1) writes XFERSIZE chunks forever;
+# the parent (r3 = 0) reads until r4 chunks' worth has arrived, XFERSIZE at a time
+_start:
+        cmpwi   0, r3, 0
+        bne     writer
+        slwi    r31, r4, 16             # bytes to read
+reader:
+        li      r3, {P1_READ}
+        lis     r4, {DATA_BASE >> 16:#x}
+        lis     r5, {XFERSIZE >> 16:#x}
+        bl      sys_read
+        cmpwi   0, r3, 0
+        ble     done
+        subf.   r31, r3, r31
+        bgt     reader
+done:
+        li      r3, 0
+        li      r0, {NR_EXIT}
+        sc
+writer:
+        li      r3, {P1_WRITE}
+        lis     r4, {DATA_BASE >> 16:#x}
+        lis     r5, {XFERSIZE >> 16:#x}
+        bl      sys_write
+        b       writer
+""" + _STUBS
+
+# the instructions of one call by hand: the user's (bl, li, sc, bnslr, bdnz) and the
+# kernel's (entry_22.S): the 0xc00 prologue from user mode 34, transfer_to_handler 51
+# (from user mode: tss.regs stored), DoSyscall22 with sys_getppid22 and no error 30,
+# int_return to user mode with EE set, no lost interrupt, bottom half, reschedule or
+# signal 82
+NULL_CALL_INSTRUCTIONS = {"user": 5, "prologue": 34, "transfer_to_handler": 51,
+                          "DoSyscall": 30, "int_return": 82}
+
+BOOT = f"""
+        .globl  entry22_boot
+entry22_boot:                   # r3 = BATU, r4 = BATL, r5 = SDR1 (0: none)
+        mtspr   {IBAT2U}, r3
+        mtspr   {IBAT2L}, r4
+        mtspr   {DBAT2U}, r3
+        mtspr   {DBAT2L}, r4
+        cmpwi   0, r5, 0
+        beq     boot_done
+        mtspr   {SDR1}, r5
+boot_done:
+        isync
+        blr
+"""
+
+
+def bat_block(ram_size):
+    """mapin_ram's BAT2: the largest power-of-two block from 128 KB to 256 MB that fits in
+    RAM."""
+    size = 1 << (ram_size.bit_length() - 1)
+    return max(128 << 10, min(size, 256 << 20))
+
+
+def bat_words(start, size):
+    """(BATU, BATL) mapping ``size`` bytes at ``start`` (EA = physical), supervisor only
+    (Vs = 1, Vp = 0), WIMG 0 (cacheable, write-back), PP = 2 (read/write): setbat."""
+    bl = (size >> 17) - 1
+    return start | (bl << 2) | 0x2, start | 0x2
+
+
+@dataclass(eq=False)
+class ProgramFile(File):
+    """An executable's text: the page cache reads its pages from the assembled code."""
+    code: bytes = b""
+
+    def content(self, index):
+        return self.code[index * PAGE_SIZE:(index + 1) * PAGE_SIZE].ljust(PAGE_SIZE, b"\0")
+
+
+@dataclass
+class UserRun:
+    """What one ``Entry.run`` did: the exit status, the registers the program left in its
+    last exception frame (r0-r31 and CR), the guest instructions and cycles of its runs
+    (user code and kernel entry path), the cycles the kernel model charged in Python (fault
+    paths), the stops, and the CPU's events summed over the runs."""
+    status: int
+    gprs: list
+    cr: int
+    instructions: int
+    cycles: int
+    host_cycles: int
+    faults: int
+    events: dict
+
+
+class Entry:
+    """The 2.2.0 exception entry on a Kernel's 603 or 604 backend (module notes)."""
+
+    def __init__(self, kernel, bats=True):
+        arch = kernel.arch
+        if isinstance(arch, PPC603):
+            self.kind = "603"
+        elif isinstance(arch, PPC604):
+            self.kind = "604"
+        else:
+            raise ValueError(f"user programs run on the 603 and 604 backends, not {arch.name}")
+        if not bats and (self.kind != "603" or arch.reload != "pagetable"):
+            raise NotImplementedError("the kernel through the TLB (2.2's nobats) is modelled "
+                                      "on the 603 walking the page table only: the 604's and "
+                                      "the 603 hash table's kernel HPTEs are to come")
+        self.kernel, self.machine = kernel, kernel.machine
+        self.bats_on = bats
+        m = self.machine
+        self.kdata = m.alloc(32, align=32)
+        self.table = m.alloc(4 * NR_SYSCALLS, align=32)
+        prelude = "".join(f".equ {k}, {v:#x}\n" for k, v in {
+            **TASK_FIELDS, **FILE_FIELDS, "TASK_STRUCT_SIZE": TASK_STRUCT_SIZE,
+            "NR_SYSCALLS": NR_SYSCALLS, "SYS_CALL_TABLE": self.table, "KDATA": self.kdata,
+            "KDATA_LOST_IRQS": self.kdata, "KDATA_BH_MASK": self.kdata + 4,
+            "KDATA_BH_ACTIVE": self.kdata + 8, "KDATA_XTIME": self.kdata + 12}.items())
+        if not bats:
+            prelude += ".equ KERNEL_SEGMENT0, 1\n"
+        source = prelude + "".join(routine(f"ppc32/{name}").read_text()
+                                   for name in ("entry_22.S", "pipe_22.S", "memcpy.S"))
+        self.program = m.load(source, align=ENTRY_ALIGN)
+        self.base = m.symbols["entry22_base"]
+        self.stop = m.symbols["host_stop22"]
+        m.load(BOOT)
+        for nr, name in SYSCALLS.items():
+            m.write(self.table + 4 * nr, m.symbols[name].to_bytes(4, "big"))
+        # the CPU's own registers: the 603's through its soft TLB, the 604's found here
+        if self.kind == "603":
+            self.regs = m.soft_tlb.regs
+            self.tlb6 = m.soft_tlb.locate_tlb6()   # QEMU's same-page drop undone
+        else:
+            scratch = m.alloc(PAGE_SIZE)
+            m.state[c.H_LIMIT] = 1 << 40
+            self.regs = CpuRegisters(m.uc, scratch)
+            m.model.clear_stats()
+        # BAT2: all of RAM for the kernel, in the CPU (guest mtspr) and the 603's mirror;
+        # without BATs (nobats): an invalid BAT2, kernel PTEs in every page directory,
+        # segment 0 the kernel's, and the 603's miss handlers with 2.2.0's access check
+        self.bat_size = bat_block(m.ram_size) if bats else 0
+        batu, batl = bat_words(0, self.bat_size) if bats else (0, 0)
+        if not bats:
+            m.load(".equ KERNEL_PTES, 1\n" + routine("ppc32/tlbmiss_603_kernel.S").read_text(),
+                   at=0x1000)
+            self.kernel_tables = self._kernel_page_tables()
+        sdr1 = arch.sdr1 if self.kind == "604" else 0
+        m.call("entry22_boot", batu, batl, sdr1, **({"real_mode": True}
+                                                      if self.kind == "603" else {}))
+        self.bats = np.zeros(2 * c.BATS_PER_SIDE * c.BAT_WORDS, np.int64)
+        for side in (0, 1):                    # IBAT2, DBAT2
+            at = (side * c.BATS_PER_SIDE + 2) * c.BAT_WORDS
+            self.bats[at + c.BAT_VS] = 1
+            self.bats[at + c.BAT_START] = 0
+            self.bats[at + c.BAT_SIZE] = self.bat_size
+        if self.kind == "603" and bats:
+            m.state[c.H_BATS] = self.bats.ctypes.data
+        self.tasks = {}                        # pid -> task union address
+        self.init_task = self._task_union(1, None)
+        self.running = None                    # the process the CPU runs, during a run
+        self.runnable = []                     # the run queue: processes, in order
+        self.by_task = {}                      # task union address -> process
+        m.interrupt_handler = self._interrupt
+
+    # ------------------------------------------------------------------ tasks
+
+    def _task_union(self, pid, parent_task):
+        """A task union: the task_struct's fields (running, its pid and parent, the user
+        address limit, a files table of NR_OPEN_MODEL descriptors) below its kernel stack."""
+        m = self.machine
+        task = m.alloc(TASK_UNION, align=TASK_UNION)
+        files = m.alloc(8 + 4 * NR_OPEN_MODEL, align=32)
+        self._word(files + FILE_FIELDS["FILES_MAX"], NR_OPEN_MODEL)
+        self._word(files + FILE_FIELDS["FILES_FD"], files + 8)
+        self._word(task + TASK_FIELDS["PID"], pid)
+        self._word(task + TASK_FIELDS["P_OPPTR"], parent_task or task)
+        self._word(task + TASK_FIELDS["ADDR_LIMIT"], TASK_SIZE - 1)
+        self._word(task + TASK_FIELDS["TASK_FILES"], files)
+        return task
+
+    def _kernel_page_tables(self):
+        """mapin_ram's page tables for all of RAM (2.2.0 builds them whether or not BATs
+        map it; with ``nobats`` they are what the TLB loads): one PTE page per 4 MB, each
+        page present, accessed, dirty and writable, without _PAGE_USER. Returns {pgd index:
+        PTE page}; every address space's page directory gets these entries, as pgd_alloc
+        copies the kernel's part of swapper_pg_dir."""
+        from .vm import _PAGE_ACCESSED, _PAGE_DIRTY, _PAGE_PRESENT, _PAGE_RW
+        m = self.machine
+        bits = _PAGE_PRESENT | _PAGE_ACCESSED | _PAGE_DIRTY | _PAGE_RW
+        tables = {}
+        for index in range(-(-m.ram_size // (4 << 20))):
+            table = m.alloc(PAGE_SIZE)
+            base = index << 22
+            ptes = b"".join(((base + (k << 12)) | bits).to_bytes(4, "big")
+                            for k in range(1024) if base + (k << 12) < m.ram_size)
+            m.write(table, ptes)
+            tables[index] = table
+        return tables
+
+    def _kernel_mappings(self, mm):
+        """Without BATs: the kernel's pgd entries in ``mm``'s page directory."""
+        if self.bats_on:
+            return
+        for index, table in self.kernel_tables.items():
+            self._word(mm.pgd.address + 4 * index, table)
+
+    def _kernel_segment(self):
+        """Without BATs: segment 0 is the kernel's, VSID 0 (context 0 is never a
+        process's), Ks = 0 and Kp = 1 (PP 0 pages: supervisor read/write, user nothing)."""
+        if not self.bats_on:
+            self.machine.set_segment(0, 0, ks=False, kp=True)
+
+    def _word(self, address, value):
+        self.machine.write(address, (value & 0xFFFFFFFF).to_bytes(4, "big"))
+
+    def task(self, process):
+        """The task union of ``process`` (made on first use; its parent: init's, pid 1)."""
+        if process.pid not in self.tasks:
+            parent = self.tasks.get(process.parent.pid) if process.parent else None
+            task = self._task_union(process.pid + 1, parent or self.init_task)
+            self.tasks[process.pid] = task
+            self.by_task[task] = process
+        return self.tasks[process.pid]
+
+    def _files(self, process):
+        return self.machine.read_word(self.task(process) + TASK_FIELDS["TASK_FILES"]) + 8
+
+    def install(self, process, fd, file):
+        """fd_install: descriptor ``fd`` of ``process`` refers to ``file`` (its count up)."""
+        if not 0 <= fd < NR_OPEN_MODEL:
+            raise ValueError(f"the model's files table holds {NR_OPEN_MODEL} descriptors")
+        m = self.machine
+        self._word(self._files(process) + 4 * fd, file)
+        count = file + FILE_FIELDS["F_COUNT"]
+        self._word(count, m.read_word(count) + 1)
+
+    def pipe(self):
+        """do_pipe: a pipe inode whose buffer is one kernel page (fs/pipe.c, PIPE_BUF 4 KB),
+        and its read and write files (their f_op tables: pipe_read22 / pipe_write22).
+        Returns (read file, write file); ``install`` gives them to processes."""
+        m, k = self.machine, self.kernel
+        f = FILE_FIELDS
+        page = k._alloc_page("pipe").address
+        inode = m.alloc(INODE_BYTES, align=32)
+        dentry = m.alloc(16, align=16)
+        self._word(dentry + f["D_INODE"], inode)
+        for name, value in (("PIPE_BASE", page), ("PIPE_READERS", 1), ("PIPE_WRITERS", 1),
+                            ("I_SEM", 1), ("I_ATOMIC", 1)):
+            self._word(inode + f[name], value)
+        files = []
+        for mode, slot, handler in ((FMODE_READ, "FOP_READ", "pipe_read22"),
+                                    (FMODE_WRITE, "FOP_WRITE", "pipe_write22")):
+            ops = m.alloc(16, align=16)
+            self._word(ops + f[slot], m.symbols[handler])
+            file = m.alloc(FILE_BYTES, align=32)
+            self._word(file + f["F_MODE"], mode)
+            self._word(file + f["F_OP"], ops)
+            self._word(file + f["F_DENTRY"], dentry)
+            files.append(file)
+        return tuple(files)
+
+    def fork(self, parent, entry=ELF_BASE, *args):
+        """A child of ``parent`` (the kernel model's fork: copy-on-write address space),
+        with its descriptors, which starts at ``entry`` in user mode (r3... = ``args``)
+        the first time the scheduler switches to it: its kernel stack holds an exception
+        frame for int_return, as copy_thread leaves one. Runnable at once."""
+        k, m = self.kernel, self.machine
+        child = k.fork(parent)
+        self._kernel_mappings(child.mm)
+        task = self.task(child)
+        parent_fds = self._files(parent)
+        for fd in range(NR_OPEN_MODEL):
+            file = m.read_word(parent_fds + 4 * fd)
+            if file:
+                self.install(child, fd, file)
+        frame = self.frame(child)
+        m.write(frame, bytes(INT_FRAME_SIZE))
+        self._word(frame + GPR0 + 4, STACK_TOP - 64)
+        for n, value in enumerate(args):
+            self._word(frame + GPR0 + 4 * (3 + n), value)
+        self._word(frame + NIP, entry)
+        self._word(frame + MSR, MSR_USER)
+        self._word(frame + TRAP, 0xC00)
+        tss = task + TASK_FIELDS["TSS"]
+        self._word(tss + TASK_FIELDS["TSS_KSP"], frame)
+        self._word(tss + TASK_FIELDS["TSS_PGDIR"], child.mm.pgd.address)
+        self.runnable.append(child)
+        return child
+
+    def frame(self, process):
+        """The exception frame a user-mode exception of ``process`` uses (SPRG2)."""
+        return self.task(process) + TASK_UNION - INT_FRAME_SIZE - STACK_UNDERHEAD
+
+    def spawn(self, source, name="a.out", data_pages=1, stack_pages=4):
+        """A process whose text is ``source`` (assembly, linked at ELF_BASE), with
+        ``data_pages`` of anonymous read-write data at DATA_BASE and a stack below
+        STACK_TOP. Nothing is mapped until touched: the first fetch faults."""
+        k = self.kernel
+        code = assemble(source, "ppc32", ELF_BASE).code
+        text = ProgramFile(name, -(-len(code) // PAGE_SIZE), code=code)
+        process = k._new_process(name, MM(k))
+        k.mmap(process, text.pages * PAGE_SIZE, "rx", file=text, address=ELF_BASE,
+               name="text")
+        if data_pages:
+            k.mmap(process, data_pages * PAGE_SIZE, "rw", address=DATA_BASE, name="data")
+        k.mmap(process, stack_pages * PAGE_SIZE, "rw", address=STACK_TOP -
+               stack_pages * PAGE_SIZE, name="stack", growsdown=True)
+        self.task(process)
+        self._kernel_mappings(process.mm)
+        return process
+
+    # ------------------------------------------------------------------ running
+
+    def _enter(self, process):
+        """The CPU state of ``process`` in user mode: its mm, SPRG3 = its thread, SPRG2 =
+        its exception frame; on the 604 the CPU's segment registers (the model's
+        set_segment keeps only its own copy there)."""
+        k, m = self.kernel, self.machine
+        k.switch_to(process)
+        task = self.task(process)
+        tss = task + TASK_FIELDS["TSS"]
+        m.write(tss + TASK_FIELDS["TSS_PGDIR"], process.mm.pgd.address.to_bytes(4, "big"))
+        self.regs.set_sprs({SPRG3: tss, SPRG2: self.frame(process)})
+        self._kernel_segment()
+        if self.kind == "604":
+            for n in range(12):           # PPC32Hash's user segments, Ks = Kp = 1
+                self.regs.set_sr(n, ctx_to_vsid(process.mm.context, n << 28) | 0x60000000)
+
+    def _stubs(self, to_entry):
+        """The 603's storage-interrupt stubs: to DataAccess22 / InstructionAccess22 during
+        a run, to the halt address (the backend's own misses) otherwise."""
+        if self.kind != "603":
+            return
+        for vector in (0x300, 0x400):
+            target = self.base + vector if to_entry else None
+            text = f"ba {target:#x}\n" if to_entry else STORAGE_INTERRUPT_STUB
+            self.machine.write(vector, assemble(text, "ppc32", vector).code)
+
+    def _interrupt(self, uc, number):
+        """Deliver a system call (and, on the 604, a storage interrupt) as the CPU does."""
+        if self.running is None:
+            return False
+        if number != EXCP_SYSCALL and not (self.kind == "604" and number in (EXCP_DSI,
+                                                                              EXCP_ISI)):
+            return False
+        reported = uc.reg_read(ppc_const.UC_PPC_REG_PC)
+        msr = uc.reg_read(ppc_const.UC_PPC_REG_MSR)
+        if number == EXCP_SYSCALL:
+            srr0, srr1 = reported, msr & 0xFFFF          # the instruction after sc
+        elif number == EXCP_ISI:
+            srr0, srr1 = reported - 4, (msr & 0xFFFF) | 0x40000000   # no translation
+        else:
+            srr0, srr1 = reported - 4, msr & 0xFFFF
+        self.regs.set_sprs({SRR0: srr0 & 0xFFFFFFFF, SRR1: srr1})
+        uc.reg_write(ppc_const.UC_PPC_REG_MSR, MSR_ME)
+        uc.reg_write(ppc_const.UC_PPC_REG_PC, self.base + VECTORS[number])
+        if self.kind == "603":
+            st = self.machine.state
+            st[c.H_XLATE] = 0
+        self.exceptions[number] = self.exceptions.get(number, 0) + 1
+        return True
+
+    def _segment(self, pc, label):
+        """Guest code from ``pc`` to the next stop at host_stop22: a Run."""
+        m = self.machine
+        st = m.state
+        m.model.clear_stats()
+        st[c.H_LIMIT] = m.instruction_limit
+        m._fault = None
+        msr = m.uc.reg_read(ppc_const.UC_PPC_REG_MSR)
+        if self.kind == "603":
+            st[c.H_XLATE] = msr & (MSR_IR | MSR_DR | MSR_PR)
+            st[st[c.H_SCRATCH] + S_DIVERGED] = 0
+            st[st[c.H_SCRATCH] + S_BLOCK_END] = 0
+            for key in m.soft_tlb.exceptions:
+                m.soft_tlb.exceptions[key] = 0
+        try:
+            m.uc.emu_start(pc, self.stop)
+        except UcError as error:
+            raise m._describe_fault(error) from None
+        if m._fault is not None:
+            if m._fault[0] == "raise":
+                raise m._fault[1]
+            raise m._describe_fault(None)
+        m._check_stop()
+        at = m.uc.reg_read(ppc_const.UC_PPC_REG_PC)
+        if at != self.stop:
+            raise KernelError(f"a user run stopped at {at:#x} ({m.symbolize(at)}), not at "
+                              "host_stop22")
+        run = m._result(label, ())
+        self.kernel.ledger.guest(label, run)
+        return run
+
+    def run(self, process, entry=ELF_BASE, *args, label="user_run"):
+        """Run ``process``'s code from ``entry`` in user mode (r3... = ``args``) until it
+        calls exit; faults go through the kernel model and the program resumes. Returns a
+        UserRun."""
+        k, m = self.kernel, self.machine
+        uc = m.uc
+        self._enter(process)
+        for n in range(32):
+            uc.reg_write(ppc_const.UC_PPC_REG_0 + n, 0)
+        for n, value in enumerate(args):
+            uc.reg_write(ppc_const.UC_PPC_REG_3 + n, value & 0xFFFFFFFF)
+        uc.reg_write(ppc_const.UC_PPC_REG_1, STACK_TOP - 64)
+        uc.reg_write(ppc_const.UC_PPC_REG_LR, 0)
+        uc.reg_write(ppc_const.UC_PPC_REG_MSR, MSR_USER)
+        self.exceptions = {}
+        if process not in self.runnable:
+            self.runnable.append(process)
+        self._word(self.task(process) + TASK_STATE, TASK_RUNNING)
+        totals = {"instructions": 0, "cycles": 0, "host_cycles": 0, "faults": 0}
+        events = {}
+        pc = entry
+        self.running = process
+        try:
+            while True:
+                self._stubs(True)
+                run = self._segment(pc, label)
+                totals["instructions"] += run.instructions
+                totals["cycles"] += run.cycles
+                for key, value in run.events.items():
+                    if isinstance(value, int):
+                        events[key] = events.get(key, 0) + value
+                reason = uc.reg_read(ppc_const.UC_PPC_REG_3)
+                argument = uc.reg_read(ppc_const.UC_PPC_REG_4)
+                if reason == HOST_EXIT:
+                    return self._finish(self.running, argument, totals, events)
+                if reason == HOST_REFUSED:
+                    raise KernelError(f"the program reached what the entry model refuses: "
+                                      f"{REFUSED.get(argument, argument)}")
+                if reason not in (HOST_FAULT, HOST_SCHEDULE, HOST_WAKE):
+                    raise KernelError(f"host_stop22 with an unknown reason {reason}")
+                saved = uc.context_save()
+                pc = uc.reg_read(ppc_const.UC_PPC_REG_LR)
+                self._stubs(False)
+                before = k.ledger.cycles
+                switch = None
+                if reason == HOST_FAULT:
+                    self._fault(self.running, argument - STACK_FRAME_OVERHEAD)
+                    totals["faults"] += 1
+                elif reason == HOST_WAKE:
+                    self._wake(argument)
+                else:
+                    switch = self._schedule()
+                totals["host_cycles"] += k.ledger.cycles - before
+                uc.context_restore(saved)
+                if switch is not None:
+                    pc = m.symbols["_switch22"]
+                    for n, value in enumerate(switch):
+                        uc.reg_write(ppc_const.UC_PPC_REG_3 + n, value)
+        finally:
+            self.running = None
+            self._stubs(False)
+            if self.kind == "603":
+                self.regs.set_spr(SPRG3, self.kernel.arch.thread)
+
+    def _wake(self, task):
+        """wake_up_process (kernel/sched.c): the task runs again, on the run queue. It does
+        not preempt the waker: 2.2's reschedule_idle does so only when the woken task's
+        counter exceeds the current one's by more than 3, and the model's tasks keep equal
+        counters. The C path is charged from the fixed-cost table (``wake_up``)."""
+        self.kernel.ledger.fixed("wake_up")
+        self.kernel.ledger.count("wake_ups")
+        self._word(task + TASK_STATE, TASK_RUNNING)
+        process = self.by_task[task]
+        if process not in self.runnable:
+            self.runnable.append(process)
+
+    def _schedule(self):
+        """schedule() (kernel/sched.c), its C part charged from the fixed-cost table
+        (``schedule``): prev leaves the run queue if it sleeps; next is the first other
+        runnable process in queue order (the tasks' goodness is equal), else prev. Returns
+        the registers of _switch22 (prev's tss, next's, next's context as 2.2 keeps it:
+        MUNGE_CONTEXT, n * 897) or None if prev goes on."""
+        k, m = self.kernel, self.machine
+        k.ledger.fixed("schedule")
+        k.ledger.count("schedules")
+        prev = self.running
+        if m.read_word(self.task(prev) + TASK_STATE) != TASK_RUNNING and \
+                prev in self.runnable:
+            self.runnable.remove(prev)
+        others = [p for p in self.runnable if p is not prev]
+        if not others:
+            if prev in self.runnable:
+                return None
+            raise KernelError("every process sleeps: the programs deadlock")
+        nxt = others[0]
+        self.runnable.remove(nxt)               # round robin: to the back of the queue
+        self.runnable.append(nxt)
+        k.ledger.count("context_switches")
+        k.current = nxt                         # the kernel model's view (its TLB paths)
+        k.arch.switch_mm(nxt.mm)
+        self.running = nxt
+        tss = TASK_FIELDS["TSS"]
+        return (self.task(prev) + tss, self.task(nxt) + tss,
+                (nxt.mm.context * 897) & 0xFFFFF)
+
+    def _fault(self, process, frame):
+        """do_page_fault22: the fault the frame describes, through the kernel model."""
+        m, k = self.machine, self.kernel
+        trap = m.read_word(frame + TRAP)
+        if trap == 0x400:
+            address, access = m.read_word(frame + NIP), "x"
+        else:
+            address = m.read_word(frame + FRAME_DAR)
+            access = "w" if m.read_word(frame + FRAME_DSISR) & 0x02000000 else "r"
+        k.ledger.count("user_faults")
+        if self.kind == "604":
+            m.uc.reg_write(ppc_const.UC_PPC_REG_MSR, MSR_ME)    # the kernel's routines run
+            k.touch(process, address, access)                 # in real mode, as in ppc32
+        else:
+            k.page_fault(process, address, access)
+
+    def _finish(self, process, status, totals, events):
+        m = self.machine
+        frame = self.frame(process)
+        words = m.read(frame, INT_FRAME_SIZE)
+
+        def word(offset):
+            return int.from_bytes(words[offset:offset + 4], "big")
+
+        gprs = [word(GPR0 + 4 * n) for n in range(32)]
+        return UserRun(status, gprs, word(CCR), totals["instructions"], totals["cycles"],
+                       totals["host_cycles"], totals["faults"],
+                       {**events, **{f"exception_{n}": v for n, v in self.exceptions.items()}})

@@ -1,0 +1,638 @@
+/*
+ * entry_22: the exception entry and exit of Linux 2.2.0 on the PowerPC (in 2.2 all of it is
+ * in arch/ppc/kernel/head.S; entry.S came with 2.3), for the book's kernel model
+ * (emu.kernel.entry) on the 603 and the 604. Written for this book from the algorithm of
+ * head.S v1.114 (1998/12/28), not copied:
+ *
+ *   SystemCall22 (vector 0xc00), DataAccess22 (0x300), InstructionAccess22 (0x400): the
+ *     exception prologue, which runs untranslated (MSR[IR|DR] are off on an exception):
+ *     r20 and r21 go to SPRG0 and SPRG1; SPRG2 holds the physical address of the exception
+ *     frame when the exception came from user mode (int_return put it there), 0 when it came
+ *     from the kernel (then the frame goes below the kernel stack pointer); CR, r22, r23,
+ *     r20, r21, LR, CTR, XER, r0, r1, r2 and the back chain are stored in the frame, r22 =
+ *     SRR0, r23 = SRR1, r1 = the frame, r3-r6 stored. Then the MSR the handler will run
+ *     with (MSR_KERNEL, EE as it was) and `bl transfer_to_handler`, followed by two words:
+ *     the handler and where it returns to;
+ *   transfer_to_handler: NIP, MSR (POW cleared), r7-r19 and r24-r31 into the frame; from
+ *     user mode, tss.regs = the frame (SPRG3 holds the physical address of the current
+ *     thread_struct); r2 = current; TRAP = the vector (LR & 0x3f00: the code must sit on a
+ *     16 KB boundary, as the vectors sit at 0 on the hardware); RESULT = 0; SPRG2 = 0 (now in
+ *     the kernel); the kernel-stack overflow check; then SRR0 = the handler, SRR1 = its
+ *     MSR, LR = the return word, sync; isync; rfi: into the handler with translation on;
+ *   DoSyscall22: tss.last_syscall = r0; CR0[SO] cleared in the saved CR; the sigreturn
+ *     number (0x7777) and a traced task are refused (the model has neither); r0 checked
+ *     against NR_syscalls and the table (an empty slot: ENOSYS); the handler called with
+ *     blrl; RESULT = r3; a result in the error range (-_LAST_ERRNO..-1) is negated and CR0[SO]
+ *     set in the saved CR (what libc's `bnslr` tests); GPR3 = the result; on to int_return;
+ *   int_return: external interrupts off (mfmsr, andc, sync; isync, mtmsr, sync; isync);
+ *     if the interrupted MSR had EE: lost interrupts and bottom halves (none here: their
+ *     words are 0); returning to user mode: need_resched (schedule: refused, not modelled
+ *     yet), sigpending (refused), tss.ksp and SPRG2 = the frame's physical address; then
+ *     CTR, LR, XER, CR, r3-r31, SRR0/SRR1 from NIP/MSR, r0, r2, r1 restored; sync; isync;
+ *     rfi;
+ *   _switch22 (r3 = prev's thread_struct, r4 = next's, r5 = next's context), from
+ *     schedule: a full frame pushed on prev's kernel stack (r0-r31, NIP = LR, MSR without
+ *     FP, LINK, CR, CTR, XER, TRAP 0x0ff0), prev's tss.ksp, SPRG3 = next's thread, next's
+ *     kernel sp and current, the 8 user segment registers (VSID = context << 4 | Ks | Kp,
+ *     mtsrin per 256 MB segment; no TLB or hash-table flush: entries are VSID-tagged), then
+ *     int_return, which leaves through next's frame: into next's own call of schedule
+ *     (a kernel frame), or to user mode (a new task's frame from fork);
+ *   schedule22, sleep_on22, wake_up22: interruptible_sleep_on (state, the wait queue's one
+ *     entry, schedule, off the queue) and wake_up_interruptible (a waiter not yet woken);
+ *     the choice of the next task and wake_up_process are the kernel model's (Python),
+ *     their C paths charged from its fixed-cost table;
+ *   sys_getppid22: current->p_opptr->pid (kernel/sched.c, two loads, as gcc compiles it);
+ *   sys_exit22, do_page_fault22 and what is refused: the model's way to Python, a branch to
+ *     host_stop22 with r3 = the reason and r4 = the argument: the run stops there, Python
+ *     does the work (do_page_fault of the kernel model, or the end of the program) and, for
+ *     a fault, resumes at LR (int_return), as do_page_fault's return would.
+ *
+ * What the model changes: without BATs (KERNEL_SEGMENT0 defined: the kernel, at EA =
+ * physical, lives in segment 0 with a VSID of its own, as 2.2's kernel segments 12-15 have)
+ * _switch22 reloads segments 1-7 only; it steps the VSID by 0x111 per segment, not 1, so that
+ * its VSIDs are those of the kernel model's hash_page (2.4's CTX_TO_VSID, emu.kernel.ppc32);
+ * KERNELBASE is 0 (the kernel's code and data sit where they are
+ * loaded; BAT2 maps all of RAM at EA = physical, supervisor only), so tophys and tovirt are
+ * `addis rD, rS, 0` (one instruction each, as on Linux); DataAccess22 does not call
+ * hash_page itself (on the 604 the kernel model's fault path runs it, in Python: see
+ * emu.kernel.entry); the sys_call_table, the task's fields and the kernel's words are where
+ * the prelude's equates (emu.kernel.entry) put them.
+ */
+        .equ    XER, 1
+        .equ    DSISR, 18
+        .equ    DAR, 19
+        .equ    SRR0, 26
+        .equ    SRR1, 27
+        .equ    SPRG0, 272
+        .equ    SPRG1, 273
+        .equ    SPRG2, 274
+        .equ    SPRG3, 275
+        # struct pt_regs (include/asm-ppc/ptrace.h, 2.2.0) after a 16-byte frame header
+        .equ    STACK_FRAME_OVERHEAD, 16
+        .equ    GPR0, 16
+        .equ    GPR1, 20
+        .equ    GPR2, 24
+        .equ    GPR3, 28
+        .equ    GPR4, 32
+        .equ    GPR5, 36
+        .equ    GPR6, 40
+        .equ    GPR7, 44
+        .equ    GPR8, 48
+        .equ    GPR9, 52
+        .equ    GPR10, 56
+        .equ    GPR11, 60
+        .equ    GPR12, 64
+        .equ    GPR13, 68
+        .equ    GPR14, 72
+        .equ    GPR15, 76
+        .equ    GPR16, 80
+        .equ    GPR17, 84
+        .equ    GPR18, 88
+        .equ    GPR19, 92
+        .equ    GPR20, 96
+        .equ    GPR21, 100
+        .equ    GPR22, 104
+        .equ    GPR23, 108
+        .equ    GPR24, 112
+        .equ    GPR25, 116
+        .equ    GPR26, 120
+        .equ    GPR27, 124
+        .equ    GPR28, 128
+        .equ    GPR29, 132
+        .equ    GPR30, 136
+        .equ    GPR31, 140
+        .equ    _NIP, 144
+        .equ    _MSR, 148
+        .equ    ORIG_GPR3, 152
+        .equ    _CTR, 156
+        .equ    _LINK, 160
+        .equ    _XER, 164
+        .equ    _CCR, 168
+        .equ    TRAP, 176
+        .equ    _DAR, 180
+        .equ    _DSISR, 184
+        .equ    RESULT, 188
+        .equ    INT_FRAME_SIZE, 192     # sizeof(struct pt_regs) + STACK_FRAME_OVERHEAD
+        .equ    STACK_UNDERHEAD, 64
+        # include/asm-ppc/processor.h
+        .equ    MSR_POW, 0x40000
+        .equ    MSR_EE, 0x8000
+        .equ    MSR_PR, 0x4000
+        .equ    MSR_KERNEL, 0x1032      # ME | IR | DR | RI
+        # include/asm-ppc/errno.h, include/linux/errno.h, linux/sched.h
+        .equ    EINTR, 4
+        .equ    ENOSYS, 38
+        .equ    ERESTARTNOHAND, 514
+        .equ    LAST_ERRNO, 516
+        .equ    PF_TRACESYS, 0x20
+        # the model's ways to Python (r3 at host_stop22; Python resumes at LR)
+        .equ    HOST_EXIT, 1
+        .equ    HOST_FAULT, 2
+        .equ    HOST_REFUSED, 3
+        .equ    HOST_SCHEDULE, 4
+        .equ    HOST_WAKE, 5
+        .equ    MSR_FP, 0x2000
+        .equ    TASK_STATE, 0
+        .equ    TASK_INTERRUPTIBLE, 1
+
+        .globl  entry22_base
+entry22_base:
+        .space  0x300
+
+        .globl  DataAccess22
+DataAccess22:                           # base + 0x300: data storage interrupt
+        mtspr   SPRG0, r20
+        mtspr   SPRG1, r21
+        mfcr    r20
+        mfspr   r21, SPRG2              # the frame, if from user mode
+        cmpwi   0, r21, 0
+        bne     da_frame
+        addis   r21, r1, 0              # tophys(kernel sp)
+        subi    r21, r21, INT_FRAME_SIZE+STACK_UNDERHEAD
+da_frame:
+        stw     r20, _CCR(r21)
+        stw     r22, GPR22(r21)
+        stw     r23, GPR23(r21)
+        mfspr   r20, SPRG0
+        stw     r20, GPR20(r21)
+        mfspr   r22, SPRG1
+        stw     r22, GPR21(r21)
+        mflr    r20
+        stw     r20, _LINK(r21)
+        mfctr   r22
+        stw     r22, _CTR(r21)
+        mfspr   r20, XER
+        stw     r20, _XER(r21)
+        mfspr   r22, SRR0
+        mfspr   r23, SRR1
+        stw     r0, GPR0(r21)
+        stw     r1, GPR1(r21)
+        stw     r2, GPR2(r21)
+        stw     r1, 0(r21)              # the back chain
+        addis   r1, r21, 0              # tovirt: the kernel sp
+        stw     r3, GPR3(r21)
+        stw     r4, GPR4(r21)
+        stw     r5, GPR5(r21)
+        stw     r6, GPR6(r21)
+        mfspr   r20, DSISR
+        stw     r20, _DSISR(r21)
+        mr      r5, r20
+        mfspr   r4, DAR
+        stw     r4, _DAR(r21)
+        addi    r3, r1, STACK_FRAME_OVERHEAD
+        li      r20, MSR_KERNEL
+        rlwimi  r20, r23, 0, 16, 16     # EE as it was
+        bl      transfer_to_handler
+        .long   do_page_fault22
+        .long   int_return
+
+        .align  8
+        .globl  InstructionAccess22
+InstructionAccess22:                    # base + 0x400: instruction storage interrupt
+        mtspr   SPRG0, r20
+        mtspr   SPRG1, r21
+        mfcr    r20
+        mfspr   r21, SPRG2
+        cmpwi   0, r21, 0
+        bne     ia_frame
+        addis   r21, r1, 0
+        subi    r21, r21, INT_FRAME_SIZE+STACK_UNDERHEAD
+ia_frame:
+        stw     r20, _CCR(r21)
+        stw     r22, GPR22(r21)
+        stw     r23, GPR23(r21)
+        mfspr   r20, SPRG0
+        stw     r20, GPR20(r21)
+        mfspr   r22, SPRG1
+        stw     r22, GPR21(r21)
+        mflr    r20
+        stw     r20, _LINK(r21)
+        mfctr   r22
+        stw     r22, _CTR(r21)
+        mfspr   r20, XER
+        stw     r20, _XER(r21)
+        mfspr   r22, SRR0
+        mfspr   r23, SRR1
+        stw     r0, GPR0(r21)
+        stw     r1, GPR1(r21)
+        stw     r2, GPR2(r21)
+        stw     r1, 0(r21)
+        addis   r1, r21, 0
+        stw     r3, GPR3(r21)
+        stw     r4, GPR4(r21)
+        stw     r5, GPR5(r21)
+        stw     r6, GPR6(r21)
+        addi    r3, r1, STACK_FRAME_OVERHEAD
+        mr      r4, r22                 # the address: SRR0
+        mr      r5, r23                 # SRR1: why
+        li      r20, MSR_KERNEL
+        rlwimi  r20, r23, 0, 16, 16
+        bl      transfer_to_handler
+        .long   do_page_fault22
+        .long   int_return
+
+        .align  8
+        .space  0x700                   # up to base + 0xc00
+
+        .globl  SystemCall22
+SystemCall22:                           # base + 0xc00: sc
+        mtspr   SPRG0, r20
+        mtspr   SPRG1, r21
+        mfcr    r20
+        mfspr   r21, SPRG2
+        cmpwi   0, r21, 0
+        bne     sc_frame
+        addis   r21, r1, 0
+        subi    r21, r21, INT_FRAME_SIZE+STACK_UNDERHEAD
+sc_frame:
+        stw     r20, _CCR(r21)
+        stw     r22, GPR22(r21)
+        stw     r23, GPR23(r21)
+        mfspr   r20, SPRG0
+        stw     r20, GPR20(r21)
+        mfspr   r22, SPRG1
+        stw     r22, GPR21(r21)
+        mflr    r20
+        stw     r20, _LINK(r21)
+        mfctr   r22
+        stw     r22, _CTR(r21)
+        mfspr   r20, XER
+        stw     r20, _XER(r21)
+        mfspr   r22, SRR0
+        mfspr   r23, SRR1
+        stw     r0, GPR0(r21)
+        stw     r1, GPR1(r21)
+        stw     r2, GPR2(r21)
+        stw     r1, 0(r21)
+        addis   r1, r21, 0
+        stw     r3, GPR3(r21)
+        stw     r4, GPR4(r21)
+        stw     r5, GPR5(r21)
+        stw     r6, GPR6(r21)
+        stw     r3, ORIG_GPR3(r21)
+        li      r20, MSR_KERNEL
+        rlwimi  r20, r23, 0, 16, 16
+        bl      transfer_to_handler
+        .long   DoSyscall22
+        .long   int_return
+
+        .align  5
+        .globl  transfer_to_handler
+transfer_to_handler:
+        stw     r22, _NIP(r21)
+        lis     r22, MSR_POW@h
+        andc    r23, r23, r22
+        stw     r23, _MSR(r21)
+        stw     r7, GPR7(r21)
+        stw     r8, GPR8(r21)
+        stw     r9, GPR9(r21)
+        stw     r10, GPR10(r21)
+        stw     r11, GPR11(r21)
+        stw     r12, GPR12(r21)
+        stw     r13, GPR13(r21)
+        stw     r14, GPR14(r21)
+        stw     r15, GPR15(r21)
+        stw     r16, GPR16(r21)
+        stw     r17, GPR17(r21)
+        stw     r18, GPR18(r21)
+        stw     r19, GPR19(r21)
+        stw     r24, GPR24(r21)
+        stw     r25, GPR25(r21)
+        stw     r26, GPR26(r21)
+        stw     r27, GPR27(r21)
+        stw     r28, GPR28(r21)
+        stw     r29, GPR29(r21)
+        stw     r30, GPR30(r21)
+        stw     r31, GPR31(r21)
+        andi.   r23, r23, MSR_PR
+        mfspr   r23, SPRG3              # the current thread_struct (physical)
+        beq     tth_kernel
+        addi    r24, r1, STACK_FRAME_OVERHEAD
+        stw     r24, TSS_REGS(r23)      # from user mode: tss.regs = this frame
+tth_kernel:
+        addi    r2, r23, -TSS           # current
+        addis   r2, r2, 0               # tovirt
+        mflr    r23
+        andi.   r24, r23, 0x3f00        # the vector
+        stw     r24, TRAP(r21)
+        li      r22, 0
+        stw     r22, RESULT(r21)
+        mtspr   SPRG2, r22              # in the kernel now
+        addi    r24, r2, TASK_STRUCT_SIZE
+        cmplw   0, r1, r2               # current < sp < current + TASK_STRUCT_SIZE:
+        cmplw   1, r1, r24              # the kernel stack ran into the task_struct
+        crand   1, 1, 4
+        bgt     stack_overflow22
+        lwz     r24, 0(r23)             # the handler
+        lwz     r23, 4(r23)             # where it returns to
+        mtspr   SRR0, r24
+        mtspr   SRR1, r20
+        mtlr    r23
+        sync
+        isync
+        rfi                             # into the handler, translation on
+
+stack_overflow22:
+        li      r3, HOST_REFUSED
+        li      r4, 1
+        b       host_stop22
+
+        .align  5
+        .globl  DoSyscall22
+DoSyscall22:
+        stw     r0, TSS+TSS_LAST_SYSCALL(r2)
+        lwz     r11, _CCR(r1)           # CR0[SO] cleared in the saved CR
+        lis     r10, 0x1000
+        andc    r11, r11, r10
+        stw     r11, _CCR(r1)
+        cmpwi   0, r0, 0x7777           # sys_sigreturn: not modelled
+        beq-    sigreturn22
+        lwz     r10, TASK_FLAGS(r2)
+        andi.   r10, r10, PF_TRACESYS
+        bne-    traced22
+        cmplwi  0, r0, NR_SYSCALLS
+        bge-    ds_enosys
+        lis     r10, SYS_CALL_TABLE@h
+        ori     r10, r10, SYS_CALL_TABLE@l
+        slwi    r0, r0, 2
+        lwzx    r10, r10, r0            # the handler
+        cmpwi   0, r10, 0
+        beq-    ds_enosys
+        mtlr    r10
+        addi    r9, r1, STACK_FRAME_OVERHEAD
+        blrl
+        stw     r3, RESULT(r1)
+        li      r10, -LAST_ERRNO
+        cmplw   0, r3, r10
+        blt     ds_store                # not an error
+        neg     r3, r3
+        cmpwi   0, r3, ERESTARTNOHAND
+        bne     ds_error
+        li      r3, EINTR
+ds_error:
+        lwz     r10, _CCR(r1)           # CR0[SO] set: an error
+        oris    r10, r10, 0x1000
+        stw     r10, _CCR(r1)
+ds_store:
+        stw     r3, GPR3(r1)
+        b       int_return
+ds_enosys:
+        li      r3, ENOSYS
+        b       ds_error
+
+sigreturn22:
+        li      r3, HOST_REFUSED
+        li      r4, 2
+        b       host_stop22
+traced22:
+        li      r3, HOST_REFUSED
+        li      r4, 3
+        b       host_stop22
+
+        .align  5
+        .globl  int_return
+int_return:
+        mfmsr   r30                     # external interrupts off
+        li      r4, 0
+        ori     r4, r4, MSR_EE
+        andc    r30, r30, r4
+        sync
+        isync
+        mtmsr   r30
+        sync
+        isync
+        lwz     r5, _MSR(r1)
+        and.    r5, r5, r4
+        beq     ir_no_ee
+        lis     r4, KDATA@ha            # n_lost_interrupts
+        lwz     r4, KDATA_LOST_IRQS@l(r4)
+        cmpwi   0, r4, 0
+        bne-    ir_lost_irq
+        lis     r4, KDATA@ha            # bh_mask & bh_active
+        lwz     r4, KDATA_BH_MASK@l(r4)
+        lis     r5, KDATA@ha
+        lwz     r5, KDATA_BH_ACTIVE@l(r5)
+        and.    r4, r4, r5
+        bne-    ir_bottom_half
+ir_no_ee:
+        lwz     r3, _MSR(r1)            # back to user mode?
+        andi.   r3, r3, MSR_PR
+        beq+    ir_restore
+        lwz     r3, NEED_RESCHED(r2)
+        cmpwi   0, r3, 0
+        bne-    ir_schedule
+        lwz     r5, SIGPENDING(r2)
+        cmpwi   0, r5, 0
+        bne-    ir_signal
+        addi    r4, r1, INT_FRAME_SIZE+STACK_UNDERHEAD
+        stw     r4, TSS+TSS_KSP(r2)     # the kernel sp for the next entry
+        addis   r3, r1, 0               # tophys
+        mtspr   SPRG2, r3               # the frame of the next exception from user mode
+ir_restore:
+        lwz     r2, _CTR(r1)
+        lwz     r0, _LINK(r1)
+        mtctr   r2
+        mtlr    r0
+        lwz     r2, _XER(r1)
+        lwz     r0, _CCR(r1)
+        mtspr   XER, r2
+        mtcrf   0xff, r0
+        lwz     r3, GPR3(r1)
+        lwz     r4, GPR4(r1)
+        lwz     r5, GPR5(r1)
+        lwz     r6, GPR6(r1)
+        lwz     r7, GPR7(r1)
+        lwz     r8, GPR8(r1)
+        lwz     r9, GPR9(r1)
+        lwz     r10, GPR10(r1)
+        lwz     r11, GPR11(r1)
+        lwz     r12, GPR12(r1)
+        lwz     r13, GPR13(r1)
+        lwz     r14, GPR14(r1)
+        lwz     r15, GPR15(r1)
+        lwz     r16, GPR16(r1)
+        lwz     r17, GPR17(r1)
+        lwz     r18, GPR18(r1)
+        lwz     r19, GPR19(r1)
+        lwz     r20, GPR20(r1)
+        lwz     r21, GPR21(r1)
+        lwz     r22, GPR22(r1)
+        lwz     r23, GPR23(r1)
+        lwz     r24, GPR24(r1)
+        lwz     r25, GPR25(r1)
+        lwz     r26, GPR26(r1)
+        lwz     r27, GPR27(r1)
+        lwz     r28, GPR28(r1)
+        lwz     r29, GPR29(r1)
+        lwz     r30, GPR30(r1)
+        lwz     r31, GPR31(r1)
+        lwz     r2, _NIP(r1)
+        lwz     r0, _MSR(r1)
+        mtspr   SRR0, r2
+        mtspr   SRR1, r0
+        lwz     r0, GPR0(r1)
+        lwz     r2, GPR2(r1)
+        lwz     r1, GPR1(r1)
+        sync
+        isync
+        rfi
+
+ir_lost_irq:
+        li      r3, HOST_REFUSED
+        li      r4, 4
+        b       host_stop22
+ir_bottom_half:
+        li      r3, HOST_REFUSED
+        li      r4, 5
+        b       host_stop22
+ir_schedule:
+        li      r3, HOST_REFUSED
+        li      r4, 6
+        b       host_stop22
+ir_signal:
+        li      r3, HOST_REFUSED
+        li      r4, 7
+        b       host_stop22
+
+        .align  5
+        .globl  _switch22
+_switch22:                              # r3 = prev's tss, r4 = next's, r5 = next's context
+        stwu    r1, -INT_FRAME_SIZE-STACK_UNDERHEAD(r1)
+        stw     r0, GPR0(r1)
+        lwz     r0, 0(r1)               # the old sp
+        stw     r0, GPR1(r1)
+        stw     r2, GPR2(r1)
+        stw     r3, GPR3(r1)
+        stw     r4, GPR4(r1)
+        stw     r5, GPR5(r1)
+        stw     r6, GPR6(r1)
+        stw     r7, GPR7(r1)
+        stw     r8, GPR8(r1)
+        stw     r9, GPR9(r1)
+        stw     r10, GPR10(r1)
+        stw     r11, GPR11(r1)
+        stw     r12, GPR12(r1)
+        stw     r13, GPR13(r1)
+        stw     r14, GPR14(r1)
+        stw     r15, GPR15(r1)
+        stw     r16, GPR16(r1)
+        stw     r17, GPR17(r1)
+        stw     r18, GPR18(r1)
+        stw     r19, GPR19(r1)
+        stw     r20, GPR20(r1)
+        stw     r21, GPR21(r1)
+        stw     r22, GPR22(r1)
+        stw     r23, GPR23(r1)
+        stw     r24, GPR24(r1)
+        stw     r25, GPR25(r1)
+        stw     r26, GPR26(r1)
+        stw     r27, GPR27(r1)
+        stw     r28, GPR28(r1)
+        stw     r29, GPR29(r1)
+        stw     r30, GPR30(r1)
+        stw     r31, GPR31(r1)
+        mflr    r20                     # the switch returns to schedule's caller
+        mfmsr   r22
+        li      r0, MSR_FP              # floating point off
+        andc    r22, r22, r0
+        stw     r20, _NIP(r1)
+        stw     r22, _MSR(r1)
+        stw     r20, _LINK(r1)
+        mfcr    r20
+        mfctr   r22
+        mfspr   r23, XER
+        stw     r20, _CCR(r1)
+        stw     r22, _CTR(r1)
+        stw     r23, _XER(r1)
+        li      r0, 0x0ff0
+        stw     r0, TRAP(r1)
+        stw     r1, TSS_KSP(r3)         # prev's kernel sp
+        sync
+        addis   r0, r4, 0               # tophys
+        mtspr   SPRG3, r0               # the current thread
+        sync
+        isync
+        lwz     r1, TSS_KSP(r4)         # next's kernel sp
+        addi    r2, r4, -TSS            # current = next
+        rlwinm  r5, r5, 4, 8, 27        # VSID = context << 4
+        addis   r5, r5, 0x6000          # Ks, Kp
+.ifdef KERNEL_SEGMENT0
+        addi    r5, r5, 0x111           # segment 0 is the kernel's (no BATs): from 1
+        li      r0, 7
+        mtctr   r0
+        lis     r3, 0x1000
+.else
+        li      r0, 8                   # TASK_SIZE / 256 MB: the user segments
+        mtctr   r0
+        li      r3, 0
+.endif
+sw_segments:
+        mtsrin  r5, r3
+        addi    r5, r5, 0x111           # the next segment's VSID (the kernel model's step)
+        addis   r3, r3, 0x1000
+        bdnz    sw_segments
+        sync
+        isync
+        b       int_return              # 2.2 falls through into it
+
+        .globl  schedule22
+schedule22:                             # the choice is the kernel model's (Python)
+        li      r3, HOST_SCHEDULE
+        b       host_stop22
+
+        .globl  sleep_on22
+sleep_on22:                             # interruptible_sleep_on(r3 = the wait queue)
+        mflr    r0
+        stwu    r1, -16(r1)
+        stw     r0, 20(r1)
+        stw     r31, 12(r1)
+        mr      r31, r3
+        li      r10, TASK_INTERRUPTIBLE
+        stw     r10, TASK_STATE(r2)
+        stw     r2, 0(r31)              # add_wait_queue: one waiter
+        bl      schedule22
+        lwz     r10, 0(r31)             # remove_wait_queue, if still ours
+        cmpw    0, r10, r2
+        bne     sleep_gone
+        li      r10, 0
+        stw     r10, 0(r31)
+sleep_gone:
+        lwz     r31, 12(r1)
+        lwz     r0, 20(r1)
+        addi    r1, r1, 16
+        mtlr    r0
+        blr
+
+        .globl  wake_up22
+wake_up22:                              # wake_up_interruptible(r3 = the wait queue)
+        lwz     r4, 0(r3)
+        cmpwi   0, r4, 0
+        beqlr                           # nobody waits
+        lwz     r10, TASK_STATE(r4)
+        andi.   r10, r10, TASK_INTERRUPTIBLE
+        beqlr                           # already woken
+        li      r3, HOST_WAKE           # wake_up_process: the kernel model's run queue
+        b       host_stop22
+
+        .align  5
+        .globl  sys_getppid22
+sys_getppid22:                          # current->p_opptr->pid
+        lwz     r9, P_OPPTR(r2)
+        lwz     r3, PID(r9)
+        blr
+
+        .globl  sys_exit22
+sys_exit22:                             # the program's end: the run stops
+        mr      r4, r3
+        li      r3, HOST_EXIT
+        b       host_stop22
+
+        .globl  do_page_fault22
+do_page_fault22:                        # r3 = regs: the kernel model's do_page_fault
+        mr      r4, r3
+        li      r3, HOST_FAULT
+        b       host_stop22             # Python resumes at LR (int_return)
+
+        .globl  host_stop22
+host_stop22:                            # a run stops before this instruction
+        nop

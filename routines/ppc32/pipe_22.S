@@ -1,0 +1,411 @@
+/*
+ * pipe_22: read(2) and write(2) on a pipe in Linux 2.2.0 (fs/read_write.c sys_read and
+ * sys_write, fs/pipe.c pipe_read and pipe_write, include/asm-ppc/uaccess.h copy_to_user
+ * and copy_from_user), for the book's kernel model (emu.kernel.entry). Written for this
+ * book from the algorithm, not copied. Loaded after entry_22.S, whose sleep_on22,
+ * wake_up22 and memcpy32 (routines/ppc32/memcpy.S) it calls; the structures' offsets come
+ * from the prelude (emu.kernel.entry).
+ *
+ *   sys_read22 / sys_write22 (r3 = fd, r4 = buf, r5 = count): fget (current->files->fd[fd],
+ *     its count up), the file's mode, locks_verify_area (no mandatory lock on the inode),
+ *     f_op->read / write with &f_pos, fput; -EBADF / -EINVAL as the C code returns them;
+ *   pipe_read22: while the pipe is empty or locked: no writer (or count 0) returns 0, a
+ *     pending signal -ERESTARTSYS, else interruptible_sleep_on(PIPE_WAIT); then, locked,
+ *     chunks of min(count, bytes left, bytes to the end of the page) copied to the user
+ *     with copy_to_user, the start moved round the 4 KB page; unlocked, wake_up on
+ *     PIPE_WAIT, UPDATE_ATIME, the count read (-EAGAIN if none and a writer is left);
+ *   pipe_write22: no reader: -EPIPE (the SIGPIPE is not sent: refused); an atomic write if
+ *     count <= PIPE_BUF (wait until that much is free), else any free space; the inode's
+ *     i_sem up and i_atomic_write down (uncontended semaphores: a decrement and a test);
+ *     while bytes are left: wait while too little is free or the pipe is locked (no reader,
+ *     a signal: return), then, locked, chunks of min(count, free, bytes to the end of the
+ *     page) copied from the user at the pipe's end; unlocked, wake_up; i_ctime = i_mtime
+ *     = CURRENT_TIME, mark_inode_dirty (a pipe's inode has no superblock: a test);
+ *     i_atomic_write up, i_sem down; the count written;
+ *   copy_to_user22 / copy_from_user22: __range_ok against current->addr_limit, then the
+ *     copy (memcpy32: 2.2's __copy_tofrom_user copies with the same word loop and adds an
+ *     exception table, which the model's buffers, touched first, never need).
+ * O_NONBLOCK pipes are refused (the benchmarks block).
+ */
+        .equ    FMODE_READ, 1
+        .equ    FMODE_WRITE, 2
+        .equ    O_NONBLOCK, 0x800
+        .equ    S_MANDLOCK, 0x40
+        .equ    PIPE_BUF, 4096
+        .equ    EBADF, 9
+        .equ    EINVAL, 22
+        .equ    EAGAIN, 11
+        .equ    ESPIPE, 29
+        .equ    EPIPE, 32
+        .equ    ERESTARTSYS, 512
+
+        .globl  sys_read22
+sys_read22:
+        li      r7, FMODE_READ
+        li      r8, FOP_READ
+        b       sys_rw22
+        .globl  sys_write22
+sys_write22:
+        li      r7, FMODE_WRITE
+        li      r8, FOP_WRITE
+sys_rw22:                               # r7 = the mode needed, r8 = the f_op slot
+        mflr    r0
+        stwu    r1, -32(r1)
+        stw     r0, 36(r1)
+        stw     r31, 28(r1)
+        lwz     r9, TASK_FILES(r2)      # fget
+        lwz     r10, FILES_MAX(r9)
+        cmplw   0, r3, r10
+        bge-    rw_ebadf
+        lwz     r9, FILES_FD(r9)
+        slwi    r3, r3, 2
+        lwzx    r31, r9, r3
+        cmpwi   0, r31, 0
+        beq-    rw_ebadf
+        lwz     r10, F_COUNT(r31)
+        addi    r10, r10, 1
+        stw     r10, F_COUNT(r31)
+        lwz     r10, F_MODE(r31)
+        and.    r10, r10, r7
+        beq-    rw_ebadf_put
+        lwz     r10, F_DENTRY(r31)      # locks_verify_area: mandatory locks?
+        lwz     r10, D_INODE(r10)
+        lwz     r10, I_FLAGS(r10)
+        andi.   r10, r10, S_MANDLOCK
+        bne-    rw_refused
+        lwz     r10, F_OP(r31)
+        cmpwi   0, r10, 0
+        beq-    rw_einval_put
+        lwzx    r10, r10, r8            # f_op->read / write
+        cmpwi   0, r10, 0
+        beq-    rw_einval_put
+        mtctr   r10
+        mr      r3, r31
+        addi    r6, r31, F_POS
+        bctrl
+rw_put:
+        lwz     r10, F_COUNT(r31)       # fput
+        addi    r10, r10, -1
+        stw     r10, F_COUNT(r31)
+rw_out:
+        lwz     r31, 28(r1)
+        lwz     r0, 36(r1)
+        addi    r1, r1, 32
+        mtlr    r0
+        blr
+rw_ebadf:
+        li      r3, -EBADF
+        b       rw_out
+rw_ebadf_put:
+        li      r3, -EBADF
+        b       rw_put
+rw_einval_put:
+        li      r3, -EINVAL
+        b       rw_put
+rw_refused:
+        li      r3, HOST_REFUSED
+        li      r4, 8
+        b       host_stop22
+
+        .align  5
+        .globl  pipe_read22
+pipe_read22:                            # r3 = file, r4 = buf, r5 = count, r6 = ppos
+        mflr    r0
+        stwu    r1, -48(r1)
+        stw     r0, 52(r1)
+        stw     r26, 20(r1)
+        stw     r27, 24(r1)
+        stw     r28, 28(r1)
+        stw     r29, 32(r1)
+        stw     r30, 36(r1)
+        stw     r31, 40(r1)
+        mr      r31, r3
+        mr      r30, r4                 # buf
+        mr      r29, r5                 # count
+        li      r28, 0                  # read
+        lwz     r27, F_DENTRY(r31)      # the inode
+        lwz     r27, D_INODE(r27)
+        addi    r10, r31, F_POS
+        cmpw    0, r6, r10
+        bne-    pr_espipe
+        lwz     r10, F_FLAGS(r31)
+        andi.   r10, r10, O_NONBLOCK
+        bne-    pipe_nonblock
+pr_wait:
+        lwz     r10, PIPE_LEN(r27)
+        cmpwi   0, r10, 0
+        bne     pr_locked
+        lwz     r10, PIPE_WRITERS(r27)  # empty: no writer, or nothing asked: 0
+        cmpwi   0, r10, 0
+        beq-    pr_zero
+        cmpwi   0, r29, 0
+        beq-    pr_zero
+        b       pr_sleep
+pr_locked:
+        lwz     r10, PIPE_LOCK(r27)
+        cmpwi   0, r10, 0
+        beq     pr_go
+pr_sleep:
+        lwz     r10, SIGPENDING(r2)
+        cmpwi   0, r10, 0
+        bne-    pr_erestart
+        addi    r3, r27, PIPE_WAIT
+        bl      sleep_on22
+        b       pr_wait
+pr_go:
+        lwz     r10, PIPE_LOCK(r27)
+        addi    r10, r10, 1
+        stw     r10, PIPE_LOCK(r27)
+pr_loop:
+        cmpwi   0, r29, 0
+        ble     pr_done
+        lwz     r9, PIPE_LEN(r27)       # size
+        cmpwi   0, r9, 0
+        beq     pr_done
+        lwz     r8, PIPE_START(r27)
+        subfic  r26, r8, PIPE_BUF       # PIPE_MAX_RCHUNK
+        cmplw   0, r26, r29
+        ble     pr_c1
+        mr      r26, r29
+pr_c1:
+        cmplw   0, r26, r9
+        ble     pr_c2
+        mr      r26, r9
+pr_c2:
+        add     r28, r28, r26
+        lwz     r4, PIPE_BASE(r27)      # pipebuf
+        add     r4, r4, r8
+        add     r8, r8, r26
+        andi.   r8, r8, PIPE_BUF-1
+        stw     r8, PIPE_START(r27)
+        subf    r9, r26, r9
+        stw     r9, PIPE_LEN(r27)
+        subf    r29, r26, r29
+        mr      r3, r30
+        mr      r5, r26
+        bl      copy_to_user22
+        add     r30, r30, r26
+        b       pr_loop
+pr_done:
+        lwz     r10, PIPE_LOCK(r27)
+        addi    r10, r10, -1
+        stw     r10, PIPE_LOCK(r27)
+        addi    r3, r27, PIPE_WAIT
+        bl      wake_up22
+        cmpwi   0, r28, 0
+        beq-    pr_none
+        lis     r10, KDATA@ha           # UPDATE_ATIME
+        lwz     r10, KDATA_XTIME@l(r10)
+        stw     r10, I_ATIME(r27)
+        mr      r3, r28
+        b       pr_out
+pr_none:
+        lwz     r10, PIPE_WRITERS(r27)
+        li      r3, 0
+        cmpwi   0, r10, 0
+        beq     pr_out
+        li      r3, -EAGAIN
+        b       pr_out
+pr_zero:
+        li      r3, 0
+        b       pr_out
+pr_espipe:
+        li      r3, -ESPIPE
+        b       pr_out
+pr_erestart:
+        li      r3, -ERESTARTSYS
+pr_out:
+        lwz     r26, 20(r1)
+        lwz     r27, 24(r1)
+        lwz     r28, 28(r1)
+        lwz     r29, 32(r1)
+        lwz     r30, 36(r1)
+        lwz     r31, 40(r1)
+        lwz     r0, 52(r1)
+        addi    r1, r1, 48
+        mtlr    r0
+        blr
+
+        .align  5
+        .globl  pipe_write22
+pipe_write22:                           # r3 = file, r4 = buf, r5 = count, r6 = ppos
+        mflr    r0
+        stwu    r1, -48(r1)
+        stw     r0, 52(r1)
+        stw     r25, 16(r1)
+        stw     r26, 20(r1)
+        stw     r27, 24(r1)
+        stw     r28, 28(r1)
+        stw     r29, 32(r1)
+        stw     r30, 36(r1)
+        stw     r31, 40(r1)
+        mr      r31, r3
+        mr      r30, r4                 # buf
+        mr      r29, r5                 # count
+        li      r28, 0                  # written
+        lwz     r27, F_DENTRY(r31)
+        lwz     r27, D_INODE(r27)
+        addi    r10, r31, F_POS
+        cmpw    0, r6, r10
+        bne-    pw_espipe
+        lwz     r10, PIPE_READERS(r27)
+        cmpwi   0, r10, 0
+        beq-    pipe_sigpipe
+        li      r25, 1                  # free: atomic up to PIPE_BUF, else any space
+        cmplwi  0, r29, PIPE_BUF
+        bgt     pw_free
+        mr      r25, r29
+pw_free:
+        lwz     r10, I_SEM(r27)         # up(&inode->i_sem)
+        addi    r10, r10, 1
+        stw     r10, I_SEM(r27)
+        cmpwi   0, r10, 0
+        ble-    pipe_contended
+        lwz     r10, I_ATOMIC(r27)      # down_interruptible(&inode->i_atomic_write)
+        addi    r10, r10, -1
+        stw     r10, I_ATOMIC(r27)
+        cmpwi   0, r10, 0
+        blt-    pipe_contended
+pw_outer:
+        cmpwi   0, r29, 0
+        ble     pw_finish
+pw_wait:
+        lwz     r9, PIPE_LEN(r27)       # PIPE_FREE = PIPE_BUF - len
+        subfic  r9, r9, PIPE_BUF
+        cmplw   0, r9, r25
+        blt     pw_sleep
+        lwz     r10, PIPE_LOCK(r27)
+        cmpwi   0, r10, 0
+        beq     pw_go
+pw_sleep:
+        lwz     r10, PIPE_READERS(r27)
+        cmpwi   0, r10, 0
+        beq-    pipe_sigpipe
+        lwz     r10, SIGPENDING(r2)
+        cmpwi   0, r10, 0
+        bne-    pw_erestart
+        lwz     r10, F_FLAGS(r31)
+        andi.   r10, r10, O_NONBLOCK
+        bne-    pipe_nonblock
+        addi    r3, r27, PIPE_WAIT
+        bl      sleep_on22
+        b       pw_wait
+pw_go:
+        lwz     r10, PIPE_LOCK(r27)
+        addi    r10, r10, 1
+        stw     r10, PIPE_LOCK(r27)
+pw_loop:
+        cmpwi   0, r29, 0
+        ble     pw_unlock
+        lwz     r9, PIPE_LEN(r27)
+        subfic  r25, r9, PIPE_BUF       # free
+        cmpwi   0, r25, 0
+        beq     pw_unlock
+        lwz     r8, PIPE_START(r27)     # PIPE_END = (start + len) & (PIPE_BUF - 1)
+        add     r8, r8, r9
+        andi.   r8, r8, PIPE_BUF-1
+        subfic  r26, r8, PIPE_BUF       # PIPE_MAX_WCHUNK
+        cmplw   0, r26, r29
+        ble     pw_c1
+        mr      r26, r29
+pw_c1:
+        cmplw   0, r26, r25
+        ble     pw_c2
+        mr      r26, r25
+pw_c2:
+        lwz     r3, PIPE_BASE(r27)      # pipebuf
+        add     r3, r3, r8
+        add     r28, r28, r26
+        add     r9, r9, r26
+        stw     r9, PIPE_LEN(r27)
+        subf    r29, r26, r29
+        mr      r4, r30
+        mr      r5, r26
+        bl      copy_from_user22
+        add     r30, r30, r26
+        b       pw_loop
+pw_unlock:
+        lwz     r10, PIPE_LOCK(r27)
+        addi    r10, r10, -1
+        stw     r10, PIPE_LOCK(r27)
+        addi    r3, r27, PIPE_WAIT
+        bl      wake_up22
+        li      r25, 1
+        b       pw_outer
+pw_finish:
+        lis     r10, KDATA@ha           # i_ctime = i_mtime = CURRENT_TIME
+        lwz     r10, KDATA_XTIME@l(r10)
+        stw     r10, I_CTIME(r27)
+        stw     r10, I_MTIME(r27)
+        lwz     r10, I_SB(r27)          # mark_inode_dirty: no superblock, nothing to do
+        cmpwi   0, r10, 0
+        bne-    pipe_dirty_sb
+        lwz     r10, I_ATOMIC(r27)      # up(&inode->i_atomic_write)
+        addi    r10, r10, 1
+        stw     r10, I_ATOMIC(r27)
+        lwz     r10, I_SEM(r27)         # down(&inode->i_sem)
+        addi    r10, r10, -1
+        stw     r10, I_SEM(r27)
+        mr      r3, r28
+pw_out:
+        lwz     r25, 16(r1)
+        lwz     r26, 20(r1)
+        lwz     r27, 24(r1)
+        lwz     r28, 28(r1)
+        lwz     r29, 32(r1)
+        lwz     r30, 36(r1)
+        lwz     r31, 40(r1)
+        lwz     r0, 52(r1)
+        addi    r1, r1, 48
+        mtlr    r0
+        blr
+pw_espipe:
+        li      r3, -ESPIPE
+        b       pw_out
+pw_erestart:
+        li      r3, HOST_REFUSED        # a signal in the middle of a write: not modelled
+        li      r4, 7
+        b       host_stop22
+
+pipe_sigpipe:
+        li      r3, HOST_REFUSED
+        li      r4, 9
+        b       host_stop22
+pipe_nonblock:
+        li      r3, HOST_REFUSED
+        li      r4, 10
+        b       host_stop22
+pipe_contended:
+        li      r3, HOST_REFUSED
+        li      r4, 11
+        b       host_stop22
+pipe_dirty_sb:
+        li      r3, HOST_REFUSED
+        li      r4, 12
+        b       host_stop22
+
+        .align  5
+        .globl  copy_to_user22
+copy_to_user22:                         # r3 = to (user), r4 = from, r5 = n
+        lwz     r10, ADDR_LIMIT(r2)     # __range_ok(to, n)
+        cmplw   0, r3, r10
+        bgt-    cu_fail
+        subf    r11, r3, r10
+        addi    r12, r5, -1
+        cmplw   0, r12, r11
+        bgt-    cu_fail
+        b       memcpy32                # __copy_tofrom_user
+        .globl  copy_from_user22
+copy_from_user22:                       # r3 = to, r4 = from (user), r5 = n
+        lwz     r10, ADDR_LIMIT(r2)     # __range_ok(from, n)
+        cmplw   0, r4, r10
+        bgt-    cu_fail
+        subf    r11, r4, r10
+        addi    r12, r5, -1
+        cmplw   0, r12, r11
+        bgt-    cu_fail
+        b       memcpy32
+cu_fail:
+        li      r3, HOST_REFUSED        # a bad user pointer: not modelled
+        li      r4, 13
+        b       host_stop22
