@@ -76,6 +76,22 @@ def pte_word0(vsid, ea, secondary):
         ((ea >> 22) & 0x3F)
 
 
+def find_pte(read, sdr1, vsid, ea):
+    """Search the hashed page table as the MMU does, primary group then secondary:
+    (secondary?, slot, PTE address, word 1) of ``ea``'s valid PTE, or None. ``read(address,
+    size)`` reads guest memory."""
+    for secondary in (False, True):
+        h = (secondary_hash if secondary else primary_hash)(vsid, ea)
+        group = pteg_address(sdr1, h)
+        want = pte_word0(vsid, ea, secondary)
+        raw = read(group, 64)
+        for slot in range(8):
+            if int.from_bytes(raw[8 * slot:8 * slot + 4], "big") == want:
+                return (secondary, slot, group + 8 * slot,
+                        int.from_bytes(raw[8 * slot + 4:8 * slot + 8], "big"))
+    return None
+
+
 def pte_word1(rpn, wimg=0, pp=2, referenced=False, changed=False):
     """RPN (physical page number), R, C, WIMG, PP (2: read/write)."""
     return (rpn << 12) | (0x100 if referenced else 0) | (0x80 if changed else 0) | \

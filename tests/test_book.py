@@ -205,9 +205,9 @@ def test_pages_in_browser(sync_playwright_api, book_html, server):
     assert figures_on_notebooks > 0, "no plotly figure on any notebook page"
 
 
-@pytest.mark.book
-def test_failing_notebook_fails_the_build(tmp_path):
-    """The book's own _config.yml (not -W) makes a raising cell fail the build."""
+def mini_book(tmp_path, name, code):
+    """A one-notebook book with the repository's _config.yml and _ext: its source folder
+    and the command that builds it (into tmp_path / "out")."""
     import shutil
 
     import nbformat
@@ -218,17 +218,21 @@ def test_failing_notebook_fails_the_build(tmp_path):
     shutil.copytree(REPO / "_ext", src / "_ext")
     (src / "intro.md").write_text("# Mini book\n")
     (src / "_toc.yml").write_text(
-        "format: jb-book\nroot: intro\nchapters:\n  - file: notebooks/bad\n")
+        f"format: jb-book\nroot: intro\nchapters:\n  - file: notebooks/{name}\n")
     nb = nbformat.v4.new_notebook(metadata={"kernelspec": {
         "name": "python3", "display_name": "Python 3", "language": "python"}})
-    nb.cells = [nbformat.v4.new_markdown_cell("# Bad"),
-                nbformat.v4.new_code_cell("raise RuntimeError('deliberate-failure')")]
-    nbformat.write(nb, src / "notebooks" / "bad.ipynb")
+    nb.cells = [nbformat.v4.new_markdown_cell(f"# {name}"), nbformat.v4.new_code_cell(code)]
+    nbformat.write(nb, src / "notebooks" / f"{name}.ipynb")
+    command = [sys.executable, "-c", "from jupyter_book.cli.main import main; main()",
+               "build", str(src), "--path-output", str(tmp_path / "out")]
+    return src, command
 
-    proc = subprocess.run(
-        [sys.executable, "-c", "from jupyter_book.cli.main import main; main()",
-         "build", str(src), "--path-output", str(tmp_path / "out")],
-        cwd=src, capture_output=True, text=True, timeout=600)
+
+@pytest.mark.book
+def test_failing_notebook_fails_the_build(tmp_path):
+    """The book's own _config.yml (not -W) makes a raising cell fail the build."""
+    src, command = mini_book(tmp_path, "bad", "raise RuntimeError('deliberate-failure')")
+    proc = subprocess.run(command, cwd=src, capture_output=True, text=True, timeout=600)
     assert proc.returncode != 0, "a notebook that raises did not fail the build"
     assert "deliberate-failure" in proc.stdout + proc.stderr
 
@@ -237,28 +241,11 @@ def test_failing_notebook_fails_the_build(tmp_path):
 def test_a_rebuild_executes_only_what_could_change(tmp_path):
     """jupyter-cache keyed by the sources (_ext/execution_cache.py): a second build executes
     nothing; a new data file (a source the notebooks may read) runs them again."""
-    import shutil
-
-    import nbformat
-
-    src, runs = tmp_path / "src", tmp_path / "runs.txt"
-    (src / "notebooks").mkdir(parents=True)
-    shutil.copy(REPO / "_config.yml", src / "_config.yml")
-    shutil.copytree(REPO / "_ext", src / "_ext")
-    (src / "intro.md").write_text("# Mini book\n")
-    (src / "_toc.yml").write_text(
-        "format: jb-book\nroot: intro\nchapters:\n  - file: notebooks/counted\n")
-    nb = nbformat.v4.new_notebook(metadata={"kernelspec": {
-        "name": "python3", "display_name": "Python 3", "language": "python"}})
-    nb.cells = [nbformat.v4.new_markdown_cell("# Counted"),
-                nbformat.v4.new_code_cell(f"open({str(runs)!r}, 'a').write('x')")]
-    nbformat.write(nb, src / "notebooks" / "counted.ipynb")
+    runs = tmp_path / "runs.txt"
+    src, command = mini_book(tmp_path, "counted", f"open({str(runs)!r}, 'a').write('x')")
 
     def build():
-        proc = subprocess.run(
-            [sys.executable, "-c", "from jupyter_book.cli.main import main; main()",
-             "build", str(src), "--path-output", str(tmp_path / "out")],
-            cwd=src, capture_output=True, text=True, timeout=600)
+        proc = subprocess.run(command, cwd=src, capture_output=True, text=True, timeout=600)
         assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
         return runs.read_text().count("x")
 

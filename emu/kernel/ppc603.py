@@ -233,17 +233,8 @@ class PPC603(Arch):
     def find_hpte(self, mm, address):
         """Where the hash handler will find ``address``'s HPTE: (secondary?, slot, HPTE
         address, word 1), or None (hash only)."""
-        vsid = ctx_to_vsid(mm.context, address)
-        for secondary in (False, True):
-            h = (mmu.secondary_hash if secondary else mmu.primary_hash)(vsid, address)
-            group = mmu.pteg_address(self.sdr1, h)
-            want = mmu.pte_word0(vsid, address, secondary)
-            raw = self.machine.read(group, 64)
-            for slot in range(8):
-                if int.from_bytes(raw[8 * slot:8 * slot + 4], "big") == want:
-                    return (secondary, slot, group + 8 * slot,
-                            int.from_bytes(raw[8 * slot + 4:8 * slot + 8], "big"))
-        return None
+        return mmu.find_pte(self.machine.read, self.sdr1, ctx_to_vsid(mm.context, address),
+                            address)
 
     # ------------------------------------------------------------------ TLB misses
 

@@ -177,17 +177,8 @@ class PPC604(PPC32Hash):
 
     def find_hpte(self, mm, address):
         """Where the search finds ``address``'s HPTE: (secondary?, slot, word 1), or None."""
-        vsid = self.vsid(mm, address)
-        for secondary in (False, True):
-            h = (mmu.secondary_hash if secondary else mmu.primary_hash)(vsid, address)
-            group = mmu.pteg_address(self.sdr1, h)
-            want = mmu.pte_word0(vsid, address, secondary)
-            raw = self.machine.read(group, 64)
-            for slot in range(8):
-                if int.from_bytes(raw[8 * slot:8 * slot + 4], "big") == want:
-                    return secondary, slot, int.from_bytes(raw[8 * slot + 4:8 * slot + 8],
-                                                           "big")
-        return None
+        found = mmu.find_pte(self.machine.read, self.sdr1, self.vsid(mm, address), address)
+        return None if found is None else (found[0], found[1], found[3])
 
     def _search(self, mm, address):
         """The hardware table search: charged to the ledger row ``table_search``; returns
