@@ -1,0 +1,55 @@
+"""The book build, cold and cached: wall seconds of `jupyter-book build` into a fresh output
+folder (every notebook executed: the cache is empty) and of a second build into the same
+folder (nothing changed: every notebook from jupyter-cache), and each notebook's execution
+seconds as jupyter-cache recorded them.
+
+    python benchmarks/book_build.py [--out DIR]
+
+Run it on a quiet machine; the README's table comes from it.
+"""
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def build(out: Path) -> float:
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-c", "from jupyter_book.cli.main import main; main()",
+                    "build", str(REPO), "--path-output", str(out)],
+                   cwd=REPO, check=True, capture_output=True, text=True)
+    return time.perf_counter() - start
+
+
+def execution_seconds(out: Path) -> dict:
+    """Each notebook's execution time, from the build's jupyter-cache."""
+    from jupyter_cache import get_cache
+    caches = [p for p in (out / "_build" / ".jupyter_cache").iterdir() if p.is_dir()]
+    cache = get_cache(str(caches[0]))
+    return {str(Path(r.uri).resolve().relative_to(REPO)): r.data.get("execution_seconds", 0.0)
+            for r in cache.list_cache_records()}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, help="output folder (default: a temporary one)")
+    args = parser.parse_args()
+    out = args.out or Path(tempfile.mkdtemp(prefix="book-build-"))
+    cold = build(out)
+    print(f"cold build (every notebook executed): {cold:.0f} s wall", flush=True)
+    cached = build(out)
+    print(f"cached rebuild (nothing changed): {cached:.0f} s wall", flush=True)
+    seconds = execution_seconds(out)
+    for name, s in sorted(seconds.items()):
+        print(f"  {name}: {s:.1f} s")
+    print(f"  all notebooks: {sum(seconds.values()):.0f} s")
+
+
+if __name__ == "__main__":
+    main()
