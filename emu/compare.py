@@ -96,5 +96,10 @@ def glue(**values):
     except ImportError:             # pragma: no cover - myst-nb is in requirements.txt
         return
     for name, value in values.items():
-        value = str(value) if isinstance(value, Comparison) else plain(value)
-        myst_glue(name, value, display=False)
+        myst_glue(name, gluable(value), display=False)
+
+
+def gluable(value):
+    """What myst-nb can paste for ``value``: a Comparison's sentence, a plain number, or
+    the value itself."""
+    return str(value) if isinstance(value, Comparison) else plain(value)

@@ -163,9 +163,9 @@ def plain(value):
 
 
 def glue(name, value, display=False):
-    """myst_nb.glue of ``plain(value)`` (a Comparison: its sentence): a value the book's
-    pages can format. One name at a time; emu.compare.glue takes several."""
+    """myst_nb.glue of ``value`` as emu.compare.gluable makes it (a Comparison: its
+    sentence; numpy scalars: plain numbers). One name at a time, and it may be displayed;
+    emu.compare.glue takes several."""
     from myst_nb import glue as _glue
-    from .compare import Comparison
-    value = str(value) if isinstance(value, Comparison) else plain(value)
-    return _glue(name, value, display=display)
+    from .compare import gluable
+    return _glue(name, gluable(value), display=display)

@@ -1110,6 +1110,12 @@ class Kernel:
                 page.mapcount -= 1
                 released.append(page)
 
+    @property
+    def _zap_flush(self):
+        """What the scan kernel does with a zapped PTE's HPTE (Arch.zap_flush); the other
+        strategies handle it as any changed PTE (None)."""
+        return self.arch.zap_flush if self.tlb_flush == "scan" else None
+
     def _zapped_hashpte(self, mm, address):
         """tlb_remove_tlb_entry of a PTE with _PAGE_HASHPTE. Under the scan strategy, a
         backend whose kernel gathers unmaps (mmu_gather, 2.5 on) acts at once: 32-bit,
@@ -1117,7 +1123,7 @@ class Kernel:
         one PTE); 64-bit (2.6.0 include/asm-ppc64/tlb.h) the PTE goes into this CPU's
         ppc64_tlb_batch, flushed by flush_hash_range when full and at tlb_flush. The other
         strategies treat it as any changed PTE."""
-        zap = self.arch.zap_flush if self.tlb_flush == "scan" else None
+        zap = self._zap_flush
         if zap == "entry":
             self._flush_one(mm, address)
         elif zap == "gather":
@@ -1131,7 +1137,7 @@ class Kernel:
         at exit). With the scan strategy a gathering kernel has flushed each HPTE as it
         zapped it (or gathered it, flushed here: tlb_flush); an older one (2.4's
         zap_page_range, and the software-loaded TLBs) flushes the range or the mm."""
-        zap = self.arch.zap_flush if self.tlb_flush == "scan" else None
+        zap = self._zap_flush
         if zap == "gather":
             mine = [address for owner, address in self.gathered if owner is mm]
             self.gathered = [entry for entry in self.gathered if entry[0] is not mm]
