@@ -184,10 +184,11 @@ PRIVATE = ("L1I", "L1D") + TLB_NAMES    # per core; L2 and L3 are shared by all 
 (L_SETS, L_WAYS, L_SHIFT, L_MRU, L_TAGS, L_DIRTY, L_ACCESSES, L_HITS,
  L_STALE, L_REPL, L_PLRU, L_STAMP, L_CLOCK, L_LATENCY, L_WRITE_BACK, L_NEXT,
  L_WRITE_ALLOCATE, L_MISSES, L_WRITEBACKS, L_INVALIDATIONS, L_EVICTIONS, L_IS_ICACHE,
- L_SHADOW, L_KIND, L_CHIP, L_GROUP) = range(26)
+ L_SHADOW, L_KIND, L_CHIP, L_GROUP, L_PEER) = range(27)
 # L_KIND: the level's kind, for the events a profile samples (emu.profiler): its index here.
 # L_CHIP, L_GROUP: a chip level's copy (emu.topology): its chip and the index of chip 0's
-# copy (-1 for the other levels)
+# copy (-1 for the other levels); L_PEER: the next chip's copy of the same level, in a ring
+# (-1 for the other levels), so that a chip's coherence walk visits only its peers
 LEVEL_KINDS = ("L1I", "L1D", "L2", "L3", "ITLB", "DTLB", "TLB")
 # L_SHADOW (L1 D only, when a table walker reads below it): per way, memory's copy of a dirty
 # line, taken when the line became dirty; 0 when not kept
@@ -474,6 +475,11 @@ class Layout:
             st[r + L_SHADOW] = shadows[i]
             st[r + L_CHIP] = self.chip_of_level.get(i, -1)
             st[r + L_GROUP] = self.index[lv.name] if i in self.chip_of_level else -1
+            st[r + L_PEER] = -1
+        for name in chip_names:
+            ring = [chip_copies[chip, name] for chip in range(chips)]
+            for i, j in zip(ring, ring[1:] + ring[:1]):
+                st[HEADER + LEVEL_RECORD * i + L_PEER] = j
         self.headers = st[headers_at:headers_at + HEADER * cores].reshape(cores, HEADER)
         for core, own in enumerate(self.core_index):
             for name, i in own.items():

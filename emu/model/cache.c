@@ -234,8 +234,10 @@ HOT bool level_request(i64 *st, i64 level, i64 addr, bool write) {
     if (way >= 0) {
         st[r + L_HITS] += 1;
         LEVEL_EVENT(st, r, write, 0);
-        if (UNLIKELY(write && st[r + L_GROUP] >= 0))
-            peer_chips(st, level, addr, OP_FLUSH);   /* the other chips' copies go */
+        /* the other chips' copies go; a dirty copy has none (making it dirty took them) */
+        if (UNLIKELY(write && st[r + L_GROUP] >= 0) &&
+                !(st[r + L_WRITE_BACK] && st[st[r + L_DIRTY] + s * ways + way]))
+            peer_chips(st, level, addr, OP_FLUSH);
         if (write) {
             if (st[r + L_WRITE_BACK])
                 make_dirty(st, r, s * ways + way, line);
@@ -699,12 +701,10 @@ static bool same_module(const i64 *st, i64 a, i64 b) {
  * 0 none, 1 on this chip's module, 2 on another. Write-backs are queued (the caller
  * drains). */
 static int peer_chips(i64 *st, i64 level, i64 addr, i64 op) {
-    i64 group = st[REC(level) + L_GROUP], mine = st[REC(level) + L_CHIP];
+    i64 mine = st[REC(level) + L_CHIP];
     int nearest = 0;
-    for (i64 k = 0; k < st[H_NLEVELS]; k++) {
+    for (i64 k = st[REC(level) + L_PEER]; k != level && k >= 0; k = st[REC(k) + L_PEER]) {
         i64 rk = REC(k);
-        if (k == level || st[rk + L_GROUP] != group)
-            continue;
         if (find(st, rk, addr >> st[rk + L_SHIFT]) < 0)
             continue;
         int distance = same_module(st, mine, st[rk + L_CHIP]) ? 1 : 2;

@@ -237,15 +237,22 @@ EXPORT i64 emu_run_parallel(i64 *st, uc_engine **ucs, i64 quantum, i64 halt, i64
                             i64 *error) {
     i64 n = st[st[H_CORES]];
     i64 *g = globals_of(st);
+    i64 status[MAX_CORES], clock[MAX_CORES];
+    if (n > MAX_CORES)
+        return RUN_ERROR;
     for (;;) {
+        /* one pass over the cores' records: who may run, and their clocks */
         i64 k = -1, best = NEVER_CYCLE, parked = -1, parked_best = NEVER_CYCLE;
         for (i64 j = 0; j < n; j++) {
-            i64 status = core_record(st, j)[T_STATUS];
-            if (status == CORE_RUNNABLE && clock_of(st, j) < best) {
-                best = clock_of(st, j);
+            status[j] = core_record(st, j)[T_STATUS];
+            if (status[j] != CORE_RUNNABLE && status[j] != CORE_PARKED)
+                continue;
+            clock[j] = clock_of(st, j);
+            if (status[j] == CORE_RUNNABLE && clock[j] < best) {
+                best = clock[j];
                 k = j;
-            } else if (status == CORE_PARKED && clock_of(st, j) < parked_best) {
-                parked_best = clock_of(st, j);
+            } else if (status[j] == CORE_PARKED && clock[j] < parked_best) {
+                parked_best = clock[j];
                 parked = j;
             }
         }
@@ -257,7 +264,7 @@ EXPORT i64 emu_run_parallel(i64 *st, uc_engine **ucs, i64 quantum, i64 halt, i64
              * whole slice without parking (a spin with a timeout ends; a deadlock runs into
              * the instruction limit) */
             k = parked;
-            core_record(st, k)[T_STATUS] = CORE_RUNNABLE;
+            core_record(st, k)[T_STATUS] = status[k] = CORE_RUNNABLE;
             g[G_NPARKED] -= 1;
             no_park = true;
         }
@@ -269,12 +276,10 @@ EXPORT i64 emu_run_parallel(i64 *st, uc_engine **ucs, i64 quantum, i64 halt, i64
          * gets its turn, so a core that only seemed to spin (it holds what the others
          * wait for) goes on */
         i64 others = NEVER_CYCLE;
-        for (i64 j = 0; j < n; j++) {
-            i64 status = core_record(st, j)[T_STATUS];
-            if (j != k && (status == CORE_RUNNABLE || (no_park && status == CORE_PARKED)) &&
-                    clock_of(st, j) < others)
-                others = clock_of(st, j);
-        }
+        for (i64 j = 0; j < n; j++)
+            if (j != k && (status[j] == CORE_RUNNABLE ||
+                           (no_park && status[j] == CORE_PARKED)) && clock[j] < others)
+                others = clock[j];
         st[H_SLICE_END] = others == NEVER_CYCLE ? NEVER_CYCLE : others + quantum;
         st[H_SYNC_BOUND] = others;
         st[H_NO_PARK] = no_park;
