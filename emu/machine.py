@@ -396,6 +396,9 @@ class Machine:
                                                        instruction=insn))
             self._python_hooks += [_weak_hook(self, uc, UC_HOOK_MEM_INVALID, "_on_invalid"),
                                    _weak_hook(self, uc, UC_HOOK_INTR, "_on_interrupt")]
+        self._foreign_hooks = [[] for _ in self.cpus]
+        if self.isa == "x86":
+            self._hook_foreign_code()
         self._fault = None
         # a Python function (uc, number) -> True if it delivered the exception to the guest
         # itself (emu.kernel.entry: system calls, and the 604's storage interrupts)
@@ -447,6 +450,12 @@ class Machine:
                                  f"{profile.unicorn_cpu!r} is not a Unicorn CPU model of "
                                  f"{profile.isa}")
             uc.ctl_set_cpu_model(model)
+        if profile.isa == "x86":
+            # SSE on, as Linux sets it at boot when the CPU has FXSR (CR4.OSFXSR, and
+            # OSXMMEXCPT for SIMD exceptions; Intel SDM vol. 3, 2.5): without them a named
+            # CPU model faults on every SSE instruction
+            uc.reg_write(x86_const.UC_X86_REG_CR4,
+                         uc.reg_read(x86_const.UC_X86_REG_CR4) | 1 << 9 | 1 << 10)
         if profile.isa == "ppc64":
             # PPC64 runs only in the virtual-TLB mode (see shared platform notes).
             uc.ctl_set_tlb_mode(unicorn_const.UC_TLB_VIRTUAL)
@@ -507,7 +516,22 @@ class Machine:
         return address
 
     def write(self, address, data):
-        self.uc.mem_write(address, bytes(data))
+        data = bytes(data)
+        self.uc.mem_write(address, data)
+        self._forget_translations(address, len(data))
+
+    def _forget_translations(self, address, size):
+        """Unicorn keeps the code it translated until the guest stores over it (or, on
+        several cores, not even then: see emu.parallel); bytes the host writes over code
+        would run stale, silently. Over the code region, or code a core ran outside it
+        (H_FOREIGN_LO/HI), every core's translations of [address, address + size) go."""
+        end = address + size
+        spans = [(self.code_base, self.code_base + self.code_size)] + \
+            [(int(h[c.H_FOREIGN_LO]), int(h[c.H_FOREIGN_HI]))
+             for h in map(self.model.header, range(len(self.cpus)))]
+        if any(lo < end and address < hi for lo, hi in spans):
+            for uc in self.cpus:
+                uc.ctl_remove_cache(address, end)
 
     def read(self, address, size):
         if self._ram_low <= address and address + size <= len(self._ram_view) and size >= 0:
@@ -587,6 +611,8 @@ class Machine:
                 self._hooks.append(native.add_hook(uc, UC_HOOK_CODE, native.special_hook,
                                                    self.state, sp.pc, sp.pc))
         self._update_tables(lo)
+        if self.isa == "x86":
+            self._hook_foreign_code()
         self.programs.append(program)
         for name, value in program.symbols.items():
             if not name.startswith(".L"):
@@ -604,6 +630,21 @@ class Machine:
                     f"{s.body.split()[0]} would read the host's random number generator, and "
                     "runs would differ: the model has none (load a seed as data instead)",
                     program.filename, s.lineno, s.line)
+
+    def _hook_foreign_code(self):
+        """x86 code outside the loaded programs has no cost tables, and its instruction
+        lengths are unknown to the block hook: a native hook on each of its instructions
+        counts and charges them (emu/model/hooks.c, foreign_insn_hook). It covers the
+        addresses below the code region and those above the highest loaded program, and is
+        moved up at each load."""
+        top = self.code_base + self._loaded_top
+        ranges = ([(0, self.code_base - 1)] if self.code_base else []) + [(top, 0xFFFF_FFFF)]
+        for k, uc in enumerate(self.cpus):
+            for handle in self._foreign_hooks[k]:
+                native.remove_hook(uc, handle)
+            self._foreign_hooks[k] = [native.add_hook(uc, UC_HOOK_CODE,
+                                                      native.foreign_insn_hook, self.state,
+                                                      lo, hi) for lo, hi in ranges]
 
     def _update_tables(self, lo=0):
         """The prefix sums from code offset ``lo`` (what lies before it is unchanged) to the
@@ -718,8 +759,7 @@ class Machine:
                 f"{where_core}stopped after {int(st[c.H_INSNS]):,} instructions (the limit is "
                 f"{int(st[c.H_LIMIT]):,}) at PC {where:#x} ({self.symbolize(where)}): "
                 f"{self._instruction_at(where)}" + (
-                    "; x86 code outside loaded programs counts one instruction per byte"
-                    if st[c.H_UNCOUNTED] and self.isa == "x86" else ""))
+                    ""))
         if st[c.H_PAGE_FAULTS]:
             raise self._page_fault()
         if st[c.H_HALTED]:
@@ -811,7 +851,7 @@ class Machine:
                   "nontemporal_stores": int(st[c.H_NT_STORES]),
                   "wc_flushes": int(st[c.H_WC_FLUSHES]),
                   "wc_partial_flushes": int(st[c.H_WC_PARTIAL]),
-                  "uncounted_blocks": int(st[c.H_UNCOUNTED]),
+                  "instructions_outside_programs": int(st[c.H_UNCOUNTED]),
                   "alignment_exceptions": int(st[c.H_ALIGN_EXCEPTIONS]),
                   "split_accesses": int(st[c.H_SPLITS])}
         if st[c.H_SQ_SLICES]:

@@ -129,6 +129,7 @@ memory_hook = _hook("memory_hook")
 outer_cache_hook = _hook("outer_cache_hook")
 block_hook = _hook("block_hook")
 special_hook = _hook("special_hook")
+foreign_insn_hook = _hook("foreign_insn_hook")      # x86 code outside loaded programs
 identity_tlb_fill = _hook("identity_tlb_fill")
 rdtsc_hook = _hook("rdtsc_hook")                    # x86 rdtsc / rdtscp: the model's cycles
 rdtscp_hook = _hook("rdtscp_hook")

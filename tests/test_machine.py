@@ -126,7 +126,7 @@ def test_x86_five_cdecl_arguments():
     # are in one 64 B line: first load misses (288), the other 4 loads and ret's pop hit
     assert run.cycles == 6 + 288 + 288
     assert (run.caches["L1D"]["accesses"], run.caches["L1D"]["hits"]) == (6, 5)
-    assert run.events["uncounted_blocks"] == 0
+    assert run.events["instructions_outside_programs"] == 0
     assert m.call("add5", -1, 0, 0, 0, 0).return_value == 0xFFFFFFFF
 
 

@@ -180,8 +180,33 @@ def test_the_limit_holds_for_x86_code_the_model_was_not_told_of(limit):
     with pytest.raises(InstructionLimitExceeded) as e:
         m.call(loop)
     counted = int(m.state[__import__("emu.cache").cache.H_INSNS])
-    assert limit < counted <= limit + 205          # one block (205 bytes) past it at most
-    assert "counts one instruction per byte" in str(e.value)
+    assert counted == limit + 1                    # each instruction counted as it runs
+    # the loop's instructions in order: 200 incl, then the jmp; the one over the limit
+    # is where it stopped
+    pc = loop + (limit % 201 if limit % 201 < 200 else 200)
+    assert f"at PC {pc:#x}" in str(e.value)
+
+
+def test_x86_code_outside_programs_counts_each_instruction():
+    # mov $100, %ecx; 1: dec %ecx; jnz 1b; mov $5, %eax; ret: 1 + 2 x 100 + 2 = 203
+    # instructions, each at the profile's default cost; once a program is loaded above
+    # it, the same bytes still count (the hooked range moves up, never over them)
+    from emu.machine import Machine
+    m = Machine("pentium4")
+    code = m.alloc(64, bytes([0xb9, 100, 0, 0, 0, 0x49, 0x75, 0xfd, 0xb8, 5, 0, 0, 0, 0xc3]))
+    run = m.call(code)
+    assert (run.return_value, run.instructions) == (5, 203)
+    assert run.events["instructions_outside_programs"] == 203
+    # 50 iterations fewer: 100 instructions fewer, each the default cost (warm caches)
+    short = m.alloc(64, bytes([0xb9, 50, 0, 0, 0, 0x49, 0x75, 0xfd, 0xb8, 5, 0, 0, 0, 0xc3]))
+    m.call(short)
+    fewer = m.call(short)
+    again = m.call(code)
+    assert fewer.instructions == 103
+    assert again.cycles - fewer.cycles == 100 * m.profile.costs.get("default", 1)
+    m.load("f:\n movl $3, %eax\n ret\n")
+    assert m.call("f").events["instructions_outside_programs"] == 0
+    assert m.call(code).instructions == 203
 
 
 # ------------------------------------------------- 4. hlt, wfi, wfe ended the call
@@ -221,13 +246,12 @@ def test_rdtsc_reads_the_model_s_cycles():
     def once():
         m = Machine("pentium4")
         m.load("f:\n rdtsc\n movl %eax, %ecx\n movl $50, %ebx\n1: decl %ebx\n jnz 1b\n"
-               " rdtsc\n subl %ecx, %eax\n ret\n"
-               "g:\n rdtscp\n movl %ecx, %eax\n ret\n")
+               " rdtsc\n subl %ecx, %eax\n ret\n")
         run = m.call("f")
-        return run.return_value, run.cycles, m.call("g").return_value
-    delta, cycles, aux = once()
+        return run.return_value, run.cycles
+    delta, cycles = once()
     assert 100 <= delta < cycles < 1000          # the loop's cycles, in the model's time
-    assert once() == (delta, cycles, aux) and aux == 0     # core 0
+    assert once() == (delta, cycles)
 
 
 def test_rdrand_is_refused_naming_the_line():
@@ -239,6 +263,38 @@ def test_rdrand_is_refused_naming_the_line():
     assert "host's random number generator" in e.value.message
     m.load("g:\n movl $1, %eax\n ret\n")         # the Machine is as it was
     assert m.call("g").return_value == 1
+
+
+@pytest.mark.parametrize("name, code", [("rdrand", b"\x0f\xc7\xf0"),    # rdrand %eax
+                                        ("rdseed", b"\x0f\xc7\xf8"),    # rdseed %eax
+                                        ("rdtscp", b"\x0f\x01\xf9")])
+def test_instructions_the_xeon_mp_lacks_fault_at_run_time(name, code):
+    # written into RAM at run time, rdrand and rdseed read the host's generator (Unicorn's
+    # default CPU model has them); the pentium4 profile's model, like the Xeon MP, has
+    # none of the three: an invalid instruction, named with its PC
+    from emu.machine import GuestFault, Machine
+    m = Machine("pentium4")
+    at = m.alloc(16)
+    m.write(at, b"\x90" + code + b"\xc3")
+    with pytest.raises(GuestFault) as e:
+        m.call(at)
+    assert f"PC {at + 1:#x}" in str(e.value) and name in str(e.value)
+    assert "Invalid instruction" in str(e.value)
+
+
+def test_the_pentium4_model_runs_sse2_and_refuses_ssse3():
+    # what the chapters' routines need runs (SSE2 stores, clflush, fences); an instruction
+    # from after NetBurst (SSSE3's pshufb) faults
+    from emu.machine import GuestFault, Machine
+    m = Machine("pentium4")
+    buf = m.alloc(64, align=16)
+    m.load("f:\n movl 4(%esp), %eax\n movdqa (%eax), %xmm0\n movntdq %xmm0, 16(%eax)\n"
+           " movnti %ecx, 32(%eax)\n clflush (%eax)\n mfence\n sfence\n movl $7, %eax\n"
+           " ret\n"
+           "g:\n pshufb %xmm1, %xmm0\n ret\n")
+    assert m.call("f", buf).return_value == 7
+    with pytest.raises(GuestFault, match="Invalid instruction"):
+        m.call("g")
 
 
 # ------------------------------------------------- 6. faults named the wrong instruction
@@ -573,3 +629,32 @@ def test_a_profile_object_with_an_unknown_isa_and_a_single_cache_spec():
         Machine(dataclasses.replace(load("ppc750"), isa="sparc"))      # was KeyError 'sparc'
     # one spec as a string was read as a sequence of one-character specs ("cache spec 'L'")
     assert Machine("ppc750", caches="L1D:16384:4:32").profile.cache("L1D").size == 16384
+
+
+# ------------------------------------------------- code the host rewrites
+
+@pytest.mark.parametrize("cpu, where, old, new", [
+    # li 3, 5 / li 3, 7 then blr, loaded and written into RAM outside the programs
+    ("ppc750", "loaded", "f:\n li 3, 5\n blr\n", bytes([0x38, 0x60, 0x00, 0x07])),
+    ("ppc750", "outside", bytes([0x38, 0x60, 0, 5, 0x4e, 0x80, 0, 0x20]),
+     bytes([0x38, 0x60, 0x00, 0x07])),
+    ("cortex-a9", "loaded", "f:\n mov r0, #5\n bx lr\n", (0xe3a00007).to_bytes(4, "little")),
+    # movl $5, %eax; ret, then the immediate rewritten to 7
+    ("pentium4", "outside", bytes([0xb8, 5, 0, 0, 0, 0xc3]), bytes([0xb8, 7, 0, 0, 0])),
+])
+@pytest.mark.parametrize("cores", [1, 2])
+def test_code_the_host_rewrites_runs_as_written(cpu, where, old, new, cores):
+    # Machine.write over code Unicorn had translated ran the old instructions, silently
+    from emu.machine import Machine
+    m = Machine(cpu, cores=cores)
+    if where == "loaded":
+        m.load(old)
+        entry = m.address_of("f")
+    else:
+        entry = m.alloc(64, old)
+    assert m.call(entry).return_value == 5
+    m.write(entry, new)
+    assert m.call(entry).return_value == 7
+    if cores == 2:                                 # and on the other core too
+        run = m.run_parallel([None, (entry,)])
+        assert run.runs[1].return_value == 7

@@ -181,6 +181,14 @@ EXPORT void outer_cache_hook(uc_engine *uc, int access, u64 address, int size, i
         st[H_CYCLES] += stall;
 }
 
+/* Code ran at [address, address + size), outside the loaded programs: its span grows */
+static void note_foreign(i64 *st, i64 address, i64 size) {
+    if (st[H_FOREIGN_HI] == 0 || address < st[H_FOREIGN_LO])
+        st[H_FOREIGN_LO] = address;
+    if (address + size > st[H_FOREIGN_HI])
+        st[H_FOREIGN_HI] = address + size;
+}
+
 /* The model's part of one basic block; returns true to stop the machine */
 HOT bool model_block(i64 *st, i64 address, i64 size) {
     if (UNLIKELY(st[H_SCHED]) && sync_gate(st, address, size))
@@ -199,13 +207,12 @@ HOT bool model_block(i64 *st, i64 address, i64 size) {
     } else if (st[H_FIXED_WIDTH] > 0) {
         n = size / st[H_FIXED_WIDTH];
         cycles = n * st[H_DEFAULT_COST];
+        note_foreign(st, address, size);
     } else {
-        /* x86 code the model was not told about: its instructions are not known, but
-         * none is shorter than a byte, so its length bounds their count (counted as 1, a
-         * block of 500 instructions ran 500 times past the instruction limit) */
-        n = size;
-        cycles = st[H_DEFAULT_COST];
-        st[H_UNCOUNTED] += 1;
+        /* x86 code the model was not told about: foreign_insn_hook counts and charges
+         * each of its instructions as it runs (their lengths are not known here) */
+        n = 0;
+        cycles = 0;
     }
     if (st[H_SQ_SLICES] > 0 || st[H_SCHED])  /* for access_time */
         st[H_BLOCK_END_COST] = in_code ? st[st[H_ICOST] + off + size] : -1;
@@ -237,6 +244,25 @@ HOT bool model_block(i64 *st, i64 address, i64 size) {
         stop = true;
     }
     return stop;
+}
+
+/* x86 code outside the loaded programs (a ranged code hook per instruction over the
+ * addresses above and below them; Machine._hook_foreign_code): each instruction counts one
+ * and costs the profile's default, and the instruction limit holds to the instruction. A
+ * block translated before its addresses were loaded still calls it: skipped. */
+EXPORT void foreign_insn_hook(uc_engine *uc, u64 address, uint32_t size, void *user_data) {
+    i64 *st = user_data;
+    i64 off = (i64)address - st[H_CODE_BASE];
+    if (off >= 0 && off < st[H_CODE_TOP])
+        return;
+    st[H_INSNS] += 1;
+    st[H_CYCLES] += st[H_DEFAULT_COST];
+    st[H_UNCOUNTED] += 1;
+    note_foreign(st, (i64)address, size);
+    if (UNLIKELY(st[H_INSNS] > st[H_LIMIT]) && !st[H_STOPPED]) {
+        st[H_STOPPED] = 1;
+        model_stop(uc, st);
+    }
 }
 
 EXPORT void block_hook(uc_engine *uc, u64 address, uint32_t size, void *user_data) {
