@@ -174,3 +174,30 @@ def handout(chapters, course):
         run_nbgrader(course, "generate_assignment", name, "--force")
         made[name] = (course / "release" / name / f"{name}.ipynb", len(exercises(nb)))
     return made
+
+
+_EXERCISE = re.compile(r"^(`{3,}|:{3,})\{exercise\}[ \t]*(?P<title>.*)$", re.M)
+_LABEL = re.compile(r"^:label:[ \t]*(?P<label>\S+)", re.M)
+
+
+def exercise_table(folder):
+    """Every exercise of the chapter notebooks under ``folder``: chapter (assignment id),
+    label, title, and the points nbgrader gives it (0: a written answer, not graded)."""
+    import pandas as pd
+    rows = []
+    for chapter in sorted(Path(folder).glob("**/*.ipynb")):
+        if ".ipynb_checkpoints" in chapter.parts:
+            continue
+        nb = read_notebook(chapter)
+        points = exercises(nb)
+        for cell in nb["cells"]:
+            if cell.get("cell_type") != "markdown":
+                continue
+            text = "".join(cell.get("source", ""))
+            for opened in _EXERCISE.finditer(text):
+                label = _LABEL.search(text, opened.end())
+                label = label["label"] if label else ""
+                rows.append({"chapter": assignment_id(chapter), "exercise": label,
+                             "title": opened["title"].strip(),
+                             "points": points.get(label, 0)})
+    return pd.DataFrame(rows, columns=["chapter", "exercise", "title", "points"])
