@@ -3,13 +3,15 @@ folder (every notebook executed: the cache is empty) and of a second build into 
 folder (nothing changed: every notebook from jupyter-cache), and each notebook's execution
 seconds as jupyter-cache recorded them.
 
-    python benchmarks/book_build.py [--out DIR]
+    python benchmarks/book_build.py [--out DIR] [--csv benchmarks/book_build.csv]
 
-Run it on a quiet machine; the README's table comes from it.
+Run it on a quiet machine; the README's table comes from it, and with --csv each notebook's
+seconds go to the file the teachers' page (book/teachers.md) shows.
 """
 from __future__ import annotations
 
 import argparse
+import csv
 import subprocess
 import sys
 import tempfile
@@ -39,6 +41,8 @@ def execution_seconds(out: Path) -> dict:
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, help="output folder (default: a temporary one)")
+    parser.add_argument("--csv", type=Path, help="write each notebook's seconds to this file "
+                        "(the teachers' page reads benchmarks/book_build.csv)")
     args = parser.parse_args()
     out = args.out or Path(tempfile.mkdtemp(prefix="book-build-"))
     cold = build(out)
@@ -49,6 +53,18 @@ def main():
     for name, s in sorted(seconds.items()):
         print(f"  {name}: {s:.1f} s")
     print(f"  all notebooks: {sum(seconds.values()):.0f} s")
+    if args.csv:
+        write_csv(args.csv, seconds)
+
+
+def write_csv(target: Path, seconds: dict):
+    """page, execution_s, measured (year-month), source: the file book/teachers.md shows."""
+    month = time.strftime("%Y-%m")
+    with open(target, "w", newline="") as f:
+        out = csv.writer(f)
+        out.writerow(["page", "execution_s", "measured", "source"])
+        for name, s in sorted(seconds.items()):
+            out.writerow([name, f"{s:.1f}", month, "python benchmarks/book_build.py"])
 
 
 if __name__ == "__main__":

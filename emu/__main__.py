@@ -1,6 +1,6 @@
 """Command line: ``python -m emu run FILE.S --isa ISA --cpu PROFILE --entry SYMBOL ...``,
-``python -m emu kperfdiff A B``, ``python -m emu handout NOTEBOOK -o OUT`` and
-``python -m emu bench``. A bad input exits non-zero with
+``python -m emu kperfdiff A B``, ``python -m emu handout CHAPTER... -o COURSE``,
+``python -m emu grade COURSE SUBMISSIONS -o SCORES.csv`` and ``python -m emu bench``. A bad input exits non-zero with
 one clear line."""
 from __future__ import annotations
 
@@ -42,10 +42,22 @@ def _parser():
     diff.add_argument("b", help="the profile to compare it with")
     diff.add_argument("--top", default="5", metavar="N",
                       help="rows per section (default 5; 0 for all)")
-    hand = sub.add_parser("handout", help="copy a chapter notebook without its solutions "
-                          "and outputs, for students")
-    hand.add_argument("notebook", help="a chapter's .ipynb")
-    hand.add_argument("-o", "--output", required=True, help="where to write the copy")
+    hand = sub.add_parser("handout", help="make an nbgrader course folder from chapters: "
+                          "the student notebooks (no solutions, no hidden checks, no outputs) "
+                          "and the autograder")
+    hand.add_argument("chapters", nargs="+", metavar="CHAPTER", help="a chapter's .ipynb")
+    hand.add_argument("-o", "--output", required=True, metavar="COURSE",
+                      help="the course folder to write (release/ holds the student notebooks)")
+    grade = sub.add_parser("grade", help="grade a folder of submitted notebooks (STUDENT.ipynb "
+                           "or STUDENT/*.ipynb) and write a CSV of scores per exercise")
+    grade.add_argument("course", help="the course folder made by handout")
+    grade.add_argument("submissions", help="the folder of submitted notebooks")
+    grade.add_argument("-o", "--output", required=True, metavar="SCORES.csv")
+    grade.add_argument("--assignment", help="which chapter (needed when the course has several)")
+    grade.add_argument("--timeout", default="120", metavar="SECONDS",
+                       help="time limit per cell (default 120)")
+    grade.add_argument("--max-instructions", default="50000000", metavar="N",
+                       help="ceiling on the instructions of any emulated run (default 50,000,000)")
     bench = sub.add_parser("bench", help="how fast the model is: start-up, and throughput "
                            "against raw Unicorn per ISA (prints each row as it is measured)")
     bench.add_argument("--section", action="append", choices=["startup", "smp", "kernel", "copy"],
@@ -129,11 +141,30 @@ def kperfdiff(options):
 
 
 def handout(options):
-    from .handout import handout as strip
-    if Path(options.output).resolve() == Path(options.notebook).resolve():
-        raise ValueError("handout: the output would overwrite the chapter; give another -o")
-    removed = strip(options.notebook, options.output)
-    print(f"{options.output}: {removed} solution(s) removed, outputs cleared")
+    from .handout import handout as make_course
+    for chapter in options.chapters:
+        if Path(options.output).resolve() == Path(chapter).resolve():
+            raise ValueError("handout: the course folder would overwrite a chapter; give "
+                             "another -o")
+    made = make_course(options.chapters, options.output)
+    for name, (student, graded) in made.items():
+        print(f"{name}: student notebook {student} ({graded} graded exercise(s))")
+    print(f"autograder: {Path(options.output) / 'gradebook.db'} (python -m emu grade "
+          f"{options.output} SUBMISSIONS -o scores.csv)")
+
+
+def grade(options):
+    from .grading import grade as run_grader
+    timeout = _int(options.timeout)
+    if timeout < 1:
+        raise ValueError(f"--timeout {options.timeout}: give a whole number of seconds, "
+                         "at least 1")
+    rows = run_grader(options.course, options.submissions, options.output,
+                      assignment=options.assignment, timeout=timeout,
+                      max_instructions=_int(options.max_instructions))
+    for student, _, total, out_of in rows:
+        print(f"{student}: {total:g} of {out_of:g}")
+    print(f"scores per exercise: {options.output}")
 
 
 def bench(options):
@@ -153,7 +184,7 @@ def main(argv=None):
     from .assemble import AssemblyError
     from .machine import GuestError
     try:
-        {"run": run, "kperfdiff": kperfdiff, "handout": handout}[options.command](options)
+        {"run": run, "kperfdiff": kperfdiff, "handout": handout, "grade": grade}[options.command](options)
     except (AssemblyError, GuestError, ValueError, KeyError, MemoryError, OSError,
             RecursionError) as error:
         message = str(error.args[0]) if isinstance(error, KeyError) and error.args else \

@@ -1,24 +1,52 @@
-"""Hand out a chapter without its solutions.
+"""Hand out chapters as assignments, graded by nbgrader.
 
-Exercises in the book's notebooks are sphinx-exercise directives in Markdown cells; each
-solution is a ``{solution}`` block (folded in the online book, but plain text in Jupyter). A
-teacher who gives students the ``.ipynb`` wants those blocks gone, and the outputs too (the
-students run the cells themselves). ``handout`` copies a notebook with:
+An exercise is written once, in its chapter notebook: the ``{exercise}`` directive in
+Markdown, then (when it has a checkable answer) an *answer* cell and a *check* cell in
+nbgrader's format, then the written ``{solution}``. The answer cell holds the reference
+solution between ``### BEGIN SOLUTION`` and ``### END SOLUTION``; the check cell holds the
+public checks, then the hidden ones between ``### BEGIN HIDDEN TESTS`` and
+``### END HIDDEN TESTS``. The book runs both at every build (a solution that fails its own
+checks fails the build), folds the answer (tag ``hide-input``) and leaves the check cell out
+(tag ``remove-cell``).
 
-* every fenced ``{solution}`` block (three or more backticks or colons) removed from the
-  Markdown cells, and a Markdown cell left empty by that removed entirely;
-* every code cell tagged ``solution`` removed (a solution that is code);
-* all outputs and execution counts cleared.
+``handout`` makes an nbgrader course folder from chapters:
 
-    python -m emu handout notebooks/mackerras2003/01-cache-flushing.ipynb -o lab1.ipynb
+* ``COURSE/source/ID/ID.ipynb``: the chapter without its written solutions (every fenced
+  ``{solution}`` block, and the code cells tagged ``solution`` that compute their numbers);
+* ``COURSE/release/ID/ID.ipynb``: the student notebook nbgrader generates from it (answers
+  replaced by a stub, hidden checks removed, outputs cleared);
+* ``COURSE/gradebook.db`` and ``COURSE/nbgrader_config.py``: the autograder, which
+  ``python -m emu grade`` (emu.grading) runs.
+
+    python -m emu handout notebooks/00-toolkit.ipynb -o course
 """
 from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 _OPEN = re.compile(r"^(?P<fence>`{3,}|:{3,})\{(?P<name>[a-zA-Z-]+)\}")
+NBGRADER = [sys.executable, "-m", "nbgrader"]
+BOOK_TAGS = ("hide-cell", "hide-input", "remove-cell", "remove-input")
+CONFIG = '''\
+# nbgrader's configuration for this course, written by `python -m emu handout`.
+c = get_config()
+c.CourseDirectory.root = {root!r}
+# nbgrader's autograde steps, its Execute replaced by one that survives a dead kernel
+# (emu.grading.RecoveringExecute).
+c.Autograde.autograde_preprocessors = [
+    "emu.grading.RecoveringExecute",
+    "nbgrader.preprocessors.IgnorePattern",
+    "nbconvert.preprocessors.ClearMetadataPreprocessor",
+    "nbgrader.preprocessors.LimitOutput",
+    "nbgrader.preprocessors.SaveAutoGrades",
+    "nbgrader.preprocessors.AssignLatePenalties",
+    "nbgrader.preprocessors.CheckCellMetadata",
+]
+'''
 
 
 def strip_solutions(markdown):
@@ -43,12 +71,11 @@ def strip_solutions(markdown):
     return "\n".join(out).strip("\n"), removed
 
 
-def handout(notebook, target):
-    """Write ``notebook`` (a path) to ``target`` without solutions or outputs; returns the
-    number of solutions removed."""
-    source = Path(notebook)
+def read_notebook(path):
+    """A notebook's JSON, or a ValueError naming the file and what is wrong with it."""
+    path = Path(path)
     try:
-        nb = json.loads(source.read_text(encoding="utf-8"))
+        nb = json.loads(path.read_text(encoding="utf-8"))
         cells = nb["cells"]
         if not isinstance(cells, list) or not all(isinstance(c, dict) for c in cells):
             raise TypeError("its cells are not a list of objects")
@@ -59,14 +86,23 @@ def handout(notebook, target):
                 raise TypeError(f"cell {k}'s source is neither text nor a list of lines")
     except (OSError, ValueError, KeyError, TypeError, RecursionError) as error:
         why = "nested too deeply" if isinstance(error, RecursionError) else error
-        raise ValueError(f"{source}: not a readable notebook ({why})") from None
+        raise ValueError(f"{path}: not a readable notebook ({why})") from None
+    return nb
+
+
+def without_solutions(nb):
+    """The notebook ``nb`` (JSON) without written solutions or outputs; returns (notebook,
+    solutions removed). nbgrader's own cells are kept: nbgrader strips those itself."""
     kept, removed = [], 0
-    for cell in cells:
+    for cell in nb["cells"]:
         text = "".join(cell.get("source", ""))
         if cell.get("cell_type") == "code":
-            if "solution" in cell.get("metadata", {}).get("tags", []):
+            metadata = cell.get("metadata", {})
+            if "solution" in metadata.get("tags", []):
                 removed += 1
                 continue
+            if "nbgrader" in metadata and "tags" in metadata:   # the book's folding only
+                metadata["tags"] = [t for t in metadata["tags"] if t not in BOOK_TAGS]
             cell["outputs"], cell["execution_count"] = [], None
         elif cell.get("cell_type") == "markdown":
             text, n = strip_solutions(text)
@@ -75,10 +111,93 @@ def handout(notebook, target):
                 continue
             cell["source"] = text
         kept.append(cell)
-    nb["cells"] = kept
+    return dict(nb, cells=kept), removed
+
+
+def assignment_id(chapter):
+    """The assignment's name: the chapter's folder and file, e.g. 'mackerras2003-01-cache-
+    flushing' for notebooks/mackerras2003/01-cache-flushing.ipynb."""
+    chapter = Path(chapter)
+    parent = chapter.parent.name
+    stem = chapter.stem if parent in ("notebooks", "") else f"{parent}-{chapter.stem}"
+    return re.sub(r"[^A-Za-z0-9_.-]", "-", stem)
+
+
+def exercises(nb):
+    """The graded exercises of a notebook (JSON): {check cell's grade id: points}."""
+    out = {}
+    for cell in nb["cells"]:
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        if meta.get("grade") and cell.get("cell_type") == "code":
+            out[meta["grade_id"]] = meta.get("points", 0)
+    return out
+
+
+def run_nbgrader(course, *arguments, env=None, timeout=None):
+    """Run one nbgrader command on the course folder; a failure is a ValueError with the end
+    of nbgrader's log."""
+    course = Path(course).resolve()
+    proc = subprocess.run(NBGRADER + list(arguments) + [f"--CourseDirectory.root={course}"],
+                          cwd=course, capture_output=True, text=True, env=env,
+                          timeout=timeout)
+    log = proc.stdout + proc.stderr
+    if proc.returncode != 0:
+        tail = "\n".join(line for line in log.splitlines()[-15:])
+        raise ValueError(f"nbgrader {arguments[0]} failed (exit {proc.returncode}):\n{tail}")
+    return log
+
+
+def handout(chapters, course):
+    """Make the course folder ``course`` for the chapter notebooks ``chapters``; returns
+    {assignment id: (student notebook, number of graded exercises)}."""
+    course = Path(course)
+    if isinstance(chapters, (str, Path)):
+        chapters = [chapters]
+    if not chapters:
+        raise ValueError("handout: name at least one chapter notebook")
     try:
-        Path(target).write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n",
-                                encoding="utf-8")
+        course.mkdir(parents=True, exist_ok=True)
+        (course / "nbgrader_config.py").write_text(CONFIG.format(root=str(course.resolve())))
     except OSError as error:
-        raise ValueError(f"{target}: cannot write the handout ({error.strerror})") from None
-    return removed
+        raise ValueError(f"{course}: cannot write the course folder ({error.strerror})") \
+            from None
+    made = {}
+    for chapter in chapters:
+        name = assignment_id(chapter)
+        if name in made:
+            raise ValueError(f"{chapter}: a second chapter named {name}")
+        nb, _ = without_solutions(read_notebook(chapter))
+        source = course / "source" / name / f"{name}.ipynb"
+        source.parent.mkdir(parents=True, exist_ok=True)
+        source.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n",
+                          encoding="utf-8")
+        run_nbgrader(course, "generate_assignment", name, "--force")
+        made[name] = (course / "release" / name / f"{name}.ipynb", len(exercises(nb)))
+    return made
+
+
+_EXERCISE = re.compile(r"^(`{3,}|:{3,})\{exercise\}[ \t]*(?P<title>.*)$", re.M)
+_LABEL = re.compile(r"^:label:[ \t]*(?P<label>\S+)", re.M)
+
+
+def exercise_table(folder):
+    """Every exercise of the chapter notebooks under ``folder``: chapter (assignment id),
+    label, title, and the points nbgrader gives it (0: a written answer, not graded)."""
+    import pandas as pd
+    rows = []
+    for chapter in sorted(Path(folder).glob("**/*.ipynb")):
+        if ".ipynb_checkpoints" in chapter.parts:
+            continue
+        nb = read_notebook(chapter)
+        points = exercises(nb)
+        for cell in nb["cells"]:
+            if cell.get("cell_type") != "markdown":
+                continue
+            text = "".join(cell.get("source", ""))
+            for opened in _EXERCISE.finditer(text):
+                label = _LABEL.search(text, opened.end())
+                label = label["label"] if label else ""
+                rows.append({"chapter": assignment_id(chapter), "exercise": label,
+                             "title": opened["title"].strip(),
+                             "points": points.get(label, 0)})
+    return pd.DataFrame(rows, columns=["chapter", "exercise", "title", "points"])

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ctypes
 import json
+import os
 import weakref
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -114,6 +115,33 @@ def check_limit(limit, name="limit"):
         raise ValueError(f"{name} must be a whole number of instructions from 1 to "
                          f"{MAX_LIMIT:,} (2**62), not {limit!r}")
     return int(limit)
+
+
+CAP_VARIABLE = "EMU_MAX_INSTRUCTIONS"
+
+
+def capped(limit):
+    """``limit``, lowered to the grader's ceiling when one is set.
+
+    ``python -m emu grade`` runs students' notebooks with EMU_MAX_INSTRUCTIONS in their
+    kernels' environment, so that no run, whatever limit a notebook asks for, keeps the kernel
+    inside Unicorn (where no interrupt reaches it) for longer than that many instructions. A
+    run under the ceiling is unchanged; one that reaches it raises InstructionLimitExceeded."""
+    text = os.environ.get(CAP_VARIABLE)
+    if text is None:
+        return limit
+    try:
+        cap = check_limit(int(text), CAP_VARIABLE)
+    except ValueError:
+        raise ValueError(f"{CAP_VARIABLE}={text!r}: give a whole number of instructions from "
+                         f"1 to {MAX_LIMIT:,}") from None
+    return min(limit, cap)
+
+
+def _cap_note(limit):
+    """Say so when the limit that stopped a run is the grader's ceiling."""
+    text = os.environ.get(CAP_VARIABLE, "")
+    return f", the grader's ceiling {CAP_VARIABLE}" if text.strip() == str(limit) else ""
 
 
 class GuestError(RuntimeError):
@@ -718,7 +746,7 @@ class Machine:
             self.flush_caches()
         self.model.clear_stats()
         st = self.state
-        st[c.H_LIMIT] = self.instruction_limit if limit is None else check_limit(limit)
+        st[c.H_LIMIT] = capped(self.instruction_limit if limit is None else check_limit(limit))
         self._fault = None
         st[st[c.H_SCRATCH] + hash64.S_SLB_PC] = 0
         self._set_arguments(args)
@@ -757,7 +785,8 @@ class Machine:
             where = self._pc()
             raise InstructionLimitExceeded(
                 f"{where_core}stopped after {int(st[c.H_INSNS]):,} instructions (the limit is "
-                f"{int(st[c.H_LIMIT]):,}) at PC {where:#x} ({self.symbolize(where)}): "
+                f"{int(st[c.H_LIMIT]):,}{_cap_note(int(st[c.H_LIMIT]))}) at PC {where:#x} "
+                f"({self.symbolize(where)}): "
                 f"{self._instruction_at(where)}" + (
                     ""))
         if st[c.H_PAGE_FAULTS]:

@@ -144,6 +144,7 @@ def _calls(machine, calls):
 def _prepare(machine, calls, entries, limit):
     """Counters zeroed, the scheduler's tables reset, each called core's registers, stack and
     entry point set and its status runnable."""
+    from .machine import capped            # machine imports this module
     model, st = machine.model, machine.state
     model.clear_stats()
     model.share_settings()
@@ -153,7 +154,7 @@ def _prepare(machine, calls, entries, limit):
     st[stamps:stamps + c.STAMP_WORDS * c.STAMP_ENTRIES] = 0      # clocks restart at 0
     for k in range(len(machine.cpus)):
         header = model.header(k)
-        header[c.H_LIMIT] = machine.instruction_limit if limit is None else limit
+        header[c.H_LIMIT] = capped(machine.instruction_limit if limit is None else limit)
         header[c.H_SCHED] = 1
         st[header[c.H_SEEN]:header[c.H_SEEN] + c.SEEN_ENTRIES] = 0      # no block run yet
         header[c.H_SEEN_N] = 0

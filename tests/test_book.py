@@ -307,3 +307,22 @@ def test_plain_numbers_for_glue():
     assert type(plain(np.float32(0.5))) is float
     assert plain(True) is True and plain("fell") == "fell"
     assert f"{float(repr(plain(np.float64(2.5)))):.1f}" == "2.5"
+
+
+@pytest.mark.book
+def test_exercises_are_numbered_per_chapter_page(book_html):
+    """Each page's exercises count from 1 after the page's own number (issue 17: they ran
+    across the whole book): Exercise 1.1 in chapter 1, Exercise 3.5.1 on page 3.5."""
+    import re
+    notebooks, _ = book_pages(book_html)
+    pages_with_exercises = 0
+    for rel in notebooks:
+        text = (book_html / rel).read_text(encoding="utf-8")
+        titles = re.findall(r'<span class="caption-number">Exercise ([0-9.]+) </span>', text)
+        if not titles:
+            continue
+        pages_with_exercises += 1
+        number = re.search(r'<h1>[^<]*<span class="section-number">([0-9.]+)\. </span>', text)
+        assert number, f"{rel}: exercises on a page without a number"
+        assert titles == [f"{number[1]}.{k}" for k in range(1, len(titles) + 1)], rel
+    assert pages_with_exercises >= 10

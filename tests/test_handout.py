@@ -1,11 +1,15 @@
-"""python -m emu handout: a chapter without its solutions, for students."""
+"""python -m emu handout: chapters as nbgrader assignments (solutions out, checks in place)."""
 import json
+import re
+from pathlib import Path
 
 import pytest
 
 from emu.__main__ import main
-from emu.handout import handout, strip_solutions
+from emu.handout import assignment_id, exercises, strip_solutions, without_solutions
 
+REPO = Path(__file__).resolve().parent.parent
+CHAPTERS = sorted(REPO.glob("notebooks/**/*.ipynb"))
 EXERCISE = "```{exercise} Sum\n:label: ex1\nAdd 2 and 2.\n```"
 SOLUTION = "```{solution} ex1\n:class: dropdown\nFour.\n```"
 
@@ -23,45 +27,80 @@ def test_an_unclosed_solution_is_an_error_naming_the_line():
         strip_solutions(f"{EXERCISE}\n\n```{{solution}} ex1\nFour.")
 
 
-def notebook(tmp_path, cells):
-    path = tmp_path / "chapter.ipynb"
-    path.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4,
-                                "nbformat_minor": 5}))
-    return path
-
-
-def test_handout_drops_solutions_solution_cells_and_outputs(tmp_path):
-    src = notebook(tmp_path, [
+def test_without_solutions_drops_written_solutions_and_outputs_but_keeps_nbgrader_cells():
+    nb = {"cells": [
         {"cell_type": "code", "metadata": {}, "source": "1 + 1", "execution_count": 3,
          "outputs": [{"output_type": "execute_result", "data": {"text/plain": "2"}}]},
         {"cell_type": "markdown", "metadata": {}, "source": f"{EXERCISE}\n\n{SOLUTION}"},
         {"cell_type": "markdown", "metadata": {}, "source": SOLUTION},
         {"cell_type": "code", "metadata": {"tags": ["solution"]}, "source": "2 + 2",
-         "execution_count": None, "outputs": []}])
-    out = tmp_path / "lab.ipynb"
-    assert handout(src, out) == 3
-    cells = json.loads(out.read_text())["cells"]
-    assert [c["cell_type"] for c in cells] == ["code", "markdown"]
-    assert cells[0]["outputs"] == [] and cells[0]["execution_count"] is None
-    assert cells[1]["source"] == EXERCISE
+         "execution_count": None, "outputs": []},
+        {"cell_type": "code", "source": "x = 4", "execution_count": 1, "outputs": [],
+         "metadata": {"tags": ["hide-cell", "other"], "nbgrader": {"solution": True}}}]}
+    out, removed = without_solutions(nb)
+    assert removed == 3
+    assert [c["cell_type"] for c in out["cells"]] == ["code", "markdown", "code"]
+    assert out["cells"][0]["outputs"] == [] and out["cells"][0]["execution_count"] is None
+    assert out["cells"][1]["source"] == EXERCISE
+    assert out["cells"][2]["metadata"]["tags"] == ["other"]     # the book's folding is gone
 
 
-def test_cli_refuses_to_overwrite_the_chapter_and_reports_bad_files(tmp_path, capsys):
-    src = notebook(tmp_path, [])
-    assert main(["handout", str(src), "-o", str(src)]) == 1
+def test_assignment_names_come_from_the_chapter_path():
+    assert assignment_id("notebooks/00-toolkit.ipynb") == "00-toolkit"
+    assert assignment_id("notebooks/mackerras2003/01-cache-flushing.ipynb") == \
+        "mackerras2003-01-cache-flushing"
+
+
+def test_cli_refuses_to_overwrite_a_chapter_and_reports_bad_files(tmp_path, capsys):
+    chapter = tmp_path / "chapter.ipynb"
+    chapter.write_text(json.dumps({"cells": [], "metadata": {}, "nbformat": 4,
+                                   "nbformat_minor": 5}))
+    assert main(["handout", str(chapter), "-o", str(chapter)]) == 1
     assert "overwrite" in capsys.readouterr().err
     bad = tmp_path / "bad.ipynb"
     bad.write_text("{not json")
-    assert main(["handout", str(bad), "-o", str(tmp_path / "x.ipynb")]) == 1
-    assert "not a readable notebook" in capsys.readouterr().err
+    assert main(["handout", str(bad), "-o", str(tmp_path / "course")]) == 1
+    assert "bad.ipynb: not a readable notebook" in capsys.readouterr().err
 
 
-def test_the_books_chapters_hand_out_cleanly(tmp_path):
-    from pathlib import Path
-    chapters = sorted(Path(__file__).resolve().parent.parent.glob("notebooks/**/*.ipynb"))
-    assert chapters
-    for chapter in chapters:
-        out = tmp_path / chapter.name
-        handout(chapter, out)
-        text = out.read_text()
+def graded_cells(chapter):
+    """(answer cells, check cells) of a chapter, by grade id."""
+    nb = json.loads(chapter.read_text())
+    answers, checks = {}, {}
+    for cell in nb["cells"]:
+        meta = cell["metadata"].get("nbgrader")
+        if meta:
+            (checks if meta["grade"] else answers)[meta["grade_id"]] = (cell, meta)
+    return nb, answers, checks
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS, ids=lambda p: p.stem)
+def test_each_graded_exercise_has_an_answer_public_and_hidden_checks(chapter):
+    nb, answers, checks = graded_cells(chapter)
+    labels = set(re.findall(r":label: (\S+)", "".join(
+        "".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")))
+    for grade_id, (cell, meta) in checks.items():
+        text = "".join(cell["source"])
+        assert grade_id in labels, f"{grade_id}: a check cell is named after its exercise"
+        assert f"{grade_id}-answer" in answers, f"{grade_id}: no answer cell"
+        assert meta["points"] > 0 and meta["locked"] and not meta["solution"]
+        public, _, hidden = text.partition("### BEGIN HIDDEN TESTS")
+        assert "assert" in public and "assert" in hidden, f"{grade_id}: public and hidden checks"
+        assert "### END HIDDEN TESTS" in hidden
+        assert "remove-cell" in cell["metadata"].get("tags", []), "the book leaves checks out"
+    for grade_id, (cell, meta) in answers.items():
+        text = "".join(cell["source"])
+        assert grade_id.removesuffix("-answer") in checks, f"{grade_id}: no check cell"
+        assert meta["solution"] and not meta["grade"]
+        assert text.count("### BEGIN SOLUTION") == 1 == text.count("### END SOLUTION")
+        assert "hide-cell" in cell["metadata"].get("tags", []), "the book folds the answer"
+
+
+def test_the_books_chapters_lose_their_written_solutions():
+    graded = 0
+    for chapter in CHAPTERS:
+        nb, _ = without_solutions(json.loads(chapter.read_text()))
+        text = json.dumps(nb)
         assert "{solution}" not in text, chapter
+        graded += len(exercises(nb))
+    assert graded >= 3

@@ -566,9 +566,11 @@ def test_handout_names_a_bad_notebook(tmp_path, notebook, why):
 def test_handout_names_an_output_it_cannot_write(tmp_path):
     notebook = tmp_path / "nb.ipynb"
     notebook.write_text('{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}')
-    status, err = _cli("handout", str(notebook), "-o", str(tmp_path))   # a directory
-    assert status == 1 and err == f"error: {tmp_path}: cannot write the handout (Is a " \
-                                  "directory)\n"
+    taken = tmp_path / "course"
+    taken.write_text("a file, not a folder")
+    status, err = _cli("handout", str(notebook), "-o", str(taken))     # the course folder
+    assert status == 1 and err == f"error: {taken}: cannot write the course folder (File " \
+                                  "exists)\n"
 
 
 def test_running_out_of_address_space_is_a_python_memory_error():
