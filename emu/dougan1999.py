@@ -20,6 +20,14 @@ on a TLB miss when every page is first touched and then reused ``passes - 1`` ti
 Section 3 (mmap latency): ``mmap_latency`` (LMBench's lat_mmap against the mapping size on
 the 604 with the three range flushes of emu.kernel.ppc604: every page searched, the new
 context, only where _PAGE_HASHPTE says an entry can be).
+
+Section 4 (system calls, switches, pipes): ``null_syscall``, ``lat_ctx``, ``lat_pipe``,
+``bw_pipe``, ``table3_emulated``, ``kernel_tlb_conflict`` (user programs under the kernel
+model, emu.kernel.entry).
+
+Section 5 (the idle task): ``idle_next_task`` (the task that runs after the idle task has
+cleared pages in one of node13's ways, ``IDLE_CONFIGS``: its cycles, cache and TLB misses,
+emu.kernel.idle), ``idle_task_table``, ``idle_by_working_set``.
 """
 from __future__ import annotations
 
@@ -199,7 +207,8 @@ def claims():
     the mmap latency gain (notebook 03: 8 MB, the 1998 search against a new context), the
     603 against the 604 and against itself with the hash table (notebook 02: lat_proc
     exec beside Table 1's process start) and the null system call (notebook 04: LMBench's
-    lat_syscall null through the 2.2.0 entry path on the 604, beside Table 3)."""
+    lat_syscall null through the 2.2.0 entry path on the 604, beside Table 3) and the idle
+    task's page clearing (notebook 05: the next task's cycles on the 603, beside node13)."""
     from .claims import Claim
     text = data.load("dougan1999_text_numbers").set_index("quantity")
     table1 = data.load("dougan1999_table1_lmbench").set_index("system")
@@ -212,6 +221,8 @@ def claims():
     null = null_syscall("604")
     ctx, pipe, bw = lat_ctx("604"), lat_pipe("604"), bw_pipe("604")
     linux = table3.loc["Linux/PPC"]
+    node13 = data.load("dougan1999_node13_idle_task")
+    idle = idle_task_table()["cycles_vs_none"]
     return [
         Claim("Dougan 1999", "mmap latency: searching every page / avoiding the search",
               published=float(text.loc["mmap() latency improvement from avoiding hash-table "
@@ -264,7 +275,33 @@ def claims():
               reason="memory is an estimated 30-cycle latency with no bus occupancy, so "
                      "streaming 64 KB buffers through the 16 KB L1 D costs less than on the "
                      "9500's 60x bus"),
+        Claim("Dougan 1999", "idle task clears pages through the cache, the pages used: "
+                             "time / no clearing",
+              published=_node13(node13, "cached, used", "kernel compile time"),
+              emulated=idle["cached, used"], unit="times", digits=2, neutral=1,
+              source="node13, Idle Task Page Clearing (the model: on the 603, the cycles of "
+                     "the task that runs after 96 pages are cleared, 8 KB working set)",
+              reason="the next task fetches its 8 KB again (256 lines) but its page fault "
+                     "skips 2.2.0's clear_page (128 lines and 1,024 stores); a compile's "
+                     "processes hold more in the cache than one page costs to clear"),
+        Claim("Dougan 1999", "idle task clears pages uncached, not used: time / no clearing",
+              published=_node13(node13, "uncached, not used", "performance"),
+              emulated=idle["uncached, not used"], unit="times", digits=3, neutral=1,
+              source="node13, Idle Task Page Clearing (the model: as above)",
+              reason="the cache is left alone, but each flush_tlb_page is a tlbie, which on "
+                     "the 603 empties a class of both TLBs: the next task reloads a few "
+                     "entries"),
     ]
+
+
+def _node13(table, configuration, quantity):
+    """node13's value for a configuration and a quantity (the start of its text)."""
+    rows = table[(table["configuration"] == configuration) &
+                 table["quantity"].str.startswith(quantity)]
+    if len(rows) != 1:
+        raise ValueError(f"dougan1999_node13_idle_task: {len(rows)} rows for "
+                         f"{configuration!r} / {quantity!r}, expected one")
+    return float(rows["value"].iloc[0])
 
 
 # ------------------------------------------------------------------ section 4: system calls
@@ -424,3 +461,125 @@ page_loop:
                                     a.events["tlb_miss_exceptions"]) / span,
             "cycles_per_pass": (b.cycles - a.cycles) / span,
             "instructions_per_pass": (b.instructions - a.instructions) / span}
+
+
+# ------------------------------------------------------------------ section 5: the idle task
+
+# node13's configurations: (the idle task clears pages, with the cache inhibited, and the
+# next page fault takes one of them)
+IDLE_CONFIGS = {"no idle clearing": (False, False, False),
+                "cached, used": (True, False, True),
+                "uncached, not used": (True, True, False),
+                "uncached, used": (True, True, True)}
+LINE = 32                      # the 603e's (and 604's) cache line
+
+
+def next_task_source(data_bytes, written_bytes):
+    """The task that runs after the idle task (emu.kernel.idle): a process with a working set
+    of ``data_bytes`` at DATA_BASE. r3 = 0: write its working set (the pages become its
+    own); 1: one pass over it, a load from each cache line; 2: a pass, then a new page (r4:
+    ``written_bytes`` stored from its start, the first store taking the anonymous page
+    fault), then a second pass."""
+    from .kernel.entry import DATA_BASE, NR_EXIT
+    if data_bytes % LINE or not 0 < data_bytes <= 0x7FFF * LINE:
+        raise ValueError(f"data_bytes must be a positive multiple of {LINE}, not {data_bytes}")
+    if written_bytes % 4 or not 4 <= written_bytes <= PAGE_SIZE:
+        raise ValueError(f"written_bytes must be 4-{PAGE_SIZE} in whole words, not "
+                         f"{written_bytes}")
+    return f"""
+_start:
+        mr      r30, r3
+        mr      r29, r4
+        cmpwi   0, r30, 0
+        bne     run_task
+        lis     r9, {DATA_BASE >> 16:#x}
+        li      r8, {data_bytes // LINE}
+        mtctr   r8
+        li      r0, 1
+first_write:
+        stw     r0, 0(r9)
+        addi    r9, r9, {LINE}
+        bdnz    first_write
+        b       done
+run_task:
+        bl      data_pass
+        cmpwi   0, r30, 1
+        beq     done
+        li      r8, {written_bytes // 4}
+        mtctr   r8
+        li      r0, 0
+new_page:
+        stw     r0, 0(r29)
+        addi    r29, r29, 4
+        bdnz    new_page
+        bl      data_pass
+done:
+        li      r3, 0
+        li      r0, {NR_EXIT}
+        sc
+data_pass:
+        lis     r9, {DATA_BASE >> 16:#x}
+        li      r8, {data_bytes // LINE}
+        mtctr   r8
+pass_line:
+        lwz     r7, 0(r9)
+        addi    r9, r9, {LINE}
+        bdnz    pass_line
+        blr
+"""
+
+
+def idle_next_task(config, data_kb=8, pages=96, written_bytes=4):
+    """node13 on the 603 model (emu.kernel.idle): the next task (``next_task_source``, a
+    working set of ``data_kb`` KB) writes its data and makes a pass over it, blocks; the
+    idle task runs zero_paged over ``pages`` free pages as ``config`` says (one of
+    ``IDLE_CONFIGS``); then the task runs again: a pass, a new page (``written_bytes`` of
+    it written), a pass. Returns what that last run cost, its kernel paths included (the
+    page fault, the clearing or not, flush_page_to_ram): cycles, L1 D misses, line reads
+    from memory, TLB misses; and the idle period's pages and uncached stores."""
+    from .kernel.entry import DATA_BASE, ELF_BASE, Entry
+    from .kernel.idle import IdleTask
+    if config not in IDLE_CONFIGS:
+        raise ValueError(f"config must be one of {list(IDLE_CONFIGS)}, not {config!r}")
+    clears, uncache, used = IDLE_CONFIGS[config]
+    data_bytes = int(data_kb * 1024)
+    k = kernel("603 page table")
+    entry = Entry(k)
+    idle = IdleTask(entry, use=used)
+    p = entry.spawn(next_task_source(data_bytes, written_bytes), "next_task",
+                    data_pages=-(-data_bytes // PAGE_SIZE) + 1)
+    entry.run(p, ELF_BASE, 0, 0)
+    entry.run(p, ELF_BASE, 1, 0)
+    idle_run = idle.run(pages, uncache) if clears else None
+    before = k.ledger.snapshot()
+    run = entry.run(p, ELF_BASE, 2, DATA_BASE + -(-data_bytes // PAGE_SIZE) * PAGE_SIZE)
+    spent = k.ledger.since(before)
+    clock = k.machine.profile.clock_mhz
+    return {"config": config, "data_kb": data_kb, "idle_pages": pages if clears else 0,
+            "written_bytes": written_bytes, "cycles": spent.cycles,
+            "us": spent.cycles / clock,
+            "l1d_misses": spent.traffic["L1D_misses"],
+            "memory_reads": spent.traffic["memory_reads"],
+            "tlb_misses": run.events.get("tlb_miss_exceptions", 0),
+            "fault_clears": spent.counts.get("zeroed_pages", 0),
+            "prezeroed_used": spent.counts.get("prezeroed_pages_used", 0),
+            "idle_pages_cleared": idle.word(8) if clears else 0,
+            "idle_uncached_stores": idle_run.events.get("uncached_stores", 0)
+            if idle_run else 0,
+            "idle_l1d_misses": idle_run.caches["L1D"]["misses"] if idle_run else 0}
+
+
+def idle_task_table(data_kb=8, pages=96, written_bytes=4):
+    """``idle_next_task`` for the four configurations: a DataFrame indexed by config, with
+    each one's cycles relative to no idle clearing."""
+    df = pd.DataFrame([idle_next_task(c, data_kb, pages, written_bytes)
+                       for c in IDLE_CONFIGS]).set_index("config")
+    df["cycles_vs_none"] = df["cycles"] / df.loc["no idle clearing", "cycles"]
+    return df
+
+
+def idle_by_working_set(sizes_kb=(1, 2, 4, 6, 8, 10, 12, 14, 16), pages=96, written_bytes=4):
+    """``idle_next_task`` for each working-set size and configuration: a DataFrame indexed
+    by (data_kb, config), each row's cycles also relative to no idle clearing at that size."""
+    frames = [idle_task_table(kb, pages, written_bytes).reset_index() for kb in sizes_kb]
+    return pd.concat(frames).set_index(["data_kb", "config"])
