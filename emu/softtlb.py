@@ -58,7 +58,12 @@ not followed: its ``tlbld``/``tlbli`` also drop the other way's entry for the sa
 whatever its VSID; the 603 keeps both. The records follow the 603; the CPU's own TLB does
 too once ``SoftTLB.locate_tlb6`` has found QEMU's array (emu.kernel.entry calls it: there
 guest user code runs through that TLB), the native rfi hook then making the dropped entry
-valid again. Capstone 5 decodes ``tlbld r0`` as the 4xx ``tlbwe``
+valid again. A 603 DTLB entry whose RPA word has WIMG I (cache-inhibited) makes the data
+accesses to its physical page bypass the caches (emu.memory: each one a bus transaction of
+its own size; counted as ``uncached_loads`` / ``uncached_stores``): the hook sees only the
+physical address, and the architecture requires every translation of a page to agree on I,
+so a page an inhibited entry maps is inhibited however it is reached, a BAT's alias included
+(software must not mix them). Capstone 5 decodes ``tlbld r0`` as the 4xx ``tlbwe``
 (the same opcode): the model does not see it; load with another register.
 """
 from __future__ import annotations
@@ -104,7 +109,7 @@ S_BLOCK_START, S_BLOCK_END, S_DIVERGED = 1, 2, 3
  SW_ERROR_PC, SW_ERROR_A, SW_ERROR_B, SW_ERROR_C, SW_CLASSES, SW_TLB6, SW_RESTORE,
  SW_RESTORE_PTE0, SW_RESTORE_EPN) = range(16)
 SW_TAG405, SW_DATA405, SW_TID405, SW_VALID405 = 16, 80, 144, 208
-SW_E603, SW_MRU603, SW_WORDS = 272, 784, 848
+SW_E603, SW_MRU603, SW_INHIBITED603, SW_WORDS = 272, 784, 848, 849
 SW_KIND_603, SW_KIND_405, SW_MAX_CLASSES = 1, 2, 32
 SW_ERR_PENDING, SW_ERR_IDENTITY_603, SW_ERR_PAGE_SIZE, SW_ERR_IDENTITY_405 = 1, 2, 3, 4
 SPR_SRR1, SPR_DCMP, SPR_ICMP, SPR_RPA, SPR_PID405 = 27, 977, 981, 982, 945
@@ -584,6 +589,9 @@ class SoftTLB:
                "tlb_mirror_divergences": int(st[st[c.H_SCRATCH] + S_DIVERGED])}
         if st[c.H_BATS]:
             out["bat_translations"] = int(st[c.H_BAT_HITS])
+        if st[c.H_UNCACHED_LOADS] or st[c.H_UNCACHED_STORES]:
+            out["uncached_loads"] = int(st[c.H_UNCACHED_LOADS])
+            out["uncached_stores"] = int(st[c.H_UNCACHED_STORES])
         return out
 
 

@@ -162,3 +162,17 @@ def test_bar_panels_plot_table3_as_loaded():
     assert "Dougan 1999, Table 3" in fig.layout.title.subtitle.text
     with pytest.raises(ValueError, match="2 colours for 5 rows"):
         plot.bar_panels(df, "os", columns, colors=colors[:2])
+
+
+def test_node13_and_node6_numbers_as_printed():
+    """node13 (idle task page clearing) and node6 (the kernel mapped by the BATs), from the
+    USENIX HTML version: each value beside the printed words or the printed magnitude."""
+    idle = data.load("dougan1999_node13_idle_task")
+    assert list(zip(idle["configuration"], idle["value"], idle["value_printed"])) == [
+        ("cached, used", 2, "nearly twice as long"),
+        ("uncached, not used", 1, "no performance loss or gain"),
+        ("uncached, not used", 1, "didn't change")]
+    nodes = data.load("dougan1999_node_numbers")
+    node6 = nodes[nodes["page"].str.startswith("node6")]
+    assert list(node6["value"]) == [219, 197, 10, 1, 813, 20, 4, 10, 8, 20]
+    assert (node6["subject"] == "kernel compile").all()

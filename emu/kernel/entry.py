@@ -13,13 +13,17 @@ the kernel through the exception entry of Linux 2.2.0 (``routines/ppc32/entry_22
   603 the model's software-TLB mirror knows the BAT too (``emu.cache.H_BATS``, looked up
   natively): a kernel access the BAT translates takes no TLB look-up and is counted
   (``bat_translations``).
-* **or, with ``bats=False``** (2.2's ``nobats``, on the 603 walking the page table), the
-  kernel through the TLB: no BAT, mapin_ram's kernel PTEs (present, dirty, writable, not
-  _PAGE_USER) in every page directory, segment 0 the kernel's (VSID 0, Ks = 0: the
-  book's kernel lives at EA = physical, below the user's addresses, where Linux's lives in
-  segments 12-15), the 603's miss handlers built with 2.2.0's access check (``KERNEL_PTES``:
-  _PAGE_USER only from user mode) and _switch22 reloading segments 1-7. The 604's and the
-  603 hash table's kernel HPTEs are not modelled (refused).
+* **or, with ``bats=False``** (2.2's ``nobats``), the kernel through the TLB: no BAT,
+  mapin_ram's kernel PTEs (present, dirty, writable, not _PAGE_USER) in every page
+  directory, segment 0 the kernel's (VSID 0, Ks = 0: the book's kernel lives at EA =
+  physical, below the user's addresses, where Linux's lives in segments 12-15) and
+  _switch22 reloading segments 1-7. On the 603 walking the page table its miss handlers
+  are built with 2.2.0's access check (``KERNEL_PTES``: _PAGE_USER only from user mode).
+  On the hashed MMUs (the 604, the 603 searching a hash table) a kernel access that finds
+  no HPTE takes the storage interrupt, whose prologue calls 2.2.0's hash_page in real mode
+  (``KERNEL_HASH``: hash_kernel22, from the kernel's PTE, VSID 0, PP 0) and returns
+  straight to the access (``kernel_reloads`` counts them); only what the page tables cannot
+  answer goes on to do_page_fault.
 * **per task**, an 8 KB task union in guest RAM (the task_struct at its base with the fields
   the entry code reads, its kernel stack above), SPRG3 = its thread_struct (whose first word
   is the page directory the 603's miss handlers walk) and SPRG2 = the exception frame at the
@@ -351,11 +355,10 @@ class Entry:
             self.kind = "604"
         else:
             raise ValueError(f"user programs run on the 603 and 604 backends, not {arch.name}")
-        if not bats and (self.kind != "603" or arch.reload != "pagetable"):
-            raise NotImplementedError("the kernel through the TLB (2.2's nobats) is modelled "
-                                      "on the 603 walking the page table only: the 604's and "
-                                      "the 603 hash table's kernel HPTEs are to come")
         self.kernel, self.machine = kernel, kernel.machine
+        # without BATs on a hashed MMU the kernel's pages need HPTEs: made on demand by the
+        # prologue's hash_page (entry_22.S, KERNEL_HASH)
+        self.kernel_hash = not bats and (self.kind == "604" or arch.reload == "hash")
         self.bats_on = bats
         m = self.machine
         self.kdata = m.alloc(32, align=32)
@@ -364,9 +367,12 @@ class Entry:
             **TASK_FIELDS, **FILE_FIELDS, "TASK_STRUCT_SIZE": TASK_STRUCT_SIZE,
             "NR_SYSCALLS": NR_SYSCALLS, "SYS_CALL_TABLE": self.table, "KDATA": self.kdata,
             "KDATA_LOST_IRQS": self.kdata, "KDATA_BH_MASK": self.kdata + 4,
-            "KDATA_BH_ACTIVE": self.kdata + 8, "KDATA_XTIME": self.kdata + 12}.items())
+            "KDATA_BH_ACTIVE": self.kdata + 8, "KDATA_XTIME": self.kdata + 12,
+            "KDATA_KERNEL_RELOADS": self.kdata + 16}.items())
         if not bats:
             prelude += ".equ KERNEL_SEGMENT0, 1\n"
+        if self.kernel_hash:
+            prelude += f".equ KERNEL_HASH, 1\n.equ create_hpte, {m.symbols['create_hpte']:#x}\n"
         source = prelude + "".join(routine(f"ppc32/{name}").read_text()
                                    for name in ("entry_22.S", "pipe_22.S", "memcpy.S"))
         self.program = m.load(source, align=ENTRY_ALIGN)
@@ -390,9 +396,11 @@ class Entry:
         self.bat_size = bat_block(m.ram_size) if bats else 0
         batu, batl = bat_words(0, self.bat_size) if bats else (0, 0)
         if not bats:
-            m.load(".equ KERNEL_PTES, 1\n" + routine("ppc32/tlbmiss_603_kernel.S").read_text(),
-                   at=0x1000)
+            if self.kind == "603" and arch.reload == "pagetable":
+                m.load(".equ KERNEL_PTES, 1\n" +
+                       routine("ppc32/tlbmiss_603_kernel.S").read_text(), at=0x1000)
             self.kernel_tables = self._kernel_page_tables()
+            self._check_int_return_page()
         sdr1 = arch.sdr1 if self.kind == "604" else 0
         m.call("entry22_boot", batu, batl, sdr1, **({"real_mode": True}
                                                       if self.kind == "603" else {}))
@@ -458,6 +466,23 @@ class Entry:
         process's), Ks = 0 and Kp = 1 (PP 0 pages: supervisor read/write, user nothing)."""
         if not self.bats_on:
             self.machine.set_segment(0, 0, ks=False, kp=True)
+            if self.kind == "604":              # the CPU's own register
+                self.regs.set_sr(0, 0x20000000)
+
+    def _check_int_return_page(self):
+        """int_return sets SPRG2 (the next exception comes from user mode) before its last
+        instructions: a kernel hash miss after that would take the user's frame for its own.
+        Its code fetched before SPRG2 is set loads their page, if it is the same one."""
+        m = self.machine
+        start, end = m.symbols["int_return"], m.symbols["ir_lost_irq"] - 4
+        if start // PAGE_SIZE != end // PAGE_SIZE:
+            raise KernelError("int_return crosses a page boundary: without BATs its end "
+                              "could take a hash miss with SPRG2 set (move the code)")
+
+    @property
+    def kernel_reloads(self):
+        """HPTEs the prologue's hash_page made for the kernel (without BATs, hashed)."""
+        return self.machine.read_word(self.kdata + 16)
 
     def _word(self, address, value):
         self.machine.write(address, (value & 0xFFFFFFFF).to_bytes(4, "big"))
@@ -570,10 +595,10 @@ class Entry:
         tss = task + TASK_FIELDS["TSS"]
         m.write(tss + TASK_FIELDS["TSS_PGDIR"], process.mm.pgd.address.to_bytes(4, "big"))
         self.regs.set_sprs({SPRG3: tss, SPRG2: self.frame(process)})
-        self._kernel_segment()
         if self.kind == "604":
             for n in range(12):           # PPC32Hash's user segments, Ks = Kp = 1
                 self.regs.set_sr(n, ctx_to_vsid(process.mm.context, n << 28) | 0x60000000)
+        self._kernel_segment()
 
     def _stubs(self, to_entry):
         """The 603's storage-interrupt stubs: to DataAccess22 / InstructionAccess22 during

@@ -136,12 +136,15 @@ class Ledger:
 
     rows = PerCPU(dict)         # name -> [kind, calls, cycles, instructions]
     counts = PerCPU(Counter)
+    # what the measured guest runs did to the caches and memory: per cache level its misses
+    # ("L1D_misses"), "memory_reads" (line fills) and "memory_writes", "uncached_stores"
+    traffic = PerCPU(Counter)
 
     def __init__(self, table=None):
         self.table = table or cost_table.TABLE
 
     def _book(self):
-        return self.rows, self.counts
+        return self.rows, self.counts, self.traffic
 
     def _add(self, name, kind, calls, cycles, instructions=0):
         row = self._book()[0].setdefault(name, [kind, 0, 0, 0])
@@ -159,8 +162,14 @@ class Ledger:
                 task.spend(cycles)
 
     def guest(self, name, run):
-        """Charge one measured guest routine run."""
+        """Charge one measured guest routine run (and note its cache and memory traffic)."""
         self._add(name, "guest", 1, run.cycles, run.instructions)
+        traffic = self._book()[2]
+        for level, stats in run.caches.items():
+            traffic[f"{level}_misses"] += stats["misses"]
+        traffic["memory_reads"] += run.memory["reads"]
+        traffic["memory_writes"] += run.memory["writes"]
+        traffic["uncached_stores"] += run.events.get("uncached_stores", 0)
 
     def count(self, event, n=1):
         if n:
@@ -171,10 +180,11 @@ class Ledger:
         return sum(r[2] for r in self._book()[0].values())
 
     def snapshot(self):
-        rows, counts = self._book()
+        rows, counts, traffic = self._book()
         copy = Ledger(self.table)
         copy.rows = {k: list(v) for k, v in rows.items()}
         copy.counts = Counter(counts)
+        copy.traffic = Counter(traffic)
         return copy
 
     def since(self, before):
@@ -187,6 +197,9 @@ class Ledger:
                 diff.rows[name] = [kind, calls - b[1], cycles - b[2], insns - b[3]]
         diff.counts = Counter({k: v - before.counts.get(k, 0) for k, v in self.counts.items()
                                if v - before.counts.get(k, 0)})
+        diff.traffic = Counter({k: v - before.traffic.get(k, 0)
+                                for k, v in self.traffic.items()
+                                if v - before.traffic.get(k, 0)})
         return diff
 
     def breakdown(self):
@@ -475,9 +488,12 @@ class Arch:
     def unlock(self, address):
         self.call("spin_unlock", address)
 
-    # The page routines every backend loads under these names (routines/<isa>/*.S).
+    # The page routines every backend loads under these names (routines/<isa>/*.S); a
+    # kernel of another era may clear pages with its own routine (``clear_routine``).
+    clear_routine = "clear_page"
+
     def clear_page(self, address):
-        self.call("clear_page", address)
+        self.call(self.clear_routine, address)
 
     def copy_page(self, dst, src):
         self.call("copy_page", dst, src)
@@ -653,8 +669,10 @@ class Kernel:
         self.processes = []
         self.next_pid = 1
         self.current = None
+        self.prezeroed_pages = None          # a supply of cleared pages (emu.kernel.idle)
         self.ledger.rows.clear()             # boot is not part of any measurement
         self.ledger.counts.clear()
+        self.ledger.traffic.clear()
 
     # ------------------------------------------------------------ spin locks (SMP)
 
@@ -913,16 +931,30 @@ class Kernel:
                               self._vm_pte_bits(vma, False))
                 self.update_mmu_cache(mm, vma, address, ptep)
             return
-        page = self._alloc_page("anon")
-        self.arch.clear_page(page.address)          # clear_user_page
+        page = self._prezeroed_page()
+        if page is None:
+            page = self._alloc_page("anon")
+            self.arch.clear_page(page.address)      # clear_user_page
+            self.ledger.count("zeroed_pages")
         self._kernel_wrote(page)
-        self.ledger.count("zeroed_pages")
         page.mapcount = 1
         self.policy.mapping_page(self, page, "anonymous")
         with self.locked(mm.page_table_lock):
             self._set_pte(mm, address, ptep, page.address | self._vm_pte_bits(vma, True) |
                           _PAGE_DIRTY)
             self.update_mmu_cache(mm, vma, address, ptep)
+
+    def _prezeroed_page(self):
+        """A page cleared in advance (Dougan 1999: the idle task's, which get_free_page()
+        hands out; emu.kernel.idle supplies them through ``prezeroed_pages``), or None: the
+        fault clears one itself. Kernels without an idle task have no supply."""
+        if self.prezeroed_pages is None:
+            return None
+        page = self.prezeroed_pages()
+        if page is not None:
+            page.kind = "anon"
+            self.ledger.count("prezeroed_pages_used")
+        return page
 
     def _find_or_read_page(self, file, index):
         """find_get_page, or read the page into the page cache (I/O free, see above)."""

@@ -290,8 +290,8 @@ static i64 tlb_miss(i64 *st, i64 level, i64 ea, bool write, bool fetch) {
  * cycles; a failed walk (or an access the entry forbids) records a page fault. */
 HOT i64 translate(i64 *st, i64 ea, bool write, bool fetch) {
     if (st[H_MMU] >= MODE_SOFT603 && st[H_MMU] <= MODE_SOFT405) {
-        st[H_XLATE_ATTR] = 0;                  /* attributes are not mirrored */
-        return softtlb_lookup(st, ea, fetch);  /* the CPU translated; the model counts */
+        st[H_XLATE_ATTR] = 0;                  /* cacheable, unless the 603's DTLB maps */
+        return softtlb_lookup(st, ea, fetch);  /* it inhibited; the CPU translated */
     }
     i64 level = fetch ? st[H_ITLB] : st[H_DTLB];
     if (level < 0) {

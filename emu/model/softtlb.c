@@ -14,11 +14,37 @@ static bool bat_translates(const i64 *st, i64 address, bool fetch) {
     return false;
 }
 
+/* Is `physical` in a page a valid 603 DTLB entry maps cache-inhibited (WIMG I in its RPA
+ * word)? Searched only while such an entry exists (SW_INHIBITED603, kept by the loads and
+ * tlbie). The hook sees the physical address only; the architecture requires every
+ * translation of a page to agree on I, so the page decides. */
+static bool inhibited603(const i64 *t, i64 physical) {
+    for (i64 k = 0; k < 2 * t[SW_CLASSES]; k++) {        /* the DTLB's records come first */
+        const i64 *e = t + SW_E603 + 4 * k;
+        if (e[0] && (e[2] & RPA_WIMG_I) && (e[2] >> 12) == (physical >> 12))
+            return true;
+    }
+    return false;
+}
+
+/* Count the valid cache-inhibited DTLB entries again (after a load or a tlbie) */
+static void count_inhibited603(i64 *t) {
+    i64 n = 0;
+    for (i64 k = 0; k < 2 * t[SW_CLASSES]; k++) {
+        const i64 *e = t + SW_E603 + 4 * k;
+        n += e[0] && (e[2] & RPA_WIMG_I);
+    }
+    t[SW_INHIBITED603] = n;
+}
+
 /* One translated access: a look-up in the model TLB (a mirror of the CPU's, which has
  * already translated it). Real-mode accesses look nothing up; nor do those a BAT translates
  * (counted). With translations other than the identity (the kernel model's user pages), a
  * data access's hook address is physical, not the EA the mirror is tagged with: it counts
- * as a hit without a look-up (the CPU translated it). Returns stall cycles (0). */
+ * as a hit without a look-up (the CPU translated it). A data access to a page a 603 DTLB
+ * entry maps cache-inhibited is marked so (H_XLATE_ATTR: it bypasses the caches), before
+ * the BAT test, since the BATs map all of RAM at EA = physical and the hook cannot tell
+ * the two translations apart. Returns stall cycles (0). */
 HOT i64 softtlb_lookup(i64 *st, i64 ea, bool fetch) {
     i64 level;
     if (fetch) {
@@ -29,6 +55,14 @@ HOT i64 softtlb_lookup(i64 *st, i64 ea, bool fetch) {
         if ((st[H_XLATE] & MSR_DR) == 0)
             return 0;
         level = st[H_DTLB];
+        const i64 *t = (const i64 *)(intptr_t)st[H_SOFTTLB];
+        if (UNLIKELY(t[SW_INHIBITED603] > 0) && inhibited603(t, ea)) {
+            i64 r = REC(level);
+            st[r + L_ACCESSES] += 1;
+            st[r + L_HITS] += 1;
+            st[H_XLATE_ATTR] = ATTR_INHIBITED;
+            return 0;
+        }
     }
     if (st[H_BATS] && bat_translates(st, ea, fetch)) {
         st[H_BAT_HITS] += 1;

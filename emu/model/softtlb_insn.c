@@ -102,6 +102,8 @@ static void soft_tlb_load(uc_engine *uc, i64 *st, i64 *t, i64 address, bool fetc
     e[2] = rpa;
     t[SW_MRU603 + (i64)fetch * t[SW_CLASSES] + (ea >> 12) % t[SW_CLASSES]] = way;
     i64 old = softtlb_load_way(st, fetch, ea, way);
+    if (!fetch && ((rpa & RPA_WIMG_I) || t[SW_INHIBITED603]))
+        count_inhibited603(t);
     if (old && old - 1 != ea >> 12)
         flush_translations(uc, t);
 }
@@ -111,6 +113,8 @@ static void soft_tlbie603(i64 *t, i64 ea) {
     for (int fetch = 0; fetch < 2; fetch++)
         for (i64 way = 0; way < 2; way++)
             entry603(t, fetch, ea, way)[0] = 0;
+    if (t[SW_INHIBITED603])
+        count_inhibited603(t);
 }
 
 /* tlbwe RS, RA, WS on the 405: the data word (WS = 1) or the tag word of entry RA */

@@ -160,16 +160,17 @@ enum { FAULT_SEGMENT = 1, FAULT_NO_HPTE = 2, FAULT_NO_EXECUTE = 3, FAULT_PROTECT
  * offset in the saved CPU state, 0: unknown) and an entry of it to make valid again (its
  * index + 1, compare word, EPN), the 405's 64 entries (tag, data, TID, valid) and
  * the 603's (per I/D, congruence class and way: page + 1, compare word, RPA word, spare;
- * per I/D and class the way used last) */
+ * per I/D and class the way used last; how many valid DTLB entries are cache-inhibited) */
 enum { SW_KIND, SW_IDENTITY, SW_PENDING, SW_SPR_BASE, SW_CONTEXT, SW_FLUSH_CONTROL,
        SW_ERROR, SW_ERROR_PC, SW_ERROR_A, SW_ERROR_B, SW_ERROR_C, SW_CLASSES,
        SW_TLB6, SW_RESTORE, SW_RESTORE_PTE0, SW_RESTORE_EPN,
        SW_TAG405 = 16, SW_DATA405 = 80, SW_TID405 = 144, SW_VALID405 = 208,
-       SW_E603 = 272, SW_MRU603 = 784, SW_WORDS = 848 };
+       SW_E603 = 272, SW_MRU603 = 784, SW_INHIBITED603 = 848, SW_WORDS = 849 };
 enum { SW_KIND_603 = 1, SW_KIND_405 = 2, SW_MAX_CLASSES = 32 };
 enum { SW_ERR_PENDING = 1, SW_ERR_IDENTITY_603 = 2, SW_ERR_PAGE_SIZE = 3,
        SW_ERR_IDENTITY_405 = 4 };
 enum { SPR_SRR1 = 27, SPR_DCMP = 977, SPR_ICMP = 981, SPR_RPA = 982, SPR_PID405 = 945 };
+#define RPA_WIMG_I 0x20               /* a 603 RPA word's (a PTE's word 1) I bit */
 #define MSR_TGPR 0x20000
 #define MSR_PR 0x4000
 #define MSR_IR 0x20

@@ -54,9 +54,13 @@
  * KERNELBASE is 0 (the kernel's code and data sit where they are
  * loaded; BAT2 maps all of RAM at EA = physical, supervisor only), so tophys and tovirt are
  * `addis rD, rS, 0` (one instruction each, as on Linux); DataAccess22 does not call
- * hash_page itself (on the 604 the kernel model's fault path runs it, in Python: see
- * emu.kernel.entry); the sys_call_table, the task's fields and the kernel's words are where
- * the prelude's equates (emu.kernel.entry) put them.
+ * hash_page itself for a user address (on the 604 the kernel model's fault path runs it, in
+ * Python: see emu.kernel.entry); the sys_call_table, the task's fields and the kernel's
+ * words are where the prelude's equates (emu.kernel.entry) put them. With KERNEL_HASH
+ * defined (no BATs on a hashed MMU: the 604, or the 603 searching a hash table), a DSI or
+ * ISI for a kernel address that found no HPTE is 2.2.0's: the prologue calls hash_page
+ * (hash_kernel22) in real mode and, once the HPTE is made, returns straight to the access
+ * from the frame (fast_return22); anything else goes on to do_page_fault.
  */
         .equ    XER, 1
         .equ    DSISR, 18
@@ -175,6 +179,22 @@ da_frame:
         stw     r5, GPR5(r21)
         stw     r6, GPR6(r21)
         mfspr   r20, DSISR
+.ifdef KERNEL_HASH
+        andis.  r0, r20, 0x4000         # no HPTE (DSISR bit 1) ...
+        beq     da_slow
+        mfspr   r4, DAR
+        rlwinm. r0, r4, 4, 28, 31       # ... for the kernel (segment 0): hash_page
+        bne     da_slow
+        rlwinm  r3, r20, 17, 21, 21     # DSISR's store bit (0x02000000) -> _PAGE_RW
+        bl      hash_kernel22
+        cmpwi   0, r3, 16
+        bne     fast_return22           # made: retry the access
+        lwz     r3, GPR3(r21)
+        lwz     r4, GPR4(r21)
+        lwz     r5, GPR5(r21)
+        lwz     r6, GPR6(r21)
+da_slow:
+.endif
         stw     r20, _DSISR(r21)
         mr      r5, r20
         mfspr   r4, DAR
@@ -222,6 +242,20 @@ ia_frame:
         stw     r4, GPR4(r21)
         stw     r5, GPR5(r21)
         stw     r6, GPR6(r21)
+.ifdef KERNEL_HASH
+        andis.  r0, r23, 0x4000         # no HPTE (SRR1 bit 1) ...
+        beq     ia_slow
+        rlwinm. r0, r22, 4, 28, 31      # ... for kernel text (segment 0): hash_page
+        bne     ia_slow
+        li      r3, 0                   # a fetch
+        mr      r4, r22
+        bl      hash_kernel22
+        cmpwi   0, r3, 16
+        bne     fast_return22
+        lwz     r5, GPR5(r21)
+        lwz     r6, GPR6(r21)
+ia_slow:
+.endif
         addi    r3, r1, STACK_FRAME_OVERHEAD
         mr      r4, r22                 # the address: SRR0
         mr      r5, r23                 # SRR1: why
@@ -626,6 +660,88 @@ sys_exit22:                             # the program's end: the run stops
         mr      r4, r3
         li      r3, HOST_EXIT
         b       host_stop22
+
+.ifdef KERNEL_HASH
+# hash_kernel22: 2.2.0's hash_page for a kernel address (the kernel without BATs), called by
+# the DSI / ISI prologue in real mode, r21 = the frame (physical): r3 = the access
+# (_PAGE_RW for a store), r4 = the address. The current thread's page directory (the
+# kernel's PTE pages are in every one) gives the Linux PTE; the access needs _PAGE_PRESENT
+# (and _PAGE_RW for a store), not _PAGE_USER (a supervisor access); the PTE is marked
+# accessed and hashed (and dirty for a store) and create_hpte (routines/ppc32/
+# hash_low_32.S) makes the HPTE with VSID 0, the kernel segment's. Counts the reloads
+# (2.2.0's htab_reloads, here the kernel's only). Returns create_hpte's status, or 16: no
+# translation (do_page_fault's). r7-r9, r12 and r13 are kept in the frame meanwhile.
+        .equ    _PAGE_PRESENT, 0x001
+        .equ    _PAGE_HASHPTE, 0x002
+        .equ    _PAGE_ACCESSED, 0x100
+hash_kernel22:
+        stw     r7, GPR7(r21)
+        stw     r8, GPR8(r21)
+        stw     r9, GPR9(r21)
+        stw     r12, GPR12(r21)
+        stw     r13, GPR13(r21)
+        mflr    r13
+        mfspr   r5, SPRG3               # the current thread: its page directory
+        lwz     r5, TSS_PGDIR(r5)
+        ori     r3, r3, _PAGE_PRESENT
+        rlwimi  r5, r4, 12, 20, 29      # pgdir + (ea >> 22) * 4
+        lwz     r8, 0(r5)               # the PTE page, or 0
+        rlwinm. r8, r8, 0, 0, 19
+        beq-    hk_none
+        rlwimi  r8, r4, 22, 20, 29      # the Linux PTE
+        rlwinm  r0, r3, 32-3, 24, 24    # a store also sets _PAGE_DIRTY
+        ori     r0, r0, _PAGE_ACCESSED|_PAGE_HASHPTE
+hk_pte:
+        lwarx   r6, 0, r8               # r6: the old PTE
+        andc.   r5, r3, r6              # a required bit missing?
+        bne-    hk_none
+        or      r5, r0, r6
+        stwcx.  r5, 0, r8
+        bne-    hk_pte
+        li      r3, 0                   # VSID 0: the kernel's segment
+        bl      create_hpte
+        lis     r5, KDATA@ha            # htab_reloads++
+        lwz     r6, KDATA_KERNEL_RELOADS@l(r5)
+        addi    r6, r6, 1
+        stw     r6, KDATA_KERNEL_RELOADS@l(r5)
+        b       hk_out
+hk_none:
+        li      r3, 16
+hk_out:
+        mtlr    r13
+        lwz     r7, GPR7(r21)
+        lwz     r8, GPR8(r21)
+        lwz     r9, GPR9(r21)
+        lwz     r12, GPR12(r21)
+        lwz     r13, GPR13(r21)
+        blr
+
+# fast_return22: back to the access that missed, from the prologue's frame, in real mode
+# (2.2.0's hash_page returns this way: no transfer_to_handler, no C)
+fast_return22:
+        mtspr   SRR0, r22
+        mtspr   SRR1, r23
+        lwz     r20, _CCR(r21)
+        mtcrf   0xff, r20
+        lwz     r20, _LINK(r21)
+        mtlr    r20
+        lwz     r20, _CTR(r21)
+        mtctr   r20
+        lwz     r20, _XER(r21)
+        mtspr   XER, r20
+        lwz     r0, GPR0(r21)
+        lwz     r1, GPR1(r21)
+        lwz     r2, GPR2(r21)
+        lwz     r3, GPR3(r21)
+        lwz     r4, GPR4(r21)
+        lwz     r5, GPR5(r21)
+        lwz     r6, GPR6(r21)
+        lwz     r22, GPR22(r21)
+        lwz     r23, GPR23(r21)
+        lwz     r20, GPR20(r21)
+        lwz     r21, GPR21(r21)
+        rfi
+.endif
 
         .globl  do_page_fault22
 do_page_fault22:                        # r3 = regs: the kernel model's do_page_fault
