@@ -187,9 +187,18 @@ def _pool(workers):
         pool.shutdown(wait=False, cancel_futures=True)
         pool = None
     if pool is None:
-        pool = ProcessPoolExecutor(max_workers=workers, mp_context=_pool_context())
+        pool = ProcessPoolExecutor(max_workers=workers, mp_context=_pool_context(),
+                                   initializer=_ignore_interrupts)
         _POOL.update(pool=pool, workers=workers)
     return pool
+
+
+def _ignore_interrupts():
+    """In a worker: Ctrl-C, or Jupyter's "interrupt kernel" (SIGINT to the kernel's process
+    group, workers included), stops the sweep in the caller, which cancels the runs not
+    started; a worker killed by it would only break the pool (and print a traceback)."""
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _run_pool(payload, points, workers, bar):
