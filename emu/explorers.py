@@ -92,18 +92,19 @@ def store_loop_figure(size=32768, ways=8, line=32, policy="plru", routine="fill_
     _check_caches("ppc750", l1d)
     points = sweep.grid(kb_touched=list(STORE_LOOP_KB), l1d=[l1d], routine=[routine])
     df = sweep.frame(store_loop, points, executor=executor, description="store loop")
-    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.08,
-                        subplot_titles=["L1 D misses (% of accesses)", "cycles per byte"])
+    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.08)
     fig.add_scatter(x=df["kb_touched"], y=df["miss_percent"], mode="lines+markers",
                     name="L1 D misses", marker_color=plot.COLORS["emulated"], row=1, col=1)
     fig.add_scatter(x=df["kb_touched"], y=df["cycles_per_byte"], mode="lines+markers",
                     name="cycles per byte", marker_color=plot.COLORS["original"], row=2, col=1)
     fig.add_vline(x=size / 1024, line_dash="dot")
-    fig.update_xaxes(type="log", title="KB touched per pass (dotted: the L1 D size)",
-                     row=2, col=1)
+    fig.update_xaxes(type="log", tickvals=list(STORE_LOOP_KB))
+    fig.update_xaxes(title="KB touched per pass (dotted: the L1 D size)", row=2, col=1)
+    fig.update_yaxes(title="L1 D misses (%)", row=1, col=1)
+    fig.update_yaxes(title="cycles per byte", row=2, col=1)
     fig.update_layout(showlegend=False)
-    return plot.style(fig, title=f"PowerPC 750, {STORE_ROUTINES[routine]}, second pass; "
-                                 f"L1 D {kb(size)}, {ways}-way, {line} B lines, {policy}",
+    return plot.style(fig, title="A loop's second pass on the 750 (model)",
+                      source=f"{routine}; L1 D {kb(size)}, {ways}-way, {line} B lines, {policy}",
                       height=520)
 
 
@@ -160,10 +161,11 @@ def flush_figure(size=32768, ways=8, line=32, policy="plru", l2_size=1048576, ex
         fig.add_scatter(x=d["pages"], y=d["cycles_per_page"], mode="lines+markers",
                         name=f"pages {state}", marker_color=plot.COLORS[color])
     fig.add_vline(x=size / PAGE, line_dash="dot")
-    fig.update_xaxes(type="log")
-    return plot.style(fig, title=f"flush_dcache_icache on the 750 (model): L1 D {kb(size)}, "
-                                 f"{ways}-way, {line} B lines, {policy}; L2 {kb(l2_size)}",
-                      x="pages written, then flushed one by one (dotted: the L1 D size)",
+    fig.update_xaxes(type="log", tickvals=list(FLUSH_PAGES))
+    return plot.style(fig, title="flush_dcache_icache per page (750 model)",
+                      source=f"L1 D {kb(size)}, {ways}-way, {line} B lines, {policy}; "
+                             f"L2 {kb(l2_size)}",
+                      x="pages written, then flushed (dotted: the L1 D size)",
                       y="cycles per page flushed", height=440)
 
 
@@ -218,9 +220,9 @@ def copy_figure(threshold=512, condition="cold destination", l2_size=524288,
         fig.add_scatter(x=curve["size"], y=[c / s for c, s in zip(curve["cycles"], curve["size"])],
                         mode="lines+markers", name=name, marker_color=plot.COLORS[color])
     fig.add_vline(x=threshold, line_dash="dot")
-    fig.update_xaxes(type="log")
-    return plot.style(fig, title=f"__copy_from_user_ll, {condition} (model): L2 {kb(l2_size)}, "
-                                 f"L3 {kb(l3_size)}",
+    fig.update_xaxes(type="log", tickvals=list(COPY_SIZES))
+    return plot.style(fig, title="__copy_from_user_ll (Xeon MP model)",
+                      source=f"{condition}; L2 {kb(l2_size)}, L3 {kb(l3_size)}",
                       x="bytes copied (dotted: the threshold)", y="cycles per byte copied",
                       height=440)
 
@@ -263,10 +265,10 @@ def mmap_figure(l1d_size=16384, ways=4, htab_size=65536, executor=None):
     for flush, label in dougan1999.FLUSHES.items():
         fig.add_scatter(x=cycles.index, y=cycles[flush] / CLOCK_MHZ_604, mode="lines+markers",
                         name=label, marker_color=plot.COLORS[colors[flush]])
-    fig.update_xaxes(type="log")
-    fig.update_yaxes(type="log")
-    return plot.style(fig, title=f"lat_mmap on the 604 model: L1 D {kb(l1d_size)} {ways}-way, "
-                                 f"hash table {kb(htab_size)}",
+    fig.update_xaxes(type="log", tickvals=list(cycles.index))
+    fig.update_yaxes(type="log", dtick=1)
+    return plot.style(fig, title="lat_mmap on the 604 model",
+                      source=f"L1 D {kb(l1d_size)}, {ways}-way; hash table {kb(htab_size)}",
                       x="mapping size (KB)", y="microseconds per iteration at 133 MHz",
                       height=440)
 
