@@ -188,7 +188,10 @@ class Explorer:
             return
         self.values[name] = value
         self._show_message("Running ...")
-        self.redraw()
+        # inside the output area: what the run displays (a sweep's progress bar) shows there;
+        # from a widget's callback it would otherwise reach no cell
+        with self._output:
+            self.redraw()
 
     def _show_message(self, text, error=False):
         if self._message is None:
@@ -217,7 +220,7 @@ def _make_widget(w, control, value):
     elif kind == "toggle":
         widget = w.ToggleButtons(**common)
     else:
-        widget = w.Dropdown(**common)
+        widget = w.Dropdown(layout=w.Layout(width="max-content"), **common)
     if control.help:
         widget.tooltip = control.help
     return widget
