@@ -281,3 +281,62 @@ def mmap_explorer():
         "ways": Control("ways", WAYS, 4, widget="dropdown"),
         "htab_size": Control("hash table", HTAB_SIZES, 65536, format=kb),
     })
+
+
+# ------------------------------------------------------------- the toolkit: cores
+
+# The papers' multiprocessors: POWER4 (Blanchard 2002's p690; the 32-bit routine, as
+# emu.bench runs it), the Cortex-A9 MPCore (Yun 2011), the Xeon MP (Yoshioka 2005).
+LOCK_PROFILES = {"power4": "ppc32", "cortex-a9": "arm", "pentium4": "x86"}
+LOCK_CORES = (1, 2, 4, 8, 16)
+LOCK_LAYOUTS = ("separate lines", "one line")
+
+
+def locked_adds(profile, cores, adds=100, quantum=100, layout="separate lines"):
+    """``cores`` cores of ``profile`` each take a spin lock ``adds`` times to add 1 to a
+    shared counter (routines/<isa>/spin_lock_add.S), run together in simulated time
+    (Machine.run_parallel at ``quantum``); the lock and the counter on separate cache lines
+    or on one. Returns the machine's cycles per add (its slowest core's clock / all adds)."""
+    from . import routine
+    from .machine import Machine
+    if profile not in LOCK_PROFILES:
+        raise ValueError(f"profile must be one of {', '.join(LOCK_PROFILES)}, not {profile!r}")
+    if layout not in LOCK_LAYOUTS:
+        raise ValueError(f"layout must be one of {', '.join(LOCK_LAYOUTS)}, not {layout!r}")
+    m = Machine(profile, cores=cores)
+    m.load(routine(f"{LOCK_PROFILES[profile]}/spin_lock_add.S"))
+    lock = m.alloc(128, align=128)               # 128 B: the longest line of the three
+    counter = lock + 8 if layout == "one line" else m.alloc(128, align=128)
+    run = m.run_parallel([("locked_adds", lock, counter, adds)] * cores, quantum=quantum)
+    if m.read_word(counter) != adds * cores:
+        raise RuntimeError(f"{profile}, {cores} cores: the counter lost increments")
+    return {"cycles_per_add": run.cycles / (adds * cores)}
+
+
+def locked_adds_figure(adds=100, quantum=100, layout="separate lines", executor=None):
+    """Cycles per locked add against the cores, one line per profile of LOCK_PROFILES."""
+    points = sweep.grid(profile=list(LOCK_PROFILES), cores=list(LOCK_CORES), adds=[adds],
+                        quantum=[quantum], layout=[layout])
+    df = sweep.frame(locked_adds, points, executor=executor, description="locked adds")
+    fig = go.Figure()
+    for profile, color in zip(LOCK_PROFILES, plot.PALETTE):
+        d = df[df["profile"] == profile]
+        fig.add_scatter(x=d["cores"], y=d["cycles_per_add"], mode="lines+markers",
+                        name=profile, marker_color=color)
+    fig.update_xaxes(type="log", tickvals=list(LOCK_CORES))
+    fig.update_yaxes(type="log", dtick=1)
+    return plot.style(fig, title="A spin lock shared by all cores (model)",
+                      source=f"{adds} adds per core; lock and counter on {layout}; "
+                             f"quantum {quantum} cycles",
+                      x="cores", y="cycles per add (the machine's)", height=420)
+
+
+def locked_adds_explorer():
+    """The toolkit's several-cores explorer: profiles x cores, the sweep of emu.sweep's
+    notes, with the quantum (the cycles should not depend on it: emu.parallel), the adds per
+    core and where the lock and the counter sit."""
+    return Explorer(locked_adds_figure, {
+        "adds": Control("adds per core", (50, 100, 200), 100),
+        "quantum": Control("quantum (cycles)", (10, 100, 1000), 100),
+        "layout": Control("lock and counter on", LOCK_LAYOUTS, "separate lines"),
+    })

@@ -107,3 +107,17 @@ def test_mmap_explorer():
                                  htab_size=262144, executor="serial")
     expected = mm["cycles"].unstack("flush")["search"] / X.CLOCK_MHZ_604
     assert ys(ex, 0) == list(expected)
+
+
+def test_locked_adds_explorer():
+    ex = X.locked_adds_explorer()
+    ex.widget()
+    assert [t.name for t in ex.figure.data] == list(X.LOCK_PROFILES)
+    before = [ys(ex, i) for i in range(3)]
+    ex.widgets["quantum"].value = 1000        # the cores' order follows their clocks:
+    assert [ys(ex, i) for i in range(3)] == before       # the quantum changes nothing
+    ex.widgets["layout"].value = "one line"
+    expected = X.locked_adds("cortex-a9", 4, layout="one line", quantum=1000)
+    assert ys(ex, 1)[X.LOCK_CORES.index(4)] == expected["cycles_per_add"]
+    with pytest.raises(ValueError, match="profile must be one of power4, cortex-a9, pentium4"):
+        X.locked_adds("ppc603e", 2)
