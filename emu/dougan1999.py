@@ -52,14 +52,16 @@ BARE = Image("bare", text_pages=1, data_pages=0, bss_pages=0, text_touched=0,
 MISS_ROWS = ("tlb_miss_603", "table_search", "hash_page", "hash_fault_entry")
 
 
-def kernel(machine, **options):
-    """A Kernel on a new machine of one of ``MACHINES`` (options: the backend's, e.g.
+def kernel(machine, caches=(), **options):
+    """A Kernel on a new machine of one of ``MACHINES`` (``caches``: cache levels replaced,
+    as Machine takes them, e.g. ``["L1D:32768:4:32"]``; options: the backend's, e.g.
     ``flush`` for the 604)."""
     if machine == "604":
-        return Kernel(Machine("ppc604"), arch=PPC604, **options)
+        return Kernel(Machine("ppc604", caches=caches), arch=PPC604, **options)
     if machine in ("603 hash table", "603 page table"):
         reload = "hash" if machine == "603 hash table" else "pagetable"
-        return workloads.make_kernel(profile="ppc603e", reload=reload, **options)
+        return workloads.make_kernel(profile="ppc603e", reload=reload, caches=caches,
+                                     **options)
     raise ValueError(f"machine must be one of {MACHINES}, not {machine!r}")
 
 
@@ -180,24 +182,33 @@ def workloads_table(kinds=("fork", "exec"), mmap_size=1 << 20):
 FLUSH_ROWS = ("flush_range_search", "flush_hash_pages", "set_context_22", "flush_range_pmd")
 
 
-def mmap_latency(sizes=(64 << 10, 256 << 10, 1 << 20, 4 << 20, 8 << 20), flushes=FLUSHES):
+def mmap_point(size, flush, caches=(), htab_size=None):
+    """One run of ``mmap_latency``: LMBench lat_mmap of ``size`` bytes on a new 604 kernel
+    with the range flush ``flush`` (``caches``, ``htab_size``: the machine's cache levels
+    replaced and the hash table's size, as ``kernel`` takes them)."""
+    k = kernel("604", flush=flush, caches=caches, htab_size=htab_size)
+    r = workloads.lat_mmap(size, kernel=k)
+    return {"pages": size // PAGE_SIZE, "cycles": r.cycles,
+            "flush_cycles": int(sum(r.ledger.rows[n][2] for n in FLUSH_ROWS
+                                    if n in r.ledger.rows)),
+            "stores": r.counts.get("faults", 0),
+            "pages_searched": r.counts.get("pages_searched", 0),
+            "hpte_invalidated": r.counts.get("hpte_invalidated", 0),
+            "new_contexts": r.counts.get("new_contexts", 0)}
+
+
+def mmap_latency(sizes=(64 << 10, 256 << 10, 1 << 20, 4 << 20, 8 << 20), flushes=FLUSHES,
+                 caches=(), htab_size=None, executor=None):
     """LMBench lat_mmap (1.11: map a cached file, store every 16 KB over the first tenth,
     unmap) on the 604 with each range flush: cycles per iteration and those of the flush
-    alone. A DataFrame (size, flush)."""
-    rows = []
-    for size in sizes:
-        for flush in flushes:
-            k = kernel("604", flush=flush)
-            r = workloads.lat_mmap(size, kernel=k)
-            rows.append({"size_kb": size >> 10, "flush": flush, "pages": size // PAGE_SIZE,
-                         "cycles": r.cycles,
-                         "flush_cycles": int(sum(r.ledger.rows[n][2] for n in FLUSH_ROWS
-                                                 if n in r.ledger.rows)),
-                         "stores": r.counts.get("faults", 0),
-                         "pages_searched": r.counts.get("pages_searched", 0),
-                         "hpte_invalidated": r.counts.get("hpte_invalidated", 0),
-                         "new_contexts": r.counts.get("new_contexts", 0)})
-    return pd.DataFrame(rows).set_index(["size_kb", "flush"])
+    alone. A DataFrame (size, flush). Each run is a kernel of its own, so the runs go
+    through emu.sweep (``executor``: where, see there)."""
+    from . import sweep
+    points = [{"size": size, "flush": flush, "caches": tuple(caches), "htab_size": htab_size}
+              for size in sizes for flush in flushes]
+    df = sweep.frame(mmap_point, points, executor=executor, description="lat_mmap")
+    df.insert(0, "size_kb", df["size"] // 1024)
+    return df.drop(columns=["size", "caches", "htab_size"]).set_index(["size_kb", "flush"])
 
 
 # ------------------------------------------------------------------ the scorecard

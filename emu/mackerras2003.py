@@ -27,11 +27,14 @@ def _system_time(text, section, kernel):
     return float(rows[rows["page"] == section]["value"].iloc[0])
 
 
-def lat_proc_runs():
+def lat_proc_runs(executor=None):
     """LMBench lat_proc on the ppc750 model under each flush policy (the scan strategy,
-    the kernel's default): {(kind, policy): Result}."""
-    return {(kind, policy): workloads.lat_proc(kind, policy=policy, tlb_flush="scan")
-            for kind in LAT_PROC for policy in ("eager", "lazy")}
+    the kernel's default): {(kind, policy): Result}. Each run is a kernel of its own: they
+    go through emu.sweep (``executor``: where, see there)."""
+    from . import sweep
+    points = sweep.grid(kind=list(LAT_PROC), policy=["eager", "lazy"], tlb_flush=["scan"])
+    results = sweep.run(workloads.lat_proc, points, executor=executor, description="lat_proc")
+    return {(p["kind"], p["policy"]): r for p, r in zip(points, results)}
 
 
 def cache_flushing_claims(runs=None):

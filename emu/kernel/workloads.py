@@ -240,7 +240,8 @@ def make_kernel(policy=None, tlb_flush=None, profile="ppc750", **options):
     from .. import softtlb
     from ..machine import Machine
     from ..profile import load as load_profile
-    machine_options = {k: options.pop(k) for k in ("ram_size", "mmu", "cores") if k in options}
+    machine_options = {k: options.pop(k) for k in ("ram_size", "mmu", "cores", "caches")
+                       if k in options}
     described = load_profile(profile)
     if softtlb.kind(described) == "405" and "arch" not in options:
         from .ppc405 import PPC405
