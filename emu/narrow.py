@@ -295,10 +295,10 @@ def _stack_panels(fig, panels, heights, patch) -> int:
     titles = _subplot_titles(fig, panels)
     top_px = 0
     for (x, y), height, title in zip(panels, heights, titles):
-        upper = 1 - top_px / total
-        lower = 1 - (top_px + height) / total
+        upper = round(1 - top_px / total, 4)
+        lower = round(1 - (top_px + height) / total, 4)
         patch[f"{x}.domain"] = [0, 1]
-        patch[f"{y}.domain"] = [round(lower, 4), round(upper, 4)]
+        patch[f"{y}.domain"] = [lower, upper]
         if layout.get(y, {}).get("showticklabels") is False:
             patch[f"{y}.showticklabels"] = True
         if title is not None:
