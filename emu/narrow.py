@@ -22,6 +22,7 @@ import re
 
 NARROW_BELOW_PX = 600   # a figure narrower than this switches to its narrow layout
 DESIGN_PX = 340         # the width the narrow layout is made for (a 390 px phone's figure)
+WIDE_PX = 640           # the book's column on a desktop (688 px in a 1280 px window), less a margin
 FONT_PX = 12            # tick labels and text in the narrow layout
 TITLE_PX = 15
 SUBTITLE_PX = 11
@@ -185,39 +186,41 @@ def _panel_px(fig, y_axis: str, label_lines: int) -> int:
 
 def _wrapped_categories(fig, axis: str, width_px: float) -> dict:
     """Tick labels for a category axis whose labels are wider than ``width_px``: the same
-    categories, their labels wrapped."""
+    categories, their labels wrapped. Under vertical bars (an x axis) only when every word
+    fits: plotly turns labels that do not, and a turned label reads better whole."""
     labels = categories(fig, axis)
     spec = _layout(fig).get(axis, {})
     font = FONT_PX - 1
     if not labels or "ticktext" in spec or max(text_px(x, font) for x in labels) <= width_px:
         return {}
-    if max(text_px(word, font) for x in labels for word in x.split() or [""]) > width_px:
-        return {}   # a word would still stick out: plotly's own turned labels read better
+    if axis[0] == "x" and max(text_px(w, font) for x in labels for w in x.split()) > width_px:
+        return {}
     return {f"{axis}.tickmode": "array", f"{axis}.tickvals": labels,
             f"{axis}.ticktext": [wrap(label, width_px, font) for label in labels]}
 
 
-def _title(layout: dict, panel_title_px: int) -> tuple[dict, int]:
-    """The narrow title: the title and the subtitle wrapped into one text (a smaller span for
-    the subtitle: plotly does not place a multi-line title and a subtitle on a narrow figure
-    without overlap), above the plot area, at the left edge; and its height in px."""
+def _title(layout: dict, panel_title_px: float, width_px: float = DESIGN_PX,
+           title_px: float = TITLE_PX, subtitle_px: float = SUBTITLE_PX) -> tuple[dict, int]:
+    """The title and the subtitle wrapped to ``width_px`` into one text (a smaller span for
+    the subtitle: plotly does not place a multi-line title and a subtitle without overlap),
+    above the plot area and the panels' titles, at the left edge; and its height in px."""
     title = _text(layout.get("title"))
     subtitle = _text(lookup(layout, "title.subtitle"))
     if not title and not subtitle:
         return {}, 0
-    width = DESIGN_PX - 2 * MARGIN_PX
-    text = wrap(title or "", width, TITLE_PX)
+    width = width_px - 2 * MARGIN_PX
+    text = wrap(title or "", width, title_px)
     lines = line_count(text)
     if subtitle:
-        small = wrap(subtitle, width, SUBTITLE_PX)
-        text += f'<br><span style="font-size:{SUBTITLE_PX}px">{small}</span>'
+        small = wrap(subtitle, width, subtitle_px)
+        text += f'<br><span style="font-size:{round(subtitle_px)}px">{small}</span>'
         lines += line_count(small)
-    patch = {"title.text": text, "title.font.size": TITLE_PX, "title.subtitle.text": "",
+    patch = {"title.text": text, "title.font.size": title_px, "title.subtitle.text": "",
              "title.automargin": True, "title.yref": "paper", "title.y": 1,
              "title.yanchor": "bottom", "title.x": 0, "title.xref": "container",
              "title.xanchor": "left", "title.pad.l": MARGIN_PX,
-             "title.pad.b": panel_title_px + 6}
-    return patch, lines * int(TITLE_PX * 1.4) + panel_title_px + 6
+             "title.pad.b": int(panel_title_px) + 6, "margin.t": MARGIN_PX}
+    return patch, int(lines * title_px * 1.4 + panel_title_px + 6)
 
 
 def _axes(fig, panels: list, patch: dict) -> int:
@@ -332,6 +335,52 @@ def _subplot_titles(fig, panels) -> list[int | None]:
                 match = i
         found.append(match)
     return found
+
+
+def _font_px(layout: dict) -> float:
+    """The figure's base font size: its own, its template's, or plotly's 12."""
+    return float(lookup(layout, "font.size") or lookup(layout, "template.layout.font.size")
+                 or 12)
+
+
+def _label_px(fig, axis: str, font_px: float) -> float:
+    """Estimated width of an axis's tick labels: its longest category, or a number's."""
+    labels = categories(fig, axis)
+    return max((text_px(x, font_px) for x in labels), default=5 * font_px * 0.64)
+
+
+def fit_wide(fig, width_px: float = WIDE_PX) -> dict:
+    """Relayout for a figure ``width_px`` wide (the book's column on a desktop) where texts
+    would be cut off: panels' titles wrapped to their panel, then, if the title or those
+    titles need more lines, the title block as in the narrow layout (``_title``), and x axes'
+    titles wrapped to the room around their plot. Empty when everything fits."""
+    layout = _layout(fig)
+    font = _font_px(layout)
+    patch = {}
+    panels = columns_of_panels(fig) or [("xaxis", "yaxis")]
+    titles = _subplot_titles(fig, panels) if len(panels) > 1 else [None]
+    panel_lines = 0
+    for (x, y), index in zip(panels, titles):
+        x0, x1 = lookup(layout, f"{x}.domain") or [0, 1]
+        if index is not None:
+            annotation = layout["annotations"][index]
+            size = float(lookup(annotation, "font.size") or font)
+            text = wrap(annotation["text"], (x1 - x0) * width_px, size)
+            if text != annotation["text"]:
+                patch[f"annotations[{index}].text"] = text
+            panel_lines = max(panel_lines, line_count(text) * (size + 4))
+        labels = _label_px(fig, y, font) + 60           # y tick labels and title
+        plot = (x1 - x0) * (width_px - labels)
+        room = plot + 2 * min(labels, 40)               # a centred title may overhang a little
+        axis_title = _text(lookup(layout, f"{x}.title"))
+        if axis_title and text_px(axis_title, font) > room:
+            patch[f"{x}.title.text"] = wrap(axis_title, max(room, 120), font)
+    title = _text(layout.get("title")) or ""
+    title_px = float(lookup(layout, "title.font.size") or 1.4 * font)
+    if any(k.startswith("annotations") for k in patch) or \
+            text_px(title, title_px) > width_px - 2 * MARGIN_PX:
+        patch.update(_title(layout, panel_lines, width_px, title_px, 0.85 * font)[0])
+    return patch
 
 
 def wide_layout(fig, narrow: dict) -> dict:

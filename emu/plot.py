@@ -82,22 +82,41 @@ _SWITCH_LAYOUT_JS = """(function (gd, narrow, wide, below) {
 })(document.getElementById("{plot_id}"), %s, %s, %d);"""
 
 
-def switch_layout_script(fig_dict) -> str:
+def book_layouts(fig_dict) -> tuple[dict, dict, dict]:
+    """The figure as the book draws it first (its texts wrapped to fit the desktop column),
+    the relayout to its narrow layout, and the relayout back (emu.narrow)."""
+    import copy
+
+    from .narrow import fit_wide, narrow_layout, wide_layout
+
+    fitted = fit_wide(fig_dict)
+    narrow = narrow_layout(fig_dict)
+    wide = {**wide_layout(fig_dict, narrow),
+            **{key: value for key, value in fitted.items() if key in narrow}}
+    drawn = copy.deepcopy(fig_dict)
+    fig = go.Figure(drawn) if fitted else None
+    if fig is not None:
+        for key, value in fitted.items():
+            fig.layout[key] = value
+        drawn = fig.to_dict()
+    return drawn, narrow, wide
+
+
+def switch_layout_script(narrow: dict, wide: dict) -> str:
     """The script that gives a drawn figure its narrow layout on narrow screens."""
     import json
 
-    from .narrow import NARROW_BELOW_PX, narrow_layout, wide_layout
+    from .narrow import NARROW_BELOW_PX
 
-    narrow = narrow_layout(fig_dict)
-    wide = wide_layout(fig_dict, narrow)
     return _SWITCH_LAYOUT_JS % (json.dumps(narrow), json.dumps(wide), NARROW_BELOW_PX)
 
 
 class BookHTMLRenderer(MimetypeRenderer):
-    """Figure as HTML without plotly.js (the book page supplies plotly.js), switching to
-    its narrow layout on phones (emu.narrow)."""
+    """Figure as HTML without plotly.js (the book page supplies plotly.js), fitted to the
+    desktop column and switching to its narrow layout on phones (emu.narrow)."""
 
     def to_mimebundle(self, fig_dict):
+        fig_dict, narrow, wide = book_layouts(fig_dict)
         html = pio.to_html(
             fig_dict,
             full_html=False,
@@ -105,7 +124,7 @@ class BookHTMLRenderer(MimetypeRenderer):
             include_mathjax=False,
             validate=False,
             config=CONFIG,
-            post_script=switch_layout_script(fig_dict),
+            post_script=switch_layout_script(narrow, wide),
         )
         return {"text/html": html}
 

@@ -129,3 +129,22 @@ def test_book_renderer_switches_layouts_and_hides_the_cloud_button(monkeypatch):
     monkeypatch.setattr(pio.renderers["colab"], "config", {})
     emu.plot.setup()
     assert pio.renderers["colab"].config == {"displaylogo": False, "showSendToCloud": False}
+
+
+def test_desktop_fit_wraps_only_what_would_be_cut_off():
+    fits = go.Figure(go.Bar(x=["a", "b"], y=[1, 2]))
+    fits.update_layout(title_text="A short title", xaxis_title="bytes")
+    assert narrow.fit_wide(fits) == {}
+    long = make_subplots(rows=1, cols=2, subplot_titles=["before the patch (__copy_from_user_ll)",
+                                                         "after"])
+    long.add_bar(x=[1], y=["a"], orientation="h", row=1, col=1)
+    long.add_bar(x=[1], y=["a"], orientation="h", row=1, col=2)
+    long.update_layout(title_text="Table 3's columns: published (133 MHz 604) and the kernel "
+                                  "model at 133 MHz", title_subtitle_text="Source: Dougan 1999")
+    patch = narrow.fit_wide(long, width_px=640)
+    assert patch["annotations[0].text"] == "before the patch<br>(__copy_from_user_ll)"
+    assert "annotations[1].text" not in patch                 # "after" fits its panel
+    assert patch["title.text"].count("<br>") == 2             # two lines, then the subtitle
+    assert patch["title.subtitle.text"] == "" and patch["title.automargin"] is True
+    assert patch["title.pad.b"] > 2 * 16                      # room for the panel titles
+    apply(long, patch)
