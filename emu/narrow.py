@@ -7,9 +7,11 @@ long category labels push the bars out, and panels side by side leave each a sli
 figure out for ``DESIGN_PX``: the legend below the plot, titles, axis titles and long
 category labels wrapped onto several lines, side-by-side panels stacked, margins that grow
 to fit the labels (plotly's automargin) and a figure tall enough for all of it.
-``wide_layout(fig, narrow)`` gives the figure's own values of the same keys, to switch back.
-``emu.plot``'s book renderer switches between the two as the figure's width crosses
-``NARROW_BELOW_PX`` (a phone turned sideways, a window made narrow).
+``wide_layout(fig, narrow)`` gives the figure's own values of the same keys, to switch back,
+and ``fit_wide(fig)`` wraps what the book's column on a desktop (``WIDE_PX``) would cut off.
+``emu.plot``'s book renderer draws the figure fitted to the desktop column and switches to
+the narrow layout and back as the figure's width crosses ``NARROW_BELOW_PX`` (a phone, a
+phone turned sideways, a window made narrow).
 
 Text widths are estimated, character by character, in the widest font plotly may be given
 (``char_em``), so that a wrapped line errs on the short side. The browser test
@@ -37,9 +39,9 @@ MARGIN_PX = 8
 _AXIS = re.compile(r"^[xy]axis\d*$")
 
 
-# Widths of characters in Verdana, in font sizes: the widest of the fonts plotly asks for
-# ("Open Sans", verdana, arial, sans-serif; iPhones have Verdana), so that an estimated
-# line is never shorter than the one drawn.
+# Widths of characters in font sizes, rounded up from Verdana's: the widest of the fonts plotly
+# asks for ("Open Sans", verdana, arial, sans-serif; iPhones have Verdana), so that an
+# estimated line is at least as wide as the drawn one.
 _NARROW_CHARS, _PUNCTUATION = set("fijlrtI"), set(".,:;'!|")
 
 
