@@ -57,17 +57,74 @@ COLORS = {
 }
 
 
+# Plotly's mode bar without the plotly logo and without plotly.js 4's "Share chart..."
+# button (showSendToCloud is on by default there: it uploads the figure to Plotly's
+# cloud service).
+CONFIG = {"displaylogo": False, "showSendToCloud": False, "responsive": True}
+
+# Run after each figure of the book is drawn: below NARROW_BELOW_PX of width it takes the
+# narrow layout emu.narrow computed for it, and the wide one back when it grows again.
+# plotly.io.to_html writes the figure's height into the style of a div around the figure
+# (plotly 6 and later; of the figure's own div before), so that changes with the layout too.
+_SWITCH_LAYOUT_JS = """(function (gd, narrow, wide, below) {
+  if (!gd) { return; }
+  var box = gd.parentElement && gd.parentElement.style.height ? gd.parentElement : gd;
+  var isNarrow = false, wideHeight = box.style.height;
+  function fit() {
+    var want = gd.offsetWidth > 0 && gd.offsetWidth < below;
+    if (want === isNarrow) { return; }
+    isNarrow = want;
+    box.style.height = want ? narrow.height + "px" : wideHeight;
+    Plotly.relayout(gd, want ? narrow : wide);
+  }
+  fit();
+  window.addEventListener("resize", fit);
+})(document.getElementById("{plot_id}"), %s, %s, %d);"""
+
+
+def book_layouts(fig_dict) -> tuple[dict, dict, dict]:
+    """The figure as the book draws it first (its texts wrapped to fit the desktop column),
+    the relayout to its narrow layout, and the relayout back (emu.narrow)."""
+    import copy
+
+    from .narrow import fit_wide, narrow_layout, wide_layout
+
+    fitted = fit_wide(fig_dict)
+    narrow = narrow_layout(fig_dict)
+    wide = {**wide_layout(fig_dict, narrow),
+            **{key: value for key, value in fitted.items() if key in narrow}}
+    drawn = copy.deepcopy(fig_dict)
+    fig = go.Figure(drawn) if fitted else None
+    if fig is not None:
+        for key, value in fitted.items():
+            fig.layout[key] = value
+        drawn = fig.to_dict()
+    return drawn, narrow, wide
+
+
+def switch_layout_script(narrow: dict, wide: dict) -> str:
+    """The script that gives a drawn figure its narrow layout on narrow screens."""
+    import json
+
+    from .narrow import NARROW_BELOW_PX
+
+    return _SWITCH_LAYOUT_JS % (json.dumps(narrow), json.dumps(wide), NARROW_BELOW_PX)
+
+
 class BookHTMLRenderer(MimetypeRenderer):
-    """Figure as HTML without plotly.js: the book page supplies plotly.js."""
+    """Figure as HTML without plotly.js (the book page supplies plotly.js), fitted to the
+    desktop column and switching to its narrow layout on phones (emu.narrow)."""
 
     def to_mimebundle(self, fig_dict):
+        fig_dict, narrow, wide = book_layouts(fig_dict)
         html = pio.to_html(
             fig_dict,
             full_html=False,
             include_plotlyjs=False,
             include_mathjax=False,
             validate=False,
-            config={"displaylogo": False, "responsive": True},
+            config=CONFIG,
+            post_script=switch_layout_script(narrow, wide),
         )
         return {"text/html": html}
 
@@ -102,8 +159,18 @@ def setup(renderer: str | None = None) -> None:
         pio.renderers.default = renderer
     elif building_book():
         pio.renderers.default = RENDERER
+    _hide_cloud_buttons()
     _register_template()
     pio.templates.default = f"plotly_white+{TEMPLATE}"
+
+
+def _hide_cloud_buttons() -> None:
+    """The same mode bar (CONFIG) in the live renderers that take a config (JupyterLab's,
+    Colab's, the classic Notebook's)."""
+    for name in pio.renderers.default.split("+"):
+        current = pio.renderers[name] if name in pio.renderers else None
+        if isinstance(getattr(current, "config", None), dict):
+            current.config.update({k: v for k, v in CONFIG.items() if k != "responsive"})
 
 
 def style(fig: go.Figure, title: str | None = None, x: str | None = None,

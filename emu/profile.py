@@ -68,6 +68,23 @@ def names():
     return sorted(p.stem for p in FOLDER.glob("*.toml"))
 
 
+def section_table(name, section):
+    """One table of a profile (``alignment``, ``l2_store_queues``...) for reading: a row per
+    parameter with its value and whether it is an estimate (named in the table's
+    ``unverified`` list); the table's source in ``.attrs["source"]``."""
+    import pandas as pd
+
+    table = load(name).raw.get(section)
+    if not isinstance(table, dict):
+        raise ValueError(f"profile {name!r} has no table [{section}]")
+    unverified = set(table.get("unverified", ()))
+    rows = [{"parameter": key, "value": value, "estimate": key in unverified}
+            for key, value in table.items() if key not in ("source", "unverified")]
+    frame = pd.DataFrame(rows, columns=["parameter", "value", "estimate"])
+    frame.attrs["source"] = table.get("source", "")
+    return frame
+
+
 def parse_cache_spec(spec, base=None):
     """'LEVEL:SIZE:WAYS:LINE[:POLICY]' -> CacheLevel; other settings from the base profile."""
     parts = spec.split(":")

@@ -237,3 +237,15 @@ def test_extended_spr_moves_cost_like_mtspr_mfspr():
     assert charged(p750, "mtctr 3") == p750.costs["mnemonics"]["mtspr"] == 2
     assert charged(p750, "mflr 3") == p750.costs["mnemonics"]["mfspr"] == 2
     assert charged(p4, "mtlr 3") == p4.costs["mnemonics"]["mtspr"] == 3
+
+
+def test_a_section_as_a_table_marks_its_estimates():
+    from emu.profile import section_table
+
+    t = section_table("power4", "l2_store_queues")
+    assert list(t["parameter"]) == ["slices", "entries", "service"]
+    assert list(t["value"]) == [3, 4, 12]
+    assert list(t["estimate"]) == [False, True, True]          # entries, service: estimates
+    assert t.attrs["source"].startswith("Mackerras 2003 section 3.1")
+    with pytest.raises(ValueError, match=r"no table \[nothing\]"):
+        section_table("power4", "nothing")
