@@ -34,6 +34,7 @@ MIN_PANEL_PX = 220      # the least height of one panel's plot area
 PANEL_GAP_PX = 56       # between stacked panels: the upper one's tick labels, the next title
 CATEGORY_LABEL_PX = 120  # category labels beside horizontal bars wrap at this width
 CATEGORY_LABEL_MIN_PX = 48  # labels under vertical bars wrap at their share, or this
+WIDE_LABEL_SHARE = 0.4  # on a desktop, labels beside horizontal bars wrap past this share
 MARGIN_PX = 8
 
 _AXIS = re.compile(r"^[xy]axis\d*$")
@@ -186,13 +187,12 @@ def _panel_px(fig, y_axis: str, label_lines: int) -> int:
     return max(MIN_PANEL_PX, rows * (label_lines * (FONT_PX + 3) + 8) + 16)
 
 
-def _wrapped_categories(fig, axis: str, width_px: float) -> dict:
+def _wrapped_categories(fig, axis: str, width_px: float, font: float = FONT_PX - 1) -> dict:
     """Tick labels for a category axis whose labels are wider than ``width_px``: the same
     categories, their labels wrapped. Under vertical bars (an x axis) only when every word
     fits: plotly turns labels that do not, and a turned label reads better whole."""
     labels = categories(fig, axis)
     spec = _layout(fig).get(axis, {})
-    font = FONT_PX - 1
     if not labels or "ticktext" in spec or max(text_px(x, font) for x in labels) <= width_px:
         return {}
     if axis[0] == "x" and max(text_px(w, font) for x in labels for w in x.split()) > width_px:
@@ -371,7 +371,17 @@ def fit_wide(fig, width_px: float = WIDE_PX) -> dict:
             if text != annotation["text"]:
                 patch[f"annotations[{index}].text"] = text
             panel_lines = max(panel_lines, line_count(text) * (size + 4))
-        labels = _label_px(fig, y, font) + 60           # y tick labels and title
+        # category labels beside horizontal bars wider than WIDE_LABEL_SHARE of the
+        # column: plotly's automargin stops short of them and cuts them off at the left
+        wrapped = _wrapped_categories(fig, y, WIDE_LABEL_SHARE * width_px, font)
+        if wrapped:
+            patch.update(wrapped)
+            lines = max(map(line_count, wrapped[f"{y}.ticktext"]))
+            rows = len(categories(fig, y))
+            needed = rows * (lines * (font + 3) + 6) + 160     # the title, x axis, legend
+            if needed > int(layout.get("height") or 450):
+                patch["height"] = needed
+        labels = min(_label_px(fig, y, font), WIDE_LABEL_SHARE * width_px) + 60
         plot = (x1 - x0) * (width_px - labels)
         room = plot + 2 * min(labels, 40)               # a centred title may overhang a little
         axis_title = _text(lookup(layout, f"{x}.title"))

@@ -148,3 +148,20 @@ def test_desktop_fit_wraps_only_what_would_be_cut_off():
     assert patch["title.subtitle.text"] == "" and patch["title.automargin"] is True
     assert patch["title.pad.b"] > 2 * 16                      # room for the panel titles
     apply(long, patch)
+
+
+def test_desktop_fit_wraps_long_labels_beside_bars_and_makes_room():
+    # the scorecard's claims beside horizontal bars: a label of ~90 characters is wider than
+    # plotly's automargin allows in a 640 px column, and was cut off at the left
+    claims = ["Dougan 1999: idle task clears pages through the cache, the pages used: "
+              "time / no clearing", "short"]
+    fig = go.Figure(go.Bar(x=[1, 2], y=claims, orientation="h"))
+    fig.update_layout(height=120 + 34 * 2, font_size=12)
+    patch = narrow.fit_wide(fig, width_px=640)
+    text = patch["yaxis.ticktext"]
+    assert text[1] == "short" and patch["yaxis.tickvals"] == claims
+    assert all(narrow.text_px(line, 12) <= 0.4 * 640 for line in text[0].split("<br>"))
+    lines = narrow.line_count(text[0])
+    assert lines == 3                                       # ~560 px into 256 px lines
+    assert patch["height"] == 2 * (lines * (12 + 3) + 6) + 160
+    assert narrow.fit_wide(go.Figure(go.Bar(x=[1], y=["short"], orientation="h"))) == {}
