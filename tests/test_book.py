@@ -410,8 +410,10 @@ def test_launch_links_are_well_formed(book_html):
     colab = config["launch_buttons"]["colab_url"].rstrip("/")
     notebooks, _ = book_pages(book_html)
     for rel in notebooks:
-        notebook = rel[:-len(".html")] + ".ipynb"
-        assert (REPO / notebook).is_file()
+        # the page's own source: a notebook, or a MyST markdown notebook (teachers.md)
+        sources = [rel[:-len(".html")] + suffix for suffix in (".ipynb", ".md")]
+        notebook = next((s for s in sources if (REPO / s).is_file()), None)
+        assert notebook, f"{rel}: no source among {sources}"
         hrefs = set(re.findall(r'href="(https?://[^"]+)"', (book_html / rel).read_text()))
         want = {f"{binder}/v2/gh/{owner_repo}/{branch}?urlpath=lab/tree/{notebook}",
                 f"{colab}/github/{owner_repo}/blob/{branch}/{notebook}", repo}
