@@ -174,15 +174,24 @@ def _set_value(lines, table, key, value, profile):
     raise ValueError(f"table {header} of profile {profile} has no key {key!r}")
 
 
+_variants = None          # the process's folder of profile variants, removed at its exit
+
+
+def _variant_folder():
+    global _variants
+    if _variants is None:
+        import tempfile
+        _variants = tempfile.TemporaryDirectory(prefix="emu-profiles-")
+    return Path(_variants.name)
+
+
 def variant(name, changes, folder=None):
     """A copy of the profile ``name`` with some of its values changed: the path of the new
-    TOML file (in ``folder``, or a new temporary folder), which ``Machine``, ``copybench`` and
+    TOML file (in ``folder``, or a temporary folder removed when the process ends), which ``Machine``, ``copybench`` and
     the kernel workloads take wherever they take a profile's name. ``changes`` maps
     ``"table.key"`` to the new value, e.g. ``{"l2_store_queues.entries": 6}`` or
     ``{"costs.mnemonics.lock": 50}``. Everything else, comments and sources included, is the
     original's; the copy is checked as any profile is (``load``)."""
-    import tempfile
-
     source = load(name)                           # a bad name is refused here
     if not isinstance(changes, dict) or not changes:
         raise ValueError("changes: give a dict of 'table.key': value, e.g. "
@@ -194,7 +203,7 @@ def variant(name, changes, folder=None):
         if not table:
             raise ValueError(f"{dotted!r}: name the table and the key, e.g. 'memory.latency'")
         _set_value(lines, table, key, value, source.name)
-    folder = Path(folder) if folder is not None else Path(tempfile.mkdtemp(prefix="profile-"))
+    folder = Path(folder) if folder is not None else _variant_folder()
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / f"{source.name}-variant-{len(list(folder.glob('*.toml')))}.toml"
     target.write_text("\n".join(lines), encoding="utf-8")
