@@ -410,8 +410,11 @@ def test_launch_links_are_well_formed(book_html):
     colab = config["launch_buttons"]["colab_url"].rstrip("/")
     notebooks, _ = book_pages(book_html)
     for rel in notebooks:
-        notebook = rel[:-len(".html")] + ".ipynb"
-        assert (REPO / notebook).is_file()
+        # the page's source: a notebook, or a MyST text notebook (book/teachers.md), which
+        # the build also copies to _sources as .ipynb
+        sources = [rel[:-len(".html")] + s for s in (".ipynb", ".md")]
+        notebook = next((s for s in sources if (REPO / s).is_file()), None)
+        assert notebook, f"{rel}: no source among {sources}"
         hrefs = set(re.findall(r'href="(https?://[^"]+)"', (book_html / rel).read_text()))
         want = {f"{binder}/v2/gh/{owner_repo}/{branch}?urlpath=lab/tree/{notebook}",
                 f"{colab}/github/{owner_repo}/blob/{branch}/{notebook}", repo}
