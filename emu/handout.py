@@ -176,13 +176,36 @@ def handout(chapters, course):
     return made
 
 
-_EXERCISE = re.compile(r"^(`{3,}|:{3,})\{exercise\}[ \t]*(?P<title>.*)$", re.M)
 _LABEL = re.compile(r"^:label:[ \t]*(?P<label>\S+)", re.M)
+# an exercise left to the teacher's reading says why, in a MyST comment inside its block:
+# % not graded: an explanation, no number to check
+_NOT_GRADED = re.compile(r"^%[ \t]*not graded:[ \t]*(?P<why>.+?)[ \t]*$", re.M)
+
+
+def exercise_blocks(markdown):
+    """[(title, label, why not graded)] of the ``{exercise}`` blocks of a Markdown text (label
+    and reason "" when the block has none)."""
+    blocks, lines, i = [], markdown.split("\n"), 0
+    while i < len(lines):
+        opened = _OPEN.match(lines[i].strip())
+        if not opened or opened["name"] != "exercise":
+            i += 1
+            continue
+        fence, end = opened["fence"], i + 1
+        while end < len(lines) and lines[end].strip() != fence:
+            end += 1
+        body = "\n".join(lines[i + 1:end])
+        label, why = _LABEL.search(body), _NOT_GRADED.search(body)
+        title = lines[i].strip()[opened.end():].strip()
+        blocks.append((title, label["label"] if label else "", why["why"] if why else ""))
+        i = end + 1
+    return blocks
 
 
 def exercise_table(folder):
     """Every exercise of the chapter notebooks under ``folder``: chapter (assignment id),
-    label, title, and the points nbgrader gives it (0: a written answer, not graded)."""
+    label, title, the points nbgrader gives it (0: read, not graded) and, for an exercise
+    that is not graded, why (its ``% not graded:`` line)."""
     import pandas as pd
     rows = []
     for chapter in sorted(Path(folder).glob("**/*.ipynb")):
@@ -193,11 +216,9 @@ def exercise_table(folder):
         for cell in nb["cells"]:
             if cell.get("cell_type") != "markdown":
                 continue
-            text = "".join(cell.get("source", ""))
-            for opened in _EXERCISE.finditer(text):
-                label = _LABEL.search(text, opened.end())
-                label = label["label"] if label else ""
+            for title, label, why in exercise_blocks("".join(cell.get("source", ""))):
                 rows.append({"chapter": assignment_id(chapter), "exercise": label,
-                             "title": opened["title"].strip(),
-                             "points": points.get(label, 0)})
-    return pd.DataFrame(rows, columns=["chapter", "exercise", "title", "points"])
+                             "title": title, "points": points.get(label, 0),
+                             "not graded because": why})
+    return pd.DataFrame(rows, columns=["chapter", "exercise", "title", "points",
+                                       "not graded because"])

@@ -147,6 +147,73 @@ def load(name):
         raise ValueError(f"profile {path.name} lacks the key {e}") from None
 
 
+
+def _toml_value(value):
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    raise ValueError(f"a profile value must be a number or true/false, not {value!r}")
+
+
+def _set_value(lines, table, key, value, profile):
+    """Set ``key`` of ``[table]`` in a profile's lines, keeping the line's comment."""
+    import re
+    header = f"[{table}]"
+    starts = [i for i, line in enumerate(lines) if line.strip() == header]
+    if not starts:
+        raise ValueError(f"profile {profile} has no table {header}")
+    setting = re.compile(rf"^(\s*{re.escape(key)}\s*=\s*)([^#]*?)(\s*(#.*)?)$")
+    for i in range(starts[0] + 1, len(lines)):
+        if lines[i].lstrip().startswith("["):             # the next table: not found
+            break
+        found = setting.match(lines[i])
+        if found:
+            lines[i] = found[1] + _toml_value(value) + found[3]
+            return
+    raise ValueError(f"table {header} of profile {profile} has no key {key!r}")
+
+
+_variants = None          # the process's folder of profile variants, removed at its exit
+
+
+def _variant_folder():
+    global _variants
+    if _variants is None:
+        import tempfile
+        _variants = tempfile.TemporaryDirectory(prefix="emu-profiles-")
+    return Path(_variants.name)
+
+
+def variant(name, changes, folder=None):
+    """A copy of the profile ``name`` with some of its values changed: the path of the new
+    TOML file (in ``folder``, or a temporary folder removed when the process ends), which ``Machine``, ``copybench`` and
+    the kernel workloads take wherever they take a profile's name. ``changes`` maps
+    ``"table.key"`` to the new value, e.g. ``{"l2_store_queues.entries": 6}`` or
+    ``{"costs.mnemonics.lock": 50}``. Everything else, comments and sources included, is the
+    original's; the copy is checked as any profile is (``load``)."""
+    source = load(name)                           # a bad name is refused here
+    if not isinstance(changes, dict) or not changes:
+        raise ValueError("changes: give a dict of 'table.key': value, e.g. "
+                         "{'l2_store_queues.entries': 6}")
+    path = Path(name) if Path(name).suffix else FOLDER / f"{name}.toml"
+    lines = path.read_text(encoding="utf-8").split("\n")
+    for dotted, value in changes.items():
+        table, _, key = str(dotted).rpartition(".")
+        if not table:
+            raise ValueError(f"{dotted!r}: name the table and the key, e.g. 'memory.latency'")
+        _set_value(lines, table, key, value, source.name)
+    folder = Path(folder) if folder is not None else _variant_folder()
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / f"{source.name}-variant-{len(list(folder.glob('*.toml')))}.toml"
+    target.write_text("\n".join(lines), encoding="utf-8")
+    try:
+        load(target)                              # a value the model cannot take is refused
+    except ValueError:
+        target.unlink()
+        raise
+    return target
+
 ISAS = ("ppc32", "ppc64", "arm", "x86")
 # the largest cycle count a profile may give one event: no latency of a modelled machine comes
 # near it, and the model's 64-bit counters cannot wrap from it (an int64 latency wrapped)

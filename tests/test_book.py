@@ -410,8 +410,9 @@ def test_launch_links_are_well_formed(book_html):
     colab = config["launch_buttons"]["colab_url"].rstrip("/")
     notebooks, _ = book_pages(book_html)
     for rel in notebooks:
-        # the page's own source: a notebook, or a MyST markdown notebook (teachers.md)
-        sources = [rel[:-len(".html")] + suffix for suffix in (".ipynb", ".md")]
+        # the page's source: a notebook, or a MyST text notebook (book/teachers.md), which
+        # the build also copies to _sources as .ipynb
+        sources = [rel[:-len(".html")] + s for s in (".ipynb", ".md")]
         notebook = next((s for s in sources if (REPO / s).is_file()), None)
         assert notebook, f"{rel}: no source among {sources}"
         hrefs = set(re.findall(r'href="(https?://[^"]+)"', (book_html / rel).read_text()))
@@ -583,7 +584,7 @@ def test_plain_numbers_for_glue():
 @pytest.mark.book
 def test_exercises_are_numbered_per_chapter_page(book_html):
     """Each page's exercises count from 1 after the page's own number (issue 17: they ran
-    across the whole book): Exercise 1.1 in chapter 1, Exercise 3.5.1 on page 3.5."""
+    across the whole book): Exercise 1.1 in chapter 1, Exercise 3.1.1 on page 3.1."""
     import re
     notebooks, _ = book_pages(book_html)
     pages_with_exercises = 0
@@ -597,3 +598,30 @@ def test_exercises_are_numbered_per_chapter_page(book_html):
         assert number, f"{rel}: exercises on a page without a number"
         assert titles == [f"{number[1]}.{k}" for k in range(1, len(titles) + 1)], rel
     assert pages_with_exercises >= 10
+
+
+@pytest.mark.book
+def test_a_papers_pages_count_from_one_and_answers_show_no_markers(book_html):
+    """Issue 17: the chapter index pages' own headings took the numbers 3.1-3.4, so a paper's
+    first page was 3.5; they are rubrics now, so its pages are N.1, N.2, ... in the sidebar
+    and in their titles. The answer cells show no nbgrader markers, the check cells and the
+    exercises' '% not graded' lines are not on the pages."""
+    import re
+    chapters = sorted(p.parent for p in (book_html / "notebooks").glob("*/index.html"))
+    assert len(chapters) >= 3
+    for chapter in chapters:
+        index = (chapter / "index.html").read_text(encoding="utf-8")
+        number = re.search(r'<h1>[^<]*<span class="section-number">([0-9]+)\. </span>', index)
+        assert number, f"{chapter.name}: the chapter has no number"
+        assert 'class="rubric"' in index and '<h2><span class="section-number">' not in index
+        links = re.findall(r'<a class="reference internal" href="([0-9][^"/]*\.html)">'
+                           r'([0-9.]+)\. ', index)
+        assert links, f"{chapter.name}: no section pages in the sidebar"
+        assert [n for _, n in links] == [f"{number[1]}.{k}" for k in range(1, len(links) + 1)]
+        first = (chapter / links[0][0]).read_text(encoding="utf-8")
+        assert f'<span class="section-number">{number[1]}.1. </span>' in first
+    notebooks, _ = book_pages(book_html)
+    for rel in notebooks:
+        text = (book_html / rel).read_text(encoding="utf-8")
+        for hidden in ("BEGIN SOLUTION", "END SOLUTION", "HIDDEN TESTS", "not graded:"):
+            assert hidden not in text, f"{rel}: {hidden!r} on the page"

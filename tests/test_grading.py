@@ -16,7 +16,8 @@ from emu.__main__ import main
 from emu.grading import find_assignment, submissions
 from emu.machine import InstructionLimitExceeded, Machine
 
-TOOLKIT = Path(__file__).resolve().parent.parent / "notebooks" / "00-toolkit.ipynb"
+NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+TOOLKIT = NOTEBOOKS / "00-toolkit.ipynb"
 NAME = "00-toolkit"
 
 
@@ -25,11 +26,11 @@ def answer_cells(notebook):
             if c["metadata"].get("nbgrader", {}).get("solution")}
 
 
-def submission(course, folder, student, answers):
+def submission(course, folder, student, answers, name=NAME):
     """The student notebook with each answer cell's code replaced: by ``answers[grade id]``,
     or else by the reference solution (the source's code without nbgrader's markers)."""
-    source = json.loads((course / "source" / NAME / f"{NAME}.ipynb").read_text())
-    released = json.loads((course / "release" / NAME / f"{NAME}.ipynb").read_text())
+    source = json.loads((course / "source" / name / f"{name}.ipynb").read_text())
+    released = json.loads((course / "release" / name / f"{name}.ipynb").read_text())
     reference = answer_cells(source)
     for grade_id, cell in answer_cells(released).items():
         code = "".join(reference[grade_id]["source"])
@@ -113,3 +114,24 @@ def test_the_instruction_ceiling_stops_a_run_and_says_whose_it_is(monkeypatch):
     monkeypatch.delenv("EMU_MAX_INSTRUCTIONS")
     with pytest.raises(InstructionLimitExceeded, match="limit is 5,000\\)"):
         m.call("loop", limit=5000)          # no ceiling: the call's own limit
+
+
+def test_an_answer_one_step_off_the_models_boundary_scores_nothing(tmp_path):
+    """Mackerras 2003's copy exercises: the hidden checks run the model again at the answer
+    and one step beside it, so answers one step off (a queue one entry short, a trap one cycle
+    too dear, a size 8 bytes short) pass the public checks and score nothing."""
+    course, name = tmp_path / "course", "mackerras2003-02-memory-copying"
+    assert main(["handout", str(NOTEBOOKS / "mackerras2003" / "02-memory-copying.ipynb"),
+                 "-o", str(course)]) == 0
+    subs = tmp_path / "submitted"
+    subs.mkdir()
+    submission(course, subs, "off", {
+        "mack-copy-ex1-answer": "entries_needed, longest_service = 5, 10",
+        "mack-copy-ex2-answer": "break_even_cycles = 4",
+        "mack-copy-ex3-answer": "largest_win_32 = 328"}, name=name)
+    scores = tmp_path / "scores.csv"
+    assert main(["grade", str(course), str(subs), "-o", str(scores)]) == 0
+    with open(scores, newline="") as f:
+        row = next(csv.DictReader(f))
+    assert [float(row[c]) for c in ("mack-copy-ex1", "mack-copy-ex2", "mack-copy-ex3",
+                                    "out_of")] == [0, 0, 0, 4]

@@ -6,7 +6,8 @@ from pathlib import Path
 import pytest
 
 from emu.__main__ import main
-from emu.handout import assignment_id, exercises, strip_solutions, without_solutions
+from emu.handout import (assignment_id, exercise_blocks, exercise_table, exercises,
+                         strip_solutions, without_solutions)
 
 REPO = Path(__file__).resolve().parent.parent
 CHAPTERS = sorted(REPO.glob("notebooks/**/*.ipynb"))
@@ -103,4 +104,25 @@ def test_the_books_chapters_lose_their_written_solutions():
         text = json.dumps(nb)
         assert "{solution}" not in text, chapter
         graded += len(exercises(nb))
-    assert graded >= 3
+    assert graded >= 25
+
+
+def test_exercise_blocks_give_title_label_and_why_not_graded():
+    essay = ("```{exercise} Why\n:label: ex2\nExplain.\n\n"
+             "% not graded: an explanation  \n```")
+    text = f"## Exercises\n\n{EXERCISE}\n\n{SOLUTION}\n\n{essay}\n\n```{{exercise}}\nNo label.\n```"
+    assert exercise_blocks(text) == [("Sum", "ex1", ""), ("Why", "ex2", "an explanation"),
+                                     ("", "", "")]
+    # a reason outside its exercise's block belongs to no exercise
+    assert exercise_blocks(f"{EXERCISE}\n% not graded: stray") == [("Sum", "ex1", "")]
+
+
+def test_every_exercise_of_the_book_is_graded_or_says_why_not():
+    table = exercise_table(REPO / "notebooks")
+    assert len(table) >= 30 and table["exercise"].is_unique
+    read = table[table["points"] == 0]
+    assert (read["not graded because"] != "").all(), \
+        f"exercises read without a reason: {list(read[read['not graded because'] == '']['exercise'])}"
+    graded = table[table["points"] > 0]
+    assert (graded["not graded because"] == "").all(), "a graded exercise with a reason not to be"
+    assert len(graded) > 3 * len(read)
