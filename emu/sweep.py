@@ -89,6 +89,8 @@ def run(function, points, executor=None, workers=None, progress=None, descriptio
     try:
         if executor == SERIAL:
             return _run_serial(function, points, bar)
+        if executor is None and not _main_importable():
+            return _run_serial(function, points, bar)
         payload = _dumps(function)
         if executor is None:
             return _run_pool(payload, points, workers, bar)
@@ -163,6 +165,14 @@ def _run_serial(function, points, bar):
         results.append(_unwrap(_outcome(function, p), i, points))
         _advance(bar)
     return results
+
+
+def _main_importable():
+    """Can the workers import the caller's main script? They do, by its path, as
+    multiprocessing's do; a script read from standard input (``python - <<EOF``) names a
+    file, ``<stdin>``, that does not exist, and its sweeps run in the caller instead."""
+    path = getattr(sys.modules.get("__main__"), "__file__", None)
+    return path is None or os.path.isfile(path)
 
 
 def _pool_context():

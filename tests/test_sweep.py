@@ -145,3 +145,16 @@ def test_progress_bar_text_outside_jupyter_and_none_in_the_book_build(capsys, mo
     assert sweep._progress_bar(3, None, "x") is None
     sweep.run(lambda n: n, sweep.grid(n=[1, 2, 3]), executor="serial", progress=False)
     assert capsys.readouterr().err == ""
+
+
+def test_a_script_on_standard_input_sweeps_in_the_caller():
+    # multiprocessing's workers import the main script by its path; read from standard
+    # input it is '<stdin>', no file, and every worker died (BrokenProcessPool)
+    import subprocess
+    import sys
+    script = ("from emu import sweep\n"
+              "print(sweep.run(pow, sweep.grid(base=[2, 3], exp=[2, 10]), progress=False))\n")
+    done = subprocess.run([sys.executable, "-"], input=script, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[4, 1024, 9, 59049]"
