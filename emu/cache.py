@@ -149,9 +149,10 @@ H_STOP_ASKED, H_HALTED = 176, 177
 # the BATs a software-loaded TLB's model knows (their address, 0: none) and the accesses
 # they translated (emu.kernel.entry)
 H_BATS, H_BAT_HITS = 178, 179
-# the span of the code a core ran outside the loaded programs (0, 0: none), so that bytes the
-# host writes over it are not run stale from Unicorn's translations (Machine.write)
-H_FOREIGN_LO, H_FOREIGN_HI = 180, 181
+# scratch words (st[H_SCRATCH] + k) shared by every core: the span of the code any core ran
+# outside the loaded programs (0, 0: none), so that bytes the host writes over it are not
+# run stale from Unicorn's translations (Machine.write). Words 0-6: emu.softtlb, emu.hash64
+S_FOREIGN_LO, S_FOREIGN_HI, SCRATCH_WORDS = 7, 8, 9
 BAT_VS, BAT_VP, BAT_START, BAT_SIZE, BAT_WORDS, BATS_PER_SIDE = 0, 1, 2, 3, 4, 4
 SEEN_ENTRIES = 4096
 M_BUS_FREE, MACHINE_WORDS = 0, 4
@@ -423,7 +424,7 @@ class Layout:
         segments = size                 # per core: 16 segment registers, or the SLB
         size += segment_words * cores
         scratch = size
-        size += 8 + extra
+        size += SCRATCH_WORDS + extra
         queues = _check_store_queues(store_queues, levels)
         sq_at = size
         size += queues[0] * queues[1]

@@ -551,15 +551,20 @@ class Machine:
     def _forget_translations(self, address, size):
         """Unicorn keeps the code it translated until the guest stores over it (or, on
         several cores, not even then: see emu.parallel); bytes the host writes over code
-        would run stale, silently. Over the code region, or code a core ran outside it
-        (H_FOREIGN_LO/HI), every core's translations of [address, address + size) go."""
+        would run stale, silently. Over code, every core's translations of
+        [address, address + size) go."""
         end = address + size
-        spans = [(self.code_base, self.code_base + self.code_size)] + \
-            [(int(h[c.H_FOREIGN_LO]), int(h[c.H_FOREIGN_HI]))
-             for h in map(self.model.header, range(len(self.cpus)))]
-        if any(lo < end and address < hi for lo, hi in spans):
+        if self._ran_code_in(address, end):
             for uc in self.cpus:
                 uc.ctl_remove_cache(address, end)
+
+    def _ran_code_in(self, address, end):
+        """Does [address, end) overlap the code region, or the span of code the cores ran
+        outside it (emu.cache.S_FOREIGN_LO/HI)?"""
+        scratch = self.state[c.H_SCRATCH]
+        spans = ((self.code_base, self.code_base + self.code_size),
+                 (self.state[scratch + c.S_FOREIGN_LO], self.state[scratch + c.S_FOREIGN_HI]))
+        return any(lo < end and address < hi for lo, hi in spans)
 
     def read(self, address, size):
         if self._ram_low <= address and address + size <= len(self._ram_view) and size >= 0:
@@ -765,11 +770,7 @@ class Machine:
                 pc = self.extable.resume(self)
                 if pc is None:
                     raise self._describe_fault(error) from None
-        if self._fault is not None:
-            if self._fault[0] == "raise":
-                raise self._fault[1]
-            raise self._describe_fault(None)
-        self._check_stop()
+        self._raise_stop()
         if self._pc() != HALT and not st[c.H_STOP_ASKED]:
             raise self._halted(self._pc())     # no one stopped it: the guest halted its CPU
         return self._result(entry, args)
@@ -869,6 +870,15 @@ class Machine:
         reg = {"ppc32": ppc_const.UC_PPC_REG_3, "ppc64": ppc_const.UC_PPC_REG_3,
                "arm": arm_const.UC_ARM_REG_R0, "x86": x86_const.UC_X86_REG_EAX}[self.isa]
         return self.uc.reg_read(reg)
+
+    def _raise_stop(self):
+        """Raise what the last run recorded as the reason it stopped: a fault a hook noted,
+        or a stop the model asked for (_check_stop); nothing if it recorded none."""
+        if self._fault is not None:
+            if self._fault[0] == "raise":
+                raise self._fault[1]
+            raise self._describe_fault(None)
+        self._check_stop()
 
     def _pc(self):
         return self.uc.reg_read(PC_REGISTERS[self.isa])

@@ -218,11 +218,7 @@ def run_parallel(machine, calls, quantum=DEFAULT_QUANTUM, limit=None, cold=False
             elif code == RUN_ERROR:
                 raise machine._describe_fault(UcError(int(error.value)))
             else:
-                if machine._fault is not None:
-                    if machine._fault[0] == "raise":
-                        raise machine._fault[1]
-                    raise machine._describe_fault(None)
-                machine._check_stop()
+                machine._raise_stop()
                 raise RuntimeError(f"core {k} stopped at {machine._pc():#x} for no reason "
                                    "the model recorded")
     finally:
@@ -427,12 +423,8 @@ def run_tasks(machine, tasks, quantum=DEFAULT_QUANTUM, limit=None):
 
 def _stop_reason(machine):
     """The exception a stopped core's state describes (it stopped for one)."""
-    if machine._fault is not None:
-        if machine._fault[0] == "raise":
-            return machine._fault[1]
-        return machine._describe_fault(None)
     try:
-        machine._check_stop()
+        machine._raise_stop()
     except Exception as error:                  # noqa: BLE001 (it is what we return)
         return error
     return RuntimeError(f"core stopped at {machine._pc():#x} for no reason the model "

@@ -652,11 +652,7 @@ class Entry:
             m.uc.emu_start(pc, self.stop)
         except UcError as error:
             raise m._describe_fault(error) from None
-        if m._fault is not None:
-            if m._fault[0] == "raise":
-                raise m._fault[1]
-            raise m._describe_fault(None)
-        m._check_stop()
+        m._raise_stop()
         at = m.uc.reg_read(ppc_const.UC_PPC_REG_PC)
         if at != self.stop:
             raise KernelError(f"a user run stopped at {at:#x} ({m.symbolize(at)}), not at "

@@ -181,12 +181,14 @@ EXPORT void outer_cache_hook(uc_engine *uc, int access, u64 address, int size, i
         st[H_CYCLES] += stall;
 }
 
-/* Code ran at [address, address + size), outside the loaded programs: its span grows */
+/* Code ran at [address, address + size), outside the loaded programs: the machine's span
+ * of such code grows */
 static void note_foreign(i64 *st, i64 address, i64 size) {
-    if (st[H_FOREIGN_HI] == 0 || address < st[H_FOREIGN_LO])
-        st[H_FOREIGN_LO] = address;
-    if (address + size > st[H_FOREIGN_HI])
-        st[H_FOREIGN_HI] = address + size;
+    i64 *span = st + st[H_SCRATCH];
+    if (span[S_FOREIGN_HI] == 0 || address < span[S_FOREIGN_LO])
+        span[S_FOREIGN_LO] = address;
+    if (address + size > span[S_FOREIGN_HI])
+        span[S_FOREIGN_HI] = address + size;
 }
 
 /* The model's part of one basic block; returns true to stop the machine */

@@ -56,7 +56,7 @@ enum {
     H_SAMPLE_EVENTS, H_EVENT_NEXT, H_EVENT_PENDING, H_EVENTS,
     H_CHIP, H_CHIPS_PER_MODULE, H_ON_MODULE, H_OFF_MODULE, H_INTERVENTIONS,
     H_SEEN, H_SEEN_N, H_READ_SIGNATURE, H_LAST_READ_SIGNATURE, H_CODE_TOP, H_SOFTTLB,
-    H_STOP_ASKED, H_HALTED, H_BATS, H_BAT_HITS, H_FOREIGN_LO, H_FOREIGN_HI,
+    H_STOP_ASKED, H_HALTED, H_BATS, H_BAT_HITS,
     HEADER = 192
 };
 /* ---- the machine's own words (st[H_MACHINE] + M_*): the bus */
@@ -122,9 +122,13 @@ enum { DENY_WRITE = 1, DENY_FETCH = 2, IS_SECTION = 4, DENY_READ = 8 };
 enum { FSR_TRANSLATION_SECTION = 0x5, FSR_TRANSLATION_PAGE = 0x7,
        FSR_PERMISSION_SECTION = 0xD, FSR_PERMISSION_PAGE = 0xF };
 
-/* ---- scratch words (st[H_SCRATCH] + k) */
+/* ---- scratch words (st[H_SCRATCH] + k), one set for the machine: every core's header
+ * points at the same words. S_FOREIGN_LO/HI: the span of the code any core ran outside the
+ * loaded programs (0, 0: none), so that bytes the host writes over it are not run stale
+ * from Unicorn's translations (Machine.write) */
 enum { S_REGISTER = 0, S_BLOCK_START = 1, S_BLOCK_END = 2, S_DIVERGED = 3,
-       S_SLB_PC = 4, S_SLB_RS = 5, S_SLB_RB = 6 };
+       S_SLB_PC = 4, S_SLB_RS = 5, S_SLB_RB = 6, S_FOREIGN_LO = 7, S_FOREIGN_HI = 8,
+       SCRATCH_WORDS = 9 };
 
 /* ---- the 32-bit hashed page table (emu.mmu) */
 #define PTE_VALID 0x80000000LL
