@@ -204,6 +204,30 @@ static i64 prefetch_line(i64 *st, i64 level, i64 address, bool hardware) {
 
 /* ------------------------------------------------------------------ the stream prefetcher */
 
+/* The stream following the page whose word is `key` (page + 1), or -1. A stream is made
+ * only for a page no stream has, so a key other than 0 (an unused stream's) is in one
+ * stream at most and the search stops at it; key 0 is the last of several. */
+static i64 stream_of(const i64 *streams, i64 n, i64 key) {
+    i64 found = -1;
+    for (i64 k = 0; k < n; k++) {
+        if (streams[4 * k] == key) {
+            found = k;
+            if (key != 0)
+                break;
+        }
+    }
+    return found;
+}
+
+/* The stream used least recently (the first of equals): the one a new stream replaces */
+static i64 oldest_stream(const i64 *streams, i64 n) {
+    i64 oldest = 0;
+    for (i64 k = 1; k < n; k++)
+        if (streams[4 * k + 3] < streams[4 * oldest + 3])
+            oldest = k;
+    return oldest;
+}
+
 /* Streams: (page, last line, direction: +1, -1 or 0 while unconfirmed, last use). A demand
  * access to the prefetcher's level: a miss near a stream's last line in the same page
  * confirms it; an access that follows a confirmed stream moves it on; a confirmed stream
@@ -214,18 +238,12 @@ static void stream_prefetch(i64 *st, i64 address, bool missed) {
     i64 line = address >> shift, page = address >> st[H_PF_PAGE_SHIFT];
     i64 *streams = st + st[H_PF];
     i64 n = st[H_PF_STREAMS];
-    i64 found = -1, oldest = 0;
     st[H_PF_CLOCK] += 1;
-    for (i64 k = 0; k < n; k++) {
-        if (streams[4 * k] == page + 1)
-            found = k;
-        if (streams[4 * k + 3] < streams[4 * oldest + 3])
-            oldest = k;
-    }
+    i64 found = stream_of(streams, n, page + 1);
     if (found < 0) {
         if (!missed)
             return;
-        i64 *s = streams + 4 * oldest;
+        i64 *s = streams + 4 * oldest_stream(streams, n);
         s[0] = page + 1, s[1] = line, s[2] = 0, s[3] = st[H_PF_CLOCK];
         return;
     }
