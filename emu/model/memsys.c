@@ -118,16 +118,25 @@ static void memory_write(i64 *st, i64 bytes) {
 
 /* ------------------------------------------------------------------ the store buffer */
 
+/* The ring's slot `k` places after `head` (both below `n`): a compare, not a division */
+static i64 ring_slot(i64 head, i64 k, i64 n) {
+    i64 slot = head + k;
+    return slot >= n ? slot - n : slot;
+}
+
 /* Completion cycles of the stores in the buffer, oldest first (a ring). Completed ones
  * leave; returns how many remain. */
 static i64 store_buffer_retire(i64 *st, i64 now) {
     i64 n = st[H_SB_ENTRIES];
-    i64 *sb = st + st[H_SB];
-    while (st[H_SB_COUNT] > 0 && sb[st[H_SB_HEAD]] <= now) {
-        st[H_SB_HEAD] = (st[H_SB_HEAD] + 1) % n;
-        st[H_SB_COUNT] -= 1;
+    const i64 *sb = st + st[H_SB];
+    i64 head = st[H_SB_HEAD], count = st[H_SB_COUNT];
+    while (count > 0 && sb[head] <= now) {
+        head = ring_slot(head, 1, n);
+        count -= 1;
     }
-    return st[H_SB_COUNT];
+    st[H_SB_HEAD] = head;
+    st[H_SB_COUNT] = count;
+    return count;
 }
 
 /* A store enters the buffer at `now`, to complete `latency` cycles later and not before the
@@ -144,9 +153,9 @@ static i64 store_buffer_push(i64 *st, i64 now, i64 latency) {
         store_buffer_retire(st, now + wait);
     }
     /* its line was requested at `now` (the read for ownership does not wait for the entry) */
-    i64 count = st[H_SB_COUNT];
-    i64 last = count ? sb[(st[H_SB_HEAD] + count - 1) % n] : 0;
-    sb[(st[H_SB_HEAD] + count) % n] = max64(now + latency, last);
+    i64 head = st[H_SB_HEAD], count = st[H_SB_COUNT];
+    i64 last = count ? sb[ring_slot(head, count - 1, n)] : 0;
+    sb[ring_slot(head, count, n)] = max64(now + latency, last);
     st[H_SB_COUNT] = count + 1;
     return wait;
 }
@@ -158,7 +167,7 @@ static i64 store_buffer_drain(i64 *st) {
         return 0;
     i64 now = st[H_CYCLES];
     i64 *sb = st + st[H_SB];
-    i64 last = sb[(st[H_SB_HEAD] + st[H_SB_COUNT] - 1) % st[H_SB_ENTRIES]];
+    i64 last = sb[ring_slot(st[H_SB_HEAD], st[H_SB_COUNT] - 1, st[H_SB_ENTRIES])];
     st[H_SB_COUNT] = 0;
     return last > now ? last - now : 0;
 }
