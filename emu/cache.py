@@ -149,6 +149,9 @@ H_STOP_ASKED, H_HALTED = 176, 177
 # the BATs a software-loaded TLB's model knows (their address, 0: none) and the accesses
 # they translated (emu.kernel.entry)
 H_BATS, H_BAT_HITS = 178, 179
+# the stream prefetcher's stream used last, which its search tries first (a hint: any
+# stream number is correct, only slower)
+H_PF_LAST = 180
 # scratch words (st[H_SCRATCH] + k) shared by every core: the span of the code any core ran
 # outside the loaded programs (0, 0: none), so that bytes the host writes over it are not
 # run stale from Unicorn's translations (Machine.write). Words 0-6: emu.softtlb, emu.hash64

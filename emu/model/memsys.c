@@ -215,8 +215,11 @@ static i64 prefetch_line(i64 *st, i64 level, i64 address, bool hardware) {
 
 /* The stream following the page whose word is `key` (page + 1), or -1. A stream is made
  * only for a page no stream has, so a key other than 0 (an unused stream's) is in one
- * stream at most and the search stops at it; key 0 is the last of several. */
-static i64 stream_of(const i64 *streams, i64 n, i64 key) {
+ * stream at most: the stream used last (`last`) is tried first, and the search stops at
+ * the match; key 0 is the last of several. */
+static i64 stream_of(const i64 *streams, i64 n, i64 key, i64 last) {
+    if (key != 0 && streams[4 * last] == key)
+        return last;
     i64 found = -1;
     for (i64 k = 0; k < n; k++) {
         if (streams[4 * k] == key) {
@@ -248,14 +251,17 @@ static void stream_prefetch(i64 *st, i64 address, bool missed) {
     i64 *streams = st + st[H_PF];
     i64 n = st[H_PF_STREAMS];
     st[H_PF_CLOCK] += 1;
-    i64 found = stream_of(streams, n, page + 1);
+    i64 found = stream_of(streams, n, page + 1, st[H_PF_LAST]);
     if (found < 0) {
         if (!missed)
             return;
-        i64 *s = streams + 4 * oldest_stream(streams, n);
+        i64 oldest = oldest_stream(streams, n);
+        i64 *s = streams + 4 * oldest;
         s[0] = page + 1, s[1] = line, s[2] = 0, s[3] = st[H_PF_CLOCK];
+        st[H_PF_LAST] = oldest;
         return;
     }
+    st[H_PF_LAST] = found;
     i64 *s = streams + 4 * found;
     i64 step = line - s[1];
     i64 distance = (step < 0 ? -step : step) << shift;
