@@ -537,6 +537,19 @@ static i64 alignment(i64 *st, i64 addr, i64 size) {
     return 0;
 }
 
+/* The entry of a store queue (`entries` words from `first`) that frees first; the lowest
+ * of equals */
+static i64 first_free_entry(const i64 *st, i64 first, i64 entries) {
+    i64 free = first, soonest = st[first];
+    for (i64 k = first + 1; k < first + entries; k++) {
+        if (st[k] < soonest) {
+            free = k;
+            soonest = st[k];
+        }
+    }
+    return free;
+}
+
 /* A store enters the store queue of the L2 slice its line maps to, at cycle `now`; returns
  * the cycles the core stalls (POWER4, see emu.cache.store_queue) */
 static i64 store_queue(i64 *st, i64 addr, i64 size, i64 now) {
@@ -548,11 +561,7 @@ static i64 store_queue(i64 *st, i64 addr, i64 size, i64 now) {
             st[H_SQ_LINE] = line;
             st[H_SQ_SLICE] = floor_mod(line, slices);
         }
-        i64 first = st[H_SQ] + st[H_SQ_SLICE] * entries;
-        i64 free = first;                  /* the entry that frees first (lowest on a tie) */
-        for (i64 k = first + 1; k < first + entries; k++)
-            if (st[k] < st[free])
-                free = k;
+        i64 free = first_free_entry(st, st[H_SQ] + st[H_SQ_SLICE] * entries, entries);
         i64 t = now + stall;
         if (st[free] > t) {
             st[H_SQ_STALLS] += 1;
