@@ -44,25 +44,39 @@ HOT i64 random_next(i64 *st) {
     return (i64)(x & 0x7FFFFFFFFFFFFFFFULL);
 }
 
-/* Tree PLRU: point every node on the way's path away from it */
+/* Tree PLRU (a power-of-two number of ways, at most 64: emu.cache refuses more). A use of
+ * way `w` of `ways` points every node on its path away from it: the path's node bits
+ * (plru_path[ways + w]) take the values plru_away[ways + w]. The tables are made once, when
+ * the library is loaded, so that a use costs no walk down the tree. */
+static u64 plru_path[128], plru_away[128];
+
+__attribute__((constructor)) static void plru_tables(void) {
+    for (i64 ways = 2; ways <= 64; ways *= 2) {
+        for (i64 way = 0; way < ways; way++) {
+            u64 path = 0, away = 0;
+            i64 node = 1, span = ways;
+            while (span > 1) {
+                span >>= 1;
+                path |= 1ULL << node;
+                if (way & span) {
+                    node = 2 * node + 1;        /* bit 0: the next victim is on the left */
+                } else {
+                    away |= 1ULL << node;       /* bit 1: the next victim is on the right */
+                    node = 2 * node;
+                }
+            }
+            plru_path[ways + way] = path;
+            plru_away[ways + way] = away;
+        }
+    }
+}
+
 HOT void plru_touch(i64 *st, i64 r, i64 s, i64 way) {
     i64 ways = st[r + L_WAYS];
     if (ways < 2)
         return;
     i64 at = st[r + L_PLRU] + s;
-    u64 bits = (u64)st[at];
-    i64 node = 1, span = ways;
-    while (span > 1) {
-        span >>= 1;
-        if (way & span) {
-            bits &= ~(1ULL << node);        /* bit 0: the next victim is on the left */
-            node = 2 * node + 1;
-        } else {
-            bits |= 1ULL << node;           /* bit 1: the next victim is on the right */
-            node = 2 * node;
-        }
-    }
-    st[at] = (i64)bits;
+    st[at] = (i64)(((u64)st[at] & ~plru_path[ways + way]) | plru_away[ways + way]);
 }
 
 HOT i64 plru_victim(i64 *st, i64 r, i64 s) {

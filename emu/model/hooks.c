@@ -82,7 +82,7 @@ HOT void charge(i64 *st, i64 pc, i64 cycles) {
  * line if a prefetch or a read for ownership has it in flight; a store goes into the store
  * buffer (the core waits only when it is full); a fill from memory holds a fill buffer
  * until it arrives; a demand access may move the stream prefetcher on. */
-static i64 memory_system_access(i64 *st, i64 address, i64 size, bool write) {
+HOT i64 memory_system_access(i64 *st, i64 address, i64 size, bool write) {
     i64 now = st[H_CYCLES];
     i64 late = st[H_FB_LIVE] > 0 ? in_flight_wait(st, address, now) : 0;
     st[H_STORE_DONE] = 0;
