@@ -100,6 +100,36 @@ def test_plru_victim_follows_the_tree_after_e():
     assert resident(m, "L1D") == [A, D, E, 160]
 
 
+def plru_walk(bits, ways, way):
+    """A use of ``way``: every node on its path points away from it (1: victim on the right)."""
+    node, span = 1, ways
+    while span > 1:
+        span >>= 1
+        if way & span:
+            bits &= ~(1 << node)
+            node = 2 * node + 1
+        else:
+            bits |= 1 << node
+            node = 2 * node
+    return bits
+
+
+@pytest.mark.parametrize("ways", [2, 4, 8, 16, 32, 64])
+def test_a_plru_use_sets_the_bits_a_walk_down_the_tree_sets(ways):
+    # One set: lines 0..ways-1 fill ways 0..ways-1 in order (an empty way first), then
+    # hits in a scattered order (never the line just used: that hit changes nothing)
+    m = CacheModel([CacheLevel("L1D", 32 * ways, ways, 32, replacement="plru")])
+    r = c.HEADER + c.LEVEL_RECORD * m.layout.index["L1D"]
+    order = list(range(ways)) + [(7 * k + 3) % ways for k in range(ways)]
+    bits = 0
+    for k, way in enumerate(order):
+        if k and way == order[k - 1]:
+            continue
+        m.load(32 * way)
+        bits = plru_walk(bits, ways, way)
+        assert int(m.state[m.state[r + c.L_PLRU]]) & (1 << 64) - 1 == bits, (ways, k, way)
+
+
 def test_fifo_hit_does_not_refresh():
     # Same sequence: FIFO evicts the first line filled (A) although A was just used.
     m = run(one_set("fifo"), [A, B, C, D, A, E])
