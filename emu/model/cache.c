@@ -14,6 +14,13 @@ static i64 write_combining_transfer(i64 *st, i64 bytes);
 /* the topology (below): other chips' copies of a chip level */
 static int peer_chips(i64 *st, i64 level, i64 addr, i64 op);
 
+/* Has the level copies on other chips? (A chip level's peers are a ring through L_PEER;
+ * a machine of one chip has none: its ring is the level itself.) */
+HOT bool has_peers(const i64 *st, i64 level) {
+    i64 r = REC(level);
+    return st[r + L_GROUP] >= 0 && st[r + L_PEER] != level;
+}
+
 /* ------------------------------------------------------------ events (emu.profiler) */
 
 /* An event happened: counted, and with the profiler sampling this kind of event, one
@@ -249,7 +256,7 @@ HOT bool level_request(i64 *st, i64 level, i64 addr, bool write) {
         st[r + L_HITS] += 1;
         LEVEL_EVENT(st, r, write, 0);
         /* the other chips' copies go; a dirty copy has none (making it dirty took them) */
-        if (UNLIKELY(write && st[r + L_GROUP] >= 0) &&
+        if (UNLIKELY(write && has_peers(st, level)) &&
                 !(st[r + L_WRITE_BACK] && st[st[r + L_DIRTY] + s * ways + way]))
             peer_chips(st, level, addr, OP_FLUSH);
         if (write) {
@@ -284,7 +291,7 @@ HOT i64 down(i64 *st, i64 level, i64 addr, bool write) {
         if (!level_request(st, level, addr, write))
             return st[r + L_LATENCY];
         bytes = (i64)1 << st[r + L_SHIFT];
-        if (UNLIKELY(st[r + L_GROUP] >= 0)) {
+        if (UNLIKELY(has_peers(st, level))) {
             /* a chip's own level missed: another chip may supply the line (a read leaves
              * its copy, clean; a write takes it) */
             int distance = peer_chips(st, level, addr, write ? OP_FLUSH : OP_CLEAN);
