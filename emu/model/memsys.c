@@ -83,7 +83,8 @@ static i64 in_flight_wait(i64 *st, i64 address, i64 now) {
         if (ready <= now)
             continue;
         live += 1;
-        if ((address >> fb[3 * k + 1]) == (fb[3 * k] >> fb[3 * k + 1]) && ready - now > wait)
+        /* the same line: no bit from the line's shift up differs */
+        if (((address ^ fb[3 * k]) >> fb[3 * k + 1]) == 0 && ready - now > wait)
             wait = ready - now;
     }
     st[H_FB_LIVE] = live;
