@@ -143,7 +143,7 @@ static i64 store_buffer_retire(i64 *st, i64 now) {
 /* A store enters the buffer at `now`, to complete `latency` cycles later and not before the
  * store ahead of it (stores complete in order). A full buffer makes the core wait for its
  * oldest store first. Returns the core's wait. */
-static i64 store_buffer_push(i64 *st, i64 now, i64 latency) {
+HOT i64 store_buffer_push(i64 *st, i64 now, i64 latency) {
     i64 n = st[H_SB_ENTRIES];
     i64 *sb = st + st[H_SB];
     i64 wait = 0;
