@@ -315,7 +315,7 @@ HOT i64 down(i64 *st, i64 level, i64 addr, bool write) {
 }
 
 /* Carry out the queued writes (each may queue more further down) */
-static void drain(i64 *st) {
+static void drain_queue(i64 *st) {
     while (st[H_QUEUE_N] > 0) {
         i64 n = st[H_QUEUE_N] - 1;
         st[H_QUEUE_N] = n;
@@ -328,6 +328,12 @@ static void drain(i64 *st) {
             down(st, level, st[st[H_QUEUE] + 2 * n + 1], true);
         }
     }
+}
+
+/* The queued writes, if any: most requests queue none, and need no call */
+HOT void drain(i64 *st) {
+    if (st[H_QUEUE_N] > 0)
+        drain_queue(st);
 }
 
 /* One request for the line holding `addr` at `level`: the load-to-use latency of the level
