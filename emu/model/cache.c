@@ -57,7 +57,7 @@ HOT i64 random_next(i64 *st) {
  * the library is loaded, so that a use costs no walk down the tree. */
 static u64 plru_path[128], plru_away[128];
 
-__attribute__((constructor)) static void plru_tables(void) {
+AT_LOAD static void plru_tables(void) {
     for (i64 ways = 2; ways <= 64; ways *= 2) {
         for (i64 way = 0; way < ways; way++) {
             u64 path = 0, away = 0;
@@ -551,7 +551,7 @@ static i64 outer_cache_write(i64 *st, i64 offset, i64 value) {
 }
 
 /* Cycles a misaligned access costs beyond the cache model (0 when aligned or off) */
-static i64 alignment(i64 *st, i64 addr, i64 size) {
+HOT i64 alignment(i64 *st, i64 addr, i64 size) {
     if (size == st[H_ALIGN_SIZE] && (addr & st[H_ALIGN_MASK])) {
         st[H_ALIGN_EXCEPTIONS] += 1;
         return st[H_ALIGN_CYCLES];
@@ -626,6 +626,16 @@ static i64 data_lines(i64 *st, i64 addr, i64 size, bool write) {
     return stall;
 }
 
+/* A store hit on a clean line of the write-back L1 D at `slot`: the line becomes dirty, the
+ * I-caches' copies stale, the other cores' copies invalid (once per line: out of the way) */
+NOINLINE void first_store_to_line(i64 *st, i64 r, i64 slot, i64 line, i64 addr) {
+    i64 shift = st[r + L_SHIFT];
+    make_dirty(st, r, slot, line);
+    changed(st, (i64)((u64)line << shift), (i64)1 << shift);
+    if (st[H_CORES])
+        snoop(st, addr, OP_FLUSH);
+}
+
 /* A load or store of `size` bytes; once per line it touches. Returns stall cycles. The
  * common case, an L1 hit within one line, is handled here (inlined into the memory hook) */
 HOT i64 data_access(i64 *st, i64 addr, i64 size, bool write) {
@@ -642,12 +652,8 @@ HOT i64 data_access(i64 *st, i64 addr, i64 size, bool write) {
                 st[r + L_HITS] += 1;
                 if (write) {
                     i64 slot = s * st[r + L_WAYS] + way;
-                    if (st[st[r + L_DIRTY] + slot] == 0) {     /* a clean line becomes dirty */
-                        make_dirty(st, r, slot, line);
-                        changed(st, (i64)((u64)line << shift), (i64)1 << shift);
-                        if (st[H_CORES])          /* other cores' copies are invalid now */
-                            snoop(st, addr, OP_FLUSH);
-                    }
+                    if (st[st[r + L_DIRTY] + slot] == 0)       /* a clean line becomes dirty */
+                        first_store_to_line(st, r, slot, line, addr);
                 }
                 return 0;
             }

@@ -4,7 +4,7 @@ import re
 
 from .build import HERE
 
-SKIP = {"EMU_STATE_H", "EXPORT", "HOT", "UNLIKELY", "REC"}
+SKIP = {"EMU_STATE_H", "EXPORT", "HOT", "NOINLINE", "AT_LOAD", "UNLIKELY", "REC"}
 
 
 def header_names(text=None):

@@ -59,7 +59,7 @@ static void profile_block(i64 *st, i64 off, i64 size, i64 fetch_stall) {
  * whole block's base cycles at its start, so take off this instruction's and the later
  * ones' (store queues and the order of cores' accesses need the time of each access, not
  * of its block) */
-static i64 access_time(const i64 *st, i64 pc) {
+HOT i64 access_time(const i64 *st, i64 pc) {
     i64 now = st[H_CYCLES];
     i64 end = st[H_BLOCK_END_COST];
     if (end >= 0) {
@@ -70,9 +70,10 @@ static i64 access_time(const i64 *st, i64 pc) {
     return now;
 }
 
-/* Cycles to the instruction at `pc` (-1: unknown) or, without the profiler, to the clock */
-HOT void charge(i64 *st, i64 pc, i64 cycles) {
-    if (UNLIKELY(st[H_PROFILE_PERIOD] > 0))
+/* Cycles to the instruction at `pc` (-1: unknown) or, without the profiler, to the clock.
+ * `observed`: the profiler or the scheduler may be on (else neither is: no check). */
+HOT void charge(i64 *st, i64 pc, i64 cycles, bool observed) {
+    if (observed && UNLIKELY(st[H_PROFILE_PERIOD] > 0))
         account(st, pc - st[H_CODE_BASE], cycles);
     else
         st[H_CYCLES] += cycles;
@@ -114,9 +115,11 @@ HOT i64 memory_system_access(i64 *st, i64 address, i64 size, bool write) {
 }
 
 /* The model's part of one guest load or store; returns 0 or a fault. `pc`: the guest PC
- * if the hook read it (profiler, store queues), else -1. The MMU translates first: a
+ * if the hook read it (profiler, scheduler, store queues), else -1. `observed`: the
+ * profiler or the scheduler may be on; a constant where it is called, so that the common
+ * case, neither, is compiled without their checks. The MMU translates first: a
  * cache-inhibited page bypasses the caches. */
-HOT int model_access(i64 *st, i64 address, i64 size, bool write, i64 pc) {
+HOT int model_access(i64 *st, i64 address, i64 size, bool write, i64 pc, bool observed) {
     if (UNLIKELY(st[H_SWALLOW] > 0) &&
             (st[H_SWALLOW_ADDR] < 0 || st[H_SWALLOW_ADDR] == address)) {
         /* the probe load (and store) QEMU makes for dcbst/dcbf/dcbi/icbi, or the load (and
@@ -127,17 +130,16 @@ HOT int model_access(i64 *st, i64 address, i64 size, bool write, i64 pc) {
     }
     if (UNLIKELY(write && st[H_NONTEMPORAL] > 0)) {
         st[H_NONTEMPORAL] = 0;
-        charge(st, pc, nontemporal_store(st, address, size));
+        charge(st, pc, nontemporal_store(st, address, size), observed);
         return 0;
     }
-    i64 stall = UNLIKELY(st[H_SCHED]) ? order_access(st, address, write,
-                                                     pc >= 0 ? access_time(st, pc)
-                                                             : st[H_CYCLES]) : 0;
+    i64 stall = observed && UNLIKELY(st[H_SCHED]) ?
+        order_access(st, address, write, pc >= 0 ? access_time(st, pc) : st[H_CYCLES]) : 0;
     int fault = 0;
     if (st[H_MMU])
         stall += translate_noting(st, address, write, false, pc, &fault);
     if (UNLIKELY(st[H_XLATE_ATTR] & ATTR_INHIBITED) && st[H_MMU] && !fault) {
-        charge(st, pc, stall + uncached_access(st, size, write));
+        charge(st, pc, stall + uncached_access(st, size, write), observed);
         return fault;
     }
     stall += UNLIKELY(st[H_MEMSYS]) ? memory_system_access(st, address, size, write)
@@ -148,8 +150,13 @@ HOT int model_access(i64 *st, i64 address, i64 size, bool write, i64 pc) {
         if (write && st[H_SQ_SLICES] > 0)
             stall += store_queue(st, address, size, access_time(st, pc) + stall);
     }
-    charge(st, pc, stall);
+    charge(st, pc, stall, observed);
     return fault;
+}
+
+/* model_access with the profiler or the scheduler on: a copy of its own, out of the way */
+NOINLINE int observed_access(i64 *st, i64 address, i64 size, bool write, i64 pc) {
+    return model_access(st, address, size, write, pc, true);
 }
 
 EXPORT void memory_hook(uc_engine *uc, int access, u64 address, int size, i64 value,
@@ -158,9 +165,15 @@ EXPORT void memory_hook(uc_engine *uc, int access, u64 address, int size, i64 va
     i64 *st = user_data;
     bool write = access == UC_MEM_WRITE;
     i64 pc = -1;             /* Unicorn keeps the PC exact in hooks; read only when needed */
-    if (UNLIKELY(st[H_PROFILE_PERIOD] > 0 || st[H_SCHED] || (write && st[H_SQ_SLICES] > 0)))
+    int fault;
+    if (UNLIKELY(st[H_PROFILE_PERIOD] > 0 || st[H_SCHED])) {
         pc = guest_pc(uc, st);
-    int fault = model_access(st, (i64)address, size, write, pc);
+        fault = observed_access(st, (i64)address, size, write, pc);
+    } else {
+        if (write && st[H_SQ_SLICES] > 0)
+            pc = guest_pc(uc, st);          /* a store queue needs the store's issue time */
+        fault = model_access(st, (i64)address, size, write, pc, false);
+    }
     if (UNLIKELY(fault))
         stop_on_fault(uc, st, fault, pc);
 }

@@ -74,7 +74,7 @@ static void fill_buffer_hold(i64 *st, i64 address, i64 shift, i64 start, i64 rea
 
 /* Cycles until the line holding `address` arrives, if it is in flight (0 if not): an access
  * that finds its line requested but not yet arrived waits for the rest. */
-static i64 in_flight_wait(i64 *st, i64 address, i64 now) {
+HOT i64 in_flight_wait(i64 *st, i64 address, i64 now) {
     i64 n = st[H_FB_ENTRIES];
     i64 *fb = st + st[H_FB];
     i64 wait = 0, live = 0;
@@ -127,7 +127,7 @@ static i64 ring_slot(i64 head, i64 k, i64 n) {
 
 /* Completion cycles of the stores in the buffer, oldest first (a ring). Completed ones
  * leave; returns how many remain. */
-static i64 store_buffer_retire(i64 *st, i64 now) {
+HOT i64 store_buffer_retire(i64 *st, i64 now) {
     i64 n = st[H_SB_ENTRIES];
     const i64 *sb = st + st[H_SB];
     i64 head = st[H_SB_HEAD], count = st[H_SB_COUNT];
@@ -245,7 +245,7 @@ static i64 oldest_stream(const i64 *streams, i64 n) {
  * access to the prefetcher's level: a miss near a stream's last line in the same page
  * confirms it; an access that follows a confirmed stream moves it on; a confirmed stream
  * keeps `ahead` lines requested ahead of its last one, within the page. */
-static void stream_prefetch(i64 *st, i64 address, bool missed) {
+HOT void stream_prefetch(i64 *st, i64 address, bool missed) {
     i64 level = st[H_PF_LEVEL];
     i64 shift = st[REC(level) + L_SHIFT];
     i64 line = address >> shift, page = address >> st[H_PF_PAGE_SHIFT];
@@ -288,7 +288,7 @@ static void stream_prefetch(i64 *st, i64 address, bool missed) {
 /* An access that bypasses the caches (a cache-inhibited page): a bus transaction of its own
  * size; a load waits for memory's latency from when its transfer starts; a store is posted
  * (into the store buffer when there is one). Returns the core's wait. */
-static i64 uncached_access(i64 *st, i64 size, bool write) {
+NOINLINE i64 uncached_access(i64 *st, i64 size, bool write) {
     i64 now = st[H_CYCLES];
     i64 end;
     i64 start = bus_book(st, now, beats_of(st, size) > 0 ? beats_of(st, size) : 1, &end);

@@ -205,13 +205,18 @@ static inline i64 floor_mod(i64 a, i64 b) {
 static inline i64 max64(i64 a, i64 b) { return a > b ? a : b; }
 static inline i64 min64(i64 a, i64 b) { return a < b ? a : b; }
 
+/* (The build's flags, emu/model/build.py, are GCC's and Clang's: AT_LOAD, which runs a
+ * function when the library is loaded, has no fallback.) */
 #if defined(__GNUC__)
 #define EXPORT __attribute__((visibility("default")))
 #define HOT static inline __attribute__((always_inline))
+#define NOINLINE static __attribute__((noinline))
+#define AT_LOAD __attribute__((constructor))
 #define UNLIKELY(x) __builtin_expect(!!(x), 0)
 #else
 #define EXPORT
 #define HOT static inline
+#define NOINLINE static
 #define UNLIKELY(x) (x)
 #endif
 
