@@ -636,6 +636,26 @@ NOINLINE void first_store_to_line(i64 *st, i64 r, i64 slot, i64 line, i64 addr) 
         snoop(st, addr, OP_FLUSH);
 }
 
+/* A store through (or around: `hit` false) the store-through L1 D: it goes on below and
+ * stalls nobody. Out of line: the hook's path for loads and write-back hits is shorter
+ * without the walk down the levels inlined into it */
+NOINLINE void store_through(i64 *st, i64 r, i64 addr, i64 line, bool hit) {
+    st[r + L_ACCESSES] += 1;
+    st[r + (hit ? L_HITS : L_MISSES)] += 1;
+    if (st[H_CORES])
+        snoop(st, addr, OP_FLUSH);
+    if (st[H_QUEUE_N] == 0 && st[r + L_NEXT] != MEMORY) {
+        /* what send_write_of + drain do */
+        st[H_STORE_DONE] = down(st, st[r + L_NEXT], addr, true);
+        drain(st);
+    } else {
+        send_write_of(st, st[r + L_NEXT], addr, 8, true);
+        drain(st);
+    }
+    i64 shift = st[r + L_SHIFT];
+    changed(st, (i64)((u64)line << shift), (i64)1 << shift);
+}
+
 /* A load or store of `size` bytes; once per line it touches. Returns stall cycles. The
  * common case, an L1 hit within one line, is handled here (inlined into the memory hook) */
 HOT i64 data_access(i64 *st, i64 addr, i64 size, bool write) {
@@ -658,20 +678,7 @@ HOT i64 data_access(i64 *st, i64 addr, i64 size, bool write) {
                 return 0;
             }
             if (write && !st[r + L_WRITE_BACK] && (way >= 0 || !st[r + L_WRITE_ALLOCATE])) {
-                /* a store through (or around) the L1: it goes on below, stalls nobody */
-                st[r + L_ACCESSES] += 1;
-                st[r + (way >= 0 ? L_HITS : L_MISSES)] += 1;
-                if (st[H_CORES])
-                    snoop(st, addr, OP_FLUSH);
-                if (st[H_QUEUE_N] == 0 && st[r + L_NEXT] != MEMORY) {
-                    /* what send_write_of + drain do */
-                    st[H_STORE_DONE] = down(st, st[r + L_NEXT], addr, true);
-                    drain(st);
-                } else {
-                    send_write_of(st, st[r + L_NEXT], addr, 8, true);
-                    drain(st);
-                }
-                changed(st, (i64)((u64)line << shift), (i64)1 << shift);
+                store_through(st, r, addr, line, way >= 0);
                 return 0;
             }
         }
