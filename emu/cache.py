@@ -152,10 +152,19 @@ H_BATS, H_BAT_HITS = 178, 179
 # the stream prefetcher's stream used last, which its search tries first (a hint: any
 # stream number is correct, only slower)
 H_PF_LAST = 180
+# the POWER4 store queues need each store's issue time, so its PC: the block hook notes the
+# block's only instruction that can store (a code offset; -1: none, several, or the code
+# changed since it was loaded), from a table over the code region (per offset + 1: 1 + the
+# offset of the last instruction before it that can store, emu.cost.may_write), so that
+# the memory hook need not ask Unicorn for the PC (emu/model/hooks.c, store_pc)
+H_WRITERS, H_BLOCK_STORE = 181, 182
 # scratch words (st[H_SCRATCH] + k) shared by every core: the span of the code any core ran
 # outside the loaded programs (0, 0: none), so that bytes the host writes over it are not
 # run stale from Unicorn's translations (Machine.write). Words 0-6: emu.softtlb, emu.hash64
-S_FOREIGN_LO, S_FOREIGN_HI, SCRATCH_WORDS = 7, 8, 9
+S_FOREIGN_LO, S_FOREIGN_HI = 7, 8
+# S_CODE_WRITTEN: the host or the guest wrote over loaded code (its listing, which the
+# store queues' table of stores comes from, no longer says what runs there)
+S_CODE_WRITTEN, SCRATCH_WORDS = 9, 10
 BAT_VS, BAT_VP, BAT_START, BAT_SIZE, BAT_WORDS, BATS_PER_SIDE = 0, 1, 2, 3, 4, 4
 SEEN_ENTRIES = 4096
 M_BUS_FREE, MACHINE_WORDS = 0, 4
@@ -404,6 +413,8 @@ class Layout:
         size += 2 * (code_len + 1)
         sync_static, sync_dynamic = size, size + code_len + 1
         size += 2 * (code_len + 1)
+        writers = size
+        size += code_len + 1
         self.specials_at = size
         size += 8 * specials
         wc_at = size
@@ -465,6 +476,7 @@ class Layout:
         st[H_BLOCK_END_COST] = -1
         st[H_RESERVE_ADDR] = st[H_SWALLOW_ADDR] = st[H_SQ_LINE] = -1
         st[H_SYNC_STATIC], st[H_SYNC_DYNAMIC] = sync_static, sync_dynamic
+        st[H_WRITERS], st[H_BLOCK_STORE] = writers, -1
         self._set_memory_system(st, ms, levels, machine_at)
         for i, (lv, (tags, dirty, stamp, stale, plru, mru)) in enumerate(zip(self.levels,
                                                                             offsets)):

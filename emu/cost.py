@@ -327,14 +327,29 @@ def analyse(isa, code, address, serialising=(), store_buffer=False):
     return out
 
 
+def may_write(isa, mnemonic):
+    """Can the instruction write memory (raise a write event in Unicorn's memory hooks)?
+    On PowerPC the stores (every st* mnemonic: stmw, stswi, stwcx. ...), the cache-block
+    instructions (dcbz writes the block, dcbi's probe is a store; dcb* and icb* all
+    counted) and ecowx; no other instruction. Elsewhere: True (not needed: only the POWER4
+    store queues use it, emu/model/hooks.c)."""
+    if isa not in ("ppc32", "ppc64"):
+        return True
+    m = mnemonic.lower()
+    return m.startswith(("st", "dcb", "icb")) or m == "ecowx"
+
+
 @dataclass
 class Tables:
     """Per byte of a program, 1 where an instruction starts (its base cycles, how it
-    synchronises the cores: SYNC_SERIAL above), so that prefix sums over the code region
-    count what lies before each offset (emu.machine); and the special instructions."""
+    synchronises the cores: SYNC_SERIAL above, 1 where one that may write memory starts:
+    may_write, and on PowerPC every word capstone cannot decode), so that prefix sums over
+    the code region count what lies before each offset (emu.machine); and the special
+    instructions."""
     starts: np.ndarray
     cycles: np.ndarray
     syncs: np.ndarray
+    writes: np.ndarray
     specials: list
 
 
@@ -343,6 +358,9 @@ def tables(isa, costs, code, address, serialising=(), store_buffer=False):
     starts = np.zeros(len(code), np.int64)
     cycles = np.zeros(len(code), np.int64)
     syncs = np.zeros(len(code), np.int64)
+    writes = np.zeros(len(code), np.int64)
+    if isa in ("ppc32", "ppc64"):
+        writes[::4] = 1                 # a word capstone cannot read might store: counted
     specials = []
     for pc, size, key, op_str, special, sync in analyse(isa, code, address, serialising,
                                                         store_buffer):
@@ -350,6 +368,7 @@ def tables(isa, costs, code, address, serialising=(), store_buffer=False):
         starts[off] = 1
         cycles[off] = instruction_cost(costs, isa, key, op_str)
         syncs[off] = int(sync)
+        writes[off] = int(may_write(isa, key))
         if special is not None:
             specials.append(special)
-    return Tables(starts, cycles, syncs, specials)
+    return Tables(starts, cycles, syncs, writes, specials)

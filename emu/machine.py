@@ -403,6 +403,7 @@ class Machine:
         self._starts = np.zeros(self.code_size + 1, np.int64)
         self._cycles = np.zeros(self.code_size + 1, np.int64)
         self._syncs = np.zeros(self.code_size + 1, np.int64)
+        self._writes = np.zeros(self.code_size + 1, np.int64)
         self._loaded_top = 0             # the end of the highest program (code offset)
         self._specials = []
         self._hooks = []
@@ -545,6 +546,12 @@ class Machine:
 
     def write(self, address, data):
         data = bytes(data)
+        self._write_bytes(address, data)
+        if address < self.code_base + self._loaded_top and self.code_base < address + len(data):
+            # over loaded code: its listing (the store queues' table of stores) is void
+            self.state[self.state[c.H_SCRATCH] + c.S_CODE_WRITTEN] = 1
+
+    def _write_bytes(self, address, data):
         self.uc.mem_write(address, data)
         self._forget_translations(address, len(data))
 
@@ -622,7 +629,7 @@ class Machine:
                               f"special instructions, {len(self._specials)} loaded before: "
                               f"a Machine takes at most {MAX_SPECIALS}")
         self.extable.add(program)          # checks the program's __ex_table, if it has one
-        self.write(program.base, program.code)
+        self._write_bytes(program.base, bytes(program.code))     # its tables follow
         if at is None:
             self._next_code = -(-end // 64) * 64
         elif self.soft_tlb:
@@ -634,6 +641,7 @@ class Machine:
         self._starts[lo + 1:hi + 1] = tables.starts
         self._cycles[lo + 1:hi + 1] = tables.cycles
         self._syncs[lo + 1:hi + 1] = tables.syncs
+        self._writes[lo + 1:hi + 1] = tables.writes
         self._loaded_top = max(self._loaded_top, hi)
         # what the scheduler learned about the code that was here before is void
         dynamic = self.state[c.H_SYNC_DYNAMIC]
@@ -690,6 +698,12 @@ class Machine:
             prefix = st[field]
             st[prefix + lo + 1:prefix + top + 1] = np.cumsum(values[lo + 1:top + 1]) + \
                 st[prefix + lo]
+        # H_WRITERS: 1 + the offset of the last instruction before each offset that may
+        # write memory (0: none), for the block hook's look for a block's only store
+        writers = st[c.H_WRITERS]
+        index = np.arange(lo + 1, top + 1)
+        st[writers + lo + 1:writers + top + 1] = np.maximum.accumulate(
+            np.maximum(np.where(self._writes[lo + 1:top + 1] != 0, index, 0), st[writers + lo]))
         st[c.H_CODE_TOP] = top
         if len(self._specials) > MAX_SPECIALS:
             raise MemoryError(f"more than {MAX_SPECIALS} cache-maintenance instructions")

@@ -257,6 +257,81 @@ def test_store_queue_stall_in_one_block():
     assert run.events["l2_store_queue_stall_cycles"] == 8
 
 
+# The store queues time a store at its PC. A block whose listing holds one instruction that
+# can store (emu.cost.may_write) gets it from the block hook, not from Unicorn
+# (emu/model/hooks.c, single_store); code written over since it was loaded voids that.
+# Below, four stores fill one slice's queue (4 entries of 12 cycles): a fifth one waits for
+# the first entry, and its wait depends on its own issue cycle (one after the fourth's).
+PATCH = """
+.globl patch
+patch:                  # r3: a line; r4: the word at patch_slot; r5: where to store it
+    stw   4, 0(5)       # (the guest writes over its own code; 0(5) = 0(r5))
+    std   0, 0(3)
+    std   0, 8(3)
+    std   0, 16(3)
+    b     1f
+1:  std   0, 24(3)      # this block's listing: one store...
+patch_slot:
+    nop                 # ...and a nop, where a fifth store may be written
+    blr
+"""
+FIFTH = "std   0, 32(3)"
+
+
+def _patch_run(loaded, written=None, by_guest=False):
+    """One call of `patch` on POWER4: `loaded` at patch_slot in the listing, `written` put
+    over it after loading (by the host, or by the guest's own stw)."""
+    from emu.assemble import assemble
+    m = Machine("power4")
+    m.load(PATCH.replace("    nop ", f"    {loaded} "))
+    slot = m.address_of("patch_slot")
+    word = int.from_bytes(assemble(written or loaded, "ppc64", slot).code[:4], "big")
+    if written and not by_guest:
+        m.write(slot, word.to_bytes(4, "big"))
+    target = slot if by_guest else m.alloc(8)     # the guest's stw: over the slot, or aside
+    return m.call("patch", m.alloc(4096), word, target)
+
+
+def test_the_store_queues_time_a_store_written_over_loaded_code_at_its_own_pc():
+    for by_guest in (False, True):
+        want = _patch_run(FIFTH, by_guest=by_guest)       # the fifth store in the listing
+        assert want.events["l2_store_queue_stalls"] == 1
+        got = _patch_run("nop", FIFTH, by_guest)
+        assert got.events == want.events and got.cycles == want.cycles, by_guest
+
+
+def test_every_powerpc_instruction_that_can_write_memory_is_named():
+    from emu.cost import may_write
+    for m in ("stb", "sth", "stw", "stwu", "std", "stdu", "stdx", "stmw", "stswi", "stwcx.",
+              "stdcx.", "stfd", "stfs", "stvx", "dcbz", "dcbi", "dcbst", "dcbf", "icbi",
+              "ecowx"):
+        assert may_write("ppc64", m) and may_write("ppc32", m), m
+    for m in ("lwz", "ld", "ldu", "lwarx", "lmw", "addi", "mr", "bdnz", "blr", "mtctr", "sync",
+              "isync", "tlbie", "slbmte", "cmpwi", "rlwinm", "mfspr", "rfid"):
+        assert not may_write("ppc64", m), m
+
+
+def test_the_block_hooks_store_gives_the_pc_unicorn_gives():
+    """Every routine below runs alike with the block hook's store PCs and with Unicorn's
+    (the shortcut off, as after code is written over)."""
+    cases = [("ppc64/memcpy.S", "memcpy", lambda m: (m.alloc(4096), m.alloc(4096) + 3, 3000)),
+             ("ppc64/copy_page_power4.S", "copy_page_power4",
+              lambda m: (m.alloc(4096), m.alloc(4096))),
+             ("ppc64/clear_page.S", "clear_page", lambda m: (m.alloc(4096),)),
+             ("ppc64/flush_dcache_icache.S", "flush_dcache_icache", lambda m: (m.alloc(4096),)),
+             ("ppc64/atomic_add.S", "atomic64_adds", lambda m: (m.alloc(8), 50)),
+             ("ppc32/spin_lock_add.S", "locked_adds",
+              lambda m: (m.alloc(4), m.alloc(4), 50))]
+    for path, entry, args in cases:
+        runs = []
+        for shortcut in (True, False):
+            m = Machine("power4")
+            m.load(emu.routine(path))
+            m.state[m.state[c.H_SCRATCH] + c.S_CODE_WRITTEN] = int(not shortcut)
+            runs.append(m.call(entry, *args(m)).to_dict())
+        assert runs[0] == runs[1], path
+
+
 def test_other_profiles_have_no_store_queues():
     m = Machine("ppc750")
     m.load(".globl one\none:\nstw 0, 0(3)\nblr\n")

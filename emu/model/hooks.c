@@ -159,6 +159,27 @@ NOINLINE int observed_access(i64 *st, i64 address, i64 size, bool write, i64 pc)
     return model_access(st, address, size, write, pc, true);
 }
 
+/* Is a store over the loaded code? Its listing, where the block hook looks for a block's
+ * stores (single_store), is then void for good. */
+HOT bool store_over_code(i64 *st, i64 address) {
+    i64 off = address - st[H_CODE_BASE];
+    if (UNLIKELY(off >= 0 && off < st[H_CODE_TOP])) {
+        st[st[H_SCRATCH] + S_CODE_WRITTEN] = 1;
+        return true;
+    }
+    return false;
+}
+
+/* A store with store queues on: the PC it was issued at (they need its time). That is the
+ * block's only instruction that can store, when the block hook found one; else (and for a
+ * store over the code) Unicorn is asked. */
+HOT i64 store_pc(uc_engine *uc, i64 *st, i64 address) {
+    i64 at = st[H_BLOCK_STORE];
+    if (store_over_code(st, address) || at < 0)
+        return guest_pc(uc, st);
+    return st[H_CODE_BASE] + at;
+}
+
 EXPORT void memory_hook(uc_engine *uc, int access, u64 address, int size, i64 value,
                         void *user_data) {
     (void)value;
@@ -167,11 +188,13 @@ EXPORT void memory_hook(uc_engine *uc, int access, u64 address, int size, i64 va
     i64 pc = -1;             /* Unicorn keeps the PC exact in hooks; read only when needed */
     int fault;
     if (UNLIKELY(st[H_PROFILE_PERIOD] > 0 || st[H_SCHED])) {
+        if (write && st[H_SQ_SLICES] > 0)
+            store_over_code(st, (i64)address);
         pc = guest_pc(uc, st);
         fault = observed_access(st, (i64)address, size, write, pc);
     } else {
         if (write && st[H_SQ_SLICES] > 0)
-            pc = guest_pc(uc, st);          /* a store queue needs the store's issue time */
+            pc = store_pc(uc, st, (i64)address);
         fault = model_access(st, (i64)address, size, write, pc, false);
     }
     if (UNLIKELY(fault))
@@ -204,6 +227,20 @@ static void note_foreign(i64 *st, i64 address, i64 size) {
         span[S_FOREIGN_HI] = address + size;
 }
 
+/* The code offset of the only instruction in [off, off + size) that can store (by the
+ * listing: emu.cost.may_write), or -1: none, several, or the listing is void (code was
+ * written over since it was loaded). H_WRITERS[k]: 1 + the offset of the last such
+ * instruction before offset k. */
+static i64 single_store(const i64 *st, i64 off, i64 size) {
+    if (st[st[H_SCRATCH] + S_CODE_WRITTEN])
+        return -1;
+    const i64 *writers = st + st[H_WRITERS];
+    i64 at = writers[off + size] - 1;               /* the block's last, if it has one */
+    if (at < off || writers[at] - 1 >= off)          /* none, or another one before it */
+        return -1;
+    return at;
+}
+
 /* The model's part of one basic block; returns true to stop the machine */
 HOT bool model_block(i64 *st, i64 address, i64 size) {
     if (UNLIKELY(st[H_SCHED]) && sync_gate(st, address, size))
@@ -229,8 +266,10 @@ HOT bool model_block(i64 *st, i64 address, i64 size) {
         n = 0;
         cycles = 0;
     }
-    if (st[H_SQ_SLICES] > 0 || st[H_SCHED])  /* for access_time */
+    if (st[H_SQ_SLICES] > 0 || st[H_SCHED]) {  /* for access_time, store_pc */
         st[H_BLOCK_END_COST] = in_code ? st[st[H_ICOST] + off + size] : -1;
+        st[H_BLOCK_STORE] = in_code ? single_store(st, off, size) : -1;
+    }
     i64 stale_before = st[H_STALE];
     st[H_BLOCK_START] = address;
     st[H_BLOCK_SIZE] = size;

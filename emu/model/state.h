@@ -56,7 +56,7 @@ enum {
     H_SAMPLE_EVENTS, H_EVENT_NEXT, H_EVENT_PENDING, H_EVENTS,
     H_CHIP, H_CHIPS_PER_MODULE, H_ON_MODULE, H_OFF_MODULE, H_INTERVENTIONS,
     H_SEEN, H_SEEN_N, H_READ_SIGNATURE, H_LAST_READ_SIGNATURE, H_CODE_TOP, H_SOFTTLB,
-    H_STOP_ASKED, H_HALTED, H_BATS, H_BAT_HITS, H_PF_LAST,
+    H_STOP_ASKED, H_HALTED, H_BATS, H_BAT_HITS, H_PF_LAST, H_WRITERS, H_BLOCK_STORE,
     HEADER = 192
 };
 /* ---- the machine's own words (st[H_MACHINE] + M_*): the bus */
@@ -125,10 +125,11 @@ enum { FSR_TRANSLATION_SECTION = 0x5, FSR_TRANSLATION_PAGE = 0x7,
 /* ---- scratch words (st[H_SCRATCH] + k), one set for the machine: every core's header
  * points at the same words. S_FOREIGN_LO/HI: the span of the code any core ran outside the
  * loaded programs (0, 0: none), so that bytes the host writes over it are not run stale
- * from Unicorn's translations (Machine.write) */
+ * from Unicorn's translations (Machine.write). S_CODE_WRITTEN: the host or the guest wrote
+ * over loaded code, whose listing (H_WRITERS) then no longer says what runs there */
 enum { S_REGISTER = 0, S_BLOCK_START = 1, S_BLOCK_END = 2, S_DIVERGED = 3,
        S_SLB_PC = 4, S_SLB_RS = 5, S_SLB_RB = 6, S_FOREIGN_LO = 7, S_FOREIGN_HI = 8,
-       SCRATCH_WORDS = 9 };
+       S_CODE_WRITTEN = 9, SCRATCH_WORDS = 10 };
 
 /* ---- the 32-bit hashed page table (emu.mmu) */
 #define PTE_VALID 0x80000000LL
