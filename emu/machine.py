@@ -412,8 +412,8 @@ class Machine:
         self.model.share_settings()
         for uc in self.cpus:
             self._hooks += [
-                native.add_hook(uc, UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE, native.memory_hook,
-                                st, 0, ram_size - 1),
+                native.add_hook(uc, UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE,
+                                native.memory_hook_for(st), st, 0, ram_size - 1),
                 native.add_hook(uc, UC_HOOK_BLOCK, native.block_hook, st)]
             if self.isa == "ppc64":
                 self._hooks.append(native.add_hook(uc, UC_HOOK_TLB_FILL,

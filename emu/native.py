@@ -84,7 +84,7 @@ _SIGNATURES = {
     "emu_invalidate_all": "pi", "emu_slb_store": "pii", "emu_slb_invalidate": "pi",
     "emu_slb_invalidate_all": "p", "emu_descriptor": "pio", "emu_walk_hashed32": "pio",
     "emu_primary_hash": "ii", "emu_pteg_address": "ii", "emu_pte_word0": "iii",
-    "emu_constant_value": "i",
+    "emu_constant_value": "i", "emu_parts": "p",
 }
 _KINDS = {"p": c_void_p, "i": c_int64, "o": ctypes.POINTER(c_int64)}
 for _name, _kinds in _SIGNATURES.items():
@@ -126,6 +126,16 @@ def _hook(name):
 
 
 memory_hook = _hook("memory_hook")
+# memory_hook compiled without the parts of the model a machine lacks (hooks.c, PART_*:
+# MMU, memory system in time, alignment rules, store queues), indexed by the parts it has
+MEMORY_HOOKS = [_hook(f"memory_hook_{parts}") for parts in range(15)] + [memory_hook]
+
+
+def memory_hook_for(state):
+    """The memory hook for a machine's state, once it is set up: the parts it switches on
+    (H_MMU, H_MEMSYS, the alignment rules, H_SQ_SLICES) are fixed for the machine's life
+    (translation_off turns the MMU off only for a while, which its hook tests)."""
+    return MEMORY_HOOKS[lib.emu_parts(address(state))]
 outer_cache_hook = _hook("outer_cache_hook")
 block_hook = _hook("block_hook")
 special_hook = _hook("special_hook")

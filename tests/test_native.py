@@ -108,3 +108,31 @@ def test_a_source_tree_builds_its_model_at_import_and_rebuilds_it_after_an_edit(
     source.write_text(source.read_text() + "\n/* an edit */\n")
     assert run() == ["True", str(library)]
     assert library.stat().st_mtime_ns != first
+
+
+# A machine's memory hook is compiled with only the parts of the model its profile has
+# (hooks.c, PART_*: 1 MMU, 2 memory system in time, 4 alignment rules, 8 store queues)
+PARTS = [("ppc750", False, 4), ("ppc750", True, 5), ("power4", False, 12),
+         ("power4", True, 13), ("cortex-a9", False, 0), ("cortex-a9", True, 1),
+         ("pentium4", False, 2)]
+
+
+@pytest.mark.parametrize("cpu, with_mmu, parts", PARTS)
+def test_a_machines_memory_hook_has_its_parts_and_runs_as_the_one_with_all(
+        cpu, with_mmu, parts, monkeypatch):
+    from emu import bench
+    from emu.machine import Machine
+    isa = {"ppc750": "ppc32", "power4": "ppc64", "cortex-a9": "arm", "pentium4": "x86"}[cpu]
+    runs = []
+    for every_part in (False, True):
+        if every_part:
+            monkeypatch.setattr(native, "memory_hook_for", lambda state: native.memory_hook)
+        m = Machine(cpu, ram_size=8 << 20, mmu=with_mmu)
+        assert native.lib.emu_parts(native.address(m.state)) == parts
+        m.load(bench.COPY_LOOPS[isa][1])
+        src, dst = bench.place_buffers(m, 64 << 10, "offset")
+        if with_mmu:
+            mmu.page_table(m)
+        words = (64 << 10) // (8 if isa == "ppc64" else 4)
+        runs.append([m.call("copy_words", dst, src, words).to_dict() for _ in range(2)])
+    assert runs[0] == runs[1]

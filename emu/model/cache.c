@@ -579,7 +579,7 @@ static i64 first_free_entry(const i64 *st, i64 first, i64 entries) {
 
 /* A store enters the store queue of the L2 slice its line maps to, at cycle `now`; returns
  * the cycles the core stalls (POWER4, see emu.cache.store_queue) */
-static i64 store_queue(i64 *st, i64 addr, i64 size, i64 now) {
+HOT i64 store_queue(i64 *st, i64 addr, i64 size, i64 now) {
     i64 shift = st[H_SQ_SHIFT];
     i64 slices = st[H_SQ_SLICES], entries = st[H_SQ_ENTRIES], service = st[H_SQ_SERVICE];
     i64 stall = 0;

@@ -14,6 +14,11 @@
 #include <string.h>
 
 enum { FIRST_FAULT = 1, FAULT = 2 };
+/* Parts of the model beyond the caches that a machine may have: the MMU, the memory system
+ * in time, alignment rules, store queues. A memory hook is compiled for each set of them
+ * (memory_hook_0 ... memory_hook_15), so that a machine's hook holds only its own parts
+ * (Machine takes it from emu.native.memory_hook_for); memory_hook has them all. */
+enum { PART_MMU = 1, PART_MEMSYS = 2, PART_ALIGN = 4, PART_SQ = 8, ALL_PARTS = 15 };
 
 /* The MMU's stall for `ea`, and FAULT after a page fault, FIRST_FAULT after the first one,
  * whose PC is noted here if known (`pc` >= 0), else by stop_on_fault */
@@ -119,7 +124,8 @@ HOT i64 memory_system_access(i64 *st, i64 address, i64 size, bool write) {
  * profiler or the scheduler may be on; a constant where it is called, so that the common
  * case, neither, is compiled without their checks. The MMU translates first: a
  * cache-inhibited page bypasses the caches. */
-HOT int model_access(i64 *st, i64 address, i64 size, bool write, i64 pc, bool observed) {
+HOT int model_access(i64 *st, i64 address, i64 size, bool write, i64 pc, bool observed,
+                     int parts) {
     if (UNLIKELY(st[H_SWALLOW] > 0) &&
             (st[H_SWALLOW_ADDR] < 0 || st[H_SWALLOW_ADDR] == address)) {
         /* the probe load (and store) QEMU makes for dcbst/dcbf/dcbi/icbi, or the load (and
@@ -136,18 +142,19 @@ HOT int model_access(i64 *st, i64 address, i64 size, bool write, i64 pc, bool ob
     i64 stall = observed && UNLIKELY(st[H_SCHED]) ?
         order_access(st, address, write, pc >= 0 ? access_time(st, pc) : st[H_CYCLES]) : 0;
     int fault = 0;
-    if (st[H_MMU])
+    if ((parts & PART_MMU) && st[H_MMU]) {
         stall += translate_noting(st, address, write, false, pc, &fault);
-    if (UNLIKELY(st[H_XLATE_ATTR] & ATTR_INHIBITED) && st[H_MMU] && !fault) {
-        charge(st, pc, stall + uncached_access(st, size, write), observed);
-        return fault;
+        if (UNLIKELY(st[H_XLATE_ATTR] & ATTR_INHIBITED) && !fault) {
+            charge(st, pc, stall + uncached_access(st, size, write), observed);
+            return fault;
+        }
     }
-    stall += UNLIKELY(st[H_MEMSYS]) ? memory_system_access(st, address, size, write)
-                                    : data_access(st, address, size, write);
-    if (UNLIKELY(st[H_ACCESS_EXTRAS])) {
-        if (st[H_ALIGN_SIZE] | st[H_SPLIT_MASK])
+    stall += (parts & PART_MEMSYS) && UNLIKELY(st[H_MEMSYS]) ?
+        memory_system_access(st, address, size, write) : data_access(st, address, size, write);
+    if ((parts & (PART_ALIGN | PART_SQ)) && UNLIKELY(st[H_ACCESS_EXTRAS])) {
+        if ((parts & PART_ALIGN) && (st[H_ALIGN_SIZE] | st[H_SPLIT_MASK]))
             stall += alignment(st, address, size);
-        if (write && st[H_SQ_SLICES] > 0)
+        if ((parts & PART_SQ) && write && st[H_SQ_SLICES] > 0)
             stall += store_queue(st, address, size, access_time(st, pc) + stall);
     }
     charge(st, pc, stall, observed);
@@ -156,7 +163,7 @@ HOT int model_access(i64 *st, i64 address, i64 size, bool write, i64 pc, bool ob
 
 /* model_access with the profiler or the scheduler on: a copy of its own, out of the way */
 NOINLINE int observed_access(i64 *st, i64 address, i64 size, bool write, i64 pc) {
-    return model_access(st, address, size, write, pc, true);
+    return model_access(st, address, size, write, pc, true, ALL_PARTS);
 }
 
 /* Is a store over the loaded code? Its listing, where the block hook looks for a block's
@@ -180,25 +187,46 @@ HOT i64 store_pc(uc_engine *uc, i64 *st, i64 address) {
     return st[H_CODE_BASE] + at;
 }
 
-EXPORT void memory_hook(uc_engine *uc, int access, u64 address, int size, i64 value,
-                        void *user_data) {
-    (void)value;
-    i64 *st = user_data;
+/* The memory hook of a machine whose state switches on no part beyond `parts` (a constant
+ * where it is called: the parts it lacks are not compiled in; those it has are still
+ * tested, as in memory_hook). A machine's parts are fixed when it is made. */
+HOT void memory_hook_of(uc_engine *uc, int access, i64 address, int size, i64 *st,
+                        int parts) {
     bool write = access == UC_MEM_WRITE;
     i64 pc = -1;             /* Unicorn keeps the PC exact in hooks; read only when needed */
     int fault;
     if (UNLIKELY(st[H_PROFILE_PERIOD] > 0 || st[H_SCHED])) {
         if (write && st[H_SQ_SLICES] > 0)
-            store_over_code(st, (i64)address);
+            store_over_code(st, address);
         pc = guest_pc(uc, st);
-        fault = observed_access(st, (i64)address, size, write, pc);
+        fault = observed_access(st, address, size, write, pc);
     } else {
-        if (write && st[H_SQ_SLICES] > 0)
-            pc = store_pc(uc, st, (i64)address);
-        fault = model_access(st, (i64)address, size, write, pc, false);
+        if ((parts & PART_SQ) && write && st[H_SQ_SLICES] > 0)
+            pc = store_pc(uc, st, address);
+        fault = model_access(st, address, size, write, pc, false, parts);
     }
     if (UNLIKELY(fault))
         stop_on_fault(uc, st, fault, pc);
+}
+
+#define MEMORY_HOOK(name, parts) \
+    EXPORT void name(uc_engine *uc, int access, u64 address, int size, i64 value, \
+                     void *user_data) { \
+        (void)value; \
+        memory_hook_of(uc, access, (i64)address, size, user_data, parts); \
+    }
+MEMORY_HOOK(memory_hook, ALL_PARTS)
+MEMORY_HOOK(memory_hook_0, 0)   MEMORY_HOOK(memory_hook_1, 1)   MEMORY_HOOK(memory_hook_2, 2)
+MEMORY_HOOK(memory_hook_3, 3)   MEMORY_HOOK(memory_hook_4, 4)   MEMORY_HOOK(memory_hook_5, 5)
+MEMORY_HOOK(memory_hook_6, 6)   MEMORY_HOOK(memory_hook_7, 7)   MEMORY_HOOK(memory_hook_8, 8)
+MEMORY_HOOK(memory_hook_9, 9)   MEMORY_HOOK(memory_hook_10, 10) MEMORY_HOOK(memory_hook_11, 11)
+MEMORY_HOOK(memory_hook_12, 12) MEMORY_HOOK(memory_hook_13, 13) MEMORY_HOOK(memory_hook_14, 14)
+
+/* The parts of the model beyond the caches that a machine's state switches on */
+EXPORT i64 emu_parts(const i64 *st) {
+    return (st[H_MMU] ? PART_MMU : 0) | (st[H_MEMSYS] ? PART_MEMSYS : 0) |
+           ((st[H_ALIGN_SIZE] | st[H_SPLIT_MASK]) ? PART_ALIGN : 0) |
+           (st[H_SQ_SLICES] > 0 ? PART_SQ : 0);
 }
 
 /* A load or store in the outer cache controller's register page (a hook on that range only:
