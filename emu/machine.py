@@ -414,7 +414,7 @@ class Machine:
             self._hooks += [
                 native.add_hook(uc, UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE,
                                 native.memory_hook_for(st), st, 0, ram_size - 1),
-                native.add_hook(uc, UC_HOOK_BLOCK, native.block_hook, st)]
+                native.add_hook(uc, UC_HOOK_BLOCK, native.block_hook_for(st), st)]
             if self.isa == "ppc64":
                 self._hooks.append(native.add_hook(uc, UC_HOOK_TLB_FILL,
                                                    native.identity_tlb_fill, st))

@@ -136,6 +136,15 @@ def memory_hook_for(state):
     (H_MMU, H_MEMSYS, the alignment rules, H_SQ_SLICES) are fixed for the machine's life
     (translation_off turns the MMU off only for a while, which its hook tests)."""
     return MEMORY_HOOKS[lib.emu_parts(address(state))]
+
+
+# block_hook compiled for the parts it reads (the MMU: 1, store queues: 8), as above
+BLOCK_HOOKS = {parts: _hook(f"block_hook_{parts}") for parts in (0, 1, 8, 9)}
+
+
+def block_hook_for(state):
+    """The block hook for a machine's state (see memory_hook_for)."""
+    return BLOCK_HOOKS[lib.emu_parts(address(state)) & 9]
 outer_cache_hook = _hook("outer_cache_hook")
 block_hook = _hook("block_hook")
 special_hook = _hook("special_hook")

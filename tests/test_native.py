@@ -110,15 +110,16 @@ def test_a_source_tree_builds_its_model_at_import_and_rebuilds_it_after_an_edit(
     assert library.stat().st_mtime_ns != first
 
 
-# A machine's memory hook is compiled with only the parts of the model its profile has
-# (hooks.c, PART_*: 1 MMU, 2 memory system in time, 4 alignment rules, 8 store queues)
+# A machine's memory and block hooks are compiled with only the parts of the model its
+# profile has (hooks.c, PART_*: 1 MMU, 2 memory system in time, 4 alignment rules, 8 store
+# queues)
 PARTS = [("ppc750", False, 4), ("ppc750", True, 5), ("power4", False, 12),
          ("power4", True, 13), ("cortex-a9", False, 0), ("cortex-a9", True, 1),
          ("pentium4", False, 2)]
 
 
 @pytest.mark.parametrize("cpu, with_mmu, parts", PARTS)
-def test_a_machines_memory_hook_has_its_parts_and_runs_as_the_one_with_all(
+def test_a_machines_hooks_have_its_parts_and_run_as_those_with_all(
         cpu, with_mmu, parts, monkeypatch):
     from emu import bench
     from emu.machine import Machine
@@ -127,6 +128,7 @@ def test_a_machines_memory_hook_has_its_parts_and_runs_as_the_one_with_all(
     for every_part in (False, True):
         if every_part:
             monkeypatch.setattr(native, "memory_hook_for", lambda state: native.memory_hook)
+            monkeypatch.setattr(native, "block_hook_for", lambda state: native.block_hook)
         m = Machine(cpu, ram_size=8 << 20, mmu=with_mmu)
         assert native.lib.emu_parts(native.address(m.state)) == parts
         m.load(bench.COPY_LOOPS[isa][1])

@@ -270,7 +270,7 @@ static i64 single_store(const i64 *st, i64 off, i64 size) {
 }
 
 /* The model's part of one basic block; returns true to stop the machine */
-HOT bool model_block(i64 *st, i64 address, i64 size) {
+HOT bool model_block(i64 *st, i64 address, i64 size, int parts) {
     if (UNLIKELY(st[H_SCHED]) && sync_gate(st, address, size))
         return true;                       /* the block does not run now: nothing charged */
     if (UNLIKELY(st[H_SWALLOW_ADDR] >= 0)) {
@@ -294,7 +294,8 @@ HOT bool model_block(i64 *st, i64 address, i64 size) {
         n = 0;
         cycles = 0;
     }
-    if (st[H_SQ_SLICES] > 0 || st[H_SCHED]) {  /* for access_time, store_pc */
+    if (((parts & PART_SQ) && st[H_SQ_SLICES] > 0) || st[H_SCHED]) {   /* for access_time,
+                                                                         * store_pc */
         st[H_BLOCK_END_COST] = in_code ? st[st[H_ICOST] + off + size] : -1;
         st[H_BLOCK_STORE] = in_code ? single_store(st, off, size) : -1;
     }
@@ -304,7 +305,7 @@ HOT bool model_block(i64 *st, i64 address, i64 size) {
     st[H_INSNS] += n;
     i64 fetch_stall = fetch(st, address, size, address);
     bool stop = false;
-    if (st[H_MMU]) {
+    if ((parts & PART_MMU) && st[H_MMU]) {
         int fault;
         fetch_stall += translate_noting(st, address, false, true, address, &fault);
         stop = fault != 0;
@@ -347,10 +348,18 @@ EXPORT void foreign_insn_hook(uc_engine *uc, u64 address, uint32_t size, void *u
     }
 }
 
-EXPORT void block_hook(uc_engine *uc, u64 address, uint32_t size, void *user_data) {
-    if (model_block(user_data, (i64)address, (i64)size))
-        model_stop(uc, user_data);
-}
+/* The block hook, as the memory hook, compiled for the parts of a machine (those it reads:
+ * the MMU, store queues): block_hook_0, _1, _8, _9; block_hook has both */
+#define BLOCK_HOOK(name, parts) \
+    EXPORT void name(uc_engine *uc, u64 address, uint32_t size, void *user_data) { \
+        if (model_block(user_data, (i64)address, (i64)size, parts)) \
+            model_stop(uc, user_data); \
+    }
+BLOCK_HOOK(block_hook, ALL_PARTS)
+BLOCK_HOOK(block_hook_0, 0)
+BLOCK_HOOK(block_hook_1, PART_MMU)
+BLOCK_HOOK(block_hook_8, PART_SQ)
+BLOCK_HOOK(block_hook_9, PART_MMU | PART_SQ)
 
 /* slbmte RS, RB into the model's SLB; one the model refuses stops the machine, its PC, RS
  * and RB noted (S_SLB_*) for the error message */
