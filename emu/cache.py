@@ -200,7 +200,7 @@ PRIVATE = ("L1I", "L1D") + TLB_NAMES    # per core; L2 and L3 are shared by all 
 (L_SETS, L_WAYS, L_SHIFT, L_MRU, L_TAGS, L_DIRTY, L_ACCESSES, L_HITS,
  L_STALE, L_REPL, L_PLRU, L_STAMP, L_CLOCK, L_LATENCY, L_WRITE_BACK, L_NEXT,
  L_WRITE_ALLOCATE, L_MISSES, L_WRITEBACKS, L_INVALIDATIONS, L_EVICTIONS, L_IS_ICACHE,
- L_SHADOW, L_KIND, L_CHIP, L_GROUP, L_PEER) = range(27)
+ L_SHADOW, L_KIND, L_CHIP, L_GROUP, L_PEER, L_LINES_LO, L_LINES_HI) = range(29)
 # L_KIND: the level's kind, for the events a profile samples (emu.profiler): its index here.
 # L_CHIP, L_GROUP: a chip level's copy (emu.topology): its chip and the index of chip 0's
 # copy (-1 for the other levels); L_PEER: the next chip's copy of the same level, in a ring
@@ -208,6 +208,8 @@ PRIVATE = ("L1I", "L1D") + TLB_NAMES    # per core; L2 and L3 are shared by all 
 LEVEL_KINDS = ("L1I", "L1D", "L2", "L3", "ITLB", "DTLB", "TLB")
 # L_SHADOW (L1 D only, when a table walker reads below it): per way, memory's copy of a dirty
 # line, taken when the line became dirty; 0 when not kept
+# L_LINES_LO, L_LINES_HI (an L1 I): the lowest and highest line it ever took in (none while
+# HI < LO), so that a store's look for a copy to flag stale skips lines outside them
 # ---- maintenance operations (what a dcb*/icbi/CP15 c7/clflush/prefetch does to a line)
 OP_CLEAN, OP_FLUSH, OP_INVALIDATE, OP_ZERO, OP_TOUCH, OP_ICACHE_INVALIDATE, \
     OP_ICACHE_INVALIDATE_ALL, OP_ALLOCATE, OP_TOUCH_OUTER = range(9)
@@ -490,6 +492,7 @@ class Layout:
             st[r + L_TAGS], st[r + L_DIRTY], st[r + L_STAMP] = tags, dirty, stamp
             st[r + L_STALE], st[r + L_PLRU], st[r + L_MRU] = stale, plru, mru
             st[r + L_IS_ICACHE] = lv.name == "L1I"
+            st[r + L_LINES_LO], st[r + L_LINES_HI] = 0, -1
             st[r + L_KIND] = LEVEL_KINDS.index(lv.name)
             st[r + L_SHADOW] = shadows[i]
             st[r + L_CHIP] = self.chip_of_level.get(i, -1)

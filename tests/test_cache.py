@@ -504,6 +504,25 @@ def test_store_to_another_line_is_not_stale():
     assert m.stale_fetches == 0
 
 
+def test_a_store_finds_the_l1i_copies_at_both_ends_of_the_lines_it_took_in():
+    # A store looks for an L1 I copy to flag stale only between the lowest and highest line
+    # the L1 I ever took in (a line outside them is not there). 0x100 (line 8) and 0x300
+    # (line 24) share set 0 of the 2-way L1 I; 0x40 (line 2) then widens the range down.
+    m = with_icache()
+    m.fetch(0x100)
+    m.fetch(0x300)
+    m.store(0x300)
+    m.fetch(0x300)
+    assert m.stale_fetches == 1
+    m.store(0x100)
+    m.fetch(0x100)
+    assert m.stale_fetches == 2
+    m.fetch(0x40)
+    m.store(0x40)
+    m.fetch(0x40)
+    assert m.stale_fetches == 3
+
+
 def test_dcbz_is_a_store_for_coherence():
     m = with_icache()
     m.fetch(X)

@@ -113,6 +113,22 @@ HOT i64 find(const i64 *st, i64 r, i64 line) {
     return -1;
 }
 
+/* An L1 I's lines lie within [L_LINES_LO, L_LINES_HI], every line it ever took in (empty
+ * while HI < LO): a line outside them is not there, and needs no search */
+HOT void note_icache_line(i64 *st, i64 r, i64 line) {
+    if (st[r + L_LINES_HI] < st[r + L_LINES_LO]) {
+        st[r + L_LINES_LO] = line;
+        st[r + L_LINES_HI] = line;
+    } else {
+        st[r + L_LINES_LO] = min64(st[r + L_LINES_LO], line);
+        st[r + L_LINES_HI] = max64(st[r + L_LINES_HI], line);
+    }
+}
+
+HOT bool icache_may_hold(const i64 *st, i64 r, i64 line) {
+    return line >= st[r + L_LINES_LO] && line <= st[r + L_LINES_HI];
+}
+
 /* A use of a way: the set's most-recent-use record and the replacement state */
 HOT void touch(i64 *st, i64 r, i64 s, i64 way, i64 tag) {
     st[st[r + L_MRU] + s] = (i64)((u64)tag << MRU_WAY_BITS) | way;
@@ -231,6 +247,8 @@ HOT i64 install(i64 *st, i64 r, i64 s, i64 line) {
     st[st[r + L_TAGS] + slot] = line + 1;
     st[st[r + L_DIRTY] + slot] = 0;
     st[st[r + L_STALE] + slot] = 0;
+    if (st[r + L_IS_ICACHE])
+        note_icache_line(st, r, line);
     if (st[r + L_REPL] == REPL_FIFO) {        /* FIFO: the fill time is what counts */
         st[r + L_CLOCK] += 1;
         st[st[r + L_STAMP] + slot] = st[r + L_CLOCK];
@@ -382,7 +400,7 @@ static void flag_stale(i64 *st, i64 l1i, i64 addr, i64 length) {
     i64 shift = st[r + L_SHIFT];
     i64 ways = st[r + L_WAYS];
     for (i64 line = addr >> shift; line <= (addr + length - 1) >> shift; line++) {
-        i64 way = find(st, r, line);
+        i64 way = icache_may_hold(st, r, line) ? find(st, r, line) : -1;
         if (way >= 0)
             st[st[r + L_STALE] + (line & (st[r + L_SETS] - 1)) * ways + way] = 1;
     }
@@ -407,7 +425,7 @@ HOT void changed(i64 *st, i64 addr, i64 length) {
         i64 shift = st[r + L_SHIFT];
         i64 line = addr >> shift;
         if (line == (addr + length - 1) >> shift) {
-            i64 way = find(st, r, line);
+            i64 way = icache_may_hold(st, r, line) ? find(st, r, line) : -1;
             if (way >= 0)
                 st[st[r + L_STALE] + (line & (st[r + L_SETS] - 1)) * st[r + L_WAYS] + way] = 1;
             return;
