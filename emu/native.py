@@ -126,9 +126,12 @@ def _hook(name):
 
 
 memory_hook = _hook("memory_hook")
-# memory_hook compiled without the parts of the model a machine lacks (hooks.c, PART_*:
-# MMU, memory system in time, alignment rules, store queues), indexed by the parts it has
-MEMORY_HOOKS = [_hook(f"memory_hook_{parts}") for parts in range(15)] + [memory_hook]
+# The parts of the model beyond the caches a machine may have (state.h PART_*): the MMU, the
+# memory system in time, alignment rules, store queues (which need a store-through L1 D).
+# Its memory and block hooks are compiled for the parts it has.
+PART_MMU, PART_MEMSYS, PART_ALIGN, PART_SQ, ALL_PARTS = 1, 2, 4, 8, 15
+# memory_hook compiled without the parts a machine lacks, indexed by the parts it has
+MEMORY_HOOKS = [_hook(f"memory_hook_{parts}") for parts in range(ALL_PARTS)] + [memory_hook]
 
 
 def memory_hook_for(state):
@@ -138,13 +141,15 @@ def memory_hook_for(state):
     return MEMORY_HOOKS[lib.emu_parts(address(state))]
 
 
-# block_hook compiled for the parts it reads (the MMU: 1, store queues: 8), as above
-BLOCK_HOOKS = {parts: _hook(f"block_hook_{parts}") for parts in (0, 1, 8, 9)}
+# block_hook compiled for the parts it reads (the MMU, store queues), as above
+_BLOCK_PARTS = PART_MMU | PART_SQ
+BLOCK_HOOKS = {parts: _hook(f"block_hook_{parts}") for parts in (0, PART_MMU, PART_SQ,
+                                                                 _BLOCK_PARTS)}
 
 
 def block_hook_for(state):
     """The block hook for a machine's state (see memory_hook_for)."""
-    return BLOCK_HOOKS[lib.emu_parts(address(state)) & 9]
+    return BLOCK_HOOKS[lib.emu_parts(address(state)) & _BLOCK_PARTS]
 outer_cache_hook = _hook("outer_cache_hook")
 block_hook = _hook("block_hook")
 special_hook = _hook("special_hook")

@@ -9,7 +9,7 @@ import pytest
 from emu import cache, cost, hash64, mmu, native, softtlb
 from emu.model import build, constants
 
-PYTHON_MODULES = (cache, mmu, hash64, softtlb, cost)
+PYTHON_MODULES = (cache, mmu, hash64, softtlb, cost, native)
 
 
 def test_every_constant_of_the_header_is_exported():
@@ -111,11 +111,13 @@ def test_a_source_tree_builds_its_model_at_import_and_rebuilds_it_after_an_edit(
 
 
 # A machine's memory and block hooks are compiled with only the parts of the model its
-# profile has (hooks.c, PART_*: 1 MMU, 2 memory system in time, 4 alignment rules, 8 store
-# queues)
-PARTS = [("ppc750", False, 4), ("ppc750", True, 5), ("power4", False, 12),
-         ("power4", True, 13), ("cortex-a9", False, 0), ("cortex-a9", True, 1),
-         ("pentium4", False, 2)]
+# profile has (emu.native.PART_*)
+PARTS = [("ppc750", False, native.PART_ALIGN),
+         ("ppc750", True, native.PART_ALIGN | native.PART_MMU),
+         ("power4", False, native.PART_ALIGN | native.PART_SQ),
+         ("power4", True, native.PART_ALIGN | native.PART_SQ | native.PART_MMU),
+         ("cortex-a9", False, 0), ("cortex-a9", True, native.PART_MMU),
+         ("pentium4", False, native.PART_MEMSYS)]
 
 
 @pytest.mark.parametrize("cpu, with_mmu, parts", PARTS)

@@ -655,9 +655,8 @@ NOINLINE void first_store_to_line(i64 *st, i64 r, i64 slot, i64 line, i64 addr) 
 }
 
 /* A store through (or around: `hit` false) the store-through L1 D: it goes on below and
- * stalls nobody. Out of line: the hook's path for loads and write-back hits is shorter
- * without the walk down the levels inlined into it */
-NOINLINE void store_through(i64 *st, i64 r, i64 addr, i64 line, bool hit) {
+ * stalls nobody */
+HOT void store_through_inline(i64 *st, i64 r, i64 addr, i64 line, bool hit) {
     st[r + L_ACCESSES] += 1;
     st[r + (hit ? L_HITS : L_MISSES)] += 1;
     if (st[H_CORES])
@@ -674,9 +673,17 @@ NOINLINE void store_through(i64 *st, i64 r, i64 addr, i64 line, bool hit) {
     changed(st, (i64)((u64)line << shift), (i64)1 << shift);
 }
 
+/* The same, out of line: a hook's path for loads and write-back hits is shorter without the
+ * walk down the levels inlined into it (only a machine with store queues, whose every store
+ * goes through, has it inline) */
+NOINLINE void store_through(i64 *st, i64 r, i64 addr, i64 line, bool hit) {
+    store_through_inline(st, r, addr, line, hit);
+}
+
 /* A load or store of `size` bytes; once per line it touches. Returns stall cycles. The
- * common case, an L1 hit within one line, is handled here (inlined into the memory hook) */
-HOT i64 data_access(i64 *st, i64 addr, i64 size, bool write) {
+ * common case, an L1 hit within one line, is handled here (inlined into the memory hook;
+ * `parts`: the machine's, PART_*) */
+HOT i64 data_access_of(i64 *st, i64 addr, i64 size, bool write, int parts) {
     i64 l1 = st[H_L1D];
     if (l1 >= 0) {
         i64 r = REC(l1);
@@ -696,12 +703,19 @@ HOT i64 data_access(i64 *st, i64 addr, i64 size, bool write) {
                 return 0;
             }
             if (write && !st[r + L_WRITE_BACK] && (way >= 0 || !st[r + L_WRITE_ALLOCATE])) {
-                store_through(st, r, addr, line, way >= 0);
+                if (parts & PART_SQ)
+                    store_through_inline(st, r, addr, line, way >= 0);
+                else
+                    store_through(st, r, addr, line, way >= 0);
                 return 0;
             }
         }
     }
     return data_lines(st, addr, size, write);
+}
+
+HOT i64 data_access(i64 *st, i64 addr, i64 size, bool write) {
+    return data_access_of(st, addr, size, write, 0);
 }
 
 /* fetch beyond the common case: a stale fetch gets bytes older than the last store to them,

@@ -14,11 +14,9 @@
 #include <string.h>
 
 enum { FIRST_FAULT = 1, FAULT = 2 };
-/* Parts of the model beyond the caches that a machine may have: the MMU, the memory system
- * in time, alignment rules, store queues. A memory hook is compiled for each set of them
- * (memory_hook_0 ... memory_hook_15), so that a machine's hook holds only its own parts
- * (Machine takes it from emu.native.memory_hook_for); memory_hook has them all. */
-enum { PART_MMU = 1, PART_MEMSYS = 2, PART_ALIGN = 4, PART_SQ = 8, ALL_PARTS = 15 };
+/* (PART_*, state.h: a memory hook is compiled for each set of the model's parts, memory_hook_0
+ * ... memory_hook_14, so that a machine's hook holds only its own parts: Machine takes it
+ * from emu.native.memory_hook_for; memory_hook has them all.) */
 
 /* The MMU's stall for `ea`, and FAULT after a page fault, FIRST_FAULT after the first one,
  * whose PC is noted here if known (`pc` >= 0), else by stop_on_fault */
@@ -150,7 +148,8 @@ HOT int model_access(i64 *st, i64 address, i64 size, bool write, i64 pc, bool ob
         }
     }
     stall += (parts & PART_MEMSYS) && UNLIKELY(st[H_MEMSYS]) ?
-        memory_system_access(st, address, size, write) : data_access(st, address, size, write);
+        memory_system_access(st, address, size, write) :
+        data_access_of(st, address, size, write, parts);
     if ((parts & (PART_ALIGN | PART_SQ)) && UNLIKELY(st[H_ACCESS_EXTRAS])) {
         if ((parts & PART_ALIGN) && (st[H_ALIGN_SIZE] | st[H_SPLIT_MASK]))
             stall += alignment(st, address, size);

@@ -190,6 +190,11 @@ enum { BAT_VS, BAT_VP, BAT_START, BAT_SIZE, BAT_WORDS, BATS_PER_SIDE = 4 };
 #define OUTER_CACHE_SYNC 0x730
 #define OUTER_DUMMY_SYNC 0x740
 
+/* ---- parts of the model beyond the caches that a machine may have (emu.native): the MMU,
+ * the memory system in time, alignment rules, store queues (which need a store-through L1 D:
+ * emu.cache refuses them without one) */
+enum { PART_MMU = 1, PART_MEMSYS = 2, PART_ALIGN = 4, PART_SQ = 8, ALL_PARTS = 15 };
+
 /* a level's record */
 #define REC(level) (HEADER + LEVEL_RECORD * (level))
 
