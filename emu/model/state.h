@@ -79,6 +79,9 @@ enum { T_L1I, T_L1D, T_ITLB, T_DTLB, T_SEGMENTS, T_STATUS, T_PC, T_WAIT, T_SPIN_
        T_NWATCH, T_WATCH, WATCHES = 4, CORE_RECORD = T_WATCH + 2 * WATCHES };
 enum { CORE_IDLE, CORE_RUNNABLE, CORE_PARKED, CORE_DONE };
 enum { MAX_CORES = 32 };         /* emu.cache.Caches refuses more */
+/* ---- which copies of a private or chip level hold a line of each bucket (multi-core;
+ * emu/model/cache.c): per bucket a mask of owners, then per owner its level's index */
+enum { PRESENCE_BUCKETS = 1 << 14, PRESENCE_BLOCK = PRESENCE_BUCKETS + MAX_CORES };
 enum { RESOURCES = 4, RESOURCE_SERIAL = 0, RESOURCE_OUTER_CACHE = 1 };
 enum { G_RUNNING, G_NPARKED, G_WRITE_SEQ, G_STAMPS, G_STAMP_MASK, G_STAMP_SHIFT, G_HEADERS,
        GLOBALS = 8, STAMP_WORDS = 4 };
@@ -88,7 +91,7 @@ enum {
     L_SETS, L_WAYS, L_SHIFT, L_MRU, L_TAGS, L_DIRTY, L_ACCESSES, L_HITS,
     L_STALE, L_REPL, L_PLRU, L_STAMP, L_CLOCK, L_LATENCY, L_WRITE_BACK, L_NEXT,
     L_WRITE_ALLOCATE, L_MISSES, L_WRITEBACKS, L_INVALIDATIONS, L_EVICTIONS, L_IS_ICACHE,
-    L_SHADOW, L_KIND, L_CHIP, L_GROUP, L_PEER,
+    L_SHADOW, L_KIND, L_CHIP, L_GROUP, L_PEER, L_OWNER, L_PRESENCE_AT,
     LEVEL_RECORD = 32
 };
 enum { REPL_LRU, REPL_PLRU, REPL_FIFO, REPL_RANDOM };
