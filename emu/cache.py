@@ -149,6 +149,7 @@ H_STOP_ASKED, H_HALTED = 176, 177
 # the BATs a software-loaded TLB's model knows (their address, 0: none) and the accesses
 # they translated (emu.kernel.entry)
 H_BATS, H_BAT_HITS = 178, 179
+H_SLICES = 180          # the time slices a core ran in a run of several cores (emu.parallel)
 # scratch words (st[H_SCRATCH] + k) shared by every core: the span of the code any core ran
 # outside the loaded programs (0, 0: none), so that bytes the host writes over it are not
 # run stale from Unicorn's translations (Machine.write). Words 0-6: emu.softtlb, emu.hash64
@@ -659,7 +660,7 @@ class Layout:
                 H_BUS_WAIT, H_SB_STALLS, H_SB_STALL_CYCLES, H_FB_WAITS, H_PREFETCHES,
                 H_PREFETCHES_DROPPED, H_PREFETCH_LATE, H_PREFETCH_LATE_CYCLES, H_HW_PREFETCHES,
                 H_UNCACHED_LOADS, H_UNCACHED_STORES, H_WC_WAIT, H_EVENT_PENDING, H_EVENTS,
-                H_INTERVENTIONS, H_BAT_HITS)
+                H_INTERVENTIONS, H_BAT_HITS, H_SLICES)
 
     def clear_stats(self):
         """Zero every counter: each level's, the running header's and every core's."""

@@ -287,6 +287,7 @@ EXPORT i64 emu_run_parallel(i64 *st, uc_engine **ucs, i64 quantum, i64 halt, i64
         st[H_NO_PARK] = no_park;
         st[H_PARK] = 0;
         st[H_STOP_ASKED] = 0;
+        st[H_SLICES] += 1;
         int err = uc_emu_start(ucs[k], (u64)r[T_PC], (u64)halt, 0, 0);
         i64 pc = guest_pc(ucs[k], st);
         r[T_PC] = pc;
