@@ -281,6 +281,7 @@ class LockedAdds:
     floor: int              # base cycles of the critical section: no add can take less
     instructions: int
     wall: float             # seconds
+    slices: int             # times a core was started (emu.parallel): the scheduler's work
 
 
 def locked_adds(cpu, isa, cores, quantum, adds=100):
@@ -298,27 +299,32 @@ def locked_adds(cpu, isa, cores, quantum, adds=100):
     held, released = (program.symbols[s] - machine.code_base for s in
                       ("locked_adds_held", "locked_adds_released"))
     return LockedAdds(run.cycles / (adds * cores), int(costs[released] - costs[held]),
-                      run.instructions, wall)
+                      run.instructions, wall, sum(r.events["slices"] for r in run.runs))
 
 
 def smp_rows(cpus=LOCK_CPUS, cores=LOCK_CORES, quanta=LOCK_QUANTA, adds=100):
     """Cycles per locked add for 1-32 cores at several quanta (emu.parallel): they should
     not depend on the quantum, nor fall below the critical section's base cycles."""
     yield ("| profile | cores | " + " | ".join(f"cycles/add, quantum {q}" for q in quanta) +
-           " | spread | critical section | wall s (all quanta) | guest M insn/s |")
-    yield "|---|---:|" + "---:|" * len(quanta) + "---:|---:|---:|---:|"
+           " | spread | critical section | slices/add | guest insn/slice | wall s (all quanta) "
+           "| guest M insn/s |")
+    yield "|---|---:|" + "---:|" * len(quanta) + "---:|---:|---:|---:|---:|---:|"
     for cpu, isa in cpus:
         for n in cores:
             results = [locked_adds(cpu, isa, n, q, adds) for q in quanta]
             per_add = [r.cycles_per_add for r in results]
             wall = sum(r.wall for r in results)
             rate = sum(r.instructions for r in results) / wall / 1e6
+            slices = sum(r.slices for r in results)
             yield (f"| {cpu} | {n} | " + " | ".join(f"{x:.1f}" for x in per_add) +
                    f" | {max(per_add) / min(per_add) - 1:.2%} | {results[0].floor} "
+                   f"| {slices / (len(results) * adds * n):.1f} "
+                   f"| {sum(r.instructions for r in results) / slices:.1f} "
                    f"| {wall:.2f} | {rate:.1f} |")
     yield ""
     yield (f"{adds} locked adds per core; spread: (largest - smallest) / smallest over the "
-           "quanta (cycles).")
+           "quanta (cycles); slices: the times a core was started (uc_emu_start), over all "
+           "quanta.")
 
 
 def independent_copies(isa, cores, quantum, size=64 << 10):

@@ -149,15 +149,16 @@ H_STOP_ASKED, H_HALTED = 176, 177
 # the BATs a software-loaded TLB's model knows (their address, 0: none) and the accesses
 # they translated (emu.kernel.entry)
 H_BATS, H_BAT_HITS = 178, 179
+H_SLICES = 180          # the time slices a core ran in a run of several cores (emu.parallel)
 # the stream prefetcher's stream used last, which its search tries first (a hint: any
 # stream number is correct, only slower)
-H_PF_LAST = 180
+H_PF_LAST = 181
 # the POWER4 store queues need each store's issue time, so its PC: the block hook notes the
 # block's only instruction that can store (a code offset; -1: none, several, or the code
 # changed since it was loaded), from a table over the code region (per offset + 1: 1 + the
 # offset of the last instruction before it that can store, emu.cost.may_write), so that
 # the memory hook need not ask Unicorn for the PC (emu/model/hooks.c, store_pc)
-H_WRITERS, H_BLOCK_STORE = 181, 182
+H_WRITERS, H_BLOCK_STORE = 182, 183
 # scratch words (st[H_SCRATCH] + k) shared by every core: the span of the code any core ran
 # outside the loaded programs (0, 0: none), so that bytes the host writes over it are not
 # run stale from Unicorn's translations (Machine.write). Words 0-6: emu.softtlb, emu.hash64
@@ -200,11 +201,19 @@ PRIVATE = ("L1I", "L1D") + TLB_NAMES    # per core; L2 and L3 are shared by all 
 (L_SETS, L_WAYS, L_SHIFT, L_MRU, L_TAGS, L_DIRTY, L_ACCESSES, L_HITS,
  L_STALE, L_REPL, L_PLRU, L_STAMP, L_CLOCK, L_LATENCY, L_WRITE_BACK, L_NEXT,
  L_WRITE_ALLOCATE, L_MISSES, L_WRITEBACKS, L_INVALIDATIONS, L_EVICTIONS, L_IS_ICACHE,
- L_SHADOW, L_KIND, L_CHIP, L_GROUP, L_PEER, L_LINES_LO, L_LINES_HI) = range(29)
+ L_SHADOW, L_KIND, L_CHIP, L_GROUP, L_PEER, L_OWNER, L_PRESENCE_AT, L_LINES_LO,
+ L_LINES_HI) = range(31)
 # L_KIND: the level's kind, for the events a profile samples (emu.profiler): its index here.
 # L_CHIP, L_GROUP: a chip level's copy (emu.topology): its chip and the index of chip 0's
 # copy (-1 for the other levels); L_PEER: the next chip's copy of the same level, in a ring
-# (-1 for the other levels), so that a chip's coherence walk visits only its peers
+# (-1 for the other levels), so that a chip's coherence walk visits only its peers.
+# L_OWNER, L_PRESENCE_AT: in a machine of several cores, a copy of a private level (its core)
+# or of a chip level (its chip), -1 for the other levels, and its level's presence table:
+# per bucket of lines (line % PRESENCE_BUCKETS) a mask of the owners whose copy holds a line
+# of the bucket, then per owner the index of its copy (emu/model/cache.c), so that a
+# coherence walk visits only the copies that hold the line
+PRESENCE_BUCKETS = 1 << 14
+PRESENCE_BLOCK = PRESENCE_BUCKETS + 32
 LEVEL_KINDS = ("L1I", "L1D", "L2", "L3", "ITLB", "DTLB", "TLB")
 # L_SHADOW (L1 D only, when a table walker reads below it): per way, memory's copy of a dirty
 # line, taken when the line became dirty; 0 when not kept
@@ -369,6 +378,15 @@ class Layout:
         self.caches, self.tlbs, self.cores = levels, tlbs, cores
         self.topology = topo = topology or Topology()
         chip_names = set(topo.chip_levels)
+        # the levels whose copies keep a presence table (several cores: the private L1s and
+        # the chip levels)
+        self.shared_copies = [lv.name for lv in levels if cores > 1 and
+                              (lv.name in ("L1I", "L1D") or lv.name in chip_names)]
+        for lv in levels:
+            if lv.name in self.shared_copies and lv.sets > PRESENCE_BUCKETS:
+                raise ValueError(f"{lv.name}: {lv.sets:,} sets; a machine of several cores "
+                                 f"takes at most {PRESENCE_BUCKETS:,} in it (its coherence "
+                                 "walks find a copy's lines by set)")
         chips = topo.chips(cores)
         levels = levels + tlbs
         names = [lv.name for lv in levels]
@@ -452,6 +470,9 @@ class Layout:
         size += STAMP_WORDS * STAMP_ENTRIES if cores > 1 else 0
         seen_at = size
         size += SEEN_ENTRIES * cores if cores > 1 else 0
+        presence = {name: size + PRESENCE_BLOCK * k
+                    for k, name in enumerate(self.shared_copies)}
+        size += PRESENCE_BLOCK * len(presence)
         st = np.zeros(size, np.int64)
         st[H_SIZE], st[H_NLEVELS] = size, len(self.levels)
         st[H_SEGMENTS] = segments
@@ -497,7 +518,13 @@ class Layout:
             st[r + L_SHADOW] = shadows[i]
             st[r + L_CHIP] = self.chip_of_level.get(i, -1)
             st[r + L_GROUP] = self.index[lv.name] if i in self.chip_of_level else -1
-            st[r + L_PEER] = -1
+            st[r + L_PEER] = st[r + L_OWNER] = -1
+            if lv.name in presence:
+                owner = self.chip_of_level[i] if lv.name in chip_names else \
+                    next(core for core, own in enumerate(self.core_index)
+                         if own[lv.name] == i)
+                st[r + L_OWNER], st[r + L_PRESENCE_AT] = owner, presence[lv.name]
+                st[presence[lv.name] + PRESENCE_BUCKETS + owner] = i
         for name in chip_names:
             ring = [chip_copies[chip, name] for chip in range(chips)]
             for i, j in zip(ring, ring[1:] + ring[:1]):
@@ -652,7 +679,7 @@ class Layout:
                 H_BUS_WAIT, H_SB_STALLS, H_SB_STALL_CYCLES, H_FB_WAITS, H_PREFETCHES,
                 H_PREFETCHES_DROPPED, H_PREFETCH_LATE, H_PREFETCH_LATE_CYCLES, H_HW_PREFETCHES,
                 H_UNCACHED_LOADS, H_UNCACHED_STORES, H_WC_WAIT, H_EVENT_PENDING, H_EVENTS,
-                H_INTERVENTIONS, H_BAT_HITS)
+                H_INTERVENTIONS, H_BAT_HITS, H_SLICES)
 
     def clear_stats(self):
         """Zero every counter: each level's, the running header's and every core's."""

@@ -742,6 +742,8 @@ class Machine:
             for key, length in ((c.L_TAGS, n), (c.L_DIRTY, n), (c.L_STAMP, n),
                                 (c.L_STALE, n), (c.L_PLRU, lv.sets), (c.L_MRU, lv.sets)):
                 st[st[r + key]:st[r + key] + length] = 0
+            if st[r + c.L_OWNER] >= 0:         # no copy holds a line now
+                st[st[r + c.L_PRESENCE_AT]:st[r + c.L_PRESENCE_AT] + c.PRESENCE_BUCKETS] = 0
         wc = self.model.headers[0][c.H_WC]
         st[wc:wc + c.WC_WORDS * st[c.H_WC_N] * len(self.cpus)] = 0
         self.model.drain_memory_system()

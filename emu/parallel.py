@@ -129,7 +129,8 @@ def events(st):
             "spin_wait_cycles": int(st[c.H_SPIN_WAIT]),
             "order_stalls": int(st[c.H_ORDER_STALLS]),
             "order_stall_cycles": int(st[c.H_ORDER_STALL_CYCLES]),
-            "interventions": int(st[c.H_INTERVENTIONS])}
+            "interventions": int(st[c.H_INTERVENTIONS]),
+            "slices": int(st[c.H_SLICES])}
 
 
 def _calls(machine, calls):

@@ -97,6 +97,23 @@ def test_a_spinning_core_waits_parked_for_the_store_that_frees_it():
     assert spinner.instructions < 100                 # not 2,000 cycles of spinning
 
 
+def test_slices_count_each_start_of_a_core():
+    """A core alone runs its call in one slice; a spinner starts once, then again after each
+    wait for the earlier core and each park (its wake): 3 here"""
+    m = Machine("ppc750", cores=2)
+    m.load(FLAGS)
+    flag = m.alloc(4)
+    alone = m.run_parallel([("store_after", flag, 2000), None]).runs[0]
+    assert alone.events["slices"] == 1
+    m.write(flag, bytes(4))
+    writer, spinner = m.run_parallel([("store_after", flag, 2000),
+                                      ("spin_until_set", flag)]).runs
+    assert spinner.return_value == 1
+    assert spinner.events["parks"] == spinner.events["sync_waits"] == 1
+    assert spinner.events["slices"] == 1 + spinner.events["parks"] + \
+        spinner.events["sync_waits"] == 3
+
+
 SCAN = """
 scan_reserved:          # r3 = table, r4 = n: the sum of n words, each read with lwarx
     mtctr r4

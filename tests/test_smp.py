@@ -244,3 +244,61 @@ def test_one_core_calls_still_run_on_core_0_of_a_multicore_machine():
     a, b = m.call("sum_words", buf, 16), one.call("sum_words", buf1, 16)
     assert (a.return_value, a.cycles, a.caches["L1D"]) == (b.return_value, b.cycles,
                                                            b.caches["L1D"])
+
+
+# ---- presence tables: which copies of an L1 or a chip level hold a line of each bucket
+
+def presence_errors(machine):
+    """Where a presence table disagrees with the tags of the copies it covers: for each
+    copy (a core's L1 I/L1 D, a chip's L2/L3), the buckets of the lines it holds."""
+    import emu.cache as c
+    st, errors = machine.state, []
+    for i, lv in enumerate(machine.model.levels):
+        r = c.HEADER + c.LEVEL_RECORD * i
+        owner = int(st[r + c.L_OWNER])
+        if owner < 0:
+            continue
+        table = int(st[r + c.L_PRESENCE_AT])
+        tags = st[st[r + c.L_TAGS]:st[r + c.L_TAGS] + lv.sets * lv.ways]
+        held = {int(t - 1) % c.PRESENCE_BUCKETS for t in tags if t}
+        marked = {b for b in range(c.PRESENCE_BUCKETS) if st[table + b] >> owner & 1}
+        if held != marked or st[table + c.PRESENCE_BUCKETS + owner] != i:
+            errors.append((lv.name, owner, len(held ^ marked)))
+    return errors
+
+
+def test_presence_tables_follow_every_line_in_and_out_on_power4():
+    """Fills, evictions, snoop invalidations, icbi and flushes over 8 cores (4 chips) keep
+    each bit exactly 'this copy holds a line of this bucket' (the coherence walks skip the
+    copies whose bit is clear, so a missing bit would lose a transfer)"""
+    m = Machine("power4", cores=8, ram_size=16 << 20)
+    m.load((ROUTINES / "ppc64/flush_dcache_icache.S").read_text())
+    m.load((ROUTINES / "ppc64/clear_page.S").read_text())
+    m.load((ROUTINES / "ppc64/copy_page_simple.S").read_text())
+    pages = [m.alloc(4096) for _ in range(64)]
+    assert presence_errors(m) == []
+    for step in range(8):            # each core reads 8 x 4 KB: more than its 32 KB L1 D
+        m.run_parallel([("copy_page_simple", pages[(8 * step + k) % 64],
+                         pages[(8 * step + k + 1) % 64]) if k % 2 else
+                        ("flush_dcache_icache", pages[step]) if k % 4 else
+                        ("clear_page", pages[(8 * step + k + 3) % 64]) for k in range(8)])
+        assert presence_errors(m) == []
+    assert any(m.model.stats(core=k)["L1D"]["evictions"] for k in range(8))
+    m.flush_caches()
+    assert presence_errors(m) == []
+
+
+def test_presence_tables_follow_a_contended_lock_on_cortex_a9():
+    m = Machine("cortex-a9", cores=8)
+    m.load((ROUTINES / "arm/spin_lock_add.S").read_text())
+    lock, counter = m.alloc(4), m.alloc(4)
+    run = m.run_parallel([("locked_adds", lock, counter, 50)] * 8)
+    assert sum(r.events["transfers"] for r in run.runs) > 0
+    assert presence_errors(m) == []
+
+
+def test_an_l1_with_more_sets_than_presence_buckets_is_refused_on_several_cores():
+    big = CacheLevel("L1D", 32768 * 32, 1, 32)        # 32768 sets
+    Layout([big], cores=1)                             # one core keeps no table
+    with pytest.raises(ValueError, match="32,768 sets; a machine of several cores"):
+        Layout([big], cores=2)

@@ -233,6 +233,47 @@ HOT void make_dirty(i64 *st, i64 r, i64 slot, i64 line) {
     st[d] = 1;
 }
 
+/* ---- presence (multi-core): a private level (each core's L1 I, L1 D) and a chip level
+ * (emu.topology) have a copy per owner (core or chip), and their presence table says, per
+ * bucket of lines (line % PRESENCE_BUCKETS), which owners' copies hold a line of the bucket
+ * (bit k: owner k), then which level is each owner's copy. A copy's sets divide the buckets,
+ * so a bucket's lines in one copy all sit in one set: when a line leaves, that set alone
+ * tells whether the copy still holds one of its bucket. The bits are exact, and a walk over
+ * the other copies (snoop, peer_chips, stale I-cache lines) visits only the owners whose bit
+ * is set: the others would have found nothing. */
+HOT bool has_presence(const i64 *st, i64 level) {
+    return level >= 0 && st[REC(level) + L_OWNER] >= 0;
+}
+
+/* The owners whose copy of `level` holds a line of the bucket of `line` */
+HOT u64 holders_of(const i64 *st, i64 level, i64 line) {
+    return (u64)st[st[REC(level) + L_PRESENCE_AT] + (line & (PRESENCE_BUCKETS - 1))];
+}
+
+/* Owner k's copy of the level whose presence table `level` shares */
+HOT i64 copy_of(const i64 *st, i64 level, i64 k) {
+    return st[st[REC(level) + L_PRESENCE_AT] + PRESENCE_BUCKETS + k];
+}
+
+static void presence_add(i64 *st, i64 r, i64 line) {
+    st[st[r + L_PRESENCE_AT] + (line & (PRESENCE_BUCKETS - 1))] |= (i64)1 << st[r + L_OWNER];
+}
+
+static void presence_clear(i64 *st, i64 r, i64 bucket) {
+    st[st[r + L_PRESENCE_AT] + bucket] &= ~((i64)1 << st[r + L_OWNER]);
+}
+
+/* `line` left set `s` of level `r`: its owner's bit goes unless the set holds another line
+ * of the same bucket */
+static void presence_remove(i64 *st, i64 r, i64 s, i64 line) {
+    i64 bucket = line & (PRESENCE_BUCKETS - 1);
+    i64 ways = st[r + L_WAYS], first = st[r + L_TAGS] + s * ways;
+    for (i64 w = 0; w < ways; w++)
+        if (st[first + w] != 0 && ((st[first + w] - 1) & (PRESENCE_BUCKETS - 1)) == bucket)
+            return;
+    presence_clear(st, r, bucket);
+}
+
 /* Put a line into set `s`: choose a victim, write it back if dirty; returns the way */
 HOT i64 install(i64 *st, i64 r, i64 s, i64 line) {
     i64 ways = st[r + L_WAYS];
@@ -249,6 +290,11 @@ HOT i64 install(i64 *st, i64 r, i64 s, i64 line) {
     st[st[r + L_STALE] + slot] = 0;
     if (st[r + L_IS_ICACHE])
         note_icache_line(st, r, line);
+    if (UNLIKELY(st[r + L_OWNER] >= 0)) {
+        if (old != 0)
+            presence_remove(st, r, s, old - 1);
+        presence_add(st, r, line);
+    }
     if (st[r + L_REPL] == REPL_FIFO) {        /* FIFO: the fill time is what counts */
         st[r + L_CLOCK] += 1;
         st[st[r + L_STAMP] + slot] = st[r + L_CLOCK];
@@ -407,13 +453,23 @@ static void flag_stale(i64 *st, i64 l1i, i64 addr, i64 length) {
 }
 
 /* Bytes [addr, addr + length) changed on the data side: I-cache copies are now stale, in
- * every core (no I-cache here snoops stores) */
+ * every core (no I-cache here snoops stores); with several cores, only in the cores whose
+ * L1 I holds a line of the bucket (presence) */
 static void changed_in_every_core(i64 *st, i64 addr, i64 length) {
-    for (i64 k = 0; k < core_count(st); k++) {
-        i64 l1i = l1_of(st, k, true);
-        if (l1i >= 0)
-            flag_stale(st, l1i, addr, length);
+    i64 l1i = st[H_L1I];
+    if (!has_presence(st, l1i)) {
+        for (i64 k = 0; k < core_count(st); k++) {
+            i64 level = l1_of(st, k, true);
+            if (level >= 0)
+                flag_stale(st, level, addr, length);
+        }
+        return;
     }
+    i64 shift = st[REC(l1i) + L_SHIFT];
+    for (i64 line = addr >> shift; line <= (addr + length - 1) >> shift; line++)
+        for (u64 holders = holders_of(st, l1i, line); holders; holders &= holders - 1)
+            flag_stale(st, copy_of(st, l1i, __builtin_ctzll(holders)),
+                       (i64)((u64)line << shift), (i64)1 << shift);
 }
 
 HOT void changed(i64 *st, i64 addr, i64 length) {
@@ -448,11 +504,21 @@ static bool dirty_in(const i64 *st, i64 l1d, i64 addr, i64 length) {
 
 /* Is any L1 D line over [addr, addr + length) dirty, in any core? */
 static bool dirty_in_l1d(const i64 *st, i64 addr, i64 length) {
-    for (i64 k = 0; k < core_count(st); k++) {
-        i64 l1d = l1_of(st, k, false);
-        if (l1d >= 0 && dirty_in(st, l1d, addr, length))
-            return true;
+    i64 l1d = st[H_L1D];
+    if (!has_presence(st, l1d)) {
+        for (i64 k = 0; k < core_count(st); k++) {
+            i64 level = l1_of(st, k, false);
+            if (level >= 0 && dirty_in(st, level, addr, length))
+                return true;
+        }
+        return false;
     }
+    i64 shift = st[REC(l1d) + L_SHIFT];
+    for (i64 line = addr >> shift; line <= (addr + length - 1) >> shift; line++)
+        for (u64 holders = holders_of(st, l1d, line); holders; holders &= holders - 1)
+            if (dirty_in(st, copy_of(st, l1d, __builtin_ctzll(holders)),
+                         (i64)((u64)line << shift), (i64)1 << shift))
+                return true;
     return false;
 }
 
@@ -465,6 +531,8 @@ static void drop_line(i64 *st, i64 level, i64 line, i64 way) {
         st[st[r + L_MRU] + s] = 0;
     st[st[r + L_TAGS] + slot] = 0;
     st[st[r + L_DIRTY] + slot] = 0;
+    if (st[r + L_OWNER] >= 0)
+        presence_remove(st, r, s, line);
 }
 
 /* The running core's current block synchronises the cores: a coherence event happened in
@@ -478,13 +546,14 @@ static void mark_sync(i64 *st) {
 /* What one core's request does to the other cores' L1 D copies of the line at `addr`
  * (multi-core only; MESI-like, see emu.cache.snoop) */
 static void snoop(i64 *st, i64 addr, i64 op) {
-    if (st[H_CORES] == 0)
+    i64 l1d = st[H_L1D];
+    if (st[H_CORES] == 0 || !has_presence(st, l1d))
         return;
-    i64 me = st[H_CORE];
-    for (i64 k = 0; k < core_count(st); k++) {
-        i64 level = l1_of(st, k, false);
-        if (k == me || level < 0)
-            continue;
+    /* the other cores whose L1 D holds a line of the bucket, in order */
+    u64 holders = holders_of(st, l1d, addr >> st[REC(l1d) + L_SHIFT]) &
+                  ~((u64)1 << st[H_CORE]);
+    for (; holders; holders &= holders - 1) {
+        i64 level = copy_of(st, l1d, __builtin_ctzll(holders));
         i64 r = REC(level);
         i64 line = addr >> st[r + L_SHIFT];
         i64 way = find(st, r, line);
@@ -784,11 +853,23 @@ static bool same_module(const i64 *st, i64 a, i64 b) {
 static int peer_chips(i64 *st, i64 level, i64 addr, i64 op) {
     i64 mine = st[REC(level) + L_CHIP];
     int nearest = 0;
-    for (i64 k = st[REC(level) + L_PEER]; k != level && k >= 0; k = st[REC(k) + L_PEER]) {
+    if (!has_presence(st, level))
+        return 0;
+    /* the other chips whose copy holds a line of the bucket, in the ring's order: the
+     * chips after this one, then those before it */
+    u64 holders = holders_of(st, level, addr >> st[REC(level) + L_SHIFT]);
+    u64 after = holders & ~(((u64)2 << mine) - 1), before = holders & (((u64)1 << mine) - 1);
+    for (u64 chips = after; chips || before; chips &= chips - 1) {
+        if (!chips) {
+            chips = before;
+            before = 0;
+        }
+        i64 chip = __builtin_ctzll(chips);
+        i64 k = copy_of(st, level, chip);
         i64 rk = REC(k);
         if (find(st, rk, addr >> st[rk + L_SHIFT]) < 0)
             continue;
-        int distance = same_module(st, mine, st[rk + L_CHIP]) ? 1 : 2;
+        int distance = same_module(st, mine, chip) ? 1 : 2;
         if (!nearest || distance < nearest)
             nearest = distance;
         maintain_level(st, k, addr, op);
@@ -804,9 +885,12 @@ static int peer_chips(i64 *st, i64 level, i64 addr, i64 op) {
 static void invalidate_level(i64 *st, i64 level) {
     i64 r = REC(level);
     for (i64 k = 0; k < st[r + L_SETS] * st[r + L_WAYS]; k++) {
-        if (st[st[r + L_TAGS] + k] != 0) {
+        i64 tag = st[st[r + L_TAGS] + k];
+        if (tag != 0) {
             st[st[r + L_TAGS] + k] = 0;
             st[r + L_INVALIDATIONS] += 1;
+            if (st[r + L_OWNER] >= 0)          /* the copy holds no line of the level now */
+                presence_clear(st, r, (tag - 1) & (PRESENCE_BUCKETS - 1));
         }
     }
     for (i64 k = 0; k < st[r + L_SETS]; k++)
@@ -837,11 +921,18 @@ static void establish(i64 *st, i64 level, i64 addr) {
 
 /* icbi / ICIMVAU: the line leaves the L1 I of every core (icbi is broadcast) */
 static void icache_invalidate(i64 *st, i64 addr) {
-    for (i64 k = 0; k < core_count(st); k++) {
-        i64 l1i = l1_of(st, k, true);
-        if (l1i >= 0)
-            maintain_level(st, l1i, addr, OP_INVALIDATE);
+    i64 l1i = st[H_L1I];
+    if (!has_presence(st, l1i)) {
+        for (i64 k = 0; k < core_count(st); k++) {
+            i64 level = l1_of(st, k, true);
+            if (level >= 0)
+                maintain_level(st, level, addr, OP_INVALIDATE);
+        }
+        return;
     }
+    for (u64 holders = holders_of(st, l1i, addr >> st[REC(l1i) + L_SHIFT]); holders;
+         holders &= holders - 1)
+        maintain_level(st, copy_of(st, l1i, __builtin_ctzll(holders)), addr, OP_INVALIDATE);
 }
 
 /* The architectural effect of one cache-maintenance instruction on its line. Returns stall

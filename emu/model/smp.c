@@ -237,54 +237,57 @@ EXPORT i64 emu_run_parallel(i64 *st, uc_engine **ucs, i64 quantum, i64 halt, i64
                             i64 *error) {
     i64 n = st[st[H_CORES]];
     i64 *g = globals_of(st);
-    i64 status[MAX_CORES], clock[MAX_CORES];
     if (n > MAX_CORES)
         return RUN_ERROR;
     for (;;) {
-        /* one pass over the cores' records: who may run, and their clocks */
-        i64 k = -1, best = NEVER_CYCLE, parked = -1, parked_best = NEVER_CYCLE;
+        /* one pass over the cores' records: the earliest runnable core and the clock of the
+         * next (the bound of its slice), and the same for the parked ones */
+        i64 runnable[2] = {NEVER_CYCLE, NEVER_CYCLE}, parked[2] = {NEVER_CYCLE, NEVER_CYCLE};
+        i64 k = -1, earliest_parked = -1;
         for (i64 j = 0; j < n; j++) {
-            status[j] = core_record(st, j)[T_STATUS];
-            if (status[j] != CORE_RUNNABLE && status[j] != CORE_PARKED)
+            i64 status = core_record(st, j)[T_STATUS];
+            if (status != CORE_RUNNABLE && status != CORE_PARKED)
                 continue;
-            clock[j] = clock_of(st, j);
-            if (status[j] == CORE_RUNNABLE && clock[j] < best) {
-                best = clock[j];
-                k = j;
-            } else if (status[j] == CORE_PARKED && clock[j] < parked_best) {
-                parked_best = clock[j];
-                parked = j;
+            i64 clock = clock_of(st, j);
+            i64 *two = status == CORE_RUNNABLE ? runnable : parked;
+            if (clock < two[0]) {
+                two[1] = two[0];
+                two[0] = clock;
+                if (status == CORE_RUNNABLE)
+                    k = j;
+                else
+                    earliest_parked = j;
+            } else if (clock < two[1]) {
+                two[1] = clock;
             }
         }
         bool no_park = false;
+        /* the others' earliest clock: the next runnable core's */
+        i64 others = runnable[1];
         if (k < 0) {
-            if (parked < 0)
+            if (earliest_parked < 0)
                 return RUN_ALL_DONE;
             /* every core left spins on lines none of them writes: let the earliest run a
              * whole slice without parking (a spin with a timeout ends; a deadlock runs into
-             * the instruction limit) */
-            k = parked;
-            core_record(st, k)[T_STATUS] = status[k] = CORE_RUNNABLE;
+             * the instruction limit); it runs until it passes the parked cores too: each
+             * gets its turn, so a core that only seemed to spin (it holds what the others
+             * wait for) goes on */
+            k = earliest_parked;
+            core_record(st, k)[T_STATUS] = CORE_RUNNABLE;
             g[G_NPARKED] -= 1;
             no_park = true;
+            others = parked[1];
         }
         switch_core(st, k);
         i64 *r = core_record(st, k);
         if (r[T_WAIT] > 0)
             charge_spin(st, r);
-        /* a core run without parking runs until it passes the parked cores too: each
-         * gets its turn, so a core that only seemed to spin (it holds what the others
-         * wait for) goes on */
-        i64 others = NEVER_CYCLE;
-        for (i64 j = 0; j < n; j++)
-            if (j != k && (status[j] == CORE_RUNNABLE ||
-                           (no_park && status[j] == CORE_PARKED)) && clock[j] < others)
-                others = clock[j];
         st[H_SLICE_END] = others == NEVER_CYCLE ? NEVER_CYCLE : others + quantum;
         st[H_SYNC_BOUND] = others;
         st[H_NO_PARK] = no_park;
         st[H_PARK] = 0;
         st[H_STOP_ASKED] = 0;
+        st[H_SLICES] += 1;
         int err = uc_emu_start(ucs[k], (u64)r[T_PC], (u64)halt, 0, 0);
         i64 pc = guest_pc(ucs[k], st);
         r[T_PC] = pc;
