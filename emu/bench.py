@@ -299,7 +299,8 @@ def locked_adds(cpu, isa, cores, quantum, adds=100):
     held, released = (program.symbols[s] - machine.code_base for s in
                       ("locked_adds_held", "locked_adds_released"))
     return LockedAdds(run.cycles / (adds * cores), int(costs[released] - costs[held]),
-                      run.instructions, wall, sum(r.events["slices"] for r in run.runs))
+                      run.instructions, wall,
+                      sum(r.events.get("slices", 1) for r in run.runs))  # one core: one call
 
 
 def smp_rows(cpus=LOCK_CPUS, cores=LOCK_CORES, quanta=LOCK_QUANTA, adds=100):
