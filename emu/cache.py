@@ -206,7 +206,8 @@ PRIVATE = ("L1I", "L1D") + TLB_NAMES    # per core; L2 and L3 are shared by all 
 # L_KIND: the level's kind, for the events a profile samples (emu.profiler): its index here.
 # L_CHIP, L_GROUP: a chip level's copy (emu.topology): its chip and the index of chip 0's
 # copy (-1 for the other levels); L_PEER: the next chip's copy of the same level, in a ring
-# (-1 for the other levels), so that a chip's coherence walk visits only its peers.
+# (-1 for the other levels; a level with one copy is its own next), which tells whether a
+# chip level has copies on other chips at all (the walk over them uses the presence table).
 # L_OWNER, L_PRESENCE_AT: in a machine of several cores, a copy of a private level (its core)
 # or of a chip level (its chip), -1 for the other levels, and its level's presence table:
 # per bucket of lines (line % PRESENCE_BUCKETS) a mask of the owners whose copy holds a line

@@ -14,8 +14,9 @@ static i64 write_combining_transfer(i64 *st, i64 bytes);
 /* the topology (below): other chips' copies of a chip level */
 static int peer_chips(i64 *st, i64 level, i64 addr, i64 op);
 
-/* Has the level copies on other chips? (A chip level's peers are a ring through L_PEER;
- * a machine of one chip has none: its ring is the level itself.) */
+/* Has the level copies on other chips? (L_PEER: the next chip's copy, a ring; a machine of
+ * one chip has none: its ring is the level itself. The walk over the copies goes by the
+ * presence table, peer_chips.) */
 HOT bool has_peers(const i64 *st, i64 level) {
     i64 r = REC(level);
     return st[r + L_GROUP] >= 0 && st[r + L_PEER] != level;
@@ -429,18 +430,6 @@ static void account(i64 *st, i64 offset, i64 cycles) {
     }
 }
 
-HOT i64 core_count(const i64 *st) {
-    return st[H_CORES] ? st[st[H_CORES]] : 1;
-}
-
-/* Core `core`'s L1 I (`icache`) or L1 D level, -1 if it has none */
-HOT i64 l1_of(const i64 *st, i64 core, bool icache) {
-    i64 table = st[H_CORES];
-    if (table == 0)
-        return icache ? st[H_L1I] : st[H_L1D];
-    return st[table + 1 + CORE_RECORD * core + (icache ? T_L1I : T_L1D)];
-}
-
 static void flag_stale(i64 *st, i64 l1i, i64 addr, i64 length) {
     i64 r = REC(l1i);
     i64 shift = st[r + L_SHIFT];
@@ -457,12 +446,9 @@ static void flag_stale(i64 *st, i64 l1i, i64 addr, i64 length) {
  * L1 I holds a line of the bucket (presence) */
 static void changed_in_every_core(i64 *st, i64 addr, i64 length) {
     i64 l1i = st[H_L1I];
-    if (!has_presence(st, l1i)) {
-        for (i64 k = 0; k < core_count(st); k++) {
-            i64 level = l1_of(st, k, true);
-            if (level >= 0)
-                flag_stale(st, level, addr, length);
-        }
+    if (!has_presence(st, l1i)) {          /* one core (or no L1 I): its own, if any */
+        if (l1i >= 0)
+            flag_stale(st, l1i, addr, length);
         return;
     }
     i64 shift = st[REC(l1i) + L_SHIFT];
@@ -505,14 +491,8 @@ static bool dirty_in(const i64 *st, i64 l1d, i64 addr, i64 length) {
 /* Is any L1 D line over [addr, addr + length) dirty, in any core? */
 static bool dirty_in_l1d(const i64 *st, i64 addr, i64 length) {
     i64 l1d = st[H_L1D];
-    if (!has_presence(st, l1d)) {
-        for (i64 k = 0; k < core_count(st); k++) {
-            i64 level = l1_of(st, k, false);
-            if (level >= 0 && dirty_in(st, level, addr, length))
-                return true;
-        }
-        return false;
-    }
+    if (!has_presence(st, l1d))            /* one core (or no L1 D): its own, if any */
+        return l1d >= 0 && dirty_in(st, l1d, addr, length);
     i64 shift = st[REC(l1d) + L_SHIFT];
     for (i64 line = addr >> shift; line <= (addr + length - 1) >> shift; line++)
         for (u64 holders = holders_of(st, l1d, line); holders; holders &= holders - 1)
@@ -547,7 +527,7 @@ static void mark_sync(i64 *st) {
  * (multi-core only; MESI-like, see emu.cache.snoop) */
 static void snoop(i64 *st, i64 addr, i64 op) {
     i64 l1d = st[H_L1D];
-    if (st[H_CORES] == 0 || !has_presence(st, l1d))
+    if (!has_presence(st, l1d))            /* one core: no other copies */
         return;
     /* the other cores whose L1 D holds a line of the bucket, in order */
     u64 holders = holders_of(st, l1d, addr >> st[REC(l1d) + L_SHIFT]) &
@@ -922,12 +902,9 @@ static void establish(i64 *st, i64 level, i64 addr) {
 /* icbi / ICIMVAU: the line leaves the L1 I of every core (icbi is broadcast) */
 static void icache_invalidate(i64 *st, i64 addr) {
     i64 l1i = st[H_L1I];
-    if (!has_presence(st, l1i)) {
-        for (i64 k = 0; k < core_count(st); k++) {
-            i64 level = l1_of(st, k, true);
-            if (level >= 0)
-                maintain_level(st, level, addr, OP_INVALIDATE);
-        }
+    if (!has_presence(st, l1i)) {          /* one core (or no L1 I): its own, if any */
+        if (l1i >= 0)
+            maintain_level(st, l1i, addr, OP_INVALIDATE);
         return;
     }
     for (u64 holders = holders_of(st, l1i, addr >> st[REC(l1i) + L_SHIFT]); holders;
