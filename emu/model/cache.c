@@ -703,6 +703,29 @@ NOINLINE void first_store_to_line(i64 *st, i64 r, i64 slot, i64 line, i64 addr) 
         snoop(st, addr, OP_FLUSH);
 }
 
+/* A store written through to `level` when that level is write-back and the line is the
+ * most recent of its set and already dirty (a copy's stores after the first to a line):
+ * level_request's outcome, a hit that changes no line, without its general path. False,
+ * and nothing done, otherwise. */
+HOT bool store_to_dirty_mru_line(i64 *st, i64 level, i64 addr) {
+    i64 r = REC(level);
+    i64 line = addr >> st[r + L_SHIFT];
+    i64 s = line & (st[r + L_SETS] - 1);
+    i64 m = st[st[r + L_MRU] + s];
+    if ((m >> MRU_WAY_BITS) != line + 1 || !st[r + L_WRITE_BACK] ||
+            !st[st[r + L_DIRTY] + s * st[r + L_WAYS] + (m & WAY_MASK)] ||
+            UNLIKELY(st[H_SAMPLE_EVENTS]))
+        return false;
+    st[r + L_ACCESSES] += 1;
+    st[r + L_HITS] += 1;
+    if (UNLIKELY(level == st[H_PF_LEVEL]) && !st[H_PREFETCHING]) {
+        st[H_PF_ACCESS] = addr;               /* the stream prefetcher sees demand accesses */
+        st[H_PF_MISSED] = 0;
+    }
+    st[H_STORE_DONE] = st[r + L_LATENCY];
+    return true;
+}
+
 /* A store through (or around: `hit` false) the store-through L1 D: it goes on below and
  * stalls nobody */
 HOT void store_through_inline(i64 *st, i64 r, i64 addr, i64 line, bool hit) {
@@ -712,8 +735,10 @@ HOT void store_through_inline(i64 *st, i64 r, i64 addr, i64 line, bool hit) {
         snoop(st, addr, OP_FLUSH);
     if (st[H_QUEUE_N] == 0 && st[r + L_NEXT] != MEMORY) {
         /* what send_write_of + drain do */
-        st[H_STORE_DONE] = down(st, st[r + L_NEXT], addr, true);
-        drain(st);
+        if (!store_to_dirty_mru_line(st, st[r + L_NEXT], addr)) {
+            st[H_STORE_DONE] = down(st, st[r + L_NEXT], addr, true);
+            drain(st);
+        }
     } else {
         send_write_of(st, st[r + L_NEXT], addr, 8, true);
         drain(st);
