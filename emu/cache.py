@@ -159,6 +159,12 @@ H_PF_LAST = 181
 # offset of the last instruction before it that can store, emu.cost.may_write), so that
 # the memory hook need not ask Unicorn for the PC (emu/model/hooks.c, store_pc)
 H_WRITERS, H_BLOCK_STORE = 182, 183
+# the last instruction fetch's translation, per core (emu/model/mmu.c,
+# fetch_translated_as_before): the page + 1 and the ITLB's shift, the state index of the
+# first-level ITLB's MRU word of its set and the word it held, the state index of the
+# entry's permission word, the ITLB's record (0s: none yet)
+H_IXLATE_PAGE, H_IXLATE_SHIFT, H_IXLATE_MRU, H_IXLATE_WORD, H_IXLATE_PERM, H_IXLATE_REC = \
+    range(184, 190)
 # scratch words (st[H_SCRATCH] + k) shared by every core: the span of the code any core ran
 # outside the loaded programs (0, 0: none), so that bytes the host writes over it are not
 # run stale from Unicorn's translations (Machine.write). Words 0-6: emu.softtlb, emu.hash64
@@ -585,7 +591,8 @@ class Layout:
             self.state[self.globals + G_RUNNING] = core
 
     PER_CORE = (H_CORE, H_L1I, H_L1D, H_ITLB, H_DTLB, H_SEGMENTS, H_WC, H_SB, H_FB, H_PF,
-                H_CHIP, H_SEEN)
+                H_CHIP, H_SEEN, H_IXLATE_PAGE, H_IXLATE_SHIFT, H_IXLATE_MRU, H_IXLATE_WORD,
+                H_IXLATE_PERM, H_IXLATE_REC)
 
     def _set_memory_system(self, st, ms, levels, machine_at):
         """Write a profile's memory-system tables (emu.memory) into the header."""

@@ -17,6 +17,12 @@ invalidate:                 # tlbie, as flush_tlb_page does after clearing the P
     tlbie r3
     sync
     blr
+refetch:                    # tlbie the page this code is on, then go on in it
+    tlbie r3
+    sync
+    b     refetched         # (a new block, on the same page)
+refetched:
+    blr
 """
 
 
@@ -115,6 +121,20 @@ def test_a_stale_tlb_entry_translates_until_tlbie():
     m.call("invalidate", buf)
     with pytest.raises(PageFault):
         m.call("load4", buf, buf, buf, buf)
+
+
+def test_a_tlbie_between_two_blocks_on_one_page_makes_the_second_fetch_miss():
+    # The block hook keeps the last fetch's translation (emu/model/mmu.c); the tlbie of the
+    # code's own page between two blocks on it must still make the next fetch miss the ITLB
+    m = machine()
+    HashedPageTable(m).map_machine()
+    page = m.symbols["refetch"] & ~0xFFF
+    assert m.symbols["refetched"] & ~0xFFF == page
+    m.call("refetch", page)                       # warm: the page's PTE is in the caches
+    run = m.call("refetch", page)
+    # the first block hits the ITLB; tlbie drops the entry; the second block misses
+    assert run.tlbs["ITLB"] == {"lookups": 2, "hits": 1, "misses": 1, "invalidations": 1}
+    assert run.events["hash_walks"] == 1
 
 
 def test_dtlb_lru_replacement_in_a_two_way_set():

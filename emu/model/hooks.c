@@ -304,10 +304,12 @@ HOT bool model_block(i64 *st, i64 address, i64 size, int parts) {
     st[H_INSNS] += n;
     i64 fetch_stall = fetch(st, address, size, address);
     bool stop = false;
-    if ((parts & PART_MMU) && st[H_MMU]) {
+    if ((parts & PART_MMU) && st[H_MMU] && !fetch_translated_as_before(st, address)) {
         int fault;
         fetch_stall += translate_noting(st, address, false, true, address, &fault);
         stop = fault != 0;
+        if (!fault)
+            note_fetch_translation(st, address);
         /* software-loaded TLB: note the block, to undo its counts if an access faults */
         if (st[H_MMU] >= MODE_SOFT603 && st[H_MMU] <= MODE_SOFT405) {
             st[st[H_SCRATCH] + S_BLOCK_START] = address;

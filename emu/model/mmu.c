@@ -314,6 +314,49 @@ HOT i64 translate(i64 *st, i64 ea, bool write, bool fetch) {
     return tlb_miss(st, level, ea, write, fetch);
 }
 
+/* ---- the last instruction fetch's translation, kept per core (H_IXLATE_*: the page + 1
+ * and the ITLB's shift, where the first-level ITLB's MRU word of its set is and what it
+ * held, where the entry's permission word is, the ITLB's record): the block hook translates
+ * every block, and a loop's blocks lie on one page. A block on that page while the set's
+ * MRU word is unchanged is translate's first-level MRU hit, which changes nothing but the
+ * counts: it is counted, its permission word read afresh, without the look-up. Whatever
+ * changes the entry (a fill, an invalidation, a use of another way of the set) changes the
+ * MRU word, so nothing else needs to forget the memo. Not for software-loaded TLBs. */
+HOT bool fetch_translated_as_before(i64 *st, i64 ea) {
+    i64 mru = st[H_IXLATE_MRU];
+    if (mru == 0 || (ea >> st[H_IXLATE_SHIFT]) + 1 != st[H_IXLATE_PAGE] ||
+            st[mru] != st[H_IXLATE_WORD])
+        return false;
+    i64 perm = st[st[H_IXLATE_PERM]];
+    if (perm & DENY_FETCH)                     /* a fault: translate reports it */
+        return false;
+    i64 r = st[H_IXLATE_REC];
+    st[r + L_ACCESSES] += 1;
+    st[r + L_HITS] += 1;
+    st[H_XLATE_ATTR] = perm;
+    return true;
+}
+
+/* A fetch translation of `ea` succeeded: note its first-level ITLB entry for the next
+ * block (its set's MRU word now, if the entry is the most recent of its set) */
+static void note_fetch_translation(i64 *st, i64 ea) {
+    i64 level = st[H_ITLB];
+    if (level < 0 || (st[H_MMU] >= MODE_SOFT603 && st[H_MMU] <= MODE_SOFT405))
+        return;
+    i64 r = REC(level);
+    i64 page = ea >> st[r + L_SHIFT];
+    i64 s = page & (st[r + L_SETS] - 1);
+    i64 mru = st[r + L_MRU] + s;
+    if ((st[mru] >> MRU_WAY_BITS) != page + 1 || page + 1 == 0)
+        return;
+    st[H_IXLATE_PAGE] = page + 1;
+    st[H_IXLATE_SHIFT] = st[r + L_SHIFT];
+    st[H_IXLATE_MRU] = mru;
+    st[H_IXLATE_WORD] = st[mru];
+    st[H_IXLATE_PERM] = st[r + L_DIRTY] + s * st[r + L_WAYS] + (st[mru] & WAY_MASK);
+    st[H_IXLATE_REC] = r;
+}
+
 /* ------------------------------------------------------------------ invalidation */
 
 /* The first I-side and D-side TLB levels of `core` (-1: none), where its segments are */
