@@ -165,6 +165,9 @@ H_WRITERS, H_BLOCK_STORE = 182, 183
 # entry's permission word, the ITLB's record (0s: none yet)
 H_IXLATE_PAGE, H_IXLATE_SHIFT, H_IXLATE_MRU, H_IXLATE_WORD, H_IXLATE_PERM, H_IXLATE_REC = \
     range(184, 190)
+# a store that missed the store-through, non-allocating L1 D, per core (emu/model/cache.c,
+# known_absent): its line + 1 and the L1 D's L_FILLS then (0s: none)
+H_ABSENT_LINE, H_ABSENT_FILLS = 190, 191
 # scratch words (st[H_SCRATCH] + k) shared by every core: the span of the code any core ran
 # outside the loaded programs (0, 0: none), so that bytes the host writes over it are not
 # run stale from Unicorn's translations (Machine.write). Words 0-6: emu.softtlb, emu.hash64
@@ -208,7 +211,9 @@ PRIVATE = ("L1I", "L1D") + TLB_NAMES    # per core; L2 and L3 are shared by all 
  L_STALE, L_REPL, L_PLRU, L_STAMP, L_CLOCK, L_LATENCY, L_WRITE_BACK, L_NEXT,
  L_WRITE_ALLOCATE, L_MISSES, L_WRITEBACKS, L_INVALIDATIONS, L_EVICTIONS, L_IS_ICACHE,
  L_SHADOW, L_KIND, L_CHIP, L_GROUP, L_PEER, L_OWNER, L_PRESENCE_AT, L_LINES_LO,
- L_LINES_HI) = range(31)
+ L_LINES_HI, L_FILLS) = range(32)
+# L_FILLS: how many lines the level ever took in (never cleared), so that a line known to be
+# absent is known to be still absent while it is unchanged (H_ABSENT_*)
 # L_KIND: the level's kind, for the events a profile samples (emu.profiler): its index here.
 # L_CHIP, L_GROUP: a chip level's copy (emu.topology): its chip and the index of chip 0's
 # copy (-1 for the other levels); L_PEER: the next chip's copy of the same level, in a ring
@@ -592,7 +597,7 @@ class Layout:
 
     PER_CORE = (H_CORE, H_L1I, H_L1D, H_ITLB, H_DTLB, H_SEGMENTS, H_WC, H_SB, H_FB, H_PF,
                 H_CHIP, H_SEEN, H_IXLATE_PAGE, H_IXLATE_SHIFT, H_IXLATE_MRU, H_IXLATE_WORD,
-                H_IXLATE_PERM, H_IXLATE_REC)
+                H_IXLATE_PERM, H_IXLATE_REC, H_ABSENT_LINE, H_ABSENT_FILLS)
 
     def _set_memory_system(self, st, ms, levels, machine_at):
         """Write a profile's memory-system tables (emu.memory) into the header."""

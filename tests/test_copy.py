@@ -257,6 +257,16 @@ def test_store_queue_stall_in_one_block():
     assert run.events["l2_store_queue_stall_cycles"] == 8
 
 
+def test_a_line_a_store_missed_is_a_hit_once_a_load_took_it_into_the_l1d():
+    # POWER4's L1 D is store-through and takes no line in on a store: the hook remembers
+    # the line a store missed (emu/model/cache.c, known_absent) until the L1 D takes a line
+    # in. Store (miss), load (miss: the line comes in), store to the same line: a hit
+    m = Machine("power4")
+    m.load(".globl sls\nsls:\nstd 4, 0(3)\nld 5, 0(3)\nstd 4, 8(3)\nblr\n")
+    l1d = m.call("sls", m.alloc(4096), 7).caches["L1D"]
+    assert (l1d["accesses"], l1d["hits"], l1d["misses"]) == (3, 1, 2)
+
+
 # The store queues time a store at its PC. A block whose listing holds one instruction that
 # can store (emu.cost.may_write) gets it from the block hook, not from Unicorn
 # (emu/model/hooks.c, single_store); code written over since it was loaded voids that.

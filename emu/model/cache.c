@@ -287,6 +287,7 @@ HOT i64 install(i64 *st, i64 r, i64 s, i64 line) {
             write_back(st, r, old - 1);
     }
     st[st[r + L_TAGS] + slot] = line + 1;
+    st[r + L_FILLS] += 1;
     st[st[r + L_DIRTY] + slot] = 0;
     st[st[r + L_STALE] + slot] = 0;
     if (st[r + L_IS_ICACHE])
@@ -754,6 +755,17 @@ NOINLINE void store_through(i64 *st, i64 r, i64 addr, i64 line, bool hit) {
     store_through_inline(st, r, addr, line, hit);
 }
 
+/* Is `line` known to be absent from the L1 D (record `r`)? A store that missed a
+ * store-through L1 D that does not allocate on a store leaves its line there (H_ABSENT_*):
+ * the line stays absent until the level takes a line in (L_FILLS), so the copy's next
+ * stores to it need no search of the set (a miss changes nothing in the set) */
+enum { ABSENT_PARTS = PART_SQ | PART_MEMSYS };   /* the hooks that keep H_ABSENT_* (those
+                                                  * of power4's and pentium4's store-through
+                                                  * L1 D; the others' stores pay no check) */
+HOT bool known_absent(const i64 *st, i64 r, i64 line) {
+    return line + 1 == st[H_ABSENT_LINE] && st[r + L_FILLS] == st[H_ABSENT_FILLS];
+}
+
 /* A load or store of `size` bytes; once per line it touches. Returns stall cycles. The
  * common case, an L1 hit within one line, is handled here (inlined into the memory hook;
  * `parts`: the machine's, PART_*) */
@@ -765,7 +777,8 @@ HOT i64 data_access_of(i64 *st, i64 addr, i64 size, bool write, int parts) {
         i64 line = addr >> shift;
         if (line == (addr + size - 1) >> shift) {
             i64 s = line & (st[r + L_SETS] - 1);
-            i64 way = hit(st, r, line, s);
+            i64 way = write && (parts & ABSENT_PARTS) && known_absent(st, r, line) ? -1 :
+                      hit(st, r, line, s);
             if (way >= 0 && (!write || st[r + L_WRITE_BACK])) {
                 st[r + L_ACCESSES] += 1;
                 st[r + L_HITS] += 1;
@@ -777,6 +790,10 @@ HOT i64 data_access_of(i64 *st, i64 addr, i64 size, bool write, int parts) {
                 return 0;
             }
             if (write && !st[r + L_WRITE_BACK] && (way >= 0 || !st[r + L_WRITE_ALLOCATE])) {
+                if ((parts & ABSENT_PARTS) && way < 0) {
+                    st[H_ABSENT_LINE] = line + 1;
+                    st[H_ABSENT_FILLS] = st[r + L_FILLS];
+                }
                 if (parts & PART_SQ)
                     store_through_inline(st, r, addr, line, way >= 0);
                 else

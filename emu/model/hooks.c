@@ -91,7 +91,7 @@ HOT i64 memory_system_access(i64 *st, i64 address, i64 size, bool write) {
     i64 late = st[H_FB_LIVE] > 0 ? in_flight_wait(st, address, now) : 0;
     st[H_STORE_DONE] = 0;
     st[H_FILL_READY] = -1;
-    i64 stall = data_access(st, address, size, write);
+    i64 stall = data_access_of(st, address, size, write, PART_MEMSYS);
     if (late && !write) {                  /* a load came before its line (a store waits in
                                             * the store buffer instead) */
         st[H_PREFETCH_LATE] += 1;
