@@ -159,15 +159,13 @@ H_PF_LAST = 181
 # offset of the last instruction before it that can store, emu.cost.may_write), so that
 # the memory hook need not ask Unicorn for the PC (emu/model/hooks.c, store_pc)
 H_WRITERS, H_BLOCK_STORE = 182, 183
-# the last instruction fetch's translation, per core (emu/model/mmu.c,
-# fetch_translated_as_before): the page + 1 and the ITLB's shift, the state index of the
-# first-level ITLB's MRU word of its set and the word it held, the state index of the
-# entry's permission word, the ITLB's record (0s: none yet)
-H_IXLATE_PAGE, H_IXLATE_SHIFT, H_IXLATE_MRU, H_IXLATE_WORD, H_IXLATE_PERM, H_IXLATE_REC = \
-    range(184, 190)
+# a core's memos (emu/model/state.h, X_*: what the hooks found last, each checked before it
+# is used): MEMO_WORDS from H_MEMOS, zero until a hook fills them
+H_MEMOS = 184
+MEMO_WORDS = 32
 # a store that missed the store-through, non-allocating L1 D, per core (emu/model/cache.c,
 # known_absent): its line + 1 and the L1 D's L_FILLS then (0s: none)
-H_ABSENT_LINE, H_ABSENT_FILLS = 190, 191
+H_ABSENT_LINE, H_ABSENT_FILLS = 185, 186
 # scratch words (st[H_SCRATCH] + k) shared by every core: the span of the code any core ran
 # outside the loaded programs (0, 0: none), so that bytes the host writes over it are not
 # run stale from Unicorn's translations (Machine.write). Words 0-6: emu.softtlb, emu.hash64
@@ -482,6 +480,8 @@ class Layout:
         size += STAMP_WORDS * STAMP_ENTRIES if cores > 1 else 0
         seen_at = size
         size += SEEN_ENTRIES * cores if cores > 1 else 0
+        memos_at = size
+        size += MEMO_WORDS * cores
         presence = {name: size + PRESENCE_BLOCK * k
                     for k, name in enumerate(self.shared_copies)}
         size += PRESENCE_BLOCK * len(presence)
@@ -558,6 +558,7 @@ class Layout:
             header[H_PF] = pf_at + 4 * pf_n * core
             header[H_CHIP] = topo.chip(core)
             header[H_SEEN] = seen_at + SEEN_ENTRIES * core
+            header[H_MEMOS] = memos_at + MEMO_WORDS * core
             header[H_CHIPS_PER_MODULE] = topo.chips_per_module
             header[H_ON_MODULE], header[H_OFF_MODULE] = topo.on_module, topo.off_module
             if table:
@@ -596,8 +597,7 @@ class Layout:
             self.state[self.globals + G_RUNNING] = core
 
     PER_CORE = (H_CORE, H_L1I, H_L1D, H_ITLB, H_DTLB, H_SEGMENTS, H_WC, H_SB, H_FB, H_PF,
-                H_CHIP, H_SEEN, H_IXLATE_PAGE, H_IXLATE_SHIFT, H_IXLATE_MRU, H_IXLATE_WORD,
-                H_IXLATE_PERM, H_IXLATE_REC, H_ABSENT_LINE, H_ABSENT_FILLS)
+                H_CHIP, H_SEEN, H_MEMOS, H_ABSENT_LINE, H_ABSENT_FILLS)
 
     def _set_memory_system(self, st, ms, levels, machine_at):
         """Write a profile's memory-system tables (emu.memory) into the header."""

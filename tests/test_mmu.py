@@ -17,6 +17,13 @@ invalidate:                 # tlbie, as flush_tlb_page does after clearing the P
     tlbie r3
     sync
     blr
+touch_order:                # load a, store b, load a, load c, load a
+    lwz   r7, 0(r3)
+    stw   r7, 0(r4)
+    lwz   r7, 0(r3)
+    lwz   r7, 0(r5)
+    lwz   r7, 0(r3)
+    blr
 refetch:                    # tlbie the page this code is on, then go on in it
     tlbie r3
     sync
@@ -135,6 +142,19 @@ def test_a_tlbie_between_two_blocks_on_one_page_makes_the_second_fetch_miss():
     # the first block hits the ITLB; tlbie drops the entry; the second block misses
     assert run.tlbs["ITLB"] == {"lookups": 2, "hits": 1, "misses": 1, "invalidations": 1}
     assert run.events["hash_walks"] == 1
+
+
+def test_a_load_on_the_page_of_the_last_load_still_makes_its_entry_the_most_recent():
+    # The hooks keep the last load's translation (emu/model/mmu.c); a store's to another
+    # page of the same DTLB set comes between: the second load of a must make a the set's
+    # most recent again, so that c evicts b, and the last load of a hits
+    m = machine()
+    pt = HashedPageTable(m)
+    base = m.alloc(3 * 64 * 4096)
+    pt.map_machine()
+    a, b, c = base, base + 64 * 4096, base + 128 * 4096     # same DTLB set (64 sets)
+    run = m.call("touch_order", a, b, c)
+    assert run.tlbs["DTLB"]["misses"] == 3 and run.tlbs["DTLB"]["hits"] == 2   # a, b, c
 
 
 def test_dtlb_lru_replacement_in_a_two_way_set():

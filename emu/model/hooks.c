@@ -141,7 +141,12 @@ HOT int model_access(i64 *st, i64 address, i64 size, bool write, i64 pc, bool ob
         order_access(st, address, write, pc >= 0 ? access_time(st, pc) : st[H_CYCLES]) : 0;
     int fault = 0;
     if ((parts & PART_MMU) && st[H_MMU]) {
-        stall += translate_noting(st, address, write, false, pc, &fault);
+        i64 memo = st[H_MEMOS] + (write ? X_STORE : X_LOAD);
+        if (!translated_as_before(st, memo, address, write ? DENY_WRITE : DENY_READ)) {
+            stall += translate_noting(st, address, write, false, pc, &fault);
+            if (!fault)
+                note_translation(st, memo, st[H_DTLB], address);
+        }
         if (UNLIKELY(st[H_XLATE_ATTR] & ATTR_INHIBITED) && !fault) {
             charge(st, pc, stall + uncached_access(st, size, write), observed);
             return fault;
@@ -304,12 +309,13 @@ HOT bool model_block(i64 *st, i64 address, i64 size, int parts) {
     st[H_INSNS] += n;
     i64 fetch_stall = fetch(st, address, size, address);
     bool stop = false;
-    if ((parts & PART_MMU) && st[H_MMU] && !fetch_translated_as_before(st, address)) {
+    if ((parts & PART_MMU) && st[H_MMU] &&
+            !translated_as_before(st, st[H_MEMOS] + X_FETCH, address, DENY_FETCH)) {
         int fault;
         fetch_stall += translate_noting(st, address, false, true, address, &fault);
         stop = fault != 0;
         if (!fault)
-            note_fetch_translation(st, address);
+            note_translation(st, st[H_MEMOS] + X_FETCH, st[H_ITLB], address);
         /* software-loaded TLB: note the block, to undo its counts if an access faults */
         if (st[H_MMU] >= MODE_SOFT603 && st[H_MMU] <= MODE_SOFT405) {
             st[st[H_SCRATCH] + S_BLOCK_START] = address;

@@ -314,33 +314,34 @@ HOT i64 translate(i64 *st, i64 ea, bool write, bool fetch) {
     return tlb_miss(st, level, ea, write, fetch);
 }
 
-/* ---- the last instruction fetch's translation, kept per core (H_IXLATE_*: the page + 1
- * and the ITLB's shift, where the first-level ITLB's MRU word of its set is and what it
- * held, where the entry's permission word is, the ITLB's record): the block hook translates
- * every block, and a loop's blocks lie on one page. A block on that page while the set's
- * MRU word is unchanged is translate's first-level MRU hit, which changes nothing but the
- * counts: it is counted, its permission word read afresh, without the look-up. Whatever
- * changes the entry (a fill, an invalidation, a use of another way of the set) changes the
- * MRU word, so nothing else needs to forget the memo. Not for software-loaded TLBs. */
-HOT bool fetch_translated_as_before(i64 *st, i64 ea) {
-    i64 mru = st[H_IXLATE_MRU];
-    if (mru == 0 || (ea >> st[H_IXLATE_SHIFT]) + 1 != st[H_IXLATE_PAGE] ||
-            st[mru] != st[H_IXLATE_WORD])
+/* ---- translation memos (X_FETCH, X_LOAD, X_STORE: state.h): the block hook translates
+ * every block, and a copy's loads and its stores each stay on one page for hundreds of
+ * accesses. An access on the page of its kind's last translation, whose first-level TLB
+ * entry still holds that page (its tag, where the memo says), is a first-level hit: it is
+ * counted, the entry used (touched, unless it is already its set's most recent, as hit
+ * does) and its permission word read afresh, without the look-up. A tag is changed by
+ * whatever changes the entry, so nothing else needs to forget the memo. Not for
+ * software-loaded TLBs. */
+HOT bool translated_as_before(i64 *st, i64 memo, i64 ea, i64 deny) {
+    const i64 *x = st + memo;
+    i64 page1 = (ea >> x[XM_SHIFT]) + 1;
+    if (page1 != x[XM_PAGE] || page1 == 0 || st[x[XM_TAG_AT]] != page1)
         return false;
-    i64 perm = st[st[H_IXLATE_PERM]];
-    if (perm & DENY_FETCH)                     /* a fault: translate reports it */
+    i64 perm = st[x[XM_PERM_AT]];
+    if (perm & deny)                           /* a fault: translate reports it */
         return false;
-    i64 r = st[H_IXLATE_REC];
+    i64 r = x[XM_REC];
+    if (st[x[XM_MRU_AT]] != x[XM_MRU_WORD])
+        touch(st, r, x[XM_SET], x[XM_MRU_WORD] & WAY_MASK, page1);
     st[r + L_ACCESSES] += 1;
     st[r + L_HITS] += 1;
     st[H_XLATE_ATTR] = perm;
     return true;
 }
 
-/* A fetch translation of `ea` succeeded: note its first-level ITLB entry for the next
- * block (its set's MRU word now, if the entry is the most recent of its set) */
-static void note_fetch_translation(i64 *st, i64 ea) {
-    i64 level = st[H_ITLB];
+/* A translation of `ea` through the first-level TLB `level` succeeded: its entry (now its
+ * set's most recent) goes into the memo */
+static void note_translation(i64 *st, i64 memo, i64 level, i64 ea) {
     if (level < 0 || (st[H_MMU] >= MODE_SOFT603 && st[H_MMU] <= MODE_SOFT405))
         return;
     i64 r = REC(level);
@@ -349,12 +350,16 @@ static void note_fetch_translation(i64 *st, i64 ea) {
     i64 mru = st[r + L_MRU] + s;
     if ((st[mru] >> MRU_WAY_BITS) != page + 1 || page + 1 == 0)
         return;
-    st[H_IXLATE_PAGE] = page + 1;
-    st[H_IXLATE_SHIFT] = st[r + L_SHIFT];
-    st[H_IXLATE_MRU] = mru;
-    st[H_IXLATE_WORD] = st[mru];
-    st[H_IXLATE_PERM] = st[r + L_DIRTY] + s * st[r + L_WAYS] + (st[mru] & WAY_MASK);
-    st[H_IXLATE_REC] = r;
+    i64 slot = s * st[r + L_WAYS] + (st[mru] & WAY_MASK);
+    i64 *x = st + memo;
+    x[XM_PAGE] = page + 1;
+    x[XM_SHIFT] = st[r + L_SHIFT];
+    x[XM_TAG_AT] = st[r + L_TAGS] + slot;
+    x[XM_MRU_AT] = mru;
+    x[XM_MRU_WORD] = st[mru];
+    x[XM_PERM_AT] = st[r + L_DIRTY] + slot;
+    x[XM_REC] = r;
+    x[XM_SET] = s;
 }
 
 /* ------------------------------------------------------------------ invalidation */

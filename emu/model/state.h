@@ -58,10 +58,22 @@ enum {
     H_SEEN, H_SEEN_N, H_READ_SIGNATURE, H_LAST_READ_SIGNATURE, H_CODE_TOP, H_SOFTTLB,
     H_STOP_ASKED, H_HALTED, H_BATS, H_BAT_HITS, H_SLICES, H_PF_LAST, H_WRITERS,
     H_BLOCK_STORE,
-    H_IXLATE_PAGE, H_IXLATE_SHIFT, H_IXLATE_MRU, H_IXLATE_WORD, H_IXLATE_PERM, H_IXLATE_REC,
-    H_ABSENT_LINE, H_ABSENT_FILLS,
+    H_MEMOS, H_ABSENT_LINE, H_ABSENT_FILLS,
     HEADER = 192
 };
+/* ---- a core's memos (st[H_MEMOS] + X_*, emu/model/mmu.c and cache.c): what the hooks
+ * found last, kept so that the next access like it skips a look-up. Each is checked against
+ * the state it summarises before it is used, or forgotten where that state changes.
+ * Translation memos, one each for fetches, loads and stores (XM_* words from X_FETCH,
+ * X_LOAD, X_STORE): the page + 1, the TLB's shift, where the entry's tag, its set's MRU word
+ * and its permission word are, the MRU word when the entry is the set's most recent, the
+ * TLB's record, the set. (H_ABSENT_LINE, H_ABSENT_FILLS, in the header itself, where a
+ * store reads them sooner: the line a store found absent from a store-through L1 D that
+ * takes no line in on a store, + 1, and that L1 D's L_FILLS then.) */
+enum { XM_PAGE, XM_SHIFT, XM_TAG_AT, XM_MRU_AT, XM_MRU_WORD, XM_PERM_AT, XM_REC, XM_SET,
+       XM_WORDS = 8 };
+enum { X_FETCH = 0, X_LOAD = XM_WORDS, X_STORE = 2 * XM_WORDS,
+       MEMO_WORDS = 32 };
 /* ---- the machine's own words (st[H_MACHINE] + M_*): the bus */
 enum { M_BUS_FREE, MACHINE_WORDS = 4 };
 /* ---- the blocks a core has run in a run of several cores (emu/model/smp.c) */
