@@ -162,7 +162,7 @@ H_WRITERS, H_BLOCK_STORE = 182, 183
 # a core's memos (emu/model/state.h, X_*: what the hooks found last, each checked before it
 # is used): MEMO_WORDS from H_MEMOS, zero until a hook fills them
 H_MEMOS = 184
-MEMO_WORDS = 32
+X_BLOCKS, MEMO_WORDS = 24, 72      # from X_BLOCKS: the block memos, which loads make void
 # a store that missed the store-through, non-allocating L1 D, per core (emu/model/cache.c,
 # known_absent): its line + 1 and the L1 D's L_FILLS then (0s: none)
 H_ABSENT_LINE, H_ABSENT_FILLS = 185, 186
@@ -480,7 +480,7 @@ class Layout:
         size += STAMP_WORDS * STAMP_ENTRIES if cores > 1 else 0
         seen_at = size
         size += SEEN_ENTRIES * cores if cores > 1 else 0
-        memos_at = size
+        self.memos_at = memos_at = size
         size += MEMO_WORDS * cores
         presence = {name: size + PRESENCE_BLOCK * k
                     for k, name in enumerate(self.shared_copies)}
@@ -595,6 +595,13 @@ class Layout:
             self.headers[running] = self.state[:HEADER]
             self.state[:HEADER] = self.headers[core]
             self.state[self.globals + G_RUNNING] = core
+
+    def forget_block_memos(self):
+        """Every core's block memos (emu/model/hooks.c), whose facts come from the code's
+        prefix tables: void when a load rewrites them."""
+        for core in range(self.cores):
+            at = self.memos_at + MEMO_WORDS * core
+            self.state[at + X_BLOCKS:at + MEMO_WORDS] = 0
 
     PER_CORE = (H_CORE, H_L1I, H_L1D, H_ITLB, H_DTLB, H_SEGMENTS, H_WC, H_SB, H_FB, H_PF,
                 H_CHIP, H_SEEN, H_MEMOS, H_ABSENT_LINE, H_ABSENT_FILLS)

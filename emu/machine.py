@@ -705,6 +705,7 @@ class Machine:
         st[writers + lo + 1:writers + top + 1] = np.maximum.accumulate(
             np.maximum(np.where(self._writes[lo + 1:top + 1] != 0, index, 0), st[writers + lo]))
         st[c.H_CODE_TOP] = top
+        self.model.forget_block_memos()     # their facts came from the tables
         if len(self._specials) > MAX_SPECIALS:
             raise MemoryError(f"more than {MAX_SPECIALS} cache-maintenance instructions")
         table = sorted(self._specials, key=lambda s: s.pc)

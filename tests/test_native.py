@@ -140,3 +140,26 @@ def test_a_machines_hooks_have_its_parts_and_run_as_those_with_all(
         words = (64 << 10) // (8 if isa == "ppc64" else 4)
         runs.append([m.call("copy_words", dst, src, words).to_dict() for _ in range(2)])
     assert runs[0] == runs[1]
+
+
+def test_code_loaded_over_code_that_ran_is_charged_as_the_new_code():
+    # The block hook keeps a block's instructions and cycles from the code's tables (block
+    # memos, emu/model/hooks.c); a load over code that ran rewrites the tables, and the same
+    # address and size now hold other instructions: two mullw (9 cycles warm), then two addi
+    slow = ".globl f\nf:\n    mullw 3, 3, 3\n    mullw 3, 3, 3\n    blr\n"
+    fast = ".globl f\nf:\n    addi 3, 3, 1\n    addi 3, 3, 1\n    blr\n"
+    from emu.machine import Machine
+
+    def warm(m):
+        m.call("f", 3)
+        return m.call("f", 3)
+
+    fresh = Machine("ppc750")
+    fresh.load(fast)
+    m = Machine("ppc750")
+    base = m.load(slow).base
+    assert warm(m).cycles == 9
+    m.load(fast, at=base)
+    run = warm(m)
+    assert (run.cycles, run.instructions, run.return_value) == (warm(fresh).cycles, 3, 5)
+    assert run.cycles == 3

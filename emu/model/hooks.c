@@ -260,17 +260,32 @@ static void note_foreign(i64 *st, i64 address, i64 size) {
 }
 
 /* The code offset of the only instruction in [off, off + size) that can store (by the
- * listing: emu.cost.may_write), or -1: none, several, or the listing is void (code was
- * written over since it was loaded). H_WRITERS[k]: 1 + the offset of the last such
- * instruction before offset k. */
+ * listing: emu.cost.may_write), or -1: none, or several. (The listing is void once code was
+ * written over since it was loaded: S_CODE_WRITTEN, which the caller reads.)
+ * H_WRITERS[k]: 1 + the offset of the last such instruction before offset k. */
 static i64 single_store(const i64 *st, i64 off, i64 size) {
-    if (st[st[H_SCRATCH] + S_CODE_WRITTEN])
-        return -1;
     const i64 *writers = st + st[H_WRITERS];
     i64 at = writers[off + size] - 1;               /* the block's last, if it has one */
     if (at < off || writers[at] - 1 >= off)          /* none, or another one before it */
         return -1;
     return at;
+}
+
+/* The memo of a block at `address` (X_BLOCKS: one record per address bits 2-4) */
+HOT i64 *block_memo(i64 *st, i64 address) {
+    return st + st[H_MEMOS] + X_BLOCKS + ((address >> 2) & (BLOCK_MEMOS - 1)) * XB_WORDS;
+}
+
+/* A block of the loaded code at code offset `off`: its facts from the prefix tables, into
+ * its memo */
+static void remember_block(i64 *st, i64 *memo, i64 address, i64 off, i64 size) {
+    i64 counts = st[H_ICOUNT], costs = st[H_ICOST];
+    memo[XB_ADDRESS] = address;
+    memo[XB_SIZE1] = size + 1;
+    memo[XB_N] = st[counts + off + size] - st[counts + off];
+    memo[XB_CYCLES] = st[costs + off + size] - st[costs + off];
+    memo[XB_END] = st[costs + off + size];
+    memo[XB_STORE] = single_store(st, off, size);
 }
 
 /* The model's part of one basic block; returns true to stop the machine */
@@ -282,12 +297,16 @@ HOT bool model_block(i64 *st, i64 address, i64 size, int parts) {
         st[H_SWALLOW_ADDR] = -1;
     }
     i64 off = address - st[H_CODE_BASE];
-    bool in_code = off >= 0 && off + size <= st[H_CODE_TOP];   /* loaded code */
+    i64 *memo = block_memo(st, address);
+    bool in_code = memo[XB_ADDRESS] == address && memo[XB_SIZE1] == size + 1;
+    if (!in_code && off >= 0 && off + size <= st[H_CODE_TOP]) {     /* loaded code */
+        remember_block(st, memo, address, off, size);
+        in_code = true;
+    }
     i64 n, cycles;
     if (in_code) {
-        i64 counts = st[H_ICOUNT], costs = st[H_ICOST];
-        n = st[counts + off + size] - st[counts + off];
-        cycles = st[costs + off + size] - st[costs + off];
+        n = memo[XB_N];
+        cycles = memo[XB_CYCLES];
     } else if (st[H_FIXED_WIDTH] > 0) {
         n = size / st[H_FIXED_WIDTH];
         cycles = n * st[H_DEFAULT_COST];
@@ -300,8 +319,8 @@ HOT bool model_block(i64 *st, i64 address, i64 size, int parts) {
     }
     if (((parts & PART_SQ) && st[H_SQ_SLICES] > 0) || st[H_SCHED]) {   /* for access_time,
                                                                          * store_pc */
-        st[H_BLOCK_END_COST] = in_code ? st[st[H_ICOST] + off + size] : -1;
-        st[H_BLOCK_STORE] = in_code ? single_store(st, off, size) : -1;
+        st[H_BLOCK_END_COST] = in_code ? memo[XB_END] : -1;
+        st[H_BLOCK_STORE] = in_code && !st[st[H_SCRATCH] + S_CODE_WRITTEN] ? memo[XB_STORE] : -1;
     }
     i64 stale_before = st[H_STALE];
     st[H_BLOCK_START] = address;

@@ -72,8 +72,14 @@ enum {
  * takes no line in on a store, + 1, and that L1 D's L_FILLS then.) */
 enum { XM_PAGE, XM_SHIFT, XM_TAG_AT, XM_MRU_AT, XM_MRU_WORD, XM_PERM_AT, XM_REC, XM_SET,
        XM_WORDS = 8 };
-enum { X_FETCH = 0, X_LOAD = XM_WORDS, X_STORE = 2 * XM_WORDS,
-       MEMO_WORDS = 32 };
+/* Block memos (BLOCK_MEMOS records of XB_* words from X_BLOCKS, by the block's address): a
+ * block of the loaded code's static facts from the prefix tables: its address, size + 1,
+ * instructions, base cycles, the cost table at its end, its only store by the listing
+ * (single_store before S_CODE_WRITTEN, which is read at each use). Python forgets them
+ * when it rewrites the tables (Caches.forget_block_memos, at each load). */
+enum { XB_ADDRESS, XB_SIZE1, XB_N, XB_CYCLES, XB_END, XB_STORE, XB_WORDS = 6 };
+enum { X_FETCH = 0, X_LOAD = XM_WORDS, X_STORE = 2 * XM_WORDS, X_BLOCKS = 3 * XM_WORDS,
+       BLOCK_MEMOS = 8, MEMO_WORDS = X_BLOCKS + BLOCK_MEMOS * XB_WORDS };
 /* ---- the machine's own words (st[H_MACHINE] + M_*): the bus */
 enum { M_BUS_FREE, MACHINE_WORDS = 4 };
 /* ---- the blocks a core has run in a run of several cores (emu/model/smp.c) */
