@@ -166,6 +166,9 @@ X_BLOCKS, MEMO_WORDS = 24, 72      # from X_BLOCKS: the block memos, which loads
 # a store that missed the store-through, non-allocating L1 D, per core (emu/model/cache.c,
 # known_absent): its line + 1 and the L1 D's L_FILLS then (0s: none)
 H_ABSENT_LINE, H_ABSENT_FILLS = 185, 186
+# the L1 D line a store through it last flagged in the I-caches (emu/model/cache.c,
+# line_changed; one core): its line + 1 and the L1 I's L_FILLS then
+H_CHANGED_LINE, H_CHANGED_IFILLS = 187, 188
 # scratch words (st[H_SCRATCH] + k) shared by every core: the span of the code any core ran
 # outside the loaded programs (0, 0: none), so that bytes the host writes over it are not
 # run stale from Unicorn's translations (Machine.write). Words 0-6: emu.softtlb, emu.hash64
@@ -604,7 +607,8 @@ class Layout:
             self.state[at + X_BLOCKS:at + MEMO_WORDS] = 0
 
     PER_CORE = (H_CORE, H_L1I, H_L1D, H_ITLB, H_DTLB, H_SEGMENTS, H_WC, H_SB, H_FB, H_PF,
-                H_CHIP, H_SEEN, H_MEMOS, H_ABSENT_LINE, H_ABSENT_FILLS)
+                H_CHIP, H_SEEN, H_MEMOS, H_ABSENT_LINE, H_ABSENT_FILLS, H_CHANGED_LINE,
+                H_CHANGED_IFILLS)
 
     def _set_memory_system(self, st, ms, levels, machine_at):
         """Write a profile's memory-system tables (emu.memory) into the header."""

@@ -267,6 +267,20 @@ def test_a_line_a_store_missed_is_a_hit_once_a_load_took_it_into_the_l1d():
     assert (l1d["accesses"], l1d["hits"], l1d["misses"]) == (3, 1, 2)
 
 
+def test_a_store_to_a_line_the_l1i_took_in_since_the_last_store_to_it_makes_it_stale():
+    # A store through POWER4's L1 D flags the I-cache copies of its line; the hook skips a
+    # second store's flagging while the L1 I took no line in (emu/model/cache.c,
+    # line_changed). Store over `target` (not in the L1 I), run it (the L1 I takes its line
+    # in, fresh), store over it again: that store flags it, and the second run is stale
+    m = Machine("power4")
+    m.load(".globl sms\nsms:\n    mflr 0\n    lwz 4, 0(3)\n    stw 4, 0(3)\n    bl target\n"
+           "    stw 4, 0(3)\n    bl target\n    mtlr 0\n    blr\n" + "    nop\n" * 64 +
+           "target:\n    blr\n")
+    target = m.symbols["target"]
+    run = m.call("sms", target)
+    assert (run.events["stale_ifetch"], run.events["first_stale_pc"]) == (1, target)
+
+
 # The store queues time a store at its PC. A block whose listing holds one instruction that
 # can store (emu.cost.may_write) gets it from the block hook, not from Unicorn
 # (emu/model/hooks.c, single_store); code written over since it was loaded voids that.

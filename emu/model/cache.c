@@ -727,6 +727,26 @@ HOT bool store_to_dirty_mru_line(i64 *st, i64 level, i64 addr) {
     return true;
 }
 
+/* The L1 D line `line` (record `r`) changed: its bytes' I-cache copies are stale. The
+ * second time in a row for one line, while the L1 I took no line in (L_FILLS), that is
+ * already so (flagging is idempotent, and only a fill clears a flag): skipped. One core
+ * only (with several, other cores' L1 I count too); H_CHANGED_*: the line + 1 and the L1 I's
+ * L_FILLS when it was last done. */
+HOT void line_changed(i64 *st, i64 r, i64 line) {
+    if (st[H_COHERENT_I])                      /* (changed's own first test) */
+        return;
+    i64 l1i = st[H_L1I];
+    i64 fills = l1i >= 0 ? st[REC(l1i) + L_FILLS] : 0;
+    if (line + 1 == st[H_CHANGED_LINE] && fills == st[H_CHANGED_IFILLS])
+        return;
+    i64 shift = st[r + L_SHIFT];
+    changed(st, (i64)((u64)line << shift), (i64)1 << shift);
+    if (st[H_CORES] == 0) {
+        st[H_CHANGED_LINE] = line + 1;
+        st[H_CHANGED_IFILLS] = fills;
+    }
+}
+
 /* A store through (or around: `hit` false) the store-through L1 D: it goes on below and
  * stalls nobody */
 HOT void store_through_inline(i64 *st, i64 r, i64 addr, i64 line, bool hit) {
@@ -744,8 +764,7 @@ HOT void store_through_inline(i64 *st, i64 r, i64 addr, i64 line, bool hit) {
         send_write_of(st, st[r + L_NEXT], addr, 8, true);
         drain(st);
     }
-    i64 shift = st[r + L_SHIFT];
-    changed(st, (i64)((u64)line << shift), (i64)1 << shift);
+    line_changed(st, r, line);
 }
 
 /* The same, out of line: a hook's path for loads and write-back hits is shorter without the
