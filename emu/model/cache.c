@@ -856,6 +856,19 @@ static i64 fetch_lines(i64 *st, i64 addr, i64 size, i64 pc) {
     return stall;
 }
 
+/* Is the fetch of [addr, addr+size) through the L1 I (record `r`) the common case, one
+ * line that is its set's most recent and not stale? */
+HOT bool fetch_hits_mru(const i64 *st, i64 r, i64 addr, i64 size) {
+    i64 shift = st[r + L_SHIFT];
+    i64 line = addr >> shift;
+    if (line != (addr + size - 1) >> shift)
+        return false;
+    i64 s = line & (st[r + L_SETS] - 1);
+    i64 m = st[st[r + L_MRU] + s];
+    return (m >> MRU_WAY_BITS) == line + 1 &&
+           st[st[r + L_STALE] + s * st[r + L_WAYS] + (m & WAY_MASK)] == 0;
+}
+
 /* Instruction fetch of [addr, addr+size): once per I-cache line; checks coherence.
  * Returns stall cycles; the common case (the set's most recent line, not stale) here. */
 HOT i64 fetch(i64 *st, i64 addr, i64 size, i64 pc) {
@@ -863,17 +876,10 @@ HOT i64 fetch(i64 *st, i64 addr, i64 size, i64 pc) {
     if (l1 < 0)
         return 0;
     i64 r = REC(l1);
-    i64 shift = st[r + L_SHIFT];
-    i64 line = addr >> shift;
-    if (line == (addr + size - 1) >> shift) {
-        i64 s = line & (st[r + L_SETS] - 1);
-        i64 m = st[st[r + L_MRU] + s];
-        if ((m >> MRU_WAY_BITS) == line + 1 &&
-                st[st[r + L_STALE] + s * st[r + L_WAYS] + (m & WAY_MASK)] == 0) {
-            st[r + L_ACCESSES] += 1;
-            st[r + L_HITS] += 1;
-            return 0;
-        }
+    if (fetch_hits_mru(st, r, addr, size)) {
+        st[r + L_ACCESSES] += 1;
+        st[r + L_HITS] += 1;
+        return 0;
     }
     return fetch_lines(st, addr, size, pc);
 }

@@ -355,6 +355,47 @@ HOT bool model_block(i64 *st, i64 address, i64 size, int parts) {
     return stop;
 }
 
+/* The block hook's common case: no scheduler, profiler or failed store-conditional, a
+ * block of the loaded code it ran before (its memo), the fetch one L1 I line that is its
+ * set's most recent and not stale, the translation as before. What model_block does then,
+ * with no call, so that the hook saves no registers: QUICK_DONE, or QUICK_STOP at the
+ * instruction limit. QUICK_NO, and nothing done, in any other case. */
+enum { QUICK_NO, QUICK_DONE, QUICK_STOP };
+
+HOT int quick_block(i64 *st, i64 address, i64 size, int parts) {
+    if (st[H_SCHED] || st[H_SWALLOW_ADDR] >= 0 || st[H_PROFILE_PERIOD] > 0)
+        return QUICK_NO;
+    const i64 *memo = block_memo(st, address);
+    if (memo[XB_ADDRESS] != address || memo[XB_SIZE1] != size + 1)
+        return QUICK_NO;
+    i64 l1i = st[H_L1I];
+    if (l1i >= 0 && !fetch_hits_mru(st, REC(l1i), address, size))
+        return QUICK_NO;
+    bool mmu = (parts & PART_MMU) && st[H_MMU];
+    i64 xlate = st[H_MEMOS] + X_FETCH, perm = 0;
+    if (mmu && (perm = memo_permission(st, xlate, address, DENY_FETCH)) < 0)
+        return QUICK_NO;
+    if ((parts & PART_SQ) && st[H_SQ_SLICES] > 0) {
+        st[H_BLOCK_END_COST] = memo[XB_END];
+        st[H_BLOCK_STORE] = st[st[H_SCRATCH] + S_CODE_WRITTEN] ? -1 : memo[XB_STORE];
+    }
+    st[H_BLOCK_START] = address;
+    st[H_BLOCK_SIZE] = size;
+    st[H_INSNS] += memo[XB_N];
+    if (l1i >= 0) {
+        st[REC(l1i) + L_ACCESSES] += 1;
+        st[REC(l1i) + L_HITS] += 1;
+    }
+    if (mmu)
+        use_memo(st, xlate, perm);
+    st[H_CYCLES] += memo[XB_CYCLES];
+    if (UNLIKELY(st[H_INSNS] > st[H_LIMIT])) {
+        st[H_STOPPED] = 1;
+        return QUICK_STOP;
+    }
+    return QUICK_DONE;
+}
+
 /* x86 code outside the loaded programs (a ranged code hook per instruction over the
  * addresses above and below them; Machine._hook_foreign_code): each instruction counts one
  * and costs the profile's default, and the instruction limit holds to the instruction. A
@@ -375,10 +416,17 @@ EXPORT void foreign_insn_hook(uc_engine *uc, u64 address, uint32_t size, void *u
 }
 
 /* The block hook, as the memory hook, compiled for the parts of a machine (those it reads:
- * the MMU, store queues): block_hook_0, _1, _8, _9; block_hook has both */
+ * the MMU, store queues): block_hook_0, _1, _8, _9; block_hook has both. The common case
+ * inline (quick_block), the rest in a function of its own (_full). */
 #define BLOCK_HOOK(name, parts) \
+    NOINLINE bool name##_full(i64 *st, i64 address, i64 size) { \
+        return model_block(st, address, size, parts); \
+    } \
     EXPORT void name(uc_engine *uc, u64 address, uint32_t size, void *user_data) { \
-        if (model_block(user_data, (i64)address, (i64)size, parts)) \
+        int quick = quick_block(user_data, (i64)address, (i64)size, parts); \
+        if (quick == QUICK_DONE) \
+            return; \
+        if (quick == QUICK_STOP || name##_full(user_data, (i64)address, (i64)size)) \
             model_stop(uc, user_data); \
     }
 BLOCK_HOOK(block_hook, ALL_PARTS)

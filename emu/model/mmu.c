@@ -322,20 +322,31 @@ HOT i64 translate(i64 *st, i64 ea, bool write, bool fetch) {
  * does) and its permission word read afresh, without the look-up. A tag is changed by
  * whatever changes the entry, so nothing else needs to forget the memo. Not for
  * software-loaded TLBs. */
-HOT bool translated_as_before(i64 *st, i64 memo, i64 ea, i64 deny) {
+HOT i64 memo_permission(const i64 *st, i64 memo, i64 ea, i64 deny) {
     const i64 *x = st + memo;
     i64 page1 = (ea >> x[XM_SHIFT]) + 1;
     if (page1 != x[XM_PAGE] || page1 == 0 || st[x[XM_TAG_AT]] != page1)
-        return false;
+        return -1;
     i64 perm = st[x[XM_PERM_AT]];
-    if (perm & deny)                           /* a fault: translate reports it */
-        return false;
+    return perm & deny ? -1 : perm;            /* a fault: translate reports it */
+}
+
+/* The memo's entry used (memo_permission found it, and `perm`) */
+HOT void use_memo(i64 *st, i64 memo, i64 perm) {
+    const i64 *x = st + memo;
     i64 r = x[XM_REC];
     if (st[x[XM_MRU_AT]] != x[XM_MRU_WORD])
-        touch(st, r, x[XM_SET], x[XM_MRU_WORD] & WAY_MASK, page1);
+        touch(st, r, x[XM_SET], x[XM_MRU_WORD] & WAY_MASK, x[XM_PAGE]);
     st[r + L_ACCESSES] += 1;
     st[r + L_HITS] += 1;
     st[H_XLATE_ATTR] = perm;
+}
+
+HOT bool translated_as_before(i64 *st, i64 memo, i64 ea, i64 deny) {
+    i64 perm = memo_permission(st, memo, ea, deny);
+    if (perm < 0)
+        return false;
+    use_memo(st, memo, perm);
     return true;
 }
 
