@@ -157,6 +157,21 @@ def test_a_load_on_the_page_of_the_last_load_still_makes_its_entry_the_most_rece
     assert run.tlbs["DTLB"]["misses"] == 3 and run.tlbs["DTLB"]["hits"] == 2   # a, b, c
 
 
+def test_an_l1d_hit_on_a_line_not_its_sets_most_recent_makes_it_so_with_the_mmu_on():
+    # With the MMU on, the memory hook's common case (emu/model/hooks.c, quick_access) takes
+    # L1 D hits itself: one on a line that is not its set's most recent must make it so.
+    # A 2-way LRU L1 D of 16 sets: a, b, c share a set; b, a (a is used), c evicts b, a hits
+    m = Machine("ppc750", mmu=True, caches="L1D:1024:2:32:lru")
+    m.load(COPY)
+    buf = m.alloc(4096)
+    HashedPageTable(m).map_machine()
+    a, b, c = buf, buf + 512, buf + 1024
+    m.call("load4", a, a, a, a)                  # the page in the DTLB, a in the L1 D
+    run = m.call("load4", b, a, c, a)
+    assert (run.caches["L1D"]["hits"], run.caches["L1D"]["misses"]) == (2, 2)
+    assert run.tlbs["DTLB"]["misses"] == 0
+
+
 def test_dtlb_lru_replacement_in_a_two_way_set():
     m = machine()
     pt = HashedPageTable(m)
