@@ -708,15 +708,19 @@ NOINLINE void first_store_to_line(i64 *st, i64 r, i64 slot, i64 line, i64 addr) 
  * most recent of its set and already dirty (a copy's stores after the first to a line):
  * level_request's outcome, a hit that changes no line, without its general path. False,
  * and nothing done, otherwise. */
-HOT bool store_to_dirty_mru_line(i64 *st, i64 level, i64 addr) {
+HOT bool is_dirty_mru_line(const i64 *st, i64 level, i64 addr) {
     i64 r = REC(level);
     i64 line = addr >> st[r + L_SHIFT];
     i64 s = line & (st[r + L_SETS] - 1);
     i64 m = st[st[r + L_MRU] + s];
-    if ((m >> MRU_WAY_BITS) != line + 1 || !st[r + L_WRITE_BACK] ||
-            !st[st[r + L_DIRTY] + s * st[r + L_WAYS] + (m & WAY_MASK)] ||
-            UNLIKELY(st[H_SAMPLE_EVENTS]))
-        return false;
+    return (m >> MRU_WAY_BITS) == line + 1 && st[r + L_WRITE_BACK] &&
+           st[st[r + L_DIRTY] + s * st[r + L_WAYS] + (m & WAY_MASK)] &&
+           !UNLIKELY(st[H_SAMPLE_EVENTS]);
+}
+
+/* level_request's outcome for such a store (is_dirty_mru_line) */
+HOT void store_to_dirty_mru(i64 *st, i64 level, i64 addr) {
+    i64 r = REC(level);
     st[r + L_ACCESSES] += 1;
     st[r + L_HITS] += 1;
     if (UNLIKELY(level == st[H_PF_LEVEL]) && !st[H_PREFETCHING]) {
@@ -724,6 +728,12 @@ HOT bool store_to_dirty_mru_line(i64 *st, i64 level, i64 addr) {
         st[H_PF_MISSED] = 0;
     }
     st[H_STORE_DONE] = st[r + L_LATENCY];
+}
+
+HOT bool store_to_dirty_mru_line(i64 *st, i64 level, i64 addr) {
+    if (!is_dirty_mru_line(st, level, addr))
+        return false;
+    store_to_dirty_mru(st, level, addr);
     return true;
 }
 
@@ -732,13 +742,20 @@ HOT bool store_to_dirty_mru_line(i64 *st, i64 level, i64 addr) {
  * already so (flagging is idempotent, and only a fill clears a flag): skipped. One core
  * only (with several, other cores' L1 I count too); H_CHANGED_*: the line + 1 and the L1 I's
  * L_FILLS when it was last done. */
+HOT i64 icache_fills(const i64 *st) {
+    return st[H_L1I] >= 0 ? st[REC(st[H_L1I]) + L_FILLS] : 0;
+}
+
+/* Would line_changed change nothing? */
+HOT bool changed_as_before(const i64 *st, i64 line) {
+    return st[H_COHERENT_I] ||                 /* (changed's own first test) */
+           (line + 1 == st[H_CHANGED_LINE] && icache_fills(st) == st[H_CHANGED_IFILLS]);
+}
+
 HOT void line_changed(i64 *st, i64 r, i64 line) {
-    if (st[H_COHERENT_I])                      /* (changed's own first test) */
+    if (changed_as_before(st, line))
         return;
-    i64 l1i = st[H_L1I];
-    i64 fills = l1i >= 0 ? st[REC(l1i) + L_FILLS] : 0;
-    if (line + 1 == st[H_CHANGED_LINE] && fills == st[H_CHANGED_IFILLS])
-        return;
+    i64 fills = icache_fills(st);
     i64 shift = st[r + L_SHIFT];
     changed(st, (i64)((u64)line << shift), (i64)1 << shift);
     if (st[H_CORES] == 0) {

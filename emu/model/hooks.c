@@ -268,6 +268,55 @@ HOT bool quick_access(i64 *st, i64 address, i64 size, bool write, int parts) {
     return true;
 }
 
+/* A store's common case with store queues (POWER4's store-through L1 D): no profiler,
+ * scheduler or pending special access, the store the block's only one (its PC known) and
+ * not over the code, the translation memo holding a cacheable page, one L1 D line known
+ * absent (or its set's most recent), the L2 line its set's most recent and dirty, its
+ * I-cache copies flagged as before, aligned. What model_access does then, out of the
+ * memory hook's way (its loads take fewer registers without it), with no call: true.
+ * False, and nothing done, otherwise. */
+NOINLINE bool quick_store(i64 *st, i64 address, i64 size, int parts) {
+    if (st[H_PROFILE_PERIOD] > 0 || st[H_SCHED] || st[H_SWALLOW] > 0 ||
+            st[H_NONTEMPORAL] > 0 || st[H_SQ_SLICES] <= 0 || st[H_CORES] ||
+            st[H_BLOCK_STORE] < 0 || st[H_QUEUE_N] || ((parts & PART_MEMSYS) && st[H_MEMSYS]))
+        return false;
+    i64 off = address - st[H_CODE_BASE];
+    if (off >= 0 && off < st[H_CODE_TOP])     /* over the code: store_over_code notes it */
+        return false;
+    i64 l1 = st[H_L1D];
+    if (l1 < 0)
+        return false;
+    i64 r = REC(l1);
+    i64 shift = st[r + L_SHIFT];
+    i64 line = address >> shift;
+    if (line != (address + size - 1) >> shift || st[r + L_WRITE_BACK])
+        return false;
+    bool absent = known_absent(st, r, line) && !st[r + L_WRITE_ALLOCATE];
+    if (!absent && (st[st[r + L_MRU] + (line & (st[r + L_SETS] - 1))] >> MRU_WAY_BITS) !=
+                   line + 1)
+        return false;
+    i64 next = st[r + L_NEXT];
+    if (next == MEMORY || !is_dirty_mru_line(st, next, address) ||
+            !changed_as_before(st, line))
+        return false;
+    if ((parts & PART_ALIGN) && misaligned(st, address, size))
+        return false;
+    bool mmu = (parts & PART_MMU) && st[H_MMU];
+    i64 xlate = st[H_MEMOS] + X_STORE, perm = 0;
+    if (mmu && ((perm = memo_permission(st, xlate, address, DENY_WRITE)) < 0 ||
+                (perm & ATTR_INHIBITED)))
+        return false;
+    /* what model_access does, in its order */
+    if (mmu)
+        use_memo(st, xlate, perm);
+    st[r + L_ACCESSES] += 1;                   /* store_through_inline */
+    st[r + (absent ? L_MISSES : L_HITS)] += 1;
+    store_to_dirty_mru(st, next, address);
+    i64 pc = st[H_CODE_BASE] + st[H_BLOCK_STORE];
+    st[H_CYCLES] += store_queue(st, address, size, access_time(st, pc));
+    return true;
+}
+
 #define MEMORY_HOOK(name, parts) \
     NOINLINE void name##_full(uc_engine *uc, int access, i64 address, int size, i64 *st) { \
         memory_hook_of(uc, access, address, size, st, parts); \
@@ -275,7 +324,10 @@ HOT bool quick_access(i64 *st, i64 address, i64 size, bool write, int parts) {
     EXPORT void name(uc_engine *uc, int access, u64 address, int size, i64 value, \
                      void *user_data) { \
         (void)value; \
-        if (((parts) & PART_MMU) && !((parts) & PART_MEMSYS)) { \
+        if (((parts) & PART_SQ) && access == UC_MEM_WRITE) { \
+            if (!quick_store(user_data, (i64)address, size, parts)) \
+                name##_full(uc, access, (i64)address, size, user_data); \
+        } else if (((parts) & PART_MMU) && !((parts) & PART_MEMSYS)) { \
             if (!quick_access(user_data, (i64)address, size, access == UC_MEM_WRITE, parts)) \
                 name##_full(uc, access, (i64)address, size, user_data); \
         } else { \
