@@ -272,10 +272,10 @@ HOT bool quick_access(i64 *st, i64 address, i64 size, bool write, int parts) {
  * scheduler or pending special access, the store the block's only one (its PC known) and
  * not over the code, the translation memo holding a cacheable page, one L1 D line known
  * absent (or its set's most recent), the L2 line its set's most recent and dirty, its
- * I-cache copies flagged as before, aligned. What model_access does then, out of the
- * memory hook's way (its loads take fewer registers without it), with no call: true.
- * False, and nothing done, otherwise. */
-NOINLINE bool quick_store(i64 *st, i64 address, i64 size, int parts) {
+ * I-cache copies flagged as before, aligned. What model_access does then, with no call:
+ * true. False, and nothing done, otherwise. (In a function of its own per hook, _store,
+ * reached by a tail call: the hook's loads take fewer registers without it.) */
+HOT bool quick_store(i64 *st, i64 address, i64 size, int parts) {
     if (st[H_PROFILE_PERIOD] > 0 || st[H_SCHED] || st[H_SWALLOW] > 0 ||
             st[H_NONTEMPORAL] > 0 || st[H_SQ_SLICES] <= 0 || st[H_CORES] ||
             st[H_BLOCK_STORE] < 0 || st[H_QUEUE_N] || ((parts & PART_MEMSYS) && st[H_MEMSYS]))
@@ -321,13 +321,16 @@ NOINLINE bool quick_store(i64 *st, i64 address, i64 size, int parts) {
     NOINLINE void name##_full(uc_engine *uc, int access, i64 address, int size, i64 *st) { \
         memory_hook_of(uc, access, address, size, st, parts); \
     } \
+    NOINLINE void name##_store(uc_engine *uc, int access, i64 address, int size, i64 *st) { \
+        if (!quick_store(st, address, size, parts)) \
+            name##_full(uc, access, address, size, st); \
+    } \
     EXPORT void name(uc_engine *uc, int access, u64 address, int size, i64 value, \
                      void *user_data) { \
         (void)value; \
-        if (((parts) & PART_SQ) && access == UC_MEM_WRITE) { \
-            if (!quick_store(user_data, (i64)address, size, parts)) \
-                name##_full(uc, access, (i64)address, size, user_data); \
-        } else if (((parts) & PART_MMU) && !((parts) & PART_MEMSYS)) { \
+        if (((parts) & PART_SQ) && access == UC_MEM_WRITE) \
+            name##_store(uc, access, (i64)address, size, user_data); \
+        else if (((parts) & PART_MMU) && !((parts) & PART_MEMSYS)) { \
             if (!quick_access(user_data, (i64)address, size, access == UC_MEM_WRITE, parts)) \
                 name##_full(uc, access, (i64)address, size, user_data); \
         } else { \
