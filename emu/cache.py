@@ -185,13 +185,13 @@ QUEUE_ENTRIES = 256
 HEADER = 192
 
 # ---- the core table (multi-core only): the core count, then per core the level indices of
-# its private L1 I, L1 D, ITLB and DTLB (-1: none) and where its segment registers (or SLB)
-# are, and what the scheduler keeps of it (emu.parallel): its status, the PC it resumes at,
+# its ITLB and DTLB (-1: none) and where its segment registers (or SLB) are (for a TLB
+# invalidation broadcast to every core), and what the scheduler keeps of it (emu.parallel): its status, the PC it resumes at,
 # cycles it spent parked that are still to be charged, the block it spins in, and the lines
 # its spin reads (with the write sequence number each had when read); then each serialising
 # resource's busy-until time in cycles; then the machine's globals (G_*)
-T_L1I, T_L1D, T_ITLB, T_DTLB, T_SEGMENTS = range(5)
-T_STATUS, T_PC, T_WAIT, T_SPIN_BLOCK, T_NWATCH, T_WATCH = range(5, 11)
+T_ITLB, T_DTLB, T_SEGMENTS = range(3)
+T_STATUS, T_PC, T_WAIT, T_SPIN_BLOCK, T_NWATCH, T_WATCH = range(3, 9)
 WATCHES = 4                             # lines a spin may read (then its sequence numbers)
 CORE_RECORD = T_WATCH + 2 * WATCHES
 CORE_IDLE, CORE_RUNNABLE, CORE_PARKED, CORE_DONE = range(4)
@@ -566,8 +566,7 @@ class Layout:
             header[H_ON_MODULE], header[H_OFF_MODULE] = topo.on_module, topo.off_module
             if table:
                 record = table + 1 + CORE_RECORD * core
-                st[record:record + T_STATUS] = header[[H_L1I, H_L1D, H_ITLB, H_DTLB,
-                                                       H_SEGMENTS]]
+                st[record:record + T_STATUS] = header[[H_ITLB, H_DTLB, H_SEGMENTS]]
         if table:
             st[table] = cores
             g = self.globals = table + 1 + CORE_RECORD * cores + RESOURCES

@@ -24,7 +24,8 @@ from pathlib import Path
 
 import numpy as np
 from unicorn import (UC_ARCH_ARM, UC_ARCH_PPC, UC_ARCH_X86, UC_HOOK_BLOCK, UC_HOOK_CODE,
-                     UC_HOOK_INSN, UC_HOOK_INTR, UC_HOOK_MEM_INVALID, UC_HOOK_MEM_READ, UC_HOOK_MEM_WRITE,
+                     UC_HOOK_INSN, UC_HOOK_INTR, UC_HOOK_MEM_FETCH_UNMAPPED,
+                     UC_HOOK_MEM_INVALID, UC_HOOK_MEM_READ, UC_HOOK_MEM_WRITE,
                      UC_HOOK_TLB_FILL, UC_MODE_32, UC_MODE_ARM, UC_MODE_BIG_ENDIAN,
                      UC_MODE_PPC32, UC_MODE_PPC64, UC_PROT_ALL, UC_PROT_READ,
                      UC_PROT_WRITE, Uc, UcError, arm_const,
@@ -423,6 +424,9 @@ class Machine:
                                    (x86_const.UC_X86_INS_RDTSCP, native.rdtscp_hook)):
                     self._hooks.append(native.add_hook(uc, UC_HOOK_INSN, hook, st,
                                                        instruction=insn))
+            # before _on_invalid: a scheduled run's return to HALT is a fetch there
+            self._hooks.append(native.add_hook(uc, UC_HOOK_MEM_FETCH_UNMAPPED,
+                                               native.halt_fetch_hook, st, HALT, HALT))
             self._python_hooks += [_weak_hook(self, uc, UC_HOOK_MEM_INVALID, "_on_invalid"),
                                    _weak_hook(self, uc, UC_HOOK_INTR, "_on_interrupt")]
         self._foreign_hooks = [[] for _ in self.cpus]

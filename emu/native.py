@@ -155,6 +155,7 @@ block_hook = _hook("block_hook")
 special_hook = _hook("special_hook")
 foreign_insn_hook = _hook("foreign_insn_hook")      # x86 code outside loaded programs
 identity_tlb_fill = _hook("identity_tlb_fill")
+halt_fetch_hook = _hook("halt_fetch_hook")          # a return to HALT in a scheduled run
 rdtsc_hook = _hook("rdtsc_hook")                    # x86 rdtsc / rdtscp: the model's cycles
 rdtscp_hook = _hook("rdtscp_hook")
 empty_memory_hook = _hook("empty_memory_hook")      # hooks that do nothing: emu.bench

@@ -159,6 +159,38 @@ def test_a_machine_of_several_cores_calls_alone_as_before_after_a_parallel_run()
     assert (after.cycles, after.instructions) == (before.cycles, before.instructions)
 
 
+def test_a_call_after_a_first_parallel_run_returns_to_its_caller():
+    """Slices run without Unicorn's stop at the halt address (emu/model/unicorn.c); a call of
+    one core afterwards stops there again (on a fresh machine: no code at HALT is left
+    translated from an earlier call)."""
+    m = Machine("ppc750", cores=2)
+    m.load(FLAGS)
+    flag = m.alloc(4)
+    m.run_parallel([("store_after", flag, 100), ("load_after", flag, 10)])
+    alone = m.call("load_after", flag, 10)
+    assert alone.return_value == 1 and alone.instructions == 1 + 10 + 2   # mtctr, bdnz, lwz blr
+
+
+JUMP = """
+jump_to:                # r3 = an address to branch to
+    mtctr r3
+    bctr
+"""
+
+
+@pytest.mark.parametrize("target", [0x804, 0x7FC, 0])
+def test_a_core_that_branches_beside_the_halt_address_is_a_fault_naming_it(target):
+    """A return to HALT ends a core's call; a branch to any other unmapped address, even in
+    HALT's page, is a guest fault naming it, while the other core runs to its end."""
+    from emu.machine import GuestFault
+    m = Machine("ppc750", cores=2)
+    m.load(FLAGS + JUMP)
+    flag = m.alloc(4)
+    with pytest.raises(GuestFault, match=f"core 1, PC {target:#x} .*instruction fetch from "
+                                         f"unmapped memory at address {target:#x}"):
+        m.run_parallel([("store_after", flag, 100), ("jump_to", target)])
+
+
 SC = """
 claim:                  # r3 = word: lwarx, (r5 != 0: another store to it), stwcx.
     lwarx  r6, 0, r3

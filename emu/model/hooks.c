@@ -7,7 +7,8 @@
  *                     instruction fetch through the I-cache, the instruction limit;
  *   special_hook      only at cache-maintenance, prefetch, non-temporal, TLB and SLB
  *                     instructions (a ranged code hook per instruction) -> their effect;
- *   identity_tlb_fill the PPC64 virtual-TLB mode's translation (identity).
+ *   identity_tlb_fill the PPC64 virtual-TLB mode's translation (identity);
+ *   halt_fetch_hook   a return to the halt address in a scheduled run (smp.c).
  * Unicorn's own functions are reached through pointers (unicorn.c). In a run of several cores
  * (smp.c), the block hook is also the scheduler's gate and every access is ordered. */
 #include "state.h"
@@ -745,6 +746,17 @@ EXPORT void special_hook(uc_engine *uc, u64 address_u64, uint32_t size, void *us
         account(st, address - st[H_CODE_BASE], stall);
     }
     }
+}
+
+/* A fetch at the (unmapped) halt address in a run that does not stop at `until` (the
+ * scheduler's slices, smp.c): the routine returned. The run ends with Unicorn's
+ * fetch-unmapped error, which the scheduler takes for the return; stopping here keeps
+ * Python's fault hook, registered after this one, from being called for it. */
+EXPORT bool halt_fetch_hook(uc_engine *uc, int type, u64 address, int size, i64 value,
+                            void *user_data) {
+    (void)type; (void)address; (void)size; (void)value; (void)user_data;
+    uc_emu_stop(uc);
+    return false;
 }
 
 typedef struct { u64 paddr; int32_t perms; } tlb_entry;

@@ -216,6 +216,20 @@ static bool sync_gate(i64 *st, i64 address, i64 size) {
 
 enum { RUN_ALL_DONE, RUN_CORE_DONE, RUN_STOPPED, RUN_ERROR };
 
+/* The core of the lowest clock among some, and the lowest clock of the others */
+typedef struct { i64 core, clock, next; } earliest;
+#define NO_CORE ((earliest){-1, NEVER_CYCLE, NEVER_CYCLE})
+
+static void note_clock(earliest *e, i64 core, i64 clock) {
+    if (clock < e->clock) {
+        e->next = e->clock;
+        e->clock = clock;
+        e->core = core;
+    } else if (clock < e->next) {
+        e->next = clock;
+    }
+}
+
 /* A woken core's spin, charged to its spin loop (so that a profile samples it there) */
 static void charge_spin(i64 *st, i64 *r) {
     i64 wait = r[T_WAIT];
@@ -232,38 +246,28 @@ static bool stopped_by_model(const i64 *st) {
 /* Run the cores whose status is CORE_RUNNABLE (their T_PC set, their registers ready) until
  * one finishes (RUN_CORE_DONE: its header is live for Python to read its result), stops on
  * a fault (RUN_STOPPED, RUN_ERROR with Unicorn's error) or all are done. `core` is set to
- * the core concerned. */
-EXPORT i64 emu_run_parallel(i64 *st, uc_engine **ucs, i64 quantum, i64 halt, i64 *core,
-                            i64 *error) {
+ * the core concerned. A core's Unicorn runs its slices without stopping at `until` (a
+ * slice is too short to pay for what that costs: unicorn.c); `unbounded` notes whose. */
+static i64 run_cores(i64 *st, uc_engine **ucs, i64 quantum, i64 halt, i64 *core, i64 *error,
+                     u64 *unbounded) {
     i64 n = st[st[H_CORES]];
     i64 *g = globals_of(st);
-    if (n > MAX_CORES)
-        return RUN_ERROR;
     for (;;) {
         /* one pass over the cores' records: the earliest runnable core and the clock of the
          * next (the bound of its slice), and the same for the parked ones */
-        i64 runnable[2] = {NEVER_CYCLE, NEVER_CYCLE}, parked[2] = {NEVER_CYCLE, NEVER_CYCLE};
-        i64 k = -1, earliest_parked = -1;
-        for (i64 j = 0; j < n; j++) {
-            i64 status = core_record(st, j)[T_STATUS];
-            if (status != CORE_RUNNABLE && status != CORE_PARKED)
-                continue;
-            i64 clock = clock_of(st, j);
-            i64 *two = status == CORE_RUNNABLE ? runnable : parked;
-            if (clock < two[0]) {
-                two[1] = two[0];
-                two[0] = clock;
-                if (status == CORE_RUNNABLE)
-                    k = j;
-                else
-                    earliest_parked = j;
-            } else if (clock < two[1]) {
-                two[1] = clock;
-            }
+        earliest runnable = NO_CORE, parked = NO_CORE;
+        i64 running = g[G_RUNNING];
+        i64 *r = core_record(st, 0), *saved = saved_header(st, 0);
+        for (i64 j = 0; j < n; j++, r += CORE_RECORD, saved += HEADER) {
+            i64 status = r[T_STATUS];
+            if (status == CORE_RUNNABLE || status == CORE_PARKED)
+                note_clock(status == CORE_RUNNABLE ? &runnable : &parked, j,
+                           (j == running ? st : saved)[H_CYCLES] + r[T_WAIT]);
         }
+        i64 k = runnable.core, earliest_parked = parked.core;
         bool no_park = false;
         /* the others' earliest clock: the next runnable core's */
-        i64 others = runnable[1];
+        i64 others = runnable.next;
         if (k < 0) {
             if (earliest_parked < 0)
                 return RUN_ALL_DONE;
@@ -276,10 +280,10 @@ EXPORT i64 emu_run_parallel(i64 *st, uc_engine **ucs, i64 quantum, i64 halt, i64
             core_record(st, k)[T_STATUS] = CORE_RUNNABLE;
             g[G_NPARKED] -= 1;
             no_park = true;
-            others = parked[1];
+            others = parked.next;
         }
         switch_core(st, k);
-        i64 *r = core_record(st, k);
+        r = core_record(st, k);
         if (r[T_WAIT] > 0)
             charge_spin(st, r);
         st[H_SLICE_END] = others == NEVER_CYCLE ? NEVER_CYCLE : others + quantum;
@@ -288,10 +292,16 @@ EXPORT i64 emu_run_parallel(i64 *st, uc_engine **ucs, i64 quantum, i64 halt, i64
         st[H_PARK] = 0;
         st[H_STOP_ASKED] = 0;
         st[H_SLICES] += 1;
+        if (!(*unbounded >> k & 1)) {
+            stop_at_until(ucs[k], false);
+            *unbounded |= (u64)1 << k;
+        }
         int err = uc_emu_start(ucs[k], (u64)r[T_PC], (u64)halt, 0, 0);
         i64 pc = guest_pc(ucs[k], st);
         r[T_PC] = pc;
         *core = k;
+        if (err == UC_ERR_FETCH_UNMAPPED && pc == halt)
+            err = 0;                       /* the call returned (halt_fetch_hook) */
         if (err) {
             *error = err;
             return RUN_ERROR;
@@ -314,6 +324,18 @@ EXPORT i64 emu_run_parallel(i64 *st, uc_engine **ucs, i64 quantum, i64 halt, i64
             st[H_PARKS] += 1;
         }
     }
+}
+
+EXPORT i64 emu_run_parallel(i64 *st, uc_engine **ucs, i64 quantum, i64 halt, i64 *core,
+                            i64 *error) {
+    if (st[st[H_CORES]] > MAX_CORES)
+        return RUN_ERROR;
+    u64 unbounded = 0;
+    i64 code = run_cores(st, ucs, quantum, halt, core, error, &unbounded);
+    for (i64 k = 0; k < MAX_CORES; k++)     /* Python's runs of one core stop at `until` */
+        if (unbounded >> k & 1)
+            stop_at_until(ucs[k], true);
+    return code;
 }
 
 EXPORT void emu_switch_core(i64 *st, i64 k) { switch_core(st, k); }

@@ -7,9 +7,7 @@
 #include "state.h"
 
 typedef int (*context_fn)(uc_engine *uc, void *context);
-typedef int (*ctl_fn)(uc_engine *uc, int control, ...);
 static context_fn uc_context_save, uc_context_restore;
-static ctl_fn uc_ctl;
 
 EXPORT void emu_set_unicorn_context(void *save, void *restore, void *ctl) {
     uc_context_save = (context_fn)save;

@@ -96,7 +96,7 @@ enum { ATTR_INHIBITED = 16 };
 #define NEVER_CYCLE ((i64)1 << 62)
 
 /* ---- the core table (multi-core): per core, then the resources, then the globals */
-enum { T_L1I, T_L1D, T_ITLB, T_DTLB, T_SEGMENTS, T_STATUS, T_PC, T_WAIT, T_SPIN_BLOCK,
+enum { T_ITLB, T_DTLB, T_SEGMENTS, T_STATUS, T_PC, T_WAIT, T_SPIN_BLOCK,
        T_NWATCH, T_WATCH, WATCHES = 4, CORE_RECORD = T_WATCH + 2 * WATCHES };
 enum { CORE_IDLE, CORE_RUNNABLE, CORE_PARKED, CORE_DONE };
 enum { MAX_CORES = 32 };         /* emu.cache.Caches refuses more */

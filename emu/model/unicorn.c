@@ -6,9 +6,11 @@ typedef void uc_engine;
 typedef int (*reg_read_fn)(uc_engine *uc, int regid, void *value);
 typedef int (*reg_write_fn)(uc_engine *uc, int regid, const void *value);
 typedef int (*emu_stop_fn)(uc_engine *uc);
+typedef int (*ctl_fn)(uc_engine *uc, int control, ...);
 static reg_read_fn uc_reg_read;
 static reg_write_fn uc_reg_write;
 static emu_stop_fn uc_emu_stop;
+static ctl_fn uc_ctl;                   /* set by emu_set_unicorn_context (softtlb_insn.c) */
 
 enum { UC_MEM_WRITE = 17 };
 typedef int (*emu_start_fn)(uc_engine *uc, u64 begin, u64 until, u64 timeout, size_t count);
@@ -19,6 +21,18 @@ EXPORT void emu_set_unicorn(void *reg_read, void *emu_stop, void *emu_start, voi
     uc_reg_write = (reg_write_fn)reg_write;
     uc_emu_stop = (emu_stop_fn)emu_stop;
     uc_emu_start = (emu_start_fn)emu_start;
+}
+
+/* Whether a run stops at the `until` address given to uc_emu_start (Unicorn's default).
+ * Then, after every run, however short, Unicorn invalidates the code it may have translated
+ * there: ~670 host instructions for our halt address (a failed TLB fill, the page being
+ * unmapped), a quarter of a short slice's cost. Not (Unicorn's "exit points" on, none set),
+ * `until` is ignored and nothing is invalidated: a run ends when it is stopped, or at a
+ * fault; a return to the unmapped halt address is one (halt_fetch_hook). */
+enum { UC_CTL_UC_USE_EXITS = 4, UC_CTL_IO_WRITE = 1, UC_ERR_FETCH_UNMAPPED = 8 };
+
+static void stop_at_until(uc_engine *uc, bool on) {
+    uc_ctl(uc, UC_CTL_UC_USE_EXITS | (1 << 26) | (UC_CTL_IO_WRITE << 30), (int)!on);
 }
 
 /* A guest register's value, read from native code */
