@@ -284,17 +284,22 @@ class LockedAdds:
     slices: int             # times a core was started (emu.parallel): the scheduler's work
 
 
-def locked_adds(cpu, isa, cores, quantum, adds=100):
+def locked_adds(cpu, isa, cores, quantum, adds=100, repeat=1):
+    """One contended run (a fresh machine); ``wall``: the best of ``repeat`` such runs, each
+    on a fresh machine (the same cycles every time: runs are deterministic)."""
     from . import routine
-    machine = Machine(cpu, cores=cores)
-    program = machine.load(routine(f"{isa}/spin_lock_add.S"))
-    lock, counter = machine.alloc(4), machine.alloc(4)
-    start = time.perf_counter()
-    run = machine.run_parallel([("locked_adds", lock, counter, adds)] * cores,
-                               quantum=quantum)
-    wall = time.perf_counter() - start
-    if machine.read_word(counter) != adds * cores:
-        raise RuntimeError(f"{cpu}, {cores} cores: the counter lost increments")
+    walls = []
+    for _ in range(repeat):
+        machine = Machine(cpu, cores=cores)
+        program = machine.load(routine(f"{isa}/spin_lock_add.S"))
+        lock, counter = machine.alloc(4), machine.alloc(4)
+        start = time.perf_counter()
+        run = machine.run_parallel([("locked_adds", lock, counter, adds)] * cores,
+                                   quantum=quantum)
+        walls.append(time.perf_counter() - start)
+        if machine.read_word(counter) != adds * cores:
+            raise RuntimeError(f"{cpu}, {cores} cores: the counter lost increments")
+    wall = min(walls)
     costs = machine.state[machine.state[c.H_ICOST]:]
     held, released = (program.symbols[s] - machine.code_base for s in
                       ("locked_adds_held", "locked_adds_released"))
@@ -303,7 +308,7 @@ def locked_adds(cpu, isa, cores, quantum, adds=100):
                       sum(r.events.get("slices", 1) for r in run.runs))  # one core: one call
 
 
-def smp_rows(cpus=LOCK_CPUS, cores=LOCK_CORES, quanta=LOCK_QUANTA, adds=100):
+def smp_rows(cpus=LOCK_CPUS, cores=LOCK_CORES, quanta=LOCK_QUANTA, adds=100, repeat=3):
     """Cycles per locked add for 1-32 cores at several quanta (emu.parallel): they should
     not depend on the quantum, nor fall below the critical section's base cycles."""
     yield ("| profile | cores | " + " | ".join(f"cycles/add, quantum {q}" for q in quanta) +
@@ -312,7 +317,7 @@ def smp_rows(cpus=LOCK_CPUS, cores=LOCK_CORES, quanta=LOCK_QUANTA, adds=100):
     yield "|---|---:|" + "---:|" * len(quanta) + "---:|---:|---:|---:|---:|---:|"
     for cpu, isa in cpus:
         for n in cores:
-            results = [locked_adds(cpu, isa, n, q, adds) for q in quanta]
+            results = [locked_adds(cpu, isa, n, q, adds, repeat) for q in quanta]
             per_add = [r.cycles_per_add for r in results]
             wall = sum(r.wall for r in results)
             rate = sum(r.instructions for r in results) / wall / 1e6
@@ -325,12 +330,13 @@ def smp_rows(cpus=LOCK_CPUS, cores=LOCK_CORES, quanta=LOCK_QUANTA, adds=100):
     yield ""
     yield (f"{adds} locked adds per core; spread: (largest - smallest) / smallest over the "
            "quanta (cycles); slices: the times a core was started (uc_emu_start), over all "
-           "quanta.")
+           f"quanta; wall: each quantum's best of {repeat} runs, each on a fresh machine.")
 
 
-def independent_copies(isa, cores, quantum, size=64 << 10):
+def independent_copies(isa, cores, quantum, size=64 << 10, repeat=3):
     """Each core copies a buffer of its own (the copy loop of COPY_LOOPS): (cycles of the
-    slowest core, guest instructions per second)."""
+    slowest core in the first run after a warming one, guest instructions per second in
+    the best of ``repeat`` such runs)."""
     cpu, source = COPY_LOOPS[isa]
     machine = Machine(cpu, cores=cores, ram_size=64 << 20)
     machine.load(source)
@@ -339,9 +345,12 @@ def independent_copies(isa, cores, quantum, size=64 << 10):
         src, dst = machine.alloc(size), machine.alloc(size)
         calls.append(("copy_words", dst, src, size // (8 if isa == "ppc64" else 4)))
     machine.run_parallel(calls, quantum=quantum)         # warm the caches and the code
-    start = time.perf_counter()
-    run = machine.run_parallel(calls, quantum=quantum)
-    return run.cycles, run.instructions / (time.perf_counter() - start)
+    runs, walls = [], []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        runs.append(machine.run_parallel(calls, quantum=quantum))
+        walls.append(time.perf_counter() - start)
+    return runs[0].cycles, runs[0].instructions / min(walls)
 
 
 def copies_rows(isas=("ppc32", "arm"), cores=32, quanta=(10, 100, 1000)):
@@ -357,7 +366,8 @@ def copies_rows(isas=("ppc32", "arm"), cores=32, quanta=(10, 100, 1000)):
                " | ".join(f"{cycles:,}" for cycles, _ in results) + " | " +
                " | ".join(f"{rate / 1e6:.1f}" for _, rate in results) + " |")
     yield ""
-    yield "Each core copies 64 KB of its own, word by word (the copy loop above)."
+    yield ("Each core copies 64 KB of its own, word by word (the copy loop above); cycles of "
+           "the first run after a warming one, speed of the best of 3.")
 
 
 def smp_all_rows():
