@@ -144,15 +144,20 @@ def test_a_tlbie_between_two_blocks_on_one_page_makes_the_second_fetch_miss():
     assert run.events["hash_walks"] == 1
 
 
+def three_pages_of_one_dtlb_set():
+    """A ppc750 with the MMU on, every page mapped, and three pages that share a DTLB set
+    (64 sets)"""
+    m = machine()
+    base = m.alloc(3 * 64 * 4096)
+    HashedPageTable(m).map_machine()
+    return m, (base, base + 64 * 4096, base + 128 * 4096)
+
+
 def test_a_load_on_the_page_of_the_last_load_still_makes_its_entry_the_most_recent():
     # The hooks keep the last load's translation (emu/model/mmu.c); a store's to another
     # page of the same DTLB set comes between: the second load of a must make a the set's
     # most recent again, so that c evicts b, and the last load of a hits
-    m = machine()
-    pt = HashedPageTable(m)
-    base = m.alloc(3 * 64 * 4096)
-    pt.map_machine()
-    a, b, c = base, base + 64 * 4096, base + 128 * 4096     # same DTLB set (64 sets)
+    m, (a, b, c) = three_pages_of_one_dtlb_set()
     run = m.call("touch_order", a, b, c)
     assert run.tlbs["DTLB"]["misses"] == 3 and run.tlbs["DTLB"]["hits"] == 2   # a, b, c
 
@@ -173,11 +178,7 @@ def test_an_l1d_hit_on_a_line_not_its_sets_most_recent_makes_it_so_with_the_mmu_
 
 
 def test_dtlb_lru_replacement_in_a_two_way_set():
-    m = machine()
-    pt = HashedPageTable(m)
-    base = m.alloc(3 * 64 * 4096)
-    pt.map_machine()
-    a, b, c = base, base + 64 * 4096, base + 128 * 4096     # same DTLB set (64 sets)
+    m, (a, b, c) = three_pages_of_one_dtlb_set()
     m.call("load4", a, b, a, b)                                       # set: a, b (MRU)
     assert m.call("load4", a, b, c, a).tlbs["DTLB"]["misses"] == 2   # c evicts a, a evicts b
     assert m.call("load4", c, a, b, a).tlbs["DTLB"]["misses"] == 1   # b evicts c

@@ -873,12 +873,18 @@ static i64 fetch_lines(i64 *st, i64 addr, i64 size, i64 pc) {
     return stall;
 }
 
+/* Does [addr, addr+size) lie in one line of level record `r`? `line`: the first one */
+HOT bool one_line(const i64 *st, i64 r, i64 addr, i64 size, i64 *line) {
+    i64 shift = st[r + L_SHIFT];
+    *line = addr >> shift;
+    return *line == (addr + size - 1) >> shift;
+}
+
 /* Is the fetch of [addr, addr+size) through the L1 I (record `r`) the common case, one
  * line that is its set's most recent and not stale? */
 HOT bool fetch_hits_mru(const i64 *st, i64 r, i64 addr, i64 size) {
-    i64 shift = st[r + L_SHIFT];
-    i64 line = addr >> shift;
-    if (line != (addr + size - 1) >> shift)
+    i64 line;
+    if (!one_line(st, r, addr, size, &line))
         return false;
     i64 s = line & (st[r + L_SETS] - 1);
     i64 m = st[st[r + L_MRU] + s];

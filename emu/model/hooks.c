@@ -225,6 +225,15 @@ HOT bool misaligned(const i64 *st, i64 addr, i64 size) {
            (mask && (addr & mask) + size > mask + 1);
 }
 
+/* The L1 D's record and the one line of it that [address, address+size) lies in: false
+ * if there is no L1 D or the access spans two lines */
+HOT bool l1d_line(const i64 *st, i64 address, i64 size, i64 *r, i64 *line) {
+    if (st[H_L1D] < 0)
+        return false;
+    *r = REC(st[H_L1D]);
+    return one_line(st, *r, address, size, line);
+}
+
 /* The memory hook's common case, in the hooks of machines with an MMU: no profiler,
  * scheduler or pending special access, the translation memo holding (a cacheable page), a
  * load or a store to a dirty line of a write-back L1 D that hits, aligned, no store queue
@@ -236,13 +245,8 @@ HOT bool quick_access(i64 *st, i64 address, i64 size, bool write, int parts) {
         return false;
     if (write && (st[H_NONTEMPORAL] > 0 || ((parts & PART_SQ) && st[H_SQ_SLICES] > 0)))
         return false;
-    i64 l1 = st[H_L1D];
-    if (l1 < 0)
-        return false;
-    i64 r = REC(l1);
-    i64 shift = st[r + L_SHIFT];
-    i64 line = address >> shift;
-    if (line != (address + size - 1) >> shift)
+    i64 r, line;
+    if (!l1d_line(st, address, size, &r, &line))
         return false;
     i64 s = line & (st[r + L_SETS] - 1);
     i64 m = st[st[r + L_MRU] + s];
@@ -284,13 +288,8 @@ HOT bool quick_store(i64 *st, i64 address, i64 size, int parts) {
     i64 off = address - st[H_CODE_BASE];
     if (off >= 0 && off < st[H_CODE_TOP])     /* over the code: store_over_code notes it */
         return false;
-    i64 l1 = st[H_L1D];
-    if (l1 < 0)
-        return false;
-    i64 r = REC(l1);
-    i64 shift = st[r + L_SHIFT];
-    i64 line = address >> shift;
-    if (line != (address + size - 1) >> shift || st[r + L_WRITE_BACK])
+    i64 r, line;
+    if (!l1d_line(st, address, size, &r, &line) || st[r + L_WRITE_BACK])
         return false;
     bool absent = known_absent(st, r, line) && !st[r + L_WRITE_ALLOCATE];
     if (!absent && (st[st[r + L_MRU] + (line & (st[r + L_SETS] - 1))] >> MRU_WAY_BITS) !=
