@@ -431,15 +431,18 @@ static void account(i64 *st, i64 offset, i64 cycles) {
     }
 }
 
+/* The L1 I (record `r`) copy of `line`, if it holds one, is stale */
+HOT void flag_stale_line(i64 *st, i64 r, i64 line) {
+    i64 way = icache_may_hold(st, r, line) ? find(st, r, line) : -1;
+    if (way >= 0)
+        st[st[r + L_STALE] + (line & (st[r + L_SETS] - 1)) * st[r + L_WAYS] + way] = 1;
+}
+
 static void flag_stale(i64 *st, i64 l1i, i64 addr, i64 length) {
     i64 r = REC(l1i);
     i64 shift = st[r + L_SHIFT];
-    i64 ways = st[r + L_WAYS];
-    for (i64 line = addr >> shift; line <= (addr + length - 1) >> shift; line++) {
-        i64 way = icache_may_hold(st, r, line) ? find(st, r, line) : -1;
-        if (way >= 0)
-            st[st[r + L_STALE] + (line & (st[r + L_SETS] - 1)) * ways + way] = 1;
-    }
+    for (i64 line = addr >> shift; line <= (addr + length - 1) >> shift; line++)
+        flag_stale_line(st, r, line);
 }
 
 /* Bytes [addr, addr + length) changed on the data side: I-cache copies are now stale, in
@@ -468,9 +471,7 @@ HOT void changed(i64 *st, i64 addr, i64 length) {
         i64 shift = st[r + L_SHIFT];
         i64 line = addr >> shift;
         if (line == (addr + length - 1) >> shift) {
-            i64 way = icache_may_hold(st, r, line) ? find(st, r, line) : -1;
-            if (way >= 0)
-                st[st[r + L_STALE] + (line & (st[r + L_SETS] - 1)) * st[r + L_WAYS] + way] = 1;
+            flag_stale_line(st, r, line);
             return;
         }
     }

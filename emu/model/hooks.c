@@ -174,11 +174,16 @@ NOINLINE int observed_access(i64 *st, i64 address, i64 size, bool write, i64 pc)
     return model_access(st, address, size, write, pc, true, ALL_PARTS);
 }
 
+/* Is `address` in the loaded code? */
+HOT bool in_loaded_code(const i64 *st, i64 address) {
+    i64 off = address - st[H_CODE_BASE];
+    return off >= 0 && off < st[H_CODE_TOP];
+}
+
 /* Is a store over the loaded code? Its listing, where the block hook looks for a block's
  * stores (single_store), is then void for good. */
 HOT bool store_over_code(i64 *st, i64 address) {
-    i64 off = address - st[H_CODE_BASE];
-    if (UNLIKELY(off >= 0 && off < st[H_CODE_TOP])) {
+    if (UNLIKELY(in_loaded_code(st, address))) {
         st[st[H_SCRATCH] + S_CODE_WRITTEN] = 1;
         return true;
     }
@@ -285,8 +290,7 @@ HOT bool quick_store(i64 *st, i64 address, i64 size, int parts) {
             st[H_NONTEMPORAL] > 0 || st[H_SQ_SLICES] <= 0 || st[H_CORES] ||
             st[H_BLOCK_STORE] < 0 || st[H_QUEUE_N] || ((parts & PART_MEMSYS) && st[H_MEMSYS]))
         return false;
-    i64 off = address - st[H_CODE_BASE];
-    if (off >= 0 && off < st[H_CODE_TOP])     /* over the code: store_over_code notes it */
+    if (in_loaded_code(st, address))          /* over the code: store_over_code notes it */
         return false;
     i64 r, line;
     if (!l1d_line(st, address, size, &r, &line) || st[r + L_WRITE_BACK])
@@ -389,6 +393,12 @@ static i64 single_store(const i64 *st, i64 off, i64 size) {
     return at;
 }
 
+/* The block's only store by its memo, unless code was written over since it was loaded
+ * (the listing is then void: S_CODE_WRITTEN) */
+HOT i64 block_store(const i64 *st, const i64 *memo) {
+    return st[st[H_SCRATCH] + S_CODE_WRITTEN] ? -1 : memo[XB_STORE];
+}
+
 /* The memo of a block at `address` (X_BLOCKS: one record per address bits 2-4) */
 HOT i64 *block_memo(i64 *st, i64 address) {
     return st + st[H_MEMOS] + X_BLOCKS + ((address >> 2) & (BLOCK_MEMOS - 1)) * XB_WORDS;
@@ -438,7 +448,7 @@ HOT bool model_block(i64 *st, i64 address, i64 size, int parts) {
     if (((parts & PART_SQ) && st[H_SQ_SLICES] > 0) || st[H_SCHED]) {   /* for access_time,
                                                                          * store_pc */
         st[H_BLOCK_END_COST] = in_code ? memo[XB_END] : -1;
-        st[H_BLOCK_STORE] = in_code && !st[st[H_SCRATCH] + S_CODE_WRITTEN] ? memo[XB_STORE] : -1;
+        st[H_BLOCK_STORE] = in_code ? block_store(st, memo) : -1;
     }
     i64 stale_before = st[H_STALE];
     st[H_BLOCK_START] = address;
@@ -493,7 +503,7 @@ HOT int quick_block(i64 *st, i64 address, i64 size, int parts) {
         return QUICK_NO;
     if ((parts & PART_SQ) && st[H_SQ_SLICES] > 0) {
         st[H_BLOCK_END_COST] = memo[XB_END];
-        st[H_BLOCK_STORE] = st[st[H_SCRATCH] + S_CODE_WRITTEN] ? -1 : memo[XB_STORE];
+        st[H_BLOCK_STORE] = block_store(st, memo);
     }
     st[H_BLOCK_START] = address;
     st[H_BLOCK_SIZE] = size;
@@ -518,8 +528,7 @@ HOT int quick_block(i64 *st, i64 address, i64 size, int parts) {
  * block translated before its addresses were loaded still calls it: skipped. */
 EXPORT void foreign_insn_hook(uc_engine *uc, u64 address, uint32_t size, void *user_data) {
     i64 *st = user_data;
-    i64 off = (i64)address - st[H_CODE_BASE];
-    if (off >= 0 && off < st[H_CODE_TOP])
+    if (in_loaded_code(st, (i64)address))
         return;
     st[H_INSNS] += 1;
     st[H_CYCLES] += st[H_DEFAULT_COST];

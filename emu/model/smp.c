@@ -35,9 +35,6 @@ static i64 *header_of(i64 *st, i64 k) {
     return k == globals_of(st)[G_RUNNING] ? st : saved_header(st, k);
 }
 
-/* A core's clock, with the spin it has still to be charged */
-static i64 clock_of(i64 *st, i64 k) { return header_of(st, k)[H_CYCLES] + core_record(st, k)[T_WAIT]; }
-
 static void switch_core(i64 *st, i64 k) {
     i64 *g = globals_of(st);
     if (g[G_RUNNING] == k)
