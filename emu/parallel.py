@@ -317,19 +317,24 @@ def _counters(machine, core, entry, args):
     return machine._result(entry, args)
 
 
+def _minus(a, b):
+    """{name: a's count - b's} (a value that is not a count, such as a PC, stays a's)."""
+    def less(v, w):
+        return v - w if isinstance(v, int) and isinstance(w, int) else v
+    return {k: less(v, b.get(k, 0)) for k, v in a.items()}
+
+
 def _difference(end, start):
-    """A Run of what happened between two snapshots of one core's counts."""
-    def minus(a, b):
-        if isinstance(a, dict):
-            return {k: minus(v, b.get(k, 0) if isinstance(b, dict) else 0)
-                    for k, v in a.items()}
-        return a - b if isinstance(a, int) and isinstance(b, int) else a
+    """A Run of what happened between two snapshots of one core's counts (its caches'
+    and TLBs' counters are {level: {counter: count}}, its events and memory flat)."""
+    def per_level(a, b):
+        return {name: _minus(counts, b.get(name, {})) for name, counts in a.items()}
     return dataclasses.replace(end, instructions=end.instructions - start.instructions,
                                cycles=end.cycles - start.cycles,
-                               caches=minus(end.caches, start.caches),
-                               events=minus(end.events, start.events),
-                               memory=minus(end.memory, start.memory),
-                               tlbs=minus(end.tlbs, start.tlbs))
+                               caches=per_level(end.caches, start.caches),
+                               events=_minus(end.events, start.events),
+                               memory=_minus(end.memory, start.memory),
+                               tlbs=per_level(end.tlbs, start.tlbs))
 
 
 def run_tasks(machine, tasks, quantum=DEFAULT_QUANTUM, limit=None):
