@@ -833,7 +833,7 @@ class Machine:
 
     def run_tasks(self, tasks, quantum=DEFAULT_QUANTUM, limit=None):
         """Run one Python function per core at once (emu.parallel.run_tasks): each gets its
-        Task; its guest calls (``task.call`` or ``machine.call`` from its thread) run on its
+        Task; its guest calls (``task.call`` or ``machine.call`` from its Python) run on its
         core in simulated time, and ``task.spend(cycles)`` lets time pass there."""
         return parallel.run_tasks(self, tasks, quantum,
                                   None if limit is None else check_limit(limit))

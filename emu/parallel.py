@@ -64,9 +64,9 @@ from __future__ import annotations
 
 import ctypes
 import dataclasses
-import threading
 from dataclasses import dataclass
 
+import greenlet
 from unicorn import UcError
 
 from . import cache as c
@@ -232,58 +232,53 @@ def run_parallel(machine, calls, quantum=DEFAULT_QUANTUM, limit=None, cold=False
 
 # ------------------------------------------------------------------ tasks: Python per core
 
-_local = threading.local()
-_runs_of_tasks = 0          # run_tasks under way (none: no thread is a task's, a fast path)
+_runs_of_tasks = 0          # run_tasks under way (none: no greenlet is a task's, a fast path)
+
+
+class _TaskGreenlet(greenlet.greenlet):
+    """The greenlet a task's Python runs on (its Task in ``task``)."""
+    task = None
 
 
 def current_task():
-    """The Task whose thread this is (Python code of a core in run_tasks), else None."""
+    """The Task whose Python this is (a core's in run_tasks), else None."""
     if not _runs_of_tasks:
         return None
-    return getattr(_local, "task", None)
+    return getattr(greenlet.getcurrent(), "task", None)
 
 
 class TaskAborted(Exception):
-    """The run a task belonged to ended with an error elsewhere: its thread stops."""
+    """The run a task belonged to ended with an error elsewhere: its Python stops."""
 
 
 class Task:
-    """One core's Python in ``run_tasks``: a function run on a thread of its own, whose
-    guest calls (``call``, or ``Machine.call`` from this thread) run on its core, in
-    simulated time with the other cores', and whose ``spend`` lets time pass on its core
-    for work the model does in Python (a kernel's generic paths). Only one task's Python
-    runs at a time, handing over at its calls, so a run is deterministic."""
+    """One core's Python in ``run_tasks``: a function run in a greenlet of its own (a
+    coroutine on the caller's thread), whose guest calls (``call``, or ``Machine.call``
+    from its Python) run on its core, in simulated time with the other cores', and whose
+    ``spend`` lets time pass on its core for work the model does in Python (a kernel's
+    generic paths). Only one task's Python runs at a time, switching to the scheduler at
+    its calls, so a run is deterministic. (Greenlets, not threads: a switch costs about a
+    microsecond, a hand-over between threads tens.)"""
 
     def __init__(self, machine, core, function):
         self.machine, self.core, self.function = machine, core, function
-        self._resume, self._yielded = threading.Event(), threading.Event()
-        self._request = self._reply = None
         self.result = None
-        self._thread = threading.Thread(target=self._main, daemon=True,
-                                        name=f"emu core {core}")
+        self._greenlet = None
 
-    # ---- on the task's thread
-    def _main(self):
-        _local.task = self
-        self._resume.wait()
-        self._resume.clear()
+    # ---- in the task's greenlet
+    def _main(self, _):
         try:
-            self._request = ("done", self.function(self))
+            return ("done", self.function(self))
         except TaskAborted:
-            self._request = ("done", None)
+            return ("done", None)
         except BaseException as error:          # handed to the scheduler, raised there
-            self._request = ("error", error)
-        self._yielded.set()
+            return ("error", error)
 
     def call(self, entry, *args, limit=None):
         """A guest call on this task's core; returns its Run (this call's counts only)."""
         if current_task() is not self:
-            raise RuntimeError(f"core {self.core}'s task calls only from its own thread")
-        self._request = ("call", entry, args, limit)
-        self._yielded.set()
-        self._resume.wait()
-        self._resume.clear()
-        kind, value = self._reply
+            raise RuntimeError(f"core {self.core}'s task calls only from its own Python")
+        kind, value = self._greenlet.parent.switch(("call", entry, args, limit))
         if kind == "abort":
             raise TaskAborted()
         if kind == "error":
@@ -298,16 +293,21 @@ class Task:
     def clock(self):
         return int(self.machine.model.header(self.core)[c.H_CYCLES])
 
-    # ---- on the scheduler's thread
+    @property
+    def started(self):
+        return self._greenlet is not None
+
+    @property
+    def ended(self):
+        return self.started and self._greenlet.dead
+
+    # ---- in the scheduler's
     def _step(self, reply=None):
         """Let the task run until it makes a call or ends; what it asked for."""
-        self._reply = reply
-        self._yielded.clear()
-        if not self._thread.is_alive() and self._request is None:
-            self._thread.start()
-        self._resume.set()
-        self._yielded.wait()
-        return self._request
+        if self._greenlet is None:
+            self._greenlet = _TaskGreenlet(self._main)
+            self._greenlet.task = self
+        return self._greenlet.switch(reply)
 
 
 def _counters(machine, core, entry, args):
@@ -381,7 +381,7 @@ def run_tasks(machine, tasks, quantum=DEFAULT_QUANTUM, limit=None):
 
     def abort():
         for task in list(live.values()):
-            if task._thread.is_alive():
+            if task.started and not task.ended:
                 task._step(("abort", None))
         live.clear()
 

@@ -310,3 +310,46 @@ def test_a_fault_in_a_task_reaches_the_task_and_a_failing_task_ends_the_run():
     assert "write to unmapped memory" in seen[0] or "unmapped" in seen[0]
     with pytest.raises(GuestFault):
         m.run_tasks([fails, handles])
+
+
+def test_an_error_in_a_tasks_python_ends_the_run_and_stops_the_other_tasks():
+    """A task's Python raises after its first call: the run raises that error, and the
+    other task, 50 calls long, is stopped at the call it is in (it never finishes); after
+    the run no Python is a task's."""
+    from emu.parallel import current_task
+    m = Machine("ppc750", cores=2)
+    m.load(LOCKS)
+    lock = m.alloc(4)
+    finished = []
+
+    def fails(t):
+        t.call("spin_unlock", lock)
+        raise ValueError("boom")
+
+    def long(t):
+        for _ in range(50):
+            t.call("spin_unlock", lock)
+        finished.append(t.core)
+
+    with pytest.raises(ValueError, match="boom"):
+        m.run_tasks([fails, long])
+    assert finished == []
+    assert current_task() is None
+    assert m.run_tasks([long, long]) == [None, None] and finished == [0, 1]
+
+
+def test_a_task_calls_only_on_its_own_core():
+    m = Machine("ppc750", cores=2)
+    m.load(LOCKS)
+    lock = m.alloc(4)
+    tasks = []
+
+    def first(t):
+        tasks.append(t)
+        t.call("spin_unlock", lock)
+
+    def second(t):
+        tasks[0].call("spin_unlock", lock)        # the other core's task
+
+    with pytest.raises(RuntimeError, match="core 0's task calls only from its own"):
+        m.run_tasks([first, second])
