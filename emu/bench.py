@@ -381,18 +381,21 @@ SECTIONS["smp"] = smp_all_rows
 
 # ------------------------------------------------------------------------ kernel workloads
 
-KERNEL_WORKLOADS = (("lat_proc shell", "ppc750"), ("lat_proc shell", "ppc405gp"),
-                    ("kernel_compile", "ppc405gp"))
+KERNEL_WORKLOADS = (("lat_proc shell", "ppc750", 1), ("lat_proc shell", "ppc405gp", 1),
+                    ("kernel_compile", "ppc405gp", 1),
+                    # the SMP kernel (emu.parallel.run_tasks): each CPU's Python a task
+                    ("lat_proc fork", "cortex-a9", 4), ("lat_proc fork", "power4", 8))
 
 
-def kernel_seconds(name, profile, repeat=3):
+def kernel_seconds(name, profile, cpus=1, repeat=3):
     """(CPU seconds, guest calls) of one run of a kernel-model workload (emu.kernel), best of
     ``repeat`` after a warm-up: these make many short guest calls, so Python's share of
-    each call shows."""
+    each call shows. ``cpus`` > 1: LMBench's -P, a copy per CPU (lat_proc only)."""
     from .kernel import workloads
     from .machine import Machine as M
-    run = {"lat_proc shell": lambda: workloads.lat_proc("shell", profile=profile),
-           "kernel_compile": lambda: workloads.kernel_compile(profile=profile)}[name]
+    kind = name.split()[-1]
+    run = {"lat_proc": lambda: workloads.lat_proc(kind, profile=profile, cpus=cpus),
+           "kernel_compile": lambda: workloads.kernel_compile(profile=profile)}[name.split()[0]]
     calls = [0]
     original = M.call
 
@@ -414,11 +417,12 @@ def kernel_seconds(name, profile, repeat=3):
 
 
 def kernel_rows(workloads=KERNEL_WORKLOADS):
-    yield "| workload | profile | CPU s | guest calls | us per call |"
-    yield "|---|---|---:|---:|---:|"
-    for name, profile in workloads:
-        seconds, calls = kernel_seconds(name, profile)
-        yield f"| {name} | {profile} | {seconds:.2f} | {calls:,} | {seconds / calls * 1e6:.0f} |"
+    yield "| workload | profile | CPUs | CPU s | guest calls | us per call |"
+    yield "|---|---|---:|---:|---:|---:|"
+    for name, profile, cpus in workloads:
+        seconds, calls = kernel_seconds(name, profile, cpus)
+        yield (f"| {name} | {profile} | {cpus} | {seconds:.2f} | {calls:,} "
+               f"| {seconds / calls * 1e6:.0f} |")
 
 
 SECTIONS["kernel"] = kernel_rows

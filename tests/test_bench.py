@@ -67,3 +67,14 @@ def test_the_startup_probe_reaches_its_result_cold_and_warm():
     assert all(cpu > 0 and wall > 0 for cpu, wall in times.values())
     lines = list(bench.startup_rows(repeat=1))
     assert lines[2].startswith("| cold") and lines[3].startswith("| warm")
+
+
+def test_the_kernel_section_counts_the_guest_calls_of_every_cpu():
+    """On several CPUs the kernel's guest calls are its tasks' (emu.parallel.run_tasks):
+    they are counted too, each CPU's fork, exit and wait, and more than one CPU's worth."""
+    from emu import bench
+    _, one = bench.kernel_seconds("lat_proc fork", "cortex-a9", 1, repeat=1)
+    _, two = bench.kernel_seconds("lat_proc fork", "cortex-a9", 2, repeat=1)
+    assert one > 0 and two > 2 * one
+    header, rule, row = bench.kernel_rows([("lat_proc fork", "cortex-a9", 2)])
+    assert "CPUs" in header and row.startswith("| lat_proc fork | cortex-a9 | 2 |")
