@@ -319,9 +319,9 @@ def _counters(machine, core, entry, args):
 
 def _minus(a, b):
     """{name: a's count - b's} (a value that is not a count, such as a PC, stays a's)."""
-    def less(v, w):
-        return v - w if isinstance(v, int) and isinstance(w, int) else v
-    return {k: less(v, b.get(k, 0)) for k, v in a.items()}
+    get = b.get
+    return {k: v - w if isinstance(v, int) and isinstance(w := get(k, 0), int) else v
+            for k, v in a.items()}
 
 
 def _difference(end, start):
