@@ -584,6 +584,10 @@ class Layout:
             [HEADER + LEVEL_RECORD * i + f for i in range(len(self.levels)) for f in fields]
             + list(self.COUNTERS), np.int64)
         self._header_counters = np.array(self.COUNTERS, np.int64)
+        # the running core's counts (every level's counters and its header's, without the
+        # words that note a place or a state): a call's share of them is their difference
+        self.count_words = np.array(
+            [w for w in self._counter_slots if w not in self.NOT_COUNTS], np.int64)
 
     @property
     def running(self):
@@ -703,6 +707,11 @@ class Layout:
                 H_PREFETCHES_DROPPED, H_PREFETCH_LATE, H_PREFETCH_LATE_CYCLES, H_HW_PREFETCHES,
                 H_UNCACHED_LOADS, H_UNCACHED_STORES, H_WC_WAIT, H_EVENT_PENDING, H_EVENTS,
                 H_INTERVENTIONS, H_BAT_HITS, H_SLICES)
+
+    # words of COUNTERS that are not counts: where a fault or stale fetch was, stop flags
+    NOT_COUNTS = (H_STOPPED, H_FAULT_EA, H_FAULT_WRITE, H_FAULT_FETCH, H_FAULT_PC, H_STALE_PC,
+                  H_STALE_ADDR, H_FAULT_STATUS, H_FAULT_L1_ADDR, H_FAULT_L2_ADDR, H_HOST_STOP,
+                  H_EVENT_PENDING)
 
     def clear_stats(self):
         """Zero every counter: each level's, the running header's and every core's."""

@@ -63,7 +63,6 @@ smaller than a block (the block's base cycles are charged at its start); cross-m
 from __future__ import annotations
 
 import ctypes
-import dataclasses
 from dataclasses import dataclass
 
 import greenlet
@@ -310,31 +309,22 @@ class Task:
         return self._greenlet.switch(reply)
 
 
-def _counters(machine, core, entry, args):
-    """The absolute counts of ``core`` as a Run (its header made live)."""
+def _counts(machine, core):
+    """The counts of ``core`` as they are now (its header made live): _run_since's start."""
     machine.model.switch(core)
     machine.uc = machine.cpus[core]
-    return machine._result(entry, args)
+    return machine.state[machine.model.count_words]
 
 
-def _minus(a, b):
-    """{name: a's count - b's} (a value that is not a count, such as a PC, stays a's)."""
-    get = b.get
-    return {k: v - w if isinstance(v, int) and isinstance(w := get(k, 0), int) else v
-            for k, v in a.items()}
-
-
-def _difference(end, start):
-    """A Run of what happened between two snapshots of one core's counts (its caches'
-    and TLBs' counters are {level: {counter: count}}, its events and memory flat)."""
-    def per_level(a, b):
-        return {name: _minus(counts, b.get(name, {})) for name, counts in a.items()}
-    return dataclasses.replace(end, instructions=end.instructions - start.instructions,
-                               cycles=end.cycles - start.cycles,
-                               caches=per_level(end.caches, start.caches),
-                               events=_minus(end.events, start.events),
-                               memory=_minus(end.memory, start.memory),
-                               tlbs=per_level(end.tlbs, start.tlbs))
+def _run_since(machine, entry, args, start):
+    """The running core's Run of what happened since ``start`` (_counts): the call's Run
+    read with its counts less those at the start, then the counts put back."""
+    st, words = machine.state, machine.model.count_words
+    st[words] -= start
+    try:
+        return machine._result(entry, args)
+    finally:
+        st[words] += start
 
 
 def run_tasks(machine, tasks, quantum=DEFAULT_QUANTUM, limit=None):
@@ -369,7 +359,7 @@ def run_tasks(machine, tasks, quantum=DEFAULT_QUANTUM, limit=None):
             machine._set_arguments(args, machine.cpus[k], machine.stack_top - k * CORE_STACK)
             st[record + c.T_PC] = machine.address_of(entry)
             st[record + c.T_STATUS] = c.CORE_RUNNABLE
-            started[k] = (entry, args, _counters(machine, k, entry, args))
+            started[k] = (entry, args, _counts(machine, k))
             model.header(k)[c.H_LIMIT] = model.header(k)[c.H_INSNS] + (
                 call_limit or limit or machine.instruction_limit)
         elif request[0] == "done":
@@ -401,7 +391,7 @@ def run_tasks(machine, tasks, quantum=DEFAULT_QUANTUM, limit=None):
                 raise RuntimeError("tasks are waiting but no core has a call to run")
             if code == RUN_CORE_DONE:
                 entry, args, start = started.pop(k)
-                run = _difference(machine._result(entry, args), start)
+                run = _run_since(machine, entry, args, start)
                 task = live[k]
                 hand(k, ("ok", run))
                 if k not in live:

@@ -353,3 +353,25 @@ def test_a_task_calls_only_on_its_own_core():
 
     with pytest.raises(RuntimeError, match="core 0's task calls only from its own"):
         m.run_tasks([first, second])
+
+
+def test_a_tasks_call_counts_only_what_it_did():
+    """spin_unlock is 4 instructions and one store: every call of a task reports that, the
+    20th as the first (not the counts since the run began), while the core's clock goes on;
+    the machine's own counters are left as they were (the call's are read as differences)."""
+    m = Machine("ppc750", cores=2)
+    m.load(LOCKS)
+    lock = m.alloc(4)
+    runs, clocks = [], []
+
+    def task(t):
+        for _ in range(20):
+            runs.append(t.call("spin_unlock", lock))
+            clocks.append(t.clock)
+
+    m.run_tasks([task, None])
+    assert {r.instructions for r in runs} == {4}
+    assert {r.caches["L1D"]["accesses"] for r in runs} == {1}
+    assert all(r.events["first_stale_pc"] is None and r.cycles > 0 for r in runs)
+    assert clocks == sorted(clocks) and clocks[-1] >= sum(r.cycles for r in runs)
+    assert m.model.stats(core=0)["L1D"]["accesses"] == 20
