@@ -162,7 +162,7 @@ H_WRITERS, H_BLOCK_STORE = 182, 183
 # a core's memos (emu/model/state.h, X_*: what the hooks found last, each checked before it
 # is used): MEMO_WORDS from H_MEMOS, zero until a hook fills them
 H_MEMOS = 184
-X_BLOCKS, MEMO_WORDS = 24, 72      # from X_BLOCKS: the block memos, which loads make void
+X_BLOCKS, MEMO_WORDS = 24, 96      # from X_BLOCKS: the block memos, which loads make void
 # a store that missed the store-through, non-allocating L1 D, per core (emu/model/cache.c,
 # known_absent): its line + 1 and the L1 D's L_FILLS then (0s: none)
 H_ABSENT_LINE, H_ABSENT_FILLS = 185, 186

@@ -163,3 +163,24 @@ def test_code_loaded_over_code_that_ran_is_charged_as_the_new_code():
     run = warm(m)
     assert (run.cycles, run.instructions, run.return_value) == (warm(fresh).cycles, 3, 5)
     assert run.cycles == 3
+
+
+def test_a_block_fetches_through_the_l1_i_again_once_its_line_is_invalidated():
+    # The block hook remembers where a block's fetch last found its line the set's most
+    # recent (fetch_as_before, emu/model/hooks.c). Between two runs of a loop, with no other
+    # code run (so its blocks' memos stay), its line is invalidated from the host: the next
+    # run's first fetch misses again; a store over it (through the data side) makes the run
+    # after stale. Both fail if the memo is trusted without checking the set.
+    from emu import cache as c
+    from emu.machine import Machine
+    m = Machine("ppc750")
+    loop = m.load(".globl loop\nloop:\n    mtctr 3\n1:  addi 4, 4, 1\n    bdnz 1b\n"
+                  "    blr\n").base
+    m.call("loop", 50)
+    again = m.call("loop", 50)
+    assert (again.caches["L1I"]["misses"], again.caches["L1I"]["hits"]) == (0, 51)
+    c.maintain(m.state, loop, c.OP_ICACHE_INVALIDATE, c.SCOPE_ALL)
+    after = m.call("loop", 50)
+    assert after.caches["L1I"]["misses"] == 1 and after.events["stale_ifetch"] == 0
+    c.data_access(m.state, loop + 4, 4, True)   # a store over the addi, through the L1 D
+    assert m.call("loop", 50).events["stale_ifetch"] > 0

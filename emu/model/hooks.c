@@ -414,6 +414,24 @@ static void remember_block(i64 *st, i64 *memo, i64 address, i64 off, i64 size) {
     memo[XB_CYCLES] = st[costs + off + size] - st[costs + off];
     memo[XB_END] = st[costs + off + size];
     memo[XB_STORE] = single_store(st, off, size);
+    memo[XB_MRU_AT] = 0;
+}
+
+/* Is the block's fetch through the L1 I (record `r`) the common case, one line that is its
+ * set's most recent and not stale (fetch_hits_mru)? The same set's MRU word as when its memo
+ * last found it so means the same line in the same way: its stale flag alone is read. Else
+ * the tags are, and a yes is remembered. */
+HOT bool fetch_as_before(i64 *st, i64 *memo, i64 r, i64 address, i64 size) {
+    i64 at = memo[XB_MRU_AT];
+    if (at && st[at] == memo[XB_MRU_WORD])
+        return st[memo[XB_STALE_AT]] == 0;
+    if (!fetch_hits_mru(st, r, address, size))
+        return false;
+    i64 s = (address >> st[r + L_SHIFT]) & (st[r + L_SETS] - 1);
+    memo[XB_MRU_AT] = st[r + L_MRU] + s;
+    memo[XB_MRU_WORD] = st[memo[XB_MRU_AT]];
+    memo[XB_STALE_AT] = st[r + L_STALE] + s * st[r + L_WAYS] + (memo[XB_MRU_WORD] & WAY_MASK);
+    return true;
 }
 
 /* The model's part of one basic block; returns true to stop the machine */
@@ -491,11 +509,11 @@ HOT bool model_block(i64 *st, i64 address, i64 size, int parts) {
 HOT int quick_block(i64 *st, i64 address, i64 size, int parts) {
     if (st[H_SCHED] || st[H_SWALLOW_ADDR] >= 0 || st[H_PROFILE_PERIOD] > 0)
         return QUICK_NO;
-    const i64 *memo = block_memo(st, address);
+    i64 *memo = block_memo(st, address);
     if (memo[XB_ADDRESS] != address || memo[XB_SIZE1] != size + 1)
         return QUICK_NO;
     i64 l1i = st[H_L1I];
-    if (l1i >= 0 && !fetch_hits_mru(st, REC(l1i), address, size))
+    if (l1i >= 0 && !fetch_as_before(st, memo, REC(l1i), address, size))
         return QUICK_NO;
     bool mmu = (parts & PART_MMU) && st[H_MMU];
     i64 xlate = st[H_MEMOS] + X_FETCH, perm = 0;

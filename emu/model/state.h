@@ -75,9 +75,12 @@ enum { XM_PAGE, XM_SHIFT, XM_TAG_AT, XM_MRU_AT, XM_MRU_WORD, XM_PERM_AT, XM_REC,
 /* Block memos (BLOCK_MEMOS records of XB_* words from X_BLOCKS, by the block's address): a
  * block of the loaded code's static facts from the prefix tables: its address, size + 1,
  * instructions, base cycles, the cost table at its end, its only store by the listing
- * (single_store before S_CODE_WRITTEN, which is read at each use). Python forgets them
- * when it rewrites the tables (Caches.forget_block_memos, at each load). */
-enum { XB_ADDRESS, XB_SIZE1, XB_N, XB_CYCLES, XB_END, XB_STORE, XB_WORDS = 6 };
+ * (single_store before S_CODE_WRITTEN, which is read at each use); and where its fetch
+ * last found its one L1 I line the set's most recent (fetch_as_before): the index of that
+ * set's MRU word (0: not known), the word then, the index of that way's stale flag. Python
+ * forgets them when it rewrites the tables (Caches.forget_block_memos, at each load). */
+enum { XB_ADDRESS, XB_SIZE1, XB_N, XB_CYCLES, XB_END, XB_STORE, XB_MRU_AT, XB_MRU_WORD,
+       XB_STALE_AT, XB_WORDS = 9 };
 enum { X_FETCH = 0, X_LOAD = XM_WORDS, X_STORE = 2 * XM_WORDS, X_BLOCKS = 3 * XM_WORDS,
        BLOCK_MEMOS = 8, MEMO_WORDS = X_BLOCKS + BLOCK_MEMOS * XB_WORDS };
 /* ---- the machine's own words (st[H_MACHINE] + M_*): the bus */
