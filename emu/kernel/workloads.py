@@ -1,4 +1,5 @@
-"""LMBench-like workloads on the kernel model: lat_proc (fork, exec, shell), lat_pagefault,
+"""LMBench-like workloads on the kernel model: lat_proc (fork, exec, shell), lat_pagefault
+(LMBench 3.0's),
 lat_mmap, and ``kernel_compile`` (a kernel compile's process pattern, dominated by data
 pages: Mackerras 2003 section 2.3, Table 3). Each returns a ``Result``: cycles and
 microseconds per iteration at the profile's clock, the per-routine breakdown (guest
@@ -456,26 +457,86 @@ def kernel_compile(steps=4, policy=None, tlb_flush=None, profile="ppc405gp", war
 
 def lat_pagefault(pages=256, policy=None, tlb_flush=None, profile="ppc750", warmup=1,
                   iterations=1, kernel=None, cpus=1, **options):
-    """LMBench lat_pagefault: map a cached file (read-only, shared), touch every page,
-    unmap. Reported per page. ``cpus`` > 1: that many copies at once, one per CPU, each
-    with its own process, all mapping the same file (a ParallelResult)."""
+    """LMBench 3.0 lat_pagefault (src/lat_pagefault.c, read for facts): each copy (one per
+    CPU with ``cpus`` > 1, LMBench's -P) opens the same file, maps it read-only and shared
+    and draws a random order of its pages (``permutation``); an iteration reads one byte of
+    every page in that order, unmaps the file and maps it again (the msync(MS_INVALIDATE)
+    after each mmap has nothing to do for a cached file, and the model leaves it out). A
+    second loop that only unmaps and maps (benchmark_mmap, run first) is timed too, and
+    LMBench reports the difference per page: the fault, and what unmapping a page that
+    was touched adds. Reported per page (a Result, or a ParallelResult of one per CPU),
+    its cycles, breakdown and counts the two loops' difference. Both loops run on one
+    kernel, the mapping loop first, as LMBench runs them."""
     k = kernel or make_kernel(policy, tlb_flush, profile, **_cores(cpus, options))
     data = File("lat_pagefault.data", pages)
+    mapped = _lat_pagefault_loop(k, data, pages, False, warmup, iterations)
+    touched = _lat_pagefault_loop(k, data, pages, True, warmup, iterations)
+    if isinstance(touched, ParallelResult):
+        return ParallelResult([_less(t, m) for t, m in zip(touched.runs, mapped.runs)])
+    return _less(touched, mapped)
+
+
+def permutation(count, seed):
+    """A random order of ``count`` pages: LMBench's permutation() shuffles the page offsets
+    with rand() seeded by the process's pid (Fisher-Yates); the model shuffles the same way
+    with Python's generator seeded by the model's pid, a different but fixed order."""
+    import random
+    order = list(range(count))
+    random.Random(seed).shuffle(order)
+    return order
+
+
+def _lat_pagefault_loop(k, data, pages, touch, warmup, iterations):
+    """One of lat_pagefault's two loops on every CPU of ``k``: ``touch`` (benchmark) or not
+    (benchmark_mmap)."""
+    size = pages * PAGE_SIZE
 
     def copy():
         process = k.spawn(HELLO)
+        order = permutation(pages, process.pid)
+        where = [k.mmap(process, size, "r", shared=True, file=data)]    # initialize
 
         def once():
-            where = k.mmap(process, pages * PAGE_SIZE, "r", shared=True, file=data)
-            k.touch_pages(process, where, pages, "r")
-            k.munmap(process, where, pages * PAGE_SIZE)
+            if touch:
+                for page in order:
+                    k.touch(process, where[0] + page * PAGE_SIZE, "r")
+            k.munmap(process, where[0], size)
+            where[0] = k.mmap(process, size, "r", shared=True, file=data)
         return once
 
+    name = "lat_pagefault" if touch else "lat_pagefault (mmap loop)"
     if len(k.machine.cpus) > 1:
-        return _measure_parallel(k, "lat_pagefault", copy, warmup, iterations, per="page",
+        return _measure_parallel(k, name, copy, warmup, iterations, per="page",
                                  per_count=pages)
-    return _measure(k, "lat_pagefault", copy(), warmup, iterations, per="page",
-                    per_count=pages)
+    return _measure(k, name, copy(), warmup, iterations, per="page", per_count=pages)
+
+
+def _less(touched, mapped):
+    """The Result of ``touched`` less ``mapped`` (LMBench's t_combined - t_mmap): cycles,
+    the per-routine breakdown (rows that differ) and the counts."""
+    import pandas as pd
+    a, b = touched.breakdown, mapped.breakdown
+    rows = []
+    for name in a.index.union(b.index):
+        got = [a.loc[name, c] if name in a.index else 0 for c in ("calls", "cycles")]
+        less = [b.loc[name, c] if name in b.index else 0 for c in ("calls", "cycles")]
+        calls, cycles = got[0] - less[0], got[1] - less[1]
+        if calls or cycles:
+            kind = a.loc[name, "kind"] if name in a.index else b.loc[name, "kind"]
+            insns = None if kind == "fixed" else \
+                (a["instructions"].get(name, 0) or 0) - (b["instructions"].get(name, 0) or 0)
+            rows.append({"routine": name, "kind": kind, "calls": calls, "cycles": cycles,
+                         "instructions": insns})
+    cycles = touched.cycles - mapped.cycles
+    frame = pd.DataFrame(rows, columns=["routine", "kind", "calls", "cycles", "instructions"])
+    frame["share"] = frame["cycles"] / (cycles or 1)
+    frame = frame.sort_values("cycles", ascending=False).set_index("routine")
+    counts = {key: touched.counts.get(key, 0) - mapped.counts.get(key, 0)
+              for key in set(touched.counts) | set(mapped.counts)}
+    return Result(touched.workload, touched.profile, touched.clock_mhz, touched.policy,
+                  touched.tlb_flush, touched.iterations, cycles,
+                  {key: n for key, n in counts.items() if n}, frame, None, touched.per,
+                  touched.per_count)
 
 
 # LMBench 2 lat_mmap (src/lat_mmap.c 1.11): mapit() maps the file shared and read/write,

@@ -1,0 +1,114 @@
+"""Yun 2011's fixes as guest code on the Cortex-A9 model (emu.kernel.arm, routines/arm) and
+the chapter's runs (emu.yun2011).
+
+Hand counts. unlock_page (routines/arm/pagelock.S), stock: the call's own 8 instructions
+around two mb() (dsb, then outer_sync: a test of the PL310's base, the store to CACHE_SYNC,
+the return: 7 with the call), _clear_bit_le's 10 (one ldrexb/strexb pass), wake_up_page's
+11 and the return: 50. With PK2 each mb() is one dmb and no call: 36. Cycles (profile
+cortex-a9.toml, every instruction 1 cycle at issue except): dsb 12, dmb 8, the PL310's
+cache sync 40 (an estimate, [outer_cache]). So PK2 saves 2 x (12 - 8) + 2 x 40 + the 14
+instructions of the two outer_sync calls = 102 cycles an unlock on one core, whatever runs
+around it.
+"""
+import pytest
+
+from emu import routine
+from emu.kernel import workloads
+from emu.machine import Machine
+
+SYNC, DSB, DMB = 40, 12, 8
+PAGE_LOCK_SAVING = 2 * (DSB - DMB) + 2 * SYNC + 14
+
+
+def page_lock_machine(cores=1, queues=16):
+    """A machine with pagelock.S, a page of struct pages and a wait table of empty queues."""
+    m = Machine("cortex-a9", cores=cores)
+    m.load(routine("arm/pagelock.S"))
+    pages, table = m.alloc(4096), m.alloc(4096)
+    for k in range(queues):
+        head = table + 12 * k + 4
+        m.write(head, head.to_bytes(4, "little") * 2)
+    return m, pages, table
+
+
+def warm(m, entry, *args):
+    m.call("lock_page", args[0])
+    m.call(entry, *args)
+    m.call("lock_page", args[0])
+    return m.call(entry, *args)
+
+
+# ------------------------------------------------------------------ PK2: the page lock
+
+def test_unlock_page_with_mb_and_with_smp_mb_by_hand():
+    m, page, table = page_lock_machine()
+    stock = warm(m, "unlock_page", page, table, 4, m.outer_cache_base)
+    assert stock.instructions == 50 and stock.events["outer_cache_syncs"] == 2
+    assert m.read_word(page) == 0                       # PG_locked cleared
+    pk2 = warm(m, "unlock_page_pk2", page, table, 4, m.outer_cache_base)
+    assert pk2.instructions == 36 and pk2.events["outer_cache_syncs"] == 0
+    assert stock.cycles - pk2.cycles == PAGE_LOCK_SAVING == 102
+
+
+def test_lock_page_sets_the_bit_and_waits_for_a_holder():
+    m, page, table = page_lock_machine()
+    first = m.call("lock_page", page)
+    assert first.return_value == 0 and first.instructions == 27     # one trylock
+    assert m.read_word(page) & 1
+    assert m.call("trylock_page", page).return_value == 1           # held: not taken
+    m.call("unlock_page_pk2", page, table, 4, m.outer_cache_base)
+    assert m.call("trylock_page", page).return_value == 0
+
+
+def test_wake_up_page_looks_in_the_pages_hashed_queue():
+    m, page, table = page_lock_machine()
+    assert m.call("wake_up_page", page, table, 4).return_value == 0     # nobody waits
+    bucket = ((page * 0x9E370001) & 0xFFFFFFFF) >> (32 - 4)         # hash_ptr, 4 bits
+    m.write(table + 12 * bucket + 4, (0x1234).to_bytes(4, "little"))    # a waiter
+    assert m.call("wake_up_page", page, table, 4).return_value == 1
+    other = (bucket + 1) % 16
+    m.write(table + 12 * bucket + 4, (table + 12 * bucket + 4).to_bytes(4, "little"))
+    m.write(table + 12 * other + 4, (0x1234).to_bytes(4, "little"))
+    assert m.call("wake_up_page", page, table, 4).return_value == 0
+
+
+@pytest.mark.parametrize("cores", [2, 3, 4])
+def test_the_pl310_serves_the_cores_syncs_one_at_a_time(cores):
+    """Each core unlocks a page of its own at the same moment: with mb() the 2N syncs queue
+    at the shared controller (each further core adds its two, 80 cycles), with smp_mb()
+    nothing is shared and N cores take what one does."""
+    times = {}
+    for entry in ("unlock_page", "unlock_page_pk2"):
+        m, pages, table = page_lock_machine(cores)
+        calls = [(entry, pages + 64 * k, table, 4, m.outer_cache_base) for k in range(cores)]
+        m.run_parallel(calls)
+        times[entry] = m.run_parallel(calls)
+    stock, pk2 = times["unlock_page"], times["unlock_page_pk2"]
+    assert pk2.cycles == 51 and all(r.cycles == 51 for r in pk2.runs)
+    assert stock.cycles == 201 + (cores - 2) * 2 * SYNC
+    assert stock.cycles >= 2 * cores * SYNC                 # the controller's busy time
+    assert max(r.events["outer_cache_wait"] for r in stock.runs) == stock.cycles - 153
+
+
+def test_lat_pagefault_pk2_saves_the_syncs_of_one_unlock_per_fault():
+    stock = workloads.lat_pagefault(pages=64, profile="cortex-a9")
+    pk2 = workloads.lat_pagefault(pages=64, profile="cortex-a9", fixes={"PK2"})
+    assert stock.counts["page_locks"] == pk2.counts["page_locks"] == 64
+    assert stock.counts["outer_syncs"] == 128 and "outer_syncs" not in pk2.counts
+    assert stock.cycles - pk2.cycles == 64 * PAGE_LOCK_SAVING
+
+
+def test_lat_pagefault_is_lmbench3s_difference_of_two_loops():
+    """Per page: the fault (two page_table_lock-free set_pte: map, and the zap's clear) and
+    nothing of mmap/munmap themselves, which the mapping loop cancels."""
+    r = workloads.lat_pagefault(pages=64, profile="cortex-a9", fixes={"PK1", "PK2"})
+    assert r.counts["faults"] == 64 and r.counts["set_pte"] == 128
+    assert "vma_setup" not in r.breakdown.index
+    assert "v7wbi_flush_user_tlb_range" not in r.breakdown.index
+    assert r.cycles_each == r.cycles / 64
+
+
+def test_the_random_order_is_a_fixed_permutation():
+    order = workloads.permutation(256, seed=7)
+    assert sorted(order) == list(range(256)) and order != list(range(256))
+    assert order == workloads.permutation(256, seed=7)
