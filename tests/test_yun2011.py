@@ -12,7 +12,7 @@ around it.
 """
 import pytest
 
-from emu import routine
+from emu import routine, yun2011
 from emu.kernel import workloads
 from emu.machine import Machine
 
@@ -112,3 +112,97 @@ def test_the_random_order_is_a_fixed_permutation():
     order = workloads.permutation(256, seed=7)
     assert sorted(order) == list(range(256)) and order != list(range(256))
     assert order == workloads.permutation(256, seed=7)
+
+
+# ------------------------------------------------------------------ each fix's routines
+
+def test_pk1_drops_one_clean_and_its_write_back():
+    costs = yun2011.fix_costs(fixes=("PK1",), cores=(1,)).set_index("kernel")
+    # 22 instructions with the DCCMVAC, 21 without; the clean writes the line to the L2
+    assert costs.loc["before", "instructions"] == 22 and costs.loc["after", "instructions"] == 21
+    assert costs.loc["before", "L1D writebacks"] == 1 and costs.loc["after", "L1D writebacks"] == 0
+    assert costs.loc["after", "cycles"] == 21                  # 1 cycle each, warm
+
+
+def test_pk3s_flush_costs_the_users_next_read_its_misses():
+    steps = yun2011.fix_steps_cycles("PK3").set_index(["kernel", "step"])
+    # the flush writes back and drops the copy's 128 lines; the user's read misses them all
+    assert steps.loc[("before", "memcpy"), "L1D misses"] == 4096 // 32
+    assert steps.loc[("after", "memcpy"), "L1D misses"] == 0
+    assert steps.loc[("before", "copy_page"), "cycles"] == steps.loc[("after", "copy_page"),
+                                                                        "cycles"]
+
+
+def test_pk4_drops_a_clean_of_64_lines_per_pte_page():
+    costs = yun2011.fix_costs(fixes=("PK4",), cores=(1,)).set_index("kernel")
+    assert costs.loc["before", "L1D writebacks"] == 2048 // 32
+    # the clean: 5 to read the line size, 4 a line, dsb and return
+    assert costs.loc["before", "instructions"] - costs.loc["after", "instructions"] == \
+        5 + 4 * 64 + 2
+
+
+def test_fix_bench_refuses_a_core_count_the_board_has_not():
+    with pytest.raises(ValueError, match="cores must be one of"):
+        yun2011.FixBench(8)
+    with pytest.raises(ValueError, match="benchmark must be one of"):
+        yun2011.run("lat_mmap")
+    with pytest.raises(ValueError, match="kernel must be one of"):
+        yun2011.run("fork", "PK5")
+
+
+# ------------------------------------------------------------------ the benchmarks
+
+@pytest.fixture(scope="module")
+def grid():
+    """The chapter's grid on 1 and 4 cores (the scorecard's claims take the same)."""
+    return yun2011.timings(cores=(1, 4), executor="serial")
+
+
+def test_each_patch_makes_its_benchmark_faster(grid):
+    cycles = grid["cycles"]
+    for cores in (1, 4):
+        pf = [cycles[(k, cores, "pagefault")] for k in ("stock", "PK1", "PK2")]
+        fork = [cycles[(k, cores, "fork")] for k in ("PK2", "PK3", "PK4")]
+        assert pf[0] > pf[1] > pf[2], cores            # PK1, then PK2, on lat_pagefault
+        assert fork[0] > fork[1] > fork[2], cores      # PK3, then PK4, on fork
+        for bench in yun2011.BENCHMARKS:               # all four: faster everywhere
+            assert cycles[("PK4", cores, bench)] < cycles[("stock", cores, bench)]
+
+
+def test_emulated_table1_rows_add_up_to_overall(grid):
+    table = yun2011.table1_emulated(grid)
+    rows = sum(table.xs(p, level="patch") for p in yun2011.PATCHES)
+    assert (rows - table.xs("Overall", level="patch")).abs().to_numpy().max() < 1e-9
+    # PK3 and PK4 do not touch a file's page fault: no gain, no loss
+    assert table.loc["PK4", "pagefault"].abs().max() < 0.5
+    compared = yun2011.compare_table1(table)
+    assert len(compared) == 5 * 2 * 4
+    assert set(compared.columns) >= {"published", "emulated", "difference", "ratio",
+                                     "direction"}
+
+
+def test_kperfdiff_of_the_model_finds_the_fixed_functions(grid):
+    fork = yun2011.kperfdiff_emulated(grid, "fork")
+    stock_only = set(fork[fork["section"] == "only a"]["symbol"])
+    assert stock_only == {"cpu_v7_dcache_clean_area", "v7_flush_kern_dcache_area"}
+    pf = yun2011.kperfdiff_emulated(grid, "pagefault")
+    assert pf.iloc[0]["symbol"] == "unlock_page"       # PK2's function heads the list
+
+
+def test_the_claims_come_from_the_grid(grid):
+    claims = yun2011.claims(grid)
+    table = yun2011.table1_emulated(grid)
+    first = claims[0]
+    assert first.published == 24 and first.emulated == pytest.approx(
+        table.loc[("PK1", 1), "pagefault"])
+    assert all(c.chapter == "Yun 2011" for c in claims) and len(claims) == 7
+    assert all(c.agrees for c in claims)                # every direction agrees (today)
+
+
+def test_symbols_merge_rows_of_one_kernel_function():
+    profile = yun2011.symbol_profile({"clean_dcache_area (get_pgd_slow)": 5,
+                                      "clean_dcache_area (pte_alloc_one)": 3,
+                                      "clear_page": 2, "__memzero (get_pgd_slow)": 1,
+                                      "copy_page": 7})
+    assert profile == {"cpu_v7_dcache_clean_area": 8, "__memzero": 3, "copy_page": 7}
+    assert sum(yun2011.shares({"a": 1, "b": 3}).values()) == pytest.approx(100)

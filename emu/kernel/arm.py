@@ -82,7 +82,9 @@ locks are guest spin locks (routines/arm/spinlock.S): the generic VM's, and cpu_
 around __new_context.
 
 Limits: no IPIs (an ASID roll-over flushes this CPU's TLB only, where 2.6.36's
-flush_context resets every CPU's); user accesses are not run, so the misses a flush (clean and invalidate)
+flush_context resets every CPU's); a CPU that finds a page locked spins on its flag until
+the holder unlocks it, where __lock_page sleeps and unlock_page's wake_up_page wakes it
+(nobody waits in the model's queues, so wake_up_page only looks); user accesses are not run, so the misses a flush (clean and invalidate)
 causes to the user's next accesses of the page are not charged, which understates PK3;
 4 KB pages only, no sections for user memory; the user address layout is the generic VM's
 PPC32 one; the ASID is passed to cpu_v7_switch_mm in a register (the kernel loads it from

@@ -1,5 +1,4 @@
-"""LMBench-like workloads on the kernel model: lat_proc (fork, exec, shell), lat_pagefault
-(LMBench 3.0's),
+"""LMBench-like workloads on the kernel model: lat_proc (fork, exec, shell), lat_pagefault,
 lat_mmap, and ``kernel_compile`` (a kernel compile's process pattern, dominated by data
 pages: Mackerras 2003 section 2.3, Table 3). Each returns a ``Result``: cycles and
 microseconds per iteration at the profile's clock, the per-routine breakdown (guest
@@ -12,7 +11,9 @@ then ``iterations`` measured ones.
 What the workloads do is LMBench 2's (its SCCS history, read for facts): lat_proc forks a
 child that exits (``fork``), execs the dynamically linked ``hello`` (``exec``) or runs
 ``/bin/sh -c hello`` (``shell``); lat_mmap stores every 16 KB over a tenth of the mapping.
-Each choice names its source file where it is made.
+lat_pagefault is LMBench 3.0's (which Yun 2011 ran): the pages in a random order, the time
+of a loop that only maps and unmaps subtracted. Each choice names its source file where it
+is made.
 
 Process images are parameters. The defaults are **estimates** of plausible sizes for a
 2003 PowerPC Linux system, not measurements (no binary was inspected): a page count here
