@@ -63,11 +63,22 @@ def table1_composition(table=None):
 
 def kperfdiff_published(figure):
     """Figure 1 (lat_pagefault) or Figure 2 (lat_proc fork): the rows of the paper's
-    kperfdiff listing, ARM against x86."""
-    df = data.load("yun2011_kperfdiff")
-    if figure not in set(df["figure"]):
-        raise ValueError(f"kperfdiff figures are {sorted(set(df['figure']))}, not {figure!r}")
-    return df[df["figure"] == figure].reset_index(drop=True)
+    kperfdiff listing, ARM against x86, as one frame: ``section`` (common, arm only, x86
+    only), ``rank``, ``symbol``, ``diff_pct`` (the printed %diff, or %time for a one-sided
+    row), ``arm_pct`` and ``x86_pct`` (NaN where the symbol is not in that profile)."""
+    common = data.load("yun2011_kperfdiff_common")
+    one_side = data.load("yun2011_kperfdiff_one_side")
+    if figure not in set(common["figure"]):
+        raise ValueError(f"kperfdiff figures are {sorted(set(common['figure']))}, "
+                         f"not {figure!r}")
+    common = common[common["figure"] == figure].assign(section="common")
+    one_side = one_side[one_side["figure"] == figure]
+    sides = one_side.assign(section=one_side["platform"] + " only", diff_pct=one_side["time_pct"],
+                            arm_pct=one_side["time_pct"].where(one_side["platform"] == "arm"),
+                            x86_pct=one_side["time_pct"].where(one_side["platform"] == "x86"))
+    columns = ["figure", "benchmark", "section", "rank", "symbol", "diff_pct", "arm_pct",
+               "x86_pct", "page"]
+    return pd.concat([common[columns], sides[columns]], ignore_index=True)
 
 
 def profile_symbols():
@@ -109,7 +120,6 @@ SYMBOLS = {
     "pte_alloc": "__pte_alloc", "free_pte_page": "free_pgd_range", "spin_lock":
     "_raw_spin_lock", "spin_unlock": "_raw_spin_unlock",
 }
-PROCESS_BENCHMARKS = ("fork", "exec", "shell")
 
 
 def _check(benchmark, kernel, cores):

@@ -37,7 +37,8 @@ def seed_line_numbers(page):
 
 
 def test_every_file_has_provenance_on_every_row():
-    for name in ("yun2011_table1_improvement", "yun2011_kperfdiff", "yun2011_profile_symbols",
+    for name in ("yun2011_table1_improvement", "yun2011_kperfdiff_common",
+                 "yun2011_kperfdiff_one_side", "yun2011_profile_symbols",
                  "yun2011_machines", "yun2011_text_numbers", "yun2011_setup"):
         df = data.load(name)
         assert set(df["source"]) == {"Yun 2011"}
@@ -98,24 +99,33 @@ def test_text_numbers_are_printed_on_their_lines(seed_lines):
 
 
 def test_kperfdiff_listings_exactly_as_printed(seed_lines):
-    df = data.load("yun2011_kperfdiff")
-    assert len(df) == 30
-    for row in df.itertuples():
+    common = data.load("yun2011_kperfdiff_common")
+    one_side = data.load("yun2011_kperfdiff_one_side")
+    assert len(common) == 10 and len(one_side) == 20
+    for row in common.itertuples():
         (n,) = seed_line_numbers(row.page)
         cells = [c.strip() for c in seed_lines[n].split("|")]
-        if row.section == "common":
-            assert cells == [f"{row.diff_pct:.2f}", row.symbol, f"{row.arm_pct:.2f}",
-                             f"{row.x86_pct:.2f}"]
-        else:
-            assert cells == [f"{row.diff_pct:.2f}", row.symbol]
+        assert cells == [f"{row.diff_pct:.2f}", row.symbol, f"{row.arm_pct:.2f}",
+                         f"{row.x86_pct:.2f}"]
+    for row in one_side.itertuples():
+        (n,) = seed_line_numbers(row.page)
+        assert [c.strip() for c in seed_lines[n].split("|")] == [f"{row.time_pct:.2f}",
+                                                                 row.symbol]
+        # the listing's header for this section names the platform
+        header = max(k for k in range(n) if "Top 5 candidates" in seed_lines[k])
+        assert f"among {'ARM' if row.platform == 'arm' else 'x86'} specific" in \
+            seed_lines[header]
 
 
 def test_kperfdiff_common_rows_are_the_difference_of_their_columns():
-    common = data.load("yun2011_kperfdiff").query("section == 'common'")
+    common = data.load("yun2011_kperfdiff_common")
     assert ((common["arm_pct"] - common["x86_pct"]).abs() - common["diff_pct"]).abs().max() \
         < 0.006
-    figure1 = common[common["figure"] == "Figure 1"]
+    figure1 = yun2011.kperfdiff_published("Figure 1")
     assert list(figure1["symbol"])[3] == "unlock_page"          # where PK2 was found
+    assert list(figure1["section"].unique()) == ["common", "arm only", "x86 only"]
+    with pytest.raises(ValueError, match="kperfdiff figures are"):
+        yun2011.kperfdiff_published("Figure 3")
 
 
 def test_profile_symbols_as_printed(seed_lines):
@@ -133,7 +143,7 @@ def test_machines_and_setup(seed_lines):
     m = data.load("yun2011_machines").set_index("platform")
     assert m.loc["arm", "clock_mhz"] == 1300 and m.loc["x86", "clock_mhz"] == 1600
     assert m.loc["arm", "l2_kb"] == 1024 and m.loc["arm", "cores_used"] == 4
-    assert m.loc["x86", "l3_kb"] == 8192
+    assert m.loc["x86", "l3_kb"] == 8192 and m.loc["arm", "l3_kb"] == 0      # none
     assert "1MB unified L2 cache shared by all cores" in seed_lines[134]
     setup = data.load("yun2011_setup").set_index("item")
     assert setup.loc["lat_pagefault command", "value_printed"] in seed_lines[57]
