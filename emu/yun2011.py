@@ -257,15 +257,17 @@ FIX_STEPS = {
 class FixBench:
     """The routines of emu.kernel.arm (routines/arm) on a Cortex-A9 of ``cores`` cores, each
     core with buffers of its own, so that each fix's before and after can run on every core
-    at once (emu.parallel): the shared L2 and the PL310 are what the cores have in common."""
+    at once (emu.parallel): the shared L2 and the PL310 are what the cores have in common.
+    ``profile``: the cortex-a9 profile, or a variant of it (a Profile, e.g. another sync
+    cost: emu.explorers.unlock_race)."""
 
-    def __init__(self, cores):
+    def __init__(self, cores, profile="cortex-a9"):
         from . import routine
         from .kernel.arm import ROUTINES
         from .machine import Machine
         if cores not in CORES:
             raise ValueError(f"cores must be one of {CORES}, not {cores!r}")
-        self.machine = Machine("cortex-a9", cores=cores)
+        self.machine = Machine(profile, cores=cores)
         self.machine.load("".join(routine(f"arm/{name}").read_text() for name in ROUTINES))
         self.cores = cores
         self.wait_table = self.machine.alloc(4096)
