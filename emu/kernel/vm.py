@@ -170,6 +170,8 @@ class Ledger:
         traffic["memory_reads"] += run.memory["reads"]
         traffic["memory_writes"] += run.memory["writes"]
         traffic["uncached_stores"] += run.events.get("uncached_stores", 0)
+        # cycles spent waiting for a shared controller (the PL310's queue): an event count
+        self.count("outer_cache_wait_cycles", run.events.get("outer_cache_wait", 0))
 
     def count(self, event, n=1):
         if n:
