@@ -116,3 +116,17 @@ def test_arm_asids_are_handed_out_under_cpu_asid_lock():
     assert k.arch.asid_lock and taken.count(k.arch.asid_lock) == len(asids) >= 2 * 3
     assert len(asids) == len(set(asids))
     assert k.machine.read_word(k.arch.asid_lock, 4) == 0          # released
+
+
+def test_copies_run_on_a_machine_of_more_cpus_as_on_one_of_that_many():
+    """LMBench's -P on a board of more cores: idle cores change nothing, except that one
+    copy on a machine of several CPUs runs the SMP kernel, its locks taken uncontended."""
+    two = workloads.lat_pagefault(pages=8, profile="cortex-a9", cpus=2)
+    two_of_four = workloads.lat_pagefault(pages=8, profile="cortex-a9", cpus=4, copies=2)
+    assert two_of_four.cycles_each == two.cycles_each and two_of_four.cpus == 2
+    one = workloads.lat_pagefault(pages=8, profile="cortex-a9")
+    one_of_four = workloads.lat_pagefault(pages=8, profile="cortex-a9", cpus=4, copies=1)
+    assert one_of_four.runs[0].breakdown["calls"]["spin_lock"] == 3 * 8
+    assert one_of_four.cycles_each > one.cycles_each
+    with pytest.raises(ValueError, match="copies must be a whole number from 1 to"):
+        workloads.lat_proc("fork", profile="cortex-a9", cpus=2, copies=3)

@@ -317,10 +317,11 @@ class ParallelResult:
 
 
 def _measure_parallel(kernel, name, setup, warmup, iterations, per="iteration",
-                      per_count=1):
-    """Every CPU of the kernel's machine runs ``setup()`` (its copy's processes; it returns
-    the copy's ``once``), ``warmup`` iterations, then ``iterations`` measured ones, all at
-    once (emu.parallel.run_tasks). A ParallelResult."""
+                      per_count=1, copies=None):
+    """Every CPU of the kernel's machine (the first ``copies`` of them, if given) runs
+    ``setup()`` (its copy's processes; it returns the copy's ``once``), ``warmup``
+    iterations, then ``iterations`` measured ones, all at once (emu.parallel.run_tasks).
+    A ParallelResult."""
     if iterations < 1:
         raise ValueError("iterations must be at least 1")
 
@@ -338,7 +339,8 @@ def _measure_parallel(kernel, name, setup, warmup, iterations, per="iteration",
                       kernel.tlb_flush, iterations, t.clock - start, dict(spent.counts),
                       spent.breakdown(), spent, per, per_count)
 
-    return ParallelResult(kernel.machine.run_tasks([task] * len(kernel.machine.cpus)))
+    return ParallelResult(kernel.machine.run_tasks([task] * (copies or
+                                                              len(kernel.machine.cpus))))
 
 
 def _measure(kernel, name, once, warmup, iterations, per="iteration", per_count=1):
@@ -386,20 +388,34 @@ def _runs(kernel, process, image, runs):
 
 def lat_proc(kind="fork", policy=None, tlb_flush=None, profile="ppc750", warmup=1,
              iterations=1, parent_image=LAT_PROC, program=HELLO, shell=SH, kernel=None,
-             cpus=1, **options):
+             cpus=1, copies=None, **options):
     """LMBench lat_proc: ``fork`` (fork, the child exits, the parent waits), ``exec`` (the
     child execs ``program``, which runs and exits), ``shell`` (the child execs ``shell``,
     which forks and execs ``program`` as ``sh -c`` would, and waits for it). ``cpus`` > 1:
-    that many copies at once, one per CPU (LMBench's -P), a ParallelResult."""
+    a machine of that many CPUs running ``copies`` copies at once (LMBench's -P; default one
+    per CPU), one per CPU, a ParallelResult. (One copy on a machine of several CPUs is -P 1
+    on an SMP kernel: its locks are taken, uncontended.)"""
     if kind not in ("fork", "exec", "shell"):
         raise ValueError(f"lat_proc runs fork, exec or shell, not {kind!r}")
     k = kernel or make_kernel(policy, tlb_flush, profile, **_cores(cpus, options))
+    copies = _copies(k, copies)
     if len(k.machine.cpus) > 1:
         return _measure_parallel(k, f"lat_proc {kind}",
                                  lambda: _lat_proc_copy(k, kind, parent_image, program, shell),
-                                 warmup, iterations)
+                                 warmup, iterations, copies=copies)
     return _measure(k, f"lat_proc {kind}",
                     _lat_proc_copy(k, kind, parent_image, program, shell), warmup, iterations)
+
+
+def _copies(kernel, copies):
+    """How many copies run at once (LMBench's -P): one per CPU by default, at most that."""
+    cpus = len(kernel.machine.cpus)
+    if copies is None:
+        return cpus
+    if not isinstance(copies, int) or isinstance(copies, bool) or not 1 <= copies <= cpus:
+        raise ValueError(f"copies must be a whole number from 1 to the machine's {cpus} "
+                         f"CPUs, not {copies!r}")
+    return copies
 
 
 def _cores(cpus, options):
@@ -457,7 +473,7 @@ def kernel_compile(steps=4, policy=None, tlb_flush=None, profile="ppc405gp", war
 
 
 def lat_pagefault(pages=256, policy=None, tlb_flush=None, profile="ppc750", warmup=1,
-                  iterations=1, kernel=None, cpus=1, **options):
+                  iterations=1, kernel=None, cpus=1, copies=None, **options):
     """LMBench 3.0 lat_pagefault (src/lat_pagefault.c, read for facts): each copy (one per
     CPU with ``cpus`` > 1, LMBench's -P) opens the same file, maps it read-only and shared
     and draws a random order of its pages (``permutation``); an iteration reads one byte of
@@ -467,11 +483,12 @@ def lat_pagefault(pages=256, policy=None, tlb_flush=None, profile="ppc750", warm
     LMBench reports the difference per page: the fault, and what unmapping a page that
     was touched adds. Reported per page (a Result, or a ParallelResult of one per CPU),
     its cycles, breakdown and counts the two loops' difference. Both loops run on one
-    kernel, the mapping loop first, as LMBench runs them."""
+    kernel, the mapping loop first, as LMBench runs them. ``copies``: as lat_proc's."""
     k = kernel or make_kernel(policy, tlb_flush, profile, **_cores(cpus, options))
+    copies = _copies(k, copies)
     data = File("lat_pagefault.data", pages)
-    mapped = _lat_pagefault_loop(k, data, pages, False, warmup, iterations)
-    touched = _lat_pagefault_loop(k, data, pages, True, warmup, iterations)
+    mapped = _lat_pagefault_loop(k, data, pages, False, warmup, iterations, copies)
+    touched = _lat_pagefault_loop(k, data, pages, True, warmup, iterations, copies)
     if isinstance(touched, ParallelResult):
         return ParallelResult([_less(t, m) for t, m in zip(touched.runs, mapped.runs)])
     return _less(touched, mapped)
@@ -487,7 +504,7 @@ def permutation(count, seed):
     return order
 
 
-def _lat_pagefault_loop(k, data, pages, touch, warmup, iterations):
+def _lat_pagefault_loop(k, data, pages, touch, warmup, iterations, copies):
     """One of lat_pagefault's two loops on every CPU of ``k``: ``touch`` (benchmark) or not
     (benchmark_mmap)."""
     size = pages * PAGE_SIZE
@@ -508,7 +525,7 @@ def _lat_pagefault_loop(k, data, pages, touch, warmup, iterations):
     name = "lat_pagefault" if touch else "lat_pagefault (mmap loop)"
     if len(k.machine.cpus) > 1:
         return _measure_parallel(k, name, copy, warmup, iterations, per="page",
-                                 per_count=pages)
+                                 per_count=pages, copies=copies)
     return _measure(k, name, copy(), warmup, iterations, per="page", per_count=pages)
 
 
