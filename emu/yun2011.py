@@ -387,8 +387,8 @@ def claims(times=None):
               published=float(published.to_numpy().max()),
               emulated=float(overall.to_numpy().max()), unit="%", digits=1,
               source="abstract, Table 1 Overall (20-37%)",
-              reason="lat_proc fork at one core in both: PK3 and PK4 take out most of "
-                     "fork's cache maintenance"),
+              reason="lat_proc fork in both: PK3 and PK4 take out most of fork's cache "
+                     "maintenance"),
         Claim("Yun 2011", "PK1's lat_pagefault gain at 4 cores / at 1 core",
               published=float(paper.loc[("PK1", 4), "pagefault"] /
                               paper.loc[("PK1", 1), "pagefault"]),

@@ -30,7 +30,12 @@ What runs as guest code, its cycles measured and charged (routines/arm, one prog
   trylocks an anonymous page, ``unlock_page`` where __do_fault and do_wp_page release it:
   clear_bit_unlock and smp_mb__after_clear_bit, each barrier mb() (dsb, then the PL310's
   cache sync, a device store every core's sync queues behind) before PK2, smp_mb() (dmb)
-  after; ``struct page`` (32 bytes, flags first) and the zone's wait table are in guest RAM;
+  after; ``struct page`` (32 bytes, flags first) and the zone's wait table are in guest RAM.
+  In 2.6.36's mm/, kernel/ and fs/exec.c the two barrier macros are used by unlock_page,
+  end_page_writeback and the bdi code, and by unlock_buffer in fs/buffer.c: of these only
+  unlock_page is on the paths lat_proc and lat_pagefault drive (read in NVIDIA's 2.6.36
+  tree). The other bit operations on those paths (update_mmu_cache's test_and_set_bit of
+  PG_dcache_clean, with an smp_dmb on each side) have no mb() and are not modelled;
 * I-cache coherence for executable pages (policy ``sync_exec``, the default here; Yun 2011
   section 4.3 names sync_icache_dcache() as what makes PK3 safe): the page's D-cache lines
   (``v7_flush_kern_dcache_area``) and the I-cache (``__flush_icache_all``, ICIALLUIS).
