@@ -340,3 +340,54 @@ def locked_adds_explorer():
         "quantum": Control("quantum (cycles)", (10, 100, 1000), 100),
         "layout": Control("lock and counter on", LOCK_LAYOUTS, "separate lines"),
     })
+
+
+# ------------------------------------------------------------- Yun 2011: the PL310's sync
+
+#: the PL310's cache sync in cycles: the profile's 40 is an estimate (no document gives
+#: it), so the explorer offers a range around it
+SYNC_CYCLES = (10, 20, 40, 80, 160)
+BARRIERS = {"mb": "mb(): dsb + the PL310's sync (stock)", "smp_mb": "smp_mb(): dmb (PK2)"}
+
+
+def unlock_race(cores, barrier="mb", cache_sync=40):
+    """``cores`` Cortex-A9 cores each unlock a page of their own at the same moment
+    (routines/arm/pagelock.S: unlock_page with mb(), or unlock_page_pk2 with smp_mb()), on
+    a profile whose PL310 sync costs ``cache_sync`` cycles. The cycles until the last core
+    is done, and how long the cores waited for the PL310 in all."""
+    import dataclasses
+
+    from .profile import load
+    from .yun2011 import FixBench
+    if barrier not in BARRIERS:
+        raise ValueError(f"barrier must be one of {', '.join(BARRIERS)}, not {barrier!r}")
+    profile = load("cortex-a9")
+    profile = dataclasses.replace(profile, outer_cache={**profile.outer_cache,
+                                                        "cache_sync": cache_sync})
+    bench = FixBench(cores, profile=profile)
+    routine = "unlock_page" if barrier == "mb" else "unlock_page_pk2"
+    (_, run), = bench.measure(((routine, "lock"),))
+    return {"cycles": run.cycles,
+            "pl310_wait": sum(r.events["outer_cache_wait"] for r in run.runs)}
+
+
+def unlock_figure(cache_sync=40, executor=None):
+    """Cycles of an unlock on 1-4 cores at once, mb() against smp_mb()."""
+    points = sweep.grid(cores=[1, 2, 3, 4], barrier=list(BARRIERS), cache_sync=[cache_sync])
+    df = sweep.frame(unlock_race, points, executor=executor, description="unlocks")
+    fig = go.Figure()
+    for (barrier, label), color in zip(BARRIERS.items(), plot.PALETTE):
+        d = df[df["barrier"] == barrier]
+        fig.add_scatter(x=d["cores"], y=d["cycles"], mode="lines+markers", name=label,
+                        marker_color=color)
+    return plot.style(fig, title="unlock_page on every core at once (model)",
+                      source=f"the PL310's cache sync: {cache_sync} cycles (the profile: 40, "
+                             "an estimate)",
+                      x="cores", y="cycles until the last core is done", height=380)
+
+
+def unlock_explorer():
+    """Yun 2011's PK2 page: the unlock race against the PL310's sync cost."""
+    return Explorer(unlock_figure, {
+        "cache_sync": Control("PL310 cache sync (cycles)", SYNC_CYCLES, 40),
+    })

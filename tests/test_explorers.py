@@ -121,3 +121,19 @@ def test_locked_adds_explorer():
     assert ys(ex, 1)[X.LOCK_CORES.index(4)] == expected["cycles_per_add"]
     with pytest.raises(ValueError, match="profile must be one of power4, cortex-a9, pentium4"):
         X.locked_adds("ppc603e", 2)
+
+
+def test_unlock_explorer_follows_the_pl310s_sync_cost():
+    """Yun 2011's PK2 page: unlock_page on 1-4 cores at once. One core: the routine's 73
+    cycles outside the syncs plus two syncs; four cores, once the PL310 is the bottleneck:
+    its eight syncs back to back plus the 41 cycles before the first and after the last.
+    smp_mb() (PK2) never reaches the PL310: 51 cycles on any count of cores."""
+    ex = X.unlock_explorer()
+    ex.widget()
+    for sync in (40, 160):
+        ex.widgets["cache_sync"].value = sync
+        stock, pk2 = ys(ex, 0), ys(ex, 1)
+        assert stock[0] == 73 + 2 * sync and stock[3] == 8 * sync + 41
+        assert pk2 == [51, 51, 51, 51]
+    with pytest.raises(ValueError, match="barrier must be one of"):
+        X.unlock_race(2, barrier="wmb")

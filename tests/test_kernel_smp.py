@@ -9,14 +9,15 @@ from emu.kernel import workloads
                                            ("power4", 32)])
 def test_lat_pagefault_runs_a_copy_per_cpu_with_its_locks(profile, cpus):
     """Per page: page_table_lock twice (the walk, then setting the PTE) and the file's
-    page lock once (find_get_page); per munmap the page_table_lock once: 3 x 8 + 1 spin
-    locks per CPU for 8 pages. Each CPU is slower than one CPU alone by at least the locks."""
+    page lock once (find_get_page); per munmap the page_table_lock once, which LMBench 3.0
+    subtracts with its mmap/munmap-only loop: 3 x 8 spin locks per CPU for 8 pages. Each
+    CPU is slower than one CPU alone by at least the locks."""
     alone = workloads.lat_pagefault(pages=8, profile=profile)
     result = workloads.lat_pagefault(pages=8, profile=profile, cpus=cpus)
     assert result.cpus == cpus and len(result.table()) == cpus
     for run in result.runs:
-        assert run.breakdown["calls"]["spin_lock"] == 3 * 8 + 1
-        assert run.breakdown["calls"]["spin_unlock"] == 3 * 8 + 1
+        assert run.breakdown["calls"]["spin_lock"] == 3 * 8
+        assert run.breakdown["calls"]["spin_unlock"] == 3 * 8
         assert run.counts["faults"] == 8
         assert run.cycles_each > alone.cycles_each
     assert "spin_lock" not in alone.breakdown.index        # one CPU: no spin locks
@@ -32,15 +33,16 @@ def test_smp_runs_are_deterministic():
 def test_power4_copies_wait_for_the_machine_wide_tlbie():
     """POWER4 serialises tlbie across the machine (the profile's [smp] list): with 32 CPUs
     each unmapping its pages, the flushes queue: lat_pagefault is much slower than on 2
-    (1.8 times when this was written), and some CPUs wait far longer in their flushes than
-    others (the effect Blanchard 2002 batched tlbie against); a Cortex-A9's broadcast TLB
+    (1.8 times when this was written; 1.53 since lat_pagefault is LMBench 3.0's, the
+    mmap/munmap loop subtracted and the pages in a random order), and some CPUs wait far
+    longer in their flushes than others (2.8 times the least, was over 4) (the effect Blanchard 2002 batched tlbie against); a Cortex-A9's broadcast TLB
     operations are not serialised, and 4 CPUs cost what 2 do."""
     one = workloads.lat_pagefault(pages=8, profile="power4", cpus=2).cycles_each
     many = workloads.lat_pagefault(pages=8, profile="power4", cpus=32)
     assert many.cycles_each > 1.5 * one
     # munmap's flush: the HPTEs gathered at zap, one flush_hash_range (2.6.0 tlb_flush)
     flush = [run.breakdown["cycles"]["flush_hash_range"] for run in many.runs]
-    assert max(flush) > 4 * min(flush)
+    assert max(flush) > 2 * min(flush)
     a9 = [workloads.lat_pagefault(pages=8, profile="cortex-a9", cpus=n).cycles_each
           for n in (2, 4)]
     assert a9[1] == pytest.approx(a9[0], rel=0.02)
@@ -114,3 +116,17 @@ def test_arm_asids_are_handed_out_under_cpu_asid_lock():
     assert k.arch.asid_lock and taken.count(k.arch.asid_lock) == len(asids) >= 2 * 3
     assert len(asids) == len(set(asids))
     assert k.machine.read_word(k.arch.asid_lock, 4) == 0          # released
+
+
+def test_copies_run_on_a_machine_of_more_cpus_as_on_one_of_that_many():
+    """LMBench's -P on a board of more cores: idle cores change nothing, except that one
+    copy on a machine of several CPUs runs the SMP kernel, its locks taken uncontended."""
+    two = workloads.lat_pagefault(pages=8, profile="cortex-a9", cpus=2)
+    two_of_four = workloads.lat_pagefault(pages=8, profile="cortex-a9", cpus=4, copies=2)
+    assert two_of_four.cycles_each == two.cycles_each and two_of_four.cpus == 2
+    one = workloads.lat_pagefault(pages=8, profile="cortex-a9")
+    one_of_four = workloads.lat_pagefault(pages=8, profile="cortex-a9", cpus=4, copies=1)
+    assert one_of_four.runs[0].breakdown["calls"]["spin_lock"] == 3 * 8
+    assert one_of_four.cycles_each > one.cycles_each
+    with pytest.raises(ValueError, match="copies must be a whole number from 1 to"):
+        workloads.lat_proc("fork", profile="cortex-a9", cpus=2, copies=3)

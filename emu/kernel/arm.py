@@ -1,7 +1,8 @@
 """The ARMv7 backend (Cortex-A9: ``Machine("cortex-a9", mmu=True)``), as a Linux 2.6.35-era
-SMP kernel runs its memory management (Yun 2011 measured 2.6.36), before and after the fixes
-of Yun 2011 that concern it: PK1 (no D-cache clean in set_pte_ext), PK3 (no D-cache flush after a copy-on-write
-copy), PK4 (no D-cache clean of new page tables). Option ``fixes``, e.g.
+SMP kernel runs its memory management (Yun 2011 measured 2.6.36), before and after the four
+fixes of Yun 2011: PK1 (no D-cache clean in set_pte_ext), PK2 (the page lock's barriers as
+smp_mb() instead of mb(), which syncs the PL310), PK3 (no D-cache flush after a
+copy-on-write copy), PK4 (no D-cache clean of new page tables). Option ``fixes``, e.g.
 ``make_kernel(profile="cortex-a9", fixes={"PK1", "PK3"})``; none: the stock kernel.
 
 What runs as guest code, its cycles measured and charged (routines/arm, one program):
@@ -24,6 +25,17 @@ What runs as guest code, its cycles measured and charged (routines/arm, one prog
   flags (TLB_V7_IS_BTB);
 * ``cpu_v7_switch_mm`` (TTBR0 with the SMP walk attributes, CONTEXTIDR); ASIDs as
   arch/arm/mm/context.c hands them out, 255 per generation, the TLB flushed at a roll-over;
+* the page lock (routines/arm/pagelock.S, 2.6.36's bit operations): ``lock_page`` where a
+  file fault's filemap_fault / shmem_fault returns the page locked and where do_wp_page
+  trylocks an anonymous page, ``unlock_page`` where __do_fault and do_wp_page release it:
+  clear_bit_unlock and smp_mb__after_clear_bit, each barrier mb() (dsb, then the PL310's
+  cache sync, a device store every core's sync queues behind) before PK2, smp_mb() (dmb)
+  after; ``struct page`` (32 bytes, flags first) and the zone's wait table are in guest RAM.
+  In 2.6.36's mm/, kernel/ and fs/exec.c the two barrier macros are used by unlock_page,
+  end_page_writeback and the bdi code, and by unlock_buffer in fs/buffer.c: of these only
+  unlock_page is on the paths lat_proc and lat_pagefault drive (read in NVIDIA's 2.6.36
+  tree). The other bit operations on those paths (update_mmu_cache's test_and_set_bit of
+  PG_dcache_clean, with an smp_dmb on each side) have no mb() and are not modelled;
 * I-cache coherence for executable pages (policy ``sync_exec``, the default here; Yun 2011
   section 4.3 names sync_icache_dcache() as what makes PK3 safe): the page's D-cache lines
   (``v7_flush_kern_dcache_area``) and the I-cache (``__flush_icache_all``, ICIALLUIS).
@@ -66,15 +78,18 @@ and flushes are CP15 operations on the L1 D (what the kernel runs: clean_dcache_
 __cpuc_flush_dcache_area); the table walk of an SMP kernel is outer-cacheable (TTBR0 RGN)
 and the PL310 is the point of unification, so a line pushed out of the L1 D is where the
 walker and the I-cache look. The older-walker profile reads the level below the L1 D (the
-L2) likewise. PK2 (mb() -> smp_mb() in the bitops: the PL310 cache sync) is the core's
-outer-cache model, not this backend's (``fixes={"PK2"}`` is refused).
+L2) likewise. The one PL310 register the kernel model writes is CACHE_SYNC, mb()'s
+outer_sync in unlock_page before PK2: the core's outer-cache model charges it and queues
+the cores' syncs one behind the other (emu.cache, profile ``[outer_cache]``).
 
 On several CPUs (``Machine("cortex-a9", cores=N)``, the Kernel's SMP mode) the kernel's
 locks are guest spin locks (routines/arm/spinlock.S): the generic VM's, and cpu_asid_lock
 around __new_context.
 
 Limits: no IPIs (an ASID roll-over flushes this CPU's TLB only, where 2.6.36's
-flush_context resets every CPU's); user accesses are not run, so the misses a flush (clean and invalidate)
+flush_context resets every CPU's); a CPU that finds a page locked spins on its flag until
+the holder unlocks it, where __lock_page sleeps and unlock_page's wake_up_page wakes it
+(nobody waits in the model's queues, so wake_up_page only looks); user accesses are not run, so the misses a flush (clean and invalidate)
 causes to the user's next accesses of the page are not charged, which understates PK3;
 4 KB pages only, no sections for user memory; the user address layout is the generic VM's
 PPC32 one; the ASID is passed to cpu_v7_switch_mm in a register (the kernel loads it from
@@ -89,10 +104,10 @@ from .vm import (_PAGE_ACCESSED, _PAGE_DIRTY, _PAGE_EXEC, _PAGE_PRESENT, _PAGE_R
                  PAGE_SHIFT, PAGE_SIZE, TASK_SIZE, Arch, KernelError, Page)
 
 FIXES = {"PK1": "set_pte_ext without the D-cache clean of the hardware PTE",
+         "PK2": "the bit operations' smp_mb__{before,after}_clear_bit as smp_mb() (dmb) "
+                "instead of mb() (dsb and the PL310's cache sync), in unlock_page",
          "PK3": "copy_user_highpage without the D-cache flush of the copy",
          "PK4": "no clean_dcache_area over new page tables (pgd, PTE page)"}
-NOT_HERE = {"PK2": "PK2 (smp_mb instead of mb in the bitops: no PL310 cache sync) belongs to "
-                   "the core's outer-cache model, not to the kernel backend"}
 
 # Linux PTE bits, 2.6.35 (arch/arm/include/asm/pgtable.h), beside the generic VM's bit each
 # stands for
@@ -113,7 +128,10 @@ USER_PGD_BYTES = (TASK_SIZE >> 21) * 8      # USER_PTRS_PER_PGD entries
 LOWMEM_SECTION = 0x2 | 0x400 | 0x1000 | 0xC | 0x10000
 LINE = 32                           # the Cortex-A9 L1 line, which Unicorn's CTR reports
 ASID_BITS = 8
-ROUTINES = ("proc_v7.S", "cache_v7.S", "tlb_v7.S", "page_v7.S")
+ROUTINES = ("proc_v7.S", "cache_v7.S", "tlb_v7.S", "page_v7.S", "pagelock.S")
+STRUCT_PAGE = 32                    # sizeof(struct page) on 32-bit ARM of 2.6.36
+PAGES_PER_WAITQUEUE = 256           # mm/page_alloc.c: wait_table_hash_nr_entries
+WAIT_QUEUE_HEAD = 12                # spinlock_t, then the list_head task_list
 
 
 def parse_fixes(fixes):
@@ -122,8 +140,6 @@ def parse_fixes(fixes):
         return frozenset()
     names = {fixes} if isinstance(fixes, str) else set(fixes)
     for name in names:
-        if name in NOT_HERE:
-            raise ValueError(NOT_HERE[name])
         if name not in FIXES:
             raise ValueError(f"unknown fix {name!r}: the ARM backend knows "
                              f"{', '.join(f'{k} ({v})' for k, v in FIXES.items())}")
@@ -274,6 +290,49 @@ class ARMv7(Arch):
         if what == "pte_alloc" and not self.applied("PK4"):
             self.clean_dcache_area(page.address + PTE_HWTABLE_OFF, PAGE_SIZE - PTE_HWTABLE_OFF,
                                    "pte_alloc_one")
+
+    # ------------------------------------------------------------------ the page lock
+
+    def _struct_page(self, kernel, page):
+        """The address of ``page``'s struct page in guest RAM (mem_map, made at first use
+        for the kernel's page frames, with the zone's wait table of empty queues)."""
+        if getattr(self, "mem_map", None) is None:
+            allocator = kernel.allocator
+            self.mem_map = self.machine.alloc(allocator.frames * STRUCT_PAGE)
+            self.mem_map_pfn = allocator.base >> PAGE_SHIFT
+            self.wait_table, self.wait_table_bits = self._wait_table(allocator.frames)
+        index = page.pfn - self.mem_map_pfn
+        if not 0 <= index < kernel.allocator.frames:
+            raise KernelError(f"page frame {page.pfn:#x} has no struct page in mem_map")
+        return self.mem_map + index * STRUCT_PAGE
+
+    def _wait_table(self, frames):
+        """The zone's wait table as mm/page_alloc.c sizes it (a queue per 256 pages, a power
+        of two from 4 to 4096), each queue empty: its task_list points at itself."""
+        entries = 4
+        while entries < min(frames // PAGES_PER_WAITQUEUE, 4096):
+            entries *= 2
+        table = self.machine.alloc(entries * WAIT_QUEUE_HEAD)
+        for k in range(entries):
+            head = table + k * WAIT_QUEUE_HEAD + 4
+            self.machine.write(head, (head.to_bytes(4, "little")) * 2)
+        return table, entries.bit_length() - 1
+
+    def lock_page(self, kernel, page):
+        """lock_page (a trylock that succeeds unless another CPU holds the page)."""
+        waits = self.call("lock_page", self._struct_page(kernel, page))
+        self.ledger.count("page_locks")
+        self.ledger.count("page_lock_waits", waits)
+
+    def unlock_page(self, kernel, page):
+        """unlock_page: two mb() (each dsb and the PL310's cache sync) before PK2, two
+        smp_mb() (dmb) after."""
+        pk2 = self.applied("PK2")
+        self.call("unlock_page_pk2" if pk2 else "unlock_page", self._struct_page(kernel, page),
+                  self.wait_table, self.wait_table_bits,
+                  self.machine.outer_cache_base or 0, charge="unlock_page")
+        if not pk2:
+            self.ledger.count("outer_syncs", 2)
 
     # ------------------------------------------------------------------ pages and caches
     # (clear_page: the Arch default, clear_user_highpage's only work on v6/v7)

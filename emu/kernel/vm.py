@@ -170,6 +170,8 @@ class Ledger:
         traffic["memory_reads"] += run.memory["reads"]
         traffic["memory_writes"] += run.memory["writes"]
         traffic["uncached_stores"] += run.events.get("uncached_stores", 0)
+        # cycles spent waiting for a shared controller (the PL310's queue): an event count
+        self.count("outer_cache_wait_cycles", run.events.get("outer_cache_wait", 0))
 
     def count(self, event, n=1):
         if n:
@@ -501,6 +503,15 @@ class Arch:
     def flush_dcache_icache(self, address):
         """__flush_dcache_icache: dcbst each line, sync, icbi each line, sync, isync."""
         self.call("flush_dcache_icache", address)
+
+    def lock_page(self, kernel, page):
+        """lock_page of a page-cache page a fault maps, or of an anonymous page do_wp_page
+        looks at: the page lock's guest code. None here: the backends of the 2.4 and 2.6.0
+        chapters charge the page lock nothing (their kernels' lock is not on the paths
+        they study); the ARM backend runs it (Yun 2011's PK2 is in unlock_page)."""
+
+    def unlock_page(self, kernel, page):
+        """unlock_page, after lock_page (see there)."""
 
     @property
     def pte_page_shift(self):
@@ -979,6 +990,8 @@ class Kernel:
     def _do_no_page(self, mm, vma, address, ptep, write):
         self.ledger.fixed("file_fault")
         page = self._find_or_read_page(vma.file, vma.file_index(address))
+        locked = page                   # ->fault returns it locked; __do_fault unlocks it
+        self.arch.lock_page(self, locked)
         writable = bool(vma.flags & VM_WRITE) and vma.shared
         if write and not vma.shared:                # early copy-on-write of a private page
             new = self._alloc_page("anon")
@@ -999,10 +1012,15 @@ class Kernel:
         with self.locked(mm.page_table_lock):
             self._set_pte(mm, address, ptep, page.address | bits)
             self.update_mmu_cache(mm, vma, address, ptep)
+        self.arch.unlock_page(self, locked)
 
     def _do_wp_page(self, mm, vma, address, ptep, pte):
         self.ledger.fixed("wp_fault")
         old = self._page_of(pte)
+        if not old.reserved and old.kind == "anon":
+            # 2.6.x do_wp_page: an anonymous page is locked around reuse_swap_page
+            self.arch.lock_page(self, old)
+            self.arch.unlock_page(self, old)
         if not old.reserved and old.kind == "anon" and old.count == 1:
             # the only user: make it writable in place (no copy)
             self.ledger.count("wp_reuse")

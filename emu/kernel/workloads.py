@@ -11,7 +11,9 @@ then ``iterations`` measured ones.
 What the workloads do is LMBench 2's (its SCCS history, read for facts): lat_proc forks a
 child that exits (``fork``), execs the dynamically linked ``hello`` (``exec``) or runs
 ``/bin/sh -c hello`` (``shell``); lat_mmap stores every 16 KB over a tenth of the mapping.
-Each choice names its source file where it is made.
+lat_pagefault is LMBench 3.0's (which Yun 2011 ran): the pages in a random order, the time
+of a loop that only maps and unmaps subtracted. Each choice names its source file where it
+is made.
 
 Process images are parameters. The defaults are **estimates** of plausible sizes for a
 2003 PowerPC Linux system, not measurements (no binary was inspected): a page count here
@@ -315,10 +317,11 @@ class ParallelResult:
 
 
 def _measure_parallel(kernel, name, setup, warmup, iterations, per="iteration",
-                      per_count=1):
-    """Every CPU of the kernel's machine runs ``setup()`` (its copy's processes; it returns
-    the copy's ``once``), ``warmup`` iterations, then ``iterations`` measured ones, all at
-    once (emu.parallel.run_tasks). A ParallelResult."""
+                      per_count=1, copies=None):
+    """Every CPU of the kernel's machine (the first ``copies`` of them, if given) runs
+    ``setup()`` (its copy's processes; it returns the copy's ``once``), ``warmup``
+    iterations, then ``iterations`` measured ones, all at once (emu.parallel.run_tasks).
+    A ParallelResult."""
     if iterations < 1:
         raise ValueError("iterations must be at least 1")
 
@@ -336,7 +339,8 @@ def _measure_parallel(kernel, name, setup, warmup, iterations, per="iteration",
                       kernel.tlb_flush, iterations, t.clock - start, dict(spent.counts),
                       spent.breakdown(), spent, per, per_count)
 
-    return ParallelResult(kernel.machine.run_tasks([task] * len(kernel.machine.cpus)))
+    return ParallelResult(kernel.machine.run_tasks([task] * (copies or
+                                                              len(kernel.machine.cpus))))
 
 
 def _measure(kernel, name, once, warmup, iterations, per="iteration", per_count=1):
@@ -384,20 +388,34 @@ def _runs(kernel, process, image, runs):
 
 def lat_proc(kind="fork", policy=None, tlb_flush=None, profile="ppc750", warmup=1,
              iterations=1, parent_image=LAT_PROC, program=HELLO, shell=SH, kernel=None,
-             cpus=1, **options):
+             cpus=1, copies=None, **options):
     """LMBench lat_proc: ``fork`` (fork, the child exits, the parent waits), ``exec`` (the
     child execs ``program``, which runs and exits), ``shell`` (the child execs ``shell``,
     which forks and execs ``program`` as ``sh -c`` would, and waits for it). ``cpus`` > 1:
-    that many copies at once, one per CPU (LMBench's -P), a ParallelResult."""
+    a machine of that many CPUs running ``copies`` copies at once (LMBench's -P; default one
+    per CPU), one per CPU, a ParallelResult. (One copy on a machine of several CPUs is -P 1
+    on an SMP kernel: its locks are taken, uncontended.)"""
     if kind not in ("fork", "exec", "shell"):
         raise ValueError(f"lat_proc runs fork, exec or shell, not {kind!r}")
     k = kernel or make_kernel(policy, tlb_flush, profile, **_cores(cpus, options))
+    copies = _copies(k, copies)
     if len(k.machine.cpus) > 1:
         return _measure_parallel(k, f"lat_proc {kind}",
                                  lambda: _lat_proc_copy(k, kind, parent_image, program, shell),
-                                 warmup, iterations)
+                                 warmup, iterations, copies=copies)
     return _measure(k, f"lat_proc {kind}",
                     _lat_proc_copy(k, kind, parent_image, program, shell), warmup, iterations)
+
+
+def _copies(kernel, copies):
+    """How many copies run at once (LMBench's -P): one per CPU by default, at most that."""
+    cpus = len(kernel.machine.cpus)
+    if copies is None:
+        return cpus
+    if not isinstance(copies, int) or isinstance(copies, bool) or not 1 <= copies <= cpus:
+        raise ValueError(f"copies must be a whole number from 1 to the machine's {cpus} "
+                         f"CPUs, not {copies!r}")
+    return copies
 
 
 def _cores(cpus, options):
@@ -455,27 +473,88 @@ def kernel_compile(steps=4, policy=None, tlb_flush=None, profile="ppc405gp", war
 
 
 def lat_pagefault(pages=256, policy=None, tlb_flush=None, profile="ppc750", warmup=1,
-                  iterations=1, kernel=None, cpus=1, **options):
-    """LMBench lat_pagefault: map a cached file (read-only, shared), touch every page,
-    unmap. Reported per page. ``cpus`` > 1: that many copies at once, one per CPU, each
-    with its own process, all mapping the same file (a ParallelResult)."""
+                  iterations=1, kernel=None, cpus=1, copies=None, **options):
+    """LMBench 3.0 lat_pagefault (src/lat_pagefault.c, read for facts): each copy (one per
+    CPU with ``cpus`` > 1, LMBench's -P) opens the same file, maps it read-only and shared
+    and draws a random order of its pages (``permutation``); an iteration reads one byte of
+    every page in that order, unmaps the file and maps it again (the msync(MS_INVALIDATE)
+    after each mmap has nothing to do for a cached file, and the model leaves it out). A
+    second loop that only unmaps and maps (benchmark_mmap, run first) is timed too, and
+    LMBench reports the difference per page: the fault, and what unmapping a page that
+    was touched adds. Reported per page (a Result, or a ParallelResult of one per CPU),
+    its cycles, breakdown and counts the two loops' difference. Both loops run on one
+    kernel, the mapping loop first, as LMBench runs them. ``copies``: as lat_proc's."""
     k = kernel or make_kernel(policy, tlb_flush, profile, **_cores(cpus, options))
+    copies = _copies(k, copies)
     data = File("lat_pagefault.data", pages)
+    mapped = _lat_pagefault_loop(k, data, pages, False, warmup, iterations, copies)
+    touched = _lat_pagefault_loop(k, data, pages, True, warmup, iterations, copies)
+    if isinstance(touched, ParallelResult):
+        return ParallelResult([_less(t, m) for t, m in zip(touched.runs, mapped.runs)])
+    return _less(touched, mapped)
+
+
+def permutation(count, seed):
+    """A random order of ``count`` pages: LMBench's permutation() shuffles the page offsets
+    with rand() seeded by the process's pid (Fisher-Yates); the model shuffles the same way
+    with Python's generator seeded by the model's pid, a different but fixed order."""
+    import random
+    order = list(range(count))
+    random.Random(seed).shuffle(order)
+    return order
+
+
+def _lat_pagefault_loop(k, data, pages, touch, warmup, iterations, copies):
+    """One of lat_pagefault's two loops on every CPU of ``k``: ``touch`` (benchmark) or not
+    (benchmark_mmap)."""
+    size = pages * PAGE_SIZE
 
     def copy():
         process = k.spawn(HELLO)
+        order = permutation(pages, process.pid)
+        where = [k.mmap(process, size, "r", shared=True, file=data)]    # initialize
 
         def once():
-            where = k.mmap(process, pages * PAGE_SIZE, "r", shared=True, file=data)
-            k.touch_pages(process, where, pages, "r")
-            k.munmap(process, where, pages * PAGE_SIZE)
+            if touch:
+                for page in order:
+                    k.touch(process, where[0] + page * PAGE_SIZE, "r")
+            k.munmap(process, where[0], size)
+            where[0] = k.mmap(process, size, "r", shared=True, file=data)
         return once
 
+    name = "lat_pagefault" if touch else "lat_pagefault (mmap loop)"
     if len(k.machine.cpus) > 1:
-        return _measure_parallel(k, "lat_pagefault", copy, warmup, iterations, per="page",
-                                 per_count=pages)
-    return _measure(k, "lat_pagefault", copy(), warmup, iterations, per="page",
-                    per_count=pages)
+        return _measure_parallel(k, name, copy, warmup, iterations, per="page",
+                                 per_count=pages, copies=copies)
+    return _measure(k, name, copy(), warmup, iterations, per="page", per_count=pages)
+
+
+def _less(touched, mapped):
+    """The Result of ``touched`` less ``mapped`` (LMBench's t_combined - t_mmap): cycles,
+    the per-routine breakdown (rows that differ) and the counts."""
+    import pandas as pd
+    a, b = touched.breakdown, mapped.breakdown
+    rows = []
+    for name in a.index.union(b.index):
+        got = [a.loc[name, c] if name in a.index else 0 for c in ("calls", "cycles")]
+        less = [b.loc[name, c] if name in b.index else 0 for c in ("calls", "cycles")]
+        calls, cycles = got[0] - less[0], got[1] - less[1]
+        if calls or cycles:
+            kind = a.loc[name, "kind"] if name in a.index else b.loc[name, "kind"]
+            insns = None if kind == "fixed" else \
+                (a["instructions"].get(name, 0) or 0) - (b["instructions"].get(name, 0) or 0)
+            rows.append({"routine": name, "kind": kind, "calls": calls, "cycles": cycles,
+                         "instructions": insns})
+    cycles = touched.cycles - mapped.cycles
+    frame = pd.DataFrame(rows, columns=["routine", "kind", "calls", "cycles", "instructions"])
+    frame["share"] = frame["cycles"] / (cycles or 1)
+    frame = frame.sort_values("cycles", ascending=False).set_index("routine")
+    counts = {key: touched.counts.get(key, 0) - mapped.counts.get(key, 0)
+              for key in set(touched.counts) | set(mapped.counts)}
+    return Result(touched.workload, touched.profile, touched.clock_mhz, touched.policy,
+                  touched.tlb_flush, touched.iterations, cycles,
+                  {key: n for key, n in counts.items() if n}, frame, None, touched.per,
+                  touched.per_count)
 
 
 # LMBench 2 lat_mmap (src/lat_mmap.c 1.11): mapit() maps the file shared and read/write,
