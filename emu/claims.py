@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from .compare import Comparison
 
 #: chapter -> the module whose claims() lists its claims
-CHAPTERS = {"Dougan 1999": "emu.dougan1999", "Mackerras 2003": "emu.mackerras2003",
-            "Yoshioka 2005": "emu.yoshioka"}
+CHAPTERS = {"Dougan 1999": "emu.dougan1999", "Blanchard 2002": "emu.blanchard2002",
+            "Mackerras 2003": "emu.mackerras2003", "Yoshioka 2005": "emu.yoshioka"}
 
 
 @dataclass(frozen=True)

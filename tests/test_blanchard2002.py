@@ -154,3 +154,17 @@ def test_compile_runs_are_deterministic():
         r = blanchard2002.compile_run(blanchard2002.OLD, 3, scale=0.0625, steps=1)
         return [run.cycles for run in r.runs]
     assert once() == once()
+
+
+def test_the_claims_are_the_chapters_numbers():
+    """Published values by hand from the data: 40.23 / 71.31; 43586 of the 201150 - 129051
+    ticks outside idled; (6714 + 2773) of them. Emulated: the compile runs' ratio."""
+    card = {c.claim: c for c in blanchard2002.claims()}
+    system = card["system time: 2.5.7 on 32 CPUs / 2.4's locking on 24"]
+    assert system.published == pytest.approx(40.23 / 71.31)
+    assert 0 < system.emulated < 1 and system.agrees
+    hash_page = card["__hash_page's share of the kernel's ticks (24 CPUs)"]
+    assert hash_page.published == pytest.approx(100 * 43586 / 72099)
+    flushes = card["the TLB flushes' share of the kernel's ticks (24 CPUs)"]
+    assert flushes.published == pytest.approx(100 * (6714 + 2773) / 72099)
+    assert flushes.emulated > flushes.published        # the model's flushes weigh more
