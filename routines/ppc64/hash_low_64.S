@@ -336,8 +336,8 @@ hpte_updatepp:
         add     r10, r9, r10                # hptep
         srdi    r11, r5, 23                 # the AVPN to find
         .if GLOBAL_LOCK == 0                # 2.4: hash_table_lock instead
-        .if SMP
 .Lhpte_lock_1:
+        .if SMP
         eieio                               # test_and_set_bit: EIEIO_ON_SMP
         .endif
 40:     ldarx   r12, 0, r10                 # lock_hpte: test_and_set_bit(HPTE_LOCK_BIT)
@@ -427,8 +427,8 @@ hpte_remove:
         bne     3f
         add     r7, r12, r11                # r7: hptep
         .if GLOBAL_LOCK == 0                # 2.4: hash_table_lock instead
-        .if SMP
 .Lhpte_lock_2:
+        .if SMP
         eieio                               # test_and_set_bit: EIEIO_ON_SMP
         .endif
 40:     ldarx   r9, 0, r7                   # lock_hpte: test_and_set_bit(HPTE_LOCK_BIT)
@@ -596,8 +596,8 @@ flush_hash_range:
         sldi    r10, r3, 4
         add     r10, r9, r10                # hptep: the one HPTE this entry can be
         .if GLOBAL_LOCK == 0                # 2.4: hash_table_lock instead
-        .if SMP
 .Lhpte_lock_3:
+        .if SMP
         eieio                               # test_and_set_bit: EIEIO_ON_SMP
         .endif
 40:     ldarx   r12, 0, r10                 # lock_hpte: test_and_set_bit(HPTE_LOCK_BIT)

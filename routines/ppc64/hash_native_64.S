@@ -68,8 +68,8 @@ hpte_insert:
         andi.   r12, r12, HPTE_V_VALID
         bne     3f
         .if GLOBAL_LOCK == 0                # 2.4: hash_table_lock instead
-        .if SMP
 .Lhpte_lock_4:
+        .if SMP
         eieio                               # test_and_set_bit: EIEIO_ON_SMP
         .endif
 40:     ldarx   r12, 0, r10                 # lock_hpte: test_and_set_bit(HPTE_LOCK_BIT)
@@ -133,8 +133,8 @@ hpte_invalidate:
         add     r10, r9, r10                # r10: hptep
         srdi    r11, r4, 23                 # r11: the AVPN to find
         .if GLOBAL_LOCK == 0                # 2.4: hash_table_lock instead
-        .if SMP
 .Lhpte_lock_5:
+        .if SMP
         eieio                               # test_and_set_bit: EIEIO_ON_SMP
         .endif
 40:     ldarx   r12, 0, r10                 # lock_hpte: test_and_set_bit(HPTE_LOCK_BIT)
