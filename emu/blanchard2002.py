@@ -2,7 +2,13 @@
 
 The published side: the three runs' time output and Bligh's two (data/blanchard2002_*),
 the checks of the figures the paper derives from them, and the readprofile listing of the
-10.31 s run with its shares.
+10.31 s run with its shares, also grouped as the model's profile is.
+
+The model's side: the three kernels the chapter compares (KERNELS: emu.kernel.ppc64's
+hash_lock and tlbie options), gcc 2.95's processes as images (estimates, scaled down for
+run time), make -jN on Machine("power4", cores=N) with its profile and the cycles spent
+acquiring each lock (compile_run, scaling_point), one range flush counted instruction by
+instruction (range_flush), and the scorecard's claims.
 """
 from __future__ import annotations
 
@@ -11,6 +17,19 @@ import math
 from . import data
 
 CHAPTER = "Blanchard 2002"
+
+
+def builds():
+    """The five builds of the paper, one row each (run: bligh_2.4.18, bligh_patched,
+    p690_10.31, p690_7.52, p690_4.83), from data/blanchard2002_bligh, _time_outputs and
+    _page_faults: the columns a file lacks are NaN (Bligh's time output, the first p690
+    run's fault counts are not printed)."""
+    import pandas as pd
+    bligh = data.load("blanchard2002_bligh").assign(who="Bligh")
+    p690 = data.load("blanchard2002_time_outputs").assign(who="Blanchard")
+    faults = data.load("blanchard2002_page_faults").drop(columns=["source", "table", "page"])
+    p690 = p690.merge(faults, on="run", how="left")
+    return pd.concat([bligh, p690], ignore_index=True)
 
 
 def cpu_percent_check(runs):
@@ -45,6 +64,21 @@ def published_profile():
     listing["share of total"] = listing["ticks"] / total
     listing["share of busy"] = (listing["ticks"] / busy).where(listing.index != "idled")
     return listing
+
+
+def published_groups():
+    """The readprofile listing of the 10.31 s run in the groups of PROFILE_GROUPS: ticks
+    and share of the ticks outside idled; the rest (the other listed functions and the
+    9,680 ticks the listing does not show) in one row."""
+    import pandas as pd
+    listing = published_profile()
+    busy = int(data.load("blanchard2002_readprofile").set_index("symbol").loc[
+        "total", "ticks"]) - int(listing.loc["idled", "ticks"])
+    rows = {name: int(listing["ticks"].get(name, 0)) for name in PROFILE_GROUPS}
+    rows["the rest of the kernel"] = busy - sum(rows.values())
+    table = pd.DataFrame({"ticks": pd.Series(rows)})
+    table["share of kernel"] = table["ticks"] / busy
+    return table
 
 
 # ------------------------------------------------------------------ the model's kernels
@@ -92,14 +126,14 @@ FULL_SIZE = {
     # name: (text, data, bss, text touched, data written, bss written, stack, heap,
     #        heap written)
     "gcc": (20, 2, 1, 8, 1, 1, 2, 16, 6),          # the driver: options, spec strings
-    "cpp0": (30, 2, 2, 15, 2, 2, 2, 256, 120),      # the preprocessor of gcc 2.95
+    "cpp": (30, 2, 2, 15, 2, 2, 2, 256, 120),      # the preprocessor of gcc 2.95
     "cc1": (480, 30, 20, 200, 25, 15, 8, 2048, 900),
     "as": (225, 10, 4, 50, 6, 3, 2, 256, 100),       # gas with libbfd linked in
 }
 
 
 def compiler(scale=1.0):
-    """(driver, passes) of gcc 2.95: the driver image and the cpp0, cc1 and as images,
+    """(driver, passes) of gcc 2.95: the driver image and the cpp, cc1 and as images,
     and their libraries, every page count multiplied by ``scale`` (at least one page where
     the full size has one). The chapter runs them at a fraction of the estimated size so that a page of the
     book executes in about a minute."""
@@ -108,7 +142,7 @@ def compiler(scale=1.0):
     libs = _libraries(scale)
     images = {name: _image(name, libs, *(_scaled(n, scale) for n in sizes))
               for name, sizes in FULL_SIZE.items()}
-    return images["gcc"], (images["cpp0"], images["cc1"], images["as"])
+    return images["gcc"], (images["cpp"], images["cc1"], images["as"])
 
 
 def make_image(scale=1.0):
@@ -120,21 +154,23 @@ def make_image(scale=1.0):
     return _image("make", _libraries(scale), *(_scaled(n, scale) for n in sizes))
 
 
-def compile_run(kernel_name, cpus, scale=0.125, steps=2, warmup=1, profile_every=None,
-                user_cycles=0, stagger=0):
+def compile_run(kernel_name, cpus, scale=None, steps=2, warmup=1, profile_every=None,
+                user_cycles=0, stagger=0, policy=None):
     """make -jN on the model: on every CPU a make starts and runs ``steps`` compile steps
-    (make vforks, the gcc driver vforks cpp0, cc1 and as in turn), after ``warmup`` steps
+    (make vforks, the gcc driver vforks cpp, cc1 and as in turn), after ``warmup`` steps
     that fill the page cache (not measured); ``kernel_name`` one of KERNELS. With
     ``profile_every`` the measured call (each CPU's make starting, then its steps) is
     sampled every that many cycles on every CPU, readprofile's view. ``user_cycles``: each
     program's own work after its pages, ``stagger`` the cycles between the CPUs' starts
-    (kernel_compile). A CompileRun."""
+    (kernel_compile); ``policy`` the I-cache flush policy (default POLICY). ``scale``
+    defaults to SCALE. A CompileRun."""
     from . import profiler
     from .kernel import workloads
     if kernel_name not in KERNELS:
         raise ValueError(f"kernel_name must be one of {list(KERNELS)}, not {kernel_name!r}")
+    scale = SCALE if scale is None else scale
     driver, passes = compiler(scale)
-    kernel = workloads.make_kernel(profile="power4", policy=POLICY, cores=cpus,
+    kernel = workloads.make_kernel(profile="power4", policy=policy or POLICY, cores=cpus,
                                    frames=FRAMES, ram_size=RAM_SIZE,
                                    **KERNELS[kernel_name])
     parent = make_image(scale)
@@ -151,6 +187,10 @@ def compile_run(kernel_name, cpus, scale=0.125, steps=2, warmup=1, profile_every
     sampled = profiler.profile_run(kernel.machine, lambda: run(steps), every=profile_every)
     return CompileRun(kernel_name, cpus, scale, steps, sampled.run, sampled, kernel)
 
+
+#: The size the chapter runs the programs at: a sixteenth of the estimates (FULL_SIZE), so
+#: that a page of the book with 32 CPUs and three kernels executes in about a minute
+SCALE = 1 / 16
 
 #: Page frames of the model's kernel, 64 MB for 32 CPUs' processes at once, and the
 #: emulated RAM that holds them beside the 128 MB hash table of the 8 GB machine
@@ -281,7 +321,7 @@ def grouped_profile(run):
     return table
 
 
-def scaling_point(kernel_name, cpus, scale=0.0625, steps=1, warmup=1, every=997,
+def scaling_point(kernel_name, cpus, scale=None, steps=1, warmup=1, every=997,
                   user_cycles=0, stagger=0):
     """One make -jN run, summed up in plain values (for emu.sweep): cycles per step,
     the lock table, the grouped profile, counts, and the sampled symbols."""
@@ -334,21 +374,6 @@ def range_flush(kernel_name, pages, cores=2):
             **{m: counts[m] for m in FLUSH_MNEMONICS}}
 
 
-def published_groups():
-    """The readprofile listing of the 10.31 s run in the groups of PROFILE_GROUPS: ticks
-    and share of the ticks outside idled; the rest (the other listed functions and the
-    9,680 ticks the listing does not show) in one row."""
-    import pandas as pd
-    listing = published_profile()
-    busy = int(data.load("blanchard2002_readprofile").set_index("symbol").loc[
-        "total", "ticks"]) - int(listing.loc["idled", "ticks"])
-    rows = {name: int(listing["ticks"].get(name, 0)) for name in PROFILE_GROUPS}
-    rows["the rest of the kernel"] = busy - sum(rows.values())
-    table = pd.DataFrame({"ticks": pd.Series(rows)})
-    table["share of kernel"] = table["ticks"] / busy
-    return table
-
-
 def file_fault_share(run):
     """The share of a run's page faults that were on pages of files (do_no_page)."""
     files = sum(int(r.breakdown["calls"].get("file_fault", 0)) for r in run.runs)
@@ -358,12 +383,12 @@ def file_fault_share(run):
 
 # ------------------------------------------------------------------ the scorecard
 
-def claims(scale=1 / 16):
+def claims(scale=None):
     """The chapter's claims beside the model's values (emu.claims): the second build's
     system time against the first's, and the first build's profile, from make -j on the
     model as notebooks 03 runs it (2.4's locking on 24 CPUs, 2.5.7 on 32)."""
     from .claims import Claim
-    runs = data.load("blanchard2002_kernel_compiles").set_index("run")
+    runs = builds().set_index("run")
     old = compile_run(OLD, 24, scale=scale, steps=1)
     new = compile_run(NEW, 32, scale=scale, steps=1)
     first, second = runs.loc["p690_10.31"], runs.loc["p690_7.52"]

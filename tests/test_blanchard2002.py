@@ -101,7 +101,7 @@ def test_vfork_shares_the_address_space_until_exec():
 
 
 def test_a_compile_step_runs_the_driver_and_its_three_passes():
-    """Per step: make vforks the driver, the driver vforks cpp0, cc1 and as: four vforks,
+    """Per step: make vforks the driver, the driver vforks cpp, cc1 and as: four vforks,
     four execs, four exits."""
     driver, passes = blanchard2002.compiler(0.0625)
     r = workloads.kernel_compile(steps=2, warmup=1, profile="power4", program=driver,
@@ -115,7 +115,7 @@ def test_compiler_images_scale_and_refuse_a_bad_scale():
     full, _ = blanchard2002.compiler(1.0)
     small, passes = blanchard2002.compiler(0.125)
     assert full.heap_written == 6 and small.heap_written == 1
-    assert [p.name for p in passes] == ["cpp0", "cc1", "as"]
+    assert [p.name for p in passes] == ["cpp", "cc1", "as"]
     with pytest.raises(ValueError, match="scale"):
         blanchard2002.compiler(0)
 
@@ -168,3 +168,22 @@ def test_the_claims_are_the_chapters_numbers():
     flushes = card["the TLB flushes' share of the kernel's ticks (24 CPUs)"]
     assert flushes.published == pytest.approx(100 * (6714 + 2773) / 72099)
     assert flushes.emulated > flushes.published        # the model's flushes weigh more
+
+
+def test_user_time_passes_on_the_clock_and_not_in_the_kernel():
+    """Two CPUs, one step of four programs, each computing 50,000 cycles after its pages:
+    each CPU's clock over the step exceeds its kernel cycles by 4 x 50,000 exactly."""
+    run = blanchard2002.compile_run(blanchard2002.NEW, 2, scale=0.0625, steps=1,
+                                    user_cycles=50_000)
+    for result in run.runs:
+        kernel = int(result.breakdown["cycles"].sum())
+        assert result.cycles - kernel == 4 * 50_000
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: blanchard2002.compile_run("2.6", 2), "kernel_name must be one of"),
+    (lambda: blanchard2002.range_flush(blanchard2002.OLD, 0), "pages must be"),
+    (lambda: workloads.kernel_compile(profile="power4", spawn="clone"), "spawn must be")])
+def test_bad_chapter_arguments_are_refused(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
