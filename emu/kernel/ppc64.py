@@ -72,8 +72,7 @@ TLB gather). ``tlbie="per_page"`` with ``hash_lock="hpte"`` keeps 2.5's lock bit
 tlbie lock but flushes page by page: the two changes of the paper apart. Labels
 .Lhash_table_lock_<k>, .Ltlbie_lock_<k> and .Lhpte_lock_<k> (to ..._end) delimit each
 place a lock is acquired (emu.blanchard2002.lock_ranges). The 2.4 variant's differences
-from 2.4: its hpte_updatepp and eviction are 2.6's (an evicted HPTE gets no tlbie), and a
-flushed Linux PTE has its HPTE flags cleared (2.4 left them for hash_page to find stale).
+from 2.4: its hpte_updatepp and eviction are 2.6's (an evicted HPTE gets no tlbie).
 
 Limits: the global tlbie always (the kernel uses tlbiel for an mm that ran on this CPU
 only); the user address layout is the generic VM's PPC32 one

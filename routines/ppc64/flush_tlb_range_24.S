@@ -2,16 +2,15 @@
  * flush_tlb_range_pages(context, pgdir, start, end) -> packed counts: a range flushed one
  * page at a time, as Linux 2.4's ppc64 kernel did it (arch/ppc64/mm/init.c
  * local_flush_tlb_range: walk the Linux PTEs of the range; for each one with
- * _PAGE_HASHPTE call flush_hash_page, arch/ppc64/kernel/htab.c, which takes the lock,
- * invalidates the one HPTE and runs a whole ptesync; tlbie; eieio; tlbsync; ptesync
- * sequence for it). Each page's flush is flush_hash_page_lpte (hash_low_64.S): under 2.4's
+ * _PAGE_HASHPTE clear its HPTE flags (pte_update) and call flush_hash_page,
+ * arch/ppc64/kernel/htab.c, which takes the lock, invalidates the one HPTE and runs a
+ * whole ptesync; tlbie; eieio; tlbsync; ptesync sequence for it). Each page's flush is flush_hash_page_lpte (hash_low_64.S): under 2.4's
  * hash_table_lock (GLOBAL_LOCK = 1) or, with the per-HPTE lock bit, under the tlbie lock
  * (GLOBAL_LOCK = 0: the 2.5 locking without the batched flush, for comparison).
  *
- * Written for this book from the algorithm, not copied. Differences from 2.4: the HPTE
- * flags of each flushed Linux PTE are cleared (as 2.6's pte_update does; 2.4 left them for
- * hash_page to find stale), so that every variant flushes the same HPTEs; plain function
- * (arguments in r3-r6). Assembled after hash_low_64.S and hash_native_64.S, whose
+ * Written for this book from the algorithm, not copied. Differences from 2.4: a plain
+ * function (arguments in r3-r6) for user addresses only; flush_hash_page_lpte's tlbie
+ * sequence is 2.6's (2.4's _tlbie computed the address from the HPTE it cleared). Assembled after hash_low_64.S and hash_native_64.S, whose
  * pte_page_of and flush_hash_page_lpte it calls. Packed counts as hash_low_64.S's: HPTEs
  * invalidated (bits 0-15), tlbie issued (16-31), tlbie sequences (32-47).
  */
