@@ -9,8 +9,9 @@
  * (GLOBAL_LOCK = 0: the 2.5 locking without the batched flush, for comparison).
  *
  * Written for this book from the algorithm, not copied. Differences from 2.4: a plain
- * function (arguments in r3-r6) for user addresses only; flush_hash_page_lpte's tlbie
- * sequence is 2.6's (2.4's _tlbie computed the address from the HPTE it cleared). Assembled after hash_low_64.S and hash_native_64.S, whose
+ * function (arguments in r3-r6) for user addresses only; flush_hash_page_lpte is 2.6's
+ * flush_hash_page: it runs the tlbie sequence even when the HPTE no longer matches (2.4
+ * skipped it then, and computed the tlbie's address from the HPTE it cleared). Assembled after hash_low_64.S and hash_native_64.S, whose
  * pte_page_of and flush_hash_page_lpte it calls. Packed counts as hash_low_64.S's: HPTEs
  * invalidated (bits 0-15), tlbie issued (16-31), tlbie sequences (32-47).
  */
