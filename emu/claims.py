@@ -22,8 +22,9 @@ from dataclasses import dataclass
 from .compare import Comparison
 
 #: chapter -> the module whose claims() lists its claims
-CHAPTERS = {"Dougan 1999": "emu.dougan1999", "Mackerras 2003": "emu.mackerras2003",
-            "Yoshioka 2005": "emu.yoshioka", "Yun 2011": "emu.yun2011"}
+CHAPTERS = {"Dougan 1999": "emu.dougan1999", "Blanchard 2002": "emu.blanchard2002",
+            "Mackerras 2003": "emu.mackerras2003", "Yoshioka 2005": "emu.yoshioka",
+            "Yun 2011": "emu.yun2011"}
 
 
 @dataclass(frozen=True)

@@ -131,6 +131,15 @@ def profile_parallel(machine, calls, every=997, event="cycles", cold=False, limi
                      lambda: machine.run_parallel(calls, limit=limit, cold=cold, **options))
 
 
+def profile_run(machine, run, every=997, event="cycles"):
+    """``run()``, any Python that calls into ``machine`` (a kernel workload of many guest
+    calls, on one CPU or several), profiled as profile_parallel profiles one parallel
+    call: each core samples its own cycles (or events), all into one table; the
+    SampledRun's ``run`` is what ``run()`` returned."""
+    _period(every, event)
+    return _profiled(machine, every, event, run)
+
+
 def _code_array(st, field):
     """A copy of one of the profiler's arrays (indexed by offset in the code region)."""
     start, length = int(st[field]), int(st[c.H_CODE_LEN]) + 1

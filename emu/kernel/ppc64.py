@@ -61,8 +61,21 @@ taken once per flush_hash_range batch (section 5.3). The HPTE lock bit is taken 
 CPU too, as the uniprocessor kernel did; the tlbie lock and the bit operations' barriers
 (eieio, isync) only in the SMP build.
 
+2.4's locking (``hash_lock="global"``, with ``tlbie="per_page"``; Blanchard 2002 sections
+4.1 and 5.2): as 2.4's arch/ppc64/kernel/htab.c, one spin lock, hash_table_lock (a line of
+its own), held by hash_page around its whole HPTE work (after the page_table_lock and the
+access check) and by flush_hash_page around each single invalidation with its own tlbie
+sequence; no HPTE lock bits and no separate tlbie lock (the global lock serialises the
+tlbies); a range is flushed page by page (init.c local_flush_tlb_range:
+routines/ppc64/flush_tlb_range_24.S), and an unmap flushes its range after the zap (no
+TLB gather). ``tlbie="per_page"`` with ``hash_lock="hpte"`` keeps 2.5's lock bits and
+tlbie lock but flushes page by page: the two changes of the paper apart. Labels
+.Lhash_table_lock_<k>, .Ltlbie_lock_<k> and .Lhpte_lock_<k> (to ..._end) delimit each
+place a lock is acquired (emu.blanchard2002.lock_ranges). The 2.4 variant's differences
+from 2.4: its hpte_updatepp and eviction are 2.6's (an evicted HPTE gets no tlbie).
+
 Limits: the global tlbie always (the kernel uses tlbiel for an mm that ran on this CPU
-only); no 2.4 hash_table_lock variant; the user address layout is the generic VM's PPC32 one
+only); the user address layout is the generic VM's PPC32 one
 (a 32-bit process below 2 GB); the no-execute-bit lazy I-cache flush of __hash_page on
 POWER4 (CPU_FTR_NOEXECUTE) is not modelled (the generic I-cache policies apply); the
 generic C paths cost the same cycles as on the 750 (emu.kernel.costs); in the batched
@@ -108,6 +121,24 @@ def htab_size_for(total_memory):
     return max(rounded >> (PAGE_SHIFT + 1), 1 << 11) * hash64.PTEG_BYTES
 
 
+HASH_LOCKS = ("hpte", "global")     # 2.5/2.6's per-HPTE lock bit; 2.4's hash_table_lock
+TLBIE_MODES = ("batched", "per_page")
+
+
+def _locking(hash_lock, tlbie):
+    """The kernel's hash-table locking and TLB flushing, checked: 2.4's global lock came
+    with the page-by-page flush (the batched flush_hash_range is 2.5's)."""
+    if hash_lock not in HASH_LOCKS:
+        raise ValueError(f"hash_lock must be one of {HASH_LOCKS} (per-HPTE lock bit, 2.4's "
+                         f"global hash_table_lock), not {hash_lock!r}")
+    if tlbie not in TLBIE_MODES:
+        raise ValueError(f"tlbie must be one of {TLBIE_MODES}, not {tlbie!r}")
+    if hash_lock == "global" and tlbie == "batched":
+        raise ValueError("the global hash_table_lock kernel (2.4) flushes page by page: "
+                         "give tlbie='per_page' with hash_lock='global'")
+    return hash_lock, tlbie
+
+
 def unpack(value):
     """(HPTEs invalidated, tlbie issued, tlbie sequences) from a guest flush's return."""
     return value & 0xFFFF, (value >> 16) & 0xFFFF, (value >> 32) & 0xFFFF
@@ -147,8 +178,13 @@ class PPC64Hash(Arch):
     pte_bytes = 8
     walks_flush_ranges = True
 
-    def __init__(self, machine, ledger, htab_size=None, total_memory=None):
+    def __init__(self, machine, ledger, htab_size=None, total_memory=None, hash_lock="hpte",
+                 tlbie="batched"):
         super().__init__(machine, ledger)
+        self.hash_lock, self.tlbie = _locking(hash_lock, tlbie)
+        # 2.4 zaps a range, then flushes it page by page (local_flush_tlb_range); 2.5's
+        # TLB gather batches the zapped PTEs for one flush_hash_range
+        self.zap_flush = "gather" if self.tlbie == "batched" else None
         self._require_mmu(machine, "ppc64", mmu.MODE_HASHED64, "ppc64 hashed", "power4",
                           "a ppc64 machine with the 64-bit hashed MMU model")
         size = htab_size or htab_size_for(total_memory or machine.ram_size)
@@ -163,17 +199,24 @@ class PPC64Hash(Arch):
             machine.load(routine(f"ppc64/{name}"))
         # several CPUs: the SMP build (the tlbie lock, the barriers of the bit operations)
         smp = len(machine.cpus) > 1
-        self.tlbie_lock = machine.alloc(128, align=128) if smp else 0
+        global_lock = self.hash_lock == "global"
+        # the SMP build's machine-wide locks, each on a line of its own: 2.4's hash_table_lock
+        # (__cacheline_aligned_in_smp, htab.c) or 2.5's tlbie lock
+        self.tlbie_lock = machine.alloc(128, align=128) if smp and not global_lock else 0
+        self.hash_table_lock = machine.alloc(128, align=128) if smp and global_lock else 0
         # one program: hash_low_64.S calls hash_native_64.S's hpt_hash, group_of and
         # hpte_insert; htab_data, at the end of the latter, holds the table's address and
-        # mask, and the tlbie lock's address
-        machine.load(f".equ KVARS, {self.kvars:#x}\n.equ SMP, {int(smp)}\n" +
-                     routine("ppc64/hash_low_64.S").read_text() +
-                     routine("ppc64/hash_native_64.S").read_text())
+        # mask, and the locks' addresses; flush_tlb_range_24.S is 2.4's page-by-page flush
+        machine.load(f".equ KVARS, {self.kvars:#x}\n.equ SMP, {int(smp)}\n"
+                     f".equ GLOBAL_LOCK, {int(global_lock)}\n"
+                     f".equ HASH_TABLE_LOCK, {int(smp and global_lock)}\n"
+                     f".equ TLBIE_LOCK, {int(smp and not global_lock)}\n" +
+                     "".join(routine(f"ppc64/{name}").read_text() for name in
+                             ("hash_low_64.S", "hash_native_64.S", "flush_tlb_range_24.S")))
         htab_data = machine.symbols["htab_data"]        # htab_data.htab, .htab_hash_mask
-        machine.write(htab_data, self.htab_base.to_bytes(8, "big") +
-                      (size // hash64.PTEG_BYTES - 1).to_bytes(8, "big") +
-                      self.tlbie_lock.to_bytes(8, "big"))
+        machine.write(htab_data, b"".join(value.to_bytes(8, "big") for value in (
+            self.htab_base, size // hash64.PTEG_BYTES - 1, self.tlbie_lock,
+            self.hash_table_lock)))
         self.free_contexts = deque(range(FIRST_USER_CONTEXT, hash64.LAST_USER_CONTEXT))
 
     # ------------------------------------------------------------ running kernel routines
@@ -300,7 +343,13 @@ class PPC64Hash(Arch):
         return self._counted(packed, "flush_calls")
 
     def flush_range(self, mm, start, end):
-        """The scan: __flush_tlb_range in guest code."""
+        """The scan: __flush_tlb_range in guest code, batched (2.5/2.6: flush_hash_range
+        per batch) or page by page (2.4's local_flush_tlb_range: flush_hash_page each)."""
+        if self.tlbie == "per_page":
+            packed = self.call("flush_tlb_range_pages", mm.context, mm.pgd.address, start,
+                               end)
+            self.ledger.count("flush_hash_page", unpack(packed)[2])
+            return self._counted(packed, "flush_calls")
         packed = self.call("flush_tlb_range", mm.context, mm.pgd.address, start, end,
                            self.batch)
         self.ledger.count("flush_hash_range", unpack(packed)[2])

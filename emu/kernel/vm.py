@@ -40,6 +40,8 @@ the per-CPU free lists mostly avoid) are not modelled, and their paths stay fixe
 so is the SMP hash table's (the ppc64 routines are uniprocessor builds: no HPTE lock bit,
 no tlbie lock; tlbie itself is serialised machine-wide by the profile's [smp] list).
 Python's own data structures change only between guest calls, one CPU at a time.
+``vfork`` starts a child that shares its parent's address space until it execs or exits
+(mmput drops the last user's), as GNU make and gcc's driver start theirs.
 """
 from __future__ import annotations
 
@@ -1264,6 +1266,24 @@ class Kernel:
         self.flush_tlb_mm(old)
         return child
 
+    def vfork(self, parent):
+        """do_fork with CLONE_VFORK | CLONE_VM, as GNU make and gcc's driver start their
+        children (job.c, libiberty pexecute.c): the task is copied (fixed cost), the
+        address space is shared (no page-table copy, no write-protect, no flush); the
+        parent waits until the child execs or exits."""
+        self.switch_to(parent)
+        self.ledger.fixed("syscall")
+        self.ledger.fixed("fork")
+        self.ledger.count("vforks")
+        parent.mm.users += 1
+        return self._new_process(parent.name, parent.mm, parent)
+
+    def _mmput(self, mm):
+        """mmput: the address space goes with its last user (a vfork child shares it)."""
+        mm.users -= 1
+        if mm.users == 0:
+            self._exit_mmap(mm)
+
     def _copy_page_range(self, dst, src, vma):
         cow = not vma.shared
         for address, src_ptep, pte in self._present_ptes(src, vma.start, vma.end):
@@ -1322,7 +1342,7 @@ class Kernel:
         self.switch_to(process)
         self.ledger.fixed("syscall")
         self.ledger.fixed("exit")
-        self._exit_mmap(process.mm)
+        self._mmput(process.mm)
         process.exited = True
         self.ledger.count("exits")
 
@@ -1349,7 +1369,7 @@ class Kernel:
         process.mm = MM(self)
         process.name = image.name
         self.arch.switch_mm(process.mm)             # activate_mm (no schedule: same task)
-        self._exit_mmap(old)
+        self._mmput(old)
         self._map_image(process, image, args_pages)
 
     def _map_image(self, process, image, args_pages):

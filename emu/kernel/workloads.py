@@ -450,26 +450,71 @@ def _lat_proc_copy(k, kind, parent_image, program, shell):
 
 
 def kernel_compile(steps=4, policy=None, tlb_flush=None, profile="ppc405gp", warmup=1,
-                   program=CC1, parent_image=MAKE, kernel=None, **options):
-    """A kernel compile's process pattern: per compile step, make forks, the child execs
+                   program=CC1, parent_image=MAKE, kernel=None, passes=None, spawn="fork",
+                   cpus=1, user_cycles=0, stagger=0, **options):
+    """A kernel compile's process pattern: per compile step, make starts a child that execs
     ``program`` (cc1), which runs (the pages its image says it touches: some text pages
     executed, many data, bss, heap and stack pages written) and exits; make waits, then
     runs a little. Dominated by data pages: what the 405's execute-permission deferral
     (lazy_exec) avoids flushing (Mackerras 2003 section 2.3, Table 3). ``warmup`` steps
     first (the programs are then in the page cache, flushed clean), then ``steps``
-    measured ones; reported per step."""
-    k = kernel or make_kernel(policy, tlb_flush, profile, **options)
-    parent = k.spawn(parent_image)
+    measured ones; reported per step.
 
-    def once():
-        child = k.fork(parent)
-        _runs(k, child, parent_image, CHILD_RUNS + CHILD_EXEC_RUNS)
-        k.exec(child, program)
-        k.exit(child)
-        k.wait(parent, child)
-        _runs(k, parent, parent_image, PARENT_RUNS)
+    ``passes``: ``program`` is then the compiler driver (gcc), which starts each of
+    ``passes`` (cpp, cc1, as) in turn as a process of its own and waits for it, as gcc's
+    driver runs its passes. ``spawn``: how make and the driver start a child, ``fork``
+    (a copy of the address space, copy-on-write) or ``vfork`` (shared until the exec:
+    GNU make's job.c and libiberty's pexecute.c use it). ``cpus`` > 1: make -j, one
+    compile job per CPU at once (a ParallelResult). ``user_cycles``: what each program
+    then computes in user mode, after the pages of its run (on several CPUs it passes on
+    the CPU's clock, outside the kernel's ledger; one CPU alone has nobody to wait for).
+    ``stagger``: CPU k starts its make k x that many cycles late, so that the jobs are not
+    in step (a real make -j's are not)."""
+    if spawn not in ("fork", "vfork"):
+        raise ValueError(f"spawn must be 'fork' or 'vfork', not {spawn!r}")
+    k = kernel or make_kernel(policy, tlb_flush, profile, **_cores(cpus, options))
+    start = k.vfork if spawn == "vfork" else k.fork
 
-    return _measure(k, "kernel compile", once, warmup, steps, per="compile step")
+    def copy():
+        from .vm import cpu
+        _user_time(stagger * cpu())
+        parent = k.spawn(parent_image)
+
+        def once():
+            child = start(parent)
+            if spawn == "fork":             # the child's own run before its exec (COW)
+                _runs(k, child, parent_image, CHILD_RUNS + CHILD_EXEC_RUNS)
+            k.exec(child, program)
+            _user_time(user_cycles)
+            for image in passes or ():
+                _run_pass(k, child, image, start, user_cycles)
+            k.exit(child)
+            k.wait(parent, child)
+            _runs(k, parent, parent_image, PARENT_RUNS)
+        return once
+
+    if len(k.machine.cpus) > 1:
+        return _measure_parallel(k, "kernel compile", copy, warmup, steps,
+                                 per="compile step")
+    return _measure(k, "kernel compile", copy(), warmup, steps, per="compile step")
+
+
+def _run_pass(k, driver, image, start, user_cycles=0):
+    """The compiler driver runs one pass: a child that execs ``image``, which runs and
+    exits; the driver waits for it."""
+    child = start(driver)
+    k.exec(child, image)
+    _user_time(user_cycles)
+    k.exit(child)
+    k.wait(driver, child)
+
+
+def _user_time(cycles):
+    """A program's own work in user mode: time on this CPU's clock (several CPUs)."""
+    from ..parallel import current_task
+    task = current_task()
+    if cycles and task is not None:
+        task.spend(cycles)
 
 
 def lat_pagefault(pages=256, policy=None, tlb_flush=None, profile="ppc750", warmup=1,

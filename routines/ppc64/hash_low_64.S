@@ -65,6 +65,15 @@
         .ifndef SMP
         .equ    SMP, 0                      # one CPU, unless the loader defines SMP = 1
         .endif
+        .ifndef GLOBAL_LOCK
+        .equ    GLOBAL_LOCK, 0              # 2.5/2.6: the per-HPTE lock bit (1: 2.4's lock)
+        .endif
+        .ifndef TLBIE_LOCK
+        .equ    TLBIE_LOCK, SMP             # the tlbie lock (2.4: hash_table_lock does it)
+        .endif
+        .ifndef HASH_TABLE_LOCK
+        .equ    HASH_TABLE_LOCK, 0          # 2.4 on several CPUs: the global lock's spins
+        .endif
         .equ    _PAGE_PRESENT, 0x001
         .equ    _PAGE_USER, 0x002
         .equ    _PAGE_RW, 0x004
@@ -194,6 +203,21 @@ hash_page:
         ld      r26, 0(r28)                 # r26: the old Linux PTE
         andc.   r0, r30, r26                # a required bit missing?
         bne-    90f
+        .if HASH_TABLE_LOCK
+        lis     r9, htab_data@h             # spin_lock(&hash_table_lock), 2.4's global
+        ori     r9, r9, htab_data@l         # lock of the whole hash table (htab.c)
+        ld      r9, 24(r9)
+.Lhash_table_lock_1:
+80:     lwarx   r0, 0, r9
+        cmpwi   r0, 0
+        bne-    80b
+        li      r0, 1
+        stwcx.  r0, 0, r9
+        bne-    80b
+        isync
+.Lhash_table_lock_1_end:
+        ld      r26, 0(r28)                 # old_pte = *ptep, under the lock
+        .endif
         ori     r25, r26, _PAGE_ACCESSED    # r25: the new Linux PTE
         andi.   r0, r30, _PAGE_RW
         beq     1f
@@ -273,7 +297,19 @@ hash_page:
         mr      r3, r23                     # ... 2: after an eviction
         b       99f
 90:     li      r3, 16
-99:     addi    r1, r1, 208
+99:
+        .if HASH_TABLE_LOCK
+        cmpdi   r3, 16                      # refused before the lock was taken
+        beq     98f
+        lis     r9, htab_data@h             # spin_unlock(&hash_table_lock)
+        ori     r9, r9, htab_data@l
+        ld      r9, 24(r9)
+        lwsync
+        li      r0, 0
+        stw     r0, 0(r9)
+98:
+        .endif
+        addi    r1, r1, 208
         ld      r0, 16(r1)
         mtlr    r0
         ld      r20, -96(r1)
@@ -299,6 +335,8 @@ hpte_updatepp:
         sldi    r10, r3, 4
         add     r10, r9, r10                # hptep
         srdi    r11, r5, 23                 # the AVPN to find
+        .if GLOBAL_LOCK == 0                # 2.4: hash_table_lock instead
+.Lhpte_lock_1:
         .if SMP
         eieio                               # test_and_set_bit: EIEIO_ON_SMP
         .endif
@@ -315,6 +353,8 @@ hpte_updatepp:
         andi.   r0, r12, HPTE_LOCK
         bne     41b
         b       40b
+.Lhpte_lock_1_end:
+        .endif
 42:     li      r3, -1
         ld      r12, 0(r10)
         andi.   r0, r12, 1
@@ -329,18 +369,21 @@ hpte_updatepp:
         bne-    1b
         li      r3, 0
 2:
+        .if GLOBAL_LOCK == 0                # 2.4: hash_table_lock instead
         lwsync                              # unlock_hpte: its stores before the release
 43:     ldarx   r12, 0, r10                 # clear_bit(HPTE_LOCK_BIT)
         li      r0, HPTE_LOCK
         andc    r12, r12, r0
         stdcx.  r12, 0, r10
         bne-    43b
+        .endif
         clrldi  r5, r5, 16                  # out of the TLB too, hit or miss
         rldicr  r5, r5, 0, 51
-        .if SMP
+        .if TLBIE_LOCK
         lis     r9, htab_data@h             # spin_lock(&pSeries_tlbie_lock): one tlbie
         ori     r9, r9, htab_data@l         # sequence in flight in the whole machine
         ld      r9, 16(r9)
+.Ltlbie_lock_1:
 44:     lwarx   r0, 0, r9
         cmpwi   r0, 0
         bne-    44b
@@ -348,13 +391,14 @@ hpte_updatepp:
         stwcx.  r0, 0, r9
         bne-    44b
         isync
+.Ltlbie_lock_1_end:
         .endif
         ptesync
         tlbie   r5
         eieio
         tlbsync
         ptesync
-        .if SMP
+        .if TLBIE_LOCK
         lwsync                              # spin_unlock(&pSeries_tlbie_lock)
         li      r0, 0
         stw     r0, 0(r9)
@@ -382,6 +426,8 @@ hpte_remove:
         cmpdi   r0, 1
         bne     3f
         add     r7, r12, r11                # r7: hptep
+        .if GLOBAL_LOCK == 0                # 2.4: hash_table_lock instead
+.Lhpte_lock_2:
         .if SMP
         eieio                               # test_and_set_bit: EIEIO_ON_SMP
         .endif
@@ -398,16 +444,20 @@ hpte_remove:
         andi.   r0, r9, HPTE_LOCK
         bne     41b
         b       40b
+.Lhpte_lock_2_end:
+        .endif
 42:     ld      r9, 0(r7)                   # still so with the lock held?
         andi.   r0, r9, 0x11
         cmpdi   r0, 1
         beq     2f
+        .if GLOBAL_LOCK == 0                # 2.4: hash_table_lock instead
         lwsync                              # unlock_hpte: its stores before the release
 43:     ldarx   r9, 0, r7                   # clear_bit(HPTE_LOCK_BIT)
         li      r0, HPTE_LOCK
         andc    r9, r9, r0
         stdcx.  r9, 0, r7
         bne-    43b
+        .endif
 3:      addi    r10, r10, 1
         andi.   r10, r10, 7
         bdnz    1b
@@ -434,7 +484,29 @@ flush_hash_page_lpte:
         clrldi  r0, r30, 36
         or      r3, r3, r0                  # va
         rldicl  r4, r31, 52, 60             # hidx = (lpte >> 12) & 0xf
+        .if HASH_TABLE_LOCK
+        lis     r9, htab_data@h             # spin_lock(&hash_table_lock), 2.4's global
+        ori     r9, r9, htab_data@l         # lock of the whole hash table (htab.c)
+        ld      r9, 24(r9)
+.Lhash_table_lock_2:
+80:     lwarx   r0, 0, r9
+        cmpwi   r0, 0
+        bne-    80b
+        li      r0, 1
+        stwcx.  r0, 0, r9
+        bne-    80b
+        isync
+.Lhash_table_lock_2_end:
+        .endif
         bl      flush_hash_page
+        .if HASH_TABLE_LOCK
+        lis     r9, htab_data@h             # spin_unlock(&hash_table_lock)
+        ori     r9, r9, htab_data@l
+        ld      r9, 24(r9)
+        lwsync
+        li      r0, 0
+        stw     r0, 0(r9)
+        .endif
         oris    r3, r3, 1                   # one tlbie ...
         li      r0, 1
         sldi    r0, r0, 32
@@ -523,6 +595,8 @@ flush_hash_range:
         ld      r9, 0(r9)
         sldi    r10, r3, 4
         add     r10, r9, r10                # hptep: the one HPTE this entry can be
+        .if GLOBAL_LOCK == 0                # 2.4: hash_table_lock instead
+.Lhpte_lock_3:
         .if SMP
         eieio                               # test_and_set_bit: EIEIO_ON_SMP
         .endif
@@ -539,6 +613,8 @@ flush_hash_range:
         andi.   r0, r12, HPTE_LOCK
         bne     41b
         b       40b
+.Lhpte_lock_3_end:
+        .endif
 42:     ld      r12, 0(r10)
         andi.   r0, r12, 1
         beq     3f                          # "even if we miss, we need to invalidate the TLB"
@@ -551,19 +627,22 @@ flush_hash_range:
         addi    r27, r27, 1
         b       2f
 3:
+        .if GLOBAL_LOCK == 0                # 2.4: hash_table_lock instead
         lwsync                              # unlock_hpte: its stores before the release
 43:     ldarx   r12, 0, r10                 # clear_bit(HPTE_LOCK_BIT)
         li      r0, HPTE_LOCK
         andc    r12, r12, r0
         stdcx.  r12, 0, r10
         bne-    43b
+        .endif
 2:      addi    r28, r28, 1
         b       1b
 5:
-        .if SMP
+        .if TLBIE_LOCK
         lis     r24, htab_data@h            # spin_lock(&pSeries_tlbie_lock): one tlbie
         ori     r24, r24, htab_data@l       # sequence in flight in the whole machine
         ld      r24, 16(r24)
+.Ltlbie_lock_2:
 44:     lwarx   r0, 0, r24
         cmpwi   r0, 0
         bne-    44b
@@ -571,6 +650,7 @@ flush_hash_range:
         stwcx.  r0, 0, r24
         bne-    44b
         isync
+.Ltlbie_lock_2_end:
         .endif
         ptesync                             # the table updates reach the walker, then ...
         li      r28, 0
@@ -587,7 +667,7 @@ flush_hash_range:
 7:      eieio                               # ... and one wait for all of them
         tlbsync
         ptesync
-        .if SMP
+        .if TLBIE_LOCK
         lwsync                              # spin_unlock(&pSeries_tlbie_lock)
         li      r0, 0
         stw     r0, 0(r24)

@@ -42,6 +42,12 @@
         .ifndef SMP
         .equ    SMP, 0                      # one CPU, unless the loader defines SMP = 1
         .endif
+        .ifndef GLOBAL_LOCK
+        .equ    GLOBAL_LOCK, 0              # 2.5/2.6: the per-HPTE lock bit (1: 2.4's lock)
+        .endif
+        .ifndef TLBIE_LOCK
+        .equ    TLBIE_LOCK, SMP             # the tlbie lock (2.4: hash_table_lock does it)
+        .endif
         .equ    HPTE_V_VALID, 0x1
         .equ    HPTE_FLAGS, 0x3ff           # the 10 flag bits of doubleword 1
         .equ    HPTE_LOCK, 0x8              # HPTE_LOCK_BIT 3 of doubleword 0 (software use)
@@ -61,6 +67,8 @@ hpte_insert:
 1:      ld      r12, 0(r10)                 # a free slot: V clear?
         andi.   r12, r12, HPTE_V_VALID
         bne     3f
+        .if GLOBAL_LOCK == 0                # 2.4: hash_table_lock instead
+.Lhpte_lock_4:
         .if SMP
         eieio                               # test_and_set_bit: EIEIO_ON_SMP
         .endif
@@ -77,15 +85,19 @@ hpte_insert:
         andi.   r0, r12, HPTE_LOCK
         bne     41b
         b       40b
+.Lhpte_lock_4_end:
+        .endif
 42:     ld      r12, 0(r10)                 # still free with the lock held?
         andi.   r12, r12, HPTE_V_VALID
         beq     2f
+        .if GLOBAL_LOCK == 0                # 2.4: hash_table_lock instead
         lwsync                              # unlock_hpte: its stores before the release
 43:     ldarx   r12, 0, r10                 # clear_bit(HPTE_LOCK_BIT)
         li      r0, HPTE_LOCK
         andc    r12, r12, r0
         stdcx.  r12, 0, r10
         bne-    43b
+        .endif
 3:      addi    r10, r10, 16
         addi    r11, r11, 1
         bdnz    1b
@@ -120,6 +132,8 @@ hpte_invalidate:
         sldi    r10, r3, 4
         add     r10, r9, r10                # r10: hptep
         srdi    r11, r4, 23                 # r11: the AVPN to find
+        .if GLOBAL_LOCK == 0                # 2.4: hash_table_lock instead
+.Lhpte_lock_5:
         .if SMP
         eieio                               # test_and_set_bit: EIEIO_ON_SMP
         .endif
@@ -136,6 +150,8 @@ hpte_invalidate:
         andi.   r0, r12, HPTE_LOCK
         bne     41b
         b       40b
+.Lhpte_lock_5_end:
+        .endif
 42:     li      r3, 0
         ld      r12, 0(r10)
         andi.   r0, r12, HPTE_V_VALID
@@ -148,18 +164,21 @@ hpte_invalidate:
         li      r3, 1
         b       1f
 2:
+        .if GLOBAL_LOCK == 0                # 2.4: hash_table_lock instead
         lwsync                              # unlock_hpte: its stores before the release
 43:     ldarx   r12, 0, r10                 # clear_bit(HPTE_LOCK_BIT)
         li      r0, HPTE_LOCK
         andc    r12, r12, r0
         stdcx.  r12, 0, r10
         bne-    43b
+        .endif
 1:      clrldi  r4, r4, 16                  # the TLB entry, hit or miss: va without its
         rldicr  r4, r4, 0, 51               # top 16 bits and its page offset
-        .if SMP
+        .if TLBIE_LOCK
         lis     r9, htab_data@h             # spin_lock(&pSeries_tlbie_lock): one tlbie
         ori     r9, r9, htab_data@l         # in flight in the whole machine
         ld      r9, 16(r9)
+.Ltlbie_lock_3:
 44:     lwarx   r0, 0, r9
         cmpwi   r0, 0
         bne-    44b
@@ -167,13 +186,14 @@ hpte_invalidate:
         stwcx.  r0, 0, r9
         bne-    44b
         isync
+.Ltlbie_lock_3_end:
         .endif
         ptesync
         tlbie   r4
         eieio
         tlbsync
         ptesync
-        .if SMP
+        .if TLBIE_LOCK
         lwsync                              # spin_unlock(&pSeries_tlbie_lock)
         li      r0, 0
         stw     r0, 0(r9)
@@ -265,10 +285,11 @@ group_of:
         blr
 
 /* htab_data: the HTAB's address, htab_hash_mask (PTEGs - 1) and, on several CPUs, the
-   tlbie lock's address, filled in by the loader */
+   tlbie lock's address (2.5/2.6) or hash_table_lock's (2.4), filled in by the loader */
         .align  3
         .globl  htab_data
 htab_data:
         .quad   0
         .quad   0
         .quad   0                           # SMP: the address of pSeries_tlbie_lock
+        .quad   0                           # 2.4 SMP: the address of hash_table_lock
