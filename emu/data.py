@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import csv
 import os
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -107,12 +108,38 @@ def provenance(df: pd.DataFrame) -> str:
     """A one-line caption naming where the rows of ``df`` come from.
 
     Distinct (source, table, page) triples are listed in order of appearance,
-    e.g. ``'Source: Mackerras 2003, Table 2, section 2.2.'``.
+    e.g. ``'Source: Mackerras 2003, Table 2, section 2.2.'``; rows of one source, table and
+    section that each name their seed lines are named together, their lines as ranges
+    (``'section 4.5 (seed lines 440-459)'``, not twenty triples).
     """
     missing = [c for c in PROVENANCE_COLUMNS if c not in df.columns]
     if missing:
         raise ValueError(f"no provenance: column(s) {', '.join(missing)} missing")
-    triples = dict.fromkeys(
-        tuple(str(v) for v in row) for row in df[list(PROVENANCE_COLUMNS)].itertuples(index=False)
-    )
-    return "Source: " + "; ".join(", ".join(t) for t in triples) + "."
+    places: dict[tuple, list[int] | None] = {}       # (source, table, page) -> seed lines
+    for row in df[list(PROVENANCE_COLUMNS)].itertuples(index=False):
+        source, table, page = (str(v) for v in row)
+        lines = _SEED_LINES.fullmatch(page)
+        if lines is None:
+            places.setdefault((source, table, page), None)
+            continue
+        first, last = int(lines["first"]), int(lines["last"] or lines["first"])
+        places.setdefault((source, table, lines["where"]), []).extend(range(first, last + 1))
+    named = [", ".join((source, table, page if lines is None else
+                        f"{page} ({_seed_line_ranges(lines)})"))
+             for (source, table, page), lines in places.items()]
+    return "Source: " + "; ".join(named) + "."
+
+
+# a page cell that ends by naming its seed lines: "section 4.5 (seed line 440)", "... lines 7-13)"
+_SEED_LINES = re.compile(r"(?P<where>.*) \(seed lines? (?P<first>\d+)(?:-(?P<last>\d+))?\)")
+
+
+def _seed_line_ranges(lines: list[int]) -> str:
+    """'seed line 14', 'seed lines 440-459', 'seed lines 67-68, 76-80'."""
+    numbers = sorted(set(lines))
+    spans, start = [], numbers[0]
+    for previous, n in zip(numbers, numbers[1:] + [None]):
+        if n != previous + 1:
+            spans.append(str(start) if start == previous else f"{start}-{previous}")
+            start = n
+    return ("seed line " if len(numbers) == 1 else "seed lines ") + ", ".join(spans)

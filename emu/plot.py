@@ -190,8 +190,26 @@ def style(fig: go.Figure, title: str | None = None, x: str | None = None,
     if x is not None:
         fig.update_xaxes(title=x)
     if y is not None:
-        fig.update_yaxes(title=y)
+        for name in _leftmost_y_axes(fig):
+            fig.layout[name].title = y
     return fig
+
+
+def _leftmost_y_axes(fig: go.Figure) -> list[str]:
+    """The y axes (``yaxis``, ``yaxis3``...) at the left of their row of panels: one y title
+    a row, not one a panel. A panel's row is its y axis's domain; its place in the row, the
+    domain of the x axis it is anchored to."""
+    layout = fig.layout.to_plotly_json()
+    names = sorted({"yaxis", *(k for k in layout if k.startswith("yaxis"))})
+    rows = {}
+    for name in names:
+        axis = layout.get(name, {})
+        x = layout.get("xaxis" + axis.get("anchor", "x")[1:], {})
+        row = tuple(axis.get("domain", (0, 1)))
+        left = tuple(x.get("domain", (0, 1)))[0]
+        if row not in rows or left < rows[row][0]:
+            rows[row] = (left, name)
+    return [name for _, name in rows.values()]
 
 
 def bar_panels(df, label: str, columns: dict[str, str], colors=None,

@@ -36,6 +36,21 @@ def test_real_dataset_provenance():
     assert data.provenance(df) == "Source: Mackerras 2003, Table 2, section 2.2."
 
 
+def test_provenance_names_the_seed_lines_of_one_section_together():
+    """A row per line of a table, each naming its seed line, is one place with its lines
+    as ranges; other places stay as they are, in order of appearance."""
+    import pandas as pd
+    pages = ["section 4.5 (seed line 440)", "section 4.5 (seed line 441)", "section 2",
+             "section 4.5 (seed lines 442-444)", "section 4.5 (seed line 450)",
+             "section 1 (seed line 9)"]
+    df = pd.DataFrame({"source": "Yun 2011", "table": "Table 1", "page": pages})
+    assert data.provenance(df) == ("Source: Yun 2011, Table 1, section 4.5 (seed lines 440-444, "
+                                   "450); Yun 2011, Table 1, section 2; Yun 2011, Table 1, "
+                                   "section 1 (seed line 9).")
+    assert data.provenance(data.load("yun2011_table1_improvement")) == \
+        "Source: Yun 2011, Table 1, section 4.5 (seed lines 440-459)."
+
+
 def test_every_shipped_dataset_follows_the_convention():
     files = sorted(data.DATA_DIR.glob("*.csv"))
     assert files, "data/ holds no CSV file"

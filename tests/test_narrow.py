@@ -165,3 +165,22 @@ def test_desktop_fit_wraps_long_labels_beside_bars_and_makes_room():
     assert lines == 3                                       # ~560 px into 256 px lines
     assert patch["height"] == 2 * (lines * (12 + 3) + 6) + 160
     assert narrow.fit_wide(go.Figure(go.Bar(x=[1], y=["short"], orientation="h"))) == {}
+
+
+def test_a_y_title_goes_on_the_left_panel_of_each_row():
+    """style(y=...) on panels side by side: one y title a row (on the panel at the left),
+    not one a panel; a single plot keeps its own."""
+    from plotly.subplots import make_subplots
+    import plotly.graph_objects as go
+    from emu import plot
+    grid = make_subplots(rows=2, cols=3)
+    for row in (1, 2):
+        for col in (1, 2, 3):
+            grid.add_bar(x=[1], y=[1], row=row, col=col)
+    plot.style(grid, y="cycles")
+    titles = {name: grid.layout[name].title.text
+              for name in ("yaxis", "yaxis2", "yaxis3", "yaxis4", "yaxis5", "yaxis6")}
+    assert titles == {"yaxis": "cycles", "yaxis2": None, "yaxis3": None,
+                      "yaxis4": "cycles", "yaxis5": None, "yaxis6": None}
+    single = plot.style(go.Figure(go.Bar(x=[1], y=[2])), y="cycles")
+    assert single.layout.yaxis.title.text == "cycles"
