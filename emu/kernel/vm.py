@@ -36,9 +36,11 @@ walk of a fault and around setting its PTE (dropped while a page is allocated, c
 copied or read), around fork's copy of each VMA (both mms) and around unmapping (the zap
 and the TLB flush); a file's ``mapping->page_lock`` around the page-cache lookup and
 insertion. Other locks (tasklist_lock, the dcache, the page allocator's zone lock, which
-the per-CPU free lists mostly avoid) are not modelled, and their paths stay fixed costs;
-so is the SMP hash table's (the ppc64 routines are uniprocessor builds: no HPTE lock bit,
-no tlbie lock; tlbie itself is serialised machine-wide by the profile's [smp] list).
+the per-CPU free lists mostly avoid) are not modelled, and their paths stay fixed costs.
+The hashed page table's own locks are the backend's guest code (emu.kernel.ppc64: the
+HPTE lock bit and the tlbie lock of 2.5/2.6, or 2.4's global hash_table_lock); tlbie
+itself is serialised machine-wide by the profile's [smp] list. On the Cortex-A9 the page
+lock (lock_page, unlock_page) is guest code too (emu.kernel.arm: Yun 2011's PK2).
 Python's own data structures change only between guest calls, one CPU at a time.
 ``vfork`` starts a child that shares its parent's address space until it execs or exits
 (mmput drops the last user's), as GNU make and gcc's driver start theirs.
