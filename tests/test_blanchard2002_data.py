@@ -7,37 +7,20 @@ derived figures follow: %CPU from user, system and elapsed time, the 19.57 CPUs,
 readprofile listing's shares.
 """
 import math
-import os
-import re
-from pathlib import Path
 
 import pytest
 
 from emu import blanchard2002, data
+from tests.seeds import line_numbers
 
 RUNS = ("blanchard2002_bligh", "blanchard2002_time_outputs", "blanchard2002_page_faults")
 PROFILE = "blanchard2002_readprofile"
 TEXT = "blanchard2002_text_numbers"
 SEED_NAME = "004_c86cb27f2b111415.txt"
-REPO = Path(__file__).resolve().parent.parent
-SEEDS = Path(os.environ.get("EMU_SEEDS_DIR", REPO.parent / "shared" / "seeds"))
-
-
-@pytest.fixture(scope="module")
-def seed_lines():
-    path = SEEDS / SEED_NAME
-    if not path.is_file():
-        if os.environ.get("CI"):
-            pytest.fail(f"the paper's text is missing under CI: {path}")
-        pytest.skip(f"{path} not found (set EMU_SEEDS_DIR)")
-    return [""] + path.read_text(encoding="utf-8").splitlines()     # line 1 is lines[1]
 
 
 def named_lines(seed_lines, page):
-    m = re.search(r"seed lines? (\d+)(?:-(\d+))?", page)
-    assert m, page
-    first = int(m.group(1))
-    return "\n".join(seed_lines[first:int(m.group(2) or first) + 1])
+    return "\n".join(seed_lines[n] for n in line_numbers(page))
 
 
 def test_the_three_time_outputs_as_printed(seed_lines):

@@ -5,13 +5,12 @@ and Table 3). These tests read that file and check that every number in the CSV 
 there, on the line the row's provenance names, in the row's printed form; and, the other way
 round, that every number printed in the surviving text is in a CSV file.
 """
-import os
 import re
-from pathlib import Path
 
 import pytest
 
 from emu import data
+from tests.seeds import line_numbers as seed_line_numbers
 
 TABLE3 = "dougan1999_table3_lmbench"
 MACHINES = "dougan1999_table3_machines"
@@ -19,32 +18,11 @@ TEXT = "dougan1999_text_numbers"
 NAMES = (TABLE3, MACHINES, TEXT)
 
 SEED_NAME = "003_486eed2572b7b565.txt"
-REPO = Path(__file__).resolve().parent.parent
 # CI runs in a clone with shared/ beside it; a work tree has it one level up as well.
-SEEDS = Path(os.environ.get("EMU_SEEDS_DIR", REPO.parent / "shared" / "seeds"))
 
 COLUMNS = ("null_syscall", "ctx_switch", "pipe_latency", "pipe_bandwidth")
 UNITS = {"null_syscall": "us", "ctx_switch": "us", "pipe_latency": "us",
          "pipe_bandwidth": "mb_s"}
-
-
-@pytest.fixture(scope="module")
-def seed_lines():
-    path = SEEDS / SEED_NAME
-    if not path.is_file():
-        if os.environ.get("CI"):
-            pytest.fail(f"the paper's text is missing under CI: {path}")
-        pytest.skip(f"{path} not found (set EMU_SEEDS_DIR)")
-    # line 1 of the file is lines[1]
-    return [""] + path.read_text(encoding="utf-8").splitlines()
-
-
-def seed_line_numbers(page):
-    """The seed lines a provenance cell names: 'seed line 18' or 'seed lines 7-13'."""
-    m = re.search(r"seed lines? (\d+)(?:-(\d+))?", page)
-    assert m, page
-    first = int(m.group(1))
-    return range(first, int(m.group(2) or first) + 1)
 
 
 def test_table3_exactly_as_printed():

@@ -5,35 +5,14 @@ tests read it where it is and skip without it). Every value below was read from 
 the tests check the CSV files hold it exactly, that each row's provenance names the seed line
 that prints it, and how Table 1's rows compose into its Overall row.
 """
-import os
-import re
-from pathlib import Path
 
 import pytest
 
 from emu import data, yun2011
+from tests.seeds import line_numbers as seed_line_numbers
 
 SEED_NAME = "001_6d44303313d45b1c.txt"
-REPO = Path(__file__).resolve().parent.parent
-SEEDS = Path(os.environ.get("EMU_SEEDS_DIR", REPO.parent / "shared" / "seeds"))
 BENCHMARKS = ("fork", "exec", "shell", "pagefault")
-
-
-@pytest.fixture(scope="module")
-def seed_lines():
-    path = SEEDS / SEED_NAME
-    if not path.is_file():
-        if os.environ.get("CI"):
-            pytest.fail(f"the paper's text is missing under CI: {path}")
-        pytest.skip(f"{path} not found (set EMU_SEEDS_DIR)")
-    return [""] + path.read_text(encoding="utf-8").splitlines()      # line 1 is lines[1]
-
-
-def seed_line_numbers(page):
-    m = re.search(r"seed lines? (\d+)(?:-(\d+))?", page)
-    assert m, page
-    first = int(m.group(1))
-    return range(first, int(m.group(2) or first) + 1)
 
 
 def test_every_file_has_provenance_on_every_row():
