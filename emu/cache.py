@@ -76,6 +76,9 @@ H_ALIGN_EXCEPTIONS, H_SPLITS = range(79, 81)
 # cycles an entry is held, the line shift that selects a slice; counters; and the base cost
 # from the current block's start to its end (for the time of a store inside a block)
 H_SQ, H_SQ_SLICES, H_SQ_ENTRIES, H_SQ_SERVICE, H_SQ_SHIFT = range(81, 86)
+# the queues' block: slots, each slice's ring head, then the order words (SQ_LAST: the latest
+# time a store reached a queue, SQ_DISORDERED: one came earlier than that; emu/model/cache.c)
+SQ_LAST, SQ_DISORDERED, SQ_EXTRA = 0, 1, 2
 H_SQ_STORES, H_SQ_STALLS, H_SQ_STALL_CYCLES, H_BLOCK_END_COST = range(86, 90)
 # 64-bit hashed page table (emu.hash64): the SLB's number of entries. The SLB lives where the
 # 32-bit segment registers do (H_SEGMENTS): two words per entry, ESID|V and VSID|flags
@@ -474,7 +477,7 @@ class Layout:
         size += SCRATCH_WORDS + extra
         queues = _check_store_queues(store_queues, levels)
         sq_at = size
-        size += queues[0] * queues[1]
+        size += queues[0] * (queues[1] + 1) + SQ_EXTRA   # slots, ring heads, order
         table = size if cores > 1 else 0
         size += 1 + CORE_RECORD * cores + RESOURCES + GLOBALS if cores > 1 else 0
         headers_at = size                       # each core's saved header (a view below)
@@ -723,7 +726,7 @@ class Layout:
             st[resources:resources + RESOURCES] = 0
         # the cycle clock restarts at 0: store queues, the store buffer, fill buffers and the
         # bus start the call drained (what the caches hold stays)
-        st[st[H_SQ]:st[H_SQ] + st[H_SQ_SLICES] * st[H_SQ_ENTRIES]] = 0
+        st[st[H_SQ]:st[H_SQ] + st[H_SQ_SLICES] * (st[H_SQ_ENTRIES] + 1) + SQ_EXTRA] = 0
         self.drain_memory_system()
         if st[H_PROFILE_PERIOD] > 0:
             n = st[H_CODE_LEN] + 1

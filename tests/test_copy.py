@@ -57,6 +57,21 @@ def test_store_crossing_a_line_takes_an_entry_in_each_slice():
     assert m.store(32, 4, at=4) == 6
 
 
+def test_store_queue_takes_the_entry_freeing_first_even_out_of_time_order():
+    # One slice of four entries, each held 10 cycles (line 0, slice 0 of one). In time
+    # order the entries free in the order they were taken (a ring); a store earlier than the
+    # one before (another core's, or Python's at=) has the slice searched. At 0 four stores
+    # fill it (busy until 10); at 20 two take entries 0 and 1 (until 30); at 3 and 4 the
+    # entries freeing first are 2 and 3 (at 10): waits 7 and 6, busy until 20; at 5 the
+    # first to free are those (20), not the ring's next, entry 0 (30): a wait of 15, not 25.
+    m = sq_model(slices=1, entries=4)
+    times = (0, 0, 0, 0, 20, 20, 3, 4, 5)
+    assert [m.store(0, 8, at=t) for t in times] == [0, 0, 0, 0, 0, 0, 7, 6, 15]
+    # the clock restarts at a cleared model: in order again, the ring from a drained queue
+    m.layout.clear_stats()
+    assert [m.store(0, 8, at=t) for t in (0, 0, 0, 0, 1)] == [0, 0, 0, 0, 9]
+
+
 def test_store_queue_counts_even_on_l1_hits():
     m = sq_model()
     m.load(0)                                # the line is in the L1 D now

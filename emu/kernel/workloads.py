@@ -594,8 +594,8 @@ def _less(touched, mapped):
     frame = pd.DataFrame(rows, columns=["routine", "kind", "calls", "cycles", "instructions"])
     frame["share"] = frame["cycles"] / (cycles or 1)
     frame = frame.sort_values("cycles", ascending=False).set_index("routine")
-    counts = {key: touched.counts.get(key, 0) - mapped.counts.get(key, 0)
-              for key in set(touched.counts) | set(mapped.counts)}
+    counts = {key: touched.counts.get(key, 0) - mapped.counts.get(key, 0)     # in a fixed order
+              for key in dict.fromkeys([*touched.counts, *mapped.counts])}
     return Result(touched.workload, touched.profile, touched.clock_mhz, touched.policy,
                   touched.tlb_flush, touched.iterations, cycles,
                   {key: n for key, n in counts.items() if n}, frame, None, touched.per,

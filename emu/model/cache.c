@@ -646,26 +646,50 @@ static i64 first_free_entry(const i64 *st, i64 first, i64 entries) {
     return free;
 }
 
+/* The slice of store-queue line `line`: line n goes to slice n mod slices; the next line
+ * of the last one (a copy's) to the next slice, without a division */
+HOT i64 queue_slice(i64 *st, i64 line, i64 slices) {
+    if (line != st[H_SQ_LINE]) {
+        i64 next = st[H_SQ_SLICE] + 1;
+        st[H_SQ_SLICE] = line == st[H_SQ_LINE] + 1 && st[H_SQ_LINE] >= 0 ?
+            (next == slices ? 0 : next) : floor_mod(line, slices);
+        st[H_SQ_LINE] = line;
+    }
+    return st[H_SQ_SLICE];
+}
+
 /* A store enters the store queue of the L2 slice its line maps to, at cycle `now`; returns
- * the cycles the core stalls (POWER4, see emu.cache.store_queue) */
+ * the cycles the core stalls (POWER4, see emu.cache.store_queue). The entry it takes is one
+ * that frees first: while stores reach the queues in time order (each no earlier than the
+ * one before, as one core's do), each slice's entries free in the order they were taken,
+ * so that is the slice's ring head; after a store out of order (another core's, or Python's
+ * at= earlier), the slice is searched. Either way the entry freeing first: the same
+ * stalls. */
 HOT i64 store_queue(i64 *st, i64 addr, i64 size, i64 now) {
     i64 shift = st[H_SQ_SHIFT];
     i64 slices = st[H_SQ_SLICES], entries = st[H_SQ_ENTRIES], service = st[H_SQ_SERVICE];
+    i64 *slots = st + st[H_SQ], *heads = slots + slices * entries, *order = heads + slices;
     i64 stall = 0;
     for (i64 line = addr >> shift; line <= (addr + size - 1) >> shift; line++) {
-        if (line != st[H_SQ_LINE]) {            /* a division, once per line, not per store */
-            st[H_SQ_LINE] = line;
-            st[H_SQ_SLICE] = floor_mod(line, slices);
-        }
-        i64 free = first_free_entry(st, st[H_SQ] + st[H_SQ_SLICE] * entries, entries);
+        i64 k = queue_slice(st, line, slices);
         i64 t = now + stall;
-        if (st[free] > t) {
-            st[H_SQ_STALLS] += 1;
-            st[H_SQ_STALL_CYCLES] += st[free] - t;
-            stall += st[free] - t;
-            t = st[free];
+        if (t < order[SQ_LAST])
+            order[SQ_DISORDERED] = 1;
+        order[SQ_LAST] = t;
+        i64 free;
+        if (!order[SQ_DISORDERED]) {
+            free = k * entries + heads[k];
+            heads[k] = heads[k] + 1 == entries ? 0 : heads[k] + 1;
+        } else {
+            free = first_free_entry(st, st[H_SQ] + k * entries, entries) - st[H_SQ];
         }
-        st[free] = t + service;
+        if (slots[free] > t) {
+            st[H_SQ_STALLS] += 1;
+            st[H_SQ_STALL_CYCLES] += slots[free] - t;
+            stall += slots[free] - t;
+            t = slots[free];
+        }
+        slots[free] = t + service;
         st[H_SQ_STORES] += 1;
     }
     return stall;

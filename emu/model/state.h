@@ -83,6 +83,11 @@ enum { XB_ADDRESS, XB_SIZE1, XB_N, XB_CYCLES, XB_END, XB_STORE, XB_MRU_AT, XB_MR
        XB_STALE_AT, XB_WORDS = 9 };
 enum { X_FETCH = 0, X_LOAD = XM_WORDS, X_STORE = 2 * XM_WORDS, X_BLOCKS = 3 * XM_WORDS,
        BLOCK_MEMOS = 8, MEMO_WORDS = X_BLOCKS + BLOCK_MEMOS * XB_WORDS };
+/* ---- the store queues' block (st[H_SQ]): slices x entries slots (the cycle each entry
+ * frees), then each slice's ring head, then SQ_LAST, the latest time a store reached a queue,
+ * and SQ_DISORDERED, set once a store came earlier than the one before (emu/model/cache.c
+ * store_queue). Cleared whole when the clock restarts. */
+enum { SQ_LAST, SQ_DISORDERED, SQ_EXTRA = 2 };
 /* ---- the machine's own words (st[H_MACHINE] + M_*): the bus */
 enum { M_BUS_FREE, MACHINE_WORDS = 4 };
 /* ---- the blocks a core has run in a run of several cores (emu/model/smp.c) */
