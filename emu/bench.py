@@ -393,9 +393,9 @@ def kernel_seconds(name, profile, cpus=1, repeat=3):
     each call shows. ``cpus`` > 1: LMBench's -P, a copy per CPU (lat_proc only)."""
     from .kernel import workloads
     from .machine import Machine as M
-    kind = name.split()[-1]
-    run = {"lat_proc": lambda: workloads.lat_proc(kind, profile=profile, cpus=cpus),
-           "kernel_compile": lambda: workloads.kernel_compile(profile=profile)}[name.split()[0]]
+    run = {"lat_proc shell": lambda: workloads.lat_proc("shell", profile=profile, cpus=cpus),
+           "lat_proc fork": lambda: workloads.lat_proc("fork", profile=profile, cpus=cpus),
+           "kernel_compile": lambda: workloads.kernel_compile(profile=profile)}[name]
     calls = [0]
     original = M.call
 

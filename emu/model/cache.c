@@ -633,16 +633,12 @@ HOT i64 alignment(i64 *st, i64 addr, i64 size) {
     return 0;
 }
 
-/* The entry of a store queue (`entries` words from `first`) that frees first; the lowest
- * of equals */
-static i64 first_free_entry(const i64 *st, i64 first, i64 entries) {
-    i64 free = first, soonest = st[first];
-    for (i64 k = first + 1; k < first + entries; k++) {
-        if (st[k] < soonest) {
+/* Which of a slice's `entries` entries (from `slot`) frees first; the lowest of equals */
+static i64 first_free_entry(const i64 *slot, i64 entries) {
+    i64 free = 0;
+    for (i64 k = 1; k < entries; k++)
+        if (slot[k] < slot[free])
             free = k;
-            soonest = st[k];
-        }
-    }
     return free;
 }
 
@@ -676,12 +672,12 @@ HOT i64 store_queue(i64 *st, i64 addr, i64 size, i64 now) {
         if (t < order[SQ_LAST])
             order[SQ_DISORDERED] = 1;
         order[SQ_LAST] = t;
-        i64 free;
+        i64 free = k * entries;
         if (!order[SQ_DISORDERED]) {
-            free = k * entries + heads[k];
+            free += heads[k];
             heads[k] = heads[k] + 1 == entries ? 0 : heads[k] + 1;
         } else {
-            free = first_free_entry(st, st[H_SQ] + k * entries, entries) - st[H_SQ];
+            free += first_free_entry(slots + free, entries);
         }
         if (slots[free] > t) {
             st[H_SQ_STALLS] += 1;
