@@ -1,8 +1,8 @@
-"""The native model (emu/model/*.c) is compiled here, at install time, as pycachesim does.
+"""The native model (emu/hw/model/*.c) is compiled here, at install time, as pycachesim does.
 
 A wheel (``pip install git+...``, Colab, Binder) also carries the book's routines and published
 data: routines/ and data/ live beside the package in a clone, and are copied into it
-(emu/_book/) when it is built, where emu.ROUTINES and emu.data look when there is no clone.
+(emu/_book/) when it is built, where emu.ROUTINES and emu.present.data look when there is no clone.
 """
 import runpy
 import shutil
@@ -27,5 +27,5 @@ class build_py_with_book_files(build_py):
                 shutil.copyfile(path, target)
 
 
-build = runpy.run_path("emu/model/build.py")
+build = runpy.run_path("emu/hw/model/build.py")
 setup(ext_modules=[build["extension"]()], cmdclass={"build_py": build_py_with_book_files})

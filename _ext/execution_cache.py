@@ -17,7 +17,7 @@ import hashlib
 import shutil
 from pathlib import Path
 
-SOURCES = ("emu/**/*.py", "emu/model/*.c", "emu/model/*.h", "emu/profiles/*.toml",
+SOURCES = ("emu/**/*.py", "emu/hw/model/*.c", "emu/hw/model/*.h", "emu/hw/profiles/*.toml",
            "routines/**/*.S", "data/*.csv", "requirements.txt", "_config.yml")
 CACHE_FOLDER = ".jupyter_cache"
 

@@ -7,7 +7,7 @@ What it does, at build time:
   package that produced the figures) and adds a ``<script>`` tag for it to every
   page that contains a plotly figure. No CDN, no require.js.
 * Sets the environment variable ``EMU_BOOK_BUILD=1`` in the build process, so the
-  notebook kernels that myst-nb starts inherit it. ``emu.plot.setup()`` reads it
+  notebook kernels that myst-nb starts inherit it. ``emu.present.plot.setup()`` reads it
   to choose the renderer that emits HTML without an embedded copy of plotly.js.
   It also puts the repository root first on ``PYTHONPATH`` for those kernels, so
   notebooks import the checked-out ``emu`` package.

@@ -1,7 +1,7 @@
 """Sphinx extension: the online book shows reference answers without nbgrader's markers.
 
 A graded exercise's answer cell holds its reference solution between ``### BEGIN SOLUTION``
-and ``### END SOLUTION`` (emu.handout): nbgrader needs the two lines in the notebook to cut
+and ``### END SOLUTION`` (emu.course.handout): nbgrader needs the two lines in the notebook to cut
 the solution out of the students' copy. On the web page they are noise, so this extension
 drops them from the code shown for each notebook cell, after myst-nb has read the notebook.
 The notebooks themselves, their execution and the execution cache are untouched.

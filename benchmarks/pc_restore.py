@@ -20,9 +20,11 @@ import unicorn
 from unicorn import UC_HOOK_BLOCK
 from unicorn.ppc_const import UC_PPC_REG_PC
 
-from emu import bench, native
-from emu import cache as c
-from emu.machine import HALT, Machine
+from emu import Machine, bench
+from emu.hw import cache as c
+from emu.hw import native
+from emu.hw.layout import HALT
+from emu.run.calling import set_arguments
 
 SKIP_FLAG = 0x3a32      # offsetof(struct uc_struct, skip_sync_pc_on_exit), unicorn 2.1.4 x86-64
 
@@ -77,7 +79,7 @@ def measure(isa, repeat=5, passes=4, size=1 << 20):
 
             def bare(uc=uc, machine=machine, src=src, dst=dst, entry=entry):
                 for _ in range(passes):
-                    machine._set_arguments((dst, src, words), uc=uc)
+                    set_arguments(machine.isa, uc, (dst, src, words), machine.stack_top)
                     uc.emu_start(entry, HALT)
             runs[("empty hooks" if hooks else "raw") + tag] = bare
     results = {name: run() for name, run in runs.items() if name.startswith("instr")}

@@ -65,6 +65,8 @@ def _parser():
     bench.add_argument("--isa", action="append", choices=["ppc32", "ppc64", "arm", "x86"])
     bench.add_argument("--layout", action="append", choices=["adjacent", "offset"],
                        help="where the destination buffer sits (default: both; see emu.bench)")
+    bench.add_argument("--page", help="also write each measured table into this Markdown page "
+                       "between its markers (benchmarks/README.md)")
     return p
 
 
@@ -84,7 +86,7 @@ def _period(text):
 
 
 def run(options):
-    from .machine import Machine
+    from .run.machine import Machine
     every = _period(options.profile) if options.profile is not None else None
     if options.profile_out and every is None:
         raise ValueError("--profile-out needs --profile N (the sampling period)")
@@ -108,13 +110,13 @@ def run(options):
                 raise ValueError(f"--load {value}: {e.strerror}") from None
             args.append(machine.alloc(max(len(data), 1), data))
     if options.mmu:
-        from .mmu import page_table
+        from .hw.mmu import page_table
         page_table(machine)
     if every is None:
         result = machine.call(options.entry, *args)
         print(result.to_json() if options.json else result.table())
         return
-    from .profiler import profile_call
+    from .run.profiler import profile_call
     profile = profile_call(machine, options.entry, *args, every=every, event=options.event)
     if options.profile_out:
         try:
@@ -133,7 +135,7 @@ def run(options):
 
 
 def kperfdiff(options):
-    from .kperfdiff import compare_files
+    from .run.kperfdiff import compare_files
     top = _int(options.top)
     if top < 0:
         raise ValueError(f"--top {options.top}: give a number of rows, or 0 for all")
@@ -141,7 +143,7 @@ def kperfdiff(options):
 
 
 def handout(options):
-    from .handout import handout as make_course
+    from .course.handout import handout as make_course
     for chapter in options.chapters:
         if Path(options.output).resolve() == Path(chapter).resolve():
             raise ValueError("handout: the course folder would overwrite a chapter; give "
@@ -154,7 +156,7 @@ def handout(options):
 
 
 def grade(options):
-    from .grading import grade as run_grader
+    from .course.grading import grade as run_grader
     timeout = _int(options.timeout)
     if timeout < 1:
         raise ValueError(f"--timeout {options.timeout}: give a whole number of seconds, "
@@ -168,23 +170,27 @@ def grade(options):
 
 
 def bench(options):
-    from .bench import COPY_LOOPS, LAYOUTS, SECTIONS
+    from .bench import COPY_LOOPS, LAYOUTS, SECTIONS, write_page
     arguments = {"copy": (tuple(options.isa or COPY_LOOPS), tuple(options.layout or LAYOUTS))}
+    if options.page:
+        write_page(options.page, None, [])          # a page without markers: refused first
     for section in options.section or SECTIONS:
+        lines = []
         for line in SECTIONS[section](*arguments.get(section, ())):
             print(line, flush=True)
+            lines.append(line)
         print(flush=True)
+        if options.page:
+            write_page(options.page, section, lines)
 
 
 def main(argv=None):
     options = _parser().parse_args(argv)
-    if options.command == "bench":
-        bench(options)
-        return 0
-    from .assemble import AssemblyError
-    from .machine import GuestError
+    from .hw.faults import GuestError
+    from .isa.assemble import AssemblyError
     try:
-        {"run": run, "kperfdiff": kperfdiff, "handout": handout, "grade": grade}[options.command](options)
+        {"run": run, "kperfdiff": kperfdiff, "handout": handout, "grade": grade,
+         "bench": bench}[options.command](options)
     except (AssemblyError, GuestError, ValueError, KeyError, MemoryError, OSError,
             RecursionError) as error:
         message = str(error.args[0]) if isinstance(error, KeyError) and error.args else \

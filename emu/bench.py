@@ -4,7 +4,7 @@
   ``Machine("ppc750")``, assemble and run ``flush_dcache_icache`` on a page), cold (a fresh
   copy of the sources: the native model is compiled and Python's bytecode written, as on
   the first run after an install) and warm (a later process);
-* ``smp``: cycles per locked add on 1-32 cores at several quanta (emu.parallel), the
+* ``smp``: cycles per locked add on 1-32 cores at several quanta (emu.run.parallel), the
   critical section's floor, and the wall time;
 * ``kernel``: CPU seconds of kernel-model workloads (many short guest calls);
 * ``copy``: throughput of the instrumented model against bare Unicorn, per ISA. Three runs
@@ -27,12 +27,23 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from unicorn import (UC_HOOK_BLOCK, UC_HOOK_MEM_READ, UC_HOOK_MEM_WRITE, UC_HOOK_TLB_FILL,
-                     UC_PROT_ALL)
+from unicorn import (
+    UC_HOOK_BLOCK,
+    UC_HOOK_MEM_READ,
+    UC_HOOK_MEM_WRITE,
+    UC_HOOK_TLB_FILL,
+    UC_PROT_ALL,
+)
 
-from . import cache as c
-from . import native
-from .machine import HALT, Machine
+from .context import routine
+from .hw import cache as c
+from .hw import native
+from .hw.layout import HALT
+from .hw.mmu import page_table
+from .kernel import workloads
+from .run.calling import set_arguments
+from .run.emulator import new_unicorn
+from .run.machine import Machine
 
 # One word-copy loop per ISA: dst, src, number of words. Two accesses per iteration.
 COPY_LOOPS = {
@@ -111,7 +122,7 @@ def _timed(function, repeat):
 def _bare_unicorn(machine, isa, hooks):
     """The same CPU model, memory and code in a Unicorn of its own: no hooks at all, or
     native hooks that do nothing (on RAM accesses and blocks, as the model's are)."""
-    uc = machine._new_unicorn(machine.profile)
+    uc = new_unicorn(machine.profile)
     uc.mem_map(0x1000, machine.ram_size - 0x1000, UC_PROT_ALL)
     uc.mem_write(0x1000, machine.read(0x1000, 0x100000 - 0x1000))
     if isa == "ppc64":
@@ -143,7 +154,6 @@ def measure(isa, buffer_bytes=1 << 20, passes=4, repeat=5, mmu=False, layout="ad
     words = buffer_bytes // word
     src, dst = place_buffers(machine, buffer_bytes, layout)
     if mmu:
-        from .mmu import page_table
         page_table(machine)
     entry = machine.address_of("copy_words")
 
@@ -155,7 +165,7 @@ def measure(isa, buffer_bytes=1 << 20, passes=4, repeat=5, mmu=False, layout="ad
     def bare(uc):
         def run():
             for _ in range(passes):
-                machine._set_arguments((dst, src, words), uc=uc)
+                set_arguments(machine.isa, uc, (dst, src, words), machine.stack_top)
                 uc.emu_start(entry, HALT)
         return run
 
@@ -208,7 +218,7 @@ def report(isas=("ppc32", "ppc64", "arm", "x86"), layouts=tuple(LAYOUTS), repeat
 
 FIRST_RESULT = """
 import emu
-from emu.machine import Machine
+from emu import Machine
 m = Machine("ppc750")
 m.load(emu.routine("ppc32/flush_dcache_icache.S"))
 run = m.call("flush_dcache_icache", m.alloc(4096))
@@ -235,7 +245,6 @@ def fresh_copy(into):
     package = Path(__file__).resolve().parent
     shutil.copytree(package, Path(into) / "emu", ignore=shutil.ignore_patterns(
         "__pycache__", "*.so", ".model-build.lock"))
-    from . import routine
     target = Path(into) / "routines" / "ppc32"
     target.mkdir(parents=True)
     shutil.copy(routine("ppc32/flush_dcache_icache.S"), target)
@@ -281,13 +290,12 @@ class LockedAdds:
     floor: int              # base cycles of the critical section: no add can take less
     instructions: int
     wall: float             # seconds
-    slices: int             # times a core was started (emu.parallel): the scheduler's work
+    slices: int             # times a core was started (emu.run.parallel): the scheduler's work
 
 
 def locked_adds(cpu, isa, cores, quantum, adds=100, repeat=1):
     """One contended run (a fresh machine); ``wall``: the best of ``repeat`` such runs, each
     on a fresh machine (the same cycles every time: runs are deterministic)."""
-    from . import routine
     walls = []
     for _ in range(repeat):
         machine = Machine(cpu, cores=cores)
@@ -309,7 +317,7 @@ def locked_adds(cpu, isa, cores, quantum, adds=100, repeat=1):
 
 
 def smp_rows(cpus=LOCK_CPUS, cores=LOCK_CORES, quanta=LOCK_QUANTA, adds=100, repeat=3):
-    """Cycles per locked add for 1-32 cores at several quanta (emu.parallel): they should
+    """Cycles per locked add for 1-32 cores at several quanta (emu.run.parallel): they should
     not depend on the quantum, nor fall below the critical section's base cycles."""
     yield ("| profile | cores | " + " | ".join(f"cycles/add, quantum {q}" for q in quanta) +
            " | spread | critical section | slices/add | guest insn/slice | wall s (all quanta) "
@@ -357,7 +365,7 @@ def copies_rows(isas=("ppc32", "arm"), cores=32, quanta=(10, 100, 1000)):
     """Cores that share nothing but the L2: the quantum decides how finely their accesses
     interleave there, so it shows in the cycles once a core's lead exceeds the time it
     takes to use a line (lax synchronisation's error); and it decides the speed."""
-    yield (f"| profile | cores | " + " | ".join(f"cycles, quantum {q}" for q in quanta) +
+    yield ("| profile | cores | " + " | ".join(f"cycles, quantum {q}" for q in quanta) +
            " | " + " | ".join(f"M insn/s, quantum {q}" for q in quanta) + " |")
     yield "|---|---:|" + "---:|" * (2 * len(quanta))
     for isa in isas:
@@ -383,7 +391,7 @@ SECTIONS["smp"] = smp_all_rows
 
 KERNEL_WORKLOADS = (("lat_proc shell", "ppc750", 1), ("lat_proc shell", "ppc405gp", 1),
                     ("kernel_compile", "ppc405gp", 1),
-                    # the SMP kernel (emu.parallel.run_tasks): each CPU's Python a task
+                    # the SMP kernel (emu.run.parallel.run_tasks): each CPU's Python a task
                     ("lat_proc fork", "cortex-a9", 4), ("lat_proc fork", "power4", 8))
 
 
@@ -391,20 +399,18 @@ def kernel_seconds(name, profile, cpus=1, repeat=3):
     """(CPU seconds, guest calls) of one run of a kernel-model workload (emu.kernel), best of
     ``repeat`` after a warm-up: these make many short guest calls, so Python's share of
     each call shows. ``cpus`` > 1: LMBench's -P, a copy per CPU (lat_proc only)."""
-    from .kernel import workloads
-    from .machine import Machine as M
     run = {"lat_proc shell": lambda: workloads.lat_proc("shell", profile=profile, cpus=cpus),
            "lat_proc fork": lambda: workloads.lat_proc("fork", profile=profile, cpus=cpus),
            "kernel_compile": lambda: workloads.kernel_compile(profile=profile)}[name]
     calls = [0]
-    original = M.call
+    original = Machine.call
 
     def counted(self, *args, **kwargs):
         calls[0] += 1
         return original(self, *args, **kwargs)
     run()
     best = float("inf")
-    M.call = counted
+    Machine.call = counted
     try:
         for _ in range(repeat):
             calls[0] = 0
@@ -412,7 +418,7 @@ def kernel_seconds(name, profile, cpus=1, repeat=3):
             run()
             best = min(best, time.process_time() - start)
     finally:
-        M.call = original
+        Machine.call = original
     return best, calls[0]
 
 
@@ -426,3 +432,32 @@ def kernel_rows(workloads=KERNEL_WORKLOADS):
 
 
 SECTIONS["kernel"] = kernel_rows
+
+
+# ------------------------------------------------------------------------------ the page
+
+def marker(section, end=False):
+    return f"<!-- {'/' if end else ''}bench:{section} -->"
+
+
+def write_page(path, section, lines, when=None):
+    """Put ``lines`` (a section's table, as printed) into the Markdown page at ``path``
+    between its markers ``<!-- bench:SECTION -->`` and ``<!-- /bench:SECTION -->``, with the
+    date and the machine. ``section`` None only checks that the page has every section's
+    markers (before a long measurement, so that a wrong page is refused at once)."""
+    page = Path(path)
+    text = page.read_text()
+    for name in SECTIONS if section is None else (section,):
+        if text.count(marker(name)) != 1 or text.count(marker(name, True)) != 1 or \
+                text.index(marker(name)) > text.index(marker(name, True)):
+            raise ValueError(f"{path}: the page needs one {marker(name)} ... "
+                             f"{marker(name, True)} pair for the {name} section")
+    if section is None:
+        return
+    when = when or time.strftime("%d %B %Y")
+    stamp = (f"Measured on {when}, on {os.cpu_count()} cores (`python -m emu bench "
+             f"--section {section} --page {path}`).")
+    start = text.index(marker(section)) + len(marker(section))
+    end = text.index(marker(section, True))
+    body = "\n".join(line for line in lines).strip("\n")
+    page.write_text(text[:start] + "\n" + body + "\n\n" + stamp + "\n" + text[end:])

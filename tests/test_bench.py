@@ -1,8 +1,10 @@
 """The throughput benchmark's accounting (no timing is asserted: speed is for benchmarks/)."""
+from pathlib import Path
+
 import pytest
 
 from emu import bench
-from emu.machine import Machine
+from emu.run.machine import Machine
 
 QEMU_TLB_ENTRIES = 256        # QEMU's default soft TLB: direct-mapped, indexed by page number
 
@@ -70,7 +72,7 @@ def test_the_startup_probe_reaches_its_result_cold_and_warm():
 
 
 def test_the_kernel_section_counts_the_guest_calls_of_every_cpu():
-    """On several CPUs the kernel's guest calls are its tasks' (emu.parallel.run_tasks):
+    """On several CPUs the kernel's guest calls are its tasks' (emu.run.parallel.run_tasks):
     they are counted too, each CPU's fork, exit and wait, and more than one CPU's worth."""
     from emu import bench
     _, one = bench.kernel_seconds("lat_proc fork", "cortex-a9", 1, repeat=1)
@@ -78,3 +80,35 @@ def test_the_kernel_section_counts_the_guest_calls_of_every_cpu():
     assert one > 0 and two > 2 * one
     header, rule, row = bench.kernel_rows([("lat_proc fork", "cortex-a9", 2)])
     assert "CPUs" in header and row.startswith("| lat_proc fork | cortex-a9 | 2 |")
+
+
+def test_the_page_gets_each_measured_table_between_its_markers(tmp_path):
+    """bench --page: a section's lines replace what stood between its markers, the rest of the
+    page (prose, other sections) is kept, and the stamp names the date and the command."""
+    page = tmp_path / "speed.md"
+    sections = "".join(f"## {s}\n{bench.marker(s)}\nold {s}\n{bench.marker(s, True)}\nprose {s}\n"
+                       for s in bench.SECTIONS)
+    page.write_text("# Speed\n" + sections)
+    bench.write_page(page, None, [])                  # every section's markers are there
+    bench.write_page(page, "kernel", ["| a | b |", "|---|---|", "| 1 | 2 |", ""],
+                     when="1 December 2026")
+    text = page.read_text()
+    assert "old kernel" not in text and "| 1 | 2 |" in text
+    assert "old copy" in text and "prose kernel" in text and "prose copy" in text
+    assert "Measured on 1 December 2026" in text and "--section kernel" in text
+    between = text.split(bench.marker("kernel"))[1].split(bench.marker("kernel", True))[0]
+    assert between.startswith("\n| a | b |") and between.count("| 1 | 2 |") == 1
+
+
+def test_a_page_without_a_sections_markers_is_refused(tmp_path):
+    page = tmp_path / "speed.md"
+    page.write_text(f"{bench.marker('copy')}\nx\n{bench.marker('copy', True)}\n")
+    with pytest.raises(ValueError, match="startup"):
+        bench.write_page(page, None, [])
+    page.write_text(f"{bench.marker('copy', True)}\nx\n{bench.marker('copy')}\n")
+    with pytest.raises(ValueError, match="copy"):
+        bench.write_page(page, "copy", ["| x |"])
+
+
+def test_the_speed_page_has_every_sections_markers():
+    bench.write_page(Path(__file__).resolve().parents[1] / "benchmarks" / "README.md", None, [])

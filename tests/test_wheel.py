@@ -9,14 +9,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 CHECK = """
-import emu, emu.data
-from emu.machine import Machine
+import emu, emu.present.data
+from emu.run.machine import Machine
 assert str(emu.ROUTINES).startswith({where!r}), emu.ROUTINES
-assert str(emu.data.data_dir()).startswith({where!r}), emu.data.data_dir()
+assert str(emu.present.data.data_dir()).startswith({where!r}), emu.present.data.data_dir()
 m = Machine("ppc750")
 m.load(emu.routine("ppc32/flush_dcache_icache.S"))
 print(m.call("flush_dcache_icache", m.alloc(4096)).instructions,
-      emu.data.load("mackerras2003_table2_lmbench").shape[0])
+      emu.present.data.load("mackerras2003_table2_lmbench").shape[0])
 """
 
 

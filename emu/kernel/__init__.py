@@ -16,8 +16,11 @@ fixes={"PK1"})``).
 >>> r.cycles, r.us, r.counts["pages_flushed"], r.breakdown     # doctest: +SKIP
 >>> workloads.kernel_compile(policy="lazy_exec", profile="ppc405gp").summary()  # doctest: +SKIP
 """
-from .vm import (MM, VMA, File, Kernel, KernelError, Ledger, Page, PageAllocator, PageCache,
-                 Process, SegmentationFault)
+from .errors import KernelError, SegmentationFault
+from .ledger import Ledger
+from .mm import MM, VMA, Process
+from .pages import File, Page, PageAllocator, PageCache
+from .vm import Kernel
 
 __all__ = ["Kernel", "Ledger", "Page", "PageAllocator", "PageCache", "File", "VMA", "MM",
            "Process", "SegmentationFault", "KernelError"]

@@ -59,7 +59,7 @@ copy 4 KB instead of 8 and 8).
 
 What is simulated, not run: user accesses. ``translates`` reads the first- and
 second-level descriptors of the address space's pgd as the profile's table walker would
-(``emu.mmu.walker_word``: through the L1 D-cache on the Cortex-A9; memory's copy on a
+(``emu.hw.mmu.walker_word``: through the L1 D-cache on the Cortex-A9; memory's copy on a
 profile with ``walk_through_l1 = false``, an older core, where a descriptor still dirty in
 the L1 D is not seen) and checks the user access rights (AP, APX); the walk is not charged
 and the model keeps no TLB for user accesses (as the hashed backends keep none), so a TLB
@@ -80,7 +80,7 @@ and the PL310 is the point of unification, so a line pushed out of the L1 D is w
 walker and the I-cache look. The older-walker profile reads the level below the L1 D (the
 L2) likewise. The one PL310 register the kernel model writes is CACHE_SYNC, mb()'s
 outer_sync in unlock_page before PK2: the core's outer-cache model charges it and queues
-the cores' syncs one behind the other (emu.cache, profile ``[outer_cache]``).
+the cores' syncs one behind the other (emu.hw.cache, profile ``[outer_cache]``).
 
 On several CPUs (``Machine("cortex-a9", cores=N)``, the Kernel's SMP mode) the kernel's
 locks are guest spin locks (routines/arm/spinlock.S): the generic VM's, and cpu_asid_lock
@@ -99,9 +99,13 @@ does it in set_pte_at for every present user exec PTE (see emu.kernel.policy).
 """
 from __future__ import annotations
 
-from .. import mmu, routine
-from .vm import (_PAGE_ACCESSED, _PAGE_DIRTY, _PAGE_EXEC, _PAGE_PRESENT, _PAGE_RW, _PAGE_USER,
-                 PAGE_SHIFT, PAGE_SIZE, TASK_SIZE, Arch, KernelError, Page)
+from ..hw import mmu
+from ..context import routine
+from .arch import Arch
+from .errors import KernelError
+from .pages import Page
+from .pgtable import (_PAGE_ACCESSED, _PAGE_DIRTY, _PAGE_EXEC, _PAGE_PRESENT, _PAGE_RW,
+                      _PAGE_USER, PAGE_SHIFT, PAGE_SIZE, TASK_SIZE)
 
 FIXES = {"PK1": "set_pte_ext without the D-cache clean of the hardware PTE",
          "PK2": "the bit operations' smp_mb__{before,after}_clear_bit as smp_mb() (dmb) "
@@ -219,7 +223,7 @@ class ARMv7(Arch):
 
     def call(self, entry, *args, charge=None):
         """A kernel routine, with the MMU model off (see the module notes), charged."""
-        with self.machine.translation_off():
+        with self.machine.mmu.translation_off():
             run = self.machine.call(entry, *args)
         self.ledger.guest(charge or entry, run)
         return run.return_value
@@ -383,7 +387,7 @@ class ARMv7(Arch):
         if (mm.context ^ self.last_context) >> ASID_BITS:
             self._new_asid(mm)
         self.call("cpu_v7_switch_mm", mm.pgd.address, mm.context & ((1 << ASID_BITS) - 1))
-        self.machine.ttbr0 = mm.pgd.address
+        self.machine.mmu.ttbr0 = mm.pgd.address
         self.current = mm
 
     def destroy_context(self, mm):

@@ -10,7 +10,7 @@ the kernel through the exception entry of Linux 2.2.0 (``routines/ppc32/entry_22
   guest routine with ``mtspr``, so the CPU (Unicorn's 603e / 604) translates the kernel's
   accesses with it. The book's kernel is linked where it sits: its BAT maps EA = physical
   (KERNELBASE is 0 here, 0xc0000000 on Linux; the block and its cost are the same). On the
-  603 the model's software-TLB mirror knows the BAT too (``emu.cache.H_BATS``, looked up
+  603 the model's software-TLB mirror knows the BAT too (``emu.hw.cache.H_BATS``, looked up
   natively): a kernel access the BAT translates takes no TLB look-up and is counted
   (``bat_translations``).
 * **or, with ``bats=False``** (2.2's ``nobats``), the kernel through the TLB: no BAT,
@@ -70,7 +70,7 @@ next task's frame. wake_up_interruptible stops the run likewise for wake_up_proc
 stays so for the next run; every process asleep is a deadlock (KernelError).
 
 **A departure of QEMU's 603, undone:** its ``tlbld`` / ``tlbli`` drop the entry for the same
-page in the other way whatever its VSID (emu.softtlb), so two processes that use the same
+page in the other way whatever its VSID (emu.hw.softtlb), so two processes that use the same
 addresses (a forked pair: lat_pipe, lat_ctx, bw_pipe) would evict each other's text and
 data entries at every switch, where a 603, whose entries are VSID-tagged, keeps both. On
 the 603 ``Entry`` finds QEMU's TLB array (``SoftTLB.locate_tlb6``) and the native ``rfi``
@@ -100,15 +100,39 @@ from dataclasses import dataclass
 import numpy as np
 from unicorn import UcError, ppc_const
 
-from .. import cache as c
-from .. import routine
-from ..assemble import assemble
-from ..softtlb import (DAR, DSISR, MSR_DR, MSR_IR, MSR_ME, MSR_PR, S_BLOCK_END, S_DIVERGED,
-                       SPRG2, SPRG3, SRR0, SRR1, CpuRegisters)
+from ..context import routine
+from ..hw import cache as c
+from ..hw.softtlb import (
+    MSR_DR,
+    MSR_IR,
+    MSR_ME,
+    MSR_PR,
+    S_BLOCK_END,
+    S_DIVERGED,
+    SPRG2,
+    SPRG3,
+    SRR0,
+    SRR1,
+    CpuRegisters,
+)
+from ..isa.assemble import assemble
+from ..run import diagnose
+from ..run.result import measured
+from .errors import KernelError
+from .mm import MM
+from .pages import File
+from .pgtable import (
+    _PAGE_ACCESSED,
+    _PAGE_DIRTY,
+    _PAGE_PRESENT,
+    _PAGE_RW,
+    PAGE_SIZE,
+    STACK_TOP,
+    TASK_SIZE,
+)
 from .ppc32 import ctx_to_vsid
 from .ppc603 import PPC603, STORAGE_INTERRUPT_STUB
 from .ppc604 import PPC604
-from .vm import MM, PAGE_SIZE, STACK_TOP, TASK_SIZE, File, KernelError
 
 MSR_EE, MSR_RI = 0x8000, 0x2
 MSR_KERNEL = MSR_ME | MSR_IR | MSR_DR | MSR_RI       # include/asm-ppc/processor.h, 2.2.0
@@ -441,7 +465,6 @@ class Entry:
         page present, accessed, dirty and writable, without _PAGE_USER. Returns {pgd index:
         PTE page}; every address space's page directory gets these entries, as pgd_alloc
         copies the kernel's part of swapper_pg_dir."""
-        from .vm import _PAGE_ACCESSED, _PAGE_DIRTY, _PAGE_PRESENT, _PAGE_RW
         m = self.machine
         bits = _PAGE_PRESENT | _PAGE_ACCESSED | _PAGE_DIRTY | _PAGE_RW
         tables = {}
@@ -465,7 +488,7 @@ class Entry:
         """Without BATs: segment 0 is the kernel's, VSID 0 (context 0 is never a
         process's), Ks = 0 and Kp = 1 (PP 0 pages: supervisor read/write, user nothing)."""
         if not self.bats_on:
-            self.machine.set_segment(0, 0, ks=False, kp=True)
+            self.machine.mmu.set_segment(0, 0, ks=False, kp=True)
             if self.kind == "604":              # the CPU's own register
                 self.regs.set_sr(0, 0x20000000)
 
@@ -640,7 +663,7 @@ class Entry:
         st = m.state
         m.model.clear_stats()
         st[c.H_LIMIT] = m.instruction_limit
-        m._fault = None
+        m.stop_record = None
         msr = m.uc.reg_read(ppc_const.UC_PPC_REG_MSR)
         if self.kind == "603":
             st[c.H_XLATE] = msr & (MSR_IR | MSR_DR | MSR_PR)
@@ -651,13 +674,13 @@ class Entry:
         try:
             m.uc.emu_start(pc, self.stop)
         except UcError as error:
-            raise m._describe_fault(error) from None
-        m._raise_stop()
+            raise diagnose.describe_fault(m, error) from None
+        diagnose.raise_stop(m)
         at = m.uc.reg_read(ppc_const.UC_PPC_REG_PC)
         if at != self.stop:
             raise KernelError(f"a user run stopped at {at:#x} ({m.symbolize(at)}), not at "
                               "host_stop22")
-        run = m._result(label, ())
+        run = measured(m, label, ())
         self.kernel.ledger.guest(label, run)
         return run
 

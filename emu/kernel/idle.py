@@ -23,7 +23,7 @@ get_zero_page_fast, flush_hash_page, and clear_page = memset):
   clears through the BAT, and its ``pte_uncache`` changes a copy of the PTE anyway. So
   ``uncache=False`` is the released source (through the cache), ``uncache=True`` what the
   paper describes (the PTE gets _PAGE_NO_CACHE, the TLB entry is flushed, the stores bypass
-  the cache: emu.softtlb marks a page a cache-inhibited DTLB entry maps, emu.memory sends
+  the cache: emu.hw.softtlb marks a page a cache-inhibited DTLB entry maps, emu.hw.memory sends
   each store to memory on its own). The TLB effects are the same either way:
   flush_tlb_page's ``tlbie`` on a 603 empties both ways of the class in both TLBs;
 * **the 603's miss handlers with 2.2.0's access check** (``KERNEL_PTES``: _PAGE_USER only
@@ -49,9 +49,9 @@ has no [bus] table (a limit for the idle task's own cycles only).
 """
 from __future__ import annotations
 
-from .. import routine
+from ..context import routine
 from .entry import TASK_FIELDS
-from .vm import PAGE_SIZE
+from .pgtable import PAGE_SIZE
 
 WINDOW = 0xD0000000            # the window's EA base: a kernel segment of its own
 WINDOW_SEGMENT = WINDOW >> 28
@@ -91,7 +91,7 @@ class IdleTask:
         self.task = entry._task_union(0, None)
         self.thread = self.task + TASK_FIELDS["TSS"]
         self._word(self.thread + TASK_FIELDS["TSS_PGDIR"], self.pgdir)
-        m.set_segment(WINDOW_SEGMENT, WINDOW_VSID, ks=False, kp=True)
+        m.mmu.set_segment(WINDOW_SEGMENT, WINDOW_VSID, ks=False, kp=True)
         self.water = water
         for offset, value in ((WATER_LOW, water[0]), (WATER_HIGH, water[1]),
                               (IDLE_PGDIR, self.pgdir)):
@@ -119,11 +119,11 @@ class IdleTask:
         for n, page in enumerate(free):
             self._word(self.pages_array + 4 * n, page.address)
         total = self.word(ZEROTOTAL)
-        m.set_spr(_SPRG3, self.thread)        # the miss handlers walk the idle task's pgdir
+        m.mmu.set_spr(_SPRG3, self.thread)        # the miss handlers walk the idle task's pgdir
         try:
             run = m.call("zero_paged22", self.pages_array, pages, int(uncache), self.task)
         finally:
-            m.set_spr(_SPRG3, k.arch.thread)
+            m.mmu.set_spr(_SPRG3, k.arch.thread)
         k.ledger.guest("zero_paged", run)
         taken = self.word(ZEROTOTAL) - total
         for page in free[:taken]:

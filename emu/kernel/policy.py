@@ -37,7 +37,7 @@ instructions in the I-cache (Mackerras 2003 section 2). Three policies:
 """
 from __future__ import annotations
 
-from .vm import _PAGE_EXEC, VM_EXEC
+from .pgtable import _PAGE_EXEC, VM_EXEC
 
 
 class Policy:

@@ -4,7 +4,7 @@ Every architecture-specific step is guest assembly from ``routines/ppc32`` run o
 machine, its cycles measured: ``clear_page`` and ``copy_page`` (arch/ppc/kernel/misc.S),
 ``flush_dcache_icache`` (misc.S ``__flush_dcache_icache``), and ``hash_page``,
 ``add_hash_page``, ``create_hpte``, ``flush_hash_pages`` (arch/ppc/mm/hashtable.S). The
-hash table they fill is the HTAB in guest RAM at SDR1, the same bytes the ``emu.mmu`` walker
+hash table they fill is the HTAB in guest RAM at SDR1, the same bytes the ``emu.hw.mmu`` walker
 searches on a TLB miss (``Machine(mmu=True)``); the segment registers get the VSIDs of the
 running process on ``switch_mm``.
 
@@ -18,8 +18,10 @@ same methods of ``Arch``; see ``emu.kernel.vm.Arch``.
 from __future__ import annotations
 
 
-from .. import mmu, routine
-from .vm import PAGE_SIZE, Arch, _PAGE_HASHPTE
+from ..hw import mmu
+from ..context import routine
+from .arch import Arch
+from .pgtable import PAGE_SIZE, _PAGE_HASHPTE
 
 # the status codes the guest routines return (see routines/ppc32/hash_low_32.S)
 HPTE_STATUS = {0: "hpte_primary", 1: "hpte_secondary", 2: "hpte_evicted", 3: "hpte_updated",
@@ -71,7 +73,7 @@ class PPC32Hash(Arch):
         self.htab_base = machine.alloc(size, align=size)
         self.htab_size = size
         self.sdr1 = mmu.sdr1_for(self.htab_base, size)
-        machine.sdr1 = self.sdr1
+        machine.mmu.sdr1 = self.sdr1
         self.kvars = machine.alloc(32, align=32)        # next_slot, pteg_full, searches
         # several CPUs: the SMP build, with mmu_hash_lock on a line of its own
         self.hash_lock = machine.alloc(128, align=128) if len(machine.cpus) > 1 else 0
@@ -84,7 +86,7 @@ class PPC32Hash(Arch):
     # ------------------------------------------------------------ running kernel routines
 
     def call(self, entry, *args):
-        with self.machine.translation_off():     # kernel code and data are BAT-mapped
+        with self.machine.mmu.translation_off():     # kernel code and data are BAT-mapped
             run = self.machine.call(entry, *args)
         self.ledger.guest(entry, run)
         return run.return_value
@@ -100,7 +102,7 @@ class PPC32Hash(Arch):
     def switch_mm(self, mm):
         """Load the user segment registers (0-11, below TASK_SIZE) with the mm's VSIDs."""
         for n in range(12):
-            self.machine.set_segment(n, ctx_to_vsid(mm.context, n << 28))
+            self.machine.mmu.set_segment(n, ctx_to_vsid(mm.context, n << 28))
 
     # ------------------------------------------------------------------ translations
 

@@ -16,7 +16,7 @@ misses the model leaves out, and the miss handlers run untranslated on the hardw
 
 What is simulated: user accesses (``Kernel.touch``), as on every backend: no user
 instruction runs. Here the hardware decides first (``tlb_decides``): ``probe`` searches the
-CPU's TLB as ``tlbsx`` does (valid entry, same page, TID = the mm's PID or 0; emu.softtlb
+CPU's TLB as ``tlbsx`` does (valid entry, same page, TID = the mm's PID or 0; emu.hw.softtlb
 records every entry from the ``tlbwe``/``tlbia`` hooks) and checks WR for a store and EX
 for a fetch, as the 405 does before raising the data / instruction storage interrupt.
 
@@ -42,7 +42,7 @@ flush_tlb_range run ``sync; tlbia; isync``, flush_tlb_page and flush_tlb_page_no
 ``_tlbie`` (include/asm-ppc/tlbflush.h, 2.6.12). There is no TLB preload: update_mmu_cache
 (arch/ppc/mm/init.c, 2.6.12) preloads only the hash table of CONFIG_PPC_STD_MMU.
 
-Limits: 4 KB pages only (emu.softtlb); kernel addresses and large pages are not handled by
+Limits: 4 KB pages only (emu.hw.softtlb); kernel addresses and large pages are not handled by
 the miss handler; the 405's shadow I/D TLBs are not modelled; the zone protection register
 (ZPR) is not modelled (every user entry is readable); the DataStorage fast path that sets
 _PAGE_HWWRITE on a first store does not exist here (the handler grants WR to a dirty
@@ -51,10 +51,11 @@ context stealing is not modelled (more than 255 live address spaces are refused)
 """
 from __future__ import annotations
 
-from .. import routine
-from ..machine import HALT
-from ..softtlb import DEAR405, MSR_ME, SRR0, SRR1
-from .vm import Arch, KernelError
+from ..context import routine
+from ..hw.layout import HALT
+from ..hw.softtlb import DEAR405, MSR_ME, SRR0, SRR1
+from .arch import Arch
+from .errors import KernelError
 
 TLB_WR, TLB_EX = 0x100, 0x200          # TLB data word: write and execute permission
 FIRST_CONTEXT, LAST_CONTEXT = 1, 255   # 4xx PIDs (include/asm-ppc/mmu_context.h; 0: kernel)
@@ -65,7 +66,7 @@ STORAGE_INTERRUPT_STUB = f"li r3, 1\nba {HALT:#x}\n"
 
 
 class PPC405(Arch):
-    """The 405 backend. Needs ``Machine("ppc405gp", mmu=True)`` (emu.softtlb runs the CPU
+    """The 405 backend. Needs ``Machine("ppc405gp", mmu=True)`` (emu.hw.softtlb runs the CPU
     model's software-loaded TLB)."""
 
     name = "ppc405"
@@ -81,7 +82,7 @@ class PPC405(Arch):
         if any(line != ROUTINE_LINE for line in lines.values()):
             raise ValueError(f"the 405 backend's page routines step {ROUTINE_LINE}-byte cache "
                              f"lines (the 405GP's), but this profile's L1 lines are {lines}")
-        soft.identity_only = False      # user pages map to other frames; see emu.softtlb
+        soft.identity_only = False      # user pages map to other frames; see emu.hw.softtlb
         self.soft = soft
         machine.load(routine("ppc32/tlbmiss_405_kernel.S"), at=DATA_MISS_VECTOR)
         machine.load(STORAGE_INTERRUPT_STUB, at=0x300)

@@ -25,7 +25,7 @@ What is simulated: user accesses (``Kernel.touch``). The hardware decides first
 class (EA bits 15-19) in the ITLB (a fetch) or the DTLB, an entry for the page whose compare
 word has the mm's VSID (entries are VSID-tagged: no flush on a context switch); then PP with
 key 1 (Linux sets Ks = Kp = 1 in user segment registers): PP 0 no access, PP 2 read/write,
-PP 1 / 3 read only. emu.softtlb records every entry from the ``tlbld`` / ``tlbli`` hooks and
+PP 1 / 3 read only. emu.hw.softtlb records every entry from the ``tlbld`` / ``tlbli`` hooks and
 drops a whole class on each ``tlbie``, as the 603 does, and keeps the classes' LRU bit.
 
 How a TLB miss is charged: by running the guest handler for that access. The model sets the
@@ -78,12 +78,15 @@ instead of flushing; the model follows 2.4 (tlbia, or the hash strategies above)
 """
 from __future__ import annotations
 
-from .. import mmu, routine
-from ..machine import HALT
-from ..softtlb import (DCMP, DMISS, HASH1, HASH2, ICMP, IMISS, MSR_ME, SPRG3, SRR0, SRR1)
+from ..hw import mmu
+from ..context import routine
+from ..hw.layout import HALT
+from ..hw.softtlb import (DCMP, DMISS, HASH1, HASH2, ICMP, IMISS, MSR_ME, SPRG3, SRR0, SRR1)
 from . import costs as cost_table
 from .ppc32 import HPTE_STATUS, ctx_to_vsid, hash_low_prelude, htab_size_for
-from .vm import _PAGE_HASHPTE, _PAGE_RW, TASK_SIZE, Arch, KernelError
+from .arch import Arch
+from .errors import KernelError
+from .pgtable import _PAGE_HASHPTE, _PAGE_RW, TASK_SIZE
 
 RELOADS = ("pagetable", "hash")
 MISS_VECTORS = {"x": 0x1000, "r": 0x1100, "w": 0x1200}   # MPC603e UM: ITLB, DTLB load, store
@@ -113,7 +116,7 @@ def miss_registers(vsid, address, sdr1, access, way):
 
 
 class PPC603(Arch):
-    """The 603 backend. Needs ``Machine("ppc603e", mmu=True)`` (emu.softtlb runs the CPU
+    """The 603 backend. Needs ``Machine("ppc603e", mmu=True)`` (emu.hw.softtlb runs the CPU
     model's software-loaded TLB). ``reload``: "pagetable" (the default: what Linux/PPC
     shipped from 2.2 on) or "hash"; ``htab_size`` / ``total_memory`` size the hash table as
     emu.kernel.ppc32 does (hash only)."""
@@ -136,7 +139,7 @@ class PPC603(Arch):
         if any(line != ROUTINE_LINE for line in lines.values()):
             raise ValueError(f"the 603 backend's page routines step {ROUTINE_LINE}-byte cache "
                              f"lines (the 603e's), but this profile's L1 lines are {lines}")
-        soft.identity_only = False      # user pages map to other frames; see emu.softtlb
+        soft.identity_only = False      # user pages map to other frames; see emu.hw.softtlb
         self.soft, self.reload = soft, reload
         self.name = f"ppc603 ({reload})"
         self.tlb_flush_strategies = ("scan", "immediate", "batched") if reload == "hash" \
@@ -160,7 +163,7 @@ class PPC603(Arch):
         self.htab_base = machine.alloc(size, align=size)
         self.htab_size = size
         self.sdr1 = mmu.sdr1_for(self.htab_base, size)
-        machine.sdr1 = self.sdr1
+        machine.mmu.sdr1 = self.sdr1
         self.kvars = machine.alloc(32, align=32)        # next_slot, pteg_full, searches
         machine.load(hash_low_prelude(self.htab_base, size, self.kvars) +
                      routine("ppc32/hash_low_32.S").read_text())
@@ -192,7 +195,7 @@ class PPC603(Arch):
         """set_context: the user segment registers get the mm's VSIDs with Ks = Kp = 1, and
         the thread's pgdir (the pagetable handlers' page directory) becomes the mm's."""
         for n in range(USER_SEGMENTS):
-            self.machine.set_segment(n, ctx_to_vsid(mm.context, n << 28), ks=True, kp=True)
+            self.machine.mmu.set_segment(n, ctx_to_vsid(mm.context, n << 28), ks=True, kp=True)
         self.machine.write(self.thread + THREAD_PGDIR, mm.pgd.address.to_bytes(4, "big"))
         self.current = mm
 

@@ -13,7 +13,7 @@ the 604 does (IBM PowerPC 604 RISC Microprocessor User's Manual, ch. 5):
   ``hash_page`` as Linux's DataAccess path does (``storage_interrupt``).
 * **The hardware table search** on a TLB miss (UM 5.4.5, Figures 5-9 and 5-10): the PTEs of
   the primary group, then of the secondary group, fetched one after the other and compared.
-  The model reads them through the L1 D cache model (``emu.mmu.walk_hashed32``: the stall of
+  The model reads them through the L1 D cache model (``emu.hw.mmu.walk_hashed32``: the stall of
   each miss) and charges each PTE fetch the L1 D's load-to-use latency from the profile
   (``hit_latency``, 2 cycles on the 604), one after the other, plus the profile's
   ``[tlb] walk_cycles`` (0: no figure for the search's own sequencing was found; the paper's
@@ -50,9 +50,11 @@ flush_hash_pages per PTE page of the range), not per zapped PTE as in PPC32Hash 
 """
 from __future__ import annotations
 
-from .. import mmu, routine
+from ..hw import mmu
+from ..context import routine
 from .ppc32 import HPTE_STATUS, PPC32Hash, ctx_to_vsid, hash_low_prelude
-from .vm import _PAGE_HASHPTE, _PAGE_RW, PAGE_SHIFT, PAGE_SIZE, TASK_SIZE, KernelError
+from .errors import KernelError
+from .pgtable import _PAGE_HASHPTE, _PAGE_RW, PAGE_SHIFT, PAGE_SIZE, TASK_SIZE
 
 FLUSHES = ("hashpte", "search", "context")
 CONTEXT_FLUSH_PAGES = 20          # 2.1.79-2.2.0 local_flush_tlb_range: "> 20 * PAGE_SIZE"
@@ -219,7 +221,7 @@ class PPC604(PPC32Hash):
 
     def _hash_page(self, mm, address, write, label="hash_page"):
         self.ledger.fixed("hash_fault_entry")
-        with self.machine.translation_off():
+        with self.machine.mmu.translation_off():
             run = self.machine.call("hash_page", _PAGE_RW if write else 0, address,
                                     mm.pgd.address, mm.context)
         self.ledger.guest(label, run)

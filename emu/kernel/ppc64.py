@@ -47,7 +47,7 @@ What is simulated, not run: user accesses (``translates`` searches the HTAB in P
 the 32-bit backend does); the kernel's own accesses: the kernel's memory is bolted with
 16 MB pages (htab_initialize), whose rare ERAT and TLB misses the model leaves out, so a
 kernel routine runs with the MMU model off (its tlbie still acts on the model's TLB,
-through the SLB: emu.mmu.invalidate_page); the SLB: switch_mm writes the user segments'
+through the SLB: emu.hw.mmu.invalidate_page); the SLB: switch_mm writes the user segments'
 entries (ESIDs 0-7, below TASK_SIZE) from Python, where 2.6 loads them on SLB misses.
 
 Several CPUs (``Machine("power4", cores=N)``): the kernel's locks are guest code, as in
@@ -71,7 +71,7 @@ routines/ppc64/flush_tlb_range_24.S), and an unmap flushes its range after the z
 TLB gather). ``tlbie="per_page"`` with ``hash_lock="hpte"`` keeps 2.5's lock bits and
 tlbie lock but flushes page by page: the two changes of the paper apart. Labels
 .Lhash_table_lock_<k>, .Ltlbie_lock_<k> and .Lhpte_lock_<k> (to ..._end) delimit each
-place a lock is acquired (emu.blanchard2002.lock_ranges). The 2.4 variant's differences
+place a lock is acquired (emu.papers.blanchard2002.lock_ranges). The 2.4 variant's differences
 from 2.4: its hpte_updatepp and eviction are 2.6's (an evicted HPTE gets no tlbie).
 
 Limits: the global tlbie always (the kernel uses tlbiel for an mm that ran on this CPU
@@ -86,10 +86,14 @@ from __future__ import annotations
 
 from collections import deque
 
-from .. import hash64, mmu, routine
-from .vm import (cpu, _PAGE_ACCESSED, _PAGE_COHERENT, _PAGE_DIRTY, _PAGE_EXEC, _PAGE_GUARDED,
-                 _PAGE_HASHPTE, _PAGE_NO_CACHE, _PAGE_PRESENT, _PAGE_RW, _PAGE_USER,
-                 _PAGE_WRITETHRU, PAGE_SHIFT, PAGE_SIZE, TASK_SIZE, Arch, KernelError)
+from ..hw import hash64, mmu
+from ..context import routine
+from .arch import Arch
+from .errors import KernelError
+from .percpu import cpu
+from .pgtable import (_PAGE_ACCESSED, _PAGE_COHERENT, _PAGE_DIRTY, _PAGE_EXEC, _PAGE_GUARDED,
+                      _PAGE_HASHPTE, _PAGE_NO_CACHE, _PAGE_PRESENT, _PAGE_RW, _PAGE_USER,
+                      _PAGE_WRITETHRU, PAGE_SHIFT, PAGE_SIZE, TASK_SIZE)
 
 MASK64 = 2**64 - 1
 
@@ -191,7 +195,7 @@ class PPC64Hash(Arch):
         self.htab_base = machine.alloc(size, align=size)
         self.htab_size = size
         self.sdr1 = hash64.sdr1_for(self.htab_base, size)
-        machine.sdr1 = self.sdr1
+        machine.mmu.sdr1 = self.sdr1
         self.kvars = machine.alloc(8)                   # the pseudo-timebase
         # ppc64_tlb_batch: one per CPU (ppc64_tlb_batch[smp_processor_id()])
         self.batches = [machine.alloc(BATCH_BYTES) for _ in machine.cpus]
@@ -222,7 +226,7 @@ class PPC64Hash(Arch):
     # ------------------------------------------------------------ running kernel routines
 
     def call(self, entry, *args, charge=None):
-        with self.machine.translation_off():     # kernel memory: bolted large pages
+        with self.machine.mmu.translation_off():     # kernel memory: bolted large pages
             run = self.machine.call(entry, *args)
         self.ledger.guest(charge or entry, run)
         return run.return_value
@@ -273,14 +277,14 @@ class PPC64Hash(Arch):
         self.free_contexts.append(mm.context)
 
     def vsid(self, mm, address):
-        """get_vsid(context, ea) of the time (emu.hash64.linux_user_vsid)."""
+        """get_vsid(context, ea) of the time (emu.hw.hash64.linux_user_vsid)."""
         return hash64.linux_user_vsid(mm.context, address)
 
     def switch_mm(self, mm):
         """The user segments' SLB entries (entries 1-8; the kernel's are bolted apart) with
         the mm's VSIDs, SLB_VSID_USER = Kp | Ks (include/asm-ppc64/mmu.h)."""
         for esid in range(USER_SEGMENTS):
-            self.machine.set_slb(1 + esid, esid, self.vsid(mm, esid << 28), ks=True, kp=True)
+            self.machine.mmu.set_slb(1 + esid, esid, self.vsid(mm, esid << 28), ks=True, kp=True)
 
     # ------------------------------------------------------------------ translations
 

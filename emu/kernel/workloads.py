@@ -27,7 +27,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .vm import PAGE_SIZE, STACK_TOP, TASK_UNMAPPED_BASE, File, Kernel
+from ..hw import softtlb
+from ..hw.profile import load as load_profile
+from ..run.machine import Machine
+from ..run.parallel import current_task
+from .arm import ARMv7
+from .pages import File
+from .percpu import cpu
+from .pgtable import PAGE_SIZE, STACK_TOP, TASK_UNMAPPED_BASE
+from .ppc32 import PPC32Hash
+from .ppc64 import PPC64Hash, htab_size_for
+from .ppc405 import PPC405
+from .ppc603 import PPC603
+from .vm import Kernel
 
 ELF_BASE = 0x10000000        # where PPC32 executables are linked (the ld default script)
 
@@ -239,26 +251,19 @@ def make_kernel(policy=None, tlb_flush=None, profile="ppc750", **options):
     descriptors (emu.kernel.arm, MMU model on; option ``fixes``) for cortex-a9, else the
     32-bit hashed one. ``policy=None``: the backend's kernel's I-cache policy (lazy; ARM:
     sync_exec)."""
-    from .. import softtlb
-    from ..machine import Machine
-    from ..profile import load as load_profile
     machine_options = {k: options.pop(k) for k in ("ram_size", "mmu", "cores", "caches")
                        if k in options}
     described = load_profile(profile)
     if softtlb.kind(described) == "405" and "arch" not in options:
-        from .ppc405 import PPC405
         options["arch"] = PPC405
         machine_options["mmu"] = True
     elif softtlb.kind(described) == "603" and "arch" not in options:
-        from .ppc603 import PPC603
         options["arch"] = PPC603
         machine_options["mmu"] = True
     elif described.isa == "ppc64" and "arch" not in options:
-        from .ppc64 import PPC64Hash
         options["arch"] = PPC64Hash
         machine_options["mmu"] = True
     elif described.isa == "arm" and "arch" not in options:
-        from .arm import ARMv7
         options["arch"] = ARMv7
         machine_options["mmu"] = True
     _size_like_the_papers_machine(described, options, machine_options)
@@ -271,8 +276,6 @@ def _size_like_the_papers_machine(described, options, machine_options):
     the paper measured (the profile's [system] memory_mb: the PowerBook's 192 MB give 512
     KB, the pSeries 650's 8 GB 128 MB), unless ``total_memory`` or ``htab_size`` is given.
     The emulated RAM grows to hold a table that large."""
-    from .ppc32 import PPC32Hash
-    from .ppc64 import PPC64Hash, htab_size_for
     arch = options.get("arch")
     hashed = arch is None or (isinstance(arch, type) and issubclass(arch, (PPC32Hash,
                                                                            PPC64Hash)))
@@ -320,7 +323,7 @@ def _measure_parallel(kernel, name, setup, warmup, iterations, per="iteration",
                       per_count=1, copies=None):
     """Every CPU of the kernel's machine (the first ``copies`` of them, if given) runs
     ``setup()`` (its copy's processes; it returns the copy's ``once``), ``warmup``
-    iterations, then ``iterations`` measured ones, all at once (emu.parallel.run_tasks).
+    iterations, then ``iterations`` measured ones, all at once (emu.run.parallel.run_tasks).
     A ParallelResult."""
     if iterations < 1:
         raise ValueError("iterations must be at least 1")
@@ -476,7 +479,6 @@ def kernel_compile(steps=4, policy=None, tlb_flush=None, profile="ppc405gp", war
     start = k.vfork if spawn == "vfork" else k.fork
 
     def copy():
-        from .vm import cpu
         _user_time(stagger * cpu())
         parent = k.spawn(parent_image)
 
@@ -511,7 +513,6 @@ def _run_pass(k, driver, image, start, user_cycles=0):
 
 def _user_time(cycles):
     """A program's own work in user mode: time on this CPU's clock (several CPUs)."""
-    from ..parallel import current_task
     task = current_task()
     if cycles and task is not None:
         task.spend(cycles)

@@ -1,0 +1,234 @@
+"""Page faults and user accesses (mm/memory.c's fault paths: do_page_fault, handle_mm_fault,
+do_anonymous_page, do_no_page, do_wp_page), a mixin of the Kernel (emu.kernel.vm)."""
+from __future__ import annotations
+
+from .errors import KernelError, SegmentationFault
+from .pgtable import (PAGE_SIZE, PROT, VM_EXEC, VM_WRITE, _PAGE_ACCESSED, _PAGE_BASE,
+                      _PAGE_DIRTY, _PAGE_EXEC, _PAGE_PRESENT, _PAGE_RW, _PAGE_USER)
+
+
+class PageFaults:
+    """The Kernel's fault paths and user accesses."""
+
+    # ------------------------------------------------------------ page faults
+
+    def _vm_pte_bits(self, vma, writable):
+        bits = _PAGE_BASE | _PAGE_USER
+        if vma.flags & VM_EXEC:
+            bits |= _PAGE_EXEC
+        if writable:
+            bits |= _PAGE_RW
+        return bits
+
+    def page_fault(self, process, address, access="r"):
+        """do_page_fault + handle_mm_fault for a user access ('r', 'w' or 'x')."""
+        mm = process.mm
+        self.ledger.fixed("fault_entry")
+        self.ledger.count("faults")
+        vma = mm.find_vma(address)
+        if vma is None:
+            raise SegmentationFault(address, "no VMA maps it")
+        needed = PROT[access]
+        if not vma.flags & needed:
+            raise SegmentationFault(address, f"{vma} does not allow {access!r}")
+        write = access == "w"
+        # handle_mm_fault: the table walk under mm->page_table_lock; the handlers drop it
+        # to allocate, clear, copy or read a page and take it again to set the PTE
+        with self.locked(mm.page_table_lock):
+            ptep = self._pte_alloc(mm, address)
+            pte = self._read_pte(ptep)
+        if not pte & _PAGE_PRESENT:
+            if vma.file is None:
+                self._do_anonymous_page(mm, vma, address, ptep, write)
+            else:
+                self._do_no_page(mm, vma, address, ptep, write)
+        elif write and not pte & _PAGE_RW:
+            self._do_wp_page(mm, vma, address, ptep, pte)
+        elif access == "x" and not pte & _PAGE_EXEC:
+            with self.locked(mm.page_table_lock):
+                self.policy.exec_fault(self, vma, self._page_of(pte))
+                self._write_pte(ptep, pte | _PAGE_EXEC)
+                self.arch.flush_tlb_page_nohash(mm, address)    # 4xx fault.c: _tlbie
+            self.ledger.count("exec_faults")
+        else:                                   # the PTE allowed it: just make it young
+            with self.locked(mm.page_table_lock):
+                new = pte | _PAGE_ACCESSED | (_PAGE_DIRTY if write else 0)
+                self._write_pte(ptep, new)
+                self.arch.flush_tlb_page_nohash(mm, address)    # ptep_set_access_flags
+                self.update_mmu_cache(mm, vma, address, ptep)
+
+    def _do_anonymous_page(self, mm, vma, address, ptep, write):
+        self.ledger.fixed("anon_fault")
+        if not write:                           # map the shared zero page, read only
+            self.ledger.count("zero_page_maps")
+            with self.locked(mm.page_table_lock):
+                self._set_pte(mm, address, ptep, self.zero_page.address |
+                              self._vm_pte_bits(vma, False))
+                self.update_mmu_cache(mm, vma, address, ptep)
+            return
+        page = self._prezeroed_page()
+        if page is None:
+            page = self._alloc_page("anon")
+            self.arch.clear_page(page.address)      # clear_user_page
+            self.ledger.count("zeroed_pages")
+        self._kernel_wrote(page)
+        page.mapcount = 1
+        self.policy.mapping_page(self, page, "anonymous")
+        with self.locked(mm.page_table_lock):
+            self._set_pte(mm, address, ptep, page.address | self._vm_pte_bits(vma, True) |
+                          _PAGE_DIRTY)
+            self.update_mmu_cache(mm, vma, address, ptep)
+
+    def _prezeroed_page(self):
+        """A page cleared in advance (Dougan 1999: the idle task's, which get_free_page()
+        hands out; emu.kernel.idle supplies them through ``prezeroed_pages``), or None: the
+        fault clears one itself. Kernels without an idle task have no supply."""
+        if self.prezeroed_pages is None:
+            return None
+        page = self.prezeroed_pages()
+        if page is not None:
+            page.kind = "anon"
+            self.ledger.count("prezeroed_pages_used")
+        return page
+
+    def _find_or_read_page(self, file, index):
+        """find_get_page, or read the page into the page cache (I/O free, see above)."""
+        if index >= file.pages:
+            raise KernelError(f"page {index} is beyond the end of {file.name} "
+                              f"({file.pages} pages)")
+        with self.locked(self.page_lock(file)):      # find_get_page under the page lock
+            self.ledger.fixed("page_cache_lookup")
+            page = self.page_cache.lookup(file, index)
+        if page is None:
+            page = self._alloc_page("pagecache")
+            page.mapping, page.index = file, index
+            self.machine.write(page.address, file.content(index))
+            self._kernel_wrote(page)
+            with self.locked(self.page_lock(file)):  # add_to_page_cache
+                self.page_cache.add(file, index, page)
+                self.ledger.fixed("page_cache_read")
+            self.ledger.count("page_cache_reads")
+        page.count += 1                             # our reference
+        return page
+
+    def _do_no_page(self, mm, vma, address, ptep, write):
+        self.ledger.fixed("file_fault")
+        page = self._find_or_read_page(vma.file, vma.file_index(address))
+        locked = page                   # ->fault returns it locked; __do_fault unlocks it
+        self.arch.lock_page(self, locked)
+        writable = bool(vma.flags & VM_WRITE) and vma.shared
+        if write and not vma.shared:                # early copy-on-write of a private page
+            new = self._alloc_page("anon")
+            self.arch.copy_page(new.address, page.address)      # copy_user_page
+            self._kernel_wrote(new)
+            self.ledger.count("cow_copies")
+            self._put_page(page)
+            page, writable = new, True
+        page.mapcount += 1
+        # the 2.4 kernels called flush_page_to_ram twice on this path: in filemap_nopage
+        # (mm/filemap.c, on the page it returns: the page-cache page or its early copy) and
+        # in do_no_page (mm/memory.c) (read in 2.4.0)
+        self.policy.mapping_page(self, page, "filemap_nopage")
+        self.policy.mapping_page(self, page, "file" if page.kind == "pagecache" else "cow")
+        bits = self._vm_pte_bits(vma, writable)
+        if write:
+            bits |= _PAGE_DIRTY
+        with self.locked(mm.page_table_lock):
+            self._set_pte(mm, address, ptep, page.address | bits)
+            self.update_mmu_cache(mm, vma, address, ptep)
+        self.arch.unlock_page(self, locked)
+
+    def _do_wp_page(self, mm, vma, address, ptep, pte):
+        self.ledger.fixed("wp_fault")
+        old = self._page_of(pte)
+        if not old.reserved and old.kind == "anon":
+            # 2.6.x do_wp_page: an anonymous page is locked around reuse_swap_page
+            self.arch.lock_page(self, old)
+            self.arch.unlock_page(self, old)
+        if not old.reserved and old.kind == "anon" and old.count == 1:
+            # the only user: make it writable in place (no copy)
+            self.ledger.count("wp_reuse")
+            with self.locked(mm.page_table_lock):
+                self._set_pte(mm, address, ptep,
+                              pte | _PAGE_RW | _PAGE_DIRTY | _PAGE_ACCESSED)
+                self.flush_tlb_page(mm, address)
+                self.update_mmu_cache(mm, vma, address, ptep)
+            return
+        new = self._alloc_page("anon")
+        if old.reserved:
+            self.arch.clear_page(new.address)
+            self.ledger.count("zeroed_pages")
+        else:
+            self.arch.copy_page(new.address, old.address)
+            self.ledger.count("cow_copies")
+        self._kernel_wrote(new)
+        new.mapcount = 1
+        self.policy.mapping_page(self, new, "cow")
+        with self.locked(mm.page_table_lock):
+            self._set_pte(mm, address, ptep, new.address | self._vm_pte_bits(vma, True) |
+                          _PAGE_DIRTY)
+            self.flush_tlb_page(mm, address)            # ptep_establish
+            self.update_mmu_cache(mm, vma, address, ptep)
+        if not old.reserved:
+            old.mapcount -= 1
+            self._put_page(old)
+
+    # ------------------------------------------------------------ user accesses
+
+    def touch(self, process, address, access="r"):
+        """A user load ('r'), store ('w') or instruction fetch ('x') at ``address``: fault
+        if the Linux PTE does not allow it, then make sure the hardware translates it."""
+        self.switch_to(process)
+        mm = process.mm
+        write = access == "w"
+        if self.arch.tlb_decides:
+            self._touch_tlb_first(process, address, access)
+            return
+        for _ in range(3):
+            pte = mm.pte(address)
+            allowed = (pte & _PAGE_PRESENT and (not write or pte & _PAGE_RW) and
+                       (access != "x" or not self.policy.needs_exec_permission or
+                        pte & _PAGE_EXEC))
+            if not allowed:
+                self.page_fault(process, address, access)
+                continue
+            if self.arch.translates(mm, address, write):
+                return
+            self.ledger.count("tlb_misses")
+            if not self.arch.tlb_miss(mm, address, write):
+                self.page_fault(process, address, access)
+        if not self.arch.translates(mm, address, write):
+            raise KernelError(f"{address:#x} still untranslated after three faults")
+
+    def _touch_tlb_first(self, process, address, access):
+        """A software-loaded TLB: the access looks in the TLB; a miss runs the guest miss
+        handler, which loads an entry from the Linux PTE or, finding none, enters the fault
+        path; an entry that forbids the access (no WR for a store, no EX for a fetch) is a
+        storage interrupt: the fault path. Then the access is retried, as the hardware
+        retries the instruction. E.g. a first fetch under lazy_exec: miss (no PTE), fault,
+        miss (entry loaded without EX), exec fault (flush, _tlbie), miss, hit."""
+        mm = process.mm
+        for _ in range(8):
+            verdict = self.arch.probe(mm, address, access)
+            if verdict == "hit":
+                if not self._exec_refused_what_if(mm, address, access):
+                    return
+            elif verdict == "miss":
+                self.ledger.count("tlb_misses")
+                if self.arch.tlb_miss_for(mm, address, access):
+                    continue
+            elif self.arch.storage_interrupt(mm, address, access):
+                continue
+            self.page_fault(process, address, access)
+        raise KernelError(f"{access!r} access at {address:#x} still not translated after "
+                          "eight TLB misses and faults")
+
+    def _exec_refused_what_if(self, mm, address, access):
+        """A policy that needs an execute permission the hardware lacks (see policy_note):
+        the model refuses a fetch from a PTE without _PAGE_EXEC, as ``touch`` does."""
+        return (access == "x" and self.policy.needs_exec_permission and
+                not self.arch.has_exec_permission and not mm.pte(address) & _PAGE_EXEC)
+
+    def touch_pages(self, process, start, pages, access="r"):
+        for k in range(pages):
+            self.touch(process, start + k * PAGE_SIZE, access)

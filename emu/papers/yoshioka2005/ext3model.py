@@ -1,0 +1,886 @@
+"""The kernel under iozone's write test, as guest x86 code: Linux 2.6.12's write() of a 4 KB
+record into an ext3 file (ordered mode), from the system call to the page cache, the
+buffer heads, the block allocator and the journal (JBD), with __copy_from_user_ll in the
+middle. The routines are ``routines/x86/*_2612.S`` (one per kernel source file, each naming
+the functions it stands for); this module lays out the structures they touch in guest
+memory and starts them.
+
+    >>> from emu import ext3model
+    >>> k = ext3model.Kernel("2.6.12")                  # doctest: +SKIP
+    >>> run = k.write_records(256)                      # 256 write()s of 4 KB
+    >>> k.check()                                       # the file system is consistent
+
+What a write() does here, in the order 2.6.12 does it (mm/filemap.c
+generic_file_buffered_write, fs/ext3/inode.c, fs/buffer.c, fs/jbd/*.c):
+
+1. ``system_call``: switch to the task's kernel stack (entry.S), ``sys_write`` ->
+   ``generic_file_aio_write`` (the inode's i_sem) -> ``generic_file_buffered_write``;
+2. ``__grab_cache_page``: a radix-tree look-up that misses, a page from the per-CPU free
+   list (``buffered_rmqueue``), ``add_to_page_cache`` (the tree's lock, the node, the
+   page's fields) and the LRU pagevec;
+3. ``ext3_prepare_write``: ``journal_start`` (the journal's and the transaction's spin
+   locks), ``block_prepare_write``: ``create_empty_buffers`` (a buffer head from the slab),
+   ``ext3_get_block``: the double-indirect path (``__getblk`` of two indirect blocks),
+   ``ext3_new_block`` (the block bitmap under ``journal_get_undo_access``, the group
+   descriptor under ``journal_get_write_access``, each ``journal_dirty_metadata``), the
+   splice into the indirect block and ``ext3_mark_inode_dirty`` (the inode table block);
+   ``unmap_underlying_metadata`` (``__find_get_block_slow`` in the block device's tree);
+4. the copy: ``__copy_from_user_ll`` (the kernel under test: 2.6.12's or the patched);
+5. ``ext3_ordered_commit_write``: ``journal_dirty_data`` (a new journal head, filed on the
+   transaction's data list under ``j_list_lock``), ``generic_commit_write`` (the buffer
+   and page dirty, the radix tree's dirty tag, i_size and ``ext3_dirty_inode``),
+   ``journal_stop``.
+
+Memory is recycled as a kernel under memory pressure recycles it: page-cache pages come
+from a zone of 128 MB per CPU, reclaimed 32 at a time (SWAP_CLUSTER_MAX) by
+``shrink_list`` from the tail of the inactive list, so the page, its buffer head and its
+journal head come back cold (their frames are shared 8 MB apart: ``FRAME_BYTES``); buffer
+heads, journal heads and radix-tree nodes go back to their slab caches' per-CPU LIFO
+arrays and come out warm. Each file's blocks come from block groups of its own, one after
+the other. What is left out is listed in ``LEFT_OUT``.
+
+Offsets: the fields are 2.6.12's, in its order, with i386 sizes (no spinlock debugging,
+no CONFIG_LBD, no CONFIG_PREEMPT); where a structure is long (journal_t, struct inode)
+only the fields the routines touch are placed, at the offsets the fields before them
+give. Object sizes are 2.6.12's: buffer_head 48, journal_head 48, handle 20, struct page
+32, radix_tree_node 276 bytes.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ...context import routine
+from ...isa.assemble import assemble
+from ...run.machine import Machine
+from . import usercopy
+
+PAGE = 4096
+KERNEL_STACK = 8192                 # THREAD_SIZE: thread_info at the bottom of the stack
+RECORD = 4096                       # iozone's default record (iozone.c: reclen 4096 without -r)
+PAGE_CACHE_BYTES = 128 << 20        # the zone's pages per CPU: the per-page structures of
+                                    # 128 MB of page cache (struct page, buffer head, journal
+                                    # head, a 64th of a radix node: 4.3 MB) are twice the L2
+                                    # and L3 together, so reclaim finds them cold, as it does
+                                    # on a machine with GBs of page cache
+FRAME_BYTES = 8 << 20               # distinct page frames per CPU (4 x the 2 MB L3): frames
+                                    # are shared by struct pages 8 MB apart; a page's bytes
+                                    # are never read back, and its frame was last written 8 MB
+                                    # of copying before, as a frame of its own would have been
+SWAP_CLUSTER_MAX = 32               # include/linux/swap.h: pages reclaimed per batch
+PAGEVEC_SIZE = 14                   # include/linux/pagevec.h
+FIRST_INDEX = 1 << 19               # the file's page index at the start: 2 GB into the
+                                    # 8000 MB file (2,048,000 pages), in the double-indirect
+                                    # range of a 4 KB-block ext3 file (pages 1036 to
+                                    # 1,049,611; beyond it one more indirect level)
+DIND_START = 12 + 1024              # blocks mapped by i_data[0..11] and the indirect block
+ADDR_PER_BLOCK = 1024
+BLOCKS_PER_GROUP = 32768            # 8 x 4096 bits of one bitmap block
+GROUP_NO = 32                       # the block group of the files' inodes (a group far in)
+GROUP_START = GROUP_NO * BLOCKS_PER_GROUP
+DATA_START_BIT = 1024               # a group's data blocks: after its bitmaps and inode table
+                                    # (bits 0-513) and, in the inodes' group, the run's
+                                    # indirect blocks
+DATA_PER_GROUP = BLOCKS_PER_GROUP - DATA_START_BIT
+
+KERNELS = {"2.6.12": "x86/copy_from_user_ll.S", "patched": "x86/copy_from_user_ll_nt.S"}
+ROUTINES = ("x86/spinlock_2612.S", "x86/jbd_2612.S", "x86/buffer_2612.S",
+            "x86/ext3_2612.S", "x86/mm_2612.S", "x86/vfs_2612.S", "x86/iozone_write.S")
+
+LEFT_OUT = (
+    "kmap_atomic of a highmem page (a PTE write and invlpg per page; the x86 model has no MMU)",
+    "the journal commit (kjournald writes the data list every 5 s, outside a run's window)",
+    "writeback and the block layer (pdflush, bios, the SCSI driver, interrupts)",
+    "the disk: write() returns once the data is in the page cache",
+    "ext3's block reservation windows (one window search per ~1000 blocks)",
+    "balance_dirty_pages (once per ratelimit_pages, 1024 pages on a large machine)",
+    "the scheduler, timers and other tasks (kjournald, kswapd, pdflush)",
+    "file_update_time (mtime changes once per second: one ext3_dirty_inode per second)",
+)
+
+# ------------------------------------------------------------------ structures
+
+# struct buffer_head (include/linux/buffer_head.h)
+BH = dict(STATE=0, THIS_PAGE=4, PAGE=8, COUNT=12, SIZE=16, BLOCKNR=20, DATA=24, BDEV=28,
+          END_IO=32, PRIVATE=36, ASSOC=40)
+BH_SIZE = 48
+# enum bh_state_bits, then jbd's (include/linux/jbd.h) from BH_PrivateStart
+BH_BITS = dict(Uptodate=0, Dirty=1, Lock=2, Req=3, Mapped=4, New=5, PrivateStart=13,
+               JBD=13, JWrite=14, Freed=15, Revoked=16, RevokeValid=17, JBDDirty=18,
+               State=19, JournalHead=20)
+# struct journal_head (include/linux/journal-head.h)
+JH = dict(BH=0, JCOUNT=4, JLIST=8, FROZEN=12, COMMITTED=16, TRANSACTION=20, NEXT_T=24,
+          TNEXT=28, TPREV=32, CP_T=36, CPNEXT=40, CPPREV=44)
+JH_SIZE = 48
+BJ = dict(NONE=0, SYNCDATA=1, METADATA=2, FORGET=3, IO=4, SHADOW=5, LOGCTL=6, RESERVED=7)
+# handle_t (struct handle_s)
+H = dict(TRANSACTION=0, CREDITS=4, REF=8, ERR=12, FLAGS=16)
+HANDLE_SIZE = 20
+# transaction_t (struct transaction_s)
+T = dict(JOURNAL=0, TID=4, STATE=8, LOG_START=12, NR_BUFFERS=16, RESERVED=20, LOCKED=24,
+         BUFFERS=28, SYNC_DATA=32, FORGET=36, CHECKPOINT=40, IOBUF=44, SHADOW=48, LOG=52,
+         HANDLE_LOCK=56, UPDATES=60, OUTSTANDING=64, CPNEXT=68, CPPREV=72, EXPIRES=76,
+         HANDLE_COUNT=80)
+TRANSACTION_SIZE = 84
+# journal_t (struct journal_s): the fields the write path touches, at their offsets
+J = dict(FLAGS=0, ERRNO=4, STATE_LOCK=20, BARRIER_COUNT=24, RUNNING=48, COMMITTING=52,
+         WAIT_UPDATES=120, FREE=160, LIST_LOCK=192, MAX_BUFFERS=236, COMMIT_INTERVAL=240)
+JOURNAL_SIZE = 320
+# struct page (include/linux/mm.h, i386, HIGHMEM with hashed page_address)
+PG = dict(FLAGS=0, COUNT=4, MAPCOUNT=8, PRIVATE=12, MAPPING=16, INDEX=20, LRU_NEXT=24,
+          LRU_PREV=28)
+PAGE_STRUCT = 32
+PG_BITS = dict(locked=0, error=1, referenced=2, uptodate=3, dirty=4, lru=5, active=6,
+               private=12, writeback=13)
+# struct radix_tree_node (lib/radix-tree.c, RADIX_TREE_MAP_SHIFT 6)
+RN = dict(COUNT=0, SLOTS=4, TAGS=260)
+RADIX_NODE = 276
+RADIX_HEIGHT = 4                    # 64^3 < 2,048,000 pages <= 64^4
+# struct address_space (include/linux/fs.h) with its radix_tree_root
+AS = dict(HOST=0, PAGE_TREE=4, TREE_LOCK=16, NRPAGES=48, A_OPS=56, PRIVATE_LOCK=68)
+RR = dict(HEIGHT=0, GFP=4, RNODE=8)  # struct radix_tree_root, at AS_PAGE_TREE
+# struct address_space_operations: prepare_write and commit_write after six pointers
+AOPS = dict(PREPARE_WRITE=24, COMMIT_WRITE=28)
+MAPPING_SIZE = 84
+# struct ext3_inode_info with struct inode (vfs_inode) and its address_space (i_data)
+EI = dict(DATA=0, DIND=52, FLAGS=60, FILE_ACL=64, DIR_ACL=68, DTIME=72, BLOCK_GROUP=76, STATE=80,
+          LAST_ALLOC_LOGICAL=84, LAST_ALLOC_PHYSICAL=88, DISKSIZE=132, EXTRA_ISIZE=140,
+          TRUNCATE_SEM=144)
+VFS = 164                           # struct inode inside ext3_inode_info
+I = dict(INO=VFS + 32, COUNT=VFS + 36, MODE=VFS + 40, NLINK=VFS + 44, UID=VFS + 48,
+         GID=VFS + 52, SIZE=VFS + 60, ATIME=VFS + 68, MTIME=VFS + 76, CTIME=VFS + 84,
+         BLKBITS=VFS + 92, BLOCKS=VFS + 104, BYTES=VFS + 108, LOCK=VFS + 112,
+         SEM=VFS + 116, SB=VFS + 160, FLOCK=VFS + 164, MAPPING=VFS + 168, I_DATA=VFS + 172,
+         STATE=VFS + 300, GENERATION=VFS + 320)
+INODE_SIZE = VFS + 360
+EXT3_STATE_NEW = 8
+I_DIRTY = 7                         # I_DIRTY_SYNC | I_DIRTY_DATASYNC | I_DIRTY_PAGES
+# struct ext3_inode, on disk (include/linux/ext3_fs.h): 128 bytes in the inode table
+RAW = dict(MODE=0, UID=2, SIZE=4, ATIME=8, CTIME=12, MTIME=16, DTIME=20, GID=24, LINKS=26,
+           BLOCKS=28, FLAGS=32, BLOCK=40, GENERATION=100, FILE_ACL=104, DIR_ACL=108)
+RAW_INODE = 128
+# struct ext3_group_desc
+GD = dict(BLOCK_BITMAP=0, INODE_BITMAP=4, INODE_TABLE=8, FREE_BLOCKS=12, FREE_INODES=14)
+# super_block + ext3_sb_info, folded into one block: the fields the routines read
+SB = dict(FLAGS=0, BLOCKSIZE=4, BDEV=8, JOURNAL=12, GROUP_DESC=16, FIRST_DATA_BLOCK=20,
+          INODES_PER_GROUP=24, BLOCKS_PER_GROUP=28, FREE_LOCK=64, FREE_COUNT=68,
+          BGL_LOCK=128)
+SB_SIZE = 256
+# the block device: its own address space (a radix tree the data blocks' look-ups fall out
+# of) and the buffer heads of the metadata blocks it caches, (block, bh) pairs
+BDEV = dict(MAPPING=0, META_N=4, META=8)
+META_SLOTS = 256
+BDEV_SIZE = 8 + 8 * META_SLOTS
+# struct file
+F = dict(COUNT=0, FLAGS=4, POS=8, MAPPING=16, INODE=20, MODE=24)
+FILE_SIZE = 32
+# thread_info (include/asm-i386/thread_info.h) at the bottom of the kernel stack
+TI = dict(TASK=0, FLAGS=8, STATUS=12, CPU=16, PREEMPT=20)
+# task_struct: the fields used (journal_info is deep in the 2.6.12 struct)
+TSK = dict(STATE=0, THREAD_INFO=4, ESP0=8, FILES=12, RLIMIT_FSIZE=0x280, WCHAR=0x2c0,
+           SYSCW=0x2c8, JOURNAL_INFO=0x2e0)
+FILES = dict(COUNT=0, MAX_FDS=4, FD=8)   # struct files_struct: fd -> struct file *
+TASK_SIZE = 0x300
+# kmem_cache_t stand-in: one per cache, a per-CPU array (LIFO of freed objects) and the
+# memory new objects come from (a ring: memory the cache last used long ago)
+KC = dict(OBJSIZE=0, ARRAY=4)       # ARRAY: 4 per-CPU pointers
+AC = dict(AVAIL=0, LIMIT=4, NEXT=8, START=12, END=16, ENTRY=32)
+AC_LIMIT = 120                      # 2.6.12 enable_cpucache: objects of 256 B or less
+AC_SIZE = 32 + 4 * AC_LIMIT
+# the per-CPU area (__per_cpu_offset[cpu] points at it): bh_lrus, bh_accounting,
+# balance_dirty_pages' ratelimits, the free-blocks percpu_counter's count, the zone's
+# per_cpu_pages (a LIFO of free pages, pcp->count), radix_tree_preloads
+PCPU = dict(BH_LRU=0, BH_LRU_PREV=-4, BH_LRU_LAST=28, BH_NR=32, RATELIMITS=36, FBC_COUNT=64,
+            PCP_COUNT=128, PCP_STACK=132, RTP_NR=448)
+BH_LRU_SIZE = 8                     # fs/buffer.c
+PCP_STACK_MAX = 72                  # pcp->high: 2.6.12 sets 6 x batch; ours holds a
+                                    # reclaim batch (32) plus a bulk refill (16) and more
+PCPU_SIZE = 512
+# struct zone (include/linux/mmzone.h): the free pages (never-used memory of the pool, a
+# stand-in for the buddy lists), the LRU lists under lru_lock (on its own cache line, as
+# ZONE_PADDING puts it), the wait table; plus where the pool's struct pages and frames are
+ZONE = dict(LOCK=0, FREE_NEXT=4, FREE_LEFT=8, MEM_MAP=12, FRAMES=16, PAGES_LOW=20,
+            FRAME_MASK=24,
+            LRU_LOCK=128, INACTIVE=132, NR_INACTIVE=140, ACTIVE=144, NR_ACTIVE=152,
+            WAIT_TABLE=256, WAIT_BITS=260)
+ZONE_SIZE = 320
+WAIT_TABLE_ENTRIES = 4096           # wait_table_size(): at most 4096 queues of 12 bytes
+WAIT_QUEUE_HEAD = 12
+FBC_BATCH = 32                      # percpu_counter batch: NR_CPUS * 4 with NR_CPUS 8
+# the iozone task's context, passed to the user loop
+CTX = dict(TASK=0, FD=4, BUF=8, RECLEN=12, FILL=16)
+NR_WRITE = 4                        # __NR_write on i386
+
+
+def equates():
+    """The structure offsets above as ``.equ`` lines for the routines (one source of truth:
+    the routines are assembled with this text in front of them)."""
+    lines = [".equ PAGE_SIZE, 4096", ".equ THREAD_SIZE, 8192",
+             f".equ SIZEOF_BH, {BH_SIZE}", f".equ SIZEOF_JH, {JH_SIZE}",
+             f".equ SIZEOF_HANDLE, {HANDLE_SIZE}", f".equ PAGE_STRUCT, {PAGE_STRUCT}",
+             f".equ RADIX_NODE, {RADIX_NODE}", f".equ RADIX_HEIGHT, {RADIX_HEIGHT}",
+             f".equ RAW_INODE, {RAW_INODE}", f".equ META_SLOTS, {META_SLOTS}",
+             f".equ BH_LRU_SIZE, {BH_LRU_SIZE}", f".equ PAGEVEC_SIZE, {PAGEVEC_SIZE}",
+             f".equ SWAP_CLUSTER_MAX, {SWAP_CLUSTER_MAX}", f".equ FBC_BATCH, {FBC_BATCH}",
+             f".equ DIND_START, {DIND_START}", f".equ BLOCKS_PER_GROUP, {BLOCKS_PER_GROUP}",
+             f".equ EXT3_STATE_NEW, {EXT3_STATE_NEW}", f".equ I_DIRTY, {I_DIRTY}",
+             f".equ PCP_STACK_MAX, {PCP_STACK_MAX}",
+             f".equ WAIT_QUEUE_HEAD, {WAIT_QUEUE_HEAD}", f".equ NR_SYSCALLS, {NR_WRITE + 1}",
+             f".equ NR_WRITE, {NR_WRITE}"]
+    for prefix, table in (("BH", BH), ("JH", JH), ("H", H), ("T", T), ("J", J), ("PG", PG),
+                          ("RN", RN), ("AS", AS), ("RR", RR), ("AOPS", AOPS),
+                          ("FILES", FILES), ("EI", EI), ("I", I), ("RAW", RAW),
+                          ("GD", GD), ("SB", SB), ("BDEV", BDEV), ("F", F), ("TI", TI), ("TSK", TSK),
+                          ("KC", KC), ("AC", AC), ("PCPU", PCPU), ("ZONE", ZONE),
+                          ("CTX", CTX)):
+        lines += [f".equ {prefix}_{name}, {value}" for name, value in table.items()]
+    lines += [f".equ BH_{name}, {bit}" for name, bit in BH_BITS.items()]
+    lines += [f".equ BJ_{name}, {value}" for name, value in BJ.items()]
+    lines += [f".equ PG_{name}, {bit}" for name, bit in PG_BITS.items()]
+    return "\n".join(lines) + "\n"
+
+
+def source(kernel="2.6.12"):
+    """The whole guest kernel as one source text: the equates, the copy routines of
+    ``kernel`` ("2.6.12" or "patched", as emu.papers.yoshioka2005.usercopy), the write path, iozone's loop."""
+    if kernel not in KERNELS:
+        raise ValueError(f"unknown kernel {kernel!r}: choose one of {', '.join(KERNELS)}")
+    files = usercopy.KERNELS[kernel] + ROUTINES
+    return equates() + "".join(routine(name).read_text() for name in files)
+
+
+# ------------------------------------------------------------------ the kernel in memory
+
+RW_LOCK_BIAS = 0x01000000           # a free rwlock_t (include/asm-i386/rwlock.h)
+SPIN_FREE = 1                       # a free spinlock_t (its byte is 1)
+FD = 3                              # iozone's file: after stdin, stdout, stderr
+XTIME = 1123977600                  # 2005-08-14, the date of the paper's runs
+INODE_TABLE_BLOCKS = 512            # a group's bitmap, inode bitmap and inode table take
+                                    # its first 514 blocks (16,384 inodes of 128 B)
+INODES_PER_GROUP = 16384            # mke2fs: one inode per 8 KB (32768 blocks x 4 KB / 8 KB)
+MAX_TRANSACTION_BUFFERS = 2048      # j_max_transaction_buffers: a quarter of a 32 MB
+                                    # journal of 4 KB blocks (mke2fs's size for large file
+                                    # systems); a handle takes 10 credits, gives most back
+FMODE_WRITE = 2
+S_IFREG_644 = 0o100644
+
+
+def _words(*values):
+    return b"".join((v & 0xFFFFFFFF).to_bytes(4, "little") for v in values)
+
+
+class Kernel:
+    """Linux 2.6.12's write path on an emulated Xeon MP: ``cpus`` iozone children, each
+    writing its own ext3 file through one journal and one zone.
+
+    ``kernel``: "2.6.12" or "patched" (Yoshioka's __copy_from_user_ll). ``page_cache_bytes``
+    and ``frame_bytes``: the zone's pages, and the distinct frames behind them, per CPU.
+    ``max_records``: the most records a CPU's file will take over the Kernel's life (sizes
+    its indirect blocks and its block groups). ``fpu_owner``: the iozone task's FPU state
+    is live in the registers, so the patched copy's kernel_fpu_begin saves it.
+    ``used_blocks``: blocks each file has already taken in its first group (to reach the
+    next group sooner)."""
+
+    def __init__(self, kernel="2.6.12", cpus=1, page_cache_bytes=PAGE_CACHE_BYTES,
+                 frame_bytes=FRAME_BYTES, max_records=40_000, profile="pentium4",
+                 fpu_owner=False, used_blocks=0):
+        if not 1 <= cpus <= 8:
+            raise ValueError(f"cpus must be from 1 to 8 (NR_CPUS), not {cpus}")
+        frames = frame_bytes // PAGE
+        if frame_bytes % PAGE or frames < 64 or frames & (frames - 1):
+            raise ValueError("frame_bytes must be a power-of-two number of pages, at least 64")
+        if page_cache_bytes % frame_bytes:
+            raise ValueError("page_cache_bytes must be a multiple of frame_bytes")
+        if not 0 <= used_blocks < DATA_PER_GROUP:
+            raise ValueError(f"used_blocks must be from 0 to {DATA_PER_GROUP - 1}")
+        self.kernel, self.cpus, self.max_records = kernel, cpus, max_records
+        self.used_blocks = used_blocks
+        self.pool_pages = page_cache_bytes // PAGE * cpus
+        self.frame_count = frames * cpus
+        self.groups_per_file = -(-(max_records + used_blocks) // DATA_PER_GROUP)
+        if GROUP_NO + 1 + cpus * self.groups_per_file > 128:
+            raise ValueError("the files need more block groups than one descriptor block "
+                             "describes: fewer max_records or CPUs")
+        ram = (24 << 20) + self.frame_count * PAGE + self.pool_pages * 320
+        ram = -(-ram // (1 << 20)) * (1 << 20)
+        self.machine = m = Machine(profile, cores=cpus, ram_size=ram)
+        self.program = m.load(assemble(source(kernel), "x86", m.code_start,
+                                       f"the {kernel} kernel's write path"))
+        self.sym = m.symbols
+        self._next_meta_bit = INODE_TABLE_BLOCKS + 2
+        self._meta = []                         # (block, bh) of the cached metadata
+        self._build(fpu_owner)
+
+    # -------------------------------------------------------------- memory helpers
+
+    def _alloc(self, size, align=64):
+        return self.machine.alloc(size, align=align)
+
+    def _poke(self, address, data):
+        self.machine.write(address, data)
+
+    def _word(self, address, value):
+        self._poke(address, _words(value))
+
+    def _read(self, address, size=4):
+        return self.machine.read_word(address, size)
+
+    # -------------------------------------------------------------- building
+
+    def _build(self, fpu_owner):
+        m, cpus = self.machine, self.cpus
+        self.pcpu = [self._alloc(PCPU_SIZE) for _ in range(cpus)]
+        self._poke(self.sym["__per_cpu_offset"], _words(*self.pcpu))
+        self._build_caches()
+        self.zone = self._build_zone(self.pool_pages, self.frame_count)
+        self.zone_normal = self._build_zone(0, 0)
+        self._word(self.sym["page_zone_highmem"], self.zone)
+        self._word(self.sym["page_zone_normal"], self.zone_normal)
+        self._poke(self.sym["xtime"], _words(XTIME, 0))
+        self.meta_page_structs = self._alloc(META_SLOTS * PAGE_STRUCT)
+        self._build_journal()
+        self._build_block_device()
+        self._build_groups()
+        self.files = [self._build_file(k) for k in range(cpus)]
+        self._finish_block_device()
+        self.ctx = [self._build_task(k, self.files[k]) for k in range(cpus)]
+        if fpu_owner and self.kernel == "patched":
+            usercopy.set_fpu_owner(m, True)
+
+    def _build_caches(self):
+        """The slab caches: per CPU an array of freed objects and a ring of memory."""
+        pages = self.pool_pages // self.cpus
+        sizes = {"journal_head_cache": (JH_SIZE, pages + 512),
+                 "bh_cachep": (BH_SIZE, pages + 512),
+                 "jbd_handle_cache": (HANDLE_SIZE, 16),
+                 "radix_tree_node_cachep": (RADIX_NODE, pages // 32 + 64),
+                 "size4096_cache": (PAGE, 4)}
+        self.caches = {}
+        for name, (objsize, count) in sizes.items():
+            cache = self._alloc(4 + 4 * 8)
+            arrays = []
+            for _ in range(self.cpus):
+                ring = self._alloc(objsize * count, align=PAGE if objsize >= PAGE else 64)
+                ac = self._alloc(AC_SIZE)
+                self._poke(ac, _words(0, AC_LIMIT, ring, ring, ring + objsize * count))
+                arrays.append(ac)
+            self._poke(cache, _words(objsize, *arrays))
+            self._word(self.sym[name], cache)
+            self.caches[name] = cache
+
+    def _build_zone(self, pages, frames):
+        """A zone: ``pages`` never-used pages (struct pages; ``frames`` frames behind them,
+        page p on frame p mod frames), empty LRU lists, a wait table of 4096 empty
+        queues."""
+        zone = self._alloc(ZONE_SIZE, align=128)
+        table = self._alloc(WAIT_TABLE_ENTRIES * WAIT_QUEUE_HEAD)
+        heads = np.zeros((WAIT_TABLE_ENTRIES, 3), np.uint32)
+        addresses = table + WAIT_QUEUE_HEAD * np.arange(WAIT_TABLE_ENTRIES, dtype=np.uint64)
+        heads[:, 0] = SPIN_FREE
+        heads[:, 1] = heads[:, 2] = (addresses + 4).astype(np.uint32)   # empty list
+        self._poke(table, heads.tobytes())
+        mem_map = self._alloc(max(pages, 1) * PAGE_STRUCT)
+        frame_base = self._alloc(frames * PAGE, align=PAGE) if frames else 0
+        self._poke(zone + ZONE["LOCK"], _words(SPIN_FREE, mem_map, pages, mem_map, frame_base,
+                                               0, max(frames - 1, 0)))
+        for head in ("INACTIVE", "ACTIVE"):
+            at = zone + ZONE[head]
+            self._poke(at, _words(at, at))
+        self._word(zone + ZONE["LRU_LOCK"], SPIN_FREE)
+        self._poke(zone + ZONE["WAIT_TABLE"], _words(table, 12))
+        if pages:
+            self.mem_map, self.frames = mem_map, frame_base
+        return zone
+
+    def _build_journal(self):
+        self.journal = j = self._alloc(JOURNAL_SIZE, align=128)
+        self.transaction = t = self._alloc(TRANSACTION_SIZE, align=128)
+        self._word(j + J["STATE_LOCK"], SPIN_FREE)
+        self._word(j + J["LIST_LOCK"], SPIN_FREE)
+        self._word(j + J["RUNNING"], t)
+        self._word(j + J["MAX_BUFFERS"], MAX_TRANSACTION_BUFFERS)
+        self._word(j + J["FREE"], 4 * MAX_TRANSACTION_BUFFERS)
+        self._word(j + J["COMMIT_INTERVAL"], 5 * 1000)      # 5 s at HZ 1000
+        queue = j + J["WAIT_UPDATES"]
+        self._poke(queue, _words(SPIN_FREE, queue + 4, queue + 4))
+        self._word(t + T["JOURNAL"], j)
+        self._word(t + T["TID"], 1)
+        self._word(t + T["HANDLE_LOCK"], SPIN_FREE)
+        self._word(t + T["EXPIRES"], 0x7FFFFFFF)
+
+    def _build_block_device(self):
+        """The block device: its address space (a radix tree of height 4 holding one
+        level-3 node over the files' part of the disk, and nothing below it there) and the
+        table of cached metadata buffer heads."""
+        self.bdev = self._alloc(BDEV_SIZE)
+        mapping = self._alloc(MAPPING_SIZE)
+        top, below = self._alloc(RADIX_NODE), self._alloc(RADIX_NODE)
+        self._word(top + RN["SLOTS"] + 4 * ((GROUP_START >> 18) & 63), below)
+        self._word(top + RN["COUNT"], 1)
+        self._word(below + RN["COUNT"], 1)          # a node of other metadata elsewhere
+        self._word(below + RN["SLOTS"] + 4 * 63, below)
+        self._poke(mapping + AS["PAGE_TREE"], _words(RADIX_HEIGHT, 0, top))
+        self._word(mapping + AS["TREE_LOCK"], RW_LOCK_BIAS)
+        self._word(self.bdev + BDEV["MAPPING"], mapping)
+
+    def _metadata_block(self, group=GROUP_NO, bit=None):
+        """A cached metadata block (a 4 KB block and its buffer head, its page set up
+        active): bit ``bit`` of ``group``, or the next free metadata bit of the inodes'
+        group. Returns (block number, bh, data address)."""
+        if bit is None:
+            bit = self._next_meta_bit
+            self._next_meta_bit += 1
+            if self._next_meta_bit > DATA_START_BIT:
+                raise ValueError("the run needs more metadata blocks than the group keeps "
+                                 "below its data")
+        if len(self._meta) == META_SLOTS:
+            raise ValueError(f"more than {META_SLOTS} cached metadata blocks: fewer "
+                             "max_records or CPUs")
+        block = group * BLOCKS_PER_GROUP + bit
+        data = self._alloc(PAGE, align=PAGE)
+        bh = self._alloc(BH_SIZE, align=16)
+        page = self.meta_page_structs + PAGE_STRUCT * len(self._meta)
+        flags = sum(1 << PG_BITS[b] for b in ("uptodate", "lru", "active", "referenced"))
+        self._poke(page, _words(flags, 1))
+        state = (1 << BH_BITS["Uptodate"]) | (1 << BH_BITS["Mapped"])
+        self._poke(bh, _words(state, bh, page, 0, PAGE, block, data, self.bdev))
+        self._meta.append((block, bh))
+        return block, bh, data
+
+    def _build_groups(self):
+        """The super block, the group descriptor block, and the block groups: GROUP_NO holds
+        the files' inodes (its inode table's first block) and the run's indirect blocks;
+        the groups after it hold the files' data, ``groups_per_file`` each."""
+        self.sb = sb = self._alloc(SB_SIZE, align=128)
+        self.gd_block, self.gd_bh, gd_data = self._metadata_block(bit=INODE_TABLE_BLOCKS + 1)
+        self.itable_block, self.itable_bh, self.itable = self._metadata_block(bit=2)
+        group_desc = self._alloc(64)
+        self._word(group_desc + 4 * (GROUP_NO >> 7), self.gd_bh)
+        self.bitmaps = {}
+        for g in range(GROUP_NO, GROUP_NO + 1 + self.cpus * self.groups_per_file):
+            used = np.zeros(BLOCKS_PER_GROUP, np.uint8)
+            used[:DATA_START_BIT] = 1                   # metadata, now and to come
+            if (g - GROUP_NO - 1) % self.groups_per_file == 0:
+                used[DATA_START_BIT:DATA_START_BIT + self.used_blocks] = 1
+            block, _, data = self._metadata_block(group=g, bit=0)
+            self._poke(data, np.packbits(used, bitorder="little").tobytes())
+            self.bitmaps[g] = data
+            self._poke(gd_data + 32 * (g & 127),
+                       _words(block, block + 1, self.itable_block if g == GROUP_NO else
+                              block + 2) + DATA_PER_GROUP.to_bytes(2, "little"))
+        self._poke(sb, _words(0, PAGE, self.bdev, self.journal, group_desc, 0,
+                              INODES_PER_GROUP, BLOCKS_PER_GROUP))
+        self._poke(sb + SB["FREE_LOCK"], _words(SPIN_FREE, 10_000_000))
+        self._word(sb + SB["BGL_LOCK"], SPIN_FREE)
+
+    def block_of(self, k, offset):
+        """The block CPU k's file has for its page FIRST_INDEX + offset: its groups' data
+        blocks, in order."""
+        offset += self.used_blocks
+        group = GROUP_NO + 1 + k * self.groups_per_file + offset // DATA_PER_GROUP
+        return group * BLOCKS_PER_GROUP + DATA_START_BIT + offset % DATA_PER_GROUP
+
+    def _build_file(self, k):
+        """CPU k's file: its inode (in the inode table's first block, inode k of the group),
+        its address space and radix tree, its double-indirect block and the indirect blocks
+        its records will need."""
+        inode = self._alloc(INODE_SIZE, align=64)
+        mapping = inode + I["I_DATA"]
+        ino = GROUP_NO * INODES_PER_GROUP + 1 + k
+        dind_block, dind_bh, dind = self._metadata_block()
+        first = FIRST_INDEX - DIND_START
+        count = (first + self.max_records) // ADDR_PER_BLOCK - first // ADDR_PER_BLOCK + 1
+        if first // ADDR_PER_BLOCK + count > ADDR_PER_BLOCK:
+            raise ValueError("the records go past the double-indirect range")
+        for j in range(first // ADDR_PER_BLOCK, first // ADDR_PER_BLOCK + count):
+            ind_block, _, _ = self._metadata_block()
+            self._word(dind + 4 * j, ind_block)
+        size = FIRST_INDEX * PAGE
+        self._word(inode + EI["DIND"], dind_block)
+        self._poke(inode + EI["LAST_ALLOC_LOGICAL"],
+                   _words(FIRST_INDEX - 1, self.block_of(k, 0) - 1))
+        self._poke(inode + EI["DISKSIZE"], _words(size, size >> 32))
+        self._word(inode + EI["TRUNCATE_SEM"], 1)
+        self._poke(inode + I["INO"], _words(ino, 1, S_IFREG_644, 1, 0, 0))
+        self._poke(inode + I["SIZE"], _words(size, size >> 32, XTIME, 0, XTIME, 0, XTIME, 0))
+        self._word(inode + I["BLKBITS"], 12)
+        self._word(inode + I["BLOCKS"], FIRST_INDEX * 8)
+        self._word(inode + I["LOCK"], SPIN_FREE)
+        self._word(inode + I["SEM"], 1)
+        self._word(inode + I["SB"], self.sb)
+        self._word(inode + I["MAPPING"], mapping)
+        self._word(inode + I["STATE"], I_DIRTY)
+        top, level3 = self._alloc(RADIX_NODE), self._alloc(RADIX_NODE)
+        self._word(top + RN["SLOTS"] + 4 * ((FIRST_INDEX >> 18) & 63), level3)
+        self._word(top + RN["COUNT"], 1)
+        self._poke(mapping + AS["HOST"], _words(inode, RADIX_HEIGHT, 0, top))
+        self._word(mapping + AS["TREE_LOCK"], RW_LOCK_BIAS)
+        self._word(mapping + AS["A_OPS"], self.sym["ext3_ordered_aops"])
+        self._word(mapping + AS["PRIVATE_LOCK"], SPIN_FREE)
+        file = self._alloc(FILE_SIZE)
+        self._poke(file, _words(1, 1, size, size >> 32, mapping, inode, FMODE_WRITE | 1))
+        return {"inode": inode, "mapping": mapping, "file": file, "ino": ino}
+
+    def _finish_block_device(self):
+        meta = b"".join(_words(block, bh) for block, bh in self._meta)
+        self._poke(self.bdev + BDEV["META_N"], _words(len(self._meta)) + meta)
+
+    def _build_task(self, k, file):
+        """CPU k's iozone child: its kernel stack with thread_info at the bottom, its task,
+        its descriptor table (fd 3: the file), its 4 KB record buffer."""
+        stack = self.machine.alloc(KERNEL_STACK, align=KERNEL_STACK)
+        task = self._alloc(TASK_SIZE, align=64)
+        files = self._alloc(16 + 4 * 32)
+        fds = files + 16
+        self._poke(files, _words(1, 32, fds))
+        self._word(fds + 4 * FD, file["file"])
+        self._poke(task, _words(0, stack, stack + KERNEL_STACK, files))
+        self._word(task + TSK["RLIMIT_FSIZE"], 0xFFFFFFFF)
+        self._poke(stack, _words(task, 0, 0, 0, k, 0))
+        buf = self.machine.alloc(RECORD, bytes(range(256)) * (RECORD // 256), align=PAGE)
+        ctx = self._alloc(32)
+        self._poke(ctx, _words(task, FD, buf, RECORD, 0x5A5A5A5A))
+        return {"ctx": ctx, "task": task, "stack": stack, "buf": buf}
+
+    # -------------------------------------------------------------- running
+
+    def calls(self, records):
+        """One call per CPU: iozone_write_test(ctx, records)."""
+        return [("iozone_write_test", c["ctx"], records) for c in self.ctx]
+
+    def write_records(self, records, limit=None):
+        """Each CPU's child writes ``records`` records of 4 KB; returns the Run (one CPU) or
+        the ParallelRun."""
+        self._check_room(records)
+        limit = limit or 20_000 * records + 1_000_000
+        if self.cpus == 1:
+            run = self.machine.call(*self.calls(records)[0], limit=limit)
+            done = [run.return_value]
+        else:
+            run = self.machine.run_parallel(self.calls(records), limit=limit)
+            done = [r.return_value for r in run.runs]
+        if done != [records] * self.cpus:
+            raise RuntimeError(f"the children wrote {done} records, not {records} each")
+        self.written += records
+        return run
+
+    written = 0
+
+    def _check_room(self, records):
+        if self.written + records > self.max_records:
+            raise ValueError(f"{self.written} + {records} records is more than this "
+                             f"Kernel was built for (max_records={self.max_records})")
+
+    # -------------------------------------------------------------- prefill
+
+    def prefill(self, records=None):
+        """Put the page cache in the state ``records`` writes per CPU leave on a fresh
+        Kernel (default: enough to fill the zone), without running them: the pages (taken
+        from the zone 16 at a time into each CPU's list and used last-first, as
+        rmqueue_bulk and buffered_rmqueue hand them out), their buffer and journal heads
+        (the slabs' next objects), the radix trees with their dirty tags, the inactive
+        list, the transaction's data list, the blocks in the bitmaps and the indirect
+        blocks, the inode's size. The metadata buffers' journal state is left to the
+        first real write. The caches see none of it: they start empty. A test compares
+        the result with real writes."""
+        zone_pages = self.pool_pages // self.cpus
+        records = zone_pages if records is None else records
+        if self.written:
+            raise ValueError("prefill works on a fresh Kernel only")
+        if records % 16 or not 0 < records <= zone_pages:
+            raise ValueError(f"records must be a multiple of 16 from 16 to {zone_pages}")
+        self._check_room(records)
+        record = bytearray(self.machine.read(self.ctx[0]["buf"], RECORD))
+        record[:4] = (0x5A5A5A5A).to_bytes(4, "little")          # fill_buffer's word
+        for c in self.ctx:
+            self._poke(c["buf"], record)
+        self._poke(self.frames, bytes(record) * self.frame_count)
+        order = self._prefill_pages(records)
+        self._prefill_structures(order, records)
+        self.written = records
+
+    def _prefill_pages(self, records):
+        """(CPU, offset, page slot) in the order the writes would take them: round-robin
+        over the CPUs, each refilling its list 16 pages at a time from the zone."""
+        next_free, order, stack = 0, [], [[] for _ in range(self.cpus)]
+        for offset in range(records):
+            for k in range(self.cpus):
+                if not stack[k]:
+                    stack[k] = list(range(next_free, next_free + 16))
+                    next_free += 16
+                order.append((k, offset, stack[k].pop()))
+        self._word(self.zone + ZONE["FREE_NEXT"], self.mem_map + PAGE_STRUCT * next_free)
+        self._word(self.zone + ZONE["FREE_LEFT"], self.pool_pages - next_free)
+        return order
+
+    def _prefill_structures(self, order, records):
+        """The pages, buffer heads and journal heads of ``order`` (built as arrays and
+        written at once), the inactive list, the transaction's data list, the trees."""
+        m = self.machine
+        arrays = {name: [self._read(self.caches[name] + KC["ARRAY"] + 4 * k)
+                         for k in range(self.cpus)]
+                  for name in ("bh_cachep", "journal_head_cache", "radix_tree_node_cachep")}
+        ring = {name: np.array([self._read(ac + AC["NEXT"]) for ac in acs], np.int64)
+                for name, acs in arrays.items()}
+        cpu = np.array([k for k, _, _ in order], np.int64)
+        offset = np.array([o for _, o, _ in order], np.int64)
+        slot = np.array([p for _, _, p in order], np.int64)
+        page = self.mem_map + PAGE_STRUCT * slot
+        bh = ring["bh_cachep"][cpu] + BH_SIZE * offset
+        jh = ring["journal_head_cache"][cpu] + JH_SIZE * offset
+        mapping = np.array([f["mapping"] for f in self.files], np.int64)[cpu]
+        block = np.array([self.block_of(k, o) for k, o, _ in order], np.int64)
+        head = self.zone + ZONE["INACTIVE"]
+        lru = page + PG["LRU_NEXT"]
+        # list_add at the head, oldest first: each page's next is the one before it
+        older = np.concatenate(([head], lru[:-1]))
+        newer = np.concatenate((lru[1:], [head]))
+        flags = sum(1 << PG_BITS[b] for b in ("uptodate", "dirty", "lru", "referenced",
+                                                "private"))
+        pages = np.zeros((self.pool_pages, 8), np.uint32)
+        pages[slot] = np.stack([np.full_like(slot, flags), np.full_like(slot, 2),
+                                np.zeros_like(slot), bh, mapping, FIRST_INDEX + offset,
+                                older, newer], axis=1)
+        used = int(slot.max()) + 1
+        m.write(self.mem_map, pages[:used].tobytes())
+        self._poke(head, _words(int(lru[-1]), int(lru[0])))
+        self._word(self.zone + ZONE["NR_INACTIVE"], len(order))
+        state = sum(1 << BH_BITS[b] for b in ("Uptodate", "Dirty", "Mapped", "JBD"))
+        n = len(order)
+        bhs = np.stack([np.full(n, state), bh, page, np.ones(n), np.full(n, PAGE), block,
+                        np.zeros(n), np.full(n, self.bdev), np.zeros(n), jh, np.zeros(n),
+                        np.zeros(n)], axis=1).astype(np.int64).astype(np.uint32)
+        t = self.transaction
+        nxt, prev = np.roll(jh, -1), np.roll(jh, 1)     # the data list, in write order
+        jhs = np.zeros((n, 12), np.uint32)
+        jhs[:, 0], jhs[:, 2], jhs[:, 5] = bh, BJ["SYNCDATA"], t
+        jhs[:, 7], jhs[:, 8] = nxt, prev
+        for k in range(self.cpus):                       # each CPU's objects are contiguous
+            mine = np.flatnonzero(cpu == k)
+            m.write(int(bh[mine[0]]), bhs[mine].tobytes())
+            m.write(int(jh[mine[0]]), jhs[mine].tobytes())
+            for name, size in (("bh_cachep", BH_SIZE), ("journal_head_cache", JH_SIZE)):
+                self._word(arrays[name][k] + AC["NEXT"], int(ring[name][k]) + size * records)
+        self._word(t + T["SYNC_DATA"], int(jh[0]))
+        for k, f in enumerate(self.files):
+            mine = np.flatnonzero(cpu == k)
+            nodes = self._radix_fill(f["mapping"], FIRST_INDEX + offset[mine], page[mine],
+                                     int(ring["radix_tree_node_cachep"][k]))
+            self._word(arrays["radix_tree_node_cachep"][k] + AC["NEXT"], nodes)
+            dind = self._block_data(self._read(f["inode"] + EI["DIND"]))
+            index = FIRST_INDEX + offset[mine] - DIND_START
+            for j in np.unique(index >> 10):
+                ind = self._block_data(self._read(dind + 4 * int(j)))
+                here = index >> 10 == j
+                words = np.frombuffer(m.read(ind, PAGE), np.uint32).copy()
+                words[index[here] & 1023] = block[mine][here]
+                m.write(ind, words.tobytes())
+        self._prefill_files(records)
+
+    def _radix_fill(self, mapping, indices, pages, node_next):
+        """radix_tree_insert of each (index, page) in order, with the dirty tag: the nodes
+        below the fixed level-3 node come from the radix node slab's memory at
+        ``node_next``, in the order insertion takes them; returns where they end."""
+        m = self.machine
+        top = self._read(mapping + AS["PAGE_TREE"] + RR["RNODE"])
+        level3 = self._read(top + RN["SLOTS"] + 4 * ((int(indices[0]) >> 18) & 63))
+        nodes = {}                                      # address -> (count, slots, tags)
+
+        def node(address):
+            if address not in nodes:
+                words = np.frombuffer(m.read(address, RADIX_NODE), np.uint32).copy()
+                nodes[address] = words
+            return nodes[address]
+
+        def tag(words, offset):
+            words[(RN["TAGS"] >> 2) + (offset >> 5)] |= np.uint32(1 << (offset & 31))
+
+        for index, page in zip(indices.tolist(), pages.tolist()):
+            path = [top, level3]
+            parent = level3
+            for shift in (12, 6):
+                words = node(parent)
+                offset = (index >> shift) & 63
+                child = int(words[1 + offset])
+                if not child:
+                    child, node_next = node_next, node_next + RADIX_NODE
+                    words[1 + offset] = child
+                    words[0] += 1
+                    node(child)
+                path.append(child)
+                parent = child
+            leaf = node(parent)
+            leaf[1 + (index & 63)] = page
+            leaf[0] += 1
+            for level, address in zip((3, 2, 1, 0), path):
+                tag(node(address), (index >> (6 * level)) & 63)
+        for address, words in nodes.items():
+            m.write(address, words.tobytes())
+        return node_next
+
+    def _prefill_files(self, records):
+        """Each file's size, blocks, allocation goal, on-disk inode, page count; the
+        groups' bitmaps and free counts; the free blocks counter; per-CPU counts."""
+        for k, f in enumerate(self.files):
+            inode = f["inode"]
+            size = (FIRST_INDEX + records) * PAGE
+            self._poke(inode + EI["LAST_ALLOC_LOGICAL"],
+                       _words(FIRST_INDEX + records - 1, self.block_of(k, records - 1)))
+            self._poke(inode + EI["DISKSIZE"], _words(size, size >> 32))
+            self._poke(inode + I["SIZE"], _words(size, size >> 32))
+            self._word(inode + I["BLOCKS"], (FIRST_INDEX + records) * 8)
+            raw = self.itable + RAW_INODE * ((f["ino"] - 1) % INODES_PER_GROUP)
+            self._word(raw + RAW["SIZE"], size)
+            self._word(raw + RAW["DIR_ACL"], size >> 32)
+            self._word(f["mapping"] + AS["NRPAGES"], records)
+            self._poke(f["file"] + F["POS"], _words(size, size >> 32))
+            blocks = np.array([self.block_of(k, o) for o in range(records)], np.int64)
+            for g in range(GROUP_NO + 1 + k * self.groups_per_file,
+                           GROUP_NO + 1 + (k + 1) * self.groups_per_file):
+                bits = np.unpackbits(np.frombuffer(self.machine.read(self.bitmaps[g], PAGE),
+                                                   np.uint8), bitorder="little").copy()
+                here = blocks[blocks // BLOCKS_PER_GROUP == g] % BLOCKS_PER_GROUP
+                bits[here] = 1
+                self._poke(self.bitmaps[g], np.packbits(bits, bitorder="little").tobytes())
+                desc = self._block_data(self.gd_block) + 32 * (g & 127) + GD["FREE_BLOCKS"]
+                self._poke(desc, int(BLOCKS_PER_GROUP - bits.sum()).to_bytes(2, "little"))
+            pcpu = self.pcpu[k]
+            self._word(pcpu + PCPU["FBC_COUNT"], -(records % FBC_BATCH))
+            self._word(pcpu + PCPU["BH_NR"], records)
+            self._word(pcpu + PCPU["RATELIMITS"], records)
+        folded = self.cpus * (records // FBC_BATCH) * FBC_BATCH
+        self._word(self.sb + SB["FREE_COUNT"], 10_000_000 - folded)
+
+    # -------------------------------------------------------------- checking
+
+    def _bh_of_block(self, block):
+        return dict(self._meta)[block]
+
+    def check(self):
+        """The file system and the kernel's structures after the writes so far, checked
+        against what the writes must have left (RuntimeError naming the first thing
+        wrong); returns a dict of what was found."""
+        n = self.written
+        facts = {"records": n, "cached_pages": 0, "data_jh": 0}
+        for k, f in enumerate(self.files):
+            inode = f["inode"]
+            size = (FIRST_INDEX + n) * PAGE
+            got = self._read(inode + I["SIZE"], 8)
+            _expect(got == size, f"CPU {k}'s file: i_size {got}, not {size}")
+            got = self._read(inode + EI["DISKSIZE"], 8)
+            _expect(got == size, f"CPU {k}'s file: i_disksize {got}, not {size}")
+            got = self._read(inode + I["BLOCKS"])
+            _expect(got == (FIRST_INDEX + n) * 8, f"CPU {k}'s file: i_blocks {got}")
+            raw = self.itable + RAW_INODE * ((f["ino"] - 1) % INODES_PER_GROUP)
+            raw_size = self._read(raw + RAW["SIZE"]) | self._read(raw + RAW["DIR_ACL"]) << 32
+            _expect(raw_size == size, f"CPU {k}'s on-disk inode: size {raw_size}")
+            self._check_blocks(k, f, n)
+            self._check_mapping(k, f, facts)
+        self._check_journal(facts)
+        self._check_locks()
+        return facts
+
+    def _check_blocks(self, k, f, n):
+        """The file's blocks: taken in its groups' bitmaps, and in its indirect blocks."""
+        for j in range(self.groups_per_file):
+            g = GROUP_NO + 1 + k * self.groups_per_file + j
+            bits = np.unpackbits(np.frombuffer(self.machine.read(self.bitmaps[g], PAGE),
+                                               np.uint8), bitorder="little")
+            taken = int(bits[DATA_START_BIT:].sum())
+            want = min(max(self.used_blocks + n - j * DATA_PER_GROUP, 0), DATA_PER_GROUP)
+            _expect(taken == want and bits[DATA_START_BIT:DATA_START_BIT + want].all(),
+                    f"CPU {k}'s group {g}: {taken} blocks taken, not the first {want}")
+        dind = self._block_data(self._read(f["inode"] + EI["DIND"]))
+        for offset in range(n):
+            index = FIRST_INDEX + offset - DIND_START
+            ind = self._block_data(self._read(dind + 4 * (index >> 10)))
+            slot = self._read(ind + 4 * (index & 1023))
+            _expect(slot == self.block_of(k, offset),
+                    f"CPU {k}'s page {FIRST_INDEX + offset}: block {slot} in its "
+                    f"indirect block, not {self.block_of(k, offset)}")
+
+    def _block_data(self, block):
+        return self._read(self._bh_of_block(block) + BH["DATA"])
+
+    def _check_mapping(self, k, f, facts):
+        """Every page of the file in the page cache: in the tree at its index, holding the
+        record, its buffer mapped to its block."""
+        mapping = f["mapping"]
+        record = bytearray(self.machine.read(self.ctx[k]["buf"], RECORD))
+        pages = 0
+        for p in range(self.pool_pages):
+            page = self.mem_map + PAGE_STRUCT * p
+            if self._read(page + PG["MAPPING"]) != mapping:
+                continue
+            pages += 1
+            index = self._read(page + PG["INDEX"])
+            _expect(self._lookup(mapping, index) == page,
+                    f"CPU {k}'s page {index} is not in its radix tree")
+            frame = self.frames + PAGE * (p % self.frame_count)
+            _expect(self.machine.read(frame, RECORD) == record,
+                    f"CPU {k}'s page {index}: its bytes are not the record written")
+            bh = self._read(page + PG["PRIVATE"])
+            block = self.block_of(k, index - FIRST_INDEX)
+            _expect(self._read(bh + BH["BLOCKNR"]) == block,
+                    f"CPU {k}'s page {index}: its buffer maps block "
+                    f"{self._read(bh + BH['BLOCKNR'])}, not {block}")
+            if self._read(bh + BH["STATE"]) & (1 << BH_BITS["JBD"]):
+                facts["data_jh"] += 1
+        nrpages = self._read(mapping + AS["NRPAGES"])
+        _expect(pages == nrpages, f"CPU {k}'s mapping: nrpages {nrpages}, {pages} found")
+        facts["cached_pages"] += pages
+
+    def _lookup(self, mapping, index):
+        node = self._read(mapping + AS["PAGE_TREE"] + RR["RNODE"])
+        for level in range(RADIX_HEIGHT - 1, -1, -1):
+            if not node:
+                return 0
+            node = self._read(node + RN["SLOTS"] + 4 * ((index >> (6 * level)) & 63))
+        return node
+
+    def _check_journal(self, facts):
+        """The running transaction's data list holds exactly the data buffers with journal
+        heads, each linked both ways; no handle is open."""
+        t = self.transaction
+        head = self._read(t + T["SYNC_DATA"])
+        count, jh = 0, head
+        while jh:
+            count += 1
+            nxt = self._read(jh + JH["TNEXT"])
+            _expect(self._read(nxt + JH["TPREV"]) == jh, "t_sync_datalist: a broken link")
+            bh = self._read(jh + JH["BH"])
+            _expect(self._read(bh + BH["PRIVATE"]) == jh, "a data journal_head's buffer "
+                    "does not point back at it")
+            jh = 0 if nxt == head else nxt
+            _expect(count <= self.pool_pages, "t_sync_datalist does not close")
+        _expect(count == facts["data_jh"], f"t_sync_datalist holds {count} buffers, "
+                f"{facts['data_jh']} data buffers have journal heads")
+        facts["sync_datalist"] = count
+        facts["t_nr_buffers"] = self._read(t + T["NR_BUFFERS"])
+        _expect(self._read(t + T["UPDATES"]) == 0, "a handle is still open")
+        for c in self.ctx:
+            _expect(self._read(c["task"] + TSK["JOURNAL_INFO"]) == 0,
+                    "current->journal_info is still set")
+
+    def _check_locks(self):
+        spins = {"j_state_lock": self.journal + J["STATE_LOCK"],
+                 "j_list_lock": self.journal + J["LIST_LOCK"],
+                 "t_handle_lock": self.transaction + T["HANDLE_LOCK"],
+                 "lru_lock": self.zone + ZONE["LRU_LOCK"]}
+        for f in self.files:
+            spins[f"i_lock of {f['ino']}"] = f["inode"] + I["LOCK"]
+            spins[f"private_lock of {f['ino']}"] = f["mapping"] + AS["PRIVATE_LOCK"]
+            _expect(self._read(f["mapping"] + AS["TREE_LOCK"]) == RW_LOCK_BIAS,
+                    "a tree_lock is held")
+            _expect(self._read(f["inode"] + I["SEM"]) == 1, "an i_sem is held")
+        for name, address in spins.items():
+            _expect(self._read(address, 1) == SPIN_FREE, f"{name} is held")
+        for _, bh in self._meta:
+            state = self._read(bh + BH["STATE"])
+            held = state & ((1 << BH_BITS["State"]) | (1 << BH_BITS["JournalHead"]) |
+                            (1 << BH_BITS["Lock"]))
+            _expect(not held, f"a metadata buffer's bit lock is held (state {state:#x})")
+
+
+def _expect(condition, message):
+    if not condition:
+        raise RuntimeError(message)

@@ -1,0 +1,46 @@
+"""Instruction limits: what a run may execute before it is stopped, and the grader's ceiling
+over every run (inside Unicorn no interrupt reaches the Python kernel, so a limit is how a
+runaway stops)."""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+MAX_LIMIT = 1 << 62             # an instruction limit the model's int64 counters hold
+
+
+def check_limit(limit, name="limit"):
+    """Refuse an instruction limit that is not a positive whole number below MAX_LIMIT."""
+    if isinstance(limit, bool) or not isinstance(limit, (int, np.integer)) or \
+            not 0 < limit <= MAX_LIMIT:
+        raise ValueError(f"{name} must be a whole number of instructions from 1 to "
+                         f"{MAX_LIMIT:,} (2**62), not {limit!r}")
+    return int(limit)
+
+
+CAP_VARIABLE = "EMU_MAX_INSTRUCTIONS"
+
+
+def capped(limit):
+    """``limit``, lowered to the grader's ceiling when one is set.
+
+    ``python -m emu grade`` runs students' notebooks with EMU_MAX_INSTRUCTIONS in their
+    kernels' environment, so that no run, whatever limit a notebook asks for, keeps the kernel
+    inside Unicorn (where no interrupt reaches it) for longer than that many instructions. A
+    run under the ceiling is unchanged; one that reaches it raises InstructionLimitExceeded."""
+    text = os.environ.get(CAP_VARIABLE)
+    if text is None:
+        return limit
+    try:
+        cap = check_limit(int(text), CAP_VARIABLE)
+    except ValueError:
+        raise ValueError(f"{CAP_VARIABLE}={text!r}: give a whole number of instructions from "
+                         f"1 to {MAX_LIMIT:,}") from None
+    return min(limit, cap)
+
+
+def cap_note(limit):
+    """Say so when the limit that stopped a run is the grader's ceiling."""
+    text = os.environ.get(CAP_VARIABLE, "")
+    return f", the grader's ceiling {CAP_VARIABLE}" if text.strip() == str(limit) else ""

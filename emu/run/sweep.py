@@ -1,0 +1,317 @@
+"""Sweeps: many independent runs of one function, through an executor.
+
+A sweep is a function and a list of keyword-argument dicts, one per run (``grid`` makes
+the list from axes: profiles x variants x cores, or any others)::
+
+    from emu import sweep
+    points = sweep.grid(profile=["ppc750", "ppc604"], pages=[1, 8, 64])
+    results = sweep.run(flush_cycles, points)            # one result per point, in order
+    table = sweep.frame(flush_cycles, points)            # the same as a DataFrame
+
+Where the runs go (``executor``):
+
+* by default, processes on this machine (``concurrent.futures.ProcessPoolExecutor``, one
+  worker per core, at most one per run). The workers are started by a fork server, not
+  forked from the caller: a Jupyter kernel has threads, and emu's keystone workers are
+  pipes that two forked copies of one process must not share;
+* ``"serial"``: one after the other in this process (debugging, or runs too short to be
+  worth a process);
+* any ``concurrent.futures.Executor`` (a ThreadPoolExecutor, a pool of your own);
+* a ``dask.distributed`` ``Client``: a class's or a researcher's cluster
+  (``Client("tcp://scheduler:8786")``), or a local one (``Client(processes=False)``).
+
+The results are in the order of the points whatever the executor and however many workers
+it has, and they do not depend on either, provided each run depends only on its arguments:
+a run that builds its own ``Machine`` (or kernel) does. A function that keeps state between
+calls in a process (a cache of benches that have already run) does not qualify.
+
+The function is sent to the workers with cloudpickle (a dependency of dask), so a
+function defined in a notebook works too. A run that raises stops the sweep: ``SweepError``
+names the run's parameters, and carries the worker's exception (``.error``, also the
+``__cause__``) and its traceback text.
+
+A sweep that runs longer than ``PROGRESS_DELAY_S`` seconds shows a progress bar (tqdm's:
+the notebook bar under Jupyter, a text bar elsewhere), except while the book is being built
+(``EMU_BOOK_BUILD``, see emu.present.plot), where a bar would only clutter the page.
+"""
+from __future__ import annotations
+
+import itertools
+import os
+import pickle
+import sys
+import traceback
+from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+
+from ..context import building_book
+
+PROGRESS_DELAY_S = 2.0          # "longer than a few seconds": a bar only after this
+SERIAL = "serial"
+
+
+class SweepError(RuntimeError):
+    """A run of a sweep failed. ``parameters``: its keyword arguments; ``index``: its place
+    in the sweep (from 0); ``error``: the exception it raised (None if it could not be
+    brought back from the worker); ``worker_traceback``: the traceback's text."""
+
+    def __init__(self, message, index, parameters, error=None, worker_traceback=""):
+        super().__init__(message)
+        self.index, self.parameters = index, parameters
+        self.error, self.worker_traceback = error, worker_traceback
+
+
+def grid(**axes):
+    """Every combination of the axes' values, as keyword-argument dicts, the last axis
+    varying fastest: ``grid(cpu=["a", "b"], n=[1, 2])`` is ``[{"cpu": "a", "n": 1},
+    {"cpu": "a", "n": 2}, {"cpu": "b", "n": 1}, {"cpu": "b", "n": 2}]``."""
+    for name, values in axes.items():
+        if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+            raise ValueError(f"grid axis {name!r}: give a list of values, not {values!r}")
+    names = list(axes)
+    return [dict(zip(names, combo)) for combo in itertools.product(*axes.values())]
+
+
+def describe(parameters):
+    """``a=1, b='x'``: a run's parameters as they would be written in a call."""
+    return ", ".join(f"{k}={v!r}" for k, v in parameters.items())
+
+
+def run(function, points, executor=None, workers=None, progress=None, description=None):
+    """``[function(**p) for p in points]``, the runs through ``executor`` (see the module
+    notes; None: processes on this machine, ``workers`` of them, default one per core).
+    ``progress``: None shows a bar for a sweep longer than ``PROGRESS_DELAY_S`` seconds
+    (never in the book build), True at once, False never; ``description`` labels it."""
+    points = _checked(points)
+    if not callable(function):
+        raise ValueError(f"sweep.run: function must be callable, not {function!r}")
+    if not points:
+        return []
+    bar = _progress_bar(len(points), progress, description or _name(function))
+    try:
+        if executor == SERIAL:
+            return _run_serial(function, points, bar)
+        if executor is None and not _main_importable():
+            return _run_serial(function, points, bar)
+        payload = _dumps(function)
+        if executor is None:
+            return _run_pool(payload, points, workers, bar)
+        if _is_dask_client(executor):
+            return _run_dask(executor, payload, points, bar)
+        if isinstance(executor, Executor):
+            return _run_executor(executor, payload, points, bar)
+        raise ValueError("sweep.run: executor must be None (processes), 'serial', a "
+                         "concurrent.futures.Executor or a dask.distributed Client, not "
+                         f"{executor!r}")
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+def frame(function, points, **options):
+    """``run`` as a DataFrame: one row per point, the parameters' columns first, then the
+    result's (a dict's keys; anything else in a column ``result``)."""
+    import pandas as pd
+    points = _checked(points)
+    rows = []
+    for p, result in zip(points, run(function, points, **options)):
+        values = result if isinstance(result, dict) else {"result": result}
+        clash = set(p) & set(values)
+        if clash:
+            raise ValueError(f"sweep.frame: the result of ({describe(p)}) has keys that are "
+                             f"also parameters: {', '.join(sorted(clash))}")
+        rows.append({**p, **values})
+    return pd.DataFrame(rows)
+
+
+# ----------------------------------------------------------------------- the workers
+
+def _outcome(function, parameters):
+    """What a worker sends back: ("ok", result) or ("error", exception or None, text of
+    the exception, traceback). Never raises: an exception that cannot be pickled (a class
+    with its own __init__ arguments) would otherwise break the pool."""
+    try:
+        return ("ok", function(**parameters))
+    except Exception as error:        # noqa: BLE001: reported with the run's parameters
+        text = f"{type(error).__name__}: {error}"
+        tb = traceback.format_exc()
+        try:
+            pickle.loads(pickle.dumps(error))
+        except Exception:             # noqa: BLE001: sent as text only
+            error = None
+        return ("error", error, text, tb)
+
+
+def _call_pickled(payload, parameters):
+    """The worker's side: unpickle the function, run it on the parameters."""
+    return _outcome(_loads(payload), parameters)
+
+
+def _dumps(function):
+    try:
+        import cloudpickle
+    except ImportError:                # plain pickle: importable functions only
+        return pickle.dumps(function)
+    return cloudpickle.dumps(function)
+
+
+def _loads(payload):
+    return pickle.loads(payload)
+
+
+# ---------------------------------------------------------------------- the executors
+
+def _run_serial(function, points, bar):
+    results = []
+    for i, p in enumerate(points):
+        results.append(_unwrap(_outcome(function, p), i, points))
+        _advance(bar)
+    return results
+
+
+def _main_importable():
+    """Can the workers import the caller's main script? They do, by its path, as
+    multiprocessing's do; a script read from standard input (``python - <<EOF``) names a
+    file, ``<stdin>``, that does not exist, and its sweeps run in the caller instead."""
+    path = getattr(sys.modules.get("__main__"), "__file__", None)
+    return path is None or os.path.isfile(path)
+
+
+def _pool_context():
+    """Workers from a fork server: clean processes (no copy of the caller's threads or
+    keystone pipes), quick to start once the server has imported emu.run.machine."""
+    import multiprocessing
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload(["emu.run.machine"])
+    return ctx
+
+
+_POOL = {"pool": None, "workers": 0}
+
+
+def _pool(workers):
+    """The process pool of this process, kept between sweeps: its workers keep what they
+    loaded (the modules, keystone's workers and the encodings it gave), which a run must
+    not depend on and does not (each builds its own Machine), so later sweeps start at
+    once. Made again for another number of workers, or after a worker died."""
+    pool = _POOL["pool"]
+    if pool is not None and (_POOL["workers"] != workers or getattr(pool, "_broken", False)):
+        pool.shutdown(wait=False, cancel_futures=True)
+        pool = None
+    if pool is None:
+        pool = ProcessPoolExecutor(max_workers=workers, mp_context=_pool_context(),
+                                   initializer=_ignore_interrupts)
+        _POOL.update(pool=pool, workers=workers)
+    return pool
+
+
+def _ignore_interrupts():
+    """In a worker: Ctrl-C, or Jupyter's "interrupt kernel" (SIGINT to the kernel's process
+    group, workers included), stops the sweep in the caller, which cancels the runs not
+    started; a worker killed by it would only break the pool (and print a traceback)."""
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _run_pool(payload, points, workers, bar):
+    if workers is None:
+        workers = os.cpu_count() or 1
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"sweep.run: workers must be a whole number from 1, not {workers!r}")
+    return _run_executor(_pool(workers), payload, points, bar)
+
+
+def _run_executor(executor, payload, points, bar):
+    from concurrent.futures import FIRST_COMPLETED, wait
+    futures = [executor.submit(_call_pickled, payload, p) for p in points]
+    index = {f: i for i, f in enumerate(futures)}
+    results = [None] * len(points)
+    try:
+        pending = set(futures)
+        while pending:
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for f in sorted(done, key=index.get):
+                results[index[f]] = _unwrap(_result_of(f, index[f], points), index[f], points)
+                _advance(bar)
+        return results
+    except BaseException:
+        for f in futures:                 # the runs not started yet; running ones end
+            f.cancel()
+        raise
+
+
+def _result_of(future, i, points):
+    """A future's outcome; a worker process that died becomes an error of its run."""
+    try:
+        return future.result()
+    except BrokenProcessPool as error:
+        raise SweepError(
+            f"sweep: run {i + 1} of {len(points)} ({describe(points[i])}) did not finish: "
+            f"a worker process died while running it or another run ({error}). A crash "
+            "in native code ends the process, not just the run; and a script that starts "
+            "a sweep must do so under `if __name__ == \"__main__\":` (the workers import "
+            "the script, as multiprocessing's do)", i, points[i], error) from error
+
+
+def _is_dask_client(executor):
+    distributed = sys.modules.get("distributed")
+    return distributed is not None and isinstance(executor, distributed.Client)
+
+
+def _run_dask(client, payload, points, bar):
+    from distributed import as_completed
+    futures = [client.submit(_call_pickled, payload, p, pure=False) for p in points]
+    index = {f.key: i for i, f in enumerate(futures)}
+    results = [None] * len(points)
+    try:
+        for f in as_completed(futures):
+            i = index[f.key]
+            results[i] = _unwrap(f.result(), i, points)
+            _advance(bar)
+    except BaseException:
+        client.cancel(futures)
+        raise
+    return results
+
+
+def _unwrap(outcome, i, points):
+    if outcome[0] == "ok":
+        return outcome[1]
+    _, error, text, tb = outcome
+    raise SweepError(f"sweep: run {i + 1} of {len(points)} ({describe(points[i])}) "
+                     f"failed: {text}", i, points[i], error, tb) from error
+
+
+# ---------------------------------------------------------------------------- checks
+
+def _checked(points):
+    points = list(points)
+    for i, p in enumerate(points):
+        if not isinstance(p, dict) or not all(isinstance(k, str) for k in p):
+            raise ValueError(f"sweep: point {i} must be a dict of keyword arguments, "
+                             f"not {p!r}")
+    return points
+
+
+def _name(function):
+    return getattr(function, "__name__", None) or type(function).__name__
+
+
+# --------------------------------------------------------------------------- progress
+
+def _progress_bar(total, progress, description):
+    """A tqdm bar, or None: none when asked for none, in the book build, or without tqdm.
+    ``progress=None`` delays the bar: a sweep that ends sooner shows none."""
+    if progress is False or (progress is None and building_book()):
+        return None
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:
+        return None
+    delay = 0 if progress else PROGRESS_DELAY_S
+    return tqdm(total=total, desc=description, unit="run", delay=delay, leave=False)
+
+
+def _advance(bar):
+    if bar is not None:
+        bar.update(1)

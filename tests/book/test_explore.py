@@ -1,0 +1,120 @@
+"""emu.book.explore: controls from a spec, a redraw on every change, refused combinations shown
+in the message line (the explorer keeps working), the static figure in the book build."""
+import plotly.graph_objects as go
+import pytest
+
+from emu.book.explore import Control, Explorer, kb
+from emu.book.explorers import cache_spec, store_loop
+
+
+def lines(size, ways, line):
+    """A figure of one trace: the geometry's number of lines and of sets; refuses what the
+    cache model refuses (through the library's own check)."""
+    from emu.hw.profile import parse_cache_spec
+    level = parse_cache_spec(cache_spec("L1D", size, ways, line))
+    return go.Figure(go.Scatter(x=["lines", "sets"], y=[size // line, level.sets]))
+
+
+def make():
+    return Explorer(lines, {
+        "size": Control("size", [8192, 16384, 32768], 32768, format=kb),
+        "ways": Control("ways", [1, 2, 4, 6, 8], 8),
+        "line": Control("line", [32, 64], 32),
+    })
+
+
+def test_controls_from_the_spec():
+    ex = make()
+    w = ex.widget()
+    assert set(ex.widgets) == {"size", "ways", "line"}
+    assert type(ex.widgets["size"]).__name__ == "ToggleButtons"      # three options
+    assert type(ex.widgets["ways"]).__name__ == "SelectionSlider"    # more than three numbers
+    assert ex.widgets["size"].label == "32 KB" and ex.widgets["size"].value == 32768
+    assert w is ex.widget()                                          # made once
+
+
+def test_first_draw_is_the_defaults():
+    ex = make()
+    assert list(ex.figure.data[0].y) == [1024, 128]          # 32 KB / 32 B; / 8 ways
+    assert ex.error is None
+
+
+def test_a_widget_change_redraws_with_the_new_value():
+    ex = make()
+    ex.widget()
+    ex.widgets["ways"].value = 2
+    assert list(ex.figure.data[0].y) == [1024, 512]
+    ex.widgets["line"].value = 64
+    assert list(ex.figure.data[0].y) == [512, 256]
+    assert ex.values == {"size": 32768, "ways": 2, "line": 64}
+
+
+def test_a_refused_combination_shows_the_library_error_and_keeps_the_figure():
+    ex = make()
+    ex.widget()
+    before = ex.figure
+    ex.widgets["ways"].value = 6                   # 32768 is not a multiple of 6 x 32
+    assert ex.figure is before
+    assert ex.error == ("ValueError: cache L1D: size 32768 is not a multiple of ways x line "
+                        "= 6 x 32")
+    assert "not a multiple of ways x line" in ex._message.value
+    assert "color:#b00020" in ex._message.value
+    ex.widgets["ways"].value = 4                   # the explorer still works
+    assert list(ex.figure.data[0].y) == [1024, 256]
+    assert ex.error is None and ex._message.value == ""
+
+
+def test_set_is_what_the_controls_do_and_moves_the_widgets():
+    ex = make()
+    ex.widget()
+    ex.set(size=8192, ways=1)
+    assert list(ex.figure.data[0].y) == [256, 256]
+    assert ex.widgets["size"].value == 8192 and ex.widgets["ways"].value == 1
+    with pytest.raises(ValueError, match="no control 'colour'"):
+        ex.set(colour="red")
+    with pytest.raises(ValueError, match="3 is not an option of control 'ways'"):
+        ex.set(ways=3)
+
+
+def test_a_redraw_of_a_real_run():
+    """The L1 D's misses of a store loop's second pass over 64 KB: more than the 32 KB
+    cache, so under LRU every line misses again: 65536 / 32 = 2048 misses; with 64 B
+    lines 1024. Over 16 KB (it fits) none."""
+    def draw(line, kb_touched):
+        r = store_loop(kb_touched, cache_spec("L1D", 32768, 8, line, "lru"))
+        return go.Figure(go.Bar(y=[r["misses"], r["accesses"]]))
+    ex = Explorer(draw, {"line": Control("line", [32, 64], 32),
+                         "kb_touched": Control("KB", [16, 64], 64)})
+    ex.widget()
+    assert list(ex.figure.data[0].y) == [2048, 16384]
+    ex.widgets["line"].value = 64
+    assert list(ex.figure.data[0].y) == [1024, 16384]
+    ex.widgets["kb_touched"].value = 16
+    assert list(ex.figure.data[0].y) == [0, 4096]
+
+
+def test_show_in_the_book_build_is_the_static_figure_only(monkeypatch):
+    shown = []
+    monkeypatch.setattr("IPython.display.display", lambda obj: shown.append(obj))
+    monkeypatch.setenv("EMU_BOOK_BUILD", "1")
+    ex = make()
+    ex.show()
+    assert shown == [ex.figure] and ex.widgets == {}
+    monkeypatch.setenv("EMU_BOOK_BUILD", "0")
+    ex.show()
+    assert type(shown[-1]).__name__ == "VBox"       # the controls, the message, the figure
+
+
+def test_bad_specs_are_refused():
+    with pytest.raises(ValueError, match="the default 3 is not one of its options"):
+        Control("ways", [1, 2], 3)
+    with pytest.raises(ValueError, match="control 'ways' must be a Control"):
+        Explorer(lines, {"ways": [1, 2]})
+    with pytest.raises(ValueError, match="the default settings do not draw: ValueError: "
+                                         "cache L1D: size 32768 is not a multiple"):
+        Explorer(lines, {"size": Control("size", [32768], 32768),
+                         "ways": Control("ways", [6], 6), "line": Control("line", [32], 32)})
+
+
+def test_kb_labels():
+    assert [kb(v) for v in (512, 8192, 1 << 20, 3 << 19)] == ["512 B", "8 KB", "1 MB", "1.5 MB"]

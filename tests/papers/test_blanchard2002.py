@@ -1,0 +1,190 @@
+"""Blanchard 2002's kernels on the model: 2.4's global hash_table_lock against 2.5's per-HPTE
+lock bit, a TLB flush per page against the batched flush (emu.kernel.ppc64 options
+hash_lock and tlbie, routines/ppc64/hash_low_64.S, flush_tlb_range_24.S), vfork and the
+gcc pipeline of the compile workload, and the chapter's headline directions. Counts are by
+hand from the routines."""
+from collections import Counter
+
+import pytest
+
+from emu.papers import blanchard2002
+from emu.run import profiler
+from emu.kernel import workloads
+
+PAGES = 5
+GLOBAL = dict(hash_lock="global", tlbie="per_page")
+PER_PAGE = dict(hash_lock="hpte", tlbie="per_page")
+BATCHED = dict(hash_lock="hpte", tlbie="batched")
+
+
+def mapped(cores, **config):
+    """A kernel, a process and PAGES written pages, each with its HPTE."""
+    k = workloads.make_kernel(profile="power4", cores=cores, policy="lazy_exec", **config)
+    process = k.spawn(workloads.HELLO)
+    where = k.mmap(process, PAGES * 4096, "rw")
+    k.touch_pages(process, where, PAGES, "w")
+    return k, process, where
+
+
+def executed(k, run):
+    """Executions of each mnemonic while ``run()`` calls into the kernel's machine."""
+    table = profiler.profile_run(k.machine, run, every=997).table
+    counts = Counter()
+    for row in table[table["hits"] > 0].itertuples():
+        counts[row.instruction.split()[0]] += row.hits
+    return counts
+
+
+@pytest.mark.parametrize("config, locks, syncs", [
+    (GLOBAL, PAGES, PAGES),          # hash_table_lock per page, a sequence per page
+    (PER_PAGE, PAGES, PAGES),        # the tlbie lock per page, a sequence per page
+    (BATCHED, 1, 1)])                # the tlbie lock once, one sequence for the batch
+def test_a_range_flush_takes_the_lock_and_syncs_per_page_or_once(config, locks, syncs):
+    """Per sequence: ptesync; tlbie; eieio; tlbsync; ptesync (two ptesyncs, one tlbsync);
+    one tlbie per page in every kernel. A lock taken is one stwcx. that succeeds (the lock
+    word; the HPTE bits and the PTE flags use stdcx.)."""
+    k, process, where = mapped(2, **config)
+    counts = executed(k, lambda: k.arch.flush_range(process.mm, where, where + PAGES * 4096))
+    assert counts["tlbie"] == PAGES
+    assert (counts["ptesync"], counts["tlbsync"]) == (2 * syncs, syncs)
+    assert counts["stwcx."] == locks and counts["lwsync"] >= locks
+    assert not any(k.arch.lookup(process.mm, where + 4096 * i) for i in range(PAGES))
+
+
+def test_the_global_lock_replaces_the_hpte_bits_and_the_tlbie_lock():
+    """2.4 on two CPUs: the flush of a page takes hash_table_lock (lwarx/stwcx./isync) and
+    no HPTE lock bit: one stdcx. per page (clearing the Linux PTE's flags), where 2.5's
+    per-page flush has two (the PTE, the HPTE's bit) and an eieio more (the bit's
+    barrier)."""
+    old, new = [], []
+    for config, out in ((GLOBAL, old), (PER_PAGE, new)):
+        k, process, where = mapped(2, **config)
+        out.append(executed(k, lambda: k.arch.flush_range(process.mm, where,
+                                                          where + PAGES * 4096)))
+    assert old[0]["stdcx."] == PAGES and new[0]["stdcx."] == 2 * PAGES
+    assert new[0]["eieio"] - old[0]["eieio"] == PAGES
+
+
+def test_one_cpu_builds_no_spin_lock_into_the_24_kernel():
+    k, process, where = mapped(1, **GLOBAL)
+    counts = executed(k, lambda: k.arch.flush_range(process.mm, where, where + PAGES * 4096))
+    assert counts["stwcx."] == 0 and counts["isync"] == 0 and counts["tlbsync"] == PAGES
+    assert k.arch.hash_table_lock == 0 and k.arch.tlbie_lock == 0
+
+
+def test_hash_page_under_the_global_lock_fills_the_table():
+    """Every page touched has its HPTE, on four CPUs with 2.4's locking, and the lock word
+    is free afterwards."""
+    k, process, where = mapped(4, **GLOBAL)
+    assert all(k.arch.lookup(process.mm, where + 4096 * i) for i in range(PAGES))
+    assert k.machine.read_word(k.arch.hash_table_lock) == 0
+
+
+@pytest.mark.parametrize("options, message", [
+    (dict(hash_lock="big"), "hash_lock must be one of"),
+    (dict(tlbie="sometimes"), "tlbie must be one of"),
+    (dict(hash_lock="global", tlbie="batched"), "flushes page by page")])
+def test_bad_locking_options_are_refused(options, message):
+    with pytest.raises(ValueError, match=message):
+        workloads.make_kernel(profile="power4", **options)
+
+
+def test_vfork_shares_the_address_space_until_exec():
+    k = workloads.make_kernel(profile="power4")
+    parent = k.spawn(workloads.MAKE)
+    child = k.vfork(parent)
+    assert child.mm is parent.mm and parent.mm.users == 2
+    k.exec(child, workloads.HELLO)
+    assert child.mm is not parent.mm and parent.mm.users == 1 and parent.mm.vmas
+    k.exit(child)
+    k.wait(parent, child)
+    assert k.ledger.counts["vforks"] == 1 and "copy_pte" not in k.ledger.rows
+
+
+def test_a_compile_step_runs_the_driver_and_its_three_passes():
+    """Per step: make vforks the driver, the driver vforks cpp, cc1 and as: four vforks,
+    four execs, four exits."""
+    driver, passes = blanchard2002.compiler(0.0625)
+    r = workloads.kernel_compile(steps=2, warmup=1, profile="power4", program=driver,
+                                 passes=passes, parent_image=blanchard2002.make_image(0.0625),
+                                 spawn="vfork", policy="lazy_exec")
+    assert (r.counts["vforks"], r.counts["execs"], r.counts["exits"]) == (8, 8, 8)
+    assert "forks" not in r.counts
+
+
+def test_compiler_images_scale_and_refuse_a_bad_scale():
+    full, _ = blanchard2002.compiler(1.0)
+    small, passes = blanchard2002.compiler(0.125)
+    assert full.heap_written == 6 and small.heap_written == 1
+    assert [p.name for p in passes] == ["cpp", "cc1", "as"]
+    with pytest.raises(ValueError, match="scale"):
+        blanchard2002.compiler(0)
+
+
+@pytest.fixture(scope="module")
+def compiles():
+    """make -j on 2 and 8 CPUs under the three kernels (small images, one step)."""
+    return {(name, cpus): blanchard2002.compile_run(name, cpus, scale=0.0625, steps=1,
+                                                    profile_every=997)
+            for name in blanchard2002.KERNELS for cpus in (2, 8)}
+
+
+def test_the_global_lock_wait_grows_with_cpus_and_the_hpte_lock_removes_it(compiles):
+    old = [compiles[blanchard2002.OLD, n].lock_table() for n in (2, 8)]
+    share = [t.loc["hash_table_lock", "share of kernel cycles"] for t in old]
+    assert share[1] > share[0] > 0
+    for name in (blanchard2002.MIDDLE, blanchard2002.NEW):
+        table = compiles[name, 8].lock_table()
+        assert table.loc["hash_table_lock", "share of kernel cycles"] == 0
+        assert table.loc["hpte_lock", "share of kernel cycles"] < share[1] / 10
+    assert compiles[blanchard2002.NEW, 8].cycles_per_step < \
+        compiles[blanchard2002.OLD, 8].cycles_per_step / 2
+
+
+def test_batching_cuts_the_tlbie_lock_acquisitions(compiles):
+    per_page, batched = (compiles[name, 8].lock_table().loc["tlbie_lock",
+                                                           "acquisitions per CPU"]
+                         for name in (blanchard2002.MIDDLE, blanchard2002.NEW))
+    assert batched * 10 < per_page
+    flushes = compiles[blanchard2002.NEW, 8]
+    assert flushes.count("tlbie") > 10 * flushes.count("tlbsync")
+
+
+def test_compile_runs_are_deterministic():
+    def once():
+        r = blanchard2002.compile_run(blanchard2002.OLD, 3, scale=0.0625, steps=1)
+        return [run.cycles for run in r.runs]
+    assert once() == once()
+
+
+def test_the_claims_are_the_chapters_numbers():
+    """Published values by hand from the data: 40.23 / 71.31; 43586 of the 201150 - 129051
+    ticks outside idled; (6714 + 2773) of them. Emulated: the compile runs' ratio."""
+    card = {c.claim: c for c in blanchard2002.claims()}
+    system = card["system time: 2.5.7 on 32 CPUs / 2.4's locking on 24"]
+    assert system.published == pytest.approx(40.23 / 71.31)
+    assert 0 < system.emulated < 1 and system.agrees
+    hash_page = card["__hash_page's share of the kernel's ticks (24 CPUs)"]
+    assert hash_page.published == pytest.approx(100 * 43586 / 72099)
+    flushes = card["the TLB flushes' share of the kernel's ticks (24 CPUs)"]
+    assert flushes.published == pytest.approx(100 * (6714 + 2773) / 72099)
+    assert flushes.emulated > flushes.published        # the model's flushes weigh more
+
+
+def test_user_time_passes_on_the_clock_and_not_in_the_kernel():
+    """Two CPUs, one step of four programs, each computing 50,000 cycles after its pages:
+    each CPU's clock over the step exceeds its kernel cycles by 4 x 50,000 exactly."""
+    run = blanchard2002.compile_run(blanchard2002.NEW, 2, scale=0.0625, steps=1,
+                                    user_cycles=50_000)
+    for result in run.runs:
+        kernel = int(result.breakdown["cycles"].sum())
+        assert result.cycles - kernel == 4 * 50_000
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: blanchard2002.compile_run("2.6", 2), "kernel_name must be one of"),
+    (lambda: blanchard2002.range_flush(blanchard2002.OLD, 0), "pages must be"),
+    (lambda: workloads.kernel_compile(profile="power4", spawn="clone"), "spawn must be")])
+def test_bad_chapter_arguments_are_refused(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()

@@ -1,0 +1,277 @@
+"""Dougan 1999's emulated sections 2 and 3: the 604 backend (emu.kernel.ppc604), the 1998 flush
+routines (routines/ppc32/flush_hash_search.S) and the experiments of emu.papers.dougan1999. Numbers
+by hand unless marked measured.
+
+The 604's table search charges each PTE it reads the L1 D's load latency (ppc604: 2 cycles)
+plus the cache model's stall: a hit in slot k of the primary group reads k + 1 PTEs, in slot
+k of the secondary group 8 + k + 1, a miss 16.
+
+flush_hash_search.S, instructions (its header): flush_hash_page_search 77 with no match,
+27 + 3k for a match in slot k of the primary group; flush_range_search 5 + per page (6 + the
+page's) + 4; set_context_22 4 + 8 x 4 + 3 = 39.
+"""
+import pytest
+
+from emu.hw import mmu
+from emu.papers import dougan1999 as d
+from emu.present import data
+from emu.kernel import Kernel
+from emu.kernel.ppc32 import ctx_to_vsid
+from emu.kernel.ppc604 import PPC604, TLB604
+from emu.kernel.pgtable import _PAGE_HASHPTE, PAGE_SIZE
+from emu.run.machine import Machine
+
+PTE_READ = 2                          # ppc604 L1D hit_latency
+
+
+def kernel(flush="hashpte"):
+    k = Kernel(Machine("ppc604"), arch=PPC604, flush=flush)
+    p = k.spawn(d.BARE)
+    k.switch_to(p)
+    return k, p
+
+
+def measure(k, action):
+    before = k.ledger.snapshot()
+    action()
+    return k.ledger.since(before)
+
+
+def place(k, address, word0, word1):
+    k.machine.write(address, word0.to_bytes(4, "big") + word1.to_bytes(4, "big"))
+
+
+def groups(k, p, address):
+    vsid = ctx_to_vsid(p.mm.context, address)
+    return (vsid, mmu.pteg_address(k.arch.sdr1, mmu.primary_hash(vsid, address)),
+            mmu.pteg_address(k.arch.sdr1, mmu.secondary_hash(vsid, address)))
+
+
+# ------------------------------------------------------------------ the 604's TLB
+
+def test_tlb604_classes_ways_and_lru():
+    tlb = TLB604(128, 2)
+    assert tlb.classes == 64
+    a, b, c = 0x10000000, 0x10000000 + 64 * PAGE_SIZE, 0x10000000 + 128 * PAGE_SIZE
+    assert tlb.index(a) == tlb.index(b) == tlb.index(c) == 0
+    assert tlb.load(7, a, 0xA) == 0 and tlb.load(7, b, 0xB) == 1      # invalid ways first
+    assert tlb.find(7, a) == (0, 0xA) and tlb.find(8, a) is None      # VSID-tagged
+    tlb.use(a, 0)                                                     # b is now the LRU
+    assert tlb.load(7, c, 0xC) == 1 and tlb.find(7, b) is None
+    tlb.invalidate_class(a + 5)                                       # tlbie: both ways
+    assert tlb.valid() == 0
+
+
+def test_hardware_search_finds_a_hand_placed_hpte_in_the_primary_group():
+    k, p = kernel()
+    address = 0x30000000
+    vsid, primary, _ = groups(k, p, address)
+    place(k, primary + 8 * 5, mmu.pte_word0(vsid, address, False), 0x00ABC000 | 0x100 | 2)
+    spent = measure(k, lambda: k.arch.tlb_miss_for(p.mm, address, "r"))
+    assert dict(spent.counts) == {"pte_reads": 6, "htab_primary_hits": 1,
+                                  "tlb_entries_loaded": 1}
+    # six PTE reads at 2 cycles, and two cold 32-byte lines (slots 0-3, 4-7: written by
+    # the test, not through the cache), each a memory access of 30 cycles less the 2 of a hit
+    assert spent.rows["table_search"][2] == 6 * PTE_READ + 2 * (30 - 2)
+    assert k.arch.dtlb.find(vsid, address) == (0, 0x00ABC000 | 0x100 | 2)
+    assert k.arch.itlb.find(vsid, address) is None
+    # the retried access hits: nothing charged
+    assert measure(k, lambda: k.arch.probe(p.mm, address, "r")).rows == {}
+    assert k.arch.probe(p.mm, address, "r") == "hit"
+
+
+def test_hardware_search_secondary_group_and_warm_cost():
+    k, p = kernel()
+    address = 0x30000000
+    vsid, primary, secondary = groups(k, p, address)
+    for slot in range(8):                   # a full primary group of other pages
+        place(k, primary + 8 * slot, mmu.pte_word0(vsid, address, False) ^ (slot + 1) << 7, 0)
+    place(k, secondary + 8 * 2, mmu.pte_word0(vsid, address, True), 0x00DEF000 | 0x180 | 2)
+    k.arch.tlb_miss_for(p.mm, address, "x")             # the lines are now cached
+    k.arch._tlbie(address)
+    spent = measure(k, lambda: k.arch.tlb_miss_for(p.mm, address, "x"))
+    assert spent.counts["pte_reads"] == 8 + 3 and spent.counts["htab_secondary_hits"] == 1
+    assert spent.rows["table_search"][2] == 11 * PTE_READ           # warm: no stall
+    assert k.arch.itlb.find(vsid, address)[1] == 0x00DEF000 | 0x180 | 2
+
+
+def test_hash_miss_runs_hash_page_then_searches_again():
+    k, p = kernel()
+    heap = k.mmap(p, 4 * PAGE_SIZE, "rw")
+    k.touch(p, heap, "w")
+    vsid, primary, _ = groups(k, p, heap)
+    assert k.arch.find_hpte(p.mm, heap)[:2] == (False, 0)
+    k.machine.write(primary, bytes(8))      # the HPTE is gone (as if evicted) ...
+    k.arch._tlbie(heap)                     # ... and so is the TLB entry
+    spent = measure(k, lambda: k.touch(p, heap, "r"))
+    # a search of both groups (16 reads) fails; hash_page re-creates the HPTE in slot 0;
+    # the second search reads 1 PTE
+    assert dict(spent.counts) == {"tlb_misses": 1, "pte_reads": 16 + 1, "htab_misses": 1,
+                                  "hpte_primary": 1, "tlb_miss_retries": 1,
+                                  "tlb_entries_loaded": 1}
+    assert spent.rows["hash_page"][1] == spent.rows["hash_fault_entry"][1] == 1
+    assert spent.rows["table_search"][1] == 2
+
+
+def test_store_to_a_clean_page_goes_through_hash_page():
+    from emu.kernel import File
+    k, p = kernel()
+    shared = k.mmap(p, 4 * PAGE_SIZE, "rw", shared=True, file=File("shared", 4))
+    k.touch(p, shared, "r")
+    vsid = ctx_to_vsid(p.mm.context, shared)
+    assert k.arch.dtlb.find(vsid, shared)[1] & 3 == 3          # read only: PP 3
+    spent = measure(k, lambda: k.touch(p, shared, "w"))
+    # DSI: hash_page updates the HPTE (PP 2, C) and tlbie-s; the store misses and finds it
+    assert dict(spent.counts) == {"hash_page_dsi": 1, "hpte_updated": 1, "tlb_misses": 1,
+                                  "pte_reads": 1, "htab_primary_hits": 1,
+                                  "tlb_entries_loaded": 1}
+    assert k.arch.dtlb.find(vsid, shared)[1] & 0x83 == 0x82
+
+
+# ------------------------------------------------------------------ the 1998 flush routines
+
+def instructions(spent, row):
+    return spent.rows[row][3]
+
+
+def test_flush_range_search_counts_by_hand():
+    k, p = kernel("search")
+    # no HPTE anywhere: every page searched in both groups
+    spent = measure(k, lambda: k.arch.call("flush_range_search", p.mm.context, 0x30000000, 5))
+    assert instructions(spent, "flush_range_search") == 5 + 5 * (6 + 77) + 4
+    assert measure(k, lambda: k.arch.call("flush_range_search", p.mm.context, 0x30000000,
+                                          0)).rows["flush_range_search"][3] == 9
+    # three pages with HPTEs in primary slot 0, one at slot 3
+    heap = k.mmap(p, 4 * PAGE_SIZE, "rw")
+    k.touch_pages(p, heap, 3, "w")
+    vsid, primary, _ = groups(k, p, heap + 3 * PAGE_SIZE)
+    for slot in range(3):
+        place(k, primary + 8 * slot, 0x80000000 | (slot + 1) << 7, 0)      # other pages
+    place(k, primary + 8 * 3, mmu.pte_word0(vsid, heap + 3 * PAGE_SIZE, False), 0x5000 | 2)
+    n = []
+    spent = measure(k, lambda: n.append(k.arch.call("flush_range_search", p.mm.context,
+                                                    heap, 4)))
+    assert n == [4]
+    assert instructions(spent, "flush_range_search") == 5 + 3 * (6 + 27) + (6 + 27 + 9) + 4
+    assert all(k.arch.find_hpte(p.mm, heap + i * PAGE_SIZE) is None for i in range(4))
+
+
+def test_set_context_22():
+    k, p = kernel("context")
+    spent = measure(k, lambda: k.arch.call("set_context_22", 5))
+    assert instructions(spent, "set_context_22") == 39
+
+
+@pytest.mark.parametrize("flush", ["search", "context", "hashpte"])
+def test_munmap_flushes_by_strategy(flush):
+    k, p = kernel(flush)
+    pages = 32
+    heap = k.mmap(p, pages * PAGE_SIZE, "rw")
+    k.touch_pages(p, heap, 4, "w")          # 4 of the 32 pages get HPTEs
+    old_context = p.mm.context
+    spent = measure(k, lambda: k.munmap(p, heap, pages * PAGE_SIZE))
+    c = spent.counts
+    if flush == "search":                   # every page, an HPTE or not
+        assert c["pages_searched"] == 32 and c["hpte_invalidated"] == 4
+        assert instructions(spent, "flush_range_search") == 5 + 4 * 33 + 28 * 83 + 4
+    elif flush == "context":                # 32 > 20 pages: a new context, nothing searched
+        assert c["new_contexts"] == 1 and "pages_searched" not in c
+        assert p.mm.context != old_context
+        # the old HPTEs stay (zombies) under the old VSIDs; the new context finds none
+        vsid = ctx_to_vsid(old_context, heap)
+        assert k.arch.lookup(p.mm, heap) is None
+        group = mmu.pteg_address(k.arch.sdr1, mmu.primary_hash(vsid, heap))
+        assert int.from_bytes(k.machine.read(group, 4), "big") == \
+            mmu.pte_word0(vsid, heap, False)
+        assert k.machine.mmu.segment(3) == ctx_to_vsid(p.mm.context, 0x30000000)
+    else:                                   # only the 4 PTEs with _PAGE_HASHPTE
+        assert c["flush_calls"] == 1 and c["lptes_examined"] == 32
+        assert c["hpte_invalidated"] == 4
+    assert k.arch.dtlb.valid() == 0 or flush == "context"
+
+
+def test_context_flush_searches_small_ranges():
+    k, p = kernel("context")
+    heap = k.mmap(p, 16 * PAGE_SIZE, "rw")
+    k.touch(p, heap, "w")
+    spent = measure(k, lambda: k.munmap(p, heap, 16 * PAGE_SIZE))
+    assert spent.counts["pages_searched"] == 16 and "new_contexts" not in spent.counts
+
+
+def test_bad_configurations_are_refused():
+    with pytest.raises(ValueError, match="flush must be one of"):
+        Kernel(Machine("ppc604"), arch=PPC604, flush="tlbia")
+    with pytest.raises(ValueError, match="searches the hash table in hardware"):
+        PPC604(Machine("ppc603e", mmu=True), None)
+    with pytest.raises(ValueError, match="machine must be one of"):
+        d.kernel("601")
+
+
+# ------------------------------------------------------------------ the experiments
+
+def test_reuse_every_access_is_a_tlb_miss_that_finds_its_translation():
+    costs = d.miss_costs(pages=256, passes=2)
+    assert list(costs["tlb_misses_per_pass"]) == [256, 256, 256]
+    assert costs.loc["604", "htab_hit_rate"] == costs.loc["603 hash table",
+                                                          "htab_hit_rate"] == 1.0
+    # warm: each page's HPTE in slot 0 of its own primary group: one PTE read, 2 cycles
+    assert costs.loc["604", "cycles_per_miss_steady"] == PTE_READ
+    # measured: the 603's handlers (hash: 18 instructions + SPR costs; page table: the
+    # load handler's 28)
+    assert costs["cycles_per_miss_steady"].to_dict() == {"603 hash table": 23.0,
+                                                         "603 page table": 31.0, "604": 2.0}
+    # the first reuse pass is dearer everywhere (lines evicted since by the first touches)
+    assert (costs["cycles_per_miss_first_pass"] > costs["cycles_per_miss_steady"]).all()
+
+
+def test_hit_rate_is_p_over_p_plus_one():
+    # a first touch: the search fails (the hash miss), the fault preloads the HPTE, the
+    # retried access misses again and finds it; each later pass finds every one
+    rates = d.hit_rate_by_reuse("604", pages=256, passes=(1, 4, 49))
+    assert rates["htab_hit_rate"].to_dict() == {1: 1 / 2, 4: 4 / 5, 49: 49 / 50}
+    assert list(rates["tlb_misses"]) == [2 * 256, 5 * 256, 50 * 256]
+    assert d.hit_rate_by_reuse("603 hash table", pages=256, passes=(4,))[
+        "htab_hit_rate"].iloc[0] == 4 / 5
+    # 128 pages in order fill the 604's DTLB exactly (64 classes x 2 ways): after the first
+    # touches nothing misses, and the rate stays at the first touches' 1/2
+    first, runs = d.reuse("604", pages=128, passes=2)
+    assert [r["tlb_misses"] for r in runs] == [0, 0]
+    _, runs = d.reuse("603 page table", pages=128, passes=1)      # the 603's 64: all miss
+    assert runs[0]["tlb_misses"] == 128
+
+
+def test_hash_miss_cost_includes_hash_page_and_the_retry():
+    s = d.hash_miss_cost("604")
+    assert (s["tlb_misses"], s["htab_misses"], s["htab_hits"]) == (1, 1, 0)
+    # measured: 16 + 1 PTE reads, the fixed exception prologue, hash_page
+    assert s["miss_cycles"] == 381
+    assert d.hash_miss_cost("603 hash table")["miss_cycles"] == 515      # measured
+    with pytest.raises(ValueError, match="has no hash table"):
+        d.hash_miss_cost("603 page table")
+
+
+def test_mmap_latency_directions():
+    df = d.mmap_latency(sizes=(64 << 10, 1 << 20))
+    # 16 pages: 2.2.0 searches too (not above 20 pages)
+    assert df.loc[(64, "search"), "cycles"] == df.loc[(64, "context"), "cycles"]
+    one = df.loc[1024]
+    assert one.loc["search", "pages_searched"] == 256
+    assert one.loc["context", "new_contexts"] == 1
+    assert one.loc["search", "stores"] == 7          # 1 MB / 10 at 16 KB: 0, 16, ... 96 KB
+    # measured: searching every page costs 7.2 times the new context at 1 MB
+    assert one["cycles"].to_dict() == {"search": 52558, "context": 7326, "hashpte": 7977}
+
+
+def test_published_node_numbers():
+    t1 = data.load("dougan1999_table1_lmbench").set_index("system")
+    assert list(t1.index) == ["603 180MHz (htab)", "603 180MHz (no htab)", "604 185MHz",
+                              "604 200MHz"]
+    assert list(t1["pstart_s"]) == [1.8, 1.7, 1.6, 1.6]
+    assert list(t1["ctxsw_us"]) == [4, 3, 4, 4]
+    assert list(t1["pipe_latency_us"]) == [17, 19, 21, 20]
+    assert list(t1["pipe_bandwidth_mb_s"]) == [69, 73, 88, 92]
+    assert list(t1["file_reread_mb_s"]) == [33, 36, 39, 41]
+    nodes = data.load("dougan1999_node_numbers").set_index("subject")
+    node = nodes["page"].str.extract(r"^(node\d+)")[0]
+    assert set(node) == {"node5", "node6", "node10"}     # node6: test_dougan1999_data
+    assert sorted(nodes[node != "node6"]["value"]) == [5, 16, 32, 91, 120]

@@ -1,0 +1,193 @@
+"""The guest kernel under iozone's write test (emu.papers.yoshioka2005.ext3model, routines/x86/*_2612.S).
+
+Each test builds a small Kernel (a zone of a few hundred pages) unless it needs the chapter's;
+Kernel.check() verifies what the writes must have left: file sizes, bitmaps, the block map
+in the indirect blocks, every cached page's bytes and buffer, the radix trees, the
+transaction's data list, every lock free. The counts below are worked out by hand from the
+routines (each comment says how).
+"""
+import numpy as np
+import pytest
+
+import emu
+from emu.papers.yoshioka2005 import ext3model as e
+from emu.isa.assemble import assemble, decode
+from emu.run.profiler import profile_call
+
+SMALL = dict(page_cache_bytes=512 << 10, frame_bytes=256 << 10, max_records=2000)
+FILES = ("spinlock", "jbd", "buffer", "ext3", "mm", "vfs")
+
+
+@pytest.mark.parametrize("kernel", sorted(e.KERNELS))
+def test_the_kernel_assembles_and_disassembles_in_step(kernel):
+    # emu.hw.cost reads the code by linear disassembly: the data in the files must not throw
+    # it out of step
+    program = assemble(e.source(kernel), "x86", 0x10000)
+    starts = {insn.address for insn in decode(program.code, "x86", program.base)}
+    assert [s.line for s in program.statements if s.kind == "insn"
+            and s.address not in starts] == []
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_each_routine_file_names_the_kernel_sources_it_follows(name):
+    header = emu.routine(f"x86/{name}_2612.S").read_text().split("*/")[0]
+    assert "2.6.12" in header and "cdecl" in header
+    assert any(path in header for path in ("kernel/", "fs/", "mm/", "lib/", "arch/"))
+
+
+def test_one_write_puts_the_record_in_a_new_page_on_a_new_block():
+    k = e.Kernel("2.6.12", **SMALL)
+    k.write_records(1)
+    facts = k.check()
+    assert (facts["cached_pages"], facts["data_jh"], facts["sync_datalist"]) == (1, 1, 1)
+    # the running transaction's metadata list: the block bitmap (undo access), the group
+    # descriptor, the inode table block (three ext3_mark_inode_dirty), the indirect block
+    assert facts["t_nr_buffers"] == 4
+    page = k.mem_map + e.PAGE_STRUCT * 15          # rmqueue_bulk takes 16, the last first
+    assert k._read(page + e.PG["INDEX"]) == e.FIRST_INDEX
+    assert k._read(page + e.PG["COUNT"]) == 2      # the page cache's and the buffer's
+
+
+@pytest.mark.parametrize("kernel", sorted(e.KERNELS))
+def test_reclaim_recycles_pages_and_drops_their_journal_heads(kernel):
+    k = e.Kernel(kernel, **SMALL)                   # a zone of 128 pages
+    k.write_records(300)
+    facts = k.check()
+    # 128 writes take the zone's pages; the 172 after them need 6 reclaims of 32: 192
+    # pages out of the cache (20 left on the CPU's free list)
+    assert facts["cached_pages"] == 300 - 6 * 32
+    assert facts["sync_datalist"] == facts["data_jh"] == 300 - 6 * 32
+    assert k._read(k.zone + e.ZONE["NR_INACTIVE"]) == 300 - 6 * 32
+
+
+def test_a_file_crosses_into_its_next_block_group():
+    k = e.Kernel("patched", used_blocks=e.DATA_PER_GROUP - 10, **SMALL)
+    k.write_records(40)                             # 10 in the first group, 30 in the next
+    k.check()
+    assert k.block_of(0, 10) == (e.GROUP_NO + 2) * e.BLOCKS_PER_GROUP + e.DATA_START_BIT
+
+
+def _state(k, records):
+    """What a run of writes leaves in the page cache, as comparable words."""
+    def words(address, n):
+        return np.frombuffer(k.machine.read(address, 4 * n), np.uint32).tolist()
+    out = {"pages": words(k.mem_map, 8 * records)}
+    # the data list, in order: each journal head's words with its pointers as positions
+    # (the first write also gives the metadata buffers journal heads, which prefill leaves
+    # to the first real write: the data heads' addresses differ, not their contents)
+    head = k._read(k.transaction + e.T["SYNC_DATA"])
+    jhs, jh = [], head
+    while True:
+        jhs.append(jh)
+        jh = k._read(jh + e.JH["TNEXT"])
+        if jh == head:
+            break
+    position = {jh: n for n, jh in enumerate(jhs)}
+    out["data list"] = [[w for i, w in enumerate(words(jh, 12)) if i not in (7, 8)] +
+                        [position[k._read(jh + e.JH["TNEXT"])],
+                         position[k._read(jh + e.JH["TPREV"])]] for jh in jhs]
+    ac = k._read(k.caches["bh_cachep"] + e.KC["ARRAY"])
+    bhs = np.array(words(k._read(ac + e.AC["START"]), 12 * records)).reshape(records, 12)
+    out["buffer heads"] = [row[:9].tolist() + [position[int(row[9])]] + row[10:].tolist()
+                           for row in bhs]
+    out["bh slab next"] = k._read(ac + e.AC["NEXT"])
+    ac = k._read(k.caches["radix_tree_node_cachep"] + e.KC["ARRAY"])
+    start = k._read(ac + e.AC["START"])
+    out["radix nodes"] = words(start, 2 * e.RADIX_NODE // 4)
+    f = k.files[0]
+    top = k._read(f["mapping"] + e.AS["PAGE_TREE"] + e.RR["RNODE"])
+    out["radix top and level 3"] = words(top, e.RADIX_NODE // 4) + words(f["level3"]
+                                                                          if "level3" in f
+                                                                          else top, 1)
+    out["zone"] = words(k.zone, e.ZONE_SIZE // 4)[:3] + words(k.zone + e.ZONE["INACTIVE"], 3)
+    out["inode"] = [k._read(f["inode"] + e.I["SIZE"], 8), k._read(f["inode"] + e.I["BLOCKS"]),
+                    k._read(f["inode"] + e.EI["DISKSIZE"], 8),
+                    k._read(f["inode"] + e.EI["LAST_ALLOC_LOGICAL"], 8),
+                    k._read(f["mapping"] + e.AS["NRPAGES"]), k._read(f["file"] + e.F["POS"], 8)]
+    g = e.GROUP_NO + 1
+    out["bitmap"] = k.machine.read(k.bitmaps[g], e.PAGE)
+    out["group free"] = k._read(k._block_data(k.gd_block) + 32 * (g & 127) + e.GD["FREE_BLOCKS"],
+                                2)
+    out["free blocks"] = [k._read(k.sb + e.SB["FREE_COUNT"]),
+                          k._read(k.pcpu[0] + e.PCPU["FBC_COUNT"]),
+                          k._read(k.pcpu[0] + e.PCPU["BH_NR"])]
+    dind = k._block_data(k._read(f["inode"] + e.EI["DIND"]))
+    ind = k._block_data(k._read(dind + 4 * ((e.FIRST_INDEX - e.DIND_START) >> 10)))
+    out["indirect block"] = words(ind, 1024)
+    return out
+
+
+def test_prefill_leaves_what_the_writes_leave():
+    # the same 48 records written by the routines and by prefill: the page cache, the
+    # trees, the lists, the blocks and the sizes are word for word the same
+    written, filled = e.Kernel("2.6.12", **SMALL), e.Kernel("2.6.12", **SMALL)
+    written.write_records(48)
+    filled.prefill(48)
+    filled.check()
+    a, b = _state(written, 48), _state(filled, 48)
+    assert a.keys() == b.keys()
+    for key in a:
+        assert a[key] == b[key], key
+
+
+def _lock_calls(k, records):
+    """How many times each lock routine ran over ``records`` writes."""
+    run = profile_call(k.machine, *k.calls(records)[0], every=997)
+    k.written += records
+    table = run.table.set_index("address")
+    return {name: int(table.loc[k.sym[name], "hits"]) for name in
+            ("_spin_lock", "_spin_lock_irq", "_write_lock_irq", "_read_lock_irq")}
+
+
+def test_lock_calls_per_write_by_hand():
+    k = e.Kernel("2.6.12", page_cache_bytes=1 << 20, frame_bytes=256 << 10, max_records=400)
+    k.write_records(64)                             # no reclaim: the zone has 256 pages
+    calls = _lock_calls(k, 32)
+    # _spin_lock per write: journal_start and journal_stop take j_state_lock and
+    # t_handle_lock (4), create_empty_buffers the private_lock, inode_add_bytes i_lock,
+    # ext3_new_block the group's lock, journal_dirty_data j_list_lock (4 more): 8; the
+    # free-blocks counter folds into its total every 32 blocks (at the 96th): 1; the
+    # zone's lock for each 16 pages rmqueue_bulk takes onto the CPU's list: 2
+    assert calls["_spin_lock"] == 8 * 32 + 1 + 2
+    assert calls["_spin_lock_irq"] == 32            # __pagevec_lru_add: the zone's lru_lock
+    assert calls["_write_lock_irq"] == 2 * 32       # add_to_page_cache, the dirty tag
+    assert calls["_read_lock_irq"] == 2 * 32        # find_lock_page, find_get_page (bdev)
+
+
+def test_reclaim_adds_its_locks_by_hand():
+    k = e.Kernel("2.6.12", **SMALL)                 # a zone of 128 pages
+    k.write_records(128 + 32)                       # the first reclaim: 32 on the list
+    calls = _lock_calls(k, 64)                      # two more reclaims of 32
+    # each reclaimed page: j_list_lock (journal_try_to_free_buffers) and the private_lock
+    # (try_to_free_buffers), the tree lock twice (writeback's tag, remove_from_page_cache);
+    # each reclaim: the lru_lock once; folds of the counter at the 192nd and 224th block
+    assert calls["_spin_lock"] == 8 * 64 + 2 + 2 * 64
+    assert calls["_spin_lock_irq"] == 64 + 2
+    assert calls["_write_lock_irq"] == 2 * 64 + 2 * 64
+
+
+def test_four_cpus_write_their_files_through_one_journal():
+    k = e.Kernel("patched", cpus=4, **SMALL)
+    k.write_records(40)
+    facts = k.check()
+    assert facts["cached_pages"] == facts["sync_datalist"] == 4 * 40
+    # on the transaction's metadata list: four files' bitmaps, their indirect blocks (two
+    # each: page 12 of the run is the first of a new indirect block), the group descriptor
+    # block and the inode table block they share
+    assert (e.FIRST_INDEX + 12 - e.DIND_START) % e.ADDR_PER_BLOCK == 0
+    assert facts["t_nr_buffers"] == 4 + 4 * 2 + 2
+
+
+def test_the_kernel_refuses_what_it_was_not_built_for():
+    with pytest.raises(ValueError, match="cpus must be from 1 to 8"):
+        e.Kernel("2.6.12", cpus=9)
+    with pytest.raises(ValueError, match="power-of-two"):
+        e.Kernel("2.6.12", frame_bytes=3 << 12)
+    with pytest.raises(ValueError, match="unknown kernel"):
+        e.source("2.6.13")
+    k = e.Kernel("2.6.12", **SMALL)
+    with pytest.raises(ValueError, match="more than this Kernel was built for"):
+        k.write_records(2001)
+    k.write_records(1)
+    with pytest.raises(ValueError, match="fresh Kernel"):
+        k.prefill(16)

@@ -1,0 +1,208 @@
+"""The numbers and directions the Mackerras 2003 chapter states in its prose.
+
+The chapter's notebooks print these; the prose quotes them. If a model change moves one, this
+test fails and the prose must be re-read (and the number updated) before it passes again.
+"""
+import pytest
+
+import emu
+from emu.present import data, stats
+from emu.kernel import workloads
+from emu.hw.faults import StaleInstructionFetch
+from emu.run.machine import Machine
+
+LI_R3_1_BLR = bytes.fromhex("38600001" "4e800020") * 512
+LI_R3_2_BLR = bytes.fromhex("38600002" "4e800020") * 512
+
+
+def flush_after_fill(words, again=False):
+    m = Machine("ppc750")
+    m.load(emu.routine("ppc32/fill_words.S"))
+    m.load(emu.routine("ppc32/flush_dcache_icache.S"))
+    page = m.alloc(4096)
+    m.call("fill_words", page, 0x60000000, words)
+    run = m.call("flush_dcache_icache", page)
+    return m.call("flush_dcache_icache", page) if again else run
+
+
+def test_one_page_flush_dirty_half_and_clean():
+    # clean: the same page flushed a second time, as in the notebook
+    dirty, half, clean = flush_after_fill(1024), flush_after_fill(512), \
+        flush_after_fill(1024, again=True)
+    assert dirty.instructions == half.instructions == clean.instructions == 777
+    assert (dirty.cycles, half.cycles, clean.cycles) == (13866, 7786, 1680)
+    # 4096 / 32-byte lines: every dirty line is written back by dcbst, through L2 to memory
+    assert dirty.caches["L1D"]["writebacks"] == dirty.caches["L2"]["writebacks"] == 128
+    assert half.caches["L1D"]["writebacks"] == 64
+    assert clean.caches["L1D"]["writebacks"] == 0
+
+
+def reuse_frame(flush):
+    m = Machine("ppc750", strict_coherence=True)
+    m.load(emu.routine("ppc32/copy_page.S"))
+    m.load(emu.routine("ppc32/flush_dcache_icache.S"))
+    frame = m.alloc(4096, LI_R3_1_BLR)
+    new_code = m.alloc(4096, LI_R3_2_BLR)
+    assert m.call(frame).return_value == 1
+    m.call("copy_page", frame, new_code)
+    if flush:
+        m.call("flush_dcache_icache", frame)
+    return m.call(frame).return_value
+
+
+def test_a_reused_frame_without_the_flush_is_a_stale_fetch():
+    with pytest.raises(StaleInstructionFetch, match="0x100000"):
+        reuse_frame(flush=False)
+    assert reuse_frame(flush=True) == 2
+
+
+@pytest.fixture(scope="module")
+def policies():
+    return {(kind, policy): workloads.lat_proc(kind, policy=policy)
+            for kind in ("fork", "exec", "shell") for policy in ("eager", "lazy")}
+
+
+def test_lazy_flushes_fewer_pages_than_eager(policies):
+    flushed = {key: r.counts["pages_flushed"] for key, r in policies.items()}
+    # derived page by page in tests/kernel/test_kernel.py (two flushes per eager file fault, the
+    # child's exit path in libc, the dynamically linked hello)
+    assert flushed == {("fork", "eager"): 9, ("fork", "lazy"): 3, ("exec", "eager"): 181,
+                       ("exec", "lazy"): 17, ("shell", "eager"): 453, ("shell", "lazy"): 42}
+    for kind in ("fork", "exec", "shell"):
+        assert policies[kind, "lazy"].cycles < policies[kind, "eager"].cycles
+    ratios = [policies[kind, "lazy"].us / policies[kind, "eager"].us
+              for kind in ("fork", "exec", "shell")]
+    assert ratios == pytest.approx([0.8978, 0.5926, 0.5760], abs=5e-5)
+
+
+def test_lazy_keeps_only_the_flushes_of_pages_the_kernel_wrote(policies):
+    eager, lazy = policies["shell", "eager"].counts, policies["shell", "lazy"].counts
+    assert (eager["flushed:file"], eager["flushed:cow"], eager["flushed:anonymous"],
+            eager["flushed:exec_args"]) == (192, 28, 14, 2)
+    assert lazy["pages_flushed"] == eager["flushed:cow"] + eager["flushed:anonymous"]
+
+
+def test_flush_share_beside_table1(policies):
+    procedures = list(workloads.TABLE1_PROCEDURES)
+    table1 = data.load("mackerras2003_table1_profile_ppc750").set_index("procedure")
+    published = table1.loc[procedures]
+    assert published["original"]["flush_dcache_icache"] / published["original"].sum() == \
+        pytest.approx(0.710, abs=5e-4)
+    shares = []
+    for policy in ("eager", "lazy"):
+        cycles = workloads.by_procedure(policies["shell", policy])
+        shares.append(cycles["flush_dcache_icache"] / cycles.sum())
+    assert shares == pytest.approx([0.809, 0.658], abs=5e-4)
+    assert workloads.by_procedure(policies["shell", "eager"])["flush_dcache_icache"] == 1277005
+    assert workloads.by_procedure(policies["shell", "lazy"])["flush_dcache_icache"] == 581280
+
+
+def test_a_static_program_running_200_text_pages_gains_more():
+    """The exercise's static program. Eager: filemap_nopage flushes its 200 text pages, its
+    data page and libc's execve page (202), do_no_page the text and libc pages again
+    (201; the data page's copy goes as copy-on-write); copy-on-write copies 4 (the child's
+    2 stack pages and libc data page, big's data page), the argument page and big's other
+    stack page: 409. Lazy: only the 5 pages the kernel wrote into."""
+    big = workloads.Image("big", text_pages=300, data_pages=2, bss_pages=1, text_touched=200,
+                          data_written=1, bss_written=0)
+    runs = {p: workloads.lat_proc("exec", policy=p, program=big) for p in ("eager", "lazy")}
+    assert (runs["eager"].counts["pages_flushed"], runs["lazy"].counts["pages_flushed"]) == (409, 5)
+    assert runs["lazy"].us / runs["eager"].us == pytest.approx(0.2753, abs=5e-5)
+
+
+@pytest.fixture(scope="module")
+def strategies():
+    out = {}
+    for strategy in ("scan", "immediate", "batched"):
+        for kind in ("fork", "exec", "shell"):
+            out[kind, strategy] = workloads.lat_proc(kind, tlb_flush=strategy)
+        out["mmap", strategy] = workloads.lat_mmap(tlb_flush=strategy)
+    return out
+
+
+def test_pte_strategies_trade_scans_against_per_entry_calls(strategies):
+    cycles = {k: r.cycles for k, r in strategies.items()}
+    for kind in ("fork", "exec", "shell"):       # the scan examines many empty LPTEs
+        assert cycles[kind, "immediate"] < cycles[kind, "batched"] < cycles[kind, "scan"]
+        assert strategies[kind, "scan"].counts["lptes_examined"] > \
+            strategies[kind, "immediate"].counts["lptes_examined"]
+    # mmap (LMBench's stores every 16 KB over a tenth of 1 MB: 7 pages): the 2.5 kernel
+    # invalidates each HPTE as munmap zaps its PTE (flush_hash_entry), whatever the
+    # strategy; the scan and immediate kernels do the same work, batched adds its batch
+    assert cycles["mmap", "scan"] == cycles["mmap", "immediate"] < cycles["mmap", "batched"]
+    assert [strategies["mmap", s].counts["flush_calls"]
+            for s in ("scan", "immediate", "batched")] == [7, 7, 7]
+    # fork under the scan flushes (and refills) the parent's unchanged text HPTEs too
+    assert [strategies["fork", s].counts["hpte_invalidated"]
+            for s in ("scan", "immediate", "batched")] == [13, 10, 10]
+    change = cycles["shell", "immediate"] / cycles["shell", "scan"] - 1
+    assert change == pytest.approx(-0.00504, abs=5e-6)
+    assert stats.runs_needed(abs(change * 32.09), 1.42) == 1212
+    assert stats.runs_needed(abs(change * 8.51), 1.42) == 17218
+
+
+def test_noise_numbers_of_section_4():
+    assert stats.runs_needed(0.59, 1.42) == 92
+    assert stats.runs_needed(0.16, 1.42) == 1238
+    assert stats.resolvable_difference(1.42, 2) == pytest.approx(6.11, abs=5e-3)
+    assert stats.resolvable_difference(1.42, 7) == pytest.approx(1.65, abs=5e-3)
+
+
+@pytest.fixture(scope="module")
+def compiles():
+    out = {}
+    for policy in ("lazy", "lazy_exec"):
+        out[policy, "cold"] = workloads.kernel_compile(policy=policy, steps=1, warmup=0)
+        out[policy, "steady"] = workloads.kernel_compile(policy=policy, steps=2, warmup=1)
+    return out
+
+
+def test_the_405_deferral_leaves_only_first_executions(compiles):
+    flushed = {k: r.counts.get("pages_flushed", 0) / r.iterations for k, r in compiles.items()}
+    # (cold: 822 and 150 before issue 15; the child's close and execve now run a page of
+    # libc text the parent never runs, executed for the first time once)
+    assert flushed == {("lazy", "cold"): 823, ("lazy", "steady"): 671,
+                       ("lazy_exec", "cold"): 151, ("lazy_exec", "steady"): 0}
+    assert compiles["lazy_exec", "cold"].counts["exec_faults"] == 151
+    drop = 1 - compiles["lazy_exec", "steady"].us / compiles["lazy", "steady"].us
+    assert drop == pytest.approx(0.711, abs=5e-4)
+
+
+def test_a_cc1_running_300_text_pages_is_flushed_300_times():
+    from dataclasses import replace
+    big = replace(workloads.CC1, text_touched=300)
+    r = workloads.kernel_compile(steps=1, warmup=0, policy="lazy_exec", program=big)
+    # and libc's execve page, run for the first time by the child
+    assert r.counts["pages_flushed"] == r.counts["exec_faults"] == 300 + 1
+
+
+def test_table_ticks_against_system_time_at_hz_100():
+    """The notebook's consistency check of the paper's numbers, from the data files."""
+    t1 = data.load("mackerras2003_table1_profile_ppc750").set_index("procedure")
+    t3 = data.load("mackerras2003_table3_profile_ppc405").set_index("procedure")
+    saved = [t.loc["flush_dcache_icache", "original"] - t.loc["flush_dcache_icache", "optimized"]
+             for t in (t1, t3)]
+    assert saved == [3789, 1654]
+    text = data.load("mackerras2003_text_numbers").set_index(["page", "quantity", "kernel"])
+    builds = [text.loc[(page, f"kernel compiles profiled ({table})", "both"), "value"]
+              for page, table in (("section 2.1", "Table 1"), ("section 2.3", "Table 3"))]
+    assert [round(s / b / 100, 2) for s, b in zip(saved, builds)] == [12.63, 8.27]
+
+
+def test_batched_beats_scan_on_the_64_bit_kernel():
+    cycles, syncs = {}, {}
+    for kind in ("fork", "exec", "shell"):
+        for strategy in ("scan", "batched"):
+            r = workloads.lat_proc(kind, tlb_flush=strategy, profile="power4")
+            cycles[kind, strategy], syncs[kind, strategy] = r.cycles, r.counts["tlbsync"]
+    # re-measured when every HPTE operation took its HPTE's lock bit, as the kernel's do
+    # (0.1-0.3% more; the order of the strategies is unchanged); then for issue 15 (the
+    # dynamic LMBench programs, HPTEs gathered at zap, the 8 GB machine's 128 MB table):
+    # fork 80,093 / 73,326, exec 179,793 / 170,252, shell 878,468 / 849,383 before
+    assert cycles == {("fork", "scan"): 89902, ("fork", "batched"): 82444,
+                      ("exec", "scan"): 444805, ("exec", "batched"): 437539,
+                      ("shell", "scan"): 1046115, ("shell", "batched"): 1038841}
+    # scan: a tlbsync per VMA with HPTEs at fork (4), one per gathered exit or exec;
+    # batched: one per flush batch
+    assert [syncs[k, s] for k in ("fork", "exec", "shell") for s in ("scan", "batched")] == \
+        [5, 2, 6, 3, 7, 4]

@@ -1,0 +1,237 @@
+"""Yoshioka 2005's headline results, asserted on the model (emu.papers.yoshioka2005):
+
+* the L3 misses of the copy fall by orders of magnitude (one per destination line before;
+  none after);
+* the rest of the kernel (the working set) misses less in the L3 with the patch;
+* the cycles of a large copy to a cold destination fall, to the bus time of its writes;
+* and where non-temporal copying loses: data read back at once, a hot destination.
+
+Counts worked out by hand are derived in the comments. The write tests use the chapter's
+configuration (a prefilled 128 MB page cache) with a short run.
+"""
+import pytest
+
+from emu.papers import yoshioka2005 as y
+from emu.hw.profile import load
+
+LINE = 64
+P4 = load("pentium4")
+BEAT = P4.memory.bus["cycles_per_beat"]
+LINE_ON_BUS = LINE // P4.memory.bus["bytes_per_beat"] * BEAT     # 8 beats: 44 cycles
+
+
+@pytest.fixture(scope="module")
+def profiles():
+    return {label: y.write_profile(kernel, records=256, warm=2048)
+            for label, kernel in y.KERNELS.items()}
+
+
+def test_the_old_copy_misses_the_l3_once_per_destination_line(profiles):
+    before = profiles["original"]
+    # a 4 KB record into a page no cache holds: 64 reads for ownership, each an L3 read
+    # miss (the hardware prefetcher takes some of them ahead: the same lines)
+    assert before.per_write("l3_misses", "copy") == pytest.approx(4096 // LINE, abs=0.5)
+
+
+def test_the_patched_copy_does_not_miss_the_l3(profiles):
+    before, after = profiles["original"], profiles["optimized"]
+    assert after.copy_events("l3_misses") * 100 < before.copy_events("l3_misses")
+    assert after.copy_events("l3_misses") == 0
+    listing = after.listing("l3_misses")
+    assert "_mmx_memcpy_nt" not in set(listing[listing["events"] > 0]["symbol"])
+
+
+def test_the_working_set_misses_less_with_the_patch(profiles):
+    before, after = profiles["original"], profiles["optimized"]
+    assert after.other_events("l3_misses") < before.other_events("l3_misses")
+    # the wait-table lines unlock_page and wake_up_bit look at stay cached
+    b = before.listing("l3_misses").set_index("symbol")["events"]
+    a = after.listing("l3_misses").set_index("symbol")["events"]
+    assert b.get("__wake_up_bit", 0) > 0 and a.get("__wake_up_bit", 0) == 0
+
+
+def test_the_copy_takes_fewer_cycles_with_the_patch(profiles):
+    before, after = profiles["original"], profiles["optimized"]
+    change = y.change(before.copy_events("cycles"), after.copy_events("cycles"))
+    assert change["direction"] == "fell" and change["ratio"] < 0.6
+
+
+def test_the_listings_are_laid_out_like_the_papers(profiles):
+    table = y.side_by_side(profiles, "l3_misses")
+    assert list(table.columns) == ["kernel", "rank", "published symbol", "published %",
+                                   "emulated symbol", "emulated %"]
+    top = table[(table["kernel"] == "original") & (table["rank"] == 1)].iloc[0]
+    assert (top["published symbol"], top["emulated symbol"]) == ("__copy_from_user_ll",
+                                                                 "__copy_from_user_ll")
+    assert top["published %"] == 63.4603
+    memory = profiles["original"].memory_table()
+    assert memory["references"].is_monotonic_decreasing
+    assert memory["l3_misses"].sum() == profiles["original"].events("l3_misses")
+    assert memory["references"].sum() == profiles["original"].events("references")
+
+
+def test_a_large_cold_copy_falls_to_the_bus_time_of_its_writes():
+    old = y.copy_cost(4096, None, "cold destination")
+    nt = y.copy_cost(4096, 1, "cold destination")
+    # non-temporal: 64 full write-combining lines, one after the other on the bus
+    assert nt["cycles"] == pytest.approx(64 * LINE_ON_BUS, rel=0.01)
+    assert nt["l3_misses"] == 0
+    # 2.6.12: each line read for ownership and, later, written back: twice the bus time
+    assert old["cycles"] >= 2 * 64 * LINE_ON_BUS
+    assert old["l3_misses"] == pytest.approx(64, abs=0.1)
+
+
+@pytest.mark.parametrize("condition", ["read back at once", "hot destination"])
+def test_non_temporal_loses_when_the_data_is_used_soon(condition):
+    for size in (512, 4096):
+        old = y.copy_cost(size, None, condition)["cycles"]
+        nt = y.copy_cost(size, 1, condition)["cycles"]
+        assert nt > old
+
+
+def test_the_fpu_save_makes_small_non_temporal_copies_lose():
+    # with the task's FPU state live, the copy saves it (fxsave) and the task restores it
+    # (fxrstor): a fixed cost a 64-byte copy cannot earn back, a 4 KB one can
+    assert y.copy_cost(64, 1, "task owns the FPU")["cycles"] > \
+        y.copy_cost(64, None, "task owns the FPU")["cycles"]
+    assert y.copy_cost(4096, 1, "task owns the FPU")["cycles"] < \
+        y.copy_cost(4096, None, "task owns the FPU")["cycles"]
+
+
+def test_the_threshold_decides_which_copy_runs():
+    # the patch's n < 512: a 511-byte copy takes 2.6.12's path, a 512-byte one the
+    # non-temporal one (no L3 miss); a threshold of 1024 moves the 512-byte copy back
+    assert y.copy_cost(511, 512, "cold destination")["l3_misses"] > 0
+    assert y.copy_cost(512, 512, "cold destination")["l3_misses"] == 0
+    assert y.copy_cost(512, 1024, "cold destination")["l3_misses"] > 0
+
+
+def test_crossover_reads_the_sweep():
+    sweep = y.copy_sweep([256, 4096], ["cold destination", "hot destination"])
+    assert y.crossover(sweep, "cold destination") == 256
+    assert y.crossover(sweep, "hot destination") is None
+    with pytest.raises(ValueError, match="condition must be one of"):
+        y.copy_cost(64, None, "warm")
+
+
+def test_the_papers_cpu_time_by_hand():
+    df = y.cpu_time()
+    # listing 1: 281538 samples are 15.2083%, so about 1,851,216 in all; a sample is
+    # 100,000 cycles of a 2.2 GHz CPU
+    assert df.loc["original", "CPU s"] == pytest.approx(281538 / 0.152083 * 1e5 / 2.2e9,
+                                                        rel=1e-5)
+    assert df.loc["original", "copy cycles per page"] == pytest.approx(
+        281538 * 1e5 / (4 * 8000 * 256))
+    assert df.loc["optimized", "copy CPU s"] == pytest.approx(120717 * 1e5 / 2.2e9)
+    assert df.loc["original", "busy %"] == pytest.approx(100 * df.loc["original", "CPU s"] /
+                                                         (4 * 229.76))
+
+
+def test_change_states_direction_ratio_and_difference():
+    assert y.change(10, 4) == {"direction": "fell", "ratio": 0.4, "difference": -6}
+    assert y.change(4, 10)["direction"] == "rose"
+    assert y.published_copy_change("l3_misses") == {
+        "before": 37017, "after": 89, "direction": "fell", "ratio": 89 / 37017,
+        "difference": 89 - 37017}
+
+
+# ------------------------------------------------------------------ the chapter's helpers
+
+def test_compare_states_direction_ratio_and_difference_against_the_paper():
+    c = y.compare(42.88, 45.0)
+    assert c["direction"] == "model higher"
+    assert c["ratio"] == pytest.approx(45.0 / 42.88)
+    assert c["difference"] == pytest.approx(2.12)
+    assert y.compare(0.24, 0.0) == {"direction": "model lower", "ratio": 0.0,
+                                    "difference": -0.24}
+    assert y.compare(0, 0) == {"direction": "equal", "ratio": 1.0, "difference": 0}
+    assert y.compare(0, 3)["ratio"] == float("inf")
+
+
+def test_the_comparison_table_sets_the_papers_numbers_beside_the_models(profiles):
+    table = y.comparison_table(profiles).set_index("claim")
+    before, after = profiles["original"], profiles["optimized"]
+    row = table.loc["copy's cycles, after / before (%)"]
+    assert row["paper"] == pytest.approx(100 * 120717 / 281538)        # the mail's 42.88%
+    assert row["model"] == pytest.approx(100 * after.copy_events("cycles") /
+                                         before.copy_events("cycles"))
+    row = table.loc["copy's L3 misses, after / before (%)"]
+    assert row["paper"] == pytest.approx(100 * 89 / 37017)             # the mail's 0.24%
+    assert (row["model"], row["direction"]) == (0.0, "model lower")
+    # the shares are the listings' printed percentages
+    assert table.loc["copy's share of cycles, before (%)", "paper"] == 15.2083
+    assert table.loc["copy's share of L3 misses, after (%)", "paper"] == 0.5673
+    assert table.loc["copy's share of memory references, before (%)", "paper"] == 7.4379
+    # every row: ratio model / paper, difference model - paper
+    for claim, r in table.iterrows():
+        assert r["difference"] == pytest.approx(r["model"] - r["paper"]), claim
+        assert r["ratio"] == pytest.approx(r["model"] / r["paper"]), claim
+    assert len(table) == 11
+
+
+def test_published_rest_is_the_implied_total_less_the_copy():
+    from emu.papers.yoshioka2005 import oprofile
+    lo, hi = oprofile.listing_total("l3_misses", "original")
+    assert y.published_rest("l3_misses", "original") == pytest.approx((lo + hi) / 2 - 37017)
+    # listing 2: 37017 samples are 63.4603%, so the total is 58331 (58330.91-58331.00)
+    assert y.published_rest("l3_misses", "original") == pytest.approx(58331 - 37017, abs=0.1)
+
+
+def test_the_sfence_variant_costs_at_least_its_fence():
+    plain = y.CopyBench(1).run(4096)
+    fenced = y.CopyBench(1, sfence=True)
+    r = fenced.run(4096)
+    assert r["l3_misses"] == 0
+    # the copy then the fence: at least the fence's own (estimated) cost more, so the
+    # dispatcher did call the fenced entry
+    assert r["cycles"] >= plain["cycles"] + P4.raw["costs"]["mnemonics"]["sfence"]
+    with pytest.raises(ValueError, match="needs the patched dispatcher"):
+        y.CopyBench(None, sfence=True)
+
+
+def test_the_threshold_sweep_runs_the_dispatcher_at_each_threshold():
+    sizes = [64, 128, 4096]
+    sweep = y.threshold_sweep([128, None], sizes, ["cold destination"])
+    misses = {(t if t == t else None, s): m for t, s, m in
+              zip(sweep["threshold"], sweep["size"], sweep["l3_misses"])}
+    # below the threshold 2.6.12's copy: one read for ownership per destination line;
+    # from the threshold on the non-temporal copy: none
+    assert misses[(128, 64)] == pytest.approx(1, abs=0.01)
+    assert misses[(128, 128)] == 0 and misses[(128, 4096)] == 0
+    for size in sizes:
+        assert misses[(None, size)] == pytest.approx(size // LINE, abs=0.01)
+    mix = y.threshold_mix(sweep).set_index("threshold")
+    # every size moves the same bytes: the mean of cycles per KB over the sizes
+    for t in (128, None):
+        d = sweep[sweep["threshold"] == t] if t else sweep[sweep["threshold"].isna()]
+        expect = sum(c * 1024 / s for c, s in zip(d["cycles"], d["size"])) / len(sizes)
+        assert mix.loc[t if t else "never", "cycles_per_kb"] == pytest.approx(expect)
+    assert mix.loc["never", "over 2.6.12"] == 1.0
+    assert mix.loc[128, "over 2.6.12"] < 1          # cold destinations: the patch wins
+    assert y.best_threshold(y.threshold_mix(sweep), "cold destination") == 128
+
+
+def test_profile_table_matches_the_profile_file():
+    import tomllib
+    from emu.hw.profile import FOLDER
+    raw = tomllib.loads((FOLDER / "pentium4.toml").read_text())
+    table = y.profile_table().set_index(["part", "parameter"])
+    levels = {c["name"]: c for c in raw["caches"]}
+    assert table.loc[("L2", "size"), "value"] == "524288"
+    assert not table.loc[("L2", "size"), "estimate"]
+    assert table.loc[("L3", "size"), "estimate"]                # the mail's part is not known
+    assert table.loc[("memory", "latency"), "estimate"]
+    assert table.loc[("bus", "cycles_per_beat"), "value"] == "5.5"   # 2200 MHz / 400 MT/s
+    for (part, key), r in table.iterrows():
+        src = levels.get(part) or (raw["costs"]["mnemonics"] if part == "costs" else raw[part])
+        assert r["value"] == str(src[key]), (part, key)
+        assert r["estimate"] == (key in src.get("unverified", [])), (part, key)
+
+
+def test_bus_wait_per_write_sums_every_cpu():
+    one = y.write_profile("2.6.12", records=20, warm=20, counters=("cycles",))
+    run = one.sampled["cycles"].run
+    assert one.bus_wait_per_write() == run.events["bus_wait_cycles"] / 20 > 0
+    two = y.write_profile("2.6.12", records=20, warm=20, cpus=2, counters=("cycles",))
+    runs = two.sampled["cycles"].run.runs
+    assert two.bus_wait_per_write() == sum(r.events["bus_wait_cycles"] for r in runs) / 40

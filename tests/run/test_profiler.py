@@ -1,0 +1,337 @@
+"""The sampling profiler (emu.run.profiler) and kperfdiff, checked against hand-computed counts."""
+import pytest
+
+from emu import routine
+from emu.hw import cache as c
+from emu.run import kperfdiff
+from emu.hw.faults import InstructionLimitExceeded
+from emu.hw.layout import CODE_BASE
+from emu.run.machine import Machine
+from emu.run.profiler import UNKNOWN, profile_call, read_samples
+
+# Two functions: busy loops n times (three instructions per iteration) and then branches
+# to tail, which returns. No loads or stores, and on the ppc750 profile every instruction
+# here costs 1 cycle, so once the I-cache is warm cycles == instructions.
+#   busy: li + n x (addi, addic., bne) + b  = 3n + 2 instructions (20 bytes)
+#   tail: mr + blr                          = 2 instructions      (8 bytes)
+TWO_FUNCTIONS = """
+        .globl  busy
+busy:                           # r3 = n > 0; returns 3n
+        li      r4, 0
+.Lloop: addi    r4, r4, 3
+        addic.  r3, r3, -1
+        bne     .Lloop
+        b       tail
+        .globl  tail
+tail:   mr      r3, r4
+        blr
+"""
+N = 10
+
+
+@pytest.fixture(scope="module")
+def warm():
+    """A ppc750 with TWO_FUNCTIONS loaded and called once: its I-cache holds the code."""
+    m = Machine("ppc750")
+    m.load(TWO_FUNCTIONS)
+    assert m.call("busy", N).return_value == 3 * N
+    return m
+
+
+@pytest.fixture(scope="module")
+def flush():
+    m = Machine("ppc750")
+    m.load(routine("ppc32/flush_dcache_icache.S"))
+    return m, m.alloc(4096)
+
+
+# ------------------------------------------------------------------ totals and determinism
+
+@pytest.mark.parametrize("every", [1, 7, 100, 5000])
+def test_samples_add_up_to_cycles_over_the_period(flush, every):
+    m, buf = flush
+    p = profile_call(m, "flush_dcache_icache", buf, every=every, cold=True)
+    assert p.run.cycles == 1771          # the cold flush of a clean page (test_machine)
+    assert p.samples == 1771 // every
+    table = p.by_symbol()
+    # every cycle and every instruction is charged to some instruction
+    assert table["cycles"].sum() == p.run.cycles
+    assert table["instructions"].sum() == p.run.instructions == 777
+
+
+def test_profiling_leaves_the_cycle_count_alone_and_switches_itself_off(flush):
+    m, buf = flush
+    plain = m.call("flush_dcache_icache", buf, cold=True)
+    profiled = profile_call(m, "flush_dcache_icache", buf, every=3, cold=True)
+    assert profiled.run.to_dict() == plain.to_dict()
+    assert m.state[c.H_PROFILE_PERIOD] == 0
+
+
+def test_the_same_call_twice_gives_the_same_profile(flush):
+    m, buf = flush
+    first = profile_call(m, "flush_dcache_icache", buf, every=13, cold=True)
+    second = profile_call(m, "flush_dcache_icache", buf, every=13, cold=True)
+    assert first.to_dict() == second.to_dict()
+    assert first.text() == second.text()
+    assert first.samples == 1771 // 13 > 0
+
+
+def test_the_period_is_switched_off_when_the_guest_fails():
+    m = Machine("ppc750")
+    m.load(".globl spin\nspin: b spin\n")
+    with pytest.raises(InstructionLimitExceeded):
+        profile_call(m, "spin", every=10, limit=1000)
+    assert m.state[c.H_PROFILE_PERIOD] == 0
+
+
+@pytest.mark.parametrize("every", [0, -5, 2.5, True, "7"])
+def test_the_period_must_be_a_positive_whole_number(warm, every):
+    with pytest.raises(ValueError, match="positive number of cycles"):
+        profile_call(warm, "busy", N, every=every)
+    assert warm.state[c.H_PROFILE_PERIOD] == 0
+
+
+# ------------------------------------------------------------------ per symbol
+
+def test_every_cycle_sampled_gives_each_symbol_its_instructions(warm):
+    p = profile_call(warm, "busy", N, every=1)
+    assert p.run.cycles == p.run.instructions == 3 * N + 4
+    table = p.by_symbol().set_index("symbol")
+    assert list(table.index) == ["busy", "tail"]        # most samples first
+    assert table.loc["busy", "instructions"] == table.loc["busy", "samples"] == 3 * N + 2
+    assert table.loc["tail", "instructions"] == table.loc["tail", "samples"] == 2
+    assert table.loc["busy", "share"] == pytest.approx(100 * 32 / 34)
+    assert table.loc["tail", "share"] == pytest.approx(100 * 2 / 34)
+    assert table.loc["busy", "size"] == 20 and table.loc["tail", "size"] == 8
+    assert ".Lloop" not in table.index                  # a local label is not a symbol
+
+
+def test_readprofile_text_lists_ticks_symbol_and_load(warm):
+    p = profile_call(warm, "busy", N, every=1)
+    lines = p.text().splitlines()
+    assert lines[0].startswith("# busy on ppc750: 34 cycles")
+    # load = ticks / bytes of the symbol: 32 / 20, 2 / 8, and 34 / 28 over all the code
+    assert lines[1:] == [f"{32:6d} {'busy':<40s} {1.6:8.4f}",
+                         f"{2:6d} {'tail':<40s} {0.25:8.4f}",
+                         f"{34:6d} {'total':<40s} {34 / 28:8.4f}"]
+
+
+def test_a_sample_every_five_cycles_lands_on_the_fifth_instructions(warm):
+    # 34 one-cycle instructions: samples at instructions 5, 10, ..., 30. Instruction 1 is li,
+    # iteration i is instructions 3i-1 (addi), 3i (addic.), 3i+1 (bne), 32 is b, 33-34 tail:
+    # 5, 20 -> addi; 15, 30 -> addic.; 10, 25 -> bne.
+    p = profile_call(warm, "busy", N, every=5)
+    table = p.by_symbol().set_index("symbol")
+    assert table.loc["busy", "samples"] == 6
+    assert table.loc["tail", "samples"] == 0 and table.loc["tail", "instructions"] == 2
+    assert "tail" not in p.text()          # readprofile lists only symbols with ticks
+    rows = p.annotate("busy")
+    assert list(rows["address"]) == [CODE_BASE + 4 * k for k in range(5)]
+    assert list(rows["hits"]) == [1, N, N, N, 1]
+    assert list(rows["samples"]) == [0, 2, 2, 2, 0]
+    assert list(rows["cycles"]) == [1, N, N, N, 1]
+    assert rows["instruction"][1] == "addi r4, r4, 3"
+
+
+def test_annotate_text_shows_the_loop_body_with_its_hit_count(warm):
+    text = profile_call(warm, "busy", N, every=5).annotate_text("busy")
+    lines = text.splitlines()
+    assert lines[0] == "busy: 6 samples (100.00%), 32 cycles, 32 instructions"
+    loop = [line for line in lines if "addic." in line]
+    assert len(loop) == 1 and loop[0].split()[:4] == [f"{CODE_BASE + 8:08x}", "10", "10", "2"]
+
+
+def test_annotate_of_everything_and_of_a_missing_symbol(warm):
+    p = profile_call(warm, "busy", N, every=5)
+    assert list(p.annotate()["symbol"]) == ["busy"] * 5 + ["tail"] * 2
+    with pytest.raises(KeyError, match="no symbol 'nosuch'"):
+        p.annotate("nosuch")
+
+
+def test_a_cold_start_charges_the_fetch_miss_to_the_first_instruction(warm):
+    # all 28 bytes are in one 32-byte I-cache line: one miss to memory, 80 - 2 cycles of stall
+    p = profile_call(warm, "busy", N, every=5, cold=True)
+    assert p.run.cycles == 3 * N + 4 + 78
+    first = p.annotate("busy").iloc[0]
+    assert (first["hits"], first["cycles"], first["samples"]) == (1, 79, 79 // 5)
+
+
+def test_code_outside_any_symbol_is_unknown_and_aliases_keep_the_global_name():
+    m = Machine("ppc750")
+    # two instructions before the first label; "entry" and the global "helper" share an
+    # address; numeric label 1 is local
+    m.load("  li r3, 1\n  b entry\nentry:\n  .globl helper\nhelper:\n"
+           "1: addi r3, r3, 1\n  cmpwi r3, 4\n  blt 1b\n  blr\n")
+    p = profile_call(m, CODE_BASE, every=1, cold=False)
+    table = p.by_symbol().set_index("symbol")
+    assert set(table.index) == {UNKNOWN, "helper"}
+    assert table.loc[UNKNOWN, "instructions"] == 2
+    assert table.loc["helper", "instructions"] == 3 * 3 + 1     # r3 = 2, 3, 4, then blr
+    assert f"{int(table.loc[UNKNOWN, 'samples']):6d} {UNKNOWN}" in p.text().splitlines()
+
+
+# ------------------------------------------------------------------ saved profiles
+
+def test_a_saved_profile_reads_back_as_samples_per_symbol(warm, tmp_path):
+    p = profile_call(warm, "busy", N, every=1)
+    p.save(tmp_path / "busy.prof")
+    assert read_samples(tmp_path / "busy.prof") == {"busy": 32, "tail": 2}
+
+
+@pytest.mark.parametrize("text, words", [
+    ("  12 foo 0.5\n  x bar\n", ":2: expected 'samples symbol [load]'"),
+    ("  12 foo bar baz\n", ":1: expected"),
+    ("  12 foo notanumber\n", ":1: expected"),
+    ("  12 foo\n   3 foo\n", ":2: symbol 'foo' is listed twice"),
+    ("# nothing\n     0 total\n", "holds no samples"),
+])
+def test_a_bad_saved_profile_is_refused_with_its_line(tmp_path, text, words):
+    path = tmp_path / "bad.prof"
+    path.write_text(text)
+    with pytest.raises(ValueError) as error:
+        read_samples(path)
+    assert words in str(error.value) and "bad.prof" in str(error.value)
+
+
+def test_a_missing_profile_file_is_refused(tmp_path):
+    with pytest.raises(ValueError, match="cannot read the profile"):
+        read_samples(tmp_path / "nope.prof")
+
+
+# ------------------------------------------------------------------ kperfdiff
+
+# A: 100 samples -> foo 50%, bar 30%, only_a 20%
+# B: 200 samples -> foo 10%, bar 50%, only_b 30%, also_b 10%
+A_PROFILE = "# A\n    50 foo    0.5000\n    30 bar    0.1\n    20 only_a\n   100 total   0.2\n"
+B_PROFILE = "    20 foo\n   100 bar\n    60 only_b\n    20 also_b\n   200 total\n"
+
+
+@pytest.fixture
+def two_files(tmp_path):
+    a, b = tmp_path / "arm.prof", tmp_path / "x86.prof"
+    a.write_text(A_PROFILE)
+    b.write_text(B_PROFILE)
+    return a, b
+
+
+def test_kperfdiff_ranks_common_symbols_by_the_difference_of_their_shares(two_files):
+    table = kperfdiff.diff(*two_files)
+    # foo |50 - 10| = 40 ranks above bar |30 - 50| = 20, though bar has more samples
+    common = table[table["section"] == kperfdiff.COMMON]
+    assert list(common["symbol"]) == ["foo", "bar"]
+    assert list(common["diff"]) == pytest.approx([40.0, 20.0])
+    assert list(common["percent_a"]) == pytest.approx([50.0, 30.0])
+    assert list(common["percent_b"]) == pytest.approx([10.0, 50.0])
+    only_a = table[table["section"] == kperfdiff.ONLY_A]
+    assert list(only_a["symbol"]) == ["only_a"] and list(only_a["percent_a"]) == [20.0]
+    only_b = table[table["section"] == kperfdiff.ONLY_B]
+    assert list(only_b["symbol"]) == ["only_b", "also_b"]
+    assert list(only_b["percent_b"]) == pytest.approx([30.0, 10.0])
+    assert list(table["section"]) == ["common"] * 2 + ["only a"] + ["only b"] * 2
+
+
+def test_kperfdiff_text_has_the_three_sections(two_files):
+    text = kperfdiff.format(kperfdiff.diff(*two_files), names=("arm", "x86"), top=1)
+    assert text == "\n".join([
+        ">> Top 1 candidates among common symbols",
+        "%diff | symbol | arm | x86",
+        "-----",
+        "40.00 | foo | 50.00 | 10.00",
+        "",
+        ">> Top 1 candidates among symbols only in arm",
+        "%time | symbol",
+        "-----",
+        "20.00 | only_a",
+        "",
+        ">> Top 1 candidates among symbols only in x86",
+        "%time | symbol",
+        "-----",
+        "30.00 | only_b",
+    ])
+
+
+def test_kperfdiff_of_profiles_and_mappings():
+    # mappings: a symbol with no samples is absent, not common
+    table = kperfdiff.diff({"f": 3, "g": 1, "h": 0}, {"f": 1, "h": 1})
+    assert list(table["symbol"]) == ["f", "g", "h"]
+    assert list(table["section"]) == ["common", "only a", "only b"]
+    assert list(table["diff"]) == pytest.approx([25.0, 25.0, 50.0])
+    with pytest.raises(ValueError, match="without samples"):
+        kperfdiff.diff({"f": 0}, {"f": 1})
+
+
+def test_kperfdiff_of_two_runs_of_the_same_routine(warm):
+    # every cycle sampled: busy has 3n + 2 of 3n + 4 samples
+    short = profile_call(warm, "busy", 10, every=1)
+    long = profile_call(warm, "busy", 20, every=1)
+    table = kperfdiff.diff(short, long).set_index("symbol")
+    assert table.loc["busy", "percent_a"] == pytest.approx(100 * 32 / 34)
+    assert table.loc["busy", "percent_b"] == pytest.approx(100 * 62 / 64)
+    assert table.loc["busy", "diff"] == pytest.approx(table.loc["tail", "diff"])
+    assert table.loc["tail", "diff"] == pytest.approx(100 * (2 / 34 - 2 / 64))
+
+
+# ------------------------------------------------------------------ event sampling
+
+EVENTS_SRC = """
+touch10:                # r3: a buffer; loads from 10 lines (32 B apart)
+    li    r4, 10
+    mtctr r4
+1:  lwz   r5, 0(r3)
+    addi  r3, r3, 32
+    bdnz  1b
+    blr
+touch5:
+    li    r4, 5
+    mtctr r4
+1:  lwz   r5, 0(r3)
+    addi  r3, r3, 32
+    bdnz  1b
+    blr
+both:                   # r3: touch10, then touch5 on the next 5 lines
+    mflr  r31
+    bl    touch10
+    bl    touch5
+    mtlr  r31
+    blr
+"""
+
+
+def test_an_event_profile_counts_events_by_hand():
+    """A sample every L1 D miss: touch10 misses 10 lines, touch5 the 5 after them; every
+    miss is its load's, so the profile is 10 and 5. Every 3rd miss: the 3rd, 6th and 9th
+    are touch10's, the 12th and 15th touch5's."""
+    from emu.run.profiler import profile_call
+    for every, expected in ((1, {"touch10": 10, "touch5": 5}), (3, {"touch10": 3, "touch5": 2})):
+        m = Machine("ppc750")
+        m.load(EVENTS_SRC)
+        p = profile_call(m, "both", m.alloc(4096), every=every, event="L1D_misses")
+        assert p.sampled() == expected
+        loads = p.annotate("touch10")
+        assert loads[loads["instruction"].str.startswith("lwz")]["samples"].sum() == \
+            expected["touch10"]
+        assert "a sample every %d L1D_misses" % every in p.text()
+
+
+def test_an_event_profile_of_several_cores_adds_their_samples():
+    from emu.run.profiler import profile_parallel
+    m = Machine("ppc750", cores=2)
+    m.load(EVENTS_SRC)
+    bufs = [m.alloc(4096), m.alloc(4096)]
+    p = profile_parallel(m, [("touch10", bufs[0]), ("touch10", bufs[1])], every=1,
+                         event="L1D_misses")
+    assert p.sampled() == {"touch10": 20}
+    cycles = profile_parallel(m, [("touch10", bufs[0]), ("touch5", bufs[1])], every=7)
+    assert cycles.samples == sum(r.cycles // 7 for r in cycles.run.runs)
+    assert "x 2 cores" in cycles.text()
+
+
+@pytest.mark.parametrize("event, why", [("L1D_hits", "L1 hits are not counted"),
+                                        ("L3_misses", "has no level L3"),
+                                        ("L2_reads", "unknown event")])
+def test_events_the_model_cannot_count_are_refused(event, why):
+    from emu.run.profiler import profile_call
+    m = Machine("ppc750")
+    m.load(EVENTS_SRC)
+    with pytest.raises(ValueError, match=why):
+        profile_call(m, "both", m.alloc(4096), every=1, event=event)
