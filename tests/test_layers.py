@@ -3,6 +3,7 @@ no module imports another in a circle, no emu module hides an import of emu insi
 function (the command line's, for its start-up time, excepted), and the surface a notebook
 types loads what it names."""
 import ast
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -125,3 +126,24 @@ def test_importing_emu_loads_no_emulator():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True)
     assert done.stdout.split() == ["False", "False"]
+
+
+def notebook_imports():
+    """Every ``import emu`` / ``from emu... import`` line of the book's notebooks."""
+    lines = set()
+    for path in sorted([*ROOT.glob("notebooks/**/*.ipynb"), *ROOT.glob("book/*.ipynb")]):
+        for cell in json.loads(path.read_text())["cells"]:
+            if cell["cell_type"] == "code":
+                lines |= {line.strip() for line in "".join(cell["source"]).splitlines()
+                          if line.startswith(("import emu", "from emu"))}
+    return sorted(lines)
+
+
+def test_every_import_of_the_notebooks_resolves():
+    """The notebooks reach the library through its surface and full module paths only: each
+    of their import lines runs (a stale path would fail a whole page of the book)."""
+    lines = notebook_imports()
+    assert len(lines) > 20 and "import emu" in lines
+    done = subprocess.run([sys.executable, "-c", "\n".join(lines)], capture_output=True,
+                          text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
