@@ -310,11 +310,14 @@ class SoftTLB:
         compare word, the RPA word and the EPN; data entries first, class + 32 x way) and
         tell the native hooks where its pointer lies in the saved CPU state, so that they
         can undo QEMU's departure (its tlbld drops the other way's entry for the same page
-        whatever its VSID; softtlb_insn.c restore_other_way). Found by loading a known entry
+        whatever its VSID; softtlb_insn.c restore_other_way). Found by loading known entries
         with a guest tlbld in real mode and searching the saved state for a pointer (read
-        only where /proc/self/maps says it may be read) to an array holding it; the entry is
-        then removed again (tlbie). Returns the offset, or None if not found (then nothing
-        is undone)."""
+        only where /proc/self/maps says it may be read) to an array holding them: two probes
+        of different congruence classes, since the state holds other pointers too, and one
+        may lead to memory that happens to hold the first probe's entry (an array of an
+        earlier emulator); the entries are then removed again (tlbie). Returns the offset, or
+        None if not exactly one pointer fits both (then nothing is undone);
+        ``tlb6_candidates`` says how many fitted."""
         m = self.m
         if self.kind != "603":
             return None
@@ -324,36 +327,55 @@ class SoftTLB:
                    "        tlbie r3\n        blr\n")
         identity = self.identity_only
         self.identity_only = False
-        self.regs.set_sprs({DCMP: self.PROBE_CMP, RPA: self.PROBE_RPA, SRR1: 0})
+        probes = [(self.PROBE_EA, self.PROBE_CMP, self.PROBE_RPA),
+                  (self.PROBE_EA + 0x1000, self.PROBE_CMP ^ 0x00F0F0F0, self.PROBE_RPA + 0x1000)]
+        found = None
         try:
-            m.call("probe_tlbld603", self.PROBE_EA, real_mode=True)
-            raw = bytes(m.uc.context_save())
-            readable = []
-            with open("/proc/self/maps") as maps:
-                for line in maps:
-                    span, perms = line.split()[:2]
-                    if perms.startswith("r"):
-                        readable.append(tuple(int(x, 16) for x in span.split("-")))
-            nr = (self.PROBE_EA >> 12) % self.classes603
-            size = 12 * 4 * self.classes603
-            found = []
-            for offset in range(0, len(raw) - 7, 8):
-                pointer = int.from_bytes(raw[offset:offset + 8], "little")
-                if pointer < 0x10000 or not any(lo <= pointer and pointer + size <= hi
-                                                 for lo, hi in readable):
-                    continue
-                entry = ctypes.string_at(pointer + 12 * nr, 12)
-                if [int.from_bytes(entry[i:i + 4], "little") for i in (0, 4, 8)] == \
-                        [self.PROBE_CMP, self.PROBE_RPA, self.PROBE_EA]:
-                    found.append(offset)
+            readable = self._readable_spans()
+            for ea, cmp_word, rpa in probes:
+                self.regs.set_sprs({DCMP: cmp_word, RPA: rpa, SRR1: 0})
+                m.call("probe_tlbld603", ea, real_mode=True)
+                holding = self._pointers_to_entry(bytes(m.uc.context_save()), readable,
+                                                  ea, cmp_word, rpa)
+                found = holding if found is None else [o for o in found if o in holding]
         except OSError:
             found = []
         finally:
-            m.call("probe_tlbie603", self.PROBE_EA, real_mode=True)
+            for ea, _, _ in probes:
+                m.call("probe_tlbie603", ea, real_mode=True)
             self.identity_only = identity
+        self.tlb6_candidates = len(found)
         offset = found[0] if len(found) == 1 else None
         self.records[SW_TLB6] = offset or 0
         return offset
+
+    @staticmethod
+    def _readable_spans():
+        """The host address ranges this process may read (/proc/self/maps)."""
+        spans = []
+        with open("/proc/self/maps") as maps:
+            for line in maps:
+                span, perms = line.split()[:2]
+                if perms.startswith("r"):
+                    spans.append(tuple(int(x, 16) for x in span.split("-")))
+        return spans
+
+    def _pointers_to_entry(self, raw, readable, ea, cmp_word, rpa):
+        """The offsets in the saved CPU state ``raw`` of pointers to a readable array whose
+        data entry of ``ea``'s congruence class (way 0) is (cmp_word, rpa, ea)."""
+        nr = (ea >> 12) % self.classes603
+        size = 12 * 4 * self.classes603
+        offsets = []
+        for offset in range(0, len(raw) - 7, 8):
+            pointer = int.from_bytes(raw[offset:offset + 8], "little")
+            if pointer < 0x10000 or not any(lo <= pointer and pointer + size <= hi
+                                             for lo, hi in readable):
+                continue
+            entry = ctypes.string_at(pointer + 12 * nr, 12)
+            if [int.from_bytes(entry[i:i + 4], "little") for i in (0, 4, 8)] == \
+                    [cmp_word, rpa, ea]:
+                offsets.append(offset)
+        return offsets
 
     # ---- registers
     def _reg(self, reg_id):

@@ -300,7 +300,7 @@ def test_qemus_same_page_drop_on_the_603_is_undone():
     misses = {}
     for restore in (True, False):
         k, e = entry_for("603 page table")
-        assert e.tlb6 is not None                       # QEMU's array was found
+        assert e.tlb6 is not None, k.machine.soft_tlb.tlb6_candidates  # QEMU's array found
         if not restore:
             k.machine.soft_tlb.records[SW_TLB6] = 0
         parent = dougan1999._pipes_between(e, pipe_round_trip(1))
