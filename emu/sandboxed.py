@@ -76,8 +76,21 @@ def _client(nb, timeout):
                           startup_timeout=120, record_timing=False)
 
 
-def run(job):
-    """Execute the job's cells; returns the result (see the module's docstring)."""
+def _aside(client, nb, source, index):
+    """Run code in the kernel without touching the notebook's cell ``index`` (nbclient puts
+    the cell it ran in its place); returns its outputs."""
+    from nbformat.v4 import new_code_cell
+    kept = nb.cells[index]
+    try:
+        return client.execute_cell(new_code_cell(source), index).outputs
+    finally:
+        nb.cells[index] = kept
+
+
+def run(job, save=lambda result: None):
+    """Execute the job's cells; returns the result (see the module's docstring), which
+    ``save`` also gets after each answer cell (so a run killed at its wall-clock limit
+    still leaves what it exported)."""
     from nbclient.exceptions import CellTimeoutError, DeadKernelError
     from nbformat.v4 import new_code_cell, new_notebook
     cells = job["cells"]
@@ -93,7 +106,7 @@ def run(job):
             with client.setup_kernel():
                 for at in range(i):          # a new kernel: the cells before, again
                     if at not in failed:
-                        client.execute_cell(new_code_cell(cells[at]["source"]), at)
+                        _aside(client, nb, cells[at]["source"], at)
                 while i < len(cells):
                     at = i
                     cell = client.execute_cell(nb.cells[i], i)
@@ -101,10 +114,10 @@ def run(job):
                     status[i] = "error" if errors else "ok"
                     names = cells[i].get("export")
                     if names:
-                        probe = client.execute_cell(new_code_cell(export_code(names)), i)
-                        text = exported(probe.outputs + nb.cells[i].outputs)
+                        text = exported(_aside(client, nb, export_code(names), i))
                         if text is not None:
                             exports[cells[i]["grade_id"]] = text
+                        save(_result(cells, nb, status, exports, lives, limit))
                     i += 1
         except (CellTimeoutError, DeadKernelError, RuntimeError, TimeoutError) as error:
             culprit = i if at is None else at
@@ -119,21 +132,26 @@ def run(job):
                                                 "and went on with a new kernel"]})
                 i += 1
             lives += 1
+    return _result(cells, nb, status, exports, lives, limit)
+
+
+def _result(cells, nb, status, exports, lives, limit):
     answers = {c["grade_id"]: {"status": status[k], "outputs": plain_outputs(
         nb.cells[k].outputs, limit)} for k, c in enumerate(cells) if c.get("grade_id")}
-    return {"status": status, "answers": answers, "exports": exports,
-            "restarts": lives}
+    return {"status": status, "answers": answers, "exports": exports, "restarts": lives}
 
 
 def main(argv):
     job_path, out = argv
     with open(job_path, encoding="utf-8") as f:
         job = json.load(f)
-    result = run(job)
-    tmp = os.path.join(out, "result.json.tmp")
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(result, f)
-    os.replace(tmp, os.path.join(out, "result.json"))
+
+    def save(result):
+        tmp = os.path.join(out, "result.json.tmp")
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump(result, f)
+        os.replace(tmp, os.path.join(out, "result.json"))
+    save(run(job, save))
 
 
 if __name__ == "__main__":
