@@ -7,7 +7,7 @@ types, so that reading it runs none of the student's code (no pickle):
 * None, bool, int, str and lists as JSON; floats as JSON or, when not finite, tagged;
 * tuples, sets, frozensets, dicts with any plain keys and numpy scalars, tagged;
 * instances of the library's own dataclasses (``emu.machine.Run``, ``workloads.Image``, ...),
-  tagged with their class and rebuilt field by field, without calling their code.
+  tagged with their class and rebuilt by its constructor from their fields.
 
 Anything else (a function, a class of the student's, a DataFrame) is ``NotPlain``: its
 exercise is left for the teacher to grade by hand.
@@ -140,8 +140,8 @@ def _numpy_value(dtype, value):
 
 
 def _dataclass(name, fields, depth):
-    """An instance of one of the library's dataclasses, its fields set without running any
-    of its code (no __init__, no __post_init__)."""
+    """An instance of one of the library's dataclasses, made by its own constructor from
+    plain fields (the library's code on data, as the checks run the model on answers)."""
     if not isinstance(name, str) or ":" not in name or not isinstance(fields, dict):
         raise ValueError("a dataclass is module:name and its fields")
     module, qualname = name.split(":", 1)
@@ -156,12 +156,17 @@ def _dataclass(name, fields, depth):
         raise ValueError(f"no class {name[:80]!r}") from None
     if not isinstance(cls, type) or not dataclasses.is_dataclass(cls):
         raise ValueError(f"{name[:80]!r} is not a dataclass")
-    names = {f.name for f in dataclasses.fields(cls)}
-    if set(fields) != names:
-        raise ValueError(f"{name}: fields {sorted(fields)[:10]}, not {sorted(names)[:10]}")
-    obj = object.__new__(cls)
-    for field, value in fields.items():
-        object.__setattr__(obj, field, decode(value, depth))
+    known = {f.name: f for f in dataclasses.fields(cls)}
+    if set(fields) != set(known):
+        raise ValueError(f"{name}: fields {sorted(fields)[:10]}, not {sorted(known)[:10]}")
+    values = {k: decode(v, depth) for k, v in fields.items()}
+    try:
+        obj = cls(**{k: v for k, v in values.items() if known[k].init})
+    except Exception as error:          # the library refused these values
+        raise ValueError(f"{name}: {type(error).__name__}: {str(error)[:100]}") from None
+    for k, v in values.items():
+        if not known[k].init:
+            object.__setattr__(obj, k, v)
     return obj
 
 

@@ -1,9 +1,10 @@
-"""python -m emu handout + grade: the toolkit chapter as an assignment, graded by nbgrader.
+"""python -m emu handout + grade: the toolkit chapter as an assignment, graded in a sandbox.
 
 Four students: one submits the reference answers, one a wrong answer, one a loop that never
 ends, one a crash (the kernel killed by SIGSEGV, as a keystone crash inside the kernel process
 would; and an assembler error from emu). Each fault costs only the exercise it is in, and the
-CSV says so. Slow: nbgrader runs the chapter once per student (about 90 s in all).
+CSV says so. Slow: the chapter runs twice per student, in the sandbox and in the checker.
+(Hostile students: tests/test_grading_hostile.py.)
 """
 import csv
 import json
@@ -71,11 +72,12 @@ def test_grading_four_students(course, tmp_path, capsys):
         "toolkit-ex3-answer": "import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)"})
     scores = tmp_path / "scores.csv"
     assert main(["grade", str(course), str(subs), "-o", str(scores), "--timeout", "15"]) == 0
-    assert "correct: 5 of 5" in capsys.readouterr().out
+    assert "correct: 5 of 5 (graded)" in capsys.readouterr().out
     with open(scores, newline="") as f:
         rows = {row["student"]: row for row in csv.DictReader(f)}
     columns = ["toolkit-ex1", "toolkit-ex2", "toolkit-ex3", "total", "out_of"]
     table = {student: [float(row[c]) for c in columns] for student, row in rows.items()}
+    assert {row["status"] for row in rows.values()} == {"graded"}
     assert table == {
         "correct": [2, 2, 1, 5, 5],
         "wrong": [0, 2, 1, 3, 5],         # the wrong count fails its hidden check only
@@ -94,9 +96,10 @@ def test_grading_refuses_bad_folders_and_limits(course, tmp_path, capsys):
     (tmp_path / "two" / "bob").mkdir(parents=True)
     for name in ("a.ipynb", "b.ipynb"):
         (tmp_path / "two" / "bob" / name).write_text("{}")
-    with pytest.raises(ValueError, match="must hold one notebook, not 2"):
-        submissions(tmp_path / "two")
-    for option, value in (("--timeout", "0"), ("--max-instructions", "-5")):
+    assert submissions(tmp_path / "two") == [
+        ("bob", None, "a student's folder must hold one notebook, not 2")]
+    for option, value in (("--timeout", "0"), ("--max-instructions", "-5"),
+                          ("--student-timeout", "0"), ("--memory", "x")):
         assert main(["grade", str(course), str(tmp_path / "two"), "-o", "x.csv",
                      option, value]) == 1
         assert option in capsys.readouterr().err

@@ -99,6 +99,8 @@ except Exception as error:
     copy_classmate = f"""
 import json, glob
 for path in glob.glob('{course}/submitted/*/*/*.ipynb') + glob.glob('{subs}/zz_honest.ipynb'):
+    if '/copier' in path:
+        continue
     try:
         nb = json.load(open(path))
     except OSError:
@@ -243,6 +245,19 @@ class Listener:
         self.sock.close()
 
 
+def make_course(tmp):
+    (tmp / "notebooks").mkdir()
+    (tmp / "notebooks" / "mini.ipynb").write_text(json.dumps(chapter()))
+    assert main(["handout", str(tmp / "notebooks" / "mini.ipynb"), "-o",
+                 str(tmp / "course")]) == 0
+    return tmp / "course"
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory):
+    return make_course(tmp_path_factory.mktemp("mini"))
+
+
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("hostile")
@@ -250,16 +265,14 @@ def graded(tmp_path_factory):
     (home / ".ipython").mkdir(parents=True)
     (tmp / "teacher").mkdir()
     (tmp / "teacher" / "key").write_text("TEACHER-KEY-1234")
-    (tmp / "notebooks").mkdir()
-    (tmp / "notebooks" / "mini.ipynb").write_text(json.dumps(chapter()))
-    course, subs = tmp / "course", tmp / "submitted"
+    subs = tmp / "submitted"
     subs.mkdir()
     listener = Listener()
     with pytest.MonkeyPatch.context() as env:
         env.setenv("HOME", str(home))
         env.setenv("IPYTHONDIR", str(home / ".ipython"))
         env.setenv(SECRET_ENV, "ENV-SECRET-5678")
-        assert main(["handout", str(tmp / "notebooks" / "mini.ipynb"), "-o", str(course)]) == 0
+        course = make_course(tmp)
         for student, answers in attacks(course, subs, tmp, listener.port).items():
             submit(course, subs, student, answers)
         bad_files(course, subs)
@@ -321,7 +334,8 @@ def test_no_process_outlives_its_student_and_the_csv_stays_as_written(graded):
     assert not (graded["tmp"] / "stray-was-here").exists()
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
-            assert MARKER.encode() not in Path(f"/proc/{pid}/cmdline").read_bytes()
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+            assert not (MARKER.encode() in cmdline and str(graded["tmp"]).encode() in cmdline)
         except OSError:
             continue
 
@@ -381,3 +395,59 @@ def test_feedback_shows_scores_and_own_output_but_no_check_or_reference(graded):
         page = feedback(graded, student)
         assert "HIDDEN" not in page and "double == 42" not in page
         assert "BEGIN SOLUTION" not in page and "BASE * 2" not in page
+
+
+def test_without_a_sandbox_grading_is_refused_unless_the_teacher_trusts_the_code(
+        course, tmp_path, monkeypatch, capsys):
+    from emu import sandbox
+    monkeypatch.setattr(sandbox, "bwrap", lambda: None)
+    monkeypatch.setattr(sandbox, "_PROBE", {})
+    subs = tmp_path / "submitted"
+    subs.mkdir()
+    submit(course, subs, "honest", ANSWERS)
+    target = tmp_path / "scores.csv"
+    assert main(["grade", str(course), str(subs), "-o", str(target)]) == 1
+    err = capsys.readouterr().err
+    assert "no sandbox" in err and "bubblewrap" in err and "--trusted" in err
+    assert not target.exists()
+    assert main(["grade", str(course), str(subs), "-o", str(target), "--trusted"]) == 0
+    assert rows_of(target)["honest"]["total"] == "5"
+
+
+def rows_of(target):
+    with open(target, newline="") as f:
+        return {row["student"]: row for row in csv.DictReader(f)}
+
+
+def test_a_rerun_grades_the_folder_as_it_is_now(course, tmp_path):
+    """An earlier run's refused file, removed since, is gone from the next CSV."""
+    subs = tmp_path / "submitted"
+    subs.mkdir()
+    submit(course, subs, "honest", ANSWERS)
+    (subs / "broken.ipynb").write_text("{not json")
+    target = tmp_path / "scores.csv"
+    assert main(["grade", str(course), str(subs), "-o", str(target)]) == 0
+    assert rows_of(target)["broken"]["status"].startswith("refused")
+    (subs / "broken.ipynb").unlink()
+    assert main(["grade", str(course), str(subs), "-o", str(target)]) == 0
+    assert {s: r["status"] for s, r in rows_of(target).items()} == {"honest": "graded"}
+
+
+def test_grading_ends_within_each_students_limit(course, tmp_path):
+    """Cells each within --timeout, together past --student-timeout: the sandbox is killed
+    at the student's limit, what was exported before is graded, the row says timed out."""
+    subs = tmp_path / "submitted"
+    subs.mkdir()
+    slow = "import time\ntime.sleep(4)\n"
+    submit(course, subs, "slow", {"mini-ex1": ANSWERS["mini-ex1"],
+                                  "mini-ex2": slow + ANSWERS["mini-ex2"],
+                                  "mini-ex3": slow + slow + ANSWERS["mini-ex3"]})
+    target = tmp_path / "scores.csv"
+    started = time.monotonic()
+    assert main(["grade", str(course), str(subs), "-o", str(target), "--timeout", "5",
+                 "--student-timeout", "9"]) == 0
+    seconds = time.monotonic() - started
+    row = rows_of(target)["slow"]
+    assert row["status"] == "timed out"
+    assert (float(row["mini-ex1"]), float(row["mini-ex3"])) == (2, 0)
+    assert seconds < 2 * 9
