@@ -164,7 +164,10 @@ def grade(options):
     from .grading import grade as run_grader
     seconds = {}
     for option in ("timeout", "student_timeout", "memory"):
-        seconds[option] = _int(getattr(options, option))
+        try:
+            seconds[option] = _int(getattr(options, option))
+        except ValueError:
+            seconds[option] = 0
         if seconds[option] < 1:
             raise ValueError(f"--{option.replace('_', '-')} {getattr(options, option)}: give "
                              "a whole number, at least 1")

@@ -446,6 +446,12 @@ def feedback(assignment, student, status, outcomes, result):
 
 # -- the class ------------------------------------------------------------------------------
 
+def bound_s(n_students, student_timeout):
+    """The longest ``emu grade`` may take, start-ups aside: each student's run and checks
+    killed at their limits."""
+    return n_students * 2 * student_timeout
+
+
 def grade(course, folder, target, assignment=None, timeout=DEFAULT_TIMEOUT_S,
           max_instructions=DEFAULT_MAX_INSTRUCTIONS, student_timeout=DEFAULT_STUDENT_S,
           memory_mb=sandbox.Limits.memory_mb, trusted=False, progress=None):
@@ -471,6 +477,9 @@ def grade(course, folder, target, assignment=None, timeout=DEFAULT_TIMEOUT_S,
                             wall_s=student_timeout)
     options = {"timeout": timeout, "limits": limits, "trusted": trusted,
                "max_instructions": max_instructions}
+    if progress:
+        progress(f"{len(entries)} submission(s) of {name}: at most "
+                 f"{bound_s(len(entries), student_timeout):g} s")
     feedback_dir = course / "feedback" / name
     feedback_dir.mkdir(parents=True, exist_ok=True)
     rows, out = [], []
@@ -492,6 +501,3 @@ def grade(course, folder, target, assignment=None, timeout=DEFAULT_TIMEOUT_S,
     return out
 
 
-def bound_s(n_students, student_timeout):
-    """The longest ``emu grade`` may take: each student's run and checks at their limits."""
-    return n_students * 2 * student_timeout

@@ -8,15 +8,20 @@ CSV says so. Slow: the chapter runs twice per student, in the sandbox and in the
 """
 import csv
 import json
+import os
 
 from pathlib import Path
 
 import pytest
 
+from emu import sandbox
 from emu.__main__ import main
 from emu.grading import find_assignment, submissions
 from emu.machine import InstructionLimitExceeded, Machine
 
+# the grader needs bubblewrap: without it these skip, except in CI (.ci/run installs it)
+needs_bwrap = pytest.mark.skipif(sandbox.bwrap() is None and not os.environ.get("CI"),
+                                reason="bubblewrap (bwrap) is not installed")
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 TOOLKIT = NOTEBOOKS / "00-toolkit.ipynb"
 NAME = "00-toolkit"
@@ -59,6 +64,7 @@ def test_the_student_notebook_has_no_solutions_hidden_checks_or_outputs(course):
     assert "replace(\n    \".equ    LINE, 32\"" not in text
 
 
+@needs_bwrap
 def test_grading_four_students(course, tmp_path, capsys):
     subs = tmp_path / "submitted"
     subs.mkdir()
@@ -119,6 +125,7 @@ def test_the_instruction_ceiling_stops_a_run_and_says_whose_it_is(monkeypatch):
         m.call("loop", limit=5000)          # no ceiling: the call's own limit
 
 
+@needs_bwrap
 def test_an_answer_one_step_off_the_models_boundary_scores_nothing(tmp_path):
     """Mackerras 2003's copy exercises: the hidden checks run the model again at the answer
     and one step beside it, so answers one step off (a queue one entry short, a trap one cycle

@@ -21,6 +21,9 @@ import pytest
 
 from emu.__main__ import main
 
+# the grader needs bubblewrap: without it these skip, except in CI (.ci/run installs it)
+pytestmark = pytest.mark.skipif(sandbox.bwrap() is None and not os.environ.get("CI"),
+                                reason="bubblewrap (bwrap) is not installed")
 NAME = "mini"
 SECRET_ENV = "EMU_TEST_TEACHER_SECRET"
 MARKER = "emu-stray-marker-7f3a"
