@@ -46,7 +46,6 @@ DEFAULT_MAX_INSTRUCTIONS = 50_000_000      # the library's default instruction l
 DEFAULT_STUDENT_S = 1200                   # a student's whole notebook, and their checks
 STUDENT = re.compile(r"^[A-Za-z0-9_@-][A-Za-z0-9_.@-]{0,63}$")
 MAX_NOTEBOOK_BYTES = 20 << 20
-MAX_RESULT_BYTES = 8 << 20
 MAX_OUTPUT_CHARS = 20_000                  # per output, in the feedback
 RESTARTS = 3                               # new kernels per student
 
@@ -192,8 +191,10 @@ class Assignment:
                 answer_names |= names
         for cell in cells:
             meta = _grade_meta(cell)
-            if meta.get("grade_id") in self.points:
-                self.needs[meta["grade_id"]] = sorted(_read(_text(cell)) & answer_names)
+            if meta.get("grade_id") in self.points:     # what the check reads, not makes
+                text = _text(cell)
+                self.needs[meta["grade_id"]] = sorted((_read(text) - _assigned(text)) &
+                                                      answer_names)
 
     def validate(self, path):
         """{answer grade id: the student's code} from a submitted file, or Refused."""
@@ -281,15 +282,14 @@ def _env(max_instructions, home):
 
 def _execute(job, limits, folder, trusted, max_instructions):
     """Run the student's cells; returns (the sandbox's result or None, timed out)."""
-    inner = [sys.executable, "-m", "emu.sandboxed", "/job.json", "/out"]
+    inner = [sys.executable, "-m", "emu.sandboxed", "/job.json"]
     if trusted:
-        code, out = _run_trusted(job, limits, folder, max_instructions)
+        code, line = _run_trusted(job, limits, folder, max_instructions)
     else:
-        code, out, _ = sandbox.run(inner, json.dumps(job), limits, folder,
-                                   {"EMU_MAX_INSTRUCTIONS": str(max_instructions)})
-    data = sandbox.read_file(out / "result.json", MAX_RESULT_BYTES)
+        code, line, _ = sandbox.run(inner, json.dumps(job), limits, folder,
+                                    {"EMU_MAX_INSTRUCTIONS": str(max_instructions)})
     try:
-        result = json.loads(data) if data else None
+        result = json.loads(line) if line else None
     except (ValueError, RecursionError):
         result = None
     return (result if isinstance(result, dict) else None), code is None
@@ -298,26 +298,17 @@ def _execute(job, limits, folder, trusted, max_instructions):
 def _run_trusted(job, limits, folder, max_instructions):
     """``--trusted``: the same cells without a sandbox, as the teacher, with the same limits
     (prlimit) and the same kill of the process group; nothing stops the code from reading
-    or writing what the teacher can."""
+    or writing what the teacher can, or from outliving its student."""
     folder = Path(folder)
     (folder / "job.json").write_text(json.dumps(job), encoding="utf-8")
-    out = folder / "out"
-    out.mkdir()
     home = folder / "home"
     home.mkdir()
+    read, write = os.pipe()
     argv = sandbox.prlimit(limits, True) + [sys.executable, "-m", "emu.sandboxed",
-                                             str(folder / "job.json"), str(out)]
-    with open(folder / "log.txt", "wb") as sink:
-        proc = subprocess.Popen(argv, cwd=home, env=_env(max_instructions, home),
-                                stdin=subprocess.DEVNULL, stdout=sink, stderr=sink,
-                                start_new_session=True)
-        try:
-            code = proc.wait(timeout=limits.wall_s)
-        except subprocess.TimeoutExpired:
-            code = None
-        finally:
-            sandbox.kill(proc)
-    return code, out
+                                             str(folder / "job.json"), str(write)]
+    code, line, _ = sandbox.supervise(argv, limits.wall_s, folder / "log.txt", read, write,
+                                      cwd=home, env=_env(max_instructions, home))
+    return code, line
 
 
 def _check(assignment, exports, timeout, wall_s, folder, max_instructions):

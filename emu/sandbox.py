@@ -4,8 +4,9 @@ What the student's code sees and may do:
 
 * a filesystem of its own: the system's ``/usr``, Python, the virtual environment and the
   library (``emu/``, ``routines/``, ``data/``) read-only; an empty home and ``/tmp`` (tmpfs,
-  bounded); the job (the cells to run) read-only and one output folder. Nothing else: not
-  the course folder, not the other submissions, not the teacher's home, not ``/etc``;
+  bounded); the job (the cells to run) read-only. Nothing else: not the course folder, not
+  the other submissions, not the teacher's home, not ``/etc``; no folder of the host's is
+  writable (the result leaves through a pipe, so no student can fill the grader's disk);
 * no network (its own network namespace: 127.0.0.1 is the sandbox's own), its own process
   and IPC namespaces, a new session (no terminal to type into);
 * an unprivileged user: as root the sandbox drops to uid/gid 65534 (nobody) with no
@@ -22,15 +23,16 @@ from __future__ import annotations
 import os
 import shutil
 import signal
-import stat
 import subprocess
 import sys
 import tempfile
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
 NOBODY = 65534
 HOME = "/home/student"
+MAX_LINE = 16 << 20                # the longest result line the grader reads
 
 
 @dataclass(frozen=True)
@@ -101,10 +103,10 @@ def _system_binds():
     return args
 
 
-def command(inner, job, out, etc, limits, env=None):
+def command(inner, job, etc, limits, env=None):
     """The bwrap command line that runs ``inner`` (argv) in the sandbox; ``job`` (a file) is
-    /job.json, ``out`` (a folder the sandbox user may write) is /out, ``etc`` holds passwd and
-    group; ``env`` is added to the sandbox's clean environment."""
+    /job.json, ``etc`` holds passwd and group; ``env`` is added to the sandbox's clean
+    environment."""
     root = os.geteuid() == 0
     paths = readonly_paths()
     args = [bwrap(), "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-net",
@@ -123,8 +125,7 @@ def command(inner, job, out, etc, limits, env=None):
     args += ["--proc", "/proc", "--dev", "/dev",
              "--size", size, "--perms", "1777", "--tmpfs", "/tmp",
              "--size", size, "--perms", "1777", "--tmpfs", HOME,
-             "--ro-bind", str(job), "/job.json", "--bind", str(out), "/out",
-             "--chdir", HOME]
+             "--ro-bind", str(job), "/job.json", "--chdir", HOME]
     env = {**(env or {}), "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin", "HOME": HOME,
            "USER": "student", "LOGNAME": "student", "LANG": "C.UTF-8",
            "IPYTHONDIR": f"{HOME}/.ipython", "MPLCONFIGDIR": "/tmp/matplotlib",
@@ -173,35 +174,68 @@ def _etc(folder):
     return etc
 
 
-def _out_folder(folder):
-    out = Path(folder) / "out"
-    out.mkdir(mode=0o700)
-    if os.geteuid() == 0:
-        os.chown(out, NOBODY, NOBODY)
-    return out
-
-
 def run(inner, job_text, limits, folder, env=None):
-    """Run ``inner`` (argv, reading /job.json, writing /out) in a sandbox under ``folder`` (a
-    private temporary folder of the grader's); returns (exit status or None if it was killed
-    at the wall-clock limit, the out folder, the log's path)."""
+    """Run ``inner`` (argv, reading /job.json) in a sandbox; ``folder`` is a private temporary
+    folder of the grader's. ``inner`` gets, as its last argument, the number of a file
+    descriptor to write its result to, one line at a time. Returns (exit status, or None if
+    it was killed at the wall-clock limit; the last line written, or None; the log's path)."""
     folder = Path(folder)
     job = folder / "job.json"
     job.write_text(job_text, encoding="utf-8")
     job.chmod(0o644)
-    out, etc = _out_folder(folder), _etc(folder)
-    log = folder / "log.txt"
-    argv = command(inner, job, out, etc, limits, env)
-    with open(log, "wb") as sink:
-        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=sink, stderr=sink,
-                                start_new_session=True)
-        try:
-            code = proc.wait(timeout=limits.wall_s)
-        except subprocess.TimeoutExpired:
-            code = None
-        finally:
-            kill(proc)
-    return code, out, log
+    read, write = os.pipe()
+    argv = command(inner + [str(write)], job, _etc(folder), limits, env)
+    return supervise(argv, limits.wall_s, folder / "log.txt", read, write)
+
+
+def supervise(argv, wall_s, log, read, write, **popen):
+    """Run ``argv`` in a new session, the pipe's ``write`` end passed on, output to ``log``;
+    kill its process group at ``wall_s`` seconds or when it ends. Returns (exit status or
+    None, the last line read from the pipe or None, ``log``)."""
+    lines = LastLine(read)
+    try:
+        with open(log, "wb") as sink:
+            proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=sink, stderr=sink,
+                                    start_new_session=True, pass_fds=(write,), **popen)
+    finally:
+        os.close(write)
+    try:
+        code = proc.wait(timeout=wall_s)
+    except subprocess.TimeoutExpired:
+        code = None
+    finally:
+        kill(proc)
+    return code, lines.last(), Path(log)
+
+
+class LastLine:
+    """Reads a pipe to its end in a thread, keeping only the last complete line (at most
+    ``limit`` bytes: longer lines are dropped), so that neither memory nor a writer that never
+    stops can hold up the grader."""
+
+    def __init__(self, fd, limit=MAX_LINE):
+        self.limit, self.line = limit, None
+        self.thread = threading.Thread(target=self._read, args=(fd,), daemon=True)
+        self.thread.start()
+
+    def _read(self, fd):
+        partial, dropping = b"", False
+        with os.fdopen(fd, "rb", buffering=0) as pipe:
+            while chunk := pipe.read(1 << 16):
+                *lines, rest = (partial + chunk).split(b"\n")
+                for line in lines:
+                    if not dropping:
+                        self.line = line
+                    dropping = False
+                partial = rest
+                if len(partial) > self.limit:
+                    partial, dropping = b"", True
+
+    def last(self, wait_s=10):
+        """The last line, once the writers are gone (or after ``wait_s`` seconds: in
+        --trusted mode a detached process may keep the pipe open)."""
+        self.thread.join(wait_s)
+        return self.line
 
 
 def kill(proc):
@@ -212,20 +246,6 @@ def kill(proc):
     except (ProcessLookupError, PermissionError):
         pass
     proc.wait()
-
-
-def read_file(path, limit):
-    """A regular file the sandbox wrote, at most ``limit`` bytes, without following a link
-    it may have put there; None if there is no such file or it is larger."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError:
-        return None
-    with os.fdopen(fd, "rb") as f:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
-            return None
-        return f.read(limit)
 
 
 _PROBE = {}
@@ -247,15 +267,15 @@ def check():
                  "    s.connect(('10.255.255.1', 9)); raise SystemExit('network reachable')\n"
                  "except OSError:\n"
                  "    pass\n"
-                 "open('/out/ok', 'w').write('ok')\n")
+                 "import sys; os.write(int(sys.argv[-1]), b'ok\\n')\n")
         with tempfile.TemporaryDirectory(prefix="emu-probe-") as folder:
             try:
-                code, out, log = run([sys.executable, "-c", probe], "{}",
-                                     Limits(wall_s=60), folder)
+                code, line, log = run([sys.executable, "-c", probe], "{}",
+                                      Limits(wall_s=60), folder)
             except OSError as error:
-                code, out, log = -1, Path(folder), None
+                code, line, log = -1, None, None
                 why = f"bwrap cannot start ({error})"
-            if why is None and (code != 0 or read_file(out / "ok", 10) != b"ok"):
+            if why is None and (code != 0 or line != b"ok"):
                 tail = log.read_text(errors="replace").strip().splitlines()[-3:] if log \
                     else []
                 why = f"bwrap failed (exit {code}): {' | '.join(tail)}"

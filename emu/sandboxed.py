@@ -1,15 +1,16 @@
 """What runs inside a student's sandbox: the student's notebook, cell by cell, and the export
 of their answers as plain data (emu.exchange).
 
-    python -m emu.sandboxed JOB.json OUT_FOLDER
+    python -m emu.sandboxed JOB.json FD
 
 JOB holds the cells to run (the released notebook's, each answer cell holding the student's
 code), the variables to export after each answer cell and the time limit per cell. A cell
 that runs past its limit or kills its kernel is recorded; the kernel is then killed (not
 interrupted: a cell may ignore SIGINT), a new one runs the cells before again (not those that
-failed so) and execution goes on, at most ``restarts`` times. OUT_FOLDER/result.json gets,
-for each cell, its status and (answer cells only) its outputs cut to ``max_output`` bytes,
-and the exported answers.
+failed so) and execution goes on, at most ``restarts`` times. The result, written to the file
+descriptor FD as one line of JSON after each answer cell, holds each cell's status, the
+answer cells' outputs (text only, each cut to ``max_output`` characters, 50 at most) and the
+exported answers.
 
 Everything here runs as the student, beside the student's code, so nothing it writes is
 trusted: the grader reads the result as data, and the checks run outside (emu.checking).
@@ -41,7 +42,7 @@ def cut(text, limit):
 def plain_outputs(outputs, limit):
     """A cell's outputs as text only, each cut to ``limit`` characters."""
     out = []
-    for output in outputs:
+    for output in outputs[:50]:
         kind = output.get("output_type")
         if kind == "stream":
             text = "".join(line for line in str(output.get("text", "")).splitlines(True)
@@ -142,15 +143,15 @@ def _result(cells, nb, status, exports, lives, limit):
 
 
 def main(argv):
-    job_path, out = argv
+    job_path, fd = argv[0], int(argv[1])
+    os.set_inheritable(fd, False)           # the result pipe is the driver's, not the kernel's
     with open(job_path, encoding="utf-8") as f:
         job = json.load(f)
 
     def save(result):
-        tmp = os.path.join(out, "result.json.tmp")
-        with open(tmp, "w", encoding="utf-8") as f:
-            json.dump(result, f)
-        os.replace(tmp, os.path.join(out, "result.json"))
+        data = (json.dumps(result) + "\n").encode()
+        while data:
+            data = data[os.write(fd, data):]
     save(run(job, save))
 
 

@@ -145,3 +145,17 @@ def test_an_answer_one_step_off_the_models_boundary_scores_nothing(tmp_path):
         row = next(csv.DictReader(f))
     assert [float(row[c]) for c in ("mack-copy-ex1", "mack-copy-ex2", "mack-copy-ex3",
                                     "out_of")] == [0, 0, 0, 4]
+
+
+def test_the_checks_read_from_the_sandbox_only_what_the_answers_make(tmp_path):
+    """The variables exported after each answer cell: those its reference answer binds and a
+    later cell reads; a check needs those it reads without binding them itself (the
+    kperfdiff check's own `alone` DataFrame is not the student's)."""
+    from emu.grading import Assignment
+    course = tmp_path / "course"
+    assert main(["handout", str(NOTEBOOKS / "01-under-the-hood.ipynb"), "-o", str(course)]) == 0
+    work = Assignment(course, "01-under-the-hood")
+    assert work.needs == {"tk2-quantum": ["waits_quantum_1000", "waits_quantum_4"],
+                          "tk2-kperfdiff": ["only_as_shipped", "removed_by"]}
+    assert set(work.exports["tk2-kperfdiff-answer"]) >= {"only_as_shipped", "removed_by"}
+    assert work.points == {"tk2-quantum": 2.0, "tk2-kperfdiff": 2.0}

@@ -19,11 +19,13 @@ from pathlib import Path
 
 import pytest
 
+from emu import sandbox
 from emu.__main__ import main
 
 # the grader needs bubblewrap: without it these skip, except in CI (.ci/run installs it)
 pytestmark = pytest.mark.skipif(sandbox.bwrap() is None and not os.environ.get("CI"),
                                 reason="bubblewrap (bwrap) is not installed")
+
 NAME = "mini"
 SECRET_ENV = "EMU_TEST_TEACHER_SECRET"
 MARKER = "emu-stray-marker-7f3a"
@@ -71,6 +73,11 @@ def submit(course, folder, student, answers):
         if grade_id.removesuffix("-answer") in answers and grade_id.endswith("-answer"):
             cell["source"] = answers[grade_id.removesuffix("-answer")]
     (folder / f"{student}.ipynb").write_text(json.dumps(nb))
+
+
+def host_tmp_file(tmp):
+    """A file in the host's /tmp that one run's filler tries to write."""
+    return Path("/tmp") / f"emu-filler-{hashlib.sha1(str(tmp).encode()).hexdigest()[:10]}"
 
 
 def attacks(course, subs, tmp, port):
@@ -178,7 +185,7 @@ except OSError as error:
                     "mini-ex2": ANSWERS["mini-ex2"], "mini-ex3": ANSWERS["mini-ex3"]},
         "filler": {"mini-ex1": f"""
 block = b'y' * (1 << 20)
-for path in ('/tmp/emu-filler-7f3a', {str(tmp / 'filler-was-here')!r}):
+for path in ({str(host_tmp_file(tmp))!r}, {str(tmp / 'filler-was-here')!r}):
     try:
         with open(path, 'wb') as f:
             for _ in range(100):
@@ -367,7 +374,7 @@ def test_memory_output_and_files_are_bounded_and_cost_their_exercise_only(graded
     biggest = max(p.stat().st_size for p in graded["course"].rglob("*") if p.is_file())
     assert biggest < 10 << 20
     assert scores(graded, "filler") == FULL
-    assert not Path("/tmp/emu-filler-7f3a").exists()
+    assert not host_tmp_file(graded["tmp"]).exists()
     assert not (graded["tmp"] / "filler-was-here").exists()
 
 
@@ -402,7 +409,6 @@ def test_feedback_shows_scores_and_own_output_but_no_check_or_reference(graded):
 
 def test_without_a_sandbox_grading_is_refused_unless_the_teacher_trusts_the_code(
         course, tmp_path, monkeypatch, capsys):
-    from emu import sandbox
     monkeypatch.setattr(sandbox, "bwrap", lambda: None)
     monkeypatch.setattr(sandbox, "_PROBE", {})
     subs = tmp_path / "submitted"
