@@ -183,6 +183,9 @@ def loads(text):
             raise ValueError(f"not a variable name: {str(name)[:40]!r}")
         if isinstance(value, dict) and set(value) == {"$notplain"}:
             out[name] = NotPlain(str(value["$notplain"])[:200])
-        else:
+            continue
+        try:
             out[name] = decode(value)
+        except TypeError as error:          # e.g. a list inside a set: unhashable
+            raise ValueError(f"{name}: {error}") from None
     return out

@@ -311,19 +311,22 @@ def _run_trusted(job, limits, folder, max_instructions):
     return code, line
 
 
-def _check(assignment, exports, timeout, wall_s, folder, max_instructions):
+def _check(assignment, exports, timeout, limits, folder, max_instructions):
     """Run the checks in the grader's own process; returns ({grade id: outcome}, why not)."""
     folder = Path(folder)
     job, target, home = folder / "check.json", folder / "checked.json", folder / "checker"
     home.mkdir()
     job.write_text(json.dumps(assignment.check_job(exports, timeout)), encoding="utf-8")
     with open(folder / "check-log.txt", "wb") as sink:
-        proc = subprocess.Popen([sys.executable, "-m", "emu.checking", str(job), str(target)],
-                                cwd=home, env=_env(max_instructions, home),
+        # the checks are the teacher's, but they run the model on the student's values:
+        # the same limits as the student's run
+        argv = sandbox.prlimit(limits, os.geteuid() == 0) + [
+            sys.executable, "-m", "emu.checking", str(job), str(target)]
+        proc = subprocess.Popen(argv, cwd=home, env=_env(max_instructions, home),
                                 stdin=subprocess.DEVNULL, stdout=sink, stderr=sink,
                                 start_new_session=True)
         try:
-            code = proc.wait(timeout=wall_s)
+            code = proc.wait(timeout=limits.wall_s)
         except subprocess.TimeoutExpired:
             code = None
         finally:
@@ -354,9 +357,8 @@ def grade_one(assignment, notebook, options):
         if result is not None and isinstance(result.get("exports"), dict):
             exports = {k: v for k, v in result["exports"].items()
                        if k in assignment.answers and isinstance(v, str)}
-        outcomes, why = _check(assignment, exports, options["timeout"],
-                               options["limits"].wall_s, check_dir,
-                               options["max_instructions"])
+        outcomes, why = _check(assignment, exports, options["timeout"], options["limits"],
+                               check_dir, options["max_instructions"])
     if why:
         return why, {}, result
     if timed_out:

@@ -122,7 +122,9 @@ def command(inner, job, etc, limits, env=None):
     for name in ("passwd", "group"):
         args += ["--ro-bind", str(Path(etc) / name), f"/etc/{name}"]
     size = str(limits.tmp_mb << 20)
+    # /dev/shm writable: multiprocessing's locks live there (emu.sweep's process pool)
     args += ["--proc", "/proc", "--dev", "/dev",
+             "--size", size, "--perms", "1777", "--tmpfs", "/dev/shm",
              "--size", size, "--perms", "1777", "--tmpfs", "/tmp",
              "--size", size, "--perms", "1777", "--tmpfs", HOME,
              "--ro-bind", str(job), "/job.json", "--chdir", HOME]

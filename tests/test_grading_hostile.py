@@ -75,6 +75,20 @@ def submit(course, folder, student, answers):
     (folder / f"{student}.ipynb").write_text(json.dumps(nb))
 
 
+# every export forged (print replaced): JSON, but no plain value (a list in a set)
+FORGER = """
+import builtins
+real = builtins.print
+def forged(*args, **kwargs):
+    text = str(args[0]) if args else ''
+    if text.startswith(chr(0)):
+        return real(chr(0) + text.split(chr(0))[1] + chr(0) + '{"double": {"$set": [[1]]}}')
+    return real(*args, **kwargs)
+builtins.print = forged
+double = 42
+"""
+
+
 def host_tmp_file(tmp):
     """A file in the host's /tmp that one run's filler tries to write."""
     return Path("/tmp") / f"emu-filler-{hashlib.sha1(str(tmp).encode()).hexdigest()[:10]}"
@@ -202,6 +216,10 @@ double = 42""", "mini-ex2": ANSWERS["mini-ex2"], "mini-ex3": ANSWERS["mini-ex3"]
                                    "open(os.path.expanduser('~/ran'), 'w').close()\ndouble = 42",
                        "mini-ex2": "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)",
                        "mini-ex3": ANSWERS["mini-ex3"]},
+        # kills the grader's driver in the sandbox: nothing of the run comes back
+        "driver_killer": {"mini-ex1": "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)",
+                          "mini-ex2": ANSWERS["mini-ex2"]},
+        "forger": {"mini-ex1": FORGER, "mini-ex3": ANSWERS["mini-ex3"]},
         "zz_honest": dict(ANSWERS),
     }
 
@@ -378,6 +396,14 @@ def test_memory_output_and_files_are_bounded_and_cost_their_exercise_only(graded
     assert not (graded["tmp"] / "filler-was-here").exists()
 
 
+def test_a_student_who_kills_the_driver_or_forges_exports_costs_only_themselves(graded):
+    row = rows(graded)["driver_killer"]
+    assert row["status"] == "crashed: the notebook's run left no result"
+    assert float(row["total"]) == 0
+    assert scores(graded, "forger") == dict.fromkeys(FULL, 0.0)
+    assert rows(graded)["forger"]["status"] == "graded"      # the checks ran, on nothing
+
+
 def test_a_cell_ignoring_sigint_and_a_kernel_dying_twice_cost_their_exercises(graded):
     assert scores(graded, "sigint") == dict(FULL, **{"mini-ex1": 0.0})
     assert "timed out" in feedback(graded, "sigint")
@@ -447,16 +473,16 @@ def test_grading_ends_within_each_students_limit(course, tmp_path):
     at the student's limit, what was exported before is graded, the row says timed out."""
     subs = tmp_path / "submitted"
     subs.mkdir()
-    slow = "import time\ntime.sleep(4)\n"
+    slow = "import time\ntime.sleep(50)\n"
     submit(course, subs, "slow", {"mini-ex1": ANSWERS["mini-ex1"],
                                   "mini-ex2": slow + ANSWERS["mini-ex2"],
-                                  "mini-ex3": slow + slow + ANSWERS["mini-ex3"]})
+                                  "mini-ex3": ANSWERS["mini-ex3"]})
     target = tmp_path / "scores.csv"
     started = time.monotonic()
-    assert main(["grade", str(course), str(subs), "-o", str(target), "--timeout", "5",
-                 "--student-timeout", "9"]) == 0
+    assert main(["grade", str(course), str(subs), "-o", str(target), "--timeout", "60",
+                 "--student-timeout", "25"]) == 0
     seconds = time.monotonic() - started
     row = rows_of(target)["slow"]
     assert row["status"] == "timed out"
     assert (float(row["mini-ex1"]), float(row["mini-ex3"])) == (2, 0)
-    assert seconds < 2 * 9
+    assert 25 <= seconds < 2 * 25

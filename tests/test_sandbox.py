@@ -168,6 +168,19 @@ except OSError:
     assert forks < 20, text
 
 
+@needs_bwrap
+def test_a_sweep_runs_on_processes_in_the_sandbox(tmp_path):
+    """emu.sweep's process pool needs multiprocessing's locks (in /dev/shm): Blanchard
+    2002's make -j chapter sweeps 1-32 CPUs so."""
+    probe = ("from emu import sweep\nimport sys, os\n"
+             "if __name__ == '__main__':\n"
+             "    out = sweep.run(dict, [dict(x=-1), dict(x=-3)], executor=None)\n"
+             "    os.write(int(sys.argv[-1]), repr(out).encode() + b'\\n')\n")
+    code, line, log = sandbox.run([sys.executable, "-c", probe], "{}",
+                                  sandbox.Limits(wall_s=120), tmp_path)
+    assert (code, line) == (0, b"[{'x': -1}, {'x': -3}]"), log.read_text()[-2000:]
+
+
 def test_the_result_pipe_keeps_the_last_whole_line_and_drops_longer_ones():
     read, write = os.pipe()
     lines = sandbox.LastLine(read, limit=100)
