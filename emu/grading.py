@@ -353,18 +353,18 @@ def grade_one(assignment, notebook, options):
         result, timed_out = _execute(assignment.sandbox_job(answers, options["timeout"]),
                                      options["limits"], run_dir, options["trusted"],
                                      options["max_instructions"])
-        exports = {}
-        if result is not None and isinstance(result.get("exports"), dict):
-            exports = {k: v for k, v in result["exports"].items()
-                       if k in assignment.answers and isinstance(v, str)}
+        if result is None:                  # nothing came back: no checks to run
+            return ("timed out" if timed_out else
+                    "crashed: the notebook's run left no result"), {}, None
+        exports = result.get("exports")
+        exports = {k: v for k, v in exports.items() if k in assignment.answers and
+                   isinstance(v, str)} if isinstance(exports, dict) else {}
         outcomes, why = _check(assignment, exports, options["timeout"], options["limits"],
                                check_dir, options["max_instructions"])
     if why:
         return why, {}, result
     if timed_out:
         return "timed out", outcomes, result
-    if result is None:
-        return "crashed: the notebook's run left no result", outcomes, result
     manual = sorted(k for k, v in outcomes.items() if v == "manual")
     if manual:
         return f"needs manual grading: {', '.join(manual)}", outcomes, result
