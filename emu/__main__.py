@@ -58,6 +58,13 @@ def _parser():
                        help="time limit per cell (default 120)")
     grade.add_argument("--max-instructions", default="50000000", metavar="N",
                        help="ceiling on the instructions of any emulated run (default 50,000,000)")
+    grade.add_argument("--student-timeout", default="1200", metavar="SECONDS",
+                       help="time limit of one student's whole notebook, and of their checks "
+                       "(default 1200)")
+    grade.add_argument("--memory", default="4096", metavar="MB",
+                       help="address space of each process in a student's sandbox (default 4096)")
+    grade.add_argument("--trusted", action="store_true",
+                       help="run the students' code without a sandbox (only for code you trust)")
     bench = sub.add_parser("bench", help="how fast the model is: start-up, and throughput "
                            "against raw Unicorn per ISA (prints each row as it is measured)")
     bench.add_argument("--section", action="append", choices=["startup", "smp", "kernel", "copy"],
@@ -157,15 +164,22 @@ def handout(options):
 
 def grade(options):
     from .course.grading import grade as run_grader
-    timeout = _int(options.timeout)
-    if timeout < 1:
-        raise ValueError(f"--timeout {options.timeout}: give a whole number of seconds, "
-                         "at least 1")
+    seconds = {}
+    for option in ("timeout", "student_timeout", "memory"):
+        try:
+            seconds[option] = _int(getattr(options, option))
+        except ValueError:
+            seconds[option] = 0
+        if seconds[option] < 1:
+            raise ValueError(f"--{option.replace('_', '-')} {getattr(options, option)}: give "
+                             "a whole number, at least 1")
     rows = run_grader(options.course, options.submissions, options.output,
-                      assignment=options.assignment, timeout=timeout,
-                      max_instructions=_int(options.max_instructions))
-    for student, _, total, out_of in rows:
-        print(f"{student}: {total:g} of {out_of:g}")
+                      assignment=options.assignment, timeout=seconds["timeout"],
+                      max_instructions=_int(options.max_instructions),
+                      student_timeout=seconds["student_timeout"], memory_mb=seconds["memory"],
+                      trusted=options.trusted, progress=lambda line: print(line, flush=True))
+    for student, status, _, total, out_of in rows:
+        print(f"{student}: {total:g} of {out_of:g} ({status})")
     print(f"scores per exercise: {options.output}")
 
 

@@ -15,15 +15,17 @@ checks fails the build), folds the answer (tag ``hide-input``) and leaves the ch
   ``{solution}`` block, and the code cells tagged ``solution`` that compute their numbers);
 * ``COURSE/release/ID/ID.ipynb``: the student notebook nbgrader generates from it (answers
   replaced by a stub, hidden checks removed, outputs cleared);
-* ``COURSE/gradebook.db`` and ``COURSE/nbgrader_config.py``: the autograder, which
-  ``python -m emu grade`` (emu.course.grading) runs.
+* ``COURSE/gradebook.db`` and ``COURSE/nbgrader_config.py``: nbgrader's course files.
+  ``python -m emu grade`` (emu.course.grading) grades from ``source/`` and ``release/`` itself.
 
     python -m emu handout notebooks/00-toolkit.ipynb -o course
 """
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -35,17 +37,8 @@ CONFIG = '''\
 # nbgrader's configuration for this course, written by `python -m emu handout`.
 c = get_config()
 c.CourseDirectory.root = {root!r}
-# nbgrader's autograde steps, its Execute replaced by one that survives a dead kernel
-# (emu.course.grading.RecoveringExecute).
-c.Autograde.autograde_preprocessors = [
-    "emu.course.grading.RecoveringExecute",
-    "nbgrader.preprocessors.IgnorePattern",
-    "nbconvert.preprocessors.ClearMetadataPreprocessor",
-    "nbgrader.preprocessors.LimitOutput",
-    "nbgrader.preprocessors.SaveAutoGrades",
-    "nbgrader.preprocessors.AssignLatePenalties",
-    "nbgrader.preprocessors.CheckCellMetadata",
-]
+# Grading is python -m emu grade's (a sandbox per student, the checks outside it), not
+# nbgrader autograde's, which runs students' code beside the checks and the gradebook.
 '''
 
 
@@ -137,6 +130,10 @@ def run_nbgrader(course, *arguments, env=None, timeout=None):
     """Run one nbgrader command on the course folder; a failure is a ValueError with the end
     of nbgrader's log."""
     course = Path(course).resolve()
+    env = dict(os.environ if env is None else env)
+    # nbgrader runs alembic from PATH: the interpreter's own folder first, so that a
+    # python of a virtual environment not activated still finds it
+    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
     proc = subprocess.run(NBGRADER + list(arguments) + [f"--CourseDirectory.root={course}"],
                           cwd=course, capture_output=True, text=True, env=env,
                           timeout=timeout)
@@ -155,6 +152,16 @@ def handout(chapters, course):
         chapters = [chapters]
     if not chapters:
         raise ValueError("handout: name at least one chapter notebook")
+    new = not course.exists()
+    try:
+        return _handout(chapters, course)
+    except BaseException:
+        if new:                             # no half-made course left behind
+            shutil.rmtree(course, ignore_errors=True)
+        raise
+
+
+def _handout(chapters, course):
     try:
         course.mkdir(parents=True, exist_ok=True)
         (course / "nbgrader_config.py").write_text(CONFIG.format(root=str(course.resolve())))

@@ -1,22 +1,28 @@
-"""python -m emu handout + grade: the toolkit chapter as an assignment, graded by nbgrader.
+"""python -m emu handout + grade: the toolkit chapter as an assignment, graded in a sandbox.
 
 Four students: one submits the reference answers, one a wrong answer, one a loop that never
 ends, one a crash (the kernel killed by SIGSEGV, as a keystone crash inside the kernel process
 would; and an assembler error from emu). Each fault costs only the exercise it is in, and the
-CSV says so. Slow: nbgrader runs the chapter once per student (about 90 s in all).
+CSV says so. Slow: the chapter runs twice per student, in the sandbox and in the checker.
+(Hostile students: tests/test_grading_hostile.py.)
 """
 import csv
 import json
+import os
 
 from pathlib import Path
 
 import pytest
 
+from emu.course import sandbox
 from emu.__main__ import main
 from emu.course.grading import find_assignment, submissions
 from emu.hw.faults import InstructionLimitExceeded
 from emu.run.machine import Machine
 
+# the grader needs bubblewrap: without it these skip, except in CI (.ci/run installs it)
+needs_bwrap = pytest.mark.skipif(sandbox.bwrap() is None and not os.environ.get("CI"),
+                                reason="bubblewrap (bwrap) is not installed")
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 TOOLKIT = NOTEBOOKS / "00-toolkit.ipynb"
 NAME = "00-toolkit"
@@ -59,6 +65,7 @@ def test_the_student_notebook_has_no_solutions_hidden_checks_or_outputs(course):
     assert "replace(\n    \".equ    LINE, 32\"" not in text
 
 
+@needs_bwrap
 def test_grading_four_students(course, tmp_path, capsys):
     subs = tmp_path / "submitted"
     subs.mkdir()
@@ -72,11 +79,12 @@ def test_grading_four_students(course, tmp_path, capsys):
         "toolkit-ex3-answer": "import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)"})
     scores = tmp_path / "scores.csv"
     assert main(["grade", str(course), str(subs), "-o", str(scores), "--timeout", "15"]) == 0
-    assert "correct: 5 of 5" in capsys.readouterr().out
+    assert "correct: 5 of 5 (graded)" in capsys.readouterr().out
     with open(scores, newline="") as f:
         rows = {row["student"]: row for row in csv.DictReader(f)}
     columns = ["toolkit-ex1", "toolkit-ex2", "toolkit-ex3", "total", "out_of"]
     table = {student: [float(row[c]) for c in columns] for student, row in rows.items()}
+    assert {row["status"] for row in rows.values()} == {"graded"}
     assert table == {
         "correct": [2, 2, 1, 5, 5],
         "wrong": [0, 2, 1, 3, 5],         # the wrong count fails its hidden check only
@@ -95,9 +103,10 @@ def test_grading_refuses_bad_folders_and_limits(course, tmp_path, capsys):
     (tmp_path / "two" / "bob").mkdir(parents=True)
     for name in ("a.ipynb", "b.ipynb"):
         (tmp_path / "two" / "bob" / name).write_text("{}")
-    with pytest.raises(ValueError, match="must hold one notebook, not 2"):
-        submissions(tmp_path / "two")
-    for option, value in (("--timeout", "0"), ("--max-instructions", "-5")):
+    assert submissions(tmp_path / "two") == [
+        ("bob", None, "a student's folder must hold one notebook, not 2")]
+    for option, value in (("--timeout", "0"), ("--max-instructions", "-5"),
+                          ("--student-timeout", "0"), ("--memory", "x")):
         assert main(["grade", str(course), str(tmp_path / "two"), "-o", "x.csv",
                      option, value]) == 1
         assert option in capsys.readouterr().err
@@ -117,6 +126,7 @@ def test_the_instruction_ceiling_stops_a_run_and_says_whose_it_is(monkeypatch):
         m.call("loop", limit=5000)          # no ceiling: the call's own limit
 
 
+@needs_bwrap
 def test_an_answer_one_step_off_the_models_boundary_scores_nothing(tmp_path):
     """Mackerras 2003's copy exercises: the hidden checks run the model again at the answer
     and one step beside it, so answers one step off (a queue one entry short, a trap one cycle
@@ -136,3 +146,17 @@ def test_an_answer_one_step_off_the_models_boundary_scores_nothing(tmp_path):
         row = next(csv.DictReader(f))
     assert [float(row[c]) for c in ("mack-copy-ex1", "mack-copy-ex2", "mack-copy-ex3",
                                     "out_of")] == [0, 0, 0, 4]
+
+
+def test_the_checks_read_from_the_sandbox_only_what_the_answers_make(tmp_path):
+    """The variables exported after each answer cell: those its reference answer binds and a
+    later cell reads; a check needs those it reads without binding them itself (the
+    kperfdiff check's own `alone` DataFrame is not the student's)."""
+    from emu.course.grading import Assignment
+    course = tmp_path / "course"
+    assert main(["handout", str(NOTEBOOKS / "01-under-the-hood.ipynb"), "-o", str(course)]) == 0
+    work = Assignment(course, "01-under-the-hood")
+    assert work.needs == {"tk2-quantum": ["waits_quantum_1000", "waits_quantum_4"],
+                          "tk2-kperfdiff": ["only_as_shipped", "removed_by"]}
+    assert set(work.exports["tk2-kperfdiff-answer"]) >= {"only_as_shipped", "removed_by"}
+    assert work.points == {"tk2-quantum": 2.0, "tk2-kperfdiff": 2.0}

