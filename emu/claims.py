@@ -106,6 +106,10 @@ class Claim:
                                            or not self.tolerance_source):
             raise ValueError(f"claim {self.claim!r}: a tolerance is a positive width of "
                              f"'no change' for an effect, with its source")
+        if self.kind == EFFECT and self.status == RUN and self.published == self.neutral \
+                and self.tolerance is None:
+            raise ValueError(f"claim {self.claim!r}: a published 'no change' needs its "
+                             f"tolerance (the paper's noise or the model's)")
         if (self.emulated is None) != (self.status == NOT_MODELLED):
             raise ValueError(f"claim {self.claim!r}: a claim has an emulated value exactly "
                              f"when it is modelled")
@@ -179,6 +183,9 @@ class Claim:
                 "verdict": self.verdict,
                 "difference": math.nan if c is None else c.difference,
                 "tolerance": self.tolerance, "tolerance source": self.tolerance_source,
+                "no change within": "" if self.tolerance is None else
+                f"±{self.tolerance:.3g}{'' if self.unit in ('', '%') else ' '}{self.unit}: "
+                f"{self.tolerance_source}",
                 "source": self.source, "stand-in": self.stand_in, "reason": self.reason,
                 "page": self.page or CHAPTER_PAGES.get(self.chapter, "")}
 
@@ -252,6 +259,7 @@ TABLE_COLUMNS = (("chapter", "chapter", False), ("claim", "claim", False),
                  ("kind", "kind", False), ("published", "published", True),
                  ("emulated", "emulated", True), ("unit", "unit", False),
                  ("magnitude", "magnitude", True), ("verdict", "verdict", False),
+                 ("no change within", "no change within", False),
                  ("source", "source", False), ("stand-in", "stand-in", False),
                  ("reason", "reason", False))
 

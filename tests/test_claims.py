@@ -69,6 +69,7 @@ def test_a_published_no_change_is_judged_by_its_tolerance():
     c = effect(0.19, -0.16, neutral=0, tolerance=1.42, tolerance_source="section 4.2")
     assert c.published_no_change and c.direction is None
     assert c.verdict == "no change, within tolerance"
+    assert c.row()["no change within"] == "±1.42: section 4.2"
     assert effect(0.19, -2.0, neutral=0, tolerance=1.42,
                   tolerance_source="s").verdict == "a change beyond tolerance"
     # a published effect beyond the tolerance, the model's within it: no effect
@@ -94,6 +95,7 @@ def test_not_modelled_and_inputs_have_no_verdict_of_agreement():
     (lambda: quantity(1.0, None), "exactly when it is modelled"),
     (lambda: effect(float("nan"), 1.0), "finite number"),
     (lambda: quantity(1.0, 1.0, status="agrees"), "no status"),
+    (lambda: effect(1.0, 1.2), "needs its tolerance"),
 ])
 def test_bad_claims_are_refused(make, message):
     with pytest.raises(ValueError, match=message):
