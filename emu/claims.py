@@ -307,6 +307,7 @@ def _cell(value, number):
     if number:
         if value is None or value != value:            # None or NaN
             return '<td data-sort="">&ndash;</td>'
+        value = float(value)                             # numpy's repr is np.float64(...)
         return f'<td data-sort="{value!r}" style="text-align:right">{value:.4g}</td>'
     text = "" if value is None else str(value)
     return f'<td data-sort="{html.escape(text)}">{html.escape(text)}</td>'

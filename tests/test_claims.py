@@ -218,4 +218,5 @@ def test_the_html_table_filters_sorts_and_links_without_requests():
     assert page.count("<tr data-chapter") == 2
     assert '<option value="B">B</option>' in page and '<option value="beyond x2">' in page
     assert 'href="../notebooks/b/01.html"' in page
+    assert 'data-sort="0.76"' in page and 'data-sort="9.0"' in page     # sortable as numbers
     assert "http" not in page and "src=" not in page          # nothing fetched
