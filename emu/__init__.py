@@ -8,7 +8,7 @@ checks it: ``pyproject.toml``, ``tests/test_layers.py``):
 ``book``       what the book's pages share: the explorer widget, the explorers, the
                scorecard
 ``papers``     each paper's own code: ``mackerras2003``, ``dougan1999``, ``yoshioka2005``,
-               ``blanchard2002``, ``yun2011`` (independent of each other), ``copybench``
+               ``blanchard2002``, ``yun2011``, independent of each other
 ``kernel``     a small Linux kernel model whose architecture work is guest assembly
 ``present``    published numbers and how the book shows them: data, comparisons, claims,
                figures, statistics (beside ``kernel``: neither uses the other)
@@ -66,7 +66,7 @@ SURFACE = {
     "dougan1999": ("emu.papers.dougan1999", None),
     "yoshioka2005": ("emu.papers.yoshioka2005", None),
     "blanchard2002": ("emu.papers.blanchard2002", None),
-    "yun2011": ("emu.papers.yun2011", None), "copybench": ("emu.papers.copybench", None),
+    "yun2011": ("emu.papers.yun2011", None), "copybench": ("emu.papers.mackerras2003.copybench", None),
     # the book and the course
     "explorers": ("emu.book.explorers", None), "scorecard": ("emu.book.scorecard", None),
     "handout": ("emu.course.handout", None), "grading": ("emu.course.grading", None),

@@ -193,11 +193,17 @@ def test_kperfdiff_of_the_model_finds_the_fixed_functions(grid):
 def test_the_claims_come_from_the_grid(grid):
     claims = yun2011.claims(grid)
     table = yun2011.table1_emulated(grid)
-    first = claims[0]
-    assert first.published == 24 and first.emulated == pytest.approx(
+    cells = {c.claim: c for c in claims}
+    pk1 = cells["PK1 (set_pte_ext without its clean): lat_pagefault, 1 core"]
+    assert pk1.published == 24 and pk1.emulated == pytest.approx(
         table.loc[("PK1", 1), "pagefault"])
-    assert all(c.chapter == "Yun 2011" for c in claims) and len(claims) == 7
-    assert all(c.agrees for c in claims)                # every direction agrees (today)
+    # every cell of Table 1 at 1 and 4 cores (5 x 2 x 4), the range's two ends, six trends
+    assert all(c.chapter == "Yun 2011" for c in claims) and len(claims) == 40 + 2 + 6
+    trend = cells["PK2's lat_pagefault gain at 4 cores / at 1 core"]
+    assert trend.published == pytest.approx(17 / 5)
+    assert trend.emulated == pytest.approx(table.loc[("PK2", 4), "pagefault"] /
+                                           table.loc[("PK2", 1), "pagefault"])
+    assert all(c.tolerance == 0.5 for c in claims[:40])    # the table's rounding
 
 
 def test_symbols_merge_rows_of_one_kernel_function():

@@ -1,29 +1,106 @@
-"""emu.present.claims: a claim's direction and share of the effect reproduced, by hand."""
+"""emu.present.claims: a claim's kind, direction, magnitude band and verdict, by hand; a
+published "no change" judged by its tolerance; the numbers no claim states."""
 import pytest
 
-from emu.present.claims import Claim
+from emu.present import claims as C
+from emu.present.claims import Claim, not_modelled
 
 
-def claim(published, emulated, neutral=0.0, unit=""):
-    return Claim("A", "c", published=published, emulated=emulated, unit=unit, source="T1",
-                 reason="r", neutral=neutral)
+def effect(published, emulated, neutral=1.0, **kw):
+    return Claim("A", "c", published=published, emulated=emulated, unit="", source="T1",
+                 reason="r", kind=C.EFFECT, neutral=neutral, **kw)
 
 
-def test_direction_and_effect_by_hand():
-    # a ratio of times: 0.83 published, 0.90 emulated: both below 1, 0.10 / 0.17 of the effect
-    c = claim(0.83, 0.90, neutral=1)
-    assert c.agrees and c.effect_reproduced == pytest.approx(0.10 / 0.17)
-    # a change of system time: +0.19 s published, -0.16 s emulated: opposite sides of 0
-    c = claim(0.19, -0.16, unit="s")
-    assert not c.agrees and c.effect_reproduced == pytest.approx(-0.16 / 0.19)
-    row = c.row()
-    assert row["direction"] == "disagree" and row["difference"] == pytest.approx(-0.35)
-    assert claim(0.0, 0.5).effect_reproduced is None          # the paper saw no effect
-    assert claim(100.0, 100.0, neutral=100).agrees           # neither moved
+def quantity(published, emulated, **kw):
+    return Claim("A", "q", published=published, emulated=emulated, unit="us", source="T1",
+                 reason="r", kind=C.QUANTITY, **kw)
 
 
+@pytest.mark.parametrize("published, emulated, neutral, direction, share, verdict", [
+    # a ratio of times 0.83 -> 0.90: both below 1, 0.10 / 0.17 of the effect (x1.7 short)
+    (0.83, 0.90, 1, "same", 0.10 / 0.17, "within x2"),
+    # 0.80 -> 0.76: 0.24 / 0.20 = 1.2 of the effect
+    (0.80, 0.76, 1, "same", 0.24 / 0.20, "within x1.25"),
+    # PK1's trend 0.25 -> 0.96: 0.04 / 0.75 of the effect, which once "agreed"
+    (0.25, 0.96, 1, "same", 0.04 / 0.75, "beyond x2"),
+    # a saving of 10 s against 25 s: x2.5 too much
+    (10, 25, 0, "same", 2.5, "beyond x2"),
+    # +0.19 s published, -0.16 s emulated: the opposite side of 0
+    (0.19, -0.16, 0, "opposite", -0.16 / 0.19, "opposite direction"),
+    # the model shows none at all
+    (9.0, 1.0, 1, "none", 0.0, "no effect on the model"),
+])
+def test_effect_verdicts_by_hand(published, emulated, neutral, direction, share, verdict):
+    c = effect(published, emulated, neutral)
+    assert c.direction == direction
+    assert c.magnitude == pytest.approx(share)
+    assert c.verdict == verdict
+    assert c.row()["verdict"] == verdict
 
 
-def test_bad_claims_are_refused():
-    with pytest.raises(ValueError, match="finite number"):
-        claim(float("nan"), 1.0)
+@pytest.mark.parametrize("published, emulated, verdict", [
+    (2.0, 2.67, "within x2"),          # 1.33 times
+    (6.0, 6.64, "within x1.25"),       # 1.11 times
+    (13.2, 40.7, "beyond x2"),         # the flush share: 3.1 times, once "agree"
+    (50.0, 20.0, "beyond x2"),         # 2.5 times too little
+    (0.57, 0.0, "beyond x2"),          # none where the paper has some
+    (0.0, 0.0, "within x1.25"),        # both none
+])
+def test_a_quantity_has_only_a_magnitude(published, emulated, verdict):
+    c = quantity(published, emulated)
+    assert c.direction is None and c.verdict == verdict
+
+
+def test_band_edges():
+    assert C.band(1.25) == C.band(1 / 1.25) == "within x1.25"
+    assert C.band(1.2501) == C.band(2.0) == C.band(0.5) == "within x2"
+    assert C.band(2.0001) == C.band(0.4999) == "beyond x2"
+    with pytest.raises(ValueError, match="positive"):
+        C.band(0)
+
+
+def test_a_published_no_change_is_judged_by_its_tolerance():
+    # the paper: +0.19 s, within its 1.42 s noise; the model: -0.16 s, also within
+    c = effect(0.19, -0.16, neutral=0, tolerance=1.42, tolerance_source="section 4.2")
+    assert c.published_no_change and c.direction is None
+    assert c.verdict == "no change, within tolerance"
+    assert c.row()["no change within"] == "±1.42: section 4.2"
+    assert effect(0.19, -2.0, neutral=0, tolerance=1.42,
+                  tolerance_source="s").verdict == "a change beyond tolerance"
+    # a published effect beyond the tolerance, the model's within it: no effect
+    assert effect(17, 0.3, neutral=0, tolerance=0.5,
+                  tolerance_source="s").verdict == "no effect on the model"
+    # and a real effect past the tolerance is banded as any effect
+    assert effect(17, 12, neutral=0, tolerance=0.5, tolerance_source="s").verdict == "within x2"
+
+
+def test_not_modelled_and_inputs_have_no_verdict_of_agreement():
+    c = not_modelled("A", "c", 5.1, "%", "section 2.2", C.EFFECT, "no user time", neutral=0)
+    assert c.verdict == "not modelled" and c.magnitude is None and c.direction is None
+    assert c.row()["reason"] == "no user time"
+    i = quantity(80.0, 80.0, status=C.INPUT)
+    assert i.verdict == "input" and i.magnitude is None
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda: Claim("A", "c", 1.0, 1.0, "", "T", "r"), "kind must be"),
+    (lambda: Claim("A", "c", 1.0, 1.0, "", "T", "r", kind="effect"), "neutral value"),
+    (lambda: quantity(1.0, 1.0, neutral=0), "no neutral value"),
+    (lambda: effect(1.0, 1.0, tolerance=0.1), "with its source"),
+    (lambda: quantity(1.0, None), "exactly when it is modelled"),
+    (lambda: effect(float("nan"), 1.0), "finite number"),
+    (lambda: quantity(1.0, 1.0, status="agrees"), "no status"),
+    (lambda: effect(1.0, 1.2), "needs its tolerance"),
+])
+def test_bad_claims_are_refused(make, message):
+    with pytest.raises(ValueError, match=message):
+        make()
+
+
+def test_uncovered_lists_what_no_claim_states(tmp_path):
+    claims = [effect(2254 / 5065, 0.6, published_from=(5065, 2254))]
+    files = ["mackerras2003_table2_lmbench"]
+    left = C.uncovered(claims, files, {("mackerras2003_table2_lmbench", "mhz"): "clock"})
+    columns = {column for _, _, column, _ in left}
+    assert "exec_proc" not in columns and "mhz" not in columns and "fork_proc" in columns
+    assert C.uncovered(claims, files, {"mackerras2003_table2_lmbench": "all"}) == []

@@ -21,8 +21,8 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from ..context import routine as _routine_path
-from ..run.machine import Machine
+from ...context import routine as _routine_path
+from ...run.machine import Machine
 
 PAGE = 4096
 MAX_ALIGN = 128          # alignment offsets: 0 .. MAX_ALIGN - 1 bytes past a page boundary
