@@ -62,7 +62,8 @@ def _parser():
                        help="time limit of one student's whole notebook, and of their checks "
                        "(default 1200)")
     grade.add_argument("--memory", default="4096", metavar="MB",
-                       help="address space of each process in a student's sandbox (default 4096)")
+                       help="resident memory of a student's sandbox, all its processes together "
+                       "(default 4096)")
     grade.add_argument("--trusted", action="store_true",
                        help="run the students' code without a sandbox (only for code you trust)")
     bench = sub.add_parser("bench", help="how fast the model is: start-up, and throughput "

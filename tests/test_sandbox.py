@@ -131,7 +131,25 @@ print('WRITABLE', writable)
     folder.mkdir()
     code, _, _ = sandbox.run([sys.executable, "-c", "while True: pass"], "{}",
                              sandbox.Limits(wall_s=3), folder)
-    assert code is None and time.monotonic() - started < 10
+    assert code == "time" and time.monotonic() - started < 10
+
+
+@needs_bwrap
+def test_the_sandboxs_resident_memory_is_watched_across_its_processes(tmp_path):
+    """Three processes of 150 MB each: none near its address-space limit, together past the
+    sandbox's 300 MB: the sandbox is killed."""
+    probe = """
+import os, time
+for _ in range(2):
+    if os.fork() == 0:
+        break
+hoard = b'x' * (150 << 20)
+time.sleep(30)
+"""
+    started = time.monotonic()
+    code, _, _ = sandbox.run([sys.executable, "-c", probe], "{}",
+                             sandbox.Limits(memory_mb=300, wall_s=60), tmp_path)
+    assert code == "memory" and time.monotonic() - started < 20
 
 
 @needs_bwrap
@@ -160,7 +178,7 @@ except OSError:
     print('forks:', len(pids))
 """
     code, _, log = sandbox.run([sys.executable, "-c", probe], "{}",
-                               sandbox.Limits(memory_mb=512, file_mb=32, processes=20,
+                               sandbox.Limits(address_mb=512, file_mb=32, processes=20,
                                               wall_s=60), tmp_path)
     text = log.read_text()
     assert "memory: refused" in text and "file: 27" in text, text      # EFBIG
