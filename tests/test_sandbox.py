@@ -86,6 +86,7 @@ def test_the_sandbox_shows_only_what_it_binds_and_kills_everything_at_the_end(tm
     grandchild is gone when the run ends; the wall-clock limit kills a runaway."""
     secret = tmp_path / "secret"
     secret.write_text("s")
+    orphan = f"emu-sandbox-orphan-{os.getpid()}-{tmp_path.name}"     # this run's only
     probe = f"""
 import os, subprocess, sys
 status = open('/proc/self/status').read()
@@ -93,7 +94,7 @@ print(os.getuid(), os.getgid(), [l for l in status.splitlines() if l.startswith(
 home = '{Path.home()}'
 print(os.path.exists({str(secret)!r}), os.path.exists('{Path(__file__).parent}'),
       'HOME', sorted(os.listdir(home)) if os.path.exists(home) else [])
-subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(30)', 'emu-sandbox-orphan'],
+subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(30)', {orphan!r}],
                  start_new_session=True)
 writable = []
 for place in ['/', '/job.json', '/usr', sys.prefix, os.path.dirname(os.__file__),
@@ -123,7 +124,7 @@ print('WRITABLE', writable)
     assert f"HOME {needed}" in text
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
-            assert b"emu-sandbox-orphan" not in Path(f"/proc/{pid}/cmdline").read_bytes()
+            assert orphan.encode() not in Path(f"/proc/{pid}/cmdline").read_bytes()
         except OSError:
             continue
     started = time.monotonic()
