@@ -62,7 +62,8 @@ def _parser():
                        help="time limit of one student's whole notebook, and of their checks "
                        "(default 1200)")
     grade.add_argument("--memory", default="4096", metavar="MB",
-                       help="address space of each process in a student's sandbox (default 4096)")
+                       help="resident memory of a student's sandbox, all its processes together "
+                       "(default 4096)")
     grade.add_argument("--trusted", action="store_true",
                        help="run the students' code without a sandbox (only for code you trust)")
     bench = sub.add_parser("bench", help="how fast the model is: start-up, and throughput "
@@ -164,19 +165,19 @@ def handout(options):
 
 def grade(options):
     from .course.grading import grade as run_grader
-    seconds = {}
+    values = {}
     for option in ("timeout", "student_timeout", "memory"):
         try:
-            seconds[option] = _int(getattr(options, option))
+            values[option] = _int(getattr(options, option))
         except ValueError:
-            seconds[option] = 0
-        if seconds[option] < 1:
+            values[option] = 0
+        if values[option] < 1:
             raise ValueError(f"--{option.replace('_', '-')} {getattr(options, option)}: give "
                              "a whole number, at least 1")
     rows = run_grader(options.course, options.submissions, options.output,
-                      assignment=options.assignment, timeout=seconds["timeout"],
+                      assignment=options.assignment, timeout=values["timeout"],
                       max_instructions=_int(options.max_instructions),
-                      student_timeout=seconds["student_timeout"], memory_mb=seconds["memory"],
+                      student_timeout=values["student_timeout"], memory_mb=values["memory"],
                       trusted=options.trusted, progress=lambda line: print(line, flush=True))
     for student, status, _, total, out_of in rows:
         print(f"{student}: {total:g} of {out_of:g} ({status})")

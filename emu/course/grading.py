@@ -20,8 +20,9 @@ Only the grader writes the CSV (atomically, after every student) and the feedbac
 (``COURSE/feedback/ASSIGNMENT/STUDENT.html``: the score per exercise and the student's own
 answer cells with their outputs; no check, no reference answer). nbgrader's gradebook is not
 used for scores. Each student's row has a status: ``graded``, ``refused: why``, ``timed
-out``, ``crashed: why`` or ``needs manual grading: exercises`` (an answer that is not plain
-data, e.g. a function). ``emu grade`` ends within (student limit + check limit) per student.
+out``, ``killed: more than N MB of memory``, ``crashed: why`` or ``needs manual grading:
+exercises`` (an answer that is not plain data, e.g. a function); a student stopped at a limit
+keeps what their answers had given by then. ``emu grade`` ends within (student limit + check limit) per student.
 """
 from __future__ import annotations
 
@@ -281,7 +282,8 @@ def _env(max_instructions, home):
 
 
 def _execute(job, limits, folder, trusted, max_instructions):
-    """Run the student's cells; returns (the sandbox's result or None, timed out)."""
+    """Run the student's cells; returns (the sandbox's result or None, None or why it was
+    killed: "time" or "memory")."""
     inner = [sys.executable, "-m", "emu.course.sandboxed", "/job.json"]
     if trusted:
         code, line = _run_trusted(job, limits, folder, max_instructions)
@@ -292,7 +294,8 @@ def _execute(job, limits, folder, trusted, max_instructions):
         result = json.loads(line) if line else None
     except (ValueError, RecursionError):
         result = None
-    return (result if isinstance(result, dict) else None), code is None
+    return (result if isinstance(result, dict) else None), \
+        (code if code in ("time", "memory") else None)
 
 
 def _run_trusted(job, limits, folder, max_instructions):
@@ -306,7 +309,7 @@ def _run_trusted(job, limits, folder, max_instructions):
     read, write = os.pipe()
     argv = sandbox.prlimit(limits, True) + [sys.executable, "-m", "emu.course.sandboxed",
                                              str(folder / "job.json"), str(write)]
-    code, line, _ = sandbox.supervise(argv, limits.wall_s, folder / "log.txt", read, write,
+    code, line, _ = sandbox.supervise(argv, limits, folder / "log.txt", read, write,
                                       cwd=home, env=_env(max_instructions, home))
     return code, line
 
@@ -350,12 +353,13 @@ def grade_one(assignment, notebook, options):
         run_dir, check_dir = Path(folder) / "run", Path(folder) / "check"
         run_dir.mkdir()
         check_dir.mkdir()
-        result, timed_out = _execute(assignment.sandbox_job(answers, options["timeout"]),
-                                     options["limits"], run_dir, options["trusted"],
-                                     options["max_instructions"])
+        result, killed = _execute(assignment.sandbox_job(answers, options["timeout"]),
+                                  options["limits"], run_dir, options["trusted"],
+                                  options["max_instructions"])
+        killed = {"time": "timed out", "memory": "killed: more than "
+                  f"{options['limits'].memory_mb} MB of memory"}.get(killed)
         if result is None:                  # nothing came back: no checks to run
-            return ("timed out" if timed_out else
-                    "crashed: the notebook's run left no result"), {}, None
+            return killed or "crashed: the notebook's run left no result", {}, None
         exports = result.get("exports")
         exports = {k: v for k, v in exports.items() if k in assignment.answers and
                    isinstance(v, str)} if isinstance(exports, dict) else {}
@@ -363,8 +367,8 @@ def grade_one(assignment, notebook, options):
                                check_dir, options["max_instructions"])
     if why:
         return why, {}, result
-    if timed_out:
-        return "timed out", outcomes, result
+    if killed:
+        return killed, outcomes, result
     manual = sorted(k for k, v in outcomes.items() if v == "manual")
     if manual:
         return f"needs manual grading: {', '.join(manual)}", outcomes, result

@@ -13,7 +13,8 @@ What the student's code sees and may do:
   capabilities (``setpriv``), so the process limit counts; as a teacher, the teacher's uid
   outside, mapped to 65534 inside;
 * limits (``prlimit``): address space, processes, CPU seconds, file size, open files, no
-  core files; and a wall-clock limit, after which the grader kills the sandbox.
+  core files, each process; and, watched by the grader, the resident memory of all the
+  sandbox's processes together and a wall-clock limit, past which it kills the sandbox.
 
 When the sandbox ends, its process namespace ends with it (bubblewrap's pid 1): no process
 started inside survives, however it detached; the tmpfs are gone with it.
@@ -27,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,12 +37,15 @@ from ..context import book_dir
 NOBODY = 65534
 HOME = "/home/student"
 MAX_LINE = 16 << 20                # the longest result line the grader reads
+PAGE = os.sysconf("SC_PAGE_SIZE")
 
 
 @dataclass(frozen=True)
 class Limits:
     """What one student's sandbox may use."""
-    memory_mb: int = 4096          # address space of each process
+    memory_mb: int = 4096          # resident memory of all its processes together
+    address_mb: int = 16384        # address space of each process (Unicorn reserves much:
+    #                                Blanchard 2002's 32 emulated CPUs, 2.9 GB, 0.4 resident)
     processes: int = 256           # tasks (threads count) of the sandbox's user
     cpu_s: int = 1200              # CPU seconds of each process
     file_mb: int = 64              # largest file written
@@ -163,7 +168,7 @@ def prlimit(limits, root):
     teacher (not root) that user is the teacher's, so it is what they run now plus ours."""
     processes = limits.processes + (0 if root else _tasks_of(os.getuid()))
     mb = 1 << 20
-    return ["prlimit", f"--as={limits.memory_mb * mb}", f"--nproc={processes}",
+    return ["prlimit", f"--as={limits.address_mb * mb}", f"--nproc={processes}",
             f"--cpu={int(limits.cpu_s)}", f"--fsize={limits.file_mb * mb}",
             "--nofile=1024", "--core=0", "--"]
 
@@ -181,21 +186,22 @@ def _etc(folder):
 def run(inner, job_text, limits, folder, env=None):
     """Run ``inner`` (argv, reading /job.json) in a sandbox; ``folder`` is a private temporary
     folder of the grader's. ``inner`` gets, as its last argument, the number of a file
-    descriptor to write its result to, one line at a time. Returns (exit status, or None if
-    it was killed at the wall-clock limit; the last line written, or None; the log's path)."""
+    descriptor to write its result to, one line at a time. Returns (its exit status, or why
+    it was killed: "time" or "memory"; the last line written, or None; the log's path)."""
     folder = Path(folder)
     job = folder / "job.json"
     job.write_text(job_text, encoding="utf-8")
     job.chmod(0o644)
     read, write = os.pipe()
     argv = command(inner + [str(write)], job, _etc(folder), limits, env)
-    return supervise(argv, limits.wall_s, folder / "log.txt", read, write)
+    return supervise(argv, limits, folder / "log.txt", read, write)
 
 
-def supervise(argv, wall_s, log, read, write, **popen):
+def supervise(argv, limits, log, read, write, **popen):
     """Run ``argv`` in a new session, the pipe's ``write`` end passed on, output to ``log``;
-    kill its process group at ``wall_s`` seconds or when it ends. Returns (exit status or
-    None, the last line read from the pipe or None, ``log``)."""
+    kill its process group when it ends, at the wall-clock limit or when its processes hold
+    more than the memory limit. Returns (exit status, "time" or "memory"; the last line
+    read from the pipe or None; ``log``)."""
     lines = LastLine(read)
     try:
         with open(log, "wb") as sink:
@@ -204,12 +210,48 @@ def supervise(argv, wall_s, log, read, write, **popen):
     finally:
         os.close(write)
     try:
-        code = proc.wait(timeout=wall_s)
-    except subprocess.TimeoutExpired:
-        code = None
+        code = _watch(proc, limits)
     finally:
         kill(proc)
     return code, lines.last(), Path(log)
+
+
+def _watch(proc, limits, every_s=0.2):
+    """Wait for ``proc``: its exit status, or "time" or "memory" (the resident memory of it
+    and all its descendants, polled: no cgroup needed)."""
+    deadline = time.monotonic() + limits.wall_s
+    while True:
+        try:
+            return proc.wait(timeout=every_s)
+        except subprocess.TimeoutExpired:
+            pass
+        if time.monotonic() > deadline:
+            return "time"
+        if resident_mb(proc.pid) > limits.memory_mb:
+            return "memory"
+
+
+def resident_mb(root):
+    """Resident memory of ``root`` and its descendants, in MB (shared pages counted in each
+    process: an overestimate, never an underestimate)."""
+    children = {}
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                ppid = int(f.read().rsplit(b")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        children.setdefault(ppid, []).append(int(pid))
+    total, todo = 0, [root]
+    while todo:
+        pid = todo.pop()
+        todo += children.get(pid, [])
+        try:
+            with open(f"/proc/{pid}/statm", "rb") as f:
+                total += int(f.read().split()[1]) * PAGE
+        except (OSError, ValueError, IndexError):
+            continue
+    return total / (1 << 20)
 
 
 class LastLine:

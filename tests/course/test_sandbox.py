@@ -87,6 +87,7 @@ def test_the_sandbox_shows_only_what_it_binds_and_kills_everything_at_the_end(tm
     grandchild is gone when the run ends; the wall-clock limit kills a runaway."""
     secret = tmp_path / "secret"
     secret.write_text("s")
+    orphan = f"emu-sandbox-orphan-{os.getpid()}-{tmp_path.name}"     # this run's only
     probe = f"""
 import os, subprocess, sys
 status = open('/proc/self/status').read()
@@ -94,7 +95,7 @@ print(os.getuid(), os.getgid(), [l for l in status.splitlines() if l.startswith(
 home = '{Path.home()}'
 print(os.path.exists({str(secret)!r}), os.path.exists('{Path(__file__).parent}'),
       'HOME', sorted(os.listdir(home)) if os.path.exists(home) else [])
-subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(30)', 'emu-sandbox-orphan'],
+subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(30)', {orphan!r}],
                  start_new_session=True)
 writable = []
 for place in ['/', '/job.json', '/usr', sys.prefix, os.path.dirname(os.__file__),
@@ -124,7 +125,7 @@ print('WRITABLE', writable)
     assert f"HOME {needed}" in text
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
-            assert b"emu-sandbox-orphan" not in Path(f"/proc/{pid}/cmdline").read_bytes()
+            assert orphan.encode() not in Path(f"/proc/{pid}/cmdline").read_bytes()
         except OSError:
             continue
     started = time.monotonic()
@@ -132,7 +133,25 @@ print('WRITABLE', writable)
     folder.mkdir()
     code, _, _ = sandbox.run([sys.executable, "-c", "while True: pass"], "{}",
                              sandbox.Limits(wall_s=3), folder)
-    assert code is None and time.monotonic() - started < 10
+    assert code == "time" and time.monotonic() - started < 10
+
+
+@needs_bwrap
+def test_the_sandboxs_resident_memory_is_watched_across_its_processes(tmp_path):
+    """Three processes of 150 MB each: none near its address-space limit, together past the
+    sandbox's 300 MB: the sandbox is killed."""
+    probe = """
+import os, time
+for _ in range(2):
+    if os.fork() == 0:
+        break
+hoard = b'x' * (150 << 20)
+time.sleep(30)
+"""
+    started = time.monotonic()
+    code, _, _ = sandbox.run([sys.executable, "-c", probe], "{}",
+                             sandbox.Limits(memory_mb=300, wall_s=60), tmp_path)
+    assert code == "memory" and time.monotonic() - started < 20
 
 
 @needs_bwrap
@@ -161,7 +180,7 @@ except OSError:
     print('forks:', len(pids))
 """
     code, _, log = sandbox.run([sys.executable, "-c", probe], "{}",
-                               sandbox.Limits(memory_mb=512, file_mb=32, processes=20,
+                               sandbox.Limits(address_mb=512, file_mb=32, processes=20,
                                               wall_s=60), tmp_path)
     text = log.read_text()
     assert "memory: refused" in text and "file: 27" in text, text      # EFBIG
