@@ -40,12 +40,13 @@ def headline(card):
 
 #: The table's columns: (header, row key, formatted as a number)
 TABLE_COLUMNS = (("chapter", "chapter", False), ("claim", "claim", False),
-                 ("kind", "kind", False), ("published", "published", True),
-                 ("emulated", "emulated", True), ("unit", "unit", False),
-                 ("magnitude", "magnitude", True), ("verdict", "verdict", False),
-                 ("no change within", "no change within", False),
-                 ("source", "source", False), ("stand-in", "stand-in", False),
-                 ("reason", "reason", False))
+                 ("published", "published", True), ("emulated", "emulated", True),
+                 ("unit", "unit", False), ("magnitude", "magnitude", True),
+                 ("verdict", "verdict", False))
+#: What each claim's cell says under it, in small type: (label, row key). The book's column
+#: holds seven columns without scrolling sideways; these would not fit as columns.
+CLAIM_DETAILS = (("kind", "kind"), ("source", "source"), ("no change within", "no change within"),
+                 ("stand-in", "stand-in"), ("why", "reason"))
 
 _SCRIPT = """
 <script>
@@ -96,6 +97,13 @@ def _cell(value, number):
     return f'<td data-sort="{html.escape(text)}">{html.escape(text)}</td>'
 
 
+def _details(row):
+    """The claim's details under it: kind, source, tolerance, stand-in, reason."""
+    parts = [f"{label}: {html.escape(str(row[key]))}" for label, key in CLAIM_DETAILS
+             if row.get(key) not in (None, "") and row[key] == row[key]]
+    return f'<br><small>{"; ".join(parts)}</small>' if parts else ""
+
+
 def html_table(card, page_prefix="../", table_id="scorecard-table"):
     """The scorecard as a self-contained HTML table a reader can sort (click a header) and
     filter (by chapter and verdict): no library, no request leaving the page. Each claim
@@ -121,13 +129,14 @@ def html_table(card, page_prefix="../", table_id="scorecard-table"):
             if key == "claim":
                 link = html.escape(f"{page_prefix}{row['page']}.html")
                 cell = cell.replace(f">{html.escape(row['claim'])}<",
-                                    f'><a href="{link}">{html.escape(row["claim"])}</a><', 1)
+                                    f'><a href="{link}">{html.escape(row["claim"])}</a>'
+                                    f'{_details(row)}<', 1)
             cells.append(cell)
         rows.append(f'<tr data-chapter="{html.escape(row["chapter"])}" '
                     f'data-verdict="{html.escape(row["verdict"])}">{"".join(cells)}</tr>')
     return (f'<div id="{table_id}" class="scorecard-table">'
             f'<p>{selects} <span class="claims-shown">{len(card)}</span> of {len(card)} '
             f'claims shown; click a column\'s header to sort by it.</p>'
-            f'<div style="overflow-x:auto"><table class="table">'
-            f'<thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table></div>'
+            f'<table class="table" style="overflow-wrap:anywhere">'
+            f'<thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
             f'</div>' + _SCRIPT % {"id": table_id})
