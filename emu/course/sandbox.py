@@ -122,19 +122,22 @@ def command(inner, job, etc, limits, env=None):
     if not root:
         args += ["--unshare-user", "--uid", str(NOBODY), "--gid", str(NOBODY)]
     args += _system_binds()
+    size = str(limits.tmp_mb << 20)
+    scratch = ("/dev/shm", "/tmp", HOME)
+    # the scratch folders first, then the read-only paths: a venv or a clone under /tmp
+    # (CI's, a teacher's) stays visible on top of the sandbox's own /tmp.
+    # /dev/shm writable: multiprocessing's locks live there (emu.run.sweep's process pool)
+    args += ["--proc", "/proc", "--dev", "/dev"]
+    for folder in scratch:
+        args += ["--size", size, "--perms", "1777", "--tmpfs", folder]
     for folder in _ancestors(paths + [Path(HOME)]):
-        args += ["--perms", "0755", "--dir", str(folder)]
+        if str(folder) not in scratch:
+            args += ["--perms", "0755", "--dir", str(folder)]
     for path in paths:
         args += ["--ro-bind", str(path), str(path)]
     for name in ("passwd", "group"):
         args += ["--ro-bind", str(Path(etc) / name), f"/etc/{name}"]
-    size = str(limits.tmp_mb << 20)
-    # /dev/shm writable: multiprocessing's locks live there (emu.run.sweep's process pool)
-    args += ["--proc", "/proc", "--dev", "/dev",
-             "--size", size, "--perms", "1777", "--tmpfs", "/dev/shm",
-             "--size", size, "--perms", "1777", "--tmpfs", "/tmp",
-             "--size", size, "--perms", "1777", "--tmpfs", HOME,
-             "--ro-bind", str(job), "/job.json", "--chdir", HOME]
+    args += ["--ro-bind", str(job), "/job.json", "--chdir", HOME]
     env = {**(env or {}), "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin", "HOME": HOME,
            "USER": "student", "LOGNAME": "student", "LANG": "C.UTF-8",
            "IPYTHONDIR": f"{HOME}/.ipython", "MPLCONFIGDIR": "/tmp/matplotlib",
