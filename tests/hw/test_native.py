@@ -100,11 +100,11 @@ def test_a_source_tree_builds_its_model_at_import_and_rebuilds_it_after_an_edit(
         assert done.returncode == 0, done.stderr
         return done.stdout.split()
 
-    library = build.library_path(root / "emu")
+    library = build.library_path(root / "emu" / "hw")     # the package the model is in
     assert not library.exists()
     assert run() == ["True", str(library)]
     first = library.stat().st_mtime_ns
-    source = root / "emu" / "model" / "cache.c"
+    source = root / "emu" / "hw" / "model" / "cache.c"
     source.write_text(source.read_text() + "\n/* an edit */\n")
     assert run() == ["True", str(library)]
     assert library.stat().st_mtime_ns != first
