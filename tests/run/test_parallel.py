@@ -231,7 +231,7 @@ def test_hash_page_flush_and_hash_page_again_in_parallel_runs():
     from emu.kernel.ppc64 import HPTE_STATUS
     from emu.kernel.pgtable import PAGE_SIZE
     from emu.hw.faults import PageFault
-    from tests.test_kernel64 import A, fault_in
+    from tests.kernel.test_kernel64 import A, fault_in
     k = workloads.make_kernel(profile="power4")
     p = fault_in(k)
     m = k.machine
