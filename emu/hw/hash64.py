@@ -353,14 +353,6 @@ class SLBRegisters(MMURegisters):
     """64-bit PowerPC: SDR1 (the hashed table's base and size) and each core's SLB, whose
     entries map a segment (ESID: EA >> 28) to a VSID."""
 
-    @property
-    def sdr1(self):
-        return int(self.state[c.H_SDR1])
-
-    @sdr1.setter
-    def sdr1(self, value):
-        self.state[c.H_SDR1] = value
-
     def set_slb(self, index, esid, vsid, ks=False, kp=False, no_execute=False, core=None):
         """SLB entry ``index`` of ``core`` (None: of every core) maps ESID ``esid`` (EA >> 28)
         to ``vsid``, as ``slbmte`` would (the model's TLB entries of a segment it replaces

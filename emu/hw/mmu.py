@@ -458,11 +458,7 @@ class SegmentRegisters(MMURegisters):
     on a software-loaded TLB (603, 405; ``Machine(mmu=True)``) the special-purpose registers
     its miss handlers use."""
 
-    @property
-    def sdr1(self):
-        return int(self.state[c.H_SDR1])
-
-    @sdr1.setter
+    @MMURegisters.sdr1.setter
     def sdr1(self, value):
         self.state[c.H_SDR1] = value
         soft = self.machine.soft_tlb
@@ -504,13 +500,7 @@ class SegmentRegisters(MMURegisters):
 class TranslationTableBase(MMURegisters):
     """ARMv7: the translation table base (TTBR0; the first-level table is 16 KB)."""
 
-    @property
-    def ttbr0(self):
-        return int(self.state[c.H_SDR1])
-
-    @ttbr0.setter
-    def ttbr0(self, value):
-        self.state[c.H_SDR1] = value
+    ttbr0 = MMURegisters.sdr1
 
 
 def registers_of(isa):

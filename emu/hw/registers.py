@@ -22,6 +22,15 @@ class MMURegisters:
     def state(self):
         return self.machine.state
 
+    @property
+    def sdr1(self):
+        """The page table's base and size (PowerPC SDR1; ARM's TTBR0 is the same word)."""
+        return int(self.state[c.H_SDR1])
+
+    @sdr1.setter
+    def sdr1(self, value):
+        self.state[c.H_SDR1] = value
+
     def cores(self, core):
         """The cores a register write applies to: ``core``, or every core (None); the
         machine says which (from a task of a parallel run, its own core)."""
