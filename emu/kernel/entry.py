@@ -102,6 +102,7 @@ from unicorn import UcError, ppc_const
 
 from ..context import routine
 from ..hw import cache as c
+from ..hw.interrupt import interruptible, stop_if_interrupted
 from ..hw.softtlb import (
     MSR_DR,
     MSR_IR,
@@ -671,10 +672,13 @@ class Entry:
             st[st[c.H_SCRATCH] + S_BLOCK_END] = 0
             for key in m.soft_tlb.exceptions:
                 m.soft_tlb.exceptions[key] = 0
-        try:
-            m.uc.emu_start(pc, self.stop)
-        except UcError as error:
-            raise diagnose.describe_fault(m, error) from None
+        with interruptible():          # Ctrl-C stops the run at its next block
+            try:
+                m.uc.emu_start(pc, self.stop)
+            except UcError as error:
+                stop_if_interrupted()
+                raise diagnose.describe_fault(m, error) from None
+            stop_if_interrupted()
         diagnose.raise_stop(m)
         at = m.uc.reg_read(ppc_const.UC_PPC_REG_PC)
         if at != self.stop:

@@ -23,6 +23,7 @@ from unicorn import (UC_HOOK_BLOCK, UC_HOOK_CODE, UC_HOOK_INSN, UC_HOOK_INTR,
 from ..hw import cache as c
 from ..hw import cost, hash64, native, softtlb
 from ..hw import mmu as mmu_model
+from ..hw.interrupt import interruptible, stop_if_interrupted
 from ..hw.layout import CODE_BASE, CODE_SIZE, HALT, HEAP_BASE, MAX_RAM, MAX_SPECIALS, PAGE
 from ..hw.profile import Profile, load as load_profile
 from ..isa.assemble import AssemblyError, Program, assemble, assemble_file
@@ -476,14 +477,17 @@ class Machine:
                              "ppc603e or ppc405gp)")
         self.extable.taken.clear()
         st[c.H_STOP_ASKED] = 0
-        while True:
-            try:
-                self.uc.emu_start(pc, HALT)
-                break
-            except UcError as error:   # emu.run.extable: a listed access resumes at its fixup
-                pc = self.extable.resume(self)
-                if pc is None:
-                    raise diagnose.describe_fault(self, error) from None
+        with interruptible():          # Ctrl-C stops the run at its next block
+            while True:
+                try:
+                    self.uc.emu_start(pc, HALT)
+                    break
+                except UcError as error:   # emu.run.extable: a listed access resumes at its fixup
+                    stop_if_interrupted()
+                    pc = self.extable.resume(self)
+                    if pc is None:
+                        raise diagnose.describe_fault(self, error) from None
+            stop_if_interrupted()
         diagnose.raise_stop(self)
         if self.pc() != HALT and not st[c.H_STOP_ASKED]:
             raise diagnose.halted(self, self.pc())     # no one stopped it: the guest halted

@@ -70,6 +70,7 @@ from unicorn import UcError
 
 from ..hw import cache as c
 from ..hw import native
+from ..hw.interrupt import interruptible, stop_if_interrupted
 from ..hw.layout import CORE_STACK, HALT
 from . import diagnose
 from .calling import set_arguments
@@ -191,8 +192,10 @@ def run_parallel(machine, calls, quantum=DEFAULT_QUANTUM, limit=None, cold=False
         while True:
             for uc in machine.cpus:
                 uc._hook_exception = None
-            code = _run(native.address(st), cpus, quantum, HALT, ctypes.byref(core),
-                        ctypes.byref(error))
+            with interruptible():          # Ctrl-C stops the run at its next block
+                code = _run(native.address(st), cpus, quantum, HALT, ctypes.byref(core),
+                            ctypes.byref(error))
+                stop_if_interrupted()
             k = int(core.value)
             machine.uc = machine.cpus[k]        # its header is the live one
             raised = [uc._hook_exception for uc in machine.cpus if uc._hook_exception]
@@ -369,8 +372,10 @@ def run_tasks(machine, tasks, quantum=DEFAULT_QUANTUM, limit=None):
             hand(k)
         results = {}
         while live:
-            code = _run(native.address(st), cpus, quantum, HALT, ctypes.byref(core),
-                        ctypes.byref(error))
+            with interruptible():          # Ctrl-C stops the run at its next block
+                code = _run(native.address(st), cpus, quantum, HALT, ctypes.byref(core),
+                            ctypes.byref(error))
+                stop_if_interrupted()
             k = int(core.value)
             machine.uc = machine.cpus[k]
             if code == RUN_ALL_DONE:

@@ -560,12 +560,17 @@ EXPORT void foreign_insn_hook(uc_engine *uc, u64 address, uint32_t size, void *u
 
 /* The block hook, as the memory hook, compiled for the parts of a machine (those it reads:
  * the MMU, store queues): block_hook_0, _1, _8, _9; block_hook has both. The common case
- * inline (quick_block), the rest in a function of its own (_full). */
+ * inline (quick_block), the rest in a function of its own (_full). An interrupt (SIGINT,
+ * interrupt.c) stops the run at the block, which is not counted. */
 #define BLOCK_HOOK(name, parts) \
     NOINLINE bool name##_full(i64 *st, i64 address, i64 size) { \
         return model_block(st, address, size, parts); \
     } \
     EXPORT void name(uc_engine *uc, u64 address, uint32_t size, void *user_data) { \
+        if (UNLIKELY(sigint_pending)) {      /* interrupt.c: stop before this block */ \
+            model_stop(uc, user_data); \
+            return; \
+        } \
         int quick = quick_block(user_data, (i64)address, (i64)size, parts); \
         if (quick == QUICK_DONE) \
             return; \

@@ -8,6 +8,7 @@
 #include "softtlb.c"
 #include "mmu.c"
 #include "unicorn.c"
+#include "interrupt.c"
 #include "softtlb_insn.c"
 #include "smp.c"
 #include "hooks.c"

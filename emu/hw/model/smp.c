@@ -297,6 +297,8 @@ static i64 run_cores(i64 *st, uc_engine **ucs, i64 quantum, i64 halt, i64 *core,
         i64 pc = guest_pc(ucs[k], st);
         r[T_PC] = pc;
         *core = k;
+        if (sigint_pending)                /* interrupt.c: Python raises KeyboardInterrupt */
+            return RUN_STOPPED;
         if (err == UC_ERR_FETCH_UNMAPPED && pc == halt)
             err = 0;                       /* the call returned (halt_fetch_hook) */
         if (err) {
