@@ -59,7 +59,8 @@ SURFACE = {
     # the book's presentation
     "data": ("emu.present.data", None), "plot": ("emu.present.plot", None),
     "compare": ("emu.present.compare", None), "stats": ("emu.present.stats", None),
-    "glue": ("emu.present.compare", "glue"), "Comparison": ("emu.present.compare", "Comparison"),
+    "glue": ("emu.present.compare", "glue"),
+    "glued": ("emu.present.compare", "glued"), "glued_md": ("emu.present.compare", "glued_md"), "Comparison": ("emu.present.compare", "Comparison"),
     "claims": ("emu.present.claims", None), "explore": ("emu.book.explore", None),
     # the papers
     "mackerras2003": ("emu.papers.mackerras2003", None),
@@ -70,6 +71,7 @@ SURFACE = {
     # the book and the course
     "explorers": ("emu.book.explorers", None), "scorecard": ("emu.book.scorecard", None),
     "handout": ("emu.course.handout", None), "grading": ("emu.course.grading", None),
+    "check": ("emu.course.check", None),
 }
 __all__ = ["routine", "book_dir", *SURFACE]
 

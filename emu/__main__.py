@@ -1,5 +1,6 @@
 """Command line: ``python -m emu run FILE.S --isa ISA --cpu PROFILE --entry SYMBOL ...``,
 ``python -m emu kperfdiff A B``, ``python -m emu handout CHAPTER... -o COURSE``,
+``python -m emu student-copy [CHAPTER...] [-o FOLDER]``,
 ``python -m emu grade COURSE SUBMISSIONS -o SCORES.csv`` and ``python -m emu bench``. A bad input exits non-zero with
 one clear line."""
 from __future__ import annotations
@@ -48,6 +49,12 @@ def _parser():
     hand.add_argument("chapters", nargs="+", metavar="CHAPTER", help="a chapter's .ipynb")
     hand.add_argument("-o", "--output", required=True, metavar="COURSE",
                       help="the course folder to write (release/ holds the student notebooks)")
+    copy = sub.add_parser("student-copy", help="a student's own copies of the chapters: "
+                          "answers empty, no solutions, no hidden checks (book/how-to-use.md)")
+    copy.add_argument("chapters", nargs="*", metavar="CHAPTER",
+                      help="a chapter's .ipynb (default: every chapter of the book)")
+    copy.add_argument("-o", "--output", default="my-chapters", metavar="FOLDER",
+                      help="where to write them (default: my-chapters)")
     grade = sub.add_parser("grade", help="grade a folder of submitted notebooks (STUDENT.ipynb "
                            "or STUDENT/*.ipynb) and write a CSV of scores per exercise")
     grade.add_argument("course", help="the course folder made by handout")
@@ -163,6 +170,14 @@ def handout(options):
           f"{options.output} SUBMISSIONS -o scores.csv)")
 
 
+def student_copy(options):
+    from .course.copies import student_copies
+    written = student_copies(options.output, options.chapters)
+    for copy, checked in written:
+        print(f"{copy} ({checked} exercise(s) with a check)")
+    print(f"open them with: jupyter lab {options.output}")
+
+
 def grade(options):
     from .course.grading import grade as run_grader
     values = {}
@@ -205,7 +220,7 @@ def main(argv=None):
     from .isa.assemble import AssemblyError
     try:
         {"run": run, "kperfdiff": kperfdiff, "handout": handout, "grade": grade,
-         "bench": bench}[options.command](options)
+         "student-copy": student_copy, "bench": bench}[options.command](options)
     except (AssemblyError, GuestError, ValueError, KeyError, MemoryError, OSError,
             RecursionError) as error:
         message = str(error.args[0]) if isinstance(error, KeyError) and error.args else \

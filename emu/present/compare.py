@@ -13,6 +13,7 @@ one of +0.6% is in the opposite direction, which ``same_sign`` tells).
 """
 from __future__ import annotations
 
+import ast
 import math
 import numbers
 from dataclasses import dataclass
@@ -88,15 +89,72 @@ def plain(value):
 
 
 def glue(**values):
-    """Glue each value under its name for the page's prose ({glue:text}`name` or
-    {glue:text}`name:,.0f`), showing nothing in the cell. Comparisons are glued as their
-    sentence. Outside a notebook build (myst-nb missing) this does nothing."""
+    """Glue each value under its name for the page's prose, showing nothing in the cell.
+    The prose writes {eval}`emu.glued('name')` or {eval}`emu.glued('name:,.0f')`: JupyterLab
+    (jupyterlab-myst) evaluates it in the kernel, the book (_ext/eval_glue.py) pastes myst-nb's
+    glued value. Comparisons are glued as their sentence."""
+    for name, value in values.items():
+        remember(name, value)
     try:
         from myst_nb import glue as myst_glue
     except ImportError:             # pragma: no cover - myst-nb is in requirements.txt
         return
     for name, value in values.items():
         myst_glue(name, gluable(value), display=False)
+
+
+# What this kernel has glued, by name: the values the prose's {eval} expressions read
+_GLUED = {}
+
+
+def remember(name, value):
+    _GLUED[name] = value
+
+
+class Text(str):
+    """Glued text as the book prints it. Its repr is the text itself, so that JupyterLab
+    shows it as it shows a number, without quotes."""
+
+    def __repr__(self):
+        return str(self)
+
+
+def glued(key):
+    """The value glued as ``name`` in ``name`` or ``name:format``, as the book's
+    {glue:text}`key` prints it (myst-nb formats the value's text: plain_text below)."""
+    name, spec = key.rsplit(":", 1) if ":" in key else (key, "")
+    return Text(plain_text(repr(gluable(glued_value(name))), spec))
+
+
+def glued_md(name):
+    """The Markdown glued as ``name`` (the book's {glue:md}`name`)."""
+    return glued_value(name)
+
+
+def glued_value(name):
+    if name not in _GLUED:
+        raise NameError(f"nothing is glued as {name!r} yet: run the cells above this one "
+                        "(Run All)")
+    return _GLUED[name]
+
+
+def plain_text(text, spec):
+    """myst-nb's format_plain_text (myst_nb.core.variables): the text of a value, read back
+    as a Python literal, formatted by ``spec`` as a string, an int or a float by its type."""
+    try:
+        value = ast.literal_eval(text)
+    except (SyntaxError, ValueError):
+        value = text
+    if spec == "":
+        return str(value)
+    kind = spec[-1]
+    if kind == "s":
+        value = str(value)
+    elif kind in "bcdoxX":
+        value = int(value)
+    elif kind in "eEfFgGn%":
+        value = float(value)
+    return format(value, spec)
 
 
 def gluable(value):

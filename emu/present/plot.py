@@ -41,7 +41,7 @@ import plotly.io as pio
 from plotly.io.base_renderers import MimetypeRenderer
 
 from ..context import BUILD_ENV_VAR, building_book  # noqa: F401 (the book build's flag)
-from .compare import gluable
+from .compare import gluable, remember
 from .compare import plain as _plain
 from .narrow import NARROW_BELOW_PX, fit_wide, narrow_layout, wide_layout
 
@@ -246,4 +246,5 @@ def glue(name, value, display=False):
     sentence; numpy scalars: plain numbers). One name at a time, and it may be displayed;
     emu.present.compare.glue takes several."""
     from myst_nb import glue as _glue
+    remember(name, value)
     return _glue(name, gluable(value), display=display)

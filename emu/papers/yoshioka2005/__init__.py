@@ -41,6 +41,7 @@ from ...isa.assemble import assemble
 from ...present import data
 from ...present.claims import EFFECT, QUANTITY, Claim, not_modelled
 from ...run.machine import Machine
+from ...run import sweep
 from ...run.profiler import profile_call, profile_parallel
 from . import ext3model, oprofile, usercopy
 
@@ -392,27 +393,63 @@ class CopyBench:
 
 
 _BENCHES: dict = {}
+# What each threshold's bench of this process has run, in order: a bench's numbers depend on
+# what it ran before (where its ring is, what its caches hold), so a sweep's worker builds
+# the bench afresh and runs these first, and gets the numbers this process's bench would
+_HISTORY: dict = {}
 
 
 def copy_cost(size, threshold=None, condition="cold destination"):
-    """CopyBench(threshold).run(size, condition), the bench built once per threshold."""
+    """CopyBench(threshold).run(size, condition), the bench built once per threshold (and
+    brought up to the runs a sweep made on it elsewhere)."""
     if threshold not in _BENCHES:
-        _BENCHES[threshold] = CopyBench(threshold)
-    return _BENCHES[threshold].run(size, condition)
+        _BENCHES[threshold] = bench_after(threshold, _HISTORY.get(threshold, []))
+    result = _BENCHES[threshold].run(size, condition)
+    _HISTORY.setdefault(threshold, []).append((size, condition))
+    return result
+
+
+def bench_after(threshold, history):
+    """A fresh CopyBench(threshold) that has run ``history``, [(size, condition), ...]."""
+    bench = CopyBench(threshold)
+    for size, condition in history:
+        bench.run(size, condition)
+    return bench
+
+
+def bench_runs(threshold, history, runs):
+    """On a fresh bench that has run ``history``: the results of ``runs`` (one sweep point)."""
+    bench = bench_after(threshold, history)
+    return [bench.run(size, condition) for size, condition in runs]
+
+
+def copy_costs(runs, thresholds):
+    """{threshold: [copy_cost(size, threshold, condition) for (size, condition) in runs]},
+    each threshold's bench in a process of its own (emu.sweep: both cores, a progress bar),
+    the same numbers as copy_cost gives one by one."""
+    if len(set(thresholds)) != len(thresholds):
+        raise ValueError(f"give each threshold once, not {list(thresholds)!r}")
+    points = [{"threshold": t, "history": list(_HISTORY.get(t, [])), "runs": list(runs)}
+              for t in thresholds]
+    results = sweep.run(bench_runs, points, description="copies, a bench per threshold")
+    for t in thresholds:
+        _BENCHES.pop(t, None)           # behind the history now: rebuilt when next used
+        _HISTORY.setdefault(t, []).extend(runs)
+    return dict(zip(thresholds, results))
 
 
 def copy_sweep(sizes, conditions=tuple(CONDITIONS)):
     """Per size and condition: cycles and L3 misses per copy with 2.6.12's copy and with
     the non-temporal one (_mmx_memcpy_nt for every size), and their ratio."""
+    runs = [(size, condition) for condition in conditions for size in sizes]
+    costs = copy_costs(runs, [None, 1])
     rows = []
-    for condition in conditions:
-        for size in sizes:
-            old, nt = copy_cost(size, None, condition), copy_cost(size, 1, condition)
-            rows.append({"condition": condition, "size": size,
-                         "2.6.12 cycles": old["cycles"], "non-temporal cycles": nt["cycles"],
-                         "ratio": nt["cycles"] / old["cycles"],
-                         "2.6.12 L3 misses": old["l3_misses"],
-                         "non-temporal L3 misses": nt["l3_misses"]})
+    for (size, condition), old, nt in zip(runs, costs[None], costs[1]):
+        rows.append({"condition": condition, "size": size,
+                     "2.6.12 cycles": old["cycles"], "non-temporal cycles": nt["cycles"],
+                     "ratio": nt["cycles"] / old["cycles"],
+                     "2.6.12 L3 misses": old["l3_misses"],
+                     "non-temporal L3 misses": nt["l3_misses"]})
     return pd.DataFrame(rows)
 
 
@@ -421,11 +458,13 @@ def threshold_sweep(thresholds, sizes, conditions=tuple(CONDITIONS)):
     (None: 2.6.12's dispatcher, never non-temporal), run at each size and condition:
     cycles and L3 misses per copy, and which path ran (L3 misses show it on a cold
     destination)."""
+    runs = [(size, condition) for condition in conditions for size in sizes]
+    costs = {t: iter(results) for t, results in copy_costs(runs, list(thresholds)).items()}
     rows = []
     for condition in conditions:
         for threshold in thresholds:
             for size in sizes:
-                r = copy_cost(size, threshold, condition)
+                r = next(costs[threshold])
                 rows.append({"condition": condition, "threshold": threshold, "size": size,
                              "cycles": r["cycles"], "l3_misses": r["l3_misses"]})
     return pd.DataFrame(rows)

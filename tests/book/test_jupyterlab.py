@@ -1,0 +1,177 @@
+"""A chapter in JupyterLab, as a student runs it (issue 36), in headless Chromium.
+
+One chapter (Mackerras 2003, cache flushing: prose with computed numbers, exercises, an
+explorer) is opened in a real JupyterLab server: Run All ends without an error output; the
+prose shows numbers where its {eval} expressions are (jupyterlab-myst), never the roles;
+exercises and solutions render as boxes; changing an explorer control redraws its figure;
+Interrupt ends a cell stuck in a 10**15-instruction loop within seconds, the kernel
+alive after it; and saved and opened again without a kernel, the explorer shows its figure.
+
+Needs Chromium and playwright (skipped without them, failed under CI, as tests/book/test_book.py).
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from emu.course.copies import install_lab_settings
+from tests.book.test_book import CHROMIUM, CHROMIUM_ARGS, _browser_or_skip
+
+REPO = Path(__file__).resolve().parents[2]
+CHAPTER = REPO / "notebooks" / "mackerras2003" / "01-cache-flushing.ipynb"
+RUN_ALL_TIMEOUT_S = 600
+LONG_CELL = "spin = emu.Machine('ppc750'); spin.load('spin:\\n b spin\\n'); spin.call('spin', limit=10**15)"
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    """A JupyterLab server on 127.0.0.1 serving a copy of the chapter, with the settings
+    `python -m emu student-copy` installs; yields (playwright, url, folder)."""
+    sync_playwright = _browser_or_skip()
+    install_lab_settings()
+    folder = tmp_path_factory.mktemp("lab")
+    shutil.copy(CHAPTER, folder / CHAPTER.name)
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if k != "EMU_BOOK_BUILD"}
+    command = [sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}",
+               "--ServerApp.ip=127.0.0.1", "--ServerApp.token=", "--ServerApp.password=",
+               f"--ServerApp.root_dir={folder}", "--ServerApp.disable_check_xsrf=True"]
+    if os.geteuid() == 0:
+        command.append("--allow-root")
+    server = subprocess.Popen(command, cwd=folder, env=env, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                time.sleep(1)
+        else:
+            pytest.fail("JupyterLab did not start within 120 s")
+        yield sync_playwright, f"http://127.0.0.1:{port}", folder
+    finally:
+        server.terminate()
+        server.wait(30)
+
+
+def busy(page):
+    """Is a code cell still queued or running ([*])?"""
+    return page.evaluate("""() => Array.from(document.querySelectorAll('.jp-InputPrompt'))
+        .some(p => p.textContent.includes('*'))""")
+
+
+def wait_idle(page, timeout_s):
+    deadline = time.monotonic() + timeout_s
+    time.sleep(2)
+    while busy(page):
+        if time.monotonic() > deadline:
+            pytest.fail(f"cells still running after {timeout_s} s")
+        time.sleep(1)
+
+
+def unevaluated(page):
+    """The indexes of the Markdown cells whose rendered text still shows an expression."""
+    return page.evaluate("""() => Array.from(document.querySelectorAll('.jp-MarkdownCell'))
+        .map((c, k) => [k, (c.querySelector('.jp-MarkdownOutput') || c).innerText])
+        .filter(([k, text]) => text.includes('emu.glued')).map(([k]) => k)""")
+
+
+def menu(page, top, item):
+    page.click(f".lm-MenuBar-itemLabel:text-is('{top}')")
+    page.click(f".lm-Menu-itemLabel:text-is('{item}')")
+
+
+def test_a_chapter_runs_reads_and_stops_in_jupyterlab(lab):
+    sync_playwright, url, folder = lab
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 900})
+        page.goto(f"{url}/lab/tree/{CHAPTER.name}")
+        page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)
+        page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']",
+                               timeout=120_000)
+
+        menu(page, "Run", "Run All Cells")
+        wait_idle(page, RUN_ALL_TIMEOUT_S)
+
+        # the prose: numbers, not roles; exercises and solutions as boxes. Under Run All,
+        # jupyterlab-myst 2.7 now and then leaves one cell's expressions unevaluated (shown as
+        # code): running that cell again renders them, as book/how-to-use.md tells students
+        rerun = unevaluated(page)
+        assert len(rerun) <= 2, f"{len(rerun)} cells left their expressions as code"
+        for k in rerun:
+            page.locator(".jp-MarkdownCell").nth(k).click()
+            page.keyboard.press("Shift+Enter")
+        time.sleep(3)
+        assert unevaluated(page) == []
+        prose = page.evaluate("""() => Array.from(document.querySelectorAll('.jp-MarkdownCell'))
+            .map(c => c.innerText).join('\\n')""")
+        assert "{eval}" not in prose and "emu.glued" not in prose and "{glue" not in prose
+        assert "NameError" not in prose
+        assert re.search(r"execute the same \d[\d,]* instructions", prose), prose[:2000]
+        assert re.search(r"costs\s+\d+\.\d\s+times as much", prose)
+        assert page.locator("text=/Exercise \\d/").count() >= 4
+        assert page.locator("text=/Solution to/").count() >= 4
+
+        # an explorer control redraws its figure
+        explorer = page.locator(".jp-CodeCell", has_text="flush_explorer()")
+        figure = explorer.locator(".js-plotly-plot").first
+        figure.wait_for(timeout=60_000)
+        before = figure.evaluate("gd => JSON.stringify(gd.data.map(t => t.y))")
+        explorer.locator(".noUi-handle").first.focus()      # the L1 D size: 32 KB -> 16 KB
+        page.keyboard.press("ArrowLeft")
+        deadline = time.monotonic() + 180
+        while figure.evaluate("gd => JSON.stringify(gd.data.map(t => t.y))") == before:
+            assert time.monotonic() < deadline, "the explorer's figure did not change"
+            time.sleep(1)
+
+        # Interrupt ends a long emulated run; the kernel stays
+        page.locator(".jp-Notebook .jp-Cell").last.click()
+        page.keyboard.press("Escape")
+        page.keyboard.press("b")
+        page.keyboard.press("Enter")
+        page.keyboard.insert_text(LONG_CELL)
+        page.keyboard.press("Shift+Enter")
+        time.sleep(3)
+        assert busy(page), "the long cell should still be running"
+        started = time.monotonic()
+        menu(page, "Kernel", "Interrupt Kernel")
+        page.wait_for_selector("text=KeyboardInterrupt", timeout=10_000)
+        assert time.monotonic() - started < 5
+        wait_idle(page, 30)
+
+        # saved, and opened again without a kernel: the explorer's figure is there
+        page.keyboard.press("Control+s")
+        time.sleep(3)
+        menu(page, "Kernel", "Shut Down Kernel")
+        time.sleep(3)
+        page.goto(f"{url}/lab/tree/{CHAPTER.name}")
+        page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)
+        reopened = page.locator(".jp-CodeCell", has_text="flush_explorer()")
+        reopened.locator(".js-plotly-plot").first.wait_for(timeout=60_000)
+        assert "Error displaying widget" not in reopened.inner_text()
+        browser.close()
+    nb = json.loads((folder / CHAPTER.name).read_text())
+    errors = [(k, o.get("ename")) for k, cell in enumerate(nb["cells"])
+              for o in cell.get("outputs", []) if o.get("output_type") == "error"]
+    assert errors == [(len(nb["cells"]) - 1, "KeyboardInterrupt")]
+    expressions = [e for cell in nb["cells"] if cell["cell_type"] == "markdown"
+                   for e in cell.get("metadata", {}).get("user_expressions", [])]
+    assert expressions and all(e["result"]["status"] == "ok" for e in expressions)
