@@ -11,9 +11,9 @@ already there is never overwritten: it may hold the student's work.
 It also gives JupyterLab the book's settings (``lab_settings.json``, into this environment's
 ``share/jupyter/lab/settings/overrides.d``, where packages put theirs): every cell of a
 notebook rendered, not only those in view, so that jupyterlab-myst evaluates the {eval}
-numbers of the whole chapter on Run All (cells out of view kept their expressions as code);
-and widget state saved with the notebook, so that an explorer's last figure shows after a
-reopen, without a kernel."""
+numbers of the whole chapter on Run All; and widget state saved with the notebook (an
+explorer's controls and last figure are then in the file; JupyterLab showing them again
+without a kernel is not verified)."""
 from __future__ import annotations
 
 import json

@@ -86,7 +86,8 @@ def test_each_graded_exercise_has_an_answer_public_and_hidden_checks(chapter):
         assert f"{grade_id}-answer" in answers, f"{grade_id}: no answer cell"
         assert meta["points"] > 0 and meta["locked"] and not meta["solution"]
         public, _, hidden = text.partition("### BEGIN HIDDEN TESTS")
-        assert "assert" in public and "assert" in hidden, f"{grade_id}: public and hidden checks"
+        assert "emu.check.that(" in public and "emu.check.that(" in hidden, \
+            f"{grade_id}: public and hidden checks (emu.check: they say what they expected)"
         assert "### END HIDDEN TESTS" in hidden
         assert "remove-cell" in cell["metadata"].get("tags", []), "the book leaves checks out"
     for grade_id, (cell, meta) in answers.items():
