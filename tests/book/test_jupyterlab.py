@@ -85,12 +85,19 @@ def all_run(page):
         .every(p => /\[\d+\]/.test(p.textContent))""")
 
 
+def error_outputs(page):
+    """The text of every error shown in an output (Run All stops at the first)."""
+    return page.evaluate("""() => Array.from(document.querySelectorAll(
+        '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]'))
+        .map(o => o.innerText).filter(t => /Error|Traceback/.test(t))""")
+
+
 def wait_idle(page, timeout_s, every_cell=False):
     """Until no cell is queued or running (and, with ``every_cell``, every one has run: a
     loaded machine may take seconds to queue the cells of Run All)."""
     deadline = time.monotonic() + timeout_s
     time.sleep(2)
-    while busy(page) or (every_cell and not all_run(page)):
+    while busy(page) or (every_cell and not all_run(page) and not error_outputs(page)):
         if time.monotonic() > deadline:
             pytest.fail(f"cells still running after {timeout_s} s")
         time.sleep(1)
@@ -120,9 +127,7 @@ def test_a_chapter_runs_reads_and_stops_in_jupyterlab(lab):
 
         menu(page, "Run", "Run All Cells")
         wait_idle(page, RUN_ALL_TIMEOUT_S, every_cell=True)
-        errors = page.evaluate("""() => Array.from(document.querySelectorAll(
-            '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]'))
-            .map(o => o.innerText).filter(t => /Error|Traceback/.test(t))""")
+        errors = error_outputs(page)
         assert errors == [], errors[0][-3000:]
 
         # the prose: numbers, not roles; exercises and solutions as boxes. Under Run All,
