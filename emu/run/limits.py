@@ -1,6 +1,6 @@
 """Instruction limits: what a run may execute before it is stopped, and the grader's ceiling
-over every run (inside Unicorn no interrupt reaches the Python kernel, so a limit is how a
-runaway stops)."""
+over every run (a limit is how a runaway stops that no one interrupts: emu.hw.interrupt stops a
+run at Ctrl-C)."""
 from __future__ import annotations
 
 import os
@@ -27,7 +27,8 @@ def capped(limit):
 
     ``python -m emu grade`` runs students' notebooks with EMU_MAX_INSTRUCTIONS in their
     kernels' environment, so that no run, whatever limit a notebook asks for, keeps the kernel
-    inside Unicorn (where no interrupt reaches it) for longer than that many instructions. A
+    inside Unicorn for longer than that many instructions (a bound on every run, besides the
+    grader's interrupt at its time limit). A
     run under the ceiling is unchanged; one that reaches it raises InstructionLimitExceeded."""
     text = os.environ.get(CAP_VARIABLE)
     if text is None:
