@@ -81,7 +81,7 @@ def busy(page):
 
 def all_run(page):
     """Has every code cell run ([n] in its prompt, none queued)?"""
-    return page.evaluate("""() => Array.from(document.querySelectorAll('.jp-CodeCell .jp-InputPrompt'))
+    return page.evaluate(r"""() => Array.from(document.querySelectorAll('.jp-CodeCell .jp-InputPrompt'))
         .every(p => /\[\d+\]/.test(p.textContent))""")
 
 
