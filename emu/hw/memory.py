@@ -11,7 +11,16 @@ checks the profile's tables.
   flushes) take longer: the copy of a large buffer becomes bound by the bus's bandwidth.
   A partial write-combining flush (fewer bytes than a line) occupies the bus for
   ``partial_write_beats`` beats per 8 bytes (Pentium 4: partial writes run at 1/8 of the
-  bus's rate).
+  bus's rate). ``sector``: a transfer to or from memory carries at most this many bytes (a
+  sectored last level, the 750's L2, fills and writes back one sector of its line).
+  A split address bus (the 60x bus of the 750): ``address_tenure``, in beats, is what one
+  address tenure holds it. The mnemonics in ``address_only`` (those HID0[ABE] broadcasts)
+  run an address-only transaction: the instruction waits until its tenure can start, a
+  barrier (sync) until its tenure has ended. ``write_buffers``: a write-back a maintenance
+  instruction forces (dcbst, dcbf of a modified line) is posted to one of them and the
+  core goes on, waiting only for a free buffer; a broadcast sync waits until every posted
+  write-back has reached memory. Without ``write_buffers`` such an instruction waits for
+  its write-back's latency, as before.
 * ``[store_buffer]``: stores retire into a buffer of ``entries`` and complete in order: a
   store that hits completes at once, one that misses when its line has arrived
   (read-for-ownership); the core waits only when the buffer is full, or at a barrier
