@@ -172,6 +172,11 @@ H_ABSENT_LINE, H_ABSENT_FILLS = 185, 186
 # the L1 D line a store through it last flagged in the I-caches (emu/hw/model/cache.c,
 # line_changed; one core): its line + 1 and the L1 I's L_FILLS then
 H_CHANGED_LINE, H_CHANGED_IFILLS = 187, 188
+# the 60x bus's address bus (emu.hw.memory [bus] address_tenure, write_buffers): an address
+# tenure in core cycles (0: not modelled), the write buffers maintenance write-backs are
+# posted to (0: the instruction waits for its write-back), address-only transactions counted,
+# and the bytes one transfer to or from memory carries at most (0: a whole line)
+H_ADDR_TENURE, H_WB_ENTRIES, H_ADDRESS_ONLY, H_BUS_SECTOR = 189, 190, 191, 192
 # scratch words (st[H_SCRATCH] + k) shared by every core: the span of the code any core ran
 # outside the loaded programs (0, 0: none), so that bytes the host writes over it are not
 # run stale from Unicorn's translations (Machine.write). Words 0-6: emu.hw.softtlb, emu.hw.hash64
@@ -181,11 +186,11 @@ S_FOREIGN_LO, S_FOREIGN_HI = 7, 8
 S_CODE_WRITTEN, SCRATCH_WORDS = 9, 10
 BAT_VS, BAT_VP, BAT_START, BAT_SIZE, BAT_WORDS, BATS_PER_SIDE = 0, 1, 2, 3, 4, 4
 SEEN_ENTRIES = 4096
-M_BUS_FREE, MACHINE_WORDS = 0, 4
+M_BUS_FREE, M_ADDR_FREE, M_WB, WRITE_BUFFERS_MAX, MACHINE_WORDS = 0, 1, 2, 8, 12
 WC_WORDS = 4            # per write-combining buffer: line + 1, bytes, fill order, free cycle
 ATTR_INHIBITED = 16     # a TLB entry's attribute: cache-inhibited (emu.hw.mmu)
 QUEUE_ENTRIES = 256
-HEADER = 192
+HEADER = 196
 
 # ---- the core table (multi-core only): the core count, then per core the level indices of
 # its ITLB and DTLB (-1: none) and where its segment registers (or SLB) are (for a TLB
@@ -625,6 +630,9 @@ class Layout:
             st[H_BUS_BEAT_BYTES] = ms.bus["bytes_per_beat"]
             st[H_BUS_BEAT_MC] = ms.bus_beat_millicycles
             st[H_BUS_PARTIAL_BEATS] = ms.bus.get("partial_write_beats", 1)
+            st[H_ADDR_TENURE] = ms.address_tenure_cycles
+            st[H_WB_ENTRIES] = ms.bus.get("write_buffers", 0)
+            st[H_BUS_SECTOR] = ms.bus.get("sector", 0)
         st[H_SB_ENTRIES] = ms.store_buffer.get("entries", 0)
         st[H_FB_ENTRIES] = ms.fill_buffers.get("entries", 0)
         st[H_FB_DROP] = int(ms.fill_buffers.get("when_full", "drop") == "drop")
@@ -709,7 +717,7 @@ class Layout:
                 H_BUS_WAIT, H_SB_STALLS, H_SB_STALL_CYCLES, H_FB_WAITS, H_PREFETCHES,
                 H_PREFETCHES_DROPPED, H_PREFETCH_LATE, H_PREFETCH_LATE_CYCLES, H_HW_PREFETCHES,
                 H_UNCACHED_LOADS, H_UNCACHED_STORES, H_WC_WAIT, H_EVENT_PENDING, H_EVENTS,
-                H_INTERVENTIONS, H_BAT_HITS, H_SLICES)
+                H_INTERVENTIONS, H_BAT_HITS, H_SLICES, H_ADDRESS_ONLY)
 
     # words of COUNTERS that are not counts: where a fault or stale fetch was, stop flags
     NOT_COUNTS = (H_STOPPED, H_FAULT_EA, H_FAULT_WRITE, H_FAULT_FETCH, H_FAULT_PC, H_STALE_PC,

@@ -62,6 +62,7 @@ ARM_CP15_C8 = {
 OP_SERIALISE = 300          # no effect of its own: only the shared resource (multi-core)
 OP_DRAIN_STORES = 301       # a barrier: the store buffer drains (emu.hw.memory)
 SERIAL = 4                  # scope flag: the instruction also holds the shared resource
+BROADCAST = 8               # scope flag: an address-only transaction on the bus (emu.hw.memory)
 # Software-loaded TLBs (emu.hw.softtlb), hooked only on machines that model one: mtmsr (native:
 # translation on/off), and, in Python since they need SPRs Unicorn has no register id for,
 # tlbld/tlbli (603), tlbwe (405) and rfi.
@@ -241,10 +242,19 @@ def drains_stores(isa, mnemonic, key, op_str):
                              (m.startswith("lock") or m.startswith("xchg")))
 
 
-def analyse(isa, code, address, serialising=(), store_buffer=False):
+def _broadcast_only(isa, pc, mnemonic, key, op_str):
+    """The special of a broadcast instruction with no effect of its own in the model: a
+    barrier (sync) drains, anything else (eieio) only holds the bus."""
+    if drains_stores(isa, mnemonic, key, op_str):
+        return Special(pc, OP_DRAIN_STORES, 0)
+    return Special(pc, OP_SERIALISE, 0)
+
+
+def analyse(isa, code, address, serialising=(), store_buffer=False, broadcasts=()):
     """Disassemble loaded code: [(address, size, cost key, class, Special or None,
     synchronises: 1 atomic, SYNC_SERIAL serialising, 0 neither)]. Instructions named in ``serialising`` (a profile's [smp] list) get the
-    SERIAL flag; with ``store_buffer``, barriers get OP_DRAIN_STORES (emu.hw.memory)."""
+    SERIAL flag; with ``store_buffer``, barriers get OP_DRAIN_STORES (emu.hw.memory); those
+    named in ``broadcasts`` (a profile's [bus] address_only) get the BROADCAST flag."""
     out = []
     for insn in decode(code, isa, address, detail=True):
         mnemonic = insn.mnemonic.lower()
@@ -317,6 +327,10 @@ def analyse(isa, code, address, serialising=(), store_buffer=False):
         if store_buffer and special is None and drains_stores(isa, mnemonic, key,
                                                                insn.op_str):
             special = Special(insn.address, OP_DRAIN_STORES, 0)
+        if key in broadcasts:
+            special = special or _broadcast_only(isa, insn.address, mnemonic, key,
+                                                 insn.op_str)
+            special.scope |= BROADCAST
         if key in serialising:
             special = special or Special(insn.address, OP_SERIALISE, 0)
             special.scope |= SERIAL
@@ -353,7 +367,7 @@ class Tables:
     specials: list
 
 
-def tables(isa, costs, code, address, serialising=(), store_buffer=False):
+def tables(isa, costs, code, address, serialising=(), store_buffer=False, broadcasts=()):
     """The Tables of a program loaded at ``address``."""
     starts = np.zeros(len(code), np.int64)
     cycles = np.zeros(len(code), np.int64)
@@ -363,7 +377,7 @@ def tables(isa, costs, code, address, serialising=(), store_buffer=False):
         writes[::4] = 1                 # a word capstone cannot read might store: counted
     specials = []
     for pc, size, key, op_str, special, sync in analyse(isa, code, address, serialising,
-                                                        store_buffer):
+                                                        store_buffer, broadcasts):
         off = pc - address
         starts[off] = 1
         cycles[off] = instruction_cost(costs, isa, key, op_str)

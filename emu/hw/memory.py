@@ -11,7 +11,16 @@ checks the profile's tables.
   flushes) take longer: the copy of a large buffer becomes bound by the bus's bandwidth.
   A partial write-combining flush (fewer bytes than a line) occupies the bus for
   ``partial_write_beats`` beats per 8 bytes (Pentium 4: partial writes run at 1/8 of the
-  bus's rate).
+  bus's rate). ``sector``: a transfer to or from memory carries at most this many bytes (a
+  sectored last level, the 750's L2, fills and writes back one sector of its line).
+  A split address bus (the 60x bus of the 750): ``address_tenure``, in beats, is what one
+  address tenure holds it. The mnemonics in ``address_only`` (those HID0[ABE] broadcasts)
+  run an address-only transaction: the instruction waits until its tenure can start, a
+  barrier (sync) until its tenure has ended. ``write_buffers``: a write-back a maintenance
+  instruction forces (dcbst, dcbf of a modified line) is posted to one of them and the
+  core goes on, waiting only for a free buffer; a broadcast sync waits until every posted
+  write-back has reached memory. Without ``write_buffers`` such an instruction waits for
+  its write-back's latency, as before.
 * ``[store_buffer]``: stores retire into a buffer of ``entries`` and complete in order: a
   store that hits completes at once, one that misses when its line has arrived
   (read-for-ownership); the core waits only when the buffer is full, or at a barrier
@@ -35,10 +44,15 @@ waiting ``[memory] latency`` from the transfer's start.
 """
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass, field
 
+WRITE_BUFFERS_MAX = 8    # emu/hw/model/state.h: the machine words that hold them
 KEYS = {
-    "bus": {"bytes_per_beat": int, "cycles_per_beat": float, "partial_write_beats": int},
+    "bus": {"bytes_per_beat": int, "cycles_per_beat": float, "partial_write_beats": int,
+            "address_tenure": int, "write_buffers": int, "address_only": list,
+            "sector": int},
     "store_buffer": {"entries": int},
     "fill_buffers": {"entries": int, "when_full": str},
     "prefetcher": {"streams": int, "ahead": int, "trigger_distance": int, "page": int,
@@ -60,6 +74,17 @@ class MemorySystem:
     @property
     def bus_beat_millicycles(self):
         return round(self.bus["cycles_per_beat"] * 1000) if self.bus else 0
+
+    @property
+    def address_tenure_cycles(self):
+        """Core cycles of one address tenure (0: the address bus is not modelled)."""
+        return math.ceil(self.bus.get("address_tenure", 0) * self.bus["cycles_per_beat"]) \
+            if self.bus else 0
+
+    @property
+    def broadcasts(self):
+        """Mnemonics that run an address-only transaction on the bus (HID0[ABE])."""
+        return frozenset(self.bus.get("address_only", ())) if self.bus else frozenset()
 
 
 def _power_of_two(value):
@@ -84,6 +109,11 @@ def check(tables, levels=()):
                 ([f"missing {', '.join(missing)}"] if missing else [])))
         for key, value in given.items():
             kind = types[key]
+            if kind is list:
+                if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                    raise ValueError(f"[{table}] {key} must be a list of mnemonics, "
+                                     f"not {value!r}")
+                continue
             if kind is str:
                 if not isinstance(value, str):
                     raise ValueError(f"[{table}] {key} must be text, not {value!r}")
@@ -109,6 +139,10 @@ def check(tables, levels=()):
         if not out["fill_buffers"]:
             raise ValueError("[prefetcher] needs [fill_buffers]: its prefetches are fills in "
                              "flight")
+    if out["bus"].get("write_buffers", 0) > WRITE_BUFFERS_MAX:
+        raise ValueError(f"[bus] write_buffers: the model holds at most {WRITE_BUFFERS_MAX}")
+    if out["bus"].get("address_only") and not out["bus"].get("address_tenure"):
+        raise ValueError("[bus] address_only needs address_tenure: what a broadcast holds")
     if out["bus"] and not _power_of_two(out["bus"]["bytes_per_beat"]):
         raise ValueError(f"[bus] bytes_per_beat must be a power of two, not "
                          f"{out['bus']['bytes_per_beat']}")

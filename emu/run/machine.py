@@ -320,7 +320,8 @@ class Machine:
         # every later load refused too)
         tables = cost.tables(self.isa, self.profile.costs, program.code, program.base,
                              self.profile.raw.get("smp", {}).get("serialising", ()),
-                             bool(self.profile.memory.store_buffer))
+                             bool(self.profile.memory.store_buffer),
+                             self.profile.memory.broadcasts)
         specials = [sp for sp in tables.specials
                     if self.soft_tlb or sp.op not in cost.SOFT_TLB_OPS]
         if len(self._specials) + len(specials) > MAX_SPECIALS:

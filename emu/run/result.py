@@ -88,7 +88,8 @@ def memory_events(st):
             "prefetch_late_cycles": int(st[c.H_PREFETCH_LATE_CYCLES]),
             "uncached_loads": int(st[c.H_UNCACHED_LOADS]),
             "uncached_stores": int(st[c.H_UNCACHED_STORES]),
-            "wc_wait_cycles": int(st[c.H_WC_WAIT])}
+            "wc_wait_cycles": int(st[c.H_WC_WAIT]),
+            "address_only": int(st[c.H_ADDRESS_ONLY])}
 
 
 def measured(machine, entry, args):

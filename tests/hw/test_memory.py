@@ -265,6 +265,78 @@ def test_sfence_waits_for_a_partial_write_combining_buffer(tmp_path, fence, extr
     assert run.events["wc_partial_flushes"] == (1 if fence == "sfence" else 0)
 
 
+# The 60x bus's address bus ([bus] address_tenure, address_only, write_buffers: the 750):
+# an address tenure of 3 bus clocks is 6 cycles on the toy's bus; a 64-byte write-back holds
+# the data bus 8 beats, 16 cycles.
+ABE = """address_tenure = 3
+address_only = ["dcbst", "sync"]
+write_buffers = 2
+"""
+THREE_DCBST = """
+three_dcbst:            # r3, r4, r5: three lines; one block of 5 instructions
+    dcbst 0, r3
+    dcbst 0, r4
+    dcbst 0, r5
+    sync
+    blr
+dirty_three:
+    stw   r3, 0(r3)
+    stw   r4, 0(r4)
+    stw   r5, 0(r5)
+    blr
+"""
+
+
+def test_a_broadcast_dcbst_of_a_clean_line_holds_the_address_bus(tmp_path):
+    """All three dcbst at cycle 5: the first tenure takes the address bus at once (5-11),
+    the second waits for it until 11 (11-17), the third until 17 (17-23); the sync, at 17
+    now, waits for its own tenure's end (23-29): 29 cycles, four address-only transactions.
+    Without ABE's list nothing is broadcast: the 5 base cycles."""
+    m = Machine(toy(tmp_path, ABE))
+    m.load(THREE_DCBST)
+    run = m.call("three_dcbst", *lines(m, 3))
+    assert run.cycles == 29
+    assert run.events["address_only"] == 4
+    plain = Machine(toy(tmp_path))
+    plain.load(THREE_DCBST)
+    assert plain.call("three_dcbst", *lines(plain, 3)).cycles == 5
+
+
+def test_dirty_write_backs_are_posted_and_the_sync_waits_for_them(tmp_path):
+    """At cycle 5 each dirty dcbst's write-back books the data bus: 5-21, 21-37, 37-53, and
+    its address tenure: 5-11, 11-17. The first two take the two write buffers (free at 21
+    and 37); the third waits for the first, to 21, and its tenure runs 21-27. The sync
+    waits for the last write-back (53), then its own tenure (53-59): 59 cycles; the same
+    flush waiting for each write-back (no write buffers) takes 5 + 3 x 100 = 305."""
+    m = Machine(toy(tmp_path, ABE))
+    m.load(THREE_DCBST)
+    three = lines(m, 3)
+    m.call("dirty_three", *three)
+    run = m.call("three_dcbst", *three)
+    assert run.cycles == 59
+    assert run.caches["L1D"]["writebacks"] == 3
+    assert (run.events["address_only"], run.events["bus_busy_cycles"]) == (1, 48)
+    waiting = Machine(toy(tmp_path))
+    waiting.load(THREE_DCBST)
+    three = lines(waiting, 3)
+    waiting.call("dirty_three", *three)
+    assert waiting.call("three_dcbst", *three).cycles == 305
+
+
+def test_a_sectored_level_moves_one_sector_on_the_bus(tmp_path):
+    """[bus] sector = 32: a 64-byte line's write-back holds the bus 4 beats (8 cycles), not
+    8: the three write-backs end at 13, 21, 29; the third dcbst waits for the first buffer
+    until 13, its tenure 17-23 (after the second's, 11-17); the sync waits for the last
+    write-back until 29 and its tenure ends at 35."""
+    m = Machine(toy(tmp_path, ABE + "sector = 32\n"))
+    m.load(THREE_DCBST)
+    three = lines(m, 3)
+    m.call("dirty_three", *three)
+    run = m.call("three_dcbst", *three)
+    assert run.cycles == 35
+    assert run.events["bus_busy_cycles"] == 24
+
+
 @pytest.mark.parametrize("tables, why", [
     ({"bus": {"bytes_per_beat": 6, "cycles_per_beat": 1}}, "power of two"),
     ({"bus": {"bytes_per_beat": 8}}, "missing cycles_per_beat"),
@@ -275,6 +347,11 @@ def test_sfence_waits_for_a_partial_write_combining_buffer(tmp_path, fence, extr
     ({"prefetcher": {"streams": 2, "ahead": 2, "trigger_distance": 128, "page": 4096,
                      "level": "L2"}}, "needs \\[fill_buffers\\]"),
     ({"store_buffer": {"entries": 2, "depth": 3}}, "unknown key"),
+    ({"bus": {"bytes_per_beat": 8, "cycles_per_beat": 2, "address_only": ["sync"]}},
+     "needs address_tenure"),
+    ({"bus": {"bytes_per_beat": 8, "cycles_per_beat": 2, "address_only": "sync"}},
+     "list of mnemonics"),
+    ({"bus": {"bytes_per_beat": 8, "cycles_per_beat": 2, "write_buffers": 9}}, "at most 8"),
 ])
 def test_impossible_memory_systems_are_refused_with_the_reason(tables, why):
     from emu.hw.cache import CacheLevel

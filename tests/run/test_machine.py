@@ -308,9 +308,12 @@ def test_dcbst_sync_icbi_isync_makes_the_code_coherent(strict):
     assert run.caches["L1I"]["invalidations"] == 1
     # base: stw 1 + dcbst 5 + sync 3 + icbi 4 + sync 3 + isync 2 + b 1 + li 1 + blr 1 = 21;
     # fetches: line 0x10000 and line 0x10020 ('b' crosses into it) miss L1I, hit L2: 2 x 13;
-    # store: L1D miss, L2 hit: 13; dcbst: L1 -> L2 write-back (15) and L2 -> memory (80);
-    # patch_good's line was invalidated by icbi: refetched from L2: 13
-    assert run.cycles == 21 + 2 * 13 + 13 + 15 + 80 + 13
+    # store: L1D miss, L2 hit: 13; on the 750's 60x bus the dcbst's write-back is posted (a
+    # write buffer) and holds the data bus 4 beats of 4 cycles: the first sync waits for it
+    # (16), then for its own address-only tenure (3 bus clocks: 12); the second sync's
+    # tenure: 12; patch_good's line was invalidated by icbi: refetched from L2: 13
+    assert run.cycles == 21 + 2 * 13 + 13 + 16 + 12 + 12 + 13
+    assert run.events["address_only"] == 2                 # the syncs (the dcbst wrote)
 
 
 # ------------------------------------------------------- maintenance is not data traffic
@@ -345,8 +348,11 @@ def test_dcbst_over_a_clean_page_makes_no_data_access():
     assert run.caches["L1D"] == {"accesses": 0, "hits": 0, "misses": 0, "writebacks": 0,
                                  "invalidations": 0, "evictions": 0}
     assert run.memory == {"reads": 1, "writes": 0}            # the code fetch only
-    # 128 x (dcbst 5 + addi 1 + addic. 1 + bne 1) + blr 1 = 1025, + cold code fetch 78
-    assert run.cycles == 1025 + 78
+    # 128 x (dcbst 5 + addi 1 + addic. 1 + bne 1) + blr 1 = 1025, + cold code fetch 78;
+    # each dcbst broadcasts an address-only tenure (HID0[ABE]: 3 bus clocks, 12 cycles), so
+    # after the first each waits 12 - 8 for the address bus
+    assert run.cycles == 1025 + 78 + 127 * (12 - 8)
+    assert run.events["address_only"] == 128
 
 
 def test_dcbst_over_a_dirty_page_writes_every_line_back():
@@ -357,9 +363,12 @@ def test_dcbst_over_a_dirty_page_writes_every_line_back():
     assert run.caches["L1D"]["accesses"] == 0
     assert run.caches["L1D"]["writebacks"] == 128 and run.caches["L2"]["writebacks"] == 128
     assert run.memory == {"reads": 0, "writes": 128}
-    # 1025 base + 128 x (L1 -> L2 write-back 15 + L2 -> memory 80); dcbst_range's own I-line
-    # (0x10000) was not fetched by store_range (0x10028...) but its 128 B L2 line was: 13
-    assert run.cycles == 1025 + 128 * 95 + 13
+    # dcbst_range's own I-line (0x10000) was not fetched by store_range (0x10028...) but its
+    # 128 B L2 line was: 13, so the first dcbst runs at 8 + 13. Each write-back is posted to
+    # one of the 750's two write buffers and holds the data bus 16 cycles (4 beats); from
+    # the third on a dcbst waits for a buffer, one every 16 cycles: the last at
+    # 21 + 126 x 16, then blr 1. Nothing waits for the last two (no sync in the routine).
+    assert run.cycles == 8 + 13 + 126 * 16 + 1
 
 
 def test_dcbz_allocates_without_memory_reads_and_zeroes():

@@ -140,8 +140,11 @@ def test_ldarx_stdcx_increments_of_a_doubleword_survive_four_cores():
 # cycles are unchanged, the waiting cores run a few passes more (instructions) before they
 # park or the lock comes free, and the lock's line moves between them differently
 # (transfers).
-PINNED_LOCK_PPC750 = [(56152, 14745, 1498), (56096, 14745, 1499), (28070, 8748, 498),
-                      (28126, 8757, 501)]
+# Re-measured when the 750 got its 60x bus (56,152, 56,096, 28,070 and 28,126 cycles
+# before): each add's sync is an address-only broadcast (HID0[ABE]), 500 a core, and the four
+# cores' broadcasts take turns on the one address bus.
+PINNED_LOCK_PPC750 = [(80213, 14757, 1497), (80102, 14745, 1495), (40338, 8766, 502),
+                      (40289, 8769, 503)]
 
 
 def test_parallel_runs_are_deterministic_and_pinned():

@@ -11,6 +11,7 @@ static i64 memory_read(i64 *st, i64 bytes);
 static void memory_write(i64 *st, i64 bytes);
 static i64 prefetch_line(i64 *st, i64 level, i64 address, bool hardware);
 static i64 write_combining_transfer(i64 *st, i64 bytes);
+static i64 post_write_back(i64 *st);
 /* the topology (below): other chips' copies of a chip level */
 static int peer_chips(i64 *st, i64 level, i64 addr, i64 op);
 
@@ -1066,6 +1067,7 @@ static i64 maintain(i64 *st, i64 addr, i64 op, i64 scope) {
     }
     /* clean / flush / invalidate: L1 D only, or every data level from L1 D outwards */
     i64 level = l1d >= 0 ? l1d : st[H_FIRST_LEVEL];
+    bool wrote_any = false;
     while (level != MEMORY) {
         i64 r = REC(level);
         i64 wrote = maintain_level(st, level, addr, op);
@@ -1075,11 +1077,15 @@ static i64 maintain(i64 *st, i64 addr, i64 op, i64 scope) {
         if (wrote) {
             i64 next = st[r + L_NEXT];
             stall += next == MEMORY ? st[H_MEM_LAT] : st[REC(next) + L_LATENCY];
+            wrote_any = true;
         }
         if (scope == SCOPE_L1)
             break;
         level = st[r + L_NEXT];
     }
+    /* with write buffers (the 750's), the write-back is posted: only a sync waits for it */
+    if (st[H_WB_ENTRIES])
+        return wrote_any ? post_write_back(st) : 0;
     return stall;
 }
 

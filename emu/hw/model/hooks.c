@@ -699,6 +699,8 @@ EXPORT void special_hook(uc_engine *uc, u64 address_u64, uint32_t size, void *us
         account(st, off, serialise(st, RESOURCE_SERIAL, own));
         scope &= ~SERIAL;
     }
+    bool broadcast = (scope & BROADCAST) != 0;  /* an address-only transaction (HID0[ABE]) */
+    scope &= ~BROADCAST;
     if (op == OP_SLB_STORE) {
         slb_store_hooked(uc, st, address, entry);
         return;
@@ -730,10 +732,24 @@ EXPORT void special_hook(uc_engine *uc, u64 address_u64, uint32_t size, void *us
         account(st, address - st[H_CODE_BASE],
                 drain_write_combining(st) + store_buffer_drain(st));
         break;
-    case OP_DRAIN_STORES:                     /* sync, dsb, dmb, lock, xchg */
-        account(st, address - st[H_CODE_BASE], store_buffer_drain(st));
+    case OP_DRAIN_STORES: {                   /* sync, dsb, dmb, lock, xchg */
+        i64 wait = store_buffer_drain(st);
+        if (broadcast) {                      /* the write-backs first, then its own tenure */
+            i64 at = st[H_CYCLES] + wait;
+            at += write_buffers_drain(st, at);
+            at += address_only(st, at, true);
+            wait = at - st[H_CYCLES];
+        }
+        account(st, address - st[H_CODE_BASE], wait);
+        break;
+    }
+    case OP_SERIALISE:                        /* eieio: only its broadcast, if any */
+        if (broadcast)
+            account(st, address - st[H_CODE_BASE], address_only(st, st[H_CYCLES], false));
         break;
     case OP_TLB_INVALIDATE:
+        if (broadcast)
+            account(st, address - st[H_CODE_BASE], address_only(st, st[H_CYCLES], false));
         invalidate_page(st, ea, (scope & TLB_BROADCAST) != 0);
         if (st[H_SOFTTLB] && soft_records(st)[SW_KIND] == SW_KIND_603)
             soft_tlbie603(soft_records(st), ea);
@@ -748,8 +764,6 @@ EXPORT void special_hook(uc_engine *uc, u64 address_u64, uint32_t size, void *us
         break;
     case OP_SLB_INVALIDATE_ALL:
         slb_invalidate_all(st);
-        break;
-    case OP_SERIALISE:
         break;
     case OP_MTMSR:                            /* software-loaded TLBs: translation on/off */
         st[H_XLATE] = ea & 0x30;
@@ -767,7 +781,10 @@ EXPORT void special_hook(uc_engine *uc, u64 address_u64, uint32_t size, void *us
     default: {
         st[H_SWALLOW] = st[entry + 7];
         st[H_SWALLOW_ADDR] = -1;
+        i64 writes = st[H_MEM_WRITES];
         i64 stall = maintain(st, ea, op, scope);
+        if (broadcast && st[H_MEM_WRITES] == writes)   /* no write-back: address-only */
+            stall += address_only(st, st[H_CYCLES] + stall, false);
         if (st[H_MMU]) {                      /* dcb*, icbi translate their EA as a load */
             int fault;
             stall += translate_noting(st, ea, false, false, address, &fault);

@@ -33,7 +33,63 @@ static i64 bus_book(i64 *st, i64 when, i64 beats, i64 *end) {
 
 static i64 beats_of(const i64 *st, i64 bytes) {
     i64 per = st[H_BUS_BEAT_BYTES];
+    if (st[H_BUS_SECTOR] && bytes > st[H_BUS_SECTOR])
+        bytes = st[H_BUS_SECTOR];              /* a sectored level moves one sector */
     return per ? (bytes + per - 1) / per : 0;
+}
+
+/* ------------------------------------------------------------------ the address bus */
+
+/* The 60x bus's address bus (a profile's [bus] address_tenure): an address-only
+ * transaction (a broadcast cache or synchronising operation, HID0[ABE]) requested at `at`
+ * waits until the address bus is free and holds it for one address tenure. Returns when its
+ * tenure starts; *end, when it ends. */
+static i64 address_tenure(i64 *st, i64 at, i64 *end) {
+    i64 *bus = st + st[H_MACHINE] + M_ADDR_FREE;
+    i64 start = max64(at, *bus);
+    *bus = start + st[H_ADDR_TENURE];
+    st[H_BUS_WAIT] += start - at;
+    *end = *bus;
+    return start;
+}
+
+/* A broadcast instruction at `at`: it leaves the core when its address tenure starts (the
+ * bus interface takes its transaction then); one that must see the broadcast done (sync)
+ * also waits for the tenure's end. Returns the core's wait from `at`. */
+static i64 address_only(i64 *st, i64 at, bool complete) {
+    if (!st[H_ADDR_TENURE])
+        return 0;
+    st[H_ADDRESS_ONLY] += 1;
+    i64 end;
+    i64 start = address_tenure(st, at, &end);
+    return (complete ? end : start) - at;
+}
+
+/* A write-back a maintenance instruction forced (dcbst, dcbf on a modified line), whose
+ * data transfer the bus has booked (memory_write): it holds one of the write buffers until
+ * both its address tenure and its data tenure have ended; the core waits only for a free
+ * buffer. Returns that wait. */
+static i64 post_write_back(i64 *st) {
+    i64 now = st[H_CYCLES];
+    i64 *wb = st + st[H_MACHINE] + M_WB;
+    i64 chosen = 0;
+    for (i64 k = 1; k < st[H_WB_ENTRIES]; k++)
+        if (wb[k] < wb[chosen])
+            chosen = k;
+    i64 wait = max64(wb[chosen] - now, 0);
+    i64 end;
+    address_tenure(st, now + wait, &end);
+    wb[chosen] = max64(end, st[st[H_MACHINE] + M_BUS_FREE]);
+    return wait;
+}
+
+/* sync: every posted write-back has reached memory. Returns the core's wait from `at`. */
+static i64 write_buffers_drain(i64 *st, i64 at) {
+    i64 *wb = st + st[H_MACHINE] + M_WB;
+    i64 last = at;
+    for (i64 k = 0; k < st[H_WB_ENTRIES]; k++)
+        last = max64(last, wb[k]);
+    return last - at;
 }
 
 /* ------------------------------------------------------------------ fill buffers */

@@ -59,7 +59,8 @@ enum {
     H_STOP_ASKED, H_HALTED, H_BATS, H_BAT_HITS, H_SLICES, H_PF_LAST, H_WRITERS,
     H_BLOCK_STORE,
     H_MEMOS, H_ABSENT_LINE, H_ABSENT_FILLS, H_CHANGED_LINE, H_CHANGED_IFILLS,
-    HEADER = 192
+    H_ADDR_TENURE, H_WB_ENTRIES, H_ADDRESS_ONLY, H_BUS_SECTOR,
+    HEADER = 196
 };
 /* ---- a core's memos (st[H_MEMOS] + X_*, emu/model/mmu.c and cache.c): what the hooks
  * found last, kept so that the next access like it skips a look-up. Each is checked against
@@ -88,8 +89,10 @@ enum { X_FETCH = 0, X_LOAD = XM_WORDS, X_STORE = 2 * XM_WORDS, X_BLOCKS = 3 * XM
  * and SQ_DISORDERED, set once a store came earlier than the one before (emu/model/cache.c
  * store_queue). Cleared whole when the clock restarts. */
 enum { SQ_LAST, SQ_DISORDERED, SQ_EXTRA = 2 };
-/* ---- the machine's own words (st[H_MACHINE] + M_*): the bus */
-enum { M_BUS_FREE, MACHINE_WORDS = 4 };
+/* ---- the machine's own words (st[H_MACHINE] + M_*): when the (data) bus is free, when the
+ * address bus is free, and the write buffers' cycles when their write-backs end (one core's:
+ * emu.hw.memory) */
+enum { M_BUS_FREE, M_ADDR_FREE, M_WB, WRITE_BUFFERS_MAX = 8, MACHINE_WORDS = 12 };
 /* ---- the blocks a core has run in a run of several cores (emu/model/smp.c) */
 enum { SEEN_ENTRIES = 4096 };
 /* ---- a serialising instruction's weight in the synchronising prefix sums (emu.cost) */
@@ -145,7 +148,7 @@ enum {
     OP_LOAD_RESERVE = 210, OP_STORE_CONDITIONAL = 211,
     OP_SERIALISE = 300, OP_DRAIN_STORES = 301
 };
-enum { TLB_BROADCAST = 2, SERIAL = 4 };
+enum { TLB_BROADCAST = 2, SERIAL = 4, BROADCAST = 8 };
 
 /* ---- MMU modes (emu.mmu, emu.softtlb) */
 enum { MODE_OFF, MODE_HASHED32, MODE_SOFT603, MODE_SOFT405, MODE_ARM_SHORT, MODE_HASHED64 };
