@@ -21,10 +21,11 @@ How it is computed (``compute``):
 3. Each claim's range is the lowest and highest of its values over the moves and its
    value as it is.
 
-``grouping="table"`` moves the estimates of one table together (a profile's
-``[costs.mnemonics]`` at all their lows, then all their highs; the kernel's instruction
-counts together, CPI alone; the images together): fewer re-runs, when one at a time costs
-more than the build can afford. The scorecard says which it used.
+``grouping`` moves estimates together instead, each at its low and then all at their highs,
+when one at a time costs more than the build can afford: ``"table"`` (a profile's
+``[costs.mnemonics]``, its ``[memory]`` ...), ``"kind"`` (a profile's cycle estimates, its
+other estimates), ``"source"`` (a profile's estimates, the kernel's C-path costs, the
+images' pages); ``Estimate.group``. The scorecard says which it used.
 
 The results are kept on disk under a hash of the sources they depend on (``emu/``, its C
 model and profiles, ``routines/``, ``data/``: the execution cache's, _ext/execution_cache.py),
@@ -48,7 +49,7 @@ from ..hw import profile as profiles
 from ..kernel import costs, workloads
 from ..run import sweep
 
-GROUPINGS = ("estimate", "table", "kind")
+GROUPINGS = ("estimate", "table", "kind", "source")
 #: a profile's keys that are cycles (with its [costs] tables): moved together by "kind"
 CYCLE_KEYS = {"hit_latency", "latency", "split_cycles", "exception_cycles", "service",
               "cache_sync", "line_op", "on_module", "off_module", "walk_cycles",
@@ -69,16 +70,23 @@ class Estimate:
 
     def group(self, grouping="estimate"):
         """What it moves with: itself (``"estimate"``); its table (``"table"``: a profile's
-        ``[costs.mnemonics]``, ``[memory]`` ...); or its kind (``"kind"``: a profile's
-        cycle estimates, latencies and costs, together, its other estimates, sizes,
-        policies and the clock, together). The kernel's instruction counts move together
-        in both, CPI alone, the images together."""
-        if grouping == "estimate" or self.name == "kernel:costs.CPI":
+        ``[costs.mnemonics]``, ``[memory]`` ...); its kind (``"kind"``: a profile's cycle
+        estimates, latencies and costs, together, its other estimates, sizes, policies and
+        the clock, together); or its source (``"source"``: all of a profile's together).
+        The kernel's instruction counts move together but for one at a time, with CPI
+        under "source" and alone otherwise; the images' pages together."""
+        if grouping == "estimate":
+            return self.name
+        if grouping == "source" and self.name.startswith("kernel:costs."):
+            return "kernel:costs"                  # the C paths: counts and CPI together
+        if self.name == "kernel:costs.CPI":
             return self.name
         for prefix in ("kernel:costs", "kernel:image"):
             if self.name.startswith(prefix + "."):
                 return prefix
         source, _, rest = self.name.partition(":")
+        if grouping == "source":
+            return source
         path, _, key = rest.rpartition(".")
         if grouping == "table":
             return f"{source}:{path or 'profile'}"
