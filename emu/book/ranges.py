@@ -143,6 +143,10 @@ def chapter_run(chapter, module, changes=None, rows=False):
             claims = importlib.import_module(module).claims()
     except Exception as error:          # noqa: BLE001: a move the model cannot take
         return {"error": f"{type(error).__name__}: {error}"}
+    names = [c.claim for c in claims]
+    if len(set(names)) != len(names):      # a claim's range is found by its words
+        repeated = sorted({n for n in names if names.count(n) > 1})
+        return {"error": f"{chapter}: claims named twice: {repeated}"}
     out = {"values": {c.claim: c.emulated for c in claims if c.emulated is not None},
            "read": sorted(watch.read)}
     if rows:

@@ -104,5 +104,7 @@ def test_the_scorecard_rows_gain_their_ranges(tiny):
     assert bool(row["published inside"]) is True                # 4000 in 1875-7500
     assert S.range_summary(card)["ranged"] == 2
     html = S.html_table(card)
-    assert "1875" in html and "7500" in html
+    assert "range 1875 to 7500" in html and 'data-range="inside"' in html
+    assert '<select data-column="range">' in html
+    assert 'data-range' not in S.html_table(card.drop(columns=list(S.RANGE_COLUMNS)))
     S.range_figure(card)
