@@ -138,6 +138,7 @@ def chapter_run(chapter, module, changes=None, rows=False):
     """One run of a chapter's claims with ``changes`` moved (a sweep's run; in a worker):
     {"values": {claim: emulated}, "read": [names]} (and the scorecard's rows with
     ``rows``), or {"error": text} when the model refuses the moved value."""
+    start = time.process_time()
     try:
         with estimates.moved(changes or {}) as watch:
             claims = importlib.import_module(module).claims()
@@ -148,7 +149,7 @@ def chapter_run(chapter, module, changes=None, rows=False):
         repeated = sorted({n for n in names if names.count(n) > 1})
         return {"error": f"{chapter}: claims named twice: {repeated}"}
     out = {"values": {c.claim: c.emulated for c in claims if c.emulated is not None},
-           "read": sorted(watch.read)}
+           "read": sorted(watch.read), "cpu_s": time.process_time() - start}
     if rows:
         out["rows"] = [c.row() for c in claims]
     return out
@@ -225,6 +226,8 @@ def compute(chapters, grouping="estimate", executor=None, cache=True, timing=Non
     for i, run in zip(order, moved_runs):
         results[i] = run
     timing["moves_s"] = time.perf_counter() - start - timing["nominal_s"]
+    timing["nominal_cpu_s"] = {c: r["cpu_s"] for c, r in zip(chapters, nominal)}
+    timing["moves_cpu_s"] = sum(r.get("cpu_s", 0) for r in results)
     out = {"rows": [row for run in nominal for row in run["rows"]],
            "read": {c: run["read"] for c, run in zip(chapters, nominal)},
            "ranges": {}, "runs": len(points), "grouping": grouping,
