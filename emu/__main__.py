@@ -75,7 +75,8 @@ def _parser():
                        help="run the students' code without a sandbox (only for code you trust)")
     bench = sub.add_parser("bench", help="how fast the model is: start-up, and throughput "
                            "against raw Unicorn per ISA (prints each row as it is measured)")
-    bench.add_argument("--section", action="append", choices=["startup", "smp", "kernel", "copy"],
+    bench.add_argument("--section", action="append",
+                       choices=["startup", "smp", "kernel", "copy", "scorecard"],
                        help="what to measure (default: all)")
     bench.add_argument("--isa", action="append", choices=["ppc32", "ppc64", "arm", "x86"])
     bench.add_argument("--layout", action="append", choices=["adjacent", "offset"],

@@ -6,10 +6,15 @@ from __future__ import annotations
 
 import html
 import importlib
+import math
 
 import pandas as pd
+import plotly.graph_objects as go
 
-from ..present.claims import VERDICTS
+from ..hw import profile
+from ..present import plot
+from ..present.claims import BANDS, VERDICTS
+from . import ranges as _ranges
 
 #: chapter -> the module whose claims() lists its claims
 CHAPTERS = {"Dougan 1999": "emu.papers.dougan1999",
@@ -19,15 +24,121 @@ CHAPTERS = {"Dougan 1999": "emu.papers.dougan1999",
             "Yun 2011": "emu.papers.yun2011"}
 
 
-def scorecard(chapters=None):
-    """Every claim of the chapters (all by default) as a DataFrame, one row per claim."""
-    rows = []
-    for chapter in chapters or CHAPTERS:
+#: how the book's scorecard moves the estimates (emu.book.ranges.GROUPINGS). Re-runs of the
+#: chapters' claims, on 28 November 2026: one at a time 566, by table 129, by kind 51, by
+#: source (a profile's estimates together, the kernel's C-path costs together, the images'
+#: pages together) 32; each re-run costs a chapter's whole claims, so only "source" comes
+#: near the build's budget (benchmarks/README.md)
+RANGES_GROUPING = "source"
+#: the columns ``scorecard(ranges=...)`` adds
+RANGE_COLUMNS = ("range low", "range high", "moved most by", "published inside",
+                 "range moves", "range note")
+
+
+def scorecard(chapters=None, ranges=None, executor=None, timing=None):
+    """Every claim of the chapters (all by default) as a DataFrame, one row per claim.
+    ``ranges``: a grouping of the estimates (``RANGES_GROUPING``, or any of
+    emu.book.ranges.GROUPINGS) to give each claim its range under the model's estimates
+    (``RANGE_COLUMNS``; computed through emu.run.sweep, ``executor`` as it takes it, and
+    kept on disk under the sources' hash); None: the claims alone."""
+    for chapter in chapters or ():
         if chapter not in CHAPTERS:
             raise ValueError(f"no chapter {chapter!r} (the book has: {', '.join(CHAPTERS)})")
+    if ranges is not None:
+        result = _ranges.compute({c: CHAPTERS[c] for c in chapters or CHAPTERS},
+                                 grouping=ranges, executor=executor, timing=timing)
+        return with_ranges(pd.DataFrame(result["rows"]), result)
+    rows = []
+    for chapter in chapters or CHAPTERS:
         module = importlib.import_module(CHAPTERS[chapter])
         rows += [claim.row() for claim in module.claims()]
     return pd.DataFrame(rows)
+
+
+def with_ranges(card, result):
+    """The scorecard with each claim's range (``RANGE_COLUMNS``) from emu.book.ranges'
+    ``compute`` result: a claim without an emulated value, or whose moves all failed,
+    says so in its note."""
+    card = card.copy()
+    columns = {c: [] for c in RANGE_COLUMNS}
+    labels = _estimate_labels()
+    for _, row in card.iterrows():
+        r = result["ranges"].get((row["chapter"], row["claim"]))
+        if r is None or row["status"] != "run":
+            why = {"not modelled": "no range: not modelled", "input": "no range: an input"}
+            note = why.get(row["status"], "no range: its run gave no value")
+            for c, v in zip(RANGE_COLUMNS, (math.nan, math.nan, "", None, 0, note)):
+                columns[c].append(v)
+            continue
+        inside = bool(r["low"] <= row["published"] <= r["high"])
+        note = f"{r['moves']} re-runs, estimates moved by {result['grouping']}"
+        if r["failed"]:
+            note += f"; the model refused {len(r['failed'])}: {', '.join(r['failed'])}"
+        if r["moves"] == 0:
+            note = "no range: no estimate it reads could move" if not r["failed"] else note
+        for c, v in zip(RANGE_COLUMNS, (r["low"], r["high"],
+                                         labels.get(r["most"], r["most"] or ""), inside,
+                                         r["moves"], note)):
+            columns[c].append(v)
+    for c, values in columns.items():
+        card[c] = values
+    return card
+
+
+def _estimate_labels():
+    """A group's name as the page shows it ("power4:cycles" -> "power4's cycle estimates")."""
+    out = {"kernel:costs": "the kernel's C-path costs",
+           "kernel:costs.CPI": "the kernel's CPI", "kernel:image": "the images' pages"}
+    for name in profile.names():
+        out[f"{name}:cycles"] = f"{name}'s cycle estimates"
+        out[f"{name}:other"] = f"{name}'s other estimates"
+        out[name] = f"{name}'s estimates"
+    return out
+
+
+def range_summary(card):
+    """How many claims with a range hold the published value inside it, of how many."""
+    ranged = card[card["range moves"] > 0] if "range moves" in card else card.iloc[0:0]
+    return {"ranged": int(len(ranged)), "inside": int(ranged["published inside"].sum()),
+            "no range": int(len(card) - len(ranged))}
+
+
+def range_figure(card):
+    """Each claim's range beside its published value, in the units of its verdict: the
+    magnitude (the share of the published effect, or emulated / published), so that the
+    paper's value is 1 for every claim. A bar from the range's low to its high, a dot at the
+    value as it is; the band of ``BANDS``' first shaded."""
+    rows = card[card["range moves"] > 0].copy()
+
+    def magnitude(row, value):
+        if row["kind"] == "effect":
+            return (value - row["neutral"]) / (row["published"] - row["neutral"])
+        return value / row["published"]
+    rows = rows[rows["magnitude"].notna()]
+    ends = [sorted((magnitude(r, r["range low"]), magnitude(r, r["range high"])))
+            for _, r in rows.iterrows()]
+    labels = [f"{c.split()[0]}: {t}" for c, t in zip(rows["chapter"], rows["claim"])]
+    limit = BANDS[0][1]
+    fig = go.Figure()
+    fig.add_vrect(x0=1 / limit, x1=limit, fillcolor=plot.PALETTE[2], opacity=0.15,
+                  line_width=0)
+    fig.add_vline(x=1, line_color="black", line_width=1)
+    fig.add_scatter(x=[(lo + hi) / 2 for lo, hi in ends], y=labels, mode="markers",
+                    marker=dict(size=0.1, opacity=0), showlegend=False, hoverinfo="skip",
+                    error_x=dict(type="data", symmetric=False,
+                                 array=[(hi - lo) / 2 for lo, hi in ends],
+                                 arrayminus=[(hi - lo) / 2 for lo, hi in ends],
+                                 thickness=6, width=0, color=plot.PALETTE[0]))
+    fig.add_scatter(x=list(rows["magnitude"]), y=labels, mode="markers", name="as it is",
+                    marker=dict(color="black", size=6),
+                    customdata=[[lo, hi] for lo, hi in ends],
+                    hovertemplate="%{y}<br>as it is: %{x:.3g}<br>range: %{customdata[0]:.3g}"
+                                  " to %{customdata[1]:.3g}<extra></extra>")
+    fig.update_yaxes(autorange="reversed", tickfont=dict(size=9))
+    fig.update_xaxes(range=[-1, 3], zeroline=True)
+    return plot.style(fig, title="Each claim's range under the model's estimates",
+                      x="magnitude: share of the published effect, or emulated / published "
+                        "(the paper = 1)", height=max(420, 16 * len(rows) + 140))
 
 
 def headline(card):
@@ -46,7 +157,8 @@ TABLE_COLUMNS = (("chapter", "chapter", False), ("claim", "claim", False),
 #: What each claim's cell says under it, in small type: (label, row key). The book's column
 #: holds seven columns without scrolling sideways; these would not fit as columns.
 CLAIM_DETAILS = (("kind", "kind"), ("source", "source"), ("no change within", "no change within"),
-                 ("stand-in", "stand-in"), ("why", "reason"))
+                 ("stand-in", "stand-in"), ("why", "reason"),
+                 ("moved most by", "moved most by"), ("range", "range note"))
 
 _SCRIPT = """
 <script>
@@ -97,6 +209,27 @@ def _cell(value, number):
     return f'<td data-sort="{html.escape(text)}">{html.escape(text)}</td>'
 
 
+def _in_range(row):
+    """"inside", "outside" or "no range": the published value against the claim's range."""
+    inside = row.get("published inside")
+    return "no range" if inside is None or inside != inside else \
+        ("inside" if inside else "outside")
+
+
+def _range_line(row, key):
+    """The small line under the emulated value (its range) or the verdict (the paper's
+    value inside or outside it); none without ranges."""
+    if "range low" not in row:
+        return ""
+    if key == "emulated":
+        low, high = row["range low"], row["range high"]
+        if low != low:
+            return ""
+        return f'<br><small>range {float(low):.4g} to {float(high):.4g}</small>'
+    return f'<br><small>paper {_in_range(row)} the range</small>' \
+        if _in_range(row) != "no range" else ""
+
+
 def _details(row):
     """The claim's details under it: kind, source, tolerance, stand-in, reason."""
     parts = [f"{label}: {html.escape(str(row[key]))}" for label, key in CLAIM_DETAILS
@@ -106,19 +239,26 @@ def _details(row):
 
 def html_table(card, page_prefix="../", table_id="scorecard-table"):
     """The scorecard as a self-contained HTML table a reader can sort (click a header) and
-    filter (by chapter and verdict): no library, no request leaving the page. Each claim
+    filter (by chapter and verdict, and with ranges by whether the paper's value is inside
+    the claim's range; the range under the emulated value): no library, no request leaving the page. Each claim
     links to the page that computes it (``page_prefix``: from the page showing the table to
     the book's root)."""
+    card = card.copy()
+    ranged = "range low" in card
+    filters = ("chapter", "verdict") + (("range",) if ranged else ())
+    if ranged:
+        card["range"] = [_in_range(row) for _, row in card.iterrows()]
     options = {}
-    for column in ("chapter", "verdict"):
-        values = [v for v in (VERDICTS if column == "verdict" else card[column].unique())
-                  if v in set(card[column])]
+    for column in filters:
+        order = VERDICTS if column == "verdict" else \
+            ("inside", "outside", "no range") if column == "range" else card[column].unique()
+        values = [v for v in order if v in set(card[column])]
         options[column] = "".join(f'<option value="{html.escape(v)}">{html.escape(v)}</option>'
                                   for v in values)
     selects = "".join(
         f'<label style="margin-right:1em">{column} <select data-column="{column}">'
         f'<option value="">all</option>{options[column]}</select></label>'
-        for column in ("chapter", "verdict"))
+        for column in filters)
     head = "".join(f'<th style="cursor:pointer" title="sort">{html.escape(h)}</th>'
                    for h, _, _ in TABLE_COLUMNS)
     rows = []
@@ -126,14 +266,17 @@ def html_table(card, page_prefix="../", table_id="scorecard-table"):
         cells = []
         for _, key, number in TABLE_COLUMNS:
             cell = _cell(row[key], number)
+            if key in ("emulated", "verdict"):
+                cell = cell[:-len("</td>")] + _range_line(row, key) + "</td>"
             if key == "claim":
                 link = html.escape(f"{page_prefix}{row['page']}.html")
                 cell = cell.replace(f">{html.escape(row['claim'])}<",
                                     f'><a href="{link}">{html.escape(row["claim"])}</a>'
                                     f'{_details(row)}<', 1)
             cells.append(cell)
+        extra = f' data-range="{html.escape(row["range"])}"' if ranged else ""
         rows.append(f'<tr data-chapter="{html.escape(row["chapter"])}" '
-                    f'data-verdict="{html.escape(row["verdict"])}">{"".join(cells)}</tr>')
+                    f'data-verdict="{html.escape(row["verdict"])}"{extra}>{"".join(cells)}</tr>')
     return (f'<div id="{table_id}" class="scorecard-table">'
             f'<p>{selects} <span class="claims-shown">{len(card)}</span> of {len(card)} '
             f'claims shown; click a column\'s header to sort by it.</p>'

@@ -97,7 +97,7 @@ def check(tables, levels=()):
     names = [lv.name for lv in levels]
     for table, types in KEYS.items():
         given = {k: v for k, v in dict(tables.get(table) or {}).items()
-                 if k not in ("source", "unverified")}
+                 if k not in ("source", "unverified", "ranges")}
         if not given:
             out[table] = {}
             continue

@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from . import cache as _cache
+from . import estimates as _estimates
 from . import memory as _memory
 from .memory import MemorySystem
 from . import topology as _topology
@@ -79,7 +80,7 @@ def section_table(name, section):
         raise ValueError(f"profile {name!r} has no table [{section}]")
     unverified = set(table.get("unverified", ()))
     rows = [{"parameter": key, "value": value, "estimate": key in unverified}
-            for key, value in table.items() if key not in ("source", "unverified")]
+            for key, value in table.items() if key not in ("source", "unverified", "ranges")]
     frame = pd.DataFrame(rows, columns=["parameter", "value", "estimate"])
     frame.attrs["source"] = table.get("source", "")
     return frame
@@ -124,6 +125,7 @@ def load(name):
         raise ValueError(f"profile {path}: not a readable TOML file ({e})") from None
     try:
         try:
+            raw = _estimates.apply_to_profile(raw)      # moved estimates (emu.hw.estimates)
             check_schema(raw)
             caches = [CacheLevel(c["name"], c["size"], c["ways"], c["line"],
                                  c.get("replacement", "lru"), c.get("write_policy", "back"),
@@ -140,7 +142,7 @@ def load(name):
             raise ValueError(f"profile {path.name}: {e}") from None
         return Profile(raw["name"], raw.get("title", raw["name"]), raw["isa"],
                        raw.get("unicorn_cpu", "default"), raw.get("clock_mhz", 0), caches,
-                       raw["memory"]["latency"], raw.get("costs", {}), raw.get("tlb", {}),
+                       raw["memory"]["latency"], _estimates.watched_costs(raw), raw.get("tlb", {}),
                        raw.get("write_combining", {}), raw.get("outer_cache", {}), raw,
                        alignment, queues, memory, topology)
     except KeyError as e:
@@ -278,13 +280,13 @@ def check_schema(raw):
     if not isinstance(costs, dict):
         raise ValueError("costs: give a table")
     for key, value in costs.items():
-        if key in ("source", "unverified"):
+        if key in ("source", "unverified", "ranges"):
             continue
         if key == "mnemonics":
             if not isinstance(value, dict):
                 raise ValueError("costs.mnemonics: give a table")
             for mnemonic, v in value.items():
-                if mnemonic not in ("source", "unverified"):
+                if mnemonic not in ("source", "unverified", "ranges"):
                     cycles(f"costs.mnemonics.{mnemonic}", v)
         else:
             cycles(f"costs.{key}", value)
@@ -304,4 +306,4 @@ def check_schema(raw):
 
 def _numbers(table):
     """A table's settings without its provenance keys (source, unverified)."""
-    return {k: v for k, v in table.items() if k not in ("source", "unverified")}
+    return {k: v for k, v in table.items() if k not in ("source", "unverified", "ranges")}

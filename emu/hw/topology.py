@@ -41,7 +41,7 @@ class Topology:
 def check(table, level_names=()):
     """A Topology from a profile's ``[topology]`` table (None or empty: the default),
     refusing what the model cannot run, saying why."""
-    given = {k: v for k, v in dict(table or {}).items() if k not in ("source", "unverified")}
+    given = {k: v for k, v in dict(table or {}).items() if k not in ("source", "unverified", "ranges")}
     if not given:
         return Topology()
     unknown = set(given) - set(KEYS)

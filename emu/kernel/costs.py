@@ -18,7 +18,21 @@ replaced by measurements (e.g. by running the C paths compiled for PowerPC) when
 """
 from __future__ import annotations
 
+from ..hw import estimates
+
 CPI = 1.5    # assumed cycles per instruction of generic kernel C code (estimate)
+#: CPI's plausible range (emu.hw.estimates moves it as ``kernel:costs.CPI``) and why
+CPI_RANGE = (1.0, 2.5, "the two-issue 750 and 604 sustain about one instruction a cycle on "
+             "well-scheduled code with every access a hit, the floor here since the model "
+             "charges no misses to these paths; 2.5 allows branchy C with its taken-branch "
+             "bubbles, dependent loads (2 cycles' load-use) and the serialising SPR moves of "
+             "kernel paths, about what the 750's and 604's manuals' latencies give for "
+             "pointer-chasing code")
+#: Every instruction count below is a count by reading the path's C, not a measurement:
+#: its plausible range is half to twice the count (emu.hw.estimates: ``kernel:costs.NAME``)
+COUNT_RANGE = (0.5, 2.0, "an instruction count by reading the C path, not a measurement or "
+               "a compiled listing: half to twice the count (an inlined helper or a checked "
+               "error path more or less, a loop's trip count misjudged)")
 
 # name: (instructions (estimate) or None, cycles if measured, what it covers)
 TABLE = {
@@ -76,9 +90,30 @@ TABLE = {
 
 
 def cycles(name, table=None):
-    """Cycles charged for one pass through the generic path ``name``."""
-    instructions, measured, _ = (table or TABLE)[name]
-    return measured if measured is not None else round(instructions * CPI)
+    """Cycles charged for one pass through the generic path ``name``. The book's table's
+    estimates (its instruction counts and ``CPI``) take their moved values inside
+    ``emu.hw.estimates.moved`` and are recorded as read; a table of one's own is taken as
+    it is."""
+    own = table is not None and table is not TABLE
+    instructions, measured, _ = (table if own else TABLE)[name]
+    if measured is not None:
+        return measured
+    if own:
+        return round(instructions * CPI)
+    return round(estimates.value(f"kernel:costs.{name}", instructions) *
+                 estimates.value("kernel:costs.CPI", CPI))
+
+
+def ranges():
+    """The table's estimates with their plausible ranges: [(name, nominal, low, high,
+    why)], named as emu.hw.estimates moves them."""
+    low, high, why = COUNT_RANGE
+    out = [("kernel:costs.CPI", CPI, *CPI_RANGE)]
+    for name, (instructions, measured, _) in TABLE.items():
+        if measured is None:
+            out.append((f"kernel:costs.{name}", instructions, round(instructions * low),
+                        round(instructions * high), why))
+    return out
 
 
 def as_frame(table=None):

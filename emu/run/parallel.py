@@ -62,6 +62,7 @@ smaller than a block (the block's base cycles are charged at its start); cross-m
 """
 from __future__ import annotations
 
+import contextvars
 import ctypes
 from dataclasses import dataclass
 
@@ -296,6 +297,9 @@ class Task:
         if self._greenlet is None:
             self._greenlet = _TaskGreenlet(self._main)
             self._greenlet.task = self
+            # a new greenlet starts in an empty context: the task runs in the caller's
+            # (its moved estimates, emu.hw.estimates, and the record of what it reads)
+            self._greenlet.gr_context = contextvars.copy_context()
         return self._greenlet.switch(reply)
 
 

@@ -30,6 +30,11 @@ function defined in a notebook works too. A run that raises stops the sweep: ``S
 names the run's parameters, and carries the worker's exception (``.error``, also the
 ``__cause__``) and its traceback text.
 
+Inside ``emu.hw.estimates.moved`` (an estimate moved, or the estimates a run reads
+watched), a sweep runs in the caller, whatever the executor: the moved values and the
+record of what was read belong to this process (the scorecard's ranges, emu.book.ranges,
+run many such sweeps at once, each in a worker of their own).
+
 A sweep that runs longer than ``PROGRESS_DELAY_S`` seconds shows a progress bar (tqdm's:
 the notebook bar under Jupyter, a text bar elsewhere), except while the book is being built
 (``EMU_BOOK_BUILD``, see emu.present.plot), where a bar would only clutter the page.
@@ -45,6 +50,7 @@ from concurrent.futures import Executor, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
 from ..context import building_book
+from ..hw import estimates
 
 PROGRESS_DELAY_S = 2.0          # "longer than a few seconds": a bar only after this
 SERIAL = "serial"
@@ -89,7 +95,9 @@ def run(function, points, executor=None, workers=None, progress=None, descriptio
         return []
     bar = _progress_bar(len(points), progress, description or _name(function))
     try:
-        if executor == SERIAL:
+        if executor == SERIAL or estimates.active():
+            # inside emu.hw.estimates.moved / watch: the moved values and the record of
+            # what the runs read live in this process, so the runs stay here too
             return _run_serial(function, points, bar)
         if executor is None and not _main_importable():
             return _run_serial(function, points, bar)
@@ -302,8 +310,8 @@ def _name(function):
 def _progress_bar(total, progress, description):
     """A tqdm bar, or None: none when asked for none, in the book build, or without tqdm.
     ``progress=None`` delays the bar: a sweep that ends sooner shows none."""
-    if progress is False or (progress is None and building_book()):
-        return None
+    if progress is False or (progress is None and (building_book() or estimates.active())):
+        return None                     # (a sweep inside moved estimates is part of a run)
     try:
         from tqdm.auto import tqdm
     except ImportError:

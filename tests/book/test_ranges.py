@@ -1,0 +1,110 @@
+"""emu.book.ranges: which estimates a chapter's run depends on, the moves, each claim's
+range (hand-checked on a chapter of two claims), and the cache under the sources' hash."""
+import pytest
+
+from emu.book import ranges as R
+from emu.book import scorecard as S
+
+TINY = {"Tiny": "ranges_chapter"}
+
+
+@pytest.fixture
+def tiny(monkeypatch, tmp_path):
+    monkeypatch.setattr(S, "CHAPTERS", {**S.CHAPTERS, **TINY})
+    monkeypatch.setenv("EMU_RANGES_CACHE", str(tmp_path / "cache"))
+    return tmp_path / "cache"
+
+
+def test_the_run_reads_the_estimates_it_depends_on(tiny):
+    run = R.chapter_run("Tiny", "ranges_chapter")
+    read = set(run["read"])
+    assert {"kernel:costs.fork", "kernel:costs.CPI", "ppc750:memory.latency",
+            "ppc750:costs.mnemonics.sync"} <= read
+    assert "kernel:costs.exec" not in read and "ppc750:costs.mnemonics.dcbz" not in read
+    assert not any(n.startswith(("ppc604:", "power4:")) for n in read)
+
+
+def test_ranges_by_hand_one_estimate_at_a_time(tiny):
+    result = R.compute(TINY, grouping="estimate", executor="serial", cache=False)
+    fork = result["ranges"][("Tiny", "fork's C path")]
+    # fork: 2500 instructions (1250-5000) at CPI 1.5 (1.0-2.5): 3750 as it is
+    assert (fork["low"], fork["high"]) == (round(1250 * 1.5), round(5000 * 1.5))
+    assert fork["most"] == "kernel:costs.fork"                 # 5625 apart; CPI 3750
+    assert fork["most_span"] == round(5000 * 1.5) - round(1250 * 1.5)
+    syncs = result["ranges"][("Tiny", "three syncs")]
+    rows = {r["claim"]: r for r in result["rows"]}
+    nominal = rows["three syncs"]["emulated"]
+    # sync costs 2 to 6 on the 750 (3 as it is): three of them, a tenth of the cycles
+    assert syncs["low"] <= nominal - 0.3 and syncs["high"] >= nominal + 0.9
+    for claim, row in rows.items():
+        r = result["ranges"][("Tiny", claim)]
+        assert r["low"] <= row["emulated"] <= r["high"]
+        assert r["moves"] > 0 and not r["failed"]
+
+
+def test_grouping_moves_fewer_and_says_which(tiny):
+    read = R.chapter_run("Tiny", "ranges_chapter")["read"]
+    table = R.catalog()
+    one = R.moves(read, "estimate", table)
+    by_table = R.moves(read, "table", table)
+    by_kind = R.moves(read, "kind", table)
+    assert len(one) > len(by_table) > len(by_kind) >= 2
+    labels = {label for label, _ in by_kind}
+    assert {"ppc750:cycles low", "ppc750:cycles high", "kernel:costs.CPI low"} <= labels
+    change = dict(by_kind)["ppc750:cycles high"]
+    assert change["ppc750:costs.mnemonics.sync"] == 6 and change["ppc750:memory.latency"] == 100
+    assert all(v != table[n].value for _, c in one for n, v in c.items())   # no idle re-run
+    with pytest.raises(ValueError, match="grouping"):
+        R.moves(read, "nonsense", table)
+
+
+def test_the_range_of_a_claim_the_moves_never_reach():
+    r = R.ranges_of("c", 5.0, [("a low", {}, {"values": {"c": 5.0}}),
+                               ("a high", {}, {"error": "ValueError: refused"})])
+    assert (r["low"], r["high"], r["most"], r["failed"]) == (5.0, 5.0, None, ["a high"])
+    r = R.ranges_of("c", 5.0, [("a low", {}, {"values": {"c": 4.0}}),
+                               ("b low", {}, {"values": {"c": 5.5}}),
+                               ("b high", {}, {"values": {"c": 7.0}})])
+    assert (r["low"], r["high"], r["most"], r["most_span"]) == (4.0, 7.0, "b", 1.5)
+
+
+def test_the_cache_key_changes_with_any_source(tmp_path):
+    for name, text in (("emu/a.py", "x = 1\n"), ("routines/ppc32/f.S", "blr\n"),
+                       ("data/t.csv", "a\n1\n"), ("emu/hw/profiles/p.toml", "x = 1\n"),
+                       ("notes.txt", "not a source\n")):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    first = R.sources_hash(tmp_path)
+    (tmp_path / "notes.txt").write_text("changed, but not a source\n")
+    assert R.sources_hash(tmp_path) == first
+    for name in ("emu/a.py", "routines/ppc32/f.S", "data/t.csv", "emu/hw/profiles/p.toml"):
+        before = R.sources_hash(tmp_path)
+        (tmp_path / name).write_text((tmp_path / name).read_text() + "# changed\n")
+        assert R.sources_hash(tmp_path) != before, name
+
+
+def test_the_cache_serves_the_same_sources_and_not_others(tiny, monkeypatch):
+    timing = {}
+    first = R.compute(TINY, grouping="kind", executor="serial", timing=timing)
+    assert timing["cached"] is False and timing["runs"] == first["runs"] > 0
+    again = R.compute(TINY, grouping="kind", executor="serial", timing=timing)
+    assert timing["cached"] is True and again["ranges"] == first["ranges"]
+    assert again["rows"] == first["rows"]
+    monkeypatch.setattr(R, "sources_hash", lambda root=None: "another")
+    R.compute(TINY, grouping="kind", executor="serial", timing=timing)
+    assert timing["cached"] is False
+    assert len(list(tiny.glob("*-kind-tiny.json"))) == 1          # the older one removed
+
+
+def test_the_scorecard_rows_gain_their_ranges(tiny):
+    card = S.scorecard(["Tiny"], ranges="estimate", executor="serial")
+    row = card.set_index("claim").loc["fork's C path"]
+    assert (row["range low"], row["range high"]) == (1875, 7500)
+    assert row["moved most by"] == "kernel:costs.fork"
+    assert bool(row["published inside"]) is True                # 4000 in 1875-7500
+    assert S.range_summary(card)["ranged"] == 2
+    html = S.html_table(card)
+    assert "range 1875 to 7500" in html and 'data-range="inside"' in html
+    assert '<select data-column="range">' in html
+    assert 'data-range' not in S.html_table(card.drop(columns=list(S.RANGE_COLUMNS)))
+    S.range_figure(card)

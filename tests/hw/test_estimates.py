@@ -1,0 +1,123 @@
+"""emu.hw.estimates: moving an estimate changes what the model charges, by hand-checkable
+cycles, and only inside the block; watching records what a run read."""
+import pytest
+
+from emu.hw import estimates
+from emu.hw.profile import load
+from emu.kernel import costs
+from emu.run import sweep
+from emu.run.machine import Machine
+
+SYNCS = "f:\n sync\n sync\n sync\n blr\n"
+
+
+def sync_cycles():
+    m = Machine("ppc750")
+    m.load(SYNCS)
+    return m.call("f").cycles
+
+
+def test_a_moved_instruction_cost_changes_the_cycles_by_hand_and_is_undone():
+    before = sync_cycles()
+    assert load("ppc750").costs["mnemonics"]["sync"] == 3
+    with estimates.moved({"ppc750:costs.mnemonics.sync": 10}):
+        moved = sync_cycles()
+    assert moved - before == 3 * (10 - 3)            # three syncs, 7 cycles more each
+    assert sync_cycles() == before
+
+
+def test_a_moved_kernel_cost_and_cpi_by_hand():
+    assert costs.cycles("fork") == round(2500 * 1.5)
+    with estimates.moved({"kernel:costs.fork": 1000}):
+        assert costs.cycles("fork") == 1500
+        with estimates.moved({"kernel:costs.CPI": 2.0}):    # on top of the outer move
+            assert costs.cycles("fork") == 2000
+            assert costs.cycles("exit") == 3000
+    assert costs.cycles("fork") == 3750
+    assert costs.cycles("syscall") == 140                    # measured: no estimate
+
+
+def test_a_move_is_undone_when_the_block_raises():
+    with pytest.raises(RuntimeError):
+        with estimates.moved({"ppc750:memory.latency": 100}):
+            assert load("ppc750").memory_latency == 100
+            raise RuntimeError
+    assert load("ppc750").memory_latency == 80
+    assert not estimates.active()
+
+
+def test_a_moved_name_the_profile_lacks_is_refused():
+    with estimates.moved({"ppc750:memory.nonsense": 1}):
+        with pytest.raises(ValueError, match="no such value"):
+            load("ppc750")
+    with pytest.raises(ValueError, match="name"):
+        with estimates.moved({"latency": 1}):
+            pass
+
+
+def test_a_moved_image_touches_more_pages():
+    from emu.kernel.workloads import CC1
+    touched = dict((a, n) for a, n, _ in CC1.touches())
+    with estimates.moved({"kernel:image.cc1": 2.0}):
+        doubled = dict((a, n) for a, n, _ in CC1.touches())
+    text = min(touched)
+    assert doubled[text] == 2 * touched[text] == 300
+
+
+def _memory_latency():
+    return load("ppc750").memory_latency
+
+
+def test_a_sweep_inside_a_move_runs_here_with_the_move():
+    points = [{}, {}]
+    with estimates.moved({"ppc750:memory.latency": 64}):
+        assert sweep.run(_memory_latency, points) == [64, 64]
+    assert sweep.run(_memory_latency, points, executor="serial") == [80, 80]
+
+
+def test_watch_records_the_estimates_a_run_reads():
+    with estimates.watch() as w:
+        sync_cycles()
+    assert "ppc750:memory.latency" in w.read
+    assert "ppc750:caches.L2.hit_latency" in w.read
+    assert "ppc750:costs.mnemonics.sync" in w.read           # the program holds a sync
+    assert "ppc750:costs.mnemonics.dcbz" not in w.read       # and no dcbz
+    assert not any(name.startswith(("ppc604:", "kernel:")) for name in w.read)
+    with estimates.watch() as w:
+        costs.cycles("exec")
+    assert w.read == {"kernel:costs.exec", "kernel:costs.CPI"}
+
+
+def test_tasks_on_several_cores_see_the_move_and_are_watched():
+    # each core's Python runs in a greenlet of its own, which starts in an empty context
+    # unless run_tasks hands it the caller's
+    from emu.run.parallel import run_tasks
+    m = Machine("ppc750", cores=2)
+    m.load(SYNCS)
+
+    def task(t):
+        t.call("f")
+        return costs.cycles("fork")
+
+    with estimates.moved({"kernel:costs.fork": 1000}) as w:
+        assert run_tasks(m, [task, task]) == [1500, 1500]
+    assert "kernel:costs.fork" in w.read
+    assert run_tasks(m, [task, task]) == [3750, 3750]
+
+
+def test_every_estimate_of_every_profile_has_its_range_and_loads_at_both_ends():
+    from emu.book.ranges import catalog
+    from emu.hw.profile import names
+    table = catalog()                  # refuses an estimate without low, high and why
+    for name in names():
+        raw = load(name).raw
+        for path, sub in estimates.profile_tables(raw):
+            extra = set(sub.get("ranges", {})) - set(sub.get("unverified", ()))
+            assert not extra, f"{name} {path}: ranges of values not listed as estimates"
+    for e in table.values():
+        if e.name.startswith("kernel:"):
+            continue
+        assert type(e.low) is type(e.value) or isinstance(e.value, (int, float)), e
+        for side in (e.low, e.high):
+            with estimates.moved({e.name: side}):
+                load(e.name.split(":")[0])         # a value the model can take
