@@ -172,6 +172,14 @@ H_ABSENT_LINE, H_ABSENT_FILLS = 185, 186
 # the L1 D line a store through it last flagged in the I-caches (emu/hw/model/cache.c,
 # line_changed; one core): its line + 1 and the L1 I's L_FILLS then
 H_CHANGED_LINE, H_CHANGED_IFILLS = 187, 188
+# maintenance in time (profiles with [outer_cache] maintenance_in_time; emu/hw/model/cache.c,
+# write_back_in_time): when this core's maintenance write-backs are done (a cycle of its
+# clock), the cycles its dsb waited for them, and whether the mode is on
+H_MAINT_DONE, H_MAINT_WAIT, H_MAINT_IN_TIME = 189, 190, 191
+# ARM's interrupt mask (cpsid i .. msr cpsr_c, emu/hw/model/hooks.c): when this core masked
+# interrupts, and the cycles it kept them masked (what a timer-sampling profiler charges to
+# the instruction after the restore)
+H_IRQ_OFF_AT, H_IRQ_OFF_CYCLES = 192, 193
 # scratch words (st[H_SCRATCH] + k) shared by every core: the span of the code any core ran
 # outside the loaded programs (0, 0: none), so that bytes the host writes over it are not
 # run stale from Unicorn's translations (Machine.write). Words 0-6: emu.hw.softtlb, emu.hw.hash64
@@ -185,7 +193,7 @@ M_BUS_FREE, MACHINE_WORDS = 0, 4
 WC_WORDS = 4            # per write-combining buffer: line + 1, bytes, fill order, free cycle
 ATTR_INHIBITED = 16     # a TLB entry's attribute: cache-inhibited (emu.hw.mmu)
 QUEUE_ENTRIES = 256
-HEADER = 192
+HEADER = 200
 
 # ---- the core table (multi-core only): the core count, then per core the level indices of
 # its ITLB and DTLB (-1: none) and where its segment registers (or SLB) are (for a TLB
@@ -614,7 +622,7 @@ class Layout:
 
     PER_CORE = (H_CORE, H_L1I, H_L1D, H_ITLB, H_DTLB, H_SEGMENTS, H_WC, H_SB, H_FB, H_PF,
                 H_CHIP, H_SEEN, H_MEMOS, H_ABSENT_LINE, H_ABSENT_FILLS, H_CHANGED_LINE,
-                H_CHANGED_IFILLS)
+                H_CHANGED_IFILLS, H_MAINT_DONE, H_IRQ_OFF_AT)
 
     def _set_memory_system(self, st, ms, levels, machine_at):
         """Write a profile's memory-system tables (emu.hw.memory) into the header."""
@@ -709,7 +717,7 @@ class Layout:
                 H_BUS_WAIT, H_SB_STALLS, H_SB_STALL_CYCLES, H_FB_WAITS, H_PREFETCHES,
                 H_PREFETCHES_DROPPED, H_PREFETCH_LATE, H_PREFETCH_LATE_CYCLES, H_HW_PREFETCHES,
                 H_UNCACHED_LOADS, H_UNCACHED_STORES, H_WC_WAIT, H_EVENT_PENDING, H_EVENTS,
-                H_INTERVENTIONS, H_BAT_HITS, H_SLICES)
+                H_INTERVENTIONS, H_BAT_HITS, H_SLICES, H_MAINT_WAIT, H_IRQ_OFF_CYCLES)
 
     # words of COUNTERS that are not counts: where a fault or stale fetch was, stop flags
     NOT_COUNTS = (H_STOPPED, H_FAULT_EA, H_FAULT_WRITE, H_FAULT_FETCH, H_FAULT_PC, H_STALE_PC,
@@ -719,6 +727,13 @@ class Layout:
     def clear_stats(self):
         """Zero every counter: each level's, the running header's and every core's."""
         st = self.state
+        # maintenance still in flight when the clock restarts stays in flight: its time, on
+        # the new clock (the next call taken to start where the last one ended)
+        st[H_MAINT_DONE] = max(0, int(st[H_MAINT_DONE] - st[H_CYCLES]))
+        for core in range(self.cores):
+            if core != self.running:
+                h = self.headers[core]
+                h[H_MAINT_DONE] = max(0, int(h[H_MAINT_DONE] - h[H_CYCLES]))
         st[self._counter_slots] = 0
         self.headers[:, self._header_counters] = 0
         if st[H_CORES]:

@@ -25,7 +25,7 @@ import pandas as pd
 from ..context import routine as routine_path
 from ..hw.profile import section_table
 from ..kernel import workloads
-from ..kernel.arm import ROUTINES
+from ..kernel.arm import ROUTINES, outer_cache_block
 from ..present import data
 from ..present.claims import EFFECT, Claim
 from ..present.compare import Comparison
@@ -270,12 +270,13 @@ class FixBench:
     ``profile``: the cortex-a9 profile, or a variant of it (a Profile, e.g. another sync
     cost: emu.book.explorers.unlock_race)."""
 
-    def __init__(self, cores, profile="cortex-a9"):
+    def __init__(self, cores, profile="cortex-a9", outer_sync="locked"):
         if cores not in CORES:
             raise ValueError(f"cores must be one of {CORES}, not {cores!r}")
         self.machine = Machine(profile, cores=cores)
         self.machine.load("".join(routine_path(f"arm/{name}").read_text() for name in ROUTINES))
         self.cores = cores
+        self.outer_cache = outer_cache_block(self.machine, outer_sync)
         self.wait_table = self.machine.alloc(4096)
         for k in range(16):                     # 16 empty wait queues (4 bits)
             head = self.wait_table + 12 * k + 4
@@ -286,9 +287,9 @@ class FixBench:
 
     def _args(self, routine, use, k):
         b = self.buffers[k]
-        base = self.machine.outer_cache_base
+        outer = self.outer_cache
         return {"pte": (b["pte"] + 4 * k, USER_PTE, USER_EXT),
-                "lock": (b["page"], self.wait_table, 4, base),
+                "lock": (b["page"], self.wait_table, 4, outer),
                 "copy": (b["dst"], b["src"]) if routine == "copy_page" else (b["dst"], 4096),
                 "read": (b["out"], b["dst"], 4096),
                 "table": (b["table"],) if routine == "clear_page" else

@@ -204,6 +204,7 @@ class Machine:
         st[c.H_OUTER_BASE] = base
         st[c.H_OUTER_SYNC_CYCLES], st[c.H_OUTER_LINE_CYCLES] = outer["cache_sync"], \
             outer["line_op"]
+        st[c.H_MAINT_IN_TIME] = int(bool(outer.get("maintenance_in_time")))
         for uc in self.cpus:
             uc.mem_map(base, PAGE, UC_PROT_READ | UC_PROT_WRITE)
             self._hooks.append(native.add_hook(uc, UC_HOOK_MEM_WRITE, native.outer_cache_hook,
@@ -320,7 +321,8 @@ class Machine:
         # every later load refused too)
         tables = cost.tables(self.isa, self.profile.costs, program.code, program.base,
                              self.profile.raw.get("smp", {}).get("serialising", ()),
-                             bool(self.profile.memory.store_buffer))
+                             bool(self.profile.memory.store_buffer),
+                             bool(self.profile.outer_cache.get("maintenance_in_time")))
         specials = [sp for sp in tables.specials
                     if self.soft_tlb or sp.op not in cost.SOFT_TLB_OPS]
         if len(self._specials) + len(specials) > MAX_SPECIALS:

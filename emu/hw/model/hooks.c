@@ -733,6 +733,16 @@ EXPORT void special_hook(uc_engine *uc, u64 address_u64, uint32_t size, void *us
     case OP_DRAIN_STORES:                     /* sync, dsb, dmb, lock, xchg */
         account(st, address - st[H_CODE_BASE], store_buffer_drain(st));
         break;
+    case OP_IRQ_OFF:                          /* cpsid i: interrupts off from here */
+        st[H_IRQ_OFF_AT] = issue_time(st, address);
+        break;
+    case OP_IRQ_RESTORE:                      /* msr cpsr_c (local_irq_restore) */
+        st[H_IRQ_OFF_CYCLES] += max64(issue_time(st, address) - st[H_IRQ_OFF_AT], 0);
+        break;
+    case OP_COMPLETE:                         /* dsb, maintenance in time: waits for both */
+        account(st, address - st[H_CODE_BASE],
+                store_buffer_drain(st) + maintenance_complete(st, address));
+        break;
     case OP_TLB_INVALIDATE:
         invalidate_page(st, ea, (scope & TLB_BROADCAST) != 0);
         if (st[H_SOFTTLB] && soft_records(st)[SW_KIND] == SW_KIND_603)
@@ -767,7 +777,7 @@ EXPORT void special_hook(uc_engine *uc, u64 address_u64, uint32_t size, void *us
     default: {
         st[H_SWALLOW] = st[entry + 7];
         st[H_SWALLOW_ADDR] = -1;
-        i64 stall = maintain(st, ea, op, scope);
+        i64 stall = maintain(st, ea, op, scope, address);
         if (st[H_MMU]) {                      /* dcb*, icbi translate their EA as a load */
             int fault;
             stall += translate_noting(st, ea, false, false, address, &fault);
