@@ -80,7 +80,16 @@ and the PL310 is the point of unification, so a line pushed out of the L1 D is w
 walker and the I-cache look. The older-walker profile reads the level below the L1 D (the
 L2) likewise. The one PL310 register the kernel model writes is CACHE_SYNC, mb()'s
 outer_sync in unlock_page before PK2: the core's outer-cache model charges it and queues
-the cores' syncs one behind the other (emu.hw.cache, profile ``[outer_cache]``).
+the cores' syncs one behind the other (emu.hw.cache, profile ``[outer_cache]``). The sync is
+mainline 2.6.36's l2x0_cache_sync, under l2x0_lock with interrupts off (option
+``outer_sync="atomic"``: NVIDIA's lock-free one); the cycles interrupts are off are charged
+to _raw_spin_unlock_irqrestore, where perf's samples of them land. A clean's write-back is
+not waited for where it is issued: the next dsb waits for it, and the PL310 takes it in turn
+with every core's lines and syncs (the profile's ``maintenance_in_time``).
+
+find_get_page is 2.6.36's: lockless (``lockless_page_cache``), its radix-tree walk a fixed
+cost, its speculative reference (page_cache_get_speculative, atomic_inc_not_zero on the
+struct page's count) guest code.
 
 On several CPUs (``Machine("cortex-a9", cores=N)``, the Kernel's SMP mode) the kernel's
 locks are guest spin locks (routines/arm/spinlock.S): the generic VM's, and cpu_asid_lock
@@ -95,7 +104,9 @@ causes to the user's next accesses of the page are not charged, which understate
 PPC32 one; the ASID is passed to cpu_v7_switch_mm in a register (the kernel loads it from
 the mm); ASID allocation's C and the branch predictors' state are not modelled; the
 sync_exec policy syncs a page where the generic VM maps it after a fault, where the kernel
-does it in set_pte_at for every present user exec PTE (see emu.kernel.policy).
+does it in set_pte_at for every present user exec PTE (see emu.kernel.policy); a kernel
+on one CPU runs the SMP forms of l2x0_cache_sync's lock and of the speculative reference
+(a uniprocessor kernel has no lock there and no dmb in its atomics).
 """
 from __future__ import annotations
 
@@ -134,6 +145,7 @@ LINE = 32                           # the Cortex-A9 L1 line, which Unicorn's CTR
 ASID_BITS = 8
 ROUTINES = ("proc_v7.S", "cache_v7.S", "tlb_v7.S", "page_v7.S", "pagelock.S")
 STRUCT_PAGE = 32                    # sizeof(struct page) on 32-bit ARM of 2.6.36
+PAGE_COUNT = 4                      # its atomic_t _count, after the flags
 PAGES_PER_WAITQUEUE = 256           # mm/page_alloc.c: wait_table_hash_nr_entries
 WAIT_QUEUE_HEAD = 12                # spinlock_t, then the list_head task_list
 
@@ -357,6 +369,21 @@ class ARMv7(Arch):
         waits = self.call("lock_page", self._struct_page(kernel, page))
         self.ledger.count("page_locks")
         self.ledger.count("page_lock_waits", waits)
+
+    # mm/filemap.c of 2.6.36: find_get_page looks the page up under rcu_read_lock (nothing
+    # on a non-preemptible kernel) and takes its reference with page_cache_get_speculative
+    lockless_page_cache = True
+
+    def page_cache_get(self, kernel, page):
+        """page_cache_get_speculative: atomic_inc_not_zero of the struct page's _count, an
+        ldrex/strex between two dmb, on a line every copy of a shared file's page takes. The
+        guest count starts at the page cache's reference (1) and only grows: the puts are
+        the generic VM's (page.count)."""
+        struct = self._struct_page(kernel, page)
+        if self.machine.read_word(struct + PAGE_COUNT) == 0:
+            self.machine.write(struct + PAGE_COUNT, (1).to_bytes(4, "little"))
+        if not self.call("page_cache_get_speculative", struct, charge="find_get_page"):
+            raise KernelError(f"page {page.pfn:#x}: a page-cache page with no reference")
 
     def unlock_page(self, kernel, page):
         """unlock_page: two mb() (each dsb and the PL310's cache sync) before PK2, two

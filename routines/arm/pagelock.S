@@ -43,6 +43,7 @@
         .equ    CACHE_SYNC, 0x730
         .equ    WAIT_QUEUE_HEAD, 12         @ spinlock_t, then the list_head task_list
         .equ    TASK_LIST, 4
+        .equ    PAGE_COUNT, 4               @ struct page's atomic_t _count
         .equ    OUTER_SYNC_FN, 0            @ outer_cache.sync (0: none)
         .equ    OUTER_L2X0_BASE, 4          @ l2x0_base
         .equ    OUTER_L2X0_LOCK, 32         @ l2x0_lock, on a line of its own
@@ -104,6 +105,33 @@ lock_page:
         b       1b
 3:      mov     r0, r5
         ldmfd   sp!, {r4, r5, pc}
+
+@ page_cache_get_speculative(r0 = struct page): r0 = 1 if it took a reference, 0 if the
+@ count was 0. include/linux/pagemap.h of 2.6.36 on SMP: get_page_unless_zero, that is
+@ atomic_add_unless(&page->_count, 1, 0) (include/linux/atomic.h: read, then
+@ atomic_cmpxchg until it holds), ARMv7's atomic_cmpxchg (arch/arm/include/asm/atomic.h):
+@ smp_mb, an ldrex / teq / strexeq loop, smp_mb
+        .globl  page_cache_get_speculative
+page_cache_get_speculative:
+        add     r3, r0, #(PAGE_COUNT)
+        ldr     r1, [r3]                        @ c = atomic_read(&page->_count)
+1:      cmp     r1, #0
+        moveq   r0, #0
+        moveq   pc, lr
+        add     r2, r1, #1
+        dmb                                     @ atomic_cmpxchg(v, c, c + 1): smp_mb
+2:      ldrex   ip, [r3]
+        mov     r0, #0
+        teq     ip, r1
+        strexeq r0, r2, [r3]
+        teq     r0, #0
+        bne     2b
+        dmb                                     @ smp_mb
+        cmp     ip, r1                          @ the old value was c: done
+        movne   r1, ip
+        bne     1b
+        mov     r0, #1
+        mov     pc, lr
 
 @ outer_sync(r0 = the outer cache block, 0 if none): outer_cache.sync(), if it is set
         .globl  outer_sync
