@@ -1071,8 +1071,9 @@ static void icache_invalidate(i64 *st, i64 addr) {
         maintain_level(st, copy_of(st, l1i, __builtin_ctzll(holders)), addr, OP_INVALIDATE);
 }
 
-/* The architectural effect of one cache-maintenance instruction on its line. Returns stall
- * cycles: a write-back a maintenance instruction forces is waited for. */
+/* The architectural effect of one cache-maintenance instruction (at `pc`, -1: unknown) on
+ * its line. Returns stall cycles: a write-back a maintenance instruction forces is waited
+ * for, on the spot, or (maintenance in time) by the next dsb or outer sync. */
 static i64 maintain(i64 *st, i64 addr, i64 op, i64 scope, i64 pc) {
     i64 l1d = st[H_L1D];
     i64 stall = 0;
