@@ -347,11 +347,12 @@ SYNC_CYCLES = (10, 20, 40, 80, 160)
 BARRIERS = {"mb": "mb(): dsb + the PL310's sync (stock)", "smp_mb": "smp_mb(): dmb (PK2)"}
 
 
-def unlock_race(cores, barrier="mb", cache_sync=40):
+def unlock_race(cores, barrier="mb", cache_sync=40, outer_sync="locked"):
     """``cores`` Cortex-A9 cores each unlock a page of their own at the same moment
     (routines/arm/pagelock.S: unlock_page with mb(), or unlock_page_pk2 with smp_mb()), on
-    a profile whose PL310 sync costs ``cache_sync`` cycles. The cycles until the last core
-    is done, and how long the cores waited for the PL310 in all."""
+    a profile whose PL310 sync costs ``cache_sync`` cycles, the sync mainline's under
+    l2x0_lock or the lock-free one (``outer_sync``). The cycles until the last core is
+    done, and how long the cores waited for the PL310 in all."""
     import dataclasses
 
     if barrier not in BARRIERS:
@@ -359,7 +360,7 @@ def unlock_race(cores, barrier="mb", cache_sync=40):
     profile = load("cortex-a9")
     profile = dataclasses.replace(profile, outer_cache={**profile.outer_cache,
                                                         "cache_sync": cache_sync})
-    bench = FixBench(cores, profile=profile)
+    bench = FixBench(cores, profile=profile, outer_sync=outer_sync)
     routine = "unlock_page" if barrier == "mb" else "unlock_page_pk2"
     (_, run), = bench.measure(((routine, "lock"),))
     return {"cycles": run.cycles,

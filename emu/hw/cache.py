@@ -177,6 +177,14 @@ H_CHANGED_LINE, H_CHANGED_IFILLS = 187, 188
 # posted to (0: the instruction waits for its write-back), address-only transactions counted,
 # and the bytes one transfer to or from memory carries at most (0: a whole line)
 H_ADDR_TENURE, H_WB_ENTRIES, H_ADDRESS_ONLY, H_BUS_SECTOR = 189, 190, 191, 192
+# maintenance in time (profiles with [outer_cache] maintenance_in_time; emu/hw/model/cache.c,
+# write_back_in_time): when this core's maintenance write-backs are done (a cycle of its
+# clock), the cycles its dsb waited for them, and whether the mode is on
+H_MAINT_DONE, H_MAINT_WAIT, H_MAINT_IN_TIME = 193, 194, 195
+# ARM's interrupt mask (cpsid i .. msr cpsr_c, emu/hw/model/hooks.c): when this core masked
+# interrupts, and the cycles it kept them masked (what a timer-sampling profiler charges to
+# the instruction after the restore)
+H_IRQ_OFF_AT, H_IRQ_OFF_CYCLES = 196, 197
 # scratch words (st[H_SCRATCH] + k) shared by every core: the span of the code any core ran
 # outside the loaded programs (0, 0: none), so that bytes the host writes over it are not
 # run stale from Unicorn's translations (Machine.write). Words 0-6: emu.hw.softtlb, emu.hw.hash64
@@ -190,7 +198,7 @@ M_BUS_FREE, M_ADDR_FREE, M_WB, WRITE_BUFFERS_MAX, MACHINE_WORDS = 0, 1, 2, 8, 12
 WC_WORDS = 4            # per write-combining buffer: line + 1, bytes, fill order, free cycle
 ATTR_INHIBITED = 16     # a TLB entry's attribute: cache-inhibited (emu.hw.mmu)
 QUEUE_ENTRIES = 256
-HEADER = 196
+HEADER = 200
 
 # ---- the core table (multi-core only): the core count, then per core the level indices of
 # its ITLB and DTLB (-1: none) and where its segment registers (or SLB) are (for a TLB
@@ -619,7 +627,7 @@ class Layout:
 
     PER_CORE = (H_CORE, H_L1I, H_L1D, H_ITLB, H_DTLB, H_SEGMENTS, H_WC, H_SB, H_FB, H_PF,
                 H_CHIP, H_SEEN, H_MEMOS, H_ABSENT_LINE, H_ABSENT_FILLS, H_CHANGED_LINE,
-                H_CHANGED_IFILLS)
+                H_CHANGED_IFILLS, H_MAINT_DONE, H_IRQ_OFF_AT)
 
     def _set_memory_system(self, st, ms, levels, machine_at):
         """Write a profile's memory-system tables (emu.hw.memory) into the header."""
@@ -717,7 +725,8 @@ class Layout:
                 H_BUS_WAIT, H_SB_STALLS, H_SB_STALL_CYCLES, H_FB_WAITS, H_PREFETCHES,
                 H_PREFETCHES_DROPPED, H_PREFETCH_LATE, H_PREFETCH_LATE_CYCLES, H_HW_PREFETCHES,
                 H_UNCACHED_LOADS, H_UNCACHED_STORES, H_WC_WAIT, H_EVENT_PENDING, H_EVENTS,
-                H_INTERVENTIONS, H_BAT_HITS, H_SLICES, H_ADDRESS_ONLY)
+                H_INTERVENTIONS, H_BAT_HITS, H_SLICES, H_ADDRESS_ONLY, H_MAINT_WAIT,
+                H_IRQ_OFF_CYCLES)
 
     # words of COUNTERS that are not counts: where a fault or stale fetch was, stop flags
     NOT_COUNTS = (H_STOPPED, H_FAULT_EA, H_FAULT_WRITE, H_FAULT_FETCH, H_FAULT_PC, H_STALE_PC,
@@ -727,6 +736,13 @@ class Layout:
     def clear_stats(self):
         """Zero every counter: each level's, the running header's and every core's."""
         st = self.state
+        # maintenance still in flight when the clock restarts stays in flight: its time, on
+        # the new clock (the next call taken to start where the last one ended)
+        st[H_MAINT_DONE] = max(0, int(st[H_MAINT_DONE] - st[H_CYCLES]))
+        for core in range(self.cores):
+            if core != self.running:
+                h = self.headers[core]
+                h[H_MAINT_DONE] = max(0, int(h[H_MAINT_DONE] - h[H_CYCLES]))
         st[self._counter_slots] = 0
         self.headers[:, self._header_counters] = 0
         if st[H_CORES]:

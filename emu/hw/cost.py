@@ -61,6 +61,8 @@ ARM_CP15_C8 = {
 }
 OP_SERIALISE = 300          # no effect of its own: only the shared resource (multi-core)
 OP_DRAIN_STORES = 301       # a barrier: the store buffer drains (emu.hw.memory)
+OP_COMPLETE = 302           # dsb with maintenance in time: also waits for the write-backs
+OP_IRQ_OFF, OP_IRQ_RESTORE = 303, 304   # ARM cpsid i, msr cpsr_c: how long interrupts were off
 SERIAL = 4                  # scope flag: the instruction also holds the shared resource
 BROADCAST = 8               # scope flag: an address-only transaction on the bus (emu.hw.memory)
 # Software-loaded TLBs (emu.hw.softtlb), hooked only on machines that model one: mtmsr (native:
@@ -250,11 +252,13 @@ def _broadcast_only(isa, pc, mnemonic, key, op_str):
     return Special(pc, OP_SERIALISE, 0)
 
 
-def analyse(isa, code, address, serialising=(), store_buffer=False, broadcasts=()):
+def analyse(isa, code, address, serialising=(), store_buffer=False, broadcasts=(),
+            maintenance_in_time=False):
     """Disassemble loaded code: [(address, size, cost key, class, Special or None,
     synchronises: 1 atomic, SYNC_SERIAL serialising, 0 neither)]. Instructions named in ``serialising`` (a profile's [smp] list) get the
     SERIAL flag; with ``store_buffer``, barriers get OP_DRAIN_STORES (emu.hw.memory); those
-    named in ``broadcasts`` (a profile's [bus] address_only) get the BROADCAST flag."""
+    named in ``broadcasts`` (a profile's [bus] address_only) get the BROADCAST flag; with
+    ``maintenance_in_time`` (ARM), dsb gets OP_COMPLETE (it waits for the maintenance before it)."""
     out = []
     for insn in decode(code, isa, address, detail=True):
         mnemonic = insn.mnemonic.lower()
@@ -324,6 +328,13 @@ def analyse(isa, code, address, serialising=(), store_buffer=False, broadcasts=(
                 special.base = _reg_id(isa, insn.reg_name(m.base)) if m.base else -1
                 special.index = _reg_id(isa, insn.reg_name(m.index)) if m.index else -1
                 special.scale, special.disp = m.scale, m.disp
+        if isa == "arm" and special is None and (mnemonic == "cpsid" or (
+                mnemonic == "msr" and "cpsr_c" in insn.op_str.replace(" ", ""))):
+            special = Special(insn.address, OP_IRQ_OFF if mnemonic == "cpsid" else
+                              OP_IRQ_RESTORE, 0)
+        if maintenance_in_time and isa == "arm" and special is None and \
+                "dsb" in (mnemonic, key):
+            special = Special(insn.address, OP_COMPLETE, 0)
         if store_buffer and special is None and drains_stores(isa, mnemonic, key,
                                                                insn.op_str):
             special = Special(insn.address, OP_DRAIN_STORES, 0)
@@ -367,7 +378,8 @@ class Tables:
     specials: list
 
 
-def tables(isa, costs, code, address, serialising=(), store_buffer=False, broadcasts=()):
+def tables(isa, costs, code, address, serialising=(), store_buffer=False, broadcasts=(),
+           maintenance_in_time=False):
     """The Tables of a program loaded at ``address``."""
     starts = np.zeros(len(code), np.int64)
     cycles = np.zeros(len(code), np.int64)
@@ -377,7 +389,8 @@ def tables(isa, costs, code, address, serialising=(), store_buffer=False, broadc
         writes[::4] = 1                 # a word capstone cannot read might store: counted
     specials = []
     for pc, size, key, op_str, special, sync in analyse(isa, code, address, serialising,
-                                                        store_buffer, broadcasts):
+                                                        store_buffer, broadcasts,
+                                                        maintenance_in_time):
         off = pc - address
         starts[off] = 1
         cycles[off] = instruction_cost(costs, isa, key, op_str)

@@ -302,6 +302,9 @@ def check_schema(raw):
             cycles(f"tlb.{key}", tlb[key])
     if "walk_through_l1" in tlb:
         flag("tlb.walk_through_l1", tlb["walk_through_l1"])
+    outer = raw.get("outer_cache", {})
+    if "maintenance_in_time" in outer:
+        flag("outer_cache.maintenance_in_time", outer["maintenance_in_time"])
 
 
 def _numbers(table):

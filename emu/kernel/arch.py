@@ -116,6 +116,13 @@ class Arch:
     def unlock_page(self, kernel, page):
         """unlock_page, after lock_page (see there)."""
 
+    # find_get_page: 2.6.0's under the mapping's page_lock (the generic VM's default), or,
+    # from 2.6.27 on, lockless under RCU with a speculative reference (page_cache_get)
+    lockless_page_cache = False
+
+    def page_cache_get(self, kernel, page):
+        """page_cache_get_speculative of a lockless find_get_page (lockless_page_cache)."""
+
     @property
     def pte_page_shift(self):
         """log2 of the bytes one PTE page maps."""

@@ -80,7 +80,16 @@ and the PL310 is the point of unification, so a line pushed out of the L1 D is w
 walker and the I-cache look. The older-walker profile reads the level below the L1 D (the
 L2) likewise. The one PL310 register the kernel model writes is CACHE_SYNC, mb()'s
 outer_sync in unlock_page before PK2: the core's outer-cache model charges it and queues
-the cores' syncs one behind the other (emu.hw.cache, profile ``[outer_cache]``).
+the cores' syncs one behind the other (emu.hw.cache, profile ``[outer_cache]``). The sync is
+mainline 2.6.36's l2x0_cache_sync, under l2x0_lock with interrupts off (option
+``outer_sync="atomic"``: NVIDIA's lock-free one); the cycles interrupts are off are charged
+to _raw_spin_unlock_irqrestore, where perf's samples of them land. A clean's write-back is
+not waited for where it is issued: the next dsb waits for it, and the PL310 takes it in turn
+with every core's lines and syncs (the profile's ``maintenance_in_time``).
+
+find_get_page is 2.6.36's: lockless (``lockless_page_cache``), its radix-tree walk a fixed
+cost, its speculative reference (page_cache_get_speculative, atomic_inc_not_zero on the
+struct page's count) guest code.
 
 On several CPUs (``Machine("cortex-a9", cores=N)``, the Kernel's SMP mode) the kernel's
 locks are guest spin locks (routines/arm/spinlock.S): the generic VM's, and cpu_asid_lock
@@ -95,7 +104,9 @@ causes to the user's next accesses of the page are not charged, which understate
 PPC32 one; the ASID is passed to cpu_v7_switch_mm in a register (the kernel loads it from
 the mm); ASID allocation's C and the branch predictors' state are not modelled; the
 sync_exec policy syncs a page where the generic VM maps it after a fault, where the kernel
-does it in set_pte_at for every present user exec PTE (see emu.kernel.policy).
+does it in set_pte_at for every present user exec PTE (see emu.kernel.policy); a kernel
+on one CPU runs the SMP forms of l2x0_cache_sync's lock and of the speculative reference
+(a uniprocessor kernel has no lock there and no dmb in its atomics).
 """
 from __future__ import annotations
 
@@ -134,8 +145,35 @@ LINE = 32                           # the Cortex-A9 L1 line, which Unicorn's CTR
 ASID_BITS = 8
 ROUTINES = ("proc_v7.S", "cache_v7.S", "tlb_v7.S", "page_v7.S", "pagelock.S")
 STRUCT_PAGE = 32                    # sizeof(struct page) on 32-bit ARM of 2.6.36
+PAGE_COUNT = 4                      # its atomic_t _count, after the flags
 PAGES_PER_WAITQUEUE = 256           # mm/page_alloc.c: wait_table_hash_nr_entries
 WAIT_QUEUE_HEAD = 12                # spinlock_t, then the list_head task_list
+
+
+#: outer_cache.sync of the PL310 (routines/arm/pagelock.S): mainline 2.6.36's, under
+#: l2x0_lock with interrupts off, or the lock-free one of NVIDIA's Tegra tree
+OUTER_SYNCS = {"locked": "l2x0_cache_sync", "atomic": "l2x0_cache_sync_atomic"}
+OUTER_BLOCK, OUTER_L2X0_LOCK = 64, 32   # pagelock.S's OUTER_* block: its size, the lock's place
+#: where a timer-sampling profiler sees the locked sync: on the A9 perf's PMU interrupt is
+#: an ordinary IRQ, masked from local_irq_save to local_irq_restore, so the samples of what
+#: runs with interrupts off land on the instruction after the restore, in
+#: _raw_spin_unlock_irqrestore (Yun 2011 Figure 1 lists it second of the ARM-only symbols)
+IRQ_OFF_SYMBOL = "_raw_spin_unlock_irqrestore"
+
+
+def outer_cache_block(machine, sync="locked"):
+    """The kernel's outer_cache.sync, l2x0_base and l2x0_lock (pagelock.S's OUTER_* block)
+    in guest RAM, for ``sync`` (one of OUTER_SYNCS): its address, or 0 on a machine without
+    an outer cache (outer_sync does nothing). pagelock.S must be loaded."""
+    if sync not in OUTER_SYNCS:
+        raise ValueError(f"outer_sync must be one of {tuple(OUTER_SYNCS)}, not {sync!r}")
+    if machine.outer_cache_base is None:
+        return 0
+    block = machine.alloc(OUTER_BLOCK, align=32)
+    words = (machine.address_of(OUTER_SYNCS[sync]), machine.outer_cache_base)
+    machine.write(block, b"".join(w.to_bytes(4, "little") for w in words))
+    machine.write(block + OUTER_L2X0_LOCK, bytes(4))               # l2x0_lock: free
+    return block
 
 
 def parse_fixes(fixes):
@@ -181,7 +219,9 @@ def user_may(descriptor, write):
 
 
 class ARMv7(Arch):
-    """The ARMv7 short-descriptor backend. ``fixes``: which of PK1, PK3, PK4 are applied."""
+    """The ARMv7 short-descriptor backend. ``fixes``: which of PK1..PK4 are applied;
+    ``outer_sync``: which PL310 sync mb() calls (OUTER_SYNCS: mainline's under l2x0_lock, the
+    default, or the lock-free one)."""
 
     name = "armv7"
     has_exec_permission = True          # XN, from L_PTE_EXEC
@@ -192,7 +232,7 @@ class ARMv7(Arch):
     pte_index_bits = 9                  # 512 Linux PTEs per PTE page
     pte_bytes = 4
 
-    def __init__(self, machine, ledger, fixes=None):
+    def __init__(self, machine, ledger, fixes=None, outer_sync="locked"):
         super().__init__(machine, ledger)
         self._require_mmu(machine, "arm", mmu.MODE_ARM_SHORT, "ARM", "cortex-a9",
                           "an ARM machine with the short-descriptor MMU model")
@@ -203,6 +243,8 @@ class ARMv7(Arch):
                              f"line is {line}")
         self.fixes = parse_fixes(fixes)
         machine.load("".join(routine(f"arm/{name}").read_text() for name in ROUTINES))
+        self.outer_sync = outer_sync
+        self.outer_cache = outer_cache_block(machine, outer_sync)
         self.swapper_pg_dir = machine.alloc(PGD_BYTES, align=PGD_BYTES)
         self._map_lowmem()
         self.free_pgds = []             # 16 KB blocks freed, handed out again first
@@ -328,15 +370,42 @@ class ARMv7(Arch):
         self.ledger.count("page_locks")
         self.ledger.count("page_lock_waits", waits)
 
+    # mm/filemap.c of 2.6.36: find_get_page looks the page up under rcu_read_lock (nothing
+    # on a non-preemptible kernel) and takes its reference with page_cache_get_speculative
+    lockless_page_cache = True
+
+    def page_cache_get(self, kernel, page):
+        """page_cache_get_speculative: atomic_inc_not_zero of the struct page's _count, an
+        ldrex/strex between two dmb, on a line every copy of a shared file's page takes. The
+        guest count starts at the page cache's reference (1) and only grows: the puts are
+        the generic VM's (page.count)."""
+        struct = self._struct_page(kernel, page)
+        if self.machine.read_word(struct + PAGE_COUNT) == 0:
+            self.machine.write(struct + PAGE_COUNT, (1).to_bytes(4, "little"))
+        if not self.call("page_cache_get_speculative", struct, charge="find_get_page"):
+            raise KernelError(f"page {page.pfn:#x}: a page-cache page with no reference")
+
     def unlock_page(self, kernel, page):
         """unlock_page: two mb() (each dsb and the PL310's cache sync) before PK2, two
-        smp_mb() (dmb) after."""
+        smp_mb() (dmb) after. The sync's own cycles are charged to the symbol a sampling
+        profiler sees them in (SYNC_PROFILE)."""
         pk2 = self.applied("PK2")
-        self.call("unlock_page_pk2" if pk2 else "unlock_page", self._struct_page(kernel, page),
-                  self.wait_table, self.wait_table_bits,
-                  self.machine.outer_cache_base or 0, charge="unlock_page")
-        if not pk2:
-            self.ledger.count("outer_syncs", 2)
+        args = (self._struct_page(kernel, page), self.wait_table, self.wait_table_bits,
+                self.outer_cache)
+        if pk2:
+            self.call("unlock_page_pk2", *args, charge="unlock_page")
+            return
+        with self.machine.mmu.translation_off():
+            run = self.machine.call("unlock_page", *args)
+        self.ledger.guest("unlock_page", run)
+        # the locked sync ran with interrupts off: a profiler's samples of it land after the
+        # restore (IRQ_OFF_SYMBOL)
+        if self.outer_sync == "locked":
+            self.ledger.move("unlock_page", IRQ_OFF_SYMBOL, run.events["irq_off_cycles"],
+                             calls=2)
+        self.ledger.count("outer_syncs", 2)
+        self.ledger.count("l2x0_lock_waits", run.events.get("parks", 0))
+        self.ledger.count("l2x0_lock_wait_cycles", run.events.get("spin_wait_cycles", 0))
 
     # ------------------------------------------------------------------ pages and caches
     # (clear_page: the Arch default, clear_user_highpage's only work on v6/v7)

@@ -96,9 +96,15 @@ class PageFaults:
         if index >= file.pages:
             raise KernelError(f"page {index} is beyond the end of {file.name} "
                               f"({file.pages} pages)")
-        with self.locked(self.page_lock(file)):      # find_get_page under the page lock
+        if self.arch.lockless_page_cache:           # 2.6.27 on: RCU, a speculative get
             self.ledger.fixed("page_cache_lookup")
             page = self.page_cache.lookup(file, index)
+            if page is not None:
+                self.arch.page_cache_get(self, page)
+        else:
+            with self.locked(self.page_lock(file)):  # 2.6.0: under the mapping's page_lock
+                self.ledger.fixed("page_cache_lookup")
+                page = self.page_cache.lookup(file, index)
         if page is None:
             page = self._alloc_page("pagecache")
             page.mapping, page.index = file, index

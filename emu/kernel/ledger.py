@@ -52,6 +52,18 @@ class Ledger:
         traffic["uncached_stores"] += run.events.get("uncached_stores", 0)
         # cycles spent waiting for a shared controller (the PL310's queue): an event count
         self.count("outer_cache_wait_cycles", run.events.get("outer_cache_wait", 0))
+        # cycles a dsb waited for cache maintenance (ARM: maintenance in time), cycles a
+        # core spun parked on a lock another core held, lines moved between cores' L1s
+        self.count("maintenance_wait_cycles", run.events.get("maintenance_wait", 0))
+        self.count("spin_wait_cycles", run.events.get("spin_wait_cycles", 0))
+        self.count("line_transfers", run.events.get("transfers", 0))
+
+    def move(self, source, name, cycles, calls=1):
+        """Move ``cycles`` of the row ``source`` to the row ``name``, ``calls`` calls of it (a
+        part of a guest routine that a sampling profiler sees in another symbol)."""
+        kind = self._book()[0][source][0]
+        self._add(source, kind, 0, -cycles)
+        self._add(name, kind, calls, cycles)
 
     def count(self, event, n=1):
         if n:

@@ -204,6 +204,10 @@ class Machine:
         st[c.H_OUTER_BASE] = base
         st[c.H_OUTER_SYNC_CYCLES], st[c.H_OUTER_LINE_CYCLES] = outer["cache_sync"], \
             outer["line_op"]
+        in_time = outer.get("maintenance_in_time", False)
+        if not isinstance(in_time, bool):
+            raise ValueError(f"outer_cache.maintenance_in_time = {in_time!r}: give true or false")
+        st[c.H_MAINT_IN_TIME] = int(in_time)
         for uc in self.cpus:
             uc.mem_map(base, PAGE, UC_PROT_READ | UC_PROT_WRITE)
             self._hooks.append(native.add_hook(uc, UC_HOOK_MEM_WRITE, native.outer_cache_hook,
@@ -321,7 +325,8 @@ class Machine:
         tables = cost.tables(self.isa, self.profile.costs, program.code, program.base,
                              self.profile.raw.get("smp", {}).get("serialising", ()),
                              bool(self.profile.memory.store_buffer),
-                             self.profile.memory.broadcasts)
+                             self.profile.memory.broadcasts,
+                             bool(self.profile.outer_cache.get("maintenance_in_time")))
         specials = [sp for sp in tables.specials
                     if self.soft_tlb or sp.op not in cost.SOFT_TLB_OPS]
         if len(self._specials) + len(specials) > MAX_SPECIALS:

@@ -110,7 +110,10 @@ def measured(machine, entry, args):
     if machine.outer_cache_base is not None:
         events.update({"outer_cache_syncs": int(st[c.H_OUTER_SYNCS]),
                        "outer_cache_line_ops": int(st[c.H_OUTER_LINE_OPS]),
-                       "outer_cache_wait": int(st[c.H_OUTER_WAIT])})
+                       "outer_cache_wait": int(st[c.H_OUTER_WAIT]),
+                       "maintenance_wait": int(st[c.H_MAINT_WAIT])})
+    if machine.isa == "arm":
+        events["irq_off_cycles"] = int(st[c.H_IRQ_OFF_CYCLES])
     if len(machine.cpus) > 1:
         events.update(core_events(st))
     if st[c.H_MEMSYS]:

@@ -44,8 +44,22 @@ load:
 read_sync:                  @ a load from CACHE_SYNC: nothing in progress
     ldr   r0, [r0, #0x730]
     bx    lr
+    .globl clean_work_dsb
+clean_work_dsb:             @ store r1 at r0, clean the line, r2 passes of a loop, dsb
+    str   r1, [r0]
+    mcr   p15, 0, r0, c7, c10, 1
+1:  subs  r2, r2, #1
+    bne   1b
+    dsb
+    bx    lr
+    .globl clean_only
+clean_only:                 @ store r1 at r0, clean the line, no barrier
+    str   r1, [r0]
+    mcr   p15, 0, r0, c7, c10, 1
+    bx    lr
 """
 SYNC, LINE_OP, MEMORY = 40, 19, 166          # cortex-a9.toml [outer_cache], [memory]
+L2, CLEAN, DSB = 23, 4, 12                    # [[caches]] L2 hit_latency, [costs.mnemonics]
 
 
 def machine(cores=1):
@@ -136,3 +150,53 @@ def test_barrier_loops_from_routines_at_the_controllers_pace():
             cycles[kind, cores] = m.run_parallel([call] * cores, quantum=4).cycles
     assert [cycles["mb_loop", n] for n in (1, 2, 4)] == [11002, 16017, 32017]
     assert [cycles["smp_mb_loop", n] for n in (1, 2, 4)] == [2001, 2001, 2001]
+
+
+# ------------------------------------------------------------ maintenance in time
+
+@pytest.mark.parametrize("passes", [1, 2, 3, 5, 10])
+def test_a_cleans_write_back_is_paid_at_the_next_dsb(passes):
+    """The clean issues at cycle 1 (after the str) and its line is in the L2 23 cycles
+    later; the dsb issues after the loop (str 1 + mcr 4 + 2 a pass) and waits, beyond its
+    own 12, for what is left: max(0, 1 + 23 - (5 + 2 * passes + 12))."""
+    m, _ = machine()
+    buf = m.alloc(4096)
+    r = warm(m, "clean_work_dsb", buf, 7, passes)
+    wait = max(0, 1 + L2 - (5 + 2 * passes + DSB))
+    assert r.events["maintenance_wait"] == wait
+    assert r.cycles == 1 + CLEAN + 2 * passes + DSB + 1 + wait
+    assert r.caches["L1D"]["writebacks"] == 1
+
+
+def test_without_a_barrier_the_clean_costs_only_its_issue():
+    m, _ = machine()
+    buf = m.alloc(4096)
+    r = warm(m, "clean_only", buf, 7)
+    assert r.cycles == 1 + CLEAN + 1 and r.events["maintenance_wait"] == 0
+
+
+def test_a_sync_on_one_core_waits_for_a_clean_on_another():
+    """Core 0's line reaches the PL310 4 cycles after its clean issues (23 - 19) and holds
+    it 19 (line_op): the controller is free at 1 + 4 + 19 = 24; core 1's sync, stored at
+    cycle 3 (its block's end), waits 21 for it, then 40."""
+    m, base = machine(cores=2)
+    buf = m.alloc(4096)
+    calls = [("clean_only", buf, 7), ("outer_sync", base)]
+    m.run_parallel(calls)
+    r = m.run_parallel(calls)
+    assert r.runs[1].events["outer_cache_wait"] == 1 + (L2 - LINE_OP) + LINE_OP - 3 == 21
+    assert r.runs[1].cycles == 3 + 21 + SYNC
+
+
+def test_the_profile_can_pay_a_clean_on_the_spot():
+    profile = load_profile("cortex-a9")
+    spot = dataclasses.replace(profile, outer_cache={**profile.outer_cache,
+                                                      "maintenance_in_time": False})
+    m = Machine(spot)
+    m.load(CODE)
+    buf = m.alloc(4096)
+    assert warm(m, "clean_only", buf, 7).cycles == 1 + CLEAN + L2 + 1
+    bad = dataclasses.replace(profile, outer_cache={**profile.outer_cache,
+                                                     "maintenance_in_time": "no"})
+    with pytest.raises(ValueError, match="maintenance_in_time"):
+        Machine(bad)

@@ -82,7 +82,7 @@ def test_user_access_rights_of_a_small_page():
     assert not user_may(0, write=False)
 
 
-def test_the_pk1_clean_is_a_dccmvac_and_the_write_back_it_waits_for():
+def test_the_pk1_clean_is_a_dccmvac_whose_write_back_a_later_barrier_waits_for():
     k = kernel()
     m = k.machine
     ptep = m.alloc(PAGE_SIZE) + 0x10
@@ -95,9 +95,11 @@ def test_the_pk1_clean_is_a_dccmvac_and_the_write_back_it_waits_for():
     assert (stock.instructions, pk1.instructions) == (22, 21)
     assert pk1.cycles == 21                 # one cycle each, every access an L1 hit
     costs = m.profile.costs["mnemonics"]
-    l2 = m.profile.cache("L2").hit_latency
-    # the str made the line dirty again; the clean writes it to the L2 and waits
-    assert stock.cycles - pk1.cycles == costs["dccmvac"] + l2 == 4 + 23
+    # the str made the line dirty again; the clean starts its write-back to the L2 and does
+    # not wait for it (maintenance in time): set_pte_ext has no barrier after it, so the
+    # routine pays the DCCMVAC's issue only, and the next dsb the rest (tests/hw)
+    assert stock.cycles - pk1.cycles == costs["dccmvac"] == 4
+    assert stock.events["maintenance_wait"] == 0
     assert (stock.caches["L1D"]["writebacks"], pk1.caches["L1D"]["writebacks"]) == (1, 0)
 
 
@@ -329,13 +331,19 @@ CONFIGS = {"stock": None, "PK1": {"PK1"}, "PK2": {"PK2"}, "PK3": {"PK3"}, "PK4":
 # (PK2, November 2026) fork 99,725 stock / 64,592 all, exec 310,169 / 216,067, shell
 # 656,909 / 476,271: 8, 91 and 222 lock_page + unlock_page pairs were added, and the L1s'
 # pseudo-random replacement then evicts other lines, so PK3's saving moved a little too)
+# (before issue 31, fork 102,012 stock / 65,499 all four, exec 330,994 / 227,042, shell
+# 706,129 / 502,281: the sync is mainline's, under l2x0_lock (+114 cycles an unlock), and a
+# clean's write-back is paid by the next dsb instead of on the spot, mostly hidden behind
+# the work before it: set_pte_ext's and the PTE pages' and pgd's cleans cost less, so PK1's
+# and PK4's savings fell; find_get_page is 2.6.36's, lockless with a speculative reference,
+# 33 cycles a lookup)
 PINNED = {
-    "fork": {"stock": 102012, "PK1": 96404, "PK2": 101196, "PK3": 90654, "PK4": 82641,
-             "PK1+PK3": 85046, "all": 66315, "all four": 65499},
-    "exec": {"stock": 330994, "PK1": 320599, "PK2": 321712, "PK3": 284296, "PK4": 293141,
-             "PK1+PK3": 273901, "all": 236324, "all four": 227042},
-    "shell": {"stock": 706129, "PK1": 688120, "PK2": 683485, "PK3": 599242, "PK4": 650074,
-              "PK1+PK3": 581233, "all": 524925, "all four": 502281},
+    "fork": {"stock": 90699, "PK1": 89818, "PK2": 89103, "PK3": 82305, "PK4": 76281,
+             "PK1+PK3": 81424, "all": 67554, "all four": 65038},
+    "exec": {"stock": 314468, "PK1": 312806, "PK2": 294391, "PK3": 279299, "PK4": 286567,
+             "PK1+PK3": 277637, "all": 250105, "all four": 230411},
+    "shell": {"stock": 682969, "PK1": 680043, "PK2": 635812, "PK3": 601625, "PK4": 641759,
+              "PK1+PK3": 598699, "all": 557516, "all four": 509450},
 }
 PAGE_LOCKS = {"fork": 8, "exec": 91, "shell": 222}
 LINES = {"fork": (207, 192, 512, 384), "exec": (385, 384, 1024, 1536),
@@ -362,9 +370,12 @@ def test_lat_proc_before_and_after_each_fix(kind, config):
 
 
 # LMBench 3.0's lat_pagefault: the pages in a random order, the mmap/munmap-only loop
-# subtracted (35,217 and 31,761 before the page lock ran as guest code, 47,671 and 44,215
-# before the subtraction and the order)
-@pytest.mark.parametrize("config, cycles", [("stock", 46400), ("PK1", 42944)])
+# subtracted (46,400 and 42,944 before issue 31's locked sync, cleans in time and lockless
+# find_get_page; 35,217 and
+# 31,761 before the page lock ran as guest code, 47,671 and 44,215 before the subtraction
+# and the order). One CPU: PK1 saves each set_pte's DCCMVAC issue, 4 cycles, two a page,
+# and what the next dsb would have waited for the line (little: the work between hides it)
+@pytest.mark.parametrize("config, cycles", [("stock", 52934), ("PK1", 52352)])
 def test_lat_pagefault_before_and_after_pk1(config, cycles):
     r = workloads.lat_pagefault(pages=64, profile="cortex-a9", fixes=CONFIGS[config])
     assert r.cycles == cycles

@@ -544,8 +544,9 @@ def test_arm_cp15_clean_acts_on_l1_only():
     assert run.caches["L1D"]["writebacks"] == 1
     assert run.caches["L2"]["writebacks"] == 0 and run.memory["writes"] == 0
     # mov 1 + str 1 + dccmvac 4 + bx 1 = 7; cold code line 166 - 4 = 162; store miss 162;
-    # the forced write-back into L2 is waited for: 23
-    assert run.cycles == 7 + 162 + 162 + 23
+    # the forced write-back into L2 is not waited for: no dsb follows (the profile's
+    # maintenance_in_time; tests/hw/test_outer_cache.py has the dsb that waits)
+    assert run.cycles == 7 + 162 + 162
 
 
 def test_arm_pld_is_a_data_touch():

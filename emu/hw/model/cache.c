@@ -561,17 +561,65 @@ static void snoop(i64 *st, i64 addr, i64 op) {
 
 /* An instruction that needs a resource all cores share, one at a time: it waits until the
  * resource is free by this core's clock, then holds it `service` cycles. Returns the wait. */
-static i64 serialise(i64 *st, i64 resource, i64 service) {
+static i64 serialise_at(i64 *st, i64 resource, i64 service, i64 now) {
     st[H_SERIAL_OPS] += 1;
     i64 table = st[H_CORES];
     if (table == 0)
         return 0;
     i64 at = table + 1 + CORE_RECORD * st[table] + resource;
-    i64 now = st[H_CYCLES];
     i64 start = max64(now, st[at]);
     st[at] = start + service;
     st[H_SERIAL_WAIT] += start - now;
     return start - now;
+}
+
+static i64 serialise(i64 *st, i64 resource, i64 service) {
+    return serialise_at(st, resource, service, st[H_CYCLES]);
+}
+
+/* The cycle at which the instruction at `pc` issues: the block hook charged its whole
+ * block's base cycles at the start, so take off this instruction's and the later ones'
+ * (from the code's prefix sums of costs; the clock itself outside the block) */
+static i64 issue_time(const i64 *st, i64 pc) {
+    i64 base = st[H_CODE_BASE];
+    i64 start = st[H_BLOCK_START] - base, off = pc - base;
+    i64 end = start + st[H_BLOCK_SIZE];
+    if (pc < 0 || start < 0 || off < start || off >= end || end > st[H_CODE_TOP])
+        return st[H_CYCLES];
+    return st[H_CYCLES] - (st[st[H_ICOST] + end] - st[st[H_ICOST] + off]);
+}
+
+/* A write-back that a maintenance instruction issued at `at` started, in time (profiles
+ * with ``maintenance_in_time``: ARMv7, where DCCMVAC and DCCIMVAC do not wait for their
+ * line, maintenance completes in order, and a DSB waits until all before it have): done
+ * `latency` cycles after it or the one before it, whichever is later; with an outer cache
+ * controller, the line reaches it `latency - line_op` cycles after issue and holds it
+ * line_op cycles, behind every core's lines and syncs before it. The core does not wait
+ * now: its next dsb (OP_COMPLETE) and the controller's next sync do. */
+static void write_back_in_time(i64 *st, i64 at, i64 latency) {
+    i64 done = max64(at, st[H_MAINT_DONE]) + latency;
+    if (st[H_OUTER_BASE]) {
+        i64 line = st[H_OUTER_LINE_CYCLES];
+        i64 arrive = at + max64(latency - line, 0);
+        i64 start = arrive + serialise_at(st, RESOURCE_OUTER_CACHE, line, arrive);
+        done = max64(done, start + line);
+        mark_sync(st);                    /* the controller is shared: its users take turns */
+    }
+    st[H_MAINT_DONE] = done;
+}
+
+/* A dsb at `pc`: the core waits until its maintenance write-backs are done, beyond the
+ * dsb's own base cycles. Returns the wait. */
+static i64 maintenance_complete(i64 *st, i64 pc) {
+    i64 at = issue_time(st, pc);
+    i64 off = pc - st[H_CODE_BASE];
+    i64 own = off >= 0 && off < st[H_CODE_TOP] ?
+        st[st[H_ICOST] + off + 4] - st[st[H_ICOST] + off] : 0;
+    i64 wait = st[H_MAINT_DONE] - (at + own);
+    if (wait <= 0)
+        return 0;
+    st[H_MAINT_WAIT] += wait;
+    return wait;
 }
 
 /* Clean / flush / invalidate one line at one level. Returns 1 if it wrote data back. */
@@ -1024,9 +1072,10 @@ static void icache_invalidate(i64 *st, i64 addr) {
         maintain_level(st, copy_of(st, l1i, __builtin_ctzll(holders)), addr, OP_INVALIDATE);
 }
 
-/* The architectural effect of one cache-maintenance instruction on its line. Returns stall
- * cycles: a write-back a maintenance instruction forces is waited for. */
-static i64 maintain(i64 *st, i64 addr, i64 op, i64 scope) {
+/* The architectural effect of one cache-maintenance instruction (at `pc`, -1: unknown) on
+ * its line. Returns stall cycles: a write-back a maintenance instruction forces is waited
+ * for, on the spot, or (maintenance in time) by the next dsb or outer sync. */
+static i64 maintain(i64 *st, i64 addr, i64 op, i64 scope, i64 pc) {
     i64 l1d = st[H_L1D];
     i64 stall = 0;
     if (op == OP_ICACHE_INVALIDATE) {
@@ -1076,8 +1125,12 @@ static i64 maintain(i64 *st, i64 addr, i64 op, i64 scope) {
         drain(st);
         if (wrote) {
             i64 next = st[r + L_NEXT];
-            stall += next == MEMORY ? st[H_MEM_LAT] : st[REC(next) + L_LATENCY];
+            i64 latency = next == MEMORY ? st[H_MEM_LAT] : st[REC(next) + L_LATENCY];
             wrote_any = true;
+            if (st[H_MAINT_IN_TIME])
+                write_back_in_time(st, issue_time(st, pc), latency);
+            else
+                stall += latency;
         }
         if (scope == SCOPE_L1)
             break;
@@ -1179,7 +1232,7 @@ EXPORT i64 emu_data_access(i64 *st, i64 addr, i64 size, i64 write) {
 }
 EXPORT i64 emu_fetch(i64 *st, i64 addr, i64 size, i64 pc) { return fetch(st, addr, size, pc); }
 EXPORT i64 emu_maintain(i64 *st, i64 addr, i64 op, i64 scope) {
-    return maintain(st, addr, op, scope);
+    return maintain(st, addr, op, scope, -1);
 }
 EXPORT i64 emu_maintain_level(i64 *st, i64 level, i64 addr, i64 op) {
     return maintain_level(st, level, addr, op);

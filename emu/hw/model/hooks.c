@@ -747,6 +747,16 @@ EXPORT void special_hook(uc_engine *uc, u64 address_u64, uint32_t size, void *us
         if (broadcast)
             account(st, address - st[H_CODE_BASE], address_only(st, st[H_CYCLES], false));
         break;
+    case OP_IRQ_OFF:                          /* cpsid i: interrupts off from here */
+        st[H_IRQ_OFF_AT] = issue_time(st, address);
+        break;
+    case OP_IRQ_RESTORE:                      /* msr cpsr_c (local_irq_restore) */
+        st[H_IRQ_OFF_CYCLES] += max64(issue_time(st, address) - st[H_IRQ_OFF_AT], 0);
+        break;
+    case OP_COMPLETE:                         /* dsb, maintenance in time: waits for both */
+        account(st, address - st[H_CODE_BASE],
+                store_buffer_drain(st) + maintenance_complete(st, address));
+        break;
     case OP_TLB_INVALIDATE:
         if (broadcast)
             account(st, address - st[H_CODE_BASE], address_only(st, st[H_CYCLES], false));
@@ -782,7 +792,7 @@ EXPORT void special_hook(uc_engine *uc, u64 address_u64, uint32_t size, void *us
         st[H_SWALLOW] = st[entry + 7];
         st[H_SWALLOW_ADDR] = -1;
         i64 writes = st[H_MEM_WRITES];
-        i64 stall = maintain(st, ea, op, scope);
+        i64 stall = maintain(st, ea, op, scope, address);
         if (broadcast && st[H_MEM_WRITES] == writes)   /* no write-back: address-only */
             stall += address_only(st, st[H_CYCLES] + stall, false);
         if (st[H_MMU]) {                      /* dcb*, icbi translate their EA as a load */

@@ -60,7 +60,8 @@ enum {
     H_BLOCK_STORE,
     H_MEMOS, H_ABSENT_LINE, H_ABSENT_FILLS, H_CHANGED_LINE, H_CHANGED_IFILLS,
     H_ADDR_TENURE, H_WB_ENTRIES, H_ADDRESS_ONLY, H_BUS_SECTOR,
-    HEADER = 196
+    H_MAINT_DONE, H_MAINT_WAIT, H_MAINT_IN_TIME, H_IRQ_OFF_AT, H_IRQ_OFF_CYCLES,
+    HEADER = 200
 };
 /* ---- a core's memos (st[H_MEMOS] + X_*, emu/model/mmu.c and cache.c): what the hooks
  * found last, kept so that the next access like it skips a look-up. Each is checked against
@@ -146,7 +147,8 @@ enum {
     OP_MTMSR = 202, OP_TLB_LOAD_D = 203, OP_TLB_LOAD_I = 204, OP_TLB_WRITE = 205, OP_RFI = 206,
     OP_SLB_STORE = 207, OP_SLB_INVALIDATE = 208, OP_SLB_INVALIDATE_ALL = 209,
     OP_LOAD_RESERVE = 210, OP_STORE_CONDITIONAL = 211,
-    OP_SERIALISE = 300, OP_DRAIN_STORES = 301
+    OP_SERIALISE = 300, OP_DRAIN_STORES = 301, OP_COMPLETE = 302,
+    OP_IRQ_OFF = 303, OP_IRQ_RESTORE = 304
 };
 enum { TLB_BROADCAST = 2, SERIAL = 4, BROADCAST = 8 };
 
