@@ -51,8 +51,9 @@ def flush():
 def test_samples_add_up_to_cycles_over_the_period(flush, every):
     m, buf = flush
     p = profile_call(m, "flush_dcache_icache", buf, every=every, cold=True)
-    assert p.run.cycles == 1771          # the cold flush of a clean page (test_machine)
-    assert p.samples == 1771 // every
+    # the cold flush of a clean page on the 750's 60x bus (derived in tests/test_cli.py)
+    assert p.run.cycles == 2430
+    assert p.samples == 2430 // every
     table = p.by_symbol()
     # every cycle and every instruction is charged to some instruction
     assert table["cycles"].sum() == p.run.cycles
@@ -73,7 +74,7 @@ def test_the_same_call_twice_gives_the_same_profile(flush):
     second = profile_call(m, "flush_dcache_icache", buf, every=13, cold=True)
     assert first.to_dict() == second.to_dict()
     assert first.text() == second.text()
-    assert first.samples == 1771 // 13 > 0
+    assert first.samples == 2430 // 13 > 0
 
 
 def test_the_period_is_switched_off_when_the_guest_fails():
