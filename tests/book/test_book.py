@@ -265,10 +265,10 @@ def check_page(context, url: str, width: int, shots: Path | None) -> dict:
             "undrawn": [f["id"] for f in figures if not f["drawn"]]}
 
 
-# Every figure sits in a <figure> named by its text alternative (a sentence saying what it
+# Every figure sits in a box of role figure named by its text alternative (a sentence saying what it
 # shows) and offers its data as a CSV download (emu.present.plot.accessible_figure).
 FIGURE_ACCESS_JS = r"""() => Array.from(document.querySelectorAll('.plotly-graph-div')).flatMap(gd => {
-  const figure = gd.closest('figure.emu-figure');
+  const figure = gd.closest('.emu-figure[role=figure]');
   if (!figure) { return [`${gd.id}: not in a figure with a text alternative`]; }
   const named = document.getElementById(figure.getAttribute('aria-labelledby') || '');
   const problems = [];
@@ -277,8 +277,7 @@ FIGURE_ACCESS_JS = r"""() => Array.from(document.querySelectorAll('.plotly-graph
   }
   const link = figure.querySelector('a[download$=".csv"]');
   if (!link || !link.href.startsWith('data:text/csv') ||
-      decodeURIComponent(link.href.split(',').slice(1).join(',')).split('
-').length < 2) {
+      decodeURIComponent(link.href.split(',').slice(1).join(',')).split('\n').length < 2) {
     problems.push(`${gd.id}: no CSV of its data`);
   }
   return problems;
@@ -292,7 +291,11 @@ def axe_results(page) -> list[dict]:
     axe.min.js: nothing is fetched)."""
     from axe_playwright_python.sync_playwright import Axe
 
-    return Axe().run(page).response["violations"]
+    # preload off: axe-core would fetch each stylesheet again for one rule
+    # (css-orientation-lock) and resolves theme.css's @import "../basic.css" against the
+    # page, not the stylesheet: a 404 on every page that is axe's, not the book's.
+    options = {"resultTypes": ["violations"], "preload": False}
+    return Axe().run(page, options=options).response["violations"]
 
 
 def axe_violations(page) -> list[str]:

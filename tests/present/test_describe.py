@@ -69,7 +69,7 @@ def test_the_book_renderer_puts_the_sentence_and_the_data_beside_the_figure():
     fig = two_series().to_dict()
     html = plot.BookHTMLRenderer().to_mimebundle(fig)["text/html"]
     key = plot.figure_id(fig)
-    assert html.startswith(f'<figure class="emu-figure" role="group" aria-labelledby="{key}-alt">')
+    assert html.startswith(f'<div class="emu-figure" role="figure" aria-labelledby="{key}-alt">')
     assert f'id="{key}-alt">Bar chart and line chart' in html
     assert f'<div id="{key}" class="plotly-graph-div"' in html
     link = html.split('href="data:text/csv;charset=utf-8,', 1)[1].split('"', 1)[0]
