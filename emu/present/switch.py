@@ -1,0 +1,140 @@
+"""A figure whose menus and slider switch between precomputed figures, in the browser alone.
+
+An explorer's controls each take a handful of values, so every combination can be drawn when
+the book is built; the page then needs no kernel to move. ``switching(figures, controls,
+default)`` takes the figures of every combination and returns one figure (the default's, with
+a dropdown menu or a slider per control, plotly's own ``updatemenus`` and ``sliders`` whose
+method is ``skip``) and the script that, on each choice, draws the combination chosen with
+``Plotly.react``. The script is for ``plotly.io.to_html``'s ``post_script`` (it names the
+figure as ``{plot_id}``).
+
+``controls`` is a list of ``(label, option labels, kind)``, kind ``"slider"`` or ``"menu"``;
+``figures`` maps each combination, a tuple of option indices in the controls' order, to a
+figure (a plotly figure or its dict) or to the message of a combination that does not draw
+(shown in place of the figure, as the live explorer shows it under its controls).
+"""
+from __future__ import annotations
+
+import copy
+import itertools
+import json
+
+import plotly.graph_objects as go
+
+KINDS = ("slider", "menu")
+_MENU_ROW_PX = 40       # room above the plot for the menus
+_SLIDER_PX = 90         # room under it for the slider
+
+_SWITCH_JS = """(function (gd, names, frames, state) {
+  if (!gd) { return; }
+  function draw() {
+    var frame = frames[state.join(",")];
+    if (frame) { Plotly.react(gd, frame.data, frame.layout); }
+  }
+  gd.on("plotly_buttonclicked", function (e) {
+    var i = names.indexOf(e.menu.name);
+    if (i >= 0) { state[i] = e.active; draw(); }
+  });
+  gd.on("plotly_sliderchange", function (e) {
+    var i = names.indexOf(e.slider.name);
+    if (i >= 0) { state[i] = e.slider.active; draw(); }
+  });
+})(document.getElementById("{plot_id}"), %s, %s, %s);"""
+
+
+def switching(figures: dict, controls: list, default: tuple) -> tuple[dict, str]:
+    """The default combination's figure with the controls, and the script that switches it
+    (see the module notes)."""
+    frames = switch_frames(figures, controls, default)
+    names = [f"control{i}" for i in range(len(controls))]
+    script = _SWITCH_JS % (json.dumps(names), json.dumps(frames, default=_plain),
+                           json.dumps(list(default)))
+    return frames[",".join(map(str, default))], script
+
+
+def switch_frames(figures: dict, controls: list, default: tuple) -> dict[str, dict]:
+    """Every combination's figure, as the page holds it: keyed by its option indices joined
+    with commas, each with the controls set to it."""
+    controls = [_checked(control) for control in controls]
+    default = tuple(default)
+    combinations = list(itertools.product(*(range(len(c[1])) for c in controls)))
+    missing = [c for c in combinations if c not in figures]
+    if missing:
+        raise ValueError(f"switching: no figure for the combinations {missing[:5]}")
+    if default not in figures or isinstance(figures[default], str):
+        raise ValueError(f"switching: the default combination {default} must have a figure")
+    frames = {}
+    for combination in combinations:
+        figure = figures[combination]
+        if isinstance(figure, str):
+            figure = _message_figure(figures[default], figure)
+        frames[",".join(map(str, combination))] = _with_controls(figure, controls, combination)
+    return frames
+
+
+def _checked(control) -> tuple[str, list[str], str]:
+    try:
+        label, options, kind = control
+    except (TypeError, ValueError):
+        raise ValueError(f"switching: a control is (label, option labels, kind), "
+                         f"not {control!r}") from None
+    options = [str(o) for o in options]
+    if not options:
+        raise ValueError(f"switching: control {label!r} has no options")
+    if kind not in KINDS:
+        raise ValueError(f"switching: control {label!r}: kind must be one of {KINDS}, "
+                         f"not {kind!r}")
+    return str(label), options, kind
+
+
+def _as_dict(figure) -> dict:
+    if isinstance(figure, go.Figure):
+        return figure.to_plotly_json()
+    return copy.deepcopy(figure)
+
+
+def _message_figure(default, message: str) -> dict:
+    """The default figure's frame, emptied, saying why this combination does not draw."""
+    figure = _as_dict(default)
+    figure["data"] = []
+    layout = figure.setdefault("layout", {})
+    layout["annotations"] = [{"text": f"Not drawn: {message}", "showarrow": False,
+                              "xref": "paper", "yref": "paper", "x": 0.5, "y": 0.5}]
+    return figure
+
+
+def _with_controls(figure, controls, combination) -> dict:
+    """``figure`` as a dict whose layout has the controls, set to ``combination``."""
+    figure = _as_dict(figure)
+    layout = figure.setdefault("layout", {})
+    menus, sliders = [], []
+    menu_controls = [i for i, c in enumerate(controls) if c[2] == "menu"]
+    for place, i in enumerate(menu_controls):
+        label, options, _ = controls[i]
+        menus.append({"name": f"control{i}", "type": "dropdown", "active": combination[i],
+                      "direction": "down", "showactive": True,
+                      "x": place / max(len(menu_controls), 1), "xanchor": "left",
+                      "y": 1.02, "yanchor": "bottom",
+                      "buttons": [{"label": f"{label}: {o}", "method": "skip", "args": []}
+                                  for o in options]})
+    for i, (label, options, kind) in enumerate(controls):
+        if kind == "slider":
+            sliders.append({"name": f"control{i}", "active": combination[i],
+                            "currentvalue": {"prefix": f"{label}: "},
+                            "pad": {"t": 30}, "len": 1.0, "x": 0, "y": 0,
+                            "yanchor": "top",
+                            "steps": [{"label": o, "method": "skip", "args": []}
+                                      for o in options]})
+    layout["updatemenus"], layout["sliders"] = menus, sliders
+    margin = dict(layout.get("margin") or {})
+    margin["t"] = margin.get("t", 80) + (_MENU_ROW_PX if menus else 0)
+    margin["b"] = margin.get("b", 50) + (_SLIDER_PX * len(sliders))
+    layout["margin"] = margin
+    return figure
+
+
+def _plain(value):
+    """numpy arrays and scalars in a figure's dict, as JSON takes them."""
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    raise TypeError(f"not JSON: {value!r}")
