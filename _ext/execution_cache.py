@@ -13,9 +13,10 @@ Registered in ``_config.yml`` under ``sphinx: local_extensions``.
 """
 from __future__ import annotations
 
-import hashlib
 import shutil
 from pathlib import Path
+
+from emu.hw.model.build import files_digest
 
 SOURCES = ("emu/**/*.py", "emu/hw/model/*.c", "emu/hw/model/*.h", "emu/hw/profiles/*.toml",
            "routines/**/*.S", "data/*.csv", "requirements.txt", "_config.yml")
@@ -24,13 +25,7 @@ CACHE_FOLDER = ".jupyter_cache"
 
 def sources_hash(root: Path) -> str:
     """A hash of the names and bytes of every file the notebooks' results depend on."""
-    digest = hashlib.sha256()
-    files = sorted({path for pattern in SOURCES for path in root.glob(pattern)
-                    if path.is_file() and "__pycache__" not in path.parts})
-    for path in files:
-        digest.update(path.relative_to(root).as_posix().encode() + b"\0")
-        digest.update(path.read_bytes() + b"\0")
-    return digest.hexdigest()[:16]
+    return files_digest(root, SOURCES)
 
 
 def _cache_per_sources(app, config):

@@ -34,7 +34,6 @@ same sources give the same ranges without a run.
 """
 from __future__ import annotations
 
-import hashlib
 import importlib
 import json
 import math
@@ -46,6 +45,7 @@ from pathlib import Path
 from ..context import ROOT
 from ..hw import estimates
 from ..hw import profile as profiles
+from ..hw.model import build
 from ..kernel import costs, workloads
 from ..run import sweep
 
@@ -157,13 +157,7 @@ def chapter_run(chapter, module, changes=None, rows=False):
 
 def sources_hash(root=ROOT):
     """A hash of the names and bytes of every file the claims depend on."""
-    digest = hashlib.sha256()
-    files = sorted({p for pattern in SOURCES for p in Path(root).glob(pattern)
-                    if p.is_file() and "__pycache__" not in p.parts})
-    for path in files:
-        digest.update(path.relative_to(root).as_posix().encode() + b"\0")
-        digest.update(path.read_bytes() + b"\0")
-    return digest.hexdigest()[:16]
+    return build.files_digest(root, SOURCES)
 
 
 def cache_folder():

@@ -21,12 +21,23 @@ def sources(directory=HERE):
     return sorted(p for p in Path(directory).iterdir() if p.suffix in (".c", ".h"))
 
 
+def files_digest(root, patterns):
+    """A hash of the names (relative to ``root``) and bytes of the files the glob
+    ``patterns`` match: the native library, the book's execution cache and the scorecard's
+    ranges each key what they keep by one."""
+    root = Path(root)
+    files = sorted({path for pattern in patterns for path in root.glob(pattern)
+                    if path.is_file() and "__pycache__" not in path.parts})
+    digest = hashlib.sha256()
+    for path in files:
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
 def source_hash(directory=HERE):
     """A hash of every C source and header: the library records the one it was built from."""
-    digest = hashlib.sha256()
-    for path in sources(directory):
-        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
-    return digest.hexdigest()[:16]
+    return files_digest(directory, ("*.c", "*.h"))
 
 
 def macros(directory=HERE):
