@@ -6,6 +6,10 @@
   the first run after an install) and warm (a later process);
 * ``smp``: cycles per locked add on 1-32 cores at several quanta (emu.run.parallel), the
   critical section's floor, and the wall time;
+* ``call``: CPU microseconds of one ``Machine.call`` of an empty routine (one instruction,
+  the return) against Unicorn's own start and stop of one instruction (a ``nop``, on a
+  Unicorn of the same CPU model without hooks), measured in the same run: what a guest call
+  costs above the emulator's floor;
 * ``kernel``: CPU seconds of kernel-model workloads (many short guest calls);
 * ``scorecard``: wall and CPU seconds of the book's scorecard, its claims alone and with
   their ranges under the model's estimates (emu.book.ranges), cold and warm, and the re-runs;
@@ -434,6 +438,59 @@ def kernel_rows(workloads=KERNEL_WORKLOADS):
 
 
 SECTIONS["kernel"] = kernel_rows
+
+
+# ------------------------------------------------------------------------ one guest call
+
+# each ISA's one-instruction routine: a nop for Unicorn alone, then the return Machine.call runs
+EMPTY_ROUTINES = {"ppc32": ("ppc750", "one_nop:\n    nop\nempty:\n    blr\n"),
+                  "ppc64": ("power4", "one_nop:\n    nop\nempty:\n    blr\n"),
+                  "arm": ("cortex-a9", "one_nop:\n    nop\nempty:\n    bx lr\n"),
+                  "x86": ("pentium4", "one_nop:\n    nop\nempty:\n    ret\n")}
+
+
+def call_micros(isa, calls=5000, repeat=5):
+    """(CPU us per ``Machine.call`` of an empty routine, CPU us per bare ``emu_start`` of one
+    instruction), best of ``repeat`` interleaved rounds of ``calls`` each."""
+    profile, source = EMPTY_ROUTINES[isa]
+    machine = Machine(profile)
+    machine.load(source)
+    nop, empty = machine.address_of("one_nop"), machine.address_of("empty")
+    uc = _bare_unicorn(machine, isa, hooks=False)
+
+    def guest_calls():
+        for _ in range(calls):
+            machine.call("empty")
+
+    def bare_starts():
+        for _ in range(calls):
+            uc.emu_start(nop, empty)
+
+    runs = {"call": guest_calls, "bare": bare_starts}
+    best = dict.fromkeys(runs, float("inf"))
+    for run in runs.values():              # warm: translate the blocks, fill the caches
+        run()
+    for _ in range(repeat):                # interleaved, so that machine noise hits both
+        for name, run in runs.items():
+            start = time.process_time()
+            run()
+            best[name] = min(best[name], time.process_time() - start)
+    return best["call"] / calls * 1e6, best["bare"] / calls * 1e6
+
+
+def call_rows(isas=tuple(EMPTY_ROUTINES)):
+    yield "| ISA | profile | Machine.call, us | bare emu_start, us | call / bare |"
+    yield "|---|---|---:|---:|---:|"
+    for isa in isas:
+        call, bare = call_micros(isa)
+        yield (f"| {isa} | {EMPTY_ROUTINES[isa][0]} | {call:.1f} | {bare:.1f} "
+               f"| {call / bare:.1f} |")
+    yield ""
+    yield ("CPU microseconds per call, best of 5 rounds of 5,000; issue 35's aim: a call "
+           "within 2x of the bare start.")
+
+
+SECTIONS["call"] = call_rows
 
 
 # -------------------------------------------------------------------------- the scorecard

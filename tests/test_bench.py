@@ -82,6 +82,19 @@ def test_the_kernel_section_counts_the_guest_calls_of_every_cpu():
     assert "CPUs" in header and row.startswith("| lat_proc fork | cortex-a9 | 2 |")
 
 
+@pytest.mark.parametrize("isa", ["ppc32", "ppc64", "arm", "x86"])
+def test_the_call_section_runs_one_instruction_each_way(isa):
+    """The empty routine is one instruction (the return) and the bare start one nop: both
+    are what the section says, on every ISA."""
+    profile, source = bench.EMPTY_ROUTINES[isa]
+    m = Machine(profile)
+    m.load(source)
+    assert m.call("empty").instructions == 1
+    assert m.address_of("empty") - m.address_of("one_nop") in (1, 2, 4)   # one nop
+    call, bare = bench.call_micros(isa, calls=20, repeat=1)
+    assert call > 0 and bare > 0
+
+
 def test_the_page_gets_each_measured_table_between_its_markers(tmp_path):
     """bench --page: a section's lines replace what stood between its markers, the rest of the
     page (prose, other sections) is kept, and the stamp names the date and the command."""

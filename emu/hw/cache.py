@@ -386,6 +386,16 @@ def _check_store_queues(store_queues, levels):
     return q["slices"], q["entries"], q["service"], names["L2"].line.bit_length() - 1
 
 
+@dataclass(frozen=True)
+class Clearing:
+    """What a call's start writes (Layout._clearing): the state words to zero, the ones of
+    the memory system's buffers, and each core's maintenance-done and cycle words."""
+    counters: np.ndarray
+    drain: np.ndarray
+    maintenance: np.ndarray
+    clocks: np.ndarray
+
+
 class Layout:
     """Builds the state array for a list of levels (and TLBs), for one core or several.
 
@@ -593,6 +603,8 @@ class Layout:
         st[:HEADER] = self.headers[0]
         self.state = st
         self._gathers = {}          # (core, fields) -> the state indices stats() reads
+        self._headers_at = headers_at
+        self._clearings = {}        # running core -> what clear_stats writes (_clearing)
         # what clear_stats zeroes, in one store each: every level's counters and the
         # header's, then every core's saved header
         fields = (L_ACCESSES, L_HITS, L_MISSES, L_WRITEBACKS, L_INVALIDATIONS, L_EVICTIONS)
@@ -677,6 +689,9 @@ class Layout:
 
     STAT_FIELDS = ("accesses", "hits", "misses", "writebacks", "invalidations", "evictions")
     TLB_FIELDS = ("lookups", "hits", "misses", "invalidations")
+    FIELD_OF = {"accesses": L_ACCESSES, "lookups": L_ACCESSES, "hits": L_HITS,
+                "misses": L_MISSES, "writebacks": L_WRITEBACKS,
+                "invalidations": L_INVALIDATIONS, "evictions": L_EVICTIONS}
 
     def _read(self, st, core, levels, fields, names):
         """{level name: {name: counter}} for ``levels`` of ``core``, in one gather."""
@@ -690,17 +705,18 @@ class Layout:
         values = st[self._gathers[key]].tolist()
         return {lv.name: dict(zip(names, row)) for lv, row in zip(levels, values)}
 
+    def counter_words(self, core, levels, names):
+        """[(level name, the state words of its counters ``names``)] for ``levels`` of
+        ``core``: what a call's Run gathers (emu.run.result)."""
+        fields = tuple(self.FIELD_OF[name] for name in names)
+        own = self.core_index[core]
+        return [(lv.name, np.array([HEADER + LEVEL_RECORD * own[lv.name] + f for f in fields],
+                                   np.int64)) for lv in levels]
+
     def drain_memory_system(self):
         """Nothing in flight: store buffers empty, fill buffers and write-combining buffers
         free, the bus idle (for every core)."""
-        st = self.state
-        st[st[H_MACHINE]:st[H_MACHINE] + MACHINE_WORDS] = 0
-        for core in range(self.cores):
-            h = self.header(core)
-            h[H_SB_COUNT] = h[H_SB_HEAD] = h[H_FB_LIVE] = 0
-            st[h[H_FB]:h[H_FB] + 3 * h[H_FB_ENTRIES]] = 0
-            for k in range(h[H_WC_N]):
-                st[h[H_WC] + WC_WORDS * k + 3] = 0
+        self.state[self._clearing().drain] = 0
 
     def stats(self, st=None, core=0):
         """{level name: {accesses, hits, misses, writebacks, invalidations, evictions}}
@@ -733,25 +749,50 @@ class Layout:
                   H_STALE_ADDR, H_FAULT_STATUS, H_FAULT_L1_ADDR, H_FAULT_L2_ADDR, H_HOST_STOP,
                   H_EVENT_PENDING)
 
-    def clear_stats(self):
-        """Zero every counter: each level's, the running header's and every core's."""
+    def _clearing(self):
+        """The state words clear_stats and drain_memory_system write, for the running core
+        (a core's header words are live for it, saved for the others): the places of the
+        memory system's buffers are fixed when the machine is made, so each machine works
+        them out once per running core."""
+        running = self.running
+        plan = self._clearings.get(running)
+        if plan is None:
+            plan = self._clearings[running] = self._clearing_for(running)
+        return plan
+
+    def _clearing_for(self, running):
         st = self.state
-        # maintenance still in flight when the clock restarts stays in flight: its time, on
-        # the new clock (the next call taken to start where the last one ended)
-        st[H_MAINT_DONE] = max(0, int(st[H_MAINT_DONE] - st[H_CYCLES]))
-        for core in range(self.cores):
-            if core != self.running:
-                h = self.headers[core]
-                h[H_MAINT_DONE] = max(0, int(h[H_MAINT_DONE] - h[H_CYCLES]))
-        st[self._counter_slots] = 0
-        self.headers[:, self._header_counters] = 0
+
+        def word(core, w):
+            return w if core == running else self._headers_at + HEADER * core + w
+        cores = range(self.cores)
+        counters = list(self._counter_slots)
+        counters += [self._headers_at + HEADER * k + w for k in cores for w in self.COUNTERS]
         if st[H_CORES]:
             resources = st[H_CORES] + 1 + CORE_RECORD * self.cores
-            st[resources:resources + RESOURCES] = 0
+            counters += range(resources, resources + RESOURCES)
+        counters += range(st[H_SQ], st[H_SQ] + st[H_SQ_SLICES] * (st[H_SQ_ENTRIES] + 1)
+                          + SQ_EXTRA)
+        drain = list(range(st[H_MACHINE], st[H_MACHINE] + MACHINE_WORDS))
+        for core in cores:
+            h = self.header(core)
+            drain += [word(core, H_SB_COUNT), word(core, H_SB_HEAD), word(core, H_FB_LIVE)]
+            drain += range(h[H_FB], h[H_FB] + 3 * h[H_FB_ENTRIES])
+            drain += [h[H_WC] + WC_WORDS * k + 3 for k in range(h[H_WC_N])]
+        return Clearing(np.array(counters, np.int64), np.array(drain, np.int64),
+                        np.array([word(k, H_MAINT_DONE) for k in cores], np.int64),
+                        np.array([word(k, H_CYCLES) for k in cores], np.int64))
+
+    def clear_stats(self):
+        """Zero every counter: each level's, the running header's and every core's."""
+        st, plan = self.state, self._clearing()
+        # maintenance still in flight when the clock restarts stays in flight: its time, on
+        # the new clock (the next call taken to start where the last one ended)
+        st[plan.maintenance] = np.maximum(0, st[plan.maintenance] - st[plan.clocks])
         # the cycle clock restarts at 0: store queues, the store buffer, fill buffers and the
         # bus start the call drained (what the caches hold stays)
-        st[st[H_SQ]:st[H_SQ] + st[H_SQ_SLICES] * (st[H_SQ_ENTRIES] + 1) + SQ_EXTRA] = 0
-        self.drain_memory_system()
+        st[plan.counters] = 0
+        st[plan.drain] = 0
         if st[H_PROFILE_PERIOD] > 0:
             n = st[H_CODE_LEN] + 1
             for h in (H_SAMPLES, H_INSN_HITS, H_INSN_CYCLES):

@@ -5,7 +5,9 @@ whole run to end (a runaway loop: until its instruction limit). ``interruptible(
 native model take SIGINT while the emulator runs (emu/hw/model/interrupt.c): the run stops at
 its next block, and then the handler Python had gets the signal, which raises
 ``KeyboardInterrupt`` (or does whatever that handler does) at the ``with``. The block hooks
-test one flag, so a run that is not interrupted counts exactly as before."""
+test one flag, so a run that is not interrupted counts exactly as before. A single call
+(``Machine.call``) takes SIGINT the same way inside the library (emu/hw/model/call.c), and
+gives it to Python with ``deliver_sigint``."""
 from __future__ import annotations
 
 import signal

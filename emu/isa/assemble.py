@@ -17,6 +17,8 @@ small GNU-as front end around it:
 from __future__ import annotations
 
 import ast
+import dataclasses
+import functools
 import json
 import operator
 import os
@@ -1019,6 +1021,17 @@ def assemble(source, isa, base=0x10000, filename="<source>"):
     # CR LF (Windows) and a lone CR (classic Mac OS) end lines too: read as one line, a
     # CR-only file assembled to nothing after its first comment
     source = source.replace("\r\n", "\n").replace("\r", "\n")
+    program = _assembled(source, isa, base, filename)
+    # each caller its own Program (the statements themselves are never changed)
+    return dataclasses.replace(program, symbols=dict(program.symbols),
+                               globals=list(program.globals),
+                               statements=list(program.statements))
+
+
+@functools.lru_cache(maxsize=512)
+def _assembled(source, isa, base, filename):
+    """A source's Program, assembled once: the chapters load the same routines into many
+    machines (Dougan 1999's claims load 257 programs), and assembling is pure."""
     parsed = _Parser(isa, filename).parse(source)
     for name in parsed.globals:
         if name not in parsed.labels and name not in parsed.equates:
@@ -1048,7 +1061,10 @@ def assemble_file(path, isa, base=0x10000):
 
 # ---------------------------------------------------------------------------- disassembly
 
-def _capstone(isa):
+@functools.lru_cache(maxsize=None)
+def _capstone(isa, detail=False):
+    """One capstone decoder per ISA and detail (making one costs ~0.5 ms: a profile's
+    instruction table decodes thousands of instructions one at a time)."""
     import capstone as cs
     arch, mode = {
         "ppc32": (cs.CS_ARCH_PPC, cs.CS_MODE_32 | cs.CS_MODE_BIG_ENDIAN),
@@ -1059,6 +1075,7 @@ def _capstone(isa):
     md = cs.Cs(arch, mode)
     if isa == "x86":
         md.syntax = cs.CS_OPT_SYNTAX_ATT
+    md.detail = detail
     return md
 
 
@@ -1066,8 +1083,7 @@ def decode(code, isa, address=0, detail=False):
     """Capstone's instructions in ``code``, all of them: capstone stops at the first word it
     cannot decode (a ``.long`` or ``.quad`` of data), so decoding resumes past such a word
     (4 bytes on PowerPC and ARM, 1 on x86) and code placed after data is still seen."""
-    md = _capstone(isa)
-    md.detail = detail
+    md = _capstone(isa, bool(detail))
     code, step, offset = bytes(code), 1 if isa == "x86" else 4, 0
     while offset < len(code):
         for insn in md.disasm(code[offset:], address + offset):

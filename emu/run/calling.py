@@ -2,8 +2,16 @@
 and which register is the PC. A routine returns to HALT (emu.hw.layout)."""
 from __future__ import annotations
 
-from unicorn import arm_const, ppc_const, x86_const
+import ctypes
+import sys
+import threading
 
+import numpy as np
+from unicorn import arm_const, ppc_const, x86_const
+from unicorn.unicorn_py3.unicorn import uclib
+
+from ..hw import native
+from ..hw.interrupt import Interrupted, deliver_sigint
 from ..hw.layout import HALT
 
 PC_REGISTERS = {"ppc32": ppc_const.UC_PPC_REG_PC, "ppc64": ppc_const.UC_PPC_REG_PC,
@@ -12,31 +20,110 @@ RETURN_REGISTERS = {"ppc32": ppc_const.UC_PPC_REG_3, "ppc64": ppc_const.UC_PPC_R
                     "arm": arm_const.UC_ARM_REG_R0, "x86": x86_const.UC_X86_REG_EAX}
 
 
+# Unicorn's Python wrapper picks a ctypes class for each register access: most of what a
+# short call's argument registers cost. Every register a call sets or reads is a whole
+# number at most 64 bits wide, so one 64-bit buffer serves them all (on a little-endian
+# host, a 32-bit register is its first four bytes).
+_WORD = ctypes.c_uint64()
+_DIRECT = sys.byteorder == "little"
+
+
+def write_register(uc, reg, value):
+    """``uc.reg_write(reg, value)`` for a whole-number register, in one library call."""
+    if not _DIRECT:
+        return uc.reg_write(reg, value)
+    _WORD.value = value
+    if uclib.uc_reg_write(uc._uch, reg, ctypes.byref(_WORD)):
+        uc.reg_write(reg, value)            # refused: Unicorn's wrapper raises its UcError
+    return None
+
+
+def read_register(uc, reg):
+    """``uc.reg_read(reg)`` of a whole-number register, in one library call."""
+    if not _DIRECT:
+        return uc.reg_read(reg)
+    _WORD.value = 0
+    if uclib.uc_reg_read(uc._uch, reg, ctypes.byref(_WORD)):
+        return uc.reg_read(reg)
+    return _WORD.value
+
+
 def set_arguments(isa, uc, args, sp):
     """Registers and stack of ``uc`` for a call of ``args`` by the ISA's convention, its stack
     pointer from ``sp`` down."""
+    for reg, value in argument_registers(isa, uc, args, sp):
+        write_register(uc, reg, value)
+
+
+def argument_registers(isa, uc, args, sp):
+    """[(register, value)] of a call of ``args`` by the ISA's convention, its stack pointer
+    from ``sp`` down; the arguments that go on the stack are written to ``uc``'s memory."""
     args = [int(a) for a in args]
     if isa in ("ppc32", "ppc64"):
         if len(args) > 8:
             raise ValueError("PowerPC calls take at most 8 arguments (r3-r10)")
         mask = (1 << (64 if isa == "ppc64" else 32)) - 1
-        for i, a in enumerate(args):
-            uc.reg_write(ppc_const.UC_PPC_REG_3 + i, a & mask)
-        uc.reg_write(ppc_const.UC_PPC_REG_1, sp - 256)
-        uc.reg_write(ppc_const.UC_PPC_REG_LR, HALT)
-    elif isa == "arm":
-        regs = [arm_const.UC_ARM_REG_R0, arm_const.UC_ARM_REG_R1, arm_const.UC_ARM_REG_R2,
-                arm_const.UC_ARM_REG_R3]
+        return [(ppc_const.UC_PPC_REG_3 + i, a & mask) for i, a in enumerate(args)] + \
+            [(ppc_const.UC_PPC_REG_1, sp - 256), (ppc_const.UC_PPC_REG_LR, HALT)]
+    if isa == "arm":
         stacked = args[4:]
         sp -= 4 * len(stacked)
         for i, a in enumerate(stacked):       # arguments 5.. on the stack (AAPCS)
             uc.mem_write(sp + 4 * i, (a & 0xFFFFFFFF).to_bytes(4, "little"))
-        for reg, a in zip(regs, args):
-            uc.reg_write(reg, a & 0xFFFFFFFF)
-        uc.reg_write(arm_const.UC_ARM_REG_SP, sp)
-        uc.reg_write(arm_const.UC_ARM_REG_LR, HALT)
-    else:
-        words = [HALT] + args                 # cdecl: return address, then arguments
-        sp -= 4 * len(words)
-        uc.mem_write(sp, b"".join((w & 0xFFFFFFFF).to_bytes(4, "little") for w in words))
-        uc.reg_write(x86_const.UC_X86_REG_ESP, sp)
+        return [(reg, a & 0xFFFFFFFF) for reg, a in zip(ARM_ARGUMENTS, args)] + \
+            [(arm_const.UC_ARM_REG_SP, sp), (arm_const.UC_ARM_REG_LR, HALT)]
+    words = [HALT] + args                     # cdecl: return address, then arguments
+    sp -= 4 * len(words)
+    uc.mem_write(sp, b"".join((w & 0xFFFFFFFF).to_bytes(4, "little") for w in words))
+    return [(x86_const.UC_X86_REG_ESP, sp)]
+
+
+ARM_ARGUMENTS = (arm_const.UC_ARM_REG_R0, arm_const.UC_ARM_REG_R1, arm_const.UC_ARM_REG_R2,
+                 arm_const.UC_ARM_REG_R3)
+
+
+MAX_REGISTERS = 16                  # a call's argument registers and the ones the ISA sets
+WORD_MASK = (1 << 64) - 1
+MAIN_THREAD = threading.main_thread().ident
+SIGINT_CAME, SIGINT_FOR_OUTER = 1, 2        # emu/hw/model/call.c
+
+
+class GuestRuns:
+    """A machine's runs from Python through the native model's ``emu_call``: the argument
+    registers, the run with SIGINT taken (emu.hw.interrupt) and the return value in one
+    library call, where Unicorn's Python wrapper would take several times the cost of a
+    short run itself. After ``run``: ``returned`` (the return register), ``pc``."""
+
+    def __init__(self, isa, state):
+        self.state, self.return_register = state, RETURN_REGISTERS[isa]
+        self.registers = np.zeros(MAX_REGISTERS, np.int64)
+        self.values = np.zeros(MAX_REGISTERS, np.uint64)
+        self.out = np.zeros(3, np.int64)
+        self._at = [native.address(a) for a in (state, self.registers, self.values, self.out)]
+        self.returned = self.pc = None
+
+    def run(self, uc, pc, registers=()):
+        """Run ``uc`` from ``pc`` to HALT with ``registers`` [(register, value)] set first;
+        returns Unicorn's error code of the run (0: none). SIGINT during the run raises
+        KeyboardInterrupt, and an exception a Python hook raised comes out here, as from
+        Unicorn's own ``emu_start``."""
+        for k, (register, value) in enumerate(registers):
+            self.registers[k], self.values[k] = register, value
+        uc._hook_exception = None
+        state_at, registers_at, values_at, out_at = self._at
+        error = native.lib.emu_call(uc._uch, state_at, pc, HALT, len(registers), registers_at,
+                                    values_at, self.return_register,
+                                    threading.get_ident() == MAIN_THREAD, out_at)
+        if error < 0:               # a register refused: Unicorn's own wrapper says why
+            register, value = registers[-1 - error]
+            uc.reg_write(register, value)
+            raise ValueError(f"register {register} refused the value {value:#x}")
+        returned, self.pc, sigint = self.out.tolist()
+        self.returned, self.pc = returned & WORD_MASK, self.pc & WORD_MASK
+        if sigint == SIGINT_CAME:
+            deliver_sigint()
+        if sigint == SIGINT_FOR_OUTER:
+            raise Interrupted
+        if not error and uc._hook_exception is not None:
+            raise uc._hook_exception
+        return error

@@ -23,12 +23,12 @@ from unicorn import (UC_HOOK_BLOCK, UC_HOOK_CODE, UC_HOOK_INSN, UC_HOOK_INTR,
 from ..hw import cache as c
 from ..hw import cost, hash64, native, softtlb
 from ..hw import mmu as mmu_model
-from ..hw.interrupt import interruptible, stop_if_interrupted
 from ..hw.layout import CODE_BASE, CODE_SIZE, HALT, HEAP_BASE, MAX_RAM, MAX_SPECIALS, PAGE
 from ..hw.profile import Profile, load as load_profile
 from ..isa.assemble import AssemblyError, Program, assemble, assemble_file
 from . import diagnose, extable, parallel
-from .calling import PC_REGISTERS, RETURN_REGISTERS, set_arguments
+from .calling import (PC_REGISTERS, RETURN_REGISTERS, GuestRuns, argument_registers,
+                      read_register)
 from .emulator import Closed, new_unicorn, weak_hook
 from .limits import capped, check_limit
 from .parallel import DEFAULT_QUANTUM
@@ -111,6 +111,7 @@ class Machine:
                               segment_words=self._segment_words(profile, mmu),
                               memory_system=profile.memory, topology=profile.topology)
         st = self.state = self.model.state
+        self.guest = GuestRuns(self.isa, st)     # Machine.call's runs (one library call each)
         st[c.H_FIXED_WIDTH] = 0 if self.isa == "x86" else 4
         st[c.H_DEFAULT_COST] = profile.costs.get("default", 1)
         st[c.H_REG_WIDTH_MASK] = -1 if self.isa == "ppc64" else 0xFFFFFFFF
@@ -158,6 +159,7 @@ class Machine:
         if self.isa == "x86":
             self._hook_foreign_code()
         self.stop_record = None     # what a Python hook noted as the reason a run stopped
+        self.count_layouts = {}     # core -> where a Run's counters are (emu.run.result)
         # a Python function (uc, number) -> True if it delivered the exception to the guest
         # itself (emu.kernel.entry: system calls, and the 604's storage interrupts)
         self.interrupt_handler = None
@@ -187,6 +189,7 @@ class Machine:
         closed = Closed()
         self.cpus, self.uc = [], closed
         self.ram = self._ram_view = self.state = self.model = self.soft_tlb = closed
+        self.guest = closed
         self._python_hooks, self._hooks = [], []
 
     def _map_outer_cache(self, profile):
@@ -475,7 +478,7 @@ class Machine:
         st[c.H_LIMIT] = capped(self.instruction_limit if limit is None else check_limit(limit))
         self.stop_record = None
         st[st[c.H_SCRATCH] + hash64.S_SLB_PC] = 0
-        set_arguments(self.isa, self.uc, args, self.stack_top)
+        registers = argument_registers(self.isa, self.uc, args, self.stack_top)
         if self.soft_tlb:
             self.soft_tlb.start(translate=not real_mode)
         elif real_mode:
@@ -483,21 +486,16 @@ class Machine:
                              "ppc603e or ppc405gp)")
         self.extable.taken.clear()
         st[c.H_STOP_ASKED] = 0
-        with interruptible():          # Ctrl-C stops the run at its next block
-            while True:
-                try:
-                    self.uc.emu_start(pc, HALT)
-                    break
-                except UcError as error:   # emu.run.extable: a listed access resumes at its fixup
-                    stop_if_interrupted()
-                    pc = self.extable.resume(self)
-                    if pc is None:
-                        raise diagnose.describe_fault(self, error) from None
-            stop_if_interrupted()
+        error = self.guest.run(self.uc, pc, registers)
+        while error:                # emu.run.extable: a listed access resumes at its fixup
+            pc = self.extable.resume(self)
+            if pc is None:
+                raise diagnose.describe_fault(self, UcError(error)) from None
+            error = self.guest.run(self.uc, pc)
         diagnose.raise_stop(self)
-        if self.pc() != HALT and not st[c.H_STOP_ASKED]:
-            raise diagnose.halted(self, self.pc())     # no one stopped it: the guest halted
-        return measured(self, entry, args)
+        if self.guest.pc != HALT and not st[c.H_STOP_ASKED]:
+            raise diagnose.halted(self, self.guest.pc)     # no one stopped it: the guest halted
+        return measured(self, entry, args, self.guest.returned)
 
     def run_tasks(self, tasks, quantum=DEFAULT_QUANTUM, limit=None):
         """Run one Python function per core at once (emu.run.parallel.run_tasks): each gets its
@@ -536,10 +534,10 @@ class Machine:
 
     def pc(self):
         """The running core's PC."""
-        return self.uc.reg_read(PC_REGISTERS[self.isa])
+        return read_register(self.uc, PC_REGISTERS[self.isa])
 
     def return_value(self):
-        return self.uc.reg_read(RETURN_REGISTERS[self.isa])
+        return read_register(self.uc, RETURN_REGISTERS[self.isa])
 
     def instruction_at(self, pc):
         """The instruction at ``pc``, as text."""

@@ -6,12 +6,22 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from ..hw import cache as c
 from ..hw import mmu as mmu_model
 
+#: the Run's fields that are decoded from its counts when first read
+DECODED = ("caches", "events", "memory", "tlbs")
+
+
 @dataclass
 class Run:
-    """What one call measured: a deterministic function of the machine and the call."""
+    """What one call measured: a deterministic function of the machine and the call.
+
+    A call's Run keeps the counters it read as one array (``Counts``) and makes its
+    dictionaries (``caches``, ``events``, ``memory``, ``tlbs``) when one is first read: most
+    Runs of the kernel's many short calls are read for their cycles only."""
     profile: str
     entry: str
     args: tuple
@@ -22,6 +32,28 @@ class Run:
     events: dict
     memory: dict
     tlbs: dict = field(default_factory=dict)
+
+    @classmethod
+    def counted(cls, profile, entry, args, return_value, counts):
+        """A Run whose dictionaries come from ``counts`` when first read."""
+        run = cls.__new__(cls)
+        run.__dict__.update(profile=profile, entry=entry, args=args,
+                            return_value=return_value, instructions=counts.instructions,
+                            cycles=counts.cycles, _counts=counts)
+        return run
+
+    def __getattr__(self, name):        # only for an attribute not set: a decoded field
+        counts = self.__dict__.get("_counts")
+        if counts is None or name not in DECODED:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        self.__dict__.update(counts.decode())
+        del self.__dict__["_counts"]
+        return self.__dict__[name]
+
+    def __getstate__(self):             # pickled (emu.sweep's processes) decoded, as it was
+        for name in DECODED:
+            getattr(self, name)
+        return self.__dict__
 
     def to_dict(self):
         return {"profile": self.profile, "entry": self.entry, "args": list(self.args),
@@ -60,78 +92,131 @@ class Run:
         return self.table()
 
 
-def core_events(st):
-    """The multi-core events of the running core's header."""
-    return {"transfers": int(st[c.H_TRANSFERS]),
-            "snoop_invalidations": int(st[c.H_SNOOP_INVALIDATIONS]),
-            "serialised": int(st[c.H_SERIAL_OPS]),
-            "serialise_wait": int(st[c.H_SERIAL_WAIT]),
-            "sync_waits": int(st[c.H_SYNC_WAITS]),
-            "parks": int(st[c.H_PARKS]),
-            "spin_wait_cycles": int(st[c.H_SPIN_WAIT]),
-            "order_stalls": int(st[c.H_ORDER_STALLS]),
-            "order_stall_cycles": int(st[c.H_ORDER_STALL_CYCLES]),
-            "interventions": int(st[c.H_INTERVENTIONS]),
-            "slices": int(st[c.H_SLICES])}
+class CountLayout:
+    """Where a machine's call counters are in its state (for one core), and how a gather
+    of them becomes a Run's dictionaries. What the machine is (its ISA, cores, outer cache)
+    is fixed here; what a call may switch (the MMU, the memory system, the store queues)
+    is read from the gathered words."""
+
+    EVENT_WORDS = {"stale_ifetch": c.H_STALE, "first_stale_pc": c.H_STALE_PC,
+                   "nontemporal_stores": c.H_NT_STORES,
+                   "wc_flushes": c.H_WC_FLUSHES, "wc_partial_flushes": c.H_WC_PARTIAL,
+                   "instructions_outside_programs": c.H_UNCOUNTED,
+                   "alignment_exceptions": c.H_ALIGN_EXCEPTIONS, "split_accesses": c.H_SPLITS}
+    STORE_QUEUE = {"l2_store_queue_stores": c.H_SQ_STORES, "l2_store_queue_stalls": c.H_SQ_STALLS,
+                   "l2_store_queue_stall_cycles": c.H_SQ_STALL_CYCLES}
+    OUTER_CACHE = {"outer_cache_syncs": c.H_OUTER_SYNCS, "outer_cache_line_ops":
+                   c.H_OUTER_LINE_OPS, "outer_cache_wait": c.H_OUTER_WAIT,
+                   "maintenance_wait": c.H_MAINT_WAIT}
+    CORE = {"transfers": c.H_TRANSFERS, "snoop_invalidations": c.H_SNOOP_INVALIDATIONS,
+            "serialised": c.H_SERIAL_OPS, "serialise_wait": c.H_SERIAL_WAIT,
+            "sync_waits": c.H_SYNC_WAITS, "parks": c.H_PARKS, "spin_wait_cycles": c.H_SPIN_WAIT,
+            "order_stalls": c.H_ORDER_STALLS, "order_stall_cycles": c.H_ORDER_STALL_CYCLES,
+            "interventions": c.H_INTERVENTIONS, "slices": c.H_SLICES}
+    MEMORY_SYSTEM = {"bus_busy_cycles": c.H_BUS_BUSY, "bus_wait_cycles": c.H_BUS_WAIT,
+                     "store_buffer_stalls": c.H_SB_STALLS,
+                     "store_buffer_stall_cycles": c.H_SB_STALL_CYCLES,
+                     "fill_buffer_waits": c.H_FB_WAITS, "prefetches": c.H_PREFETCHES,
+                     "prefetches_dropped": c.H_PREFETCHES_DROPPED,
+                     "hardware_prefetches": c.H_HW_PREFETCHES,
+                     "prefetch_late": c.H_PREFETCH_LATE,
+                     "prefetch_late_cycles": c.H_PREFETCH_LATE_CYCLES,
+                     "uncached_loads": c.H_UNCACHED_LOADS,
+                     "uncached_stores": c.H_UNCACHED_STORES, "wc_wait_cycles": c.H_WC_WAIT,
+                     "address_only": c.H_ADDRESS_ONLY}
+    ARM_WALKS = {"table_walks": c.H_WALKS, "section_hits": c.H_PRIMARY_HITS,
+                 "page_hits": c.H_SECONDARY_HITS, "page_faults": c.H_PAGE_FAULTS}
+    HASH_WALKS = {"hash_walks": c.H_WALKS, "primary_hits": c.H_PRIMARY_HITS,
+                  "secondary_hits": c.H_SECONDARY_HITS, "page_faults": c.H_PAGE_FAULTS}
+    SWITCHES = (c.H_INSNS, c.H_CYCLES, c.H_STALE_PC, c.H_SQ_SLICES, c.H_MEMSYS, c.H_MMU,
+                c.H_MEM_READS, c.H_MEM_WRITES, c.H_IRQ_OFF_CYCLES)
+
+    def __init__(self, machine, core):
+        layout = machine.model
+        self.outer_cache = machine.outer_cache_base is not None
+        self.arm = machine.isa == "arm"
+        self.cores = len(machine.cpus)
+        # (level name, its counters' names, their words) of the core's caches, then TLBs
+        self.levels = [(names, layout.counter_words(core, levels, names))
+                       for levels, names in ((layout.caches, layout.STAT_FIELDS),
+                                             (layout.tlbs, layout.TLB_FIELDS))]
+        words = list(self.SWITCHES)
+        for table in (self.EVENT_WORDS, self.STORE_QUEUE, self.OUTER_CACHE, self.CORE,
+                      self.MEMORY_SYSTEM, self.ARM_WALKS, self.HASH_WALKS):
+            words += table.values()
+        self.header = {w: i for i, w in enumerate(dict.fromkeys(words))}
+        self.words = np.concatenate([np.array(list(self.header), np.int64)] +
+                                    [w.ravel() for _, per_level in self.levels
+                                     for _, w in per_level])
+
+    def gather(self, st, soft_tlb_events=None):
+        return Counts(self, st[self.words], soft_tlb_events)
+
+    def decode(self, values, soft_tlb_events):
+        """(caches, events, memory, tlbs) of a gather's values (a list of ints)."""
+        h = {w: values[i] for w, i in self.header.items()}
+
+        def table(names):
+            return {name: h[w] for name, w in names.items()}
+        events = table(self.EVENT_WORDS)
+        if not h[c.H_STALE]:
+            events["first_stale_pc"] = None
+        if h[c.H_SQ_SLICES]:
+            events.update(table(self.STORE_QUEUE))
+        if self.outer_cache:
+            events.update(table(self.OUTER_CACHE))
+        if self.arm:
+            events["irq_off_cycles"] = h[c.H_IRQ_OFF_CYCLES]
+        if self.cores > 1:
+            events.update(table(self.CORE))
+        if h[c.H_MEMSYS]:
+            events.update(table(self.MEMORY_SYSTEM))
+        if h[c.H_MMU] == mmu_model.MODE_ARM_SHORT:
+            events.update(table(self.ARM_WALKS))
+        elif soft_tlb_events is not None:
+            events.update(soft_tlb_events)
+        elif h[c.H_MMU]:
+            events.update(table(self.HASH_WALKS))
+        at = len(self.header)
+        levels = []
+        for names, per_level in self.levels:
+            out = {}
+            for level, _ in per_level:
+                out[level] = dict(zip(names, values[at:at + len(names)]))
+                at += len(names)
+            levels.append(out)
+        memory = {"reads": h[c.H_MEM_READS], "writes": h[c.H_MEM_WRITES]}
+        return {"caches": levels[0], "events": events, "memory": memory, "tlbs": levels[1]}
 
 
-def memory_events(st):
-    """What the memory system in time (emu.hw.memory) saw during the call."""
-    return {"bus_busy_cycles": int(st[c.H_BUS_BUSY]), "bus_wait_cycles": int(st[c.H_BUS_WAIT]),
-            "store_buffer_stalls": int(st[c.H_SB_STALLS]),
-            "store_buffer_stall_cycles": int(st[c.H_SB_STALL_CYCLES]),
-            "fill_buffer_waits": int(st[c.H_FB_WAITS]),
-            "prefetches": int(st[c.H_PREFETCHES]),
-            "prefetches_dropped": int(st[c.H_PREFETCHES_DROPPED]),
-            "hardware_prefetches": int(st[c.H_HW_PREFETCHES]),
-            "prefetch_late": int(st[c.H_PREFETCH_LATE]),
-            "prefetch_late_cycles": int(st[c.H_PREFETCH_LATE_CYCLES]),
-            "uncached_loads": int(st[c.H_UNCACHED_LOADS]),
-            "uncached_stores": int(st[c.H_UNCACHED_STORES]),
-            "wc_wait_cycles": int(st[c.H_WC_WAIT]),
-            "address_only": int(st[c.H_ADDRESS_ONLY])}
+class Counts:
+    """The counters of one call, gathered at its end (CountLayout)."""
+    __slots__ = ("layout", "values", "soft_tlb_events")
+
+    def __init__(self, layout, values, soft_tlb_events):
+        self.layout, self.values, self.soft_tlb_events = layout, values, soft_tlb_events
+
+    @property
+    def instructions(self):
+        return int(self.values[self.layout.header[c.H_INSNS]])
+
+    @property
+    def cycles(self):
+        return int(self.values[self.layout.header[c.H_CYCLES]])
+
+    def decode(self):
+        return self.layout.decode(self.values.tolist(), self.soft_tlb_events)
 
 
-def measured(machine, entry, args):
-    """The Run of the call of ``entry`` with ``args`` that just ended on the running core."""
-    st = machine.state
-    events = {"stale_ifetch": int(st[c.H_STALE]),
-              "first_stale_pc": int(st[c.H_STALE_PC]) if st[c.H_STALE] else None,
-              "nontemporal_stores": int(st[c.H_NT_STORES]),
-              "wc_flushes": int(st[c.H_WC_FLUSHES]),
-              "wc_partial_flushes": int(st[c.H_WC_PARTIAL]),
-              "instructions_outside_programs": int(st[c.H_UNCOUNTED]),
-              "alignment_exceptions": int(st[c.H_ALIGN_EXCEPTIONS]),
-              "split_accesses": int(st[c.H_SPLITS])}
-    if st[c.H_SQ_SLICES]:
-        events.update({"l2_store_queue_stores": int(st[c.H_SQ_STORES]),
-                       "l2_store_queue_stalls": int(st[c.H_SQ_STALLS]),
-                       "l2_store_queue_stall_cycles": int(st[c.H_SQ_STALL_CYCLES])})
-    if machine.outer_cache_base is not None:
-        events.update({"outer_cache_syncs": int(st[c.H_OUTER_SYNCS]),
-                       "outer_cache_line_ops": int(st[c.H_OUTER_LINE_OPS]),
-                       "outer_cache_wait": int(st[c.H_OUTER_WAIT]),
-                       "maintenance_wait": int(st[c.H_MAINT_WAIT])})
-    if machine.isa == "arm":
-        events["irq_off_cycles"] = int(st[c.H_IRQ_OFF_CYCLES])
-    if len(machine.cpus) > 1:
-        events.update(core_events(st))
-    if st[c.H_MEMSYS]:
-        events.update(memory_events(st))
-    if st[c.H_MMU] == mmu_model.MODE_ARM_SHORT:
-        events.update({"table_walks": int(st[c.H_WALKS]),
-                       "section_hits": int(st[c.H_PRIMARY_HITS]),
-                       "page_hits": int(st[c.H_SECONDARY_HITS]),
-                       "page_faults": int(st[c.H_PAGE_FAULTS])})
-    elif machine.soft_tlb:
-        events.update(machine.soft_tlb.events())
-    elif st[c.H_MMU]:
-        events.update({"hash_walks": int(st[c.H_WALKS]),
-                       "primary_hits": int(st[c.H_PRIMARY_HITS]),
-                       "secondary_hits": int(st[c.H_SECONDARY_HITS]),
-                       "page_faults": int(st[c.H_PAGE_FAULTS])})
-    return Run(machine.profile.name, entry if isinstance(entry, str) else hex(entry),
-               tuple(args), int(machine.return_value()), int(st[c.H_INSNS]),
-               int(st[c.H_CYCLES]), machine.model.stats(core=machine.model.running), events,
-               {"reads": int(st[c.H_MEM_READS]), "writes": int(st[c.H_MEM_WRITES])},
-               machine.model.tlb_stats(core=machine.model.running))
+def measured(machine, entry, args, returned=None):
+    """The Run of the call of ``entry`` with ``args`` that just ended on the running core
+    (``returned``: its return value, if it has been read)."""
+    core = machine.model.running
+    layout = machine.count_layouts.get(core)
+    if layout is None:
+        layout = machine.count_layouts[core] = CountLayout(machine, core)
+    counts = layout.gather(machine.state,
+                           machine.soft_tlb.events() if machine.soft_tlb else None)
+    return Run.counted(machine.profile.name, entry if isinstance(entry, str) else hex(entry),
+                       tuple(args), int(machine.return_value() if returned is None else returned),
+                       counts)

@@ -9,6 +9,7 @@
 #include "mmu.c"
 #include "unicorn.c"
 #include "interrupt.c"
+#include "call.c"
 #include "softtlb_insn.c"
 #include "smp.c"
 #include "hooks.c"

@@ -1,0 +1,91 @@
+"""One guest call's bookkeeping (issue 35): the native call (emu.run.calling.GuestRuns:
+arguments, the run and the return value in one library call), a Run's dictionaries decoded
+from its counts when first read, and a call's start (clear_stats) worked out once per
+machine. Each must give exactly what the Python it replaced gave."""
+from __future__ import annotations
+
+import pickle
+import threading
+
+import pytest
+
+from emu.course import exchange
+from emu.run.machine import Machine
+
+ADD = "add3:\n    add r3, r3, r4\n    add r3, r3, r5\n    blr\n"
+
+
+def test_arguments_and_the_return_value_cross_the_native_call_whole():
+    m = Machine("power4")
+    m.load(ADD)
+    run = m.call("add3", (1 << 63) + 1, (1 << 62), 2)     # 64-bit: no sign, no truncation
+    assert run.return_value == ((1 << 63) + (1 << 62) + 3) & ((1 << 64) - 1)
+    m = Machine("ppc750")
+    m.load(ADD)
+    assert m.call("add3", -1, 2, 0).return_value == 1         # 32-bit: wraps as the guest does
+    assert m.call("add3", 0xFFFF_FFFF, 0, 0).return_value == 0xFFFF_FFFF
+
+
+def test_arm_arguments_past_the_fourth_go_on_the_stack():
+    m = Machine("cortex-a9")
+    m.load("fifth:\n    ldr r0, [sp]\n    bx lr\n")
+    assert m.call("fifth", 1, 2, 3, 4, 55).return_value == 55
+
+
+def test_a_call_from_another_thread_runs_without_taking_sigint():
+    m = Machine("ppc750")
+    m.load(ADD)
+    out = {}
+    worker = threading.Thread(target=lambda: out.update(run=m.call("add3", 1, 2, 3)))
+    worker.start()
+    worker.join()
+    assert out["run"].return_value == 6
+
+
+def test_an_exception_of_a_python_hook_comes_out_of_the_call():
+    m = Machine("ppc750")
+    m.load("sc_call:\n    sc\n    blr\n")
+
+    def refuse(uc, number):
+        raise RuntimeError("the hook says no")
+    m.interrupt_handler = refuse
+    with pytest.raises(RuntimeError, match="the hook says no"):
+        m.call("sc_call")
+
+
+def test_a_runs_dictionaries_are_those_of_its_counters():
+    """Hand-counted: li + blr are 2 instructions, one I-cache line fetched cold (both in one
+    32-byte line), no data access."""
+    m = Machine("ppc750")
+    m.load("five:\n    li r3, 5\n    blr\n")
+    run = m.call("five", cold=True)
+    assert (run.return_value, run.instructions) == (5, 2)
+    assert run.caches["L1I"] == {"accesses": 1, "hits": 0, "misses": 1, "writebacks": 0,
+                                 "invalidations": 0, "evictions": 0}
+    assert run.caches["L1D"]["accesses"] == 0
+    assert run.memory == {"reads": 1, "writes": 0}
+    again = m.call("five")
+    assert again.caches["L1I"]["hits"] == 1 and again.memory["reads"] == 0
+    assert run.caches["L1I"]["misses"] == 1         # each Run keeps its own call's counts
+
+
+def test_a_run_crosses_processes_and_the_exchange_decoded():
+    m = Machine("cortex-a9", cores=2)
+    m.load("seven:\n    mov r0, #7\n    bx lr\n")
+    run = m.call("seven")
+    back = pickle.loads(pickle.dumps(run))
+    assert back == run and back.events == run.events and "_counts" not in back.__dict__
+    assert exchange.loads(exchange.dumps({"r": m.call("seven")}))["r"].return_value == 7
+
+
+def test_a_calls_start_zeroes_every_cores_counters_and_drains_the_buffers():
+    m = Machine("ppc750", cores=2)
+    m.load("store:\n    stw r4, 0(r3)\n    blr\n")
+    buffer = m.alloc(64)
+    first = m.run_parallel([("store", buffer, 1), ("store", buffer + 32, 2)])
+    assert all(r.cycles > 0 for r in first.runs)
+    m.model.clear_stats()
+    for core in range(2):
+        header = m.model.header(core)
+        assert all(header[w] == 0 for w in m.model.COUNTERS), core
+    assert not m.state[m.model._clearing().drain].any()
