@@ -186,6 +186,7 @@ def run_parallel(machine, calls, quantum=DEFAULT_QUANTUM, limit=None, cold=False
     _prepare(machine, calls, entries, limit)
     model, st = machine.model, machine.state
     cpus = (ctypes.c_void_p * len(machine.cpus))(*[uc._uch.value for uc in machine.cpus])
+    st_at = native.address(st)
     runs = [None] * len(calls)
     core, error = ctypes.c_int64(0), ctypes.c_int64(0)
     machine.stop_record = None
@@ -194,7 +195,7 @@ def run_parallel(machine, calls, quantum=DEFAULT_QUANTUM, limit=None, cold=False
             for uc in machine.cpus:
                 uc._hook_exception = None
             with interruptible():          # Ctrl-C stops the run at its next block
-                code = _run(native.address(st), cpus, quantum, HALT, ctypes.byref(core),
+                code = _run(st_at, cpus, quantum, HALT, ctypes.byref(core),
                             ctypes.byref(error))
                 stop_if_interrupted()
             k = int(core.value)
@@ -338,6 +339,7 @@ def run_tasks(machine, tasks, quantum=DEFAULT_QUANTUM, limit=None):
     live = {k: Task(machine, k, t) for k, t in enumerate(tasks) if t is not None}
     started = {}                                 # core -> (entry, args, counts at the start)
     cpus = (ctypes.c_void_p * len(machine.cpus))(*[uc._uch.value for uc in machine.cpus])
+    st_at = native.address(st)
     core, error = ctypes.c_int64(0), ctypes.c_int64(0)
 
     def hand(k, reply=None):
@@ -377,7 +379,7 @@ def run_tasks(machine, tasks, quantum=DEFAULT_QUANTUM, limit=None):
         results = {}
         while live:
             with interruptible():          # Ctrl-C stops the run at its next block
-                code = _run(native.address(st), cpus, quantum, HALT, ctypes.byref(core),
+                code = _run(st_at, cpus, quantum, HALT, ctypes.byref(core),
                             ctypes.byref(error))
                 stop_if_interrupted()
             k = int(core.value)

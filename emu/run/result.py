@@ -4,6 +4,7 @@ machine and the call."""
 from __future__ import annotations
 
 import json
+import operator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -136,57 +137,67 @@ class CountLayout:
         self.outer_cache = machine.outer_cache_base is not None
         self.arm = machine.isa == "arm"
         self.cores = len(machine.cpus)
-        # (level name, its counters' names, their words) of the core's caches, then TLBs
-        self.levels = [(names, layout.counter_words(core, levels, names))
-                       for levels, names in ((layout.caches, layout.STAT_FIELDS),
-                                             (layout.tlbs, layout.TLB_FIELDS))]
         words = list(self.SWITCHES)
         for table in (self.EVENT_WORDS, self.STORE_QUEUE, self.OUTER_CACHE, self.CORE,
                       self.MEMORY_SYSTEM, self.ARM_WALKS, self.HASH_WALKS):
             words += table.values()
         self.header = {w: i for i, w in enumerate(dict.fromkeys(words))}
-        self.words = np.concatenate([np.array(list(self.header), np.int64)] +
-                                    [w.ravel() for _, per_level in self.levels
-                                     for _, w in per_level])
+        gathered = [np.array(list(self.header), np.int64)]
+
+        def picker(names, positions):
+            """(names, a getter of their values' tuple from a gather's list)"""
+            get = operator.itemgetter(*positions)
+            return tuple(names), get if len(positions) > 1 else (lambda v: (get(v),))
+        self.tables = {id(t): picker(t, [self.header[w] for w in t.values()])
+                       for t in (self.EVENT_WORDS, self.STORE_QUEUE, self.OUTER_CACHE,
+                                 self.CORE, self.MEMORY_SYSTEM, self.ARM_WALKS,
+                                 self.HASH_WALKS)}
+        # per cache level, then per TLB: (its name, its counters' names and getter)
+        self.levels = []
+        for levels, names in ((layout.caches, layout.STAT_FIELDS),
+                              (layout.tlbs, layout.TLB_FIELDS)):
+            own = []
+            for level, level_words in layout.counter_words(core, levels, names):
+                at = sum(len(g) for g in gathered)
+                gathered.append(level_words)
+                own.append((level, picker(names, range(at, at + len(names)))))
+            self.levels.append(own)
+        self.words = np.concatenate(gathered)
 
     def gather(self, st, soft_tlb_events=None):
         return Counts(self, st[self.words], soft_tlb_events)
 
+    def _table(self, table, values):
+        names, get = self.tables[id(table)]
+        return dict(zip(names, get(values)))
+
     def decode(self, values, soft_tlb_events):
         """(caches, events, memory, tlbs) of a gather's values (a list of ints)."""
-        h = {w: values[i] for w, i in self.header.items()}
-
-        def table(names):
-            return {name: h[w] for name, w in names.items()}
-        events = table(self.EVENT_WORDS)
-        if not h[c.H_STALE]:
+        at = self.header
+        events = self._table(self.EVENT_WORDS, values)
+        if not values[at[c.H_STALE]]:
             events["first_stale_pc"] = None
-        if h[c.H_SQ_SLICES]:
-            events.update(table(self.STORE_QUEUE))
+        if values[at[c.H_SQ_SLICES]]:
+            events.update(self._table(self.STORE_QUEUE, values))
         if self.outer_cache:
-            events.update(table(self.OUTER_CACHE))
+            events.update(self._table(self.OUTER_CACHE, values))
         if self.arm:
-            events["irq_off_cycles"] = h[c.H_IRQ_OFF_CYCLES]
+            events["irq_off_cycles"] = values[at[c.H_IRQ_OFF_CYCLES]]
         if self.cores > 1:
-            events.update(table(self.CORE))
-        if h[c.H_MEMSYS]:
-            events.update(table(self.MEMORY_SYSTEM))
-        if h[c.H_MMU] == mmu_model.MODE_ARM_SHORT:
-            events.update(table(self.ARM_WALKS))
+            events.update(self._table(self.CORE, values))
+        if values[at[c.H_MEMSYS]]:
+            events.update(self._table(self.MEMORY_SYSTEM, values))
+        mmu = values[at[c.H_MMU]]
+        if mmu == mmu_model.MODE_ARM_SHORT:
+            events.update(self._table(self.ARM_WALKS, values))
         elif soft_tlb_events is not None:
             events.update(soft_tlb_events)
-        elif h[c.H_MMU]:
-            events.update(table(self.HASH_WALKS))
-        at = len(self.header)
-        levels = []
-        for names, per_level in self.levels:
-            out = {}
-            for level, _ in per_level:
-                out[level] = dict(zip(names, values[at:at + len(names)]))
-                at += len(names)
-            levels.append(out)
-        memory = {"reads": h[c.H_MEM_READS], "writes": h[c.H_MEM_WRITES]}
-        return {"caches": levels[0], "events": events, "memory": memory, "tlbs": levels[1]}
+        elif mmu:
+            events.update(self._table(self.HASH_WALKS, values))
+        caches, tlbs = ({level: dict(zip(names, get(values))) for level, (names, get) in own}
+                        for own in self.levels)
+        memory = {"reads": values[at[c.H_MEM_READS]], "writes": values[at[c.H_MEM_WRITES]]}
+        return {"caches": caches, "events": events, "memory": memory, "tlbs": tlbs}
 
 
 class Counts:
