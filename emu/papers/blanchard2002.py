@@ -141,10 +141,34 @@ def compile_run(kernel_name, cpus, scale=None, steps=2, warmup=1, profile_every=
 FRAMES = 16384
 RAM_SIZE = 384 << 20
 
-#: The I-cache policy of the chapter's kernels (see the compile page): the flush of a page
-#: only when it is mapped executable, as ppc64 later did with the POWER4's no-execute bit
-#: (hash_page_do_lazy_icache); the paper's profile lists no I-cache flush at all.
-POLICY = "lazy_exec"
+#: The I-cache policy of the chapter's kernels: early 2.5's ppc64 (emu.kernel.policy's
+#: ``pagecache``, from arch/ppc64/mm/init.c of the time): a page-cache page flushed once
+#: when first mapped, every copy-on-write copy flushed, fresh zeroed pages never.
+POLICY = "pagecache"
+
+
+def icache_flush_anatomy():
+    """What one __flush_dcache_icache costs on the POWER4 model, by the state of the page:
+    a page whose lines are clean (flushed once already: the code warm), and a page just
+    cleared by clear_page (dcbz establishes its 32 lines modified in the L2, as a fresh
+    copy-on-write copy has them). Cycles, and the write-backs each level made."""
+    kernel = workloads.make_kernel(profile="power4", policy="lazy", cores=1)
+    machine = kernel.machine
+    page = kernel.allocator.alloc("anon").address
+
+    def call(entry):
+        with machine.mmu.translation_off():          # kernel memory, as the kernel runs it
+            return machine.call(entry, page)
+
+    call("flush_dcache_icache")                       # the routine's code into the L1 I
+    clean = call("flush_dcache_icache")
+    call("clear_page")
+    dirty = call("flush_dcache_icache")
+    return {state: {"cycles": run.cycles, "instructions": run.instructions,
+                    "L2 write-backs": run.caches["L2"]["writebacks"],
+                    "L3 write-backs": run.caches["L3"]["writebacks"],
+                    "memory writes": run.memory["writes"]}
+            for state, run in (("clean", clean), ("just cleared", dirty))}
 
 #: The machine-wide locks of the hash-table code, by the labels that delimit each place
 #: one is acquired in routines/ppc64 (.L<lock>_<k> to .L<lock>_<k>_end: the loop that

@@ -189,3 +189,32 @@ def test_user_time_passes_on_the_clock_and_not_in_the_kernel():
 def test_bad_chapter_arguments_are_refused(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def test_a_flush_of_a_just_cleared_page_waits_for_each_line_to_reach_memory():
+    """__flush_dcache_icache on POWER4 (routines/ppc64/flush_dcache_icache.S, 4096 / 128 =
+    32 lines), costs from profiles/power4.toml. A clean page: rldicr 1 + li 1 + mtctr 3 +
+    mr 1, 32 x (dcbst 2 + addi 1 + bdnz 1), sync 123, mtctr 3, 32 x (icbi 2 + addi 1 +
+    bdnz 1), sync 123, isync 12, blr 1 = 524. After clear_page every line is modified in
+    the L2 (dcbz is performed there: the L1 D is store-through): each dcbst writes its line
+    to the L3 (123) and the L3 writes it to memory (351), and the model's core waits for
+    each in turn: 524 + 32 x (123 + 351) = 15,692, the 'lazy' anomaly's page."""
+    anatomy = blanchard2002.icache_flush_anatomy()
+    clean, dirty = anatomy["clean"], anatomy["just cleared"]
+    assert clean["instructions"] == dirty["instructions"] == 4 + 3 * 32 + 1 + 1 + 3 * 32 + 3
+    assert clean["cycles"] == 1 + 1 + 3 + 1 + 32 * 4 + 123 + 3 + 32 * 4 + 123 + 12 + 1 == 524
+    assert clean["L2 write-backs"] == clean["memory writes"] == 0
+    assert dirty["L2 write-backs"] == dirty["L3 write-backs"] == dirty["memory writes"] == 32
+    assert dirty["cycles"] == 524 + 32 * (123 + 351) == 15692
+
+
+def test_the_25_policy_flushes_copies_and_page_cache_pages_not_zeroed_pages():
+    """Early 2.5's ppc64 (policy 'pagecache'): a copy-on-write copy is flushed every time, a
+    page-cache page once (PG_arch_1), a zeroed anonymous page never."""
+    k = workloads.make_kernel(profile="power4", cores=1, policy="pagecache")
+    process = k.spawn(workloads.HELLO)
+    where = k.mmap(process, 3 * 4096, "rw")
+    before = k.ledger.counts.get("pages_flushed", 0)
+    k.touch_pages(process, where, 3, "w")                   # three zeroed pages
+    assert k.ledger.counts.get("pages_flushed", 0) == before
+    assert k.ledger.counts.get("flushed:anonymous", 0) == 0
