@@ -16,6 +16,8 @@ import math
 import re
 
 from ..kernel import gcc, workloads
+from ..kernel.percpu import cpu
+from ..run.parallel import current_task
 from ..kernel.gcc import FULL_SIZE, compiler, make_image  # noqa: F401 (the chapter's)
 from ..present import data
 from ..present.claims import EFFECT, QUANTITY, Claim, not_modelled
@@ -304,6 +306,137 @@ def scaling_point(kernel_name, cpus, scale=None, steps=1, warmup=1, every=997,
             "tlbsync": run.count("tlbsync"),
             "file faults": sum(int(r.breakdown["calls"].get("file_fault", 0))
                                for r in run.runs) / (len(run.runs) * steps)}
+
+
+# ------------------------------------------------------------------ the build, scheduled
+
+#: The build as scheduled_build runs it. ``user_s`` and ``clock_mhz`` are the first build's
+#: time output and machine (data/blanchard2002_time_outputs: an input, the same for every
+#: kernel); everything else is an ESTIMATE, its [low, high, why] in BUILD_RANGES.
+BUILD = {
+    "jobs": 600,        # gcc runs (one .c file each) in the build
+    "link_s": 1.0,      # the serial final link (vmlinux, then bzImage's tools), one CPU
+    "spread": 0.5,      # a job's user time: (1 - spread .. 1 + spread) x the mean
+}
+BUILD_RANGES = {
+    "jobs": (400, 900, "no count of the objects of 2.4.18 with Martin's config was found: "
+                       "a 2.4 i386 server configuration builds several hundred"),
+    "link_s": (0.3, 2.5, "not printed: ld of a ~1,000-object vmlinux and the boot tools; "
+                         "2.5 s is the most the first build's 1957% CPU leaves on 24 CPUs"),
+    "spread": (0.0, 0.9, "source files differ in size: from all alike to tenfold apart"),
+    "slots": ("14", "cpus", "MAKE=\"make -j14\": each sub-make its own 14 job slots (a -j "
+                           "given to a sub-make leaves GNU make's jobserver), so from 14 "
+                           "jobs to one per CPU"),
+}
+#: a job's user time, each program's share (ESTIMATE: cc1 compiles, the rest is small)
+PASS_SHARES = {"gcc": 0.02, "cpp": 0.13, "cc1": 0.75, "as": 0.10}
+
+#: the golden ratio's fraction: job k's user time weight from its k-th multiple, a
+#: deterministic sequence spread evenly over [0, 1) (no random numbers)
+_PHI = 0.6180339887498949
+
+
+def job_weights(count, spread):
+    """The user-time weights of ``count`` jobs, mean 1, within 1 +- ``spread``."""
+    if not 0 <= spread < 1:
+        raise ValueError(f"spread must be in [0, 1), not {spread!r}")
+    return [1 - spread + 2 * spread * ((k * _PHI) % 1) for k in range(count)]
+
+
+def scheduled_build(kernel_name, cpus, slots=None, scale=None, build=None):
+    """make -j on the model as a scheduler: ``slots`` job slots (default one per CPU, see
+    BUILD_RANGES) on ``cpus`` CPUs, the others idle. Each slot's first job fills the page
+    cache (not measured); then ``cpus`` measured jobs start as slots free. A job is gcc's
+    driver and its passes, each program's user time spent between its faults (its share of
+    the job's, spread over the pages it touches). Every size at ``scale``, user time too,
+    so that the mix of user and kernel time is the full build's; the totals are scaled
+    back. A dict: kernel cycles per job, the build's system time, its compile phase and
+    elapsed time (compile phase + the serial link), %CPU, and the kernel's routines."""
+    if kernel_name not in KERNELS:
+        raise ValueError(f"kernel_name must be one of {list(KERNELS)}, not {kernel_name!r}")
+    slots = cpus if slots is None else slots
+    if not 1 <= slots <= cpus:
+        raise ValueError(f"slots must be from 1 to cpus ({cpus}), not {slots!r}")
+    scale = SCALE if scale is None else scale
+    build = {**BUILD, **(build or {})}
+    first = builds().set_index("run").loc["p690_10.31"]
+    clock = float(first.clock_mhz) * 1e6
+    user_per_job = (float(first.user_s) - build["link_s"]) * clock / build["jobs"]
+    driver, passes = compiler(scale)
+    parent_image = make_image(scale)
+    kernel = workloads.make_kernel(profile="power4", policy=POLICY, cores=cpus,
+                                   frames=FRAMES, ram_size=RAM_SIZE, **KERNELS[kernel_name])
+    per_page = {image.name: PASS_SHARES[image.name] * user_per_job * scale /
+                max(1, sum(p for _, p, _ in image.touches()))
+                for image in (driver, *passes)}
+    weight = {}                                      # the running job's, per CPU
+
+    def user_work(image, pages):
+        current_task().spend(round(per_page.get(image.name, 0) * pages * weight.get(cpu(), 0)))
+
+    kernel.user_work = user_work
+    weights = job_weights(slots + cpus, build["spread"])
+    queue = list(range(slots, slots + cpus))         # the measured jobs, in make's order
+
+    def job(parent, w):
+        weight[cpu()] = w
+        child = kernel.vfork(parent)
+        kernel.exec(child, driver)
+        for image in passes:
+            grandchild = kernel.vfork(child)
+            kernel.exec(grandchild, image)
+            kernel.exit(grandchild)
+            kernel.wait(child, grandchild)
+        kernel.exit(child)
+        kernel.wait(parent, child)
+
+    def slot(t):
+        parent = kernel.spawn(parent_image)
+        job(parent, weights[cpu()])                  # the page cache filled
+        out = {"jobs": 0, "kernel": 0, "busy": 0, "routines": {}}
+        while queue:
+            w = weights[queue.pop(0)]
+            before, start = kernel.ledger.snapshot(), t.clock
+            job(parent, w)
+            spent = kernel.ledger.since(before)
+            out["jobs"] += 1
+            out["kernel"] += spent.cycles
+            out["busy"] += t.clock - start
+            for name, (_, _, cycles, _) in spent.rows.items():
+                out["routines"][name] = out["routines"].get(name, 0) + cycles
+        return out
+
+    per_slot = kernel.machine.run_tasks([slot] * slots)
+    jobs = sum(s["jobs"] for s in per_slot)
+    kernel_per_job = sum(s["kernel"] for s in per_slot) / jobs / scale
+    busy_per_job = sum(s["busy"] for s in per_slot) / jobs / scale
+    routines = {}
+    for s in per_slot:
+        for name, cycles in s["routines"].items():
+            routines[name] = routines.get(name, 0) + cycles / jobs / scale
+    system_s = build["jobs"] * kernel_per_job / clock
+    compile_s = build["jobs"] * busy_per_job / slots / clock
+    elapsed_s = compile_s + build["link_s"]
+    return {"kernel": kernel_name, "cpus": cpus, "slots": slots, "scale": scale,
+            "kernel cycles per job": kernel_per_job, "cycles per job": busy_per_job,
+            "user cycles per job": user_per_job, "system_s": system_s,
+            "compile_s": compile_s, "elapsed_s": elapsed_s,
+            "cpu_percent": 100 * (float(first.user_s) + system_s) / elapsed_s,
+            "routines": routines}
+
+
+def build_groups(build):
+    """A scheduled build's kernel cycles per job in the paper's functions (PROFILE_GROUPS),
+    the rest, and each one's share of the kernel's cycles."""
+    import pandas as pd
+    routines, rows, used = build["routines"], {}, set()
+    for name, members in PROFILE_GROUPS.items():
+        rows[name] = sum(routines.get(r, 0) for r in members)
+        used.update(members)
+    rows["the rest of the kernel"] = sum(v for r, v in routines.items() if r not in used)
+    table = pd.DataFrame({"cycles per job": pd.Series(rows)})
+    table["share of kernel"] = table["cycles per job"] / table["cycles per job"].sum()
+    return table
 
 
 # ------------------------------------------------------------------ one range flush
