@@ -10,6 +10,7 @@ import pytest
 from emu.papers import blanchard2002
 from emu.run import profiler
 from emu.kernel import workloads
+from emu.kernel.pages import File
 
 PAGES = 5
 GLOBAL = dict(hash_lock="global", tlbie="per_page")
@@ -223,10 +224,22 @@ def test_the_25_policy_flushes_copies_and_page_cache_pages_not_zeroed_pages():
     k = workloads.make_kernel(profile="power4", cores=1, policy="pagecache")
     process = k.spawn(workloads.HELLO)
     where = k.mmap(process, 3 * 4096, "rw")
-    before = k.ledger.counts.get("pages_flushed", 0)
+    counts = k.ledger.counts
+    before, files, copies = (counts.get(n, 0) for n in ("pages_flushed", "flushed:file",
+                                                        "flushed:cow"))
     k.touch_pages(process, where, 3, "w")                   # three zeroed pages
-    assert k.ledger.counts.get("pages_flushed", 0) == before
-    assert k.ledger.counts.get("flushed:anonymous", 0) == 0
+    assert counts.get("pages_flushed", 0) == before
+    assert counts.get("flushed:anonymous", 0) == 0
+    data = File("data.o", 2)
+    for _ in range(2):                                      # read in, then found cached
+        shared = k.mmap(process, 2 * 4096, "r", file=data)
+        k.touch_pages(process, shared, 2, "r")
+    assert counts["flushed:file"] - files == 2              # once per page, not per map
+    for _ in range(2):                                      # private, written: a copy each
+        private = k.mmap(process, 2 * 4096, "rw", file=data)
+        k.touch_pages(process, private, 2, "w")
+    assert counts["flushed:cow"] - copies == 4
+    assert counts["pages_flushed"] == before + 6
 
 
 def test_job_weights_are_spread_evenly_about_one():
