@@ -47,6 +47,7 @@ from ..hw import estimates
 from ..hw import profile as profiles
 from ..hw.model import build
 from ..kernel import costs, workloads
+from ..papers import blanchard2002
 from ..run import sweep
 
 GROUPINGS = ("estimate", "table", "kind", "source")
@@ -101,7 +102,7 @@ def catalog():
     rows = []
     for name in profiles.names():
         rows += estimates.profile_estimates(profiles.load(name).raw)
-    rows += costs.ranges() + workloads.image_ranges()
+    rows += costs.ranges() + workloads.image_ranges() + blanchard2002.build_ranges()
     out = {}
     for name, value, low, high, why in rows:
         if low is None or high is None or not why:

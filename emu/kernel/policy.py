@@ -34,6 +34,18 @@ instructions in the I-cache (Mackerras 2003 section 2). Three policies:
   flushed. The kernel does it in set_pte_at for every present user exec PTE (invalidating
   the I-cache even for a clean page); the model does it where the generic VM maps a page
   after a fault (update_mmu_cache) and only for pages whose bit is clear.
+* ``pagecache``: the ppc64 kernel of early 2.5, the one Blanchard 2002's builds ran
+  (arch/ppc64/mm/init.c of that time, read in the BitKeeper history's token-level copy,
+  github dmgerman/history-token, commit 88b42425): ``flush_icache_page`` (do_no_page)
+  flushes a page-cache page (page->mapping set) that is not reserved and whose PG_arch_1 is
+  clear, then sets the bit; ``copy_user_page`` flushes every copy it makes
+  (``__flush_dcache_icache(vto)``, the bit neither read nor set); ``clear_user_page`` only
+  clears, so a fresh anonymous page is never flushed; ``flush_page_to_ram`` and
+  ``update_mmu_cache`` do nothing for the I-cache. (A copy-on-write of the zero page is a
+  clear in the kernel; the model's ``cow`` call site does not tell it from a copy, so it
+  flushes it too: rare in a compile, counted as ``flushed:cow``.) Later ppc64 kernels
+  flushed in update_mmu_cache (``lazy``) and, with CPU_FTR_NOEXECUTE, in hash_page
+  (``lazy_exec``).
 """
 from __future__ import annotations
 
@@ -102,7 +114,22 @@ class SyncExec(Lazy):
         return pte
 
 
-POLICIES = {p.name: p for p in (Eager, Lazy, LazyExec, SyncExec)}
+class PageCache(Lazy):
+    name = "pagecache"
+
+    def update_mmu_cache(self, kernel, vma, page, pte):
+        return pte
+
+    def mapping_page(self, kernel, page, why):
+        if why == "cow":                            # copy_user_page: every copy
+            kernel.flush_icache_page(page, why)
+        elif why == "file" and page.kind == "pagecache" and not page.reserved \
+                and not page.arch_1:                # flush_icache_page: once per write
+            kernel.flush_icache_page(page, why)
+            page.arch_1 = True
+
+
+POLICIES = {p.name: p for p in (Eager, Lazy, LazyExec, SyncExec, PageCache)}
 
 
 def get(name):

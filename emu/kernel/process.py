@@ -174,3 +174,5 @@ class Processes:
                           _PAGE_RW | _PAGE_DIRTY | _PAGE_EXEC)
         for address, pages, access in image.touches():
             self.touch_pages(process, address, pages, access)
+            if self.user_work is not None:
+                self.user_work(image, pages)

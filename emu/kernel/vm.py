@@ -138,6 +138,9 @@ class Kernel(PageFaults, Processes):
         self.next_pid = 1
         self.current = None
         self.prezeroed_pages = None          # a supply of cleared pages (emu.kernel.idle)
+        # a program's own work between its faults: called with the pages of each run of
+        # touches exec makes (a scheduled build's user time; None: no user time there)
+        self.user_work = None
         self.ledger.rows.clear()             # boot is not part of any measurement
         self.ledger.counts.clear()
         self.ledger.traffic.clear()
