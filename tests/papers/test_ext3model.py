@@ -191,3 +191,35 @@ def test_the_kernel_refuses_what_it_was_not_built_for():
     k.write_records(1)
     with pytest.raises(ValueError, match="fresh Kernel"):
         k.prefill(16)
+
+
+def test_paced_writes_halt_the_cpu_between_writes_for_the_rest_of_the_period():
+    period, records = 400_000, 6
+    k = e.Kernel("2.6.12", cpus=2, max_records=64)
+    runs = k.paced_writes(records, period)
+    k.check()
+    assert all(r.cycles < period // 2 for rs in runs for r in rs)   # writes are short
+    # CPU 0's first write is due at once, CPU 1's half a period later (the disk in turn)
+    assert k.halts == [records - 1, records]
+    for cpu, phase in ((0, 0), (1, period // 2)):
+        # write i is due at phase + i x period: the CPU is halted from the end of write i-1
+        # (and the idle loop's entry) to then, so halted = phase + 5 periods - writes 0-4
+        # less the idle loop's entries and exits, a few hundred cycles each
+        writes = sum(r.cycles for r in runs[cpu][:-1])
+        most = phase + (records - 1) * period - writes
+        assert most - 2_000 * k.halts[cpu] <= k.halted_cycles[cpu] < most
+
+
+def test_a_writer_that_is_always_due_never_halts():
+    k = e.Kernel("2.6.12", cpus=1, cores=2, max_records=64)
+    k.paced_writes(4, 1_000)                          # a write takes far more than 1,000
+    assert k.halts == [0] and k.halted_cycles == [0]
+    k.check()
+
+
+def test_paced_writes_need_a_second_core():
+    k = e.Kernel("2.6.12", cpus=1, max_records=64)
+    with pytest.raises(ValueError, match="cores=2"):
+        k.paced_writes(2, 100_000)
+    with pytest.raises(ValueError, match="cores must be"):
+        e.Kernel("2.6.12", cpus=2, cores=1)

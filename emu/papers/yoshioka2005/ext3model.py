@@ -50,6 +50,8 @@ from __future__ import annotations
 import numpy as np
 
 from ...context import routine
+from ...hw import cache as c
+from ...hw.faults import GuestHalted
 from ...isa.assemble import assemble
 from ...run.machine import Machine
 from . import usercopy
@@ -84,7 +86,8 @@ DATA_PER_GROUP = BLOCKS_PER_GROUP - DATA_START_BIT
 
 KERNELS = {"2.6.12": "x86/copy_from_user_ll.S", "patched": "x86/copy_from_user_ll_nt.S"}
 ROUTINES = ("x86/spinlock_2612.S", "x86/jbd_2612.S", "x86/buffer_2612.S",
-            "x86/ext3_2612.S", "x86/mm_2612.S", "x86/vfs_2612.S", "x86/iozone_write.S")
+            "x86/ext3_2612.S", "x86/mm_2612.S", "x86/vfs_2612.S", "x86/iozone_write.S",
+            "x86/idle_2612.S")
 
 LEFT_OUT = (
     "kmap_atomic of a highmem page (a PTE write and invlpg per page; the x86 model has no MMU)",
@@ -190,7 +193,7 @@ AC_SIZE = 32 + 4 * AC_LIMIT
 # balance_dirty_pages' ratelimits, the free-blocks percpu_counter's count, the zone's
 # per_cpu_pages (a LIFO of free pages, pcp->count), radix_tree_preloads
 PCPU = dict(BH_LRU=0, BH_LRU_PREV=-4, BH_LRU_LAST=28, BH_NR=32, RATELIMITS=36, FBC_COUNT=64,
-            PCP_COUNT=128, PCP_STACK=132, RTP_NR=448)
+            PCP_COUNT=128, PCP_STACK=132, RTP_NR=448, CPU_IDLE_STATE=480, IDLE_TIMESTAMP=484)
 BH_LRU_SIZE = 8                     # fs/buffer.c
 PCP_STACK_MAX = 72                  # pcp->high: 2.6.12 sets 6 x batch; ours holds a
                                     # reclaim batch (32) plus a bulk refill (16) and more
@@ -209,6 +212,7 @@ FBC_BATCH = 32                      # percpu_counter batch: NR_CPUS * 4 with NR_
 # the iozone task's context, passed to the user loop
 CTX = dict(TASK=0, FD=4, BUF=8, RECLEN=12, FILL=16)
 NR_WRITE = 4                        # __NR_write on i386
+TIF_NEED_RESCHED = 3                # include/asm-i386/thread_info.h
 
 
 def equates():
@@ -282,9 +286,12 @@ class Kernel:
 
     def __init__(self, kernel="2.6.12", cpus=1, page_cache_bytes=PAGE_CACHE_BYTES,
                  frame_bytes=FRAME_BYTES, max_records=40_000, profile="pentium4",
-                 fpu_owner=False, used_blocks=0):
+                 fpu_owner=False, used_blocks=0, cores=None):
         if not 1 <= cpus <= 8:
             raise ValueError(f"cpus must be from 1 to 8 (NR_CPUS), not {cpus}")
+        cores = cpus if cores is None else cores
+        if not cpus <= cores <= 8:
+            raise ValueError(f"cores must be from cpus ({cpus}) to 8, not {cores}")
         frames = frame_bytes // PAGE
         if frame_bytes % PAGE or frames < 64 or frames & (frames - 1):
             raise ValueError("frame_bytes must be a power-of-two number of pages, at least 64")
@@ -302,7 +309,7 @@ class Kernel:
                              "describes: fewer max_records or CPUs")
         ram = (24 << 20) + self.frame_count * PAGE + self.pool_pages * 320
         ram = -(-ram // (1 << 20)) * (1 << 20)
-        self.machine = m = Machine(profile, cores=cpus, ram_size=ram)
+        self.machine = m = Machine(profile, cores=cores, ram_size=ram)
         self.program = m.load(assemble(source(kernel), "x86", m.code_start,
                                        f"the {kernel} kernel's write path"))
         self.sym = m.symbols
@@ -343,6 +350,11 @@ class Kernel:
         self.files = [self._build_file(k) for k in range(cpus)]
         self._finish_block_device()
         self.ctx = [self._build_task(k, self.files[k]) for k in range(cpus)]
+        self.idle_ti = [self._alloc(64) for _ in range(cpus)]     # each CPU's idle task's
+        for k, ti in enumerate(self.idle_ti):
+            self._poke(ti, _words(0, 0, 0, 0, k, 0))
+        self.halted_cycles = [0] * cpus       # paced_writes: cycles each CPU was halted,
+        self.halts = [0] * cpus                # and how many times it halted
         if fpu_owner and self.kernel == "patched":
             usercopy.set_fpu_owner(m, True)
 
@@ -564,6 +576,64 @@ class Kernel:
         return run
 
     written = 0
+
+    def paced_writes(self, records, period, phase=None):
+        """Each CPU's child writes ``records`` records of 4 KB, one every ``period`` cycles
+        of its clock, as a disk that completes one write per period per writer lets it
+        (the writer sleeps until then); in between, its CPU runs the idle task
+        (routines/x86/idle_2612.S) to its hlt and stays halted until the next write is
+        due. CPU k's first write is due at ``phase[k]`` (default: k / cpus of a period, the
+        disk serving the writers in turn). Runs on several cores (emu.run.parallel.run_tasks:
+        the machine needs two at least, ``cores``); returns [each CPU's write Runs].
+        ``halted_cycles[k]``: the cycles CPU k was halted, which a cycle counter that counts
+        while the processor is not stopped (GLOBAL_POWER_EVENTS) does not count."""
+        if period <= 0:
+            raise ValueError(f"the period must be a positive number of cycles, not {period}")
+        if len(self.machine.cpus) < 2:
+            raise ValueError("paced writes run as tasks: build the Kernel with cores=2 at least")
+        self._check_room(records)
+        phase = [k * period // self.cpus for k in range(self.cpus)] if phase is None else phase
+
+        def child(k):
+            def run(task):
+                base, runs = task.clock, []
+                for i in range(records):
+                    self._idle_until(task, k, base + phase[k] + i * period)
+                    runs.append(task.call("iozone_write_test", self.ctx[k]["ctx"], 1))
+                    if runs[-1].return_value != 1:
+                        raise RuntimeError(f"CPU {k}'s child failed a write")
+                return runs
+            return run
+
+        tasks = [child(k) for k in range(self.cpus)]
+        tasks += [None] * (len(self.machine.cpus) - self.cpus)
+        runs = self.machine.run_tasks(tasks)
+        self.written += records
+        return runs
+
+    def _idle_until(self, task, k, due):
+        """CPU k idles until its clock reads ``due``: the idle loop runs to its hlt, the CPU
+        stays halted (its clock moves on, its caches untouched), the interrupt that ends
+        the wait wakes the writer (TIF_NEED_RESCHED), and the idle loop sees it and leaves.
+        A CPU whose writer is already due does not idle."""
+        if task.clock >= due:
+            return
+        ti, pcpu = self.idle_ti[k], self.pcpu[k]
+        self._word(ti + TI["FLAGS"], 0)
+        try:
+            task.call("cpu_idle", ti, pcpu)
+            raise RuntimeError("the idle loop returned without halting")
+        except GuestHalted:
+            pass
+        halted = max(0, due - task.clock)
+        header = self.machine.model.header(k)
+        header[c.H_CYCLES] += halted
+        if header[c.H_PROFILE_PERIOD] > 0 and not header[c.H_SAMPLE_EVENTS]:
+            header[c.H_NEXT_SAMPLE] += halted       # no cycle samples while halted
+        self.halted_cycles[k] += halted
+        self.halts[k] += 1
+        self._word(ti + TI["FLAGS"], 1 << TIF_NEED_RESCHED)
+        task.call("cpu_idle", ti, pcpu)
 
     def _check_room(self, records):
         if self.written + records > self.max_records:
