@@ -1,8 +1,8 @@
 /*
  * The idle task of Linux 2.6.12 on i386, written for the book from the algorithm of
  * arch/i386/kernel/process.c: cpu_idle's inner loop (while !need_resched(): clear the
- * per-CPU cpu_idle_state, rmb, take pm_idle or default_idle, note jiffies in the per-CPU
- * irq_stat's idle_timestamp, call it) and default_idle (hlt_counter 0 and hlt_works_ok:
+ * per-CPU cpu_idle_state, rmb, take pm_idle or default_idle, test cpu_is_offline, note
+ * jiffies in the per-CPU irq_stat's idle_timestamp, call it) and default_idle (hlt_counter 0 and hlt_works_ok:
  * local_irq_disable, then safe_halt, "sti; hlt", unless need_resched is set meanwhile).
  * pm_idle is NULL: a 2.2 GHz Xeon MP (NetBurst, no MONITOR/MWAIT) and no idle= option.
  *
@@ -44,7 +44,9 @@ cpu_idle:
         cmpl    $0, PCPU_CPU_IDLE_STATE(%esi)   # cpu_idle_state: cleared when set
         je      3f
         movl    $0, PCPU_CPU_IDLE_STATE(%esi)
-3:      lock; addl $0, (%esp)               # rmb() on i386: alternative(lock; addl)
+3:      lfence                              # rmb(): lfence on SSE2 CPUs (alternative())
+        movl    TI_CPU(%ebx), %ecx          # cpu_is_offline(smp_processor_id()): never
+        btl     %ecx, cpu_online_map        # here, but tested (play_dead not modelled)
         movl    pm_idle, %eax
         testl   %eax, %eax
         jnz     4f
@@ -73,6 +75,9 @@ default_idle_address:
         .globl  jiffies
 jiffies:
         .long   0
+        .globl  cpu_online_map
+cpu_online_map:
+        .long   0xff                        # NR_CPUS 8, all online
         .text
 
 /* Fifteen one-byte nops after the data: emu.cost reads loaded code by a linear disassembly

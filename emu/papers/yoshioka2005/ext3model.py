@@ -96,7 +96,9 @@ LEFT_OUT = (
     "the disk: write() returns once the data is in the page cache",
     "ext3's block reservation windows (one window search per ~1000 blocks)",
     "balance_dirty_pages (once per ratelimit_pages, 1024 pages on a large machine)",
-    "the scheduler, timers and other tasks (kjournald, kswapd, pdflush)",
+    "the scheduler, timers and other tasks (kjournald, kswapd, pdflush); paced writes "
+    "(Kernel.paced_writes) run the idle loop to its hlt, but not the interrupt that ends the "
+    "halt nor the schedule() either side of it",
     "file_update_time (mtime changes once per second: one ext3_dirty_inode per second)",
 )
 
