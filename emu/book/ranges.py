@@ -3,7 +3,7 @@
 Every number the model takes without a primary source is an estimate with a plausible low
 and high and the reason for them, where the number lives (``emu.hw.estimates`` names them
 all: a profile's ``unverified`` values and their ``ranges``, the kernel's cost table, the
-workloads' images). A claim's **range** is the span of its emulated value when each
+workloads' images, Yoshioka 2005's pace of writes, ``ext3model.STAGGER``). A claim's **range** is the span of its emulated value when each
 estimate its run reads moves to its low and to its high, one at a time, everything else as
 it is; the estimate that **moves it most** is the one whose low and high put the claim
 furthest apart.
@@ -47,6 +47,7 @@ from ..context import ROOT
 from ..hw import estimates
 from ..hw import profile as profiles
 from ..kernel import costs, workloads
+from ..papers.yoshioka2005 import ext3model
 from ..run import sweep
 
 GROUPINGS = ("estimate", "table", "kind", "source")
@@ -101,7 +102,7 @@ def catalog():
     rows = []
     for name in profiles.names():
         rows += estimates.profile_estimates(profiles.load(name).raw)
-    rows += costs.ranges() + workloads.image_ranges()
+    rows += costs.ranges() + workloads.image_ranges() + ext3model.estimate_ranges()
     out = {}
     for name, value, low, high, why in rows:
         if low is None or high is None or not why:

@@ -223,3 +223,14 @@ def test_paced_writes_need_a_second_core():
         k.paced_writes(2, 100_000)
     with pytest.raises(ValueError, match="cores must be"):
         e.Kernel("2.6.12", cpus=2, cores=1)
+
+
+def test_the_stagger_estimate_moves_the_writers_due_times():
+    from emu.hw import estimates
+    name, nominal, low, high, why = e.STAGGER
+    assert (nominal, low, high) == (1.0, 0.0, 1.0) and why
+    with estimates.moved({name: low}) as watch:        # all four due together
+        k = e.Kernel("2.6.12", cpus=2, max_records=64)
+        k.paced_writes(3, 400_000)
+    assert name in watch.read
+    assert k.halts == [2, 2]              # both CPUs' first writes due at once: no halt

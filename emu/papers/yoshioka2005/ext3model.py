@@ -51,6 +51,7 @@ import numpy as np
 
 from ...context import routine
 from ...hw import cache as c
+from ...hw import estimates
 from ...hw.faults import GuestHalted
 from ...isa.assemble import assemble
 from ...run.machine import Machine
@@ -215,6 +216,17 @@ FBC_BATCH = 32                      # percpu_counter batch: NR_CPUS * 4 with NR_
 CTX = dict(TASK=0, FD=4, BUF=8, RECLEN=12, FILL=16)
 NR_WRITE = 4                        # __NR_write on i386
 TIF_NEED_RESCHED = 3                # include/asm-i386/thread_info.h
+#: paced writes: how far apart the writers' due times are, as a fraction of a period spread
+#: evenly over them (CPU k's first write due at k / cpus x stagger periods). An estimate:
+#: the mail does not say in what order its disk completed the four writers' requests
+STAGGER = ("yoshioka2005:pace.stagger", 1.0, 0.0, 1.0,
+           "the order in which the disk woke the four writers is not in the mail: from all "
+           "at once (0, the writers due together) to evenly in turn (1, the model's)")
+
+
+def estimate_ranges():
+    """[(name, nominal, low, high, why)] of this workload's estimates (emu.book.ranges)."""
+    return [STAGGER]
 
 
 def equates():
@@ -584,8 +596,8 @@ class Kernel:
         of its clock, as a disk that completes one write per period per writer lets it
         (the writer sleeps until then); in between, its CPU runs the idle task
         (routines/x86/idle_2612.S) to its hlt and stays halted until the next write is
-        due. CPU k's first write is due at ``phase[k]`` (default: k / cpus of a period, the
-        disk serving the writers in turn). Runs on several cores (emu.run.parallel.run_tasks:
+        due. CPU k's first write is due at ``phase[k]`` (default: k / cpus x STAGGER of a
+        period, the disk serving the writers in turn). Runs on several cores (emu.run.parallel.run_tasks:
         the machine needs two at least, ``cores``); returns [each CPU's write Runs].
         ``halted_cycles[k]``: the cycles CPU k was halted, which a cycle counter that counts
         while the processor is not stopped (GLOBAL_POWER_EVENTS) does not count."""
@@ -594,7 +606,9 @@ class Kernel:
         if len(self.machine.cpus) < 2:
             raise ValueError("paced writes run as tasks: build the Kernel with cores=2 at least")
         self._check_room(records)
-        phase = [k * period // self.cpus for k in range(self.cpus)] if phase is None else phase
+        if phase is None:
+            stagger = estimates.value(STAGGER[0], STAGGER[1])
+            phase = [round(k * period * stagger / self.cpus) for k in range(self.cpus)]
 
         def child(k):
             def run(task):
