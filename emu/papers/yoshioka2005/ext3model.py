@@ -50,7 +50,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...context import routine
-from ...hw import cache as c
+from ...hw import cache as hwcache
 from ...hw import estimates
 from ...hw.faults import GuestHalted
 from ...isa.assemble import assemble
@@ -97,9 +97,9 @@ LEFT_OUT = (
     "the disk: write() returns once the data is in the page cache",
     "ext3's block reservation windows (one window search per ~1000 blocks)",
     "balance_dirty_pages (once per ratelimit_pages, 1024 pages on a large machine)",
-    "the scheduler, timers and other tasks (kjournald, kswapd, pdflush); paced writes "
-    "(Kernel.paced_writes) run the idle loop to its hlt, but not the interrupt that ends the "
-    "halt nor the schedule() either side of it",
+    ("the scheduler, timers and other tasks (kjournald, kswapd, pdflush); paced writes "
+     "(Kernel.paced_writes) run the idle loop to its hlt, but not the interrupt that ends the "
+     "halt nor the schedule() either side of it"),
     "file_update_time (mtime changes once per second: one ext3_dirty_inode per second)",
 )
 
@@ -220,8 +220,8 @@ TIF_NEED_RESCHED = 3                # include/asm-i386/thread_info.h
 #: evenly over them (CPU k's first write due at k / cpus x stagger periods). An estimate:
 #: the mail does not say in what order its disk completed the four writers' requests
 STAGGER = ("yoshioka2005:pace.stagger", 1.0, 0.0, 1.0,
-           "the order in which the disk woke the four writers is not in the mail: from all "
-           "at once (0, the writers due together) to evenly in turn (1, the model's)")
+           ("the order in which the disk woke the four writers is not in the mail: from all "
+            "at once (0, the writers due together) to evenly in turn (1, the model's)"))
 
 
 def estimate_ranges():
@@ -597,8 +597,9 @@ class Kernel:
         (the writer sleeps until then); in between, its CPU runs the idle task
         (routines/x86/idle_2612.S) to its hlt and stays halted until the next write is
         due. CPU k's first write is due at ``phase[k]`` (default: k / cpus x STAGGER of a
-        period, the disk serving the writers in turn). Runs on several cores (emu.run.parallel.run_tasks:
-        the machine needs two at least, ``cores``); returns [each CPU's write Runs].
+        period, the disk serving the writers in turn). Runs on several cores
+        (emu.run.parallel.run_tasks: the machine needs two at least, ``cores``); returns
+        [each CPU's write Runs].
         ``halted_cycles[k]``: the cycles CPU k was halted, which a cycle counter that counts
         while the processor is not stopped (GLOBAL_POWER_EVENTS) does not count."""
         if period <= 0:
@@ -643,9 +644,9 @@ class Kernel:
             pass
         halted = max(0, due - task.clock)
         header = self.machine.model.header(k)
-        header[c.H_CYCLES] += halted
-        if header[c.H_PROFILE_PERIOD] > 0 and not header[c.H_SAMPLE_EVENTS]:
-            header[c.H_NEXT_SAMPLE] += halted       # no cycle samples while halted
+        header[hwcache.H_CYCLES] += halted
+        if header[hwcache.H_PROFILE_PERIOD] > 0 and not header[hwcache.H_SAMPLE_EVENTS]:
+            header[hwcache.H_NEXT_SAMPLE] += halted       # no cycle samples while halted
         self.halted_cycles[k] += halted
         self.halts[k] += 1
         self._word(ti + TI["FLAGS"], 1 << TIF_NEED_RESCHED)
