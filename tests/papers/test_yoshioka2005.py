@@ -12,6 +12,7 @@ configuration (a prefilled 128 MB page cache) with a short run.
 import pytest
 
 from emu.papers import yoshioka2005 as y
+from emu.papers.yoshioka2005 import ext3model
 from emu.hw.profile import load
 
 LINE = 64
@@ -247,7 +248,7 @@ def test_the_elapsed_gain_bound_by_hand():
     from types import SimpleNamespace as N
 
     def profile(busy):
-        run = [[N(cycles=busy), N(cycles=busy)]]          # one CPU, two writes
+        run = [[N(cycles=busy), N(cycles=busy)]]          # one CPU, two writes: back to back
         return y.WriteProfile("k", 1, 2, {"cycles": N(run=run)}, None, period=1_000)
 
     before, after = profile(300), profile(200)
@@ -255,6 +256,11 @@ def test_the_elapsed_gain_bound_by_hand():
     assert y.elapsed_gain_bound(before, after) == pytest.approx(100 / 9)
     assert before.busy_percent() == pytest.approx(30.0)
     assert y.WriteProfile("k", 1, 2, {}, None).busy_percent() == 100.0
+    # paced: the busy cycles the run counted (writes, writeback, idle loop), per write
+    paced = ext3model.PacedRuns([[N(cycles=300)] * 2])
+    paced.busy = [900]
+    p = y.WriteProfile("k", 1, 2, {"cycles": N(run=paced)}, None, period=1_000)
+    assert p.busy_cycles_per_write() == 450 and p.busy_percent() == pytest.approx(45.0)
 
 
 def test_a_paced_profile_samples_no_halted_cycle():
