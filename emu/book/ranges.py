@@ -3,10 +3,10 @@
 Every number the model takes without a primary source is an estimate with a plausible low
 and high and the reason for them, where the number lives (``emu.hw.estimates`` names them
 all: a profile's ``unverified`` values and their ``ranges``, the kernel's cost table, the
-workloads' images). A claim's **range** is the span of its emulated value when each
-estimate its run reads moves to its low and to its high, one at a time, everything else as
-it is; the estimate that **moves it most** is the one whose low and high put the claim
-furthest apart.
+workloads' images, Yoshioka 2005's pace of writes, ``ext3model.STAGGER``). A claim's
+**range** is the span of its emulated value when each estimate its run reads moves to its
+low and to its high, one at a time, everything else as it is; the estimate that **moves it
+most** is the one whose low and high put the claim furthest apart.
 
 How it is computed (``compute``):
 
@@ -48,9 +48,13 @@ from ..hw import profile as profiles
 from ..hw.model import build
 from ..kernel import costs, workloads
 from ..papers import blanchard2002
+from ..papers.yoshioka2005 import ext3model
 from ..run import sweep
 
 GROUPINGS = ("estimate", "table", "kind", "source")
+#: the estimates a chapter's own model makes (its workload's sizes and pace), beside the
+#: profiles' and the kernel's
+CHAPTER_ESTIMATES = (blanchard2002.build_ranges, ext3model.estimate_ranges)
 #: a profile's keys that are cycles (with its [costs] tables): moved together by "kind"
 CYCLE_KEYS = {"hit_latency", "latency", "split_cycles", "exception_cycles", "service",
               "cache_sync", "line_op", "on_module", "off_module", "walk_cycles",
@@ -102,7 +106,9 @@ def catalog():
     rows = []
     for name in profiles.names():
         rows += estimates.profile_estimates(profiles.load(name).raw)
-    rows += costs.ranges() + workloads.image_ranges() + blanchard2002.build_ranges()
+    rows += costs.ranges() + workloads.image_ranges()
+    for chapter_estimates in CHAPTER_ESTIMATES:
+        rows += chapter_estimates()
     out = {}
     for name, value, low, high, why in rows:
         if low is None or high is None or not why:

@@ -88,7 +88,9 @@ def with_ranges(card, result):
 def _estimate_labels():
     """A group's name as the page shows it ("power4:cycles" -> "power4's cycle estimates")."""
     out = {"kernel:costs": "the kernel's C-path costs",
-           "kernel:costs.CPI": "the kernel's CPI", "kernel:image": "the images' pages"}
+           "kernel:costs.CPI": "the kernel's CPI", "kernel:image": "the images' pages",
+           "yoshioka2005": "Yoshioka 2005's pace of writes",
+           "yoshioka2005:other": "Yoshioka 2005's pace of writes"}
     for name in profile.names():
         out[f"{name}:cycles"] = f"{name}'s cycle estimates"
         out[f"{name}:other"] = f"{name}'s other estimates"

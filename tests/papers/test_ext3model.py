@@ -191,3 +191,121 @@ def test_the_kernel_refuses_what_it_was_not_built_for():
     k.write_records(1)
     with pytest.raises(ValueError, match="fresh Kernel"):
         k.prefill(16)
+
+
+def test_paced_writes_halt_the_cpu_between_writes_for_the_rest_of_the_period():
+    period, records = 400_000, 6
+    k = e.Kernel("2.6.12", cpus=2, max_records=64)
+    runs = k.paced_writes(records, period)
+    k.check()
+    assert all(r.cycles < period // 2 for rs in runs for r in rs)   # writes are short
+    # CPU 0's first write is due at once, CPU 1's half a period later (the disk in turn)
+    assert k.halts == [records - 1, records]
+    assert runs.busy[0] > sum(r.cycles for r in runs[0]) + k.writeback_cycles[0]
+    for cpu, phase in ((0, 0), (1, period // 2)):
+        # write i is due at phase + i x period: the CPU is halted from the end of write i-1
+        # (writeback's look in the pause, and the idle loop's entry) to then, so halted =
+        # phase + 5 periods - writes 0-4 - writeback, less the idle loop's entries and exits,
+        # a few hundred cycles each
+        writes = sum(r.cycles for r in runs[cpu][:-1])
+        most = phase + (records - 1) * period - writes - k.writeback_cycles[cpu]
+        assert most - 2_000 * k.halts[cpu] <= k.halted_cycles[cpu] < most
+
+
+def test_a_writer_that_is_always_due_never_halts():
+    k = e.Kernel("2.6.12", cpus=1, cores=2, max_records=64)
+    k.paced_writes(4, 1_000)                          # a write takes far more than 1,000
+    assert k.halts == [0] and k.halted_cycles == [0]
+    k.check()
+
+
+def test_paced_writes_need_a_second_core():
+    k = e.Kernel("2.6.12", cpus=1, max_records=64)
+    with pytest.raises(ValueError, match="cores=2"):
+        k.paced_writes(2, 100_000)
+    with pytest.raises(ValueError, match="cores must be"):
+        e.Kernel("2.6.12", cpus=2, cores=1)
+
+
+def test_the_stagger_estimate_moves_the_writers_due_times():
+    from emu.hw import estimates
+    name, nominal, low, high, why = e.STAGGER
+    assert (nominal, low, high) == (1.0, 0.0, 1.0) and why
+    with estimates.moved({name: low}) as watch:        # all four due together
+        k = e.Kernel("2.6.12", cpus=2, max_records=64)
+        k.paced_writes(3, 400_000)
+    assert name in watch.read
+    assert k.halts == [2, 2]              # both CPUs' first writes due at once: no halt
+
+
+def _tagged(k, mapping, index, tag):
+    """Is ``index`` tagged ``tag`` (0 dirty, 1 writeback) in every node on its path?"""
+    node = k._read(mapping + e.AS["PAGE_TREE"] + e.RR["RNODE"])
+    bits = []
+    for level in range(e.RADIX_HEIGHT - 1, -1, -1):
+        offset = (index >> (6 * level)) & 63
+        word = k._read(node + e.RN["TAGS"] + 8 * tag + 4 * (offset >> 5))
+        bits.append(bool(word >> (offset & 31) & 1))
+        node = k._read(node + e.RN["SLOTS"] + 4 * offset)
+    return bits
+
+
+def test_writeback_page_cleans_the_page_and_its_buffer_and_ends_the_write():
+    k = e.Kernel("2.6.12", cpus=1, max_records=64)
+    k.write_records(8)
+    mapping, index = k.files[0]["mapping"], e.FIRST_INDEX + 2
+    page = k._lookup(mapping, index)
+    bh = k._read(page + e.PG["PRIVATE"])
+    count = k._read(page + e.PG["COUNT"])
+    assert k._read(page + e.PG["FLAGS"]) >> e.PG_BITS["dirty"] & 1
+    assert _tagged(k, mapping, index, 0) == [True] * 4
+    assert k.machine.call("writeback_page", mapping, index).return_value == 1
+    flags, state = k._read(page + e.PG["FLAGS"]), k._read(bh + e.BH["STATE"])
+    for bit in ("dirty", "writeback", "locked"):
+        assert not flags >> e.PG_BITS[bit] & 1, bit
+    for bit in ("Dirty", "Lock", "Async_Write"):
+        assert not state >> e.BH_BITS[bit] & 1, bit
+    assert state >> e.BH_BITS["Uptodate"] & 1 and state >> e.BH_BITS["JBD"] & 1
+    assert k._read(bh + e.BH["END_IO"]) == k.sym["end_buffer_async_write"]
+    assert k._read(page + e.PG["COUNT"]) == count            # find_get_page's ref dropped
+    # its own tag gone; the upper nodes keep the dirty tag for the other 7 pages
+    assert _tagged(k, mapping, index, 0) == [True, True, True, False]
+    assert _tagged(k, mapping, index, 1) == [False] * 4       # the writeback tag cleared
+    assert _tagged(k, mapping, index + 1, 0) == [True] * 4
+    assert k.machine.call("writeback_page", mapping, index).return_value == 0  # clean now
+    assert k.machine.call("writeback_page", mapping, e.FIRST_INDEX + 9).return_value == 0
+    k.check()
+
+
+def test_prefill_leaves_the_pages_writeback_passed_clean():
+    k = e.Kernel("2.6.12", cpus=1, max_records=512, page_cache_bytes=8 << 20,
+                 frame_bytes=8 << 20)
+    k.prefill(records=64, clean_before=16)
+    mapping = k.files[0]["mapping"]
+    for offset, dirty in ((0, False), (15, False), (16, True), (63, True)):
+        page = k._lookup(mapping, e.FIRST_INDEX + offset)
+        bh = k._read(page + e.PG["PRIVATE"])
+        assert bool(k._read(page + e.PG["FLAGS"]) >> e.PG_BITS["dirty"] & 1) == dirty
+        assert bool(k._read(bh + e.BH["STATE"]) >> e.BH_BITS["Dirty"] & 1) == dirty
+        assert _tagged(k, mapping, e.FIRST_INDEX + offset, 0)[-1] == dirty
+    k.check()
+    with pytest.raises(ValueError, match="clean_before"):
+        e.Kernel("2.6.12", cpus=1, max_records=512, page_cache_bytes=8 << 20,
+                 frame_bytes=8 << 20).prefill(records=64, clean_before=65)
+
+
+def test_paced_writes_write_back_a_page_in_each_pause():
+    k = e.Kernel("2.6.12", cpus=1, cores=2, max_records=512, page_cache_bytes=8 << 20,
+                 frame_bytes=8 << 20)
+    k.prefill(records=256, clean_before=k.writeback_point(256))
+    lag = round(e.DIRTY_FRACTION[1] * k.pool_pages)            # 10% of 2,048 pages: 205
+    assert k.writeback_point(256) == 256 - lag
+    k.paced_writes(5, 400_000)
+    assert k.written_back == [4]                    # a pause after each write but the last
+    mapping = k.files[0]["mapping"]
+    for offset in range(256 - lag, 256 - lag + 4):  # the oldest dirty pages, in order
+        page = k._lookup(mapping, e.FIRST_INDEX + offset)
+        assert not k._read(page + e.PG["FLAGS"]) >> e.PG_BITS["dirty"] & 1
+    page = k._lookup(mapping, e.FIRST_INDEX + 256 - lag + 4)
+    assert k._read(page + e.PG["FLAGS"]) >> e.PG_BITS["dirty"] & 1
+    k.check()

@@ -12,6 +12,7 @@ configuration (a prefilled 128 MB page cache) with a short run.
 import pytest
 
 from emu.papers import yoshioka2005 as y
+from emu.papers.yoshioka2005 import ext3model
 from emu.hw.profile import load
 
 LINE = 64
@@ -235,3 +236,38 @@ def test_bus_wait_per_write_sums_every_cpu():
     two = y.write_profile("2.6.12", records=20, warm=20, cpus=2, counters=("cycles",))
     runs = two.sampled["cycles"].run.runs
     assert two.bus_wait_per_write() == sum(r.events["bus_wait_cycles"] for r in runs) / 40
+
+
+def test_the_write_period_is_the_mails_elapsed_time_per_page_of_one_child():
+    # 229.76 s x 2.2e9 Hz / (8000 MB / 4 KB = 2,048,000 pages per child)
+    assert y.write_period() == 246_812          # 246,812.5, rounded to even
+    assert y.write_period("optimized") == 239_486
+
+
+def test_the_elapsed_gain_bound_by_hand():
+    from types import SimpleNamespace as N
+
+    def profile(busy):
+        run = [[N(cycles=busy), N(cycles=busy)]]          # one CPU, two writes: back to back
+        return y.WriteProfile("k", 1, 2, {"cycles": N(run=run)}, None, period=1_000)
+
+    before, after = profile(300), profile(200)
+    # the saving, 100 cycles a write, off a 1,000-cycle period: 1000 / 900 - 1
+    assert y.elapsed_gain_bound(before, after) == pytest.approx(100 / 9)
+    assert before.busy_percent() == pytest.approx(30.0)
+    assert y.WriteProfile("k", 1, 2, {}, None).busy_percent() == 100.0
+    # paced: the busy cycles the run counted (writes, writeback, idle loop), per write
+    paced = ext3model.PacedRuns([[N(cycles=300)] * 2])
+    paced.busy = [900]
+    p = y.WriteProfile("k", 1, 2, {"cycles": N(run=paced)}, None, period=1_000)
+    assert p.busy_cycles_per_write() == 450 and p.busy_percent() == pytest.approx(45.0)
+
+
+def test_a_paced_profile_samples_no_halted_cycle():
+    paced = y.write_profile("2.6.12", records=8, warm=8, counters=("cycles",), paced=True)
+    sampled = paced.sampled["cycles"]
+    k = paced.machine_kernel
+    assert k.halts == [7] and k.halted_cycles[0] > 6 * y.write_period()   # due at once first
+    executed = int(sampled.by_symbol()["cycles"].sum())   # the instructions' cycles
+    # one sample per 997 executed cycles: the halted ones, 7 periods, would give ~1,700 more
+    assert abs(sampled.samples - executed // 997) <= 2

@@ -39,6 +39,13 @@ heads, journal heads and radix-tree nodes go back to their slab caches' per-CPU 
 arrays and come out warm. Each file's blocks come from block groups of its own, one after
 the other. What is left out is listed in ``LEFT_OUT``.
 
+Paced writes (``Kernel.paced_writes``: a write per CPU every period, as a disk sets the
+pace) fill each pause with what the CPU does there: writeback of one page of the child's
+file (``routines/x86/writeback_2612.S``: pdflush's page work down to ``submit_bh``, and the
+write's completion), the page ``DIRTY_FRACTION`` of the child's page cache behind its
+newest, then 2.6.12's idle loop to its ``hlt`` (``routines/x86/idle_2612.S``), halted until
+the next write is due.
+
 Offsets: the fields are 2.6.12's, in its order, with i386 sizes (no spinlock debugging,
 no CONFIG_LBD, no CONFIG_PREEMPT); where a structure is long (journal_t, struct inode)
 only the fields the routines touch are placed, at the offsets the fields before them
@@ -50,6 +57,9 @@ from __future__ import annotations
 import numpy as np
 
 from ...context import routine
+from ...hw import cache as hwcache
+from ...hw import estimates
+from ...hw.faults import GuestHalted
 from ...isa.assemble import assemble
 from ...run.machine import Machine
 from . import usercopy
@@ -84,16 +94,21 @@ DATA_PER_GROUP = BLOCKS_PER_GROUP - DATA_START_BIT
 
 KERNELS = {"2.6.12": "x86/copy_from_user_ll.S", "patched": "x86/copy_from_user_ll_nt.S"}
 ROUTINES = ("x86/spinlock_2612.S", "x86/jbd_2612.S", "x86/buffer_2612.S",
-            "x86/ext3_2612.S", "x86/mm_2612.S", "x86/vfs_2612.S", "x86/iozone_write.S")
+            "x86/ext3_2612.S", "x86/mm_2612.S", "x86/vfs_2612.S", "x86/iozone_write.S",
+            "x86/idle_2612.S", "x86/writeback_2612.S")
 
 LEFT_OUT = (
     "kmap_atomic of a highmem page (a PTE write and invlpg per page; the x86 model has no MMU)",
     "the journal commit (kjournald writes the data list every 5 s, outside a run's window)",
-    "writeback and the block layer (pdflush, bios, the SCSI driver, interrupts)",
+    ("the block layer (bios, the elevator, the SCSI driver) and the disk's interrupts: "
+     "writeback (paced writes only) stops at submit_bh and runs the write's completion at "
+     "once; ext3_ordered_writepage's handle around it"),
     "the disk: write() returns once the data is in the page cache",
     "ext3's block reservation windows (one window search per ~1000 blocks)",
     "balance_dirty_pages (once per ratelimit_pages, 1024 pages on a large machine)",
-    "the scheduler, timers and other tasks (kjournald, kswapd, pdflush)",
+    ("the scheduler, timers and other tasks (kjournald, kswapd, pdflush); paced writes "
+     "(Kernel.paced_writes) run the idle loop to its hlt, but not the interrupt that ends the "
+     "halt nor the schedule() either side of it"),
     "file_update_time (mtime changes once per second: one ext3_dirty_inode per second)",
 )
 
@@ -104,7 +119,8 @@ BH = dict(STATE=0, THIS_PAGE=4, PAGE=8, COUNT=12, SIZE=16, BLOCKNR=20, DATA=24, 
           END_IO=32, PRIVATE=36, ASSOC=40)
 BH_SIZE = 48
 # enum bh_state_bits, then jbd's (include/linux/jbd.h) from BH_PrivateStart
-BH_BITS = dict(Uptodate=0, Dirty=1, Lock=2, Req=3, Mapped=4, New=5, PrivateStart=13,
+BH_BITS = dict(Uptodate=0, Dirty=1, Lock=2, Req=3, Mapped=4, New=5, Async_Write=7,
+               PrivateStart=13,
                JBD=13, JWrite=14, Freed=15, Revoked=16, RevokeValid=17, JBDDirty=18,
                State=19, JournalHead=20)
 # struct journal_head (include/linux/journal-head.h)
@@ -130,7 +146,7 @@ PG = dict(FLAGS=0, COUNT=4, MAPCOUNT=8, PRIVATE=12, MAPPING=16, INDEX=20, LRU_NE
           LRU_PREV=28)
 PAGE_STRUCT = 32
 PG_BITS = dict(locked=0, error=1, referenced=2, uptodate=3, dirty=4, lru=5, active=6,
-               private=12, writeback=13)
+               private=12, writeback=13, reclaim=18)
 # struct radix_tree_node (lib/radix-tree.c, RADIX_TREE_MAP_SHIFT 6)
 RN = dict(COUNT=0, SLOTS=4, TAGS=260)
 RADIX_NODE = 276
@@ -190,7 +206,7 @@ AC_SIZE = 32 + 4 * AC_LIMIT
 # balance_dirty_pages' ratelimits, the free-blocks percpu_counter's count, the zone's
 # per_cpu_pages (a LIFO of free pages, pcp->count), radix_tree_preloads
 PCPU = dict(BH_LRU=0, BH_LRU_PREV=-4, BH_LRU_LAST=28, BH_NR=32, RATELIMITS=36, FBC_COUNT=64,
-            PCP_COUNT=128, PCP_STACK=132, RTP_NR=448)
+            PCP_COUNT=128, PCP_STACK=132, RTP_NR=448, CPU_IDLE_STATE=480, IDLE_TIMESTAMP=484)
 BH_LRU_SIZE = 8                     # fs/buffer.c
 PCP_STACK_MAX = 72                  # pcp->high: 2.6.12 sets 6 x batch; ours holds a
                                     # reclaim batch (32) plus a bulk refill (16) and more
@@ -209,6 +225,34 @@ FBC_BATCH = 32                      # percpu_counter batch: NR_CPUS * 4 with NR_
 # the iozone task's context, passed to the user loop
 CTX = dict(TASK=0, FD=4, BUF=8, RECLEN=12, FILL=16)
 NR_WRITE = 4                        # __NR_write on i386
+TIF_NEED_RESCHED = 3                # include/asm-i386/thread_info.h
+#: paced writes: how far apart the writers' due times are, as a fraction of a period spread
+#: evenly over them (CPU k's first write due at k / cpus x stagger periods). An estimate:
+#: the mail does not say in what order its disk completed the four writers' requests
+STAGGER = ("yoshioka2005:pace.stagger", 1.0, 0.0, 1.0,
+           ("the order in which the disk woke the four writers is not in the mail: from all "
+            "at once (0, the writers due together) to evenly in turn (1, the model's)"))
+
+
+#: paced writes: pdflush writes back one page per write (as many as are written), the page
+#: dirty_background_ratio (mm/page-writeback.c: 10% in 2.6.12) of the writer's page cache
+#: behind its newest; under iozone the dirty pages sit between that and vm_dirty_ratio
+#: (40%), where balance_dirty_pages makes the writer write back itself
+DIRTY_FRACTION = ("yoshioka2005:pace.dirty_fraction", 0.10, 0.10, 0.40,
+                  ("how far behind the writer writeback runs: dirty_background_ratio (10%, "
+                   "pdflush's background writeout) to vm_dirty_ratio (40%, the writers "
+                   "throttled in balance_dirty_pages) of the page cache"))
+
+
+class PacedRuns(list):
+    """Kernel.paced_writes' result: each CPU's write Runs; ``busy``: each CPU's cycles not
+    halted over the run (its writes, writeback in the pauses, the idle loop)."""
+    busy: list
+
+
+def estimate_ranges():
+    """[(name, nominal, low, high, why)] of this workload's estimates (emu.book.ranges)."""
+    return [STAGGER, DIRTY_FRACTION]
 
 
 def equates():
@@ -282,9 +326,12 @@ class Kernel:
 
     def __init__(self, kernel="2.6.12", cpus=1, page_cache_bytes=PAGE_CACHE_BYTES,
                  frame_bytes=FRAME_BYTES, max_records=40_000, profile="pentium4",
-                 fpu_owner=False, used_blocks=0):
+                 fpu_owner=False, used_blocks=0, cores=None):
         if not 1 <= cpus <= 8:
             raise ValueError(f"cpus must be from 1 to 8 (NR_CPUS), not {cpus}")
+        cores = cpus if cores is None else cores
+        if not cpus <= cores <= 8:
+            raise ValueError(f"cores must be from cpus ({cpus}) to 8, not {cores}")
         frames = frame_bytes // PAGE
         if frame_bytes % PAGE or frames < 64 or frames & (frames - 1):
             raise ValueError("frame_bytes must be a power-of-two number of pages, at least 64")
@@ -302,7 +349,7 @@ class Kernel:
                              "describes: fewer max_records or CPUs")
         ram = (24 << 20) + self.frame_count * PAGE + self.pool_pages * 320
         ram = -(-ram // (1 << 20)) * (1 << 20)
-        self.machine = m = Machine(profile, cores=cpus, ram_size=ram)
+        self.machine = m = Machine(profile, cores=cores, ram_size=ram)
         self.program = m.load(assemble(source(kernel), "x86", m.code_start,
                                        f"the {kernel} kernel's write path"))
         self.sym = m.symbols
@@ -343,6 +390,14 @@ class Kernel:
         self.files = [self._build_file(k) for k in range(cpus)]
         self._finish_block_device()
         self.ctx = [self._build_task(k, self.files[k]) for k in range(cpus)]
+        self.idle_ti = [self._alloc(64) for _ in range(cpus)]     # each CPU's idle task's
+        for k, ti in enumerate(self.idle_ti):
+            self._poke(ti, _words(0, 0, 0, 0, k, 0))
+        self.halted_cycles = [0] * cpus       # paced_writes: cycles each CPU was halted,
+        self.halts = [0] * cpus                # how many times it halted, and the pages
+        self.written_back = [0] * cpus         # writeback wrote in its pauses, and the
+        self.writeback_cycles = [0] * cpus     # cycles it took
+        self._wb_next = {}                     # CPU -> the next index writeback looks at
         if fpu_owner and self.kernel == "patched":
             usercopy.set_fpu_owner(m, True)
 
@@ -565,6 +620,97 @@ class Kernel:
 
     written = 0
 
+    def paced_writes(self, records, period, phase=None):
+        """Each CPU's child writes ``records`` records of 4 KB, one every ``period`` cycles
+        of its clock, as a disk that completes one write per period per writer lets it
+        (the writer sleeps until then); in between, its CPU runs the idle task
+        (routines/x86/idle_2612.S) to its hlt and stays halted until the next write is
+        due. CPU k's first write is due at ``phase[k]`` (default: k / cpus x STAGGER of a
+        period, the disk serving the writers in turn). Runs on several cores
+        (emu.run.parallel.run_tasks: the machine needs two at least, ``cores``); returns
+        PacedRuns: [each CPU's write Runs], and each CPU's busy cycles.
+        ``halted_cycles[k]``: the cycles CPU k was halted, which a cycle counter that counts
+        while the processor is not stopped (GLOBAL_POWER_EVENTS) does not count."""
+        if period <= 0:
+            raise ValueError(f"the period must be a positive number of cycles, not {period}")
+        if len(self.machine.cpus) < 2:
+            raise ValueError("paced writes run as tasks: build the Kernel with cores=2 at least")
+        self._check_room(records)
+        if phase is None:
+            stagger = estimates.value(STAGGER[0], STAGGER[1])
+            phase = [round(k * period * stagger / self.cpus) for k in range(self.cpus)]
+
+        def child(k):
+            def run(task):
+                base, runs, halted = task.clock, [], self.halted_cycles[k]
+                for i in range(records):
+                    if i:
+                        self._writeback(task, k, self.written + i)
+                    self._idle_until(task, k, base + phase[k] + i * period)
+                    runs.append(task.call("iozone_write_test", self.ctx[k]["ctx"], 1))
+                    if runs[-1].return_value != 1:
+                        raise RuntimeError(f"CPU {k}'s child failed a write")
+                busy[k] = task.clock - base - (self.halted_cycles[k] - halted)
+                return runs
+            return run
+
+        busy = [0] * self.cpus
+
+        tasks = [child(k) for k in range(self.cpus)]
+        tasks += [None] * (len(self.machine.cpus) - self.cpus)
+        runs = PacedRuns(self.machine.run_tasks(tasks)[:self.cpus])
+        runs.busy = busy
+        self.written += records
+        return runs
+
+    def writeback_point(self, written):
+        """The number of a child's first ``written`` pages writeback has passed: all but the
+        last DIRTY_FRACTION of a CPU's share of the page cache."""
+        lag = round(estimates.value(DIRTY_FRACTION[0], DIRTY_FRACTION[1]) *
+                    self.pool_pages / self.cpus)
+        return max(0, written - lag)
+
+    def _writeback(self, task, k, written):
+        """In CPU k's pause after its child's ``written``-th write: pdflush writes back one
+        page of the child's file (routines/x86/writeback_2612.S), the one DIRTY_FRACTION of
+        the child's page cache behind its newest (the next still in the cache and dirty)."""
+        newest = FIRST_INDEX + written - 1
+        # the first page not yet passed before the last write: prefill's clean_before
+        start = max(self._wb_next.get(k, 0), FIRST_INDEX + self.writeback_point(written - 1))
+        mapping = self.files[k]["mapping"]
+        index = start
+        for index in range(start, min(start + SWAP_CLUSTER_MAX, newest + 1)):
+            run = task.call("writeback_page", mapping, index)
+            self.writeback_cycles[k] += run.cycles
+            if run.return_value:                    # else gone, or clean
+                self.written_back[k] += 1
+                break
+        self._wb_next[k] = index + 1
+
+    def _idle_until(self, task, k, due):
+        """CPU k idles until its clock reads ``due``: the idle loop runs to its hlt, the CPU
+        stays halted (its clock moves on, its caches untouched), the interrupt that ends
+        the wait wakes the writer (TIF_NEED_RESCHED), and the idle loop sees it and leaves.
+        A CPU whose writer is already due does not idle."""
+        if task.clock >= due:
+            return
+        ti, pcpu = self.idle_ti[k], self.pcpu[k]
+        self._word(ti + TI["FLAGS"], 0)
+        try:
+            task.call("cpu_idle", ti, pcpu)
+            raise RuntimeError("the idle loop returned without halting")
+        except GuestHalted:
+            pass
+        halted = max(0, due - task.clock)
+        header = self.machine.model.header(k)
+        header[hwcache.H_CYCLES] += halted
+        if header[hwcache.H_PROFILE_PERIOD] > 0 and not header[hwcache.H_SAMPLE_EVENTS]:
+            header[hwcache.H_NEXT_SAMPLE] += halted       # no cycle samples while halted
+        self.halted_cycles[k] += halted
+        self.halts[k] += 1
+        self._word(ti + TI["FLAGS"], 1 << TIF_NEED_RESCHED)
+        task.call("cpu_idle", ti, pcpu)
+
     def _check_room(self, records):
         if self.written + records > self.max_records:
             raise ValueError(f"{self.written} + {records} records is more than this "
@@ -572,9 +718,11 @@ class Kernel:
 
     # -------------------------------------------------------------- prefill
 
-    def prefill(self, records=None):
+    def prefill(self, records=None, clean_before=0):
         """Put the page cache in the state ``records`` writes per CPU leave on a fresh
-        Kernel (default: enough to fill the zone), without running them: the pages (taken
+        Kernel (default: enough to fill the zone), without running them; each CPU's first
+        ``clean_before`` pages as writeback leaves them (clean: no dirty bit on the page or
+        its buffer, no dirty tag), the rest dirty. Without running them: the pages (taken
         from the zone 16 at a time into each CPU's list and used last-first, as
         rmqueue_bulk and buffered_rmqueue hand them out), their buffer and journal heads
         (the slabs' next objects), the radix trees with their dirty tags, the inactive
@@ -588,6 +736,8 @@ class Kernel:
             raise ValueError("prefill works on a fresh Kernel only")
         if records % 16 or not 0 < records <= zone_pages:
             raise ValueError(f"records must be a multiple of 16 from 16 to {zone_pages}")
+        if not 0 <= clean_before <= records:
+            raise ValueError(f"clean_before must be from 0 to the records ({records})")
         self._check_room(records)
         record = bytearray(self.machine.read(self.ctx[0]["buf"], RECORD))
         record[:4] = (0x5A5A5A5A).to_bytes(4, "little")          # fill_buffer's word
@@ -595,7 +745,7 @@ class Kernel:
             self._poke(c["buf"], record)
         self._poke(self.frames, bytes(record) * self.frame_count)
         order = self._prefill_pages(records)
-        self._prefill_structures(order, records)
+        self._prefill_structures(order, records, clean_before)
         self.written = records
 
     def _prefill_pages(self, records):
@@ -612,7 +762,7 @@ class Kernel:
         self._word(self.zone + ZONE["FREE_LEFT"], self.pool_pages - next_free)
         return order
 
-    def _prefill_structures(self, order, records):
+    def _prefill_structures(self, order, records, clean_before=0):
         """The pages, buffer heads and journal heads of ``order`` (built as arrays and
         written at once), the inactive list, the transaction's data list, the trees."""
         m = self.machine
@@ -634,19 +784,21 @@ class Kernel:
         # list_add at the head, oldest first: each page's next is the one before it
         older = np.concatenate(([head], lru[:-1]))
         newer = np.concatenate((lru[1:], [head]))
-        flags = sum(1 << PG_BITS[b] for b in ("uptodate", "dirty", "lru", "referenced",
-                                                "private"))
+        dirty = offset >= clean_before
+        flags = sum(1 << PG_BITS[b] for b in ("uptodate", "lru", "referenced", "private"))
+        flags = flags + dirty * (1 << PG_BITS["dirty"])
         pages = np.zeros((self.pool_pages, 8), np.uint32)
-        pages[slot] = np.stack([np.full_like(slot, flags), np.full_like(slot, 2),
+        pages[slot] = np.stack([flags, np.full_like(slot, 2),
                                 np.zeros_like(slot), bh, mapping, FIRST_INDEX + offset,
                                 older, newer], axis=1)
         used = int(slot.max()) + 1
         m.write(self.mem_map, pages[:used].tobytes())
         self._poke(head, _words(int(lru[-1]), int(lru[0])))
         self._word(self.zone + ZONE["NR_INACTIVE"], len(order))
-        state = sum(1 << BH_BITS[b] for b in ("Uptodate", "Dirty", "Mapped", "JBD"))
+        state = sum(1 << BH_BITS[b] for b in ("Uptodate", "Mapped", "JBD"))
+        state = state + dirty * (1 << BH_BITS["Dirty"])
         n = len(order)
-        bhs = np.stack([np.full(n, state), bh, page, np.ones(n), np.full(n, PAGE), block,
+        bhs = np.stack([state, bh, page, np.ones(n), np.full(n, PAGE), block,
                         np.zeros(n), np.full(n, self.bdev), np.zeros(n), jh, np.zeros(n),
                         np.zeros(n)], axis=1).astype(np.int64).astype(np.uint32)
         t = self.transaction
@@ -664,7 +816,7 @@ class Kernel:
         for k, f in enumerate(self.files):
             mine = np.flatnonzero(cpu == k)
             nodes = self._radix_fill(f["mapping"], FIRST_INDEX + offset[mine], page[mine],
-                                     int(ring["radix_tree_node_cachep"][k]))
+                                     int(ring["radix_tree_node_cachep"][k]), dirty[mine])
             self._word(arrays["radix_tree_node_cachep"][k] + AC["NEXT"], nodes)
             dind = self._block_data(self._read(f["inode"] + EI["DIND"]))
             index = FIRST_INDEX + offset[mine] - DIND_START
@@ -676,10 +828,11 @@ class Kernel:
                 m.write(ind, words.tobytes())
         self._prefill_files(records)
 
-    def _radix_fill(self, mapping, indices, pages, node_next):
-        """radix_tree_insert of each (index, page) in order, with the dirty tag: the nodes
-        below the fixed level-3 node come from the radix node slab's memory at
-        ``node_next``, in the order insertion takes them; returns where they end."""
+    def _radix_fill(self, mapping, indices, pages, node_next, dirty):
+        """radix_tree_insert of each (index, page) in order, with the dirty tag where
+        ``dirty`` says: the nodes below the fixed level-3 node come from the radix node
+        slab's memory at ``node_next``, in the order insertion takes them; returns where
+        they end."""
         m = self.machine
         top = self._read(mapping + AS["PAGE_TREE"] + RR["RNODE"])
         level3 = self._read(top + RN["SLOTS"] + 4 * ((int(indices[0]) >> 18) & 63))
@@ -694,7 +847,7 @@ class Kernel:
         def tag(words, offset):
             words[(RN["TAGS"] >> 2) + (offset >> 5)] |= np.uint32(1 << (offset & 31))
 
-        for index, page in zip(indices.tolist(), pages.tolist()):
+        for index, page, tagged in zip(indices.tolist(), pages.tolist(), dirty.tolist()):
             path = [top, level3]
             parent = level3
             for shift in (12, 6):
@@ -712,7 +865,8 @@ class Kernel:
             leaf[1 + (index & 63)] = page
             leaf[0] += 1
             for level, address in zip((3, 2, 1, 0), path):
-                tag(node(address), (index >> (6 * level)) & 63)
+                if tagged:
+                    tag(node(address), (index >> (6 * level)) & 63)
         for address, words in nodes.items():
             m.write(address, words.tobytes())
         return node_next
