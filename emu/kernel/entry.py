@@ -104,6 +104,8 @@ from ..context import routine
 from ..hw import cache as c
 from ..hw.interrupt import interruptible, stop_if_interrupted
 from ..hw.softtlb import (
+    DAR,
+    DSISR,
     MSR_DR,
     MSR_IR,
     MSR_ME,
@@ -116,6 +118,7 @@ from ..hw.softtlb import (
     SRR1,
     CpuRegisters,
 )
+from ..hw.tlb604 import T6_FAULT_NO_HPTE, TLB604Model
 from ..isa.assemble import assemble
 from ..run import diagnose
 from ..run.result import measured
@@ -437,6 +440,12 @@ class Entry:
             self.bats[at + c.BAT_SIZE] = self.bat_size
         if self.kind == "603" and bats:
             m.state[c.H_BATS] = self.bats.ctypes.data
+        # the 604: its TLBs and table search for guest code (emu.hw.tlb604), in place of
+        # QEMU's MMU; the backend invalidates them with its own tlbie
+        self.tlb = None
+        if self.kind == "604":
+            self.tlb = TLB604Model(m, arch.sdr1, self.bat_size)
+            arch.native_tlb = self.tlb
         self.tasks = {}                        # pid -> task union address
         self.init_task = self._task_union(1, None)
         self.running = None                    # the process the CPU runs, during a run
@@ -623,6 +632,8 @@ class Entry:
             for n in range(12):           # PPC32Hash's user segments, Ks = Kp = 1
                 self.regs.set_sr(n, ctx_to_vsid(process.mm.context, n << 28) | 0x60000000)
         self._kernel_segment()
+        if self.kind == "604":            # the model's copy of the CPU's segment registers
+            self.tlb.set_segments([self.regs.sr(n) for n in range(16)])
 
     def _stubs(self, to_entry):
         """The 603's storage-interrupt stubs: to DataAccess22 / InstructionAccess22 during
@@ -672,12 +683,19 @@ class Entry:
             st[st[c.H_SCRATCH] + S_BLOCK_END] = 0
             for key in m.soft_tlb.exceptions:
                 m.soft_tlb.exceptions[key] = 0
+        before = self.tlb.counts() if self.tlb else {}
         with interruptible():          # Ctrl-C stops the run at its next block
-            try:
-                m.uc.emu_start(pc, self.stop)
-            except UcError as error:
-                stop_if_interrupted()
-                raise diagnose.describe_fault(m, error) from None
+            while True:
+                try:
+                    if self.tlb:
+                        self.tlb.arm()
+                    m.uc.emu_start(pc, self.stop)
+                    break
+                except UcError as error:
+                    stop_if_interrupted()
+                    pc = self._storage_interrupt()
+                    if pc is None:
+                        raise diagnose.describe_fault(m, error) from None
             stop_if_interrupted()
         diagnose.raise_stop(m)
         at = m.uc.reg_read(ppc_const.UC_PPC_REG_PC)
@@ -685,8 +703,37 @@ class Entry:
             raise KernelError(f"a user run stopped at {at:#x} ({m.symbolize(at)}), not at "
                               "host_stop22")
         run = measured(m, label, ())
+        if self.tlb:
+            after = self.tlb.counts()
+            run.events.update({k: v - before[k] for k, v in after.items()})
         self.kernel.ledger.guest(label, run)
         return run
+
+    def _storage_interrupt(self):
+        """The 604's ISI or DSI for the access the native table search refused (no HPTE,
+        or the page's PP forbids it), delivered as the CPU delivers it: SRR0 = the
+        instruction (for an ISI, the address fetched), SRR1 = the MSR with the cause, DAR
+        and DSISR for a DSI, translation off, the vector. Returns the vector's address, or
+        None if the stop was not such a refusal."""
+        fault = self.tlb.take_fault() if self.tlb else None
+        if fault is None:
+            return None
+        kind, ea, access = fault
+        uc = self.machine.uc
+        pc = uc.reg_read(ppc_const.UC_PPC_REG_PC)
+        msr = uc.reg_read(ppc_const.UC_PPC_REG_MSR)
+        cause = 0x40000000 if kind == T6_FAULT_NO_HPTE else 0x08000000
+        if access == "x":
+            number = EXCP_ISI
+            self.regs.set_sprs({SRR0: pc & 0xFFFFFFFF, SRR1: (msr & 0xFFFF) | cause})
+        else:
+            number = EXCP_DSI
+            dsisr = cause | (0x02000000 if access == "w" else 0)
+            self.regs.set_sprs({SRR0: pc & 0xFFFFFFFF, SRR1: msr & 0xFFFF, DAR: ea,
+                                DSISR: dsisr})
+        uc.reg_write(ppc_const.UC_PPC_REG_MSR, MSR_ME)
+        self.exceptions[number] = self.exceptions.get(number, 0) + 1
+        return self.base + VECTORS[number]
 
     def run(self, process, entry=ELF_BASE, *args, label="user_run"):
         """Run ``process``'s code from ``entry`` in user mode (r3... = ``args``) until it
@@ -789,6 +836,10 @@ class Entry:
         k.current = nxt                         # the kernel model's view (its TLB paths)
         k.arch.switch_mm(nxt.mm)
         self.running = nxt
+        if self.tlb:                            # the segments _switch22 loads: 1-7
+            self.tlb.set_segments([self.regs.sr(n) if not 1 <= n <= 7 else
+                                   ctx_to_vsid(nxt.mm.context, n << 28) | 0x60000000
+                                   for n in range(16)])
         tss = TASK_FIELDS["TSS"]
         return (self.task(prev) + tss, self.task(nxt) + tss,
                 (nxt.mm.context * 897) & 0xFFFFF)

@@ -138,6 +138,7 @@ class PPC604(PPC32Hash):
         machine.load(hash_low_prelude(self.htab_base, self.htab_size, self.kvars) +
                      routine("ppc32/flush_hash_search.S").read_text())
         self.current = None
+        self.native_tlb = None            # guest code's TLBs (emu.hw.tlb604), set by Entry
 
     # ------------------------------------------------------------------ contexts
 
@@ -245,6 +246,8 @@ class PPC604(PPC32Hash):
     def _tlbie(self, address):
         self.itlb.invalidate_class(address)
         self.dtlb.invalidate_class(address)
+        if self.native_tlb is not None:
+            self.native_tlb.invalidate_class(address)
 
     def flush_ptes(self, mm, address, pte_page, count):
         """flush_hash_pages over ``count`` Linux PTEs; its tlbie of each PTE that had
