@@ -32,10 +32,14 @@ the kernel through the exception entry of Linux 2.2.0 (``routines/ppc32/entry_22
   empty: ENOSYS) and the kernel words int_return tests (lost interrupts, bottom halves: 0).
 
 ``Entry.run(process, entry, *args)`` runs user code at ``entry`` (MSR = MSR_USER: PR, IR,
-DR, EE, ME, RI) until it calls exit. The CPU translates every user access itself: on the
-603 through its software-loaded TLB, whose misses the kernel model's guest miss handlers
-resolve (emu.kernel.ppc603); on the 604 by its hardware search of the hash table (QEMU's),
-whose misses are storage interrupts. A ``sc`` is delivered as the CPU delivers it (SRR0 =
+DR, EE, ME, RI) until it calls exit. On the 603 the CPU translates every user access
+through its software-loaded TLB, whose misses the kernel model's guest miss handlers
+resolve (emu.kernel.ppc603); on the 604 the model does (emu.hw.tlb604: Unicorn in its
+virtual-TLB mode, a native fill running BAT2, the segment registers, the ITLB and DTLB and,
+on a miss, the hardware table search through the cache model), and a search that finds
+nothing, or a page whose PP forbids the access, is an ISI / DSI that ``Entry`` delivers as
+the CPU does (SRR0, SRR1, DAR, DSISR, the vector). The model's copy of the segment
+registers is set at each entry and at each switch (the segments _switch22 loads). A ``sc`` is delivered as the CPU delivers it (SRR0 =
 the next instruction, SRR1 = the MSR, translation off, the vector: here at
 ``entry22_base + 0xc00``, the code sitting on a 16 KB boundary so that ``LR & 0x3f00`` gives
 the vector as on the hardware), and all that follows is guest code: the prologue, the
@@ -83,10 +87,11 @@ profile's costs, loads and stores through the cache model at their physical addr
 Unicorn's memory hooks see physical addresses). User code sits outside the model's code
 region, so its instructions cost the profile's default (1 cycle each); the hardware's own
 exception entry and ``rfi`` latencies are not charged beyond the profile's ``rfi`` (as
-elsewhere in the book). On the 604 the CPU's table search is QEMU's and costs nothing here:
-the model's 604 TLB (emu.kernel.ppc604) is not consulted by guest-run code (a limit; the
-null system call, with the kernel in a BAT, takes no TLB misses in its steady state on
-either CPU). On the 603 a user data access's hook address is physical, so the mirror counts
+elsewhere in the book). On the 604 each TLB miss of guest-run code costs its table search
+(emu.hw.tlb604), counted in the run's events (``itlb_misses``, ``dtlb_misses``,
+``table_search_cycles``); a fault's Python path (``Kernel.touch``) searches in the
+backend's own TLB model (emu.kernel.ppc604), and the retried access searches again in the
+native one. On the 603 a user data access's hook address is physical, so the mirror counts
 it as a hit without a look-up, and the hits of guest-run code do not move a class's LRU
 bit: a miss replaces the way loaded earlier; and a kernel access to a user buffer
 (copy_to_user), whose physical address lies in the BAT's block, is counted as a BAT

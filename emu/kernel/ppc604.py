@@ -27,6 +27,10 @@ the 604 does (IBM PowerPC 604 RISC Microprocessor User's Manual, ch. 5):
   access is then retried: a second TLB miss, whose search finds the new HPTE. If the Linux
   PTE does not allow the access, the fault path (do_page_fault) follows.
 
+These Python TLBs serve the backend's own (Python-driven) accesses: ``Kernel.touch``,
+the mmap and fork workloads. Guest code run by ``emu.kernel.entry`` goes through the native
+model of the same TLBs and search (emu.hw.tlb604), which ``_tlbie`` invalidates too.
+
 ``tlbie`` (in the guest flush routines) invalidates both ways of the page's congruence class
 in both TLBs, as the 603 does (an assumption for the 604: its manual's text on this was not
 checked); the model applies it after each flush routine to the pages the routine tlbie-d.
