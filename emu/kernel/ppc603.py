@@ -83,10 +83,11 @@ from ..context import routine
 from ..hw.layout import HALT
 from ..hw.softtlb import (DCMP, DMISS, HASH1, HASH2, ICMP, IMISS, MSR_ME, SPRG3, SRR0, SRR1)
 from . import costs as cost_table
-from .ppc32 import HPTE_STATUS, ctx_to_vsid, hash_low_prelude, htab_size_for
+from .ppc32 import (CONTEXT_FLUSH_PAGES, HPTE_STATUS, ctx_to_vsid, hash_low_prelude,
+                    htab_size_for)
 from .arch import Arch
 from .errors import KernelError
-from .pgtable import _PAGE_HASHPTE, _PAGE_RW, TASK_SIZE
+from .pgtable import _PAGE_HASHPTE, _PAGE_RW, PAGE_SIZE, TASK_SIZE
 
 RELOADS = ("pagetable", "hash")
 MISS_VECTORS = {"x": 0x1000, "r": 0x1100, "w": 0x1200}   # MPC603e UM: ITLB, DTLB load, store
@@ -143,7 +144,7 @@ class PPC603(Arch):
         self.soft, self.reload = soft, reload
         self.name = f"ppc603 ({reload})"
         self.tlb_flush_strategies = ("scan", "immediate", "batched") if reload == "hash" \
-            else ("tlbia",)
+            else ("tlbia", "context")
         self.thread = machine.alloc(32, align=32)       # the current thread: its pgdir
         soft.regs.set_spr(SPRG3, self.thread)
         if reload == "hash":
@@ -152,7 +153,8 @@ class PPC603(Arch):
         machine.load(routine(HANDLERS[reload]), at=MISS_VECTORS["x"])
         machine.load(STORAGE_INTERRUPT_STUB, at=0x300)
         machine.load(STORAGE_INTERRUPT_STUB, at=0x400)
-        for name in ("clear_page.S", "copy_page.S", "flush_dcache_icache.S", "tlb_603.S"):
+        for name in ("clear_page.S", "copy_page.S", "flush_dcache_icache.S", "tlb_603.S",
+                     "set_context_22.S"):
             machine.load(routine(f"ppc32/{name}"))
         self.next_context = 1
         self.current = None             # the mm whose segment registers are loaded
@@ -340,6 +342,29 @@ class PPC603(Arch):
         """_tlbia: 1024 tlbie (the 603 has no tlbia)."""
         self.call("tlbia_603")
         self.ledger.count("tlbia")
+
+    def new_context_for(self, mm):
+        """2.2.0's flush_tlb_mm (the ``context`` strategy): the mm gets a new context, its
+        old TLB entries (old VSIDs) can never match again and age out; set_context loads
+        the new one at once if the mm is the running one."""
+        mm.context = self.new_context()
+        self.ledger.count("new_contexts")
+        if self.current is mm:
+            self.call("set_context_22", mm.context)
+            self.switch_mm(mm)
+
+    def flush_range_context(self, mm, start, end):
+        """2.2.0's flush_tlb_range (the ``context`` strategy): more than
+        ``CONTEXT_FLUSH_PAGES`` pages, a new context; fewer, flush_hash_page of each page,
+        which on a 603 without a hash table is the page's tlbie."""
+        start &= ~(PAGE_SIZE - 1)
+        end = min(end, TASK_SIZE)
+        pages = max(0, -(-(end - start) // PAGE_SIZE))
+        if pages > CONTEXT_FLUSH_PAGES:
+            self.new_context_for(mm)
+            return
+        for k in range(pages):
+            self.flush_tlb_page(mm, start + k * PAGE_SIZE)
 
     def has_hashpte(self, pte):
         return self.reload == "hash" and bool(pte & _PAGE_HASHPTE)

@@ -56,12 +56,12 @@ from __future__ import annotations
 
 from ..hw import mmu
 from ..context import routine
-from .ppc32 import HPTE_STATUS, PPC32Hash, ctx_to_vsid, hash_low_prelude
+from .ppc32 import (CONTEXT_FLUSH_PAGES, HPTE_STATUS, PPC32Hash, ctx_to_vsid,
+                    hash_low_prelude)
 from .errors import KernelError
 from .pgtable import _PAGE_HASHPTE, _PAGE_RW, PAGE_SHIFT, PAGE_SIZE, TASK_SIZE
 
 FLUSHES = ("hashpte", "search", "context")
-CONTEXT_FLUSH_PAGES = 20          # 2.1.79-2.2.0 local_flush_tlb_range: "> 20 * PAGE_SIZE"
 CLASS_SHIFT = 12                  # EA bits 14-19 (IBM numbering) select the class
 
 
@@ -140,7 +140,8 @@ class PPC604(PPC32Hash):
         self.zap_flush = None             # one flush per unmapped range, after the zap
         self.walks_flush_ranges = flush != "hashpte"
         machine.load(hash_low_prelude(self.htab_base, self.htab_size, self.kvars) +
-                     routine("ppc32/flush_hash_search.S").read_text())
+                     routine("ppc32/flush_hash_search.S").read_text() +
+                  routine("ppc32/set_context_22.S").read_text())
         self.current = None
         self.native_tlb = None            # guest code's TLBs (emu.hw.tlb604), set by Entry
 

@@ -286,11 +286,14 @@ class Kernel(PageFaults, Processes):
             self._flush_one(mm, address)
         elif self.tlb_flush == "batched":
             self._flush_batch(mm)
-        elif self.tlb_flush in ("tlbia", "asid"):
+        elif self.tlb_flush in ("tlbia", "asid", "context"):
             self.arch.flush_tlb_page(mm, address)
 
     def flush_tlb_range(self, mm, start, end):
         """flush_range (arch/ppc/mm/tlb.c): one flush_hash_pages per PTE page of the range."""
+        if self.tlb_flush == "context":     # 2.1.79-2.2.0: a new context above 20 pages
+            self.arch.flush_range_context(mm, start, end)
+            return
         if self.tlb_flush == "tlbia":
             self.arch.flush_tlb_all()
             return
@@ -317,7 +320,11 @@ class Kernel(PageFaults, Processes):
             address = pmd_end
 
     def flush_tlb_mm(self, mm):
-        """flush_tlb_mm: flush_range over every VMA (4xx: one tlbia; ARMv7: by ASID)."""
+        """flush_tlb_mm: flush_range over every VMA (4xx: one tlbia; ARMv7: by ASID;
+        2.2.0's 603: a new context)."""
+        if self.tlb_flush == "context":
+            self.arch.new_context_for(mm)
+            return
         if self.tlb_flush == "tlbia":
             self.arch.flush_tlb_all()
             return

@@ -95,17 +95,3 @@ flush_hash_page_search:                     # r3 context, r4 va; keeps r3, r4, r
         tlbie   r4                          # and the TLB entry, found or not
         isync
         blr
-
-        .globl  set_context_22
-set_context_22:                             # r3 context
-        mulli   r3, r3, 897*16              # segment 0's VSID
-        li      r4, 0                       # an address in segment 0
-        li      r5, 8                       # the user segments, 0-7
-        mtctr   r5
-1:      mtsrin  r3, r4
-        addi    r3, r3, 0x111
-        addis   r4, r4, 0x1000
-        bdnz    1b
-        sync
-        isync
-        blr

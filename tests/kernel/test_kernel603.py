@@ -280,6 +280,40 @@ def test_pagetable_munmap_runs_tlbia_1024_tlbie():
     assert not any(any(ways) for ways in k.machine.soft_tlb.entries603.values())
 
 
+def test_pagetable_22_flush_of_20_pages_or_fewer_is_a_tlbie_each():
+    """2.2.0's flush_tlb_range (tlb_flush="context"): 4 pages are 4 tlbie (3 instructions
+    each), no tlbia, the context kept."""
+    k = kernel("pagetable", tlb_flush="context")
+    p = k.spawn(TINY)
+    heap = heap_of(k, p, 4)
+    k.touch_pages(p, heap, 4, "w")
+    context = p.mm.context
+    spent = measure(k, lambda: k.munmap(p, heap, 4 * PAGE_SIZE))
+    assert spent.rows["tlbie_603"][1] == 4 and spent.rows["tlbie_603"][3] == 4 * 3
+    assert "tlbia_603" not in spent.rows and p.mm.context == context
+
+
+def test_pagetable_22_flush_of_more_than_20_pages_is_a_new_context():
+    """21 pages: a new context, loaded by set_context_22 (mulli, li, li, mtctr, 8 x (mtsrin,
+    addi, addis, bdnz), sync, isync, blr = 39 instructions); no tlbie; the old entries stay
+    in the TLB (their VSID never matches again), and the text misses under the new VSID."""
+    k = kernel("pagetable", tlb_flush="context")
+    p = k.spawn(TINY)
+    heap = heap_of(k, p, 21)
+    k.touch(p, TEXT, "x")
+    k.touch_pages(p, heap, 21, "w")
+    loaded = sum(e is not None for ways in k.machine.soft_tlb.entries603.values() for e in ways)
+    context = p.mm.context
+    spent = measure(k, lambda: k.munmap(p, heap, 21 * PAGE_SIZE))
+    assert spent.rows["set_context_22"][1:] == [1, spent.rows["set_context_22"][2], 39]
+    assert "tlbie_603" not in spent.rows and spent.counts["new_contexts"] == 1
+    assert p.mm.context != context
+    assert sum(e is not None for ways in k.machine.soft_tlb.entries603.values()
+               for e in ways) == loaded
+    spent = measure(k, lambda: k.touch(p, TEXT, "x"))
+    assert spent.counts["tlb_misses"] == 1
+
+
 def test_hash_flush_removes_the_hpte_and_the_tlb_entry():
     k = kernel("hash")
     p = k.spawn(TINY)
@@ -356,7 +390,7 @@ def test_bad_configurations_are_refused():
         kernel("software")
     with pytest.raises(ValueError, match="has no hash table"):
         kernel("pagetable", htab_size=1 << 16)
-    with pytest.raises(ValueError, match=r"tlb_flush must be one of \('tlbia',\)"):
+    with pytest.raises(ValueError, match=r"tlb_flush must be one of \('tlbia', 'context'\)"):
         kernel("pagetable", tlb_flush="scan")
     with pytest.raises(ValueError, match="tlb_flush must be one of"):
         kernel("hash", tlb_flush="tlbia")
