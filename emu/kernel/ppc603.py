@@ -51,7 +51,10 @@ batched) with flush_hash_pages, whose tlbie also empties the TLB class; update_m
 preloads young PTEs with add_hash_page. Pagetable: Linux 2.4's Hash == 0 paths
 (arch/ppc/mm/tlb.c), the Kernel's ``tlbia`` strategy: flush_tlb_mm and flush_tlb_range run
 _tlbia, flush_tlb_page _tlbie; no preload (update_mmu_cache returns when Hash == 0).
-flush_tlb_page_nohash is _tlbie in both.
+flush_tlb_page_nohash is _tlbie in both. Either reload also runs 2.2.0's own flush
+(``tlb_flush="context"``, Dougan 1999's kernel): a range of more than 20 pages, and
+flush_tlb_mm, give the mm a new context (set_context_22); a smaller range flushes each page
+(hash: flush_range_search, the search of both groups and tlbie; pagetable: tlbie).
 
 Counts in the ledger: ``tlb_misses`` (the Kernel: misses seen by accesses),
 ``tlb_entries_loaded``, ``tlb_miss_no_pte`` (the handler and, for hash, hash_page found no
@@ -74,7 +77,8 @@ both strategies load C = 1 whenever PP = 2; QEMU 5.0's ``tlbld`` also drops an e
 same page in the other way whatever its VSID, which the 603 does not: the record follows the
 603 (the CPU's own TLB is never used to translate a user access here). Linux 2.2's
 flush_tlb_mm gave the mm a new context (new VSIDs, the stale entries left to age out)
-instead of flushing; the model follows 2.4 (tlbia, or the hash strategies above).
+instead of flushing; the model follows 2.4 by default (tlbia, or the hash strategies
+above) and 2.2.0 with ``tlb_flush="context"``.
 """
 from __future__ import annotations
 
@@ -143,8 +147,8 @@ class PPC603(Arch):
         soft.identity_only = False      # user pages map to other frames; see emu.hw.softtlb
         self.soft, self.reload = soft, reload
         self.name = f"ppc603 ({reload})"
-        self.tlb_flush_strategies = ("scan", "immediate", "batched") if reload == "hash" \
-            else ("tlbia", "context")
+        self.tlb_flush_strategies = ("scan", "immediate", "batched", "context") \
+            if reload == "hash" else ("tlbia", "context")
         self.thread = machine.alloc(32, align=32)       # the current thread: its pgdir
         soft.regs.set_spr(SPRG3, self.thread)
         if reload == "hash":
@@ -168,7 +172,8 @@ class PPC603(Arch):
         machine.mmu.sdr1 = self.sdr1
         self.kvars = machine.alloc(32, align=32)        # next_slot, pteg_full, searches
         machine.load(hash_low_prelude(self.htab_base, size, self.kvars) +
-                     routine("ppc32/hash_low_32.S").read_text())
+                     routine("ppc32/hash_low_32.S").read_text() +
+                     routine("ppc32/flush_hash_search.S").read_text())
 
     # ------------------------------------------------------------ running kernel routines
 
@@ -355,13 +360,20 @@ class PPC603(Arch):
 
     def flush_range_context(self, mm, start, end):
         """2.2.0's flush_tlb_range (the ``context`` strategy): more than
-        ``CONTEXT_FLUSH_PAGES`` pages, a new context; fewer, flush_hash_page of each page,
-        which on a 603 without a hash table is the page's tlbie."""
+        ``CONTEXT_FLUSH_PAGES`` pages, a new context; fewer, flush_hash_page of each page:
+        with a hash table its search of both groups and tlbie (flush_range_search, as the
+        604's), on a 603 without one the page's tlbie."""
         start &= ~(PAGE_SIZE - 1)
         end = min(end, TASK_SIZE)
         pages = max(0, -(-(end - start) // PAGE_SIZE))
         if pages > CONTEXT_FLUSH_PAGES:
             self.new_context_for(mm)
+            return
+        if self.reload == "hash":
+            if pages:
+                n = self.call("flush_range_search", mm.context, start, pages)
+                self.ledger.count("pages_searched", pages)
+                self.ledger.count("hpte_invalidated", n)
             return
         for k in range(pages):
             self.flush_tlb_page(mm, start + k * PAGE_SIZE)

@@ -70,7 +70,8 @@ from .process import Processes
 
 # ------------------------------------------------------------------------ the kernel
 
-TLB_FLUSH_STRATEGIES = ("scan", "immediate", "batched", "tlbia", "asid")   # all backends'
+# all backends'
+TLB_FLUSH_STRATEGIES = ("scan", "immediate", "batched", "tlbia", "asid", "context")
 
 
 class Kernel(PageFaults, Processes):
@@ -91,7 +92,12 @@ class Kernel(PageFaults, Processes):
     * ``asid`` (ARMv7, arch/arm/include/asm/tlbflush.h): no hash table, TLB entries tagged
       with the address space's ASID: flush_tlb_page and flush_tlb_range invalidate by
       address and ASID, page by page, flush_tlb_mm every entry of the ASID (the backend's
-      flush_tlb_page, flush_tlb_range, flush_tlb_mm).
+      flush_tlb_page, flush_tlb_range, flush_tlb_mm);
+    * ``context`` (Linux 2.1.79-2.2.0 PPC, the 603 backend): flush_tlb_range of more than 20
+      pages and flush_tlb_mm give the mm a new context (the old entries can never match
+      again and age out); a smaller range, and flush_tlb_page, flush each page (with a hash
+      table its search and tlbie, without one its tlbie; the backend's
+      flush_range_context and new_context_for).
     flush_tlb_page (one page, e.g. after a copy-on-write) flushes that page in every strategy.
     ``tlb_flush=None`` takes the backend's default (its first strategy).
     """
@@ -286,7 +292,9 @@ class Kernel(PageFaults, Processes):
             self._flush_one(mm, address)
         elif self.tlb_flush == "batched":
             self._flush_batch(mm)
-        elif self.tlb_flush in ("tlbia", "asid", "context"):
+        elif self.tlb_flush == "context":    # 2.2.0: flush_hash_page of the one page
+            self.arch.flush_range_context(mm, address, address + PAGE_SIZE)
+        elif self.tlb_flush in ("tlbia", "asid"):
             self.arch.flush_tlb_page(mm, address)
 
     def flush_tlb_range(self, mm, start, end):

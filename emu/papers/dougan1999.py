@@ -181,13 +181,14 @@ def hit_rate_by_reuse(machine="604", pages=256, passes=(1, 2, 4, 8, 16, 49)):
 
 
 # Linux 2.2.0's own TLB flushes (the kernel the paper measured): flush_tlb_range gives the mm
-# a new context above 20 pages, else flushes page by page; flush_tlb_mm a new context. The
-# 603 searching a hash table keeps the model's default (2.4's scan of _PAGE_HASHPTE): its
-# backend has no 2.2.0 path. ``FLUSHES_24`` is 2.4's, which notebook 02 shows beside it.
+# a new context above 20 pages, else flushes page by page (flush_hash_page: with a hash
+# table its search, on the 603 without one a tlbie); flush_tlb_mm a new context.
+# ``FLUSHES_24`` is 2.4's (the 603's tlbia, the scan of _PAGE_HASHPTE), which notebook 02
+# shows beside it.
 FLUSHES_22 = {"603 page table": {"tlb_flush": "context"}, "604": {"flush": "context"},
-              "603 hash table": {}}
+              "603 hash table": {"tlb_flush": "context"}}
 FLUSHES_24 = {"603 page table": {"tlb_flush": "tlbia"}, "604": {"flush": "hashpte"},
-              "603 hash table": {}}
+              "603 hash table": {"tlb_flush": "scan"}}
 
 
 def workloads_table(kinds=("fork", "exec"), mmap_size=1 << 20, flushes=FLUSHES_22):

@@ -27,6 +27,7 @@ from emu.kernel.ppc603 import PPC603, miss_registers, tlb_miss_summary
 from emu.kernel.pgtable import _PAGE_ACCESSED, _PAGE_DIRTY, _PAGE_HASHPTE, _PAGE_RW, PAGE_SIZE
 from emu.kernel.workloads import ELF_BASE, Image
 from emu.run.machine import Machine
+from emu.hw import mmu
 from emu.hw.softtlb import (DAR, DCMP, DMISS, DSISR, HASH1, HASH2, ICMP, SRR1,
                          LinuxPageTable)
 
@@ -312,6 +313,24 @@ def test_pagetable_22_flush_of_more_than_20_pages_is_a_new_context():
                for e in ways) == loaded
     spent = measure(k, lambda: k.touch(p, TEXT, "x"))
     assert spent.counts["tlb_misses"] == 1
+
+
+def test_hash_22_flush_of_a_few_pages_searches_each_for_its_hpte():
+    """2.2.0's flush_tlb_range with a hash table: flush_range_search (flush_hash_search.S):
+    5 + per page (6 + 27 + 3k for a match in slot k of the primary group) + 4 instructions;
+    both HPTEs invalidated, no new context."""
+    k = kernel("hash", tlb_flush="context")
+    p = k.spawn(TINY)
+    heap = heap_of(k, p, 2)
+    k.touch_pages(p, heap, 2, "w")
+    found = [mmu.find_pte(k.machine.read, k.arch.sdr1, ctx_to_vsid(p.mm.context, a), a)
+             for a in (heap, heap + PAGE_SIZE)]
+    assert all(f is not None and not f[0] for f in found)        # primary groups
+    spent = measure(k, lambda: k.munmap(p, heap, 2 * PAGE_SIZE))
+    assert spent.rows["flush_range_search"][3] == 5 + sum(6 + 27 + 3 * f[1] for f in found) + 4
+    assert spent.counts["hpte_invalidated"] == 2 and "new_contexts" not in spent.counts
+    assert all(mmu.find_pte(k.machine.read, k.arch.sdr1, ctx_to_vsid(p.mm.context, a), a)
+               is None for a in (heap, heap + PAGE_SIZE))
 
 
 def test_hash_flush_removes_the_hpte_and_the_tlb_entry():
