@@ -69,9 +69,10 @@ find no PTE either); a working set larger than the TLB, touched again, misses pa
 HPTEs are still there (the tests measure both).
 
 Limits: user addresses only (the kernel's own TLB misses, and the misses of the kernel's
-vmalloc space, are not modelled); the hardware's exception entry costs nothing beyond the
-handler's instructions (as on the 405 backend); the handlers' loads of the HTAB and the page
-table go through the cache model, the simulated user accesses do not; the 603's changed-bit
+vmalloc space, are not modelled); the hardware's exception entry costs the profile's
+``[tlb] exception_entry`` per miss (an estimate; ledger row ``tlb_miss_entry``); the
+handlers' loads of the HTAB and the page table go through the cache model, the simulated
+user accesses do not; the 603's changed-bit
 miss (a store through an entry with C = 0 raises the store miss) never happens here, since
 both strategies load C = 1 whenever PP = 2; QEMU 5.0's ``tlbld`` also drops an entry for the
 same page in the other way whatever its VSID, which the 603 does not: the record follows the
@@ -146,6 +147,7 @@ class PPC603(Arch):
                              f"lines (the 603e's), but this profile's L1 lines are {lines}")
         soft.identity_only = False      # user pages map to other frames; see emu.hw.softtlb
         self.soft, self.reload = soft, reload
+        self.entry_cycles = machine.profile.tlb.get("exception_entry", 0)   # per miss
         self.name = f"ppc603 ({reload})"
         self.tlb_flush_strategies = ("scan", "immediate", "batched", "context") \
             if reload == "hash" else ("tlbia", "context")
@@ -256,6 +258,7 @@ class PPC603(Arch):
         sdr1 = self.sdr1 if self.reload == "hash" else 0
         self.soft.regs.set_sprs(miss_registers(ctx_to_vsid(mm.context, address), address,
                                                sdr1, access, way))
+        self.ledger._add("tlb_miss_entry", "hardware", 1, self.entry_cycles)
         run = self.machine.call(MISS_VECTORS[access], real_mode=True)
         self.ledger.guest("tlb_miss_603", run)
         return self.lookup(mm, address, fetch) is not None
@@ -393,6 +396,7 @@ def tlb_miss_summary(spent):
     htab_misses = counts.get("htab_misses", 0)
     hits = counts.get("htab_primary_hits", 0) + counts.get("htab_secondary_hits", 0)
     cycles = rows.get("tlb_miss_603", [None, 0, 0])[2] + rows.get("hash_page", [None, 0, 0])[2] \
+        + rows.get("tlb_miss_entry", [None, 0, 0])[2] \
         + htab_misses * cost_table.cycles("hash_fault_entry", ledger.table)
     return {"tlb_misses": misses,
             "handler_runs": rows.get("tlb_miss_603", [None, 0])[1],

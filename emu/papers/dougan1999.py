@@ -70,7 +70,7 @@ FLUSHES = {"search": "every page searched (1998)",
 BARE = Image("bare", text_pages=1, data_pages=0, bss_pages=0, text_touched=0,
              data_written=0, bss_written=0, stack_written=0)
 # the ledger rows that make up the TLB-miss path of each MMU
-MISS_ROWS = ("tlb_miss_603", "table_search", "hash_page", "hash_fault_entry")
+MISS_ROWS = ("tlb_miss_603", "tlb_miss_entry", "table_search", "hash_page", "hash_fault_entry")
 
 
 def kernel(machine, caches=(), **options):
