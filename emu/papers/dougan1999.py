@@ -358,8 +358,11 @@ def claims():
               source="Table 1, node10 (the model: lat_proc exec cycles, same clock)",
               stand_in="lat_proc exec for LMBench's process start, as above",
               page=PAGES["reload"],
-              reason="the model's 604 pays a hash miss and hash_page on every first touch, "
-                     "and its search has no sourced timing"),
+              reason="the model's 604 pays a failed search, the hash-miss exception and "
+                     "hash_page on every first touch, where the 603 walks the page table and "
+                     "faults; a dearer 604 search would widen the gap, not close it, so what "
+                     "the model lacks is elsewhere (its 604 issues one instruction a cycle, "
+                     "not up to four, and both run at one clock)"),
         Claim("Dougan 1999", "null system call, Linux/PPC (133 MHz 604)", kind=QUANTITY,
               published=float(table3.loc["Linux/PPC", "null_syscall_us"]),
               emulated=null["us_per_call"], unit="us", digits=2, page=PAGES["syscalls"],
