@@ -185,6 +185,7 @@ H_MAINT_DONE, H_MAINT_WAIT, H_MAINT_IN_TIME = 193, 194, 195
 # interrupts, and the cycles it kept them masked (what a timer-sampling profiler charges to
 # the instruction after the restore)
 H_IRQ_OFF_AT, H_IRQ_OFF_CYCLES = 196, 197
+H_TLB604 = 198          # the 604's TLB record (emu.hw.tlb604; 0: none)
 # scratch words (st[H_SCRATCH] + k) shared by every core: the span of the code any core ran
 # outside the loaded programs (0, 0: none), so that bytes the host writes over it are not
 # run stale from Unicorn's translations (Machine.write). Words 0-6: emu.hw.softtlb, emu.hw.hash64

@@ -38,8 +38,9 @@ Limits, refused with a message where detectable: translations must be the identi
 its entries by page; 405 entries must be 4 KB pages; the 405 shadow I/D TLBs are not
 modelled (their misses are hidden in hardware and cost nothing here); TLB entries are tagged by
 effective page only (not VSID / TID), so changing segment registers or the 405 PID without
-invalidating would make the mirror diverge (counted); the hardware's exception entry and
-``rfi`` latencies are not charged beyond the profile's instruction costs.
+invalidating would make the mirror diverge (counted); a 603 TLB-miss exception's entry
+costs the profile's ``[tlb] exception_entry`` (an estimate), the 405's nothing, and ``rfi``
+costs the profile's instruction cost.
 
 The 405's entries are also recorded by index (tag word, the TID the PID register gave it,
 data word, valid: ``SoftTLB.records``, kept by the native hooks), so that Python can search the CPU's
@@ -296,6 +297,9 @@ class SoftTLB:
         r[SW_CLASSES] = self.classes603
         self.identity_only = True        # see the module notes
         self.exceptions = {"tlb_miss_exceptions": 0, "storage_exceptions": 0}
+        # the 603's TLB-miss exception entry (profile [tlb] exception_entry, an estimate),
+        # charged per miss the guest takes (the 405's is not modelled)
+        self.entry_cycles = tlb.get("exception_entry", 0) if which == "603" else 0
         # the last exceptions delivered, with the registers the handler saw (the SPRs
         # themselves are overwritten by later misses, e.g. the return to the halt address)
         self.deliveries = collections.deque(maxlen=64)
@@ -442,6 +446,7 @@ class SoftTLB:
                 return True
             count_miss(st, fetch)
             self.exceptions["tlb_miss_exceptions"] += 1
+            st[c.H_CYCLES] += self.entry_cycles      # the exception's own entry (603)
         else:
             self.exceptions["storage_exceptions"] += 1
         if not fetch:

@@ -41,7 +41,9 @@ class Arch:
     the first is the default). One whose strategy is ``tlbia`` (a software-loaded TLB with no
     hash table, Linux 4xx) also implements ``flush_tlb_page(mm, address)`` and
     ``flush_tlb_all()``; one whose strategy is ``asid`` (ARMv7) implements
-    ``flush_tlb_page``, ``flush_tlb_range(mm, start, end)`` and ``flush_tlb_mm(mm)``. A
+    ``flush_tlb_page``, ``flush_tlb_range(mm, start, end)`` and ``flush_tlb_mm(mm)``; one
+    whose strategy is ``context`` (2.2.0's PPC) ``flush_range_context(mm, start, end)`` and
+    ``new_context_for(mm)``. A
     backend names the I-cache policy its kernel uses (``default_policy``, taken when the
     Kernel is given none). ``flush_tlb_page_nohash(mm, address)`` (after a fault widened a
     PTE's permissions) and ``destroy_context(mm)`` default to nothing. A backend with

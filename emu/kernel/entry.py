@@ -32,10 +32,14 @@ the kernel through the exception entry of Linux 2.2.0 (``routines/ppc32/entry_22
   empty: ENOSYS) and the kernel words int_return tests (lost interrupts, bottom halves: 0).
 
 ``Entry.run(process, entry, *args)`` runs user code at ``entry`` (MSR = MSR_USER: PR, IR,
-DR, EE, ME, RI) until it calls exit. The CPU translates every user access itself: on the
-603 through its software-loaded TLB, whose misses the kernel model's guest miss handlers
-resolve (emu.kernel.ppc603); on the 604 by its hardware search of the hash table (QEMU's),
-whose misses are storage interrupts. A ``sc`` is delivered as the CPU delivers it (SRR0 =
+DR, EE, ME, RI) until it calls exit. On the 603 the CPU translates every user access
+through its software-loaded TLB, whose misses the kernel model's guest miss handlers
+resolve (emu.kernel.ppc603); on the 604 the model does (emu.hw.tlb604: Unicorn in its
+virtual-TLB mode, a native fill running BAT2, the segment registers, the ITLB and DTLB and,
+on a miss, the hardware table search through the cache model), and a search that finds
+nothing, or a page whose PP forbids the access, is an ISI / DSI that ``Entry`` delivers as
+the CPU does (SRR0, SRR1, DAR, DSISR, the vector). The model's copy of the segment
+registers is set at each entry and at each switch (the segments _switch22 loads). A ``sc`` is delivered as the CPU delivers it (SRR0 =
 the next instruction, SRR1 = the MSR, translation off, the vector: here at
 ``entry22_base + 0xc00``, the code sitting on a 16 KB boundary so that ``LR & 0x3f00`` gives
 the vector as on the hardware), and all that follows is guest code: the prologue, the
@@ -83,10 +87,11 @@ profile's costs, loads and stores through the cache model at their physical addr
 Unicorn's memory hooks see physical addresses). User code sits outside the model's code
 region, so its instructions cost the profile's default (1 cycle each); the hardware's own
 exception entry and ``rfi`` latencies are not charged beyond the profile's ``rfi`` (as
-elsewhere in the book). On the 604 the CPU's table search is QEMU's and costs nothing here:
-the model's 604 TLB (emu.kernel.ppc604) is not consulted by guest-run code (a limit; the
-null system call, with the kernel in a BAT, takes no TLB misses in its steady state on
-either CPU). On the 603 a user data access's hook address is physical, so the mirror counts
+elsewhere in the book). On the 604 each TLB miss of guest-run code costs its table search
+(emu.hw.tlb604), counted in the run's events (``itlb_misses``, ``dtlb_misses``,
+``table_search_cycles``); a fault's Python path (``Kernel.touch``) searches in the
+backend's own TLB model (emu.kernel.ppc604), and the retried access searches again in the
+native one. On the 603 a user data access's hook address is physical, so the mirror counts
 it as a hit without a look-up, and the hits of guest-run code do not move a class's LRU
 bit: a miss replaces the way loaded earlier; and a kernel access to a user buffer
 (copy_to_user), whose physical address lies in the BAT's block, is counted as a BAT
@@ -104,6 +109,8 @@ from ..context import routine
 from ..hw import cache as c
 from ..hw.interrupt import interruptible, stop_if_interrupted
 from ..hw.softtlb import (
+    DAR,
+    DSISR,
     MSR_DR,
     MSR_IR,
     MSR_ME,
@@ -116,6 +123,7 @@ from ..hw.softtlb import (
     SRR1,
     CpuRegisters,
 )
+from ..hw.tlb604 import T6_FAULT_NO_HPTE, TLB604Model
 from ..isa.assemble import assemble
 from ..run import diagnose
 from ..run.result import measured
@@ -437,6 +445,12 @@ class Entry:
             self.bats[at + c.BAT_SIZE] = self.bat_size
         if self.kind == "603" and bats:
             m.state[c.H_BATS] = self.bats.ctypes.data
+        # the 604: its TLBs and table search for guest code (emu.hw.tlb604), in place of
+        # QEMU's MMU; the backend invalidates them with its own tlbie
+        self.tlb = None
+        if self.kind == "604":
+            self.tlb = TLB604Model(m, arch.sdr1, self.bat_size)
+            arch.native_tlb = self.tlb
         self.tasks = {}                        # pid -> task union address
         self.init_task = self._task_union(1, None)
         self.running = None                    # the process the CPU runs, during a run
@@ -623,6 +637,8 @@ class Entry:
             for n in range(12):           # PPC32Hash's user segments, Ks = Kp = 1
                 self.regs.set_sr(n, ctx_to_vsid(process.mm.context, n << 28) | 0x60000000)
         self._kernel_segment()
+        if self.kind == "604":            # the model's copy of the CPU's segment registers
+            self.tlb.set_segments([self.regs.sr(n) for n in range(16)])
 
     def _stubs(self, to_entry):
         """The 603's storage-interrupt stubs: to DataAccess22 / InstructionAccess22 during
@@ -672,12 +688,19 @@ class Entry:
             st[st[c.H_SCRATCH] + S_BLOCK_END] = 0
             for key in m.soft_tlb.exceptions:
                 m.soft_tlb.exceptions[key] = 0
+        before = self.tlb.counts() if self.tlb else {}
         with interruptible():          # Ctrl-C stops the run at its next block
-            try:
-                m.uc.emu_start(pc, self.stop)
-            except UcError as error:
-                stop_if_interrupted()
-                raise diagnose.describe_fault(m, error) from None
+            while True:
+                try:
+                    if self.tlb:
+                        self.tlb.arm()
+                    m.uc.emu_start(pc, self.stop)
+                    break
+                except UcError as error:
+                    stop_if_interrupted()
+                    pc = self._storage_interrupt()
+                    if pc is None:
+                        raise diagnose.describe_fault(m, error) from None
             stop_if_interrupted()
         diagnose.raise_stop(m)
         at = m.uc.reg_read(ppc_const.UC_PPC_REG_PC)
@@ -685,8 +708,37 @@ class Entry:
             raise KernelError(f"a user run stopped at {at:#x} ({m.symbolize(at)}), not at "
                               "host_stop22")
         run = measured(m, label, ())
+        if self.tlb:
+            after = self.tlb.counts()
+            run.events.update({k: v - before[k] for k, v in after.items()})
         self.kernel.ledger.guest(label, run)
         return run
+
+    def _storage_interrupt(self):
+        """The 604's ISI or DSI for the access the native table search refused (no HPTE,
+        or the page's PP forbids it), delivered as the CPU delivers it: SRR0 = the
+        instruction (for an ISI, the address fetched), SRR1 = the MSR with the cause, DAR
+        and DSISR for a DSI, translation off, the vector. Returns the vector's address, or
+        None if the stop was not such a refusal."""
+        fault = self.tlb.take_fault() if self.tlb else None
+        if fault is None:
+            return None
+        kind, ea, access = fault
+        uc = self.machine.uc
+        pc = uc.reg_read(ppc_const.UC_PPC_REG_PC)
+        msr = uc.reg_read(ppc_const.UC_PPC_REG_MSR)
+        cause = 0x40000000 if kind == T6_FAULT_NO_HPTE else 0x08000000
+        if access == "x":
+            number = EXCP_ISI
+            self.regs.set_sprs({SRR0: pc & 0xFFFFFFFF, SRR1: (msr & 0xFFFF) | cause})
+        else:
+            number = EXCP_DSI
+            dsisr = cause | (0x02000000 if access == "w" else 0)
+            self.regs.set_sprs({SRR0: pc & 0xFFFFFFFF, SRR1: msr & 0xFFFF, DAR: ea,
+                                DSISR: dsisr})
+        uc.reg_write(ppc_const.UC_PPC_REG_MSR, MSR_ME)
+        self.exceptions[number] = self.exceptions.get(number, 0) + 1
+        return self.base + VECTORS[number]
 
     def run(self, process, entry=ELF_BASE, *args, label="user_run"):
         """Run ``process``'s code from ``entry`` in user mode (r3... = ``args``) until it
@@ -789,6 +841,10 @@ class Entry:
         k.current = nxt                         # the kernel model's view (its TLB paths)
         k.arch.switch_mm(nxt.mm)
         self.running = nxt
+        if self.tlb:                            # the segments _switch22 loads: 1-7
+            self.tlb.set_segments([self.regs.sr(n) if not 1 <= n <= 7 else
+                                   ctx_to_vsid(nxt.mm.context, n << 28) | 0x60000000
+                                   for n in range(16)])
         tss = TASK_FIELDS["TSS"]
         return (self.task(prev) + tss, self.task(nxt) + tss,
                 (nxt.mm.context * 897) & 0xFFFFF)

@@ -29,6 +29,9 @@ HPTE_STATUS = {0: "hpte_primary", 1: "hpte_secondary", 2: "hpte_evicted", 3: "hp
 CODE_END = 0x100000        # end of the machine's code region: the "kernel text" (etext)
 
 
+CONTEXT_FLUSH_PAGES = 20          # 2.1.79-2.2.0 local_flush_tlb_range: "> 20 * PAGE_SIZE"
+
+
 def ctx_to_vsid(context, ea):
     """Linux's VSID for a context and an effective address (CTX_TO_VSID, arch/ppc)."""
     return (context * 897 * 16 + ((ea >> 28) & 0xF) * 0x111) & 0xFFFFFF

@@ -51,7 +51,10 @@ batched) with flush_hash_pages, whose tlbie also empties the TLB class; update_m
 preloads young PTEs with add_hash_page. Pagetable: Linux 2.4's Hash == 0 paths
 (arch/ppc/mm/tlb.c), the Kernel's ``tlbia`` strategy: flush_tlb_mm and flush_tlb_range run
 _tlbia, flush_tlb_page _tlbie; no preload (update_mmu_cache returns when Hash == 0).
-flush_tlb_page_nohash is _tlbie in both.
+flush_tlb_page_nohash is _tlbie in both. Either reload also runs 2.2.0's own flush
+(``tlb_flush="context"``, Dougan 1999's kernel): a range of more than 20 pages, and
+flush_tlb_mm, give the mm a new context (set_context_22); a smaller range flushes each page
+(hash: flush_range_search, the search of both groups and tlbie; pagetable: tlbie).
 
 Counts in the ledger: ``tlb_misses`` (the Kernel: misses seen by accesses),
 ``tlb_entries_loaded``, ``tlb_miss_no_pte`` (the handler and, for hash, hash_page found no
@@ -66,15 +69,17 @@ find no PTE either); a working set larger than the TLB, touched again, misses pa
 HPTEs are still there (the tests measure both).
 
 Limits: user addresses only (the kernel's own TLB misses, and the misses of the kernel's
-vmalloc space, are not modelled); the hardware's exception entry costs nothing beyond the
-handler's instructions (as on the 405 backend); the handlers' loads of the HTAB and the page
-table go through the cache model, the simulated user accesses do not; the 603's changed-bit
+vmalloc space, are not modelled); the hardware's exception entry costs the profile's
+``[tlb] exception_entry`` per miss (an estimate; ledger row ``tlb_miss_entry``); the
+handlers' loads of the HTAB and the page table go through the cache model, the simulated
+user accesses do not; the 603's changed-bit
 miss (a store through an entry with C = 0 raises the store miss) never happens here, since
 both strategies load C = 1 whenever PP = 2; QEMU 5.0's ``tlbld`` also drops an entry for the
 same page in the other way whatever its VSID, which the 603 does not: the record follows the
 603 (the CPU's own TLB is never used to translate a user access here). Linux 2.2's
 flush_tlb_mm gave the mm a new context (new VSIDs, the stale entries left to age out)
-instead of flushing; the model follows 2.4 (tlbia, or the hash strategies above).
+instead of flushing; the model follows 2.4 by default (tlbia, or the hash strategies
+above) and 2.2.0 with ``tlb_flush="context"``.
 """
 from __future__ import annotations
 
@@ -83,10 +88,11 @@ from ..context import routine
 from ..hw.layout import HALT
 from ..hw.softtlb import (DCMP, DMISS, HASH1, HASH2, ICMP, IMISS, MSR_ME, SPRG3, SRR0, SRR1)
 from . import costs as cost_table
-from .ppc32 import HPTE_STATUS, ctx_to_vsid, hash_low_prelude, htab_size_for
+from .ppc32 import (CONTEXT_FLUSH_PAGES, HPTE_STATUS, ctx_to_vsid, hash_low_prelude,
+                    htab_size_for)
 from .arch import Arch
 from .errors import KernelError
-from .pgtable import _PAGE_HASHPTE, _PAGE_RW, TASK_SIZE
+from .pgtable import _PAGE_HASHPTE, _PAGE_RW, PAGE_SIZE, TASK_SIZE
 
 RELOADS = ("pagetable", "hash")
 MISS_VECTORS = {"x": 0x1000, "r": 0x1100, "w": 0x1200}   # MPC603e UM: ITLB, DTLB load, store
@@ -141,9 +147,10 @@ class PPC603(Arch):
                              f"lines (the 603e's), but this profile's L1 lines are {lines}")
         soft.identity_only = False      # user pages map to other frames; see emu.hw.softtlb
         self.soft, self.reload = soft, reload
+        self.entry_cycles = machine.profile.tlb.get("exception_entry", 0)   # per miss
         self.name = f"ppc603 ({reload})"
-        self.tlb_flush_strategies = ("scan", "immediate", "batched") if reload == "hash" \
-            else ("tlbia",)
+        self.tlb_flush_strategies = ("scan", "immediate", "batched", "context") \
+            if reload == "hash" else ("tlbia", "context")
         self.thread = machine.alloc(32, align=32)       # the current thread: its pgdir
         soft.regs.set_spr(SPRG3, self.thread)
         if reload == "hash":
@@ -152,7 +159,8 @@ class PPC603(Arch):
         machine.load(routine(HANDLERS[reload]), at=MISS_VECTORS["x"])
         machine.load(STORAGE_INTERRUPT_STUB, at=0x300)
         machine.load(STORAGE_INTERRUPT_STUB, at=0x400)
-        for name in ("clear_page.S", "copy_page.S", "flush_dcache_icache.S", "tlb_603.S"):
+        for name in ("clear_page.S", "copy_page.S", "flush_dcache_icache.S", "tlb_603.S",
+                     "set_context_22.S"):
             machine.load(routine(f"ppc32/{name}"))
         self.next_context = 1
         self.current = None             # the mm whose segment registers are loaded
@@ -166,7 +174,8 @@ class PPC603(Arch):
         machine.mmu.sdr1 = self.sdr1
         self.kvars = machine.alloc(32, align=32)        # next_slot, pteg_full, searches
         machine.load(hash_low_prelude(self.htab_base, size, self.kvars) +
-                     routine("ppc32/hash_low_32.S").read_text())
+                     routine("ppc32/hash_low_32.S").read_text() +
+                     routine("ppc32/flush_hash_search.S").read_text())
 
     # ------------------------------------------------------------ running kernel routines
 
@@ -249,6 +258,7 @@ class PPC603(Arch):
         sdr1 = self.sdr1 if self.reload == "hash" else 0
         self.soft.regs.set_sprs(miss_registers(ctx_to_vsid(mm.context, address), address,
                                                sdr1, access, way))
+        self.ledger._add("tlb_miss_entry", "hardware", 1, self.entry_cycles)
         run = self.machine.call(MISS_VECTORS[access], real_mode=True)
         self.ledger.guest("tlb_miss_603", run)
         return self.lookup(mm, address, fetch) is not None
@@ -341,6 +351,36 @@ class PPC603(Arch):
         self.call("tlbia_603")
         self.ledger.count("tlbia")
 
+    def new_context_for(self, mm):
+        """2.2.0's flush_tlb_mm (the ``context`` strategy): the mm gets a new context, its
+        old TLB entries (old VSIDs) can never match again and age out; set_context loads
+        the new one at once if the mm is the running one."""
+        mm.context = self.new_context()
+        self.ledger.count("new_contexts")
+        if self.current is mm:
+            self.call("set_context_22", mm.context)
+            self.switch_mm(mm)
+
+    def flush_range_context(self, mm, start, end):
+        """2.2.0's flush_tlb_range (the ``context`` strategy): more than
+        ``CONTEXT_FLUSH_PAGES`` pages, a new context; fewer, flush_hash_page of each page:
+        with a hash table its search of both groups and tlbie (flush_range_search, as the
+        604's), on a 603 without one the page's tlbie."""
+        start &= ~(PAGE_SIZE - 1)
+        end = min(end, TASK_SIZE)
+        pages = max(0, -(-(end - start) // PAGE_SIZE))
+        if pages > CONTEXT_FLUSH_PAGES:
+            self.new_context_for(mm)
+            return
+        if self.reload == "hash":
+            if pages:
+                n = self.call("flush_range_search", mm.context, start, pages)
+                self.ledger.count("pages_searched", pages)
+                self.ledger.count("hpte_invalidated", n)
+            return
+        for k in range(pages):
+            self.flush_tlb_page(mm, start + k * PAGE_SIZE)
+
     def has_hashpte(self, pte):
         return self.reload == "hash" and bool(pte & _PAGE_HASHPTE)
 
@@ -356,6 +396,7 @@ def tlb_miss_summary(spent):
     htab_misses = counts.get("htab_misses", 0)
     hits = counts.get("htab_primary_hits", 0) + counts.get("htab_secondary_hits", 0)
     cycles = rows.get("tlb_miss_603", [None, 0, 0])[2] + rows.get("hash_page", [None, 0, 0])[2] \
+        + rows.get("tlb_miss_entry", [None, 0, 0])[2] \
         + htab_misses * cost_table.cycles("hash_fault_entry", ledger.table)
     return {"tlb_misses": misses,
             "handler_runs": rows.get("tlb_miss_603", [None, 0])[1],

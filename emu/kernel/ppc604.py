@@ -27,6 +27,10 @@ the 604 does (IBM PowerPC 604 RISC Microprocessor User's Manual, ch. 5):
   access is then retried: a second TLB miss, whose search finds the new HPTE. If the Linux
   PTE does not allow the access, the fault path (do_page_fault) follows.
 
+These Python TLBs serve the backend's own (Python-driven) accesses: ``Kernel.touch``,
+the mmap and fork workloads. Guest code run by ``emu.kernel.entry`` goes through the native
+model of the same TLBs and search (emu.hw.tlb604), which ``_tlbie`` invalidates too.
+
 ``tlbie`` (in the guest flush routines) invalidates both ways of the page's congruence class
 in both TLBs, as the 603 does (an assumption for the 604: its manual's text on this was not
 checked); the model applies it after each flush routine to the pages the routine tlbie-d.
@@ -52,12 +56,12 @@ from __future__ import annotations
 
 from ..hw import mmu
 from ..context import routine
-from .ppc32 import HPTE_STATUS, PPC32Hash, ctx_to_vsid, hash_low_prelude
+from .ppc32 import (CONTEXT_FLUSH_PAGES, HPTE_STATUS, PPC32Hash, ctx_to_vsid,
+                    hash_low_prelude)
 from .errors import KernelError
 from .pgtable import _PAGE_HASHPTE, _PAGE_RW, PAGE_SHIFT, PAGE_SIZE, TASK_SIZE
 
 FLUSHES = ("hashpte", "search", "context")
-CONTEXT_FLUSH_PAGES = 20          # 2.1.79-2.2.0 local_flush_tlb_range: "> 20 * PAGE_SIZE"
 CLASS_SHIFT = 12                  # EA bits 14-19 (IBM numbering) select the class
 
 
@@ -136,8 +140,10 @@ class PPC604(PPC32Hash):
         self.zap_flush = None             # one flush per unmapped range, after the zap
         self.walks_flush_ranges = flush != "hashpte"
         machine.load(hash_low_prelude(self.htab_base, self.htab_size, self.kvars) +
-                     routine("ppc32/flush_hash_search.S").read_text())
+                     routine("ppc32/flush_hash_search.S").read_text() +
+                  routine("ppc32/set_context_22.S").read_text())
         self.current = None
+        self.native_tlb = None            # guest code's TLBs (emu.hw.tlb604), set by Entry
 
     # ------------------------------------------------------------------ contexts
 
@@ -245,6 +251,8 @@ class PPC604(PPC32Hash):
     def _tlbie(self, address):
         self.itlb.invalidate_class(address)
         self.dtlb.invalidate_class(address)
+        if self.native_tlb is not None:
+            self.native_tlb.invalidate_class(address)
 
     def flush_ptes(self, mm, address, pte_page, count):
         """flush_hash_pages over ``count`` Linux PTEs; its tlbie of each PTE that had

@@ -70,7 +70,8 @@ from .process import Processes
 
 # ------------------------------------------------------------------------ the kernel
 
-TLB_FLUSH_STRATEGIES = ("scan", "immediate", "batched", "tlbia", "asid")   # all backends'
+# all backends'
+TLB_FLUSH_STRATEGIES = ("scan", "immediate", "batched", "tlbia", "asid", "context")
 
 
 class Kernel(PageFaults, Processes):
@@ -91,7 +92,12 @@ class Kernel(PageFaults, Processes):
     * ``asid`` (ARMv7, arch/arm/include/asm/tlbflush.h): no hash table, TLB entries tagged
       with the address space's ASID: flush_tlb_page and flush_tlb_range invalidate by
       address and ASID, page by page, flush_tlb_mm every entry of the ASID (the backend's
-      flush_tlb_page, flush_tlb_range, flush_tlb_mm).
+      flush_tlb_page, flush_tlb_range, flush_tlb_mm);
+    * ``context`` (Linux 2.1.79-2.2.0 PPC, the 603 backend): flush_tlb_range of more than 20
+      pages and flush_tlb_mm give the mm a new context (the old entries can never match
+      again and age out); a smaller range, and flush_tlb_page, flush each page (with a hash
+      table its search and tlbie, without one its tlbie; the backend's
+      flush_range_context and new_context_for).
     flush_tlb_page (one page, e.g. after a copy-on-write) flushes that page in every strategy.
     ``tlb_flush=None`` takes the backend's default (its first strategy).
     """
@@ -289,11 +295,16 @@ class Kernel(PageFaults, Processes):
             self._flush_one(mm, address)
         elif self.tlb_flush == "batched":
             self._flush_batch(mm)
+        elif self.tlb_flush == "context":    # 2.2.0: flush_hash_page of the one page
+            self.arch.flush_range_context(mm, address, address + PAGE_SIZE)
         elif self.tlb_flush in ("tlbia", "asid"):
             self.arch.flush_tlb_page(mm, address)
 
     def flush_tlb_range(self, mm, start, end):
         """flush_range (arch/ppc/mm/tlb.c): one flush_hash_pages per PTE page of the range."""
+        if self.tlb_flush == "context":     # 2.1.79-2.2.0: a new context above 20 pages
+            self.arch.flush_range_context(mm, start, end)
+            return
         if self.tlb_flush == "tlbia":
             self.arch.flush_tlb_all()
             return
@@ -320,7 +331,11 @@ class Kernel(PageFaults, Processes):
             address = pmd_end
 
     def flush_tlb_mm(self, mm):
-        """flush_tlb_mm: flush_range over every VMA (4xx: one tlbia; ARMv7: by ASID)."""
+        """flush_tlb_mm: flush_range over every VMA (4xx: one tlbia; ARMv7: by ASID;
+        2.2.0's 603: a new context)."""
+        if self.tlb_flush == "context":
+            self.arch.new_context_for(mm)
+            return
         if self.tlb_flush == "tlbia":
             self.arch.flush_tlb_all()
             return

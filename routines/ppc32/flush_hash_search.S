@@ -2,7 +2,8 @@
  * flush_hash_search: flushing a range of user pages from the hashed page table the way the
  * PowerPC Linux kernel did in 1997-98, before Dougan, Mackerras and Yodaiken's changes, and
  * the new-context flush that replaced it for large ranges. For the book's 604 kernel model,
- * emu.kernel.ppc604 (flush="search" and flush="context").
+ * emu.kernel.ppc604 (flush="search" and flush="context") and the 603 searching a hash
+ * table under 2.2.0's flush (emu.kernel.ppc603, tlb_flush="context").
  *
  * Models, from the algorithm (read for facts in Linux 2.1.51's arch/ppc/mm/init.c
  * flush_tlb_range and arch/ppc/kernel/head.S flush_hash_page, and Linux 2.2.0's
@@ -16,11 +17,7 @@
  *                     primary PTEG's address, compare the 8 HPTEs of the primary group, then
  *                     (H set) the 8 of the secondary group; clear word 0 of the match, if
  *                     any; then sync; tlbie va; isync. r6 = 1 if it cleared one, else 0.
- *   set_context_22(context)
- *                     set_context: load the 8 user segment registers (0-7: TASK_SIZE was
- *                     0x80000000) with the context's VSIDs; sync; isync. What a new context
- *                     costs the running process (flush_tlb_mm in 2.1.79-2.2: the mm gets a
- *                     new context, its old HPTEs are left to age out, nothing is searched).
+ * (set_context_22, what a new context costs the running process, is in set_context_22.S.)
  *
  * Differences from the kernel, none in the search: the VSID is the book's kernel model's
  * (context * 897 * 16 + ESID * 0x111, the later CTX_TO_VSID, which the model's hash_page
@@ -93,19 +90,5 @@ flush_hash_page_search:                     # r3 context, r4 va; keeps r3, r4, r
         li      r6, 1
 6:      sync
         tlbie   r4                          # and the TLB entry, found or not
-        isync
-        blr
-
-        .globl  set_context_22
-set_context_22:                             # r3 context
-        mulli   r3, r3, 897*16              # segment 0's VSID
-        li      r4, 0                       # an address in segment 0
-        li      r5, 8                       # the user segments, 0-7
-        mtctr   r5
-1:      mtsrin  r3, r4
-        addi    r3, r3, 0x111
-        addis   r4, r4, 0x1000
-        bdnz    1b
-        sync
         isync
         blr

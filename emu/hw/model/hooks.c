@@ -763,6 +763,10 @@ EXPORT void special_hook(uc_engine *uc, u64 address_u64, uint32_t size, void *us
         invalidate_page(st, ea, (scope & TLB_BROADCAST) != 0);
         if (st[H_SOFTTLB] && soft_records(st)[SW_KIND] == SW_KIND_603)
             soft_tlbie603(soft_records(st), ea);
+        if (st[H_TLB604]) {
+            tlb604_invalidate_class(tlb604_record(st), ea);
+            tlb604_flush_unicorn(uc, tlb604_record(st));
+        }
         break;
     case OP_TLB_INVALIDATE_ALL:
         invalidate_all(st, (scope & TLB_BROADCAST) != 0);

@@ -60,7 +60,7 @@ enum {
     H_BLOCK_STORE,
     H_MEMOS, H_ABSENT_LINE, H_ABSENT_FILLS, H_CHANGED_LINE, H_CHANGED_IFILLS,
     H_ADDR_TENURE, H_WB_ENTRIES, H_ADDRESS_ONLY, H_BUS_SECTOR,
-    H_MAINT_DONE, H_MAINT_WAIT, H_MAINT_IN_TIME, H_IRQ_OFF_AT, H_IRQ_OFF_CYCLES,
+    H_MAINT_DONE, H_MAINT_WAIT, H_MAINT_IN_TIME, H_IRQ_OFF_AT, H_IRQ_OFF_CYCLES, H_TLB604,
     HEADER = 200
 };
 /* ---- a core's memos (st[H_MEMOS] + X_*, emu/model/mmu.c and cache.c): what the hooks
@@ -223,6 +223,13 @@ enum { SPR_SRR1 = 27, SPR_DCMP = 977, SPR_ICMP = 981, SPR_RPA = 982, SPR_PID405 
  * 4 instruction then 4 data BATs, each valid for supervisor, valid for user, first physical
  * address, size (emu.kernel.entry: BATs that map EA = physical) */
 enum { BAT_VS, BAT_VP, BAT_START, BAT_SIZE, BAT_WORDS, BATS_PER_SIDE = 4 };
+/* ---- the 604's TLBs and table search (tlb604.c; emu.hw.tlb604 builds the record) */
+enum { T6_ST, T6_CLASSES, T6_WAYS, T6_WALK_CYCLES, T6_PTE_CYCLES, T6_MSR_REG, T6_FLUSH_CONTROL,
+       T6_BAT_SIZE, T6_SDR1, T6_FAULT_KIND, T6_FAULT_EA, T6_FAULT_ACCESS, T6_ITLB_MISSES,
+       T6_DTLB_MISSES, T6_SEARCHES, T6_SEARCH_CYCLES, T6_PTE_READS, T6_PRIMARY, T6_SECONDARY,
+       T6_HASH_MISSES, T6_PROTECTION, T6_EVICTIONS, T6_FLUSHES, T6_CLOCK, T6_BAT_FILLS,
+       T6_SEGMENTS = 32, T6_ENTRIES = 48, T6_ENTRY_WORDS = 3,
+       T6_FAULT_NONE = 0, T6_FAULT_NO_HPTE = 1, T6_FAULT_PROTECTION = 2 };
 
 /* ---- PL310 register offsets (emu.cache OUTER_*) */
 #define OUTER_CACHE_SYNC 0x730
