@@ -21,8 +21,9 @@ class Run:
     """What one call measured: a deterministic function of the machine and the call.
 
     A call's Run keeps the counters it read as one array (``Counts``) and makes its
-    dictionaries (``caches``, ``events``, ``memory``, ``tlbs``) when one is first read: most
-    Runs of the kernel's many short calls are read for their cycles only."""
+    dictionaries (``caches``, ``events``, ``memory``, ``tlbs``) when one is first read: a Run
+    read only for its cycles, instructions and return value (a sweep's, a test's loop's)
+    never builds them."""
     profile: str
     entry: str
     args: tuple
@@ -104,14 +105,16 @@ class CountLayout:
                    "wc_flushes": c.H_WC_FLUSHES, "wc_partial_flushes": c.H_WC_PARTIAL,
                    "instructions_outside_programs": c.H_UNCOUNTED,
                    "alignment_exceptions": c.H_ALIGN_EXCEPTIONS, "split_accesses": c.H_SPLITS}
-    STORE_QUEUE = {"l2_store_queue_stores": c.H_SQ_STORES, "l2_store_queue_stalls": c.H_SQ_STALLS,
+    STORE_QUEUE = {"l2_store_queue_stores": c.H_SQ_STORES,
+                   "l2_store_queue_stalls": c.H_SQ_STALLS,
                    "l2_store_queue_stall_cycles": c.H_SQ_STALL_CYCLES}
     OUTER_CACHE = {"outer_cache_syncs": c.H_OUTER_SYNCS, "outer_cache_line_ops":
                    c.H_OUTER_LINE_OPS, "outer_cache_wait": c.H_OUTER_WAIT,
                    "maintenance_wait": c.H_MAINT_WAIT}
     CORE = {"transfers": c.H_TRANSFERS, "snoop_invalidations": c.H_SNOOP_INVALIDATIONS,
             "serialised": c.H_SERIAL_OPS, "serialise_wait": c.H_SERIAL_WAIT,
-            "sync_waits": c.H_SYNC_WAITS, "parks": c.H_PARKS, "spin_wait_cycles": c.H_SPIN_WAIT,
+            "sync_waits": c.H_SYNC_WAITS, "parks": c.H_PARKS,
+            "spin_wait_cycles": c.H_SPIN_WAIT,
             "order_stalls": c.H_ORDER_STALLS, "order_stall_cycles": c.H_ORDER_STALL_CYCLES,
             "interventions": c.H_INTERVENTIONS, "slices": c.H_SLICES}
     MEMORY_SYSTEM = {"bus_busy_cycles": c.H_BUS_BUSY, "bus_wait_cycles": c.H_BUS_WAIT,
@@ -229,5 +232,5 @@ def measured(machine, entry, args, returned=None):
     counts = layout.gather(machine.state,
                            machine.soft_tlb.events() if machine.soft_tlb else None)
     return Run.counted(machine.profile.name, entry if isinstance(entry, str) else hex(entry),
-                       tuple(args), int(machine.return_value() if returned is None else returned),
-                       counts)
+                       tuple(args),
+                       int(machine.return_value() if returned is None else returned), counts)
