@@ -7,6 +7,7 @@ from collections import Counter
 
 import pytest
 
+from emu.hw import estimates
 from emu.papers import blanchard2002
 from emu.run import profiler
 from emu.kernel import workloads
@@ -222,6 +223,20 @@ def test_a_flush_of_a_just_cleared_page_posts_its_write_backs_eight_at_a_time():
     assert clean["L2 write-backs"] == clean["memory writes"] == 0
     assert dirty["L2 write-backs"] == dirty["L3 write-backs"] == dirty["memory writes"] == 32
     assert dirty["cycles"] == 524 + 3 * (480 - 38) + (1930 - (1460 + 123)) == 2197
+
+
+@pytest.mark.parametrize("machines, groups", [(1, 32), (4, 8), (12, 3)])
+def test_the_flush_waits_for_a_free_l2_machine_once_a_group(machines, groups):
+    """The same flush with `machines` write-backs in flight ([maintenance] write_backs, moved
+    within its range): dcbst k issues at 6 + 4k while machines are free, so a group of
+    `machines` fills them 4 cycles apart; the first of the next group waits for the first
+    machine, done 474 after it started: 474 - 4 x machines cycles. The groups after the
+    first wait so (32 / 12: groups of 12, 12 and 8), and the sync waits for the last
+    write-back, which started 4 + 123 cycles before the sync's own cycles end: 474 - 127 =
+    347. With one machine: 524 + 31 x 470 + 347 = 15,441."""
+    with estimates.moved({"power4:maintenance.write_backs": machines}):
+        dirty = blanchard2002.icache_flush_anatomy()["just cleared"]
+    assert dirty["cycles"] == 524 + (groups - 1) * (474 - 4 * machines) + 347
 
 
 def test_the_25_policy_flushes_copies_and_page_cache_pages_not_zeroed_pages():
