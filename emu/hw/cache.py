@@ -172,10 +172,10 @@ H_ABSENT_LINE, H_ABSENT_FILLS = 185, 186
 # the L1 D line a store through it last flagged in the I-caches (emu/hw/model/cache.c,
 # line_changed; one core): its line + 1 and the L1 I's L_FILLS then
 H_CHANGED_LINE, H_CHANGED_IFILLS = 187, 188
-# the 60x bus's address bus (emu.hw.memory [bus] address_tenure, write_buffers): an address
-# tenure in core cycles (0: not modelled), the write buffers maintenance write-backs are
-# posted to (0: the instruction waits for its write-back), address-only transactions counted,
-# and the bytes one transfer to or from memory carries at most (0: a whole line)
+# the 60x bus's address bus (emu.hw.memory [bus] address_tenure): an address tenure in core
+# cycles (0: not modelled); how many posted maintenance write-backs a core holds in flight
+# (H_POSTED below; 0: no limit); address-only transactions counted; and the bytes one
+# transfer to or from memory carries at most (0: a whole line)
 H_ADDR_TENURE, H_WB_ENTRIES, H_ADDRESS_ONLY, H_BUS_SECTOR = 189, 190, 191, 192
 # posted maintenance write-backs (emu/hw/model/memsys.c, post_write_back): when this core's
 # are all done (a cycle of its clock), the cycles its barriers waited for them, and when one
