@@ -172,20 +172,24 @@ H_ABSENT_LINE, H_ABSENT_FILLS = 185, 186
 # the L1 D line a store through it last flagged in the I-caches (emu/hw/model/cache.c,
 # line_changed; one core): its line + 1 and the L1 I's L_FILLS then
 H_CHANGED_LINE, H_CHANGED_IFILLS = 187, 188
-# the 60x bus's address bus (emu.hw.memory [bus] address_tenure, write_buffers): an address
-# tenure in core cycles (0: not modelled), the write buffers maintenance write-backs are
-# posted to (0: the instruction waits for its write-back), address-only transactions counted,
-# and the bytes one transfer to or from memory carries at most (0: a whole line)
+# the 60x bus's address bus (emu.hw.memory [bus] address_tenure): an address tenure in core
+# cycles (0: not modelled); how many posted maintenance write-backs a core holds in flight
+# (H_POSTED below; 0: no limit); address-only transactions counted; and the bytes one
+# transfer to or from memory carries at most (0: a whole line)
 H_ADDR_TENURE, H_WB_ENTRIES, H_ADDRESS_ONLY, H_BUS_SECTOR = 189, 190, 191, 192
-# maintenance in time (profiles with [outer_cache] maintenance_in_time; emu/hw/model/cache.c,
-# write_back_in_time): when this core's maintenance write-backs are done (a cycle of its
-# clock), the cycles its dsb waited for them, and whether the mode is on
-H_MAINT_DONE, H_MAINT_WAIT, H_MAINT_IN_TIME = 193, 194, 195
+# posted maintenance write-backs (emu/hw/model/memsys.c, post_write_back): when this core's
+# are all done (a cycle of its clock), the cycles its barriers waited for them, and when one
+# is done (POSTED_*: 0, not posted; the 750's [bus] write_buffers, POWER4's [maintenance],
+# the A9's [outer_cache] maintenance_in_time). H_WB_ENTRIES: how many a core holds in flight
+# (0: no limit), in POSTED_MAX words from H_POSTED_AT (per core)
+H_MAINT_DONE, H_MAINT_WAIT, H_POSTED = 193, 194, 195
+POSTED_OFF, POSTED_BUS, POSTED_LATENCY, POSTED_IN_ORDER, POSTED_MAX = 0, 1, 2, 3, 16
 # ARM's interrupt mask (cpsid i .. msr cpsr_c, emu/hw/model/hooks.c): when this core masked
 # interrupts, and the cycles it kept them masked (what a timer-sampling profiler charges to
 # the instruction after the restore)
 H_IRQ_OFF_AT, H_IRQ_OFF_CYCLES = 196, 197
 H_TLB604 = 198          # the 604's TLB record (emu.hw.tlb604; 0: none)
+H_POSTED_AT = 199
 # scratch words (st[H_SCRATCH] + k) shared by every core: the span of the code any core ran
 # outside the loaded programs (0, 0: none), so that bytes the host writes over it are not
 # run stale from Unicorn's translations (Machine.write). Words 0-6: emu.hw.softtlb, emu.hw.hash64
@@ -195,7 +199,7 @@ S_FOREIGN_LO, S_FOREIGN_HI = 7, 8
 S_CODE_WRITTEN, SCRATCH_WORDS = 9, 10
 BAT_VS, BAT_VP, BAT_START, BAT_SIZE, BAT_WORDS, BATS_PER_SIDE = 0, 1, 2, 3, 4, 4
 SEEN_ENTRIES = 4096
-M_BUS_FREE, M_ADDR_FREE, M_WB, WRITE_BUFFERS_MAX, MACHINE_WORDS = 0, 1, 2, 8, 12
+M_BUS_FREE, M_ADDR_FREE, MACHINE_WORDS = 0, 1, 2
 WC_WORDS = 4            # per write-combining buffer: line + 1, bytes, fill order, free cycle
 ATTR_INHIBITED = 16     # a TLB entry's attribute: cache-inhibited (emu.hw.mmu)
 QUEUE_ENTRIES = 256
@@ -485,6 +489,8 @@ class Layout:
         pf_n = ms.prefetcher.get("streams", 0)
         machine_at = size
         size += MACHINE_WORDS
+        posted_at = size
+        size += POSTED_MAX * cores
         sb_at = size
         size += sb_n * cores
         fb_at = size
@@ -584,6 +590,7 @@ class Layout:
             header[H_SEGMENTS] = segments + segment_words * core
             header[H_WC] = wc_at + WC_WORDS * wc_buffers * core
             header[H_SB] = sb_at + sb_n * core
+            header[H_POSTED_AT] = posted_at + POSTED_MAX * core
             header[H_FB] = fb_at + 3 * fb_n * core
             header[H_PF] = pf_at + 4 * pf_n * core
             header[H_CHIP] = topo.chip(core)
@@ -640,7 +647,7 @@ class Layout:
 
     PER_CORE = (H_CORE, H_L1I, H_L1D, H_ITLB, H_DTLB, H_SEGMENTS, H_WC, H_SB, H_FB, H_PF,
                 H_CHIP, H_SEEN, H_MEMOS, H_ABSENT_LINE, H_ABSENT_FILLS, H_CHANGED_LINE,
-                H_CHANGED_IFILLS, H_MAINT_DONE, H_IRQ_OFF_AT)
+                H_CHANGED_IFILLS, H_MAINT_DONE, H_IRQ_OFF_AT, H_POSTED_AT)
 
     def _set_memory_system(self, st, ms, levels, machine_at):
         """Write a profile's memory-system tables (emu.hw.memory) into the header."""
@@ -652,8 +659,11 @@ class Layout:
             st[H_BUS_BEAT_MC] = ms.bus_beat_millicycles
             st[H_BUS_PARTIAL_BEATS] = ms.bus.get("partial_write_beats", 1)
             st[H_ADDR_TENURE] = ms.address_tenure_cycles
-            st[H_WB_ENTRIES] = ms.bus.get("write_buffers", 0)
+            if ms.bus.get("write_buffers"):
+                st[H_POSTED], st[H_WB_ENTRIES] = POSTED_BUS, ms.bus["write_buffers"]
             st[H_BUS_SECTOR] = ms.bus.get("sector", 0)
+        if ms.maintenance:
+            st[H_POSTED], st[H_WB_ENTRIES] = POSTED_LATENCY, ms.maintenance["write_backs"]
         st[H_SB_ENTRIES] = ms.store_buffer.get("entries", 0)
         st[H_FB_ENTRIES] = ms.fill_buffers.get("entries", 0)
         st[H_FB_DROP] = int(ms.fill_buffers.get("when_full", "drop") == "drop")
@@ -780,9 +790,13 @@ class Layout:
             drain += [word(core, H_SB_COUNT), word(core, H_SB_HEAD), word(core, H_FB_LIVE)]
             drain += range(h[H_FB], h[H_FB] + 3 * h[H_FB_ENTRIES])
             drain += [h[H_WC] + WC_WORDS * k + 3 for k in range(h[H_WC_N])]
+        # each core's posted write-backs: when all are done, and each slot's
+        posted = [(word(k, H_MAINT_DONE), word(k, H_CYCLES)) for k in cores]
+        posted += [(self.header(k)[H_POSTED_AT] + j, word(k, H_CYCLES)) for k in cores
+                   for j in range(POSTED_MAX)]
         return Clearing(np.array(counters, np.int64), np.array(drain, np.int64),
-                        np.array([word(k, H_MAINT_DONE) for k in cores], np.int64),
-                        np.array([word(k, H_CYCLES) for k in cores], np.int64))
+                        np.array([w for w, _ in posted], np.int64),
+                        np.array([c for _, c in posted], np.int64))
 
     def clear_stats(self):
         """Zero every counter: each level's, the running header's and every core's."""

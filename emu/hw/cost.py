@@ -253,12 +253,13 @@ def _broadcast_only(isa, pc, mnemonic, key, op_str):
 
 
 def analyse(isa, code, address, serialising=(), store_buffer=False, broadcasts=(),
-            maintenance_in_time=False):
+            barriers=()):
     """Disassemble loaded code: [(address, size, cost key, class, Special or None,
     synchronises: 1 atomic, SYNC_SERIAL serialising, 0 neither)]. Instructions named in ``serialising`` (a profile's [smp] list) get the
     SERIAL flag; with ``store_buffer``, barriers get OP_DRAIN_STORES (emu.hw.memory); those
-    named in ``broadcasts`` (a profile's [bus] address_only) get the BROADCAST flag; with
-    ``maintenance_in_time`` (ARM), dsb gets OP_COMPLETE (it waits for the maintenance before it)."""
+    named in ``broadcasts`` (a profile's [bus] address_only) get the BROADCAST flag; those
+    named in ``barriers`` (dsb with the A9's maintenance in time, POWER4's sync) get
+    OP_COMPLETE: they wait for the posted maintenance write-backs before them."""
     out = []
     for insn in decode(code, isa, address, detail=True):
         mnemonic = insn.mnemonic.lower()
@@ -332,8 +333,7 @@ def analyse(isa, code, address, serialising=(), store_buffer=False, broadcasts=(
                 mnemonic == "msr" and "cpsr_c" in insn.op_str.replace(" ", ""))):
             special = Special(insn.address, OP_IRQ_OFF if mnemonic == "cpsid" else
                               OP_IRQ_RESTORE, 0)
-        if maintenance_in_time and isa == "arm" and special is None and \
-                "dsb" in (mnemonic, key):
+        if special is None and (mnemonic in barriers or key in barriers):
             special = Special(insn.address, OP_COMPLETE, 0)
         if store_buffer and special is None and drains_stores(isa, mnemonic, key,
                                                                insn.op_str):
@@ -379,7 +379,7 @@ class Tables:
 
 
 def tables(isa, costs, code, address, serialising=(), store_buffer=False, broadcasts=(),
-           maintenance_in_time=False):
+           barriers=()):
     """The Tables of a program loaded at ``address``."""
     starts = np.zeros(len(code), np.int64)
     cycles = np.zeros(len(code), np.int64)
@@ -390,7 +390,7 @@ def tables(isa, costs, code, address, serialising=(), store_buffer=False, broadc
     specials = []
     for pc, size, key, op_str, special, sync in analyse(isa, code, address, serialising,
                                                         store_buffer, broadcasts,
-                                                        maintenance_in_time):
+                                                        barriers):
         off = pc - address
         starts[off] = 1
         cycles[off] = instruction_cost(costs, isa, key, op_str)

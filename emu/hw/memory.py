@@ -20,7 +20,17 @@ checks the profile's tables.
   instruction forces (dcbst, dcbf of a modified line) is posted to one of them and the
   core goes on, waiting only for a free buffer; a broadcast sync waits until every posted
   write-back has reached memory. Without ``write_buffers`` such an instruction waits for
-  its write-back's latency, as before.
+  its write-back's latency, as before. (One of the three forms of posted write-backs, below.)
+* ``[maintenance]``: posted write-backs where no bus is modelled (POWER4): a write-back a
+  maintenance instruction forces takes one of ``write_backs`` slots (the L2's machines) and
+  is done its latency through the levels it passes after it starts; the core waits only
+  for a free slot, and the mnemonics in ``barriers`` (sync) wait until all are done.
+
+Posted write-backs are one mechanism in the C model (memsys.c, post_write_back and
+posted_drain), which the profile sets one of three ways: ``[bus] write_buffers`` (the 750:
+done when its bus tenures end; a broadcast sync waits), ``[maintenance]`` (POWER4: done its
+latency after it starts), ``[outer_cache] maintenance_in_time`` (the Cortex-A9: no limit,
+done in order, each through the PL310; dsb waits).
 * ``[store_buffer]``: stores retire into a buffer of ``entries`` and complete in order: a
   store that hits completes at once, one that misses when its line has arrived
   (read-for-ownership); the core waits only when the buffer is full, or at a barrier
@@ -48,7 +58,7 @@ import math
 
 from dataclasses import dataclass, field
 
-WRITE_BUFFERS_MAX = 8    # emu/hw/model/state.h: the machine words that hold them
+POSTED_MAX = 16          # emu/hw/model/state.h: the words a core holds them in
 KEYS = {
     "bus": {"bytes_per_beat": int, "cycles_per_beat": float, "partial_write_beats": int,
             "address_tenure": int, "write_buffers": int, "address_only": list,
@@ -57,10 +67,12 @@ KEYS = {
     "fill_buffers": {"entries": int, "when_full": str},
     "prefetcher": {"streams": int, "ahead": int, "trigger_distance": int, "page": int,
                    "level": str},
+    "maintenance": {"write_backs": int, "barriers": list},
 }
 REQUIRED = {"bus": ("bytes_per_beat", "cycles_per_beat"), "store_buffer": ("entries",),
             "fill_buffers": ("entries",),
-            "prefetcher": ("streams", "ahead", "trigger_distance", "page", "level")}
+            "prefetcher": ("streams", "ahead", "trigger_distance", "page", "level"),
+            "maintenance": ("write_backs", "barriers")}
 
 
 @dataclass(frozen=True)
@@ -70,6 +82,7 @@ class MemorySystem:
     store_buffer: dict = field(default_factory=dict)
     fill_buffers: dict = field(default_factory=dict)
     prefetcher: dict = field(default_factory=dict)
+    maintenance: dict = field(default_factory=dict)
 
     @property
     def bus_beat_millicycles(self):
@@ -139,8 +152,13 @@ def check(tables, levels=()):
         if not out["fill_buffers"]:
             raise ValueError("[prefetcher] needs [fill_buffers]: its prefetches are fills in "
                              "flight")
-    if out["bus"].get("write_buffers", 0) > WRITE_BUFFERS_MAX:
-        raise ValueError(f"[bus] write_buffers: the model holds at most {WRITE_BUFFERS_MAX}")
+    if out["bus"].get("write_buffers", 0) > POSTED_MAX:
+        raise ValueError(f"[bus] write_buffers: the model holds at most {POSTED_MAX}")
+    if out["maintenance"].get("write_backs", 0) > POSTED_MAX:
+        raise ValueError(f"[maintenance] write_backs: the model holds at most {POSTED_MAX}")
+    if out["maintenance"] and out["bus"].get("write_buffers"):
+        raise ValueError("[maintenance] and [bus] write_buffers both post write-backs: "
+                         "give one")
     if out["bus"].get("address_only") and not out["bus"].get("address_tenure"):
         raise ValueError("[bus] address_only needs address_tenure: what a broadcast holds")
     if out["bus"] and not _power_of_two(out["bus"]["bytes_per_beat"]):

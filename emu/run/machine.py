@@ -210,12 +210,21 @@ class Machine:
         in_time = outer.get("maintenance_in_time", False)
         if not isinstance(in_time, bool):
             raise ValueError(f"outer_cache.maintenance_in_time = {in_time!r}: give true or false")
-        st[c.H_MAINT_IN_TIME] = int(in_time)
+        if in_time:                      # posted, no limit, in order, through the PL310
+            st[c.H_POSTED], st[c.H_WB_ENTRIES] = c.POSTED_IN_ORDER, 0
         for uc in self.cpus:
             uc.mem_map(base, PAGE, UC_PROT_READ | UC_PROT_WRITE)
             self._hooks.append(native.add_hook(uc, UC_HOOK_MEM_WRITE, native.outer_cache_hook,
                                                st, base, base + PAGE - 1))
         return base
+
+    def _posted_barriers(self):
+        """The mnemonics of the barrier that waits for every posted maintenance write-back
+        (OP_COMPLETE): dsb with the A9's maintenance in time, a [maintenance] table's
+        barriers (POWER4's sync). The 750's broadcast sync waits for them as it drains."""
+        if self.profile.outer_cache.get("maintenance_in_time"):
+            return ("dsb",)
+        return tuple(self.profile.memory.maintenance.get("barriers", ()))
 
     @staticmethod
     def _segment_words(profile, mmu):
@@ -329,7 +338,7 @@ class Machine:
                              self.profile.raw.get("smp", {}).get("serialising", ()),
                              bool(self.profile.memory.store_buffer),
                              self.profile.memory.broadcasts,
-                             bool(self.profile.outer_cache.get("maintenance_in_time")))
+                             self._posted_barriers())
         specials = [sp for sp in tables.specials
                     if self.soft_tlb or sp.op not in cost.SOFT_TLB_OPS]
         if len(self._specials) + len(specials) > MAX_SPECIALS:

@@ -351,7 +351,11 @@ def test_a_sectored_level_moves_one_sector_on_the_bus(tmp_path):
      "needs address_tenure"),
     ({"bus": {"bytes_per_beat": 8, "cycles_per_beat": 2, "address_only": "sync"}},
      "list of mnemonics"),
-    ({"bus": {"bytes_per_beat": 8, "cycles_per_beat": 2, "write_buffers": 9}}, "at most 8"),
+    ({"bus": {"bytes_per_beat": 8, "cycles_per_beat": 2, "write_buffers": 17}}, "at most 16"),
+    ({"maintenance": {"write_backs": 17, "barriers": ["sync"]}}, "at most 16"),
+    ({"maintenance": {"write_backs": 2}}, "missing barriers"),
+    ({"maintenance": {"write_backs": 2, "barriers": ["sync"]},
+      "bus": {"bytes_per_beat": 8, "cycles_per_beat": 2, "write_buffers": 2}}, "give one"),
 ])
 def test_impossible_memory_systems_are_refused_with_the_reason(tables, why):
     from emu.hw.cache import CacheLevel

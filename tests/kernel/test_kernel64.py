@@ -374,7 +374,11 @@ def test_pinned_cycles_on_power4():
     # (79,917, 73,198 before the HPTE lock bit: 6 instructions for each HPTE operation;
     # 80,093, 73,326 before issue 15: lat_proc dynamically linked, its child's exit path in
     # libc, HPTEs gathered at zap, the 128 MB table of the 8 GB machine)
-    assert (scan.cycles, batched.cycles) == (89902, 82444)
+    # 89,902, 82,444 before the write-backs of dcbst were posted ([maintenance]): fork's
+    # three flush_dcache_icache calls each flush a page the copy left modified in the L2,
+    # 2,197 cycles now against 15,692 (tests/papers/test_blanchard2002.py): 3 x 13,495 less
+    assert (scan.cycles, batched.cycles) == (89902 - 3 * 13495, 82444 - 3 * 13495) \
+        == (49417, 41959)
     assert scan.profile == "power4" and scan.us == scan.cycles / 1450
     again = workloads.lat_proc("fork", tlb_flush="scan", profile="power4")
     assert again.cycles == scan.cycles and again.counts == scan.counts

@@ -7,6 +7,7 @@ from collections import Counter
 
 import pytest
 
+from emu.hw import estimates
 from emu.papers import blanchard2002
 from emu.run import profiler
 from emu.kernel import workloads
@@ -201,21 +202,41 @@ def test_bad_chapter_arguments_are_refused(call, message):
         call()
 
 
-def test_a_flush_of_a_just_cleared_page_waits_for_each_line_to_reach_memory():
+def test_a_flush_of_a_just_cleared_page_posts_its_write_backs_eight_at_a_time():
     """__flush_dcache_icache on POWER4 (routines/ppc64/flush_dcache_icache.S, 4096 / 128 =
     32 lines), costs from profiles/power4.toml. A clean page: rldicr 1 + li 1 + mtctr 3 +
     mr 1, 32 x (dcbst 2 + addi 1 + bdnz 1), sync 123, mtctr 3, 32 x (icbi 2 + addi 1 +
     bdnz 1), sync 123, isync 12, blr 1 = 524. After clear_page every line is modified in
-    the L2 (dcbz is performed there: the L1 D is store-through): each dcbst writes its line
-    to the L3 (123) and the L3 writes it to memory (351), and the model's core waits for
-    each in turn: 524 + 32 x (123 + 351) = 15,692, the 'lazy' anomaly's page."""
+    the L2 (dcbz is performed there: the L1 D is store-through): each dcbst's write-back
+    goes to the L3 (123) and on to memory (351), 474 cycles, posted ([maintenance]: 8 in
+    flight). The first block (set-up 6, the first dcbst 2, addi, bdnz) ends at 10, so dcbst
+    k issues at 6 + 4k: the first eight at 6..34, done at 480..508. The ninth finds every
+    slot busy and waits from 38 to 480 (442); the next seven issue 4 apart as their slots
+    free (484..508): no wait. So each group of eight after the first waits 442: 3 x 442 =
+    1326, and the last dcbst starts at 6 + 3 x 474 + 28 = 1456, done at 1930. The sync
+    issues at 1460 and ends its own 123 at 1583: it waits 347 more. 524 + 1326 + 347 =
+    2197 (15,692 when each dcbst waited for its write-back in turn)."""
     anatomy = blanchard2002.icache_flush_anatomy()
     clean, dirty = anatomy["clean"], anatomy["just cleared"]
     assert clean["instructions"] == dirty["instructions"] == 4 + 3 * 32 + 1 + 1 + 3 * 32 + 3
     assert clean["cycles"] == 1 + 1 + 3 + 1 + 32 * 4 + 123 + 3 + 32 * 4 + 123 + 12 + 1 == 524
     assert clean["L2 write-backs"] == clean["memory writes"] == 0
     assert dirty["L2 write-backs"] == dirty["L3 write-backs"] == dirty["memory writes"] == 32
-    assert dirty["cycles"] == 524 + 32 * (123 + 351) == 15692
+    assert dirty["cycles"] == 524 + 3 * (480 - 38) + (1930 - (1460 + 123)) == 2197
+
+
+@pytest.mark.parametrize("machines, groups", [(1, 32), (4, 8), (12, 3)])
+def test_the_flush_waits_for_a_free_l2_machine_once_a_group(machines, groups):
+    """The same flush with `machines` write-backs in flight ([maintenance] write_backs, moved
+    within its range): dcbst k issues at 6 + 4k while machines are free, so a group of
+    `machines` fills them 4 cycles apart; the first of the next group waits for the first
+    machine, done 474 after it started: 474 - 4 x machines cycles. The groups after the
+    first wait so (32 / 12: groups of 12, 12 and 8), and the sync waits for the last
+    write-back, which started 4 + 123 cycles before the sync's own cycles end: 474 - 127 =
+    347. With one machine: 524 + 31 x 470 + 347 = 15,441."""
+    with estimates.moved({"power4:maintenance.write_backs": machines}):
+        dirty = blanchard2002.icache_flush_anatomy()["just cleared"]
+    assert dirty["cycles"] == 524 + (groups - 1) * (474 - 4 * machines) + 347
 
 
 def test_the_25_policy_flushes_copies_and_page_cache_pages_not_zeroed_pages():

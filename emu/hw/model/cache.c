@@ -11,7 +11,7 @@ static i64 memory_read(i64 *st, i64 bytes);
 static void memory_write(i64 *st, i64 bytes);
 static i64 prefetch_line(i64 *st, i64 level, i64 address, bool hardware);
 static i64 write_combining_transfer(i64 *st, i64 bytes);
-static i64 post_write_back(i64 *st);
+static i64 post_write_back(i64 *st, i64 at, i64 latency);
 /* the topology (below): other chips' copies of a chip level */
 static int peer_chips(i64 *st, i64 level, i64 addr, i64 op);
 
@@ -589,37 +589,13 @@ static i64 issue_time(const i64 *st, i64 pc) {
     return st[H_CYCLES] - (st[st[H_ICOST] + end] - st[st[H_ICOST] + off]);
 }
 
-/* A write-back that a maintenance instruction issued at `at` started, in time (profiles
- * with ``maintenance_in_time``: ARMv7, where DCCMVAC and DCCIMVAC do not wait for their
- * line, maintenance completes in order, and a DSB waits until all before it have): done
- * `latency` cycles after it or the one before it, whichever is later; with an outer cache
- * controller, the line reaches it `latency - line_op` cycles after issue and holds it
- * line_op cycles, behind every core's lines and syncs before it. The core does not wait
- * now: its next dsb (OP_COMPLETE) and the controller's next sync do. */
-static void write_back_in_time(i64 *st, i64 at, i64 latency) {
-    i64 done = max64(at, st[H_MAINT_DONE]) + latency;
-    if (st[H_OUTER_BASE]) {
-        i64 line = st[H_OUTER_LINE_CYCLES];
-        i64 arrive = at + max64(latency - line, 0);
-        i64 start = arrive + serialise_at(st, RESOURCE_OUTER_CACHE, line, arrive);
-        done = max64(done, start + line);
-        mark_sync(st);                    /* the controller is shared: its users take turns */
-    }
-    st[H_MAINT_DONE] = done;
-}
-
-/* A dsb at `pc`: the core waits until its maintenance write-backs are done, beyond the
- * dsb's own base cycles. Returns the wait. */
-static i64 maintenance_complete(i64 *st, i64 pc) {
-    i64 at = issue_time(st, pc);
+/* The cycle at which the instruction at `pc` ends its own base cycles (a barrier's wait
+ * counts from there) */
+static i64 issue_end(const i64 *st, i64 pc) {
     i64 off = pc - st[H_CODE_BASE];
     i64 own = off >= 0 && off < st[H_CODE_TOP] ?
         st[st[H_ICOST] + off + 4] - st[st[H_ICOST] + off] : 0;
-    i64 wait = st[H_MAINT_DONE] - (at + own);
-    if (wait <= 0)
-        return 0;
-    st[H_MAINT_WAIT] += wait;
-    return wait;
+    return issue_time(st, pc) + own;
 }
 
 /* Clean / flush / invalidate one line at one level. Returns 1 if it wrote data back. */
@@ -1074,10 +1050,9 @@ static void icache_invalidate(i64 *st, i64 addr) {
 
 /* The architectural effect of one cache-maintenance instruction (at `pc`, -1: unknown) on
  * its line. Returns stall cycles: a write-back a maintenance instruction forces is waited
- * for, on the spot, or (maintenance in time) by the next dsb or outer sync. */
+ * for on the spot, or posted (H_POSTED: post_write_back), when the barrier waits for it. */
 static i64 maintain(i64 *st, i64 addr, i64 op, i64 scope, i64 pc) {
     i64 l1d = st[H_L1D];
-    i64 stall = 0;
     if (op == OP_ICACHE_INVALIDATE) {
         icache_invalidate(st, addr);
         return 0;
@@ -1116,6 +1091,7 @@ static i64 maintain(i64 *st, i64 addr, i64 op, i64 scope, i64 pc) {
     }
     /* clean / flush / invalidate: L1 D only, or every data level from L1 D outwards */
     i64 level = l1d >= 0 ? l1d : st[H_FIRST_LEVEL];
+    i64 latency = 0;                       /* the write-back's, through the levels it passes */
     bool wrote_any = false;
     while (level != MEMORY) {
         i64 r = REC(level);
@@ -1125,21 +1101,20 @@ static i64 maintain(i64 *st, i64 addr, i64 op, i64 scope, i64 pc) {
         drain(st);
         if (wrote) {
             i64 next = st[r + L_NEXT];
-            i64 latency = next == MEMORY ? st[H_MEM_LAT] : st[REC(next) + L_LATENCY];
+            latency += next == MEMORY ? st[H_MEM_LAT] : st[REC(next) + L_LATENCY];
             wrote_any = true;
-            if (st[H_MAINT_IN_TIME])
-                write_back_in_time(st, issue_time(st, pc), latency);
-            else
-                stall += latency;
         }
         if (scope == SCOPE_L1)
             break;
         level = st[r + L_NEXT];
     }
-    /* with write buffers (the 750's), the write-back is posted: only a sync waits for it */
-    if (st[H_WB_ENTRIES])
-        return wrote_any ? post_write_back(st) : 0;
-    return stall;
+    if (!wrote_any)
+        return 0;
+    if (!st[H_POSTED])
+        return latency;                    /* not posted: the instruction waits for it */
+    /* the 750's bus booked the data at the clock (memory_write): its tenures from there */
+    i64 at = st[H_POSTED] == POSTED_BUS ? st[H_CYCLES] : issue_time(st, pc);
+    return post_write_back(st, at, latency);
 }
 
 /* ------------------------------------------------------- write-combining (x86 movnt*) */

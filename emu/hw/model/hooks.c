@@ -736,7 +736,7 @@ EXPORT void special_hook(uc_engine *uc, u64 address_u64, uint32_t size, void *us
         i64 wait = store_buffer_drain(st);
         if (broadcast) {                      /* the write-backs first, then its own tenure */
             i64 at = st[H_CYCLES] + wait;
-            at += write_buffers_drain(st, at);
+            at += posted_drain(st, at);
             at += address_only(st, at, true);
             wait = at - st[H_CYCLES];
         }
@@ -753,9 +753,9 @@ EXPORT void special_hook(uc_engine *uc, u64 address_u64, uint32_t size, void *us
     case OP_IRQ_RESTORE:                      /* msr cpsr_c (local_irq_restore) */
         st[H_IRQ_OFF_CYCLES] += max64(issue_time(st, address) - st[H_IRQ_OFF_AT], 0);
         break;
-    case OP_COMPLETE:                         /* dsb, maintenance in time: waits for both */
+    case OP_COMPLETE:                         /* sync, dsb, write-backs posted: both */
         account(st, address - st[H_CODE_BASE],
-                store_buffer_drain(st) + maintenance_complete(st, address));
+                store_buffer_drain(st) + posted_drain(st, issue_end(st, address)));
         break;
     case OP_TLB_INVALIDATE:
         if (broadcast)

@@ -65,31 +65,68 @@ static i64 address_only(i64 *st, i64 at, bool complete) {
     return (complete ? end : start) - at;
 }
 
-/* A write-back a maintenance instruction forced (dcbst, dcbf on a modified line), whose
- * data transfer the bus has booked (memory_write): it holds one of the write buffers until
- * both its address tenure and its data tenure have ended; the core waits only for a free
- * buffer. Returns that wait. */
-static i64 post_write_back(i64 *st) {
-    i64 now = st[H_CYCLES];
-    i64 *wb = st + st[H_MACHINE] + M_WB;
-    i64 chosen = 0;
-    for (i64 k = 1; k < st[H_WB_ENTRIES]; k++)
-        if (wb[k] < wb[chosen])
+/* ------------------------------------------------------------------ posted write-backs */
+
+/* When a posted write-back that starts at `start` and takes `latency` cycles is done, in
+ * order (ARMv7: DCCMVAC and DCCIMVAC complete in order): `latency` after it or after the one
+ * before it, whichever is later; with an outer cache controller (the PL310), the line
+ * reaches it `latency - line_op` cycles after it starts and holds it line_op cycles, behind
+ * every core's lines and syncs before it. */
+static i64 done_in_order(i64 *st, i64 start, i64 latency) {
+    i64 done = max64(start, st[H_MAINT_DONE]) + latency;
+    if (st[H_OUTER_BASE]) {
+        i64 line = st[H_OUTER_LINE_CYCLES];
+        i64 arrive = start + max64(latency - line, 0);
+        i64 turn = arrive + serialise_at(st, RESOURCE_OUTER_CACHE, line, arrive);
+        done = max64(done, turn + line);
+        mark_sync(st);                    /* the controller is shared: its users take turns */
+    }
+    return done;
+}
+
+/* When a posted write-back that starts at `start` is done (H_POSTED): POSTED_BUS (the 750's
+ * 60x bus, whose data tenure memory_write has booked) when its address tenure and its data
+ * tenure have both ended; POSTED_LATENCY (POWER4's L2 machines) `latency` after it starts;
+ * POSTED_IN_ORDER (ARMv7) as done_in_order says. */
+static i64 posted_done(i64 *st, i64 start, i64 latency) {
+    if (st[H_POSTED] == POSTED_BUS) {
+        i64 end;
+        address_tenure(st, start, &end);
+        return max64(end, st[st[H_MACHINE] + M_BUS_FREE]);
+    }
+    if (st[H_POSTED] == POSTED_IN_ORDER)
+        return done_in_order(st, start, latency);
+    return start + latency;
+}
+
+/* A write-back a maintenance instruction issued at `at` forced (dcbst, dcbf of a modified
+ * line; DCCMVAC, DCCIMVAC), `latency` cycles to where it goes: it is posted, and the core
+ * goes on. It holds one of the core's H_WB_ENTRIES slots (the 750's write buffers, POWER4's
+ * L2 machines; 0: no limit) until it is done; the core waits only for a free slot. The
+ * barrier (posted_drain) waits until all are done. Returns the core's wait. */
+static i64 post_write_back(i64 *st, i64 at, i64 latency) {
+    i64 n = st[H_WB_ENTRIES];
+    i64 *slot = st + st[H_POSTED_AT];
+    i64 chosen = 0;                       /* the slot freed first */
+    for (i64 k = 1; k < n; k++)
+        if (slot[k] < slot[chosen])
             chosen = k;
-    i64 wait = max64(wb[chosen] - now, 0);
-    i64 end;
-    address_tenure(st, now + wait, &end);
-    wb[chosen] = max64(end, st[st[H_MACHINE] + M_BUS_FREE]);
+    i64 wait = n ? max64(slot[chosen] - at, 0) : 0;
+    i64 done = posted_done(st, at + wait, latency);
+    if (n)
+        slot[chosen] = done;
+    st[H_MAINT_DONE] = max64(st[H_MAINT_DONE], done);
     return wait;
 }
 
-/* sync: every posted write-back has reached memory. Returns the core's wait from `at`. */
-static i64 write_buffers_drain(i64 *st, i64 at) {
-    i64 *wb = st + st[H_MACHINE] + M_WB;
-    i64 last = at;
-    for (i64 k = 0; k < st[H_WB_ENTRIES]; k++)
-        last = max64(last, wb[k]);
-    return last - at;
+/* The barrier that waits for them (sync on PowerPC, dsb on ARM), ready at `at`: the core
+ * waits until every posted write-back is done. Returns that wait. */
+static i64 posted_drain(i64 *st, i64 at) {
+    i64 wait = st[H_MAINT_DONE] - at;
+    if (wait <= 0)
+        return 0;
+    st[H_MAINT_WAIT] += wait;
+    return wait;
 }
 
 /* ------------------------------------------------------------------ fill buffers */

@@ -60,7 +60,8 @@ enum {
     H_BLOCK_STORE,
     H_MEMOS, H_ABSENT_LINE, H_ABSENT_FILLS, H_CHANGED_LINE, H_CHANGED_IFILLS,
     H_ADDR_TENURE, H_WB_ENTRIES, H_ADDRESS_ONLY, H_BUS_SECTOR,
-    H_MAINT_DONE, H_MAINT_WAIT, H_MAINT_IN_TIME, H_IRQ_OFF_AT, H_IRQ_OFF_CYCLES, H_TLB604,
+    H_MAINT_DONE, H_MAINT_WAIT, H_POSTED, H_IRQ_OFF_AT, H_IRQ_OFF_CYCLES, H_TLB604,
+    H_POSTED_AT,
     HEADER = 200
 };
 /* ---- a core's memos (st[H_MEMOS] + X_*, emu/model/mmu.c and cache.c): what the hooks
@@ -91,9 +92,13 @@ enum { X_FETCH = 0, X_LOAD = XM_WORDS, X_STORE = 2 * XM_WORDS, X_BLOCKS = 3 * XM
  * store_queue). Cleared whole when the clock restarts. */
 enum { SQ_LAST, SQ_DISORDERED, SQ_EXTRA = 2 };
 /* ---- the machine's own words (st[H_MACHINE] + M_*): when the (data) bus is free, when the
- * address bus is free, and the write buffers' cycles when their write-backs end (one core's:
- * emu.hw.memory) */
-enum { M_BUS_FREE, M_ADDR_FREE, M_WB, WRITE_BUFFERS_MAX = 8, MACHINE_WORDS = 12 };
+ * address bus is free (emu.hw.memory) */
+enum { M_BUS_FREE, M_ADDR_FREE, MACHINE_WORDS = 2 };
+/* ---- posted maintenance write-backs (emu/hw/model/cache.c, post_write_back): H_POSTED says
+ * when one is done (POSTED_OFF: not posted, the instruction waits for it). Each core holds
+ * H_WB_ENTRIES of them in flight (0: no limit) in POSTED_MAX words from st[H_POSTED_AT], the
+ * cycle each slot's write-back is done. */
+enum { POSTED_OFF, POSTED_BUS, POSTED_LATENCY, POSTED_IN_ORDER, POSTED_MAX = 16 };
 /* ---- the blocks a core has run in a run of several cores (emu/model/smp.c) */
 enum { SEEN_ENTRIES = 4096 };
 /* ---- a serialising instruction's weight in the synchronising prefix sums (emu.cost) */
