@@ -169,6 +169,16 @@ def from_native(native):
     return generic
 
 
+def hcall_cycles(profile):
+    """A hypervisor call's own cycles, ``sc 1`` to ``hrfid`` (the profile's [hypervisor]
+    hcall, an estimate): the routines spend them as a loop of two-cycle passes."""
+    table = profile.raw.get("hypervisor")
+    if not table or "hcall" not in table:
+        raise ValueError(f"profile {profile.name} has no [hypervisor] hcall: an LPAR "
+                         "kernel needs a hypervisor call's cost")
+    return int(table["hcall"])
+
+
 class PPC64Hash(Arch):
     """The 64-bit hashed page table backend. ``htab_size`` defaults to the kernel's rule for
     ``total_memory`` (default: the machine's RAM)."""
@@ -183,9 +193,10 @@ class PPC64Hash(Arch):
     walks_flush_ranges = True
 
     def __init__(self, machine, ledger, htab_size=None, total_memory=None, hash_lock="hpte",
-                 tlbie="batched"):
+                 tlbie="batched", lpar=False):
         super().__init__(machine, ledger)
         self.hash_lock, self.tlbie = _locking(hash_lock, tlbie)
+        self.lpar = bool(lpar)
         # 2.4 zaps a range, then flushes it page by page (local_flush_tlb_range); 2.5's
         # TLB gather batches the zapped PTEs for one flush_hash_range
         self.zap_flush = "gather" if self.tlbie == "batched" else None
@@ -205,22 +216,32 @@ class PPC64Hash(Arch):
         smp = len(machine.cpus) > 1
         global_lock = self.hash_lock == "global"
         # the SMP build's machine-wide locks, each on a line of its own: 2.4's hash_table_lock
-        # (__cacheline_aligned_in_smp, htab.c) or 2.5's tlbie lock
-        self.tlbie_lock = machine.alloc(128, align=128) if smp and not global_lock else 0
+        # (__cacheline_aligned_in_smp, htab.c) or 2.5's tlbie lock; on an LPAR the tlbie
+        # lock is the hypervisor's (every kernel's), and 2.5 takes pSeries_lpar_tlbie_lock
+        # around its H_REMOVEs
+        tlbie_lock = smp and (self.lpar or not global_lock)
+        self.tlbie_lock = machine.alloc(128, align=128) if tlbie_lock else 0
         self.hash_table_lock = machine.alloc(128, align=128) if smp and global_lock else 0
+        lpar_lock = smp and self.lpar and not global_lock
+        self.lpar_tlbie_lock = machine.alloc(128, align=128) if lpar_lock else 0
+        self.hcall_cycles = hcall_cycles(machine.profile) if self.lpar else 0
         # one program: hash_low_64.S calls hash_native_64.S's hpt_hash, group_of and
         # hpte_insert; htab_data, at the end of the latter, holds the table's address and
         # mask, and the locks' addresses; flush_tlb_range_24.S is 2.4's page-by-page flush
         machine.load(f".equ KVARS, {self.kvars:#x}\n.equ SMP, {int(smp)}\n"
                      f".equ GLOBAL_LOCK, {int(global_lock)}\n"
                      f".equ HASH_TABLE_LOCK, {int(smp and global_lock)}\n"
-                     f".equ TLBIE_LOCK, {int(smp and not global_lock)}\n" +
+                     f".equ TLBIE_LOCK, {int(tlbie_lock)}\n"
+                     f".equ LPAR, {int(self.lpar)}\n"
+                     f".equ LPAR_READS, {int(self.lpar and global_lock)}\n"
+                     f".equ LPAR_TLBIE_LOCK, {int(lpar_lock)}\n" +
                      "".join(routine(f"ppc64/{name}").read_text() for name in
                              ("hash_low_64.S", "hash_native_64.S", "flush_tlb_range_24.S")))
         htab_data = machine.symbols["htab_data"]        # htab_data.htab, .htab_hash_mask
         machine.write(htab_data, b"".join(value.to_bytes(8, "big") for value in (
             self.htab_base, size // hash64.PTEG_BYTES - 1, self.tlbie_lock,
-            self.hash_table_lock)))
+            self.hash_table_lock, max(1, round(self.hcall_cycles / 2)),
+            self.lpar_tlbie_lock)))
         self.free_contexts = deque(range(FIRST_USER_CONTEXT, hash64.LAST_USER_CONTEXT))
 
     # ------------------------------------------------------------ running kernel routines
