@@ -74,6 +74,25 @@ tlbie lock but flushes page by page: the two changes of the paper apart. Labels
 place a lock is acquired (emu.papers.blanchard2002.lock_ranges). The 2.4 variant's differences
 from 2.4: its hpte_updatepp and eviction are 2.6's (an evicted HPTE gets no tlbie).
 
+In a logical partition (``lpar=True``; Blanchard 2002 section 3.2, the first two builds):
+the kernel's HPTE inserts, updates and removes are hypervisor calls, as
+arch/ppc64/kernel/pSeries_lpar.c made them in March 2002 (BitKeeper history as tokens, github
+dmgerman/history-token). The hypervisor's work on the table runs as guest code (the same
+search, lock bit, stores and tlbie sequence as the native path), and each call's own cost,
+``sc 1`` to ``hrfid``, is the profile's [hypervisor] hcall (an estimate), spent as a loop
+(labels .Lhcall_<k>): H_ENTER per group tried (hpte_insert), H_REMOVE per HPTE removed
+(hpte_invalidate, eviction, and each entry of flush_hash_range, which on an LPAR has no
+batched tlbie: the hypervisor runs a whole sequence per H_REMOVE), H_PROTECT per update.
+The hypervisor's tlbie is under its own tlbie lock (the ``tlbie_lock`` word, in every
+kernel). With the 2.4 locking (``hash_lock="global"``) the backend is that of 13 March 2002
+(commit 1cf747c749): H_READ of each slot looked at before the H_ENTER, H_READ of the HPTE
+before H_REMOVE and H_PROTECT, everything under hash_table_lock. With 2.5's (the rework of
+26 March 2002, commit 6dc8733cff) the H_ENTER lets the hypervisor pick the slot and the
+flushes hold pSeries_lpar_tlbie_lock (``lpar_tlbie_lock``) around their H_REMOVEs, once per
+flush_hash_range batch (the commit retakes it per entry, a self-deadlock on SMP; the model
+takes it once, as its comment intends). No H_BULK_REMOVE: the kernels of 2002 had none.
+The rework's LPAR eviction was a panic stub; the model's evicts as native, plus an H_REMOVE.
+
 Limits: the global tlbie always (the kernel uses tlbiel for an mm that ran on this CPU
 only); the user address layout is the generic VM's PPC32 one
 (a 32-bit process below 2 GB); the no-execute-bit lazy I-cache flush of __hash_page on

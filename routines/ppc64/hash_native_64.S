@@ -26,6 +26,13 @@
  * test_and_set_bit, then a plain-load spin while another CPU holds it) while it looks at
  * and changes the HPTE; with SMP = 1 (defined by the loader) the tlbie sequence is under
  * the machine-wide tlbie lock (pSeries_tlbie_lock, its address in htab_data).
+ * With LPAR = 1 (a logical partition: arch/ppc64/kernel/pSeries_lpar.c of March 2002) the
+ * insert and the invalidate are hypervisor calls, H_ENTER and H_REMOVE: the hypervisor's
+ * work on the table is the code below, each call's own cost a loop of HCALL_LOOPS passes
+ * (.Lhcall_<k>), the tlbie under the hypervisor's tlbie lock (the TLBIE_LOCK word); with
+ * LPAR_READS (the backend of 13 March 2002) each slot looked at is read with H_READ first;
+ * with LPAR_TLBIE_LOCK (the rework of 26 March) the kernel holds pSeries_lpar_tlbie_lock
+ * around H_REMOVE.
  * Written for this book from the algorithm, not copied. Differences from the kernel: no
  * eviction when both groups
  * are full (hash_insert returns -1 where the kernel would call native_hpte_remove and
