@@ -132,6 +132,7 @@ HPTE_STATUS = {0: "hpte_primary", 1: "hpte_secondary", 2: "hpte_evicted", 3: "hp
 BATCH_NR = 192                  # PPC64_TLB_BATCH_NR (include/asm-ppc64/tlbflush.h)
 BATCH_BYTES = 3 * BATCH_NR * 8  # pte[], addr[], vaddr[] (hash_low_64.S BATCH_*)
 USER_SEGMENTS = TASK_SIZE >> 28             # ESIDs 0-7 hold user space
+HCALL_PASS = 16                 # cycles of one pass of an hcall loop (16 instructions)
 FIRST_USER_CONTEXT = 1          # context 0 is the kernel's (as recalled, unverified)
 
 
@@ -190,7 +191,8 @@ def from_native(native):
 
 def hcall_cycles(profile):
     """A hypervisor call's own cycles, ``sc 1`` to ``hrfid`` (the profile's [hypervisor]
-    hcall, an estimate): the routines spend them as a loop of two-cycle passes."""
+    hcall, an estimate): the routines spend them as a loop of HCALL_PASS-cycle passes
+    (sixteen instructions a pass: few passes, little emulation time)."""
     table = profile.raw.get("hypervisor")
     if not table or "hcall" not in table:
         raise ValueError(f"profile {profile.name} has no [hypervisor] hcall: an LPAR "
@@ -259,7 +261,7 @@ class PPC64Hash(Arch):
         htab_data = machine.symbols["htab_data"]        # htab_data.htab, .htab_hash_mask
         machine.write(htab_data, b"".join(value.to_bytes(8, "big") for value in (
             self.htab_base, size // hash64.PTEG_BYTES - 1, self.tlbie_lock,
-            self.hash_table_lock, max(1, round(self.hcall_cycles / 2)),
+            self.hash_table_lock, max(1, round(self.hcall_cycles / HCALL_PASS)),
             self.lpar_tlbie_lock)))
         self.free_contexts = deque(range(FIRST_USER_CONTEXT, hash64.LAST_USER_CONTEXT))
 

@@ -333,8 +333,22 @@ hpte_updatepp:
 .Lhcall_5:
         lis     r12, htab_data@h            # H_READ of the HPTE: sc 1 ... hrfid, the
         ori     r12, r12, htab_data@l       # call's own cycles (HCALL_LOOPS
-        ld      r12, 32(r12)                # passes of two cycles)
+        ld      r12, 32(r12)                # passes of sixteen cycles)
 90:     addic.  r12, r12, -1
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
         bgt     90b
 .Lhcall_5_end:
         .endif
@@ -342,8 +356,22 @@ hpte_updatepp:
 .Lhcall_6:
         lis     r12, htab_data@h            # H_PROTECT: sc 1 ... hrfid, the
         ori     r12, r12, htab_data@l       # call's own cycles (HCALL_LOOPS
-        ld      r12, 32(r12)                # passes of two cycles)
+        ld      r12, 32(r12)                # passes of sixteen cycles)
 90:     addic.  r12, r12, -1
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
         bgt     90b
 .Lhcall_6_end:
         .endif
@@ -430,8 +458,22 @@ hpte_remove:
 .Lhcall_7:
         lis     r12, htab_data@h            # H_REMOVE: sc 1 ... hrfid, the
         ori     r12, r12, htab_data@l       # call's own cycles (HCALL_LOOPS
-        ld      r12, 32(r12)                # passes of two cycles)
+        ld      r12, 32(r12)                # passes of sixteen cycles)
 90:     addic.  r12, r12, -1
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
         bgt     90b
 .Lhcall_7_end:
         .endif
@@ -640,8 +682,22 @@ flush_hash_range:
 .Lhcall_8:
         lis     r12, htab_data@h            # H_REMOVE of this entry: sc 1 ... hrfid, the
         ori     r12, r12, htab_data@l       # call's own cycles (HCALL_LOOPS
-        ld      r12, 32(r12)                # passes of two cycles)
+        ld      r12, 32(r12)                # passes of sixteen cycles)
 90:     addic.  r12, r12, -1
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
         bgt     90b
 .Lhcall_8_end:
         .endif

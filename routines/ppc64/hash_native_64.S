@@ -76,8 +76,22 @@ hpte_insert:
 .Lhcall_1:
         lis     r12, htab_data@h            # H_ENTER: sc 1 ... hrfid, the
         ori     r12, r12, htab_data@l       # call's own cycles (HCALL_LOOPS
-        ld      r12, 32(r12)                # passes of two cycles)
+        ld      r12, 32(r12)                # passes of sixteen cycles)
 90:     addic.  r12, r12, -1
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
         bgt     90b
 .Lhcall_1_end:
         .endif
@@ -94,8 +108,22 @@ hpte_insert:
 .Lhcall_2:
         lis     r12, htab_data@h            # H_READ of this slot: sc 1 ... hrfid, the
         ori     r12, r12, htab_data@l       # call's own cycles (HCALL_LOOPS
-        ld      r12, 32(r12)                # passes of two cycles)
+        ld      r12, 32(r12)                # passes of sixteen cycles)
 90:     addic.  r12, r12, -1
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
         bgt     90b
 .Lhcall_2_end:
         .endif
@@ -179,8 +207,22 @@ hpte_invalidate:
 .Lhcall_3:
         lis     r12, htab_data@h            # H_READ of the HPTE: sc 1 ... hrfid, the
         ori     r12, r12, htab_data@l       # call's own cycles (HCALL_LOOPS
-        ld      r12, 32(r12)                # passes of two cycles)
+        ld      r12, 32(r12)                # passes of sixteen cycles)
 90:     addic.  r12, r12, -1
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
         bgt     90b
 .Lhcall_3_end:
         .endif
@@ -188,8 +230,22 @@ hpte_invalidate:
 .Lhcall_4:
         lis     r12, htab_data@h            # H_REMOVE: sc 1 ... hrfid, the
         ori     r12, r12, htab_data@l       # call's own cycles (HCALL_LOOPS
-        ld      r12, 32(r12)                # passes of two cycles)
+        ld      r12, 32(r12)                # passes of sixteen cycles)
 90:     addic.  r12, r12, -1
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
         bgt     90b
 .Lhcall_4_end:
         .endif
