@@ -74,6 +74,25 @@ tlbie lock but flushes page by page: the two changes of the paper apart. Labels
 place a lock is acquired (emu.papers.blanchard2002.lock_ranges). The 2.4 variant's differences
 from 2.4: its hpte_updatepp and eviction are 2.6's (an evicted HPTE gets no tlbie).
 
+In a logical partition (``lpar=True``; Blanchard 2002 section 3.2, the first two builds):
+the kernel's HPTE inserts, updates and removes are hypervisor calls, as
+arch/ppc64/kernel/pSeries_lpar.c made them in March 2002 (BitKeeper history as tokens, github
+dmgerman/history-token). The hypervisor's work on the table runs as guest code (the same
+search, lock bit, stores and tlbie sequence as the native path), and each call's own cost,
+``sc 1`` to ``hrfid``, is the profile's [hypervisor] hcall (an estimate), spent as a loop
+(labels .Lhcall_<k>): H_ENTER per group tried (hpte_insert), H_REMOVE per HPTE removed
+(hpte_invalidate, eviction, and each entry of flush_hash_range, which on an LPAR has no
+batched tlbie: the hypervisor runs a whole sequence per H_REMOVE), H_PROTECT per update.
+The hypervisor's tlbie is under its own tlbie lock (the ``tlbie_lock`` word, in every
+kernel). With the 2.4 locking (``hash_lock="global"``) the backend is that of 13 March 2002
+(commit 1cf747c749): H_READ of each slot looked at before the H_ENTER, H_READ of the HPTE
+before H_REMOVE and H_PROTECT, everything under hash_table_lock. With 2.5's (the rework of
+26 March 2002, commit 6dc8733cff) the H_ENTER lets the hypervisor pick the slot and the
+flushes hold pSeries_lpar_tlbie_lock (``lpar_tlbie_lock``) around their H_REMOVEs, once per
+flush_hash_range batch (the commit retakes it per entry, a self-deadlock on SMP; the model
+takes it once, as its comment intends). No H_BULK_REMOVE: the kernels of 2002 had none.
+The rework's LPAR eviction was a panic stub; the model's evicts as native, plus an H_REMOVE.
+
 Limits: the global tlbie always (the kernel uses tlbiel for an mm that ran on this CPU
 only); the user address layout is the generic VM's PPC32 one
 (a 32-bit process below 2 GB); the no-execute-bit lazy I-cache flush of __hash_page on
@@ -113,6 +132,7 @@ HPTE_STATUS = {0: "hpte_primary", 1: "hpte_secondary", 2: "hpte_evicted", 3: "hp
 BATCH_NR = 192                  # PPC64_TLB_BATCH_NR (include/asm-ppc64/tlbflush.h)
 BATCH_BYTES = 3 * BATCH_NR * 8  # pte[], addr[], vaddr[] (hash_low_64.S BATCH_*)
 USER_SEGMENTS = TASK_SIZE >> 28             # ESIDs 0-7 hold user space
+HCALL_PASS = 16                 # cycles of one pass of an hcall loop (16 instructions)
 FIRST_USER_CONTEXT = 1          # context 0 is the kernel's (as recalled, unverified)
 
 
@@ -169,6 +189,17 @@ def from_native(native):
     return generic
 
 
+def hcall_cycles(profile):
+    """A hypervisor call's own cycles, ``sc 1`` to ``hrfid`` (the profile's [hypervisor]
+    hcall, an estimate): the routines spend them as a loop of HCALL_PASS-cycle passes
+    (sixteen instructions a pass: few passes, little emulation time)."""
+    table = profile.raw.get("hypervisor")
+    if not table or "hcall" not in table:
+        raise ValueError(f"profile {profile.name} has no [hypervisor] hcall: an LPAR "
+                         "kernel needs a hypervisor call's cost")
+    return int(table["hcall"])
+
+
 class PPC64Hash(Arch):
     """The 64-bit hashed page table backend. ``htab_size`` defaults to the kernel's rule for
     ``total_memory`` (default: the machine's RAM)."""
@@ -183,9 +214,10 @@ class PPC64Hash(Arch):
     walks_flush_ranges = True
 
     def __init__(self, machine, ledger, htab_size=None, total_memory=None, hash_lock="hpte",
-                 tlbie="batched"):
+                 tlbie="batched", lpar=False):
         super().__init__(machine, ledger)
         self.hash_lock, self.tlbie = _locking(hash_lock, tlbie)
+        self.lpar = bool(lpar)
         # 2.4 zaps a range, then flushes it page by page (local_flush_tlb_range); 2.5's
         # TLB gather batches the zapped PTEs for one flush_hash_range
         self.zap_flush = "gather" if self.tlbie == "batched" else None
@@ -205,22 +237,32 @@ class PPC64Hash(Arch):
         smp = len(machine.cpus) > 1
         global_lock = self.hash_lock == "global"
         # the SMP build's machine-wide locks, each on a line of its own: 2.4's hash_table_lock
-        # (__cacheline_aligned_in_smp, htab.c) or 2.5's tlbie lock
-        self.tlbie_lock = machine.alloc(128, align=128) if smp and not global_lock else 0
+        # (__cacheline_aligned_in_smp, htab.c) or 2.5's tlbie lock; on an LPAR the tlbie
+        # lock is the hypervisor's (every kernel's), and 2.5 takes pSeries_lpar_tlbie_lock
+        # around its H_REMOVEs
+        tlbie_lock = smp and (self.lpar or not global_lock)
+        self.tlbie_lock = machine.alloc(128, align=128) if tlbie_lock else 0
         self.hash_table_lock = machine.alloc(128, align=128) if smp and global_lock else 0
+        lpar_lock = smp and self.lpar and not global_lock
+        self.lpar_tlbie_lock = machine.alloc(128, align=128) if lpar_lock else 0
+        self.hcall_cycles = hcall_cycles(machine.profile) if self.lpar else 0
         # one program: hash_low_64.S calls hash_native_64.S's hpt_hash, group_of and
         # hpte_insert; htab_data, at the end of the latter, holds the table's address and
         # mask, and the locks' addresses; flush_tlb_range_24.S is 2.4's page-by-page flush
         machine.load(f".equ KVARS, {self.kvars:#x}\n.equ SMP, {int(smp)}\n"
                      f".equ GLOBAL_LOCK, {int(global_lock)}\n"
                      f".equ HASH_TABLE_LOCK, {int(smp and global_lock)}\n"
-                     f".equ TLBIE_LOCK, {int(smp and not global_lock)}\n" +
+                     f".equ TLBIE_LOCK, {int(tlbie_lock)}\n"
+                     f".equ LPAR, {int(self.lpar)}\n"
+                     f".equ LPAR_READS, {int(self.lpar and global_lock)}\n"
+                     f".equ LPAR_TLBIE_LOCK, {int(lpar_lock)}\n" +
                      "".join(routine(f"ppc64/{name}").read_text() for name in
                              ("hash_low_64.S", "hash_native_64.S", "flush_tlb_range_24.S")))
         htab_data = machine.symbols["htab_data"]        # htab_data.htab, .htab_hash_mask
         machine.write(htab_data, b"".join(value.to_bytes(8, "big") for value in (
             self.htab_base, size // hash64.PTEG_BYTES - 1, self.tlbie_lock,
-            self.hash_table_lock)))
+            self.hash_table_lock, max(1, round(self.hcall_cycles / HCALL_PASS)),
+            self.lpar_tlbie_lock)))
         self.free_contexts = deque(range(FIRST_USER_CONTEXT, hash64.LAST_USER_CONTEXT))
 
     # ------------------------------------------------------------ running kernel routines

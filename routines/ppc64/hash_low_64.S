@@ -329,6 +329,52 @@ hash_page:
 /* hpte_updatepp(slot, newpp, va) -> 0, or -1 if the slot no longer holds va's HPTE */
         .globl  hpte_updatepp
 hpte_updatepp:
+        .if LPAR_READS
+.Lhcall_5:
+        lis     r12, htab_data@h            # H_READ of the HPTE: sc 1 ... hrfid, the
+        ori     r12, r12, htab_data@l       # call's own cycles (HCALL_LOOPS
+        ld      r12, 32(r12)                # passes of sixteen cycles)
+90:     addic.  r12, r12, -1
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        bgt     90b
+.Lhcall_5_end:
+        .endif
+        .if LPAR
+.Lhcall_6:
+        lis     r12, htab_data@h            # H_PROTECT: sc 1 ... hrfid, the
+        ori     r12, r12, htab_data@l       # call's own cycles (HCALL_LOOPS
+        ld      r12, 32(r12)                # passes of sixteen cycles)
+90:     addic.  r12, r12, -1
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        bgt     90b
+.Lhcall_6_end:
+        .endif
         lis     r9, htab_data@h
         ori     r9, r9, htab_data@l
         ld      r9, 0(r9)
@@ -408,6 +454,29 @@ hpte_updatepp:
 /* hpte_remove(hpte_group) -> the slot cleared in the group, or -1 if all are bolted or free */
         .globl  hpte_remove
 hpte_remove:
+        .if LPAR
+.Lhcall_7:
+        lis     r12, htab_data@h            # H_REMOVE: sc 1 ... hrfid, the
+        ori     r12, r12, htab_data@l       # call's own cycles (HCALL_LOOPS
+        ld      r12, 32(r12)                # passes of sixteen cycles)
+90:     addic.  r12, r12, -1
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        bgt     90b
+.Lhcall_7_end:
+        .endif
         mflr    r11
         mr      r12, r3
         bl      pseudo_tb
@@ -573,6 +642,20 @@ flush_hash_range:
         mr      r29, r5                     # number
         li      r28, 0                      # i
         li      r27, 0                      # HPTEs invalidated
+        .if LPAR_TLBIE_LOCK                 # pSeries_lpar_flush_hash_range: the lock once
+        lis     r9, htab_data@h          # spin_lock(&pSeries_lpar_tlbie_lock)
+        ori     r9, r9, htab_data@l
+        ld      r9, 40(r9)
+.Llpar_tlbie_lock_2:
+46:     lwarx   r0, 0, r9
+        cmpwi   r0, 0
+        bne-    46b
+        li      r0, 1
+        stwcx.  r0, 0, r9
+        bne-    46b
+        isync
+.Llpar_tlbie_lock_2_end:
+        .endif
 1:      cmpd    r28, r29
         bge     5f
         sldi    r26, r28, 3
@@ -595,6 +678,29 @@ flush_hash_range:
         ld      r9, 0(r9)
         sldi    r10, r3, 4
         add     r10, r9, r10                # hptep: the one HPTE this entry can be
+        .if LPAR
+.Lhcall_8:
+        lis     r12, htab_data@h            # H_REMOVE of this entry: sc 1 ... hrfid, the
+        ori     r12, r12, htab_data@l       # call's own cycles (HCALL_LOOPS
+        ld      r12, 32(r12)                # passes of sixteen cycles)
+90:     addic.  r12, r12, -1
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        bgt     90b
+.Lhcall_8_end:
+        .endif
         .if GLOBAL_LOCK == 0                # 2.4: hash_table_lock instead
 .Lhpte_lock_3:
         .if SMP
@@ -635,9 +741,48 @@ flush_hash_range:
         stdcx.  r12, 0, r10
         bne-    43b
         .endif
-2:      addi    r28, r28, 1
+2:
+        .if LPAR                            # the hypervisor's tlbie for this entry alone,
+        clrldi  r4, r25, 16                 # under its own tlbie lock
+        rldicr  r4, r4, 0, 51
+        .if TLBIE_LOCK
+        lis     r9, htab_data@h          # the hypervisor's tlbie lock
+        ori     r9, r9, htab_data@l
+        ld      r9, 16(r9)
+.Ltlbie_lock_4:
+46:     lwarx   r0, 0, r9
+        cmpwi   r0, 0
+        bne-    46b
+        li      r0, 1
+        stwcx.  r0, 0, r9
+        bne-    46b
+        isync
+.Ltlbie_lock_4_end:
+        .endif
+        ptesync
+        tlbie   r4
+        eieio
+        tlbsync
+        ptesync
+        .if TLBIE_LOCK
+        lwsync                              # the hypervisor's tlbie lock released
+        li      r0, 0
+        stw     r0, 0(r9)
+        .endif
+        .endif
+        addi    r28, r28, 1
         b       1b
 5:
+        .if LPAR
+        .if LPAR_TLBIE_LOCK
+        lis     r9, htab_data@h
+        ori     r9, r9, htab_data@l
+        ld      r9, 40(r9)
+        lwsync                              # spin_unlock(&pSeries_lpar_tlbie_lock)
+        li      r0, 0
+        stw     r0, 0(r9)
+        .endif
+        .else
         .if TLBIE_LOCK
         lis     r24, htab_data@h            # spin_lock(&pSeries_tlbie_lock): one tlbie
         ori     r24, r24, htab_data@l       # sequence in flight in the whole machine
@@ -672,10 +817,15 @@ flush_hash_range:
         li      r0, 0
         stw     r0, 0(r24)
         .endif
+        .endif
         sldi    r3, r29, 16
         or      r3, r3, r27
+        .if LPAR
+        sldi    r0, r29, 32                 # a sequence per entry
+        .else
         li      r0, 1
         sldi    r0, r0, 32
+        .endif
         or      r3, r3, r0
         addi    r1, r1, 176
         ld      r0, 16(r1)

@@ -26,6 +26,13 @@
  * test_and_set_bit, then a plain-load spin while another CPU holds it) while it looks at
  * and changes the HPTE; with SMP = 1 (defined by the loader) the tlbie sequence is under
  * the machine-wide tlbie lock (pSeries_tlbie_lock, its address in htab_data).
+ * With LPAR = 1 (a logical partition: arch/ppc64/kernel/pSeries_lpar.c of March 2002) the
+ * insert and the invalidate are hypervisor calls, H_ENTER and H_REMOVE: the hypervisor's
+ * work on the table is the code below, each call's own cost a loop of HCALL_LOOPS passes
+ * (.Lhcall_<k>), the tlbie under the hypervisor's tlbie lock (the TLBIE_LOCK word); with
+ * LPAR_READS (the backend of 13 March 2002) each slot looked at is read with H_READ first;
+ * with LPAR_TLBIE_LOCK (the rework of 26 March) the kernel holds pSeries_lpar_tlbie_lock
+ * around H_REMOVE.
  * Written for this book from the algorithm, not copied. Differences from the kernel: no
  * eviction when both groups
  * are full (hash_insert returns -1 where the kernel would call native_hpte_remove and
@@ -48,6 +55,15 @@
         .ifndef TLBIE_LOCK
         .equ    TLBIE_LOCK, SMP             # the tlbie lock (2.4: hash_table_lock does it)
         .endif
+        .ifndef LPAR
+        .equ    LPAR, 0                     # 1: on a logical partition, hypervisor calls
+        .endif
+        .ifndef LPAR_READS
+        .equ    LPAR_READS, 0               # 1: the March 13 2002 LPAR backend's H_READs
+        .endif
+        .ifndef LPAR_TLBIE_LOCK
+        .equ    LPAR_TLBIE_LOCK, 0          # 1: pSeries_lpar_tlbie_lock around H_REMOVE
+        .endif
         .equ    HPTE_V_VALID, 0x1
         .equ    HPTE_FLAGS, 0x3ff           # the 10 flag bits of doubleword 1
         .equ    HPTE_LOCK, 0x8              # HPTE_LOCK_BIT 3 of doubleword 0 (software use)
@@ -56,6 +72,29 @@
    index of the group's first HPTE (hash & htab_hash_mask) * 8 */
         .globl  hpte_insert
 hpte_insert:
+        .if LPAR
+.Lhcall_1:
+        lis     r12, htab_data@h            # H_ENTER: sc 1 ... hrfid, the
+        ori     r12, r12, htab_data@l       # call's own cycles (HCALL_LOOPS
+        ld      r12, 32(r12)                # passes of sixteen cycles)
+90:     addic.  r12, r12, -1
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        bgt     90b
+.Lhcall_1_end:
+        .endif
         lis     r9, htab_data@h
         ori     r9, r9, htab_data@l
         ld      r9, 0(r9)                   # the HTAB
@@ -64,7 +103,31 @@ hpte_insert:
         li      r11, 0                      # r11: i
         li      r0, 8
         mtctr   r0
-1:      ld      r12, 0(r10)                 # a free slot: V clear?
+1:
+        .if LPAR_READS
+.Lhcall_2:
+        lis     r12, htab_data@h            # H_READ of this slot: sc 1 ... hrfid, the
+        ori     r12, r12, htab_data@l       # call's own cycles (HCALL_LOOPS
+        ld      r12, 32(r12)                # passes of sixteen cycles)
+90:     addic.  r12, r12, -1
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        bgt     90b
+.Lhcall_2_end:
+        .endif
+        ld      r12, 0(r10)                 # a free slot: V clear?
         andi.   r12, r12, HPTE_V_VALID
         bne     3f
         .if GLOBAL_LOCK == 0                # 2.4: hash_table_lock instead
@@ -126,6 +189,66 @@ hpte_insert:
 /* hpte_invalidate(slot, va) -> 1 if it cleared the HPTE, 0 if the HPTE no longer matched */
         .globl  hpte_invalidate
 hpte_invalidate:
+        .if LPAR_TLBIE_LOCK
+        lis     r8, htab_data@h          # spin_lock(&pSeries_lpar_tlbie_lock)
+        ori     r8, r8, htab_data@l
+        ld      r8, 40(r8)
+.Llpar_tlbie_lock_1:
+46:     lwarx   r0, 0, r8
+        cmpwi   r0, 0
+        bne-    46b
+        li      r0, 1
+        stwcx.  r0, 0, r8
+        bne-    46b
+        isync
+.Llpar_tlbie_lock_1_end:
+        .endif
+        .if LPAR_READS
+.Lhcall_3:
+        lis     r12, htab_data@h            # H_READ of the HPTE: sc 1 ... hrfid, the
+        ori     r12, r12, htab_data@l       # call's own cycles (HCALL_LOOPS
+        ld      r12, 32(r12)                # passes of sixteen cycles)
+90:     addic.  r12, r12, -1
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        bgt     90b
+.Lhcall_3_end:
+        .endif
+        .if LPAR
+.Lhcall_4:
+        lis     r12, htab_data@h            # H_REMOVE: sc 1 ... hrfid, the
+        ori     r12, r12, htab_data@l       # call's own cycles (HCALL_LOOPS
+        ld      r12, 32(r12)                # passes of sixteen cycles)
+90:     addic.  r12, r12, -1
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        bgt     90b
+.Lhcall_4_end:
+        .endif
         lis     r9, htab_data@h
         ori     r9, r9, htab_data@l
         ld      r9, 0(r9)
@@ -197,6 +320,11 @@ hpte_invalidate:
         lwsync                              # spin_unlock(&pSeries_tlbie_lock)
         li      r0, 0
         stw     r0, 0(r9)
+        .endif
+        .if LPAR_TLBIE_LOCK
+        lwsync                              # spin_unlock(&pSeries_lpar_tlbie_lock)
+        li      r0, 0
+        stw     r0, 0(r8)
         .endif
         blr
 
@@ -293,3 +421,5 @@ htab_data:
         .quad   0
         .quad   0                           # SMP: the address of pSeries_tlbie_lock
         .quad   0                           # 2.4 SMP: the address of hash_table_lock
+        .quad   0                           # LPAR: HCALL_LOOPS, a hypervisor call's passes
+        .quad   0                           # LPAR, 2.5: the address of pSeries_lpar_tlbie_lock

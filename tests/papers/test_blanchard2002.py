@@ -53,6 +53,42 @@ def test_a_range_flush_takes_the_lock_and_syncs_per_page_or_once(config, locks, 
     assert not any(k.arch.lookup(process.mm, where + 4096 * i) for i in range(PAGES))
 
 
+HCALL_LOOPS = 19        # power4.toml [hypervisor] hcall = 300 cycles: 18.75 passes of 16
+
+
+@pytest.mark.parametrize("config, hcalls, locks", [
+    (GLOBAL, 2 * PAGES, 2 * PAGES),  # H_READ + H_REMOVE per page; hash_table_lock and the
+                                     # hypervisor's tlbie lock per page
+    (BATCHED, PAGES, 1 + PAGES)])    # H_REMOVE per page; pSeries_lpar_tlbie_lock once,
+                                     # the hypervisor's tlbie lock per page
+def test_in_a_partition_each_hpte_goes_by_a_hypervisor_call_with_its_own_tlbie(
+        config, hcalls, locks):
+    """On an LPAR the hypervisor removes each HPTE and runs a whole tlbie sequence for it:
+    no batching of the syncs, whatever the kernel; each hcall is HCALL_LOOPS passes of its
+    sixteen-instruction loop (addic., nops, bgt)."""
+    k, process, where = mapped(2, lpar=True, **config)
+    counts = executed(k, lambda: k.arch.flush_range(process.mm, where, where + PAGES * 4096))
+    assert counts["tlbie"] == PAGES
+    assert (counts["ptesync"], counts["tlbsync"]) == (2 * PAGES, PAGES)
+    assert counts["addic."] == hcalls * HCALL_LOOPS
+    assert counts["stwcx."] == locks
+    assert not any(k.arch.lookup(process.mm, where + 4096 * i) for i in range(PAGES))
+
+
+def test_the_hcall_cost_is_the_profiles_estimate_and_moves_with_it():
+    from emu.hw import estimates
+    with estimates.moved({"power4:hypervisor.hcall": 640}):
+        k, process, where = mapped(2, lpar=True, **BATCHED)
+    counts = executed(k, lambda: k.arch.flush_range(process.mm, where, where + PAGES * 4096))
+    assert k.arch.hcall_cycles == 640 and counts["addic."] == PAGES * 40
+
+
+def test_a_native_kernel_makes_no_hypervisor_call():
+    k, process, where = mapped(2, **BATCHED)
+    counts = executed(k, lambda: k.arch.flush_range(process.mm, where, where + PAGES * 4096))
+    assert counts["addic."] == 0 and k.arch.lpar_tlbie_lock == 0
+
+
 def test_the_global_lock_replaces_the_hpte_bits_and_the_tlbie_lock():
     """2.4 on two CPUs: the flush of a page takes hash_table_lock (lwarx/stwcx./isync) and
     no HPTE lock bit: one stdcx. per page (clearing the Linux PTE's flags), where 2.5's
