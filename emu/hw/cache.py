@@ -393,12 +393,22 @@ def _check_store_queues(store_queues, levels):
 
 @dataclass(frozen=True)
 class Clearing:
-    """What a call's start writes (Layout._clearing): the state words to zero, the ones of
-    the memory system's buffers, and each core's maintenance-done and cycle words."""
-    counters: np.ndarray
+    """What a call's start writes (Layout._clearing): the state words to zero (counters and
+    the memory system's buffers), those of the buffers alone, and each posted write-back's
+    word with its core's cycle word."""
+    zero: np.ndarray
     drain: np.ndarray
     maintenance: np.ndarray
     clocks: np.ndarray
+    arguments: tuple        # emu_clear_stats's (the arrays above keep its pointers valid)
+
+    @classmethod
+    def of(cls, st, zero, drain, maintenance, clocks):
+        arrays = [np.array(words, np.int64) for words in (zero, drain, maintenance, clocks)]
+        zero, drain, maintenance, clocks = arrays
+        return cls(zero, drain, maintenance, clocks,
+                   (native.address(st), native.address(zero), len(zero),
+                    native.address(maintenance), native.address(clocks), len(maintenance)))
 
 
 class Layout:
@@ -794,20 +804,17 @@ class Layout:
         posted = [(word(k, H_MAINT_DONE), word(k, H_CYCLES)) for k in cores]
         posted += [(self.header(k)[H_POSTED_AT] + j, word(k, H_CYCLES)) for k in cores
                    for j in range(POSTED_MAX)]
-        return Clearing(np.array(counters, np.int64), np.array(drain, np.int64),
-                        np.array([w for w, _ in posted], np.int64),
-                        np.array([c for _, c in posted], np.int64))
+        return Clearing.of(st, counters + drain, drain, [w for w, _ in posted],
+                           [c for _, c in posted])
 
     def clear_stats(self):
         """Zero every counter: each level's, the running header's and every core's."""
         st, plan = self.state, self._clearing()
         # maintenance still in flight when the clock restarts stays in flight: its time, on
-        # the new clock (the next call taken to start where the last one ended)
-        st[plan.maintenance] = np.maximum(0, st[plan.maintenance] - st[plan.clocks])
-        # the cycle clock restarts at 0: store queues, the store buffer, fill buffers and the
-        # bus start the call drained (what the caches hold stays)
-        st[plan.counters] = 0
-        st[plan.drain] = 0
+        # the new clock (the next call taken to start where the last one ended); the cycle
+        # clock restarts at 0: store queues, the store buffer, fill buffers and the bus start
+        # the call drained (what the caches hold stays). One library call (emu/hw/model/call.c)
+        native.lib.emu_clear_stats(*plan.arguments)
         if st[H_PROFILE_PERIOD] > 0:
             n = st[H_CODE_LEN] + 1
             for h in (H_SAMPLES, H_INSN_HITS, H_INSN_CYCLES):

@@ -24,3 +24,14 @@ EXPORT i64 emu_call(uc_engine *uc, const i64 *st, i64 begin, i64 until, i64 n,
     out[CALL_PC] = guest_pc(uc, st);
     return err;
 }
+
+/* A call's start (emu.hw.cache.Layout.clear_stats, its words worked out once per machine):
+ * what is still in flight is moved onto the new clock (maintenance[k] less clocks[k], at
+ * least 0), then every counter and the memory system's buffers are zeroed. */
+EXPORT void emu_clear_stats(i64 *st, const i64 *zero, i64 n_zero, const i64 *maintenance,
+                            const i64 *clocks, i64 n_maintenance) {
+    for (i64 k = 0; k < n_maintenance; k++)
+        st[maintenance[k]] = max64(0, st[maintenance[k]] - st[clocks[k]]);
+    for (i64 k = 0; k < n_zero; k++)
+        st[zero[k]] = 0;
+}
