@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from emu.hw import cache, cost, hash64, mmu, native, softtlb
+from emu.hw import cache, cost, hash64, mmu, native, softtlb, tlb604
 from emu.hw.model import build, constants
 
-PYTHON_MODULES = (cache, mmu, hash64, softtlb, cost, native)
+PYTHON_MODULES = (cache, mmu, hash64, softtlb, tlb604, cost, native)
 
 
 def test_every_constant_of_the_header_is_exported():
