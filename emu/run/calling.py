@@ -55,9 +55,11 @@ def set_arguments(isa, uc, args, sp):
         write_register(uc, reg, value)
 
 
-def argument_registers(isa, uc, args, sp):
+def argument_registers(isa, uc, args, sp, write=None):
     """[(register, value)] of a call of ``args`` by the ISA's convention, its stack pointer
-    from ``sp`` down; the arguments that go on the stack are written to ``uc``'s memory."""
+    from ``sp`` down; the arguments that go on the stack are written to ``uc``'s memory (by
+    ``write(address, data)`` if given: the machine's own RAM, without Unicorn's wrapper)."""
+    write = write or uc.mem_write
     args = [int(a) for a in args]
     if isa in ("ppc32", "ppc64"):
         if len(args) > 8:
@@ -69,12 +71,12 @@ def argument_registers(isa, uc, args, sp):
         stacked = args[4:]
         sp -= 4 * len(stacked)
         for i, a in enumerate(stacked):       # arguments 5.. on the stack (AAPCS)
-            uc.mem_write(sp + 4 * i, (a & 0xFFFFFFFF).to_bytes(4, "little"))
+            write(sp + 4 * i, (a & 0xFFFFFFFF).to_bytes(4, "little"))
         return [(reg, a & 0xFFFFFFFF) for reg, a in zip(ARM_ARGUMENTS, args)] + \
             [(arm_const.UC_ARM_REG_SP, sp), (arm_const.UC_ARM_REG_LR, HALT)]
     words = [HALT] + args                     # cdecl: return address, then arguments
     sp -= 4 * len(words)
-    uc.mem_write(sp, b"".join((w & 0xFFFFFFFF).to_bytes(4, "little") for w in words))
+    write(sp, b"".join((w & 0xFFFFFFFF).to_bytes(4, "little") for w in words))
     return [(x86_const.UC_X86_REG_ESP, sp)]
 
 

@@ -266,6 +266,10 @@ class Machine:
             # over loaded code: its listing (the store queues' table of stores) is void
             self.state[self.state[c.H_SCRATCH] + c.S_CODE_WRITTEN] = 1
 
+    def _write_stack(self, address, data):
+        """A call's stacked arguments, straight into guest RAM (the stack is never code)."""
+        self._ram_view[address:address + len(data)] = data
+
     def _write_bytes(self, address, data):
         self.uc.mem_write(address, data)
         self._forget_translations(address, len(data))
@@ -487,7 +491,8 @@ class Machine:
         st[c.H_LIMIT] = capped(self.instruction_limit if limit is None else check_limit(limit))
         self.stop_record = None
         st[st[c.H_SCRATCH] + hash64.S_SLB_PC] = 0
-        registers = argument_registers(self.isa, self.uc, args, self.stack_top)
+        registers = argument_registers(self.isa, self.uc, args, self.stack_top,
+                                       self._write_stack)
         if self.soft_tlb:
             self.soft_tlb.start(translate=not real_mode)
         elif real_mode:
