@@ -10,6 +10,10 @@ import json
 import sys
 from pathlib import Path
 
+# emu.bench.SECTIONS, named here so that the command line starts without importing the
+# model (tests/test_bench.py checks the two agree)
+BENCH_SECTIONS = ["startup", "smp", "kernel", "call", "copy", "scorecard"]
+
 
 def _parser():
     p = argparse.ArgumentParser(prog="python -m emu", description=__doc__.split("\n")[0])
@@ -76,7 +80,7 @@ def _parser():
     bench = sub.add_parser("bench", help="how fast the model is: start-up, and throughput "
                            "against raw Unicorn per ISA (prints each row as it is measured)")
     bench.add_argument("--section", action="append",
-                       choices=["startup", "smp", "kernel", "copy", "scorecard"],
+                       choices=BENCH_SECTIONS,
                        help="what to measure (default: all)")
     bench.add_argument("--isa", action="append", choices=["ppc32", "ppc64", "arm", "x86"])
     bench.add_argument("--layout", action="append", choices=["adjacent", "offset"],

@@ -95,6 +95,11 @@ def test_the_call_section_runs_one_instruction_each_way(isa):
     assert call > 0 and bare > 0
 
 
+def test_the_command_line_offers_every_section():
+    from emu import __main__ as cli
+    assert sorted(cli.BENCH_SECTIONS) == sorted(bench.SECTIONS)
+
+
 def test_the_page_gets_each_measured_table_between_its_markers(tmp_path):
     """bench --page: a section's lines replace what stood between its markers, the rest of the
     page (prose, other sections) is kept, and the stamp names the date and the command."""
