@@ -620,7 +620,7 @@ class Layout:
             st[g + G_STAMP_SHIFT] = st[HEADER + LEVEL_RECORD * l1d + L_SHIFT] if l1d >= 0 else 6
         st[:HEADER] = self.headers[0]
         self.state = st
-        self._gathers = {}          # (core, fields) -> the state indices stats() reads
+        self._gathers = {}          # (core, names) -> the state indices stats() reads
         self._headers_at = headers_at
         self._clearings = {}        # running core -> what clear_stats writes (_clearing)
         # what clear_stats zeroes, in one store each: every level's counters and the
@@ -714,21 +714,19 @@ class Layout:
                 "misses": L_MISSES, "writebacks": L_WRITEBACKS,
                 "invalidations": L_INVALIDATIONS, "evictions": L_EVICTIONS}
 
-    def _read(self, st, core, levels, fields, names):
+    def _read(self, st, core, levels, names):
         """{level name: {name: counter}} for ``levels`` of ``core``, in one gather."""
         st = self.state if st is None else st
-        key = (core, fields)
+        key = (core, names)
         if key not in self._gathers:
-            own = self.core_index[core]
-            self._gathers[key] = np.array(
-                [[HEADER + LEVEL_RECORD * own[lv.name] + f for f in fields] for lv in levels],
-                np.int64).reshape(len(levels), len(fields))
+            words = [w for _, w in self.counter_words(core, levels, names)]
+            self._gathers[key] = np.array(words, np.int64).reshape(len(levels), len(names))
         values = st[self._gathers[key]].tolist()
         return {lv.name: dict(zip(names, row)) for lv, row in zip(levels, values)}
 
     def counter_words(self, core, levels, names):
         """[(level name, the state words of its counters ``names``)] for ``levels`` of
-        ``core``: what a call's Run gathers (emu.run.result)."""
+        ``core``: what stats() and a call's Run (emu.run.result) gather."""
         fields = tuple(self.FIELD_OF[name] for name in names)
         own = self.core_index[core]
         return [(lv.name, np.array([HEADER + LEVEL_RECORD * own[lv.name] + f for f in fields],
@@ -742,14 +740,11 @@ class Layout:
     def stats(self, st=None, core=0):
         """{level name: {accesses, hits, misses, writebacks, invalidations, evictions}}
         of one core's levels (the shared ones included)."""
-        return self._read(st, core, self.caches, (L_ACCESSES, L_HITS, L_MISSES, L_WRITEBACKS,
-                                                  L_INVALIDATIONS, L_EVICTIONS),
-                          self.STAT_FIELDS)
+        return self._read(st, core, self.caches, self.STAT_FIELDS)
 
     def tlb_stats(self, st=None, core=0):
         """{TLB name: {lookups, hits, misses, invalidations}} of one core."""
-        return self._read(st, core, self.tlbs, (L_ACCESSES, L_HITS, L_MISSES, L_INVALIDATIONS),
-                          self.TLB_FIELDS)
+        return self._read(st, core, self.tlbs, self.TLB_FIELDS)
 
     COUNTERS = (H_INSNS, H_CYCLES, H_STALE, H_MEM_READS, H_MEM_WRITES, H_WC_FLUSHES,
                 H_WC_PARTIAL, H_NT_STORES, H_UNCOUNTED, H_STOPPED, H_WALKS, H_PRIMARY_HITS,
