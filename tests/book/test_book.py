@@ -536,9 +536,10 @@ def test_papers_are_cited_and_the_index_has_entries(book_html):
         assert entry in index, entry
 
 
-def mini_book(tmp_path, name, code):
-    """A one-notebook book with the repository's _config.yml and _ext: its source folder
-    and the command that builds it (into tmp_path / "out")."""
+def mini_book(tmp_path, name, code, **more):
+    """A mini book with the repository's _config.yml and _ext, one notebook per name (``name``
+    running ``code``; ``more``: other names and their code): its source folder and the
+    command that builds it (into tmp_path / "out")."""
     import shutil
 
     import nbformat
@@ -549,12 +550,14 @@ def mini_book(tmp_path, name, code):
     shutil.copy(REPO / "references.bib", src / "references.bib")   # named in _config.yml
     shutil.copytree(REPO / "_ext", src / "_ext")
     (src / "intro.md").write_text("# Mini book\n")
-    (src / "_toc.yml").write_text(
-        f"format: jb-book\nroot: intro\nchapters:\n  - file: notebooks/{name}\n")
-    nb = nbformat.v4.new_notebook(metadata={"kernelspec": {
-        "name": "python3", "display_name": "Python 3", "language": "python"}})
-    nb.cells = [nbformat.v4.new_markdown_cell(f"# {name}"), nbformat.v4.new_code_cell(code)]
-    nbformat.write(nb, src / "notebooks" / f"{name}.ipynb")
+    notebooks = {name: code, **more}
+    (src / "_toc.yml").write_text("format: jb-book\nroot: intro\nchapters:\n" + "".join(
+        f"  - file: notebooks/{n}\n" for n in notebooks))
+    for n, c in notebooks.items():
+        nb = nbformat.v4.new_notebook(metadata={"kernelspec": {
+            "name": "python3", "display_name": "Python 3", "language": "python"}})
+        nb.cells = [nbformat.v4.new_markdown_cell(f"# {n}"), nbformat.v4.new_code_cell(c)]
+        nbformat.write(nb, src / "notebooks" / f"{n}.ipynb")
     command = [sys.executable, "-c", "from jupyter_book.cli.main import main; main()",
                "build", str(src), "--path-output", str(tmp_path / "out")]
     return src, command
@@ -562,11 +565,15 @@ def mini_book(tmp_path, name, code):
 
 @pytest.mark.book
 def test_failing_notebook_fails_the_build(tmp_path):
-    """The book's own _config.yml (not -W) makes a raising cell fail the build."""
-    src, command = mini_book(tmp_path, "bad", "raise RuntimeError('deliberate-failure')")
+    """The book's own _config.yml (not -W) makes a raising cell fail the build, also when
+    it ran beside another (_ext/execution_cache.py leaves it to myst-nb to report)."""
+    src, command = mini_book(tmp_path, "bad", "raise RuntimeError('deliberate-failure')",
+                             good="1 + 1")
     proc = subprocess.run(command, cwd=src, capture_output=True, text=True, timeout=600)
     assert proc.returncode != 0, "a notebook that raises did not fail the build"
     assert "deliberate-failure" in proc.stdout + proc.stderr
+    if (os.cpu_count() or 1) > 1:
+        assert "myst-nb runs it again" in proc.stdout + proc.stderr
 
 
 @pytest.mark.book
@@ -588,6 +595,30 @@ def test_a_rebuild_executes_only_what_could_change(tmp_path):
     assert build() == 2                                 # a source changed: executed again
     caches = list((tmp_path / "out" / "_build" / ".jupyter_cache").iterdir())
     assert len(caches) == 1                             # the old cache was removed
+
+
+@pytest.mark.book
+def test_notebooks_execute_at_once(tmp_path):
+    """_ext/execution_cache.py runs the notebooks to execute two at a time: each of these two
+    waits for the other to start, which one after the other never happens (the wait gives
+    up after a minute and its notebook raises)."""
+    if (os.cpu_count() or 1) < 2:
+        pytest.skip("one core: the build executes one notebook at a time")
+    flags = tmp_path / "flags"
+    flags.mkdir()
+
+    def waits_for(me, other):
+        return (f"import pathlib, time\nflags = pathlib.Path({str(flags)!r})\n"
+                f"(flags / {me!r}).touch()\nfor _ in range(600):\n"
+                f"    if (flags / {other!r}).exists():\n        break\n"
+                f"    time.sleep(0.1)\nelse:\n    raise RuntimeError('ran alone')\n")
+
+    src, command = mini_book(tmp_path, "first", waits_for("first", "second"),
+                             second=waits_for("second", "first"))
+    proc = subprocess.run(command, cwd=src, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
+    assert "executing 2 notebooks, 2 at once" in proc.stdout
+    assert "Using cached notebook" in proc.stdout       # myst-nb read the results
 
 
 # --- emu.present.plot, without a browser -------------------------------------------------
