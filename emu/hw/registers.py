@@ -7,7 +7,6 @@ TLBs' special-purpose registers and ARM's TTBR0 in ``emu.hw.mmu``, the 64-bit SL
 ``emu.hw.hash64``. They live in the model's state, which the native hooks read."""
 from __future__ import annotations
 
-from contextlib import contextmanager
 
 from . import cache as c
 
@@ -36,14 +35,23 @@ class MMURegisters:
         machine says which (from a task of a parallel run, its own core)."""
         return self.machine.cores_for(core)
 
-    @contextmanager
     def translation_off(self):
-        """Run with the MMU model's TLB look-ups and walks off (the segment registers or SLB
-        stay, so tlbie still finds its entries): how a kernel runs its own routines from
-        memory mapped by BATs (32-bit) or bolted large pages (64-bit)."""
-        saved = int(self.state[c.H_MMU])
+        """``with``: run with the MMU model's TLB look-ups and walks off (the segment
+        registers or SLB stay, so tlbie still finds its entries): how a kernel runs its own
+        routines from memory mapped by BATs (32-bit) or bolted large pages (64-bit)."""
+        return _TranslationOff(self.state)
+
+
+class _TranslationOff:
+    """translation_off's context (a class, not a generator: a kernel enters one per call)."""
+    __slots__ = ("state", "saved")
+
+    def __init__(self, state):
+        self.state = state
+
+    def __enter__(self):
+        self.saved = int(self.state[c.H_MMU])
         self.state[c.H_MMU] = 0
-        try:
-            yield
-        finally:
-            self.state[c.H_MMU] = saved
+
+    def __exit__(self, kind, error, traceback):
+        self.state[c.H_MMU] = self.saved

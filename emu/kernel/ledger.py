@@ -9,22 +9,41 @@ from . import costs as cost_table
 from .percpu import PerCPU
 
 
+class Book:
+    """One CPU's part of the ledger."""
+    __slots__ = ("rows", "counts", "traffic")
+
+    def __init__(self):
+        self.rows = {}                 # name -> [kind, calls, cycles, instructions]
+        self.counts = Counter()
+        # what the measured guest runs did to the caches and memory: per cache level its
+        # misses ("L1D_misses"), "memory_reads" (line fills) and "memory_writes",
+        # "uncached_stores"
+        self.traffic = Counter()
+
+
+def _on_this_cpu(part):
+    """The ledger's ``part`` (rows, counts, traffic) of the CPU the code runs for."""
+    return property(lambda ledger: getattr(ledger.books, part),
+                    lambda ledger, value: setattr(ledger.books, part, value))
+
+
 class Ledger:
     """Cycles per routine (guest routines measured, generic paths fixed) and event counts,
     per CPU (each CPU's are those of the code that ran for it). On a machine of several
     cores a generic path's fixed cycles also pass on the CPU's clock (Task.spend)."""
 
-    rows = PerCPU(dict)         # name -> [kind, calls, cycles, instructions]
-    counts = PerCPU(Counter)
-    # what the measured guest runs did to the caches and memory: per cache level its misses
-    # ("L1D_misses"), "memory_reads" (line fills) and "memory_writes", "uncached_stores"
-    traffic = PerCPU(Counter)
+    books = PerCPU(Book)
+    rows = _on_this_cpu("rows")
+    counts = _on_this_cpu("counts")
+    traffic = _on_this_cpu("traffic")
 
     def __init__(self, table=None):
         self.table = table or cost_table.TABLE
 
     def _book(self):
-        return self.rows, self.counts, self.traffic
+        book = self.books               # one look-up of the CPU for the three
+        return book.rows, book.counts, book.traffic
 
     def _add(self, name, kind, calls, cycles, instructions=0):
         row = self._book()[0].setdefault(name, [kind, 0, 0, 0])
@@ -41,22 +60,34 @@ class Ledger:
             if task is not None:
                 task.spend(cycles)
 
-    def guest(self, name, run):
-        """Charge one measured guest routine run (and note its cache and memory traffic)."""
-        self._add(name, "guest", 1, run.cycles, run.instructions)
-        traffic = self._book()[2]
-        for level, stats in run.caches.items():
-            traffic[f"{level}_misses"] += stats["misses"]
-        traffic["memory_reads"] += run.memory["reads"]
-        traffic["memory_writes"] += run.memory["writes"]
-        traffic["uncached_stores"] += run.events.get("uncached_stores", 0)
-        # cycles spent waiting for a shared controller (the PL310's queue): an event count
-        self.count("outer_cache_wait_cycles", run.events.get("outer_cache_wait", 0))
+    #: what the ledger counts of a guest run's events: {its count: the run's event}
+    GUEST_EVENTS = {
+        # cycles spent waiting for a shared controller (the PL310's queue)
+        "outer_cache_wait_cycles": "outer_cache_wait",
         # cycles a dsb waited for cache maintenance (ARM: maintenance in time), cycles a
         # core spun parked on a lock another core held, lines moved between cores' L1s
-        self.count("maintenance_wait_cycles", run.events.get("maintenance_wait", 0))
-        self.count("spin_wait_cycles", run.events.get("spin_wait_cycles", 0))
-        self.count("line_transfers", run.events.get("transfers", 0))
+        "maintenance_wait_cycles": "maintenance_wait",
+        "spin_wait_cycles": "spin_wait_cycles",
+        "line_transfers": "transfers"}
+    #: its cache and memory traffic: {the traffic's name: the run's counter}
+    GUEST_TRAFFIC = {"memory_reads": "memory_reads", "memory_writes": "memory_writes",
+                     "uncached_stores": "uncached_stores"}
+
+    def guest(self, name, run):
+        """Charge one measured guest routine run (and note its cache and memory traffic)."""
+        rows, counts, traffic = self._book()
+        row = rows.setdefault(name, ["guest", 0, 0, 0])
+        row[1] += 1
+        row[2] += run.cycles
+        row[3] += run.instructions
+        for level, misses in run.misses():
+            traffic[f"{level}_misses"] += misses
+        for key, counter in self.GUEST_TRAFFIC.items():
+            traffic[key] += run.counter(counter)
+        for event, counter in self.GUEST_EVENTS.items():
+            n = run.counter(counter)
+            if n:
+                counts[event] += n
 
     def move(self, source, name, cycles, calls=1):
         """Move ``cycles`` of the row ``source`` to the row ``name``, ``calls`` calls of it (a

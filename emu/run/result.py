@@ -14,6 +14,8 @@ from ..hw import mmu as mmu_model
 
 #: the Run's fields that are decoded from its counts when first read
 DECODED = ("caches", "events", "memory", "tlbs")
+#: Run.counter's names of the memory's counts
+MEMORY_COUNTERS = {"memory_reads": "reads", "memory_writes": "writes"}
 
 
 @dataclass
@@ -51,6 +53,26 @@ class Run:
         self.__dict__.update(counts.decode())
         del self.__dict__["_counts"]
         return self.__dict__[name]
+
+    def counter(self, name):
+        """One event's count (``events[name]``, 0 when the run has none of that name) or the
+        memory's ``"memory_reads"`` / ``"memory_writes"``, read straight from the counts when
+        the dictionaries are not made yet: a kernel's ledger reads a few of each run."""
+        counts = self.__dict__.get("_counts")
+        if counts is not None:
+            value = counts.counter(name)
+            if value is not None:
+                return value
+        if name in MEMORY_COUNTERS:
+            return self.memory[MEMORY_COUNTERS[name]]
+        return self.events.get(name, 0)
+
+    def misses(self):
+        """[(cache level, its misses)], as ``caches`` has them."""
+        counts = self.__dict__.get("_counts")
+        if counts is not None:
+            return counts.misses()
+        return [(level, stats["misses"]) for level, stats in self.caches.items()]
 
     def __getstate__(self):             # pickled (emu.sweep's processes) decoded, as it was
         for name in DECODED:
@@ -157,6 +179,7 @@ class CountLayout:
                                  self.HASH_WALKS)}
         # per cache level, then per TLB: (its name, its counters' names and getter)
         self.levels = []
+        self.miss_positions = []        # per cache level: (its name, its misses' position)
         for levels, names in ((layout.caches, layout.STAT_FIELDS),
                               (layout.tlbs, layout.TLB_FIELDS)):
             own = []
@@ -164,8 +187,30 @@ class CountLayout:
                 at = sum(len(g) for g in gathered)
                 gathered.append(level_words)
                 own.append((level, picker(names, range(at, at + len(names)))))
+                if levels is layout.caches:
+                    self.miss_positions.append((level, at + names.index("misses")))
             self.levels.append(own)
         self.words = np.concatenate(gathered)
+        self.positions = self._counter_positions()
+
+    def _counter_positions(self):
+        """Run.counter's names: {name: (its position, or None where decode leaves its table
+        out on this machine; the position of the word that turns its table on, or None)}."""
+        at = self.header
+        gates = {id(self.EVENT_WORDS): None, id(self.STORE_QUEUE): at[c.H_SQ_SLICES],
+                 id(self.OUTER_CACHE): None if self.outer_cache else False,
+                 id(self.CORE): None if self.cores > 1 else False,
+                 id(self.MEMORY_SYSTEM): at[c.H_MEMSYS]}
+        out = {}
+        for table in (self.EVENT_WORDS, self.STORE_QUEUE, self.OUTER_CACHE, self.CORE,
+                      self.MEMORY_SYSTEM):
+            gate = gates[id(table)]
+            for name, word in table.items():
+                if name != "first_stale_pc":            # decode turns it into a PC or None
+                    out[name] = (None, None) if gate is False else (at[word], gate)
+        out["memory_reads"] = (at[c.H_MEM_READS], None)
+        out["memory_writes"] = (at[c.H_MEM_WRITES], None)
+        return out
 
     def gather(self, st, soft_tlb_events=None):
         return Counts(self, st[self.words], soft_tlb_events)
@@ -173,6 +218,21 @@ class CountLayout:
     def _table(self, table, values):
         names, get = self.tables[id(table)]
         return dict(zip(names, get(values)))
+
+    def counter(self, values, name):
+        """The count ``name`` of a gather's values as decode gives it (0 where decode leaves
+        its table out); None for a name it does not know (decode's other events)."""
+        where = self.positions.get(name)
+        if where is None:
+            return None
+        at, gate = where
+        if at is None or (gate is not None and not values[gate]):
+            return 0
+        return int(values[at])
+
+    def misses(self, values):
+        """[(cache level, its misses)] of a gather's values, as decode's caches have them."""
+        return [(level, int(values[at])) for level, at in self.miss_positions]
 
     def decode(self, values, soft_tlb_events):
         """(caches, events, memory, tlbs) of a gather's values (a list of ints)."""
@@ -217,6 +277,12 @@ class Counts:
     @property
     def cycles(self):
         return int(self.values[self.layout.header[c.H_CYCLES]])
+
+    def counter(self, name):
+        return self.layout.counter(self.values, name)
+
+    def misses(self):
+        return self.layout.misses(self.values)
 
     def decode(self):
         return self.layout.decode(self.values.tolist(), self.soft_tlb_events)
