@@ -69,6 +69,32 @@ def test_a_runs_dictionaries_are_those_of_its_counters():
     assert run.caches["L1I"]["misses"] == 1         # each Run keeps its own call's counts
 
 
+def test_a_runs_counters_read_without_its_dictionaries_are_theirs():
+    """Run.counter and Run.misses (what a kernel's ledger reads of each call) give what the
+    dictionaries give, read before them: a clean of two dirty lines on the Cortex-A9 (two
+    L1 D misses filling them, then their cleans; the PL310's sync and waits are outer-cache
+    events, counted only on a machine with an outer cache)."""
+    m = Machine("cortex-a9")
+    m.load("dirty:\n    str r1, [r0]\n    str r1, [r0, #32]\n"
+           "    mcr p15, 0, r0, c7, c10, 1\n    add r2, r0, #32\n"
+           "    mcr p15, 0, r2, c7, c10, 1\n    dsb\n    bx lr\n")
+    buffer = m.alloc(4096, align=64)
+    fresh = m.call("dirty", buffer, 7, cold=True)
+    counted = {name: fresh.counter(name) for name in
+               ("memory_reads", "memory_writes", "maintenance_wait", "transfers",
+                "uncached_stores", "no such event")}
+    misses = fresh.misses()
+    decoded = m.call("dirty", buffer, 7, cold=True)       # the same call, decoded first
+    assert misses == [(level, s["misses"]) for level, s in decoded.caches.items()]
+    assert dict(misses)["L1D"] == 2
+    assert counted == {"memory_reads": decoded.memory["reads"],
+                       "memory_writes": decoded.memory["writes"],
+                       **{name: decoded.events.get(name, 0) for name in
+                          ("maintenance_wait", "transfers", "uncached_stores",
+                           "no such event")}}
+    assert counted["transfers"] == 0 and "transfers" not in decoded.events   # one core
+
+
 def test_a_run_crosses_processes_and_the_exchange_decoded():
     m = Machine("cortex-a9", cores=2)
     m.load("seven:\n    mov r0, #7\n    bx lr\n")
