@@ -82,10 +82,9 @@ class Ledger:
         row[3] += run.instructions
         for level, misses in run.misses():
             traffic[f"{level}_misses"] += misses
-        for key, counter in self.GUEST_TRAFFIC.items():
-            traffic[key] += run.counter(counter)
-        for event, counter in self.GUEST_EVENTS.items():
-            n = run.counter(counter)
+        for key, n in zip(self.GUEST_TRAFFIC, run.counters(self.GUEST_TRAFFIC.values())):
+            traffic[key] += n
+        for event, n in zip(self.GUEST_EVENTS, run.counters(self.GUEST_EVENTS.values())):
             if n:
                 counts[event] += n
 

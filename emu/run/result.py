@@ -67,6 +67,15 @@ class Run:
             return self.memory[MEMORY_COUNTERS[name]]
         return self.events.get(name, 0)
 
+    def counters(self, names):
+        """[Run.counter(name) for name in names], in one reading of the counts."""
+        counts = self.__dict__.get("_counts")
+        if counts is not None:
+            values = counts.counters(names)
+            if None not in values:
+                return values
+        return [self.counter(name) for name in names]
+
     def misses(self):
         """[(cache level, its misses)], as ``caches`` has them."""
         counts = self.__dict__.get("_counts")
@@ -280,6 +289,10 @@ class Counts:
 
     def counter(self, name):
         return self.layout.counter(self.values, name)
+
+    def counters(self, names):
+        layout, values = self.layout, self.values
+        return [layout.counter(values, name) for name in names]
 
     def misses(self):
         return self.layout.misses(self.values)

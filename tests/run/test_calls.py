@@ -84,6 +84,7 @@ def test_a_runs_counters_read_without_its_dictionaries_are_theirs():
                ("memory_reads", "memory_writes", "maintenance_wait", "transfers",
                 "uncached_stores", "no such event")}
     misses = fresh.misses()
+    assert fresh.counters(list(counted)) == list(counted.values())
     decoded = m.call("dirty", buffer, 7, cold=True)       # the same call, decoded first
     assert misses == [(level, s["misses"]) for level, s in decoded.caches.items()]
     assert dict(misses)["L1D"] == 2
