@@ -24,8 +24,8 @@ How it is computed (``compute``):
 ``grouping`` moves estimates together instead, each at its low and then all at their highs,
 when one at a time costs more than the build can afford: ``"table"`` (a profile's
 ``[costs.mnemonics]``, its ``[memory]`` ...), ``"kind"`` (a profile's cycle estimates, its
-other estimates), ``"source"`` (a profile's estimates, the kernel's C-path costs, the
-images' pages); ``Estimate.group``. The scorecard says which it used.
+other estimates), ``"source"`` (a profile's estimates; the kernel's generic paths and the
+images' pages; the build's); ``Estimate.group``. The scorecard says which it used.
 
 The results are kept on disk under a hash of the sources they depend on (``emu/``, its C
 model and profiles, ``routines/``, ``data/``: the execution cache's, _ext/execution_cache.py),
@@ -59,6 +59,9 @@ CHAPTER_ESTIMATES = (blanchard2002.build_ranges, ext3model.estimate_ranges)
 CYCLE_KEYS = {"hit_latency", "latency", "split_cycles", "exception_cycles", "service",
               "cache_sync", "line_op", "on_module", "off_module", "walk_cycles",
               "erat_miss_cycles", "micro_miss_cycles"}
+#: the kernel model's work in Python beside its guest code: its generic paths' costs and
+#: the workloads' images; moved together under "source"
+KERNEL_WORK = ("kernel:costs", "kernel:image")
 #: the files the ranges depend on, as the execution cache hashes them
 SOURCES = ("emu/**/*.py", "emu/hw/model/*.c", "emu/hw/model/*.h", "emu/hw/profiles/*.toml",
            "routines/**/*.S", "data/*.csv")
@@ -77,16 +80,18 @@ class Estimate:
         """What it moves with: itself (``"estimate"``); its table (``"table"``: a profile's
         ``[costs.mnemonics]``, ``[memory]`` ...); its kind (``"kind"``: a profile's cycle
         estimates, latencies and costs, together, its other estimates, sizes, policies and
-        the clock, together); or its source (``"source"``: all of a profile's together).
-        The kernel's instruction counts move together but for one at a time, with CPI
-        under "source" and alone otherwise; the images' pages together."""
+        the clock, together); or its source (``"source"``: all of a profile's together, and
+        the kernel model's generic paths, their costs and CPI, with the images' pages, the
+        work the kernel does in Python beside its guest code). The kernel's instruction
+        counts move together but for CPI, alone under "estimate", "table" and "kind"; the
+        images' pages together; the build's (make -j's) estimates together."""
         if grouping == "estimate":
             return self.name
-        if grouping == "source" and self.name.startswith("kernel:costs."):
-            return "kernel:costs"                  # the C paths: counts and CPI together
+        if grouping == "source" and self.name.startswith(KERNEL_WORK):
+            return "kernel:work"
         if self.name == "kernel:costs.CPI":
             return self.name
-        for prefix in ("kernel:costs", "kernel:image"):
+        for prefix in KERNEL_WORK + ("kernel:build",):
             if self.name.startswith(prefix + "."):
                 return prefix
         source, _, rest = self.name.partition(":")

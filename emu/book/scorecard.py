@@ -25,10 +25,10 @@ CHAPTERS = {"Dougan 1999": "emu.papers.dougan1999",
 
 
 #: how the book's scorecard moves the estimates (emu.book.ranges.GROUPINGS). Re-runs of the
-#: chapters' claims, on 28 November 2026: one at a time 566, by table 129, by kind 51, by
-#: source (a profile's estimates together, the kernel's C-path costs together, the images'
-#: pages together) 32; each re-run costs a chapter's whole claims, so only "source" comes
-#: near the build's budget (benchmarks/README.md)
+#: chapters' claims, on 28 November 2026: one at a time 602, by table 148, by kind 57, by
+#: source (a profile's estimates together; the kernel's C-path costs with the images' pages;
+#: the build's) 28; each re-run costs a chapter's whole claims, so only "source" fits the
+#: build's budget (benchmarks/README.md)
 RANGES_GROUPING = "source"
 #: the columns ``scorecard(ranges=...)`` adds
 RANGE_COLUMNS = ("range low", "range high", "moved most by", "published inside",
@@ -89,6 +89,8 @@ def _estimate_labels():
     """A group's name as the page shows it ("power4:cycles" -> "power4's cycle estimates")."""
     out = {"kernel:costs": "the kernel's C-path costs",
            "kernel:costs.CPI": "the kernel's CPI", "kernel:image": "the images' pages",
+           "kernel:work": "the kernel's C-path costs and the images' pages",
+           "kernel:build": "the build's estimates (make -j's jobs, link, spread)",
            "yoshioka2005": "Yoshioka 2005's pace of writes",
            "yoshioka2005:other": "Yoshioka 2005's pace of writes"}
     for name in profile.names():

@@ -58,6 +58,21 @@ def test_grouping_moves_fewer_and_says_which(tiny):
         R.moves(read, "nonsense", table)
 
 
+def test_by_source_the_kernels_work_moves_as_one_and_the_build_apart():
+    """Under "source" the kernel's C-path costs (CPI too) and the images' pages are one group,
+    the kernel's work beside its guest code; the build's estimates are their own group under
+    every grouping but one at a time."""
+    e = lambda name: R.Estimate(name, 1, 0, 2, "why")        # noqa: E731
+    assert {e(n).group("source") for n in ("kernel:costs.fork", "kernel:costs.CPI",
+                                            "kernel:image.cc1")} == {"kernel:work"}
+    assert [e("kernel:costs.CPI").group(g) for g in ("table", "kind")] == ["kernel:costs.CPI"] * 2
+    assert e("kernel:image.cc1").group("kind") == "kernel:image"
+    assert {e("kernel:build.jobs").group(g) for g in ("table", "kind", "source")} == \
+        {"kernel:build"}
+    assert e("kernel:build.jobs").group("estimate") == "kernel:build.jobs"
+    assert e("ppc750:memory.latency").group("source") == "ppc750"
+
+
 def test_the_range_of_a_claim_the_moves_never_reach():
     r = R.ranges_of("c", 5.0, [("a low", {}, {"values": {"c": 5.0}}),
                                ("a high", {}, {"error": "ValueError: refused"})])
