@@ -223,8 +223,9 @@ def compute(chapters, grouping="estimate", executor=None, cache=True, timing=Non
             points.append({"chapter": chapter, "module": modules[chapter],
                            "changes": change})
             labels.append(label)
-    # the longest chapters first, so that the pool's cores end together
-    weight = {c: len(r["values"]) for c, r in zip(chapters, nominal)}
+    # the longest chapters first (by their claims' CPU time as they are), so that the
+    # pool's cores end together
+    weight = {c: r["cpu_s"] for c, r in zip(chapters, nominal)}
     order = sorted(range(len(points)), key=lambda i: -weight[points[i]["chapter"]])
     moved_runs = sweep.run(chapter_run, [points[i] for i in order], executor=executor,
                            description="ranges")
