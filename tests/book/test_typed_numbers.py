@@ -148,3 +148,15 @@ def test_no_claim_reason_types_a_count_of_the_model():
     typed = [(f, line, typed_counts(text)) for f, line, text in reason_literals()
              if typed_counts(text)]
     assert typed == []
+
+
+#: a file of the repository the prose names in a code span
+NAMED_FILE = re.compile(r"`((?:emu|routines|data|tests|notebooks)/[\w/.*-]+)`")
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=chapter)
+def test_the_files_the_prose_names_exist(path):
+    """The profiles moved to emu/hw/profiles: four chapters still sent the reader to
+    emu/profiles/*.toml."""
+    named = NAMED_FILE.findall(prose(path, keep_code=True))
+    assert [f for f in named if not list(REPO.glob(f))] == []
