@@ -66,7 +66,10 @@ REPLACED = {
         "1,795 ticks", "`idled`, 64%", "0.846", "1.83 in the first", "7.24 in the last",
         "far less often", "nearly vanishes", "with no hypervisor in its",
         "it has no cost for the call", "The model's workload has no user time"],
-    "dougan1999/03-mmap-latency": ["costs 3 cycles"],
+    "dougan1999/02-software-reload": ["estimate of 0, with a range of 0 to 8", "is well above what"],
+    "dougan1999/03-mmap-latency": [
+        "costs 3 cycles", "52 searches", "only 52 of 2,048", "since 2,048 pages",
+        "itself**: yes, and more than 80", "benchmark**: not 80", "the two are the same"],
     "blanchard2002/02-locks-and-flush": [
         "(123 cycles", "emu/profiles/power4.toml", "2.5 twice as many",
         "four of them per page outweigh"],
