@@ -74,6 +74,7 @@ REPLACED = {
         "(123 cycles", "emu/profiles/power4.toml", "2.5 twice as many",
         "four of them per page outweigh"],
     "01-under-the-hood": ["per 40 cycles", "costs 40 cycles"],
+    "mackerras2003/02-memory-copying": ["wins from about 64 bytes"],
     "yoshioka2005/02-iozone-profile": [
         "100 cycles for a `lock` prefix", "takes more cycles than the mail's",
         "costs more than the mail's whole", "is higher on the model", "fall less on the model"],
