@@ -251,7 +251,7 @@ def test_a_flush_of_a_just_cleared_page_posts_its_write_backs_eight_at_a_time():
     free (484..508): no wait. So each group of eight after the first waits 442: 3 x 442 =
     1326, and the last dcbst starts at 6 + 3 x 474 + 28 = 1456, done at 1930. The sync
     issues at 1460 and ends its own 123 at 1583: it waits 347 more. 524 + 1326 + 347 =
-    2197 (15,692 when each dcbst waited for its write-back in turn)."""
+    2197 (with one write-back in flight at a time, 15,441: the next test)."""
     anatomy = blanchard2002.icache_flush_anatomy()
     clean, dirty = anatomy["clean"], anatomy["just cleared"]
     assert clean["instructions"] == dirty["instructions"] == 4 + 3 * 32 + 1 + 1 + 3 * 32 + 3

@@ -186,6 +186,19 @@ def test_null_syscall_the_604_pays_for_its_syncs():
         t.loc["603 page table", "cycles_per_call"]        # no TLB miss in the loop
 
 
+
+def test_the_reason_counts_the_null_calls_sync_pairs_at_the_profiles_costs():
+    """Four sync; isync pairs (entry_22.S: one before transfer_to_handler's rfi, three in
+    int_return) at the 604 profile's 35 + 4 cycles: 156 cycles, all of a 156-cycle call and
+    a quarter of a 624-cycle one."""
+    assert dougan1999.NULL_CALL_SYNC_PAIRS == 4
+    share = dougan1999._sync_pairs_share
+    assert share({"profile": "ppc604", "cycles_per_call": 156}) == pytest.approx(100)
+    assert share({"profile": "ppc604", "cycles_per_call": 624}) == pytest.approx(25)
+    null = dougan1999.null_syscall("604")
+    assert null["profile"] == "ppc604"
+    assert share(null) == pytest.approx(100 * 156 / null["cycles_per_call"])
+
 # ------------------------------------------------------------------ pipes and switches
 
 from emu.kernel.entry import P1_READ, P1_WRITE, P2_READ, P2_WRITE, _STUBS  # noqa: E402

@@ -9,6 +9,7 @@
 Counts worked out by hand are derived in the comments. The write tests use the chapter's
 configuration (a prefilled 128 MB page cache) with a short run.
 """
+import pandas as pd
 import pytest
 
 from emu.papers import yoshioka2005 as y
@@ -271,3 +272,14 @@ def test_a_paced_profile_samples_no_halted_cycle():
     executed = int(sampled.by_symbol()["cycles"].sum())   # the instructions' cycles
     # one sample per 997 executed cycles: the halted ones, 7 periods, would give ~1,700 more
     assert abs(sampled.samples - executed // 997) <= 2
+
+
+def test_the_reasons_say_the_direction_the_run_gives():
+    """A reason that states which way the model differs takes the word from the row."""
+    copy = y.SCORECARD_REASONS["copy's cycles, after / before (%)"]
+    assert "saves relatively more" in copy(pd.Series({"paper": 42.9, "model": 27.3}))
+    assert "saves relatively less" in copy(pd.Series({"paper": 42.9, "model": 50.0}))
+    rest = y.SCORECARD_REASONS["rest of the kernel's cycles, after / before (%)"]
+    assert "changes by -1.3%" in rest(pd.Series({"paper": 84.5, "model": 98.7}))
+    assert "costs more cycles" in y.busy_reason(pd.Series({"paper": 9.2, "model": 17.7}))
+    assert "costs fewer cycles" in y.busy_reason(pd.Series({"paper": 9.2, "model": 5.0}))
