@@ -7,8 +7,10 @@ its settings, run once per point of a sweep: emu.run.sweep), a figure, and the c
 
 The built book, which has no kernel, shows each explorer as one figure switching between
 precomputed combinations (emu.book.explore); where a control's every value would cost the
-build too much, its ``online`` values are a subset, which the page names. ONLINE_CPU_S: what
-each grid cost, measured (CPU seconds of its draws, in one process), 2026-11-28.
+build too much, its ``online`` values are a subset, which the page names. What each grid
+cost, measured 2026-11-28 (CPU seconds of its draws in one process, a busy machine): store
+loop 4.9, flush 2.7, copy 21.4, lat_mmap 5.5, cores 3.0, unlock 1.2; 39 s in all, within
+the build's allowance of about 40 s for them.
 
 The controls offer what the processor's documentation allows, with the source beside
 each list (the profiles' own sources: emu/hw/profiles/*.toml); other values a reader may try
@@ -53,7 +55,7 @@ def _check_caches(profile, *specs):
 
 def _l1d_controls(size, ways, line, policy, sizes, online_ways):
     """The L1 D's controls; online (the built book's figure), every size, the ways of
-    ``online_ways`` and only the default line and policy: the grid's cost (ONLINE_CPU_S)."""
+    ``online_ways`` and only the default line and policy (the grid's cost: see above)."""
     return {
         "size": Control("L1 D size", sizes, size, format=kb),
         "ways": Control("ways", WAYS, ways, widget="dropdown", online=online_ways),
