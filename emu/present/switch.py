@@ -30,8 +30,9 @@ from .narrow import NARROW_BELOW_PX
 from .plot import CONFIG, accessible_figure, book_layouts, figure_id
 
 KINDS = ("slider", "menu")
-_MENU_ROW_PX = 40       # room above the plot for the menus
-_SLIDER_PX = 90         # room under it for the slider
+_UNDER_AXIS_PX = 50     # the controls start this far under the plot: its x axis title is there
+_MENU_ROW_PX = 45       # a row of menus
+_SLIDER_PX = 90         # a slider, its value above it and its labels under it
 
 _SWITCH_JS = """(function (gd, names, frames, state, below) {
   if (!gd) { return; }
@@ -152,35 +153,39 @@ def _message_figure(default, message: str) -> dict:
 
 
 def _with_controls(figure, controls, combination) -> dict:
-    """``figure`` as a dict whose layout has the controls, set to ``combination``."""
+    """``figure`` as a dict whose layout has the controls, set to ``combination``: under the
+    plot and its x axis title (above it the title and subtitle take the room), a row of
+    menus opening upwards, then one slider under another."""
     figure = _as_dict(figure)
     layout = figure.setdefault("layout", {})
     menus, sliders = [], []
     menu_controls = [i for i, c in enumerate(controls) if c[2] == "menu"]
+    top = _UNDER_AXIS_PX
     for place, i in enumerate(menu_controls):
         label, options, _ = controls[i]
         menus.append({"name": f"control{i}", "type": "dropdown", "active": combination[i],
-                      "direction": "down", "showactive": True,
-                      "x": place / max(len(menu_controls), 1), "xanchor": "left",
-                      "y": 1.02, "yanchor": "bottom",
+                      "direction": "up", "showactive": True,
+                      "x": place / len(menu_controls), "xanchor": "left",
+                      "y": 0, "yanchor": "top", "pad": {"t": top},
                       "buttons": [{"label": f"{label}: {o}", "method": "skip", "args": []}
                                   for o in options]})
+    top += _MENU_ROW_PX if menus else 0
     for i, (label, options, kind) in enumerate(controls):
         if kind == "slider":
             sliders.append({"name": f"control{i}", "active": combination[i],
                             "currentvalue": {"prefix": f"{label}: "},
-                            "pad": {"t": 30}, "len": 1.0, "x": 0, "y": 0,
+                            "pad": {"t": top}, "len": 1.0, "x": 0, "y": 0,
                             "yanchor": "top",
                             "steps": [{"label": o, "method": "skip", "args": []}
                                       for o in options]})
+            top += _SLIDER_PX
     layout["updatemenus"], layout["sliders"] = menus, sliders
+    added = top - _UNDER_AXIS_PX     # the controls' own height, under the axis title's margin
     margin = dict(layout.get("margin") or {})
-    added = {"t": _MENU_ROW_PX if menus else 0, "b": _SLIDER_PX * len(sliders)}
-    margin["t"] = margin.get("t", 80) + added["t"]
-    margin["b"] = margin.get("b", 50) + added["b"]
+    margin["b"] = margin.get("b", 50) + added
     layout["margin"] = margin
     if layout.get("height"):          # the plot keeps its height; the controls get their own
-        layout["height"] += added["t"] + added["b"]
+        layout["height"] += added
     return figure
 
 
