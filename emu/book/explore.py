@@ -232,19 +232,26 @@ class Explorer:
 
     def online_note(self):
         """What the online figure offers, control by control, as a paragraph of HTML."""
-        parts = []
+        parts, fewer = [], False
         for control in self.controls.values():
             offered = ", ".join(control.format(o) for o in control.online_options())
-            if control.online is not None and len(control.online) < len(control.options):
+            if len(control.online_options()) < len(control.options):
+                fewer = True
                 offered += " (the notebook: " + ", ".join(control.format(o)
                                                          for o in control.options) + ")"
             parts.append(f"{control.label}: {offered}")
+        rest = (" Run the notebook (JupyterLab, Binder, Colab) for the others." if fewer
+                else "")
         return ('<p class="emu-switch-note">This figure offers, without a kernel, every '
-                "combination of " + html.escape("; ".join(parts)) + ". Run the notebook "
-                "(JupyterLab, Binder, Colab) for the others.</p>")
+                "combination of " + html.escape("; ".join(parts)) + "." + rest + "</p>")
 
     def _index_of(self, values):
         """A combination of values as the option indices of the online figure."""
+        for name, control in self.controls.items():
+            if values[name] not in control.online_options():
+                raise ValueError(f"Explorer: {control.label} {control.format(values[name])} "
+                                 "is not one of the online figure's values "
+                                 f"({', '.join(map(control.format, control.online_options()))})")
         return tuple(self.controls[n].online_options().index(values[n]) for n in self.controls)
 
     def widget(self):

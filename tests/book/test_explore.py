@@ -127,6 +127,9 @@ def test_show_in_the_book_build_is_the_switching_figure(monkeypatch):
     assert slider["currentvalue"]["prefix"] == "ways: " and slider["active"] == 0
     assert [step["label"] for step in slider["steps"]] == ["6", "8"]
     assert "line: 32 (the notebook: 32, 64)" in page and "ways: 6, 8 (the notebook:" in page
+    ex.set(ways=4)                  # a value the online figure does not offer: refused
+    with pytest.raises(ValueError, match="ways 4 is not one of the online figure's values"):
+        ex.show()
     monkeypatch.setenv("EMU_BOOK_BUILD", "0")
     ex.show()
     assert type(shown[-1]).__name__ == "VBox"       # the controls, the message, the figure
