@@ -17,8 +17,10 @@ returns a plotly figure. The explorer draws once for the defaults when it is mad
 * **while the book is being built** (``EMU_BOOK_BUILD``, see emu.present.plot), the page must not
   hold a widget: a built page has no kernel to talk to, and myst-nb would render a widget
   as an empty box or its text repr (and fetch the widget manager from a CDN). So the
-  explorer shows only its first figure, the static figure for the defaults, through the
-  book's plotly renderer, like any other figure of the page;
+  explorer draws every combination of its controls' online options (``Control.online``;
+  all its options unless a subset is given, to keep the build's time) through one sweep
+  (emu.run.sweep), and the page gets one figure whose menus and sliders switch between
+  them in the browser (emu.present.switch), with a line saying which values it offers;
 * **with a live kernel** (JupyterLab, Notebook, Colab, Binder), the controls, a line for
   messages and the figure. Changing a control re-runs ``draw`` with the new values and
   redraws the figure. A combination ``draw`` refuses (a cache size not divisible by
@@ -31,10 +33,16 @@ message of the last refused combination (None after a good draw).
 """
 from __future__ import annotations
 
+import functools
+import html
+import inspect
+import itertools
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from ..context import building_book
+from ..present import switch
+from ..run import sweep
 from ..run.sweep import SweepError
 
 
@@ -59,6 +67,7 @@ class Control:
     format: Callable[[Any], str] = str
     widget: str = "auto"
     help: str = field(default="", compare=False)
+    online: tuple | None = None     # the options the book's online figure offers (None: all)
 
     def __post_init__(self):
         object.__setattr__(self, "options", tuple(self.options))
@@ -67,6 +76,13 @@ class Control:
         if self.default not in self.options:
             raise ValueError(f"control {self.label!r}: the default {self.default!r} is not "
                              f"one of its options {list(self.options)}")
+        if self.online is not None:
+            object.__setattr__(self, "online", tuple(self.online))
+            stray = [o for o in self.online if o not in self.options]
+            if stray or self.default not in self.online:
+                raise ValueError(f"control {self.label!r}: online must be some of its options "
+                                 f"{list(self.options)} with the default {self.default!r}, "
+                                 f"not {list(self.online)}")
         if self.widget not in ("auto", "dropdown", "slider", "toggle"):
             raise ValueError(f"control {self.label!r}: widget must be auto, dropdown, "
                              f"slider or toggle, not {self.widget!r}")
@@ -79,6 +95,12 @@ class Control:
         if numbers and len(self.options) > 3:
             return "slider"
         return "toggle" if len(self.options) <= 3 else "dropdown"
+
+    def online_options(self):
+        """The options the book's online figure offers, in the options' order."""
+        if self.online is None:
+            return self.options
+        return tuple(o for o in self.options if o in self.online)
 
     def labelled(self):
         """[(label, value)] as ipywidgets' selection widgets take them."""
@@ -154,7 +176,8 @@ class Explorer:
         (see the module notes). Without ipywidgets, the static figure and a note."""
         from IPython.display import display
         if building_book():
-            display(self.figure)
+            display({"text/html": self.online_html(), "text/plain": repr(self.figure)},
+                     raw=True)
             return
         try:
             box = self.widget()
@@ -164,6 +187,72 @@ class Explorer:
             display(self.figure)
             return
         display(box)
+
+    # ------------------------------------------------------------ the online figure
+
+    def online_grid(self):
+        """Every combination of the controls' online options, as ``{name: value}`` dicts,
+        the last control varying fastest."""
+        names = list(self.controls)
+        options = [self.controls[n].online_options() for n in names]
+        return [dict(zip(names, combo)) for combo in itertools.product(*options)]
+
+    def online_figures(self, executor=None):
+        """{combination (each control's option index): figure dict, or the message of a
+        combination ``draw`` refuses}, every combination of ``online_grid`` drawn through
+        one sweep (``executor``: emu.run.sweep's; each draw's own sweeps run in its worker).
+        The defaults' figure is the one already drawn."""
+        combos, points = [], []
+        for values in self.online_grid():
+            combos.append(self._index_of(values))
+            points.append({"values": values})
+        drawn = {combos.index(self._index_of(self.values)): self.figure.to_plotly_json()} \
+            if self.figure is not None and self.error is None else {}
+        todo = [i for i in range(len(points)) if i not in drawn]
+        results = sweep.run(functools.partial(_drawn, self.draw, self.title),
+                            [points[i] for i in todo], executor=executor,
+                            description="online figure")
+        drawn.update(zip(todo, results))
+        return {combos[i]: drawn[i] for i in range(len(combos))}
+
+    def online_html(self, executor=None):
+        """The book's figure: the switching figure over ``online_figures`` and the line
+        saying which values it offers (emu.present.switch.book_html). A control with one
+        online option gets no menu (the line names its value)."""
+        moving = [k for k, c in enumerate(self.controls.values())
+                  if len(c.online_options()) > 1]
+        controls = [(c.label, [c.format(o) for o in c.online_options()],
+                     "slider" if c.kind() == "slider" else "menu")
+                    for k, c in enumerate(self.controls.values()) if k in moving]
+        figures = {tuple(combo[k] for k in moving): figure
+                   for combo, figure in self.online_figures(executor).items()}
+        default = self._index_of(self.values)
+        return switch.book_html(figures, controls, tuple(default[k] for k in moving),
+                                self.online_note())
+
+    def online_note(self):
+        """What the online figure offers, control by control, as a paragraph of HTML."""
+        parts, fewer = [], False
+        for control in self.controls.values():
+            offered = ", ".join(control.format(o) for o in control.online_options())
+            if len(control.online_options()) < len(control.options):
+                fewer = True
+                offered += " (the notebook: " + ", ".join(control.format(o)
+                                                         for o in control.options) + ")"
+            parts.append(f"{control.label}: {offered}")
+        rest = (" Run the notebook (JupyterLab, Binder, Colab) for the others." if fewer
+                else "")
+        return ('<p class="emu-switch-note">This figure offers, without a kernel, every '
+                "combination of " + html.escape("; ".join(parts)) + "." + rest + "</p>")
+
+    def _index_of(self, values):
+        """A combination of values as the option indices of the online figure."""
+        for name, control in self.controls.items():
+            if values[name] not in control.online_options():
+                raise ValueError(f"Explorer: {control.label} {control.format(values[name])} "
+                                 "is not one of the online figure's values "
+                                 f"({', '.join(map(control.format, control.online_options()))})")
+        return tuple(self.controls[n].online_options().index(values[n]) for n in self.controls)
 
     def widget(self):
         """The controls, the message line and the figure, as one ipywidgets box (made
@@ -210,6 +299,21 @@ class Explorer:
         with self._output:
             clear_output(wait=True)
             display(self.figure)
+
+
+def _drawn(draw, title, values):
+    """One combination of an explorer's online figure, in a sweep's worker: the figure as a
+    dict, or the message of a combination ``draw`` refuses (shown in its place). A draw's
+    own sweep runs in this worker (a pool's workers start no pools)."""
+    options = {"executor": sweep.SERIAL} if "executor" in inspect.signature(draw).parameters \
+        else {}
+    try:
+        figure = draw(**values, **options)
+    except Exception as error:      # noqa: BLE001: shown to the reader in the figure
+        return _message_of(error)
+    if title and not figure.layout.title.text:
+        figure.update_layout(title_text=title)
+    return figure.to_plotly_json()
 
 
 def _make_widget(w, control, value):

@@ -5,6 +5,13 @@ its settings, run once per point of a sweep: emu.run.sweep), a figure, and the c
     from emu import explorers
     explorers.flush_explorer().show()
 
+The built book, which has no kernel, shows each explorer as one figure switching between
+precomputed combinations (emu.book.explore); where a control's every value would cost the
+build too much, its ``online`` values are a subset, which the page names. What each grid
+cost, measured 2026-11-28 (CPU seconds of its draws in one process, a busy machine): store
+loop 4.9, flush 2.7, copy 21.4, lat_mmap 5.5, cores 3.0, unlock 1.2; 39 s in all, within
+the build's allowance of about 40 s for them.
+
 The controls offer what the processor's documentation allows, with the source beside
 each list (the profiles' own sources: emu/hw/profiles/*.toml); other values a reader may try
 in code (``flush_cost(..., l1d="L1D:...")``). Some combinations the controls allow are
@@ -46,12 +53,15 @@ def _check_caches(profile, *specs):
     return described
 
 
-def _l1d_controls(size, ways, line, policy, sizes):
+def _l1d_controls(size, ways, line, policy, sizes, online_ways):
+    """The L1 D's controls; online (the built book's figure), every size, the ways of
+    ``online_ways`` and only the default line and policy (the grid's cost: see above)."""
     return {
         "size": Control("L1 D size", sizes, size, format=kb),
-        "ways": Control("ways", WAYS, ways, widget="dropdown"),
-        "line": Control("line (bytes)", LINES, line, widget="dropdown"),
-        "policy": Control("replacement", POLICIES, policy, widget="dropdown"),
+        "ways": Control("ways", WAYS, ways, widget="dropdown", online=online_ways),
+        "line": Control("line (bytes)", LINES, line, widget="dropdown", online=(line,)),
+        "policy": Control("replacement", POLICIES, policy, widget="dropdown",
+                          online=(policy,)),
     }
 
 
@@ -116,7 +126,8 @@ def store_loop_figure(size=32768, ways=8, line=32, policy="plru", routine="fill_
 def store_loop_explorer():
     """The toolkit's explorer: the 750's L1 D geometry and policy against a loop's misses.
     Defaults: the 750's L1 D (32 KB, 8-way, 32 B lines, pseudo-LRU: MPC750 UM p.148)."""
-    controls = _l1d_controls(32768, 8, 32, "plru", (4096, 8192, 16384, 32768, 65536, 131072))
+    controls = _l1d_controls(32768, 8, 32, "plru", (4096, 8192, 16384, 32768, 65536, 131072),
+                             online_ways=(1, 8))
     controls["routine"] = Control("routine", tuple(STORE_ROUTINES), "fill_words")
     return Explorer(store_loop_figure, controls)
 
@@ -175,7 +186,8 @@ def flush_figure(size=32768, ways=8, line=32, policy="plru", l2_size=1048576, ex
 def flush_explorer():
     """Mackerras 2003's explorer: the flush's cost against the 750's cache geometry.
     Defaults: the PowerBook's 750 (L1 D 32 KB, 8-way, 32 B, pseudo-LRU; 1 MB L2)."""
-    controls = _l1d_controls(32768, 8, 32, "plru", (8192, 16384, 32768, 65536))
+    controls = _l1d_controls(32768, 8, 32, "plru", (8192, 16384, 32768, 65536),
+                             online_ways=(8,))
     controls["l2_size"] = Control("L2 size", tuple(L2_750), 1048576, format=kb)
     return Explorer(flush_figure, controls)
 
@@ -232,11 +244,11 @@ def copy_explorer():
     """Yoshioka 2005's explorer: the copy's cycles against size, threshold, use of the data
     and the Xeon MP's L2 and L3 (defaults: the book's pentium4 profile, 512 KB and 2 MB)."""
     return Explorer(copy_figure, {
-        "threshold": Control("threshold (bytes)", THRESHOLDS, 512),
+        "threshold": Control("threshold (bytes)", THRESHOLDS, 512, online=(128, 512, 2048)),
         "condition": Control("use of the data", tuple(yoshioka.CONDITIONS), "cold destination",
                              widget="dropdown"),
-        "l2_size": Control("L2", L2_XEON, 524288, format=kb),
-        "l3_size": Control("L3", L3_XEON_MP, 2097152, format=kb),
+        "l2_size": Control("L2", L2_XEON, 524288, format=kb, online=(524288,)),
+        "l3_size": Control("L3", L3_XEON_MP, 2097152, format=kb, online=(2097152,)),
     })
 
 
@@ -277,8 +289,9 @@ def mmap_explorer():
     (defaults: the book's ppc604 profile and its kernel model's 64 KB table)."""
     return Explorer(mmap_figure, {
         "l1d_size": Control("L1 D (604: 16 KB, 604e: 32 KB)", L1D_604, 16384, format=kb),
-        "ways": Control("ways", WAYS, 4, widget="dropdown"),
-        "htab_size": Control("hash table", HTAB_SIZES, 65536, format=kb),
+        "ways": Control("ways", WAYS, 4, widget="dropdown", online=(4,)),
+        "htab_size": Control("hash table", HTAB_SIZES, 65536, format=kb,
+                             online=(65536, 1048576)),
     })
 
 
@@ -333,7 +346,7 @@ def locked_adds_explorer():
     notes, with the quantum (the cycles should not depend on it: emu.run.parallel), the adds per
     core and where the lock and the counter sit."""
     return Explorer(locked_adds_figure, {
-        "adds": Control("adds per core", (50, 100, 200), 100),
+        "adds": Control("adds per core", (50, 100, 200), 100, online=(100,)),
         "quantum": Control("quantum (cycles)", (10, 100, 1000), 100),
         "layout": Control("lock and counter on", LOCK_LAYOUTS, "separate lines"),
     })

@@ -112,8 +112,7 @@ def run(function, points, executor=None, workers=None, progress=None, descriptio
                          "concurrent.futures.Executor or a dask.distributed Client, not "
                          f"{executor!r}")
     finally:
-        if bar is not None:
-            bar.close()
+        _close(bar)
 
 
 def frame(function, points, **options):
@@ -318,6 +317,22 @@ def _progress_bar(total, progress, description):
         return None
     delay = 0 if progress else PROGRESS_DELAY_S
     return tqdm(total=total, desc=description, unit="run", delay=delay, leave=False)
+
+
+def _close(bar):
+    """Close the bar. A notebook bar (an ipywidget) is hidden, not closed: tqdm's
+    ``leave=False`` closes its widget, and the cell's output, saved with the notebook, then
+    names a widget that no longer exists, which JupyterLab shows on reopening as "Error
+    displaying widget: model not found"; hidden, the widget is saved with the others and
+    restored, invisible. A sweep that failed leaves its bar red, as tqdm shows it."""
+    if bar is None:
+        return
+    container = getattr(bar, "container", None)
+    if container is not None:
+        bar.leave = True
+    bar.close()
+    if container is not None and bar.n >= (bar.total or 0):
+        container.layout.display = "none"
 
 
 def _advance(bar):

@@ -1,5 +1,8 @@
 """emu.book.explore: controls from a spec, a redraw on every change, refused combinations shown
 in the message line (the explorer keeps working), the static figure in the book build."""
+import json
+import re
+
 import plotly.graph_objects as go
 import pytest
 
@@ -93,13 +96,40 @@ def test_a_redraw_of_a_real_run():
     assert list(ex.figure.data[0].y) == [0, 4096]
 
 
-def test_show_in_the_book_build_is_the_static_figure_only(monkeypatch):
+def test_show_in_the_book_build_is_the_switching_figure(monkeypatch):
+    """In the build: one HTML figure, every combination of the online options a frame
+    (a refused one saying why), a menu or slider per control that moves, a line naming
+    what it offers; no widget. Elsewhere: the controls, the message, the figure."""
     shown = []
-    monkeypatch.setattr("IPython.display.display", lambda obj: shown.append(obj))
+    monkeypatch.setattr("IPython.display.display", lambda obj, **kw: shown.append(obj))
     monkeypatch.setenv("EMU_BOOK_BUILD", "1")
-    ex = make()
+    ex = Explorer(lines, {
+        "size": Control("size", [8192, 16384, 32768], 32768, format=kb),
+        "ways": Control("ways", [1, 2, 4, 6, 8], 8, online=(6, 8)),
+        "line": Control("line", [32, 64], 32, online=(32,)),
+    })
+    grid = ex.online_grid()
+    assert len(grid) == 3 * 2 and {v["line"] for v in grid} == {32}
+    figures = ex.online_figures(executor="serial")
+    assert figures[(1, 1, 0)]["data"][0]["y"] == [512, 64]         # 16 KB, 8-way, 32 B
+    assert figures[(0, 0, 0)].startswith("ValueError: cache L1D: size 8192 is not a multiple")
     ex.show()
-    assert shown == [ex.figure] and ex.widgets == {}
+    assert ex.widgets == {} and len(shown) == 1
+    page = shown[0]["text/html"]
+    frames = json.loads(re.search(r'"control1"\], (\{.*\}), \[\d+, \d+\], \d+\);', page)[1])
+    assert sorted(frames) == ["0,0", "0,1", "1,0", "1,1", "2,0", "2,1"]
+    assert frames["2,1"]["data"][0]["y"] == [1024, 128]              # the defaults
+    assert frames["0,0"]["data"] == []                               # refused, and says so
+    menu, = frames["1,0"]["layout"]["updatemenus"]                  # 3 sizes: a menu
+    assert [b["label"] for b in menu["buttons"]] == ["size: 8 KB", "size: 16 KB", "size: 32 KB"]
+    assert menu["active"] == 1
+    slider, = frames["1,0"]["layout"]["sliders"]                     # 5 numbers: a slider
+    assert slider["currentvalue"]["prefix"] == "ways: " and slider["active"] == 0
+    assert [step["label"] for step in slider["steps"]] == ["6", "8"]
+    assert "line: 32 (the notebook: 32, 64)" in page and "ways: 6, 8 (the notebook:" in page
+    ex.set(ways=4)                  # a value the online figure does not offer: refused
+    with pytest.raises(ValueError, match="ways 4 is not one of the online figure's values"):
+        ex.show()
     monkeypatch.setenv("EMU_BOOK_BUILD", "0")
     ex.show()
     assert type(shown[-1]).__name__ == "VBox"       # the controls, the message, the figure
@@ -108,6 +138,10 @@ def test_show_in_the_book_build_is_the_static_figure_only(monkeypatch):
 def test_bad_specs_are_refused():
     with pytest.raises(ValueError, match="the default 3 is not one of its options"):
         Control("ways", [1, 2], 3)
+    with pytest.raises(ValueError, match="online must be some of its options"):
+        Control("ways", [1, 2], 2, online=(1,))
+    with pytest.raises(ValueError, match="online must be some of its options"):
+        Control("ways", [1, 2], 2, online=(2, 4))
     with pytest.raises(ValueError, match="control 'ways' must be a Control"):
         Explorer(lines, {"ways": [1, 2]})
     with pytest.raises(ValueError, match="the default settings do not draw: ValueError: "

@@ -145,3 +145,48 @@ def test_unlock_explorer_follows_the_pl310s_sync_cost():
         assert X.unlock_race(4, "mb", sync, "atomic")["cycles"] == 8 * sync + 46
     with pytest.raises(ValueError, match="barrier must be one of"):
         X.unlock_race(2, barrier="wmb")
+
+
+def test_the_online_figure_of_a_real_explorer(monkeypatch):
+    """The toolkit's several-cores explorer in the book build: one frame per point of its
+    online grid (3 quanta x 2 layouts; 100 adds only), each with the three profiles' traces,
+    its menus named after the explorer's controls; a frame holds what the measurement gives
+    for its settings (counted here again for one point)."""
+    shown = []
+    monkeypatch.setattr("IPython.display.display", lambda obj, **kw: shown.append(obj))
+    monkeypatch.setenv("EMU_BOOK_BUILD", "1")
+    ex = X.locked_adds_explorer()
+    figures = ex.online_figures(executor="serial")
+    assert len(figures) == len(ex.online_grid()) == 3 * 2
+    for figure in figures.values():
+        assert [t["name"] for t in figure["data"]] == list(X.LOCK_PROFILES)
+    one_line_q10 = decoded(figures[(0, 0, 1)]["data"][1]["y"])[X.LOCK_CORES.index(4)]
+    assert one_line_q10 == X.locked_adds("cortex-a9", 4, quantum=10,
+                                         layout="one line")["cycles_per_add"]
+    ex.show()
+    page = shown[0]["text/html"]
+    assert page.count('"plotly_buttonclicked"') == 1 and "adds per core: 100 (the notebook: " \
+        "50, 100, 200)" in page
+    labels = [[b["label"] for b in m["buttons"]]
+              for m in ex_layout_menus(page)]
+    assert labels == [["quantum (cycles): 10", "quantum (cycles): 100", "quantum (cycles): 1000"],
+                      ["lock and counter on: separate lines", "lock and counter on: one line"]]
+
+
+def ex_layout_menus(page):
+    """The menus of the figure a page first draws (plotly's Plotly.newPlot call)."""
+    import json
+    import re
+    layout = re.search(r'Plotly\.newPlot\(\s*"[^"]+",\s*\[.*?\],\s*(\{.*?\}),\s*\{"displaylogo"',
+                       page, re.S)[1]
+    return json.loads(layout)["updatemenus"]
+
+
+def decoded(values):
+    """A figure dict's array: plotly writes numpy arrays as base64 (``bdata``)."""
+    import base64
+
+    import numpy as np
+    if isinstance(values, dict):
+        return np.frombuffer(base64.b64decode(values["bdata"]), dtype=values["dtype"]).tolist()
+    return list(values)

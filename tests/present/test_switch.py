@@ -79,3 +79,41 @@ def test_choosing_in_the_browser_draws_the_precomputed_figure(tmp_path):
         page.mouse.click(label["x"] + label["width"] / 2, rail["y"] + rail["height"] / 2)
         page.wait_for_function(f"() => ({bar_value})() === 12")
         browser.close()
+
+
+def test_the_book_figure_switches_and_keeps_its_phone_layout(tmp_path):
+    """book_html in Chromium, no kernel: at 390 px the figure takes its narrow layout
+    (emu.present.narrow: 12 px text) and keeps it after a menu choice draws another
+    combination; at 1280 px it keeps the wide one (the template's 14 px)."""
+    from plotly.offline import get_plotlyjs
+
+    from emu.present import plot
+    from emu.present.switch import book_html
+    from tests.book.test_book import CHROMIUM, CHROMIUM_ARGS, _browser_or_skip
+    sync_playwright = _browser_or_skip()
+    plot.setup()
+    figures = {k: plot.style(f, title="bars", x="which", y="value") if not isinstance(f, str)
+               else f for k, f in grid().items()}
+    body = book_html(figures, CONTROLS, (0, 0), note="<p id='note'>offers</p>")
+    assert body.count('class="plotly-graph-div"') == 1 and body.endswith("<p id='note'>offers</p>")
+    page_file = tmp_path / "book.html"
+    page_file.write_text(f"<html><head><script>{get_plotlyjs()}</script></head>"
+                         f"<body style='margin:0 16px'>{body}</body></html>", encoding="utf-8")
+    state = """() => { const gd = document.querySelector('.js-plotly-plot');
+                       return [gd._fullData[0].y[0], gd._fullLayout.font.size]; }"""
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        for width, font in ((390, 12), (1280, 14)):
+            page = browser.new_page(viewport={"width": width, "height": 900})
+            page.route("**/*", lambda r: r.continue_() if r.request.url.startswith("file:")
+                       else r.abort())
+            page.goto(page_file.as_uri())
+            page.wait_for_selector(".js-plotly-plot svg.main-svg")
+            page.wait_for_function(f"() => ({state})()[1] === {font}")
+            page.locator(".updatemenu-header").first.click()
+            page.locator(".updatemenu-dropdown-button").nth(1).click()     # policy: fifo
+            page.wait_for_function(f"() => ({state})()[0] === 10")
+            page.wait_for_timeout(500)
+            assert page.evaluate(state) == [10, font]
+            page.close()
+        browser.close()

@@ -158,3 +158,21 @@ def test_a_script_on_standard_input_sweeps_in_the_caller():
                           timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[4, 1024, 9, 59049]"
+
+
+def test_a_notebook_bar_is_hidden_not_closed_when_done():
+    """A closed widget leaves the saved notebook an output naming a widget that no longer
+    exists (JupyterLab: "model not found" on reopening, issue 36); a bar that is done is
+    hidden and kept, one that failed stays shown."""
+    pytest.importorskip("ipywidgets")
+    from tqdm.notebook import tqdm as notebook_tqdm
+    done = notebook_tqdm(total=2, leave=False, display=False)
+    done.update(2)
+    sweep._close(done)
+    assert done.container.comm is not None                  # not closed: saved, restored
+    assert done.container.layout.display == "none"
+    failed = notebook_tqdm(total=2, leave=False, display=False)
+    failed.update(1)
+    sweep._close(failed)
+    assert failed.container.layout.display != "none"
+    assert failed.container.children[1].bar_style == "danger"
