@@ -40,7 +40,7 @@ import itertools
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from ..context import building_book
+from ..context import building_book, headless
 from ..present import switch
 from ..run import sweep
 from ..run.sweep import SweepError
@@ -172,12 +172,17 @@ class Explorer:
     # ------------------------------------------------------------------ showing
 
     def show(self):
-        """The static figure in the book build; the controls and the figure elsewhere
-        (see the module notes). Without ipywidgets, the static figure and a note."""
+        """The switching figure in the book build; the figure alone where a program runs
+        the notebook (emu.context.headless: the grader's kernels); the controls and the
+        figure elsewhere (see the module notes). Without ipywidgets, the static figure and
+        a note."""
         from IPython.display import display
         if building_book():
             display({"text/html": self.online_html(), "text/plain": repr(self.figure)},
                      raw=True)
+            return
+        if headless():                  # a program runs the notebook: no widgets
+            display(self.figure)
             return
         try:
             box = self.widget()

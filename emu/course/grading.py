@@ -271,11 +271,12 @@ class Assignment:
 # -- running one student ------------------------------------------------------------------
 
 def _env(max_instructions, home):
-    """The environment of the grader's processes: the instruction ceiling, a private
-    IPython folder (no startup files of anyone's), plotly drawing nowhere."""
+    """The environment of the grader's processes: the instruction ceiling, no widgets (no
+    one sees them, and nbclient can lose its next request after one: emu.context.headless),
+    a private IPython folder (no startup files of anyone's), plotly drawing nowhere."""
     keep = ("PATH", "LANG", "LC_ALL", "VIRTUAL_ENV", "SYSTEMROOT", "TMPDIR")
     env = {k: v for k, v in os.environ.items() if k in keep}
-    env.update(EMU_MAX_INSTRUCTIONS=str(max_instructions), HOME=str(home),
+    env.update(EMU_MAX_INSTRUCTIONS=str(max_instructions), EMU_HEADLESS="1", HOME=str(home),
                IPYTHONDIR=str(Path(home) / ".ipython"), PLOTLY_RENDERER="json",
                MPLCONFIGDIR=str(Path(home) / "mpl"), PYDEVD_DISABLE_FILE_VALIDATION="1")
     return env
@@ -289,7 +290,8 @@ def _execute(job, limits, folder, trusted, max_instructions):
         code, line = _run_trusted(job, limits, folder, max_instructions)
     else:
         code, line, _ = sandbox.run(inner, json.dumps(job), limits, folder,
-                                    {"EMU_MAX_INSTRUCTIONS": str(max_instructions)})
+                                    {"EMU_MAX_INSTRUCTIONS": str(max_instructions),
+                                     "EMU_HEADLESS": "1"})
     try:
         result = json.loads(line) if line else None
     except (ValueError, RecursionError):

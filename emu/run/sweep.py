@@ -49,7 +49,7 @@ import traceback
 from concurrent.futures import Executor, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
-from ..context import building_book
+from ..context import headless
 from ..hw import estimates
 
 PROGRESS_DELAY_S = 2.0          # "longer than a few seconds": a bar only after this
@@ -309,7 +309,7 @@ def _name(function):
 def _progress_bar(total, progress, description):
     """A tqdm bar, or None: none when asked for none, in the book build, or without tqdm.
     ``progress=None`` delays the bar: a sweep that ends sooner shows none."""
-    if progress is False or (progress is None and (building_book() or estimates.active())):
+    if progress is False or (progress is None and (headless() or estimates.active())):
         return None                     # (a sweep inside moved estimates is part of a run)
     try:
         from tqdm.auto import tqdm

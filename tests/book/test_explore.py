@@ -135,6 +135,22 @@ def test_show_in_the_book_build_is_the_switching_figure(monkeypatch):
     assert type(shown[-1]).__name__ == "VBox"       # the controls, the message, the figure
 
 
+def test_show_where_a_program_runs_the_notebook_is_the_figure_alone(monkeypatch):
+    """EMU_HEADLESS (the grader's kernels): the figure for the settings, no widget (nbclient
+    can lose its next request after one) and no grid of online figures."""
+    shown = []
+    monkeypatch.setattr("IPython.display.display", lambda obj, **kw: shown.append(obj))
+    monkeypatch.delenv("EMU_BOOK_BUILD", raising=False)
+    monkeypatch.setenv("EMU_HEADLESS", "1")
+    ex = Explorer(lines, {"size": Control("size", [16384, 32768], 32768, format=kb),
+                          "ways": Control("ways", [4, 8], 8), "line": Control("line", [32], 32)})
+    ex.show()
+    assert shown == [ex.figure] and ex.widgets == {}
+    monkeypatch.setenv("EMU_HEADLESS", "0")
+    ex.show()
+    assert type(shown[-1]).__name__ == "VBox"
+
+
 def test_bad_specs_are_refused():
     with pytest.raises(ValueError, match="the default 3 is not one of its options"):
         Control("ways", [1, 2], 3)

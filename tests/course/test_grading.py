@@ -127,6 +127,18 @@ def test_the_instruction_ceiling_stops_a_run_and_says_whose_it_is(monkeypatch):
 
 
 @needs_bwrap
+def test_the_graders_kernels_run_without_widgets(tmp_path, monkeypatch):
+    """Both ways a student's notebook runs (the sandbox, or trusted) set EMU_HEADLESS: no
+    explorer widget or progress bar, after which nbclient can lose its next request."""
+    from emu.course import grading
+    seen = []
+    monkeypatch.setattr(sandbox, "run", lambda inner, job, limits, folder, env:
+                        seen.append(env) or (0, "", ""))
+    grading._execute({}, sandbox.Limits(), tmp_path, False, 1000)
+    assert seen[0]["EMU_HEADLESS"] == "1" and seen[0]["EMU_MAX_INSTRUCTIONS"] == "1000"
+    assert grading._env(1000, tmp_path)["EMU_HEADLESS"] == "1"
+
+
 def test_an_answer_one_step_off_the_models_boundary_scores_nothing(tmp_path):
     """Mackerras 2003's copy exercises: the hidden checks run the model again at the answer
     and one step beside it, so answers one step off (a queue one entry short, a trap one cycle
