@@ -276,7 +276,7 @@ class Explorer:
         self._output = w.Output()
         self._box = w.VBox([w.HBox(rows, layout=w.Layout(flex_flow="row wrap")),
                             self._message, self._output])
-        self._show_figure()
+        self._put_figure()
         return self._box
 
     def _changed(self, name, value):
@@ -298,22 +298,29 @@ class Explorer:
             else ""
 
     def _show_figure(self):
-        """The figure in the output area, in place of what it showed, in one update of the
-        area's outputs. Not displayed inside ``with output:`` when it can be helped: done in
-        the cell that displays the explorer, that left the kernel deaf to the next cell's
-        request now and then (measured under nbclient: a notebook of eight explorers
-        stalled in 2 runs of 5 that way, in none of 8 without the capture)."""
+        """After a control's change (inside ``with output:``, where a redraw's sweep shows
+        its bar): the figure in place of what the area showed."""
+        if self._output is None or self.figure is None:
+            return
+        from IPython.display import clear_output, display
+        with self._output:
+            clear_output(wait=True)
+            display(self.figure)
+
+    def _put_figure(self):
+        """The first figure, as the explorer is made, put in the output area's outputs in
+        one update. Not displayed inside ``with output:``: done in the cell that displays
+        the explorer, that left the kernel deaf to the next cell's request now and then
+        (measured under nbclient: a notebook of eight explorers stalled in 2 runs of 5 that
+        way, in none of 8 this way)."""
         if self._output is None or self.figure is None:
             return
         bundle = _mime_bundle(self.figure)
-        if bundle:
-            self._output.outputs = ({"output_type": "display_data", "data": bundle,
-                                     "metadata": {}},)
+        if not bundle:                     # a renderer that gives none (a browser's)
+            self._show_figure()
             return
-        from IPython.display import clear_output, display
-        with self._output:                 # a renderer that gives no bundle (a browser's)
-            clear_output(wait=True)
-            display(self.figure)
+        self._output.outputs = ({"output_type": "display_data", "data": bundle,
+                                 "metadata": {}},)
 
 
 def _mime_bundle(figure):
