@@ -4,7 +4,8 @@ Plotly lays a figure out for one width. On a phone (a 390 px screen leaves the f
 358 px) a legend on the right takes half the width, one-line titles are cut off at the edge,
 long category labels push the bars out, and panels side by side leave each a sliver.
 ``narrow_layout(fig)`` returns the changes, as ``Plotly.relayout`` keys, that lay the same
-figure out for ``DESIGN_PX``: the legend below the plot, titles, axis titles and long
+figure out for ``DESIGN_PX``: the legend below the plot, plotly's mode bar stood on end at the
+right edge (lying along the top, it covered the title's end), titles, axis titles and long
 category labels wrapped onto several lines, side-by-side panels stacked, margins that grow
 to fit the labels (plotly's automargin) and a figure tall enough for all of it.
 ``wide_layout(fig, narrow)`` gives the figure's own values of the same keys, to switch back,
@@ -36,6 +37,7 @@ CATEGORY_LABEL_PX = 120  # category labels beside horizontal bars wrap at this w
 CATEGORY_LABEL_MIN_PX = 48  # labels under vertical bars wrap at their share, or this
 WIDE_LABEL_SHARE = 0.4  # on a desktop, labels beside horizontal bars wrap past this share
 MARGIN_PX = 8
+MODEBAR_PX = 30         # plotly's mode bar, stood on end at the right edge: titles end before it
 
 _AXIS = re.compile(r"^[xy]axis\d*$")
 
@@ -210,7 +212,7 @@ def _title(layout: dict, panel_title_px: float, width_px: float = DESIGN_PX,
     subtitle = _text(lookup(layout, "title.subtitle"))
     if not title and not subtitle:
         return {}, 0
-    width = width_px - 2 * MARGIN_PX
+    width = width_px - 2 * MARGIN_PX - MODEBAR_PX
     text = wrap(title or "", width, title_px)
     lines = line_count(text)
     if subtitle:
@@ -267,7 +269,7 @@ def narrow_layout(fig) -> dict:
              "margin.t": MARGIN_PX, "margin.b": MARGIN_PX,
              "legend.orientation": "h", "legend.x": 0, "legend.xanchor": "left",
              "legend.yref": "container", "legend.y": 0, "legend.yanchor": "bottom",
-             "legend.font.size": LEGEND_PX}
+             "legend.font.size": LEGEND_PX, "modebar.orientation": "v"}
     panels = columns_of_panels(fig) or [("xaxis", "yaxis")]
     label_lines = _axes(fig, panels, patch)
     heights = [_panel_px(fig, y, label_lines) for _, y in panels]

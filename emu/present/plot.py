@@ -142,10 +142,12 @@ def figure_id(fig_dict) -> str:
     return "emu-fig-" + hashlib.sha1(text.encode()).hexdigest()[:12]
 
 
-def accessible_figure(fig_dict, html: str) -> str:
+def accessible_figure(fig_dict, html: str, controls: str = "") -> str:
     """The figure's HTML in a box of ARIA role figure named by its text alternative (read
     out), with a link that downloads its data as CSV. A div, not <figure>: inside the
-    theme's <figure> plotly's annotations overran the figure on phones (measured)."""
+    theme's <figure> plotly's annotations overran the figure on phones (measured).
+    ``controls`` (HTML) goes under the figure; with controls, the text alternative is a live
+    region: a screen reader reads the new figure's sentence when a control changes it."""
     from html import escape
     from urllib.parse import quote
 
@@ -153,11 +155,12 @@ def accessible_figure(fig_dict, html: str) -> str:
     key = figure_id(fig_dict)
     sentence = escape(describe(fig_dict))
     data = "data:text/csv;charset=utf-8," + quote(to_csv(fig_dict))
+    live = ' aria-live="polite"' if controls else ""
     return (f'<div class="emu-figure" role="figure" aria-labelledby="{key}-alt">'
-            f'<p class="emu-figure-alt visually-hidden" id="{key}-alt">{sentence}</p>'
-            f'{html}'
-            f'<div class="emu-figure-data"><a download="{key}.csv" href="{data}">'
-            f'Download this figure\'s data (CSV)</a></div></div>')
+            f'<p class="emu-figure-alt visually-hidden" id="{key}-alt"{live}>{sentence}</p>'
+            f'{html}{controls}'
+            f'<div class="emu-figure-data"><a id="{key}-csv" download="{key}.csv" '
+            f'href="{data}">Download this figure\'s data (CSV)</a></div></div>')
 
 
 def _register_template() -> None:

@@ -186,6 +186,11 @@ FIGURE_LAYOUT_JS = r"""(narrow) => {
         }
       }
     }
+    const modebar = gd.querySelector('.modebar');
+    if (narrow && modebar && title && overlap(modebar.getBoundingClientRect(),
+                                               title.getBoundingClientRect())) {
+      problems.push(`${name}: the mode bar covers the title`);
+    }
     for (const button of gd.querySelectorAll('.modebar-btn')) {
       const what = button.getAttribute('data-title') || '';
       if (/share|plotly/i.test(what) || /plot\.ly|plotly\.com/.test(button.getAttribute('href') || '')) {

@@ -116,16 +116,17 @@ def test_show_in_the_book_build_is_the_switching_figure(monkeypatch):
     ex.show()
     assert ex.widgets == {} and len(shown) == 1
     page = shown[0]["text/html"]
-    frames = json.loads(re.search(r'"control1"\], (\{.*\}), \[\d+, \d+\], \d+\);', page)[1])
+    frames = json.loads(re.search(r'\("emu-fig-\w+", \[.*?\], (\{.*\}), \[\d+, \d+\], \d+\);',
+                                  page, re.S)[1])
     assert sorted(frames) == ["0,0", "0,1", "1,0", "1,1", "2,0", "2,1"]
     assert frames["2,1"]["data"][0]["y"] == [1024, 128]              # the defaults
     assert frames["0,0"]["data"] == []                               # refused, and says so
-    menu, = frames["1,0"]["layout"]["updatemenus"]                  # 3 sizes: a menu
-    assert [b["label"] for b in menu["buttons"]] == ["size: 8 KB", "size: 16 KB", "size: 32 KB"]
-    assert menu["active"] == 1
-    slider, = frames["1,0"]["layout"]["sliders"]                     # 5 numbers: a slider
-    assert slider["currentvalue"]["prefix"] == "ways: " and slider["active"] == 0
-    assert [step["label"] for step in slider["steps"]] == ["6", "8"]
+    assert frames["0,0"]["alt"].startswith("With size 8 KB and ways 6: Not drawn: ValueError")
+    assert re.search(r'<label for="[\w-]+">size</label> <select [^>]+><option value="0">8 KB'
+                     r'</option><option value="1">16 KB</option><option value="2" selected>'
+                     r'32 KB</option></select>', page)               # 3 sizes: a menu
+    assert re.search(r'<label for="[\w-]+">ways</label> <input type="range" [^>]*max="1" '
+                     r'step="1" value="1" aria-valuetext="8">', page)   # 5 numbers: a slider
     assert "line: 32 (the notebook: 32, 64)" in page and "ways: 6, 8 (the notebook:" in page
     ex.set(ways=4)                  # a value the online figure does not offer: refused
     with pytest.raises(ValueError, match="ways 4 is not one of the online figure's values"):

@@ -42,15 +42,17 @@ def legend_figure():
     return fig
 
 
-def test_legend_below_titles_wrapped_to_the_width():
+def test_legend_below_titles_wrapped_to_the_width_left_by_the_mode_bar():
     fig = legend_figure()
     patch = narrow_layout(fig)
     assert patch["legend.orientation"] == "h" and patch["legend.yref"] == "container"
     assert (patch["legend.y"], patch["legend.yanchor"]) == (0, "bottom")
+    assert patch["modebar.orientation"] == "v"     # down the right edge, not over the title
     title, _, subtitle = patch["title.text"].partition("<br><span")
     assert title.count("<br>") >= 1               # the title takes two lines or more
     for line in title.split("<br>"):
-        assert text_px(line, narrow.TITLE_PX) <= DESIGN_PX - 2 * narrow.MARGIN_PX
+        assert text_px(line, narrow.TITLE_PX) <= (DESIGN_PX - 2 * narrow.MARGIN_PX
+                                                  - narrow.MODEBAR_PX)
     assert "emulated (ppc604 kernel model)" in subtitle and patch["title.subtitle.text"] == ""
     assert patch["height"] > 380                    # three legend rows and a longer title
     apply(fig, patch)                                # every key is a plotly attribute

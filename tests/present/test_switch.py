@@ -1,5 +1,5 @@
-"""emu.present.switch: a figure whose menus and slider switch between precomputed figures,
-checked in Python and, in Chromium, by choosing from a menu and a slider."""
+"""emu.present.switch: a figure whose controls switch between precomputed figures, checked
+in Python and, in Chromium, by choosing with the keyboard from a menu and a slider."""
 from __future__ import annotations
 
 import json
@@ -8,7 +8,8 @@ import re
 import plotly.graph_objects as go
 import pytest
 
-from emu.present.switch import switch_frames, switching
+from emu.present import plot
+from emu.present.switch import book_html, switch_frames
 
 CONTROLS = [("policy", ["lru", "fifo"], "menu"), ("size", ["8 KB", "16 KB", "32 KB"], "slider")]
 
@@ -18,89 +19,71 @@ def grid(refuse=()):
     for p in range(2):
         for s in range(3):
             figures[(p, s)] = (f"size {s} refused" if (p, s) in refuse else
-                               go.Figure(go.Bar(x=["a"], y=[10 * p + s], name=f"p{p}s{s}")))
+                               plot.style(go.Figure(go.Bar(x=["a"], y=[10 * p + s])),
+                                          title="bars", x="which", y="value"))
     return figures
 
 
-def test_every_combination_is_a_frame_with_its_controls_set():
-    figure, script = switching(grid(), CONTROLS, (1, 2))
-    assert figure["data"][0]["y"] == [12]
-    assert [m["active"] for m in figure["layout"]["updatemenus"]] == [1]
-    assert figure["layout"]["sliders"][0]["active"] == 2
-    assert [b["label"] for b in figure["layout"]["updatemenus"][0]["buttons"]] == [
-        "policy: lru", "policy: fifo"]
+def frames_of(page: str) -> dict:
+    """The frames a page's script switches between."""
+    return json.loads(re.search(r'\("emu-fig-[0-9a-f]+", (\[.*?\]), (\{.*\}), \[', page,
+                                re.S)[2])
+
+
+def test_every_combination_is_a_frame():
     frames = switch_frames(grid(), CONTROLS, (1, 2))
-    assert json.dumps(frames["1,2"]) in script
     assert sorted(frames) == ["0,0", "0,1", "0,2", "1,0", "1,1", "1,2"]
-    assert frames["0,1"]["data"][0]["y"] == [1]
-    assert frames["0,1"]["layout"]["sliders"][0]["active"] == 1
-    assert "{plot_id}" in script
+    assert frames["0,1"]["data"][0]["y"] == [1] and frames["1,2"]["data"][0]["y"] == [12]
 
 
-def test_a_refused_combination_says_why_and_bad_grids_are_refused():
-    frame = switch_frames(grid(refuse={(0, 0)}), CONTROLS, (1, 1))["0,0"]
-    assert frame["data"] == [] and "size 0 refused" in frame["layout"]["annotations"][0]["text"]
+def test_the_page_has_labelled_controls_set_to_the_default_and_each_frames_sentence():
+    plot.setup()
+    page = book_html(grid(refuse={(0, 0)}), CONTROLS, (1, 2), note="<p id='note'>n</p>")
+    assert page.endswith("<p id='note'>n</p>") and page.count('class="plotly-graph-div"') == 1
+    key = re.search(r'id="(emu-fig-[0-9a-f]+)"', page)[1]
+    assert f'<label for="{key}-control0">policy</label> <select id="{key}-control0">' \
+           '<option value="0">lru</option><option value="1" selected>fifo</option></select>' \
+           in page
+    assert f'<input type="range" id="{key}-control1" min="0" max="2" step="1" value="2" ' \
+           'aria-valuetext="32 KB">' in page
+    assert re.search(f'id="{key}-alt" aria-live="polite">With policy fifo and size 32 KB: '
+                     'Bar chart titled', page)
+    frames = frames_of(page)
+    assert frames["0,0"]["alt"] == "With policy lru and size 8 KB: Not drawn: size 0 refused"
+    assert frames["0,1"]["alt"].startswith("With policy lru and size 16 KB: Bar chart")
+    assert frames["0,1"]["csv"].splitlines()[1].endswith(",a,1")
+
+
+def test_bad_grids_are_refused():
     with pytest.raises(ValueError, match="no figure for the combinations"):
-        switching({k: v for k, v in grid().items() if k != (1, 2)}, CONTROLS, (0, 0))
+        book_html({k: v for k, v in grid().items() if k != (1, 2)}, CONTROLS, (0, 0))
     with pytest.raises(ValueError, match="default combination"):
-        switching(grid(refuse={(0, 0)}), CONTROLS, (0, 0))
+        book_html(grid(refuse={(0, 0)}), CONTROLS, (0, 0))
     with pytest.raises(ValueError, match="kind must be one of"):
-        switching(grid(), [CONTROLS[0], ("size", ["a", "b", "c"], "knob")], (0, 0))
+        book_html(grid(), [CONTROLS[0], ("size", ["a", "b", "c"], "knob")], (0, 0))
+    with pytest.raises(ValueError, match="has no options"):
+        book_html(grid(), [CONTROLS[0], ("size", [], "slider")], (0, 0))
 
 
-def test_choosing_in_the_browser_draws_the_precomputed_figure(tmp_path):
-    """Open the figure in Chromium with no kernel: a menu choice and a slider step each
-    draw their combination's bars."""
-    import plotly.io as pio
-
-    from tests.book.test_book import CHROMIUM, CHROMIUM_ARGS, _browser_or_skip
-    from emu.present.plot import CONFIG
-    sync_playwright = _browser_or_skip()
-    figure, script = switching(grid(), CONTROLS, (0, 0))
-    html = pio.to_html(figure, include_plotlyjs=True, full_html=True, config=CONFIG,
-                       post_script=script, div_id="fig", validate=False)
-    page_file = tmp_path / "switch.html"
-    page_file.write_text(html, encoding="utf-8")
-    bar_value = "() => document.getElementById('fig').data[0].y[0]"
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        page = browser.new_page()
-        page.route("**/*", lambda r: r.continue_() if r.request.url.startswith("file:")
-                   else r.abort())
-        page.goto(page_file.as_uri())
-        page.wait_for_selector("#fig svg.main-svg")
-        assert page.evaluate(bar_value) == 0
-        page.locator("#fig .updatemenu-header").first.click()
-        page.locator("#fig .updatemenu-dropdown-button").nth(1).click()   # policy: fifo
-        page.wait_for_function(f"() => ({bar_value})() === 10")
-        # the slider's rail takes the click, at the step's label (32 KB)
-        label = page.locator("#fig .slider-label", has_text=re.compile("^32 KB$")).bounding_box()
-        rail = page.locator("#fig .slider-rail-touch-rect").first.bounding_box()
-        page.mouse.click(label["x"] + label["width"] / 2, rail["y"] + rail["height"] / 2)
-        page.wait_for_function(f"() => ({bar_value})() === 12")
-        browser.close()
-
-
-def test_the_book_figure_switches_and_keeps_its_phone_layout(tmp_path):
-    """book_html in Chromium, no kernel: at 390 px the figure takes its narrow layout
-    (emu.present.narrow: 12 px text) and keeps it after a menu choice draws another
-    combination; at 1280 px it keeps the wide one (the template's 14 px)."""
+def test_the_keyboard_switches_the_figure_its_sentence_and_csv_and_phones_keep_their_layout(
+        tmp_path):
+    """book_html in Chromium, no kernel: Tab reaches the menu and the slider; a choice by
+    keyboard draws its combination, reads out its sentence and offers its CSV; at 390 px
+    the figure takes its narrow layout (emu.present.narrow: 12 px text) and keeps it after a
+    choice; at 1280 px it keeps the wide one (the template's 14 px)."""
     from plotly.offline import get_plotlyjs
 
-    from emu.present import plot
-    from emu.present.switch import book_html
     from tests.book.test_book import CHROMIUM, CHROMIUM_ARGS, _browser_or_skip
     sync_playwright = _browser_or_skip()
     plot.setup()
-    figures = {k: plot.style(f, title="bars", x="which", y="value") if not isinstance(f, str)
-               else f for k, f in grid().items()}
-    body = book_html(figures, CONTROLS, (0, 0), note="<p id='note'>offers</p>")
-    assert body.count('class="plotly-graph-div"') == 1 and body.endswith("<p id='note'>offers</p>")
+    body = book_html(grid(), CONTROLS, (0, 0))
     page_file = tmp_path / "book.html"
     page_file.write_text(f"<html><head><script>{get_plotlyjs()}</script></head>"
                          f"<body style='margin:0 16px'>{body}</body></html>", encoding="utf-8")
     state = """() => { const gd = document.querySelector('.js-plotly-plot');
                        return [gd._fullData[0].y[0], gd._fullLayout.font.size]; }"""
+    alt = "() => document.querySelector('.emu-figure-alt').textContent"
+    csv = "() => decodeURIComponent(document.querySelector('.emu-figure-data a').href)"
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         for width, font in ((390, 12), (1280, 14)):
@@ -110,10 +93,21 @@ def test_the_book_figure_switches_and_keeps_its_phone_layout(tmp_path):
             page.goto(page_file.as_uri())
             page.wait_for_selector(".js-plotly-plot svg.main-svg")
             page.wait_for_function(f"() => ({state})()[1] === {font}")
-            page.locator(".updatemenu-header").first.click()
-            page.locator(".updatemenu-dropdown-button").nth(1).click()     # policy: fifo
+            page.locator("body").focus()
+            for _ in range(10):         # Tab until the menu has the focus
+                page.keyboard.press("Tab")
+                if page.evaluate("() => document.activeElement.tagName") == "SELECT":
+                    break
+            page.keyboard.press("ArrowDown")          # policy: fifo
             page.wait_for_function(f"() => ({state})()[0] === 10")
+            page.keyboard.press("Tab")                # the slider
+            assert page.evaluate("() => document.activeElement.type") == "range"
+            page.keyboard.press("ArrowRight")         # size: 16 KB
+            page.wait_for_function(f"() => ({state})()[0] === 11")
+            assert page.evaluate(alt).startswith("With policy fifo and size 16 KB: Bar chart")
+            assert page.evaluate(csv).splitlines()[1].endswith(",a,11")
+            assert page.locator("output").text_content() == "16 KB"
             page.wait_for_timeout(500)
-            assert page.evaluate(state) == [10, font]
+            assert page.evaluate(state) == [11, font]
             page.close()
         browser.close()
