@@ -20,7 +20,9 @@ def grid(refuse=()):
         for s in range(3):
             figures[(p, s)] = (f"size {s} refused" if (p, s) in refuse else
                                plot.style(go.Figure(go.Bar(x=["a"], y=[10 * p + s])),
-                                          title="bars", x="which", y="value"))
+                                          title="bars of a title long enough to reach "
+                                                "the mode bar on a phone", x="which",
+                                          y="value"))
     return figures
 
 
@@ -65,6 +67,12 @@ def test_bad_grids_are_refused():
         book_html(grid(), [CONTROLS[0], ("size", [], "slider")], (0, 0))
 
 
+MODEBAR_OVER_TITLE = """() => {
+  const a = document.querySelector('.modebar').getBoundingClientRect();
+  const b = document.querySelector('.gtitle').getBoundingClientRect();
+  return a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom; }"""
+
+
 def test_the_keyboard_switches_the_figure_its_sentence_and_csv_and_phones_keep_their_layout(
         tmp_path):
     """book_html in Chromium, no kernel: Tab reaches the menu and the slider; a choice by
@@ -93,6 +101,7 @@ def test_the_keyboard_switches_the_figure_its_sentence_and_csv_and_phones_keep_t
             page.goto(page_file.as_uri())
             page.wait_for_selector(".js-plotly-plot svg.main-svg")
             page.wait_for_function(f"() => ({state})()[1] === {font}")
+            assert not page.evaluate(MODEBAR_OVER_TITLE)
             page.locator("body").focus()
             for _ in range(10):         # Tab until the menu has the focus
                 page.keyboard.press("Tab")
