@@ -159,6 +159,7 @@ class CountLayout:
                      "uncached_loads": c.H_UNCACHED_LOADS,
                      "uncached_stores": c.H_UNCACHED_STORES, "wc_wait_cycles": c.H_WC_WAIT,
                      "address_only": c.H_ADDRESS_ONLY}
+    IRQ_OFF = {"irq_off_cycles": c.H_IRQ_OFF_CYCLES}      # ARM's interrupts-off time
     ARM_WALKS = {"table_walks": c.H_WALKS, "section_hits": c.H_PRIMARY_HITS,
                  "page_hits": c.H_SECONDARY_HITS, "page_faults": c.H_PAGE_FAULTS}
     HASH_WALKS = {"hash_walks": c.H_WALKS, "primary_hits": c.H_PRIMARY_HITS,
@@ -172,8 +173,8 @@ class CountLayout:
         self.arm = machine.isa == "arm"
         self.cores = len(machine.cpus)
         words = list(self.SWITCHES)
-        for table in (self.EVENT_WORDS, self.STORE_QUEUE, self.OUTER_CACHE, self.CORE,
-                      self.MEMORY_SYSTEM, self.ARM_WALKS, self.HASH_WALKS):
+        for table in (self.EVENT_WORDS, self.STORE_QUEUE, self.OUTER_CACHE, self.IRQ_OFF,
+                      self.CORE, self.MEMORY_SYSTEM, self.ARM_WALKS, self.HASH_WALKS):
             words += table.values()
         self.header = {w: i for i, w in enumerate(dict.fromkeys(words))}
         gathered = [np.array(list(self.header), np.int64)]
@@ -184,8 +185,16 @@ class CountLayout:
             return tuple(names), get if len(positions) > 1 else (lambda v: (get(v),))
         self.tables = {id(t): picker(t, [self.header[w] for w in t.values()])
                        for t in (self.EVENT_WORDS, self.STORE_QUEUE, self.OUTER_CACHE,
-                                 self.CORE, self.MEMORY_SYSTEM, self.ARM_WALKS,
-                                 self.HASH_WALKS)}
+                                 self.IRQ_OFF, self.CORE, self.MEMORY_SYSTEM,
+                                 self.ARM_WALKS, self.HASH_WALKS)}
+        # the event tables in decode's order, each with what turns it on: None (always),
+        # False (never on this machine) or the position of a word that must be non-zero
+        at = self.header
+        self.gated = ((self.EVENT_WORDS, None), (self.STORE_QUEUE, at[c.H_SQ_SLICES]),
+                      (self.OUTER_CACHE, None if self.outer_cache else False),
+                      (self.IRQ_OFF, None if self.arm else False),
+                      (self.CORE, None if self.cores > 1 else False),
+                      (self.MEMORY_SYSTEM, at[c.H_MEMSYS]))
         # per cache level, then per TLB: (its name, its counters' names and getter)
         self.levels = []
         self.miss_positions = []        # per cache level: (its name, its misses' position)
@@ -206,14 +215,8 @@ class CountLayout:
         """Run.counter's names: {name: (its position, or None where decode leaves its table
         out on this machine; the position of the word that turns its table on, or None)}."""
         at = self.header
-        gates = {id(self.EVENT_WORDS): None, id(self.STORE_QUEUE): at[c.H_SQ_SLICES],
-                 id(self.OUTER_CACHE): None if self.outer_cache else False,
-                 id(self.CORE): None if self.cores > 1 else False,
-                 id(self.MEMORY_SYSTEM): at[c.H_MEMSYS]}
         out = {}
-        for table in (self.EVENT_WORDS, self.STORE_QUEUE, self.OUTER_CACHE, self.CORE,
-                      self.MEMORY_SYSTEM):
-            gate = gates[id(table)]
+        for table, gate in self.gated:
             for name, word in table.items():
                 if name != "first_stale_pc":            # decode turns it into a PC or None
                     out[name] = (None, None) if gate is False else (at[word], gate)
@@ -246,19 +249,12 @@ class CountLayout:
     def decode(self, values, soft_tlb_events):
         """(caches, events, memory, tlbs) of a gather's values (a list of ints)."""
         at = self.header
-        events = self._table(self.EVENT_WORDS, values)
+        events = {}
+        for table, gate in self.gated:
+            if gate is None or (gate is not False and values[gate]):
+                events.update(self._table(table, values))
         if not values[at[c.H_STALE]]:
             events["first_stale_pc"] = None
-        if values[at[c.H_SQ_SLICES]]:
-            events.update(self._table(self.STORE_QUEUE, values))
-        if self.outer_cache:
-            events.update(self._table(self.OUTER_CACHE, values))
-        if self.arm:
-            events["irq_off_cycles"] = values[at[c.H_IRQ_OFF_CYCLES]]
-        if self.cores > 1:
-            events.update(self._table(self.CORE, values))
-        if values[at[c.H_MEMSYS]]:
-            events.update(self._table(self.MEMORY_SYSTEM, values))
         mmu = values[at[c.H_MMU]]
         if mmu == mmu_model.MODE_ARM_SHORT:
             events.update(self._table(self.ARM_WALKS, values))

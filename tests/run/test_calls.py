@@ -96,6 +96,25 @@ def test_a_runs_counters_read_without_its_dictionaries_are_theirs():
     assert counted["transfers"] == 0 and "transfers" not in decoded.events   # one core
 
 
+def test_a_runs_events_come_in_one_order_and_each_counter_reads_its_event():
+    """A two-core Cortex-A9 (an outer cache, interrupts-off time, the cores' events): the
+    events in the order Runs have always listed them (their dictionaries and JSON keep it),
+    and Run.counter of each gives its value."""
+    m = Machine("cortex-a9", cores=2)
+    m.load("seven:\n    mov r0, #7\n    bx lr\n")
+    run = m.call("seven")
+    assert list(run.events)[:15] == [
+        "stale_ifetch", "first_stale_pc", "nontemporal_stores", "wc_flushes",
+        "wc_partial_flushes", "instructions_outside_programs", "alignment_exceptions",
+        "split_accesses", "outer_cache_syncs", "outer_cache_line_ops", "outer_cache_wait",
+        "maintenance_wait", "irq_off_cycles", "transfers", "snoop_invalidations"]
+    fresh = m.call("seven")
+    for name, value in run.events.items():
+        if name not in ("first_stale_pc", "table_walks", "section_hits", "page_hits",
+                        "page_faults"):
+            assert fresh.counter(name) == value, name
+
+
 def test_a_run_crosses_processes_and_the_exchange_decoded():
     m = Machine("cortex-a9", cores=2)
     m.load("seven:\n    mov r0, #7\n    bx lr\n")
