@@ -86,7 +86,9 @@ def test_a_kernel_running_a_long_loop_stops_at_interrupt(tmp_path):
     try:
         kc.execute_interactive("import emu\nm = emu.Machine('ppc750')\nm.load('''%s''')" % SPIN,
                                timeout=60)
-        msg_id = kc.execute("m.call('spin', limit=10**15)")
+        # stop_on_error off: else ipykernel aborts a request that comes right after the
+        # error (under load the next one did, 1 run in 6: status busy and idle, no output)
+        msg_id = kc.execute("m.call('spin', limit=10**15)", stop_on_error=False)
         time.sleep(2)
         sent = time.monotonic()
         km.interrupt_kernel()
@@ -99,7 +101,8 @@ def test_a_kernel_running_a_long_loop_stops_at_interrupt(tmp_path):
         outputs = []
         kc.execute_interactive("print(m.call('answer').return_value)", timeout=30,
                                output_hook=lambda msg: outputs.append(msg))
-        assert any(o["content"].get("text", "").strip() == "7" for o in outputs)
+        assert any(o["content"].get("text", "").strip() == "7" for o in outputs), \
+            [o["content"] for o in outputs]
     finally:
         kc.stop_channels()
         km.shutdown_kernel(now=True)
