@@ -371,6 +371,61 @@ def test_pages_in_browser(browser, book_html, server, width):
     assert figures_on_notebooks > 0, "no plotly figure on any notebook page"
 
 
+# Each control of each online explorer on a page (emu.present.switch), by keyboard: the
+# figure is drawn again (plotly gives gd.data a new array, which loses the mark set here),
+# and its text alternative changes to name the new setting.
+EXPLORER_KEYS_JS = r"""async () => {
+  const problems = [];
+  const wait = ms => new Promise(r => setTimeout(r, ms));
+  for (const group of document.querySelectorAll('.emu-switch')) {
+    const figure = group.closest('.emu-figure');
+    const gd = figure.querySelector('.js-plotly-plot');
+    const alt = figure.querySelector('.emu-figure-alt');
+    for (const field of group.querySelectorAll('select, input[type=range]')) {
+      const label = figure.querySelector(`label[for="${field.id}"]`);
+      if (!label || !label.textContent.trim()) { problems.push(`${field.id}: no label`); }
+      const last = field.tagName === 'SELECT' ? field.options.length - 1 : Number(field.max);
+      if (last < 1) { continue; }
+      const before = alt.textContent;
+      gd.data.emuMark = true;
+      field.focus();
+      if (document.activeElement !== field) { problems.push(`${field.id}: takes no focus`); }
+      field.value = String(Number(field.value) === last ? 0 : Number(field.value) + 1);
+      field.dispatchEvent(new Event(field.tagName === 'SELECT' ? 'change' : 'input'));
+      for (let i = 0; i < 50 && gd.data.emuMark; i++) { await wait(100); }
+      if (gd.data.emuMark) { problems.push(`${field.id}: the figure was not drawn again`); }
+      if (alt.textContent === before) { problems.push(`${field.id}: the same text alternative`); }
+    }
+  }
+  return problems;
+}"""
+
+
+@pytest.mark.book
+@pytest.mark.parametrize("width", WIDTHS.values(), ids=WIDTHS.keys())
+def test_online_explorers_move_without_a_kernel(browser, book_html, server, width):
+    """Every explorer's figure in the built book: each control labelled, focusable, and
+    each change draws another precomputed figure with its own text alternative."""
+    notebooks, _ = book_pages(book_html)
+    pages = [rel for rel in notebooks if 'class="emu-switch"' in
+             (book_html / rel).read_text(encoding="utf-8")]
+    assert len(pages) >= 5, f"online explorers on only {pages}"
+    external, problems = [], {}
+    context = new_context(browser, width, external)
+    try:
+        for rel in pages:
+            page = context.new_page()
+            page.goto(f"{server}/{rel}", wait_until="load")
+            page.wait_for_function(FIGURES_DRAWN_JS, timeout=FIGURE_TIMEOUT_MS)
+            found = page.evaluate(EXPLORER_KEYS_JS)
+            if found:
+                problems[rel] = found
+            page.close()
+    finally:
+        context.close()
+    assert not external and not problems, (external, problems)
+
+
 VISIBLE_JS = """(selector) => Array.from(document.querySelectorAll(selector)).some(el => {
   const r = el.getBoundingClientRect(), s = getComputedStyle(el);
   return s.display !== 'none' && s.visibility !== 'hidden' && r.width > 0 && r.height > 0
