@@ -71,6 +71,14 @@ def moved(changes=None):
         _STATE.reset(token)
 
 
+def run_moved(function, changes, **arguments):
+    """``function(**arguments)`` with the estimates ``changes`` moved: a sweep's run that
+    moves its own estimates in its worker (``sweep.run(estimates.run_moved, [{"function":
+    f, "changes": {...}, ...}])``), where a sweep inside ``moved`` would run in the caller."""
+    with moved(changes):
+        return function(**arguments)
+
+
 def watch():
     """``moved()`` with nothing moved: the block's reads, recorded."""
     return moved()

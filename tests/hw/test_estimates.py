@@ -75,6 +75,13 @@ def test_a_sweep_inside_a_move_runs_here_with_the_move():
     assert sweep.run(_memory_latency, points, executor="serial") == [80, 80]
 
 
+def test_each_run_of_a_sweep_moves_its_own_estimates_in_its_worker():
+    points = [{"function": _memory_latency, "changes": {"ppc750:memory.latency": v}}
+              for v in (64, 100)] + [{"function": _memory_latency, "changes": {}}]
+    assert sweep.run(estimates.run_moved, points, workers=2) == [64, 100, 80]
+    assert not estimates.active() and _memory_latency() == 80
+
+
 def test_watch_records_the_estimates_a_run_reads():
     with estimates.watch() as w:
         sync_cycles()
