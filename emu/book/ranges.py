@@ -47,14 +47,15 @@ from ..hw import estimates
 from ..hw import profile as profiles
 from ..hw.model import build
 from ..kernel import costs, workloads
-from ..papers import blanchard2002
+from ..papers import blanchard2002, mackerras2003
 from ..papers.yoshioka2005 import ext3model
 from ..run import sweep
 
 GROUPINGS = ("estimate", "table", "kind", "source")
 #: the estimates a chapter's own model makes (its workload's sizes and pace), beside the
 #: profiles' and the kernel's
-CHAPTER_ESTIMATES = (blanchard2002.build_ranges, ext3model.estimate_ranges)
+CHAPTER_ESTIMATES = (blanchard2002.build_ranges, ext3model.estimate_ranges,
+                     mackerras2003.estimate_ranges)
 #: a profile's keys that are cycles (with its [costs] tables): moved together by "kind"
 CYCLE_KEYS = {"hit_latency", "latency", "split_cycles", "exception_cycles", "service",
               "cache_sync", "line_op", "on_module", "off_module", "walk_cycles",
