@@ -316,3 +316,16 @@ def test_the_copy_build_claims_scale_the_papers_system_time():
 def test_the_socket_gain_is_largest_for_aligned_cached_copies():
     warm, cold, misaligned = mackerras2003.bw_unix_gain()
     assert warm > cold > 0 and warm > misaligned > 0
+
+
+def test_the_iteration_gap_divides_the_papers_saving_by_the_models_cost_per_flush():
+    def run(us, flushed):
+        return SimpleNamespace(us=us, iterations=2, counts={"pages_flushed": 2 * flushed})
+    runs = {(kind, "eager"): run(1000.0, 110) for kind in mackerras2003.LAT_PROC}
+    runs.update({(kind, "lazy"): run(500.0, 10) for kind in mackerras2003.LAT_PROC})
+    gap = mackerras2003.iteration_gap(runs)
+    # 100 flushes skipped for 500 us: 5 us each; the paper's exec saves 5065 - 2254 us
+    assert gap.loc["flushes skipped", "exec"] == 100
+    assert gap.loc["us saved per skipped flush", "exec"] == 5.0
+    assert gap.loc["skipped flushes the paper's saving takes", "exec"] == (5065 - 2254) / 5
+    assert gap.loc["lazy time: paper / model", "fork"] == 659 / 500

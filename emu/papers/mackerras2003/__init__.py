@@ -447,3 +447,31 @@ def claims():
     (not modelled) and the copy workload's inputs (the scorecard's rows)."""
     runs = lat_proc_runs()
     return cache_flushing_claims(runs) + copy_claims() + pte_claims() + input_claims()
+
+
+# ------------------------------------------------------------------ the savings' gap
+
+def iteration_gap(runs):
+    """What one lat_proc iteration does in the model against the paper's (Table 2), per
+    kind: the times, the flushes the lazy policy skips and what each skipped one saves, the
+    skipped flushes the paper's saving would take at that cost, and how far apart the
+    savings and the lazy (mostly flush-free) times are. ``runs``: lat_proc_runs()."""
+    import pandas as pd
+    table2 = data.load("mackerras2003_table2_lmbench").set_index("kernel")
+    rows = {}
+    for kind, column in LAT_PROC.items():
+        eager, lazy = runs[kind, "eager"], runs[kind, "lazy"]
+        before, after = (float(table2.loc[k, column]) for k in ("original", "optimized"))
+        skipped = (eager.counts["pages_flushed"] - lazy.counts["pages_flushed"]) / eager.iterations
+        per_skip_us = (eager.us - lazy.us) / skipped
+        rows[kind] = {
+            "model eager (us)": eager.us, "model lazy (us)": lazy.us,
+            "paper eager (us)": before, "paper lazy (us)": after,
+            "pages flushed eager": eager.counts["pages_flushed"] / eager.iterations,
+            "flushes skipped": skipped,
+            "us saved per skipped flush": per_skip_us,
+            "skipped flushes the paper's saving takes": (before - after) / per_skip_us,
+            "saving: paper / model": (before - after) / (eager.us - lazy.us),
+            "lazy time: paper / model": after / lazy.us,
+        }
+    return pd.DataFrame(rows)
