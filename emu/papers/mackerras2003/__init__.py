@@ -281,9 +281,10 @@ def copy_builds():
             for routine in ("simple", "power4")}
 
 
-#: LMBench's bw_unix as the copy model runs it: one large copy each way, aligned (its
-#: buffers are page-aligned, the kernel's socket buffers too), caches warm (notebook 02's
-#: state); the copybench's largest size
+#: LMBench's bw_unix as the copy model runs it: one large copy, aligned (its buffers are
+#: page-aligned; unix_stream_sendmsg, net/unix/af_unix.c, cuts a 64 KB write into socket
+#: buffers of at most SKB_MAX_ALLOC, under 16 KB, so each piece starts aligned too), caches
+#: warm (notebook 02's state); the copybench's largest size
 BW_UNIX_COPY = dict(size=8192, src_align=0, dst_align=0, cache="warm")
 
 
@@ -335,7 +336,8 @@ def copy_claims(builds=None):
               emulated=warm, page=PAGES["copy"],
               stand_in="the copies alone: one 8 KB copy, aligned, caches warm, "
                        "copy_tofrom_user64 against the 32-bit routine (LMBench bw_unix "
-                       "moves 64 KB per call through a socket)",
+                       "moves 64 KB per call, which the kernel copies in socket buffers of "
+                       "under 16 KB)",
               reason=f"the model's gain is the copy's alone, the most the socket can gain: "
                      f"the system calls and socket buffers around it are not run; from "
                      f"memory it is {cold:.0f}%, from a source 3 bytes off {misaligned:.0f}%"),
