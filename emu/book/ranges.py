@@ -3,7 +3,8 @@
 Every number the model takes without a primary source is an estimate with a plausible low
 and high and the reason for them, where the number lives (``emu.hw.estimates`` names them
 all: a profile's ``unverified`` values and their ``ranges``, the kernel's cost table, the
-workloads' images, Yoshioka 2005's pace of writes, ``ext3model.STAGGER``). A claim's
+workloads' images, Yoshioka 2005's pace of writes, ``ext3model.STAGGER``, Mackerras
+2003's compile steps per 405 build, ``mackerras2003.BUILD405``). A claim's
 **range** is the span of its emulated value when each estimate its run reads moves to its
 low and to its high, one at a time, everything else as it is; the estimate that **moves it
 most** is the one whose low and high put the claim furthest apart.
@@ -47,14 +48,15 @@ from ..hw import estimates
 from ..hw import profile as profiles
 from ..hw.model import build
 from ..kernel import costs, workloads
-from ..papers import blanchard2002
+from ..papers import blanchard2002, mackerras2003
 from ..papers.yoshioka2005 import ext3model
 from ..run import sweep
 
 GROUPINGS = ("estimate", "table", "kind", "source")
 #: the estimates a chapter's own model makes (its workload's sizes and pace), beside the
 #: profiles' and the kernel's
-CHAPTER_ESTIMATES = (blanchard2002.build_ranges, ext3model.estimate_ranges)
+CHAPTER_ESTIMATES = (blanchard2002.build_ranges, ext3model.estimate_ranges,
+                     mackerras2003.estimate_ranges)
 #: a profile's keys that are cycles (with its [costs] tables): moved together by "kind"
 CYCLE_KEYS = {"hit_latency", "latency", "split_cycles", "exception_cycles", "service",
               "cache_sync", "line_op", "on_module", "off_module", "walk_cycles",

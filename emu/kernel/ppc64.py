@@ -4,7 +4,8 @@ Linux 2.6.0-2.6.8 ppc64 kernel ran it on the pSeries 650 of Mackerras 2003 (Tabl
 What runs as guest code, its cycles measured and charged (routines/ppc64):
 
 * ``clear_page`` (dcbz per 128-byte line), ``copy_page`` (the six-line POWER4 loop,
-  ``copy_page_power4.S``), ``flush_dcache_icache`` (128-byte lines);
+  ``copy_page_power4.S``; option ``copy_page="simple"``: the two-doubleword loop of
+  ``copy_page_simple.S`` it was measured against), ``flush_dcache_icache`` (128-byte lines);
 * the hash table work, ``hash_native_64.S`` + ``hash_low_64.S`` assembled together:
   ``hash_page`` (walk the three-level Linux page table, check the access, insert into the
   primary then the secondary group, evict when both are full, record the group and slot
@@ -136,6 +137,11 @@ HCALL_PASS = 16                 # cycles of one pass of an hcall loop (16 instru
 FIRST_USER_CONTEXT = 1          # context 0 is the kernel's (as recalled, unverified)
 
 
+#: copy_page's routine (option ``copy_page``): the POWER4 six-line loop the kernel adopted,
+#: or the simple two-doubleword loop Mackerras 2003 section 3.1 measured it against
+COPY_PAGES = {"power4": "copy_page_power4", "simple": "copy_page_simple"}
+
+
 def htab_size_for(total_memory):
     """The kernel's hash-table size: one PTEG per two pages of RAM (RAM rounded up to a
     power of two), at least 2^11 PTEGs = 256 KB (arch/ppc64/kernel/prom.c
@@ -214,9 +220,12 @@ class PPC64Hash(Arch):
     walks_flush_ranges = True
 
     def __init__(self, machine, ledger, htab_size=None, total_memory=None, hash_lock="hpte",
-                 tlbie="batched", lpar=False):
+                 tlbie="batched", lpar=False, copy_page="power4"):
         super().__init__(machine, ledger)
         self.hash_lock, self.tlbie = _locking(hash_lock, tlbie)
+        if copy_page not in COPY_PAGES:
+            raise ValueError(f"copy_page must be one of {list(COPY_PAGES)}, not {copy_page!r}")
+        self.copy_page_entry = COPY_PAGES[copy_page]
         self.lpar = bool(lpar)
         # 2.4 zaps a range, then flushes it page by page (local_flush_tlb_range); 2.5's
         # TLB gather batches the zapped PTEs for one flush_hash_range
@@ -231,7 +240,7 @@ class PPC64Hash(Arch):
         self.kvars = machine.alloc(8)                   # the pseudo-timebase
         # ppc64_tlb_batch: one per CPU (ppc64_tlb_batch[smp_processor_id()])
         self.batches = [machine.alloc(BATCH_BYTES) for _ in machine.cpus]
-        for name in ("clear_page.S", "copy_page_power4.S", "flush_dcache_icache.S"):
+        for name in ("clear_page.S", f"{self.copy_page_entry}.S", "flush_dcache_icache.S"):
             machine.load(routine(f"ppc64/{name}"))
         # several CPUs: the SMP build (the tlbie lock, the barriers of the bit operations)
         smp = len(machine.cpus) > 1
@@ -304,7 +313,7 @@ class PPC64Hash(Arch):
     # (clear_page and flush_dcache_icache: the Arch defaults, on the 64-bit routines)
 
     def copy_page(self, dst, src):
-        self.call("copy_page_power4", dst, src, charge="copy_page")
+        self.call(self.copy_page_entry, dst, src, charge="copy_page")
 
     # ------------------------------------------------------------------ contexts
 

@@ -392,3 +392,22 @@ def test_bad_configurations_are_refused():
     with pytest.raises(ValueError, match="tlb_flush must be one of"):
         kernel("tlbia")
     assert unpack(0x2_0003_0001) == (1, 3, 2)
+
+
+def test_the_simple_copy_page_copies_a_page_in_its_own_instructions():
+    """Mackerras 2003 section 3.1's baseline, the kernel's copy_page when asked for."""
+    k = workloads.make_kernel(profile="power4", copy_page="simple")
+    m = k.machine
+    src = m.alloc(PAGE_SIZE, data=bytes(range(256)) * 16, align=PAGE_SIZE)
+    dst = m.alloc(3 * PAGE_SIZE, data=b"\x55" * (3 * PAGE_SIZE), align=PAGE_SIZE)
+    k.arch.copy_page(dst + PAGE_SIZE, src)
+    assert m.read(dst + PAGE_SIZE, PAGE_SIZE) == bytes(range(256)) * 16
+    assert m.read(dst, PAGE_SIZE) + m.read(dst + 2 * PAGE_SIZE, PAGE_SIZE) == \
+        b"\x55" * (2 * PAGE_SIZE)
+    # li, mtctr, addi, addi; 4096 / 16 = 256 x (ld, ldu, std, stdu, bdnz); blr
+    assert k.ledger.rows["copy_page"][3] == 4 + 256 * 5 + 1 == 1285
+
+
+def test_copy_page_refuses_an_unknown_routine():
+    with pytest.raises(ValueError, match="copy_page must be one of"):
+        workloads.make_kernel(profile="power4", copy_page="fast")

@@ -253,3 +253,79 @@ def test_the_saving_reason_says_which_way_the_run_went(saved_us, word):
               if c.claim.endswith("time saved per iteration")]
     assert len(saving) == 3
     assert all(f"its saving is {word}" in c.reason for c in saving)
+
+
+# ------------------------------------------------------------------ the 405 in seconds
+
+def _step(us):
+    """A stand-in for one compile step's Result: its kernel time."""
+    return SimpleNamespace(us=us)
+
+
+def _table3():
+    return data.load("mackerras2003_table3_profile_ppc405").set_index("procedure")
+
+
+def test_the_405s_floating_point_emulation_is_table_3s_ticks_per_build():
+    # ProgramCheckException 4766 + do_mathemu 4475 + record_exception 1369 + fmul 731
+    # + fsub 658 = 11,999 ticks of 10 ms over the 2 builds profiled
+    assert mackerras2003.fp_emulation_s(_table3()) == pytest.approx(11999 * 0.01 / 2)
+
+
+def test_the_405_build_claims_are_steps_times_seconds():
+    claims = {c.claim: c for c in mackerras2003.ppc405_build_claims(
+        _step(30_000.0), _step(5_000.0), _table3())}
+    saved = claims["PPC405 kernel compile system time saved per build"]
+    # 400 steps (the estimate) of 25 ms saved: 10 s, against 147.7 - 139.0 s
+    assert saved.emulated == pytest.approx(10.0) and saved.published == pytest.approx(8.7)
+    assert claims["PPC405 kernel compile system time per build, before"].emulated == \
+        pytest.approx(12.0)
+    # 10 s of the build's 147.7 + 1457.9 s
+    overall = claims["PPC405 kernel compile overall time reduction"]
+    assert overall.emulated == pytest.approx(100 * 10.0 / (147.7 + 1457.9))
+    assert claims["PPC405 kernel compile user time: after / before"].emulated is None
+    from emu.hw import estimates
+    with estimates.moved({"kernel:build405.jobs": 250}):
+        fewer = mackerras2003.ppc405_build_claims(_step(30_000.0), _step(5_000.0), _table3())
+    assert fewer[0].emulated == pytest.approx(250 * 0.025)
+
+
+def test_the_build_count_is_an_estimate_with_its_range():
+    from emu.book import ranges
+    estimate = ranges.catalog()["kernel:build405.jobs"]
+    assert estimate.low < estimate.value < estimate.high and estimate.why
+
+
+# ------------------------------------------------------------------ section 3
+
+def test_the_copy_build_claims_scale_the_papers_system_time():
+    def build(cycles):
+        import pandas as pd
+        return SimpleNamespace(cycles=cycles, iterations=2, breakdown=pd.DataFrame(
+            {"calls": [20]}, index=["copy_page"]))
+    claims = {c.claim: c for c in mackerras2003.copy_claims(
+        {"simple": build(1_000_000), "power4": build(990_000)})}
+    system = claims["POWER4 kernel compile system time: optimized copies / original"]
+    assert system.emulated == pytest.approx(0.99) and system.published == \
+        pytest.approx(8.19 / 8.30)
+    assert "10 a step" in system.reason and "500 cycles less a copy" in system.reason
+    overall = claims["POWER4 kernel compile overall improvement"]
+    assert overall.emulated == pytest.approx(100 * 8.30 * 0.01 / (8.30 + 78.84))
+
+
+def test_the_socket_gain_is_largest_for_aligned_cached_copies():
+    warm, cold, misaligned = mackerras2003.bw_unix_gain()
+    assert warm > cold > 0 and warm > misaligned > 0
+
+
+def test_the_iteration_gap_divides_the_papers_saving_by_the_models_cost_per_flush():
+    def run(us, flushed):
+        return SimpleNamespace(us=us, iterations=2, counts={"pages_flushed": 2 * flushed})
+    runs = {(kind, "eager"): run(1000.0, 110) for kind in mackerras2003.LAT_PROC}
+    runs.update({(kind, "lazy"): run(500.0, 10) for kind in mackerras2003.LAT_PROC})
+    gap = mackerras2003.iteration_gap(runs)
+    # 100 flushes skipped for 500 us: 5 us each; the paper's exec saves 5065 - 2254 us
+    assert gap.loc["flushes skipped", "exec"] == 100
+    assert gap.loc["us saved per skipped flush", "exec"] == 5.0
+    assert gap.loc["skipped flushes the paper's saving takes", "exec"] == (5065 - 2254) / 5
+    assert gap.loc["lazy time: paper / model", "fork"] == 659 / 500
