@@ -330,50 +330,22 @@ hash_page:
         .globl  hpte_updatepp
 hpte_updatepp:
         .if LPAR_READS
-.Lhcall_5:
-        lis     r12, htab_data@h            # H_READ of the HPTE: sc 1 ... hrfid, the
-        ori     r12, r12, htab_data@l       # call's own cycles (HCALL_LOOPS
-        ld      r12, 32(r12)                # passes of sixteen cycles)
-90:     addic.  r12, r12, -1
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        bgt     90b
-.Lhcall_5_end:
+        mflr    r0                          # H_READ of the HPTE: plpar_hcall, LR saved
+        std     r0, 16(r1)                  # and a frame made as the kernel's C
+        stdu    r1, -112(r1)                # caller (pSeries_lpar.c) did
+        bl      plpar_hcall
+        addi    r1, r1, 112
+        ld      r0, 16(r1)
+        mtlr    r0
         .endif
         .if LPAR
-.Lhcall_6:
-        lis     r12, htab_data@h            # H_PROTECT: sc 1 ... hrfid, the
-        ori     r12, r12, htab_data@l       # call's own cycles (HCALL_LOOPS
-        ld      r12, 32(r12)                # passes of sixteen cycles)
-90:     addic.  r12, r12, -1
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        bgt     90b
-.Lhcall_6_end:
+        mflr    r0                          # H_PROTECT: plpar_hcall, LR saved
+        std     r0, 16(r1)                  # and a frame made as the kernel's C
+        stdu    r1, -112(r1)                # caller (pSeries_lpar.c) did
+        bl      plpar_hcall
+        addi    r1, r1, 112
+        ld      r0, 16(r1)
+        mtlr    r0
         .endif
         lis     r9, htab_data@h
         ori     r9, r9, htab_data@l
@@ -455,27 +427,13 @@ hpte_updatepp:
         .globl  hpte_remove
 hpte_remove:
         .if LPAR
-.Lhcall_7:
-        lis     r12, htab_data@h            # H_REMOVE: sc 1 ... hrfid, the
-        ori     r12, r12, htab_data@l       # call's own cycles (HCALL_LOOPS
-        ld      r12, 32(r12)                # passes of sixteen cycles)
-90:     addic.  r12, r12, -1
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        bgt     90b
-.Lhcall_7_end:
+        mflr    r0                          # H_REMOVE: plpar_hcall, LR saved
+        std     r0, 16(r1)                  # and a frame made as the kernel's C
+        stdu    r1, -112(r1)                # caller (pSeries_lpar.c) did
+        bl      plpar_hcall
+        addi    r1, r1, 112
+        ld      r0, 16(r1)
+        mtlr    r0
         .endif
         mflr    r11
         mr      r12, r3
@@ -679,27 +637,7 @@ flush_hash_range:
         sldi    r10, r3, 4
         add     r10, r9, r10                # hptep: the one HPTE this entry can be
         .if LPAR
-.Lhcall_8:
-        lis     r12, htab_data@h            # H_REMOVE of this entry: sc 1 ... hrfid, the
-        ori     r12, r12, htab_data@l       # call's own cycles (HCALL_LOOPS
-        ld      r12, 32(r12)                # passes of sixteen cycles)
-90:     addic.  r12, r12, -1
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        bgt     90b
-.Lhcall_8_end:
+        bl      plpar_hcall                 # H_REMOVE of this entry (LR saved at entry)
         .endif
         .if GLOBAL_LOCK == 0                # 2.4: hash_table_lock instead
 .Lhpte_lock_3:

@@ -75,6 +75,31 @@ def test_in_a_partition_each_hpte_goes_by_a_hypervisor_call_with_its_own_tlbie(
     assert not any(k.arch.lookup(process.mm, where + 4096 * i) for i in range(PAGES))
 
 
+@pytest.mark.parametrize("config, hcalls", [(GLOBAL, 2 * PAGES), (BATCHED, PAGES)])
+def test_each_hcall_is_one_call_of_plpar_hcall_and_the_call_tree_splits_the_flush(
+        config, hcalls):
+    """plpar_hcall runs once per hypervisor call (its mfcr and mtcrf once each): its own
+    cycles are at least HCALL_LOOPS sixteen-cycle passes a call. The call tree puts all of
+    them in the plpar_hcall row, the HPTE invalidations in flush_hash_page's, and what is
+    left to the scan; the three add up to the flush's cycles, as the ledger counted them."""
+    k, process, where = mapped(2, lpar=True, **config)
+    before = k.ledger.cycles
+    sampled = profiler.profile_run(k.machine, lambda: k.arch.flush_range(
+        process.mm, where, where + PAGES * 4096), every=997)
+    table = sampled.table
+    counts = Counter(row.instruction.split()[0] for row in table.itertuples()
+                     for _ in range(row.hits))
+    assert counts["mfcr"] == counts["mtcrf"] == hcalls
+    own = int(table.loc[table["symbol"] == "plpar_hcall", "cycles"].sum())
+    assert own >= hcalls * HCALL_LOOPS * 16
+    tree = profiler.call_tree(table, sampled.symbols, blanchard2002.SPLIT)
+    entry = "flush_tlb_range_pages" if config is GLOBAL else "flush_tlb_range"
+    parts = tree[entry]
+    assert parts["plpar_hcall"] == pytest.approx(own)
+    assert parts["flush_hash_page"] > 0 and parts[None] > 0
+    assert sum(parts.values()) == pytest.approx(k.ledger.cycles - before)
+
+
 def test_the_hcall_cost_is_the_profiles_estimate_and_moves_with_it():
     from emu.hw import estimates
     with estimates.moved({"power4:hypervisor.hcall": 640}):
