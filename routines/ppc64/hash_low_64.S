@@ -58,6 +58,11 @@
  * four-byte entries: the pgd entry is the pmd page's page number (PGDIR_SHIFT 31), the pmd
  * entry the PTE page's page number << 2 (PMD_SHIFT 21).
  *
+ * With HASH_TABLE_LOCK (2.4 on several CPUs) hash_page and flush_hash_page_lpte take
+ * hash_table_lock; FLUSH_HASH_LOCK = 0 leaves the flush out of it (a hypothesis of the
+ * book, no kernel's: emu.kernel.ppc64 hash_lock="global_hash"), its tlbie then under
+ * the tlbie lock (TLBIE_LOCK = 1).
+ *
  * Assembled in one source with hash_native_64.S (hpte_insert, hpte_invalidate,
  * flush_hash_page, hpt_hash, group_of, htab_data), which comes after this file; the loader
  * defines KVARS (a doubleword: the pseudo-timebase) first.
@@ -73,6 +78,9 @@
         .endif
         .ifndef HASH_TABLE_LOCK
         .equ    HASH_TABLE_LOCK, 0          # 2.4 on several CPUs: the global lock's spins
+        .endif
+        .ifndef FLUSH_HASH_LOCK
+        .equ    FLUSH_HASH_LOCK, HASH_TABLE_LOCK    # 0: flushes leave hash_table_lock alone
         .endif
         .equ    _PAGE_PRESENT, 0x001
         .equ    _PAGE_USER, 0x002
@@ -511,7 +519,7 @@ flush_hash_page_lpte:
         clrldi  r0, r30, 36
         or      r3, r3, r0                  # va
         rldicl  r4, r31, 52, 60             # hidx = (lpte >> 12) & 0xf
-        .if HASH_TABLE_LOCK
+        .if FLUSH_HASH_LOCK
         lis     r9, htab_data@h             # spin_lock(&hash_table_lock), 2.4's global
         ori     r9, r9, htab_data@l         # lock of the whole hash table (htab.c)
         ld      r9, 24(r9)
@@ -526,7 +534,7 @@ flush_hash_page_lpte:
 .Lhash_table_lock_2_end:
         .endif
         bl      flush_hash_page
-        .if HASH_TABLE_LOCK
+        .if FLUSH_HASH_LOCK
         lis     r9, htab_data@h             # spin_unlock(&hash_table_lock)
         ori     r9, r9, htab_data@l
         ld      r9, 24(r9)

@@ -29,7 +29,8 @@
  * With LPAR = 1 (a logical partition: arch/ppc64/kernel/pSeries_lpar.c of March 2002) the
  * insert and the invalidate are hypervisor calls, H_ENTER and H_REMOVE: the hypervisor's
  * work on the table is the code below, each call's own cost plpar_hcall (at the end of
- * this file: a loop of HCALL_LOOPS passes), the tlbie under the hypervisor's tlbie lock (the TLBIE_LOCK word); with
+ * this file: a loop of HCALL_LOOPS passes), the tlbie under the hypervisor's tlbie lock
+ * (the TLBIE_LOCK word); with
  * LPAR_READS (the backend of 13 March 2002) each slot looked at is read with H_READ first;
  * with LPAR_TLBIE_LOCK (the rework of 26 March) the kernel holds pSeries_lpar_tlbie_lock
  * around H_REMOVE.

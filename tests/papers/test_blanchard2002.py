@@ -128,6 +128,26 @@ def test_the_global_lock_replaces_the_hpte_bits_and_the_tlbie_lock():
     assert new[0]["eieio"] - old[0]["eieio"] == PAGES
 
 
+def test_the_profiled_variant_flushes_under_the_tlbie_lock_not_the_hash_lock():
+    """hash_lock='global_hash' on two CPUs: a flushed page takes the tlbie lock (one
+    stwcx. on its word) and never hash_table_lock, whose word no flush writes; hash_page
+    still takes hash_table_lock (the pages' HPTEs were made under it, and it is free)."""
+    k, process, where = mapped(2, hash_lock="global_hash", tlbie="per_page")
+    assert k.arch.hash_table_lock and k.arch.tlbie_lock
+    sampled = profiler.profile_run(k.machine, lambda: k.arch.flush_range(
+        process.mm, where, where + PAGES * 4096), every=997)
+    table = sampled.table
+    counts = Counter(row.instruction.split()[0] for row in table.itertuples()
+                     for _ in range(row.hits))
+    assert counts["stwcx."] == PAGES and counts["tlbsync"] == PAGES
+    spans = blanchard2002.lock_ranges(k.machine)
+    ran = table[table["hits"] > 0]["address"]
+    inside = lambda lock: any(((ran >= a) & (ran < b)).any() for a, b in spans[lock])
+    assert inside("tlbie_lock") and not inside("hash_table_lock")
+    assert k.machine.read_word(k.arch.hash_table_lock) == 0
+    assert not any(k.arch.lookup(process.mm, where + 4096 * i) for i in range(PAGES))
+
+
 def test_one_cpu_builds_no_spin_lock_into_the_24_kernel():
     k, process, where = mapped(1, **GLOBAL)
     counts = executed(k, lambda: k.arch.flush_range(process.mm, where, where + PAGES * 4096))
