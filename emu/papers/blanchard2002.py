@@ -624,7 +624,8 @@ def claims(scale=None):
               source="readprofile listing (section 4.1)", page=PAGES["make"],
               reason="the lock's wait is in hash_page in both; the model's hash_page also "
                      "holds its hypervisor calls, which the listing counts apart "
-                     "(hpte_create_valid_pSeriesLP, plpar_hcall); the model's kernel lacks "
+                     "(hpte_create_valid_pSeriesLP, plpar_hcall; the chapter's profile "
+                     "shows the model's plpar_hcall apart too); the model's kernel lacks "
                      "much of the rest (the listing's last row)"),
         Claim(CHAPTER, "the TLB flushes' share of the kernel's ticks (24 CPUs)",
               kind=QUANTITY, unit="%", digits=1,
@@ -633,7 +634,8 @@ def claims(scale=None):
               source="readprofile listing (section 4.1)", page=PAGES["make"],
               reason="2.4 takes hash_table_lock for every unmapped page and, in a "
                      "partition, calls the hypervisor under it; the model counts that in the "
-                     "flush, the listing in flush_hash_page (too few ticks to be listed); "
+                     "flush, the listing in flush_hash_page (too few ticks to be listed; the "
+                     "chapter's profile splits the scan from it); "
                      "sync and hcall costs are estimates"),
         Claim(CHAPTER, "elapsed time: 2.5.7 on 32 CPUs / 2.4's locking on 24", kind=EFFECT,
               neutral=1, digits=2, unit="", published=float(second.elapsed_s /

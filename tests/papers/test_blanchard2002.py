@@ -381,6 +381,24 @@ def test_a_lone_slot_runs_every_job_and_its_time_is_kernel_plus_user():
     assert build["elapsed_s"] == pytest.approx(build["compile_s"] + link)
 
 
+def test_the_split_profile_moves_cycles_between_rows_and_keeps_the_total():
+    """A partitioned build on two CPUs: build_groups' split rows (plpar_hcall,
+    flush_hash_page) come out of the hash and flush rows, not from nowhere: the total is
+    the unsplit one's; the hash row loses exactly what it spent in plpar_hcall; a bare
+    machine's build has no plpar_hcall."""
+    build = blanchard2002.scheduled_build(blanchard2002.OLD, 2, lpar=True)
+    split, whole = (blanchard2002.build_groups(build, split=s)["cycles per job"]
+                    for s in (True, False))
+    assert split.sum() == pytest.approx(whole.sum())
+    assert split["plpar_hcall"] > 0 and split["flush_hash_page"] > 0
+    hcall_share = build["split"]["hash_page"]["plpar_hcall"]
+    hashed = sum(build["routines"].get(r, 0) for r in ("hash_page", "hash_page (preload)"))
+    assert whole["__hash_page"] - split["__hash_page"] == pytest.approx(hashed * hcall_share)
+    bare = blanchard2002.scheduled_build(blanchard2002.OLD, 2, lpar=False)
+    assert blanchard2002.build_groups(bare)["cycles per job"]["plpar_hcall"] == 0
+    assert 0 < hcall_share < 1
+
+
 def test_a_slot_count_beyond_the_cpus_is_refused():
     with pytest.raises(ValueError, match="slots"):
         blanchard2002.scheduled_build(blanchard2002.NEW, 2, slots=3)
