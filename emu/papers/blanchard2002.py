@@ -310,7 +310,8 @@ PROFILE_GROUPS = {
 #: (emu.run.profiler.call_tree): the hypervisor call (the listing's plpar_hcall) and a
 #: flush's invalidation of the HPTEs with its tlbie (2.4's flush_hash_page, which the
 #: listing does not show: fewer ticks than its last row's), apart from the scan of the
-#: Linux page table that calls it (the listing's local_flush_tlb_range / _page).
+#: Linux page table that calls it (the listing's local_flush_tlb_range / _page). 2.5's
+#: batched flush_hash_range, which replaced the page-by-page flush_hash_page, counts there too.
 SPLIT = {"plpar_hcall": "plpar_hcall", "flush_hash_page_lpte": "flush_hash_page",
          "flush_hash_range": "flush_hash_page"}
 #: The rows the split adds beside PROFILE_GROUPS', in the listing's order of kinds
