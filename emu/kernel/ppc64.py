@@ -74,6 +74,13 @@ tlbie lock but flushes page by page: the two changes of the paper apart. Labels
 .Lhash_table_lock_<k>, .Ltlbie_lock_<k> and .Lhpte_lock_<k> (to ..._end) delimit each
 place a lock is acquired (emu.papers.blanchard2002.lock_ranges). The 2.4 variant's differences
 from 2.4: its hpte_updatepp and eviction are 2.6's (an evicted HPTE gets no tlbie).
+``hash_lock="global_hash"`` (with ``tlbie="per_page"``): hash_table_lock around hash_page
+only, and each flush's tlbie under the tlbie lock instead (no hash_table_lock in
+flush_hash_page): what the readprofile listing of Blanchard 2002's first build, which shows
+no flush_hash_page, suggests. No commit of the time has it: flush_hash_page takes
+hash_table_lock (spin_lock_irqsave) in the ppc64 htab.c of 15 February 2002 (88b42425d1)
+and of 13 March 2002 (1cf747c749), and the rework of 26 March (6dc8733cff) removed the lock
+altogether. In a partition its flush's tlbie is under the hypervisor's tlbie lock alone.
 
 In a logical partition (``lpar=True``; Blanchard 2002 section 3.2, the first two builds):
 the kernel's HPTE inserts, updates and removes are hypervisor calls, as
@@ -81,7 +88,9 @@ arch/ppc64/kernel/pSeries_lpar.c made them in March 2002 (BitKeeper history as t
 dmgerman/history-token). The hypervisor's work on the table runs as guest code (the same
 search, lock bit, stores and tlbie sequence as the native path), and each call's own cost,
 ``sc 1`` to ``hrfid``, is the profile's [hypervisor] hcall (an estimate), spent as a loop
-(labels .Lhcall_<k>): H_ENTER per group tried (hpte_insert), H_REMOVE per HPTE removed
+in one subroutine, plpar_hcall (as pSeries_hvCall.S wraps the call: CR saved, a frame;
+the loop between labels .Lhcall_1 and its _end), whose leaf callers save LR and make a
+frame as the kernel's C callers did: H_ENTER per group tried (hpte_insert), H_REMOVE per HPTE removed
 (hpte_invalidate, eviction, and each entry of flush_hash_range, which on an LPAR has no
 batched tlbie: the hypervisor runs a whole sequence per H_REMOVE), H_PROTECT per update.
 The hypervisor's tlbie is under its own tlbie lock (the ``tlbie_lock`` word, in every
@@ -151,7 +160,9 @@ def htab_size_for(total_memory):
     return max(rounded >> (PAGE_SHIFT + 1), 1 << 11) * hash64.PTEG_BYTES
 
 
-HASH_LOCKS = ("hpte", "global")     # 2.5/2.6's per-HPTE lock bit; 2.4's hash_table_lock
+# 2.5/2.6's per-HPTE lock bit; 2.4's hash_table_lock; hash_table_lock around hash_page only,
+# the flushes under the tlbie lock (a variant no commit has: what the listing implies)
+HASH_LOCKS = ("hpte", "global", "global_hash")
 TLBIE_MODES = ("batched", "per_page")
 
 
@@ -163,7 +174,7 @@ def _locking(hash_lock, tlbie):
                          f"global hash_table_lock), not {hash_lock!r}")
     if tlbie not in TLBIE_MODES:
         raise ValueError(f"tlbie must be one of {TLBIE_MODES}, not {tlbie!r}")
-    if hash_lock == "global" and tlbie == "batched":
+    if hash_lock.startswith("global") and tlbie == "batched":
         raise ValueError("the global hash_table_lock kernel (2.4) flushes page by page: "
                          "give tlbie='per_page' with hash_lock='global'")
     return hash_lock, tlbie
@@ -244,12 +255,14 @@ class PPC64Hash(Arch):
             machine.load(routine(f"ppc64/{name}"))
         # several CPUs: the SMP build (the tlbie lock, the barriers of the bit operations)
         smp = len(machine.cpus) > 1
-        global_lock = self.hash_lock == "global"
+        global_lock = self.hash_lock.startswith("global")
+        # the variant: flush_hash_page without hash_table_lock, its tlbie under the tlbie lock
+        flush_hash_lock = self.hash_lock == "global"
         # the SMP build's machine-wide locks, each on a line of its own: 2.4's hash_table_lock
         # (__cacheline_aligned_in_smp, htab.c) or 2.5's tlbie lock; on an LPAR the tlbie
         # lock is the hypervisor's (every kernel's), and 2.5 takes pSeries_lpar_tlbie_lock
         # around its H_REMOVEs
-        tlbie_lock = smp and (self.lpar or not global_lock)
+        tlbie_lock = smp and (self.lpar or not flush_hash_lock)
         self.tlbie_lock = machine.alloc(128, align=128) if tlbie_lock else 0
         self.hash_table_lock = machine.alloc(128, align=128) if smp and global_lock else 0
         lpar_lock = smp and self.lpar and not global_lock
@@ -262,6 +275,7 @@ class PPC64Hash(Arch):
                      f".equ GLOBAL_LOCK, {int(global_lock)}\n"
                      f".equ HASH_TABLE_LOCK, {int(smp and global_lock)}\n"
                      f".equ TLBIE_LOCK, {int(tlbie_lock)}\n"
+                     f".equ FLUSH_HASH_LOCK, {int(smp and flush_hash_lock)}\n"
                      f".equ LPAR, {int(self.lpar)}\n"
                      f".equ LPAR_READS, {int(self.lpar and global_lock)}\n"
                      f".equ LPAR_TLBIE_LOCK, {int(lpar_lock)}\n" +

@@ -296,6 +296,44 @@ class SampledRun:
         return self.text()
 
 
+def call_tree(table, symbols, categories):
+    """Each symbol's cycles over the run, its callees' included, by category, as gprof
+    divides a callee's time among its callers: a call from ``bl X`` gets X's mean cycles
+    per call (X's total over the executions of its first instruction), each category in
+    proportion. ``categories`` {symbol: name}: a named symbol's cycles, and those of the
+    unnamed symbols it calls, go to its name (the innermost named one wins); the rest to
+    None. Returns {symbol: {category: cycles}} for the symbols that ran. Exact for a
+    callee whose calls all cost alike; the code may not recurse."""
+    by_start = {s.start: s.name for s in symbols}
+    ran = table[table["hits"] > 0]
+    own = ran.groupby("symbol")["cycles"].sum().to_dict()
+    calls = {by_start[a]: int(h) for a, h in zip(ran["address"], ran["hits"]) if a in by_start}
+    sites = {}                                      # caller -> [(callee, executions)]
+    for row in ran.itertuples():
+        words = row.instruction.split()
+        if words and words[0] == "bl" and len(words) > 1:
+            callee = symbol_of(symbols, int(words[-1], 0))
+            sites.setdefault(row.symbol, []).append((callee, int(row.hits)))
+    done = {}
+
+    def total(name, stack=()):
+        if name in done:
+            return done[name]
+        if name in stack:
+            raise ValueError(f"call_tree: {name} recurses ({' -> '.join(stack)})")
+        out = {None: own.get(name, 0)}
+        for callee, hits in sites.get(name, ()):
+            whole, n = total(callee, stack + (name,)), calls.get(callee, 0)
+            for category, cycles in whole.items():
+                out[category] = out.get(category, 0) + (cycles * hits / n if n else 0)
+        if name in categories:
+            out[categories[name]] = out.get(categories[name], 0) + out.pop(None, 0)
+        done[name] = out
+        return out
+
+    return {name: total(name) for name in own}
+
+
 def _annotated_block(name, rows, summary):
     """A symbol's heading (its row of by_symbol, None if it did not run), then its
     instructions with their counts."""

@@ -58,6 +58,11 @@
  * four-byte entries: the pgd entry is the pmd page's page number (PGDIR_SHIFT 31), the pmd
  * entry the PTE page's page number << 2 (PMD_SHIFT 21).
  *
+ * With HASH_TABLE_LOCK (2.4 on several CPUs) hash_page and flush_hash_page_lpte take
+ * hash_table_lock; FLUSH_HASH_LOCK = 0 leaves the flush out of it (a hypothesis of the
+ * book, no kernel's: emu.kernel.ppc64 hash_lock="global_hash"), its tlbie then under
+ * the tlbie lock (TLBIE_LOCK = 1).
+ *
  * Assembled in one source with hash_native_64.S (hpte_insert, hpte_invalidate,
  * flush_hash_page, hpt_hash, group_of, htab_data), which comes after this file; the loader
  * defines KVARS (a doubleword: the pseudo-timebase) first.
@@ -73,6 +78,9 @@
         .endif
         .ifndef HASH_TABLE_LOCK
         .equ    HASH_TABLE_LOCK, 0          # 2.4 on several CPUs: the global lock's spins
+        .endif
+        .ifndef FLUSH_HASH_LOCK
+        .equ    FLUSH_HASH_LOCK, HASH_TABLE_LOCK    # 0: flushes leave hash_table_lock alone
         .endif
         .equ    _PAGE_PRESENT, 0x001
         .equ    _PAGE_USER, 0x002
@@ -330,50 +338,22 @@ hash_page:
         .globl  hpte_updatepp
 hpte_updatepp:
         .if LPAR_READS
-.Lhcall_5:
-        lis     r12, htab_data@h            # H_READ of the HPTE: sc 1 ... hrfid, the
-        ori     r12, r12, htab_data@l       # call's own cycles (HCALL_LOOPS
-        ld      r12, 32(r12)                # passes of sixteen cycles)
-90:     addic.  r12, r12, -1
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        bgt     90b
-.Lhcall_5_end:
+        mflr    r0                          # H_READ of the HPTE: plpar_hcall, LR saved
+        std     r0, 16(r1)                  # and a frame made as the kernel's C
+        stdu    r1, -112(r1)                # caller (pSeries_lpar.c) did
+        bl      plpar_hcall
+        addi    r1, r1, 112
+        ld      r0, 16(r1)
+        mtlr    r0
         .endif
         .if LPAR
-.Lhcall_6:
-        lis     r12, htab_data@h            # H_PROTECT: sc 1 ... hrfid, the
-        ori     r12, r12, htab_data@l       # call's own cycles (HCALL_LOOPS
-        ld      r12, 32(r12)                # passes of sixteen cycles)
-90:     addic.  r12, r12, -1
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        bgt     90b
-.Lhcall_6_end:
+        mflr    r0                          # H_PROTECT: plpar_hcall, LR saved
+        std     r0, 16(r1)                  # and a frame made as the kernel's C
+        stdu    r1, -112(r1)                # caller (pSeries_lpar.c) did
+        bl      plpar_hcall
+        addi    r1, r1, 112
+        ld      r0, 16(r1)
+        mtlr    r0
         .endif
         lis     r9, htab_data@h
         ori     r9, r9, htab_data@l
@@ -455,27 +435,13 @@ hpte_updatepp:
         .globl  hpte_remove
 hpte_remove:
         .if LPAR
-.Lhcall_7:
-        lis     r12, htab_data@h            # H_REMOVE: sc 1 ... hrfid, the
-        ori     r12, r12, htab_data@l       # call's own cycles (HCALL_LOOPS
-        ld      r12, 32(r12)                # passes of sixteen cycles)
-90:     addic.  r12, r12, -1
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        bgt     90b
-.Lhcall_7_end:
+        mflr    r0                          # H_REMOVE: plpar_hcall, LR saved
+        std     r0, 16(r1)                  # and a frame made as the kernel's C
+        stdu    r1, -112(r1)                # caller (pSeries_lpar.c) did
+        bl      plpar_hcall
+        addi    r1, r1, 112
+        ld      r0, 16(r1)
+        mtlr    r0
         .endif
         mflr    r11
         mr      r12, r3
@@ -553,7 +519,7 @@ flush_hash_page_lpte:
         clrldi  r0, r30, 36
         or      r3, r3, r0                  # va
         rldicl  r4, r31, 52, 60             # hidx = (lpte >> 12) & 0xf
-        .if HASH_TABLE_LOCK
+        .if FLUSH_HASH_LOCK
         lis     r9, htab_data@h             # spin_lock(&hash_table_lock), 2.4's global
         ori     r9, r9, htab_data@l         # lock of the whole hash table (htab.c)
         ld      r9, 24(r9)
@@ -568,7 +534,7 @@ flush_hash_page_lpte:
 .Lhash_table_lock_2_end:
         .endif
         bl      flush_hash_page
-        .if HASH_TABLE_LOCK
+        .if FLUSH_HASH_LOCK
         lis     r9, htab_data@h             # spin_unlock(&hash_table_lock)
         ori     r9, r9, htab_data@l
         ld      r9, 24(r9)
@@ -679,27 +645,7 @@ flush_hash_range:
         sldi    r10, r3, 4
         add     r10, r9, r10                # hptep: the one HPTE this entry can be
         .if LPAR
-.Lhcall_8:
-        lis     r12, htab_data@h            # H_REMOVE of this entry: sc 1 ... hrfid, the
-        ori     r12, r12, htab_data@l       # call's own cycles (HCALL_LOOPS
-        ld      r12, 32(r12)                # passes of sixteen cycles)
-90:     addic.  r12, r12, -1
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        bgt     90b
-.Lhcall_8_end:
+        bl      plpar_hcall                 # H_REMOVE of this entry (LR saved at entry)
         .endif
         .if GLOBAL_LOCK == 0                # 2.4: hash_table_lock instead
 .Lhpte_lock_3:

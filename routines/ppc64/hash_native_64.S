@@ -28,8 +28,9 @@
  * the machine-wide tlbie lock (pSeries_tlbie_lock, its address in htab_data).
  * With LPAR = 1 (a logical partition: arch/ppc64/kernel/pSeries_lpar.c of March 2002) the
  * insert and the invalidate are hypervisor calls, H_ENTER and H_REMOVE: the hypervisor's
- * work on the table is the code below, each call's own cost a loop of HCALL_LOOPS passes
- * (.Lhcall_<k>), the tlbie under the hypervisor's tlbie lock (the TLBIE_LOCK word); with
+ * work on the table is the code below, each call's own cost plpar_hcall (at the end of
+ * this file: a loop of HCALL_LOOPS passes), the tlbie under the hypervisor's tlbie lock
+ * (the TLBIE_LOCK word); with
  * LPAR_READS (the backend of 13 March 2002) each slot looked at is read with H_READ first;
  * with LPAR_TLBIE_LOCK (the rework of 26 March) the kernel holds pSeries_lpar_tlbie_lock
  * around H_REMOVE.
@@ -73,27 +74,13 @@
         .globl  hpte_insert
 hpte_insert:
         .if LPAR
-.Lhcall_1:
-        lis     r12, htab_data@h            # H_ENTER: sc 1 ... hrfid, the
-        ori     r12, r12, htab_data@l       # call's own cycles (HCALL_LOOPS
-        ld      r12, 32(r12)                # passes of sixteen cycles)
-90:     addic.  r12, r12, -1
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        bgt     90b
-.Lhcall_1_end:
+        mflr    r0                          # H_ENTER: plpar_hcall, LR saved
+        std     r0, 16(r1)                  # and a frame made as the kernel's C
+        stdu    r1, -112(r1)                # caller (pSeries_lpar.c) did
+        bl      plpar_hcall
+        addi    r1, r1, 112
+        ld      r0, 16(r1)
+        mtlr    r0
         .endif
         lis     r9, htab_data@h
         ori     r9, r9, htab_data@l
@@ -105,27 +92,13 @@ hpte_insert:
         mtctr   r0
 1:
         .if LPAR_READS
-.Lhcall_2:
-        lis     r12, htab_data@h            # H_READ of this slot: sc 1 ... hrfid, the
-        ori     r12, r12, htab_data@l       # call's own cycles (HCALL_LOOPS
-        ld      r12, 32(r12)                # passes of sixteen cycles)
-90:     addic.  r12, r12, -1
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        bgt     90b
-.Lhcall_2_end:
+        mflr    r0                          # H_READ of this slot: plpar_hcall, LR saved
+        std     r0, 16(r1)                  # and a frame made as the kernel's C
+        stdu    r1, -112(r1)                # caller (pSeries_lpar.c) did
+        bl      plpar_hcall
+        addi    r1, r1, 112
+        ld      r0, 16(r1)
+        mtlr    r0
         .endif
         ld      r12, 0(r10)                 # a free slot: V clear?
         andi.   r12, r12, HPTE_V_VALID
@@ -204,50 +177,22 @@ hpte_invalidate:
 .Llpar_tlbie_lock_1_end:
         .endif
         .if LPAR_READS
-.Lhcall_3:
-        lis     r12, htab_data@h            # H_READ of the HPTE: sc 1 ... hrfid, the
-        ori     r12, r12, htab_data@l       # call's own cycles (HCALL_LOOPS
-        ld      r12, 32(r12)                # passes of sixteen cycles)
-90:     addic.  r12, r12, -1
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        bgt     90b
-.Lhcall_3_end:
+        mflr    r0                          # H_READ of the HPTE: plpar_hcall, LR saved
+        std     r0, 16(r1)                  # and a frame made as the kernel's C
+        stdu    r1, -112(r1)                # caller (pSeries_lpar.c) did
+        bl      plpar_hcall
+        addi    r1, r1, 112
+        ld      r0, 16(r1)
+        mtlr    r0
         .endif
         .if LPAR
-.Lhcall_4:
-        lis     r12, htab_data@h            # H_REMOVE: sc 1 ... hrfid, the
-        ori     r12, r12, htab_data@l       # call's own cycles (HCALL_LOOPS
-        ld      r12, 32(r12)                # passes of sixteen cycles)
-90:     addic.  r12, r12, -1
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        nop
-        bgt     90b
-.Lhcall_4_end:
+        mflr    r0                          # H_REMOVE: plpar_hcall, LR saved
+        std     r0, 16(r1)                  # and a frame made as the kernel's C
+        stdu    r1, -112(r1)                # caller (pSeries_lpar.c) did
+        bl      plpar_hcall
+        addi    r1, r1, 112
+        ld      r0, 16(r1)
+        mtlr    r0
         .endif
         lis     r9, htab_data@h
         ori     r9, r9, htab_data@l
@@ -411,6 +356,48 @@ group_of:
         and     r3, r3, r9
         sldi    r3, r3, 3
         blr
+
+/* plpar_hcall(opcode, args...): the hypervisor call, as arch/ppc64/kernel/pSeries_hvCall.S
+   (ppc64 of 15 February 2002, commit 88b42425d1 of the BitKeeper history) wraps it: CR
+   saved, a 32-byte frame, `sc 1` (HSC, .long 0x44000022), the frame popped, CR restored.
+   The call itself (the interrupt into hypervisor state, the hypervisor's checks, hrfid) is
+   HCALL_LOOPS passes of a sixteen-cycle loop (.Lhcall_1): the profile's [hypervisor] hcall,
+   an estimate. Differences: the hypervisor's work on the table runs in the callers
+   (hpte_insert, hpte_invalidate, hpte_updatepp, hpte_remove, flush_hash_range), so
+   nothing comes back through the out pointers (r8-r10, which are not stored or read); only
+   r0 and r12 are used (the kernel's hcall may clobber every volatile register). */
+        .if LPAR
+        .globl  plpar_hcall
+plpar_hcall:
+        mfcr    r0
+        std     r0, -8(r1)
+        stdu    r1, -32(r1)
+.Lhcall_1:
+        lis     r12, htab_data@h            # sc 1 ... hrfid: HCALL_LOOPS passes
+        ori     r12, r12, htab_data@l
+        ld      r12, 32(r12)
+90:     addic.  r12, r12, -1
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        nop
+        bgt     90b
+.Lhcall_1_end:
+        ld      r1, 0(r1)
+        ld      r0, -8(r1)
+        mtcrf   0xff, r0
+        blr
+        .endif
 
 /* htab_data: the HTAB's address, htab_hash_mask (PTEGs - 1) and, on several CPUs, the
    tlbie lock's address (2.5/2.6) or hash_table_lock's (2.4), filled in by the loader */

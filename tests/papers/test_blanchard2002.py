@@ -75,6 +75,31 @@ def test_in_a_partition_each_hpte_goes_by_a_hypervisor_call_with_its_own_tlbie(
     assert not any(k.arch.lookup(process.mm, where + 4096 * i) for i in range(PAGES))
 
 
+@pytest.mark.parametrize("config, hcalls", [(GLOBAL, 2 * PAGES), (BATCHED, PAGES)])
+def test_each_hcall_is_one_call_of_plpar_hcall_and_the_call_tree_splits_the_flush(
+        config, hcalls):
+    """plpar_hcall runs once per hypervisor call (its mfcr and mtcrf once each): its own
+    cycles are at least HCALL_LOOPS sixteen-cycle passes a call. The call tree puts all of
+    them in the plpar_hcall row, the HPTE invalidations in flush_hash_page's, and what is
+    left to the scan; the three add up to the flush's cycles, as the ledger counted them."""
+    k, process, where = mapped(2, lpar=True, **config)
+    before = k.ledger.cycles
+    sampled = profiler.profile_run(k.machine, lambda: k.arch.flush_range(
+        process.mm, where, where + PAGES * 4096), every=997)
+    table = sampled.table
+    counts = Counter(row.instruction.split()[0] for row in table.itertuples()
+                     for _ in range(row.hits))
+    assert counts["mfcr"] == counts["mtcrf"] == hcalls
+    own = int(table.loc[table["symbol"] == "plpar_hcall", "cycles"].sum())
+    assert own >= hcalls * HCALL_LOOPS * 16
+    tree = profiler.call_tree(table, sampled.symbols, blanchard2002.SPLIT)
+    entry = "flush_tlb_range_pages" if config is GLOBAL else "flush_tlb_range"
+    parts = tree[entry]
+    assert parts["plpar_hcall"] == pytest.approx(own)
+    assert parts["flush_hash_page"] > 0 and parts[None] > 0
+    assert sum(parts.values()) == pytest.approx(k.ledger.cycles - before)
+
+
 def test_the_hcall_cost_is_the_profiles_estimate_and_moves_with_it():
     from emu.hw import estimates
     with estimates.moved({"power4:hypervisor.hcall": 640}):
@@ -101,6 +126,26 @@ def test_the_global_lock_replaces_the_hpte_bits_and_the_tlbie_lock():
                                                           where + PAGES * 4096)))
     assert old[0]["stdcx."] == PAGES and new[0]["stdcx."] == 2 * PAGES
     assert new[0]["eieio"] - old[0]["eieio"] == PAGES
+
+
+def test_the_profiled_variant_flushes_under_the_tlbie_lock_not_the_hash_lock():
+    """hash_lock='global_hash' on two CPUs: a flushed page takes the tlbie lock (one
+    stwcx. on its word) and never hash_table_lock, whose word no flush writes; hash_page
+    still takes hash_table_lock (the pages' HPTEs were made under it, and it is free)."""
+    k, process, where = mapped(2, hash_lock="global_hash", tlbie="per_page")
+    assert k.arch.hash_table_lock and k.arch.tlbie_lock
+    sampled = profiler.profile_run(k.machine, lambda: k.arch.flush_range(
+        process.mm, where, where + PAGES * 4096), every=997)
+    table = sampled.table
+    counts = Counter(row.instruction.split()[0] for row in table.itertuples()
+                     for _ in range(row.hits))
+    assert counts["stwcx."] == PAGES and counts["tlbsync"] == PAGES
+    spans = blanchard2002.lock_ranges(k.machine)
+    ran = table[table["hits"] > 0]["address"]
+    inside = lambda lock: any(((ran >= a) & (ran < b)).any() for a, b in spans[lock])
+    assert inside("tlbie_lock") and not inside("hash_table_lock")
+    assert k.machine.read_word(k.arch.hash_table_lock) == 0
+    assert not any(k.arch.lookup(process.mm, where + 4096 * i) for i in range(PAGES))
 
 
 def test_one_cpu_builds_no_spin_lock_into_the_24_kernel():
@@ -334,6 +379,34 @@ def test_a_lone_slot_runs_every_job_and_its_time_is_kernel_plus_user():
     jobs, link = blanchard2002.BUILD["jobs"], blanchard2002.BUILD["link_s"]
     assert build["compile_s"] == pytest.approx(jobs * build["cycles per job"] / 1.1e9)
     assert build["elapsed_s"] == pytest.approx(build["compile_s"] + link)
+
+
+def test_the_split_profile_moves_cycles_between_rows_and_keeps_the_total():
+    """A partitioned build on two CPUs: build_groups' split rows (plpar_hcall,
+    flush_hash_page) come out of the hash and flush rows, not from nowhere: the total is
+    the unsplit one's; the hash row loses exactly what it spent in plpar_hcall; a bare
+    machine's build has no plpar_hcall."""
+    build = blanchard2002.scheduled_build(blanchard2002.OLD, 2, lpar=True)
+    split, whole = (blanchard2002.build_groups(build, split=s)["cycles per job"]
+                    for s in (True, False))
+    assert split.sum() == pytest.approx(whole.sum())
+    assert split["plpar_hcall"] > 0 and split["flush_hash_page"] > 0
+    hcall_share = build["split"]["hash_page"]["plpar_hcall"]
+    hashed = sum(build["routines"].get(r, 0) for r in ("hash_page", "hash_page (preload)"))
+    assert whole["__hash_page"] - split["__hash_page"] == pytest.approx(hashed * hcall_share)
+    bare = blanchard2002.scheduled_build(blanchard2002.OLD, 2, lpar=False)
+    assert blanchard2002.build_groups(bare)["cycles per job"]["plpar_hcall"] == 0
+    assert 0 < hcall_share < 1
+
+
+def test_a_build_with_moved_estimates_is_the_same_in_a_worker_as_around_it():
+    changes = {"power4:hypervisor.hcall": 60}
+    with estimates.moved(changes):
+        around = blanchard2002.scheduled_build(blanchard2002.NEW, 2, slots=1)
+    inside = blanchard2002.scheduled_build_moved(changes, kernel_name=blanchard2002.NEW,
+                                                 cpus=2, slots=1)
+    plain = blanchard2002.scheduled_build(blanchard2002.NEW, 2, slots=1)
+    assert inside["system_s"] == around["system_s"] != plain["system_s"]
 
 
 def test_a_slot_count_beyond_the_cpus_is_refused():

@@ -336,3 +336,22 @@ def test_events_the_model_cannot_count_are_refused(event, why):
     m.load(EVENTS_SRC)
     with pytest.raises(ValueError, match=why):
         profile_call(m, "both", m.alloc(4096), every=1, event=event)
+
+
+def test_call_tree_gives_each_caller_its_callees_mean_cost_by_category():
+    """A calls B twice and C once; B (named "b") costs 30 cycles over 3 calls (the third
+    from outside A), C (unnamed) costs 5 of its own. A's 10 own
+    cycles stay None; A gets 2 x 10 of B's as "b" and C's 5 as None."""
+    import pandas as pd
+    from emu.run.profiler import Symbol, call_tree
+    symbols = [Symbol("A", 0, 16), Symbol("B", 16, 24), Symbol("C", 24, 32)]
+    table = pd.DataFrame([
+        {"address": 0, "symbol": "A", "hits": 1, "cycles": 4, "instruction": "mflr r0"},
+        {"address": 4, "symbol": "A", "hits": 1, "cycles": 2, "instruction": "bl 0x10"},
+        {"address": 8, "symbol": "A", "hits": 1, "cycles": 2, "instruction": "bl 0x10"},
+        {"address": 12, "symbol": "A", "hits": 1, "cycles": 2, "instruction": "bl 0x18"},
+        {"address": 16, "symbol": "B", "hits": 3, "cycles": 30, "instruction": "nop"},
+        {"address": 24, "symbol": "C", "hits": 1, "cycles": 5, "instruction": "blr"}])
+    tree = call_tree(table, symbols, {"B": "b"})
+    assert tree["A"] == {None: 15, "b": 20}
+    assert tree["B"] == {"b": 30} and tree["C"] == {None: 5}
