@@ -496,14 +496,6 @@ def scheduled_build(kernel_name, cpus, slots=None, scale=None, build=None, lpar=
             "routines": routines, "split": split_shares(sampled)}
 
 
-def scheduled_build_moved(changes, **kwargs):
-    """scheduled_build(**kwargs) with the estimates ``changes`` moved (emu.hw.estimates),
-    as one point of a sweep: a sweep inside moved estimates runs in the caller, one point
-    at a time; this moves them inside each worker instead."""
-    with estimates.moved(changes):
-        return scheduled_build(**kwargs)
-
-
 def split_shares(sampled):
     """{routine: {row: share of its cycles}} for the ledger's guest routines that call
     SPLIT's (emu.run.profiler.call_tree over the whole sampled run, make's first jobs

@@ -403,8 +403,8 @@ def test_a_build_with_moved_estimates_is_the_same_in_a_worker_as_around_it():
     changes = {"power4:hypervisor.hcall": 60}
     with estimates.moved(changes):
         around = blanchard2002.scheduled_build(blanchard2002.NEW, 2, slots=1)
-    inside = blanchard2002.scheduled_build_moved(changes, kernel_name=blanchard2002.NEW,
-                                                 cpus=2, slots=1)
+    inside = estimates.run_moved(blanchard2002.scheduled_build, changes,
+                                 kernel_name=blanchard2002.NEW, cpus=2, slots=1)
     plain = blanchard2002.scheduled_build(blanchard2002.NEW, 2, slots=1)
     assert inside["system_s"] == around["system_s"] != plain["system_s"]
 
