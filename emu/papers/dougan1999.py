@@ -379,18 +379,22 @@ def claims():
               unit="us", digits=2, page=PAGES["syscalls"],
               source="Table 3 (the model: LMBench 1.x lat_ctx, half a round trip of a 4-byte "
                      "token less the pipe alone, _switch of 2.2.0, ppc604 profile)",
-              reason="schedule()'s C part is a fixed estimate of the kernel model's cost "
-                     f"table; the 604's TLBs are modelled and take "
+              reason="schedule(), sleep_on and wake_up are 2.2.0's as guest code; their "
+                     f"interrupt masking puts {SCHED_TRIP_SYNCS} of a round trip's "
+                     f"{PIPE_TRIP_SYNCS} sync instructions on it, at the profile's cost "
+                     f"(GCC's 6xx.md, not the 604 manual: {_sync_share(ctx, 'round_trip_cycles'):.0f}"
+                     f"% of the round trip); the 604's TLBs take "
                      f"{ctx['tlb_misses_per_switch']:.0f} misses a switch in this loop"),
         Claim("Dougan 1999", "pipe latency, Linux/PPC (133 MHz 604)", kind=QUANTITY,
               published=float(linux["pipe_latency_us"]), emulated=pipe["us"], unit="us",
               digits=1, page=PAGES["syscalls"],
               source="Table 3 (the model: LMBench 1.x lat_pipe, a 1-byte round trip through "
                      "2.2.0's pipe_read/pipe_write and two switches, ppc604 profile)",
-              reason=f"two schedules and two wake-ups are fixed estimates "
-                     f"({pipe['cycles'] - pipe['guest_cycles']:,.0f} of the model's "
-                     f"{pipe['cycles']:,.0f} cycles); the rest is the guest path at the "
-                     f"profile's costs"),
+              reason=f"all guest code now, schedule() and wake_up included "
+                     f"({pipe['instructions']:,.0f} instructions, {pipe['cycles']:,.0f} "
+                     f"cycles a round trip); its {PIPE_TRIP_SYNCS} sync instructions at the "
+                     f"profile's cost (GCC's 6xx.md) are {_sync_share(pipe, 'cycles'):.0f}% of "
+                     f"them"),
         Claim("Dougan 1999", "pipe bandwidth, Linux/PPC (133 MHz 604)", kind=QUANTITY,
               published=float(linux["pipe_bandwidth_mb_s"]), emulated=bw["mb_s"],
               unit="MB/s", digits=1, page=PAGES["syscalls"],
@@ -431,6 +435,20 @@ def claims():
 #: the sync; isync pairs of one null call on the 2.2.0 path (routines/ppc32/entry_22.S: one
 #: before transfer_to_handler's rfi, three in int_return)
 NULL_CALL_SYNC_PAIRS = 4
+
+
+#: the sync instructions of one lat_pipe round trip on the 2.2.0 path, by hand: four system
+#: calls (one in transfer_to_handler, three in int_return: 16), two switches (_switch22's
+#: three and int_return's three: 12), and schedule's and wake_up's interrupt masking
+#: (routines/ppc32/sched_22.S: sleep_on22 three, schedule22 four, wake_up_process22 two,
+#: twice each: 18); tests/papers/test_dougan1999_entry.py counts them in a run
+PIPE_TRIP_SYNCS, SCHED_TRIP_SYNCS = 46, 18
+
+
+def _sync_share(run, key, profile="ppc604"):
+    """A pipe round trip's sync instructions, % of ``run[key]`` at the profile's cost."""
+    costs = hw_profile.load(profile).costs["mnemonics"]
+    return 100 * PIPE_TRIP_SYNCS * costs["sync"] / run[key]
 
 
 def _sync_pairs_share(null):

@@ -37,10 +37,8 @@
  *     mtsrin per 256 MB segment; no TLB or hash-table flush: entries are VSID-tagged), then
  *     int_return, which leaves through next's frame: into next's own call of schedule
  *     (a kernel frame), or to user mode (a new task's frame from fork);
- *   schedule22, sleep_on22, wake_up22: interruptible_sleep_on (state, the wait queue's one
- *     entry, schedule, off the queue) and wake_up_interruptible (a waiter not yet woken);
- *     the choice of the next task and wake_up_process are the kernel model's (Python),
- *     their C paths charged from its fixed-cost table;
+ *   schedule22, sleep_on22, wake_up22: in routines/ppc32/sched_22.S (2.2.0's schedule(),
+ *     interruptible_sleep_on and __wake_up as guest code), loaded after this file;
  *   sys_getppid22: current->p_opptr->pid (kernel/sched.c, two loads, as gcc compiles it);
  *   sys_exit22, do_page_fault22 and what is refused: the model's way to Python, a branch to
  *     host_stop22 with r3 = the reason and r4 = the argument: the run stops there, Python
@@ -608,45 +606,6 @@ sw_segments:
         sync
         isync
         b       int_return              # 2.2 falls through into it
-
-        .globl  schedule22
-schedule22:                             # the choice is the kernel model's (Python)
-        li      r3, HOST_SCHEDULE
-        b       host_stop22
-
-        .globl  sleep_on22
-sleep_on22:                             # interruptible_sleep_on(r3 = the wait queue)
-        mflr    r0
-        stwu    r1, -16(r1)
-        stw     r0, 20(r1)
-        stw     r31, 12(r1)
-        mr      r31, r3
-        li      r10, TASK_INTERRUPTIBLE
-        stw     r10, TASK_STATE(r2)
-        stw     r2, 0(r31)              # add_wait_queue: one waiter
-        bl      schedule22
-        lwz     r10, 0(r31)             # remove_wait_queue, if still ours
-        cmpw    0, r10, r2
-        bne     sleep_gone
-        li      r10, 0
-        stw     r10, 0(r31)
-sleep_gone:
-        lwz     r31, 12(r1)
-        lwz     r0, 20(r1)
-        addi    r1, r1, 16
-        mtlr    r0
-        blr
-
-        .globl  wake_up22
-wake_up22:                              # wake_up_interruptible(r3 = the wait queue)
-        lwz     r4, 0(r3)
-        cmpwi   0, r4, 0
-        beqlr                           # nobody waits
-        lwz     r10, TASK_STATE(r4)
-        andi.   r10, r10, TASK_INTERRUPTIBLE
-        beqlr                           # already woken
-        li      r3, HOST_WAKE           # wake_up_process: the kernel model's run queue
-        b       host_stop22
 
         .align  5
         .globl  sys_getppid22
