@@ -465,7 +465,7 @@ def _guest_call(e, name, *args, current, prev=None):
 
 def _two_tasks():
     from emu.kernel.entry import TASK_STATE
-    k, e = entry_for("603 page table")
+    _, e = entry_for("603 page table")
     a, b = e.spawn(exit_with("li r3, 0"), "a"), e.spawn(exit_with("li r3, 0"), "b")
     e._add_to_runqueue(a)
     e._word(e.task(b) + TASK_STATE, 1)                  # b sleeps, on no run queue
@@ -515,7 +515,7 @@ def test_wake_up_walks_the_wait_queue_ring():
     """__wake_up by hand: a queue never used (*q = 0) 5 instructions; used and empty (*q
     the head, q - 4) 22: the tests 5, the frame 6, head and next 2, the loop's test 2, the
     frame back 7."""
-    e, a, b = _two_tasks()
+    e, a, _ = _two_tasks()
     q = e.machine.alloc(16)
     run, _ = _guest_call(e, "wake_up22", q + 8, current=e.task(a))
     assert run.instructions == 5
@@ -528,7 +528,7 @@ def test_schedule_picks_by_goodness_not_by_queue_order():
     """Three processes: the sleeper's schedule() walks the run queue and takes the task
     with the larger counter, though it stands second in the queue."""
     from emu.kernel.entry import TASK_FIELDS, pipe_round_trip
-    k, e = entry_for("603 page table")
+    _, e = entry_for("603 page table")
     parent = dougan1999._pipes_between(e, pipe_round_trip(1))
     idle = e.fork(parent, ELF_BASE + 0x1000)        # never chosen: below, no ticks left
     e._word(e.task(idle) + TASK_FIELDS["COUNTER"], 0)
@@ -544,8 +544,9 @@ def test_a_pipe_round_trip_runs_the_sync_instructions_counted_by_hand():
     """dougan1999.PIPE_TRIP_SYNCS: every sync executed in the kernel during one more round
     trip of lat_pipe (a code hook on the 604, whose kernel runs at EA = physical)."""
     from unicorn import UC_HOOK_CODE
+
     from emu.kernel.entry import pipe_round_trip
-    k, e = entry_for("604")
+    _, e = entry_for("604")
     parent = dougan1999._pipes_between(e, pipe_round_trip(1))
     e.run(parent, ELF_BASE, 0, 3)
     seen = []
