@@ -167,11 +167,11 @@ TASK_FIELDS = {"TASK_FLAGS": 4, "SIGPENDING": 8, "ADDR_LIMIT": 12, "NEED_RESCHED
                "PID": 20, "P_OPPTR": 24, "TASK_FILES": 28, "COUNTER": 32, "PRIORITY": 36,
                "POLICY": 40, "NEXT_RUN": 44, "PREV_RUN": 48, "TASK_MM": 52, "HAS_CPU": 56,
                "PROCESSOR": 60, "TSS": 64, "TSS_PGDIR": 0, "TSS_KSP": 4, "TSS_REGS": 8,
-               "TSS_LAST_SYSCALL": 12, "MM_CONTEXT": 0}
+               "TSS_LAST_SYSCALL": 12, "MM_CONTEXT": 0, "SIGNAL": 96, "BLOCKED": 100}
 # the kernel's words (KDATA): int_return's, hash_page's count, and schedule()'s
 KDATA_WORDS = ("LOST_IRQS", "BH_MASK", "BH_ACTIVE", "XTIME", "KERNEL_RELOADS",
                "CONTEXT_SWTCH", "NR_RUNNING", "TQ_SCHEDULER", "IRQ_COUNT", "BH_COUNT",
-               "PREVSTATE")
+               "PREVSTATE", "NEED_RESCHED")
 DEF_PRIORITY = 20              # include/linux/sched.h, 2.2.0: 20 * HZ / 100, HZ = 100
 TASK_STATE, TASK_RUNNING, TASK_INTERRUPTIBLE = 0, 0, 1
 # the model's files, dentries and pipe inodes (fs/pipe.c's fields, the model's offsets)
@@ -336,6 +336,13 @@ writer:
 # signal 82
 NULL_CALL_INSTRUCTIONS = {"user": 5, "prologue": 34, "transfer_to_handler": 51,
                           "DoSyscall": 30, "int_return": 82}
+# the same on Linux 2.1.51's path (entry_22.S with LINUX_2_1_51, its header): the prologue
+# tests SRR1[PR] and loads tss.ksp (35 + the 4 to transfer_to_handler), transfer_to_handler
+# has no MSR_POW clear, SPRG2 or stack check; int_return's tests differ but count the same
+NULL_CALL_INSTRUCTIONS_21 = {"user": 5, "prologue": 39, "transfer_to_handler": 43,
+                             "DoSyscall": 30, "int_return": 82}
+#: the kernels whose entry and exit ``Entry`` runs (``version``)
+VERSIONS = ("2.2.0", "2.1.51")
 
 BOOT = f"""
         .globl  entry22_boot
@@ -393,9 +400,13 @@ class UserRun:
 
 
 class Entry:
-    """The 2.2.0 exception entry on a Kernel's 603 or 604 backend (module notes)."""
+    """The 2.2.0 exception entry on a Kernel's 603 or 604 backend (module notes), or with
+    ``version="2.1.51"`` that kernel's (routines/ppc32/entry_22.S, LINUX_2_1_51)."""
 
-    def __init__(self, kernel, bats=True):
+    def __init__(self, kernel, bats=True, version="2.2.0"):
+        if version not in VERSIONS:
+            raise ValueError(f"version must be one of {VERSIONS}, not {version!r}")
+        self.version = version
         arch = kernel.arch
         if isinstance(arch, PPC603):
             self.kind = "603"
@@ -424,6 +435,8 @@ class Entry:
         }.items())
         if not bats:
             prelude += ".equ KERNEL_SEGMENT0, 1\n"
+        if version == "2.1.51":
+            prelude += ".equ LINUX_2_1_51, 1\n"
         if self.kernel_hash:
             prelude += f".equ KERNEL_HASH, 1\n.equ create_hpte, {m.symbols['create_hpte']:#x}\n"
         source = prelude + "".join(routine(f"ppc32/{name}").read_text()
@@ -698,6 +711,9 @@ class Entry:
         tss = task + TASK_FIELDS["TSS"]
         m.write(tss + TASK_FIELDS["TSS_PGDIR"], process.mm.pgd.address.to_bytes(4, "big"))
         self.regs.set_sprs({SPRG3: tss, SPRG2: self.frame(process)})
+        if self.version == "2.1.51":      # its prologue takes the kernel sp from tss.ksp
+            m.write(tss + TASK_FIELDS["TSS_KSP"], (self.frame(process) + INT_FRAME_SIZE +
+                                                   STACK_UNDERHEAD).to_bytes(4, "big"))
         if self.kind == "604":
             for n in range(12):           # PPC32Hash's user segments, Ks = Kp = 1
                 self.regs.set_sr(n, ctx_to_vsid(process.mm.context, n << 28) | 0x60000000)

@@ -45,6 +45,28 @@
  *     does the work (do_page_fault of the kernel model, or the end of the program) and, for
  *     a fault, resumes at LR (int_return), as do_page_fault's return would.
  *
+ * LINUX_2_1_51 defined (Entry(kernel, version="2.1.51"), issue 30): the entry and exit of
+ * Linux 2.1.51 instead, the kernel Dougan, Mackerras and Yodaiken started from (read for
+ * facts in the davej-history import of 2.1.51pre1, commit 94520e420, arch/ppc/kernel/head.S
+ * and arch/ppc/mm/init.c; nothing copied). Its shape is the same (Paul Mackerras's 1996
+ * real-mode prologue, transfer_to_handler, DoSyscall, int_return, _switch); what differs:
+ *   - the prologue tells user from kernel by SRR1[PR] and takes the kernel sp from the
+ *     thread's tss.ksp (SPRG3, two more instructions and a load), where 2.2 keeps the
+ *     frame's address in SPRG2; it stores r1 and the back chain first: 35 instructions
+ *     from user mode (2.2.0: 30), 39 to transfer_to_handler for a system call (34);
+ *   - transfer_to_handler stores the MSR as it was (no MSR_POW clear), sets no SPRG2 and
+ *     has no kernel-stack check: 43 instructions from user mode (51);
+ *   - int_return tests the global need_resched (2.2: current's) and signal & ~blocked
+ *     (2.2: sigpending), and leaves only tss.ksp for the next entry (no SPRG2): 82
+ *     instructions back to user mode, as 2.2.0;
+ *   - DoSyscall and _switch run the same instructions as 2.2.0's (2.1.51's _switch steps the
+ *     VSID by 1 from context << 4: here the kernel model's VSIDs, as below).
+ * The rest of that kernel as the model runs it (Dougan 1999 notebook 06): on the PowerMac,
+ * mapin_ram maps all of RAM with PTEs and no BAT (nobats here); the 603 reloads its TLB
+ * from the hash table (tlbmiss_603_hash.S, the same search as 2.1.51's handlers); a range
+ * flush searches the hash table page by page (flush_hash_search.S). The scheduler and the
+ * pipe code are 2.2.0's in both.
+ *
  * What the model changes: without BATs (KERNEL_SEGMENT0 defined: the kernel, at EA =
  * physical, lives in segment 0 with a VSID of its own, as 2.2's kernel segments 12-15 have)
  * _switch22 reloads segments 1-7 only; it steps the VSID by 0x111 per segment, not 1, so that
@@ -143,6 +165,44 @@ entry22_base:
 
         .globl  DataAccess22
 DataAccess22:                           # base + 0x300: data storage interrupt
+.ifdef LINUX_2_1_51
+        mtspr   SPRG0, r20
+        mtspr   SPRG1, r21
+        mfcr    r20
+        mfspr   r21, SRR1               # 2.1.51: from user or kernel by SRR1[PR]
+        andi.   r21, r21, MSR_PR
+        mr      r21, r1                 # from the kernel: the current sp
+        beq     da21_sp
+        mfspr   r21, SPRG3              # from user: the thread's kernel sp (tss.ksp)
+        lwz     r21, TSS_KSP(r21)
+da21_sp:
+        addis   r21, r21, 0             # tophys
+        subi    r21, r21, INT_FRAME_SIZE+STACK_UNDERHEAD
+        stw     r1, GPR1(r21)
+        stw     r1, 0(r21)              # the back chain
+        addis   r1, r21, 0              # tovirt: the kernel sp
+        stw     r20, _CCR(r21)
+        stw     r22, GPR22(r21)
+        stw     r23, GPR23(r21)
+        mfspr   r20, SPRG0
+        stw     r20, GPR20(r21)
+        mfspr   r22, SPRG1
+        stw     r22, GPR21(r21)
+        mflr    r20
+        stw     r20, _LINK(r21)
+        mfctr   r22
+        stw     r22, _CTR(r21)
+        mfspr   r20, XER
+        stw     r20, _XER(r21)
+        mfspr   r22, SRR0
+        mfspr   r23, SRR1
+        stw     r0, GPR0(r21)
+        stw     r2, GPR2(r21)
+        stw     r3, GPR3(r21)
+        stw     r4, GPR4(r21)
+        stw     r5, GPR5(r21)
+        stw     r6, GPR6(r21)
+.else
         mtspr   SPRG0, r20
         mtspr   SPRG1, r21
         mfcr    r20
@@ -176,6 +236,7 @@ da_frame:
         stw     r4, GPR4(r21)
         stw     r5, GPR5(r21)
         stw     r6, GPR6(r21)
+.endif
         mfspr   r20, DSISR
 .ifdef KERNEL_HASH
         andis.  r0, r20, 0x4000         # no HPTE (DSISR bit 1) ...
@@ -207,6 +268,44 @@ da_slow:
         .align  8
         .globl  InstructionAccess22
 InstructionAccess22:                    # base + 0x400: instruction storage interrupt
+.ifdef LINUX_2_1_51
+        mtspr   SPRG0, r20
+        mtspr   SPRG1, r21
+        mfcr    r20
+        mfspr   r21, SRR1               # 2.1.51: from user or kernel by SRR1[PR]
+        andi.   r21, r21, MSR_PR
+        mr      r21, r1                 # from the kernel: the current sp
+        beq     ia21_sp
+        mfspr   r21, SPRG3              # from user: the thread's kernel sp (tss.ksp)
+        lwz     r21, TSS_KSP(r21)
+ia21_sp:
+        addis   r21, r21, 0             # tophys
+        subi    r21, r21, INT_FRAME_SIZE+STACK_UNDERHEAD
+        stw     r1, GPR1(r21)
+        stw     r1, 0(r21)              # the back chain
+        addis   r1, r21, 0              # tovirt: the kernel sp
+        stw     r20, _CCR(r21)
+        stw     r22, GPR22(r21)
+        stw     r23, GPR23(r21)
+        mfspr   r20, SPRG0
+        stw     r20, GPR20(r21)
+        mfspr   r22, SPRG1
+        stw     r22, GPR21(r21)
+        mflr    r20
+        stw     r20, _LINK(r21)
+        mfctr   r22
+        stw     r22, _CTR(r21)
+        mfspr   r20, XER
+        stw     r20, _XER(r21)
+        mfspr   r22, SRR0
+        mfspr   r23, SRR1
+        stw     r0, GPR0(r21)
+        stw     r2, GPR2(r21)
+        stw     r3, GPR3(r21)
+        stw     r4, GPR4(r21)
+        stw     r5, GPR5(r21)
+        stw     r6, GPR6(r21)
+.else
         mtspr   SPRG0, r20
         mtspr   SPRG1, r21
         mfcr    r20
@@ -240,6 +339,7 @@ ia_frame:
         stw     r4, GPR4(r21)
         stw     r5, GPR5(r21)
         stw     r6, GPR6(r21)
+.endif
 .ifdef KERNEL_HASH
         andis.  r0, r23, 0x4000         # no HPTE (SRR1 bit 1) ...
         beq     ia_slow
@@ -268,6 +368,44 @@ ia_slow:
 
         .globl  SystemCall22
 SystemCall22:                           # base + 0xc00: sc
+.ifdef LINUX_2_1_51
+        mtspr   SPRG0, r20
+        mtspr   SPRG1, r21
+        mfcr    r20
+        mfspr   r21, SRR1               # 2.1.51: from user or kernel by SRR1[PR]
+        andi.   r21, r21, MSR_PR
+        mr      r21, r1                 # from the kernel: the current sp
+        beq     sc21_sp
+        mfspr   r21, SPRG3              # from user: the thread's kernel sp (tss.ksp)
+        lwz     r21, TSS_KSP(r21)
+sc21_sp:
+        addis   r21, r21, 0             # tophys
+        subi    r21, r21, INT_FRAME_SIZE+STACK_UNDERHEAD
+        stw     r1, GPR1(r21)
+        stw     r1, 0(r21)              # the back chain
+        addis   r1, r21, 0              # tovirt: the kernel sp
+        stw     r20, _CCR(r21)
+        stw     r22, GPR22(r21)
+        stw     r23, GPR23(r21)
+        mfspr   r20, SPRG0
+        stw     r20, GPR20(r21)
+        mfspr   r22, SPRG1
+        stw     r22, GPR21(r21)
+        mflr    r20
+        stw     r20, _LINK(r21)
+        mfctr   r22
+        stw     r22, _CTR(r21)
+        mfspr   r20, XER
+        stw     r20, _XER(r21)
+        mfspr   r22, SRR0
+        mfspr   r23, SRR1
+        stw     r0, GPR0(r21)
+        stw     r2, GPR2(r21)
+        stw     r3, GPR3(r21)
+        stw     r4, GPR4(r21)
+        stw     r5, GPR5(r21)
+        stw     r6, GPR6(r21)
+.else
         mtspr   SPRG0, r20
         mtspr   SPRG1, r21
         mfcr    r20
@@ -301,6 +439,7 @@ sc_frame:
         stw     r4, GPR4(r21)
         stw     r5, GPR5(r21)
         stw     r6, GPR6(r21)
+.endif
         stw     r3, ORIG_GPR3(r21)
         li      r20, MSR_KERNEL
         rlwimi  r20, r23, 0, 16, 16
@@ -312,8 +451,10 @@ sc_frame:
         .globl  transfer_to_handler
 transfer_to_handler:
         stw     r22, _NIP(r21)
+.ifndef LINUX_2_1_51                    # 2.1.51 stores the MSR as it was
         lis     r22, MSR_POW@h
         andc    r23, r23, r22
+.endif
         stw     r23, _MSR(r21)
         stw     r7, GPR7(r21)
         stw     r8, GPR8(r21)
@@ -349,12 +490,14 @@ tth_kernel:
         stw     r24, TRAP(r21)
         li      r22, 0
         stw     r22, RESULT(r21)
+.ifndef LINUX_2_1_51                    # 2.1.51: no SPRG2, no stack check
         mtspr   SPRG2, r22              # in the kernel now
         addi    r24, r2, TASK_STRUCT_SIZE
         cmplw   0, r1, r2               # current < sp < current + TASK_STRUCT_SIZE:
         cmplw   1, r1, r24              # the kernel stack ran into the task_struct
         crand   1, 1, 4
         bgt     stack_overflow22
+.endif
         lwz     r24, 0(r23)             # the handler
         lwz     r23, 4(r23)             # where it returns to
         mtspr   SRR0, r24
@@ -450,6 +593,18 @@ ir_no_ee:
         lwz     r3, _MSR(r1)            # back to user mode?
         andi.   r3, r3, MSR_PR
         beq+    ir_restore
+.ifdef LINUX_2_1_51
+        lis     r3, KDATA@ha            # 2.1.51: the global need_resched
+        lwz     r3, KDATA_NEED_RESCHED@l(r3)
+        cmpwi   0, r3, 0
+        bne-    ir_schedule
+        lwz     r3, BLOCKED(r2)         # 2.1.51: signal & ~blocked
+        lwz     r5, SIGNAL(r2)
+        andc.   r0, r5, r3
+        bne-    ir_signal
+        addi    r4, r1, INT_FRAME_SIZE+STACK_UNDERHEAD
+        stw     r4, TSS+TSS_KSP(r2)     # the kernel sp for the next entry (no SPRG2)
+.else
         lwz     r3, NEED_RESCHED(r2)
         cmpwi   0, r3, 0
         bne-    ir_schedule
@@ -460,6 +615,7 @@ ir_no_ee:
         stw     r4, TSS+TSS_KSP(r2)     # the kernel sp for the next entry
         addis   r3, r1, 0               # tophys
         mtspr   SPRG2, r3               # the frame of the next exception from user mode
+.endif
 ir_restore:
         lwz     r2, _CTR(r1)
         lwz     r0, _LINK(r1)

@@ -431,22 +431,72 @@ def test_without_bats_the_603_hash_table_takes_the_same_tlb_misses():
     assert hashed["kernel_hptes_per_pass"] == 0 < hashed["kernel_hptes_warmup"]
 
 
-def test_the_unoptimized_configuration_changes_none_of_table_3s_loops():
-    """The kernel through the TLB and the hash table, search flushing, the 603 reloading from
-    a hash table: the four loops take no TLB miss in their steady state either way (the
-    603's counts), so their times stay within 1% (a switch reloads 7 segment registers, not
-    8, when segment 0 is the kernel's: 3 instructions fewer each)."""
+def test_the_unoptimized_configuration_changes_table_3s_loops_little():
+    """Linux 2.1.51's entry and exit, the kernel through the TLB and the hash table, search
+    flushing, the 603 reloading from a hash table: the four loops take no TLB miss in their
+    steady state either way (the 603's counts) and run a few instructions fewer, so their
+    times stay within 5% (the switch, half a round trip less the pipe alone, moves most,
+    3.9% on the 603, though its path is shorter: the two kernels' structures sit at other
+    addresses in the caches). By hand, per pipe round trip: four system calls of 3 instructions
+    fewer each on 2.1.51's path, and two switches of 3 fewer (7 segment registers reloaded,
+    not 8, when segment 0 is the kernel's): 2314 - 12 - 6."""
     t3 = dougan1999.table3_configurations()
     columns = ["null_syscall_us", "ctx_switch_us", "pipe_latency_us", "pipe_bandwidth_mb_s"]
     for processor in ("604", "603"):
         before, after = t3.loc[("optimized", processor)], t3.loc[("unoptimized", processor)]
+        assert (before["entry"], after["entry"]) == ("2.2.0", "2.1.51")
+        assert after["null_instructions"] == before["null_instructions"] - 3 == 199
+        assert after["pipe_instructions"] == before["pipe_instructions"] - 12 - 6 == 2296
         for column in columns:
-            assert after[column] == pytest.approx(before[column], rel=0.01)
+            assert after[column] == pytest.approx(before[column], rel=0.05)
     assert t3.loc[("unoptimized", "603"), "null_tlb_misses"] == 0
     assert t3.loc[("unoptimized", "603"), "pipe_tlb_misses"] == 0
     unopt = dougan1999.lat_pipe("603 hash table", bats=False)
     opt = dougan1999.lat_pipe("603 hash table")
     assert opt["instructions"] - unopt["instructions"] == 2 * 3
+
+
+@pytest.mark.parametrize("machine", MACHINES)
+def test_a_null_call_on_2_1_51s_path_by_hand(machine):
+    """Linux 2.1.51's path (entry_22.S with LINUX_2_1_51): the prologue tests SRR1[PR] and
+    loads tss.ksp (35, and 4 more to transfer_to_handler: 39), transfer_to_handler without
+    2.2's MSR_POW clear (2), SPRG2 (1) and stack check (5): 43; DoSyscall 30; int_return's
+    global need_resched (+1), signal & ~blocked (+1) and no SPRG2 (-2): 82. The program's
+    result is the same."""
+    from emu.kernel.entry import NULL_CALL_INSTRUCTIONS_21
+    k = dougan1999.kernel(machine)
+    e = Entry(k, version="2.1.51")
+    p = e.spawn(LAT_SYSCALL_NULL)
+    e.run(p, ELF_BASE, 1)
+    a, b = e.run(p, ELF_BASE, 10), e.run(p, ELF_BASE, 20)
+    assert sum(NULL_CALL_INSTRUCTIONS_21.values()) == 5 + 39 + 43 + 30 + 82 == 199
+    assert (b.instructions - a.instructions) / 10 == 199
+    assert b.status == 0 and b.faults == 0
+
+
+def test_2_1_51s_prologue_takes_the_kernel_stack_from_the_thread():
+    """On 2.1.51's path the frame is below tss.ksp (SPRG2 is not used): a stale SPRG2 changes
+    nothing, and getppid still returns the parent's pid."""
+    from emu.hw.softtlb import SPRG2
+    from emu.kernel.entry import Entry as E
+    k = dougan1999.kernel("603 page table")
+    e = E(k, version="2.1.51")
+    p = e.spawn(f"""
+        li r0, 64
+        sc
+        mr r31, r3
+        li r3, 0
+{exit_with("")}""")
+    e.run(p, ELF_BASE)
+    e.regs.set_spr(SPRG2, 0x1234)
+    r = e.run(p, ELF_BASE)
+    assert r.gprs[31] == 1                          # init's pid: the spawned task's parent
+
+
+def test_an_unknown_entry_version_is_refused():
+    k = dougan1999.kernel("604")
+    with pytest.raises(ValueError, match="version"):
+        Entry(k, version="2.0")
 
 
 # ------------------------------------------------------------------ schedule and wake_up
