@@ -153,8 +153,6 @@
         .equ    HOST_EXIT, 1
         .equ    HOST_FAULT, 2
         .equ    HOST_REFUSED, 3
-        .equ    HOST_SCHEDULE, 4
-        .equ    HOST_WAKE, 5
         .equ    MSR_FP, 0x2000
         .equ    TASK_STATE, 0
         .equ    TASK_INTERRUPTIBLE, 1
