@@ -79,7 +79,8 @@ TABLE = {
              "setup_arg_pages, start_thread"),
     "copy_strings": (200, None, "copy_strings per argument page (the copy of a few strings)"),
     "context_switch": (150, None, "schedule + switch_to + switch_mm (16 segment registers)"),
-    "schedule": (120, None, "2.2.0 schedule() on one CPU outside _switch (emu.kernel.entry): "
+    "schedule": (120, None, "2.2.0 schedule() on one CPU outside _switch (Blanchard 2002's "
+                 "compile; emu.kernel.entry runs it as guest code, routines/ppc32/sched_22.S): "
                  "the bottom-half and task-queue checks, prev off the run queue, goodness "
                  "over the runnable tasks, get_mmu_context's test, the statistics"),
     "wake_up": (50, None, "2.2.0 wake_up_interruptible with one waiter: __wake_up's walk of "

@@ -64,14 +64,18 @@ leaves through it to user mode at the given entry), the parent's descriptors and
 model's copy-on-write address space. ``read`` and ``write`` (``routines/ppc32/pipe_22.S``)
 go through sys_read/sys_write to pipe_read/pipe_write of 2.2.0 (fs/pipe.c: one kernel page
 per pipe, copy_to_user / copy_from_user). A task that must wait calls
-interruptible_sleep_on, whose schedule() stops the run: the kernel model takes the task off
-its run queue and picks the next one (the first other runnable task: the tasks' goodness is
-equal), charging the C part of schedule() from its fixed-cost table (``schedule``, an
-estimate), and the run resumes in ``_switch22`` (2.2.0's _switch: the frame, SPRG3, the
-kernel stack, the 8 segment registers), which falls into int_return and out through the
-next task's frame. wake_up_interruptible stops the run likewise for wake_up_process
-(``wake_up``, an estimate). A run ends when a process calls exit; a process left asleep
-stays so for the next run; every process asleep is a deadlock (KernelError).
+interruptible_sleep_on, whose schedule() is 2.2.0's, as guest code
+(``routines/ppc32/sched_22.S``): prev off the run queue (a doubly-linked ring through
+init_task, the idle task, in guest memory), the walk of the run queue with goodness(), then
+switch_to into ``_switch22`` (2.2.0's _switch: the frame, SPRG3, the kernel stack, the 8
+segment registers), which falls into int_return and out through the next task's frame.
+Just before the switch the run stops for the kernel model to follow it (its current
+process, its MMU's copy of the segments: no cycles). wake_up_interruptible is __wake_up's
+walk of the wait queue (a ring of struct wait_queue on the sleepers' stacks) and
+wake_up_process (add_to_runqueue, reschedule_idle), guest code too. Tasks are SCHED_OTHER
+with DEF_PRIORITY; fork halves the parent's counter between the two, as do_fork does; the
+model has no timer, so counters never run out. A run ends when a process calls exit; a
+process left asleep stays so for the next run; every process asleep is a deadlock (KernelError).
 
 **A departure of QEMU's 603, undone:** its ``tlbld`` / ``tlbli`` drop the entry for the same
 page in the other way whatever its VSID (emu.hw.softtlb), so two processes that use the same
@@ -160,8 +164,15 @@ GPR0, NIP, MSR, CTR, LINK, XER, CCR, TRAP, FRAME_DAR, FRAME_DSISR, RESULT = \
 # (TSS) with the page directory first (the 603 handlers' THREAD_PGDIR), the kernel stack
 TASK_UNION = 8192
 TASK_FIELDS = {"TASK_FLAGS": 4, "SIGPENDING": 8, "ADDR_LIMIT": 12, "NEED_RESCHED": 16,
-               "PID": 20, "P_OPPTR": 24, "TASK_FILES": 28, "TSS": 64, "TSS_PGDIR": 0,
-               "TSS_KSP": 4, "TSS_REGS": 8, "TSS_LAST_SYSCALL": 12}
+               "PID": 20, "P_OPPTR": 24, "TASK_FILES": 28, "COUNTER": 32, "PRIORITY": 36,
+               "POLICY": 40, "NEXT_RUN": 44, "PREV_RUN": 48, "TASK_MM": 52, "HAS_CPU": 56,
+               "PROCESSOR": 60, "TSS": 64, "TSS_PGDIR": 0, "TSS_KSP": 4, "TSS_REGS": 8,
+               "TSS_LAST_SYSCALL": 12, "MM_CONTEXT": 0, "SIGNAL": 96, "BLOCKED": 100}
+# the kernel's words (KDATA): int_return's, hash_page's count, and schedule()'s
+KDATA_WORDS = ("LOST_IRQS", "BH_MASK", "BH_ACTIVE", "XTIME", "KERNEL_RELOADS",
+               "CONTEXT_SWTCH", "NR_RUNNING", "TQ_SCHEDULER", "IRQ_COUNT", "BH_COUNT",
+               "PREVSTATE", "NEED_RESCHED")
+DEF_PRIORITY = 20              # include/linux/sched.h, 2.2.0: 20 * HZ / 100, HZ = 100
 TASK_STATE, TASK_RUNNING, TASK_INTERRUPTIBLE = 0, 0, 1
 # the model's files, dentries and pipe inodes (fs/pipe.c's fields, the model's offsets)
 FILE_FIELDS = {"FILES_MAX": 0, "FILES_FD": 4, "F_COUNT": 0, "F_MODE": 4, "F_POS": 8,
@@ -177,12 +188,16 @@ NR_SYSCALLS = 256              # include/linux/sys.h
 NR_EXIT, NR_READ, NR_WRITE, NR_GETPPID = 1, 3, 4, 64    # include/asm-ppc/unistd.h
 SYSCALLS = {NR_EXIT: "sys_exit22", NR_READ: "sys_read22", NR_WRITE: "sys_write22",
             NR_GETPPID: "sys_getppid22"}
-HOST_EXIT, HOST_FAULT, HOST_REFUSED, HOST_SCHEDULE, HOST_WAKE = 1, 2, 3, 4, 5
+HOST_EXIT, HOST_FAULT, HOST_REFUSED, HOST_SWITCH = 1, 2, 3, 6
 REFUSED = {1: "a kernel stack overflow", 2: "sys_sigreturn", 3: "a traced task (PF_TRACESYS)",
            4: "a lost interrupt", 5: "bottom halves", 6: "schedule (need_resched)",
            7: "a pending signal", 8: "a mandatory lock", 9: "SIGPIPE (no reader)",
            10: "a non-blocking pipe", 11: "a contended inode semaphore",
-           12: "a pipe inode with a superblock", 13: "a bad user pointer"}
+           12: "a pipe inode with a superblock", 13: "a bad user pointer",
+           14: "every process sleeps: the programs deadlock", 15: "a real-time task",
+           16: "a scheduler task queue", 17: "schedule() in an interrupt",
+           18: "every counter spent (recalculation: the model has no timer)",
+           19: "a task without an MMU context"}
 ENOSYS = 38
 CR0_SO = 0x10000000
 # BATs: IBAT2U/L and DBAT2U/L (mapin_ram's BAT2)
@@ -321,6 +336,13 @@ writer:
 # signal 82
 NULL_CALL_INSTRUCTIONS = {"user": 5, "prologue": 34, "transfer_to_handler": 51,
                           "DoSyscall": 30, "int_return": 82}
+# the same on Linux 2.1.51's path (entry_22.S with LINUX_2_1_51, its header): the prologue
+# tests SRR1[PR] and loads tss.ksp (35 + the 4 to transfer_to_handler), transfer_to_handler
+# has no MSR_POW clear, SPRG2 or stack check; int_return's tests differ but count the same
+NULL_CALL_INSTRUCTIONS_21 = {"user": 5, "prologue": 39, "transfer_to_handler": 43,
+                             "DoSyscall": 30, "int_return": 82}
+#: the kernels whose entry and exit ``Entry`` runs (``version``)
+VERSIONS = ("2.2.0", "2.1.51")
 
 BOOT = f"""
         .globl  entry22_boot
@@ -378,9 +400,13 @@ class UserRun:
 
 
 class Entry:
-    """The 2.2.0 exception entry on a Kernel's 603 or 604 backend (module notes)."""
+    """The 2.2.0 exception entry on a Kernel's 603 or 604 backend (module notes), or with
+    ``version="2.1.51"`` that kernel's (routines/ppc32/entry_22.S, LINUX_2_1_51)."""
 
-    def __init__(self, kernel, bats=True):
+    def __init__(self, kernel, bats=True, version="2.2.0"):
+        if version not in VERSIONS:
+            raise ValueError(f"version must be one of {VERSIONS}, not {version!r}")
+        self.version = version
         arch = kernel.arch
         if isinstance(arch, PPC603):
             self.kind = "603"
@@ -394,20 +420,28 @@ class Entry:
         self.kernel_hash = not bats and (self.kind == "604" or arch.reload == "hash")
         self.bats_on = bats
         m = self.machine
-        self.kdata = m.alloc(32, align=32)
+        self.kdata = m.alloc(4 * len(KDATA_WORDS), align=32)
         self.table = m.alloc(4 * NR_SYSCALLS, align=32)
+        self.tasks = {}                        # pid -> task union address
+        self.mms = {}                          # MM -> the guest's mm (its context word)
+        self.init_task = self._task_union(1, None)   # the idle task: the run queue's head
+        self._word(self.init_task + TASK_FIELDS["NEXT_RUN"], self.init_task)
+        self._word(self.init_task + TASK_FIELDS["PREV_RUN"], self.init_task)
         prelude = "".join(f".equ {k}, {v:#x}\n" for k, v in {
             **TASK_FIELDS, **FILE_FIELDS, "TASK_STRUCT_SIZE": TASK_STRUCT_SIZE,
             "NR_SYSCALLS": NR_SYSCALLS, "SYS_CALL_TABLE": self.table, "KDATA": self.kdata,
-            "KDATA_LOST_IRQS": self.kdata, "KDATA_BH_MASK": self.kdata + 4,
-            "KDATA_BH_ACTIVE": self.kdata + 8, "KDATA_XTIME": self.kdata + 12,
-            "KDATA_KERNEL_RELOADS": self.kdata + 16}.items())
+            "INIT_TASK": self.init_task,
+            **{f"KDATA_{name}": self.kdata + 4 * n for n, name in enumerate(KDATA_WORDS)}
+        }.items())
         if not bats:
             prelude += ".equ KERNEL_SEGMENT0, 1\n"
+        if version == "2.1.51":
+            prelude += ".equ LINUX_2_1_51, 1\n"
         if self.kernel_hash:
             prelude += f".equ KERNEL_HASH, 1\n.equ create_hpte, {m.symbols['create_hpte']:#x}\n"
         source = prelude + "".join(routine(f"ppc32/{name}").read_text()
-                                   for name in ("entry_22.S", "pipe_22.S", "memcpy.S"))
+                                   for name in ("entry_22.S", "sched_22.S", "pipe_22.S",
+                                                "memcpy.S"))
         self.program = m.load(source, align=ENTRY_ALIGN)
         self.base = m.symbols["entry22_base"]
         self.stop = m.symbols["host_stop22"]
@@ -451,10 +485,7 @@ class Entry:
         if self.kind == "604":
             self.tlb = TLB604Model(m, arch.sdr1, self.bat_size)
             arch.native_tlb = self.tlb
-        self.tasks = {}                        # pid -> task union address
-        self.init_task = self._task_union(1, None)
         self.running = None                    # the process the CPU runs, during a run
-        self.runnable = []                     # the run queue: processes, in order
         self.by_task = {}                      # task union address -> process
         m.interrupt_handler = self._interrupt
 
@@ -462,9 +493,12 @@ class Entry:
 
     def _task_union(self, pid, parent_task):
         """A task union: the task_struct's fields (running, its pid and parent, the user
-        address limit, a files table of NR_OPEN_MODEL descriptors) below its kernel stack."""
+        address limit, a files table of NR_OPEN_MODEL descriptors, SCHED_OTHER with
+        DEF_PRIORITY and a full counter, as INIT_TASK has them) below its kernel stack."""
         m = self.machine
         task = m.alloc(TASK_UNION, align=TASK_UNION)
+        self._word(task + TASK_FIELDS["PRIORITY"], DEF_PRIORITY)
+        self._word(task + TASK_FIELDS["COUNTER"], DEF_PRIORITY)
         files = m.alloc(8 + 4 * NR_OPEN_MODEL, align=32)
         self._word(files + FILE_FIELDS["FILES_MAX"], NR_OPEN_MODEL)
         self._word(files + FILE_FIELDS["FILES_FD"], files + 8)
@@ -532,7 +566,47 @@ class Entry:
             task = self._task_union(process.pid + 1, parent or self.init_task)
             self.tasks[process.pid] = task
             self.by_task[task] = process
-        return self.tasks[process.pid]
+        task = self.tasks[process.pid]
+        self._word(task + TASK_FIELDS["TASK_MM"], self._mm(process.mm))
+        return task
+
+    def _mm(self, mm):
+        """The guest's copy of ``mm``: its context word, as 2.2 keeps it (MUNGE_CONTEXT:
+        the kernel model's context number times 897, 20 bits), which get_mmu_context tests
+        and _switch22 loads; written again whenever the model may have changed it."""
+        if mm not in self.mms:
+            self.mms[mm] = self.machine.alloc(16, align=16)
+        self._word(self.mms[mm] + TASK_FIELDS["MM_CONTEXT"], (mm.context * 897) & 0xFFFFF)
+        return self.mms[mm]
+
+    def _add_to_runqueue(self, process):
+        """wake_up_process at fork or when a run starts (2.2.0's add_to_runqueue: after
+        init_task, nr_running up), unless the task is on the run queue already."""
+        task, head = self.task(process), self.init_task
+        f = TASK_FIELDS
+        self._word(task + TASK_STATE, TASK_RUNNING)
+        if self.machine.read_word(task + f["NEXT_RUN"]):
+            return
+        first = self.machine.read_word(head + f["NEXT_RUN"])
+        self._word(task + f["PREV_RUN"], head)
+        self._word(head + f["NEXT_RUN"], task)
+        self._word(task + f["NEXT_RUN"], first)
+        self._word(first + f["PREV_RUN"], task)
+        running = self.kdata + 4 * KDATA_WORDS.index("NR_RUNNING")
+        self._word(running, self.machine.read_word(running) + 1)
+
+    def run_queue(self):
+        """The processes on the guest's run queue, from init_task.next_run round to it."""
+        order, f = [], TASK_FIELDS
+        task = self.machine.read_word(self.init_task + f["NEXT_RUN"])
+        while task != self.init_task:
+            order.append(self.by_task[task])
+            task = self.machine.read_word(task + f["NEXT_RUN"])
+        return order
+
+    def kword(self, name):
+        """One of the kernel's words (``KDATA_WORDS``), e.g. CONTEXT_SWTCH (kstat's)."""
+        return self.machine.read_word(self.kdata + 4 * KDATA_WORDS.index(name))
 
     def _files(self, process):
         return self.machine.read_word(self.task(process) + TASK_FIELDS["TASK_FILES"]) + 8
@@ -596,7 +670,11 @@ class Entry:
         tss = task + TASK_FIELDS["TSS"]
         self._word(tss + TASK_FIELDS["TSS_KSP"], frame)
         self._word(tss + TASK_FIELDS["TSS_PGDIR"], child.mm.pgd.address)
-        self.runnable.append(child)
+        counter = self.task(parent) + TASK_FIELDS["COUNTER"]     # do_fork: the parent's
+        left = m.read_word(counter)                              # counter shared
+        self._word(task + TASK_FIELDS["COUNTER"], (left + 1) >> 1)
+        self._word(counter, left >> 1)
+        self._add_to_runqueue(child)
         return child
 
     def frame(self, process):
@@ -633,6 +711,9 @@ class Entry:
         tss = task + TASK_FIELDS["TSS"]
         m.write(tss + TASK_FIELDS["TSS_PGDIR"], process.mm.pgd.address.to_bytes(4, "big"))
         self.regs.set_sprs({SPRG3: tss, SPRG2: self.frame(process)})
+        if self.version == "2.1.51":      # its prologue takes the kernel sp from tss.ksp
+            m.write(tss + TASK_FIELDS["TSS_KSP"], (self.frame(process) + INT_FRAME_SIZE +
+                                                   STACK_UNDERHEAD).to_bytes(4, "big"))
         if self.kind == "604":
             for n in range(12):           # PPC32Hash's user segments, Ks = Kp = 1
                 self.regs.set_sr(n, ctx_to_vsid(process.mm.context, n << 28) | 0x60000000)
@@ -755,9 +836,7 @@ class Entry:
         uc.reg_write(ppc_const.UC_PPC_REG_LR, 0)
         uc.reg_write(ppc_const.UC_PPC_REG_MSR, MSR_USER)
         self.exceptions = {}
-        if process not in self.runnable:
-            self.runnable.append(process)
-        self._word(self.task(process) + TASK_STATE, TASK_RUNNING)
+        self._add_to_runqueue(process)
         totals = {"instructions": 0, "cycles": 0, "host_cycles": 0, "faults": 0}
         events = {}
         pc = entry
@@ -778,76 +857,41 @@ class Entry:
                 if reason == HOST_REFUSED:
                     raise KernelError(f"the program reached what the entry model refuses: "
                                       f"{REFUSED.get(argument, argument)}")
-                if reason not in (HOST_FAULT, HOST_SCHEDULE, HOST_WAKE):
+                if reason not in (HOST_FAULT, HOST_SWITCH):
                     raise KernelError(f"host_stop22 with an unknown reason {reason}")
                 saved = uc.context_save()
                 pc = uc.reg_read(ppc_const.UC_PPC_REG_LR)
                 self._stubs(False)
                 before = k.ledger.cycles
-                switch = None
                 if reason == HOST_FAULT:
                     self._fault(self.running, argument - STACK_FRAME_OVERHEAD)
                     totals["faults"] += 1
-                elif reason == HOST_WAKE:
-                    self._wake(argument)
                 else:
-                    switch = self._schedule()
+                    self._switched(argument)
                 totals["host_cycles"] += k.ledger.cycles - before
                 uc.context_restore(saved)
-                if switch is not None:
-                    pc = m.symbols["_switch22"]
-                    for n, value in enumerate(switch):
-                        uc.reg_write(ppc_const.UC_PPC_REG_3 + n, value)
         finally:
             self.running = None
             self._stubs(False)
             if self.kind == "603":
                 self.regs.set_spr(SPRG3, self.kernel.arch.thread)
 
-    def _wake(self, task):
-        """wake_up_process (kernel/sched.c): the task runs again, on the run queue. It does
-        not preempt the waker: 2.2's reschedule_idle does so only when the woken task's
-        counter exceeds the current one's by more than 3, and the model's tasks keep equal
-        counters. The C path is charged from the fixed-cost table (``wake_up``)."""
-        self.kernel.ledger.fixed("wake_up")
-        self.kernel.ledger.count("wake_ups")
-        self._word(task + TASK_STATE, TASK_RUNNING)
-        process = self.by_task[task]
-        if process not in self.runnable:
-            self.runnable.append(process)
-
-    def _schedule(self):
-        """schedule() (kernel/sched.c), its C part charged from the fixed-cost table
-        (``schedule``): prev leaves the run queue if it sleeps; next is the first other
-        runnable process in queue order (the tasks' goodness is equal), else prev. Returns
-        the registers of _switch22 (prev's tss, next's, next's context as 2.2 keeps it:
-        MUNGE_CONTEXT, n * 897) or None if prev goes on."""
-        k, m = self.kernel, self.machine
-        k.ledger.fixed("schedule")
-        k.ledger.count("schedules")
-        prev = self.running
-        if m.read_word(self.task(prev) + TASK_STATE) != TASK_RUNNING and \
-                prev in self.runnable:
-            self.runnable.remove(prev)
-        others = [p for p in self.runnable if p is not prev]
-        if not others:
-            if prev in self.runnable:
-                return None
-            raise KernelError("every process sleeps: the programs deadlock")
-        nxt = others[0]
-        self.runnable.remove(nxt)               # round robin: to the back of the queue
-        self.runnable.append(nxt)
+    def _switched(self, task):
+        """schedule22 (routines/ppc32/sched_22.S) chose ``task`` and is about to switch to
+        it: the kernel model follows (its current process and MMU context, the 604's copy
+        of the segments _switch22 loads: 1-7), and the guest's mm word gets the context the
+        model holds. No cycles: the choice and the switch are guest code."""
+        k = self.kernel
+        nxt = self.by_task[task]
         k.ledger.count("context_switches")
-        k.current = nxt                         # the kernel model's view (its TLB paths)
+        k.current = nxt
         k.arch.switch_mm(nxt.mm)
         self.running = nxt
+        self._mm(nxt.mm)
         if self.tlb:                            # the segments _switch22 loads: 1-7
             self.tlb.set_segments([self.regs.sr(n) if not 1 <= n <= 7 else
                                    ctx_to_vsid(nxt.mm.context, n << 28) | 0x60000000
                                    for n in range(16)])
-        tss = TASK_FIELDS["TSS"]
-        return (self.task(prev) + tss, self.task(nxt) + tss,
-                (nxt.mm.context * 897) & 0xFFFFF)
 
     def _fault(self, process, frame):
         """do_page_fault22: the fault the frame describes, through the kernel model."""

@@ -286,6 +286,8 @@ def claims():
     unopt_null, unopt_pipe = null_syscall(machine, **options), lat_pipe(machine, **options)
     unopt_misses = {"null": unopt_null["steady_tlb_misses"],     # a run of 20 calls
                     "pipe": unopt_pipe["tlb_misses"]}                 # per round trip
+    insns = {"null": (unopt_null["instructions_per_call"], null["instructions_per_call"]),
+             "pipe": (unopt_pipe["instructions"], pipe["instructions"])}
     after = {"null_syscall_us": unopt_null["us_per_call"],
              "ctx_switch_us": lat_ctx(machine, **options)["us"],
              "pipe_latency_us": unopt_pipe["us"],
@@ -298,14 +300,17 @@ def claims():
               published_from=(unoptimized[column], linux[column]),
               emulated=after[column] / before[column], unit="times", digits=2, neutral=1,
               page=PAGES["tlb"],
-              source="Table 3 (the model: the kernel mapped by PTEs through the hash table "
-                     "and flushes searching it, against 2.2.0 with the kernel in a BAT; "
-                     "ppc604 profile)",
-              reason=f"on the 604 without BATs a run of 20 null calls takes "
-                     f"{unopt_misses['null']:.0f} TLB misses and a pipe round trip "
-                     f"{unopt_misses['pipe']:.0f} in steady state, so the model's {name} "
-                     f"changes by {after[column] / before[column] - 1:+.1%}; what made the 1998 "
-                     "kernel slower here is outside them")
+              source="Table 3 (the model: Linux 2.1.51's exception entry and exit, the "
+                     "kernel mapped by PTEs through the hash table and flushes searching it, "
+                     "against 2.2.0 with the kernel in a BAT; ppc604 profile)",
+              reason=f"2.1.51's entry path is 2.2.0's shape: a null call runs "
+                     f"{insns['null'][0]:.0f} instructions against {insns['null'][1]:.0f}, a "
+                     f"pipe round trip {insns['pipe'][0]:,.0f} against {insns['pipe'][1]:,.0f}; "
+                     f"without BATs a run of 20 null calls takes {unopt_misses['null']:.0f} "
+                     f"TLB misses and a round trip {unopt_misses['pipe']:.0f} in steady state, "
+                     f"so the model's {name} changes by "
+                     f"{after[column] / before[column] - 1:+.1%}; what made the 1998 kernel "
+                     "slower here is in neither")
         for column, name in names.items()]
     h = "603 180MHz (htab)"
     n = "603 180MHz (no htab)"
@@ -379,18 +384,22 @@ def claims():
               unit="us", digits=2, page=PAGES["syscalls"],
               source="Table 3 (the model: LMBench 1.x lat_ctx, half a round trip of a 4-byte "
                      "token less the pipe alone, _switch of 2.2.0, ppc604 profile)",
-              reason="schedule()'s C part is a fixed estimate of the kernel model's cost "
-                     f"table; the 604's TLBs are modelled and take "
+              reason="schedule(), sleep_on and wake_up are 2.2.0's as guest code; their "
+                     f"interrupt masking puts {SCHED_TRIP_SYNCS} of a round trip's "
+                     f"{PIPE_TRIP_SYNCS} sync instructions on it, at the profile's cost "
+                     f"(GCC's 6xx.md, not the 604 manual: {_sync_share(ctx, 'round_trip_cycles'):.0f}"
+                     f"% of the round trip); the 604's TLBs take "
                      f"{ctx['tlb_misses_per_switch']:.0f} misses a switch in this loop"),
         Claim("Dougan 1999", "pipe latency, Linux/PPC (133 MHz 604)", kind=QUANTITY,
               published=float(linux["pipe_latency_us"]), emulated=pipe["us"], unit="us",
               digits=1, page=PAGES["syscalls"],
               source="Table 3 (the model: LMBench 1.x lat_pipe, a 1-byte round trip through "
                      "2.2.0's pipe_read/pipe_write and two switches, ppc604 profile)",
-              reason=f"two schedules and two wake-ups are fixed estimates "
-                     f"({pipe['cycles'] - pipe['guest_cycles']:,.0f} of the model's "
-                     f"{pipe['cycles']:,.0f} cycles); the rest is the guest path at the "
-                     f"profile's costs"),
+              reason=f"all guest code now, schedule() and wake_up included "
+                     f"({pipe['instructions']:,.0f} instructions, {pipe['cycles']:,.0f} "
+                     f"cycles a round trip); its {PIPE_TRIP_SYNCS} sync instructions at the "
+                     f"profile's cost (GCC's 6xx.md) are {_sync_share(pipe, 'cycles'):.0f}% of "
+                     f"them"),
         Claim("Dougan 1999", "pipe bandwidth, Linux/PPC (133 MHz 604)", kind=QUANTITY,
               published=float(linux["pipe_bandwidth_mb_s"]), emulated=bw["mb_s"],
               unit="MB/s", digits=1, page=PAGES["syscalls"],
@@ -431,6 +440,20 @@ def claims():
 #: the sync; isync pairs of one null call on the 2.2.0 path (routines/ppc32/entry_22.S: one
 #: before transfer_to_handler's rfi, three in int_return)
 NULL_CALL_SYNC_PAIRS = 4
+
+
+#: the sync instructions of one lat_pipe round trip on the 2.2.0 path, by hand: four system
+#: calls (one in transfer_to_handler, three in int_return: 16), two switches (_switch22's
+#: three and int_return's three: 12), and schedule's and wake_up's interrupt masking
+#: (routines/ppc32/sched_22.S: sleep_on22 three, schedule22 four, wake_up_process22 two,
+#: twice each: 18); tests/papers/test_dougan1999_entry.py counts them in a run
+PIPE_TRIP_SYNCS, SCHED_TRIP_SYNCS = 46, 18
+
+
+def _sync_share(run, key, profile="ppc604"):
+    """A pipe round trip's sync instructions, % of ``run[key]`` at the profile's cost."""
+    costs = hw_profile.load(profile).costs["mnemonics"]
+    return 100 * PIPE_TRIP_SYNCS * costs["sync"] / run[key]
 
 
 def _sync_pairs_share(null):
@@ -529,15 +552,16 @@ def tlb_misses(events):
         events.get("dtlb_misses", 0)
 
 
-def null_syscall(machine, calls=(10, 20), bats=True, **options):
+def null_syscall(machine, calls=(10, 20), bats=True, version="2.2.0", **options):
     """LMBench's lat_syscall null on the kernel model (emu.kernel.entry): a user program
     calls getppid in a loop through the 2.2.0 entry path, one warm-up run (BENCH's), then
     runs of ``calls`` iterations; the cost of one call is the difference of the two runs
     over the difference of their calls (the program's start and exit cancel). Returns
     cycles and instructions per call, microseconds at the profile's clock, and the
-    warm-up's faults and TLB misses."""
+    warm-up's faults and TLB misses. ``version``: the kernel whose entry and exit run
+    (2.2.0's, or 2.1.51's: emu.kernel.entry.VERSIONS)."""
     k = kernel(machine, **options)
-    entry = Entry(k, bats=bats)
+    entry = Entry(k, bats=bats, version=version)
     p = entry.spawn(LAT_SYSCALL_NULL, "lat_syscall")
     warm = entry.run(p, ELF_BASE, 1)
     runs = [entry.run(p, ELF_BASE, n) for n in calls]
@@ -586,25 +610,25 @@ def _per_iteration(entry, process, counts, *args_before):
             "tlb_misses": (tlb_misses(b.events) - tlb_misses(a.events)) / span}
 
 
-def lat_pipe(machine, counts=(5, 10), size=1, bats=True, **options):
+def lat_pipe(machine, counts=(5, 10), size=1, bats=True, version="2.2.0", **options):
     """LMBench lat_pipe (1.x): one round trip of ``size`` bytes between two processes
     through two pipes (two writes, two reads, two context switches through _switch22):
     cycles and microseconds at the profile's clock."""
     k = kernel(machine, **options)
-    entry = Entry(k, bats=bats)
+    entry = Entry(k, bats=bats, version=version)
     parent = _pipes_between(entry, pipe_round_trip(size))
     out = _per_iteration(entry, parent, counts, 0)
     out["us"] = out["cycles"] / k.machine.profile.clock_mhz
     return {"machine": machine, "bats": bats, **out}
 
 
-def lat_ctx(machine, counts=(5, 10), size=4, bats=True, **options):
+def lat_ctx(machine, counts=(5, 10), size=4, bats=True, version="2.2.0", **options):
     """LMBench lat_ctx (1.x, 2 processes, 0 KB): a round trip of the token through the
     ring, halved (two switches), minus the pipe's own cost measured in one process (a write
     and a read, no switch): cycles and microseconds per switch."""
-    trip = lat_pipe(machine, counts, size, bats, **options)
+    trip = lat_pipe(machine, counts, size, bats, version, **options)
     k = kernel(machine, **options)
-    entry = Entry(k, bats=bats)
+    entry = Entry(k, bats=bats, version=version)
     alone = _pipes_between(entry, pipe_alone(size))
     overhead = _per_iteration(entry, alone, counts, 0)
     clock = k.machine.profile.clock_mhz
@@ -614,12 +638,12 @@ def lat_ctx(machine, counts=(5, 10), size=4, bats=True, **options):
             "us": per_switch / clock, "tlb_misses_per_switch": trip["tlb_misses"] / 2}
 
 
-def bw_pipe(machine, chunks=(2, 4), bats=True, **options):
+def bw_pipe(machine, chunks=(2, 4), bats=True, version="2.2.0", **options):
     """LMBench bw_pipe (1.x): a child writes 64 KB chunks into a pipe, the parent reads
     them 64 KB at a time (4 KB per read: the pipe holds one page); MB/s (2^20 bytes) at the
     profile's clock, from the difference of two runs of ``chunks`` chunks."""
     k = kernel(machine, **options)
-    entry = Entry(k, bats=bats)
+    entry = Entry(k, bats=bats, version=version)
     parent = _pipes_between(entry, BW_PIPE, data_pages=XFERSIZE // PAGE_SIZE)
     out = _per_iteration(entry, parent, chunks, 0)
     clock = k.machine.profile.clock_mhz
@@ -643,17 +667,21 @@ def table3_emulated(machines=("603 page table", "604"), bats=True, **options):
     return pd.DataFrame(rows).set_index("machine")
 
 
-# Table 3's two Linux/PPC rows as the model's switches can make them (notebook 06). The
-# optimized kernel: 2.2.0's, the kernel in a BAT, the 603 walking the page table, flushes
-# by new context. The unoptimized one: what the paper's techniques replaced, as far as the
-# model has switches for them: the kernel mapped by PTEs (through the TLB and the hash
-# table, node6's starting point), every flushed page searched for in the hash table (the
-# 1998 code), and on the 603 the TLB reloaded from a hash table (the 2.1-era handlers).
+# Table 3's two Linux/PPC rows (notebook 06). The optimized kernel: 2.2.0's, the kernel in a
+# BAT, the 603 walking the page table, flushes by new context. The unoptimized one: Linux
+# 2.1.51 on the PowerMac, before the paper's changes (davej-history's import of 2.1.51pre1:
+# arch/ppc/kernel/head.S, arch/ppc/mm/init.c): its own exception entry and exit
+# (routines/ppc32/entry_22.S with LINUX_2_1_51), mapin_ram's PTEs for all of RAM and no BAT
+# (node6's starting point), on the 604 every flushed page searched for in the hash table,
+# and on the 603 the TLB reloaded from the hash table (2.1.51's handlers,
+# tlbmiss_603_hash.S; its flush stays the 603 backend's default, which has no page-by-page
+# search: Table 3's loops flush nothing). Its scheduler and pipe code are 2.2.0's, the same
+# algorithms as 2.1.51's.
 CONFIGURATIONS = {
     ("optimized", "604"): ("604", {"bats": True, "flush": "context"}),
     ("optimized", "603"): ("603 page table", {"bats": True, "tlb_flush": "context"}),
-    ("unoptimized", "604"): ("604", {"bats": False, "flush": "search"}),
-    ("unoptimized", "603"): ("603 hash table", {"bats": False}),
+    ("unoptimized", "604"): ("604", {"bats": False, "flush": "search", "version": "2.1.51"}),
+    ("unoptimized", "603"): ("603 hash table", {"bats": False, "version": "2.1.51"}),
 }
 
 
@@ -666,7 +694,9 @@ def table3_configurations(configurations=CONFIGURATIONS):
         null = null_syscall(machine, **options)
         pipe = lat_pipe(machine, **options)
         rows.append({"kernel": kind, "processor": processor, "machine": machine,
-                     "bats": options["bats"],
+                     "bats": options["bats"], "entry": options.get("version", "2.2.0"),
+                     "null_instructions": null["instructions_per_call"],
+                     "pipe_instructions": pipe["instructions"],
                      "null_syscall_us": null["us_per_call"],
                      "ctx_switch_us": lat_ctx(machine, **options)["us"],
                      "pipe_latency_us": pipe["us"],

@@ -37,15 +37,35 @@
  *     mtsrin per 256 MB segment; no TLB or hash-table flush: entries are VSID-tagged), then
  *     int_return, which leaves through next's frame: into next's own call of schedule
  *     (a kernel frame), or to user mode (a new task's frame from fork);
- *   schedule22, sleep_on22, wake_up22: interruptible_sleep_on (state, the wait queue's one
- *     entry, schedule, off the queue) and wake_up_interruptible (a waiter not yet woken);
- *     the choice of the next task and wake_up_process are the kernel model's (Python),
- *     their C paths charged from its fixed-cost table;
+ *   schedule22, sleep_on22, wake_up22: in routines/ppc32/sched_22.S (2.2.0's schedule(),
+ *     interruptible_sleep_on and __wake_up as guest code), loaded after this file;
  *   sys_getppid22: current->p_opptr->pid (kernel/sched.c, two loads, as gcc compiles it);
  *   sys_exit22, do_page_fault22 and what is refused: the model's way to Python, a branch to
  *     host_stop22 with r3 = the reason and r4 = the argument: the run stops there, Python
  *     does the work (do_page_fault of the kernel model, or the end of the program) and, for
  *     a fault, resumes at LR (int_return), as do_page_fault's return would.
+ *
+ * LINUX_2_1_51 defined (Entry(kernel, version="2.1.51"), issue 30): the entry and exit of
+ * Linux 2.1.51 instead, the kernel Dougan, Mackerras and Yodaiken started from (read for
+ * facts in the davej-history import of 2.1.51pre1, commit 94520e420, arch/ppc/kernel/head.S
+ * and arch/ppc/mm/init.c; nothing copied). Its shape is the same (Paul Mackerras's 1996
+ * real-mode prologue, transfer_to_handler, DoSyscall, int_return, _switch); what differs:
+ *   - the prologue tells user from kernel by SRR1[PR] and takes the kernel sp from the
+ *     thread's tss.ksp (SPRG3, two more instructions and a load), where 2.2 keeps the
+ *     frame's address in SPRG2; it stores r1 and the back chain first: 35 instructions
+ *     from user mode (2.2.0: 30), 39 to transfer_to_handler for a system call (34);
+ *   - transfer_to_handler stores the MSR as it was (no MSR_POW clear), sets no SPRG2 and
+ *     has no kernel-stack check: 43 instructions from user mode (51);
+ *   - int_return tests the global need_resched (2.2: current's) and signal & ~blocked
+ *     (2.2: sigpending), and leaves only tss.ksp for the next entry (no SPRG2): 82
+ *     instructions back to user mode, as 2.2.0;
+ *   - DoSyscall and _switch run the same instructions as 2.2.0's (2.1.51's _switch steps the
+ *     VSID by 1 from context << 4: here the kernel model's VSIDs, as below).
+ * The rest of that kernel as the model runs it (Dougan 1999 notebook 06): on the PowerMac,
+ * mapin_ram maps all of RAM with PTEs and no BAT (nobats here); the 603 reloads its TLB
+ * from the hash table (tlbmiss_603_hash.S, the same search as 2.1.51's handlers); a range
+ * flush searches the hash table page by page (flush_hash_search.S). The scheduler and the
+ * pipe code are 2.2.0's in both.
  *
  * What the model changes: without BATs (KERNEL_SEGMENT0 defined: the kernel, at EA =
  * physical, lives in segment 0 with a VSID of its own, as 2.2's kernel segments 12-15 have)
@@ -133,8 +153,6 @@
         .equ    HOST_EXIT, 1
         .equ    HOST_FAULT, 2
         .equ    HOST_REFUSED, 3
-        .equ    HOST_SCHEDULE, 4
-        .equ    HOST_WAKE, 5
         .equ    MSR_FP, 0x2000
         .equ    TASK_STATE, 0
         .equ    TASK_INTERRUPTIBLE, 1
@@ -145,6 +163,44 @@ entry22_base:
 
         .globl  DataAccess22
 DataAccess22:                           # base + 0x300: data storage interrupt
+.ifdef LINUX_2_1_51
+        mtspr   SPRG0, r20
+        mtspr   SPRG1, r21
+        mfcr    r20
+        mfspr   r21, SRR1               # 2.1.51: from user or kernel by SRR1[PR]
+        andi.   r21, r21, MSR_PR
+        mr      r21, r1                 # from the kernel: the current sp
+        beq     da21_sp
+        mfspr   r21, SPRG3              # from user: the thread's kernel sp (tss.ksp)
+        lwz     r21, TSS_KSP(r21)
+da21_sp:
+        addis   r21, r21, 0             # tophys
+        subi    r21, r21, INT_FRAME_SIZE+STACK_UNDERHEAD
+        stw     r1, GPR1(r21)
+        stw     r1, 0(r21)              # the back chain
+        addis   r1, r21, 0              # tovirt: the kernel sp
+        stw     r20, _CCR(r21)
+        stw     r22, GPR22(r21)
+        stw     r23, GPR23(r21)
+        mfspr   r20, SPRG0
+        stw     r20, GPR20(r21)
+        mfspr   r22, SPRG1
+        stw     r22, GPR21(r21)
+        mflr    r20
+        stw     r20, _LINK(r21)
+        mfctr   r22
+        stw     r22, _CTR(r21)
+        mfspr   r20, XER
+        stw     r20, _XER(r21)
+        mfspr   r22, SRR0
+        mfspr   r23, SRR1
+        stw     r0, GPR0(r21)
+        stw     r2, GPR2(r21)
+        stw     r3, GPR3(r21)
+        stw     r4, GPR4(r21)
+        stw     r5, GPR5(r21)
+        stw     r6, GPR6(r21)
+.else
         mtspr   SPRG0, r20
         mtspr   SPRG1, r21
         mfcr    r20
@@ -178,6 +234,7 @@ da_frame:
         stw     r4, GPR4(r21)
         stw     r5, GPR5(r21)
         stw     r6, GPR6(r21)
+.endif
         mfspr   r20, DSISR
 .ifdef KERNEL_HASH
         andis.  r0, r20, 0x4000         # no HPTE (DSISR bit 1) ...
@@ -209,6 +266,44 @@ da_slow:
         .align  8
         .globl  InstructionAccess22
 InstructionAccess22:                    # base + 0x400: instruction storage interrupt
+.ifdef LINUX_2_1_51
+        mtspr   SPRG0, r20
+        mtspr   SPRG1, r21
+        mfcr    r20
+        mfspr   r21, SRR1               # 2.1.51: from user or kernel by SRR1[PR]
+        andi.   r21, r21, MSR_PR
+        mr      r21, r1                 # from the kernel: the current sp
+        beq     ia21_sp
+        mfspr   r21, SPRG3              # from user: the thread's kernel sp (tss.ksp)
+        lwz     r21, TSS_KSP(r21)
+ia21_sp:
+        addis   r21, r21, 0             # tophys
+        subi    r21, r21, INT_FRAME_SIZE+STACK_UNDERHEAD
+        stw     r1, GPR1(r21)
+        stw     r1, 0(r21)              # the back chain
+        addis   r1, r21, 0              # tovirt: the kernel sp
+        stw     r20, _CCR(r21)
+        stw     r22, GPR22(r21)
+        stw     r23, GPR23(r21)
+        mfspr   r20, SPRG0
+        stw     r20, GPR20(r21)
+        mfspr   r22, SPRG1
+        stw     r22, GPR21(r21)
+        mflr    r20
+        stw     r20, _LINK(r21)
+        mfctr   r22
+        stw     r22, _CTR(r21)
+        mfspr   r20, XER
+        stw     r20, _XER(r21)
+        mfspr   r22, SRR0
+        mfspr   r23, SRR1
+        stw     r0, GPR0(r21)
+        stw     r2, GPR2(r21)
+        stw     r3, GPR3(r21)
+        stw     r4, GPR4(r21)
+        stw     r5, GPR5(r21)
+        stw     r6, GPR6(r21)
+.else
         mtspr   SPRG0, r20
         mtspr   SPRG1, r21
         mfcr    r20
@@ -242,6 +337,7 @@ ia_frame:
         stw     r4, GPR4(r21)
         stw     r5, GPR5(r21)
         stw     r6, GPR6(r21)
+.endif
 .ifdef KERNEL_HASH
         andis.  r0, r23, 0x4000         # no HPTE (SRR1 bit 1) ...
         beq     ia_slow
@@ -270,6 +366,44 @@ ia_slow:
 
         .globl  SystemCall22
 SystemCall22:                           # base + 0xc00: sc
+.ifdef LINUX_2_1_51
+        mtspr   SPRG0, r20
+        mtspr   SPRG1, r21
+        mfcr    r20
+        mfspr   r21, SRR1               # 2.1.51: from user or kernel by SRR1[PR]
+        andi.   r21, r21, MSR_PR
+        mr      r21, r1                 # from the kernel: the current sp
+        beq     sc21_sp
+        mfspr   r21, SPRG3              # from user: the thread's kernel sp (tss.ksp)
+        lwz     r21, TSS_KSP(r21)
+sc21_sp:
+        addis   r21, r21, 0             # tophys
+        subi    r21, r21, INT_FRAME_SIZE+STACK_UNDERHEAD
+        stw     r1, GPR1(r21)
+        stw     r1, 0(r21)              # the back chain
+        addis   r1, r21, 0              # tovirt: the kernel sp
+        stw     r20, _CCR(r21)
+        stw     r22, GPR22(r21)
+        stw     r23, GPR23(r21)
+        mfspr   r20, SPRG0
+        stw     r20, GPR20(r21)
+        mfspr   r22, SPRG1
+        stw     r22, GPR21(r21)
+        mflr    r20
+        stw     r20, _LINK(r21)
+        mfctr   r22
+        stw     r22, _CTR(r21)
+        mfspr   r20, XER
+        stw     r20, _XER(r21)
+        mfspr   r22, SRR0
+        mfspr   r23, SRR1
+        stw     r0, GPR0(r21)
+        stw     r2, GPR2(r21)
+        stw     r3, GPR3(r21)
+        stw     r4, GPR4(r21)
+        stw     r5, GPR5(r21)
+        stw     r6, GPR6(r21)
+.else
         mtspr   SPRG0, r20
         mtspr   SPRG1, r21
         mfcr    r20
@@ -303,6 +437,7 @@ sc_frame:
         stw     r4, GPR4(r21)
         stw     r5, GPR5(r21)
         stw     r6, GPR6(r21)
+.endif
         stw     r3, ORIG_GPR3(r21)
         li      r20, MSR_KERNEL
         rlwimi  r20, r23, 0, 16, 16
@@ -314,8 +449,10 @@ sc_frame:
         .globl  transfer_to_handler
 transfer_to_handler:
         stw     r22, _NIP(r21)
+.ifndef LINUX_2_1_51                    # 2.1.51 stores the MSR as it was
         lis     r22, MSR_POW@h
         andc    r23, r23, r22
+.endif
         stw     r23, _MSR(r21)
         stw     r7, GPR7(r21)
         stw     r8, GPR8(r21)
@@ -351,12 +488,14 @@ tth_kernel:
         stw     r24, TRAP(r21)
         li      r22, 0
         stw     r22, RESULT(r21)
+.ifndef LINUX_2_1_51                    # 2.1.51: no SPRG2, no stack check
         mtspr   SPRG2, r22              # in the kernel now
         addi    r24, r2, TASK_STRUCT_SIZE
         cmplw   0, r1, r2               # current < sp < current + TASK_STRUCT_SIZE:
         cmplw   1, r1, r24              # the kernel stack ran into the task_struct
         crand   1, 1, 4
         bgt     stack_overflow22
+.endif
         lwz     r24, 0(r23)             # the handler
         lwz     r23, 4(r23)             # where it returns to
         mtspr   SRR0, r24
@@ -452,6 +591,18 @@ ir_no_ee:
         lwz     r3, _MSR(r1)            # back to user mode?
         andi.   r3, r3, MSR_PR
         beq+    ir_restore
+.ifdef LINUX_2_1_51
+        lis     r3, KDATA@ha            # 2.1.51: the global need_resched
+        lwz     r3, KDATA_NEED_RESCHED@l(r3)
+        cmpwi   0, r3, 0
+        bne-    ir_schedule
+        lwz     r3, BLOCKED(r2)         # 2.1.51: signal & ~blocked
+        lwz     r5, SIGNAL(r2)
+        andc.   r0, r5, r3
+        bne-    ir_signal
+        addi    r4, r1, INT_FRAME_SIZE+STACK_UNDERHEAD
+        stw     r4, TSS+TSS_KSP(r2)     # the kernel sp for the next entry (no SPRG2)
+.else
         lwz     r3, NEED_RESCHED(r2)
         cmpwi   0, r3, 0
         bne-    ir_schedule
@@ -462,6 +613,7 @@ ir_no_ee:
         stw     r4, TSS+TSS_KSP(r2)     # the kernel sp for the next entry
         addis   r3, r1, 0               # tophys
         mtspr   SPRG2, r3               # the frame of the next exception from user mode
+.endif
 ir_restore:
         lwz     r2, _CTR(r1)
         lwz     r0, _LINK(r1)
@@ -608,45 +760,6 @@ sw_segments:
         sync
         isync
         b       int_return              # 2.2 falls through into it
-
-        .globl  schedule22
-schedule22:                             # the choice is the kernel model's (Python)
-        li      r3, HOST_SCHEDULE
-        b       host_stop22
-
-        .globl  sleep_on22
-sleep_on22:                             # interruptible_sleep_on(r3 = the wait queue)
-        mflr    r0
-        stwu    r1, -16(r1)
-        stw     r0, 20(r1)
-        stw     r31, 12(r1)
-        mr      r31, r3
-        li      r10, TASK_INTERRUPTIBLE
-        stw     r10, TASK_STATE(r2)
-        stw     r2, 0(r31)              # add_wait_queue: one waiter
-        bl      schedule22
-        lwz     r10, 0(r31)             # remove_wait_queue, if still ours
-        cmpw    0, r10, r2
-        bne     sleep_gone
-        li      r10, 0
-        stw     r10, 0(r31)
-sleep_gone:
-        lwz     r31, 12(r1)
-        lwz     r0, 20(r1)
-        addi    r1, r1, 16
-        mtlr    r0
-        blr
-
-        .globl  wake_up22
-wake_up22:                              # wake_up_interruptible(r3 = the wait queue)
-        lwz     r4, 0(r3)
-        cmpwi   0, r4, 0
-        beqlr                           # nobody waits
-        lwz     r10, TASK_STATE(r4)
-        andi.   r10, r10, TASK_INTERRUPTIBLE
-        beqlr                           # already woken
-        li      r3, HOST_WAKE           # wake_up_process: the kernel model's run queue
-        b       host_stop22
 
         .align  5
         .globl  sys_getppid22

@@ -5,7 +5,9 @@
  *
  * Models InstructionTLBMiss (0x1000), DataLoadTLBMiss (0x1100) and DataStoreTLBMiss
  * (0x1200) of Linux arch/ppc/kernel/head.S built without NO_RELOAD_HTAB (2.1 / 2.2.1; the
- * handlers follow the example handlers of the MPC603e User's Manual, chapter 5), with their
+ * handlers follow the example handlers of the MPC603e User's Manual, chapter 5; the search
+ * and the found path are instruction for instruction 2.1.51's, read in davej-history's
+ * import of 2.1.51pre1, commit 94520e420: Table 3's unoptimized kernel), with their
  * way out InstructionAddressInvalid / DataAddressInvalid into the ISI / DSI path, whose
  * hash_page (routines/ppc32/hash_low_32.S; arch/ppc/mm/hashtable.S later) inserts the
  * missing HPTE from the Linux PTE; the access is then retried and misses again, this time

@@ -254,7 +254,8 @@ def test_a_reader_sleeps_the_writer_runs_and_the_bytes_arrive(machine):
     assert r.status == 9
     assert r.gprs[30] == 4 and r.gprs[31] == 0x5a5a1234
     counts = k.ledger.counts
-    assert counts["context_switches"] == 2 and counts["wake_ups"] == 1
+    assert counts["context_switches"] == 2 and e.kword("CONTEXT_SWTCH") == 2
+    assert e.run_queue() == [parent]            # the child sleeps in its read of pipe 2
     assert parent.mm.pte(DATA_BASE) & ~0xFFF != child.mm.pte(DATA_BASE) & ~0xFFF
 
 
@@ -287,18 +288,18 @@ def test_every_process_asleep_is_a_deadlock():
 
 @pytest.mark.parametrize("machine", MACHINES)
 def test_lat_pipe_round_trip(machine):
-    """Per round trip: two schedules and two switches, two wake-ups, and no TLB miss on
+    """Per round trip: two switches (kstat's count and the kernel model's), nothing
+    charged outside the guest code, and no TLB miss on
     either processor once both processes have run their loop (the 603's entries are
     VSID-tagged: both processes' entries for the same addresses stay)."""
     from emu.kernel.entry import pipe_round_trip
     k, e = entry_for(machine)
     parent = dougan1999._pipes_between(e, pipe_round_trip(1))
     e.run(parent, ELF_BASE, 0, 10)
-    before = dict(k.ledger.counts)
+    before, kstat = k.ledger.counts["context_switches"], e.kword("CONTEXT_SWTCH")
     r = e.run(parent, ELF_BASE, 0, 10)
-    grew = {key: k.ledger.counts[key] - before.get(key, 0) for key in
-            ("schedules", "context_switches", "wake_ups")}
-    assert grew == {"schedules": 20, "context_switches": 20, "wake_ups": 20}
+    assert k.ledger.counts["context_switches"] - before == 20
+    assert e.kword("CONTEXT_SWTCH") - kstat == 20 and r.host_cycles == 0
     assert r.events.get("tlb_miss_exceptions", 0) == 0
     assert r.faults == 0
 
@@ -324,9 +325,16 @@ def test_qemus_same_page_drop_on_the_603_is_undone():
 
 def test_both_processors_run_the_same_instructions():
     """The same guest path on both (the 603 takes no TLB miss in the loop): one round trip
-    of lat_pipe, 1,888 instructions, a 64 KB chunk of bw_pipe the same on both."""
+    of lat_pipe, 2,452 instructions, a 64 KB chunk of bw_pipe the same on both. By hand
+    from the 1,888 of the fixed-cost model (issue 30, Deliver 4): per round trip two
+    sleeps, two schedules, two wake-ups of a sleeper and two of an empty queue
+    (routines/ppc32/sched_22.S: sleep_on22 58 and schedule22 157 instructions, where the
+    Python-driven path ran 21 in sleep_on22 and its stub; a wake-up of one sleeper 87, was
+    8; of an empty ring 22, was 3), and int_return 10 fewer per switch: switch_to turns
+    interrupts off before _switch22, so the frame it pushes has no EE and int_return skips
+    the lost-interrupt and bottom-half tests. 1888 + 2 x 194 + 2 x 79 + 2 x 19 - 2 x 10."""
     a, b = dougan1999.lat_pipe("603 page table"), dougan1999.lat_pipe("604")
-    assert a["instructions"] == b["instructions"] == 1888
+    assert a["instructions"] == b["instructions"] == 1888 + 2 * 194 + 2 * 79 + 2 * 19 - 20
     assert a["tlb_misses"] == b["tlb_misses"] == 0
     assert dougan1999.bw_pipe("603 page table")["instructions"] == \
         dougan1999.bw_pipe("604")["instructions"]
@@ -341,11 +349,11 @@ def test_lat_ctx_is_half_a_round_trip_less_the_pipe_alone():
 def test_bw_pipe_moves_the_bytes_a_page_at_a_time():
     """Per 64 KB chunk: 16 pipe-fulls, each copied in and out by memcpy32's loop (8 bytes
     and 5 instructions an iteration: at least 16 x 2 x 512 x 5 instructions), each with two
-    schedules and two wake-ups charged from the fixed-cost table."""
-    from emu.kernel import costs
+    schedules and two wake-ups, all guest code (nothing charged from the fixed-cost
+    table)."""
     b = dougan1999.bw_pipe("604")
     assert b["instructions"] > 16 * 2 * 512 * 5
-    assert b["fixed_cycles"] == 16 * 2 * (costs.cycles("schedule") + costs.cycles("wake_up"))
+    assert b["fixed_cycles"] == 0
     assert b["mb_s"] == pytest.approx(65536 * 133e6 / b["cycles"] / 2 ** 20)
 
 
@@ -390,21 +398,25 @@ def test_without_bats_kernel_and_user_pages_compete_for_the_tlb():
 
 
 @pytest.mark.parametrize("machine", ["604", "603 hash table"])
-def test_without_bats_a_hashed_mmu_hashes_the_kernels_pages_on_demand(machine):
+@pytest.mark.parametrize("version, per_call", [("2.2.0", 202), ("2.1.51", 199)])
+def test_without_bats_a_hashed_mmu_hashes_the_kernels_pages_on_demand(machine, version,
+                                                                      per_call):
     """nobats on a hashed MMU: a kernel access that finds no HPTE goes from the DSI / ISI
     prologue to 2.2.0's hash_page (hash_kernel22) and straight back; the kernel's HPTEs
     have VSID 0 and PP 0 (supervisor only), stay in the table, and the steady null call is
-    the same 202 instructions. With BATs the kernel makes none."""
+    the same 202 instructions (199 on 2.1.51's path, the unoptimized kernel's: its
+    prologue takes the kernel sp from the thread whether or not the kernel is in a BAT).
+    With BATs the kernel makes none."""
     from emu.hw import mmu
     for bats in (True, False):
         k = dougan1999.kernel(machine)
-        e = Entry(k, bats=bats)
+        e = Entry(k, bats=bats, version=version)
         p = e.spawn(LAT_SYSCALL_NULL)
         e.run(p, ELF_BASE, 1)
         made = e.kernel_reloads
         hpte = mmu.find_pte(k.machine.read, k.arch.sdr1, 0, e.base + 0xc00)
         a, b = e.run(p, ELF_BASE, 10), e.run(p, ELF_BASE, 20)
-        assert (b.instructions - a.instructions) / 10 == 202
+        assert (b.instructions - a.instructions) / 10 == per_call
         if bats:
             assert made == 0 and hpte is None
             continue
@@ -423,19 +435,184 @@ def test_without_bats_the_603_hash_table_takes_the_same_tlb_misses():
     assert hashed["kernel_hptes_per_pass"] == 0 < hashed["kernel_hptes_warmup"]
 
 
-def test_the_unoptimized_configuration_changes_none_of_table_3s_loops():
-    """The kernel through the TLB and the hash table, search flushing, the 603 reloading from
-    a hash table: the four loops take no TLB miss in their steady state either way (the
-    603's counts), so their times stay within 1% (a switch reloads 7 segment registers, not
-    8, when segment 0 is the kernel's: 3 instructions fewer each)."""
+def test_the_unoptimized_configuration_changes_table_3s_loops_little():
+    """Linux 2.1.51's entry and exit, the kernel through the TLB and the hash table, search
+    flushing, the 603 reloading from a hash table: the four loops take no TLB miss in their
+    steady state either way (the 603's counts) and run a few instructions fewer, so their
+    times stay within 5% (the switch, half a round trip less the pipe alone, moves most,
+    3.9% on the 603, though its path is shorter: the two kernels' structures sit at other
+    addresses in the caches). By hand, per pipe round trip: four system calls of 3 instructions
+    fewer each on 2.1.51's path, and two switches of 3 fewer (7 segment registers reloaded,
+    not 8, when segment 0 is the kernel's): 2452 - 12 - 6."""
     t3 = dougan1999.table3_configurations()
     columns = ["null_syscall_us", "ctx_switch_us", "pipe_latency_us", "pipe_bandwidth_mb_s"]
     for processor in ("604", "603"):
         before, after = t3.loc[("optimized", processor)], t3.loc[("unoptimized", processor)]
+        assert (before["entry"], after["entry"]) == ("2.2.0", "2.1.51")
+        assert after["null_instructions"] == before["null_instructions"] - 3 == 199
+        assert after["pipe_instructions"] == before["pipe_instructions"] - 12 - 6 == 2434
         for column in columns:
-            assert after[column] == pytest.approx(before[column], rel=0.01)
+            assert after[column] == pytest.approx(before[column], rel=0.05)
     assert t3.loc[("unoptimized", "603"), "null_tlb_misses"] == 0
     assert t3.loc[("unoptimized", "603"), "pipe_tlb_misses"] == 0
     unopt = dougan1999.lat_pipe("603 hash table", bats=False)
     opt = dougan1999.lat_pipe("603 hash table")
     assert opt["instructions"] - unopt["instructions"] == 2 * 3
+
+
+@pytest.mark.parametrize("machine", MACHINES)
+def test_a_null_call_on_2_1_51s_path_by_hand(machine):
+    """Linux 2.1.51's path (entry_22.S with LINUX_2_1_51): the prologue tests SRR1[PR] and
+    loads tss.ksp (35, and 4 more to transfer_to_handler: 39), transfer_to_handler without
+    2.2's MSR_POW clear (2), SPRG2 (1) and stack check (5): 43; DoSyscall 30; int_return's
+    global need_resched (+1), signal & ~blocked (+1) and no SPRG2 (-2): 82. The program's
+    result is the same."""
+    from emu.kernel.entry import NULL_CALL_INSTRUCTIONS_21
+    k = dougan1999.kernel(machine)
+    e = Entry(k, version="2.1.51")
+    p = e.spawn(LAT_SYSCALL_NULL)
+    e.run(p, ELF_BASE, 1)
+    a, b = e.run(p, ELF_BASE, 10), e.run(p, ELF_BASE, 20)
+    assert sum(NULL_CALL_INSTRUCTIONS_21.values()) == 5 + 39 + 43 + 30 + 82 == 199
+    assert (b.instructions - a.instructions) / 10 == 199
+    assert b.status == 0 and b.faults == 0
+
+
+def test_2_1_51s_prologue_takes_the_kernel_stack_from_the_thread():
+    """On 2.1.51's path the frame is below tss.ksp (SPRG2 is not used): a stale SPRG2 changes
+    nothing, and getppid still returns the parent's pid."""
+    from emu.hw.softtlb import SPRG2
+    from emu.kernel.entry import Entry as E
+    k = dougan1999.kernel("603 page table")
+    e = E(k, version="2.1.51")
+    p = e.spawn(f"""
+        li r0, 64
+        sc
+        mr r31, r3
+        li r3, 0
+{exit_with("")}""")
+    e.run(p, ELF_BASE)
+    e.regs.set_spr(SPRG2, 0x1234)
+    r = e.run(p, ELF_BASE)
+    assert r.gprs[31] == 1                          # init's pid: the spawned task's parent
+
+
+def test_an_unknown_entry_version_is_refused():
+    k = dougan1999.kernel("604")
+    with pytest.raises(ValueError, match="version"):
+        Entry(k, version="2.0")
+
+
+# ------------------------------------------------------------------ schedule and wake_up
+
+def _guest_call(e, name, *args, current, prev=None):
+    """Call one of sched_22.S's routines in real mode with r2 = ``current`` (and r31 =
+    ``prev`` for goodness22): the Run and r3."""
+    from unicorn import ppc_const
+    uc = e.machine.uc
+    uc.reg_write(ppc_const.UC_PPC_REG_2, current)
+    if prev is not None:
+        uc.reg_write(ppc_const.UC_PPC_REG_31, prev)
+    run = e.machine.call(name, *args, real_mode=True)
+    return run, uc.reg_read(ppc_const.UC_PPC_REG_3)
+
+
+def _two_tasks():
+    from emu.kernel.entry import TASK_STATE
+    _, e = entry_for("603 page table")
+    a, b = e.spawn(exit_with("li r3, 0"), "a"), e.spawn(exit_with("li r3, 0"), "b")
+    e._add_to_runqueue(a)
+    e._word(e.task(b) + TASK_STATE, 1)                  # b sleeps, on no run queue
+    return e, a, b
+
+
+def test_wake_up_process_puts_a_sleeper_at_the_front_of_the_run_queue():
+    """wake_up_process22 by hand (called in real mode: the saved MSR has no EE): the frame
+    5, mr 1, save_flags and the call of cli22 2 + 8, state 2, the run-queue test 3,
+    add_to_runqueue 7 and nr_running++ 4, reschedule_idle with equal counters 8 (policy 3,
+    counters 5), restore_flags without EE 2 + 3, the frame back 6: 51; a task already
+    queued: 5 + 1 + 10 + 2 + 3 + 5 + 6 = 32."""
+    from emu.kernel.entry import TASK_FIELDS
+    e, a, b = _two_tasks()
+    run, _ = _guest_call(e, "wake_up_process22", e.task(b), current=e.task(a))
+    assert run.instructions == 51
+    assert e.run_queue() == [b, a] and e.kword("NR_RUNNING") == 2
+    assert e.machine.read_word(e.task(a) + TASK_FIELDS["NEED_RESCHED"]) == 0
+    run, _ = _guest_call(e, "wake_up_process22", e.task(b), current=e.task(a))
+    assert run.instructions == 32 and e.run_queue() == [b, a]
+
+
+def test_a_woken_task_with_more_than_three_ticks_more_preempts():
+    """reschedule_idle: p->counter > current->counter + 3 sets current->need_resched."""
+    from emu.kernel.entry import TASK_FIELDS
+    e, a, b = _two_tasks()
+    e._word(e.task(b) + TASK_FIELDS["COUNTER"], 24)     # a has DEF_PRIORITY, 20
+    _guest_call(e, "wake_up_process22", e.task(b), current=e.task(a))
+    assert e.machine.read_word(e.task(a) + TASK_FIELDS["NEED_RESCHED"]) == 1
+
+
+def test_goodness_is_the_counter_plus_the_priority_and_one_for_the_same_mm():
+    """goodness22 by hand, SCHED_OTHER with ticks left: 20 + 20, and + 1 for prev's own
+    mm; 16 instructions (the yield and policy tests 5, the counter 3, the mm test 4,
+    the priority 2, mr and blr 2), 17 with the + 1; no ticks left: 0 in 8 + 2."""
+    from emu.kernel.entry import TASK_FIELDS
+    e, a, b = _two_tasks()
+    ta, tb = e.task(a), e.task(b)
+    run, weight = _guest_call(e, "goodness22", tb, current=ta, prev=ta)
+    assert (run.instructions, weight) == (16, 40)
+    run, weight = _guest_call(e, "goodness22", ta, current=ta, prev=ta)
+    assert (run.instructions, weight) == (17, 41)
+    e._word(tb + TASK_FIELDS["COUNTER"], 0)
+    run, weight = _guest_call(e, "goodness22", tb, current=ta, prev=ta)
+    assert (run.instructions, weight) == (10, 0)
+
+
+def test_wake_up_walks_the_wait_queue_ring():
+    """__wake_up by hand: a queue never used (*q = 0) 5 instructions; used and empty (*q
+    the head, q - 4) 22: the tests 5, the frame 6, head and next 2, the loop's test 2, the
+    frame back 7."""
+    e, a, _ = _two_tasks()
+    q = e.machine.alloc(16)
+    run, _ = _guest_call(e, "wake_up22", q + 8, current=e.task(a))
+    assert run.instructions == 5
+    e._word(q + 8, q + 4)
+    run, _ = _guest_call(e, "wake_up22", q + 8, current=e.task(a))
+    assert run.instructions == 22
+
+
+def test_schedule_picks_by_goodness_not_by_queue_order():
+    """Three processes: the sleeper's schedule() walks the run queue and takes the task
+    with the larger counter, though it stands second in the queue."""
+    from emu.kernel.entry import TASK_FIELDS, pipe_round_trip
+    _, e = entry_for("603 page table")
+    parent = dougan1999._pipes_between(e, pipe_round_trip(1))
+    idle = e.fork(parent, ELF_BASE + 0x1000)        # never chosen: below, no ticks left
+    e._word(e.task(idle) + TASK_FIELDS["COUNTER"], 0)
+    e._word(e.task(parent) + TASK_FIELDS["COUNTER"], 10)   # as before the second fork,
+    # which halved it: a woken child with 10 would otherwise preempt (reschedule_idle),
+    # and int_return's schedule() from need_resched is what the model refuses
+    assert e.run_queue()[0] is idle
+    r = e.run(parent, ELF_BASE, 0, 2)
+    assert r.status == 0 and idle in e.run_queue()
+
+
+def test_a_pipe_round_trip_runs_the_sync_instructions_counted_by_hand():
+    """dougan1999.PIPE_TRIP_SYNCS: every sync executed in the kernel during one more round
+    trip of lat_pipe (a code hook on the 604, whose kernel runs at EA = physical)."""
+    from unicorn import UC_HOOK_CODE
+
+    from emu.kernel.entry import pipe_round_trip
+    _, e = entry_for("604")
+    parent = dougan1999._pipes_between(e, pipe_round_trip(1))
+    e.run(parent, ELF_BASE, 0, 3)
+    seen = []
+
+    def hook(uc, address, size, data):
+        if address < ELF_BASE and bytes(uc.mem_read(address, 4)) == bytes.fromhex("7c0004ac"):
+            seen.append(address)
+    e.machine.uc.hook_add(UC_HOOK_CODE, hook)
+    e.machine.uc.ctl_flush_tb()
+    e.run(parent, ELF_BASE, 0, 3)
+    three = len(seen)
+    e.run(parent, ELF_BASE, 0, 4)
+    assert len(seen) - 2 * three == dougan1999.PIPE_TRIP_SYNCS == 46

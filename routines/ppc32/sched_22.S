@@ -1,0 +1,421 @@
+/*
+ * sched_22: schedule(), interruptible_sleep_on() and wake_up_interruptible() of Linux 2.2.0
+ * on one PowerPC, for the book's kernel model (emu.kernel.entry). Written for this book from
+ * the algorithm, not copied; read for facts in the Linux 2.2.0pre2 import of Dave Jones's
+ * history tree (davej-history, commit c828dfb94, December 31 1998): kernel/sched.c
+ * (schedule, goodness, wake_up_process, reschedule_idle, __wake_up, interruptible_sleep_on
+ * and its SLEEP_ON macros), include/linux/sched.h (__add_wait_queue,
+ * __remove_wait_queue), include/linux/wait.h (WAIT_QUEUE_HEAD), include/asm-ppc/
+ * spinlock.h and system.h (a uniprocessor's locks: spin_lock_irq is cli(), the irqsave
+ * forms save the MSR and cli(), restore_flags is inline), arch/ppc/kernel/misc.S (__cli,
+ * __sti, _disable_interrupts, _enable_interrupts) and arch/ppc/kernel/process.c
+ * (_switch_to, the same in 2.1.51). It replaces the fixed costs the kernel model used to
+ * charge for them (issue 30, Deliver 4). Loaded after entry_22.S, whose _switch22 and
+ * host_stop22 it calls; the task's and the kernel's offsets come from the prelude
+ * (emu.kernel.entry). r2 is current, as in the kernel.
+ *
+ *   cli22 / sti22 / enable22: misc.S's __cli (= _disable_interrupts: r3 = the old EE,
+ *     sync before the mtmsr), __sti (lost interrupts tested first) and _enable_interrupts
+ *     (nothing if the saved EE was off), called with bl as the C code calls them;
+ *   sleep_on22(r3 = q): interruptible_sleep_on: current->state = TASK_INTERRUPTIBLE; a
+ *     struct wait_queue {task, next} on the stack, wait.task = current; write_lock_irqsave
+ *     (mfmsr, cli); __add_wait_queue (wait.next = *q, or WAIT_QUEUE_HEAD(q) = q - 4 when the
+ *     queue was never used: the head's `next` is *q itself; *q = &wait); schedule();
+ *     write_lock_irq (cli); __remove_wait_queue (from wait.next round the ring to the
+ *     entry before wait, which then points past it); write_unlock_irqrestore
+ *     (restore_flags: lost interrupts tested if EE was on, then sync; mtmsr; isync);
+ *   wake_up22(r3 = q): __wake_up(q, TASK_INTERRUPTIBLE): if q and *q, walk the ring from
+ *     *q to the head, calling wake_up_process for each waiter whose state has the mode;
+ *   wake_up_process22(r3 = p): spin_lock_irqsave; p->state = RUNNING; if p is on no run
+ *     queue (next_run 0): add_to_runqueue (at the front, after init_task; nr_running++)
+ *     and reschedule_idle (current->need_resched = 1 if p is not SCHED_OTHER or
+ *     p->counter > current->counter + 3); spin_unlock_irqrestore;
+ *   schedule22: prev = current, this_cpu = prev->processor, in_interrupt()
+ *     (local_irq_count + local_bh_count: refused if not 0), bottom halves (bh_active &
+ *     bh_mask: refused if any), run_task_queue(&tq_scheduler) (a test: empty),
+ *     spin_lock_irq, prev->need_resched = 0, the SCHED_RR test, prev's state
+ *     (interruptible with a signal pending: running again; not running:
+ *     del_from_runqueue), aligned_data[this_cpu].prevstate; p = init_task.next_run;
+ *     spin_unlock_irq; the scheduler proper: c = -1000, next = the idle task (init_task),
+ *     the walk of the run queue back round to init_task with goodness(p, prev)
+ *     (SCHED_YIELD, a real-time policy, counter, +1 for the same mm, + priority), keeping
+ *     the first best; c == 0 would recalculate every task's counter (refused: the model
+ *     has no timer, so no counter runs out); if next != prev: kstat.context_swtch++,
+ *     get_mmu_context(next) (a context exists: a test), switch_to (process.c's
+ *     _switch_to: s = _disable_interrupts(), _switch22(&prev->tss, &next->tss,
+ *     next->mm->context), _enable_interrupts(s) when prev runs again). The SMP parts
+ *     (has_cpu, processor, the average slice, __schedule_tail) are not built.
+ *
+ * What the model changes: before get_mmu_context the run stops at host_stop22 (r3 =
+ * HOST_SWITCH, r4 = next) for the kernel model to follow the switch (its current process,
+ * its MMU's segment copy), which costs no cycles; the idle task chosen means every task
+ * sleeps, which the model calls a deadlock (HOST_REFUSED 14); a lost interrupt (none ever
+ * is) is refused; CHECK_STACK and SHOW_TASK_SWITCHES are off, as in the default build.
+ *
+ * Instructions, by hand (tests/papers/test_dougan1999_entry.py): cli22 8, sti22 9;
+ * goodness22 16 (another mm), 17 (the same), 10 (no ticks left); wake_up_process22 51 (a
+ * task on no run queue, counters within 3; 4 more when the saved MSR had EE, as in a
+ * system call: 55) or 32 (queued already); wake_up22 5 (a queue never used), 22 (used,
+ * empty), 87 (one sleeper, EE on); with EE on, sleep_on22 58 and schedule22 157 (prev
+ * asleep, one other task queued: one goodness22 in the walk, the switch), not counting
+ * _switch22 and int_return. Their sync instructions: sleep_on22 3, schedule22 4,
+ * wake_up_process22 2.
+ */
+        .equ    TASK_RUNNING, 0
+        .equ    SCHED_OTHER, 0
+        .equ    SCHED_RR, 2
+        .equ    SCHED_YIELD, 0x10
+        .equ    HOST_SWITCH, 6
+        .equ    WQ_TASK, 0
+        .equ    WQ_NEXT, 4
+        .equ    SCHED_DATA_SIZE, 32     # aligned_data[]: one cache line a CPU
+
+# misc.S's __cli (and _disable_interrupts, the same code): r3 = the old EE bit
+        .globl  cli22
+cli22:
+        mfmsr   r0
+        rlwinm  r3, r0, 17, 31, 31
+        li      r4, 0
+        ori     r4, r4, MSR_EE
+        andc    r0, r0, r4
+        sync                            # "some chip revs have problems here"
+        mtmsr   r0
+        blr
+
+# misc.S's _enable_interrupts(r3 = the EE bit to restore), falling into __sti
+        .globl  enable22
+enable22:
+        cmpwi   0, r3, 0
+        beqlr
+        .globl  sti22
+sti22:                                  # __sti: lost interrupts first, then EE on
+        lis     r4, KDATA@ha
+        lwz     r4, KDATA_LOST_IRQS@l(r4)
+        mfmsr   r3
+        ori     r3, r3, MSR_EE
+        cmpwi   0, r4, 0
+        bne-    lost_interrupts22
+        sync
+        mtmsr   r3
+        blr
+lost_interrupts22:                      # do_lost_interrupts: none is ever lost here
+        li      r3, HOST_REFUSED
+        li      r4, 4
+        b       host_stop22
+
+        .globl  sleep_on22
+sleep_on22:                             # interruptible_sleep_on(r3 = q)
+        mflr    r0
+        stwu    r1, -32(r1)
+        stw     r0, 36(r1)
+        stw     r31, 28(r1)
+        stw     r30, 24(r1)
+        stw     r29, 20(r1)
+        mr      r31, r3
+        li      r10, TASK_INTERRUPTIBLE
+        stw     r10, TASK_STATE(r2)
+        addi    r30, r1, 8              # struct wait_queue wait, on the stack
+        stw     r2, WQ_TASK(r30)        # wait.task = current
+        mfmsr   r29                     # write_lock_irqsave: save_flags, cli
+        bl      cli22
+        lwz     r10, 0(r31)             # __add_wait_queue
+        cmpwi   0, r10, 0
+        bne     so_linked
+        addi    r10, r31, -4            # WAIT_QUEUE_HEAD(q)
+so_linked:
+        stw     r10, WQ_NEXT(r30)
+        stw     r30, 0(r31)
+        bl      schedule22
+        bl      cli22                   # write_lock_irq
+        lwz     r9, WQ_NEXT(r30)        # __remove_wait_queue: next = wait.next
+        mr      r10, r9                 # head = next
+so_find:
+        lwz     r11, WQ_NEXT(r10)       # tmp = head->next
+        cmpw    0, r11, r30
+        beq     so_found
+        mr      r10, r11
+        b       so_find
+so_found:
+        stw     r9, WQ_NEXT(r10)        # head->next = next
+        andi.   r0, r29, MSR_EE         # write_unlock_irqrestore: __restore_flags
+        beq     so_restore
+        lis     r9, KDATA@ha
+        lwz     r9, KDATA_LOST_IRQS@l(r9)
+        cmpwi   0, r9, 0
+        bne-    lost_interrupts22
+so_restore:
+        sync
+        mtmsr   r29
+        isync
+        lwz     r29, 20(r1)
+        lwz     r30, 24(r1)
+        lwz     r31, 28(r1)
+        lwz     r0, 36(r1)
+        addi    r1, r1, 32
+        mtlr    r0
+        blr
+
+        .globl  wake_up22
+wake_up22:                              # __wake_up(r3 = q, TASK_INTERRUPTIBLE)
+        cmpwi   0, r3, 0
+        beqlr
+        lwz     r4, 0(r3)               # next = *q
+        cmpwi   0, r4, 0
+        beqlr
+        mflr    r0
+        stwu    r1, -32(r1)
+        stw     r0, 36(r1)
+        stw     r31, 28(r1)
+        stw     r30, 24(r1)
+        stw     r29, 20(r1)
+        addi    r30, r3, -4             # head = WAIT_QUEUE_HEAD(q)
+        mr      r31, r4
+wu_loop:
+        cmpw    0, r31, r30
+        beq     wu_done
+        lwz     r29, WQ_TASK(r31)       # p = next->task
+        lwz     r31, WQ_NEXT(r31)       # next = next->next
+        lwz     r10, TASK_STATE(r29)
+        andi.   r10, r10, TASK_INTERRUPTIBLE
+        beq     wu_loop
+        mr      r3, r29
+        bl      wake_up_process22
+        b       wu_loop
+wu_done:
+        lwz     r29, 20(r1)
+        lwz     r30, 24(r1)
+        lwz     r31, 28(r1)
+        lwz     r0, 36(r1)
+        addi    r1, r1, 32
+        mtlr    r0
+        blr
+
+        .globl  wake_up_process22
+wake_up_process22:                      # r3 = p
+        mflr    r0
+        stwu    r1, -32(r1)
+        stw     r0, 36(r1)
+        stw     r31, 28(r1)
+        stw     r30, 24(r1)
+        mr      r31, r3
+        mfmsr   r30                     # spin_lock_irqsave: save_flags, cli
+        bl      cli22
+        li      r10, TASK_RUNNING
+        stw     r10, TASK_STATE(r31)
+        lwz     r10, NEXT_RUN(r31)      # on a run queue already?
+        cmpwi   0, r10, 0
+        bne     wp_out
+        lis     r9, INIT_TASK@h         # add_to_runqueue: after init_task
+        ori     r9, r9, INIT_TASK@l
+        lwz     r11, NEXT_RUN(r9)
+        stw     r9, PREV_RUN(r31)
+        stw     r31, NEXT_RUN(r9)
+        stw     r11, NEXT_RUN(r31)
+        stw     r31, PREV_RUN(r11)
+        lis     r9, KDATA@ha            # nr_running++
+        lwz     r10, KDATA_NR_RUNNING@l(r9)
+        addi    r10, r10, 1
+        stw     r10, KDATA_NR_RUNNING@l(r9)
+        lwz     r10, POLICY(r31)        # reschedule_idle
+        cmpwi   0, r10, SCHED_OTHER
+        bne-    wp_resched
+        lwz     r10, COUNTER(r31)
+        lwz     r11, COUNTER(r2)
+        addi    r11, r11, 3
+        cmpw    0, r10, r11
+        ble     wp_out
+wp_resched:
+        li      r10, 1
+        stw     r10, NEED_RESCHED(r2)
+wp_out:
+        andi.   r0, r30, MSR_EE         # spin_unlock_irqrestore: __restore_flags
+        beq     wp_restore
+        lis     r9, KDATA@ha
+        lwz     r9, KDATA_LOST_IRQS@l(r9)
+        cmpwi   0, r9, 0
+        bne-    lost_interrupts22
+wp_restore:
+        sync
+        mtmsr   r30
+        isync
+        lwz     r30, 24(r1)
+        lwz     r31, 28(r1)
+        lwz     r0, 36(r1)
+        addi    r1, r1, 32
+        mtlr    r0
+        blr
+
+        .globl  schedule22
+schedule22:
+        mflr    r0
+        stwu    r1, -48(r1)
+        stw     r0, 52(r1)
+        stw     r31, 44(r1)
+        stw     r30, 40(r1)
+        stw     r29, 36(r1)
+        stw     r28, 32(r1)
+        stw     r27, 28(r1)
+        mr      r31, r2                 # prev = current
+        lwz     r28, PROCESSOR(r31)     # this_cpu = prev->processor
+        lis     r9, KDATA@ha
+        lwz     r10, KDATA_IRQ_COUNT@l(r9)      # in_interrupt()
+        lwz     r11, KDATA_BH_COUNT@l(r9)
+        add.    r10, r10, r11
+        bne-    sch_in_interrupt
+        lwz     r10, KDATA_BH_ACTIVE@l(r9)      # bh_active & bh_mask
+        lwz     r11, KDATA_BH_MASK@l(r9)
+        and.    r10, r10, r11
+        bne-    sch_bottom_half
+        lwz     r10, KDATA_TQ_SCHEDULER@l(r9)   # run_task_queue(&tq_scheduler)
+        cmpwi   0, r10, 0
+        bne-    sch_task_queue
+        bl      cli22                   # spin_lock_irq(&runqueue_lock)
+        li      r10, 0
+        stw     r10, NEED_RESCHED(r31)
+        lwz     r10, COUNTER(r31)       # an exhausted SCHED_RR task to the back
+        cmpwi   0, r10, 0
+        bne+    sch_state
+        lwz     r10, POLICY(r31)
+        cmpwi   0, r10, SCHED_RR
+        beq-    sch_round_robin
+sch_state:
+        lwz     r10, TASK_STATE(r31)
+        cmpwi   0, r10, TASK_RUNNING
+        beq     sch_proper
+        cmpwi   0, r10, TASK_INTERRUPTIBLE
+        bne     sch_del
+        lwz     r11, SIGPENDING(r31)
+        cmpwi   0, r11, 0
+        beq     sch_del
+        li      r10, TASK_RUNNING
+        stw     r10, TASK_STATE(r31)
+        b       sch_proper
+sch_del:                                # del_from_runqueue(prev)
+        lis     r9, KDATA@ha
+        lwz     r11, NEXT_RUN(r31)
+        lwz     r12, PREV_RUN(r31)
+        lwz     r10, KDATA_NR_RUNNING@l(r9)
+        addi    r10, r10, -1
+        stw     r10, KDATA_NR_RUNNING@l(r9)
+        stw     r12, PREV_RUN(r11)
+        stw     r11, NEXT_RUN(r12)
+        li      r10, 0
+        stw     r10, NEXT_RUN(r31)
+        stw     r10, PREV_RUN(r31)
+sch_proper:
+        lwz     r10, TASK_STATE(r31)    # sched_data->prevstate = prev->state
+        slwi    r11, r28, 5             # &aligned_data[this_cpu]
+        lis     r9, KDATA_PREVSTATE@ha
+        addi    r9, r9, KDATA_PREVSTATE@l
+        stwx    r10, r9, r11
+        lis     r29, INIT_TASK@h
+        ori     r29, r29, INIT_TASK@l
+        lwz     r30, NEXT_RUN(r29)      # p = init_task.next_run
+        bl      sti22                   # spin_unlock_irq
+        li      r28, -1000              # c
+        mr      r27, r29                # next = idle_task
+sch_walk:
+        cmpw    0, r30, r29             # while (p != &init_task)
+        beq     sch_walked
+        mr      r3, r30
+        bl      goodness22
+        cmpw    0, r3, r28
+        ble     sch_next
+        mr      r28, r3                 # c = weight, next = p
+        mr      r27, r30
+sch_next:
+        lwz     r30, NEXT_RUN(r30)
+        b       sch_walk
+sch_walked:
+        cmpwi   0, r28, 0               # every counter spent: recalculate
+        beq-    sch_recalculate
+        cmpw    0, r27, r29             # the idle task: every task sleeps
+        beq-    sch_deadlock
+        cmpw    0, r27, r31
+        beq     sch_out
+        lis     r9, KDATA@ha            # kstat.context_swtch++
+        lwz     r10, KDATA_CONTEXT_SWTCH@l(r9)
+        addi    r10, r10, 1
+        stw     r10, KDATA_CONTEXT_SWTCH@l(r9)
+        li      r3, HOST_SWITCH         # the kernel model follows the switch
+        mr      r4, r27
+        bl      host_stop22
+        lwz     r9, TASK_MM(r27)        # get_mmu_context(next)
+        lwz     r10, MM_CONTEXT(r9)
+        cmpwi   0, r10, 0
+        beq-    sch_no_context
+        bl      cli22                   # _switch_to: s = _disable_interrupts()
+        mr      r28, r3
+        addi    r3, r31, TSS            # _switch(&prev->tss, &new->tss, new->mm->context)
+        addi    r4, r27, TSS
+        lwz     r9, TASK_MM(r27)
+        lwz     r5, MM_CONTEXT(r9)
+        bl      _switch22
+        mr      r3, r28                 # _enable_interrupts(s): prev runs again
+        bl      enable22
+sch_out:
+        lwz     r27, 28(r1)
+        lwz     r28, 32(r1)
+        lwz     r29, 36(r1)
+        lwz     r30, 40(r1)
+        lwz     r31, 44(r1)
+        lwz     r0, 52(r1)
+        addi    r1, r1, 48
+        mtlr    r0
+        blr
+
+# goodness22(r3 = p), r31 = prev: the weight, in r3
+        .globl  goodness22
+goodness22:
+        lwz     r10, POLICY(r3)
+        andi.   r11, r10, SCHED_YIELD
+        bne-    gd_yield
+        cmpwi   0, r10, SCHED_OTHER
+        bne-    gd_realtime
+        lwz     r11, COUNTER(r3)        # weight = p->counter
+        cmpwi   0, r11, 0
+        beq     gd_out
+        lwz     r12, TASK_MM(r3)        # the same mm: +1
+        lwz     r10, TASK_MM(r31)
+        cmpw    0, r12, r10
+        bne     gd_priority
+        addi    r11, r11, 1
+gd_priority:
+        lwz     r12, PRIORITY(r3)
+        add     r11, r11, r12
+gd_out:
+        mr      r3, r11
+        blr
+gd_yield:                               # the yield bit cleared, weight 0
+        rlwinm  r10, r10, 0, 28, 26
+        stw     r10, POLICY(r3)
+        li      r3, 0
+        blr
+gd_realtime:                            # 1000 + rt_priority: no real-time task here
+        li      r3, HOST_REFUSED
+        li      r4, 15
+        b       host_stop22
+
+sch_task_queue:
+        li      r4, 16
+        b       sch_refused
+sch_in_interrupt:
+        li      r4, 17
+        b       sch_refused
+sch_bottom_half:
+        li      r4, 5
+        b       sch_refused
+sch_round_robin:
+        li      r4, 15
+        b       sch_refused
+sch_recalculate:
+        li      r4, 18
+        b       sch_refused
+sch_no_context:
+        li      r4, 19
+        b       sch_refused
+sch_deadlock:
+        li      r4, 14
+sch_refused:
+        li      r3, HOST_REFUSED
+        b       host_stop22
