@@ -13,9 +13,9 @@
  * Stand-ins, named where they are: the buddy allocator is a zone's never-used memory
  * handed out in order (zone->FREE_NEXT); an empty slab array refills from a ring of the
  * cache's memory (memory it last used long ago); writeback (pdflush, kjournald's ordered
- * data) is not modelled, so reclaim finds pages still dirty and does what writeback would
- * have done to them before reclaiming them (clears the page's, the buffer's and the
- * tree's dirty state); kmap_atomic computes the frame's address without writing the
+ * data) runs only in paced writes (writeback_2612.S, commit_2612.S), so otherwise reclaim
+ * finds pages still dirty and does what writeback would have done to them before
+ * reclaiming them (clears the page's, the buffer's and the tree's dirty state); kmap_atomic computes the frame's address without writing the
  * fixmap PTE (the x86 model has no MMU).
  * Offsets: the equates emu/ext3model.py puts in front. Calling convention: cdecl (the
  * kernel's fastcall functions too); ebx, esi, edi, ebp preserved.

@@ -15,7 +15,7 @@ from emu.isa.assemble import assemble, decode
 from emu.run.profiler import profile_call
 
 SMALL = dict(page_cache_bytes=512 << 10, frame_bytes=256 << 10, max_records=2000)
-FILES = ("spinlock", "jbd", "buffer", "ext3", "mm", "vfs")
+FILES = ("spinlock", "jbd", "buffer", "ext3", "mm", "vfs", "commit")
 
 
 @pytest.mark.parametrize("kernel", sorted(e.KERNELS))
@@ -309,3 +309,87 @@ def test_paced_writes_write_back_a_page_in_each_pause():
     page = k._lookup(mapping, e.FIRST_INDEX + 256 - lag + 4)
     assert k._read(page + e.PG["FLAGS"]) >> e.PG_BITS["dirty"] & 1
     k.check()
+
+
+def _bh_bits(k, bh, *bits):
+    state = k._read(bh + e.BH["STATE"])
+    return [bool(state >> e.BH_BITS[b] & 1) for b in bits]
+
+
+def test_the_commit_writes_a_dirty_data_buffer_and_unfiles_it_when_it_comes_round_clean():
+    k = e.Kernel("2.6.12", cpus=1, max_records=64)
+    k.write_records(4)                              # four dirty buffers on the data list
+    mapping, t = k.files[0]["mapping"], k.transaction
+    bhs = [k._read(k._lookup(mapping, e.FIRST_INDEX + o) + e.PG["PRIVATE"]) for o in range(4)]
+    jhs = [k._read(bh + e.BH["PRIVATE"]) for bh in bhs]
+    assert k._read(t + e.T["SYNC_DATA"]) == jhs[0]
+    assert [k._read(bh + e.BH["COUNT"]) for bh in bhs] == [1] * 4     # the journal head's
+    ac = k._read(k.caches["journal_head_cache"] + e.KC["ARRAY"])
+    avail = k._read(ac + e.AC["AVAIL"])
+    # two turns: buffers 0 and 1 are dirty, so ll_rw_block writes them (submit_bh ends the
+    # write at once); they stay on the list, the head moves on to buffer 2
+    k.machine.call("journal_commit_transaction", k.journal, t, 2)
+    for bh in bhs[:2]:
+        assert _bh_bits(k, bh, "Dirty", "Lock", "Uptodate", "Req", "JBD") == \
+            [False, False, True, True, True]
+        assert k._read(bh + e.BH["END_IO"]) == k.sym["end_buffer_write_sync"]
+        assert k._read(bh + e.BH["COUNT"]) == 1     # get_bh, ll_rw_block's, both released
+    assert _bh_bits(k, bhs[2], "Dirty") == [True]
+    assert k._read(t + e.T["SYNC_DATA"]) == jhs[2]
+    assert k.check()["sync_datalist"] == 4
+    # four more: 2 and 3 written, then 0 and 1, clean, off the list and their heads freed
+    k.machine.call("journal_commit_transaction", k.journal, t, 4)
+    for bh in bhs[:2]:
+        assert _bh_bits(k, bh, "JBD", "Dirty") == [False, False]
+        assert k._read(bh + e.BH["PRIVATE"]) == 0 and k._read(bh + e.BH["COUNT"]) == 0
+    assert _bh_bits(k, bhs[3], "Dirty", "JBD") == [False, True]
+    assert k._read(ac + e.AC["AVAIL"]) == avail + 2
+    assert k._read(ac + e.AC["ENTRY"] + 4 * (avail + 1)) == jhs[1]      # the last freed
+    assert k._read(t + e.T["SYNC_DATA"]) == jhs[2]
+    page = k._lookup(mapping, e.FIRST_INDEX)       # ll_rw_block writes buffers, not pages
+    assert k._read(page + e.PG["FLAGS"]) >> e.PG_BITS["dirty"] & 1
+    facts = k.check()
+    assert facts["sync_datalist"] == facts["data_jh"] == 2
+
+
+def test_the_commit_of_an_empty_data_list_does_nothing():
+    k = e.Kernel("2.6.12", cpus=1, max_records=64)
+    run = k.machine.call("journal_commit_transaction", k.journal, k.transaction, 3)
+    assert k._read(k.transaction + e.T["SYNC_DATA"]) == 0
+    assert run.cycles > 0
+    k._check_locks()                                # j_list_lock taken and let go
+
+
+def test_prefill_leaves_the_pages_a_commit_passed_off_the_data_list():
+    k = e.Kernel("2.6.12", cpus=1, max_records=512, page_cache_bytes=8 << 20,
+                 frame_bytes=8 << 20)
+    k.prefill(records=64, clean_before=32, committed_before=16)
+    mapping = k.files[0]["mapping"]
+    for offset, filed in ((0, False), (15, False), (16, True), (63, True)):
+        bh = k._read(k._lookup(mapping, e.FIRST_INDEX + offset) + e.PG["PRIVATE"])
+        assert _bh_bits(k, bh, "JBD") == [filed]
+        assert k._read(bh + e.BH["COUNT"]) == filed
+        assert bool(k._read(bh + e.BH["PRIVATE"])) == filed
+    assert k.check()["sync_datalist"] == 48
+    with pytest.raises(ValueError, match="committed_before"):
+        e.Kernel("2.6.12", cpus=1, max_records=512, page_cache_bytes=8 << 20,
+                 frame_bytes=8 << 20).prefill(records=64, clean_before=16,
+                                               committed_before=17)
+
+
+def test_paced_writes_turn_the_commits_data_loop_once_in_each_pause():
+    k = e.Kernel("2.6.12", cpus=1, cores=2, max_records=512, page_cache_bytes=8 << 20,
+                 frame_bytes=8 << 20)
+    k.prefill(records=256, clean_before=k.writeback_point(256), committed_before=40)
+    k.commit_lag = 216
+    mapping = k.files[0]["mapping"]
+    bhs = [k._read(k._lookup(mapping, e.FIRST_INDEX + o) + e.PG["PRIVATE"])
+           for o in range(40, 45)]
+    k.paced_writes(5, 400_000)
+    assert k.commit_turns == [4] and k.commit_cycles[0] > 0
+    # the oldest four on the list (clean: writeback passed them) are off it; the fifth not
+    assert [_bh_bits(k, bh, "JBD")[0] for bh in bhs] == [False] * 4 + [True]
+    assert k.check()["sync_datalist"] == 256 - 40 - 4 + 5
+    # half of the writes a writer makes in 5 s at a write every 246,812 cycles at 2.2 GHz:
+    # 5 x 2.2e9 / 246,812 / 2 = 1.1e10 / 493,624 = 22,284.2
+    assert k.commit_age(246_812, 2_200_000_000) == 22_284

@@ -43,7 +43,9 @@ Paced writes (``Kernel.paced_writes``: a write per CPU every period, as a disk s
 pace) fill each pause with what the CPU does there: writeback of one page of the child's
 file (``routines/x86/writeback_2612.S``: pdflush's page work down to ``submit_bh``, and the
 write's completion), the page ``DIRTY_FRACTION`` of the child's page cache behind its
-newest, then 2.6.12's idle loop to its ``hlt`` (``routines/x86/idle_2612.S``), halted until
+newest, a turn of kjournald's commit over the transaction's data list
+(``routines/x86/commit_2612.S``: the buffer at its head, half a commit interval old, unfiled
+or written), then 2.6.12's idle loop to its ``hlt`` (``routines/x86/idle_2612.S``), halted until
 the next write is due.
 
 Offsets: the fields are 2.6.12's, in its order, with i386 sizes (no spinlock debugging,
@@ -95,11 +97,14 @@ DATA_PER_GROUP = BLOCKS_PER_GROUP - DATA_START_BIT
 KERNELS = {"2.6.12": "x86/copy_from_user_ll.S", "patched": "x86/copy_from_user_ll_nt.S"}
 ROUTINES = ("x86/spinlock_2612.S", "x86/jbd_2612.S", "x86/buffer_2612.S",
             "x86/ext3_2612.S", "x86/mm_2612.S", "x86/vfs_2612.S", "x86/iozone_write.S",
-            "x86/idle_2612.S", "x86/writeback_2612.S")
+            "x86/idle_2612.S", "x86/writeback_2612.S", "x86/commit_2612.S")
 
 LEFT_OUT = (
     "kmap_atomic of a highmem page (a PTE write and invlpg per page; the x86 model has no MMU)",
-    "the journal commit (kjournald writes the data list every 5 s, outside a run's window)",
+    ("kjournald's commit (paced writes only) but for its data loop (one turn per page "
+     "written): the lock-down, the metadata's log copies, descriptor and commit blocks, "
+     "the checkpoint lists (some two hundred buffers a commit, against tens of thousands of "
+     "data buffers)"),
     ("the block layer (bios, the elevator, the SCSI driver) and the disk's interrupts: "
      "writeback (paced writes only) stops at submit_bh and runs the write's completion at "
      "once; ext3_ordered_writepage's handle around it"),
@@ -139,7 +144,9 @@ T = dict(JOURNAL=0, TID=4, STATE=8, LOG_START=12, NR_BUFFERS=16, RESERVED=20, LO
 TRANSACTION_SIZE = 84
 # journal_t (struct journal_s): the fields the write path touches, at their offsets
 J = dict(FLAGS=0, ERRNO=4, STATE_LOCK=20, BARRIER_COUNT=24, RUNNING=48, COMMITTING=52,
-         WAIT_UPDATES=120, FREE=160, LIST_LOCK=192, MAX_BUFFERS=236, COMMIT_INTERVAL=240)
+         WAIT_UPDATES=120, FREE=160, LIST_LOCK=192, MAX_BUFFERS=236, COMMIT_INTERVAL=240,
+         WBUF=284, WBUFSIZE=288)      # after j_commit_timer (24), j_revoke_lock, j_revoke,
+                                      # j_revoke_table[2]
 JOURNAL_SIZE = 320
 # struct page (include/linux/mm.h, i386, HIGHMEM with hashed page_address)
 PG = dict(FLAGS=0, COUNT=4, MAPCOUNT=8, PRIVATE=12, MAPPING=16, INDEX=20, LRU_NEXT=24,
@@ -232,6 +239,14 @@ TIF_NEED_RESCHED = 3                # include/asm-i386/thread_info.h
 STAGGER = ("yoshioka2005:pace.stagger", 1.0, 0.0, 1.0,
            ("the order in which the disk woke the four writers is not in the mail: from all "
             "at once (0, the writers due together) to evenly in turn (1, the model's)"))
+
+
+#: kjournald commits every JBD_DEFAULT_MAX_COMMIT_AGE seconds (include/linux/jbd.h: 5; ext3's
+#: default commit interval): paced writes run its data loop a turn per page written, on the
+#: buffer at the head of the data list, which the list keeps half an interval's writes old
+#: (Kernel.commit_lag: the mean age of the buffers a commit finds, written evenly over the
+#: interval before it)
+COMMIT_INTERVAL_S = 5
 
 
 #: paced writes: pdflush writes back one page per write (as many as are written), the page
@@ -397,6 +412,9 @@ class Kernel:
         self.halts = [0] * cpus                # how many times it halted, and the pages
         self.written_back = [0] * cpus         # writeback wrote in its pauses, and the
         self.writeback_cycles = [0] * cpus     # cycles it took
+        self.commit_lag = 0                    # paced_writes: kjournald's data loop keeps
+        self.commit_turns = [0] * cpus         # the list this many writes per CPU long (0:
+        self.commit_cycles = [0] * cpus        # no commit); its turns and cycles per CPU
         self._wb_next = {}                     # CPU -> the next index writeback looks at
         if fpu_owner and self.kernel == "patched":
             usercopy.set_fpu_owner(m, True)
@@ -454,7 +472,9 @@ class Kernel:
         self._word(j + J["RUNNING"], t)
         self._word(j + J["MAX_BUFFERS"], MAX_TRANSACTION_BUFFERS)
         self._word(j + J["FREE"], 4 * MAX_TRANSACTION_BUFFERS)
-        self._word(j + J["COMMIT_INTERVAL"], 5 * 1000)      # 5 s at HZ 1000
+        self._word(j + J["COMMIT_INTERVAL"], COMMIT_INTERVAL_S * 1000)    # at HZ 1000
+        wbufsize = PAGE // 8                # blocksize / sizeof(journal_block_tag_t)
+        self._poke(j + J["WBUF"], _words(self._alloc(4 * wbufsize), wbufsize))
         queue = j + J["WAIT_UPDATES"]
         self._poke(queue, _words(SPIN_FREE, queue + 4, queue + 4))
         self._word(t + T["JOURNAL"], j)
@@ -646,6 +666,8 @@ class Kernel:
                 for i in range(records):
                     if i:
                         self._writeback(task, k, self.written + i)
+                        if self.commit_lag:
+                            self._commit(task, k)
                     self._idle_until(task, k, base + phase[k] + i * period)
                     runs.append(task.call("iozone_write_test", self.ctx[k]["ctx"], 1))
                     if runs[-1].return_value != 1:
@@ -687,6 +709,22 @@ class Kernel:
                 break
         self._wb_next[k] = index + 1
 
+    def commit_age(self, period, clock_hz):
+        """The writes per CPU a commit's data buffers are, on the mean, behind the newest:
+        half of those a writer makes in a commit interval at a write every ``period``
+        cycles of a ``clock_hz`` clock."""
+        if period <= 0 or clock_hz <= 0:
+            raise ValueError("the period and the clock must be positive")
+        return round(COMMIT_INTERVAL_S * clock_hz / period / 2)
+
+    def _commit(self, task, k):
+        """In CPU k's pause: kjournald's data loop, one turn (routines/x86/commit_2612.S):
+        the buffer at the head of the transaction's data list is unfiled (clean) or written
+        (dirty)."""
+        run = task.call("journal_commit_transaction", self.journal, self.transaction, 1)
+        self.commit_turns[k] += 1
+        self.commit_cycles[k] += run.cycles
+
     def _idle_until(self, task, k, due):
         """CPU k idles until its clock reads ``due``: the idle loop runs to its hlt, the CPU
         stays halted (its clock moves on, its caches untouched), the interrupt that ends
@@ -718,11 +756,13 @@ class Kernel:
 
     # -------------------------------------------------------------- prefill
 
-    def prefill(self, records=None, clean_before=0):
+    def prefill(self, records=None, clean_before=0, committed_before=0):
         """Put the page cache in the state ``records`` writes per CPU leave on a fresh
         Kernel (default: enough to fill the zone), without running them; each CPU's first
         ``clean_before`` pages as writeback leaves them (clean: no dirty bit on the page or
-        its buffer, no dirty tag), the rest dirty. Without running them: the pages (taken
+        its buffer, no dirty tag), the rest dirty; each CPU's first ``committed_before``
+        pages as a commit leaves them (clean, their buffers off the data list, without a
+        journal head). Without running them: the pages (taken
         from the zone 16 at a time into each CPU's list and used last-first, as
         rmqueue_bulk and buffered_rmqueue hand them out), their buffer and journal heads
         (the slabs' next objects), the radix trees with their dirty tags, the inactive
@@ -738,6 +778,8 @@ class Kernel:
             raise ValueError(f"records must be a multiple of 16 from 16 to {zone_pages}")
         if not 0 <= clean_before <= records:
             raise ValueError(f"clean_before must be from 0 to the records ({records})")
+        if not 0 <= committed_before <= clean_before:
+            raise ValueError(f"committed_before must be from 0 to clean_before ({clean_before})")
         self._check_room(records)
         record = bytearray(self.machine.read(self.ctx[0]["buf"], RECORD))
         record[:4] = (0x5A5A5A5A).to_bytes(4, "little")          # fill_buffer's word
@@ -745,7 +787,7 @@ class Kernel:
             self._poke(c["buf"], record)
         self._poke(self.frames, bytes(record) * self.frame_count)
         order = self._prefill_pages(records)
-        self._prefill_structures(order, records, clean_before)
+        self._prefill_structures(order, records, clean_before, committed_before)
         self.written = records
 
     def _prefill_pages(self, records):
@@ -762,7 +804,7 @@ class Kernel:
         self._word(self.zone + ZONE["FREE_LEFT"], self.pool_pages - next_free)
         return order
 
-    def _prefill_structures(self, order, records, clean_before=0):
+    def _prefill_structures(self, order, records, clean_before=0, committed_before=0):
         """The pages, buffer heads and journal heads of ``order`` (built as arrays and
         written at once), the inactive list, the transaction's data list, the trees."""
         m = self.machine
@@ -795,24 +837,25 @@ class Kernel:
         m.write(self.mem_map, pages[:used].tobytes())
         self._poke(head, _words(int(lru[-1]), int(lru[0])))
         self._word(self.zone + ZONE["NR_INACTIVE"], len(order))
-        state = sum(1 << BH_BITS[b] for b in ("Uptodate", "Mapped", "JBD"))
-        state = state + dirty * (1 << BH_BITS["Dirty"])
+        filed = offset >= committed_before     # on the data list, with a journal head
+        state = sum(1 << BH_BITS[b] for b in ("Uptodate", "Mapped"))
+        state = state + dirty * (1 << BH_BITS["Dirty"]) + filed * (1 << BH_BITS["JBD"])
         n = len(order)
-        bhs = np.stack([state, bh, page, np.ones(n), np.full(n, PAGE), block,
-                        np.zeros(n), np.full(n, self.bdev), np.zeros(n), jh, np.zeros(n),
-                        np.zeros(n)], axis=1).astype(np.int64).astype(np.uint32)
+        bhs = np.stack([state, bh, page, filed, np.full(n, PAGE), block,
+                        np.zeros(n), np.full(n, self.bdev), np.zeros(n), jh * filed,
+                        np.zeros(n), np.zeros(n)], axis=1).astype(np.int64).astype(np.uint32)
         t = self.transaction
-        nxt, prev = np.roll(jh, -1), np.roll(jh, 1)     # the data list, in write order
+        listed = jh[filed]                              # the data list, in write order
         jhs = np.zeros((n, 12), np.uint32)
-        jhs[:, 0], jhs[:, 2], jhs[:, 5] = bh, BJ["SYNCDATA"], t
-        jhs[:, 7], jhs[:, 8] = nxt, prev
+        jhs[filed, 0], jhs[filed, 2], jhs[filed, 5] = bh[filed], BJ["SYNCDATA"], t
+        jhs[filed, 7], jhs[filed, 8] = np.roll(listed, -1), np.roll(listed, 1)
         for k in range(self.cpus):                       # each CPU's objects are contiguous
             mine = np.flatnonzero(cpu == k)
             m.write(int(bh[mine[0]]), bhs[mine].tobytes())
             m.write(int(jh[mine[0]]), jhs[mine].tobytes())
             for name, size in (("bh_cachep", BH_SIZE), ("journal_head_cache", JH_SIZE)):
                 self._word(arrays[name][k] + AC["NEXT"], int(ring[name][k]) + size * records)
-        self._word(t + T["SYNC_DATA"], int(jh[0]))
+        self._word(t + T["SYNC_DATA"], int(listed[0]) if len(listed) else 0)
         for k, f in enumerate(self.files):
             mine = np.flatnonzero(cpu == k)
             nodes = self._radix_fill(f["mapping"], FIRST_INDEX + offset[mine], page[mine],
