@@ -77,7 +77,8 @@ sys_call_table:
         .long   0, 0, 0, 0, sys_write
         .globl  ext3_ordered_aops
 ext3_ordered_aops:
-        .long   0, 0, 0, 0, 0, 0, ext3_prepare_write, ext3_ordered_commit_write
+        .long   ext3_ordered_writepage, 0, 0, 0, 0, 0, ext3_prepare_write
+        .long   ext3_ordered_commit_write
         .text
 
 /* Fifteen one-byte nops after the data: emu.cost reads loaded code by a linear disassembly

@@ -259,7 +259,11 @@ def test_writeback_page_cleans_the_page_and_its_buffer_and_ends_the_write():
     count = k._read(page + e.PG["COUNT"])
     assert k._read(page + e.PG["FLAGS"]) >> e.PG_BITS["dirty"] & 1
     assert _tagged(k, mapping, index, 0) == [True] * 4
-    assert k.machine.call("writeback_page", mapping, index).return_value == 1
+    handles = k._read(k.transaction + e.T["HANDLE_COUNT"])
+    assert k.machine.call("pdflush_writeback", k.pdflush[0], mapping, index).return_value == 1
+    # ext3_ordered_writepage's handle: one more on the transaction, and gone again
+    assert k._read(k.transaction + e.T["HANDLE_COUNT"]) == handles + 1
+    assert k._read(k.transaction + e.T["UPDATES"]) == 0
     flags, state = k._read(page + e.PG["FLAGS"]), k._read(bh + e.BH["STATE"])
     for bit in ("dirty", "writeback", "locked"):
         assert not flags >> e.PG_BITS[bit] & 1, bit
@@ -272,8 +276,8 @@ def test_writeback_page_cleans_the_page_and_its_buffer_and_ends_the_write():
     assert _tagged(k, mapping, index, 0) == [True, True, True, False]
     assert _tagged(k, mapping, index, 1) == [False] * 4       # the writeback tag cleared
     assert _tagged(k, mapping, index + 1, 0) == [True] * 4
-    assert k.machine.call("writeback_page", mapping, index).return_value == 0  # clean now
-    assert k.machine.call("writeback_page", mapping, e.FIRST_INDEX + 9).return_value == 0
+    for i in (index, e.FIRST_INDEX + 9):        # clean now; not in the cache
+        assert k.machine.call("pdflush_writeback", k.pdflush[0], mapping, i).return_value == 0
     k.check()
 
 
@@ -350,6 +354,14 @@ def test_the_commit_writes_a_dirty_data_buffer_and_unfiles_it_when_it_comes_roun
     assert k._read(page + e.PG["FLAGS"]) >> e.PG_BITS["dirty"] & 1
     facts = k.check()
     assert facts["sync_datalist"] == facts["data_jh"] == 2
+    # the page is still dirty, so pdflush writes it, and ext3_ordered_writepage's
+    # journal_dirty_data files its buffer on the running transaction again (a new head)
+    assert k.machine.call("pdflush_writeback", k.pdflush[0], mapping,
+                          e.FIRST_INDEX).return_value == 1
+    assert _bh_bits(k, bhs[0], "JBD", "Dirty") == [True, False]
+    assert k._read(bhs[0] + e.BH["COUNT"]) == 1
+    facts = k.check()
+    assert facts["sync_datalist"] == facts["data_jh"] == 3
 
 
 def test_the_commit_of_an_empty_data_list_does_nothing():
@@ -393,3 +405,48 @@ def test_paced_writes_turn_the_commits_data_loop_once_in_each_pause():
     # half of the writes a writer makes in 5 s at a write every 246,812 cycles at 2.2 GHz:
     # 5 x 2.2e9 / 246,812 / 2 = 1.1e10 / 493,624 = 22,284.2
     assert k.commit_age(246_812, 2_200_000_000) == 22_284
+
+
+def _page_state(k, cpu, member):
+    return k._read(k.pcpu[cpu] + e.PCPU["PAGE_STATE"] + e.PS[member])
+
+
+def test_the_dirty_and_writeback_page_counts_follow_the_pages():
+    k = e.Kernel("2.6.12", cpus=1, max_records=64)
+    members = [k._read(k.sym["writeback_state_members"] + 4 * i) for i in range(4)]
+    assert members == [e.PS[m] for m in ("NR_DIRTY", "NR_UNSTABLE", "NR_MAPPED",
+                                        "NR_WRITEBACK")]
+    k.write_records(8)                              # each write dirties its page once
+    assert _page_state(k, 0, "NR_DIRTY") == 8
+    mapping = k.files[0]["mapping"]
+    k.machine.call("pdflush_writeback", k.pdflush[0], mapping, e.FIRST_INDEX + 3)
+    # clear_page_dirty_for_io takes one off; TestSetPageWriteback adds one under writeback,
+    # TestClearPageWriteback (the write done at once) takes it off again
+    assert _page_state(k, 0, "NR_DIRTY") == 7
+    assert _page_state(k, 0, "NR_WRITEBACK") == 0
+
+
+def test_balance_dirty_pages_runs_once_in_ratelimit_pages_writes():
+    k = e.Kernel("2.6.12", cpus=1, max_records=64)
+    # 4 GB (MEMORY_MB's nominal) of 4 KB pages over one CPU x 32 is 32,768: capped at 4 MB
+    # of pages, 1,024
+    assert k.ratelimit == 1024 and k._read(k.sym["total_pages"]) == 4096 * 256
+    k._word(k.pcpu[0] + e.PCPU["RATELIMITS"], 1022)
+    run = profile_call(k.machine, *k.calls(4)[0], every=997)
+    k.written += 4
+    # counts before each write 1022, 1023, 1024 (>= 1024: balance_dirty_pages, reset), 0
+    table = run.table.set_index("address")
+    assert int(table.loc[k.sym["balance_dirty_pages"], "hits"]) == 1
+    assert k._read(k.pcpu[0] + e.PCPU["RATELIMITS"]) == 1
+    k.check()
+
+
+def test_balance_dirty_pages_refuses_to_throttle_a_writer():
+    # over vm_dirty_ratio (40%) of the machine's pages the writer would write back itself
+    # and sleep, which the model has not: the run stops there
+    k = e.Kernel("2.6.12", cpus=1, max_records=64)
+    total = k._read(k.sym["total_pages"])
+    k._word(k.pcpu[0] + e.PCPU["PAGE_STATE"] + e.PS["NR_DIRTY"], total * 40 // 100)
+    k._word(k.pcpu[0] + e.PCPU["RATELIMITS"], 1024)
+    with pytest.raises(emu.GuestError, match="balance_dirty_pages"):
+        k.write_records(1)

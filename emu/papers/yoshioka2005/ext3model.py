@@ -107,8 +107,9 @@ LEFT_OUT = (
      "data buffers)"),
     ("the block layer (bios, the elevator, the SCSI driver) and the disk's interrupts: "
      "writeback (paced writes only) stops at submit_bh and runs the write's completion at "
-     "once; ext3_ordered_writepage's handle around it"),
+     "once"),
     "the disk: write() returns once the data is in the page cache",
+    "pdflush's scheduling: each CPU's pdflush writes back in that CPU's pauses",
     "ext3's block reservation windows (one window search per ~1000 blocks)",
     "balance_dirty_pages (once per ratelimit_pages, 1024 pages on a large machine)",
     ("the scheduler, timers and other tasks (kjournald, kswapd, pdflush); paced writes "
@@ -159,10 +160,16 @@ RN = dict(COUNT=0, SLOTS=4, TAGS=260)
 RADIX_NODE = 276
 RADIX_HEIGHT = 4                    # 64^3 < 2,048,000 pages <= 64^4
 # struct address_space (include/linux/fs.h) with its radix_tree_root
-AS = dict(HOST=0, PAGE_TREE=4, TREE_LOCK=16, NRPAGES=48, A_OPS=56, PRIVATE_LOCK=68)
+AS = dict(HOST=0, PAGE_TREE=4, TREE_LOCK=16, NRPAGES=48, A_OPS=56, BDI=64, PRIVATE_LOCK=68)
+# struct backing_dev_info (include/linux/backing-dev.h), the block device's queue's
+BDI = dict(RA_PAGES=0, STATE=4, CAPABILITIES=8)
+BDI_SIZE = 24
+# struct page_state (include/linux/page-flags.h): the first members, per CPU
+PS = dict(NR_DIRTY=0, NR_WRITEBACK=4, NR_UNSTABLE=8, NR_PAGE_TABLE_PAGES=12, NR_MAPPED=16)
 RR = dict(HEIGHT=0, GFP=4, RNODE=8)  # struct radix_tree_root, at AS_PAGE_TREE
-# struct address_space_operations: prepare_write and commit_write after six pointers
-AOPS = dict(PREPARE_WRITE=24, COMMIT_WRITE=28)
+# struct address_space_operations: writepage first, prepare_write and commit_write after
+# six pointers
+AOPS = dict(WRITEPAGE=0, PREPARE_WRITE=24, COMMIT_WRITE=28)
 MAPPING_SIZE = 84
 # struct ext3_inode_info with struct inode (vfs_inode) and its address_space (i_data)
 EI = dict(DATA=0, DIND=52, FLAGS=60, FILE_ACL=64, DIR_ACL=68, DTIME=72, BLOCK_GROUP=76, STATE=80,
@@ -199,7 +206,7 @@ FILE_SIZE = 32
 # thread_info (include/asm-i386/thread_info.h) at the bottom of the kernel stack
 TI = dict(TASK=0, FLAGS=8, STATUS=12, CPU=16, PREEMPT=20)
 # task_struct: the fields used (journal_info is deep in the 2.6.12 struct)
-TSK = dict(STATE=0, THREAD_INFO=4, ESP0=8, FILES=12, RLIMIT_FSIZE=0x280, WCHAR=0x2c0,
+TSK = dict(STATE=0, THREAD_INFO=4, ESP0=8, FILES=12, FLAGS=16, PRIO=20, RLIMIT_FSIZE=0x280, WCHAR=0x2c0,
            SYSCW=0x2c8, JOURNAL_INFO=0x2e0)
 FILES = dict(COUNT=0, MAX_FDS=4, FD=8)   # struct files_struct: fd -> struct file *
 TASK_SIZE = 0x300
@@ -213,7 +220,8 @@ AC_SIZE = 32 + 4 * AC_LIMIT
 # balance_dirty_pages' ratelimits, the free-blocks percpu_counter's count, the zone's
 # per_cpu_pages (a LIFO of free pages, pcp->count), radix_tree_preloads
 PCPU = dict(BH_LRU=0, BH_LRU_PREV=-4, BH_LRU_LAST=28, BH_NR=32, RATELIMITS=36, FBC_COUNT=64,
-            PCP_COUNT=128, PCP_STACK=132, RTP_NR=448, CPU_IDLE_STATE=480, IDLE_TIMESTAMP=484)
+            PCP_COUNT=128, PCP_STACK=132, RTP_NR=448, CPU_IDLE_STATE=480, IDLE_TIMESTAMP=484,
+            PAGE_STATE=488)            # page_states: PS's members, 20 bytes
 BH_LRU_SIZE = 8                     # fs/buffer.c
 PCP_STACK_MAX = 72                  # pcp->high: 2.6.12 sets 6 x batch; ours holds a
                                     # reclaim batch (32) plus a bulk refill (16) and more
@@ -259,6 +267,14 @@ DIRTY_FRACTION = ("yoshioka2005:pace.dirty_fraction", 0.10, 0.10, 0.40,
                    "throttled in balance_dirty_pages) of the page cache"))
 
 
+#: the mail's machine's memory (MB), which balance_dirty_pages' thresholds are shares of
+#: (total_pages); the model's own memory is its page-cache zone, a stand-in for a large one
+MEMORY_MB = ("yoshioka2005:machine.memory_mb", 4096, 1024, 16384,
+             ("the mail does not give its machine's memory: 1 GB to 16 GB (iozone's four "
+              "8000 MB files were sized past it); 4 GB, the most a non-PAE i386 kernel "
+              "addresses"))
+
+
 class PacedRuns(list):
     """Kernel.paced_writes' result: each CPU's write Runs; ``busy``: each CPU's cycles not
     halted over the run (its writes, writeback in the pauses, the idle loop)."""
@@ -267,7 +283,7 @@ class PacedRuns(list):
 
 def estimate_ranges():
     """[(name, nominal, low, high, why)] of this workload's estimates (emu.book.ranges)."""
-    return [STAGGER, DIRTY_FRACTION]
+    return [STAGGER, DIRTY_FRACTION, MEMORY_MB]
 
 
 def equates():
@@ -284,11 +300,14 @@ def equates():
              f".equ EXT3_STATE_NEW, {EXT3_STATE_NEW}", f".equ I_DIRTY, {I_DIRTY}",
              f".equ PCP_STACK_MAX, {PCP_STACK_MAX}",
              f".equ WAIT_QUEUE_HEAD, {WAIT_QUEUE_HEAD}", f".equ NR_SYSCALLS, {NR_WRITE + 1}",
-             f".equ NR_WRITE, {NR_WRITE}"]
+             f".equ NR_WRITE, {NR_WRITE}", ".equ BDI_pdflush, 0",
+             ".equ BDI_CAP_NO_ACCT_DIRTY, 1", ".equ PF_LESS_THROTTLE, 0x00100000",
+             ".equ MAX_RT_PRIO, 100"]
     for prefix, table in (("BH", BH), ("JH", JH), ("H", H), ("T", T), ("J", J), ("PG", PG),
                           ("RN", RN), ("AS", AS), ("RR", RR), ("AOPS", AOPS),
                           ("FILES", FILES), ("EI", EI), ("I", I), ("RAW", RAW),
-                          ("GD", GD), ("SB", SB), ("BDEV", BDEV), ("F", F), ("TI", TI), ("TSK", TSK),
+                          ("GD", GD), ("SB", SB), ("BDEV", BDEV), ("BDI", BDI), ("PS", PS),
+                          ("F", F), ("TI", TI), ("TSK", TSK),
                           ("KC", KC), ("AC", AC), ("PCPU", PCPU), ("ZONE", ZONE),
                           ("CTX", CTX)):
         lines += [f".equ {prefix}_{name}, {value}" for name, value in table.items()]
@@ -320,6 +339,7 @@ MAX_TRANSACTION_BUFFERS = 2048      # j_max_transaction_buffers: a quarter of a 
                                     # journal of 4 KB blocks (mke2fs's size for large file
                                     # systems); a handle takes 10 credits, gives most back
 FMODE_WRITE = 2
+DEFAULT_PRIO = 120                  # include/linux/sched.h: MAX_RT_PRIO + 20 (nice 0)
 S_IFREG_644 = 0o100644
 
 
@@ -398,6 +418,7 @@ class Kernel:
         self._word(self.sym["page_zone_highmem"], self.zone)
         self._word(self.sym["page_zone_normal"], self.zone_normal)
         self._poke(self.sym["xtime"], _words(XTIME, 0))
+        self._build_writeback_state()
         self.meta_page_structs = self._alloc(META_SLOTS * PAGE_STRUCT)
         self._build_journal()
         self._build_block_device()
@@ -405,6 +426,7 @@ class Kernel:
         self.files = [self._build_file(k) for k in range(cpus)]
         self._finish_block_device()
         self.ctx = [self._build_task(k, self.files[k]) for k in range(cpus)]
+        self.pdflush = [self._build_kthread(k) for k in range(cpus)]    # writeback's task
         self.idle_ti = [self._alloc(64) for _ in range(cpus)]     # each CPU's idle task's
         for k, ti in enumerate(self.idle_ti):
             self._poke(ti, _words(0, 0, 0, 0, k, 0))
@@ -418,6 +440,19 @@ class Kernel:
         self._wb_next = {}                     # CPU -> the next index writeback looks at
         if fpu_owner and self.kernel == "patched":
             usercopy.set_fpu_owner(m, True)
+
+    def _build_writeback_state(self):
+        """What balance_dirty_pages reads: the machine's pages (MEMORY_MB), the CPUs
+        online, ratelimit_pages as set_ratelimit sets it, and the block device's
+        backing_dev_info, its BDI_pdflush bit set (pdflush works the device: in paced
+        writes it writes back in every pause)."""
+        total = round(estimates.value(MEMORY_MB[0], MEMORY_MB[1])) * (1 << 20) // PAGE
+        self._word(self.sym["total_pages"], total)
+        self._word(self.sym["num_online_cpus"], self.cpus)
+        self.ratelimit = min(max(total // (self.cpus * 32), 16), (4096 * 1024) // PAGE)
+        self._word(self.sym["ratelimit_pages"], self.ratelimit)
+        self.bdi = self._alloc(BDI_SIZE)
+        self._poke(self.bdi, _words(32, 1 << 0, 0))     # ra_pages, BDI_pdflush, capabilities
 
     def _build_caches(self):
         """The slab caches: per CPU an array of freed objects and a ring of memory."""
@@ -591,6 +626,7 @@ class Kernel:
         self._word(mapping + AS["TREE_LOCK"], RW_LOCK_BIAS)
         self._word(mapping + AS["A_OPS"], self.sym["ext3_ordered_aops"])
         self._word(mapping + AS["PRIVATE_LOCK"], SPIN_FREE)
+        self._word(mapping + AS["BDI"], self.bdi)
         file = self._alloc(FILE_SIZE)
         self._poke(file, _words(1, 1, size, size >> 32, mapping, inode, FMODE_WRITE | 1))
         return {"inode": inode, "mapping": mapping, "file": file, "ino": ino}
@@ -608,13 +644,22 @@ class Kernel:
         fds = files + 16
         self._poke(files, _words(1, 32, fds))
         self._word(fds + 4 * FD, file["file"])
-        self._poke(task, _words(0, stack, stack + KERNEL_STACK, files))
+        self._poke(task, _words(0, stack, stack + KERNEL_STACK, files, 0, DEFAULT_PRIO))
         self._word(task + TSK["RLIMIT_FSIZE"], 0xFFFFFFFF)
         self._poke(stack, _words(task, 0, 0, 0, k, 0))
         buf = self.machine.alloc(RECORD, bytes(range(256)) * (RECORD // 256), align=PAGE)
         ctx = self._alloc(32)
         self._poke(ctx, _words(task, FD, buf, RECORD, 0x5A5A5A5A))
         return {"ctx": ctx, "task": task, "stack": stack, "buf": buf}
+
+    def _build_kthread(self, k):
+        """A kernel thread on CPU k (pdflush): its task and its kernel stack, thread_info at
+        the bottom; returns the task."""
+        stack = self.machine.alloc(KERNEL_STACK, align=KERNEL_STACK)
+        task = self._alloc(TASK_SIZE, align=64)
+        self._poke(task, _words(0, stack, stack + KERNEL_STACK, 0, 0, DEFAULT_PRIO))
+        self._poke(stack, _words(task, 0, 0, 0, k, 0))
+        return task
 
     # -------------------------------------------------------------- running
 
@@ -702,7 +747,7 @@ class Kernel:
         mapping = self.files[k]["mapping"]
         index = start
         for index in range(start, min(start + SWAP_CLUSTER_MAX, newest + 1)):
-            run = task.call("writeback_page", mapping, index)
+            run = task.call("pdflush_writeback", self.pdflush[k], mapping, index)
             self.writeback_cycles[k] += run.cycles
             if run.return_value:                    # else gone, or clean
                 self.written_back[k] += 1
@@ -869,7 +914,7 @@ class Kernel:
                 words = np.frombuffer(m.read(ind, PAGE), np.uint32).copy()
                 words[index[here] & 1023] = block[mine][here]
                 m.write(ind, words.tobytes())
-        self._prefill_files(records)
+        self._prefill_files(records, clean_before)
 
     def _radix_fill(self, mapping, indices, pages, node_next, dirty):
         """radix_tree_insert of each (index, page) in order, with the dirty tag where
@@ -914,7 +959,7 @@ class Kernel:
             m.write(address, words.tobytes())
         return node_next
 
-    def _prefill_files(self, records):
+    def _prefill_files(self, records, clean_before=0):
         """Each file's size, blocks, allocation goal, on-disk inode, page count; the
         groups' bitmaps and free counts; the free blocks counter; per-CPU counts."""
         for k, f in enumerate(self.files):
@@ -943,7 +988,8 @@ class Kernel:
             pcpu = self.pcpu[k]
             self._word(pcpu + PCPU["FBC_COUNT"], -(records % FBC_BATCH))
             self._word(pcpu + PCPU["BH_NR"], records)
-            self._word(pcpu + PCPU["RATELIMITS"], records)
+            self._word(pcpu + PCPU["RATELIMITS"], records % (self.ratelimit + 1))
+            self._word(pcpu + PCPU["PAGE_STATE"] + PS["NR_DIRTY"], records - clean_before)
         folded = self.cpus * (records // FBC_BATCH) * FBC_BATCH
         self._word(self.sb + SB["FREE_COUNT"], 10_000_000 - folded)
 
@@ -1054,8 +1100,8 @@ class Kernel:
         facts["sync_datalist"] = count
         facts["t_nr_buffers"] = self._read(t + T["NR_BUFFERS"])
         _expect(self._read(t + T["UPDATES"]) == 0, "a handle is still open")
-        for c in self.ctx:
-            _expect(self._read(c["task"] + TSK["JOURNAL_INFO"]) == 0,
+        for task in [c["task"] for c in self.ctx] + self.pdflush:
+            _expect(self._read(task + TSK["JOURNAL_INFO"]) == 0,
                     "current->journal_info is still set")
 
     def _check_locks(self):
