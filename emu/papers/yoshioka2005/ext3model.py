@@ -111,7 +111,8 @@ LEFT_OUT = (
     "the disk: write() returns once the data is in the page cache",
     "pdflush's scheduling: each CPU's pdflush writes back in that CPU's pauses",
     "ext3's block reservation windows (one window search per ~1000 blocks)",
-    "balance_dirty_pages (once per ratelimit_pages, 1024 pages on a large machine)",
+    ("balance_dirty_pages' throttling (a writer over vm_dirty_ratio writes back itself and "
+     "sleeps): the runs stay under it"),
     ("the scheduler, timers and other tasks (kjournald, kswapd, pdflush); paced writes "
      "(Kernel.paced_writes) run the idle loop to its hlt, but not the interrupt that ends the "
      "halt nor the schedule() either side of it"),
