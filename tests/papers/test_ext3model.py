@@ -397,8 +397,14 @@ def test_paced_writes_turn_the_commits_data_loop_once_in_each_pause():
     mapping = k.files[0]["mapping"]
     bhs = [k._read(k._lookup(mapping, e.FIRST_INDEX + o) + e.PG["PRIVATE"])
            for o in range(40, 45)]
+    jhs = [k._read(bh + e.BH["PRIVATE"]) for bh in bhs]
     k.paced_writes(5, 400_000)
     assert k.commit_turns == [4] and k.commit_cycles[0] > 0
+    # the slab's per-CPU array is last in, first out: each write after a pause takes the
+    # journal head the loop gave back in that pause
+    new = [k._read(k._read(k._lookup(mapping, e.FIRST_INDEX + 256 + i) + e.PG["PRIVATE"])
+                   + e.BH["PRIVATE"]) for i in range(1, 5)]
+    assert new == jhs[:4]
     # the oldest four on the list (clean: writeback passed them) are off it; the fifth not
     assert [_bh_bits(k, bh, "JBD")[0] for bh in bhs] == [False] * 4 + [True]
     assert k.check()["sync_datalist"] == 256 - 40 - 4 + 5
