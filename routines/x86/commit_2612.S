@@ -18,8 +18,7 @@
  * lock-down of the transaction, the metadata buffers' copies into the log, descriptor and
  * commit blocks, the checkpoint lists) is some two hundred buffers per commit against the
  * tens of thousands of data buffers, and is left out.
- * submit_bh here is the block layer's stand-in: the request, the elevator and the disk are
- * left out, and the write's completion (b_end_io) runs at once.
+ * submit_bh is the block layer's (routines/x86/block_2612.S).
  * Calling convention: cdecl; ebx, esi, edi, ebp preserved. Offsets: the equates
  * emu/papers/yoshioka2005/ext3model.py puts in front.
  */
@@ -177,28 +176,6 @@ ll_rw_block:
         ret
 9:      ud2
 
-/* submit_bh(rw, bh): the block layer's stand-in: the buffer must be locked, mapped and have
- * its b_end_io (as submit_bh checks); test_set_buffer_req; then the write is done at once:
- * b_end_io(bh, 1). */
-        .globl  submit_bh
-submit_bh:
-        pushl   %ebx
-        movl    12(%esp), %ebx              # bh
-        testl   $(1 << BH_Lock), BH_STATE(%ebx)
-        jz      9f                          # BUG_ON(!buffer_locked(bh))
-        testl   $(1 << BH_Mapped), BH_STATE(%ebx)
-        jz      9f                          # BUG_ON(!buffer_mapped(bh))
-        cmpl    $0, BH_END_IO(%ebx)
-        je      9f
-        lock btsl $(BH_Req), BH_STATE(%ebx) # test_set_buffer_req
-        pushl   $1                          # uptodate
-        pushl   %ebx
-        call    *BH_END_IO(%ebx)
-        addl    $8, %esp
-        popl    %ebx
-        ret
-9:      ud2
-
 /* end_buffer_write_sync(bh, uptodate): up to date, unlocked (waking its waiters), released */
         .globl  end_buffer_write_sync
 end_buffer_write_sync:
@@ -230,6 +207,6 @@ journal_brelse_array:
         jmp     1b
 2:      ret
 
-/* Fifteen one-byte nops after the data: emu.cost reads loaded code by a linear disassembly
+/* Fifteen one-byte nops at the end: emu.cost reads loaded code by a linear disassembly
  * (see copy_from_user_ll.S). Never executed. */
         .space  15, 0x90

@@ -63,6 +63,18 @@ radix_tree_node_cachep:
         .globl  size4096_cache
 size4096_cache:
         .long   0
+        .globl  bio_slab
+bio_slab:
+        .long   0
+        .globl  biovec_slab
+biovec_slab:
+        .long   0
+        .globl  request_cachep
+request_cachep:
+        .long   0
+        .globl  blk_max_pfn
+blk_max_pfn:
+        .long   0
         .globl  page_zone_highmem
 page_zone_highmem:
         .long   0

@@ -14,8 +14,8 @@
  * writeback_page(mapping, index) is what pdflush (background_writeout -> writeback_inodes ->
  * __writeback_single_inode -> do_writepages -> mpage_writepages) does to one dirty page, and
  * what the disk's interrupt does when its write is done, run back to back: the request
- * between them (bio, generic_make_request, the elevator, the SCSI driver) is left out
- * (submit_bh, routines/x86/commit_2612.S, completes the write at once), and so is
+ * between them is the block layer's (submit_bh, routines/x86/block_2612.S: the bio and the
+ * request, the disk completing the write at once), and left out is
  * mpage_writepages' tagged gang look-up (one radix-tree look-up by index stands for it).
  * Returns 1 if the page was written, 0 if it is no longer in the cache or not dirty. A page
  * has one 4 KB buffer (4 KB blocks), inside i_size.

@@ -97,7 +97,8 @@ DATA_PER_GROUP = BLOCKS_PER_GROUP - DATA_START_BIT
 KERNELS = {"2.6.12": "x86/copy_from_user_ll.S", "patched": "x86/copy_from_user_ll_nt.S"}
 ROUTINES = ("x86/spinlock_2612.S", "x86/jbd_2612.S", "x86/buffer_2612.S",
             "x86/ext3_2612.S", "x86/mm_2612.S", "x86/vfs_2612.S", "x86/iozone_write.S",
-            "x86/idle_2612.S", "x86/writeback_2612.S", "x86/commit_2612.S")
+            "x86/idle_2612.S", "x86/writeback_2612.S", "x86/commit_2612.S",
+            "x86/block_2612.S")
 
 LEFT_OUT = (
     "kmap_atomic of a highmem page (a PTE write and invlpg per page; the x86 model has no MMU)",
@@ -166,7 +167,33 @@ AS = dict(HOST=0, PAGE_TREE=4, TREE_LOCK=16, NRPAGES=48, A_OPS=56, BDI=64, PRIVA
 BDI = dict(RA_PAGES=0, STATE=4, CAPABILITIES=8)
 BDI_SIZE = 24
 # struct page_state (include/linux/page-flags.h): the first members, per CPU
-PS = dict(NR_DIRTY=0, NR_WRITEBACK=4, NR_UNSTABLE=8, NR_PAGE_TABLE_PAGES=12, NR_MAPPED=16)
+PS = dict(NR_DIRTY=0, NR_WRITEBACK=4, NR_UNSTABLE=8, NR_PAGE_TABLE_PAGES=12, NR_MAPPED=16,
+          NR_SLAB=20, PGPGIN=24, PGPGOUT=28)
+# struct bio (include/linux/bio.h, no CONFIG_LBD: a 4-byte sector_t) and struct bio_vec
+BIO = dict(SECTOR=0, NEXT=4, BDEV=8, FLAGS=12, RW=16, VCNT=20, IDX=22, PHYS_SEGMENTS=24,
+           HW_SEGMENTS=26, SIZE=28, HW_FRONT_SIZE=32, HW_BACK_SIZE=36, MAX_VECS=40,
+           IO_VEC=44, END_IO=48, CNT=52, PRIVATE=56, DESTRUCTOR=60, SET=64)
+BIO_SIZE = 68
+BVEC = dict(PAGE=0, LEN=4, OFFSET=8)
+BVEC_SIZE = 12
+# struct request (include/linux/blkdev.h): the fields the block layer's routines touch, in
+# its order
+RQ = dict(QUEUELIST=0, FLAGS=8, SECTOR=12, NR_SECTORS=16, CURRENT_NR_SECTORS=20,
+          HARD_SECTOR=24, HARD_NR_SECTORS=28, HARD_CUR_SECTORS=32, BIO=36, BIOTAIL=40,
+          RQ_STATUS=48, RQ_DISK=52, ERRORS=56, START_TIME=60, NR_PHYS_SEGMENTS=64,
+          BUFFER=72, REF_COUNT=76, Q=80, RL=84, WAITING=88, SPECIAL=92, END_IO=96)
+REQUEST_SIZE = 160
+# request_queue_t: its request list (count, starved, wait queues), the queue (noop's list),
+# the fields generic_make_request and __make_request read; the lock on a line of its own
+Q = dict(QUEUE_HEAD=0, LAST_MERGE=8, QUEUE_LOCK=12, RQ_COUNT=16, RQ_STARVED=24, RQ_WAIT=32,
+         NR_REQUESTS=56, CONGESTION_ON=60, CONGESTION_OFF=64, MAKE_REQUEST_FN=68,
+         REQUEST_FN=72, BOUNCE_PFN=76, MAX_HW_SECTORS=80, QUEUE_FLAGS=84, LOCK=128)
+QUEUE_SIZE = 192
+BLKDEV_MAX_RQ = 128                 # include/linux/blkdev.h: nr_requests
+# struct gendisk: the queue's accounting (its per-CPU disk_stats are in the per-CPU area)
+DK = dict(IN_FLIGHT=0, STAMP=4, STAMP_IDLE=8)
+DS = dict(READ_SECTORS=0, WRITE_SECTORS=4, READS=8, WRITES=12, READ_MERGES=16,
+          WRITE_MERGES=20, READ_TICKS=24, WRITE_TICKS=28, IO_TICKS=32, TIME_IN_QUEUE=36)
 RR = dict(HEIGHT=0, GFP=4, RNODE=8)  # struct radix_tree_root, at AS_PAGE_TREE
 # struct address_space_operations: writepage first, prepare_write and commit_write after
 # six pointers
@@ -198,9 +225,10 @@ SB = dict(FLAGS=0, BLOCKSIZE=4, BDEV=8, JOURNAL=12, GROUP_DESC=16, FIRST_DATA_BL
 SB_SIZE = 256
 # the block device: its own address space (a radix tree the data blocks' look-ups fall out
 # of) and the buffer heads of the metadata blocks it caches, (block, bh) pairs
-BDEV = dict(MAPPING=0, META_N=4, META=8)
 META_SLOTS = 256
-BDEV_SIZE = 8 + 8 * META_SLOTS
+BDEV = dict(MAPPING=0, META_N=4, META=8, QUEUE=8 + 8 * META_SLOTS, DISK=12 + 8 * META_SLOTS,
+            NR_SECTS=16 + 8 * META_SLOTS)   # then bd_disk's queue, the disk, its size
+BDEV_SIZE = 20 + 8 * META_SLOTS
 # struct file
 F = dict(COUNT=0, FLAGS=4, POS=8, MAPPING=16, INODE=20, MODE=24)
 FILE_SIZE = 32
@@ -222,11 +250,11 @@ AC_SIZE = 32 + 4 * AC_LIMIT
 # per_cpu_pages (a LIFO of free pages, pcp->count), radix_tree_preloads
 PCPU = dict(BH_LRU=0, BH_LRU_PREV=-4, BH_LRU_LAST=28, BH_NR=32, RATELIMITS=36, FBC_COUNT=64,
             PCP_COUNT=128, PCP_STACK=132, RTP_NR=448, CPU_IDLE_STATE=480, IDLE_TIMESTAMP=484,
-            PAGE_STATE=488)            # page_states: PS's members, 20 bytes
+            PAGE_STATE=512, DISK_STATS=576)    # page_states (PS), the disk's disk_stats (DS)
 BH_LRU_SIZE = 8                     # fs/buffer.c
 PCP_STACK_MAX = 72                  # pcp->high: 2.6.12 sets 6 x batch; ours holds a
                                     # reclaim batch (32) plus a bulk refill (16) and more
-PCPU_SIZE = 512
+PCPU_SIZE = 640
 # struct zone (include/linux/mmzone.h): the free pages (never-used memory of the pool, a
 # stand-in for the buddy lists), the LRU lists under lru_lock (on its own cache line, as
 # ZONE_PADDING puts it), the wait table; plus where the pool's struct pages and frames are
@@ -303,11 +331,16 @@ def equates():
              f".equ WAIT_QUEUE_HEAD, {WAIT_QUEUE_HEAD}", f".equ NR_SYSCALLS, {NR_WRITE + 1}",
              f".equ NR_WRITE, {NR_WRITE}", ".equ BDI_pdflush, 0",
              ".equ BDI_CAP_NO_ACCT_DIRTY, 1", ".equ PF_LESS_THROTTLE, 0x00100000",
-             ".equ MAX_RT_PRIO, 100"]
+             ".equ MAX_RT_PRIO, 100", ".equ BIO_UPTODATE, 0", ".equ BIO_SEG_VALID, 3",
+             ".equ REQ_CMD, 16", ".equ RQ_ACTIVE, 1", ".equ RQ_INACTIVE, -1",
+             ".equ QUEUE_FLAG_READFULL, 3", ".equ QUEUE_FLAG_DEAD, 5",
+             ".equ QUEUE_FLAG_PLUGGED, 7", ".equ QUEUE_FLAG_DRAIN, 8"]
     for prefix, table in (("BH", BH), ("JH", JH), ("H", H), ("T", T), ("J", J), ("PG", PG),
                           ("RN", RN), ("AS", AS), ("RR", RR), ("AOPS", AOPS),
                           ("FILES", FILES), ("EI", EI), ("I", I), ("RAW", RAW),
                           ("GD", GD), ("SB", SB), ("BDEV", BDEV), ("BDI", BDI), ("PS", PS),
+                          ("BIO", BIO), ("BVEC", BVEC), ("RQ", RQ), ("Q", Q), ("DK", DK),
+                          ("DS", DS),
                           ("F", F), ("TI", TI), ("TSK", TSK),
                           ("KC", KC), ("AC", AC), ("PCPU", PCPU), ("ZONE", ZONE),
                           ("CTX", CTX)):
@@ -462,7 +495,10 @@ class Kernel:
                  "bh_cachep": (BH_SIZE, pages + 512),
                  "jbd_handle_cache": (HANDLE_SIZE, 16),
                  "radix_tree_node_cachep": (RADIX_NODE, pages // 32 + 64),
-                 "size4096_cache": (PAGE, 4)}
+                 "size4096_cache": (PAGE, 4),
+                 "bio_slab": (128, 64),             # sizeof(struct bio), cache-line aligned
+                 "biovec_slab": (16, 64),           # biovec-1: one bio_vec
+                 "request_cachep": (REQUEST_SIZE, 64)}
         self.caches = {}
         for name, (objsize, count) in sizes.items():
             cache = self._alloc(4 + 4 * 8)
@@ -532,6 +568,28 @@ class Kernel:
         self._poke(mapping + AS["PAGE_TREE"], _words(RADIX_HEIGHT, 0, top))
         self._word(mapping + AS["TREE_LOCK"], RW_LOCK_BIAS)
         self._word(self.bdev + BDEV["MAPPING"], mapping)
+        self._build_queue()
+
+    def _build_queue(self):
+        """The disk's request queue (noop's list, empty; its request list's counts and
+        thresholds as blk_queue_congestion_threshold sets them for BLKDEV_MAX_RQ) and its
+        gendisk; the block device's size past the files' blocks; no bounce (the queue's
+        bounce_pfn reaches blk_max_pfn)."""
+        q = self.queue = self._alloc(QUEUE_SIZE, align=128)
+        head = q + Q["QUEUE_HEAD"]
+        self._poke(head, _words(head, head))
+        self._word(q + Q["QUEUE_LOCK"], q + Q["LOCK"])
+        self._word(q + Q["LOCK"], SPIN_FREE)
+        for rw in range(2):
+            wait = q + Q["RQ_WAIT"] + 12 * rw
+            self._poke(wait, _words(SPIN_FREE, wait + 4, wait + 4))
+        nr = BLKDEV_MAX_RQ
+        self._poke(q + Q["NR_REQUESTS"], _words(nr, nr - nr // 8 + 1, nr - nr // 8 - nr // 16 - 1,
+                                                self.sym["__make_request"], 0, 0xFFFFFFFF,
+                                                1024))
+        self._word(self.sym["blk_max_pfn"], 0xFFFFFFFF)
+        disk = self._alloc(64)
+        self._poke(self.bdev + BDEV["QUEUE"], _words(q, disk, 0xFFFFFFFF))
 
     def _metadata_block(self, group=GROUP_NO, bit=None):
         """A cached metadata block (a 4 KB block and its buffer head, its page set up
