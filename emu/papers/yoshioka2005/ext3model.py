@@ -106,9 +106,10 @@ LEFT_OUT = (
      "written): the lock-down, the metadata's log copies, descriptor and commit blocks, "
      "the checkpoint lists (some two hundred buffers a commit, against tens of thousands of "
      "data buffers)"),
-    ("the block layer (bios, the elevator, the SCSI driver) and the disk's interrupts: "
-     "writeback (paced writes only) stops at submit_bh and runs the write's completion at "
-     "once"),
+    ("the disk's side of the block layer: each request completes at once "
+     "(routines/x86/block_2612.S), so the queue is empty at every submission and the "
+     "elevator's merge (the anticipatory scheduler's; noop's list stands for its queue) "
+     "never runs; the SCSI driver, its command and its interrupt's entry"),
     "the disk: write() returns once the data is in the page cache",
     "pdflush's scheduling: each CPU's pdflush writes back in that CPU's pauses",
     "ext3's block reservation windows (one window search per ~1000 blocks)",
