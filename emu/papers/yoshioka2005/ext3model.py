@@ -41,8 +41,9 @@ the other. What is left out is listed in ``LEFT_OUT``.
 
 Paced writes (``Kernel.paced_writes``: a write per CPU every period, as a disk sets the
 pace) fill each pause with what the CPU does there: writeback of one page of the child's
-file (``routines/x86/writeback_2612.S``: pdflush's page work down to ``submit_bh``, and the
-write's completion), the page ``DIRTY_FRACTION`` of the child's page cache behind its
+file (``routines/x86/writeback_2612.S``: pdflush's page work in ext3's writepage and its
+journal handle, then ``submit_bh`` through the block layer, ``routines/x86/block_2612.S``,
+whose disk completes the write at once), the page ``DIRTY_FRACTION`` of the child's page cache behind its
 newest, a turn of kjournald's commit over the transaction's data list
 (``routines/x86/commit_2612.S``: the buffer at its head, half a commit interval old, unfiled
 or written), then 2.6.12's idle loop to its ``hlt`` (``routines/x86/idle_2612.S``), halted until
