@@ -63,6 +63,18 @@ radix_tree_node_cachep:
         .globl  size4096_cache
 size4096_cache:
         .long   0
+        .globl  bio_slab
+bio_slab:
+        .long   0
+        .globl  biovec_slab
+biovec_slab:
+        .long   0
+        .globl  request_cachep
+request_cachep:
+        .long   0
+        .globl  blk_max_pfn
+blk_max_pfn:
+        .long   0
         .globl  page_zone_highmem
 page_zone_highmem:
         .long   0
@@ -77,7 +89,8 @@ sys_call_table:
         .long   0, 0, 0, 0, sys_write
         .globl  ext3_ordered_aops
 ext3_ordered_aops:
-        .long   0, 0, 0, 0, 0, 0, ext3_prepare_write, ext3_ordered_commit_write
+        .long   ext3_ordered_writepage, 0, 0, 0, 0, 0, ext3_prepare_write
+        .long   ext3_ordered_commit_write
         .text
 
 /* Fifteen one-byte nops after the data: emu.cost reads loaded code by a linear disassembly

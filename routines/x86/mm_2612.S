@@ -6,6 +6,7 @@
  * mm/swap.c (mark_page_accessed, __pagevec_lru_add, put_page, percpu_counter_mod),
  * mm/page_alloc.c (__alloc_pages, buffered_rmqueue, free_hot_page), mm/vmscan.c
  * (shrink_list: the reclaim of SWAP_CLUSTER_MAX pages from the tail of the inactive list),
+ * mm/page-writeback.c's balance_dirty_pages_ratelimited (routines/x86/writeback_2612.S),
  * mm/slab.c (kmem_cache_alloc, kmem_cache_free: the per-CPU array of freed objects),
  * lib/radix-tree.c (radix_tree_lookup, _insert, _delete, _tag_set, _tag_clear) and
  * arch/i386/mm/highmem.c (kmap_atomic).
@@ -13,9 +14,9 @@
  * Stand-ins, named where they are: the buddy allocator is a zone's never-used memory
  * handed out in order (zone->FREE_NEXT); an empty slab array refills from a ring of the
  * cache's memory (memory it last used long ago); writeback (pdflush, kjournald's ordered
- * data) is not modelled, so reclaim finds pages still dirty and does what writeback would
- * have done to them before reclaiming them (clears the page's, the buffer's and the
- * tree's dirty state); kmap_atomic computes the frame's address without writing the
+ * data) runs only in paced writes (writeback_2612.S, commit_2612.S), so otherwise reclaim
+ * finds pages still dirty and does what writeback would have done to them before
+ * reclaiming them (clears the page's, the buffer's and the tree's dirty state); kmap_atomic computes the frame's address without writing the
  * fixmap PTE (the x86 model has no MMU).
  * Offsets: the equates emu/ext3model.py puts in front. Calling convention: cdecl (the
  * kernel's fastcall functions too); ebx, esi, edi, ebp preserved.
@@ -455,6 +456,10 @@ writeback_done:
         movl    8(%esp), %ebx               # page
         lock btrl $(PG_dirty), PG_FLAGS(%ebx)
         jnc     1f
+        pushl   $-1                         # dec_page_state(nr_dirty)
+        pushl   $(PS_NR_DIRTY)
+        call    __mod_page_state
+        addl    $8, %esp
         movl    PG_MAPPING(%ebx), %eax      # the tree's dirty tag
         leal    AS_TREE_LOCK(%eax), %ecx
         pushl   %ecx
@@ -707,7 +712,14 @@ __set_page_dirty_nobuffers:
         leal    AS_TREE_LOCK(%esi), %eax
         pushl   %eax
         call    _write_lock_irq
-        pushl   $0                          # PAGECACHE_TAG_DIRTY
+        movl    AS_BDI(%esi), %eax          # mapping_cap_account_dirty
+        testl   $(BDI_CAP_NO_ACCT_DIRTY), BDI_CAPABILITIES(%eax)
+        jnz     2f
+        pushl   $1                          # inc_page_state(nr_dirty)
+        pushl   $(PS_NR_DIRTY)
+        call    __mod_page_state
+        addl    $8, %esp
+2:      pushl   $0                          # PAGECACHE_TAG_DIRTY
         pushl   PG_INDEX(%ebx)
         leal    AS_PAGE_TREE(%esi), %eax
         pushl   %eax
@@ -984,11 +996,11 @@ generic_file_buffered_write:
         call    mark_page_accessed
         call    put_page                    # page_cache_release
         addl    $4, %esp
-        movl    $-8192, %eax                # balance_dirty_pages_ratelimited: this CPU's
-        andl    %esp, %eax                  # count (balance_dirty_pages itself, once per
-        movl    TI_CPU(%eax), %ecx          # ratelimit_pages, is left out)
-        movl    __per_cpu_offset(,%ecx,4), %ecx
-        incl    PCPU_RATELIMITS(%ecx)
+        pushl   %ebp
+        call    balance_dirty_pages_ratelimited
+        addl    $4, %esp
+        movl    $-8192, %eax
+        andl    %esp, %eax
         testl   $8, TI_FLAGS(%eax)          # cond_resched: TIF_NEED_RESCHED
         jnz     9f
         jmp     1b

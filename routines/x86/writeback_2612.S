@@ -2,23 +2,42 @@
  * Writeback of one page of an ext3 file in ordered mode, Linux 2.6.12, written for the book
  * from the algorithms of mm/page-writeback.c (clear_page_dirty_for_io, test_clear_page_dirty,
  * test_set_page_writeback, test_clear_page_writeback), fs/mpage.c (mpage_writepages: the
- * page found in the mapping, locked, its dirty bit cleared for I/O), fs/buffer.c
- * (__block_write_full_page: lock the buffer, test_clear_buffer_dirty,
- * mark_buffer_async_write, set_page_writeback, unlock_page, submit_bh; and
- * end_buffer_async_write) and mm/filemap.c (end_page_writeback, wake_up_page).
+ * page found in the mapping, locked, its dirty bit cleared for I/O, a_ops->writepage),
+ * fs/ext3/inode.c (ext3_ordered_writepage: the journal handle around the write, bget_one,
+ * journal_dirty_data_fn, bput_one), fs/buffer.c (__block_write_full_page: lock the buffer,
+ * test_clear_buffer_dirty, mark_buffer_async_write, set_page_writeback, unlock_page,
+ * submit_bh; and end_buffer_async_write) and mm/filemap.c (end_page_writeback,
+ * wake_up_page).
  *
+ * pdflush_writeback(task, mapping, index) runs writeback_page on pdflush's own kernel stack
+ * (its thread_info, so current is pdflush, whose journal_info the handle goes in);
  * writeback_page(mapping, index) is what pdflush (background_writeout -> writeback_inodes ->
- * __writeback_single_inode -> do_writepages) does to one dirty page, and what the disk's
- * interrupt does when its write is done, run back to back: the request between them (bio,
- * generic_make_request, the elevator, the SCSI driver) is left out, and so are
- * mpage_writepages' tagged gang look-up (one radix-tree look-up by index stands for it) and
- * ext3_ordered_writepage's handle around block_write_full_page (journal_start,
- * journal_dirty_data on a buffer already on the running transaction's list, journal_stop:
- * they need pdflush's own task and stack). Returns 1 if the page was written, 0 if it is no
- * longer in the cache or not dirty. A page has one 4 KB buffer (4 KB blocks).
+ * __writeback_single_inode -> do_writepages -> mpage_writepages) does to one dirty page, and
+ * what the disk's interrupt does when its write is done, run back to back: the request
+ * between them is the block layer's (submit_bh, routines/x86/block_2612.S: the bio and the
+ * request, the disk completing the write at once), and left out is
+ * mpage_writepages' tagged gang look-up (one radix-tree look-up by index stands for it).
+ * Returns 1 if the page was written, 0 if it is no longer in the cache or not dirty. A page
+ * has one 4 KB buffer (4 KB blocks), inside i_size.
  * Calling convention: cdecl; ebx, esi, edi, ebp preserved. Offsets: the equates
  * emu/papers/yoshioka2005/ext3model.py puts in front.
  */
+        .globl  pdflush_writeback
+pdflush_writeback:
+        pushl   %ebp
+        movl    %esp, %ebp
+        movl    8(%ebp), %eax               # task
+        movl    TSK_ESP0(%eax), %esp        # its kernel stack
+        pushl   %ebp                        # the caller's frame
+        pushl   16(%ebp)                    # index
+        pushl   12(%ebp)                    # mapping
+        call    writeback_page
+        addl    $8, %esp
+        popl    %ebp
+        movl    %ebp, %esp
+        popl    %ebp
+        ret
+
         .globl  writeback_page
 writeback_page:
         pushl   %ebx
@@ -36,20 +55,101 @@ writeback_page:
         movl    %eax, %ebx
         lock btsl $(PG_locked), PG_FLAGS(%ebx)  # lock_page: TestSetPageLocked (uncontended)
         jc      9f
-        leal    AS_TREE_LOCK(%ebp), %eax    # clear_page_dirty_for_io -> test_clear_page_dirty
-        pushl   %eax
-        call    _write_lock_irq
-        lock btrl $(PG_dirty), PG_FLAGS(%ebx)   # TestClearPageDirty
+        testl   $(1 << PG_writeback), PG_FLAGS(%ebx)    # PageWriteback: not in a run
+        jnz     9f
+        lock btrl $(PG_dirty), PG_FLAGS(%ebx)   # clear_page_dirty_for_io: TestClearPageDirty
         jnc     7f                          # clean already: nothing to write
-        pushl   $0                          # PAGECACHE_TAG_DIRTY
-        pushl   %edi
-        leal    AS_PAGE_TREE(%ebp), %eax
-        pushl   %eax
-        call    radix_tree_tag_clear
-        addl    $12, %esp
-        call    _write_unlock_irq
+        movl    AS_BDI(%ebp), %eax          # mapping_cap_account_dirty
+        testl   $(BDI_CAP_NO_ACCT_DIRTY), BDI_CAPABILITIES(%eax)
+        jnz     1f
+        pushl   $-1                         # dec_page_state(nr_dirty)
+        pushl   $(PS_NR_DIRTY)
+        call    __mod_page_state
+        addl    $8, %esp
+1:      pushl   $0                          # wbc (not looked at)
+        pushl   %ebx
+        movl    AS_A_OPS(%ebp), %eax
+        call    *AOPS_WRITEPAGE(%eax)       # mapping->a_ops->writepage(page, wbc)
+        addl    $8, %esp
+        lock decl PG_COUNT(%ebx)            # page_cache_release: find_get_page's reference
+        movl    $1, %eax
+        jmp     6f
+7:      pushl   %ebx                        # a clean page: unlock it, drop the reference
+        call    unlock_page
         addl    $4, %esp
-        movl    PG_PRIVATE(%ebx), %esi      # __block_write_full_page: the page's buffer
+        lock decl PG_COUNT(%ebx)
+8:      xorl    %eax, %eax
+6:      popl    %ebp
+        popl    %edi
+        popl    %esi
+        popl    %ebx
+        ret
+9:      ud2                                 # a page or buffer busy: not in a run
+
+/* ext3_ordered_writepage(page, wbc): a handle (ext3_journal_start with
+ * ext3_writepage_trans_blocks' credits) around block_write_full_page; the page's buffers
+ * held across it (walk_page_buffers: bget_one, bput_one) and, the write started, filed on
+ * the running transaction's data list (journal_dirty_data_fn -> ext3_journal_dirty_data:
+ * a buffer already on it needs nothing); then ext3_journal_stop. */
+        .globl  ext3_ordered_writepage
+ext3_ordered_writepage:
+        pushl   %ebx
+        pushl   %esi
+        pushl   %edi
+        movl    16(%esp), %ebx              # page
+        movl    $-8192, %eax
+        andl    %esp, %eax
+        movl    TI_TASK(%eax), %eax
+        cmpl    $0, TSK_JOURNAL_INFO(%eax)  # ext3_journal_current_handle(): reentered
+        jne     9f
+        movl    PG_MAPPING(%ebx), %eax
+        movl    AS_HOST(%eax), %esi         # inode
+        pushl   %esi
+        call    ext3_writepage_trans_blocks
+        movl    I_SB(%esi), %ecx
+        pushl   %eax
+        pushl   %ecx
+        call    ext3_journal_start_sb       # ext3_journal_start(inode, nblocks)
+        addl    $12, %esp
+        movl    %eax, %edi                  # handle
+        testl   $(1 << PG_private), PG_FLAGS(%ebx)
+        jz      9f                          # page_has_buffers: a written page has
+        movl    PG_PRIVATE(%ebx), %esi      # page_bufs
+        lock incl BH_COUNT(%esi)            # walk_page_buffers(..., bget_one)
+        pushl   %ebx
+        call    block_write_full_page
+        addl    $4, %esp
+        testl   $(1 << BH_Mapped), BH_STATE(%esi)   # journal_dirty_data_fn
+        jz      1f
+        pushl   %esi
+        pushl   %edi
+        call    journal_dirty_data          # ext3_journal_dirty_data(handle, bh)
+        addl    $8, %esp
+1:      lock decl BH_COUNT(%esi)            # walk_page_buffers(..., bput_one)
+        pushl   %edi
+        pushl   $0
+        call    __ext3_journal_stop         # ext3_journal_stop(handle)
+        addl    $8, %esp
+        xorl    %eax, %eax
+        popl    %edi
+        popl    %esi
+        popl    %ebx
+        ret
+9:      ud2
+
+/* block_write_full_page(page) -> __block_write_full_page for a page inside i_size with one
+ * mapped buffer: lock the buffer, take its dirty bit, mark it for an asynchronous write;
+ * the page under writeback (its tags) and unlocked; then submit_bh(WRITE, bh). */
+        .globl  block_write_full_page
+block_write_full_page:
+        pushl   %ebx
+        pushl   %esi
+        pushl   %edi
+        pushl   %ebp
+        movl    20(%esp), %ebx              # page
+        movl    PG_MAPPING(%ebx), %ebp      # mapping
+        movl    PG_INDEX(%ebx), %edi        # index
+        movl    PG_PRIVATE(%ebx), %esi      # the page's buffer
         lock btsl $(BH_Lock), BH_STATE(%esi)    # lock_buffer: test_set_buffer_locked
         jc      9f
         lock btrl $(BH_Dirty), BH_STATE(%esi)   # test_clear_buffer_dirty
@@ -61,6 +161,10 @@ writeback_page:
         call    _write_lock_irq
         lock btsl $(PG_writeback), PG_FLAGS(%ebx)   # TestSetPageWriteback
         jc      9f
+        pushl   $1                          # inc_page_state(nr_writeback)
+        pushl   $(PS_NR_WRITEBACK)
+        call    __mod_page_state
+        addl    $8, %esp
         pushl   $1                          # PAGECACHE_TAG_WRITEBACK
         pushl   %edi
         leal    AS_PAGE_TREE(%ebp), %eax
@@ -74,28 +178,156 @@ writeback_page:
         pushl   %ebx
         call    unlock_page
         addl    $4, %esp
-        /* submit_bh(WRITE, bh): the block layer and the disk are not modelled; the disk's
-         * interrupt, when the write is done, calls the buffer's b_end_io */
-        pushl   $1                          # uptodate
-        pushl   %esi
-        call    *BH_END_IO(%esi)
+        pushl   %esi                        # submit_bh(WRITE, bh)
+        pushl   $1
+        call    submit_bh
         addl    $8, %esp
-        lock decl PG_COUNT(%ebx)            # page_cache_release: find_get_page's reference
-        movl    $1, %eax
-        jmp     6f
-7:      call    _write_unlock_irq           # a clean page: unlock it, drop the reference
-        addl    $4, %esp
-        pushl   %ebx
-        call    unlock_page
-        addl    $4, %esp
-        lock decl PG_COUNT(%ebx)
-8:      xorl    %eax, %eax
-6:      popl    %ebp
+        xorl    %eax, %eax
+        popl    %ebp
         popl    %edi
         popl    %esi
         popl    %ebx
         ret
-9:      ud2                                 # a page or buffer busy: not in a run
+9:      ud2
+
+/* __mod_page_state(offset, delta): this CPU's page_states (its per-CPU area), the member at
+ * offset moved by delta, interrupts off (mm/page_alloc.c) */
+        .globl  __mod_page_state
+__mod_page_state:
+        pushfl
+        cli
+        movl    $-8192, %eax
+        andl    %esp, %eax
+        movl    TI_CPU(%eax), %eax
+        movl    __per_cpu_offset(,%eax,4), %eax
+        addl    8(%esp), %eax               # offset
+        movl    12(%esp), %ecx              # delta
+        addl    %ecx, PCPU_PAGE_STATE(%eax)
+        popfl
+        ret
+
+/* __read_page_state(offset) -> the member at offset summed over the online CPUs */
+        .globl  __read_page_state
+__read_page_state:
+        pushl   %ebx
+        movl    8(%esp), %edx               # offset
+        xorl    %eax, %eax
+        xorl    %ecx, %ecx                  # for_each_online_cpu
+1:      cmpl    num_online_cpus, %ecx
+        jae     2f
+        movl    __per_cpu_offset(,%ecx,4), %ebx
+        addl    PCPU_PAGE_STATE(%ebx,%edx), %eax
+        incl    %ecx
+        jmp     1b
+2:      popl    %ebx
+        ret
+
+/* balance_dirty_pages_ratelimited(mapping) (mm/page-writeback.c): this CPU's count of pages
+ * dirtied; every ratelimit_pages (8 while dirty_exceeded) balance_dirty_pages. */
+        .globl  balance_dirty_pages_ratelimited
+balance_dirty_pages_ratelimited:
+        movl    ratelimit_pages, %edx
+        cmpl    $0, dirty_exceeded
+        je      1f
+        movl    $8, %edx
+1:      movl    $-8192, %eax                # get_cpu_var(ratelimits)++ >= ratelimit
+        andl    %esp, %eax
+        movl    TI_CPU(%eax), %eax
+        movl    __per_cpu_offset(,%eax,4), %eax
+        movl    PCPU_RATELIMITS(%eax), %ecx
+        incl    PCPU_RATELIMITS(%eax)
+        cmpl    %edx, %ecx
+        jae     2f
+        ret
+2:      movl    $0, PCPU_RATELIMITS(%eax)
+        pushl   4(%esp)
+        call    balance_dirty_pages
+        addl    $4, %esp
+        ret
+
+/* balance_dirty_pages(mapping): get_dirty_limits (get_writeback_state: nr_dirty,
+ * nr_unstable, nr_mapped, nr_writeback summed over the CPUs; the dirty and background
+ * thresholds from vm_dirty_ratio and dirty_background_ratio of total_pages, the dirty one at
+ * most half the unmapped memory; a quarter more for a PF_LESS_THROTTLE or real-time task);
+ * under the dirty threshold, dirty_exceeded cleared, and no more if pdflush is working the
+ * device (writeback_in_progress). Over it, the writer would write back itself and sleep
+ * (blk_congestion_wait): not in a run. Stack: 8 nr_dirty, 12 nr_unstable, 16 nr_mapped,
+ * 20 nr_writeback. */
+        .globl  balance_dirty_pages
+balance_dirty_pages:
+        pushl   %ebx
+        pushl   %esi
+        pushl   %edi
+        subl    $24, %esp
+        xorl    %esi, %esi                  # get_writeback_state
+1:      pushl   writeback_state_members(,%esi,4)
+        call    __read_page_state
+        addl    $4, %esp
+        movl    %eax, 8(%esp,%esi,4)
+        incl    %esi
+        cmpl    $4, %esi
+        jb      1b
+        movl    16(%esp), %eax              # unmapped_ratio = 100 - nr_mapped * 100 / total
+        imull   $100, %eax, %eax
+        xorl    %edx, %edx
+        divl    total_pages
+        movl    $100, %ecx
+        subl    %eax, %ecx
+        shrl    $1, %ecx                    # unmapped_ratio / 2
+        movl    vm_dirty_ratio, %edi        # dirty_ratio
+        cmpl    %ecx, %edi
+        jbe     2f
+        movl    %ecx, %edi
+2:      cmpl    $5, %edi
+        jae     3f
+        movl    $5, %edi
+3:      movl    dirty_background_ratio, %ebx
+        cmpl    %edi, %ebx
+        jb      4f
+        movl    %edi, %ebx
+        shrl    $1, %ebx
+4:      movl    %ebx, %eax                  # background = ratio * total / 100
+        mull    total_pages
+        movl    $100, %ecx
+        divl    %ecx
+        movl    %eax, %ebx
+        movl    %edi, %eax                  # dirty = ratio * total / 100
+        mull    total_pages
+        movl    $100, %ecx
+        divl    %ecx
+        movl    %eax, %edi
+        movl    $-8192, %eax                # current: PF_LESS_THROTTLE or rt_task
+        andl    %esp, %eax
+        movl    TI_TASK(%eax), %eax
+        testl   $(PF_LESS_THROTTLE), TSK_FLAGS(%eax)
+        jnz     5f
+        cmpl    $(MAX_RT_PRIO), TSK_PRIO(%eax)
+        jge     6f
+5:      movl    %ebx, %eax                  # a quarter more each
+        shrl    $2, %eax
+        addl    %eax, %ebx
+        movl    %edi, %eax
+        shrl    $2, %eax
+        addl    %eax, %edi
+6:      movl    8(%esp), %eax               # nr_reclaimable = nr_dirty + nr_unstable
+        addl    12(%esp), %eax
+        movl    %eax, %esi
+        addl    20(%esp), %eax              # + nr_writeback <= dirty_thresh: no throttling
+        cmpl    %edi, %eax
+        ja      9f
+        movl    $0, dirty_exceeded
+        movl    40(%esp), %eax              # mapping->backing_dev_info
+        movl    AS_BDI(%eax), %eax
+        testl   $(1 << BDI_pdflush), BDI_STATE(%eax)    # writeback_in_progress(bdi)
+        jnz     7f
+        cmpl    %ebx, %esi                  # over the background threshold: pdflush_operation
+        ja      9f                          # (background_writeout): not in a run
+7:      addl    $24, %esp
+        popl    %edi
+        popl    %esi
+        popl    %ebx
+        ret
+9:      ud2
 
 /* end_buffer_async_write(bh, uptodate): the buffer up to date, its async-write bit cleared
  * and the buffer unlocked under page_uptodate_lock; no other buffer of the page being
@@ -149,6 +381,10 @@ end_page_writeback:
         call    _write_lock_irq
         lock btrl $(PG_writeback), PG_FLAGS(%ebx)   # TestClearPageWriteback
         jnc     9f                          # BUG()
+        pushl   $-1                         # dec_page_state(nr_writeback)
+        pushl   $(PS_NR_WRITEBACK)
+        call    __mod_page_state
+        addl    $8, %esp
         pushl   $1                          # PAGECACHE_TAG_WRITEBACK
         pushl   PG_INDEX(%ebx)
         leal    AS_PAGE_TREE(%esi), %eax
@@ -178,6 +414,26 @@ end_page_writeback:
 
         .data
         .align  4
+        .globl  writeback_state_members
+writeback_state_members:                    # get_writeback_state's reads, in its order
+        .long   0, 8, 16, 4                 # nr_dirty, nr_unstable, nr_mapped, nr_writeback
+        .globl  ratelimit_pages
+ratelimit_pages:
+        .long   1024                        # set_ratelimit: total_pages / (CPUs x 32), at
+                                            # most 4 MB of pages (1024): set by the Kernel
+        .globl  dirty_exceeded
+dirty_exceeded:
+        .long   0
+        .globl  total_pages
+total_pages:
+        .long   0                           # set by the Kernel
+        .globl  num_online_cpus
+num_online_cpus:
+        .long   1                           # set by the Kernel
+vm_dirty_ratio:
+        .long   40                          # mm/page-writeback.c
+dirty_background_ratio:
+        .long   10
         .globl  page_uptodate_lock
 page_uptodate_lock:
         .long   1                           # fs/buffer.c's spinlock, free

@@ -15,7 +15,7 @@ from emu.isa.assemble import assemble, decode
 from emu.run.profiler import profile_call
 
 SMALL = dict(page_cache_bytes=512 << 10, frame_bytes=256 << 10, max_records=2000)
-FILES = ("spinlock", "jbd", "buffer", "ext3", "mm", "vfs")
+FILES = ("spinlock", "jbd", "buffer", "ext3", "mm", "vfs", "commit", "block")
 
 
 @pytest.mark.parametrize("kernel", sorted(e.KERNELS))
@@ -259,7 +259,11 @@ def test_writeback_page_cleans_the_page_and_its_buffer_and_ends_the_write():
     count = k._read(page + e.PG["COUNT"])
     assert k._read(page + e.PG["FLAGS"]) >> e.PG_BITS["dirty"] & 1
     assert _tagged(k, mapping, index, 0) == [True] * 4
-    assert k.machine.call("writeback_page", mapping, index).return_value == 1
+    handles = k._read(k.transaction + e.T["HANDLE_COUNT"])
+    assert k.machine.call("pdflush_writeback", k.pdflush[0], mapping, index).return_value == 1
+    # ext3_ordered_writepage's handle: one more on the transaction, and gone again
+    assert k._read(k.transaction + e.T["HANDLE_COUNT"]) == handles + 1
+    assert k._read(k.transaction + e.T["UPDATES"]) == 0
     flags, state = k._read(page + e.PG["FLAGS"]), k._read(bh + e.BH["STATE"])
     for bit in ("dirty", "writeback", "locked"):
         assert not flags >> e.PG_BITS[bit] & 1, bit
@@ -272,8 +276,8 @@ def test_writeback_page_cleans_the_page_and_its_buffer_and_ends_the_write():
     assert _tagged(k, mapping, index, 0) == [True, True, True, False]
     assert _tagged(k, mapping, index, 1) == [False] * 4       # the writeback tag cleared
     assert _tagged(k, mapping, index + 1, 0) == [True] * 4
-    assert k.machine.call("writeback_page", mapping, index).return_value == 0  # clean now
-    assert k.machine.call("writeback_page", mapping, e.FIRST_INDEX + 9).return_value == 0
+    for i in (index, e.FIRST_INDEX + 9):        # clean now; not in the cache
+        assert k.machine.call("pdflush_writeback", k.pdflush[0], mapping, i).return_value == 0
     k.check()
 
 
@@ -309,3 +313,189 @@ def test_paced_writes_write_back_a_page_in_each_pause():
     page = k._lookup(mapping, e.FIRST_INDEX + 256 - lag + 4)
     assert k._read(page + e.PG["FLAGS"]) >> e.PG_BITS["dirty"] & 1
     k.check()
+
+
+def _bh_bits(k, bh, *bits):
+    state = k._read(bh + e.BH["STATE"])
+    return [bool(state >> e.BH_BITS[b] & 1) for b in bits]
+
+
+def test_the_commit_writes_a_dirty_data_buffer_and_unfiles_it_when_it_comes_round_clean():
+    k = e.Kernel("2.6.12", cpus=1, max_records=64)
+    k.write_records(4)                              # four dirty buffers on the data list
+    mapping, t = k.files[0]["mapping"], k.transaction
+    bhs = [k._read(k._lookup(mapping, e.FIRST_INDEX + o) + e.PG["PRIVATE"]) for o in range(4)]
+    jhs = [k._read(bh + e.BH["PRIVATE"]) for bh in bhs]
+    assert k._read(t + e.T["SYNC_DATA"]) == jhs[0]
+    assert [k._read(bh + e.BH["COUNT"]) for bh in bhs] == [1] * 4     # the journal head's
+    ac = k._read(k.caches["journal_head_cache"] + e.KC["ARRAY"])
+    avail = k._read(ac + e.AC["AVAIL"])
+    # two turns: buffers 0 and 1 are dirty, so ll_rw_block writes them (submit_bh ends the
+    # write at once); they stay on the list, the head moves on to buffer 2
+    k.machine.call("journal_commit_transaction", k.journal, t, 2)
+    for bh in bhs[:2]:
+        assert _bh_bits(k, bh, "Dirty", "Lock", "Uptodate", "Req", "JBD") == \
+            [False, False, True, True, True]
+        assert k._read(bh + e.BH["END_IO"]) == k.sym["end_buffer_write_sync"]
+        assert k._read(bh + e.BH["COUNT"]) == 1     # get_bh, ll_rw_block's, both released
+    assert _bh_bits(k, bhs[2], "Dirty") == [True]
+    assert k._read(t + e.T["SYNC_DATA"]) == jhs[2]
+    assert k.check()["sync_datalist"] == 4
+    # four more: 2 and 3 written, then 0 and 1, clean, off the list and their heads freed
+    k.machine.call("journal_commit_transaction", k.journal, t, 4)
+    for bh in bhs[:2]:
+        assert _bh_bits(k, bh, "JBD", "Dirty") == [False, False]
+        assert k._read(bh + e.BH["PRIVATE"]) == 0 and k._read(bh + e.BH["COUNT"]) == 0
+    assert _bh_bits(k, bhs[3], "Dirty", "JBD") == [False, True]
+    assert k._read(ac + e.AC["AVAIL"]) == avail + 2
+    assert k._read(ac + e.AC["ENTRY"] + 4 * (avail + 1)) == jhs[1]      # the last freed
+    assert k._read(t + e.T["SYNC_DATA"]) == jhs[2]
+    page = k._lookup(mapping, e.FIRST_INDEX)       # ll_rw_block writes buffers, not pages
+    assert k._read(page + e.PG["FLAGS"]) >> e.PG_BITS["dirty"] & 1
+    facts = k.check()
+    assert facts["sync_datalist"] == facts["data_jh"] == 2
+    # the page is still dirty, so pdflush writes it, and ext3_ordered_writepage's
+    # journal_dirty_data files its buffer on the running transaction again (a new head)
+    assert k.machine.call("pdflush_writeback", k.pdflush[0], mapping,
+                          e.FIRST_INDEX).return_value == 1
+    assert _bh_bits(k, bhs[0], "JBD", "Dirty") == [True, False]
+    assert k._read(bhs[0] + e.BH["COUNT"]) == 1
+    facts = k.check()
+    assert facts["sync_datalist"] == facts["data_jh"] == 3
+
+
+def test_the_commit_of_an_empty_data_list_does_nothing():
+    k = e.Kernel("2.6.12", cpus=1, max_records=64)
+    run = k.machine.call("journal_commit_transaction", k.journal, k.transaction, 3)
+    assert k._read(k.transaction + e.T["SYNC_DATA"]) == 0
+    assert run.cycles > 0
+    k._check_locks()                                # j_list_lock taken and let go
+
+
+def test_prefill_leaves_the_pages_a_commit_passed_off_the_data_list():
+    k = e.Kernel("2.6.12", cpus=1, max_records=512, page_cache_bytes=8 << 20,
+                 frame_bytes=8 << 20)
+    k.prefill(records=64, clean_before=32, committed_before=16)
+    mapping = k.files[0]["mapping"]
+    for offset, filed in ((0, False), (15, False), (16, True), (63, True)):
+        bh = k._read(k._lookup(mapping, e.FIRST_INDEX + offset) + e.PG["PRIVATE"])
+        assert _bh_bits(k, bh, "JBD") == [filed]
+        assert k._read(bh + e.BH["COUNT"]) == filed
+        assert bool(k._read(bh + e.BH["PRIVATE"])) == filed
+    assert k.check()["sync_datalist"] == 48
+    with pytest.raises(ValueError, match="committed_before"):
+        e.Kernel("2.6.12", cpus=1, max_records=512, page_cache_bytes=8 << 20,
+                 frame_bytes=8 << 20).prefill(records=64, clean_before=16,
+                                               committed_before=17)
+
+
+def test_paced_writes_turn_the_commits_data_loop_once_in_each_pause():
+    k = e.Kernel("2.6.12", cpus=1, cores=2, max_records=512, page_cache_bytes=8 << 20,
+                 frame_bytes=8 << 20)
+    k.prefill(records=256, clean_before=k.writeback_point(256), committed_before=40)
+    k.commit_lag = 216
+    mapping = k.files[0]["mapping"]
+    bhs = [k._read(k._lookup(mapping, e.FIRST_INDEX + o) + e.PG["PRIVATE"])
+           for o in range(40, 45)]
+    jhs = [k._read(bh + e.BH["PRIVATE"]) for bh in bhs]
+    k.paced_writes(5, 400_000)
+    assert k.commit_turns == [4] and k.commit_cycles[0] > 0
+    # the slab's per-CPU array is last in, first out: each write after a pause takes the
+    # journal head the loop gave back in that pause
+    new = [k._read(k._read(k._lookup(mapping, e.FIRST_INDEX + 256 + i) + e.PG["PRIVATE"])
+                   + e.BH["PRIVATE"]) for i in range(1, 5)]
+    assert new == jhs[:4]
+    # the oldest four on the list (clean: writeback passed them) are off it; the fifth not
+    assert [_bh_bits(k, bh, "JBD")[0] for bh in bhs] == [False] * 4 + [True]
+    assert k.check()["sync_datalist"] == 256 - 40 - 4 + 5
+    # half of the writes a writer makes in 5 s at a write every 246,812 cycles at 2.2 GHz:
+    # 5 x 2.2e9 / 246,812 / 2 = 1.1e10 / 493,624 = 22,284.2
+    assert k.commit_age(246_812, 2_200_000_000) == 22_284
+
+
+def _page_state(k, cpu, member):
+    return k._read(k.pcpu[cpu] + e.PCPU["PAGE_STATE"] + e.PS[member])
+
+
+def test_the_dirty_and_writeback_page_counts_follow_the_pages():
+    k = e.Kernel("2.6.12", cpus=1, max_records=64)
+    members = [k._read(k.sym["writeback_state_members"] + 4 * i) for i in range(4)]
+    assert members == [e.PS[m] for m in ("NR_DIRTY", "NR_UNSTABLE", "NR_MAPPED",
+                                        "NR_WRITEBACK")]
+    k.write_records(8)                              # each write dirties its page once
+    assert _page_state(k, 0, "NR_DIRTY") == 8
+    mapping = k.files[0]["mapping"]
+    k.machine.call("pdflush_writeback", k.pdflush[0], mapping, e.FIRST_INDEX + 3)
+    # clear_page_dirty_for_io takes one off; TestSetPageWriteback adds one under writeback,
+    # TestClearPageWriteback (the write done at once) takes it off again
+    assert _page_state(k, 0, "NR_DIRTY") == 7
+    assert _page_state(k, 0, "NR_WRITEBACK") == 0
+
+
+def test_balance_dirty_pages_runs_once_in_ratelimit_pages_writes():
+    k = e.Kernel("2.6.12", cpus=1, max_records=64)
+    # 4 GB (MEMORY_MB's nominal) of 4 KB pages over one CPU x 32 is 32,768: capped at 4 MB
+    # of pages, 1,024
+    assert k.ratelimit == 1024 and k._read(k.sym["total_pages"]) == 4096 * 256
+    k._word(k.pcpu[0] + e.PCPU["RATELIMITS"], 1022)
+    run = profile_call(k.machine, *k.calls(4)[0], every=997)
+    k.written += 4
+    # counts before each write 1022, 1023, 1024 (>= 1024: balance_dirty_pages, reset), 0
+    table = run.table.set_index("address")
+    assert int(table.loc[k.sym["balance_dirty_pages"], "hits"]) == 1
+    assert k._read(k.pcpu[0] + e.PCPU["RATELIMITS"]) == 1
+    k.check()
+
+
+def test_balance_dirty_pages_refuses_to_throttle_a_writer():
+    # over vm_dirty_ratio (40%) of the machine's pages the writer would write back itself
+    # and sleep, which the model has not: the run stops there
+    k = e.Kernel("2.6.12", cpus=1, max_records=64)
+    total = k._read(k.sym["total_pages"])
+    k._word(k.pcpu[0] + e.PCPU["PAGE_STATE"] + e.PS["NR_DIRTY"], total * 40 // 100)
+    k._word(k.pcpu[0] + e.PCPU["RATELIMITS"], 1024)
+    with pytest.raises(emu.GuestError, match="balance_dirty_pages"):
+        k.write_records(1)
+
+
+def test_a_buffers_write_goes_through_a_bio_and_a_request_and_both_come_back():
+    k = e.Kernel("2.6.12", cpus=1, max_records=64)
+    k.write_records(8)
+    mapping, index = k.files[0]["mapping"], e.FIRST_INDEX + 5
+    bh = k._read(k._lookup(mapping, index) + e.PG["PRIVATE"])
+    arrays = {name: k._read(k.caches[name] + e.KC["ARRAY"])
+              for name in ("bio_slab", "biovec_slab", "request_cachep")}
+    avail = {name: k._read(ac + e.AC["AVAIL"]) for name, ac in arrays.items()}
+    stats = k.pcpu[0] + e.PCPU["DISK_STATS"]
+    assert k.machine.call("pdflush_writeback", k.pdflush[0], mapping, index).return_value == 1
+    # each object went back to its slab's per-CPU array, on top
+    for name, ac in arrays.items():
+        assert k._read(ac + e.AC["AVAIL"]) == max(avail[name], 1), name
+    bio = k._read(arrays["bio_slab"] + e.AC["ENTRY"] + 4 * (k._read(arrays["bio_slab"] +
+                                                                  e.AC["AVAIL"]) - 1))
+    # the freed bio as bio_endio left it: all 4,096 bytes done (size 0, the sector moved on
+    # by 8), its buffer, no reference
+    block = k._read(bh + e.BH["BLOCKNR"])
+    assert k._read(bio + e.BIO["PRIVATE"]) == bh and k._read(bio + e.BIO["SIZE"]) == 0
+    assert k._read(bio + e.BIO["SECTOR"]) == 8 * block + 8
+    assert k._read(bio + e.BIO["CNT"]) == 0 and k._read(bio + e.BIO["RW"]) == 1
+    q = k.queue
+    assert k._read(q + e.Q["QUEUE_HEAD"]) == q + e.Q["QUEUE_HEAD"]      # empty again
+    assert k._read(q + e.Q["RQ_COUNT"] + 4) == 0 and k._read(q + e.Q["QUEUE_FLAGS"]) == 0
+    assert k._read(stats + e.DS["WRITES"]) == 1 and k._read(stats + e.DS["WRITE_SECTORS"]) == 8
+    assert k._read(k.pcpu[0] + e.PCPU["PAGE_STATE"] + e.PS["PGPGOUT"]) == 8
+    k.check()
+
+
+def test_a_queued_request_would_be_merged_which_the_model_refuses():
+    # the disk completes each write at once, so a submission never finds the queue busy;
+    # one that did would go to the elevator's merge, which the model has not
+    k = e.Kernel("2.6.12", cpus=1, max_records=64)
+    k.write_records(2)
+    head = k.queue + e.Q["QUEUE_HEAD"]
+    fake = k._alloc(e.REQUEST_SIZE)
+    k._poke(fake, e._words(head, head))
+    k._poke(head, e._words(fake, fake))
+    with pytest.raises(emu.GuestError, match="__make_request"):
+        k.machine.call("pdflush_writeback", k.pdflush[0], k.files[0]["mapping"],
+                       e.FIRST_INDEX)

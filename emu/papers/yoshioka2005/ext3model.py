@@ -41,9 +41,12 @@ the other. What is left out is listed in ``LEFT_OUT``.
 
 Paced writes (``Kernel.paced_writes``: a write per CPU every period, as a disk sets the
 pace) fill each pause with what the CPU does there: writeback of one page of the child's
-file (``routines/x86/writeback_2612.S``: pdflush's page work down to ``submit_bh``, and the
-write's completion), the page ``DIRTY_FRACTION`` of the child's page cache behind its
-newest, then 2.6.12's idle loop to its ``hlt`` (``routines/x86/idle_2612.S``), halted until
+file (``routines/x86/writeback_2612.S``: pdflush's page work in ext3's writepage and its
+journal handle, then ``submit_bh`` through the block layer, ``routines/x86/block_2612.S``,
+whose disk completes the write at once), the page ``DIRTY_FRACTION`` of the child's page cache behind its
+newest, a turn of kjournald's commit over the transaction's data list
+(``routines/x86/commit_2612.S``: the buffer at its head, half a commit interval old, unfiled
+or written), then 2.6.12's idle loop to its ``hlt`` (``routines/x86/idle_2612.S``), halted until
 the next write is due.
 
 Offsets: the fields are 2.6.12's, in its order, with i386 sizes (no spinlock debugging,
@@ -95,17 +98,24 @@ DATA_PER_GROUP = BLOCKS_PER_GROUP - DATA_START_BIT
 KERNELS = {"2.6.12": "x86/copy_from_user_ll.S", "patched": "x86/copy_from_user_ll_nt.S"}
 ROUTINES = ("x86/spinlock_2612.S", "x86/jbd_2612.S", "x86/buffer_2612.S",
             "x86/ext3_2612.S", "x86/mm_2612.S", "x86/vfs_2612.S", "x86/iozone_write.S",
-            "x86/idle_2612.S", "x86/writeback_2612.S")
+            "x86/idle_2612.S", "x86/writeback_2612.S", "x86/commit_2612.S",
+            "x86/block_2612.S")
 
 LEFT_OUT = (
     "kmap_atomic of a highmem page (a PTE write and invlpg per page; the x86 model has no MMU)",
-    "the journal commit (kjournald writes the data list every 5 s, outside a run's window)",
-    ("the block layer (bios, the elevator, the SCSI driver) and the disk's interrupts: "
-     "writeback (paced writes only) stops at submit_bh and runs the write's completion at "
-     "once; ext3_ordered_writepage's handle around it"),
+    ("kjournald's commit (paced writes only) but for its data loop (one turn per page "
+     "written): the lock-down, the metadata's log copies, descriptor and commit blocks, "
+     "the checkpoint lists (some two hundred buffers a commit, against tens of thousands of "
+     "data buffers)"),
+    ("the disk's side of the block layer: each request completes at once "
+     "(routines/x86/block_2612.S), so the queue is empty at every submission and the "
+     "elevator's merge (the anticipatory scheduler's; noop's list stands for its queue) "
+     "never runs; the SCSI driver, its command and its interrupt's entry"),
     "the disk: write() returns once the data is in the page cache",
+    "pdflush's scheduling: each CPU's pdflush writes back in that CPU's pauses",
     "ext3's block reservation windows (one window search per ~1000 blocks)",
-    "balance_dirty_pages (once per ratelimit_pages, 1024 pages on a large machine)",
+    ("balance_dirty_pages' throttling (a writer over vm_dirty_ratio writes back itself and "
+     "sleeps): the runs stay under it"),
     ("the scheduler, timers and other tasks (kjournald, kswapd, pdflush); paced writes "
      "(Kernel.paced_writes) run the idle loop to its hlt, but not the interrupt that ends the "
      "halt nor the schedule() either side of it"),
@@ -139,7 +149,9 @@ T = dict(JOURNAL=0, TID=4, STATE=8, LOG_START=12, NR_BUFFERS=16, RESERVED=20, LO
 TRANSACTION_SIZE = 84
 # journal_t (struct journal_s): the fields the write path touches, at their offsets
 J = dict(FLAGS=0, ERRNO=4, STATE_LOCK=20, BARRIER_COUNT=24, RUNNING=48, COMMITTING=52,
-         WAIT_UPDATES=120, FREE=160, LIST_LOCK=192, MAX_BUFFERS=236, COMMIT_INTERVAL=240)
+         WAIT_UPDATES=120, FREE=160, LIST_LOCK=192, MAX_BUFFERS=236, COMMIT_INTERVAL=240,
+         WBUF=284, WBUFSIZE=288)      # after j_commit_timer (24), j_revoke_lock, j_revoke,
+                                      # j_revoke_table[2]
 JOURNAL_SIZE = 320
 # struct page (include/linux/mm.h, i386, HIGHMEM with hashed page_address)
 PG = dict(FLAGS=0, COUNT=4, MAPCOUNT=8, PRIVATE=12, MAPPING=16, INDEX=20, LRU_NEXT=24,
@@ -152,10 +164,42 @@ RN = dict(COUNT=0, SLOTS=4, TAGS=260)
 RADIX_NODE = 276
 RADIX_HEIGHT = 4                    # 64^3 < 2,048,000 pages <= 64^4
 # struct address_space (include/linux/fs.h) with its radix_tree_root
-AS = dict(HOST=0, PAGE_TREE=4, TREE_LOCK=16, NRPAGES=48, A_OPS=56, PRIVATE_LOCK=68)
+AS = dict(HOST=0, PAGE_TREE=4, TREE_LOCK=16, NRPAGES=48, A_OPS=56, BDI=64, PRIVATE_LOCK=68)
+# struct backing_dev_info (include/linux/backing-dev.h), the block device's queue's
+BDI = dict(RA_PAGES=0, STATE=4, CAPABILITIES=8)
+BDI_SIZE = 24
+# struct page_state (include/linux/page-flags.h): the first members, per CPU
+PS = dict(NR_DIRTY=0, NR_WRITEBACK=4, NR_UNSTABLE=8, NR_PAGE_TABLE_PAGES=12, NR_MAPPED=16,
+          NR_SLAB=20, PGPGIN=24, PGPGOUT=28)
+# struct bio (include/linux/bio.h, no CONFIG_LBD: a 4-byte sector_t) and struct bio_vec
+BIO = dict(SECTOR=0, NEXT=4, BDEV=8, FLAGS=12, RW=16, VCNT=20, IDX=22, PHYS_SEGMENTS=24,
+           HW_SEGMENTS=26, SIZE=28, HW_FRONT_SIZE=32, HW_BACK_SIZE=36, MAX_VECS=40,
+           IO_VEC=44, END_IO=48, CNT=52, PRIVATE=56, DESTRUCTOR=60, SET=64)
+BIO_SIZE = 68
+BVEC = dict(PAGE=0, LEN=4, OFFSET=8)
+BVEC_SIZE = 12
+# struct request (include/linux/blkdev.h): the fields the block layer's routines touch, in
+# its order
+RQ = dict(QUEUELIST=0, FLAGS=8, SECTOR=12, NR_SECTORS=16, CURRENT_NR_SECTORS=20,
+          HARD_SECTOR=24, HARD_NR_SECTORS=28, HARD_CUR_SECTORS=32, BIO=36, BIOTAIL=40,
+          RQ_STATUS=48, RQ_DISK=52, ERRORS=56, START_TIME=60, NR_PHYS_SEGMENTS=64,
+          BUFFER=72, REF_COUNT=76, Q=80, RL=84, WAITING=88, SPECIAL=92, END_IO=96)
+REQUEST_SIZE = 160
+# request_queue_t: its request list (count, starved, wait queues), the queue (noop's list),
+# the fields generic_make_request and __make_request read; the lock on a line of its own
+Q = dict(QUEUE_HEAD=0, LAST_MERGE=8, QUEUE_LOCK=12, RQ_COUNT=16, RQ_STARVED=24, RQ_WAIT=32,
+         NR_REQUESTS=56, CONGESTION_ON=60, CONGESTION_OFF=64, MAKE_REQUEST_FN=68,
+         REQUEST_FN=72, BOUNCE_PFN=76, MAX_HW_SECTORS=80, QUEUE_FLAGS=84, LOCK=128)
+QUEUE_SIZE = 192
+BLKDEV_MAX_RQ = 128                 # include/linux/blkdev.h: nr_requests
+# struct gendisk: the queue's accounting (its per-CPU disk_stats are in the per-CPU area)
+DK = dict(IN_FLIGHT=0, STAMP=4, STAMP_IDLE=8)
+DS = dict(READ_SECTORS=0, WRITE_SECTORS=4, READS=8, WRITES=12, READ_MERGES=16,
+          WRITE_MERGES=20, READ_TICKS=24, WRITE_TICKS=28, IO_TICKS=32, TIME_IN_QUEUE=36)
 RR = dict(HEIGHT=0, GFP=4, RNODE=8)  # struct radix_tree_root, at AS_PAGE_TREE
-# struct address_space_operations: prepare_write and commit_write after six pointers
-AOPS = dict(PREPARE_WRITE=24, COMMIT_WRITE=28)
+# struct address_space_operations: writepage first, prepare_write and commit_write after
+# six pointers
+AOPS = dict(WRITEPAGE=0, PREPARE_WRITE=24, COMMIT_WRITE=28)
 MAPPING_SIZE = 84
 # struct ext3_inode_info with struct inode (vfs_inode) and its address_space (i_data)
 EI = dict(DATA=0, DIND=52, FLAGS=60, FILE_ACL=64, DIR_ACL=68, DTIME=72, BLOCK_GROUP=76, STATE=80,
@@ -183,16 +227,17 @@ SB = dict(FLAGS=0, BLOCKSIZE=4, BDEV=8, JOURNAL=12, GROUP_DESC=16, FIRST_DATA_BL
 SB_SIZE = 256
 # the block device: its own address space (a radix tree the data blocks' look-ups fall out
 # of) and the buffer heads of the metadata blocks it caches, (block, bh) pairs
-BDEV = dict(MAPPING=0, META_N=4, META=8)
 META_SLOTS = 256
-BDEV_SIZE = 8 + 8 * META_SLOTS
+BDEV = dict(MAPPING=0, META_N=4, META=8, QUEUE=8 + 8 * META_SLOTS, DISK=12 + 8 * META_SLOTS,
+            NR_SECTS=16 + 8 * META_SLOTS)   # then bd_disk's queue, the disk, its size
+BDEV_SIZE = 20 + 8 * META_SLOTS
 # struct file
 F = dict(COUNT=0, FLAGS=4, POS=8, MAPPING=16, INODE=20, MODE=24)
 FILE_SIZE = 32
 # thread_info (include/asm-i386/thread_info.h) at the bottom of the kernel stack
 TI = dict(TASK=0, FLAGS=8, STATUS=12, CPU=16, PREEMPT=20)
 # task_struct: the fields used (journal_info is deep in the 2.6.12 struct)
-TSK = dict(STATE=0, THREAD_INFO=4, ESP0=8, FILES=12, RLIMIT_FSIZE=0x280, WCHAR=0x2c0,
+TSK = dict(STATE=0, THREAD_INFO=4, ESP0=8, FILES=12, FLAGS=16, PRIO=20, RLIMIT_FSIZE=0x280, WCHAR=0x2c0,
            SYSCW=0x2c8, JOURNAL_INFO=0x2e0)
 FILES = dict(COUNT=0, MAX_FDS=4, FD=8)   # struct files_struct: fd -> struct file *
 TASK_SIZE = 0x300
@@ -206,11 +251,12 @@ AC_SIZE = 32 + 4 * AC_LIMIT
 # balance_dirty_pages' ratelimits, the free-blocks percpu_counter's count, the zone's
 # per_cpu_pages (a LIFO of free pages, pcp->count), radix_tree_preloads
 PCPU = dict(BH_LRU=0, BH_LRU_PREV=-4, BH_LRU_LAST=28, BH_NR=32, RATELIMITS=36, FBC_COUNT=64,
-            PCP_COUNT=128, PCP_STACK=132, RTP_NR=448, CPU_IDLE_STATE=480, IDLE_TIMESTAMP=484)
+            PCP_COUNT=128, PCP_STACK=132, RTP_NR=448, CPU_IDLE_STATE=480, IDLE_TIMESTAMP=484,
+            PAGE_STATE=512, DISK_STATS=576)    # page_states (PS), the disk's disk_stats (DS)
 BH_LRU_SIZE = 8                     # fs/buffer.c
 PCP_STACK_MAX = 72                  # pcp->high: 2.6.12 sets 6 x batch; ours holds a
                                     # reclaim batch (32) plus a bulk refill (16) and more
-PCPU_SIZE = 512
+PCPU_SIZE = 640
 # struct zone (include/linux/mmzone.h): the free pages (never-used memory of the pool, a
 # stand-in for the buddy lists), the LRU lists under lru_lock (on its own cache line, as
 # ZONE_PADDING puts it), the wait table; plus where the pool's struct pages and frames are
@@ -234,6 +280,14 @@ STAGGER = ("yoshioka2005:pace.stagger", 1.0, 0.0, 1.0,
             "at once (0, the writers due together) to evenly in turn (1, the model's)"))
 
 
+#: kjournald commits every JBD_DEFAULT_MAX_COMMIT_AGE seconds (include/linux/jbd.h: 5; ext3's
+#: default commit interval): paced writes run its data loop a turn per page written, on the
+#: buffer at the head of the data list, which the list keeps half an interval's writes old
+#: (Kernel.commit_lag: the mean age of the buffers a commit finds, written evenly over the
+#: interval before it)
+COMMIT_INTERVAL_S = 5
+
+
 #: paced writes: pdflush writes back one page per write (as many as are written), the page
 #: dirty_background_ratio (mm/page-writeback.c: 10% in 2.6.12) of the writer's page cache
 #: behind its newest; under iozone the dirty pages sit between that and vm_dirty_ratio
@@ -244,6 +298,14 @@ DIRTY_FRACTION = ("yoshioka2005:pace.dirty_fraction", 0.10, 0.10, 0.40,
                    "throttled in balance_dirty_pages) of the page cache"))
 
 
+#: the mail's machine's memory (MB), which balance_dirty_pages' thresholds are shares of
+#: (total_pages); the model's own memory is its page-cache zone, a stand-in for a large one
+MEMORY_MB = ("yoshioka2005:machine.memory_mb", 4096, 1024, 16384,
+             ("the mail does not give its machine's memory: 1 GB to 16 GB (iozone's four "
+              "8000 MB files were sized past it); 4 GB, the most a non-PAE i386 kernel "
+              "addresses"))
+
+
 class PacedRuns(list):
     """Kernel.paced_writes' result: each CPU's write Runs; ``busy``: each CPU's cycles not
     halted over the run (its writes, writeback in the pauses, the idle loop)."""
@@ -252,7 +314,7 @@ class PacedRuns(list):
 
 def estimate_ranges():
     """[(name, nominal, low, high, why)] of this workload's estimates (emu.book.ranges)."""
-    return [STAGGER, DIRTY_FRACTION]
+    return [STAGGER, DIRTY_FRACTION, MEMORY_MB]
 
 
 def equates():
@@ -269,11 +331,19 @@ def equates():
              f".equ EXT3_STATE_NEW, {EXT3_STATE_NEW}", f".equ I_DIRTY, {I_DIRTY}",
              f".equ PCP_STACK_MAX, {PCP_STACK_MAX}",
              f".equ WAIT_QUEUE_HEAD, {WAIT_QUEUE_HEAD}", f".equ NR_SYSCALLS, {NR_WRITE + 1}",
-             f".equ NR_WRITE, {NR_WRITE}"]
+             f".equ NR_WRITE, {NR_WRITE}", ".equ BDI_pdflush, 0",
+             ".equ BDI_CAP_NO_ACCT_DIRTY, 1", ".equ PF_LESS_THROTTLE, 0x00100000",
+             ".equ MAX_RT_PRIO, 100", ".equ BIO_UPTODATE, 0", ".equ BIO_SEG_VALID, 3",
+             ".equ REQ_CMD, 16", ".equ RQ_ACTIVE, 1", ".equ RQ_INACTIVE, -1",
+             ".equ QUEUE_FLAG_READFULL, 3", ".equ QUEUE_FLAG_DEAD, 5",
+             ".equ QUEUE_FLAG_PLUGGED, 7", ".equ QUEUE_FLAG_DRAIN, 8"]
     for prefix, table in (("BH", BH), ("JH", JH), ("H", H), ("T", T), ("J", J), ("PG", PG),
                           ("RN", RN), ("AS", AS), ("RR", RR), ("AOPS", AOPS),
                           ("FILES", FILES), ("EI", EI), ("I", I), ("RAW", RAW),
-                          ("GD", GD), ("SB", SB), ("BDEV", BDEV), ("F", F), ("TI", TI), ("TSK", TSK),
+                          ("GD", GD), ("SB", SB), ("BDEV", BDEV), ("BDI", BDI), ("PS", PS),
+                          ("BIO", BIO), ("BVEC", BVEC), ("RQ", RQ), ("Q", Q), ("DK", DK),
+                          ("DS", DS),
+                          ("F", F), ("TI", TI), ("TSK", TSK),
                           ("KC", KC), ("AC", AC), ("PCPU", PCPU), ("ZONE", ZONE),
                           ("CTX", CTX)):
         lines += [f".equ {prefix}_{name}, {value}" for name, value in table.items()]
@@ -305,6 +375,7 @@ MAX_TRANSACTION_BUFFERS = 2048      # j_max_transaction_buffers: a quarter of a 
                                     # journal of 4 KB blocks (mke2fs's size for large file
                                     # systems); a handle takes 10 credits, gives most back
 FMODE_WRITE = 2
+DEFAULT_PRIO = 120                  # include/linux/sched.h: MAX_RT_PRIO + 20 (nice 0)
 S_IFREG_644 = 0o100644
 
 
@@ -383,6 +454,7 @@ class Kernel:
         self._word(self.sym["page_zone_highmem"], self.zone)
         self._word(self.sym["page_zone_normal"], self.zone_normal)
         self._poke(self.sym["xtime"], _words(XTIME, 0))
+        self._build_writeback_state()
         self.meta_page_structs = self._alloc(META_SLOTS * PAGE_STRUCT)
         self._build_journal()
         self._build_block_device()
@@ -390,6 +462,7 @@ class Kernel:
         self.files = [self._build_file(k) for k in range(cpus)]
         self._finish_block_device()
         self.ctx = [self._build_task(k, self.files[k]) for k in range(cpus)]
+        self.pdflush = [self._build_kthread(k) for k in range(cpus)]    # writeback's task
         self.idle_ti = [self._alloc(64) for _ in range(cpus)]     # each CPU's idle task's
         for k, ti in enumerate(self.idle_ti):
             self._poke(ti, _words(0, 0, 0, 0, k, 0))
@@ -397,9 +470,25 @@ class Kernel:
         self.halts = [0] * cpus                # how many times it halted, and the pages
         self.written_back = [0] * cpus         # writeback wrote in its pauses, and the
         self.writeback_cycles = [0] * cpus     # cycles it took
+        self.commit_lag = 0                    # paced_writes: kjournald's data loop keeps
+        self.commit_turns = [0] * cpus         # the list this many writes per CPU long (0:
+        self.commit_cycles = [0] * cpus        # no commit); its turns and cycles per CPU
         self._wb_next = {}                     # CPU -> the next index writeback looks at
         if fpu_owner and self.kernel == "patched":
             usercopy.set_fpu_owner(m, True)
+
+    def _build_writeback_state(self):
+        """What balance_dirty_pages reads: the machine's pages (MEMORY_MB), the CPUs
+        online, ratelimit_pages as set_ratelimit sets it, and the block device's
+        backing_dev_info, its BDI_pdflush bit set (pdflush works the device: in paced
+        writes it writes back in every pause)."""
+        total = round(estimates.value(MEMORY_MB[0], MEMORY_MB[1])) * (1 << 20) // PAGE
+        self._word(self.sym["total_pages"], total)
+        self._word(self.sym["num_online_cpus"], self.cpus)
+        self.ratelimit = min(max(total // (self.cpus * 32), 16), (4096 * 1024) // PAGE)
+        self._word(self.sym["ratelimit_pages"], self.ratelimit)
+        self.bdi = self._alloc(BDI_SIZE)
+        self._poke(self.bdi, _words(32, 1 << 0, 0))     # ra_pages, BDI_pdflush, capabilities
 
     def _build_caches(self):
         """The slab caches: per CPU an array of freed objects and a ring of memory."""
@@ -408,7 +497,10 @@ class Kernel:
                  "bh_cachep": (BH_SIZE, pages + 512),
                  "jbd_handle_cache": (HANDLE_SIZE, 16),
                  "radix_tree_node_cachep": (RADIX_NODE, pages // 32 + 64),
-                 "size4096_cache": (PAGE, 4)}
+                 "size4096_cache": (PAGE, 4),
+                 "bio_slab": (128, 64),             # sizeof(struct bio), cache-line aligned
+                 "biovec_slab": (16, 64),           # biovec-1: one bio_vec
+                 "request_cachep": (REQUEST_SIZE, 64)}
         self.caches = {}
         for name, (objsize, count) in sizes.items():
             cache = self._alloc(4 + 4 * 8)
@@ -454,7 +546,9 @@ class Kernel:
         self._word(j + J["RUNNING"], t)
         self._word(j + J["MAX_BUFFERS"], MAX_TRANSACTION_BUFFERS)
         self._word(j + J["FREE"], 4 * MAX_TRANSACTION_BUFFERS)
-        self._word(j + J["COMMIT_INTERVAL"], 5 * 1000)      # 5 s at HZ 1000
+        self._word(j + J["COMMIT_INTERVAL"], COMMIT_INTERVAL_S * 1000)    # at HZ 1000
+        wbufsize = PAGE // 8                # blocksize / sizeof(journal_block_tag_t)
+        self._poke(j + J["WBUF"], _words(self._alloc(4 * wbufsize), wbufsize))
         queue = j + J["WAIT_UPDATES"]
         self._poke(queue, _words(SPIN_FREE, queue + 4, queue + 4))
         self._word(t + T["JOURNAL"], j)
@@ -476,6 +570,28 @@ class Kernel:
         self._poke(mapping + AS["PAGE_TREE"], _words(RADIX_HEIGHT, 0, top))
         self._word(mapping + AS["TREE_LOCK"], RW_LOCK_BIAS)
         self._word(self.bdev + BDEV["MAPPING"], mapping)
+        self._build_queue()
+
+    def _build_queue(self):
+        """The disk's request queue (noop's list, empty; its request list's counts and
+        thresholds as blk_queue_congestion_threshold sets them for BLKDEV_MAX_RQ) and its
+        gendisk; the block device's size past the files' blocks; no bounce (the queue's
+        bounce_pfn reaches blk_max_pfn)."""
+        q = self.queue = self._alloc(QUEUE_SIZE, align=128)
+        head = q + Q["QUEUE_HEAD"]
+        self._poke(head, _words(head, head))
+        self._word(q + Q["QUEUE_LOCK"], q + Q["LOCK"])
+        self._word(q + Q["LOCK"], SPIN_FREE)
+        for rw in range(2):
+            wait = q + Q["RQ_WAIT"] + 12 * rw
+            self._poke(wait, _words(SPIN_FREE, wait + 4, wait + 4))
+        nr = BLKDEV_MAX_RQ
+        self._poke(q + Q["NR_REQUESTS"], _words(nr, nr - nr // 8 + 1, nr - nr // 8 - nr // 16 - 1,
+                                                self.sym["__make_request"], 0, 0xFFFFFFFF,
+                                                1024))
+        self._word(self.sym["blk_max_pfn"], 0xFFFFFFFF)
+        disk = self._alloc(64)
+        self._poke(self.bdev + BDEV["QUEUE"], _words(q, disk, 0xFFFFFFFF))
 
     def _metadata_block(self, group=GROUP_NO, bit=None):
         """A cached metadata block (a 4 KB block and its buffer head, its page set up
@@ -571,6 +687,7 @@ class Kernel:
         self._word(mapping + AS["TREE_LOCK"], RW_LOCK_BIAS)
         self._word(mapping + AS["A_OPS"], self.sym["ext3_ordered_aops"])
         self._word(mapping + AS["PRIVATE_LOCK"], SPIN_FREE)
+        self._word(mapping + AS["BDI"], self.bdi)
         file = self._alloc(FILE_SIZE)
         self._poke(file, _words(1, 1, size, size >> 32, mapping, inode, FMODE_WRITE | 1))
         return {"inode": inode, "mapping": mapping, "file": file, "ino": ino}
@@ -588,13 +705,22 @@ class Kernel:
         fds = files + 16
         self._poke(files, _words(1, 32, fds))
         self._word(fds + 4 * FD, file["file"])
-        self._poke(task, _words(0, stack, stack + KERNEL_STACK, files))
+        self._poke(task, _words(0, stack, stack + KERNEL_STACK, files, 0, DEFAULT_PRIO))
         self._word(task + TSK["RLIMIT_FSIZE"], 0xFFFFFFFF)
         self._poke(stack, _words(task, 0, 0, 0, k, 0))
         buf = self.machine.alloc(RECORD, bytes(range(256)) * (RECORD // 256), align=PAGE)
         ctx = self._alloc(32)
         self._poke(ctx, _words(task, FD, buf, RECORD, 0x5A5A5A5A))
         return {"ctx": ctx, "task": task, "stack": stack, "buf": buf}
+
+    def _build_kthread(self, k):
+        """A kernel thread on CPU k (pdflush): its task and its kernel stack, thread_info at
+        the bottom; returns the task."""
+        stack = self.machine.alloc(KERNEL_STACK, align=KERNEL_STACK)
+        task = self._alloc(TASK_SIZE, align=64)
+        self._poke(task, _words(0, stack, stack + KERNEL_STACK, 0, 0, DEFAULT_PRIO))
+        self._poke(stack, _words(task, 0, 0, 0, k, 0))
+        return task
 
     # -------------------------------------------------------------- running
 
@@ -646,6 +772,8 @@ class Kernel:
                 for i in range(records):
                     if i:
                         self._writeback(task, k, self.written + i)
+                        if self.commit_lag:
+                            self._commit(task, k)
                     self._idle_until(task, k, base + phase[k] + i * period)
                     runs.append(task.call("iozone_write_test", self.ctx[k]["ctx"], 1))
                     if runs[-1].return_value != 1:
@@ -680,12 +808,28 @@ class Kernel:
         mapping = self.files[k]["mapping"]
         index = start
         for index in range(start, min(start + SWAP_CLUSTER_MAX, newest + 1)):
-            run = task.call("writeback_page", mapping, index)
+            run = task.call("pdflush_writeback", self.pdflush[k], mapping, index)
             self.writeback_cycles[k] += run.cycles
             if run.return_value:                    # else gone, or clean
                 self.written_back[k] += 1
                 break
         self._wb_next[k] = index + 1
+
+    def commit_age(self, period, clock_hz):
+        """The writes per CPU a commit's data buffers are, on the mean, behind the newest:
+        half of those a writer makes in a commit interval at a write every ``period``
+        cycles of a ``clock_hz`` clock."""
+        if period <= 0 or clock_hz <= 0:
+            raise ValueError("the period and the clock must be positive")
+        return round(COMMIT_INTERVAL_S * clock_hz / period / 2)
+
+    def _commit(self, task, k):
+        """In CPU k's pause: kjournald's data loop, one turn (routines/x86/commit_2612.S):
+        the buffer at the head of the transaction's data list is unfiled (clean) or written
+        (dirty)."""
+        run = task.call("journal_commit_transaction", self.journal, self.transaction, 1)
+        self.commit_turns[k] += 1
+        self.commit_cycles[k] += run.cycles
 
     def _idle_until(self, task, k, due):
         """CPU k idles until its clock reads ``due``: the idle loop runs to its hlt, the CPU
@@ -718,11 +862,13 @@ class Kernel:
 
     # -------------------------------------------------------------- prefill
 
-    def prefill(self, records=None, clean_before=0):
+    def prefill(self, records=None, clean_before=0, committed_before=0):
         """Put the page cache in the state ``records`` writes per CPU leave on a fresh
         Kernel (default: enough to fill the zone), without running them; each CPU's first
         ``clean_before`` pages as writeback leaves them (clean: no dirty bit on the page or
-        its buffer, no dirty tag), the rest dirty. Without running them: the pages (taken
+        its buffer, no dirty tag), the rest dirty; each CPU's first ``committed_before``
+        pages as a commit leaves them (clean, their buffers off the data list, without a
+        journal head). Without running them: the pages (taken
         from the zone 16 at a time into each CPU's list and used last-first, as
         rmqueue_bulk and buffered_rmqueue hand them out), their buffer and journal heads
         (the slabs' next objects), the radix trees with their dirty tags, the inactive
@@ -738,6 +884,8 @@ class Kernel:
             raise ValueError(f"records must be a multiple of 16 from 16 to {zone_pages}")
         if not 0 <= clean_before <= records:
             raise ValueError(f"clean_before must be from 0 to the records ({records})")
+        if not 0 <= committed_before <= clean_before:
+            raise ValueError(f"committed_before must be from 0 to clean_before ({clean_before})")
         self._check_room(records)
         record = bytearray(self.machine.read(self.ctx[0]["buf"], RECORD))
         record[:4] = (0x5A5A5A5A).to_bytes(4, "little")          # fill_buffer's word
@@ -745,7 +893,7 @@ class Kernel:
             self._poke(c["buf"], record)
         self._poke(self.frames, bytes(record) * self.frame_count)
         order = self._prefill_pages(records)
-        self._prefill_structures(order, records, clean_before)
+        self._prefill_structures(order, records, clean_before, committed_before)
         self.written = records
 
     def _prefill_pages(self, records):
@@ -762,7 +910,7 @@ class Kernel:
         self._word(self.zone + ZONE["FREE_LEFT"], self.pool_pages - next_free)
         return order
 
-    def _prefill_structures(self, order, records, clean_before=0):
+    def _prefill_structures(self, order, records, clean_before=0, committed_before=0):
         """The pages, buffer heads and journal heads of ``order`` (built as arrays and
         written at once), the inactive list, the transaction's data list, the trees."""
         m = self.machine
@@ -795,24 +943,25 @@ class Kernel:
         m.write(self.mem_map, pages[:used].tobytes())
         self._poke(head, _words(int(lru[-1]), int(lru[0])))
         self._word(self.zone + ZONE["NR_INACTIVE"], len(order))
-        state = sum(1 << BH_BITS[b] for b in ("Uptodate", "Mapped", "JBD"))
-        state = state + dirty * (1 << BH_BITS["Dirty"])
+        filed = offset >= committed_before     # on the data list, with a journal head
+        state = sum(1 << BH_BITS[b] for b in ("Uptodate", "Mapped"))
+        state = state + dirty * (1 << BH_BITS["Dirty"]) + filed * (1 << BH_BITS["JBD"])
         n = len(order)
-        bhs = np.stack([state, bh, page, np.ones(n), np.full(n, PAGE), block,
-                        np.zeros(n), np.full(n, self.bdev), np.zeros(n), jh, np.zeros(n),
-                        np.zeros(n)], axis=1).astype(np.int64).astype(np.uint32)
+        bhs = np.stack([state, bh, page, filed, np.full(n, PAGE), block,
+                        np.zeros(n), np.full(n, self.bdev), np.zeros(n), jh * filed,
+                        np.zeros(n), np.zeros(n)], axis=1).astype(np.int64).astype(np.uint32)
         t = self.transaction
-        nxt, prev = np.roll(jh, -1), np.roll(jh, 1)     # the data list, in write order
+        listed = jh[filed]                              # the data list, in write order
         jhs = np.zeros((n, 12), np.uint32)
-        jhs[:, 0], jhs[:, 2], jhs[:, 5] = bh, BJ["SYNCDATA"], t
-        jhs[:, 7], jhs[:, 8] = nxt, prev
+        jhs[filed, 0], jhs[filed, 2], jhs[filed, 5] = bh[filed], BJ["SYNCDATA"], t
+        jhs[filed, 7], jhs[filed, 8] = np.roll(listed, -1), np.roll(listed, 1)
         for k in range(self.cpus):                       # each CPU's objects are contiguous
             mine = np.flatnonzero(cpu == k)
             m.write(int(bh[mine[0]]), bhs[mine].tobytes())
             m.write(int(jh[mine[0]]), jhs[mine].tobytes())
             for name, size in (("bh_cachep", BH_SIZE), ("journal_head_cache", JH_SIZE)):
                 self._word(arrays[name][k] + AC["NEXT"], int(ring[name][k]) + size * records)
-        self._word(t + T["SYNC_DATA"], int(jh[0]))
+        self._word(t + T["SYNC_DATA"], int(listed[0]) if len(listed) else 0)
         for k, f in enumerate(self.files):
             mine = np.flatnonzero(cpu == k)
             nodes = self._radix_fill(f["mapping"], FIRST_INDEX + offset[mine], page[mine],
@@ -826,7 +975,7 @@ class Kernel:
                 words = np.frombuffer(m.read(ind, PAGE), np.uint32).copy()
                 words[index[here] & 1023] = block[mine][here]
                 m.write(ind, words.tobytes())
-        self._prefill_files(records)
+        self._prefill_files(records, clean_before)
 
     def _radix_fill(self, mapping, indices, pages, node_next, dirty):
         """radix_tree_insert of each (index, page) in order, with the dirty tag where
@@ -871,7 +1020,7 @@ class Kernel:
             m.write(address, words.tobytes())
         return node_next
 
-    def _prefill_files(self, records):
+    def _prefill_files(self, records, clean_before=0):
         """Each file's size, blocks, allocation goal, on-disk inode, page count; the
         groups' bitmaps and free counts; the free blocks counter; per-CPU counts."""
         for k, f in enumerate(self.files):
@@ -900,7 +1049,8 @@ class Kernel:
             pcpu = self.pcpu[k]
             self._word(pcpu + PCPU["FBC_COUNT"], -(records % FBC_BATCH))
             self._word(pcpu + PCPU["BH_NR"], records)
-            self._word(pcpu + PCPU["RATELIMITS"], records)
+            self._word(pcpu + PCPU["RATELIMITS"], records % (self.ratelimit + 1))
+            self._word(pcpu + PCPU["PAGE_STATE"] + PS["NR_DIRTY"], records - clean_before)
         folded = self.cpus * (records // FBC_BATCH) * FBC_BATCH
         self._word(self.sb + SB["FREE_COUNT"], 10_000_000 - folded)
 
@@ -1011,8 +1161,8 @@ class Kernel:
         facts["sync_datalist"] = count
         facts["t_nr_buffers"] = self._read(t + T["NR_BUFFERS"])
         _expect(self._read(t + T["UPDATES"]) == 0, "a handle is still open")
-        for c in self.ctx:
-            _expect(self._read(c["task"] + TSK["JOURNAL_INFO"]) == 0,
+        for task in [c["task"] for c in self.ctx] + self.pdflush:
+            _expect(self._read(task + TSK["JOURNAL_INFO"]) == 0,
                     "current->journal_info is still set")
 
     def _check_locks(self):
