@@ -185,7 +185,7 @@ class FaultPath:
             root = self._radix_node(height)
             m.write(mapping + AS_HEIGHT, _words(height, 0, root | 1))   # indirect pointer
             state = self._files[file] = {"file": f, "mapping": mapping, "root": root,
-                                         "height": height, "slots": set()}
+                                         "height": height, "slots": {}}
         return state["file"]
 
     def _radix_node(self, height):
@@ -198,7 +198,13 @@ class FaultPath:
         mapping and PG_uptodate, done once per page."""
         self._file_block(file)
         state = self._files[file]
-        if index in state["slots"]:
+        struct = self._struct_page(kernel, page)
+        if state["slots"].get(index) == struct:
+            return
+        if kernel.page_cache.lookup(file, index) is not page:
+            # the generic VM lets two CPUs read the same page in at once, the second's page
+            # replacing the first's in its page cache; the first still maps its own
+            self._page_cache_fields(struct, state)
             return
         node, height = state["root"], state["height"]
         while height > 1:
@@ -208,12 +214,15 @@ class FaultPath:
                 child = self._radix_node(height - 1)
                 self.machine.write(slot, _words(child))
             node, height = child, height - 1
-        struct = self._struct_page(kernel, page)
         self.machine.write(node + NODE_SLOTS + (index & 63) * 4, _words(struct))
+        self._page_cache_fields(struct, state)
+        state["slots"][index] = struct
+
+    def _page_cache_fields(self, struct, state):
+        """A page-cache page's struct page: PG_uptodate and its mapping."""
         flags = self.machine.read_word(struct)
         self.machine.write(struct, _words(flags | 1 << PG_UPTODATE))
         self.machine.write(struct + PAGE_MAPPING, _words(state["mapping"]))
-        state["slots"].add(index)
 
     # ------------------------------------------------------------ the path
 
@@ -263,7 +272,9 @@ class FaultPath:
                 self.machine.write(count, _words(1))
         got = self._run("find_get_page", self._files[file]["mapping"], index,
                         charge="find_get_page")
-        if got != expected:
+        now = kernel.page_cache.lookup(file, index)     # another CPU's read may have
+        if got != expected and not (now is not None and   # replaced it meanwhile
+                                    got == self._struct_page(kernel, now)):
             raise KernelError(f"the guest's find_get_page gave {got:#x} for page {index} of "
                               f"{file.name}, the page cache {expected:#x}")
 

@@ -242,6 +242,59 @@ def kperfdiff_emulated(times, benchmark, cores=1, before="stock", after="PK4"):
     return kperfdiff.diff(a, b)
 
 
+# ------------------------------------------------------------------ the file's size
+
+#: lat_pagefault's file sizes the chapter runs (MB): LMBench's smallest, then four times each
+FILE_SIZES_MB = (1, 4, 16)
+
+
+def pagefault_size(size_mb, kernel="stock", cores=1, l2=None):
+    """lat_pagefault on a file of ``size_mb`` MB (the paper's was 400), ``cores`` copies, on
+    one of KERNELS; ``l2``: another L2 for the what-if (a Machine cache spec such as
+    "L2:131072:8:32"), None for the profile's. A dict: cycles a page and the cycles a page of
+    each ledger row (the first copy's)."""
+    _check("pagefault", kernel, cores)
+    if size_mb < 1:
+        raise ValueError(f"LMBench's lat_pagefault refuses a file under 1 MB, not {size_mb!r}")
+    pages = size_mb << 8
+    # the page frames: the kernel model's 4096 (16 MB) or, for a larger file, the file's
+    # and 2048 more; the RAM: those and the 16 MB the rest of the model takes by default
+    frames = max(4096, pages + 2048)
+    options = {"frames": frames, "ram_size": frames * (4096 + 32) + (16 << 20)}
+    if l2 is not None:
+        options["caches"] = (l2,)
+    result = workloads.lat_pagefault(pages=pages, profile="cortex-a9", cpus=BOARD_CORES,
+                                     copies=cores, fixes=KERNELS[kernel], **options)
+    first = getattr(result, "runs", [result])[0]
+    rows = {name: int(c) / pages for name, c in first.breakdown["cycles"].items()}
+    return {"MB": size_mb, "kernel": kernel, "cores": cores, "L2": l2 or "profile",
+            "cycles": float(result.cycles_each), "rows": rows}
+
+
+def file_sizes(sizes=FILE_SIZES_MB, kernels=("stock", "PK1"), cores=(1,), l2=(None,),
+               executor=None):
+    """``pagefault_size`` over sizes x kernels x cores x L2s (emu.run.sweep), as a DataFrame
+    indexed by (L2, cores, kernel, MB): cycles a page, and PK1's and PK2's gains where the
+    kernel before them is in the grid."""
+    points = sweep.grid(size_mb=list(sizes), kernel=list(kernels), cores=list(cores),
+                        l2=list(l2))
+    df = pd.DataFrame(sweep.run(pagefault_size, points, executor=executor))
+    return df.set_index(["L2", "cores", "kernel", "MB"]).sort_index()
+
+
+def size_gains(sizes):
+    """From ``file_sizes``: per (L2, cores, MB) the stock kernel's cycles a page and each
+    patch's gain in percent of the stock time (as Table 1 computes it)."""
+    cycles = sizes["cycles"].unstack("kernel")
+    out = pd.DataFrame({"stock cycles": cycles["stock"]})
+    previous = "stock"
+    for patch in PATCHES:
+        if patch in cycles:
+            out[f"{patch} %"] = 100 * (cycles[previous] - cycles[patch]) / cycles["stock"]
+            previous = patch
+    return out
+
+
 # ------------------------------------------------------------------ along the cores
 
 #: the trends of Table 1 the chapter compares along the cores: (patch, benchmark)
@@ -478,6 +531,37 @@ SHARED_WAITS = ("l2x0_lock_wait_cycles", "outer_cache_wait_cycles", "maintenance
 def shared_wait(times, kernel, cores, benchmark):
     """Cycles an iteration (a page) a copy waits for what the cores share (SHARED_WAITS)."""
     return sum(_wait(times, kernel, cores, what, benchmark) for what in SHARED_WAITS)
+
+
+#: the kernels each trend's gain compares: (before, after)
+TREND_KERNELS = {"PK1": ("stock", "PK1"), "PK2": ("PK1", "PK2"), "Overall": ("stock", "PK4")}
+
+
+def trend_decomposition(times, cores=(1, 4)):
+    """What moves each trend of Table 1 (TRENDS) from one core to four, in the model's own
+    counts, per iteration (per page) and copy: the stock time (the gain's denominator), the
+    cycles the patch saves (its numerator), and of those the waits for what the cores
+    share (SHARED_WAITS: l2x0_lock, the PL310's queue, a dsb's wait for cleans' write-backs)
+    and the rest; the PL310's wait also as lines of ``line_op`` cycles queued ahead."""
+    line_op = int(load_profile("cortex-a9").outer_cache["line_op"])
+    cycles = times["cycles"]
+    rows = []
+    for patch, bench in TRENDS:
+        before, after = TREND_KERNELS[patch]
+        row = {"patch": patch, "benchmark": bench}
+        for n in cores:
+            saved = float(cycles[(before, n, bench)] - cycles[(after, n, bench)])
+            waits = {w: _wait(times, before, n, w, bench) - _wait(times, after, n, w, bench)
+                     for w in SHARED_WAITS}
+            row.update({f"stock {n}": float(cycles[("stock", n, bench)]),
+                        f"saved {n}": saved,
+                        f"saved waits {n}": sum(waits.values()),
+                        f"saved rest {n}": saved - sum(waits.values()),
+                        f"lock wait {n}": waits["l2x0_lock_wait_cycles"],
+                        f"PL310 lines {n}": waits["outer_cache_wait_cycles"] / line_op,
+                        f"dsb wait {n}": waits["maintenance_wait_cycles"]})
+        rows.append(row)
+    return pd.DataFrame(rows)
 
 
 def _trend_reason(times, patch, bench):
