@@ -34,6 +34,7 @@ ZONE_BLOCK, ZONE_PAGESET = 512, 40
 FSR_INFO, FSR_ENTRY = 32, 16
 FSR_PAGE_TRANSLATION, FSR_PAGE_PERMISSION, FSR_WRITE = 0x7, 0xF, 1 << 11
 GLOBALS = 64
+NR_CPUS = 4                         # an MPCore's most cores: the per-CPU areas the kernel sets up
 
 
 def _words(*values):
@@ -64,17 +65,18 @@ class FaultPath:
         if getattr(self, "_globals", None) is not None:
             return self._globals
         m = self.machine
-        cpus = max(1, len(m.cpus))
+        cpus = max(1, len(m.cpus))                 # num_online_cpus
+        possible = max(NR_CPUS, cpus)               # the per-CPU areas: every possible CPU
         g = m.alloc(GLOBALS, align=32)
-        offsets = m.alloc(4 * 4, align=32)
-        percpu = m.alloc(PER_CPU_AREA * cpus, align=64)
-        m.write(offsets, _words(*(k * PER_CPU_AREA for k in range(4))))
+        offsets = m.alloc(4 * possible, align=32)
+        percpu = m.alloc(PER_CPU_AREA * possible, align=64)
+        m.write(offsets, _words(*(k * PER_CPU_AREA for k in range(possible))))
         perf = m.alloc(64, align=32)
         fsr = m.alloc(FSR_INFO * FSR_ENTRY, align=32)
         fault = m.address_of("do_page_fault")
         for kind in (FSR_PAGE_TRANSLATION, FSR_PAGE_PERMISSION):
             m.write(fsr + kind * FSR_ENTRY, _words(fault))
-        stacks = m.alloc(36 * cpus, align=32)
+        stacks = m.alloc(36 * possible, align=32)
         zones = m.alloc(ZONE_BLOCK, align=64)
         m.write(zones + ZONE_PAGESET, _words(percpu + PAGESET_AT))
         threshold = stat_threshold(kernel.allocator.frames, cpus)

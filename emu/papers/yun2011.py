@@ -25,7 +25,8 @@ import pandas as pd
 from ..context import routine as routine_path
 from ..hw.profile import load as load_profile, section_table
 from ..kernel import workloads
-from ..kernel.arm import ROUTINES, outer_cache_block
+from ..kernel.arm import ROUTINES, STRUCT_PAGE, outer_cache_block
+from ..kernel.armfault import NODE_BYTES
 from ..present import data
 from ..present.claims import EFFECT, Claim
 from ..present.compare import Comparison
@@ -271,7 +272,15 @@ def pagefault_size(size_mb, kernel="stock", cores=1, l2=None):
             "cycles": float(result.cycles_each), "rows": rows}
 
 
-def file_sizes(sizes=FILE_SIZES_MB, kernels=("stock", "PK1"), cores=(1,), l2=(None,),
+def metadata_bytes(size_mb):
+    """What a fault reads of a file of ``size_mb`` MB besides the user's page, in bytes: its
+    pages' struct pages, their Linux and hardware PTEs, and the radix tree's nodes (64 slots
+    each), the lines a larger file spreads further than the L2 holds."""
+    pages = size_mb << 8
+    return pages * (STRUCT_PAGE + 2 * 4) + -(-pages // 64) * NODE_BYTES
+
+
+def file_sizes(sizes=FILE_SIZES_MB, kernels=("stock", "PK1", "PK2"), cores=(1,), l2=(None,),
                executor=None):
     """``pagefault_size`` over sizes x kernels x cores x L2s (emu.run.sweep), as a DataFrame
     indexed by (L2, cores, kernel, MB): cycles a page, and PK1's and PK2's gains where the
@@ -499,7 +508,7 @@ CLAIM_CELLS = (
      lambda t: f"the clean is a DCCMVAC (its issue, {clean_cycles()} cycles) whose write-back "
                f"the next dsb waits for: {_wait(t, 'stock', 1, 'maintenance_wait_cycles'):.2f} "
                f"cycles a fault, the work before it hides the rest; the model's fault is "
-               f"cheaper than the board's, and its generic paths are fixed estimates"),
+               f"cheaper than the board's"),
     ("PK2", 4, "pagefault", "PK2 (smp_mb in the bitops): lat_pagefault, 4 cores",
      lambda t: f"each unlock_page's two syncs run under l2x0_lock with interrupts off "
                f"({sync_cycles()} cycles at the PL310 each, an estimate); at 4 copies a fault "
@@ -553,15 +562,47 @@ def trend_decomposition(times, cores=(1, 4)):
             saved = float(cycles[(before, n, bench)] - cycles[(after, n, bench)])
             waits = {w: _wait(times, before, n, w, bench) - _wait(times, after, n, w, bench)
                      for w in SHARED_WAITS}
-            row.update({f"stock {n}": float(cycles[("stock", n, bench)]),
-                        f"saved {n}": saved,
-                        f"saved waits {n}": sum(waits.values()),
-                        f"saved rest {n}": saved - sum(waits.values()),
-                        f"lock wait {n}": waits["l2x0_lock_wait_cycles"],
-                        f"PL310 lines {n}": waits["outer_cache_wait_cycles"] / line_op,
-                        f"dsb wait {n}": waits["maintenance_wait_cycles"]})
+            row.update({f"stock_{n}": float(cycles[("stock", n, bench)]),
+                        f"saved_{n}": saved,
+                        f"saved_waits_{n}": sum(waits.values()),
+                        f"saved_rest_{n}": saved - sum(waits.values()),
+                        f"lock_wait_{n}": waits["l2x0_lock_wait_cycles"],
+                        f"PL310_lines_{n}": waits["outer_cache_wait_cycles"] / line_op,
+                        f"dsb_wait_{n}": waits["maintenance_wait_cycles"]})
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def trend_explanations(times, decomposition=None):
+    """One sentence (Markdown) for each trend the model gets the other way from the report
+    (``core_trends``), in the counts of ``trend_decomposition``: how the stock time and the
+    saving move from one copy to four, and how much of the saving is shared waits."""
+    d = trend_decomposition(times) if decomposition is None else decomposition
+    line_op = int(load_profile("cortex-a9").outer_cache["line_op"])
+    verdicts = core_trends(times).set_index(["patch", "benchmark"])
+    out = []
+    for r in d.itertuples(index=False):
+        v = verdicts.loc[(r.patch, r.benchmark)]
+        if v["verdict"] == "agree":
+            continue
+        row = r._asdict()
+        s1, s4, v1, v4 = (row[k] for k in ("stock_1", "stock_4", "saved_1", "saved_4"))
+        out.append(
+            f"* **{r.patch}, {PROGRAMS[r.benchmark]}** ({v['model 1']:.1f}% to "
+            f"{v['model 4']:.1f}%; the report {v['paper 1']:g} to {v['paper 4']:g}): the stock "
+            f"time goes from {s1:,.0f} to {s4:,.0f} cycles ({100 * (s4 / s1 - 1):+.0f}%), the "
+            f"cycles saved from {v1:,.0f} to {v4:,.0f} ({_change(v1, v4)}); of the saving, "
+            f"waits for what the cores share are {row['saved_waits_1']:,.0f} cycles at one "
+            f"copy and {row['saved_waits_4']:,.0f} at four (at four: l2x0_lock "
+            f"{row['lock_wait_4']:,.0f}, a dsb's wait for cleans' write-backs "
+            f"{row['dsb_wait_4']:,.0f}, {row['dsb_wait_4'] / line_op:,.0f} turns of a line at "
+            f"the PL310, and syncs at the PL310 {row['PL310_lines_4'] * line_op:,.0f}), the "
+            f"rest {row['saved_rest_1']:,.0f} and {row['saved_rest_4']:,.0f}.")
+    return "\n".join(out)
+
+
+def _change(a, b):
+    return f"{100 * (b / a - 1):+.0f}%" if a > 0 else "from none"
 
 
 def _trend_reason(times, patch, bench):
@@ -626,7 +667,8 @@ def claims(times=None):
                     emulated=float(model.loc[(patch, cores), bench]), unit="%", digits=1,
                     source=SOURCE, page=PAGES["table1"], **rounding,
                     reason=reason(times) if reason else "the model's LMBench loop with the "
-                    "patches applied in order; its generic paths are fixed estimates"))
+                    "patches applied in order; fork's, exec's and exit's generic C are fixed "
+                    "estimates"))
     overall, published = model.xs("Overall", level="patch"), paper.xs("Overall", level="patch")
     text = data.load("yun2011_text_numbers").set_index("quantity")["value"]
     out += [
@@ -635,8 +677,8 @@ def claims(times=None):
               emulated=float(overall.to_numpy().min()), unit="%", digits=1,
               published_from=(float(published.to_numpy().min()),), page=PAGES["table1"],
               source="abstract, section 1, section 4.5 (20-37%)",
-              reason="the model's smallest is lat_pagefault's, whose fault path is mostly "
-                     "fixed estimates that no patch touches"),
+              reason="the model's smallest is lat_pagefault's, whose generic fault path "
+                     "(guest code since issue 31) no patch touches"),
         Claim("Yun 2011", "all four patches: the largest gain (cores x benchmark)",
               kind=EFFECT, neutral=0, published=float(text["overall improvement, high end"]),
               emulated=float(overall.to_numpy().max()), unit="%", digits=1,
