@@ -28,7 +28,7 @@ RB_RIGHT, RB_LEFT = 4, 8
 FILE_BLOCK, MAPPING_BLOCK = 64, 64
 AS_HOST, AS_HEIGHT, AS_RNODE, I_SIZE = 0, 4, 12, 32
 NODE_BYTES, NODE_SLOTS, RADIX_BITS = 296, 16, 6      # radix_tree_node, 2.6.36, 32-bit
-PAGE_MAPCOUNT, PAGE_MAPPING, PG_UPTODATE = 8, 16, 3
+PAGE_COUNT, PAGE_MAPCOUNT, PAGE_MAPPING, PG_UPTODATE = 4, 8, 16, 3
 PER_CPU_AREA, PAGESET_AT, PCP_STAT_THRESHOLD = 512, 256, 36
 ZONE_BLOCK, ZONE_PAGESET = 512, 40
 FSR_INFO, FSR_ENTRY = 32, 16
@@ -216,6 +216,10 @@ class FaultPath:
                 child = self._radix_node(height - 1)
                 self.machine.write(slot, _words(child))
             node, height = child, height - 1
+        # the page cache's reference: the guest count starts at 1 and only grows (the puts
+        # are the generic VM's), so the speculative get never finds it freed
+        if self.machine.read_word(struct + PAGE_COUNT) == 0:
+            self.machine.write(struct + PAGE_COUNT, _words(1))
         self.machine.write(node + NODE_SLOTS + (index & 63) * 4, _words(struct))
         self._page_cache_fields(struct, state)
         state["slots"][index] = struct
@@ -269,9 +273,6 @@ class FaultPath:
         if page is not None:
             self._page_cache_slot(kernel, file, index, page)
             expected = self._struct_page(kernel, page)
-            count = expected + 4
-            if self.machine.read_word(count) == 0:
-                self.machine.write(count, _words(1))
         got = self._run("find_get_page", self._files[file]["mapping"], index,
                         charge="find_get_page")
         now = kernel.page_cache.lookup(file, index)     # another CPU's read may have
