@@ -259,9 +259,9 @@ def pagefault_size(size_mb, kernel="stock", cores=1, l2=None):
         raise ValueError(f"LMBench's lat_pagefault refuses a file under 1 MB, not {size_mb!r}")
     pages = size_mb << 8
     # the page frames: the kernel model's 4096 (16 MB) or, for a larger file, the file's
-    # and 2048 more; the RAM: those and the 16 MB the rest of the model takes by default
+    # and 2048 more; the RAM: the model's 32 MB and the frames (and struct pages) beyond
     frames = max(4096, pages + 2048)
-    options = {"frames": frames, "ram_size": frames * (4096 + 32) + (16 << 20)}
+    options = {"frames": frames, "ram_size": (32 << 20) + (frames - 4096) * (4096 + 32)}
     if l2 is not None:
         options["caches"] = (l2,)
     result = workloads.lat_pagefault(pages=pages, profile="cortex-a9", cpus=BOARD_CORES,
