@@ -112,8 +112,9 @@ PAGEFAULT_PAGES = 256
 
 #: which kernel function's samples each of the model's ledger rows stands for: the guest
 #: routines are the functions (a clean or flush charged by its caller's name is the routine
-#: it runs); a generic path charged a fixed cost takes the name of the function that does
-#: its work in 2.6.36
+#: it runs; the fault path's rows are named by theirs: do_page_fault, find_get_page,
+#: __do_fault); a generic path charged a fixed cost takes the name of the function that
+#: does its work in 2.6.36
 SYMBOLS = {
     "clean_dcache_area (get_pgd_slow)": "cpu_v7_dcache_clean_area",
     "clean_dcache_area (pte_alloc_one)": "cpu_v7_dcache_clean_area",
@@ -122,8 +123,7 @@ SYMBOLS = {
     "__memzero (get_pgd_slow)": "__memzero",
     "clear_page": "__memzero",            # ARM's clear_page is memset(page, 0, ...)
     "memcpy (get_pgd_slow)": "memcpy",
-    "fault_entry": "do_page_fault", "file_fault": "__do_fault", "anon_fault":
-    "do_anonymous_page", "wp_fault": "do_wp_page", "page_cache_lookup": "find_get_page",
+    "anon_fault": "do_anonymous_page", "wp_fault": "do_wp_page",
     "page_cache_read": "add_to_page_cache_locked", "zap_pte": "unmap_vmas",
     "copy_pte": "copy_page_range", "fork": "copy_process", "exit": "do_exit",
     "exec": "do_execve", "wait": "sys_wait4", "mm_alloc": "mm_init", "vma_setup":
