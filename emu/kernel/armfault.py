@@ -241,7 +241,7 @@ class FaultPath:
         the generic VM takes."""
         g = self._fault_globals(kernel)
         thread = self._thread(process)
-        first, second = self.walk(process.mm, address)
+        _, second = self.walk(process.mm, address)
         fsr = FSR_PAGE_PERMISSION if second is not None and second & 2 else \
             FSR_PAGE_TRANSLATION
         if access == "w":

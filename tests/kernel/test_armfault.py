@@ -1,8 +1,7 @@
 """The ARM backend's generic fault path as guest code (routines/arm/fault_v7.S,
 emu.kernel.armfault): one minor file fault's instructions, counted by hand."""
-import pytest
 
-from emu.kernel import Kernel, KernelError
+from emu.kernel import Kernel
 from emu.kernel.arm import ARMv7
 from emu.kernel.armfault import stat_threshold
 from emu.kernel.pages import File
