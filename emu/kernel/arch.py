@@ -118,6 +118,13 @@ class Arch:
     def unlock_page(self, kernel, page):
         """unlock_page, after lock_page (see there)."""
 
+    # The generic fault path (do_page_fault .. __do_fault) as the backend's guest code
+    # (``fault_enter``, ``fault_exit``, ``find_get_page``, ``file_fault_mapped``), or, by
+    # default, as the fixed costs of emu.kernel.costs; ``walk_takes_ptl``: the table walk
+    # under page_table_lock (2.6.0's handle_mm_fault) or only an allocation (2.6.36's)
+    runs_fault_path = False
+    walk_takes_ptl = True
+
     # find_get_page: 2.6.0's under the mapping's page_lock (the generic VM's default), or,
     # from 2.6.27 on, lockless under RCU with a speculative reference (page_cache_get)
     lockless_page_cache = False

@@ -65,7 +65,8 @@ the L1 D is not seen) and checks the user access rights (AP, APX); the walk is n
 and the model keeps no TLB for user accesses (as the hashed backends keep none), so a TLB
 invalidation costs its cycles and counts but has no entry to drop. Kernel routines run
 with the MMU model off: Linux maps lowmem with 1 MB sections, whose rare TLB misses the
-model leaves out. The C around the routines is the generic fixed costs (emu.kernel.costs).
+model leaves out. The rest of the C around the routines is the generic fixed costs
+(emu.kernel.costs).
 
 Why PK1 and PK4 are safe on the Cortex-A9 and not before: its walker reads descriptors
 through the L1 D (TTBR0 IRGN write-back); a walker that reads memory needs the clean, or
@@ -87,9 +88,12 @@ to _raw_spin_unlock_irqrestore, where perf's samples of them land. A clean's wri
 not waited for where it is issued: the next dsb waits for it, and the PL310 takes it in turn
 with every core's lines and syncs (the profile's ``maintenance_in_time``).
 
-find_get_page is 2.6.36's: lockless (``lockless_page_cache``), its radix-tree walk a fixed
-cost, its speculative reference (page_cache_get_speculative, atomic_inc_not_zero on the
-struct page's count) guest code.
+The generic fault path is guest code too (routines/arm/fault_v7.S, emu.kernel.armfault):
+the data abort's entry and exit, do_page_fault (mmap_sem's trylock and up_read under its
+wait_lock), find_vma, handle_mm_fault, filemap_fault, find_get_page (2.6.36's lockless
+radix-tree walk and speculative reference: page_cache_get_speculative, atomic_inc_not_zero
+on the struct page's count), __do_fault and page_add_file_rmap; the anonymous and
+write-protect paths' bookkeeping stays the fixed costs of emu.kernel.costs.
 
 On several CPUs (``Machine("cortex-a9", cores=N)``, the Kernel's SMP mode) the kernel's
 locks are guest spin locks (routines/arm/spinlock.S): the generic VM's, and cpu_asid_lock
@@ -113,6 +117,7 @@ from __future__ import annotations
 from ..hw import mmu
 from ..context import routine
 from .arch import Arch
+from .armfault import FaultPath
 from .errors import KernelError
 from .pages import Page
 from .pgtable import (_PAGE_ACCESSED, _PAGE_DIRTY, _PAGE_EXEC, _PAGE_PRESENT, _PAGE_RW,
@@ -143,7 +148,7 @@ USER_PGD_BYTES = (TASK_SIZE >> 21) * 8      # USER_PTRS_PER_PGD entries
 LOWMEM_SECTION = 0x2 | 0x400 | 0x1000 | 0xC | 0x10000
 LINE = 32                           # the Cortex-A9 L1 line, which Unicorn's CTR reports
 ASID_BITS = 8
-ROUTINES = ("proc_v7.S", "cache_v7.S", "tlb_v7.S", "page_v7.S", "pagelock.S")
+ROUTINES = ("proc_v7.S", "cache_v7.S", "tlb_v7.S", "page_v7.S", "pagelock.S", "fault_v7.S")
 STRUCT_PAGE = 32                    # sizeof(struct page) on 32-bit ARM of 2.6.36
 PAGE_COUNT = 4                      # its atomic_t _count, after the flags
 PAGES_PER_WAITQUEUE = 256           # mm/page_alloc.c: wait_table_hash_nr_entries
@@ -218,7 +223,7 @@ def user_may(descriptor, write):
     return ap == 3 and not apx if write else ap >= 2
 
 
-class ARMv7(Arch):
+class ARMv7(FaultPath, Arch):
     """The ARMv7 short-descriptor backend. ``fixes``: which of PK1..PK4 are applied;
     ``outer_sync``: which PL310 sync mb() calls (OUTER_SYNCS: mainline's under l2x0_lock, the
     default, or the lock-free one)."""
@@ -342,15 +347,19 @@ class ARMv7(Arch):
     def _struct_page(self, kernel, page):
         """The address of ``page``'s struct page in guest RAM (mem_map, made at first use
         for the kernel's page frames, with the zone's wait table of empty queues)."""
+        self._mem_map(kernel)
+        index = page.pfn - self.mem_map_pfn
+        if not 0 <= index < kernel.allocator.frames:
+            raise KernelError(f"page frame {page.pfn:#x} has no struct page in mem_map")
+        return self.mem_map + index * STRUCT_PAGE
+
+    def _mem_map(self, kernel):
+        """mem_map and the zone's wait table, made at first use."""
         if getattr(self, "mem_map", None) is None:
             allocator = kernel.allocator
             self.mem_map = self.machine.alloc(allocator.frames * STRUCT_PAGE)
             self.mem_map_pfn = allocator.base >> PAGE_SHIFT
             self.wait_table, self.wait_table_bits = self._wait_table(allocator.frames)
-        index = page.pfn - self.mem_map_pfn
-        if not 0 <= index < kernel.allocator.frames:
-            raise KernelError(f"page frame {page.pfn:#x} has no struct page in mem_map")
-        return self.mem_map + index * STRUCT_PAGE
 
     def _wait_table(self, frames):
         """The zone's wait table as mm/page_alloc.c sizes it (a queue per 256 pages, a power
@@ -371,19 +380,9 @@ class ARMv7(Arch):
         self.ledger.count("page_lock_waits", waits)
 
     # mm/filemap.c of 2.6.36: find_get_page looks the page up under rcu_read_lock (nothing
-    # on a non-preemptible kernel) and takes its reference with page_cache_get_speculative
+    # on a non-preemptible kernel) and takes its reference with page_cache_get_speculative:
+    # guest code (fault_v7.S, FaultPath.find_get_page)
     lockless_page_cache = True
-
-    def page_cache_get(self, kernel, page):
-        """page_cache_get_speculative: atomic_inc_not_zero of the struct page's _count, an
-        ldrex/strex between two dmb, on a line every copy of a shared file's page takes. The
-        guest count starts at the page cache's reference (1) and only grows: the puts are
-        the generic VM's (page.count)."""
-        struct = self._struct_page(kernel, page)
-        if self.machine.read_word(struct + PAGE_COUNT) == 0:
-            self.machine.write(struct + PAGE_COUNT, (1).to_bytes(4, "little"))
-        if not self.call("page_cache_get_speculative", struct, charge="find_get_page"):
-            raise KernelError(f"page {page.pfn:#x}: a page-cache page with no reference")
 
     def unlock_page(self, kernel, page):
         """unlock_page: two mb() (each dsb and the PL310's cache sync) before PK2, two
@@ -460,6 +459,7 @@ class ARMv7(Arch):
         self.current = mm
 
     def destroy_context(self, mm):
+        self.free_fault_blocks(mm)
         if self.current is mm:
             self.current = None
 

@@ -23,7 +23,9 @@ class PageFaults:
     def page_fault(self, process, address, access="r"):
         """do_page_fault + handle_mm_fault for a user access ('r', 'w' or 'x')."""
         mm = process.mm
-        self.ledger.fixed("fault_entry")
+        guest = self.arch.runs_fault_path       # the backend runs the generic path as guest code
+        if not guest:
+            self.ledger.fixed("fault_entry")
         self.ledger.count("faults")
         vma = mm.find_vma(address)
         if vma is None:
@@ -31,17 +33,26 @@ class PageFaults:
         needed = PROT[access]
         if not vma.flags & needed:
             raise SegmentationFault(address, f"{vma} does not allow {access!r}")
-        write = access == "w"
-        # handle_mm_fault: the table walk under mm->page_table_lock; the handlers drop it
-        # to allocate, clear, copy or read a page and take it again to set the PTE
-        with self.locked(mm.page_table_lock):
+        # handle_mm_fault: the table walk under mm->page_table_lock (2.6.36: only to
+        # allocate a PTE page); the handlers drop it to allocate, clear, copy or read a
+        # page and take it again to set the PTE
+        walk_locked = self.arch.walk_takes_ptl or mm.ptep(address) is None
+        with self.locked(*((mm.page_table_lock,) if walk_locked else ())):
             ptep = self._pte_alloc(mm, address)
             pte = self._read_pte(ptep)
+        if guest:
+            self.arch.fault_enter(self, process, vma, address, access, pte)
+        self._handle_pte_fault(process, vma, address, access, ptep, pte)
+        if guest:
+            self.arch.fault_exit(self, process)
+
+    def _handle_pte_fault(self, process, vma, address, access, ptep, pte):
+        mm, write = process.mm, access == "w"
         if not pte & _PAGE_PRESENT:
             if vma.file is None:
                 self._do_anonymous_page(mm, vma, address, ptep, write)
             else:
-                self._do_no_page(mm, vma, address, ptep, write)
+                self._do_no_page(mm, vma, address, ptep, write, process)
         elif write and not pte & _PAGE_RW:
             self._do_wp_page(mm, vma, address, ptep, pte)
         elif access == "x" and not pte & _PAGE_EXEC:
@@ -96,7 +107,10 @@ class PageFaults:
         if index >= file.pages:
             raise KernelError(f"page {index} is beyond the end of {file.name} "
                               f"({file.pages} pages)")
-        if self.arch.lockless_page_cache:           # 2.6.27 on: RCU, a speculative get
+        if self.arch.runs_fault_path:               # the radix tree and the get in guest code
+            page = self.page_cache.lookup(file, index)
+            self.arch.find_get_page(self, file, index, page)
+        elif self.arch.lockless_page_cache:         # 2.6.27 on: RCU, a speculative get
             self.ledger.fixed("page_cache_lookup")
             page = self.page_cache.lookup(file, index)
             if page is not None:
@@ -117,13 +131,18 @@ class PageFaults:
         page.count += 1                             # our reference
         return page
 
-    def _do_no_page(self, mm, vma, address, ptep, write):
-        self.ledger.fixed("file_fault")
-        page = self._find_or_read_page(vma.file, vma.file_index(address))
+    def _do_no_page(self, mm, vma, address, ptep, write, process=None):
+        if not self.arch.runs_fault_path:
+            self.ledger.fixed("file_fault")
+        index = vma.file_index(address)
+        page = self._find_or_read_page(vma.file, index)
         locked = page                   # ->fault returns it locked; __do_fault unlocks it
         self.arch.lock_page(self, locked)
         writable = bool(vma.flags & VM_WRITE) and vma.shared
-        if write and not vma.shared:                # early copy-on-write of a private page
+        cow = write and not vma.shared
+        if self.arch.runs_fault_path:
+            self.arch.file_fault_mapped(self, process, vma.file, index, page, cow)
+        if cow:                                     # early copy-on-write of a private page
             new = self._alloc_page("anon")
             self.arch.copy_page(new.address, page.address)      # copy_user_page
             self._kernel_wrote(new)

@@ -25,7 +25,8 @@ import pandas as pd
 from ..context import routine as routine_path
 from ..hw.profile import load as load_profile, section_table
 from ..kernel import workloads
-from ..kernel.arm import ROUTINES, outer_cache_block
+from ..kernel.arm import ROUTINES, STRUCT_PAGE, outer_cache_block
+from ..kernel.armfault import NODE_BYTES
 from ..present import data
 from ..present.claims import EFFECT, Claim
 from ..present.compare import Comparison
@@ -111,8 +112,9 @@ PAGEFAULT_PAGES = 256
 
 #: which kernel function's samples each of the model's ledger rows stands for: the guest
 #: routines are the functions (a clean or flush charged by its caller's name is the routine
-#: it runs); a generic path charged a fixed cost takes the name of the function that does
-#: its work in 2.6.36
+#: it runs; the fault path's rows are named by theirs: do_page_fault, find_get_page,
+#: __do_fault); a generic path charged a fixed cost takes the name of the function that
+#: does its work in 2.6.36
 SYMBOLS = {
     "clean_dcache_area (get_pgd_slow)": "cpu_v7_dcache_clean_area",
     "clean_dcache_area (pte_alloc_one)": "cpu_v7_dcache_clean_area",
@@ -121,8 +123,7 @@ SYMBOLS = {
     "__memzero (get_pgd_slow)": "__memzero",
     "clear_page": "__memzero",            # ARM's clear_page is memset(page, 0, ...)
     "memcpy (get_pgd_slow)": "memcpy",
-    "fault_entry": "do_page_fault", "file_fault": "__do_fault", "anon_fault":
-    "do_anonymous_page", "wp_fault": "do_wp_page", "page_cache_lookup": "find_get_page",
+    "anon_fault": "do_anonymous_page", "wp_fault": "do_wp_page",
     "page_cache_read": "add_to_page_cache_locked", "zap_pte": "unmap_vmas",
     "copy_pte": "copy_page_range", "fork": "copy_process", "exit": "do_exit",
     "exec": "do_execve", "wait": "sys_wait4", "mm_alloc": "mm_init", "vma_setup":
@@ -240,6 +241,67 @@ def kperfdiff_emulated(times, benchmark, cores=1, before="stock", after="PK4"):
     a = symbol_profile(times.loc[(before, cores, benchmark), "rows"])
     b = symbol_profile(times.loc[(after, cores, benchmark), "rows"])
     return kperfdiff.diff(a, b)
+
+
+# ------------------------------------------------------------------ the file's size
+
+#: lat_pagefault's file sizes the chapter runs (MB): LMBench's smallest, then four times each
+FILE_SIZES_MB = (1, 4, 16)
+
+
+def pagefault_size(size_mb, kernel="stock", cores=1, l2=None):
+    """lat_pagefault on a file of ``size_mb`` MB (the paper's was 400), ``cores`` copies, on
+    one of KERNELS; ``l2``: another L2 for the what-if (a Machine cache spec such as
+    "L2:131072:8:32"), None for the profile's. A dict: cycles a page and the cycles a page of
+    each ledger row (the first copy's)."""
+    _check("pagefault", kernel, cores)
+    if size_mb < 1:
+        raise ValueError(f"LMBench's lat_pagefault refuses a file under 1 MB, not {size_mb!r}")
+    pages = size_mb << 8
+    # the page frames: the kernel model's 4096 (16 MB) or, for a larger file, the file's
+    # and 2048 more; the RAM: the model's 32 MB and the frames (and struct pages) beyond
+    frames = max(4096, pages + 2048)
+    options = {"frames": frames, "ram_size": (32 << 20) + (frames - 4096) * (4096 + 32)}
+    if l2 is not None:
+        options["caches"] = (l2,)
+    result = workloads.lat_pagefault(pages=pages, profile="cortex-a9", cpus=BOARD_CORES,
+                                     copies=cores, fixes=KERNELS[kernel], **options)
+    first = getattr(result, "runs", [result])[0]
+    rows = {name: int(c) / pages for name, c in first.breakdown["cycles"].items()}
+    return {"MB": size_mb, "kernel": kernel, "cores": cores, "L2": l2 or "profile",
+            "cycles": float(result.cycles_each), "rows": rows}
+
+
+def metadata_bytes(size_mb):
+    """What a fault reads of a file of ``size_mb`` MB besides the user's page, in bytes: its
+    pages' struct pages, their Linux and hardware PTEs, and the radix tree's nodes (64 slots
+    each), the lines a larger file spreads further than the L2 holds."""
+    pages = size_mb << 8
+    return pages * (STRUCT_PAGE + 2 * 4) + -(-pages // 64) * NODE_BYTES
+
+
+def file_sizes(sizes=FILE_SIZES_MB, kernels=("stock", "PK1", "PK2"), cores=(1,), l2=(None,),
+               executor=None):
+    """``pagefault_size`` over sizes x kernels x cores x L2s (emu.run.sweep), as a DataFrame
+    indexed by (L2, cores, kernel, MB): cycles a page, and PK1's and PK2's gains where the
+    kernel before them is in the grid."""
+    points = sweep.grid(size_mb=list(sizes), kernel=list(kernels), cores=list(cores),
+                        l2=list(l2))
+    df = pd.DataFrame(sweep.run(pagefault_size, points, executor=executor))
+    return df.set_index(["L2", "cores", "kernel", "MB"]).sort_index()
+
+
+def size_gains(sizes):
+    """From ``file_sizes``: per (L2, cores, MB) the stock kernel's cycles a page and each
+    patch's gain in percent of the stock time (as Table 1 computes it)."""
+    cycles = sizes["cycles"].unstack("kernel")
+    out = pd.DataFrame({"stock cycles": cycles["stock"]})
+    previous = "stock"
+    for patch in PATCHES:
+        if patch in cycles:
+            out[f"{patch} %"] = 100 * (cycles[previous] - cycles[patch]) / cycles["stock"]
+            previous = patch
+    return out
 
 
 # ------------------------------------------------------------------ along the cores
@@ -446,7 +508,7 @@ CLAIM_CELLS = (
      lambda t: f"the clean is a DCCMVAC (its issue, {clean_cycles()} cycles) whose write-back "
                f"the next dsb waits for: {_wait(t, 'stock', 1, 'maintenance_wait_cycles'):.2f} "
                f"cycles a fault, the work before it hides the rest; the model's fault is "
-               f"cheaper than the board's, and its generic paths are fixed estimates"),
+               f"cheaper than the board's"),
     ("PK2", 4, "pagefault", "PK2 (smp_mb in the bitops): lat_pagefault, 4 cores",
      lambda t: f"each unlock_page's two syncs run under l2x0_lock with interrupts off "
                f"({sync_cycles()} cycles at the PL310 each, an estimate); at 4 copies a fault "
@@ -478,6 +540,69 @@ SHARED_WAITS = ("l2x0_lock_wait_cycles", "outer_cache_wait_cycles", "maintenance
 def shared_wait(times, kernel, cores, benchmark):
     """Cycles an iteration (a page) a copy waits for what the cores share (SHARED_WAITS)."""
     return sum(_wait(times, kernel, cores, what, benchmark) for what in SHARED_WAITS)
+
+
+#: the kernels each trend's gain compares: (before, after)
+TREND_KERNELS = {"PK1": ("stock", "PK1"), "PK2": ("PK1", "PK2"), "Overall": ("stock", "PK4")}
+
+
+def trend_decomposition(times, cores=(1, 4)):
+    """What moves each trend of Table 1 (TRENDS) from one core to four, in the model's own
+    counts, per iteration (per page) and copy: the stock time (the gain's denominator), the
+    cycles the patch saves (its numerator), and of those the waits for what the cores
+    share (SHARED_WAITS: l2x0_lock, the PL310's queue, a dsb's wait for cleans' write-backs)
+    and the rest; the PL310's wait also as lines of ``line_op`` cycles queued ahead."""
+    line_op = int(load_profile("cortex-a9").outer_cache["line_op"])
+    cycles = times["cycles"]
+    rows = []
+    for patch, bench in TRENDS:
+        before, after = TREND_KERNELS[patch]
+        row = {"patch": patch, "benchmark": bench}
+        for n in cores:
+            saved = float(cycles[(before, n, bench)] - cycles[(after, n, bench)])
+            waits = {w: _wait(times, before, n, w, bench) - _wait(times, after, n, w, bench)
+                     for w in SHARED_WAITS}
+            row.update({f"stock_{n}": float(cycles[("stock", n, bench)]),
+                        f"saved_{n}": saved,
+                        f"saved_waits_{n}": sum(waits.values()),
+                        f"saved_rest_{n}": saved - sum(waits.values()),
+                        f"lock_wait_{n}": waits["l2x0_lock_wait_cycles"],
+                        f"PL310_lines_{n}": waits["outer_cache_wait_cycles"] / line_op,
+                        f"dsb_wait_{n}": waits["maintenance_wait_cycles"]})
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def trend_explanations(times, decomposition=None):
+    """One sentence (Markdown) for each trend the model gets the other way from the report
+    (``core_trends``), in the counts of ``trend_decomposition``: how the stock time and the
+    saving move from one copy to four, and how much of the saving is shared waits."""
+    d = trend_decomposition(times) if decomposition is None else decomposition
+    line_op = int(load_profile("cortex-a9").outer_cache["line_op"])
+    verdicts = core_trends(times).set_index(["patch", "benchmark"])
+    out = []
+    for r in d.itertuples(index=False):
+        v = verdicts.loc[(r.patch, r.benchmark)]
+        if v["verdict"] == "agree":
+            continue
+        row = r._asdict()
+        s1, s4, v1, v4 = (row[k] for k in ("stock_1", "stock_4", "saved_1", "saved_4"))
+        out.append(
+            f"* **{r.patch}, {PROGRAMS[r.benchmark]}** ({v['model 1']:.1f}% to "
+            f"{v['model 4']:.1f}%; the report {v['paper 1']:g} to {v['paper 4']:g}): the stock "
+            f"time goes from {s1:,.0f} to {s4:,.0f} cycles ({100 * (s4 / s1 - 1):+.0f}%), the "
+            f"cycles saved from {v1:,.0f} to {v4:,.0f} ({_change(v1, v4)}); of the saving, "
+            f"waits for what the cores share are {row['saved_waits_1']:,.0f} cycles at one "
+            f"copy and {row['saved_waits_4']:,.0f} at four (at four: l2x0_lock "
+            f"{row['lock_wait_4']:,.0f}, a dsb's wait for cleans' write-backs "
+            f"{row['dsb_wait_4']:,.0f}, {row['dsb_wait_4'] / line_op:,.0f} turns of a line at "
+            f"the PL310, and syncs at the PL310 {row['PL310_lines_4'] * line_op:,.0f}), the "
+            f"rest {row['saved_rest_1']:,.0f} and {row['saved_rest_4']:,.0f}.")
+    return "\n".join(out)
+
+
+def _change(a, b):
+    return f"{100 * (b / a - 1):+.0f}%" if a > 0 else "from none"
 
 
 def _trend_reason(times, patch, bench):
@@ -542,7 +667,8 @@ def claims(times=None):
                     emulated=float(model.loc[(patch, cores), bench]), unit="%", digits=1,
                     source=SOURCE, page=PAGES["table1"], **rounding,
                     reason=reason(times) if reason else "the model's LMBench loop with the "
-                    "patches applied in order; its generic paths are fixed estimates"))
+                    "patches applied in order; fork's, exec's and exit's generic C are fixed "
+                    "estimates"))
     overall, published = model.xs("Overall", level="patch"), paper.xs("Overall", level="patch")
     text = data.load("yun2011_text_numbers").set_index("quantity")["value"]
     out += [
@@ -551,8 +677,8 @@ def claims(times=None):
               emulated=float(overall.to_numpy().min()), unit="%", digits=1,
               published_from=(float(published.to_numpy().min()),), page=PAGES["table1"],
               source="abstract, section 1, section 4.5 (20-37%)",
-              reason="the model's smallest is lat_pagefault's, whose fault path is mostly "
-                     "fixed estimates that no patch touches"),
+              reason="the model's smallest is lat_pagefault's, whose generic fault path "
+                     "(guest code since issue 31) no patch touches"),
         Claim("Yun 2011", "all four patches: the largest gain (cores x benchmark)",
               kind=EFFECT, neutral=0, published=float(text["overall improvement, high end"]),
               emulated=float(overall.to_numpy().max()), unit="%", digits=1,

@@ -8,15 +8,17 @@ from emu.kernel import workloads
 @pytest.mark.parametrize("profile, cpus", [("cortex-a9", 2), ("cortex-a9", 4), ("power4", 2),
                                            ("power4", 32)])
 def test_lat_pagefault_runs_a_copy_per_cpu_with_its_locks(profile, cpus):
-    """Per page: page_table_lock twice (the walk, then setting the PTE) and, on the 2.6.0
-    PowerPC kernels, the file's page lock once (find_get_page; 2.6.36's ARM kernel looks the
-    page up without it); per munmap the page_table_lock once, which LMBench 3.0 subtracts
-    with its mmap/munmap-only loop: 3 x 8 spin locks per CPU for 8 pages on POWER4, 2 x 8 on
-    the Cortex-A9. Each CPU is slower than one CPU alone by at least the locks."""
+    """Per page: page_table_lock twice on the 2.6.0 PowerPC kernels (the walk, then setting
+    the PTE), once on 2.6.36's ARM kernel (its walk takes it only to allocate a PTE page), and
+    on the PowerPC kernels the file's page lock once (find_get_page; 2.6.36 looks the page up
+    without it); per munmap the page_table_lock once, which LMBench 3.0 subtracts with its
+    mmap/munmap-only loop: 3 x 8 spin locks per CPU for 8 pages on POWER4, 1 x 8 on the
+    Cortex-A9 (whose mmap_sem's wait_lock is taken by the guest fault path's own
+    _raw_spin_lock_irqsave). Each CPU is slower than one CPU alone by at least the locks."""
     alone = workloads.lat_pagefault(pages=8, profile=profile)
     result = workloads.lat_pagefault(pages=8, profile=profile, cpus=cpus)
     assert result.cpus == cpus and len(result.table()) == cpus
-    per_page = 2 if profile == "cortex-a9" else 3
+    per_page = 1 if profile == "cortex-a9" else 3
     for run in result.runs:
         assert run.breakdown["calls"]["spin_lock"] == per_page * 8
         assert run.breakdown["calls"]["spin_unlock"] == per_page * 8
@@ -40,7 +42,9 @@ def test_power4_copies_wait_for_the_machine_wide_tlbie():
     program also holds 2.4's page-by-page flush, which moves the memory after it), and some
     CPUs wait far longer in their flushes than others (2.8 times the least, was over 4: the
     effect Blanchard 2002 batched tlbie against); a Cortex-A9's broadcast TLB operations are
-    not serialised, and 4 CPUs cost what 2 do."""
+    not serialised: 4 CPUs cost what 2 do but for the lines the copies' faults share (the
+    file's struct pages, whose counts find_get_page and page_add_file_rmap increment, since
+    the fault path runs as guest code: 6.6% more at 4 than at 2)."""
     one = workloads.lat_pagefault(pages=8, profile="power4", cpus=2).cycles_each
     many = workloads.lat_pagefault(pages=8, profile="power4", cpus=32)
     assert many.cycles_each > 1.4 * one
@@ -49,7 +53,7 @@ def test_power4_copies_wait_for_the_machine_wide_tlbie():
     assert max(flush) > 2 * min(flush)
     a9 = [workloads.lat_pagefault(pages=8, profile="cortex-a9", cpus=n).cycles_each
           for n in (2, 4)]
-    assert a9[1] == pytest.approx(a9[0], rel=0.02)
+    assert a9[0] < a9[1] < 1.1 * a9[0]
 
 
 def test_lat_proc_fork_on_four_cortex_a9_cpus_reports_each():
@@ -124,13 +128,16 @@ def test_arm_asids_are_handed_out_under_cpu_asid_lock():
 
 def test_copies_run_on_a_machine_of_more_cpus_as_on_one_of_that_many():
     """LMBench's -P on a board of more cores: idle cores change nothing, except that one
-    copy on a machine of several CPUs runs the SMP kernel, its locks taken uncontended."""
+    copy on a machine of several CPUs runs the SMP kernel, its locks taken uncontended, and
+    the per-CPU statistics' threshold (mm/vmstat.c) grows with the CPUs online: 6 on four,
+    4 on two, so page_add_file_rmap folds its count into the zone's less often."""
     two = workloads.lat_pagefault(pages=8, profile="cortex-a9", cpus=2)
     two_of_four = workloads.lat_pagefault(pages=8, profile="cortex-a9", cpus=4, copies=2)
-    assert two_of_four.cycles_each == two.cycles_each and two_of_four.cpus == 2
+    assert two_of_four.cycles_each == pytest.approx(two.cycles_each, rel=0.005)
+    assert two_of_four.cpus == 2
     one = workloads.lat_pagefault(pages=8, profile="cortex-a9")
     one_of_four = workloads.lat_pagefault(pages=8, profile="cortex-a9", cpus=4, copies=1)
-    assert one_of_four.runs[0].breakdown["calls"]["spin_lock"] == 2 * 8   # no page lock (2.6.36)
+    assert one_of_four.runs[0].breakdown["calls"]["spin_lock"] == 8   # no page lock (2.6.36)
     assert one_of_four.cycles_each > one.cycles_each
     with pytest.raises(ValueError, match="copies must be a whole number from 1 to"):
         workloads.lat_proc("fork", profile="cortex-a9", cpus=2, copies=3)

@@ -334,3 +334,33 @@ def test_four_lat_pagefault_copies_meet_at_l2x0_lock_and_the_pl310():
     assert 0 < waits < faults * 3 * 2 * SYNC
     one = yun2011.run("pagefault", "stock", 1)["counts"]
     assert "outer_cache_wait_cycles" not in one and "l2x0_lock_waits" not in one
+
+
+# ------------------------------------------------------------------ the file's size, the trends
+
+def test_a_files_metadata_by_hand():
+    # 1 MB: 256 pages x (a 32-byte struct page + two 4-byte PTEs) + 4 radix nodes of 296 bytes
+    assert yun2011.metadata_bytes(1) == 256 * 40 + 4 * 296 == 11424
+    # 400 MB: 102,400 pages, 1,600 nodes
+    assert yun2011.metadata_bytes(400) == 102400 * 40 + 1600 * 296
+
+
+def test_the_size_run_at_1_mb_is_the_chapters_run():
+    sized = yun2011.pagefault_size(1, "stock", 1)
+    assert sized["cycles"] == yun2011.run("pagefault", "stock", 1)["cycles"]
+    with pytest.raises(ValueError, match="under 1 MB"):
+        yun2011.pagefault_size(0.5)
+
+
+def test_a_trends_saving_splits_into_shared_waits_and_the_rest(grid):
+    d = yun2011.trend_decomposition(grid).set_index(["patch", "benchmark"])
+    cycles = grid["cycles"]
+    for n in (1, 4):
+        row = d.loc[("Overall", "fork")]
+        assert row[f"saved_{n}"] == cycles[("stock", n, "fork")] - cycles[("PK4", n, "fork")]
+        assert row[f"saved_waits_{n}"] + row[f"saved_rest_{n}"] == pytest.approx(row[f"saved_{n}"])
+    # one copy waits for nothing another holds: no lock waits in any saving
+    assert (d["lock_wait_1"] == 0).all()
+    text = yun2011.trend_explanations(grid, d.reset_index())
+    disagree = (yun2011.core_trends(grid)["verdict"] == "disagree").sum()
+    assert text.count("\n* ") + text.startswith("* ") == disagree

@@ -1,0 +1,295 @@
+"""The generic fault path of an ARM Linux 2.6.36 kernel as guest code (routines/arm/fault_v7.S),
+a mixin of the ARMv7 backend (emu.kernel.arm): the data abort's entry and exit,
+do_page_fault, find_vma, handle_mm_fault, filemap_fault, find_get_page's radix tree,
+__do_fault and page_add_file_rmap, on the structures they read, kept in guest RAM here
+(mm_struct, vm_area_struct and their rb-tree, file, address_space, inode, the per-CPU
+counters, the zone's page sets, fsr_info).
+
+The generic VM (emu.kernel.fault) stays the one that decides: it finds the VMA, walks and
+allocates the tables, reads the PTE and picks the path; the guest code runs the same
+decisions on the guest's copy of the structures, and a disagreement is a KernelError. What
+stays outside the guest: the anonymous, write-protect and young/dirty paths' bookkeeping
+(their fixed costs, emu.kernel.costs), a page-cache miss's read, and an early
+copy-on-write's anon_vma_prepare and page_add_new_anon_rmap (charged nothing).
+"""
+from __future__ import annotations
+
+from .errors import KernelError, SegmentationFault
+from .percpu import cpu
+from .pgtable import PAGE_SHIFT, VM_EXEC, VM_READ, VM_WRITE
+
+THREAD_BLOCK = 256                  # thread_info + task fields + the pt_regs frame (fault_v7.S)
+FLT_VMA, FLT_PGOFF = 64, 68
+TSK_MM = 36
+MM_BLOCK, MM_RB, MM_MMAP_CACHE, MM_PGD, SEM_WAIT_LIST = 64, 4, 8, 12, 24
+VMA_BLOCK, VM_START, VM_END, VM_PAGE_PROT, VM_FLAGS, VM_RB = 96, 4, 8, 16, 20, 24
+VM_OPS, VM_PGOFF, VM_FILE = 64, 68, 72
+RB_RIGHT, RB_LEFT = 4, 8
+FILE_BLOCK, MAPPING_BLOCK = 64, 64
+AS_HOST, AS_HEIGHT, AS_RNODE, I_SIZE = 0, 4, 12, 32
+NODE_BYTES, NODE_SLOTS, RADIX_BITS = 296, 16, 6      # radix_tree_node, 2.6.36, 32-bit
+PAGE_COUNT, PAGE_MAPCOUNT, PAGE_MAPPING, PG_UPTODATE = 4, 8, 16, 3
+PER_CPU_AREA, PAGESET_AT, PCP_STAT_THRESHOLD = 512, 256, 36
+ZONE_BLOCK, ZONE_PAGESET = 512, 40
+FSR_INFO, FSR_ENTRY = 32, 16
+FSR_PAGE_TRANSLATION, FSR_PAGE_PERMISSION, FSR_WRITE = 0x7, 0xF, 1 << 11
+GLOBALS = 64
+NR_CPUS = 4                         # an MPCore's most cores: the per-CPU areas the kernel sets up
+
+
+def _words(*values):
+    return b"".join((v & 0xFFFFFFFF).to_bytes(4, "little") for v in values)
+
+
+def stat_threshold(present_pages, cpus):
+    """mm/vmstat.c calculate_threshold (2.6.36): 2 * fls(cpus) * (1 + fls(zone MB / 128)),
+    at most 125."""
+    mem = present_pages >> (27 - PAGE_SHIFT)
+    return min(125, 2 * cpus.bit_length() * (1 + mem.bit_length()))
+
+
+def linux_vm_flags(flags):
+    """The VMA's flags as the guest reads them (VM_READ 1, VM_WRITE 2, VM_EXEC 4, VM_SHARED
+    8: the generic VM's are Linux's)."""
+    return flags & (VM_READ | VM_WRITE | VM_EXEC | 0x8)
+
+
+class FaultPath:
+    """The ARMv7 backend's fault path in guest code (see the module notes)."""
+
+    runs_fault_path = True
+    walk_takes_ptl = False          # 2.6.36 walks without page_table_lock (only __pte_alloc)
+
+    def _fault_globals(self, kernel):
+        """The globals block and what it points at, made at the first fault."""
+        if getattr(self, "_globals", None) is not None:
+            return self._globals
+        m = self.machine
+        cpus = max(1, len(m.cpus))                 # num_online_cpus
+        possible = max(NR_CPUS, cpus)               # the per-CPU areas: every possible CPU
+        g = m.alloc(GLOBALS, align=32)
+        offsets = m.alloc(4 * possible, align=32)
+        percpu = m.alloc(PER_CPU_AREA * possible, align=64)
+        m.write(offsets, _words(*(k * PER_CPU_AREA for k in range(possible))))
+        perf = m.alloc(64, align=32)
+        fsr = m.alloc(FSR_INFO * FSR_ENTRY, align=32)
+        fault = m.address_of("do_page_fault")
+        for kind in (FSR_PAGE_TRANSLATION, FSR_PAGE_PERMISSION):
+            m.write(fsr + kind * FSR_ENTRY, _words(fault))
+        stacks = m.alloc(36 * possible, align=32)
+        zones = m.alloc(ZONE_BLOCK, align=64)
+        m.write(zones + ZONE_PAGESET, _words(percpu + PAGESET_AT))
+        threshold = stat_threshold(kernel.allocator.frames, cpus)
+        for k in range(cpus):
+            m.write(percpu + k * PER_CPU_AREA + PAGESET_AT + PCP_STAT_THRESHOLD,
+                    bytes([threshold]))
+        vm_stat = m.alloc(128, align=32)
+        self._mem_map(kernel)
+        m.write(g, _words(offsets, percpu, perf, fsr, 0, stacks, self.mem_map,
+                          self.mem_map_pfn, zones, vm_stat))
+        self.vm_ops = m.alloc(32, align=32)
+        m.write(self.vm_ops + 8, _words(m.address_of("filemap_fault")))
+        self._globals = g
+        self._threads, self._mms, self._files = {}, {}, {}
+        self._free = {"thread": [], "mm": [], "vma": []}
+        return g
+
+    def _block(self, kind, size):
+        """A block of ``kind`` from its free list (the slab hands back the object freed
+        last, its lines often still cached), else new."""
+        free = self._free[kind]
+        return free.pop() if free else self.machine.alloc(size, align=64)
+
+    def free_fault_blocks(self, mm):
+        """exit_mmap / free_task: the address space's blocks go back to their free lists."""
+        state = self._mms.pop(mm, None) if getattr(self, "_globals", None) else None
+        if state is None:
+            return
+        self._free["mm"].append(state["block"])
+        self._free["vma"].extend(state["vmas"].values())
+        thread = self._threads.pop(mm, None)
+        if thread is not None:
+            self._free["thread"].append(thread)
+
+    # ------------------------------------------------------------ the structures
+
+    def _thread(self, process):
+        """The process's thread block (made at its first fault), its CPU set to this one."""
+        block = self._threads.get(process.mm)
+        if block is None:
+            block = self._threads[process.mm] = self._block("thread", THREAD_BLOCK)
+            self.machine.write(block, bytes(64))
+        self.machine.write(block + 8, _words(cpu()))
+        self.machine.write(block + TSK_MM, _words(self._mm_block(process.mm)))
+        return block
+
+    def _mm_block(self, mm):
+        state = self._mms.get(mm)
+        if state is None:
+            block = self._block("mm", MM_BLOCK)
+            head = block + SEM_WAIT_LIST
+            self.machine.write(block, _words(0, 0, 0, mm.pgd.address, 0, 0, head, head))
+            state = self._mms[mm] = {"block": block, "vmas": {}, "key": None}
+        self._sync_vmas(mm, state)
+        return state["block"]
+
+    def _sync_vmas(self, mm, state):
+        """The guest's VMAs of ``mm`` and their rb-tree (a balanced tree of the sorted VMAs,
+        as the red-black tree keeps it within a factor of two) when the list changed; a
+        VMA gone gives its block back and, if cached, clears mmap_cache (as unmap does)."""
+        key = tuple((id(v), v.start, v.end, v.flags) for v in mm.vmas)
+        if key == state["key"]:
+            return
+        state["key"] = key
+        old, blocks = state["vmas"], {}
+        for vma in mm.vmas:
+            blocks[vma] = old.pop(vma, None) or self._block("vma", VMA_BLOCK)
+        self._free["vma"].extend(old.values())
+        state["vmas"] = blocks
+        block = state["block"]
+        for vma, at in blocks.items():
+            self._write_vma(mm, vma, at, block)
+        self.machine.write(block + MM_RB, _words(self._rb_tree(mm.vmas, blocks)))
+        cached = self.machine.read_word(block + MM_MMAP_CACHE)
+        if cached and cached not in blocks.values():
+            self.machine.write(block + MM_MMAP_CACHE, _words(0))
+
+    def _write_vma(self, mm, vma, at, mm_block):
+        file = self._file_block(vma.file) if vma.file is not None else 0
+        self.machine.write(at, _words(mm_block, vma.start, vma.end))
+        self.machine.write(at + VM_FLAGS, _words(linux_vm_flags(vma.flags)))
+        self.machine.write(at + VM_OPS, _words(self.vm_ops if file else 0, vma.pgoff, file))
+
+    def _rb_tree(self, vmas, blocks):
+        """Link the VMAs' rb nodes as a balanced tree; the root node's address (0: none)."""
+        def link(lo, hi):
+            if lo >= hi:
+                return 0
+            mid = (lo + hi) // 2
+            node = blocks[vmas[mid]] + VM_RB
+            self.machine.write(node + RB_RIGHT, _words(link(mid + 1, hi), link(lo, mid)))
+            return node
+        return link(0, len(vmas))
+
+    def _file_block(self, file):
+        """The file, its address_space (with the page tree's root) and inode."""
+        state = self._files.get(file)
+        if state is None:
+            m = self.machine
+            f, mapping = m.alloc(FILE_BLOCK, align=32), m.alloc(MAPPING_BLOCK, align=32)
+            m.write(f, _words(mapping))
+            m.write(mapping + AS_HOST, _words(mapping))     # the inode: its fields below
+            size = file.pages << PAGE_SHIFT
+            m.write(mapping + I_SIZE, _words(size, size >> 32, 0))
+            height = 1
+            while file.pages > 1 << (RADIX_BITS * height):
+                height += 1
+            root = self._radix_node(height)
+            m.write(mapping + AS_HEIGHT, _words(height, 0, root | 1))   # indirect pointer
+            state = self._files[file] = {"file": f, "mapping": mapping, "root": root,
+                                         "height": height, "slots": {}}
+        return state["file"]
+
+    def _radix_node(self, height):
+        node = self.machine.alloc(NODE_BYTES, align=8)
+        self.machine.write(node, _words(height))
+        return node
+
+    def _page_cache_slot(self, kernel, file, index, page):
+        """add_to_page_cache's radix-tree insert (not charged here) and the struct page's
+        mapping and PG_uptodate, done once per page."""
+        self._file_block(file)
+        state = self._files[file]
+        struct = self._struct_page(kernel, page)
+        if state["slots"].get(index) == struct:
+            return
+        if kernel.page_cache.lookup(file, index) is not page:
+            # the generic VM lets two CPUs read the same page in at once, the second's page
+            # replacing the first's in its page cache; the first still maps its own
+            self._page_cache_fields(struct, state)
+            return
+        node, height = state["root"], state["height"]
+        while height > 1:
+            slot = node + NODE_SLOTS + ((index >> (RADIX_BITS * (height - 1))) & 63) * 4
+            child = self.machine.read_word(slot)
+            if not child:
+                child = self._radix_node(height - 1)
+                self.machine.write(slot, _words(child))
+            node, height = child, height - 1
+        # the page cache's reference: the guest count starts at 1 and only grows (the puts
+        # are the generic VM's), so the speculative get never finds it freed
+        if self.machine.read_word(struct + PAGE_COUNT) == 0:
+            self.machine.write(struct + PAGE_COUNT, _words(1))
+        self.machine.write(node + NODE_SLOTS + (index & 63) * 4, _words(struct))
+        self._page_cache_fields(struct, state)
+        state["slots"][index] = struct
+
+    def _page_cache_fields(self, struct, state):
+        """A page-cache page's struct page: PG_uptodate and its mapping."""
+        flags = self.machine.read_word(struct)
+        self.machine.write(struct, _words(flags | 1 << PG_UPTODATE))
+        self.machine.write(struct + PAGE_MAPPING, _words(state["mapping"]))
+
+    # ------------------------------------------------------------ the path
+
+    def _run(self, entry, *args, charge):
+        return self.call(entry, *args, charge=charge)
+
+    def fault_enter(self, kernel, process, vma, address, access, pte):
+        """do_page_fault_enter: the abort's entry to handle_pte_fault (and for a file
+        fault filemap_fault's head). Checks that the guest found ``vma`` and took the path
+        the generic VM takes."""
+        g = self._fault_globals(kernel)
+        thread = self._thread(process)
+        _, second = self.walk(process.mm, address)
+        fsr = FSR_PAGE_PERMISSION if second is not None and second & 2 else \
+            FSR_PAGE_TRANSLATION
+        if access == "w":
+            fsr |= FSR_WRITE
+        said = self._run("do_page_fault_enter", address, fsr, thread, g,
+                         charge="do_page_fault") & 0xFFFFFFFF
+        found = self.machine.read_word(thread + FLT_VMA)
+        if found != self._mms[process.mm]["vmas"].get(vma):
+            raise KernelError(f"the guest's find_vma found {found:#x} for {address:#x}, "
+                              f"not {vma}'s block")
+        file_fault = pte == 0 and vma.file is not None
+        if said == 2:
+            raise SegmentationFault(address, "SIGBUS: beyond the file's end")
+        if said != int(file_fault):
+            raise KernelError(f"the guest's fault path said {said:#x} at {address:#x}, the "
+                              f"generic VM {'a file fault' if file_fault else 'another path'}")
+
+    def fault_exit(self, kernel, process):
+        """do_page_fault_exit: min_flt, up_read, the way back to user mode."""
+        self._run("do_page_fault_exit", self._threads[process.mm], self._globals,
+                  charge="do_page_fault")
+
+    def find_get_page(self, kernel, file, index, page):
+        """find_get_page as guest code: the radix-tree walk, the speculative reference.
+        ``page``: the page the page cache holds, or None (the walk finds nothing)."""
+        self._fault_globals(kernel)
+        self._file_block(file)
+        expected = 0
+        if page is not None:
+            self._page_cache_slot(kernel, file, index, page)
+            expected = self._struct_page(kernel, page)
+        got = self._run("find_get_page", self._files[file]["mapping"], index,
+                        charge="find_get_page")
+        now = kernel.page_cache.lookup(file, index)     # another CPU's read may have
+        if got != expected and not (now is not None and   # replaced it meanwhile
+                                    got == self._struct_page(kernel, now)):
+            raise KernelError(f"the guest's find_get_page gave {got:#x} for page {index} of "
+                              f"{file.name}, the page cache {expected:#x}")
+
+    def file_fault_mapped(self, kernel, process, file, index, page, cow):
+        """The rest of filemap_fault after lock_page and __do_fault up to set_pte_at
+        (pte_same, mk_pte, page_add_file_rmap unless ``cow``), on the locked page-cache
+        page ``page``; its _mapcount is the generic VM's mapcount less one beforehand."""
+        self._page_cache_slot(kernel, file, index, page)
+        struct = self._struct_page(kernel, page)
+        self.machine.write(struct + PAGE_MAPCOUNT, _words(page.mapcount - 1))
+        pte = self._run("__do_fault_map", struct, self._threads[process.mm], self._globals,
+                        0 if cow else 1, charge="__do_fault") & 0xFFFFFFFF
+        if pte == 0xFFFFFFFF or pte >> PAGE_SHIFT != page.pfn:
+            raise KernelError(f"the guest's __do_fault refused page {index} of {file.name} "
+                              f"or made a PTE of another frame ({pte:#x})")

@@ -1,0 +1,60 @@
+"""The ARM backend's generic fault path as guest code (routines/arm/fault_v7.S,
+emu.kernel.armfault): one minor file fault's instructions, counted by hand."""
+
+from emu.kernel import Kernel
+from emu.kernel.arm import ARMv7
+from emu.kernel.armfault import stat_threshold
+from emu.kernel.pages import File
+from emu.kernel.pgtable import PAGE_SIZE
+from emu.kernel.workloads import Image
+from emu.run.machine import Machine
+
+TINY = Image("tiny", text_pages=2, data_pages=0, bss_pages=0, text_touched=0, data_written=0,
+             bss_written=0, stack_written=0)
+
+# Instructions of each routine on the path of a minor fault on a cached file page, counted
+# from routines/arm/fault_v7.S and pagelock.S (conditional instructions count, taken or not):
+SPIN_LOCK_IRQSAVE, SPIN_UNLOCK_IRQRESTORE = 12, 7   # uncontended; unlock: mov dmb str dsb sev msr mov
+I_SIZE_READ = 11                                    # one pass of the seqcount loop
+FILEMAP_FAULT = 6 + I_SIZE_READ + 8                 # to the find_get_page call
+HANDLE_MM_FAULT = 46 + FILEMAP_FAULT                # to ->fault and back
+FIND_VMA_HIT, FIND_VMA_ROOT = 11, 18                # mmap_cache hit; a miss found at the root
+DO_PAGE_FAULT = 52 + SPIN_LOCK_IRQSAVE + SPIN_UNLOCK_IRQRESTORE + HANDLE_MM_FAULT
+ENTER = 37                                          # vector, usr_entry, abort, do_DataAbort
+EXIT = 31 + SPIN_LOCK_IRQSAVE + SPIN_UNLOCK_IRQRESTORE
+SPECULATIVE_GET = 19                                # page_cache_get_speculative, count >= 1
+FIND_GET_PAGE = 32 + SPECULATIVE_GET + 7            # a one-level radix tree
+RMAP_FIRST, RMAP_AGAIN = 25, 13                     # the first mapping (zone stat); another
+DO_FAULT = 49 + I_SIZE_READ                         # + page_add_file_rmap
+
+
+def test_a_cached_page_fault_is_the_hand_count():
+    # map, read a page (read into the page cache), unmap, map again: the second fault finds
+    # the page in the page cache (mmap_cache cleared by the unmap: the tree's root VMA?)
+    k = Kernel(Machine("cortex-a9", mmu=True), arch=ARMv7)
+    p = k.spawn(TINY)
+    f = File("data", 4)
+    at = k.mmap(p, 4 * PAGE_SIZE, "r", shared=True, file=f)
+    k.touch(p, at, "r")
+    k.touch(p, at + PAGE_SIZE, "r")
+    k.munmap(p, at, 4 * PAGE_SIZE)
+    at = k.mmap(p, 4 * PAGE_SIZE, "r", shared=True, file=f)
+    k.touch(p, at, "r")                                 # mmap_cache was cleared: a walk
+    before = {n: list(k.ledger.rows[n]) for n in ("do_page_fault", "find_get_page",
+                                                     "__do_fault")}
+    k.touch(p, at + PAGE_SIZE, "r")                     # mmap_cache hit, page cached
+    after = {n: k.ledger.rows[n] for n in before}
+    assert after["do_page_fault"][3] - before["do_page_fault"][3] == \
+        ENTER + DO_PAGE_FAULT + FIND_VMA_HIT + EXIT
+    assert after["find_get_page"][3] - before["find_get_page"][3] == FIND_GET_PAGE
+    assert after["__do_fault"][3] - before["__do_fault"][3] == DO_FAULT + RMAP_FIRST
+    # the fixed estimates the guest code replaces are not charged
+    for fixed in ("fault_entry", "file_fault", "page_cache_lookup"):
+        assert fixed not in k.ledger.rows
+
+
+def test_stat_threshold_is_vmstats():
+    # mm/vmstat.c: 2 * fls(cpus) * (1 + fls(MB / 128)); 4 CPUs, 512 MB: 2 * 3 * (1 + 3)
+    assert stat_threshold(512 << 8, 4) == 24
+    assert stat_threshold(1 << 30, 4) == 2 * 3 * (1 + 16)     # 4 TB: fls(32768) = 16
+    assert stat_threshold(1 << 35, 4) == 125                  # capped
