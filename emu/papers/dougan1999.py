@@ -870,5 +870,7 @@ def idle_task_table(data_kb=8, pages=96, written_bytes=4):
 def idle_by_working_set(sizes_kb=(1, 2, 4, 6, 8, 10, 12, 14, 16), pages=96, written_bytes=4):
     """``idle_next_task`` for each working-set size and configuration: a DataFrame indexed
     by (data_kb, config), each row's cycles also relative to no idle clearing at that size."""
-    frames = [idle_task_table(kb, pages, written_bytes).reset_index() for kb in sizes_kb]
-    return pd.concat(frames).set_index(["data_kb", "config"])
+    tables = sweep.run(idle_task_table, [dict(data_kb=kb, pages=pages,
+                                              written_bytes=written_bytes) for kb in sizes_kb],
+                       description="idle task by working set")
+    return pd.concat(t.reset_index() for t in tables).set_index(["data_kb", "config"])

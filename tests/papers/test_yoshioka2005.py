@@ -286,3 +286,18 @@ def test_the_reasons_say_the_direction_the_run_gives():
     assert "changes by -1.3%" in rest(pd.Series({"paper": 84.5, "model": 98.7}))
     assert "costs more cycles" in y.busy_reason(pd.Series({"paper": 9.2, "model": 17.7}))
     assert "costs fewer cycles" in y.busy_reason(pd.Series({"paper": 9.2, "model": 5.0}))
+
+
+def test_both_kernels_at_once_give_the_same_profiles_and_facts_without_the_kernel(profiles):
+    """kernel_profiles runs the two write tests in a sweep's workers: each profile comes
+    back without its Kernel (a Machine does not cross processes), with the same cycles as
+    the run here and the facts the chapter reads of the Kernel."""
+    both = y.kernel_profiles(records=256, warm=2048)
+    for label, here in profiles.items():
+        there = both[label]
+        assert there.machine_kernel is None and here.machine_kernel is not None
+        assert there.per_write("cycles") == here.per_write("cycles")
+        assert there.facts == y.kernel_facts(here.machine_kernel) == here.facts
+    k = profiles["original"].machine_kernel
+    assert profiles["original"].facts["writeback_lag"] == \
+        k.pool_pages - k.writeback_point(k.pool_pages)

@@ -31,7 +31,7 @@ every 997 (a prime); the shares are what compares.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pandas as pd
 
@@ -103,13 +103,19 @@ LEFT_OUT = (
 @dataclass
 class WriteProfile:
     """One kernel's write test: a SampledRun per counter (each a run of ``records`` writes
-    per CPU, after the same warm-up), and the Kernel they ran on."""
+    per CPU, after the same warm-up), and the Kernel they ran on (``machine_kernel``: not
+    sent back from a sweep's worker, where ``facts`` keeps what the chapter reads of it)."""
     kernel: str
     cpus: int
     records: int
     sampled: dict
     machine_kernel: object
     period: int = 0         # paced: a write every ``period`` cycles per CPU (0: back to back)
+    facts: dict = field(default_factory=dict)       # kernel_facts(machine_kernel)
+
+    def __getstate__(self):
+        # a Machine does not cross processes; the profile's own numbers do
+        return {**self.__dict__, "machine_kernel": None}
 
     def listing(self, metric):
         """Per symbol: app (vmlinux or iozone), samples, percent of all samples, and the
@@ -246,7 +252,28 @@ def write_profile(kernel, records=1000, warm=2000, cpus=1, counters=tuple(COUNTE
                                    event=c.event, limit=limit)
         k.written += records
         sampled[metric] = run
-    return WriteProfile(kernel, cpus, records, sampled, k, period)
+    return WriteProfile(kernel, cpus, records, sampled, k, period, kernel_facts(k))
+
+
+def kernel_facts(k):
+    """What the chapter quotes of a write test's Kernel (an ext3model.Kernel): its page
+    cache's pages, how far writeback lags the newest write, balance_dirty_pages'
+    ratelimit, kjournald's list's age in writes and CPU 0's cycles a commit turn."""
+    turns = k.commit_turns[0]
+    return {"pool_pages": k.pool_pages,
+            "writeback_lag": k.pool_pages - k.writeback_point(k.pool_pages),
+            "ratelimit": k.ratelimit, "commit_age": k.commit_lag,
+            "commit_turn_cycles": k.commit_cycles[0] / turns if turns else 0.0}
+
+
+def kernel_profiles(**options):
+    """``write_profile`` of each of KERNELS with the same ``options``, through emu.sweep
+    (both at once): {label: WriteProfile}, each without its Kernel (``facts`` holds what
+    the chapter reads of it)."""
+    labels = list(KERNELS)
+    runs = sweep.run(write_profile, [dict(kernel=KERNELS[label], **options) for label in labels],
+                     description="iozone's write test, both kernels")
+    return dict(zip(labels, runs))
 
 
 def write_period(label="original"):
@@ -755,6 +782,5 @@ def claims(profiles=None):
 
 def scored_profiles():
     """The scorecard's runs: both kernels on four CPUs, paced (SCORED_*)."""
-    return {label: write_profile(kernel, records=SCORED_RECORDS, warm=SCORED_WARM,
-                                 cpus=SCORED_CPUS, paced=True)
-            for label, kernel in KERNELS.items()}
+    return kernel_profiles(records=SCORED_RECORDS, warm=SCORED_WARM, cpus=SCORED_CPUS,
+                           paced=True)
