@@ -110,6 +110,12 @@ class TLB604Model:
             self.t[T6_SEGMENTS + n] = word
         self.flush_unicorn()
 
+    def invalidate_all(self):
+        """Every entry of both TLBs invalid (a cold start; the 604 has no tlbia, a kernel
+        would issue a tlbie per class)."""
+        self.t[T6_ENTRIES:] = 0
+        self.flush_unicorn()
+
     def invalidate_class(self, address):
         """tlbie ``address``: both ways of its class, in both TLBs."""
         for k in range(2):

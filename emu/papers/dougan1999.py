@@ -23,7 +23,10 @@ context, only where _PAGE_HASHPTE says an entry can be).
 
 Section 4 (system calls, switches, pipes): ``null_syscall``, ``lat_ctx``, ``lat_pipe``,
 ``bw_pipe``, ``table3_emulated``, ``kernel_tlb_conflict`` (user programs under the kernel
-model, emu.kernel.entry).
+model, emu.kernel.entry); ``table3_configurations`` (Table 3's two Linux/PPC rows,
+``CONFIGURATIONS``) and ``cold_null_syscall`` / ``cold_null_table`` (what emptied caches and
+TLBs add to a null call: the bound on what the machine's state could explain of the
+unoptimized row).
 
 Section 5 (the idle task): ``idle_next_task`` (the task that runs after the idle task has
 cleared pages in one of node13's ways, ``IDLE_CONFIGS``: its cycles, cache and TLB misses,
@@ -579,6 +582,32 @@ def null_syscall(machine, calls=(10, 20), bats=True, version="2.2.0", **options)
                                           runs[0].events.get("bat_translations", 0)) / span}
 
 
+def cold_null_syscall(machine, bats=True, version="2.2.0", **options):
+    """What a cold machine could add to a null call: LMBench's null-call program run for one
+    call twice after its warm-up (its faults taken, its kernel HPTEs made), the second time
+    with every cache emptied and, on the 604, both TLBs (each miss then a hash-table search
+    through the empty caches). The difference of the two runs is the most that the
+    caches' and TLBs' state can add to one call, its exit path's misses included (an upper
+    bound: LMBench's loop runs its calls back to back). Returns both runs' cycles,
+    instructions and TLB misses, and the difference."""
+    k = kernel(machine, **options)
+    entry = Entry(k, bats=bats, version=version)
+    p = entry.spawn(LAT_SYSCALL_NULL, "lat_syscall")
+    entry.run(p, ELF_BASE, 1)
+    warm = entry.run(p, ELF_BASE, 1)
+    k.machine.flush_caches()
+    if entry.tlb is not None:
+        entry.tlb.invalidate_all()
+    cold = entry.run(p, ELF_BASE, 1)
+    cycles = [r.cycles + r.host_cycles for r in (warm, cold)]
+    return {"machine": machine, "bats": bats, "version": version,
+            "warm_cycles": cycles[0], "cold_cycles": cycles[1],
+            "cold_extra_cycles": cycles[1] - cycles[0],
+            "warm_instructions": warm.instructions, "cold_instructions": cold.instructions,
+            "warm_tlb_misses": tlb_misses(warm.events),
+            "cold_tlb_misses": tlb_misses(cold.events)}
+
+
 def null_syscall_table(calls=(10, 20)):
     """``null_syscall`` on the three MMUs: a DataFrame indexed by machine."""
     return pd.DataFrame([null_syscall(m, calls) for m in MACHINES]).set_index("machine")
@@ -677,6 +706,11 @@ def table3_emulated(machines=("603 page table", "604"), bats=True, **options):
 # tlbmiss_603_hash.S; its flush stays the 603 backend's default, which has no page-by-page
 # search: Table 3's loops flush nothing). Its scheduler and pipe code are 2.2.0's, the same
 # algorithms as 2.1.51's.
+# Why no older kernel: Table 3 ran on a PowerMac 9500, and PowerMac support entered the tree
+# with 2.1.48pre3 together with Paul Mackerras's exception entry (EXCEPTION_PROLOG,
+# transfer_to_handler, int_return: 2.1.51's shape). 2.1.16's older entry (rfi, then stmw and
+# the FPSCR; _switch's SAVE_FP_REGS) belongs to the PReP-only port up to 2.1.37pre1, whose
+# kernel sat in BAT2 (setup.c): not a kernel that ran the 9500 with its kernel in the TLB.
 CONFIGURATIONS = {
     ("optimized", "604"): ("604", {"bats": True, "flush": "context"}),
     ("optimized", "603"): ("603 page table", {"bats": True, "tlb_flush": "context"}),
@@ -704,6 +738,23 @@ def table3_configurations(configurations=CONFIGURATIONS):
                      "null_tlb_misses": null["steady_tlb_misses"],
                      "pipe_tlb_misses": pipe["tlb_misses"]})
     return pd.DataFrame(rows).set_index(["kernel", "processor"])
+
+
+def cold_null_table(configurations=CONFIGURATIONS, processor="604"):
+    """``cold_null_syscall`` for each kernel of ``configurations`` on ``processor``: a
+    DataFrame indexed by kernel (optimized, unoptimized), with the steady call's cycles
+    (``null_syscall``) and ``cold_call_us``: a call that pays the whole cold difference, at
+    the profile's clock."""
+    rows = []
+    for (kind, proc), (machine, options) in configurations.items():
+        if proc != processor:
+            continue
+        cold = cold_null_syscall(machine, **options)
+        steady = null_syscall(machine, **options)
+        rows.append({"kernel": kind, **cold, "steady_cycles": steady["cycles_per_call"],
+                     "cold_call_us": (steady["cycles_per_call"] + cold["cold_extra_cycles"])
+                     / steady["clock_mhz"]})
+    return pd.DataFrame(rows).set_index("kernel")
 
 
 def kernel_tlb_conflict(pages=48, bats=True, machine="603 page table", passes=(10, 20)):

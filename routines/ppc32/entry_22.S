@@ -61,6 +61,9 @@
  *     instructions back to user mode, as 2.2.0;
  *   - DoSyscall and _switch run the same instructions as 2.2.0's (2.1.51's _switch steps the
  *     VSID by 1 from context << 4: here the kernel model's VSIDs, as below).
+ * It is the oldest entry a PowerMac kernel of the tree had: PowerMac support came with
+ * 2.1.48pre3 (commit cb8ca05c5) and this design with it; 2.1.16's older entry (c0711bf3d:
+ * an rfi to translation before saving, stmw, the FPSCR) is the PReP-only port's.
  * The rest of that kernel as the model runs it (Dougan 1999 notebook 06): on the PowerMac,
  * mapin_ram maps all of RAM with PTEs and no BAT (nobats here); the 603 reloads its TLB
  * from the hash table (tlbmiss_603_hash.S, the same search as 2.1.51's handlers); a range

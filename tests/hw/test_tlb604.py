@@ -126,6 +126,24 @@ def test_no_pte_in_either_group_is_a_fault_after_sixteen_reads():
     assert counts["table_search_cycles"] == 32
 
 
+def test_invalidate_all_empties_both_tlbs_and_the_next_access_searches_again():
+    """After a load the DTLB holds the entry (a second load is a hit: one search); once
+    every entry is invalidated it holds none, and the same load searches the table again
+    (two searches), finding the PTE in slot 0 of the primary group: 1 PTE read more."""
+    t = Table()
+    page = t.m.alloc(4096)
+    t.put(EA, False, 0, page)
+    t.m.call("probe", EA)
+    t.m.call("probe", EA)
+    assert t.tlb.counts()["table_searches"] == 1 and t.tlb.entries() == [(VSID, EA)]
+    reads = t.tlb.counts()["pte_reads"]
+    t.tlb.invalidate_all()
+    assert t.tlb.entries() == [] and t.tlb.entries(fetch=True) == []
+    t.m.call("probe", EA)
+    assert t.tlb.counts()["table_searches"] == 2
+    assert t.tlb.counts()["pte_reads"] == reads + 1
+
+
 def test_a_store_to_a_read_only_page_is_a_protection_fault():
     """PP = 3 (read only whatever the key): the load translates, the store is refused."""
     t = Table()

@@ -460,6 +460,23 @@ def test_the_unoptimized_configuration_changes_table_3s_loops_little():
     assert opt["instructions"] - unopt["instructions"] == 2 * 3
 
 
+def test_a_cold_null_call_runs_the_same_path_and_misses_what_it_touches():
+    """cold_null_syscall on the 604: the warm run and the cold one (every cache and both
+    TLBs emptied) run the same instructions. Warm, nothing misses in the TLBs; cold, with
+    the kernel in a BAT, the only translated page is the program's code (it touches no data
+    page): one ITLB miss. Without BATs the kernel's code, stack and data pages miss too.
+    Each miss and each cold line costs cycles: the cold run is dearer in both."""
+    bats = dougan1999.cold_null_syscall("604", flush="context")
+    nobats = dougan1999.cold_null_syscall("604", bats=False, flush="search", version="2.1.51")
+    for run in (bats, nobats):
+        assert run["cold_instructions"] == run["warm_instructions"]
+        assert run["warm_tlb_misses"] == 0
+        assert run["cold_extra_cycles"] == run["cold_cycles"] - run["warm_cycles"] > 0
+    assert bats["cold_tlb_misses"] == 1
+    assert nobats["cold_tlb_misses"] > 1
+    assert dougan1999.cold_null_syscall("604", flush="context") == bats     # deterministic
+
+
 @pytest.mark.parametrize("machine", MACHINES)
 def test_a_null_call_on_2_1_51s_path_by_hand(machine):
     """Linux 2.1.51's path (entry_22.S with LINUX_2_1_51): the prologue tests SRR1[PR] and
