@@ -178,6 +178,11 @@ def _split_line(line, isa, syntax):
         return []                      # a whole-line '#' comment (cpp line markers)
     comments = _comment_chars(isa, syntax)
     separator = None if (isa == "x86" and syntax == "intel") else ";"
+    if '"' not in line:                # no string: the comment and separators by find/split
+        cuts = [at for at in (line.find(c) for c in comments) if at >= 0]
+        text = line[:min(cuts)] if cuts else line
+        parts = text.split(separator) if separator else [text]
+        return [s.strip() for s in parts if s.strip()]
     statements, current, quote = [], "", None
     i = 0
     while i < len(line):
@@ -730,6 +735,7 @@ NUMBER_RE = re.compile(r"(?<![\w.$])(0[xX][0-9a-fA-F]+|\d+)(?![\w.$])")
 LONG_NUMBER_RE = re.compile(r"(?<![\w.])(0[xX][0-9a-fA-F]{23,}|\d{25,})")
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def _keystone_problem(text):
     """Why keystone must not see an instruction, or None: it crashes on non-ASCII text and
     (PowerPC) loops forever on a negative number of 64 bits or more."""
@@ -1003,6 +1009,7 @@ def _encode_instructions(isa, requests):
 DECIMAL_RE = re.compile(r"(?<![\w.%])(\d+)(?![\w.$])")
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def _att_decimals_to_hex(text):
     """Keystone's AT&T mode reads 12 as 0x12: write every decimal number in hex."""
     mnemonic, _, operands = text.partition(" ")
@@ -1052,7 +1059,8 @@ class _Assembler:
         self.p, self.isa, self.base = parsed, parsed.isa, base
         self.addresses = None          # label -> address in the current layout
         self.resolving = set()
-        self.equate_values = {}        # (name, here) -> value in the current layout
+        self.equate_values = {}        # name, or (name, here), -> value in this layout
+        self.uses = {}                 # equate -> the kinds of symbol it reads, transitively
 
     def error(self, message, s: Statement):
         return AssemblyError(message, self.p.filename, s.lineno, s.line, s.expansion)
@@ -1065,12 +1073,31 @@ class _Assembler:
                 return here             # first pass: a placeholder in branch range
             return self.addresses[name]
         if name in self.p.equates:
-            # each symbol once per layout: a chain of symbols that each use the one before
-            # twice would otherwise take 2**length evaluations
-            if (name, here) not in self.equate_values:
-                self.equate_values[(name, here)] = self.evaluate_equate(name, here)
-            return self.equate_values[(name, here)]
+            # each symbol once per layout (a chain of symbols that each use the one before
+            # twice would otherwise take 2**length evaluations), and once per address only
+            # if its value depends on the address: it reads '.', or a label in the first
+            # pass (where a label stands for the address)
+            uses = self.symbol_kinds(name)
+            key = (name, here) if "." in uses or ("label" in uses and self.addresses is None) \
+                else name
+            if key not in self.equate_values:
+                self.equate_values[key] = self.evaluate_equate(name, here)
+            return self.equate_values[key]
         raise ValueError(f"unknown symbol {name!r}")
+
+    def symbol_kinds(self, name):
+        """What an equate's expression reads, through the equates it names: {'.', 'label'}
+        or part of it (a cycle reads nothing more here: evaluating it is the error)."""
+        if name not in self.uses:
+            self.uses[name] = kinds = set()        # (in progress: a cycle stops here)
+            for ref in SYMBOL_RE.findall(self.p.equates[name][0]):
+                if ref == ".":
+                    kinds.add(".")
+                elif ref in self.p.labels:
+                    kinds.add("label")
+                elif ref in self.p.equates:
+                    kinds |= self.symbol_kinds(ref)
+        return self.uses[name]
 
     def evaluate_equate(self, name, here):
         if name in self.resolving:

@@ -487,3 +487,13 @@ def test_conditional_assembly_errors_name_the_line(src, lineno, says):
     with pytest.raises(AssemblyError, match=says) as e:
         assemble(src, "ppc64")
     assert e.value.lineno == lineno
+
+
+def test_an_equate_of_dot_takes_each_use_s_address_even_through_another_equate():
+    # an equate is cached once per layout unless it reads '.', directly or through another
+    # (then once per address): HERE = . and NEXT = HERE + 8 differ at each use
+    src = (".equ HERE, .\n.equ NEXT, HERE + 8\n.equ FIVE, 2 + 3\n"
+           "start: li r3, HERE - start\nli r4, NEXT - start\nli r5, FIVE\nli r6, HERE - start\n")
+    p = assemble(src, "ppc32")
+    assert words(p) == [ppc_addi(3, 0, 0), ppc_addi(4, 0, 4 + 8), ppc_addi(5, 0, 5),
+                        ppc_addi(6, 0, 12)]
