@@ -6,8 +6,14 @@ of the symbols its .ifdef/.ifndef lines test defined; a symbol it needs from the
 gets a made-up value, the same in both trees), then every program the named tests assemble
 (the kernel model's compositions at their bases: Dougan's entries, the Yoshioka write path).
 
-    python benchmarks/routine_bytes.py OUT.json [TEST_FILE ...]
+    PYTHONPATH=. python benchmarks/routine_bytes.py OUT.json [TEST_FILE ...]
     python benchmarks/routine_bytes.py --compare BEFORE.json AFTER.json
+
+(from the tree's root; the other tree's copy is run with PYTHONPATH=that tree, so that its emu
+and its routines are the ones read: `git archive REV | tar -x -C /tmp/before` gives one).
+Session 18 compared 0fe0d00 with the .macro routines: tests/papers/test_dougan1999_entry.py,
+test_dougan1999_idle.py, test_ext3model.py, tests/kernel/test_kernel64.py, test_kernel603.py,
+test_kernel_smp.py, test_kernel.py.
 """
 import hashlib
 import json
@@ -28,10 +34,15 @@ def digest(program):
     return hashlib.sha256(program.code + symbols.encode()).hexdigest()[:16]
 
 
+def tree_free(filename):
+    """A routine's path without the tree it is in (the two trees' paths differ)."""
+    return re.sub(r"^.*/(routines/)", r"\1", filename)
+
+
 def recording(assembled):
     def wrapper(source, isa, base, filename):
         program = assembled(source, isa, base, filename)
-        RECORDS.add((isa, base, filename, len(program.code), digest(program)))
+        RECORDS.add((isa, base, tree_free(filename), len(program.code), digest(program)))
         return program
     wrapper.cache_clear = assembled.cache_clear
     return wrapper
@@ -91,8 +102,8 @@ def main(out, tests):
 
 
 def compare(before, after):
-    a = {tuple(r) for r in json.loads(Path(before).read_text())}
-    b = {tuple(r) for r in json.loads(Path(after).read_text())}
+    a, b = ({(r[0], r[1], tree_free(r[2]), *r[3:]) for r in json.loads(Path(f).read_text())}
+            for f in (before, after))
     for row in sorted(a - b, key=str):
         print("only before:", row)
     for row in sorted(b - a, key=str):

@@ -7,7 +7,10 @@ small GNU-as front end around it:
 * it parses comments, labels (including ``1:`` / ``1b`` / ``1f``), and the directives a kernel
   ``.S`` file uses (``.globl .equ .set .long .word .byte .align .space .ascii`` ...) itself,
   and conditional assembly (``.if``/``.ifdef``/``.ifndef``, ``.elseif``, ``.else``,
-  ``.endif`` on numbers and ``.equ`` symbols: a routine's SMP build, say);
+  ``.endif`` on numbers and ``.equ`` symbols: a routine's SMP build, say), and macros
+  (``.macro NAME ARG[=DEFAULT]`` ... ``.endm``, as GNU as: ``\\ARG``, ``\\@`` the number of
+  the expansion for labels of their own, ``\\()``, ``.exitm``, ``.purgem``); an expanded line
+  keeps its line number in the macro, and an error there names the use's line too;
 * it lays the code out itself and hands keystone one instruction at a time, with every symbol
   already replaced by its value, so each statement's encoding is checked (nothing is dropped
   silently) and every error names the file, the line number and the line;
