@@ -25,7 +25,7 @@ import emu.isa.assemble as asm
 from emu.context import ROUTINES
 
 UNKNOWN_RE = re.compile(r"unknown symbol '([^']+)'|(\w+) is not a \.equ symbol defined above")
-REGISTER_RE = re.compile(r"[rc]\d+|cr\d|sp|lr|pc|ip|fp|sl|sb|lsl|lsr|asr|ror", re.I)
+REGISTER_RE = re.compile(r"[rc]\d+|cr\d|sp|lr|pc|ip|fp|sl|sb|lsl|lsr|asr|ror", re.IGNORECASE)
 RECORDS = set()
 
 
@@ -82,7 +82,7 @@ def standalone(path, isa, defines):
 def routines():
     for path in sorted(ROUTINES.rglob("*.S")):
         isa = path.parent.name
-        tested = sorted(set(re.findall(r"^\s*\.ifn?def\s+(\w+)", path.read_text(), re.M)))
+        tested = sorted(set(re.findall(r"^\s*\.ifn?def\s+(\w+)", path.read_text(), re.MULTILINE)))
         for defines in [[]] + [[s] for s in tested] + ([tested] if len(tested) > 1 else []):
             program = standalone(path, isa, defines)
             RECORDS.add((isa, 0x10000, f"{path.parent.name}/{path.name} {defines}",

@@ -360,7 +360,7 @@ class _Parser:
         values, position = {}, 0
         pieces = _macro_pieces(args)
         for k, piece in enumerate(pieces):
-            m = re.fullmatch(r"([A-Za-z_][\w$]*)\s*=(?!=)\s*(.*)", piece, re.S)
+            m = re.fullmatch(r"([A-Za-z_][\w$]*)\s*=(?!=)\s*(.*)", piece, re.DOTALL)
             if m:
                 if m.group(1) not in names:
                     raise self.error(f"macro {macro.name} has no parameter {m.group(1)} "
@@ -593,7 +593,7 @@ class _Parser:
 # GNU as's default limit on macros inside macros (-max-macro-nest, gas/macro.c)
 MAX_MACRO_DEPTH = 100
 MACRO_PARAM_RE = re.compile(r"([A-Za-z_][\w$]*)(?:\s*:\s*(req|vararg))?(?:\s*=\s*(.*))?",
-                            re.I | re.S)
+                            re.IGNORECASE | re.DOTALL)
 MACRO_REF_RE = re.compile(r"\\(@|\(\)|[A-Za-z_][\w$]*)")
 
 
