@@ -497,3 +497,15 @@ def test_an_equate_of_dot_takes_each_use_s_address_even_through_another_equate()
     p = assemble(src, "ppc32")
     assert words(p) == [ppc_addi(3, 0, 0), ppc_addi(4, 0, 4 + 8), ppc_addi(5, 0, 5),
                         ppc_addi(6, 0, 12)]
+
+
+def test_the_same_relative_branch_text_at_two_addresses_encodes_twice():
+    # the encoding cache keys a relative branch by its address (other x86 and PowerPC
+    # instructions by their text alone): both calls read 'call 0x1000a' once symbols are
+    # numbers, yet rel32 = 0x1000a - 0x10005 = 5 and 0x1000a - 0x1000a = 0
+    for again in ("", "# the second time, from the encoding cache\n"):
+        p = assemble(again + "call f\ncall f\nf: ret\n", "x86")
+        assert p.code == bytes.fromhex("e805000000" "e800000000" "c3")
+        # PowerPC b: 18<<26 | LI (the byte offset): +8 and +4
+        assert words(assemble(again + "b f\nb f\nf: blr\n", "ppc32"))[:2] == \
+            [0x48000008, 0x48000004]
