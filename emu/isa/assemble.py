@@ -147,6 +147,7 @@ LABEL_RE = re.compile(r"^\s*([A-Za-z_.$][\w.$]*|\d+)\s*:(?!:)")
 EQUALS_RE = re.compile(r"^\s*([A-Za-z_.$][\w.$]*)\s*=\s*(.+)$")
 NUMERIC_REF_RE = re.compile(r"(?<![\w.$])(\d+)([bf])(?![\w.$])")
 PPC_REG_RE = re.compile(r"(?<![\w.$%])%?([rf])(\d{1,2})(?![\w.$])")
+DOT_RE = re.compile(r"(?<![\w.$])\.(?![\w.$])")       # '.', the statement's own address
 MNEMONIC_RE = re.compile(r"^[A-Za-z_][\w.]*[+-]?$")
 SYMBOL_RE = re.compile(r"(?<![\w.$%])([A-Za-z_.$][\w.$]*)")
 
@@ -1085,6 +1086,8 @@ class _Assembler:
         self.resolving = set()
         self.equate_values = {}        # name, or (name, here), -> value in this layout
         self.uses = {}                 # equate -> the kinds of symbol it reads, transitively
+        self.fixed_texts = {}          # instruction text -> its text with symbols as numbers,
+                                       # where no label or '.' is read (any pass, any address)
 
     def error(self, message, s: Statement):
         return AssemblyError(message, self.p.filename, s.lineno, s.line, s.expansion)
@@ -1134,19 +1137,29 @@ class _Assembler:
             self.resolving.discard(name)
 
     def substitute(self, s: Statement, text):
-        """Replace every known symbol in an instruction's operands by its value."""
+        """Replace every known symbol in an instruction's operands by its value. A text
+        that names no label and no '.', even through its equates, reads the same in every
+        pass: it is kept (most of a routine's instructions name only offsets and SPRs)."""
+        if text in self.fixed_texts:
+            return self.fixed_texts[text]
         mnemonic, _, operands = text.partition(" ")
         labels, equates = self.p.labels, self.p.equates    # (a set of both made per
-                                                           # statement was quadratic)
+        fixed = True                                       # statement was quadratic)
+
         def value(m):
+            nonlocal fixed
             name = m.group(1)
             if name not in labels and name not in equates:
                 return name
+            fixed = fixed and name not in labels and not self.symbol_kinds(name)
             v = self.lookup(name, s.address)
             return hex(v) if v >= 0 else f"(-{hex(-v)})"
         operands = SYMBOL_RE.sub(value, operands)
-        operands = re.sub(r"(?<![\w.$])\.(?![\w.$])", hex(s.address), operands)
-        return (mnemonic + " " + operands).strip()
+        operands, dots = DOT_RE.subn(hex(s.address), operands)
+        result = (mnemonic + " " + operands).strip()
+        if fixed and not dots:
+            self.fixed_texts[text] = result
+        return result
 
     def ldr_const_text(self, s: Statement):
         reg, expr = s.body.split(",", 1)

@@ -509,3 +509,11 @@ def test_the_same_relative_branch_text_at_two_addresses_encodes_twice():
         # PowerPC b: 18<<26 | LI (the byte offset): +8 and +4
         assert words(assemble(again + "b f\nb f\nf: blr\n", "ppc32"))[:2] == \
             [0x48000008, 0x48000004]
+
+
+def test_an_instruction_naming_a_label_through_an_equate_is_substituted_again_each_pass():
+    # the first pass reads a label as the statement's own address (0x10000); an instruction
+    # text is kept from pass to pass only when it reads no label or '.', even through an
+    # equate: X = f = 0x10008, so li r3, X@l is li r3, 8 (not 0 from the first pass)
+    p = assemble("li r3, X@l\nnop\nf: blr\n.equ X, f\n.equ Y, 12\nli r4, Y\n", "ppc32")
+    assert words(p)[0] == ppc_addi(3, 0, 8) and words(p)[3] == ppc_addi(4, 0, 12)
