@@ -1115,15 +1115,24 @@ class _Assembler:
     def symbol_kinds(self, name):
         """What an equate's expression reads, through the equates it names: {'.', 'label'}
         or part of it (a cycle reads nothing more here: evaluating it is the error)."""
-        if name not in self.uses:
-            self.uses[name] = kinds = set()        # (in progress: a cycle stops here)
-            for ref in SYMBOL_RE.findall(self.p.equates[name][0]):
-                if ref == ".":
-                    kinds.add(".")
-                elif ref in self.p.labels:
-                    kinds.add("label")
-                elif ref in self.p.equates:
-                    kinds |= self.symbol_kinds(ref)
+        equates, stack = self.p.equates, [(name, False)]
+        while stack:                        # depth first, without recursion: a chain of
+            symbol, done = stack.pop()      # 3,000 equates is an evaluation error, later
+            refs = SYMBOL_RE.findall(equates[symbol][0])
+            if done:
+                kinds = self.uses[symbol]
+                for ref in refs:
+                    if ref == ".":
+                        kinds.add(".")
+                    elif ref in self.p.labels:
+                        kinds.add("label")
+                    elif ref in equates:
+                        kinds |= self.uses[ref]
+            elif symbol not in self.uses:
+                self.uses[symbol] = set()   # (in progress: a cycle stops here)
+                stack.append((symbol, True))
+                stack += [(ref, False) for ref in refs if ref in equates
+                          and ref not in self.uses]
         return self.uses[name]
 
     def evaluate_equate(self, name, here):
