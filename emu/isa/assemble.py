@@ -7,7 +7,10 @@ small GNU-as front end around it:
 * it parses comments, labels (including ``1:`` / ``1b`` / ``1f``), and the directives a kernel
   ``.S`` file uses (``.globl .equ .set .long .word .byte .align .space .ascii`` ...) itself,
   and conditional assembly (``.if``/``.ifdef``/``.ifndef``, ``.elseif``, ``.else``,
-  ``.endif`` on numbers and ``.equ`` symbols: a routine's SMP build, say);
+  ``.endif`` on numbers and ``.equ`` symbols: a routine's SMP build, say), and macros
+  (``.macro NAME ARG[=DEFAULT]`` ... ``.endm``, as GNU as: ``\\ARG``, ``\\@`` the number of
+  the expansion for labels of their own, ``\\()``, ``.exitm``, ``.purgem``); an expanded line
+  keeps its line number in the macro, and an error there names the use's line too;
 * it lays the code out itself and hands keystone one instruction at a time, with every symbol
   already replaced by its value, so each statement's encoding is checked (nothing is dropped
   silently) and every error names the file, the line number and the line;
@@ -71,7 +74,9 @@ def _shorten(text, most):
 class AssemblyError(ValueError):
     """Bad assembly source: names the file, the line number and the line."""
 
-    def __init__(self, message, filename="<source>", lineno=None, line=None):
+    def __init__(self, message, filename="<source>", lineno=None, line=None, expansion=""):
+        if expansion:
+            message = f"{message} ({expansion})"
         self.message, self.filename, self.lineno, self.line = message, filename, lineno, line
         where = f"{filename}:{lineno}: " if lineno else f"{filename}: "
         text = where + _shorten(message, 400)
@@ -91,6 +96,7 @@ class Statement:
     width: int = 0              # data: bytes per value; align: alignment
     address: int = 0
     encoding: bytes = b""
+    expansion: str = ""         # "in macro X (used on line N)" for a line a macro gave
 
 
 @dataclass
@@ -141,6 +147,7 @@ LABEL_RE = re.compile(r"^\s*([A-Za-z_.$][\w.$]*|\d+)\s*:(?!:)")
 EQUALS_RE = re.compile(r"^\s*([A-Za-z_.$][\w.$]*)\s*=\s*(.+)$")
 NUMERIC_REF_RE = re.compile(r"(?<![\w.$])(\d+)([bf])(?![\w.$])")
 PPC_REG_RE = re.compile(r"(?<![\w.$%])%?([rf])(\d{1,2})(?![\w.$])")
+DOT_RE = re.compile(r"(?<![\w.$])\.(?![\w.$])")       # '.', the statement's own address
 MNEMONIC_RE = re.compile(r"^[A-Za-z_][\w.]*[+-]?$")
 SYMBOL_RE = re.compile(r"(?<![\w.$%])([A-Za-z_.$][\w.$]*)")
 
@@ -175,6 +182,11 @@ def _split_line(line, isa, syntax):
         return []                      # a whole-line '#' comment (cpp line markers)
     comments = _comment_chars(isa, syntax)
     separator = None if (isa == "x86" and syntax == "intel") else ";"
+    if '"' not in line:                # no string: the comment and separators by find/split
+        cuts = [at for at in (line.find(c) for c in comments) if at >= 0]
+        text = line[:min(cuts)] if cuts else line
+        parts = text.split(separator) if separator else [text]
+        return [s.strip() for s in parts if s.strip()]
     statements, current, quote = [], "", None
     i = 0
     while i < len(line):
@@ -215,13 +227,50 @@ class _Parser:
         self.pending_prefix = ""
         self.prefix_line = (None, None)
         self.conditions: list[list] = []       # open .if blocks: [taking, taken, lineno, line]
+        self.macros: dict[str, Macro] = {}
+        self.defining: Macro | None = None     # the .macro whose body is being read
+        self.expanding: list[tuple] = []       # (macro, the use's line number): innermost last
+        self.expansions = 0                    # \@: how many macros were expanded before
+        self.exit_macro = False                # .exitm seen: skip the rest of this expansion
+
+    def where(self):
+        """Which expansion the current line came from ('' outside macros)."""
+        if not self.expanding:
+            return ""
+        macro, use = self.expanding[-1]
+        text = f"in macro {macro.name}, used on line {use}"
+        if len(self.expanding) > 1:
+            outer, first = self.expanding[0]
+            text += (f", inside {len(self.expanding) - 1} more expansion(s) from macro "
+                     f"{outer.name} used on line {first}")
+        return text
 
     def error(self, message, lineno, line):
-        return AssemblyError(message, self.filename, lineno, line)
+        return AssemblyError(message, self.filename, lineno, line, self.where())
 
     def parse(self, source):
         text = _strip_block_comments(source, self.filename)
-        for lineno, line in enumerate(text.split("\n"), 1):
+        self.lines(enumerate(text.split("\n"), 1))
+        if self.defining:
+            raise self.error(f".macro {self.defining.name} without its .endm",
+                             self.defining.lineno, self.defining.line)
+        if self.conditions:
+            raise self.error(".if without its .endif", *self.conditions[-1][2:])
+        if self.pending_prefix:
+            raise self.error(f"prefix {self.pending_prefix.strip()!r} is not followed by an "
+                             "instruction", *self.prefix_line)
+        for ref, name, lineno, line in self.forward_refs:
+            if name not in self.labels:       # else keystone names our internal .L1$0
+                raise self.error(f"'{ref}' refers forward to a label {ref[:-1]}: that is not "
+                                 "defined below", lineno, line)
+        return self
+
+    def lines(self, numbered):
+        """Read numbered source lines: a .macro's body is kept, everything else parsed."""
+        for lineno, line in numbered:
+            if self.defining:
+                self.macro_line(lineno, line)
+                continue
             for stmt in _split_line(line, self.isa, self.syntax):
                 try:
                     self.statement(stmt, lineno, line)
@@ -234,16 +283,106 @@ class _Parser:
                 if len(self.statements) > MAX_STATEMENTS:
                     raise self.error(f"more than {MAX_STATEMENTS:,} statements: the largest "
                                      "routine of the book has 702 lines", lineno, line)
-        if self.conditions:
-            raise self.error(".if without its .endif", *self.conditions[-1][2:])
-        if self.pending_prefix:
-            raise self.error(f"prefix {self.pending_prefix.strip()!r} is not followed by an "
-                             "instruction", *self.prefix_line)
-        for ref, name, lineno, line in self.forward_refs:
-            if name not in self.labels:       # else keystone names our internal .L1$0
-                raise self.error(f"'{ref}' refers forward to a label {ref[:-1]}: that is not "
-                                 "defined below", lineno, line)
-        return self
+                if self.defining or self.exit_macro:
+                    break                 # (the rest of a .macro line is not read)
+            if self.exit_macro:
+                return
+
+    def macro_line(self, lineno, line):
+        """One line of the body of the .macro being defined: kept as it is, up to the
+        .endm that closes it (a .macro inside the body nests)."""
+        first = _split_line(line, self.isa, self.syntax)[:1]
+        word = first[0].split(None, 1)[0].lower() if first else ""
+        macro = self.defining
+        if word == ".macro":
+            macro.depth += 1
+        elif word in (".endm", ".endmacro"):
+            if macro.depth == 0:
+                self.defining = None
+                macro.check_references(self)
+                self.macros[macro.name.lower()] = macro
+                return
+            macro.depth -= 1
+        macro.body.append((lineno, line))
+
+    def define_macro(self, args, lineno, line):
+        """.macro NAME [ARG[=DEFAULT][:req|:vararg]][, ...]: its body follows, to .endm."""
+        name, _, rest = args.replace("\t", " ").partition(" ")
+        name = name.rstrip(",")
+        if not SYMBOL_RE.fullmatch(name):
+            raise self.error(f".macro needs a name, not {name!r}", lineno, line)
+        if name.lower() in self.macros:           # (GNU as: names in any case are one)
+            first = self.macros[name.lower()]
+            raise self.error(f"macro {name} is already defined on line {first.lineno}",
+                             lineno, line)
+        params = []
+        for piece in _macro_pieces(rest):
+            m = MACRO_PARAM_RE.fullmatch(piece)
+            if not m:
+                raise self.error(f"cannot read the macro parameter {piece!r}", lineno, line)
+            param, qualifier, default = m.group(1), m.group(2), m.group(3)
+            if any(p[0] == param for p in params):
+                raise self.error(f"macro {name} names its parameter {param} twice", lineno,
+                                 line)
+            if params and params[-1][2] == "vararg":
+                raise self.error("only the last parameter may be :vararg", lineno, line)
+            params.append((param, _unquote(default or ""), (qualifier or "").lower()))
+        self.defining = Macro(name, params, lineno, line)
+
+    def expand(self, macro, args, lineno, line):
+        """A macro's use: its body with the arguments in place, read line by line (each
+        keeps its own line number in the macro; an error names the use's line too)."""
+        if len(self.expanding) >= MAX_MACRO_DEPTH:
+            raise self.error(f"macro {macro.name} is used more than {MAX_MACRO_DEPTH} deep "
+                             "(a recursion without end?)", lineno, line)
+        values = self.macro_arguments(macro, args, lineno, line)
+        number, self.expansions = str(self.expansions), self.expansions + 1
+        body = [(n, macro.substitute(text, values, number)) for n, text in macro.body]
+        self.expanding.append((macro, lineno))
+        depth = len(self.conditions)
+        try:
+            self.lines(body)
+            if self.defining:
+                raise self.error(f".macro {self.defining.name} inside macro {macro.name} "
+                                 "without its .endm", self.defining.lineno,
+                                 self.defining.line)
+            if len(self.conditions) > depth and not self.exit_macro:
+                raise self.error(".if without its .endif in the macro",
+                                 *self.conditions[-1][2:])
+            del self.conditions[depth:]       # (.exitm leaves the macro's .if blocks)
+        finally:
+            self.expanding.pop()
+            self.exit_macro = False
+
+    def macro_arguments(self, macro, args, lineno, line):
+        """name -> value: positional arguments in order, NAME=VALUE by name, then the
+        defaults; an argument the macro does not have is an error."""
+        names = [p[0] for p in macro.params]
+        values, position = {}, 0
+        pieces = _macro_pieces(args)
+        for k, piece in enumerate(pieces):
+            m = re.fullmatch(r"([A-Za-z_][\w$]*)\s*=(?!=)\s*(.*)", piece, re.DOTALL)
+            if m:
+                if m.group(1) not in names:
+                    raise self.error(f"macro {macro.name} has no parameter {m.group(1)} "
+                                     f"(it has: {', '.join(names) or 'none'})", lineno, line)
+                values[m.group(1)] = _unquote(m.group(2))
+                position = names.index(m.group(1)) + 1
+                continue
+            if position >= len(names):
+                raise self.error(f"macro {macro.name} takes {len(names)} arguments: "
+                                 f"{piece!r} is one too many", lineno, line)
+            if macro.params[position][2] == "vararg":
+                values[names[position]] = ", ".join(pieces[k:])
+                break
+            values[names[position]] = _unquote(piece)
+            position += 1
+        for param, default, qualifier in macro.params:
+            if param not in values and qualifier == "req":
+                raise self.error(f"macro {macro.name} needs its argument {param}", lineno,
+                                 line)
+            values.setdefault(param, default)
+        return values
 
     def define_label(self, name, lineno, line):
         if name.isdigit():
@@ -268,7 +407,8 @@ class _Parser:
         return NUMERIC_REF_RE.sub(rename, text)
 
     def add(self, kind, body, lineno, line, width=0):
-        self.statements.append(Statement(lineno, line, kind, body, self.syntax, width))
+        self.statements.append(Statement(lineno, line, kind, body, self.syntax, width,
+                                         expansion=self.where()))
 
     def statement(self, stmt, lineno, line):
         name = stmt.split(None, 1)[0].lower() if stmt.startswith(".") else ""
@@ -281,6 +421,9 @@ class _Parser:
             stmt = stmt[m.end():].strip()
         if not stmt:
             return
+        word, _, args = stmt.replace("\t", " ").partition(" ")
+        if word.lower() in self.macros:
+            return self.expand(self.macros[word.lower()], args.strip(), lineno, line)
         if (m := EQUALS_RE.match(stmt)) and not stmt.startswith("."):
             return self.equate(m.group(1), m.group(2), lineno, line)
         if stmt.startswith("."):
@@ -355,7 +498,19 @@ class _Parser:
             args = rest + " " + args
         name, args = name.lower(), args.strip()
         args = self.numeric_refs(args, lineno, line)
-        if name in (".globl", ".global"):
+        if name == ".macro":
+            self.define_macro(args, lineno, line)
+        elif name in (".endm", ".endmacro"):
+            raise self.error(f"{name} without a .macro above it", lineno, line)
+        elif name == ".exitm":
+            if not self.expanding:
+                raise self.error(".exitm outside a macro", lineno, line)
+            self.exit_macro = True
+        elif name == ".purgem":
+            if args.lower() not in self.macros:
+                raise self.error(f".purgem: no macro {args!r} is defined", lineno, line)
+            del self.macros[args.lower()]
+        elif name in (".globl", ".global"):
             for a in args.split(","):
                 if a.strip():
                     self.globals.append(a.strip())
@@ -374,7 +529,8 @@ class _Parser:
                 data = b"".join(_string_literal(s) + end for s in _split_operands(args))
             except ValueError as e:
                 raise self.error(str(e), lineno, line) from None
-            self.statements.append(Statement(lineno, line, "bytes", args, encoding=data))
+            self.statements.append(Statement(lineno, line, "bytes", args, encoding=data,
+                                             expansion=self.where()))
         elif name in (".align", ".balign", ".p2align"):
             if not _split_operands(args):
                 raise self.error(f"{name} needs an alignment", lineno, line)
@@ -433,6 +589,84 @@ class _Parser:
                 self.add("ldr_const", f"{m.group(2)},{m.group(3)}", lineno, line)
                 return
         self.add("insn", text, lineno, line)
+
+
+# GNU as's default limit on macros inside macros (-max-macro-nest, gas/macro.c)
+MAX_MACRO_DEPTH = 100
+MACRO_PARAM_RE = re.compile(r"([A-Za-z_][\w$]*)(?:\s*:\s*(req|vararg))?(?:\s*=\s*(.*))?",
+                            re.IGNORECASE | re.DOTALL)
+MACRO_REF_RE = re.compile(r"\\(@|\(\)|[A-Za-z_][\w$]*)")
+
+
+@dataclass
+class Macro:
+    """A .macro: its parameters (name, default, qualifier) and body lines (number, text)."""
+    name: str
+    params: list
+    lineno: int
+    line: str
+    body: list = dataclasses.field(default_factory=list)
+    depth: int = 0                  # .macro lines inside the body not yet closed
+
+    def check_references(self, parser):
+        """Every \\NAME outside a string must be a parameter (a typo would otherwise
+        reach the instruction as a backslash)."""
+        names = {p[0] for p in self.params}
+        for lineno, text in self.body:
+            unquoted = re.sub(r'"(\\.|[^"\\])*"', '""', text)
+            for m in MACRO_REF_RE.finditer(unquoted):
+                if m.group(1) not in ("@", "()") and m.group(1) not in names:
+                    raise parser.error(f"macro {self.name} has no parameter "
+                                       f"{m.group(1)} (it has: "
+                                       f"{', '.join(sorted(names)) or 'none'})", lineno, text)
+
+    def substitute(self, text, values, number):
+        """A body line with \\ARG, \\@ (the expansion's number) and \\() replaced."""
+        def value(m):
+            ref = m.group(1)
+            if ref == "@":
+                return number
+            if ref == "()":
+                return ""
+            return values.get(ref, m.group(0))       # (a \\n in a string stays)
+        return MACRO_REF_RE.sub(value, text)
+
+
+def _macro_pieces(text):
+    """A .macro's parameters or a use's arguments: separated by commas, or by blanks when
+    there is no comma (GNU as takes both)."""
+    pieces = _split_operands(text)
+    if len(pieces) == 1 and "," not in text:
+        pieces = _blank_pieces(pieces[0])
+    return pieces
+
+
+def _blank_pieces(text):
+    """Split at blanks outside quotes and brackets, keeping NAME = VALUE together."""
+    text = re.sub(r"\s*=\s*", "=", text)
+    parts, depth, quote, current = [], 0, None, ""
+    for ch in text:
+        if quote:
+            quote = None if ch == quote else quote
+        elif ch == '"':
+            quote = ch
+        elif ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        elif ch.isspace() and depth == 0:
+            if current:
+                parts.append(current)
+            current = ""
+            continue
+        current += ch
+    return parts + ([current] if current else [])
+
+
+def _unquote(text):
+    """GNU as drops the double quotes around a macro argument ("a b" is one argument)."""
+    text = text.strip()
+    return text[1:-1] if len(text) >= 2 and text[0] == text[-1] == '"' else text
 
 
 _CLOSES = {"(": ")", "[": "]", "{": "}"}
@@ -505,6 +739,7 @@ NUMBER_RE = re.compile(r"(?<![\w.$])(0[xX][0-9a-fA-F]+|\d+)(?![\w.$])")
 LONG_NUMBER_RE = re.compile(r"(?<![\w.])(0[xX][0-9a-fA-F]{23,}|\d{25,})")
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def _keystone_problem(text):
     """Why keystone must not see an instruction, or None: it crashes on non-ASCII text and
     (PowerPC) loops forever on a negative number of 64 bits or more."""
@@ -751,12 +986,33 @@ def _remember(key, answer):
         del _ENCODING_CACHE[next(iter(_ENCODING_CACHE))]
 
 
+# Instructions whose encoding depends on their own address: relative branches (x86: jumps,
+# calls, loops; PowerPC: every b* mnemonic). Any other x86 or PowerPC instruction encodes the
+# same at every address (its symbols are numbers by now), so its answer is cached by its text
+# alone: a layout that moves code asked keystone again for every instruction after the move
+# (the Yoshioka write path: 15,744 requests for 3,437 instructions). ARM keeps the address
+# in every key (pc-relative loads and adr take a label).
+_RELATIVE_RE = {"x86": re.compile(r"(?:(?:rep\w*|lock|bnd|notrack)\s+)*(j|l?call|loop|xbegin)",
+                                  re.IGNORECASE),
+                "ppc32": re.compile(r"b", re.IGNORECASE),
+                "ppc64": re.compile(r"b", re.IGNORECASE)}
+
+
+def _cache_key(isa, request):
+    """The encoding cache's key: the address only where the encoding can depend on it."""
+    text, address, syntax = request
+    relative = _RELATIVE_RE.get(isa)
+    if relative is not None and not relative.match(text):
+        address = None
+    return (isa, text, address, syntax)
+
+
 def _encode_instructions(isa, requests):
     """requests: [(text, address, syntax)] -> list of answers, cached."""
     with _KEYSTONE_LOCK:
         found = {}
         for request in dict.fromkeys(requests):
-            answer = _cached((isa,) + request)
+            answer = _cached(_cache_key(isa, request))
             if answer is not None:
                 found[request] = answer
         todo = [r for r in dict.fromkeys(requests) if r not in found]
@@ -767,7 +1023,7 @@ def _encode_instructions(isa, requests):
                 for request, answer in zip(batch, answers):
                     found[request] = answer
                     if "the keystone assembler" not in answer.get("error", ""):
-                        _remember((isa,) + request, answer)    # a crash is not remembered
+                        _remember(_cache_key(isa, request), answer)   # not a crash
                 batch = batch[len(answers):]
                 if answers and "the keystone assembler" in answers[-1].get("error", ""):
                     break             # report the crash; the rest were not tried
@@ -778,6 +1034,7 @@ def _encode_instructions(isa, requests):
 DECIMAL_RE = re.compile(r"(?<![\w.%])(\d+)(?![\w.$])")
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def _att_decimals_to_hex(text):
     """Keystone's AT&T mode reads 12 as 0x12: write every decimal number in hex."""
     mnemonic, _, operands = text.partition(" ")
@@ -827,10 +1084,13 @@ class _Assembler:
         self.p, self.isa, self.base = parsed, parsed.isa, base
         self.addresses = None          # label -> address in the current layout
         self.resolving = set()
-        self.equate_values = {}        # (name, here) -> value in the current layout
+        self.equate_values = {}        # name, or (name, here), -> value in this layout
+        self.uses = {}                 # equate -> the kinds of symbol it reads, transitively
+        self.fixed_texts = {}          # instruction text -> its text with symbols as numbers,
+                                       # where no label or '.' is read (any pass, any address)
 
     def error(self, message, s: Statement):
-        return AssemblyError(message, self.p.filename, s.lineno, s.line)
+        return AssemblyError(message, self.p.filename, s.lineno, s.line, s.expansion)
 
     def lookup(self, name, here):
         if name == ".":
@@ -840,12 +1100,40 @@ class _Assembler:
                 return here             # first pass: a placeholder in branch range
             return self.addresses[name]
         if name in self.p.equates:
-            # each symbol once per layout: a chain of symbols that each use the one before
-            # twice would otherwise take 2**length evaluations
-            if (name, here) not in self.equate_values:
-                self.equate_values[(name, here)] = self.evaluate_equate(name, here)
-            return self.equate_values[(name, here)]
+            # each symbol once per layout (a chain of symbols that each use the one before
+            # twice would otherwise take 2**length evaluations), and once per address only
+            # if its value depends on the address: it reads '.', or a label in the first
+            # pass (where a label stands for the address)
+            uses = self.symbol_kinds(name)
+            key = (name, here) if "." in uses or ("label" in uses and self.addresses is None) \
+                else name
+            if key not in self.equate_values:
+                self.equate_values[key] = self.evaluate_equate(name, here)
+            return self.equate_values[key]
         raise ValueError(f"unknown symbol {name!r}")
+
+    def symbol_kinds(self, name):
+        """What an equate's expression reads, through the equates it names: {'.', 'label'}
+        or part of it (a cycle reads nothing more here: evaluating it is the error)."""
+        equates, stack = self.p.equates, [(name, False)]
+        while stack:                        # depth first, without recursion: a chain of
+            symbol, done = stack.pop()      # 3,000 equates is an evaluation error, later
+            refs = SYMBOL_RE.findall(equates[symbol][0])
+            if done:
+                kinds = self.uses[symbol]
+                for ref in refs:
+                    if ref == ".":
+                        kinds.add(".")
+                    elif ref in self.p.labels:
+                        kinds.add("label")
+                    elif ref in equates:
+                        kinds |= self.uses[ref]
+            elif symbol not in self.uses:
+                self.uses[symbol] = set()   # (in progress: a cycle stops here)
+                stack.append((symbol, True))
+                stack += [(ref, False) for ref in refs if ref in equates
+                          and ref not in self.uses]
+        return self.uses[name]
 
     def evaluate_equate(self, name, here):
         if name in self.resolving:
@@ -858,19 +1146,29 @@ class _Assembler:
             self.resolving.discard(name)
 
     def substitute(self, s: Statement, text):
-        """Replace every known symbol in an instruction's operands by its value."""
+        """Replace every known symbol in an instruction's operands by its value. A text
+        that names no label and no '.', even through its equates, reads the same in every
+        pass: it is kept (most of a routine's instructions name only offsets and SPRs)."""
+        if text in self.fixed_texts:
+            return self.fixed_texts[text]
         mnemonic, _, operands = text.partition(" ")
         labels, equates = self.p.labels, self.p.equates    # (a set of both made per
-                                                           # statement was quadratic)
+        fixed = True                                       # statement was quadratic)
+
         def value(m):
+            nonlocal fixed
             name = m.group(1)
             if name not in labels and name not in equates:
                 return name
+            fixed = fixed and name not in labels and not self.symbol_kinds(name)
             v = self.lookup(name, s.address)
             return hex(v) if v >= 0 else f"(-{hex(-v)})"
         operands = SYMBOL_RE.sub(value, operands)
-        operands = re.sub(r"(?<![\w.$])\.(?![\w.$])", hex(s.address), operands)
-        return (mnemonic + " " + operands).strip()
+        operands, dots = DOT_RE.subn(hex(s.address), operands)
+        result = (mnemonic + " " + operands).strip()
+        if fixed and not dots:
+            self.fixed_texts[text] = result
+        return result
 
     def ldr_const_text(self, s: Statement):
         reg, expr = s.body.split(",", 1)

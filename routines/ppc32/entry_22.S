@@ -160,12 +160,9 @@
         .equ    TASK_STATE, 0
         .equ    TASK_INTERRUPTIBLE, 1
 
-        .globl  entry22_base
-entry22_base:
-        .space  0x300
-
-        .globl  DataAccess22
-DataAccess22:                           # base + 0x300: data storage interrupt
+        # head.S's EXCEPTION_PROLOG (a cpp macro there), at each vector below: NAME gives
+        # the labels of this copy (NAME21_sp, NAME_frame: head.S's local 1:)
+        .macro  EXCEPTION_PROLOG name
 .ifdef LINUX_2_1_51
         mtspr   SPRG0, r20
         mtspr   SPRG1, r21
@@ -173,10 +170,10 @@ DataAccess22:                           # base + 0x300: data storage interrupt
         mfspr   r21, SRR1               # 2.1.51: from user or kernel by SRR1[PR]
         andi.   r21, r21, MSR_PR
         mr      r21, r1                 # from the kernel: the current sp
-        beq     da21_sp
+        beq     \name\()21_sp
         mfspr   r21, SPRG3              # from user: the thread's kernel sp (tss.ksp)
         lwz     r21, TSS_KSP(r21)
-da21_sp:
+\name\()21_sp:
         addis   r21, r21, 0             # tophys
         subi    r21, r21, INT_FRAME_SIZE+STACK_UNDERHEAD
         stw     r1, GPR1(r21)
@@ -209,10 +206,10 @@ da21_sp:
         mfcr    r20
         mfspr   r21, SPRG2              # the frame, if from user mode
         cmpwi   0, r21, 0
-        bne     da_frame
+        bne     \name\()_frame
         addis   r21, r1, 0              # tophys(kernel sp)
         subi    r21, r21, INT_FRAME_SIZE+STACK_UNDERHEAD
-da_frame:
+\name\()_frame:
         stw     r20, _CCR(r21)
         stw     r22, GPR22(r21)
         stw     r23, GPR23(r21)
@@ -238,6 +235,15 @@ da_frame:
         stw     r5, GPR5(r21)
         stw     r6, GPR6(r21)
 .endif
+        .endm
+
+        .globl  entry22_base
+entry22_base:
+        .space  0x300
+
+        .globl  DataAccess22
+DataAccess22:                           # base + 0x300: data storage interrupt
+        EXCEPTION_PROLOG da
         mfspr   r20, DSISR
 .ifdef KERNEL_HASH
         andis.  r0, r20, 0x4000         # no HPTE (DSISR bit 1) ...
@@ -269,78 +275,7 @@ da_slow:
         .align  8
         .globl  InstructionAccess22
 InstructionAccess22:                    # base + 0x400: instruction storage interrupt
-.ifdef LINUX_2_1_51
-        mtspr   SPRG0, r20
-        mtspr   SPRG1, r21
-        mfcr    r20
-        mfspr   r21, SRR1               # 2.1.51: from user or kernel by SRR1[PR]
-        andi.   r21, r21, MSR_PR
-        mr      r21, r1                 # from the kernel: the current sp
-        beq     ia21_sp
-        mfspr   r21, SPRG3              # from user: the thread's kernel sp (tss.ksp)
-        lwz     r21, TSS_KSP(r21)
-ia21_sp:
-        addis   r21, r21, 0             # tophys
-        subi    r21, r21, INT_FRAME_SIZE+STACK_UNDERHEAD
-        stw     r1, GPR1(r21)
-        stw     r1, 0(r21)              # the back chain
-        addis   r1, r21, 0              # tovirt: the kernel sp
-        stw     r20, _CCR(r21)
-        stw     r22, GPR22(r21)
-        stw     r23, GPR23(r21)
-        mfspr   r20, SPRG0
-        stw     r20, GPR20(r21)
-        mfspr   r22, SPRG1
-        stw     r22, GPR21(r21)
-        mflr    r20
-        stw     r20, _LINK(r21)
-        mfctr   r22
-        stw     r22, _CTR(r21)
-        mfspr   r20, XER
-        stw     r20, _XER(r21)
-        mfspr   r22, SRR0
-        mfspr   r23, SRR1
-        stw     r0, GPR0(r21)
-        stw     r2, GPR2(r21)
-        stw     r3, GPR3(r21)
-        stw     r4, GPR4(r21)
-        stw     r5, GPR5(r21)
-        stw     r6, GPR6(r21)
-.else
-        mtspr   SPRG0, r20
-        mtspr   SPRG1, r21
-        mfcr    r20
-        mfspr   r21, SPRG2
-        cmpwi   0, r21, 0
-        bne     ia_frame
-        addis   r21, r1, 0
-        subi    r21, r21, INT_FRAME_SIZE+STACK_UNDERHEAD
-ia_frame:
-        stw     r20, _CCR(r21)
-        stw     r22, GPR22(r21)
-        stw     r23, GPR23(r21)
-        mfspr   r20, SPRG0
-        stw     r20, GPR20(r21)
-        mfspr   r22, SPRG1
-        stw     r22, GPR21(r21)
-        mflr    r20
-        stw     r20, _LINK(r21)
-        mfctr   r22
-        stw     r22, _CTR(r21)
-        mfspr   r20, XER
-        stw     r20, _XER(r21)
-        mfspr   r22, SRR0
-        mfspr   r23, SRR1
-        stw     r0, GPR0(r21)
-        stw     r1, GPR1(r21)
-        stw     r2, GPR2(r21)
-        stw     r1, 0(r21)
-        addis   r1, r21, 0
-        stw     r3, GPR3(r21)
-        stw     r4, GPR4(r21)
-        stw     r5, GPR5(r21)
-        stw     r6, GPR6(r21)
-.endif
+        EXCEPTION_PROLOG ia
 .ifdef KERNEL_HASH
         andis.  r0, r23, 0x4000         # no HPTE (SRR1 bit 1) ...
         beq     ia_slow
@@ -369,78 +304,7 @@ ia_slow:
 
         .globl  SystemCall22
 SystemCall22:                           # base + 0xc00: sc
-.ifdef LINUX_2_1_51
-        mtspr   SPRG0, r20
-        mtspr   SPRG1, r21
-        mfcr    r20
-        mfspr   r21, SRR1               # 2.1.51: from user or kernel by SRR1[PR]
-        andi.   r21, r21, MSR_PR
-        mr      r21, r1                 # from the kernel: the current sp
-        beq     sc21_sp
-        mfspr   r21, SPRG3              # from user: the thread's kernel sp (tss.ksp)
-        lwz     r21, TSS_KSP(r21)
-sc21_sp:
-        addis   r21, r21, 0             # tophys
-        subi    r21, r21, INT_FRAME_SIZE+STACK_UNDERHEAD
-        stw     r1, GPR1(r21)
-        stw     r1, 0(r21)              # the back chain
-        addis   r1, r21, 0              # tovirt: the kernel sp
-        stw     r20, _CCR(r21)
-        stw     r22, GPR22(r21)
-        stw     r23, GPR23(r21)
-        mfspr   r20, SPRG0
-        stw     r20, GPR20(r21)
-        mfspr   r22, SPRG1
-        stw     r22, GPR21(r21)
-        mflr    r20
-        stw     r20, _LINK(r21)
-        mfctr   r22
-        stw     r22, _CTR(r21)
-        mfspr   r20, XER
-        stw     r20, _XER(r21)
-        mfspr   r22, SRR0
-        mfspr   r23, SRR1
-        stw     r0, GPR0(r21)
-        stw     r2, GPR2(r21)
-        stw     r3, GPR3(r21)
-        stw     r4, GPR4(r21)
-        stw     r5, GPR5(r21)
-        stw     r6, GPR6(r21)
-.else
-        mtspr   SPRG0, r20
-        mtspr   SPRG1, r21
-        mfcr    r20
-        mfspr   r21, SPRG2
-        cmpwi   0, r21, 0
-        bne     sc_frame
-        addis   r21, r1, 0
-        subi    r21, r21, INT_FRAME_SIZE+STACK_UNDERHEAD
-sc_frame:
-        stw     r20, _CCR(r21)
-        stw     r22, GPR22(r21)
-        stw     r23, GPR23(r21)
-        mfspr   r20, SPRG0
-        stw     r20, GPR20(r21)
-        mfspr   r22, SPRG1
-        stw     r22, GPR21(r21)
-        mflr    r20
-        stw     r20, _LINK(r21)
-        mfctr   r22
-        stw     r22, _CTR(r21)
-        mfspr   r20, XER
-        stw     r20, _XER(r21)
-        mfspr   r22, SRR0
-        mfspr   r23, SRR1
-        stw     r0, GPR0(r21)
-        stw     r1, GPR1(r21)
-        stw     r2, GPR2(r21)
-        stw     r1, 0(r21)
-        addis   r1, r21, 0
-        stw     r3, GPR3(r21)
-        stw     r4, GPR4(r21)
-        stw     r5, GPR5(r21)
-        stw     r6, GPR6(r21)
-.endif
+        EXCEPTION_PROLOG sc
         stw     r3, ORIG_GPR3(r21)
         li      r20, MSR_KERNEL
         rlwimi  r20, r23, 0, 16, 16

@@ -70,6 +70,22 @@
         .equ    WQ_NEXT, 4
         .equ    SCHED_DATA_SIZE, 32     # aligned_data[]: one cache line a CPU
 
+# system.h's __restore_flags(flags), inline in each caller: if EE was on and an interrupt
+# was lost, __sti (here: refused, none is ever lost); else sync; mtmsr; isync. LABEL names
+# this copy's mtmsr (a symbol, as the copies written out had)
+        .macro  RESTORE_FLAGS flags, label
+        andi.   r0, \flags, MSR_EE
+        beq     \label
+        lis     r9, KDATA@ha
+        lwz     r9, KDATA_LOST_IRQS@l(r9)
+        cmpwi   0, r9, 0
+        bne-    lost_interrupts22
+\label:
+        sync
+        mtmsr   \flags
+        isync
+        .endm
+
 # misc.S's __cli (and _disable_interrupts, the same code): r3 = the old EE bit
         .globl  cli22
 cli22:
@@ -137,16 +153,7 @@ so_find:
         b       so_find
 so_found:
         stw     r9, WQ_NEXT(r10)        # head->next = next
-        andi.   r0, r29, MSR_EE         # write_unlock_irqrestore: __restore_flags
-        beq     so_restore
-        lis     r9, KDATA@ha
-        lwz     r9, KDATA_LOST_IRQS@l(r9)
-        cmpwi   0, r9, 0
-        bne-    lost_interrupts22
-so_restore:
-        sync
-        mtmsr   r29
-        isync
+        RESTORE_FLAGS r29, so_restore   # write_unlock_irqrestore
         lwz     r29, 20(r1)
         lwz     r30, 24(r1)
         lwz     r31, 28(r1)
@@ -228,16 +235,7 @@ wp_resched:
         li      r10, 1
         stw     r10, NEED_RESCHED(r2)
 wp_out:
-        andi.   r0, r30, MSR_EE         # spin_unlock_irqrestore: __restore_flags
-        beq     wp_restore
-        lis     r9, KDATA@ha
-        lwz     r9, KDATA_LOST_IRQS@l(r9)
-        cmpwi   0, r9, 0
-        bne-    lost_interrupts22
-wp_restore:
-        sync
-        mtmsr   r30
-        isync
+        RESTORE_FLAGS r30, wp_restore   # spin_unlock_irqrestore
         lwz     r30, 24(r1)
         lwz     r31, 28(r1)
         lwz     r0, 36(r1)

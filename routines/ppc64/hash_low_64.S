@@ -101,6 +101,19 @@
         .equ    BATCH_ADDR, 1536            # the batch: pte[192], addr[192], vaddr[192]
         .equ    BATCH_VADDR, 3072
 
+# the frame of a hypervisor call: LR saved and a frame made as the kernel's C caller
+# (pSeries_lpar.c) did around plpar_hcall; which call it is, is said where it is used
+# (purged at the end of this file: hash_native_64.S, assembled after it, defines its own)
+        .macro  HCALL_FRAME
+        mflr    r0
+        std     r0, 16(r1)
+        stdu    r1, -112(r1)
+        bl      plpar_hcall
+        addi    r1, r1, 112
+        ld      r0, 16(r1)
+        mtlr    r0
+        .endm
+
 /* get_vsid(context, ea): ((ESID & 0x1fff) << 15 | context) * VSID_RANDOMIZER, 36 bits
    (include/asm-ppc64/mmu_context.h, 2.6.0) */
         .globl  get_vsid
@@ -338,22 +351,10 @@ hash_page:
         .globl  hpte_updatepp
 hpte_updatepp:
         .if LPAR_READS
-        mflr    r0                          # H_READ of the HPTE: plpar_hcall, LR saved
-        std     r0, 16(r1)                  # and a frame made as the kernel's C
-        stdu    r1, -112(r1)                # caller (pSeries_lpar.c) did
-        bl      plpar_hcall
-        addi    r1, r1, 112
-        ld      r0, 16(r1)
-        mtlr    r0
+        HCALL_FRAME                         # H_READ of the HPTE: plpar_hcall
         .endif
         .if LPAR
-        mflr    r0                          # H_PROTECT: plpar_hcall, LR saved
-        std     r0, 16(r1)                  # and a frame made as the kernel's C
-        stdu    r1, -112(r1)                # caller (pSeries_lpar.c) did
-        bl      plpar_hcall
-        addi    r1, r1, 112
-        ld      r0, 16(r1)
-        mtlr    r0
+        HCALL_FRAME                         # H_PROTECT: plpar_hcall
         .endif
         lis     r9, htab_data@h
         ori     r9, r9, htab_data@l
@@ -435,13 +436,7 @@ hpte_updatepp:
         .globl  hpte_remove
 hpte_remove:
         .if LPAR
-        mflr    r0                          # H_REMOVE: plpar_hcall, LR saved
-        std     r0, 16(r1)                  # and a frame made as the kernel's C
-        stdu    r1, -112(r1)                # caller (pSeries_lpar.c) did
-        bl      plpar_hcall
-        addi    r1, r1, 112
-        ld      r0, 16(r1)
-        mtlr    r0
+        HCALL_FRAME                         # H_REMOVE: plpar_hcall
         .endif
         mflr    r11
         mr      r12, r3
@@ -876,3 +871,5 @@ flush_tlb_range:
         ld      r30, -16(r1)
         ld      r31, -8(r1)
         blr
+
+        .purgem HCALL_FRAME                 # hash_native_64.S defines its own

@@ -69,18 +69,24 @@
         .equ    HPTE_FLAGS, 0x3ff           # the 10 flag bits of doubleword 1
         .equ    HPTE_LOCK, 0x8              # HPTE_LOCK_BIT 3 of doubleword 0 (software use)
 
+# the frame of a hypervisor call: LR saved and a frame made as the kernel's C caller
+# (pSeries_lpar.c) did around plpar_hcall; which call it is, is said where it is used
+        .macro  HCALL_FRAME
+        mflr    r0
+        std     r0, 16(r1)
+        stdu    r1, -112(r1)
+        bl      plpar_hcall
+        addi    r1, r1, 112
+        ld      r0, 16(r1)
+        mtlr    r0
+        .endm
+
 /* hpte_insert(hpte_group, va, prpn, secondary, hpteflags, bolted): hpte_group is the
    index of the group's first HPTE (hash & htab_hash_mask) * 8 */
         .globl  hpte_insert
 hpte_insert:
         .if LPAR
-        mflr    r0                          # H_ENTER: plpar_hcall, LR saved
-        std     r0, 16(r1)                  # and a frame made as the kernel's C
-        stdu    r1, -112(r1)                # caller (pSeries_lpar.c) did
-        bl      plpar_hcall
-        addi    r1, r1, 112
-        ld      r0, 16(r1)
-        mtlr    r0
+        HCALL_FRAME                         # H_ENTER: plpar_hcall
         .endif
         lis     r9, htab_data@h
         ori     r9, r9, htab_data@l
@@ -92,13 +98,7 @@ hpte_insert:
         mtctr   r0
 1:
         .if LPAR_READS
-        mflr    r0                          # H_READ of this slot: plpar_hcall, LR saved
-        std     r0, 16(r1)                  # and a frame made as the kernel's C
-        stdu    r1, -112(r1)                # caller (pSeries_lpar.c) did
-        bl      plpar_hcall
-        addi    r1, r1, 112
-        ld      r0, 16(r1)
-        mtlr    r0
+        HCALL_FRAME                         # H_READ of this slot: plpar_hcall
         .endif
         ld      r12, 0(r10)                 # a free slot: V clear?
         andi.   r12, r12, HPTE_V_VALID
@@ -177,22 +177,10 @@ hpte_invalidate:
 .Llpar_tlbie_lock_1_end:
         .endif
         .if LPAR_READS
-        mflr    r0                          # H_READ of the HPTE: plpar_hcall, LR saved
-        std     r0, 16(r1)                  # and a frame made as the kernel's C
-        stdu    r1, -112(r1)                # caller (pSeries_lpar.c) did
-        bl      plpar_hcall
-        addi    r1, r1, 112
-        ld      r0, 16(r1)
-        mtlr    r0
+        HCALL_FRAME                         # H_READ of the HPTE: plpar_hcall
         .endif
         .if LPAR
-        mflr    r0                          # H_REMOVE: plpar_hcall, LR saved
-        std     r0, 16(r1)                  # and a frame made as the kernel's C
-        stdu    r1, -112(r1)                # caller (pSeries_lpar.c) did
-        bl      plpar_hcall
-        addi    r1, r1, 112
-        ld      r0, 16(r1)
-        mtlr    r0
+        HCALL_FRAME                         # H_REMOVE: plpar_hcall
         .endif
         lis     r9, htab_data@h
         ori     r9, r9, htab_data@l

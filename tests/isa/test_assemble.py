@@ -487,3 +487,33 @@ def test_conditional_assembly_errors_name_the_line(src, lineno, says):
     with pytest.raises(AssemblyError, match=says) as e:
         assemble(src, "ppc64")
     assert e.value.lineno == lineno
+
+
+def test_an_equate_of_dot_takes_each_use_s_address_even_through_another_equate():
+    # an equate is cached once per layout unless it reads '.', directly or through another
+    # (then once per address): HERE = . and NEXT = HERE + 8 differ at each use
+    src = (".equ HERE, .\n.equ NEXT, HERE + 8\n.equ FIVE, 2 + 3\n"
+           "start: li r3, HERE - start\nli r4, NEXT - start\nli r5, FIVE\nli r6, HERE - start\n")
+    p = assemble(src, "ppc32")
+    assert words(p) == [ppc_addi(3, 0, 0), ppc_addi(4, 0, 4 + 8), ppc_addi(5, 0, 5),
+                        ppc_addi(6, 0, 12)]
+
+
+def test_the_same_relative_branch_text_at_two_addresses_encodes_twice():
+    # the encoding cache keys a relative branch by its address (other x86 and PowerPC
+    # instructions by their text alone): both calls read 'call 0x1000a' once symbols are
+    # numbers, yet rel32 = 0x1000a - 0x10005 = 5 and 0x1000a - 0x1000a = 0
+    for again in ("", "# the second time, from the encoding cache\n"):
+        p = assemble(again + "call f\ncall f\nf: ret\n", "x86")
+        assert p.code == bytes.fromhex("e805000000" "e800000000" "c3")
+        # PowerPC b: 18<<26 | LI (the byte offset): +8 and +4
+        assert words(assemble(again + "b f\nb f\nf: blr\n", "ppc32"))[:2] == \
+            [0x48000008, 0x48000004]
+
+
+def test_an_instruction_naming_a_label_through_an_equate_is_substituted_again_each_pass():
+    # the first pass reads a label as the statement's own address (0x10000); an instruction
+    # text is kept from pass to pass only when it reads no label or '.', even through an
+    # equate: X = f = 0x10008, so li r3, X@l is li r3, 8 (not 0 from the first pass)
+    p = assemble("li r3, X@l\nnop\nf: blr\n.equ X, f\n.equ Y, 12\nli r4, Y\n", "ppc32")
+    assert words(p)[0] == ppc_addi(3, 0, 8) and words(p)[3] == ppc_addi(4, 0, 12)
