@@ -204,10 +204,7 @@ class FaultPath:
         if state["slots"].get(index) == struct:
             return
         if kernel.page_cache.lookup(file, index) is not page:
-            # the generic VM lets two CPUs read the same page in at once, the second's page
-            # replacing the first's in its page cache; the first still maps its own
-            self._page_cache_fields(struct, state)
-            return
+            raise KernelError(f"page {index} of {file.name} is not the page cache's")
         node, height = state["root"], state["height"]
         while height > 1:
             slot = node + NODE_SLOTS + ((index >> (RADIX_BITS * (height - 1))) & 63) * 4
@@ -266,7 +263,9 @@ class FaultPath:
 
     def find_get_page(self, kernel, file, index, page):
         """find_get_page as guest code: the radix-tree walk, the speculative reference.
-        ``page``: the page the page cache holds, or None (the walk finds nothing)."""
+        ``page``: the page the page cache holds, or None (the walk finds nothing). Returns
+        the page the walk found: ``page``, or one another CPU added during the walk (a
+        lockless lookup may find it, as 2.6.36's under RCU)."""
         self._fault_globals(kernel)
         self._file_block(file)
         expected = 0
@@ -275,11 +274,13 @@ class FaultPath:
             expected = self._struct_page(kernel, page)
         got = self._run("find_get_page", self._files[file]["mapping"], index,
                         charge="find_get_page")
-        now = kernel.page_cache.lookup(file, index)     # another CPU's read may have
-        if got != expected and not (now is not None and   # replaced it meanwhile
-                                    got == self._struct_page(kernel, now)):
-            raise KernelError(f"the guest's find_get_page gave {got:#x} for page {index} of "
-                              f"{file.name}, the page cache {expected:#x}")
+        if got == expected:
+            return page
+        now = kernel.page_cache.lookup(file, index)
+        if page is None and now is not None and got == self._struct_page(kernel, now):
+            return now
+        raise KernelError(f"the guest's find_get_page gave {got:#x} for page {index} of "
+                          f"{file.name}, the page cache {expected:#x}")
 
     def file_fault_mapped(self, kernel, process, file, index, page, cow):
         """The rest of filemap_fault after lock_page and __do_fault up to set_pte_at
