@@ -100,3 +100,24 @@ def test_unmapping_a_page_is_the_hand_count():
     assert _zapped(k, p, at, 2) == [ZAP_ANON + ZAP_ZERO, REMOVE_LAST, PUT]
     assert all(k.ledger.rows[r][0] == "guest" for r in ZAP_ROWS)
     assert "zap_pte" not in k.ledger.rows or k.ledger.rows["zap_pte"][1] == 5
+
+
+def test_exit_zaps_a_shared_anonymous_page_without_the_range_or_the_stat():
+    """exit_mmap's gather is fullmm (no range for tlb_end_vma) and a page the parent still
+    maps is not its last mapping (no __dec_zone_page_state)."""
+    k = Kernel(Machine("cortex-a9", mmu=True), arch=ARMv7)
+    p = k.spawn(TINY)
+    at = k.mmap(p, PAGE_SIZE, "rw")
+    k.touch(p, at, "w")
+    child = k.fork(p)
+    vma = child.mm.find_vma(at)
+    ptep = child.mm.ptep(at)
+    page = k._page_of(k._read_pte(ptep))
+    assert page.mapcount == 2
+    before = [k.ledger.rows[r][3] if r in k.ledger.rows else 0 for r in ZAP_ROWS]
+    k.arch.zap_start(k, child.mm, vma, True)
+    k.arch.zap_pte(k, child.mm, vma, at, ptep, page)
+    after = [k.ledger.rows[r][3] for r in ZAP_ROWS]
+    fullmm_range = 3                                    # the fullmm test only
+    assert [b - a for a, b in zip(before, after)] == [
+        ZAP_ANON - ZAP_RANGE + fullmm_range, 14 + 1, PUT]
