@@ -98,6 +98,7 @@ class FaultPath:
         m.write(self.vm_ops + 8, _words(m.address_of("filemap_fault")))
         self._globals = g
         self._threads, self._mms, self._files = {}, {}, {}
+        self._zapping = {}              # per CPU: the mm, VMA and blocks zap_start set up
         self._free = {"thread": [], "mm": [], "vma": []}
         return g
 
@@ -315,8 +316,9 @@ class FaultPath:
         """tlb_gather_mmu's fullmm and tlb_start_vma's empty range, and unmap_vmas' zap_work
         (the per-VMA C, in the VMA's fixed cost)."""
         self._fault_globals(kernel)
-        self.machine.write(self._mmu_gather() + TLB_FULLMM,
-                           _words(int(fullmm), TASK_SIZE, 0, ZAP_BLOCK_SIZE))
+        tlb = self._mmu_gather()
+        self.machine.write(tlb + TLB_FULLMM, _words(int(fullmm), TASK_SIZE, 0, ZAP_BLOCK_SIZE))
+        self._zapping[cpu()] = (mm, vma, tlb, None)     # the blocks at the first PTE
 
     def zap_pte(self, kernel, mm, vma, address, ptep, page):
         """zap_pte_range's work on the present PTE at ``ptep`` as guest code (zap_v7.S:
@@ -325,8 +327,13 @@ class FaultPath:
         guest's struct page first takes the generic VM's counts (the references and the
         mappings before this one goes) and its mapping (the file's, or PAGE_MAPPING_ANON)."""
         g = self._fault_globals(kernel)
-        thread = self._thread_of(mm)
-        vma_block = self._mms[mm]["vmas"][vma]
+        owner, owner_vma, tlb, blocks = self._zapping[cpu()]
+        if (owner, owner_vma) != (mm, vma):
+            raise KernelError(f"zap_pte of {vma} without its zap_start")
+        if blocks is None:
+            blocks = self._thread_of(mm), self._mms[mm]["vmas"][vma]
+            self._zapping[cpu()] = (mm, vma, tlb, blocks)
+        thread, vma_block = blocks
         expected = 0
         if not page.reserved:
             expected = struct = self._struct_page(kernel, page)
@@ -336,7 +343,7 @@ class FaultPath:
                 mapping = self._files[page.mapping]["mapping"]
             self.machine.write(struct + 4, _words(page.count, page.mapcount - 1))
             self.machine.write(struct + PAGE_MAPPING, _words(mapping))
-        got = self._run("zap_pte", ptep, address, vma_block, thread, g, self._mmu_gather(),
+        got = self._run("zap_pte", ptep, address, vma_block, thread, g, tlb,
                         charge="zap_pte") & 0xFFFFFFFF
         if got != expected:
             raise KernelError(f"the guest's zap_pte_range found struct page {got:#x} at "
