@@ -129,6 +129,14 @@ class Arch:
     # from 2.6.27 on, lockless under RCU with a speculative reference (page_cache_get)
     lockless_page_cache = False
 
+    def zap_start(self, kernel, mm, vma, fullmm):
+        """unmap_vmas starts on ``vma`` (``fullmm``: exit_mmap's whole address space)."""
+
+    def zap_pte(self, kernel, mm, vma, address, ptep, page):
+        """zap_pte_range's work on one present PTE, before the generic VM clears it: by
+        default the fixed cost of emu.kernel.costs."""
+        kernel.ledger.fixed("zap_pte")
+
     def page_cache_get(self, kernel, page):
         """page_cache_get_speculative of a lockless find_get_page (lockless_page_cache)."""
 

@@ -92,8 +92,10 @@ The generic fault path is guest code too (routines/arm/fault_v7.S, emu.kernel.ar
 the data abort's entry and exit, do_page_fault (mmap_sem's trylock and up_read under its
 wait_lock), find_vma, handle_mm_fault, filemap_fault, find_get_page (2.6.36's lockless
 radix-tree walk and speculative reference: page_cache_get_speculative, atomic_inc_not_zero
-on the struct page's count), __do_fault and page_add_file_rmap; the anonymous and
-write-protect paths' bookkeeping stays the fixed costs of emu.kernel.costs.
+on the struct page's count), __do_fault and page_add_file_rmap; so is zap_pte_range's work
+on each present PTE an unmap clears (routines/arm/zap_v7.S: vm_normal_page,
+tlb_remove_tlb_entry, mark_page_accessed, page_remove_rmap, free_page_and_swap_cache); the
+anonymous and write-protect paths' bookkeeping stays the fixed costs of emu.kernel.costs.
 
 On several CPUs (``Machine("cortex-a9", cores=N)``, the Kernel's SMP mode) the kernel's
 locks are guest spin locks (routines/arm/spinlock.S): the generic VM's, and cpu_asid_lock
@@ -148,7 +150,8 @@ USER_PGD_BYTES = (TASK_SIZE >> 21) * 8      # USER_PTRS_PER_PGD entries
 LOWMEM_SECTION = 0x2 | 0x400 | 0x1000 | 0xC | 0x10000
 LINE = 32                           # the Cortex-A9 L1 line, which Unicorn's CTR reports
 ASID_BITS = 8
-ROUTINES = ("proc_v7.S", "cache_v7.S", "tlb_v7.S", "page_v7.S", "pagelock.S", "fault_v7.S")
+ROUTINES = ("proc_v7.S", "cache_v7.S", "tlb_v7.S", "page_v7.S", "pagelock.S", "fault_v7.S",
+            "zap_v7.S")
 STRUCT_PAGE = 32                    # sizeof(struct page) on 32-bit ARM of 2.6.36
 PAGE_COUNT = 4                      # its atomic_t _count, after the flags
 PAGES_PER_WAITQUEUE = 256           # mm/page_alloc.c: wait_table_hash_nr_entries

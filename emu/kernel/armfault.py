@@ -3,7 +3,9 @@ a mixin of the ARMv7 backend (emu.kernel.arm): the data abort's entry and exit,
 do_page_fault, find_vma, handle_mm_fault, filemap_fault, find_get_page's radix tree,
 __do_fault and page_add_file_rmap, on the structures they read, kept in guest RAM here
 (mm_struct, vm_area_struct and their rb-tree, file, address_space, inode, the per-CPU
-counters, the zone's page sets, fsr_info).
+counters, the zone's page sets, fsr_info); and zap_pte_range's work on a present PTE
+(routines/arm/zap_v7.S: zap_pte, page_remove_rmap, free_page_and_swap_cache) on the
+struct page and the per-CPU mmu_gather.
 
 The generic VM (emu.kernel.fault) stays the one that decides: it finds the VMA, walks and
 allocates the tables, reads the PTE and picks the path; the guest code runs the same
@@ -30,6 +32,9 @@ AS_HOST, AS_HEIGHT, AS_RNODE, I_SIZE = 0, 4, 12, 32
 NODE_BYTES, NODE_SLOTS, RADIX_BITS = 296, 16, 6      # radix_tree_node, 2.6.36, 32-bit
 PAGE_COUNT, PAGE_MAPCOUNT, PAGE_MAPPING, PG_UPTODATE = 4, 8, 16, 3
 PER_CPU_AREA, PAGESET_AT, PCP_STAT_THRESHOLD = 512, 256, 36
+MMU_GATHER_AT, TLB_FULLMM, TLB_RANGE_START = 128, 4, 8     # the per-CPU mmu_gathers (zap_v7.S)
+ZAP_BLOCK_SIZE = 1024 << PAGE_SHIFT  # mm/memory.c, !CONFIG_PREEMPT: unmap_vmas' zap_work
+TASK_SIZE = 0xBF000000              # the range tlb_start_vma starts from (a 3 GB user space)
 ZONE_BLOCK, ZONE_PAGESET = 512, 40
 FSR_INFO, FSR_ENTRY = 32, 16
 FSR_PAGE_TRANSLATION, FSR_PAGE_PERMISSION, FSR_WRITE = 0x7, 0xF, 1 << 11
@@ -86,11 +91,14 @@ class FaultPath:
         vm_stat = m.alloc(128, align=32)
         self._mem_map(kernel)
         m.write(g, _words(offsets, percpu, perf, fsr, 0, stacks, self.mem_map,
-                          self.mem_map_pfn, zones, vm_stat))
+                          self.mem_map_pfn, zones, vm_stat, kernel.zero_page.pfn,
+                          self.mem_map_pfn + kernel.allocator.frames - 1))
+        self._percpu = percpu
         self.vm_ops = m.alloc(32, align=32)
         m.write(self.vm_ops + 8, _words(m.address_of("filemap_fault")))
         self._globals = g
         self._threads, self._mms, self._files = {}, {}, {}
+        self._zapping = {}              # per CPU: the mm, VMA and blocks zap_start set up
         self._free = {"thread": [], "mm": [], "vma": []}
         return g
 
@@ -115,12 +123,15 @@ class FaultPath:
 
     def _thread(self, process):
         """The process's thread block (made at its first fault), its CPU set to this one."""
-        block = self._threads.get(process.mm)
+        return self._thread_of(process.mm)
+
+    def _thread_of(self, mm):
+        block = self._threads.get(mm)
         if block is None:
-            block = self._threads[process.mm] = self._block("thread", THREAD_BLOCK)
+            block = self._threads[mm] = self._block("thread", THREAD_BLOCK)
             self.machine.write(block, bytes(64))
         self.machine.write(block + 8, _words(cpu()))
-        self.machine.write(block + TSK_MM, _words(self._mm_block(process.mm)))
+        self.machine.write(block + TSK_MM, _words(self._mm_block(mm)))
         return block
 
     def _mm_block(self, mm):
@@ -204,10 +215,7 @@ class FaultPath:
         if state["slots"].get(index) == struct:
             return
         if kernel.page_cache.lookup(file, index) is not page:
-            # the generic VM lets two CPUs read the same page in at once, the second's page
-            # replacing the first's in its page cache; the first still maps its own
-            self._page_cache_fields(struct, state)
-            return
+            raise KernelError(f"page {index} of {file.name} is not the page cache's")
         node, height = state["root"], state["height"]
         while height > 1:
             slot = node + NODE_SLOTS + ((index >> (RADIX_BITS * (height - 1))) & 63) * 4
@@ -266,7 +274,9 @@ class FaultPath:
 
     def find_get_page(self, kernel, file, index, page):
         """find_get_page as guest code: the radix-tree walk, the speculative reference.
-        ``page``: the page the page cache holds, or None (the walk finds nothing)."""
+        ``page``: the page the page cache holds, or None (the walk finds nothing). Returns
+        the page the walk found: ``page``, or one another CPU added during the walk (a
+        lockless lookup may find it, as 2.6.36's under RCU)."""
         self._fault_globals(kernel)
         self._file_block(file)
         expected = 0
@@ -275,11 +285,13 @@ class FaultPath:
             expected = self._struct_page(kernel, page)
         got = self._run("find_get_page", self._files[file]["mapping"], index,
                         charge="find_get_page")
-        now = kernel.page_cache.lookup(file, index)     # another CPU's read may have
-        if got != expected and not (now is not None and   # replaced it meanwhile
-                                    got == self._struct_page(kernel, now)):
-            raise KernelError(f"the guest's find_get_page gave {got:#x} for page {index} of "
-                              f"{file.name}, the page cache {expected:#x}")
+        if got == expected:
+            return page
+        now = kernel.page_cache.lookup(file, index)
+        if page is None and now is not None and got == self._struct_page(kernel, now):
+            return now
+        raise KernelError(f"the guest's find_get_page gave {got:#x} for page {index} of "
+                          f"{file.name}, the page cache {expected:#x}")
 
     def file_fault_mapped(self, kernel, process, file, index, page, cow):
         """The rest of filemap_fault after lock_page and __do_fault up to set_pte_at
@@ -293,3 +305,49 @@ class FaultPath:
         if pte == 0xFFFFFFFF or pte >> PAGE_SHIFT != page.pfn:
             raise KernelError(f"the guest's __do_fault refused page {index} of {file.name} "
                               f"or made a PTE of another frame ({pte:#x})")
+
+    # ------------------------------------------------------------ unmapping
+
+    def _mmu_gather(self):
+        """This CPU's mmu_gathers (arch/arm/include/asm/tlb.h, a per-CPU variable)."""
+        return self._percpu + cpu() * PER_CPU_AREA + MMU_GATHER_AT
+
+    def zap_start(self, kernel, mm, vma, fullmm):
+        """tlb_gather_mmu's fullmm and tlb_start_vma's empty range, and unmap_vmas' zap_work
+        (the per-VMA C, in the VMA's fixed cost)."""
+        self._fault_globals(kernel)
+        tlb = self._mmu_gather()
+        self.machine.write(tlb + TLB_FULLMM, _words(int(fullmm), TASK_SIZE, 0, ZAP_BLOCK_SIZE))
+        self._zapping[cpu()] = (mm, vma, tlb, None)     # the blocks at the first PTE
+
+    def zap_pte(self, kernel, mm, vma, address, ptep, page):
+        """zap_pte_range's work on the present PTE at ``ptep`` as guest code (zap_v7.S:
+        zap_pte, charged as zap_pte, the chapter's unmap_vmas; for a page, then
+        page_remove_rmap and free_page_and_swap_cache), before the generic VM clears it. The
+        guest's struct page first takes the generic VM's counts (the references and the
+        mappings before this one goes) and its mapping (the file's, or PAGE_MAPPING_ANON)."""
+        g = self._fault_globals(kernel)
+        owner, owner_vma, tlb, blocks = self._zapping[cpu()]
+        if (owner, owner_vma) != (mm, vma):
+            raise KernelError(f"zap_pte of {vma} without its zap_start")
+        if blocks is None:
+            blocks = self._thread_of(mm), self._mms[mm]["vmas"][vma]
+            self._zapping[cpu()] = (mm, vma, tlb, blocks)
+        thread, vma_block = blocks
+        expected = 0
+        if not page.reserved:
+            expected = struct = self._struct_page(kernel, page)
+            mapping = 1
+            if page.kind == "pagecache":
+                self._file_block(page.mapping)
+                mapping = self._files[page.mapping]["mapping"]
+            self.machine.write(struct + 4, _words(page.count, page.mapcount - 1))
+            self.machine.write(struct + PAGE_MAPPING, _words(mapping))
+        got = self._run("zap_pte", ptep, address, vma_block, thread, g, tlb,
+                        charge="zap_pte") & 0xFFFFFFFF
+        if got != expected:
+            raise KernelError(f"the guest's zap_pte_range found struct page {got:#x} at "
+                              f"{address:#x}, the generic VM {expected:#x}")
+        if got:
+            self._run("page_remove_rmap", got, thread, g, charge="page_remove_rmap")
+            self._run("zap_pte_put", got, charge="free_page_and_swap_cache")

@@ -103,32 +103,59 @@ class PageFaults:
         return page
 
     def _find_or_read_page(self, file, index):
-        """find_get_page, or read the page into the page cache (I/O free, see above)."""
+        """filemap_nopage / filemap_fault: find_get_page, else page_cache_read and
+        ``retry_find`` (I/O free, see above). Two CPUs may both miss and both read: the one
+        whose insert comes second loses (see _page_cache_read) and finds the winner's."""
         if index >= file.pages:
             raise KernelError(f"page {index} is beyond the end of {file.name} "
                               f"({file.pages} pages)")
+        page = self._find_get_page(file, index)
+        if page is None:
+            # Linux's winner also goes back to find_get_page (retry_find); the model's takes
+            # the page it added, as before (the second lookup is not charged)
+            page = self._page_cache_read(file, index) or self._find_get_page(file, index)
+            if page is None:
+                raise KernelError(f"page {index} of {file.name}: lost the race to add it "
+                                  "but the page cache has none")
+        page.count += 1                             # our reference
+        return page
+
+    def _find_get_page(self, file, index):
+        """find_get_page: the page cache's page or None (its reference taken by the caller)."""
         if self.arch.runs_fault_path:               # the radix tree and the get in guest code
             page = self.page_cache.lookup(file, index)
-            self.arch.find_get_page(self, file, index, page)
-        elif self.arch.lockless_page_cache:         # 2.6.27 on: RCU, a speculative get
+            return self.arch.find_get_page(self, file, index, page)
+        if self.arch.lockless_page_cache:           # 2.6.27 on: RCU, a speculative get
             self.ledger.fixed("page_cache_lookup")
             page = self.page_cache.lookup(file, index)
             if page is not None:
                 self.arch.page_cache_get(self, page)
-        else:
-            with self.locked(self.page_lock(file)):  # 2.6.0: under the mapping's page_lock
-                self.ledger.fixed("page_cache_lookup")
-                page = self.page_cache.lookup(file, index)
-        if page is None:
-            page = self._alloc_page("pagecache")
-            page.mapping, page.index = file, index
-            self.machine.write(page.address, file.content(index))
-            self._kernel_wrote(page)
-            with self.locked(self.page_lock(file)):  # add_to_page_cache
+            return page
+        with self.locked(self.page_lock(file)):     # 2.6.0: under the mapping's page_lock
+            self.ledger.fixed("page_cache_lookup")
+            return self.page_cache.lookup(file, index)
+
+    def _page_cache_read(self, file, index):
+        """page_cache_read: allocate a page, add it (add_to_page_cache: the radix-tree insert,
+        which looks for the slot under the mapping's lock: page_lock in 2.6.0, tree_lock in
+        2.6.36), then read it. The page, or None if another CPU added one first (the
+        insert's -EEXIST): ours is freed (page_cache_release; the failed insert is not
+        charged) and the caller finds theirs (mm/filemap.c of 2.6.0 and 2.6.36,
+        page_cache_read: "losing race to add is OK")."""
+        page = self._alloc_page("pagecache")
+        with self.locked(self.page_lock(file)):
+            won = self.page_cache.lookup(file, index) is None
+            if won:
+                page.mapping, page.index = file, index
                 self.page_cache.add(file, index, page)
                 self.ledger.fixed("page_cache_read")
-            self.ledger.count("page_cache_reads")
-        page.count += 1                             # our reference
+        if not won:
+            self.ledger.count("page_cache_races_lost")
+            self._put_page(page)
+            return None
+        self.machine.write(page.address, file.content(index))
+        self._kernel_wrote(page)
+        self.ledger.count("page_cache_reads")
         return page
 
     def _do_no_page(self, mm, vma, address, ptep, write, process=None):

@@ -88,7 +88,7 @@ class Processes:
         released = []
         with self.locked(mm.page_table_lock):        # unmap_vmas, tlb_finish_mmu
             for vma in mm.vmas:
-                self._zap_range(mm, vma.start, vma.end, released)
+                self._zap_range(mm, vma, vma.start, vma.end, released, fullmm=True)
             self._unmap_flush(mm)
         for page in released:
             self._put_page(page)

@@ -399,15 +399,16 @@ class Kernel(PageFaults, Processes):
                 yield address, ptep, pte
             address += PAGE_SIZE
 
-    def _zap_range(self, mm, start, end, released):
+    def _zap_range(self, mm, vma, start, end, released, fullmm=False):
         """zap_page_range: clear the present PTEs (keeping _PAGE_HASHPTE), drop the
         mappings; pages are released after the TLB flush (``released``)."""
+        self.arch.zap_start(self, mm, vma, fullmm)
         for address, ptep, pte in self._present_ptes(mm, start, end):
-            self.ledger.fixed("zap_pte")
+            page = self._page_of(pte)
+            self.arch.zap_pte(self, mm, vma, address, ptep, page)
             self._write_pte(ptep, pte & _PAGE_HASHPTE)
             if pte & _PAGE_HASHPTE:
                 self._zapped_hashpte(mm, address)
-            page = self._page_of(pte)
             if not page.reserved:
                 page.mapcount -= 1
                 released.append(page)
@@ -470,7 +471,7 @@ class Kernel(PageFaults, Processes):
             lo, hi = max(vma.start, address), min(vma.end, end)
             self.ledger.fixed("vma_setup")
             with self.locked(mm.page_table_lock):    # unmap_region
-                self._zap_range(mm, lo, hi, released)
+                self._zap_range(mm, vma, lo, hi, released)
                 self._unmap_flush(mm, lo, hi)
             mm.vmas.remove(vma)
             if vma.start < lo:
