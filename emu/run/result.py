@@ -164,6 +164,9 @@ class CountLayout:
                  "page_hits": c.H_SECONDARY_HITS, "page_faults": c.H_PAGE_FAULTS}
     HASH_WALKS = {"hash_walks": c.H_WALKS, "primary_hits": c.H_PRIMARY_HITS,
                   "secondary_hits": c.H_SECONDARY_HITS, "page_faults": c.H_PAGE_FAULTS}
+    #: every table of event words (decode reads them as ``gated`` and the MMU mode say), once
+    TABLES = (EVENT_WORDS, STORE_QUEUE, OUTER_CACHE, IRQ_OFF, CORE, MEMORY_SYSTEM, ARM_WALKS,
+              HASH_WALKS)
     SWITCHES = (c.H_INSNS, c.H_CYCLES, c.H_STALE_PC, c.H_SQ_SLICES, c.H_MEMSYS, c.H_MMU,
                 c.H_MEM_READS, c.H_MEM_WRITES, c.H_IRQ_OFF_CYCLES)
 
@@ -173,8 +176,7 @@ class CountLayout:
         self.arm = machine.isa == "arm"
         self.cores = len(machine.cpus)
         words = list(self.SWITCHES)
-        for table in (self.EVENT_WORDS, self.STORE_QUEUE, self.OUTER_CACHE, self.IRQ_OFF,
-                      self.CORE, self.MEMORY_SYSTEM, self.ARM_WALKS, self.HASH_WALKS):
+        for table in self.TABLES:
             words += table.values()
         self.header = {w: i for i, w in enumerate(dict.fromkeys(words))}
         gathered = [np.array(list(self.header), np.int64)]
@@ -184,9 +186,7 @@ class CountLayout:
             get = operator.itemgetter(*positions)
             return tuple(names), get if len(positions) > 1 else (lambda v: (get(v),))
         self.tables = {id(t): picker(t, [self.header[w] for w in t.values()])
-                       for t in (self.EVENT_WORDS, self.STORE_QUEUE, self.OUTER_CACHE,
-                                 self.IRQ_OFF, self.CORE, self.MEMORY_SYSTEM,
-                                 self.ARM_WALKS, self.HASH_WALKS)}
+                       for t in self.TABLES}
         # the event tables in decode's order, each with what turns it on: None (always),
         # False (never on this machine) or the position of a word that must be non-zero
         at = self.header
