@@ -365,6 +365,9 @@ def test_the_copy_build_claims_scale_the_papers_system_time():
     assert system.emulated == pytest.approx(0.99) and system.published == \
         pytest.approx(8.19 / 8.30)
     assert "10 a step" in system.reason and "500 cycles less a copy" in system.reason
+    # the row says what the model lacks for the rest of the paper's copies
+    assert "no read() or write() of a file" in system.reason and \
+        "__copy_tofrom_user" in system.reason
     overall = claims["POWER4 kernel compile overall improvement"]
     assert overall.emulated == pytest.approx(100 * 8.30 * 0.01 / (8.30 + 78.84))
 
