@@ -246,9 +246,11 @@ def drains_stores(isa, mnemonic, key, op_str):
 
 def _broadcast_only(isa, pc, mnemonic, key, op_str):
     """The special of a broadcast instruction with no effect of its own in the model: a
-    barrier (sync) drains, anything else (eieio) only holds the bus."""
+    barrier (the 750's sync) completes as every posted-write-back barrier does (OP_COMPLETE:
+    the store buffer, the posted write-backs, then its own tenure), anything else (eieio)
+    only holds the bus."""
     if drains_stores(isa, mnemonic, key, op_str):
-        return Special(pc, OP_DRAIN_STORES, 0)
+        return Special(pc, OP_COMPLETE, 0)
     return Special(pc, OP_SERIALISE, 0)
 
 

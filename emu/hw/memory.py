@@ -19,8 +19,10 @@ checks the profile's tables.
   barrier (sync) until its tenure has ended. ``write_buffers``: a write-back a maintenance
   instruction forces (dcbst, dcbf of a modified line) is posted to one of them and the
   core goes on, waiting only for a free buffer; a broadcast sync waits until every posted
-  write-back has reached memory. Without ``write_buffers`` such an instruction waits for
-  its write-back's latency, as before. (One of the three forms of posted write-backs, below.)
+  write-back has reached memory, then for its own tenure. Without ``write_buffers`` such
+  an instruction waits for its write-back's latency, as before. (One of the three forms of
+  posted write-backs, below.) Each request starts at the instruction's issue, and the sync
+  is the barrier every form has (OP_COMPLETE: it waits from the end of its own cycles).
 * ``[maintenance]``: posted write-backs where no bus is modelled (POWER4): a write-back a
   maintenance instruction forces takes one of ``write_backs`` slots (the L2's machines) and
   is done its latency through the levels it passes after it starts; the core waits only

@@ -221,7 +221,8 @@ class Machine:
     def _posted_barriers(self):
         """The mnemonics of the barrier that waits for every posted maintenance write-back
         (OP_COMPLETE): dsb with the A9's maintenance in time, a [maintenance] table's
-        barriers (POWER4's sync). The 750's broadcast sync waits for them as it drains."""
+        barriers (POWER4's sync). The 750's broadcast sync is one too (emu.hw.cost's
+        _broadcast_only), its own address tenure after them."""
         if self.profile.outer_cache.get("maintenance_in_time"):
             return ("dsb",)
         return tuple(self.profile.memory.maintenance.get("barriers", ()))

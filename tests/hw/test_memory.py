@@ -288,14 +288,17 @@ dirty_three:
 
 
 def test_a_broadcast_dcbst_of_a_clean_line_holds_the_address_bus(tmp_path):
-    """All three dcbst at cycle 5: the first tenure takes the address bus at once (5-11),
-    the second waits for it until 11 (11-17), the third until 17 (17-23); the sync, at 17
-    now, waits for its own tenure's end (23-29): 29 cycles, four address-only transactions.
-    Without ABE's list nothing is broadcast: the 5 base cycles."""
+    """The block's 5 base cycles are charged at its start; each instruction asks for the bus
+    at its issue (the clock less its own and the later instructions' base cycles). The first
+    dcbst issues at 0 and its tenure takes the address bus at once (0-6); the second, at 1,
+    waits for it until 6 (6-12: the clock 5 -> 10), the third, at 10 - 3 = 7, until 12
+    (12-18: clock 15). The sync's own cycle ends at 15 - 2 + 1 = 14; it waits for its own
+    tenure, 18-24: 10 cycles, clock 25. Four address-only transactions. Without ABE's list
+    nothing is broadcast: the 5 base cycles."""
     m = Machine(toy(tmp_path, ABE))
     m.load(THREE_DCBST)
     run = m.call("three_dcbst", *lines(m, 3))
-    assert run.cycles == 29
+    assert run.cycles == 25
     assert run.events["address_only"] == 4
     plain = Machine(toy(tmp_path))
     plain.load(THREE_DCBST)
@@ -303,17 +306,19 @@ def test_a_broadcast_dcbst_of_a_clean_line_holds_the_address_bus(tmp_path):
 
 
 def test_dirty_write_backs_are_posted_and_the_sync_waits_for_them(tmp_path):
-    """At cycle 5 each dirty dcbst's write-back books the data bus: 5-21, 21-37, 37-53, and
-    its address tenure: 5-11, 11-17. The first two take the two write buffers (free at 21
-    and 37); the third waits for the first, to 21, and its tenure runs 21-27. The sync
-    waits for the last write-back (53), then its own tenure (53-59): 59 cycles; the same
-    flush waiting for each write-back (no write buffers) takes 5 + 3 x 100 = 305."""
+    """Each dirty dcbst's write-back leaves at its issue (0, 1, 2) and books the data bus:
+    0-16, 16-32, 32-48, and its address tenure: 0-6, 6-12. The first two take the two
+    write buffers (free at 16 and 32); the third waits for the first, from 2 to 16 (the
+    clock 5 -> 19), and its tenure runs 16-22. The sync's own cycle ends at 19 - 2 + 1 =
+    18: it waits for the last write-back (48), then its own tenure (48-54), 36 cycles, and
+    the blr's cycle is after it: 55; the same flush waiting for each write-back (no write
+    buffers) takes 5 + 3 x 100 = 305."""
     m = Machine(toy(tmp_path, ABE))
     m.load(THREE_DCBST)
     three = lines(m, 3)
     m.call("dirty_three", *three)
     run = m.call("three_dcbst", *three)
-    assert run.cycles == 59
+    assert run.cycles == 55
     assert run.caches["L1D"]["writebacks"] == 3
     assert (run.events["address_only"], run.events["bus_busy_cycles"]) == (1, 48)
     waiting = Machine(toy(tmp_path))
@@ -325,15 +330,16 @@ def test_dirty_write_backs_are_posted_and_the_sync_waits_for_them(tmp_path):
 
 def test_a_sectored_level_moves_one_sector_on_the_bus(tmp_path):
     """[bus] sector = 32: a 64-byte line's write-back holds the bus 4 beats (8 cycles), not
-    8: the three write-backs end at 13, 21, 29; the third dcbst waits for the first buffer
-    until 13, its tenure 17-23 (after the second's, 11-17); the sync waits for the last
-    write-back until 29 and its tenure ends at 35."""
+    8: the three write-backs (from their issues, 0, 1, 2) end at 8, 16, 24; the third dcbst
+    waits for the first buffer from 2 to 8 (the clock 5 -> 11), its tenure 12-18 (after
+    the second's, 6-12); the sync's cycle ends at 10, it waits for the last write-back
+    until 24 and its tenure ends at 30: clock 11 + 20 = 31."""
     m = Machine(toy(tmp_path, ABE + "sector = 32\n"))
     m.load(THREE_DCBST)
     three = lines(m, 3)
     m.call("dirty_three", *three)
     run = m.call("three_dcbst", *three)
-    assert run.cycles == 35
+    assert run.cycles == 31
     assert run.events["bus_busy_cycles"] == 24
 
 

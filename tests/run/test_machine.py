@@ -309,10 +309,14 @@ def test_dcbst_sync_icbi_isync_makes_the_code_coherent(strict):
     # base: stw 1 + dcbst 5 + sync 3 + icbi 4 + sync 3 + isync 2 + b 1 + li 1 + blr 1 = 21;
     # fetches: line 0x10000 and line 0x10020 ('b' crosses into it) miss L1I, hit L2: 2 x 13;
     # store: L1D miss, L2 hit: 13; on the 750's 60x bus the dcbst's write-back is posted (a
-    # write buffer) and holds the data bus 4 beats of 4 cycles: the first sync waits for it
-    # (16), then for its own address-only tenure (3 bus clocks: 12); the second sync's
-    # tenure: 12; patch_good's line was invalidated by icbi: refetched from L2: 13
-    assert run.cycles == 21 + 2 * 13 + 13 + 16 + 12 + 12 + 13
+    # write buffer) at the dcbst's issue and holds the data bus 4 beats of 4 cycles. The
+    # block (good's 19 base cycles and both fetch misses, 45) and the store's 13 put the
+    # clock at 58; the dcbst issued at 58 - 18 = 40 (its write-back 40-56), the first sync's
+    # own 3 cycles end at 48: it waits 8 for the write-back, then its own address-only
+    # tenure (3 bus clocks: 12); the second sync's tenure: 12; patch_good's line was
+    # invalidated by icbi: refetched from L2: 13. (16 for the write-back when the sync and
+    # the write-back were timed from the block's end, not their own cycles: 113.)
+    assert run.cycles == 21 + 2 * 13 + 13 + 8 + 12 + 12 + 13
     assert run.events["address_only"] == 2                 # the syncs (the dcbst wrote)
 
 

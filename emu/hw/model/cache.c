@@ -1089,7 +1089,13 @@ static i64 maintain(i64 *st, i64 addr, i64 op, i64 scope, i64 pc) {
         }
         return 0;
     }
-    /* clean / flush / invalidate: L1 D only, or every data level from L1 D outwards */
+    /* clean / flush / invalidate: L1 D only, or every data level from L1 D outwards. A
+     * posted write-back leaves at the instruction's issue: on the 750's bus its data tenure
+     * (memory_write, which books at the clock) is booked from there, so the clock is set
+     * back to the issue for the walk and restored after it. */
+    i64 clock = st[H_CYCLES];
+    i64 at = st[H_POSTED] ? issue_time(st, pc) : clock;
+    st[H_CYCLES] = at;
     i64 level = l1d >= 0 ? l1d : st[H_FIRST_LEVEL];
     i64 latency = 0;                       /* the write-back's, through the levels it passes */
     bool wrote_any = false;
@@ -1108,12 +1114,11 @@ static i64 maintain(i64 *st, i64 addr, i64 op, i64 scope, i64 pc) {
             break;
         level = st[r + L_NEXT];
     }
+    st[H_CYCLES] = clock;
     if (!wrote_any)
         return 0;
     if (!st[H_POSTED])
         return latency;                    /* not posted: the instruction waits for it */
-    /* the 750's bus booked the data at the clock (memory_write): its tenures from there */
-    i64 at = st[H_POSTED] == POSTED_BUS ? st[H_CYCLES] : issue_time(st, pc);
     return post_write_back(st, at, latency);
 }
 

@@ -732,17 +732,9 @@ EXPORT void special_hook(uc_engine *uc, u64 address_u64, uint32_t size, void *us
         account(st, address - st[H_CODE_BASE],
                 drain_write_combining(st) + store_buffer_drain(st));
         break;
-    case OP_DRAIN_STORES: {                   /* sync, dsb, dmb, lock, xchg */
-        i64 wait = store_buffer_drain(st);
-        if (broadcast) {                      /* the write-backs first, then its own tenure */
-            i64 at = st[H_CYCLES] + wait;
-            at += posted_drain(st, at);
-            at += address_only(st, at, true);
-            wait = at - st[H_CYCLES];
-        }
-        account(st, address - st[H_CODE_BASE], wait);
+    case OP_DRAIN_STORES:                     /* sync, dsb, dmb, lock, xchg */
+        account(st, address - st[H_CODE_BASE], store_buffer_drain(st));
         break;
-    }
     case OP_SERIALISE:                        /* eieio: only its broadcast, if any */
         if (broadcast)
             account(st, address - st[H_CODE_BASE], address_only(st, st[H_CYCLES], false));
@@ -753,10 +745,16 @@ EXPORT void special_hook(uc_engine *uc, u64 address_u64, uint32_t size, void *us
     case OP_IRQ_RESTORE:                      /* msr cpsr_c (local_irq_restore) */
         st[H_IRQ_OFF_CYCLES] += max64(issue_time(st, address) - st[H_IRQ_OFF_AT], 0);
         break;
-    case OP_COMPLETE:                         /* sync, dsb, write-backs posted: both */
-        account(st, address - st[H_CODE_BASE],
-                store_buffer_drain(st) + posted_drain(st, issue_end(st, address)));
+    case OP_COMPLETE: {                       /* sync, dsb, write-backs posted: both */
+        /* from the end of its own cycles: the posted write-backs, then (the 750's sync,
+         * HID0[ABE]) its own address-only tenure once they are done */
+        i64 end = issue_end(st, address);
+        i64 wait = store_buffer_drain(st) + posted_drain(st, end);
+        if (broadcast)
+            wait += address_only(st, end + wait, true);
+        account(st, address - st[H_CODE_BASE], wait);
         break;
+    }
     case OP_TLB_INVALIDATE:
         if (broadcast)
             account(st, address - st[H_CODE_BASE], address_only(st, st[H_CYCLES], false));
@@ -798,7 +796,7 @@ EXPORT void special_hook(uc_engine *uc, u64 address_u64, uint32_t size, void *us
         i64 writes = st[H_MEM_WRITES];
         i64 stall = maintain(st, ea, op, scope, address);
         if (broadcast && st[H_MEM_WRITES] == writes)   /* no write-back: address-only */
-            stall += address_only(st, st[H_CYCLES] + stall, false);
+            stall += address_only(st, issue_time(st, address) + stall, false);
         if (st[H_MMU]) {                      /* dcb*, icbi translate their EA as a load */
             int fault;
             stall += translate_noting(st, ea, false, false, address, &fault);
