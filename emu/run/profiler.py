@@ -296,17 +296,24 @@ class SampledRun:
         return self.text()
 
 
-def call_tree(table, symbols, categories):
+def call_tree(table, symbols, categories, instruction_category=None):
     """Each symbol's cycles over the run, its callees' included, by category, as gprof
     divides a callee's time among its callers: a call from ``bl X`` gets X's mean cycles
     per call (X's total over the executions of its first instruction), each category in
     proportion. ``categories`` {symbol: name}: a named symbol's cycles, and those of the
     unnamed symbols it calls, go to its name (the innermost named one wins); the rest to
-    None. Returns {symbol: {category: cycles}} for the symbols that ran. Exact for a
-    callee whose calls all cost alike; the code may not recurse."""
+    None. ``instruction_category(row)``, if given, names single instructions (a row of the
+    table: a lock's spin loop, a tlbie), innermost of all: their cycles go to that name
+    wherever they are called from (None: the symbol's rules). Returns {symbol: {category:
+    cycles}} for the symbols that ran. Exact for a callee whose calls all cost alike; the
+    code may not recurse."""
     by_start = {s.start: s.name for s in symbols}
     ran = table[table["hits"] > 0]
-    own = ran.groupby("symbol")["cycles"].sum().to_dict()
+    own = {}                                         # symbol -> {category: cycles}
+    for row in ran.itertuples():
+        name = instruction_category(row) if instruction_category else None
+        parts = own.setdefault(row.symbol, {})
+        parts[name] = parts.get(name, 0) + row.cycles
     calls = {by_start[a]: int(h) for a, h in zip(ran["address"], ran["hits"]) if a in by_start}
     sites = {}                                      # caller -> [(callee, executions)]
     for row in ran.itertuples():
@@ -321,7 +328,7 @@ def call_tree(table, symbols, categories):
             return done[name]
         if name in stack:
             raise ValueError(f"call_tree: {name} recurses ({' -> '.join(stack)})")
-        out = {None: own.get(name, 0)}
+        out = {None: 0, **own.get(name, {})}
         for callee, hits in sites.get(name, ()):
             whole, n = total(callee, stack + (name,)), calls.get(callee, 0)
             for category, cycles in whole.items():

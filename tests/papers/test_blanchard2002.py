@@ -262,6 +262,15 @@ def test_the_claims_are_the_chapters_numbers():
     assert elapsed.emulated > (130.63 - link) / 24 + link
     ratio = card["elapsed time: 2.5.7 on 32 CPUs / 2.4's locking on 24"]
     assert ratio.published == pytest.approx(7.52 / 10.31) and 0 < ratio.emulated < 1
+    # the third build (THIRD): 14.50 / 40.23 and 4.83 / 7.52, run now
+    third = card["system time: the 4.83 s run / the 7.52 s run"]
+    assert third.published == pytest.approx(14.50 / 40.23) and third.status == "run"
+    third = card["elapsed time of the third build (32 CPUs, 1.3 GHz, no partition)"]
+    assert third.published == 4.83 and third.status == "run"
+    # at least the first build's user time, at 1.3 GHz, over 32 CPUs, then the link
+    assert third.emulated > (130.63 - link) * 1100 / 1300 / 32 + link * 1100 / 1300
+    bligh = card["Bligh's NUMA-Q build: patched / 2.4.18 elapsed time"]
+    assert bligh.status == "not modelled" and bligh.emulated is None
 
 
 def test_user_time_passes_on_the_clock_and_not_in_the_kernel():
@@ -412,3 +421,40 @@ def test_a_build_with_moved_estimates_is_the_same_in_a_worker_as_around_it():
 def test_a_slot_count_beyond_the_cpus_is_refused():
     with pytest.raises(ValueError, match="slots"):
         blanchard2002.scheduled_build(blanchard2002.NEW, 2, slots=3)
+
+
+def test_a_faster_clock_takes_the_same_cycles_in_fewer_seconds():
+    """One slot on two CPUs at 1,300 MHz against the default (the first build's 1,100): the
+    same run (kernel and job cycles equal), its seconds 1100 / 1300 of the default's:
+    system time, compile phase, the link (1.0 s of cycles at 1.1 GHz) and the user time
+    (130.63 s at 1.1 GHz)."""
+    slow = blanchard2002.scheduled_build(blanchard2002.NEW, 2, slots=1, lpar=False)
+    fast = blanchard2002.scheduled_build(blanchard2002.NEW, 2, slots=1, lpar=False,
+                                         clock_mhz=1300)
+    assert fast["kernel cycles per job"] == slow["kernel cycles per job"]
+    assert fast["cycles per job"] == slow["cycles per job"]
+    for key in ("system_s", "compile_s", "link_s", "user_s"):
+        assert fast[key] == pytest.approx(slow[key] * 1100 / 1300)
+    assert fast["link_s"] == pytest.approx(blanchard2002.BUILD["link_s"] * 1100 / 1300)
+    assert fast["user_s"] == pytest.approx(130.63 * 1100 / 1300)
+    assert fast["elapsed_s"] == pytest.approx(fast["compile_s"] + fast["link_s"])
+    with pytest.raises(ValueError, match="clock_mhz"):
+        blanchard2002.scheduled_build(blanchard2002.NEW, 2, slots=1, clock_mhz=0)
+
+
+def test_the_flush_account_splits_the_flush_routines_cycles_into_its_parts():
+    """2.4's locking in a partition on two CPUs: the parts of the flush account sum to the
+    flush routines' cycles per job; a flushed page's parts are there (hash_table_lock taken,
+    the hcalls, the tlbie sequence); each flushed page runs one tlbie, so the pages are the
+    tlbies counted. On the bare machine no part is a hypervisor call's."""
+    parts = blanchard2002.FLUSH_PARTS
+    build = blanchard2002.scheduled_build(blanchard2002.OLD, 2, lpar=True)
+    account = build["flush account"]
+    flushes = sum(build["routines"].get(r, 0) for r in blanchard2002.FLUSH_ROUTINES)
+    assert sum(account.values()) == pytest.approx(flushes)
+    for part in ("hash_table_lock", "hcall", "sequence"):
+        assert account[parts[part]] > 0
+    assert build["flushed pages per job"] > 0
+    bare = blanchard2002.scheduled_build(blanchard2002.OLD, 2, lpar=False)
+    assert bare["flush account"].get(parts["hcall"], 0) == 0
+    assert bare["flush account"][parts["sequence"]] > 0

@@ -355,3 +355,24 @@ def test_call_tree_gives_each_caller_its_callees_mean_cost_by_category():
     tree = call_tree(table, symbols, {"B": "b"})
     assert tree["A"] == {None: 15, "b": 20}
     assert tree["B"] == {"b": 30} and tree["C"] == {None: 5}
+
+
+def test_call_tree_puts_named_instructions_in_their_category_from_every_caller():
+    """As above, with B's one instruction split: its second half (address 20, 12 cycles
+    over its 3 executions) named "spin" by instruction_category. B: 18 cycles "b", 12
+    "spin"; A, which makes 2 of B's 3 calls, gets 2/3 of each: 12 "b", 8 "spin"."""
+    import pandas as pd
+    from emu.run.profiler import Symbol, call_tree
+    symbols = [Symbol("A", 0, 16), Symbol("B", 16, 24), Symbol("C", 24, 32)]
+    table = pd.DataFrame([
+        {"address": 0, "symbol": "A", "hits": 1, "cycles": 4, "instruction": "mflr r0"},
+        {"address": 4, "symbol": "A", "hits": 1, "cycles": 2, "instruction": "bl 0x10"},
+        {"address": 8, "symbol": "A", "hits": 1, "cycles": 2, "instruction": "bl 0x10"},
+        {"address": 12, "symbol": "A", "hits": 1, "cycles": 2, "instruction": "bl 0x18"},
+        {"address": 16, "symbol": "B", "hits": 3, "cycles": 18, "instruction": "nop"},
+        {"address": 20, "symbol": "B", "hits": 3, "cycles": 12, "instruction": "lwarx r0"},
+        {"address": 24, "symbol": "C", "hits": 1, "cycles": 5, "instruction": "blr"}])
+    tree = call_tree(table, symbols, {"B": "b"},
+                     lambda row: "spin" if row.instruction.startswith("lwarx") else None)
+    assert tree["B"] == {"b": 18, "spin": 12}
+    assert tree["A"] == {None: 15, "b": 12, "spin": 8}
