@@ -218,9 +218,12 @@ def write_profile(kernel, records=1000, warm=2000, cpus=1, counters=tuple(COUNTE
     the CPU halted in the idle task in between (Kernel.paced_writes); else back to back.
     ``options`` go to ext3model.Kernel."""
     options.setdefault("max_records", None)
+    disk_warm = 0
+    if paced:       # paced writes before the profiled ones: the disk's queue in its stride
+        disk_warm = ext3model.disk_warm_writes()
     if options["max_records"] is None:
         options["max_records"] = (ext3model.PAGE_CACHE_BYTES // ext3model.PAGE + warm +
-                                  records * len(counters))
+                                  disk_warm + records * len(counters))
     if paced:
         options.setdefault("cores", max(cpus, 2))
     k = ext3model.Kernel(kernel, cpus=cpus, **options)
@@ -231,11 +234,14 @@ def write_profile(kernel, records=1000, warm=2000, cpus=1, counters=tuple(COUNTE
     clean = k.writeback_point(pages) if paced else 0
     if paced:
         k.commit_lag = k.commit_age(write_period(), CLOCK_HZ)
-    committed = min(clean, max(0, pages - max(0, k.commit_lag - warm))) if paced else 0
+    committed = (min(clean, max(0, pages - max(0, k.commit_lag - warm - disk_warm)))
+                 if paced else 0)
     k.prefill(clean_before=clean, committed_before=committed)
     if warm:
         k.write_records(warm)
     period = write_period() if paced else 0
+    if disk_warm:
+        k.paced_writes(disk_warm, period)
     sampled = {}
     for metric in counters:
         c = COUNTERS[metric]
