@@ -76,12 +76,22 @@ USER_SYMBOLS = ("iozone_write_test",)
 #: counted with the write path
 COMMIT_SYMBOLS = ("journal_commit_transaction", "journal_remove_journal_head", "ll_rw_block",
                   "end_buffer_write_sync", "journal_brelse_array")
-#: the block layer's routines (routines/x86/block_2612.S): a buffer's bio and request, and
-#: their completion
+#: the block layer's routines (routines/x86/block_2612.S): a buffer's bio and request, the
+#: anticipatory elevator's merge, and their completion
 BLOCK_SYMBOLS = ("submit_bh", "bio_alloc", "bio_put", "bio_destructor", "submit_bio",
                  "generic_make_request", "__make_request", "get_request", "drive_stat_acct",
-                 "disk_round_stats", "disk_complete_request", "__end_that_request_first",
-                 "bio_endio", "end_bio_bh_io_sync", "end_that_request_last")
+                 "disk_round_stats", "__end_that_request_first", "bio_endio",
+                 "end_bio_bh_io_sync", "end_that_request_last", "as_merge", "elv_rq_merge_ok",
+                 "as_hash_bucket", "as_add_arq_hash", "as_del_arq_hash", "as_merged_request",
+                 "ll_back_merge_fn")
+#: the disk's side (routines/x86/scsi_2612.S): the driver taking a request, the disk's
+#: interrupt and the SCSI softirq that ends the request
+DISK_SYMBOLS = ("disk_dispatch", "scsi_prep_fn", "scsi_dispatch_cmd", "disk_interrupt",
+                "common_interrupt", "do_IRQ", "host_intr", "scsi_done", "do_softirq",
+                "scsi_softirq", "scsi_finish_command", "scsi_io_completion")
+#: the completion's routines the disk's interrupt reaches in writeback's files
+#: (routines/x86/writeback_2612.S)
+COMPLETION_SYMBOLS = ("end_buffer_async_write", "end_page_writeback")
 #: what the chapter's model of the copy and the machine leaves out (the write path's own
 #: omissions are ext3model.LEFT_OUT)
 LEFT_OUT = (
@@ -150,6 +160,11 @@ class WriteProfile:
         """Events (or cycles) in the block layer's routines: BLOCK_SYMBOLS."""
         return self._symbol_events(metric, BLOCK_SYMBOLS)
 
+    def disk_events(self, metric):
+        """Events (or cycles) in the disk's side: DISK_SYMBOLS, and the completion's
+        routines they reach in writeback (COMPLETION_SYMBOLS)."""
+        return self._symbol_events(metric, DISK_SYMBOLS + COMPLETION_SYMBOLS)
+
     def _symbol_events(self, metric, symbols):
         df = self.listing(metric)
         return int(df[df["symbol"].isin(symbols)]["events"].sum())
@@ -186,9 +201,10 @@ class WriteProfile:
         return 100.0 * self.busy_cycles_per_write() / self.period
 
     def per_write(self, metric, part="all"):
-        """Events per write() (part "all", "copy", "other", "commit" or "block")."""
+        """Events per write() (part "all", "copy", "other", "commit", "block" or "disk")."""
         value = {"all": self.events, "copy": self.copy_events, "other": self.other_events,
-                 "commit": self.commit_events, "block": self.block_events}[part](metric)
+                 "commit": self.commit_events, "block": self.block_events,
+                 "disk": self.disk_events}[part](metric)
         return value / (self.records * self.cpus)
 
     def memory_table(self):

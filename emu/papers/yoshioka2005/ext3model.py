@@ -896,15 +896,42 @@ class Kernel:
         mapping = self.files[k]["mapping"]
         index = start
         for index in range(start, min(start + SWAP_CLUSTER_MAX, newest + 1)):
-            queued = self._queued()
             run = task.call("pdflush_writeback", self.pdflush[k], mapping, index)
             self.writeback_cycles[k] += run.cycles
             if run.return_value:                    # else gone, or clean
                 self.written_back[k] += 1
-                if self._queued() > queued:         # a request of its own: the one before
-                    self._dispatch(task.call, k, written, self._sector(mapping, index))
+                self._take_full(task.call, k, written, mapping, index)
                 break
         self._wb_next[k] = index + 1
+
+    def _requests(self):
+        """The queued requests, oldest first: (request, first sector, end sector, the
+        mapping of its first bio's page, its first buffer's b_end_io)."""
+        head, out = self.queue + Q["QUEUE_HEAD"], []
+        rq = self._read(head)
+        while rq != head:
+            sector = self._read(rq + RQ["SECTOR"])
+            bio = self._read(rq + RQ["BIO"])
+            page = self._read(self._read(bio + BIO["IO_VEC"]) + BVEC["PAGE"])
+            bh = self._read(bio + BIO["PRIVATE"])
+            out.append((rq, sector, sector + self._read(rq + RQ["NR_SECTORS"]),
+                        self._read(page + PG["MAPPING"]), self._read(bh + BH["END_IO"])))
+            rq = self._read(rq)
+        return out
+
+    def _take_full(self, call, k, written, mapping, index):
+        """After writeback submitted the page ``index``: if its bio started a request of
+        its own, the disk takes the file's request before it, which can grow no more (it
+        ends where the bio starts, or, an indirect block or a new group between, it is the
+        file's oldest)."""
+        sector = self._sector(mapping, index)
+        queued = [r for r in self._requests() if r[3] == mapping]
+        if not any(start == sector for _, start, _, _, _ in queued):
+            return                                  # the bio joined a request
+        before = [end for _, start, end, _, _ in queued if start != sector]
+        if before:
+            end = sector if sector in before else before[0]
+            self._dispatch(call, k, written, end)
 
     def _queued(self):
         """Write requests the queue's request list holds (rl->count[WRITE])."""
@@ -916,20 +943,12 @@ class Kernel:
         return self._read(bh + BH["BLOCKNR"]) * (PAGE // 512)
 
     def _dispatch(self, call, k, written, sector):
-        """The disk takes the request that ends at ``sector`` (it can grow no more: the bio
-        there started a request of its own; else the oldest of two or more):
+        """The disk takes the request that ends at ``sector``:
         routines/x86/scsi_2612.S's disk_dispatch; its
         interrupt comes ``disk_delay`` writes of CPU k later (_end_requests)."""
         run = call("disk_dispatch", self.queue, sector)
         self.disk_cycles[k] += run.cycles
         rq = run.return_value
-        head = self._read(self.queue + Q["QUEUE_HEAD"])
-        if not rq and head != self._read(self.queue + Q["QUEUE_HEAD"] + 4):
-            # none ends there (an indirect block between, a new block group): the disk
-            # takes the oldest, as it would once the unplug timer fired
-            run = call("disk_dispatch", self.queue, 0)
-            self.disk_cycles[k] += run.cycles
-            rq = run.return_value
         if rq:
             self._inflight[k].append((written + self.disk_delay, rq))
 
@@ -968,15 +987,16 @@ class Kernel:
         """In CPU k's pause: kjournald's data loop, one turn (routines/x86/commit_2612.S):
         the buffer at the head of the transaction's data list is unfiled (clean) or written
         (dirty)."""
-        queued = self._queued()
         run = task.call("journal_commit_transaction", self.journal, self.transaction, 1)
         self.commit_turns[k] += 1
         self.commit_cycles[k] += run.cycles
-        for _ in range(self._queued() - queued):    # buffers it wrote: kjournald waits for
-            run = task.call("disk_dispatch", self.queue, 0xFFFFFFFF)          # them
-            self.disk_cycles[k] += run.cycles
-            self.disk_cycles[k] += task.call("disk_interrupt", self.pdflush[k],
-                                             run.return_value).cycles
+        sync = self.sym["end_buffer_write_sync"]
+        for _, _, end, _, end_io in self._requests():
+            if end_io == sync:                      # buffers it wrote: kjournald waits for
+                run = task.call("disk_dispatch", self.queue, end)       # them
+                self.disk_cycles[k] += run.cycles
+                self.disk_cycles[k] += task.call("disk_interrupt", self.pdflush[k],
+                                                 run.return_value).cycles
 
     def _idle_until(self, task, k, due):
         """CPU k idles until its clock reads ``due``: the idle loop runs to its hlt, the CPU
