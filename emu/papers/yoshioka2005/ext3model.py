@@ -43,11 +43,15 @@ Paced writes (``Kernel.paced_writes``: a write per CPU every period, as a disk s
 pace) fill each pause with what the CPU does there: writeback of one page of the child's
 file (``routines/x86/writeback_2612.S``: pdflush's page work in ext3's writepage and its
 journal handle, then ``submit_bh`` through the block layer, ``routines/x86/block_2612.S``,
-whose disk completes the write at once), the page ``DIRTY_FRACTION`` of the child's page cache behind its
+where the bio joins the file's request waiting in the disk's queue, or starts one), the page
+``DIRTY_FRACTION`` of the child's page cache behind its
 newest, a turn of kjournald's commit over the transaction's data list
 (``routines/x86/commit_2612.S``: the buffer at its head, half a commit interval old, unfiled
 or written), then 2.6.12's idle loop to its ``hlt`` (``routines/x86/idle_2612.S``), halted until
-the next write is due.
+the next write is due. Before the writeback, the disk's interrupt ends each request due
+(``routines/x86/scsi_2612.S``: from ``common_interrupt`` through the SCSI softirq to
+``end_page_writeback`` of each of its pages); a request the file's next bio could not join
+goes to the disk's driver, and is due ``REQUEST_PAGES / MAIL_WRITERS`` writes later.
 
 Offsets: the fields are 2.6.12's, in its order, with i386 sizes (no spinlock debugging,
 no CONFIG_LBD, no CONFIG_PREEMPT); where a structure is long (journal_t, struct inode)
@@ -107,10 +111,12 @@ LEFT_OUT = (
      "written): the lock-down, the metadata's log copies, descriptor and commit blocks, "
      "the checkpoint lists (some two hundred buffers a commit, against tens of thousands of "
      "data buffers)"),
-    ("the disk's side of the block layer: each request completes at once "
-     "(routines/x86/block_2612.S), so the queue is empty at every submission and the "
-     "elevator's merge (the anticipatory scheduler's; noop's list stands for its queue) "
-     "never runs; the SCSI driver, its command and its interrupt's entry"),
+    ("the disk's own timing: its driver takes a request when it can grow no more "
+     "(REQUEST_PAGES, an estimate) and its interrupt ends it a quarter of that many writes "
+     "later (the mail's rate); the interrupt comes on the writer's CPU"),
+    ("of the anticipatory elevator: its sort tree, front merges and anticipation (the queue's "
+     "list stands for its FIFO); the unplug timer; the I/O APIC's acknowledgement and the "
+     "adapter's registers"),
     "the disk: write() returns once the data is in the page cache",
     "pdflush's scheduling: each CPU's pdflush writes back in that CPU's pauses",
     "ext3's block reservation windows (one window search per ~1000 blocks)",
