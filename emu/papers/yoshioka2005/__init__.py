@@ -95,7 +95,8 @@ COMPLETION_SYMBOLS = ("end_buffer_async_write", "end_page_writeback")
 #: what the chapter's model of the copy and the machine leaves out (the write path's own
 #: omissions are ext3model.LEFT_OUT)
 LEFT_OUT = (
-    "the disk and its time: the paper's elapsed time is mostly waiting for it",
+    "the disk and its time: the paper's elapsed time is mostly waiting for it (the model "
+    "paces the writes at the mail's rate, and its disk writes a request at that rate)",
     "three more processors on the shared bus, and their traffic (the profiles run one CPU)",
     "Hyper-Threading: whether the paper's four CPUs were two packages' logical processors",
     "the device-not-available trap's entry and exit around math_state_restore "
@@ -724,16 +725,18 @@ SCORECARD_REASONS = {
     "rest of the kernel's cycles, after / before (%)": lambda row:
         f"the rest of the model's kernel changes by {row.model - 100:+.1f}%: its few misses "
         "are not where its cycles go (locked instructions are), and after the patch it waits "
-        "behind the copy's write-combining buffers (no sfence); the mail's rest holds "
-        "the disk's side of the block layer (a queue of waiting requests, the elevator's "
-        "merges, the SCSI driver, its interrupts), which the model has not (its kjournald "
-        "reaches buffers half a commit interval old, cold with either copy)",
+        "behind the copy's write-combining buffers (no sfence); its disk's interrupt ends "
+        "each request while the L3 still holds its pages' structures with either copy, and "
+        "its kjournald reaches buffers half a commit interval old, cold with either; the "
+        "mail's rest holds more (the rest of each commit, the scheduler and timers, other "
+        "tasks)",
     "rest of the kernel's L3 misses, after / before (%)":
         "on four paced CPUs most of the rest's misses are lines another CPU wrote (the "
         "journal's, the shared metadata's), which the copy's stream does not cause; "
         "writeback's misses on the pages it reaches fall with the patch, as on one CPU, "
         "kjournald's data loop adds misses on buffers half a commit interval old, cold with "
-        "either copy; the disk's queue, its merges and its driver are not modelled",
+        "either copy; the disk's driver and interrupt reach pages whose structures the L3 "
+        "still holds with either copy",
     "all cycles, after / before (%)":
         "the copy's saving is the model's, the rest's is not (see the rest's cycles)",
     "iozone's elapsed time gain, at most (%)":
@@ -744,8 +747,9 @@ SCORECARD_REASONS = {
 #: The shares of the listings (quantities, not effects): the copy's part of each count
 SHARE_REASON = ("the model's write path is the mail's iozone reduced to its kernel work "
                 "(ext3's write path, writeback's page work and kjournald's data loop as guest "
-                "code, the block layer's bios and requests with them): no disk queue, no "
-                "driver, no interrupts, no other task, so the copy's share of it differs")
+                "code, the block layer's bios, requests and merges, the SCSI driver and the "
+                "disk's interrupt with them): no other task, no timer, no scheduler, and of "
+                "kjournald's commit its data loop alone, so the copy's share of it differs")
 def busy_reason(row):
     """Why the model's CPUs are busier or idler than the mail's, from the row."""
     return (f"the model's write alone costs {'more' if row.model > row.paper else 'fewer'} "
