@@ -224,7 +224,7 @@ DISK_IRQ = 24                       # an I/O APIC pin above the ISA sixteen
 HARDIRQ_OFFSET = 1 << 16            # include/linux/hardirq.h: HARDIRQ_SHIFT 16
 SOFTIRQ_OFFSET = 1 << 8             # SOFTIRQ_SHIFT 8
 SCSI_SOFTIRQ = 4                    # include/linux/interrupt.h: HI, TIMER, NET_TX, NET_RX, SCSI
-PT_ORIG_EAX = 0x24                  # include/asm-i386/ptrace.h: ORIG_EAX in struct pt_regs
+PT_ORIG_EAX = 0x24                  # arch/i386/kernel/entry.S: ORIG_EAX, the frame SAVE_ALL builds
 # struct gendisk: the queue's accounting (its per-CPU disk_stats are in the per-CPU area)
 DK = dict(IN_FLIGHT=0, STAMP=4, STAMP_IDLE=8)
 DS = dict(READ_SECTORS=0, WRITE_SECTORS=4, READS=8, WRITES=12, READ_MERGES=16,
