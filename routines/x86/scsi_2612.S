@@ -13,7 +13,7 @@
  *
  * disk_dispatch(q, sector) is the driver taking a request off the queue when the disk can
  * take it (the book's ext3model decides when: a request that can grow no more); it finds
- * the request ending at ``sector`` (0: the oldest, 0xffffffff: the newest), hands it to the driver and
+ * the request ending at ``sector`` (0xffffffff: the newest), hands it to the driver and
  * returns it (0 if there is none). disk_interrupt(task, rq) is the disk's interrupt when
  * that request is written, on ``task``'s kernel stack: the adapter puts the finished
  * command where its driver looks (a store here, a DMA write there), the CPU enters
@@ -42,13 +42,11 @@ disk_dispatch:
         movl    24(%esp), %edx              # hands the driver
         movl    4(%ecx), %ebx               # 0xffffffff: the newest, the list's tail
         cmpl    $-1, %edx
-        je      5f
-        movl    (%ecx), %ebx                # 0: the oldest, the list's head
-        testl   %edx, %edx
-        jnz     2f                          # else the one ending at sector
-5:      cmpl    %ecx, %ebx
+        jne     1f
+        cmpl    %ecx, %ebx
         jne     3f
         jmp     7f
+1:      movl    (%ecx), %ebx                # else the one ending at sector
 2:      cmpl    %ecx, %ebx
         je      7f
         movl    RQ_SECTOR(%ebx), %eax
