@@ -3,9 +3,9 @@
 Every number the model takes without a primary source is an estimate with a plausible low
 and high and the reason for them, where the number lives (``emu.hw.estimates`` names them
 all: a profile's ``unverified`` values and their ``ranges``, the kernel's cost table, the
-workloads' images, Yoshioka 2005's pace of writes, ``ext3model.STAGGER``, Mackerras
-2003's compile steps per 405 build, ``mackerras2003.BUILD405``). A claim's
-**range** is the span of its emulated value when each estimate its run reads moves to its
+workloads' images, Yoshioka 2005's pace of writes and disk requests (``ext3model.STAGGER``,
+``ext3model.REQUEST_PAGES``...), Mackerras 2003's compile steps per 405 build,
+``mackerras2003.BUILD405``). A claim's **range** is the span of its emulated value when each estimate its run reads moves to its
 low and to its high, one at a time, everything else as it is; the estimate that **moves it
 most** is the one whose low and high put the claim furthest apart.
 

@@ -91,8 +91,8 @@ def _estimate_labels():
            "kernel:costs.CPI": "the kernel's CPI", "kernel:image": "the images' pages",
            "kernel:work": "the kernel's C-path costs and the images' pages",
            "kernel:build": "the build's estimates (make -j's jobs, link, spread)",
-           "yoshioka2005": "Yoshioka 2005's pace of writes",
-           "yoshioka2005:other": "Yoshioka 2005's pace of writes"}
+           "yoshioka2005": "Yoshioka 2005's pace of writes and disk requests",
+           "yoshioka2005:other": "Yoshioka 2005's pace of writes and disk requests"}
     for name in profile.names():
         out[f"{name}:cycles"] = f"{name}'s cycle estimates"
         out[f"{name}:other"] = f"{name}'s other estimates"

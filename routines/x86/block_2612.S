@@ -1,23 +1,28 @@
 /*
  * The block layer under a buffer's write in Linux 2.6.12, written for the book from the
  * algorithms of fs/buffer.c (submit_bh, end_bio_bh_io_sync), fs/bio.c (bio_alloc_bioset,
- * bio_init, bio_put, bio_destructor, bio_endio) and drivers/block/ll_rw_blk.c (submit_bio,
- * generic_make_request, __make_request, get_request, rq_init, drive_stat_acct,
- * disk_round_stats, add_request, __end_that_request_first, end_that_request_last,
- * __blk_put_request, freed_request), with drivers/block/noop-iosched.c's queue (a list) in
- * place of the anticipatory elevator.
+ * bio_init, bio_put, bio_destructor, bio_endio), drivers/block/ll_rw_blk.c (submit_bio,
+ * generic_make_request, __make_request, ll_back_merge_fn, get_request, rq_init,
+ * drive_stat_acct, disk_round_stats, add_request, blkdev_dequeue_request,
+ * __end_that_request_first, end_that_request_last, __blk_put_request, freed_request),
+ * drivers/block/elevator.c (elv_try_last_merge, elv_rq_merge_ok) and the anticipatory
+ * elevator, drivers/block/as-iosched.c (as_merge, as_find_arq_hash, as_add_arq_hash,
+ * as_del_arq_hash, as_merged_request, as_set_request, as_put_request).
  *
- * submit_bh(rw, bh) builds a bio for the buffer (a bio and its one bio_vec from their slabs),
- * submits it (generic_make_request -> q->make_request_fn = __make_request: the queue locked,
- * a request from its slab, filled from the bio, accounted, queued); then the disk, which the
- * model has not, completes it at once (disk_complete_request: the request taken off the
- * queue, __end_that_request_first -> bio_endio -> end_bio_bh_io_sync -> the buffer's
- * b_end_io, end_that_request_last -> __blk_put_request), and submit_bh's bio_put frees the
- * bio. The queue is therefore empty at every submission, so __make_request never reaches
- * the elevator's merge (elv_merge: on the machine, a write queued behind others merges
- * with the one before it); the unplug timer, the SCSI command and the driver's interrupt
- * entry are left out. Calling convention: cdecl; ebx, esi, edi, ebp preserved. Offsets:
- * the equates emu/papers/yoshioka2005/ext3model.py puts in front.
+ * submit_bh(rw, bh) builds a bio for the buffer (a bio and its one bio_vec from their slabs)
+ * and submits it (generic_make_request -> q->make_request_fn = __make_request): under the
+ * queue lock the elevator looks for a queued request that ends where the bio starts (the
+ * last merge hint, then the anticipatory elevator's hash of request ends), and the bio joins
+ * it (a back merge) while the request stays within the queue's max_sectors and segment
+ * limits; else the bio gets a request of its own (its as_rq from the elevator's pool, on the
+ * hash). The request waits in the queue, growing, while the disk is busy: the disk's driver
+ * takes it (routines/x86/scsi_2612.S) and its interrupt ends it later, each of its bios in
+ * turn (bio_endio -> end_bio_bh_io_sync -> the buffer's b_end_io). Left out of the elevator:
+ * its sort tree, the front merges it allows (a file written forwards makes none), the
+ * attempt to merge a grown request with the next (attempt_back_merge: the next request is
+ * another file's) and its anticipation (reads only). The queue's list stands for its FIFO.
+ * Calling convention: cdecl; ebx, esi, edi, ebp preserved. Offsets: the equates
+ * emu/papers/yoshioka2005/ext3model.py puts in front.
  */
         .globl  submit_bh
 submit_bh:
@@ -159,8 +164,7 @@ submit_bio:
 9:      ud2
 
 /* generic_make_request(bio): the sector within the device, the device's queue, the bio
- * within the queue's limit and the queue alive; then q->make_request_fn(q, bio), and the
- * disk's completion */
+ * within the queue's limit and the queue alive; then q->make_request_fn(q, bio) */
         .globl  generic_make_request
 generic_make_request:
         pushl   %ebx
@@ -182,7 +186,6 @@ generic_make_request:
         pushl   %ebx                        # (no partition to remap)
         pushl   %esi
         call    *Q_MAKE_REQUEST_FN(%esi)
-        call    disk_complete_request       # the disk: (q), at once
         addl    $8, %esp
         popl    %esi
         popl    %ebx
@@ -190,8 +193,11 @@ generic_make_request:
 9:      ud2
 
 /* __make_request(q, bio): no bounce (the queue's bounce_pfn covers all memory); the queue
- * locked; an empty queue is plugged and gets a new request (get_request, the queue unlocked
- * meanwhile), filled from the bio, accounted and added (noop: the queue's tail) */
+ * locked; a queued request the bio can join at its end (elv_merge: as_merge) takes it
+ * (ll_back_merge_fn, then the bio on its tail, the sectors and the merge accounted,
+ * elv_merged_request); else an empty queue is plugged and the bio gets a new request
+ * (get_request, the queue unlocked meanwhile, then the merge tried again), filled from the
+ * bio, accounted and added (the queue's tail; the elevator's hash) */
         .globl  __make_request
 __make_request:
         pushl   %ebx
@@ -207,11 +213,48 @@ __make_request:
 1:      pushl   Q_QUEUE_LOCK(%esi)          # again: spin_lock_irq(q->queue_lock)
         call    _spin_lock_irq
         addl    $4, %esp
-        leal    Q_QUEUE_HEAD(%esi), %eax    # elv_queue_empty (noop: list_empty)
+        leal    Q_QUEUE_HEAD(%esi), %eax    # elv_queue_empty: nothing to merge with
         cmpl    %eax, (%eax)
-        jne     9f                          # a queued request: the merge (not in a run)
-        lock btsl $(QUEUE_FLAG_PLUGGED), Q_QUEUE_FLAGS(%esi)    # blk_plug_device
-        testl   %ebp, %ebp                  # get_rq
+        je      4f
+        pushl   %ebx                        # elv_merge(q, &req, bio): as_merge
+        pushl   %esi
+        call    as_merge
+        addl    $8, %esp
+        testl   %eax, %eax
+        jz      3f                          # ELEVATOR_NO_MERGE
+        movl    %eax, %edi                  # req: ELEVATOR_BACK_MERGE
+        pushl   %ebx
+        pushl   %edi
+        pushl   %esi
+        call    ll_back_merge_fn            # q->back_merge_fn(q, req, bio)
+        addl    $12, %esp
+        testl   %eax, %eax
+        jz      3f                          # too big: a request of its own
+        movl    RQ_BIOTAIL(%edi), %eax      # req->biotail->bi_next = bio
+        movl    %ebx, BIO_NEXT(%eax)
+        movl    %ebx, RQ_BIOTAIL(%edi)
+        movl    BIO_SIZE(%ebx), %eax        # nr_sectors = bio_sectors(bio)
+        shrl    $9, %eax
+        addl    %eax, RQ_NR_SECTORS(%edi)   # req->nr_sectors = req->hard_nr_sectors += nr
+        addl    %eax, RQ_HARD_NR_SECTORS(%edi)
+        pushl   $0                          # drive_stat_acct(req, nr_sectors, 0)
+        pushl   %eax
+        pushl   %edi
+        call    drive_stat_acct
+        addl    $12, %esp
+        pushl   %edi                        # elv_merged_request(q, req)
+        pushl   %esi
+        call    as_merged_request
+        addl    $8, %esp
+        testl   %ebp, %ebp                  # out: a request got on the first pass would go
+        jnz     9f                          # back (__blk_put_request): not in a run
+        pushl   Q_QUEUE_LOCK(%esi)
+        call    _spin_unlock_irq
+        addl    $4, %esp
+        xorl    %eax, %eax
+        jmp     8f
+4:      lock btsl $(QUEUE_FLAG_PLUGGED), Q_QUEUE_FLAGS(%esi)    # blk_plug_device
+3:      testl   %ebp, %ebp                  # get_rq
         jnz     2f
         pushl   Q_QUEUE_LOCK(%esi)
         call    _spin_unlock_irq
@@ -252,18 +295,21 @@ __make_request:
         pushl   %ebp
         call    drive_stat_acct
         addl    $12, %esp
-        leal    Q_QUEUE_HEAD(%esi), %eax    # __elv_add_request: noop's list_add_tail
+        leal    Q_QUEUE_HEAD(%esi), %eax    # __elv_add_request: the FIFO's tail
         movl    4(%eax), %ecx               # last = head->prev
         movl    %eax, RQ_QUEUELIST(%ebp)
         movl    %ecx, RQ_QUEUELIST + 4(%ebp)
         movl    %ebp, (%ecx)
         movl    %ebp, 4(%eax)
+        pushl   %ebp                        # as_add_request: the request on the hash
+        call    as_add_arq_hash
+        addl    $4, %esp
         movl    %ebp, Q_LAST_MERGE(%esi)    # rq_mergeable: the merge hint
         pushl   Q_QUEUE_LOCK(%esi)
         call    _spin_unlock_irq
         addl    $4, %esp
         xorl    %eax, %eax
-        popl    %ebp
+8:      popl    %ebp
         popl    %edi
         popl    %esi
         popl    %ebx
@@ -272,7 +318,7 @@ __make_request:
 
 /* get_request(q, rw) -> request: the request list's count under the queue lock, then a
  * request from its slab (blk_alloc_request: rq->flags = rw; noop keeps no private data),
- * rq_init, rq->rl */
+ * rq_init, rq->rl, and the elevator's as_rq (as_set_request) */
         .globl  get_request
 get_request:
         pushl   %ebx
@@ -317,6 +363,20 @@ get_request:
         movl    %eax, RQ_END_IO(%ebx)
         leal    Q_RQ_COUNT(%esi), %eax      # rq->rl = &q->rq
         movl    %eax, RQ_RL(%ebx)
+        pushl   arq_pool                    # elv_set_request -> as_set_request: an as_rq
+        call    kmem_cache_alloc            # from the elevator's pool
+        addl    $4, %esp
+        movl    %ebx, ARQ_REQUEST(%eax)     # arq->request = rq
+        movl    $0, ARQ_IO_CONTEXT(%eax)
+        movl    $0, ARQ_STATE(%eax)         # AS_RQ_PRESCHED
+        leal    ARQ_HASH(%eax), %ecx        # INIT_LIST_HEAD(&arq->hash), on_hash = 0
+        movl    %ecx, ARQ_HASH(%eax)
+        movl    %ecx, ARQ_HASH + 4(%eax)
+        movl    $0, ARQ_ON_HASH(%eax)
+        leal    ARQ_FIFO(%eax), %ecx        # INIT_LIST_HEAD(&arq->fifo)
+        movl    %ecx, ARQ_FIFO(%eax)
+        movl    %ecx, ARQ_FIFO + 4(%eax)
+        movl    %eax, RQ_ELEVATOR_PRIVATE(%ebx)
         movl    %ebx, %eax
         popl    %esi
         popl    %ebx
@@ -370,57 +430,6 @@ disk_round_stats:
 1:      movl    %eax, DK_STAMP_IDLE(%ebx)
         popl    %ebx
         ret
-
-/* disk_complete_request(q): the disk's stand-in: its driver takes the request at the
- * queue's head (elv_next_request, blkdev_dequeue_request; the plug pulled), writes it at
- * once, and its interrupt ends it: __end_that_request_first for all its bytes, then
- * end_that_request_last under the queue lock. */
-        .globl  disk_complete_request
-disk_complete_request:
-        pushl   %ebx
-        pushl   %esi
-        movl    12(%esp), %esi              # q
-        pushl   Q_QUEUE_LOCK(%esi)
-        call    _spin_lock_irq
-        addl    $4, %esp
-        lock btrl $(QUEUE_FLAG_PLUGGED), Q_QUEUE_FLAGS(%esi)  # blk_remove_plug
-        leal    Q_QUEUE_HEAD(%esi), %eax
-        movl    (%eax), %ebx                # elv_next_request: the head
-        cmpl    %eax, %ebx
-        je      9f
-        movl    (%ebx), %ecx                # blkdev_dequeue_request: list_del_init
-        movl    4(%ebx), %edx
-        movl    %ecx, (%edx)
-        movl    %edx, 4(%ecx)
-        movl    %ebx, (%ebx)
-        movl    %ebx, 4(%ebx)
-        cmpl    Q_LAST_MERGE(%esi), %ebx    # elv_remove_request: the hint
-        jne     1f
-        movl    $0, Q_LAST_MERGE(%esi)
-1:      pushl   Q_QUEUE_LOCK(%esi)
-        call    _spin_unlock_irq
-        addl    $4, %esp
-        movl    RQ_HARD_NR_SECTORS(%ebx), %eax  # the interrupt: end_that_request_first
-        shll    $9, %eax
-        pushl   %eax
-        pushl   $1
-        pushl   %ebx
-        call    __end_that_request_first
-        addl    $12, %esp
-        testl   %eax, %eax
-        jnz     9f                          # bytes left: not in a run
-        pushl   Q_QUEUE_LOCK(%esi)          # spin_lock_irqsave(q->queue_lock)
-        call    _spin_lock_irq
-        movl    %ebx, (%esp)
-        call    end_that_request_last
-        movl    Q_QUEUE_LOCK(%esi), %eax
-        movl    %eax, (%esp)
-        call    _spin_unlock_irq
-        addl    $4, %esp
-        popl    %esi
-        popl    %ebx
-        ret
-9:      ud2
 
 /* __end_that_request_first(req, uptodate, nr_bytes) -> 0 when the request is done: each
  * whole bio ended (bio_endio) and unlinked */
@@ -517,6 +526,13 @@ end_that_request_last:
         movl    RQ_RL(%ebx), %edx
         decl    RQ_REF_COUNT(%ebx)
         jnz     1f
+        pushl   %edx                        # elv_put_request -> as_put_request: the as_rq
+        pushl   RQ_ELEVATOR_PRIVATE(%ebx)   # back to its pool
+        pushl   arq_pool
+        call    kmem_cache_free
+        addl    $8, %esp
+        popl    %edx
+        movl    $0, RQ_ELEVATOR_PRIVATE(%ebx)
         movl    $(RQ_INACTIVE), RQ_RQ_STATUS(%ebx)
         movl    $0, RQ_Q(%ebx)
         movl    $0, RQ_RL(%ebx)
@@ -546,6 +562,183 @@ end_that_request_last:
         ret
 9:      ud2
 
+
+/* as_merge(q, bio) -> the request the bio can join at its end, or 0 (ELEVATOR_NO_MERGE):
+ * elv_try_last_merge (q->last_merge, if mergeable and elv_rq_merge_ok and it ends where the
+ * bio starts), then the hash of request ends (as_find_arq_hash: a request found no longer
+ * mergeable loses its place there, as_remove_merge_hints), each checked by elv_rq_merge_ok
+ * (same direction, same disk). The front merge through the sort tree is left out: a file
+ * written forwards has none. */
+        .globl  as_merge
+as_merge:
+        pushl   %ebx
+        pushl   %esi
+        pushl   %edi
+        movl    16(%esp), %esi              # q
+        movl    20(%esp), %edi              # bio
+        movl    Q_LAST_MERGE(%esi), %ebx    # elv_try_last_merge
+        testl   %ebx, %ebx
+        jz      1f
+        testl   $(RQ_NOMERGE_FLAGS), RQ_FLAGS(%ebx)     # rq_mergeable
+        jnz     1f
+        call    elv_rq_merge_ok             # (ebx: rq, edi: bio) -> ZF clear if ok
+        jz      1f
+        movl    RQ_SECTOR(%ebx), %eax       # elv_try_merge: rq->sector + nr_sectors
+        addl    RQ_NR_SECTORS(%ebx), %eax   # == bio->bi_sector: a back merge
+        cmpl    BIO_SECTOR(%edi), %eax
+        je      8f
+1:      movl    BIO_SECTOR(%edi), %eax      # as_find_arq_hash(ad, bio->bi_sector)
+        call    as_hash_bucket              # eax: the bucket's list head
+        movl    %eax, %ecx
+        movl    (%ecx), %edx                # entry = hash_list->next
+2:      cmpl    %ecx, %edx
+        je      7f                          # the end of the bucket: no merge
+        leal    -ARQ_HASH(%edx), %eax       # list_entry_hash(entry)
+        movl    (%edx), %edx                # next = entry->next
+        movl    ARQ_REQUEST(%eax), %ebx     # __rq = arq->request
+        testl   $(RQ_NOMERGE_FLAGS), RQ_FLAGS(%ebx)
+        jz      3f
+        pushl   %ecx                        # !rq_mergeable: as_remove_merge_hints
+        pushl   %edx
+        pushl   %eax
+        call    as_del_arq_hash
+        addl    $4, %esp
+        popl    %edx
+        popl    %ecx
+        cmpl    Q_LAST_MERGE(%esi), %ebx
+        jne     2b
+        movl    $0, Q_LAST_MERGE(%esi)
+        jmp     2b
+3:      movl    RQ_SECTOR(%ebx), %eax       # rq_hash_key(__rq) == offset
+        addl    RQ_NR_SECTORS(%ebx), %eax
+        cmpl    BIO_SECTOR(%edi), %eax
+        jne     2b
+        call    elv_rq_merge_ok
+        jz      7f
+8:      movl    %ebx, %eax
+        jmp     6f
+7:      xorl    %eax, %eax
+6:      popl    %edi
+        popl    %esi
+        popl    %ebx
+        ret
+
+/* elv_rq_merge_ok(rq in ebx, bio in edi): ZF clear if the bio may join the request: the same
+ * data direction and the same disk (no special request: none is) */
+        .globl  elv_rq_merge_ok
+elv_rq_merge_ok:
+        movl    RQ_FLAGS(%ebx), %eax        # rq_data_dir(rq) == bio_data_dir(bio)
+        xorl    BIO_RW(%edi), %eax
+        testl   $1, %eax
+        jnz     1f
+        movl    BIO_BDEV(%edi), %eax        # rq->rq_disk == bio->bi_bdev->bd_disk
+        movl    BDEV_DISK(%eax), %eax
+        cmpl    RQ_RQ_DISK(%ebx), %eax
+        jne     1f
+        testl   %ebx, %ebx                  # ZF clear: ok
+        ret
+1:      xorl    %eax, %eax                  # ZF set: no
+        ret
+
+/* as_hash_bucket(sector in eax) -> eax: &ad->hash[AS_HASH_FN(sector)]:
+ * hash_long(sector >> 3, as_hash_shift 6) */
+        .globl  as_hash_bucket
+as_hash_bucket:
+        shrl    $3, %eax                    # AS_HASH_BLOCK
+        imull   $0x9e370001, %eax, %eax     # hash_long: GOLDEN_RATIO_PRIME_32
+        shrl    $(32 - AS_HASH_SHIFT), %eax
+        shll    $3, %eax                    # a list_head each
+        addl    as_hash_table, %eax
+        ret
+
+/* as_add_arq_hash(rq): the request's as_rq on the hash under its end sector (list_add) */
+        .globl  as_add_arq_hash
+as_add_arq_hash:
+        pushl   %ebx
+        movl    8(%esp), %edx               # rq
+        movl    RQ_ELEVATOR_PRIVATE(%edx), %ebx     # arq
+        cmpl    $0, ARQ_ON_HASH(%ebx)
+        jne     9f                          # BUG_ON(arq->on_hash)
+        movl    RQ_SECTOR(%edx), %eax       # rq_hash_key: sector + nr_sectors
+        addl    RQ_NR_SECTORS(%edx), %eax
+        call    as_hash_bucket              # eax: the bucket's head
+        movl    (%eax), %ecx                # list_add(&arq->hash, head)
+        leal    ARQ_HASH(%ebx), %edx
+        movl    %ecx, (%edx)
+        movl    %eax, 4(%edx)
+        movl    %edx, 4(%ecx)
+        movl    %edx, (%eax)
+        movl    $1, ARQ_ON_HASH(%ebx)
+        popl    %ebx
+        ret
+9:      ud2
+
+/* as_del_arq_hash(arq): off the hash (list_del_init), on_hash = 0 */
+        .globl  as_del_arq_hash
+as_del_arq_hash:
+        movl    4(%esp), %eax               # arq
+        cmpl    $0, ARQ_ON_HASH(%eax)
+        je      1f
+        movl    $0, ARQ_ON_HASH(%eax)
+        movl    ARQ_HASH(%eax), %ecx        # list_del_init(&arq->hash)
+        movl    ARQ_HASH + 4(%eax), %edx
+        movl    %ecx, (%edx)
+        movl    %edx, 4(%ecx)
+        leal    ARQ_HASH(%eax), %ecx
+        movl    %ecx, ARQ_HASH(%eax)
+        movl    %ecx, ARQ_HASH + 4(%eax)
+1:      ret
+
+/* as_merged_request(q, req): the end sector moved, so the hash entry moves (as_del_arq_hash,
+ * as_add_arq_hash); a back merge leaves the sort key; the request is the merge hint */
+        .globl  as_merged_request
+as_merged_request:
+        movl    8(%esp), %edx               # req
+        pushl   RQ_ELEVATOR_PRIVATE(%edx)
+        call    as_del_arq_hash
+        addl    $4, %esp
+        pushl   8(%esp)
+        call    as_add_arq_hash
+        addl    $4, %esp
+        movl    4(%esp), %eax               # q->last_merge = req
+        movl    8(%esp), %edx
+        movl    %edx, Q_LAST_MERGE(%eax)
+        ret
+
+/* ll_back_merge_fn(q, req, bio) -> 1 if the bio fits at the request's end: its sectors
+ * within q->max_sectors, one more segment (a page of its own: the model's pages are never
+ * physically next to each other) within max_hw_segments and max_phys_segments; else the
+ * request is marked REQ_NOMERGE and stops being the merge hint */
+        .globl  ll_back_merge_fn
+ll_back_merge_fn:
+        pushl   %ebx
+        movl    8(%esp), %ecx               # q
+        movl    12(%esp), %ebx              # req
+        movl    16(%esp), %edx              # bio
+        movl    BIO_SIZE(%edx), %eax        # req->nr_sectors + bio_sectors(bio)
+        shrl    $9, %eax
+        addl    RQ_NR_SECTORS(%ebx), %eax
+        cmpl    Q_MAX_SECTORS(%ecx), %eax
+        ja      1f
+        movzwl  RQ_NR_PHYS_SEGMENTS + 2(%ebx), %eax     # ll_new_hw_segment
+        incl    %eax
+        cmpl    Q_MAX_HW_SEGMENTS(%ecx), %eax
+        ja      1f
+        movzwl  RQ_NR_PHYS_SEGMENTS(%ebx), %eax
+        incl    %eax
+        cmpl    Q_MAX_PHYS_SEGMENTS(%ecx), %eax
+        ja      1f
+        addl    $0x00010001, RQ_NR_PHYS_SEGMENTS(%ebx)  # nr_phys_segments, nr_hw_segments
+        movl    $1, %eax
+        popl    %ebx
+        ret
+1:      orl     $(REQ_NOMERGE), RQ_FLAGS(%ebx)
+        cmpl    Q_LAST_MERGE(%ecx), %ebx
+        jne     2f
+        movl    $0, Q_LAST_MERGE(%ecx)
+2:      xorl    %eax, %eax
+        popl    %ebx
+        ret
 
 /* Fifteen one-byte nops at the end: emu.cost reads loaded code by a linear disassembly
  * (see copy_from_user_ll.S). Never executed. */

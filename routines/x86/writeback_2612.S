@@ -12,10 +12,11 @@
  * pdflush_writeback(task, mapping, index) runs writeback_page on pdflush's own kernel stack
  * (its thread_info, so current is pdflush, whose journal_info the handle goes in);
  * writeback_page(mapping, index) is what pdflush (background_writeout -> writeback_inodes ->
- * __writeback_single_inode -> do_writepages -> mpage_writepages) does to one dirty page, and
- * what the disk's interrupt does when its write is done, run back to back: the request
- * between them is the block layer's (submit_bh, routines/x86/block_2612.S: the bio and the
- * request, the disk completing the write at once), and left out is
+ * __writeback_single_inode -> do_writepages -> mpage_writepages) does to one dirty page;
+ * end_buffer_async_write and end_page_writeback are what the disk's interrupt does when
+ * its write is done (routines/x86/scsi_2612.S); the request between them is the block
+ * layer's (submit_bh, routines/x86/block_2612.S: the bio, joined to the file's request in
+ * the disk's queue or a request of its own), and left out is
  * mpage_writepages' tagged gang look-up (one radix-tree look-up by index stands for it).
  * Returns 1 if the page was written, 0 if it is no longer in the cache or not dirty. A page
  * has one 4 KB buffer (4 KB blocks), inside i_size.

@@ -15,7 +15,7 @@ from emu.isa.assemble import assemble, decode
 from emu.run.profiler import profile_call
 
 SMALL = dict(page_cache_bytes=512 << 10, frame_bytes=256 << 10, max_records=2000)
-FILES = ("spinlock", "jbd", "buffer", "ext3", "mm", "vfs", "commit", "block")
+FILES = ("spinlock", "jbd", "buffer", "ext3", "mm", "vfs", "commit", "block", "scsi")
 
 
 @pytest.mark.parametrize("kernel", sorted(e.KERNELS))
@@ -204,11 +204,12 @@ def test_paced_writes_halt_the_cpu_between_writes_for_the_rest_of_the_period():
     assert runs.busy[0] > sum(r.cycles for r in runs[0]) + k.writeback_cycles[0]
     for cpu, phase in ((0, 0), (1, period // 2)):
         # write i is due at phase + i x period: the CPU is halted from the end of write i-1
-        # (writeback's look in the pause, and the idle loop's entry) to then, so halted =
-        # phase + 5 periods - writes 0-4 - writeback, less the idle loop's entries and exits,
-        # a few hundred cycles each
+        # (writeback's look in the pause, the disk driver's, and the idle loop's entry) to
+        # then, so halted = phase + 5 periods - writes 0-4 - writeback - the driver, less
+        # the idle loop's entries and exits, a few hundred cycles each
         writes = sum(r.cycles for r in runs[cpu][:-1])
-        most = phase + (records - 1) * period - writes - k.writeback_cycles[cpu]
+        most = (phase + (records - 1) * period - writes - k.writeback_cycles[cpu] -
+                k.disk_cycles[cpu])
         assert most - 2_000 * k.halts[cpu] <= k.halted_cycles[cpu] < most
 
 
@@ -264,6 +265,11 @@ def test_writeback_page_cleans_the_page_and_its_buffer_and_ends_the_write():
     # ext3_ordered_writepage's handle: one more on the transaction, and gone again
     assert k._read(k.transaction + e.T["HANDLE_COUNT"]) == handles + 1
     assert k._read(k.transaction + e.T["UPDATES"]) == 0
+    # the write waits in the disk's queue: the page under writeback, its buffer locked
+    flags, state = k._read(page + e.PG["FLAGS"]), k._read(bh + e.BH["STATE"])
+    assert flags >> e.PG_BITS["writeback"] & 1 and state >> e.BH_BITS["Lock"] & 1
+    assert _tagged(k, mapping, index, 1) == [True] * 4
+    k.end_all_io()                                  # the disk takes it, its interrupt ends it
     flags, state = k._read(page + e.PG["FLAGS"]), k._read(bh + e.BH["STATE"])
     for bit in ("dirty", "writeback", "locked"):
         assert not flags >> e.PG_BITS[bit] & 1, bit
@@ -330,9 +336,12 @@ def test_the_commit_writes_a_dirty_data_buffer_and_unfiles_it_when_it_comes_roun
     assert [k._read(bh + e.BH["COUNT"]) for bh in bhs] == [1] * 4     # the journal head's
     ac = k._read(k.caches["journal_head_cache"] + e.KC["ARRAY"])
     avail = k._read(ac + e.AC["AVAIL"])
-    # two turns: buffers 0 and 1 are dirty, so ll_rw_block writes them (submit_bh ends the
-    # write at once); they stay on the list, the head moves on to buffer 2
+    # two turns: buffers 0 and 1 are dirty, so ll_rw_block writes them (one request: the
+    # second bio joins the first, blocks 0 and 1 being next to each other, and the disk
+    # ends both); they stay on the list, the head moves on to buffer 2
     k.machine.call("journal_commit_transaction", k.journal, t, 2)
+    assert k._queued() == 1
+    k.end_all_io()
     for bh in bhs[:2]:
         assert _bh_bits(k, bh, "Dirty", "Lock", "Uptodate", "Req", "JBD") == \
             [False, False, True, True, True]
@@ -343,6 +352,7 @@ def test_the_commit_writes_a_dirty_data_buffer_and_unfiles_it_when_it_comes_roun
     assert k.check()["sync_datalist"] == 4
     # four more: 2 and 3 written, then 0 and 1, clean, off the list and their heads freed
     k.machine.call("journal_commit_transaction", k.journal, t, 4)
+    k.end_all_io()
     for bh in bhs[:2]:
         assert _bh_bits(k, bh, "JBD", "Dirty") == [False, False]
         assert k._read(bh + e.BH["PRIVATE"]) == 0 and k._read(bh + e.BH["COUNT"]) == 0
@@ -358,6 +368,7 @@ def test_the_commit_writes_a_dirty_data_buffer_and_unfiles_it_when_it_comes_roun
     # journal_dirty_data files its buffer on the running transaction again (a new head)
     assert k.machine.call("pdflush_writeback", k.pdflush[0], mapping,
                           e.FIRST_INDEX).return_value == 1
+    k.end_all_io()
     assert _bh_bits(k, bhs[0], "JBD", "Dirty") == [True, False]
     assert k._read(bhs[0] + e.BH["COUNT"]) == 1
     facts = k.check()
@@ -427,8 +438,10 @@ def test_the_dirty_and_writeback_page_counts_follow_the_pages():
     mapping = k.files[0]["mapping"]
     k.machine.call("pdflush_writeback", k.pdflush[0], mapping, e.FIRST_INDEX + 3)
     # clear_page_dirty_for_io takes one off; TestSetPageWriteback adds one under writeback,
-    # TestClearPageWriteback (the write done at once) takes it off again
+    # TestClearPageWriteback (the disk's interrupt) takes it off again
     assert _page_state(k, 0, "NR_DIRTY") == 7
+    assert _page_state(k, 0, "NR_WRITEBACK") == 1
+    k.end_all_io()
     assert _page_state(k, 0, "NR_WRITEBACK") == 0
 
 
@@ -468,6 +481,8 @@ def test_a_buffers_write_goes_through_a_bio_and_a_request_and_both_come_back():
     avail = {name: k._read(ac + e.AC["AVAIL"]) for name, ac in arrays.items()}
     stats = k.pcpu[0] + e.PCPU["DISK_STATS"]
     assert k.machine.call("pdflush_writeback", k.pdflush[0], mapping, index).return_value == 1
+    assert k._queued() == 1                         # the request waits for the disk
+    k.end_all_io()
     # each object went back to its slab's per-CPU array, on top
     for name, ac in arrays.items():
         assert k._read(ac + e.AC["AVAIL"]) == max(avail[name], 1), name
@@ -487,15 +502,67 @@ def test_a_buffers_write_goes_through_a_bio_and_a_request_and_both_come_back():
     k.check()
 
 
-def test_a_queued_request_would_be_merged_which_the_model_refuses():
-    # the disk completes each write at once, so a submission never finds the queue busy;
-    # one that did would go to the elevator's merge, which the model has not
+def _queue(k):
+    """The queued requests, oldest first: (sector, nr_sectors, bios)."""
+    head, out = k.queue + e.Q["QUEUE_HEAD"], []
+    rq = k._read(head)
+    while rq != head:
+        bios, bio = 0, k._read(rq + e.RQ["BIO"])
+        while bio:
+            bios, bio = bios + 1, k._read(bio + e.BIO["NEXT"])
+        out.append((k._read(rq + e.RQ["SECTOR"]), k._read(rq + e.RQ["NR_SECTORS"]), bios))
+        rq = k._read(rq)
+    return out
+
+
+def test_bios_of_adjacent_blocks_join_the_queued_request_up_to_max_sectors():
+    k = e.Kernel("2.6.12", cpus=1, max_records=64)
+    k.write_records(8)
+    mapping = k.files[0]["mapping"]
+    sectors = [k._sector(mapping, e.FIRST_INDEX + i) for i in range(8)]
+    assert sectors == [sectors[0] + 8 * i for i in range(8)]    # blocks one after another
+    k._word(k.queue + e.Q["MAX_SECTORS"], 3 * 8)    # three pages a request
+    for i in range(5):
+        assert k.machine.call("pdflush_writeback", k.pdflush[0], mapping,
+                              e.FIRST_INDEX + i).return_value == 1
+    # pages 0-2 in one request (two back merges: its hash entry moved twice), 3-4 in the next:
+    # page 3's bio was refused (3 x 8 + 8 > 24), the full request marked REQ_NOMERGE
+    assert _queue(k) == [(sectors[0], 24, 3), (sectors[3], 16, 2)]
+    first = k._read(k.queue + e.Q["QUEUE_HEAD"])
+    assert k._read(first + e.RQ["FLAGS"]) & e.REQ_FLAGS["NOMERGE"]
+    stats = k.pcpu[0] + e.PCPU["DISK_STATS"]
+    assert k._read(stats + e.DS["WRITE_MERGES"]) == 3 and k._queued() == 2
+    assert k._read(stats + e.DS["WRITE_SECTORS"]) == 5 * 8
+    # the driver takes the full one (it ends where the second starts): a scatterlist of
+    # three pages, a WRITE(10) of 24 sectors at its first
+    rq = k.machine.call("disk_dispatch", k.queue, sectors[3]).return_value
+    assert rq == first and _queue(k) == [(sectors[3], 16, 2)]
+    cmd = k._read(rq + e.RQ["SPECIAL"])
+    assert k._read(cmd + e.CMD["USE_SG"]) == 3 and k._read(cmd + e.CMD["BUFFLEN"]) == 3 * 4096
+    cdb = k.machine.read(cmd + e.CMD["CMND"], 10)
+    assert cdb[0] == 0x2A and int.from_bytes(cdb[2:6], "big") == sectors[0]
+    assert int.from_bytes(cdb[7:9], "big") == 24
+    sg = k._read(cmd + e.CMD["BUFFER"])
+    assert [k._read(sg + e.SG_SIZE * i) for i in range(3)] == \
+        [k._lookup(mapping, e.FIRST_INDEX + i) for i in range(3)]
+    # its interrupt ends the three pages' writeback, and only theirs
+    k.machine.call("disk_interrupt", k.pdflush[0], rq)
+    for i in range(5):
+        page = k._lookup(mapping, e.FIRST_INDEX + i)
+        assert bool(k._read(page + e.PG["FLAGS"]) >> e.PG_BITS["writeback"] & 1) == (i >= 3)
+    assert k._read(stats + e.DS["WRITES"]) == 1 and k._queued() == 1
+    assert k._read(k.pcpu[0] + e.PCPU["SOFTIRQ_PENDING"]) == 0
+    k.end_all_io()
+    assert k._queued() == 0 and _queue(k) == []
+    k.check()
+
+
+def test_a_bio_of_another_disk_never_joins_a_request():
     k = e.Kernel("2.6.12", cpus=1, max_records=64)
     k.write_records(2)
-    head = k.queue + e.Q["QUEUE_HEAD"]
-    fake = k._alloc(e.REQUEST_SIZE)
-    k._poke(fake, e._words(head, head))
-    k._poke(head, e._words(fake, fake))
-    with pytest.raises(emu.GuestError, match="__make_request"):
-        k.machine.call("pdflush_writeback", k.pdflush[0], k.files[0]["mapping"],
-                       e.FIRST_INDEX)
+    mapping = k.files[0]["mapping"]
+    k.machine.call("pdflush_writeback", k.pdflush[0], mapping, e.FIRST_INDEX)
+    rq = k._read(k.queue + e.Q["QUEUE_HEAD"])
+    k._word(rq + e.RQ["RQ_DISK"], k._alloc(64))    # the queued request: another gendisk
+    k.machine.call("pdflush_writeback", k.pdflush[0], mapping, e.FIRST_INDEX + 1)
+    assert [n for _, n, _ in _queue(k)] == [8, 8]   # elv_rq_merge_ok said no

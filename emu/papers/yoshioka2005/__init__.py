@@ -76,16 +76,27 @@ USER_SYMBOLS = ("iozone_write_test",)
 #: counted with the write path
 COMMIT_SYMBOLS = ("journal_commit_transaction", "journal_remove_journal_head", "ll_rw_block",
                   "end_buffer_write_sync", "journal_brelse_array")
-#: the block layer's routines (routines/x86/block_2612.S): a buffer's bio and request, and
-#: their completion
+#: the block layer's routines (routines/x86/block_2612.S): a buffer's bio and request, the
+#: anticipatory elevator's merge, and their completion
 BLOCK_SYMBOLS = ("submit_bh", "bio_alloc", "bio_put", "bio_destructor", "submit_bio",
                  "generic_make_request", "__make_request", "get_request", "drive_stat_acct",
-                 "disk_round_stats", "disk_complete_request", "__end_that_request_first",
-                 "bio_endio", "end_bio_bh_io_sync", "end_that_request_last")
+                 "disk_round_stats", "__end_that_request_first", "bio_endio",
+                 "end_bio_bh_io_sync", "end_that_request_last", "as_merge", "elv_rq_merge_ok",
+                 "as_hash_bucket", "as_add_arq_hash", "as_del_arq_hash", "as_merged_request",
+                 "ll_back_merge_fn")
+#: the disk's side (routines/x86/scsi_2612.S): the driver taking a request, the disk's
+#: interrupt and the SCSI softirq that ends the request
+DISK_SYMBOLS = ("disk_dispatch", "scsi_prep_fn", "scsi_dispatch_cmd", "disk_interrupt",
+                "common_interrupt", "do_IRQ", "host_intr", "scsi_done", "do_softirq",
+                "scsi_softirq", "scsi_finish_command", "scsi_io_completion")
+#: the completion's routines the disk's interrupt reaches in writeback's files
+#: (routines/x86/writeback_2612.S)
+COMPLETION_SYMBOLS = ("end_buffer_async_write", "end_page_writeback")
 #: what the chapter's model of the copy and the machine leaves out (the write path's own
 #: omissions are ext3model.LEFT_OUT)
 LEFT_OUT = (
-    "the disk and its time: the paper's elapsed time is mostly waiting for it",
+    "the disk and its time: the paper's elapsed time is mostly waiting for it (the model "
+    "paces the writes at the mail's rate, and its disk writes a request at that rate)",
     "three more processors on the shared bus, and their traffic (the profiles run one CPU)",
     "Hyper-Threading: whether the paper's four CPUs were two packages' logical processors",
     "the device-not-available trap's entry and exit around math_state_restore "
@@ -150,6 +161,11 @@ class WriteProfile:
         """Events (or cycles) in the block layer's routines: BLOCK_SYMBOLS."""
         return self._symbol_events(metric, BLOCK_SYMBOLS)
 
+    def disk_events(self, metric):
+        """Events (or cycles) in the disk's side: DISK_SYMBOLS, and the completion's
+        routines they reach in writeback (COMPLETION_SYMBOLS)."""
+        return self._symbol_events(metric, DISK_SYMBOLS + COMPLETION_SYMBOLS)
+
     def _symbol_events(self, metric, symbols):
         df = self.listing(metric)
         return int(df[df["symbol"].isin(symbols)]["events"].sum())
@@ -186,9 +202,10 @@ class WriteProfile:
         return 100.0 * self.busy_cycles_per_write() / self.period
 
     def per_write(self, metric, part="all"):
-        """Events per write() (part "all", "copy", "other", "commit" or "block")."""
+        """Events per write() (part "all", "copy", "other", "commit", "block" or "disk")."""
         value = {"all": self.events, "copy": self.copy_events, "other": self.other_events,
-                 "commit": self.commit_events, "block": self.block_events}[part](metric)
+                 "commit": self.commit_events, "block": self.block_events,
+                 "disk": self.disk_events}[part](metric)
         return value / (self.records * self.cpus)
 
     def memory_table(self):
@@ -218,9 +235,12 @@ def write_profile(kernel, records=1000, warm=2000, cpus=1, counters=tuple(COUNTE
     the CPU halted in the idle task in between (Kernel.paced_writes); else back to back.
     ``options`` go to ext3model.Kernel."""
     options.setdefault("max_records", None)
+    disk_warm = 0
+    if paced:       # paced writes before the profiled ones: the disk's queue in its stride
+        disk_warm = ext3model.disk_warm_writes()
     if options["max_records"] is None:
         options["max_records"] = (ext3model.PAGE_CACHE_BYTES // ext3model.PAGE + warm +
-                                  records * len(counters))
+                                  disk_warm + records * len(counters))
     if paced:
         options.setdefault("cores", max(cpus, 2))
     k = ext3model.Kernel(kernel, cpus=cpus, **options)
@@ -231,11 +251,14 @@ def write_profile(kernel, records=1000, warm=2000, cpus=1, counters=tuple(COUNTE
     clean = k.writeback_point(pages) if paced else 0
     if paced:
         k.commit_lag = k.commit_age(write_period(), CLOCK_HZ)
-    committed = min(clean, max(0, pages - max(0, k.commit_lag - warm))) if paced else 0
+    committed = (min(clean, max(0, pages - max(0, k.commit_lag - warm - disk_warm)))
+                 if paced else 0)
     k.prefill(clean_before=clean, committed_before=committed)
     if warm:
         k.write_records(warm)
     period = write_period() if paced else 0
+    if disk_warm:
+        k.paced_writes(disk_warm, period)
     sampled = {}
     for metric in counters:
         c = COUNTERS[metric]
@@ -702,16 +725,18 @@ SCORECARD_REASONS = {
     "rest of the kernel's cycles, after / before (%)": lambda row:
         f"the rest of the model's kernel changes by {row.model - 100:+.1f}%: its few misses "
         "are not where its cycles go (locked instructions are), and after the patch it waits "
-        "behind the copy's write-combining buffers (no sfence); the mail's rest holds "
-        "the disk's side of the block layer (a queue of waiting requests, the elevator's "
-        "merges, the SCSI driver, its interrupts), which the model has not (its kjournald "
-        "reaches buffers half a commit interval old, cold with either copy)",
+        "behind the copy's write-combining buffers (no sfence); its disk's interrupt ends "
+        "each request while the L3 still holds its pages' structures with either copy, and "
+        "its kjournald reaches buffers half a commit interval old, cold with either; the "
+        "mail's rest holds more (the rest of each commit, the scheduler and timers, other "
+        "tasks)",
     "rest of the kernel's L3 misses, after / before (%)":
         "on four paced CPUs most of the rest's misses are lines another CPU wrote (the "
         "journal's, the shared metadata's), which the copy's stream does not cause; "
         "writeback's misses on the pages it reaches fall with the patch, as on one CPU, "
         "kjournald's data loop adds misses on buffers half a commit interval old, cold with "
-        "either copy; the disk's queue, its merges and its driver are not modelled",
+        "either copy; the disk's driver and interrupt reach pages whose structures the L3 "
+        "still holds with either copy",
     "all cycles, after / before (%)":
         "the copy's saving is the model's, the rest's is not (see the rest's cycles)",
     "iozone's elapsed time gain, at most (%)":
@@ -722,8 +747,9 @@ SCORECARD_REASONS = {
 #: The shares of the listings (quantities, not effects): the copy's part of each count
 SHARE_REASON = ("the model's write path is the mail's iozone reduced to its kernel work "
                 "(ext3's write path, writeback's page work and kjournald's data loop as guest "
-                "code, the block layer's bios and requests with them): no disk queue, no "
-                "driver, no interrupts, no other task, so the copy's share of it differs")
+                "code, the block layer's bios, requests and merges, the SCSI driver and the "
+                "disk's interrupt with them): no other task, no timer, no scheduler, and of "
+                "kjournald's commit its data loop alone, so the copy's share of it differs")
 def busy_reason(row):
     """Why the model's CPUs are busier or idler than the mail's, from the row."""
     return (f"the model's write alone costs {'more' if row.model > row.paper else 'fewer'} "

@@ -43,11 +43,15 @@ Paced writes (``Kernel.paced_writes``: a write per CPU every period, as a disk s
 pace) fill each pause with what the CPU does there: writeback of one page of the child's
 file (``routines/x86/writeback_2612.S``: pdflush's page work in ext3's writepage and its
 journal handle, then ``submit_bh`` through the block layer, ``routines/x86/block_2612.S``,
-whose disk completes the write at once), the page ``DIRTY_FRACTION`` of the child's page cache behind its
+where the bio joins the file's request waiting in the disk's queue, or starts one), the page
+``DIRTY_FRACTION`` of the child's page cache behind its
 newest, a turn of kjournald's commit over the transaction's data list
 (``routines/x86/commit_2612.S``: the buffer at its head, half a commit interval old, unfiled
 or written), then 2.6.12's idle loop to its ``hlt`` (``routines/x86/idle_2612.S``), halted until
-the next write is due.
+the next write is due. Before the writeback, the disk's interrupt ends each request due
+(``routines/x86/scsi_2612.S``: from ``common_interrupt`` through the SCSI softirq to
+``end_page_writeback`` of each of its pages); a request the file's next bio could not join
+goes to the disk's driver, and is due ``REQUEST_PAGES / MAIL_WRITERS`` writes later.
 
 Offsets: the fields are 2.6.12's, in its order, with i386 sizes (no spinlock debugging,
 no CONFIG_LBD, no CONFIG_PREEMPT); where a structure is long (journal_t, struct inode)
@@ -99,7 +103,7 @@ KERNELS = {"2.6.12": "x86/copy_from_user_ll.S", "patched": "x86/copy_from_user_l
 ROUTINES = ("x86/spinlock_2612.S", "x86/jbd_2612.S", "x86/buffer_2612.S",
             "x86/ext3_2612.S", "x86/mm_2612.S", "x86/vfs_2612.S", "x86/iozone_write.S",
             "x86/idle_2612.S", "x86/writeback_2612.S", "x86/commit_2612.S",
-            "x86/block_2612.S")
+            "x86/block_2612.S", "x86/scsi_2612.S")
 
 LEFT_OUT = (
     "kmap_atomic of a highmem page (a PTE write and invlpg per page; the x86 model has no MMU)",
@@ -107,10 +111,12 @@ LEFT_OUT = (
      "written): the lock-down, the metadata's log copies, descriptor and commit blocks, "
      "the checkpoint lists (some two hundred buffers a commit, against tens of thousands of "
      "data buffers)"),
-    ("the disk's side of the block layer: each request completes at once "
-     "(routines/x86/block_2612.S), so the queue is empty at every submission and the "
-     "elevator's merge (the anticipatory scheduler's; noop's list stands for its queue) "
-     "never runs; the SCSI driver, its command and its interrupt's entry"),
+    ("the disk's own timing: its driver takes a request when it can grow no more "
+     "(REQUEST_PAGES, an estimate) and its interrupt ends it a quarter of that many writes "
+     "later (the mail's rate); the interrupt comes on the writer's CPU"),
+    ("of the anticipatory elevator: its sort tree, front merges and anticipation (the queue's "
+     "list stands for its FIFO); the unplug timer; the I/O APIC's acknowledgement and the "
+     "adapter's registers"),
     "the disk: write() returns once the data is in the page cache",
     "pdflush's scheduling: each CPU's pdflush writes back in that CPU's pauses",
     "ext3's block reservation windows (one window search per ~1000 blocks)",
@@ -182,16 +188,43 @@ BVEC_SIZE = 12
 # its order
 RQ = dict(QUEUELIST=0, FLAGS=8, SECTOR=12, NR_SECTORS=16, CURRENT_NR_SECTORS=20,
           HARD_SECTOR=24, HARD_NR_SECTORS=28, HARD_CUR_SECTORS=32, BIO=36, BIOTAIL=40,
-          RQ_STATUS=48, RQ_DISK=52, ERRORS=56, START_TIME=60, NR_PHYS_SEGMENTS=64,
+          ELEVATOR_PRIVATE=44, RQ_STATUS=48, RQ_DISK=52, ERRORS=56, START_TIME=60, NR_PHYS_SEGMENTS=64,
           BUFFER=72, REF_COUNT=76, Q=80, RL=84, WAITING=88, SPECIAL=92, END_IO=96)
 REQUEST_SIZE = 160
 # request_queue_t: its request list (count, starved, wait queues), the queue (noop's list),
 # the fields generic_make_request and __make_request read; the lock on a line of its own
 Q = dict(QUEUE_HEAD=0, LAST_MERGE=8, QUEUE_LOCK=12, RQ_COUNT=16, RQ_STARVED=24, RQ_WAIT=32,
          NR_REQUESTS=56, CONGESTION_ON=60, CONGESTION_OFF=64, MAKE_REQUEST_FN=68,
-         REQUEST_FN=72, BOUNCE_PFN=76, MAX_HW_SECTORS=80, QUEUE_FLAGS=84, LOCK=128)
+         REQUEST_FN=72, BOUNCE_PFN=76, MAX_HW_SECTORS=80, QUEUE_FLAGS=84, MAX_SECTORS=88,
+         MAX_PHYS_SEGMENTS=92, MAX_HW_SEGMENTS=96, LOCK=128)
 QUEUE_SIZE = 192
 BLKDEV_MAX_RQ = 128                 # include/linux/blkdev.h: nr_requests
+# the anticipatory elevator's struct as_rq (drivers/block/as-iosched.c), i386
+ARQ = dict(REQUEST=0, AD=4, IO_CONTEXT=8, RB_NODE=12, RB_KEY=24, HASH=28, ON_HASH=36, FIFO=40,
+           EXPIRES=48, IS_SYNC=52, STATE=56)
+ARQ_SIZE = 60
+AS_HASH_SHIFT = 6                   # as-iosched.c: as_hash_shift, 64 buckets
+# struct request's flags (include/linux/blkdev.h, enum rq_flag_bits): masks
+REQ_FLAGS = dict(SOFTBARRIER=4, HARDBARRIER=8, NOMERGE=32, STARTED=64, DONTPREP=128)
+# struct scsi_cmnd (include/scsi/scsi_cmnd.h): the fields the routines touch, placed in
+# its first line (eh_entry first); struct scatterlist (include/asm-i386/scatterlist.h)
+CMD = dict(EH_ENTRY=0, DEVICE=8, REQUEST=12, USE_SG=16, BUFFER=20, BUFFLEN=24, CMND=28,
+           CMD_LEN=44, RESULT=48, SERIAL=52, DONE=56)
+CMD_SIZE = 64
+SG = dict(PAGE=0, OFFSET=4, LENGTH=8, DMA_ADDRESS=12, DMA_LENGTH=16)
+SG_SIZE = 20
+SG_POOL_MAX = 128                   # scsi_lib.c: the largest sgpool, SCSI_MAX_PHYS_SEGMENTS
+# the SCSI host (struct Scsi_Host's lock, host_busy and serial) and its adapter's mailbox
+# and completion slot (the stand-in driver's); the disk's irq_desc_t (its action's handler
+# and dev_id in it), 128 bytes apart (____cacheline_aligned on a Pentium 4 build)
+HOST = dict(LOCK=0, BUSY=4, SERIAL=8, MAILBOX=12, DONE=16)
+IRQD = dict(STATUS=0, HANDLER=4, DEV_ID=8, LOCK=12)
+IRQ_DESC_SIZE = 128
+DISK_IRQ = 24                       # an I/O APIC pin above the ISA sixteen
+HARDIRQ_OFFSET = 1 << 16            # include/linux/hardirq.h: HARDIRQ_SHIFT 16
+SOFTIRQ_OFFSET = 1 << 8             # SOFTIRQ_SHIFT 8
+SCSI_SOFTIRQ = 4                    # include/linux/interrupt.h: HI, TIMER, NET_TX, NET_RX, SCSI
+PT_ORIG_EAX = 0x24                  # arch/i386/kernel/entry.S: ORIG_EAX, the frame SAVE_ALL builds
 # struct gendisk: the queue's accounting (its per-CPU disk_stats are in the per-CPU area)
 DK = dict(IN_FLIGHT=0, STAMP=4, STAMP_IDLE=8)
 DS = dict(READ_SECTORS=0, WRITE_SECTORS=4, READS=8, WRITES=12, READ_MERGES=16,
@@ -252,7 +285,9 @@ AC_SIZE = 32 + 4 * AC_LIMIT
 # per_cpu_pages (a LIFO of free pages, pcp->count), radix_tree_preloads
 PCPU = dict(BH_LRU=0, BH_LRU_PREV=-4, BH_LRU_LAST=28, BH_NR=32, RATELIMITS=36, FBC_COUNT=64,
             PCP_COUNT=128, PCP_STACK=132, RTP_NR=448, CPU_IDLE_STATE=480, IDLE_TIMESTAMP=484,
-            PAGE_STATE=512, DISK_STATS=576)    # page_states (PS), the disk's disk_stats (DS)
+            PAGE_STATE=512, DISK_STATS=576,     # page_states (PS), the disk's disk_stats (DS)
+            KSTAT_IRQ=616, SOFTIRQ_PENDING=620, SCSI_DONE_Q=624)  # kstat's disk irq count,
+                                                # irq_stat's pending softirqs, scsi_done_q
 BH_LRU_SIZE = 8                     # fs/buffer.c
 PCP_STACK_MAX = 72                  # pcp->high: 2.6.12 sets 6 x batch; ours holds a
                                     # reclaim batch (32) plus a bulk refill (16) and more
@@ -306,6 +341,33 @@ MEMORY_MB = ("yoshioka2005:machine.memory_mb", 4096, 1024, 16384,
               "addresses"))
 
 
+#: the pages a write request holds when the disk's driver takes it: writeback's bios of one
+#: file join the request at the queue's tail while the disk is busy (the disk sets the
+#: pace), until the request reaches the queue's limits: max_sectors and the segments the
+#: driver takes (each page a segment of its own)
+REQUEST_PAGES = ("yoshioka2005:disk.request_pages", 128, 31, 128,
+                 ("the mail does not name its disk's adapter: from 31 pages (the block "
+                  "layer's default max_sectors, 255 sectors) to 128 (SCSI_DEFAULT_MAX_SECTORS, "
+                  "1024 sectors, and MAX_PHYS_SEGMENTS, 128, include/scsi/scsi_host.h and "
+                  "include/linux/blkdev.h), an adapter whose sg_tablesize is 128 or more"))
+#: the disk's rate: the mail's, a page per writer per write period (its four writers'
+#: pages in its elapsed time): a request of n pages is written n / MAIL_WRITERS periods
+#: after the driver takes it
+MAIL_WRITERS = 4
+
+
+def request_pages():
+    """REQUEST_PAGES as the model takes it."""
+    return round(estimates.value(REQUEST_PAGES[0], REQUEST_PAGES[1]))
+
+
+def disk_warm_writes():
+    """Paced writes per CPU that bring the disk's queue to its stride: a request filled,
+    and written (n + n / MAIL_WRITERS)."""
+    pages = request_pages()
+    return pages + -(-pages // MAIL_WRITERS)
+
+
 class PacedRuns(list):
     """Kernel.paced_writes' result: each CPU's write Runs; ``busy``: each CPU's cycles not
     halted over the run (its writes, writeback in the pauses, the idle loop)."""
@@ -314,7 +376,7 @@ class PacedRuns(list):
 
 def estimate_ranges():
     """[(name, nominal, low, high, why)] of this workload's estimates (emu.book.ranges)."""
-    return [STAGGER, DIRTY_FRACTION, MEMORY_MB]
+    return [STAGGER, DIRTY_FRACTION, MEMORY_MB, REQUEST_PAGES]
 
 
 def equates():
@@ -336,13 +398,22 @@ def equates():
              ".equ MAX_RT_PRIO, 100", ".equ BIO_UPTODATE, 0", ".equ BIO_SEG_VALID, 3",
              ".equ REQ_CMD, 16", ".equ RQ_ACTIVE, 1", ".equ RQ_INACTIVE, -1",
              ".equ QUEUE_FLAG_READFULL, 3", ".equ QUEUE_FLAG_DEAD, 5",
-             ".equ QUEUE_FLAG_PLUGGED, 7", ".equ QUEUE_FLAG_DRAIN, 8"]
+             ".equ QUEUE_FLAG_PLUGGED, 7", ".equ QUEUE_FLAG_DRAIN, 8",
+             f".equ AS_HASH_SHIFT, {AS_HASH_SHIFT}", f".equ SIZEOF_SG, {SG_SIZE}",
+             f".equ SIZEOF_IRQ_DESC, {IRQ_DESC_SIZE}", f".equ DISK_IRQ, {DISK_IRQ}",
+             f".equ HARDIRQ_OFFSET, {HARDIRQ_OFFSET}", f".equ SOFTIRQ_OFFSET, {SOFTIRQ_OFFSET}",
+             f".equ SCSI_SOFTIRQ, {SCSI_SOFTIRQ}", f".equ PT_ORIG_EAX, {PT_ORIG_EAX}",
+             ".equ IRQ_INPROGRESS, 1", ".equ IRQ_REPLAY, 8", ".equ IRQ_WAITING, 32",
+             ".equ RQ_NOMERGE_FLAGS, " + str(REQ_FLAGS["NOMERGE"] | REQ_FLAGS["STARTED"] |
+                                             REQ_FLAGS["HARDBARRIER"] | REQ_FLAGS["SOFTBARRIER"])]
+    lines += [f".equ REQ_{name}, {value}" for name, value in REQ_FLAGS.items()]
     for prefix, table in (("BH", BH), ("JH", JH), ("H", H), ("T", T), ("J", J), ("PG", PG),
                           ("RN", RN), ("AS", AS), ("RR", RR), ("AOPS", AOPS),
                           ("FILES", FILES), ("EI", EI), ("I", I), ("RAW", RAW),
                           ("GD", GD), ("SB", SB), ("BDEV", BDEV), ("BDI", BDI), ("PS", PS),
                           ("BIO", BIO), ("BVEC", BVEC), ("RQ", RQ), ("Q", Q), ("DK", DK),
-                          ("DS", DS),
+                          ("DS", DS), ("ARQ", ARQ), ("CMD", CMD), ("SG", SG), ("HOST", HOST),
+                          ("IRQD", IRQD),
                           ("F", F), ("TI", TI), ("TSK", TSK),
                           ("KC", KC), ("AC", AC), ("PCPU", PCPU), ("ZONE", ZONE),
                           ("CTX", CTX)):
@@ -424,6 +495,11 @@ class Kernel:
         self.program = m.load(assemble(source(kernel), "x86", m.code_start,
                                        f"the {kernel} kernel's write path"))
         self.sym = m.symbols
+        self.request_pages = request_pages()
+        self.disk_delay = -(-self.request_pages // MAIL_WRITERS)   # writes, after dispatch
+        self._inflight = [[] for _ in range(cpus)]    # per CPU: (due write, request)
+        self.disk_requests = [0] * cpus                # requests each CPU's disk ended,
+        self.disk_cycles = [0] * cpus                  # and the driver's and interrupts' cycles
         self._next_meta_bit = INODE_TABLE_BLOCKS + 2
         self._meta = []                         # (block, bh) of the cached metadata
         self._build(fpu_owner)
@@ -500,7 +576,10 @@ class Kernel:
                  "size4096_cache": (PAGE, 4),
                  "bio_slab": (128, 64),             # sizeof(struct bio), cache-line aligned
                  "biovec_slab": (16, 64),           # biovec-1: one bio_vec
-                 "request_cachep": (REQUEST_SIZE, 64)}
+                 "request_cachep": (REQUEST_SIZE, 64),
+                 "arq_pool": (64, 64),              # as_rq, 60 bytes, cache-line aligned
+                 "scsi_cmd_cache": (CMD_SIZE, 64),
+                 "sgpool_cache": (SG_SIZE * SG_POOL_MAX, 8)}
         self.caches = {}
         for name, (objsize, count) in sizes.items():
             cache = self._alloc(4 + 4 * 8)
@@ -590,8 +669,22 @@ class Kernel:
                                                 self.sym["__make_request"], 0, 0xFFFFFFFF,
                                                 1024))
         self._word(self.sym["blk_max_pfn"], 0xFFFFFFFF)
+        pages = self.request_pages          # max_sectors and the segments the driver takes
+        self._poke(q + Q["MAX_SECTORS"], _words(pages * PAGE // 512, pages, pages))
         disk = self._alloc(64)
         self._poke(self.bdev + BDEV["QUEUE"], _words(q, disk, 0xFFFFFFFF))
+        buckets = 1 << AS_HASH_SHIFT        # the elevator's hash of request ends: empty
+        table = self._alloc(8 * buckets)
+        self._poke(table, _words(*[table + 8 * b + d for b in range(buckets) for d in (0, 0)]))
+        self._word(self.sym["as_hash_table"], table)
+        host = self._alloc(64)
+        self._word(host + HOST["LOCK"], SPIN_FREE)
+        self._word(self.sym["scsi_host"], host)
+        desc = self.sym["irq_desc"] + DISK_IRQ * IRQ_DESC_SIZE
+        self._poke(desc, _words(0, self.sym["host_intr"], host, SPIN_FREE))
+        for pcpu in self.pcpu:              # each CPU's scsi_done_q: empty
+            at = pcpu + PCPU["SCSI_DONE_Q"]
+            self._poke(at, _words(at, at))
 
     def _metadata_block(self, group=GROUP_NO, bit=None):
         """A cached metadata block (a 4 KB block and its buffer head, its page set up
@@ -771,6 +864,7 @@ class Kernel:
                 base, runs, halted = task.clock, [], self.halted_cycles[k]
                 for i in range(records):
                     if i:
+                        self._end_requests(task, k, self.written + i)
                         self._writeback(task, k, self.written + i)
                         if self.commit_lag:
                             self._commit(task, k)
@@ -812,8 +906,80 @@ class Kernel:
             self.writeback_cycles[k] += run.cycles
             if run.return_value:                    # else gone, or clean
                 self.written_back[k] += 1
+                self._take_full(task.call, k, written, mapping, index)
                 break
         self._wb_next[k] = index + 1
+
+    def _requests(self):
+        """The queued requests, oldest first: (request, first sector, end sector, the
+        mapping of its first bio's page, its first buffer's b_end_io)."""
+        head, out = self.queue + Q["QUEUE_HEAD"], []
+        rq = self._read(head)
+        while rq != head:
+            sector = self._read(rq + RQ["SECTOR"])
+            bio = self._read(rq + RQ["BIO"])
+            page = self._read(self._read(bio + BIO["IO_VEC"]) + BVEC["PAGE"])
+            bh = self._read(bio + BIO["PRIVATE"])
+            out.append((rq, sector, sector + self._read(rq + RQ["NR_SECTORS"]),
+                        self._read(page + PG["MAPPING"]), self._read(bh + BH["END_IO"])))
+            rq = self._read(rq)
+        return out
+
+    def _take_full(self, call, k, written, mapping, index):
+        """After writeback submitted the page ``index``: if its bio started a request of
+        its own, the disk takes the file's request before it, which can grow no more (it
+        ends where the bio starts, or, an indirect block or a new group between, it is the
+        file's oldest)."""
+        sector = self._sector(mapping, index)
+        queued = [r for r in self._requests() if r[3] == mapping]
+        if not any(start == sector for _, start, _, _, _ in queued):
+            return                                  # the bio joined a request
+        before = [end for _, start, end, _, _ in queued if start != sector]
+        if before:
+            end = sector if sector in before else before[0]
+            self._dispatch(call, k, written, end)
+
+    def _queued(self):
+        """Write requests the queue's request list holds (rl->count[WRITE])."""
+        return self._read(self.queue + Q["RQ_COUNT"] + 4)
+
+    def _sector(self, mapping, index):
+        """The first sector of the block of the file's page ``index``."""
+        bh = self._read(self._lookup(mapping, index) + PG["PRIVATE"])
+        return self._read(bh + BH["BLOCKNR"]) * (PAGE // 512)
+
+    def _dispatch(self, call, k, written, sector):
+        """The disk takes the request that ends at ``sector``:
+        routines/x86/scsi_2612.S's disk_dispatch; its
+        interrupt comes ``disk_delay`` writes of CPU k later (_end_requests)."""
+        run = call("disk_dispatch", self.queue, sector)
+        self.disk_cycles[k] += run.cycles
+        rq = run.return_value
+        if rq:
+            self._inflight[k].append((written + self.disk_delay, rq))
+
+    def _end_requests(self, task, k, written):
+        """CPU k takes the disk's interrupt for each request due by its ``written``-th write
+        (on pdflush's stack, the task the CPU runs in the pause)."""
+        due = [rq for when, rq in self._inflight[k] if when <= written]
+        self._inflight[k] = [(when, rq) for when, rq in self._inflight[k] if when > written]
+        for rq in due:
+            self.disk_cycles[k] += task.call("disk_interrupt", self.pdflush[k], rq).cycles
+            self.disk_requests[k] += 1
+
+    def end_all_io(self, k=0):
+        """Outside a run: the disk takes every queued request, newest first, and ends it,
+        and ends those in flight, on CPU k (tests, and a state with no I/O under way)."""
+        call = self.machine.call
+        while True:
+            rq = call("disk_dispatch", self.queue, 0xFFFFFFFF).return_value
+            if not rq:
+                break
+            self._inflight[k].append((0, rq))
+        for cpu in range(self.cpus):
+            for _, rq in self._inflight[cpu]:
+                call("disk_interrupt", self.pdflush[k], rq)
+            self._inflight[cpu] = []
 
     def commit_age(self, period, clock_hz):
         """The writes per CPU a commit's data buffers are, on the mean, behind the newest:
@@ -830,6 +996,13 @@ class Kernel:
         run = task.call("journal_commit_transaction", self.journal, self.transaction, 1)
         self.commit_turns[k] += 1
         self.commit_cycles[k] += run.cycles
+        sync = self.sym["end_buffer_write_sync"]
+        for _, _, end, _, end_io in self._requests():
+            if end_io == sync:                      # buffers it wrote: kjournald waits for
+                run = task.call("disk_dispatch", self.queue, end)       # them
+                self.disk_cycles[k] += run.cycles
+                self.disk_cycles[k] += task.call("disk_interrupt", self.pdflush[k],
+                                                 run.return_value).cycles
 
     def _idle_until(self, task, k, due):
         """CPU k idles until its clock reads ``due``: the idle loop runs to its hlt, the CPU
