@@ -143,10 +143,11 @@ def _check(benchmark, kernel, cores):
         raise ValueError(f"cores must be one of {CORES} (the paper's board), not {cores!r}")
 
 
-def run(benchmark, kernel="stock", cores=1, pages=PAGEFAULT_PAGES):
+def run(benchmark, kernel="stock", cores=1, pages=PAGEFAULT_PAGES, layout=0):
     """One LMBench run on the Cortex-A9 model: ``benchmark`` (fork, exec, shell: lat_proc;
     pagefault: lat_pagefault) on one of ``KERNELS`` with ``cores`` copies at once (-P) on
-    the four-core board (BOARD_CORES).
+    the four-core board (BOARD_CORES), in ``layout`` (emu.kernel.layout: the free list's
+    order and the copies' starts; 0 a fresh boot's, all at once).
     A dict: cycles and microseconds per iteration (per page for pagefault), the mean over
     the CPUs, and the cycles of each ledger row and the event counts, each summed over the
     CPUs (``rows``, ``counts``)."""
@@ -154,10 +155,10 @@ def run(benchmark, kernel="stock", cores=1, pages=PAGEFAULT_PAGES):
     fixes = KERNELS[kernel]
     if benchmark == "pagefault":
         result = workloads.lat_pagefault(pages=pages, profile="cortex-a9", cpus=BOARD_CORES,
-                                         copies=cores, fixes=fixes)
+                                         copies=cores, fixes=fixes, layout=layout)
     else:
         result = workloads.lat_proc(benchmark, profile="cortex-a9", cpus=BOARD_CORES,
-                                    copies=cores, fixes=fixes)
+                                    copies=cores, fixes=fixes, layout=layout)
     runs = getattr(result, "runs", [result])
     rows, counts = {}, {}
     for r in runs:
@@ -165,7 +166,7 @@ def run(benchmark, kernel="stock", cores=1, pages=PAGEFAULT_PAGES):
             rows[name] = rows.get(name, 0) + int(cycles)
         for name, n in r.counts.items():
             counts[name] = counts.get(name, 0) + int(n)
-    return {"benchmark": benchmark, "kernel": kernel, "cores": cores,
+    return {"benchmark": benchmark, "kernel": kernel, "cores": cores, "layout": layout,
             "cycles": float(result.cycles_each), "us": float(result.us), "rows": rows,
             "counts": counts}
 
@@ -176,6 +177,97 @@ def timings(benchmarks=BENCHMARKS, kernels=tuple(KERNELS), cores=CORES, executor
     points = sweep.grid(benchmark=list(benchmarks), kernel=list(kernels), cores=list(cores))
     results = sweep.run(run, points, executor=executor)
     return pd.DataFrame(results).set_index(["kernel", "cores", "benchmark"]).sort_index()
+
+
+# ------------------------------------------------------------------ layouts
+
+#: the layouts (emu.kernel.layout) the chapter averages: 0 a fresh boot's, the others a
+#: shuffled free list and copies started apart; fixed before their scores were looked at
+LAYOUTS = tuple(range(8))
+#: how many of them (the first) the scorecard's claims average: as few as keep the mean
+#: within the family's spread (notebook 03 measures it), each layout a whole grid of runs
+CLAIM_LAYOUTS = LAYOUTS[:3]
+
+
+def layout_timings(layouts=LAYOUTS, benchmarks=BENCHMARKS, kernels=tuple(KERNELS),
+                   cores=CORES, executor=None):
+    """``run`` over layouts x the grid (emu.run.sweep), as a DataFrame indexed by (layout,
+    kernel, cores, benchmark), the columns of ``timings``."""
+    points = sweep.grid(layout=list(layouts), benchmark=list(benchmarks),
+                        kernel=list(kernels), cores=list(cores))
+    results = sweep.run(run, points, executor=executor)
+    return pd.DataFrame(results).set_index(["layout", "kernel", "cores",
+                                            "benchmark"]).sort_index()
+
+
+def mean_timings(by_layout):
+    """The layouts' mean of ``layout_timings``, in the shape of ``timings`` (indexed by
+    kernel, cores, benchmark): cycles and us, and each ledger row's cycles and each count,
+    averaged over the layouts (a row or count a layout lacks is 0 there), as LMBench's
+    repetitions average their times before a gain is computed."""
+    n = by_layout.index.get_level_values("layout").nunique()
+    rows = []
+    for key, group in by_layout.groupby(level=["kernel", "cores", "benchmark"]):
+        if len(group) != n:
+            raise ValueError(f"{key}: {len(group)} of the {n} layouts")
+        rows.append({"kernel": key[0], "cores": key[1], "benchmark": key[2],
+                     "cycles": float(group["cycles"].mean()), "us": float(group["us"].mean()),
+                     "rows": _mean_dicts(group["rows"], n),
+                     "counts": _mean_dicts(group["counts"], n)})
+    return pd.DataFrame(rows).set_index(["kernel", "cores", "benchmark"]).sort_index()
+
+
+def _mean_dicts(dicts, n):
+    out = {}
+    for d in dicts:
+        for name, value in d.items():
+            out[name] = out.get(name, 0) + value / n
+    return out
+
+
+def mean_spread(values):
+    """The mean, the smallest, the largest and the standard deviation (over the values
+    themselves, ddof=0) of a few numbers: a dict."""
+    values = [float(v) for v in values]
+    if not values:
+        raise ValueError("mean_spread needs at least one value")
+    mean = sum(values) / len(values)
+    std = (sum((v - mean) ** 2 for v in values) / len(values)) ** 0.5
+    return {"mean": mean, "min": min(values), "max": max(values), "std": std}
+
+
+def table1_layouts(by_layout):
+    """Table 1 of each layout (``table1_emulated`` of its timings), stacked: a Series
+    indexed by (layout, patch, cores, benchmark)."""
+    frames = {layout: table1_emulated(group.droplevel("layout")).stack()
+              for layout, group in by_layout.groupby(level="layout")}
+    out = pd.concat(frames, names=["layout"])
+    out.index.names = ["layout", "patch", "cores", "benchmark"]
+    return out
+
+
+def table1_spread(by_layout, published=None):
+    """Every cell of Table 1 over the layouts: the gain of the layouts' mean times
+    (``mean_timings``, the cell the chapter and the claims report), each layout's smallest
+    and largest gain and their standard deviation, the report's value, and whether the
+    cell is robust: ``direction`` "robust" when every layout's gain is on one side of no
+    effect (a gain, a loss or none within half a point), else "not robust"; ``spans
+    published`` when the layouts' range takes in the report's value."""
+    published = table1() if published is None else published
+    mean = table1_emulated(mean_timings(by_layout)).stack()
+    each = table1_layouts(by_layout)
+    rows = []
+    for (patch, cores, bench), value in mean.items():
+        gains = each.xs((patch, cores, bench), level=["patch", "cores", "benchmark"])
+        spread = mean_spread(gains)
+        paper = float(published.loc[(patch, cores), bench])
+        sides = {_side(g) for g in gains}
+        rows.append({"patch": patch, "cores": cores, "benchmark": bench,
+                     "emulated": float(value), "min": spread["min"], "max": spread["max"],
+                     "std": spread["std"], "published": paper,
+                     "direction": "robust" if len(sides) == 1 else "not robust",
+                     "spans published": spread["min"] <= paper <= spread["max"]})
+    return pd.DataFrame(rows).set_index(["patch", "cores", "benchmark"])
 
 
 def table1_emulated(times):
@@ -601,6 +693,19 @@ def trend_explanations(times, decomposition=None):
     return "\n".join(out)
 
 
+def spread_note(cell, layouts=None):
+    """A cell of ``table1_spread`` in words: the layouts' range, and whether its direction
+    and the report's value hold over them."""
+    n = f"{layouts} " if layouts else ""
+    text = (f"the mean of {n}layouts (emu.kernel.layout), each layout's gain "
+            f"{cell['min']:.1f} to {cell['max']:.1f}%")
+    if cell["direction"] != "robust":
+        text += ": its direction is not robust (the layouts' gains straddle no effect)"
+    if cell["spans published"]:
+        text += ", a range that takes in the report's value"
+    return text
+
+
 def _change(a, b):
     return f"{100 * (b / a - 1):+.0f}%" if a > 0 else "from none"
 
@@ -641,14 +746,23 @@ CONTEXT = {
 }
 
 
-def claims(times=None):
-    """The chapter's claims for the scorecard (emu.present.claims), from ``timings`` (run here for
-    1 and 4 cores when not given): every cell of Table 1 at 1 and 4 cores (the ones the text
-    names with their reasons), the overall gain's range, and the gains' trends from 1 to 4
-    cores (PK1's and PK2's lat_pagefault, each benchmark's overall gain). Each is an effect
-    whose "no change" is half a point, as the table rounds."""
+def claims(times=None, by_layout=None):
+    """The chapter's claims for the scorecard (emu.present.claims): every cell of Table 1 at 1
+    and 4 cores (the ones the text names with their reasons), the overall gain's range, and
+    the gains' trends from 1 to 4 cores (PK1's and PK2's lat_pagefault, each benchmark's
+    overall gain). Each is an effect whose "no change" is half a point, as the table rounds.
+    From ``by_layout`` (``layout_timings``: each cell the gain of the layouts' mean times,
+    its reason the layouts' range), or from one layout's ``timings``; neither given: the
+    grid of 1 and 4 cores in the layouts of CLAIM_LAYOUTS."""
+    if times is not None and by_layout is not None:
+        raise ValueError("claims: give the timings of one layout or of several, not both")
     if times is None:
-        times = timings(cores=(1, 4))
+        if by_layout is None:
+            by_layout = layout_timings(CLAIM_LAYOUTS, cores=(1, 4))
+        times = mean_timings(by_layout)
+    spread = None if by_layout is None else table1_spread(by_layout)
+    layouts = None if by_layout is None else \
+        by_layout.index.get_level_values("layout").nunique()
     model, paper = table1_emulated(times), table1()
     named = {(patch, cores, bench): (claim, reason)
              for patch, cores, bench, claim, reason in CLAIM_CELLS}
@@ -661,14 +775,16 @@ def claims(times=None):
                 claim, reason = named.get((patch, cores, bench), (
                     f"{patch}: {PROGRAMS[bench]}, {cores} core{'s' if cores > 1 else ''}",
                     None))
+                why = reason(times) if reason else "the model's LMBench loop with the " \
+                    "patches applied in order; fork's, exec's and exit's generic C are fixed " \
+                    "estimates"
+                if spread is not None:
+                    why += "; " + spread_note(spread.loc[(patch, cores, bench)], layouts)
                 out.append(Claim(
                     "Yun 2011", claim, kind=EFFECT, neutral=0,
                     published=float(paper.loc[(patch, cores), bench]),
                     emulated=float(model.loc[(patch, cores), bench]), unit="%", digits=1,
-                    source=SOURCE, page=PAGES["table1"], **rounding,
-                    reason=reason(times) if reason else "the model's LMBench loop with the "
-                    "patches applied in order; fork's, exec's and exit's generic C are fixed "
-                    "estimates"))
+                    source=SOURCE, page=PAGES["table1"], reason=why, **rounding))
     overall, published = model.xs("Overall", level="patch"), paper.xs("Overall", level="patch")
     text = data.load("yun2011_text_numbers").set_index("quantity")["value"]
     out += [

@@ -16,6 +16,7 @@ dmb 8, mul 2, the PL310's cache sync 40 (an estimate, [outer_cache]). So a locke
 either way. Stock: 41 + 22 + 2 x 102 = 267 (lock-free: 163); PK2: 29 + 22 = 51. PK2 saves
 216 cycles an unlock on one core (lock-free: 112).
 """
+import pandas as pd
 import pytest
 
 from emu import routine
@@ -364,3 +365,53 @@ def test_a_trends_saving_splits_into_shared_waits_and_the_rest(grid):
     text = yun2011.trend_explanations(grid, d.reset_index())
     disagree = (yun2011.core_trends(grid)["verdict"] == "disagree").sum()
     assert text.count("\n* ") + text.startswith("* ") == disagree
+
+
+# ------------------------------------------------------------------ layouts
+
+def test_mean_spread_by_hand():
+    got = yun2011.mean_spread([1, 2, 6])
+    # mean 3; deviations -2, -1, 3: variance (4 + 1 + 9) / 3
+    assert got == {"mean": 3.0, "min": 1.0, "max": 6.0, "std": pytest.approx((14 / 3) ** 0.5)}
+    assert yun2011.mean_spread([5])["std"] == 0
+    with pytest.raises(ValueError, match="at least one"):
+        yun2011.mean_spread([])
+
+
+def _fake_layouts(stock, pk1):
+    """Two layouts' timings of lat_pagefault on 4 cores: stock and PK1 cycles given, the
+    later kernels as PK1; rows and counts one entry each."""
+    rows = []
+    for layout, (s, p) in enumerate(zip(stock, pk1)):
+        for kernel in yun2011.KERNELS:
+            cycles = s if kernel == "stock" else p
+            rows.append({"layout": layout, "kernel": kernel, "cores": 4,
+                         "benchmark": "pagefault", "cycles": cycles, "us": cycles / 1300,
+                         "rows": {"a": cycles}, "counts": {"n": layout}})
+    return pd.DataFrame(rows).set_index(["layout", "kernel", "cores", "benchmark"])
+
+
+def test_the_layouts_mean_and_the_spread_of_a_cell_by_hand():
+    by_layout = _fake_layouts(stock=(1000, 1200), pk1=(990, 1230))
+    mean = yun2011.mean_timings(by_layout)
+    row = mean.loc[("stock", 4, "pagefault")]
+    assert row["cycles"] == 1100 and row["rows"] == {"a": 1100} and row["counts"] == {"n": 0.5}
+    published = pd.DataFrame({"pagefault": [6.0] * 5},
+                             index=pd.MultiIndex.from_tuples(
+                                 [(p, 4) for p in (*yun2011.PATCHES, "Overall")],
+                                 names=["patch", "cores"]))
+    cell = yun2011.table1_spread(by_layout, published).loc[("PK1", 4, "pagefault")]
+    # each layout: 100 * (1000 - 990) / 1000 = 1.0 and 100 * (1200 - 1230) / 1200 = -2.5;
+    # the mean times: 100 * (1100 - 1110) / 1100
+    assert cell["emulated"] == pytest.approx(-100 / 110)
+    assert (cell["min"], cell["max"]) == (pytest.approx(-2.5), pytest.approx(1.0))
+    assert cell["direction"] == "not robust" and not cell["spans published"]
+    assert "not robust" in yun2011.spread_note(cell, 2)
+    pk2 = yun2011.table1_spread(by_layout, published).loc[("PK2", 4, "pagefault")]
+    assert (pk2["min"], pk2["max"], pk2["direction"]) == (0, 0, "robust")
+
+
+def test_the_claims_of_several_layouts_are_their_means_cells():
+    by_layout = _fake_layouts(stock=(1000, 1200), pk1=(990, 1230))
+    with pytest.raises(ValueError, match="not both"):
+        yun2011.claims(yun2011.mean_timings(by_layout), by_layout)
