@@ -181,12 +181,19 @@ def timings(benchmarks=BENCHMARKS, kernels=tuple(KERNELS), cores=CORES, executor
 
 # ------------------------------------------------------------------ layouts
 
-#: the layouts (emu.kernel.layout) the chapter averages: 0 a fresh boot's, the others a
-#: shuffled free list and copies started apart; fixed before their scores were looked at
+#: the family of layouts (emu.kernel.layout): 0 a fresh boot's, the others a shuffled free
+#: list and copies started apart; fixed, with the rule for CLAIM_LAYOUTS, before any
+#: layout's gains were looked at
 LAYOUTS = tuple(range(8))
-#: how many of them (the first) the scorecard's claims average: as few as keep the mean
-#: within the family's spread (notebook 03 measures it), each layout a whole grid of runs
+#: the layouts the claims and the chapter average at four cores: the fewest first ones whose
+#: mean is within one standard deviation of the whole family's for every four-core cell
+#: (measured at 8 layouts: 2 are not, up to 1.7 deviations, 5.0 points; 3 are, 0.9, 2.5
+#: points); each layout is a whole grid of runs
 CLAIM_LAYOUTS = LAYOUTS[:3]
+#: the layouts at one core: the fresh boot's alone; over the 8 layouts no one-core cell
+#: moves its direction and the largest spread is a standard deviation of 0.5 points (PK3,
+#: fork), where a four-core one is up to 4.1
+ONE_CORE_LAYOUTS = LAYOUTS[:1]
 
 
 def layout_timings(layouts=LAYOUTS, benchmarks=BENCHMARKS, kernels=tuple(KERNELS),
@@ -200,16 +207,25 @@ def layout_timings(layouts=LAYOUTS, benchmarks=BENCHMARKS, kernels=tuple(KERNELS
                                             "benchmark"]).sort_index()
 
 
+def claim_timings(executor=None):
+    """The claims' grid (emu.run.sweep, one sweep): one core in ONE_CORE_LAYOUTS, four in
+    CLAIM_LAYOUTS, as ``layout_timings``."""
+    axes = dict(benchmark=list(BENCHMARKS), kernel=list(KERNELS))
+    points = sweep.grid(layout=list(ONE_CORE_LAYOUTS), cores=[1], **axes) + \
+        sweep.grid(layout=list(CLAIM_LAYOUTS), cores=[4], **axes)
+    results = sweep.run(run, points, executor=executor)
+    return pd.DataFrame(results).set_index(["layout", "kernel", "cores",
+                                            "benchmark"]).sort_index()
+
+
 def mean_timings(by_layout):
     """The layouts' mean of ``layout_timings``, in the shape of ``timings`` (indexed by
     kernel, cores, benchmark): cycles and us, and each ledger row's cycles and each count,
-    averaged over the layouts (a row or count a layout lacks is 0 there), as LMBench's
-    repetitions average their times before a gain is computed."""
-    n = by_layout.index.get_level_values("layout").nunique()
+    averaged over the layouts each cell has (a row or count a layout lacks is 0 there), as
+    LMBench's repetitions average their times before a gain is computed."""
     rows = []
     for key, group in by_layout.groupby(level=["kernel", "cores", "benchmark"]):
-        if len(group) != n:
-            raise ValueError(f"{key}: {len(group)} of the {n} layouts")
+        n = len(group)
         rows.append({"kernel": key[0], "cores": key[1], "benchmark": key[2],
                      "cycles": float(group["cycles"].mean()), "us": float(group["us"].mean()),
                      "rows": _mean_dicts(group["rows"], n),
@@ -263,7 +279,8 @@ def table1_spread(by_layout, published=None):
         paper = float(published.loc[(patch, cores), bench])
         sides = {_side(g) for g in gains}
         rows.append({"patch": patch, "cores": cores, "benchmark": bench,
-                     "emulated": float(value), "min": spread["min"], "max": spread["max"],
+                     "layouts": len(gains), "emulated": float(value), "min": spread["min"],
+                     "max": spread["max"],
                      "std": spread["std"], "published": paper,
                      "direction": "robust" if len(sides) == 1 else "not robust",
                      "spans published": spread["min"] <= paper <= spread["max"]})
@@ -446,6 +463,14 @@ def contention(times, benchmark="pagefault", kernels=tuple(KERNELS)):
         rows.append({"kernel": kernel, "cores": cores, "cycles": float(r["cycles"]),
                      **{k: r["counts"].get(k, 0) / per for k in WAITS}})
     return pd.DataFrame(rows).set_index(["kernel", "cores"])
+
+
+def contention_by_layout(by_layout, benchmark="pagefault", kernels=tuple(KERNELS)):
+    """``contention`` of each layout of ``layout_timings``: indexed (kernel, cores, layout)."""
+    frames = {layout: contention(group.droplevel("layout"), benchmark, kernels)
+              for layout, group in by_layout.groupby(level="layout")}
+    out = pd.concat(frames, names=["layout"])
+    return out.reorder_levels(["kernel", "cores", "layout"]).sort_index()
 
 
 #: the report's profile lines the chapter sets beside the model's along the cores: (figure,
@@ -693,11 +718,10 @@ def trend_explanations(times, decomposition=None):
     return "\n".join(out)
 
 
-def spread_note(cell, layouts=None):
+def spread_note(cell):
     """A cell of ``table1_spread`` in words: the layouts' range, and whether its direction
     and the report's value hold over them."""
-    n = f"{layouts} " if layouts else ""
-    text = (f"the mean of {n}layouts (emu.kernel.layout), each layout's gain "
+    text = (f"the mean of {cell['layouts']} layouts (emu.kernel.layout), each layout's gain "
             f"{cell['min']:.1f} to {cell['max']:.1f}%")
     if cell["direction"] != "robust":
         text += ": its direction is not robust (the layouts' gains straddle no effect)"
@@ -752,17 +776,15 @@ def claims(times=None, by_layout=None):
     the gains' trends from 1 to 4 cores (PK1's and PK2's lat_pagefault, each benchmark's
     overall gain). Each is an effect whose "no change" is half a point, as the table rounds.
     From ``by_layout`` (``layout_timings``: each cell the gain of the layouts' mean times,
-    its reason the layouts' range), or from one layout's ``timings``; neither given: the
-    grid of 1 and 4 cores in the layouts of CLAIM_LAYOUTS."""
+    its reason the layouts' range), or from one layout's ``timings``; neither given:
+    ``claim_timings``."""
     if times is not None and by_layout is not None:
         raise ValueError("claims: give the timings of one layout or of several, not both")
     if times is None:
         if by_layout is None:
-            by_layout = layout_timings(CLAIM_LAYOUTS, cores=(1, 4))
+            by_layout = claim_timings()
         times = mean_timings(by_layout)
     spread = None if by_layout is None else table1_spread(by_layout)
-    layouts = None if by_layout is None else \
-        by_layout.index.get_level_values("layout").nunique()
     model, paper = table1_emulated(times), table1()
     named = {(patch, cores, bench): (claim, reason)
              for patch, cores, bench, claim, reason in CLAIM_CELLS}
@@ -778,8 +800,8 @@ def claims(times=None, by_layout=None):
                 why = reason(times) if reason else "the model's LMBench loop with the " \
                     "patches applied in order; fork's, exec's and exit's generic C are fixed " \
                     "estimates"
-                if spread is not None:
-                    why += "; " + spread_note(spread.loc[(patch, cores, bench)], layouts)
+                if spread is not None and spread.loc[(patch, cores, bench), "layouts"] > 1:
+                    why += "; " + spread_note(spread.loc[(patch, cores, bench)])
                 out.append(Claim(
                     "Yun 2011", claim, kind=EFFECT, neutral=0,
                     published=float(paper.loc[(patch, cores), bench]),

@@ -406,7 +406,8 @@ def test_the_layouts_mean_and_the_spread_of_a_cell_by_hand():
     assert cell["emulated"] == pytest.approx(-100 / 110)
     assert (cell["min"], cell["max"]) == (pytest.approx(-2.5), pytest.approx(1.0))
     assert cell["direction"] == "not robust" and not cell["spans published"]
-    assert "not robust" in yun2011.spread_note(cell, 2)
+    assert cell["layouts"] == 2
+    assert "not robust" in yun2011.spread_note(cell)
     pk2 = yun2011.table1_spread(by_layout, published).loc[("PK2", 4, "pagefault")]
     assert (pk2["min"], pk2["max"], pk2["direction"]) == (0, 0, "robust")
 
@@ -415,3 +416,25 @@ def test_the_claims_of_several_layouts_are_their_means_cells():
     by_layout = _fake_layouts(stock=(1000, 1200), pk1=(990, 1230))
     with pytest.raises(ValueError, match="not both"):
         yun2011.claims(yun2011.mean_timings(by_layout), by_layout)
+
+
+def test_the_claims_of_two_layouts_take_the_mean_times(grid):
+    """A second layout whose four-core fork on the stock kernel is 10% slower: the claim's
+    PK1 fork cell at 4 cores is PK1's saving off the mean stock time, 1.05 times layout 0's;
+    the one-core cells, in one layout, are layout 0's and say nothing of a spread."""
+    other = grid.copy()
+    key = ("stock", 4, "fork")
+    other.loc[key, "cycles"] = grid.loc[key, "cycles"] * 1.1
+    by_layout = pd.concat({0: grid, 1: other[other.index.get_level_values("cores") == 4]},
+                          names=["layout"])
+    claims = {c.claim: c for c in yun2011.claims(by_layout=by_layout)}
+    stock, pk1 = grid.loc[key, "cycles"], grid.loc[("PK1", 4, "fork"), "cycles"]
+    cell = claims["PK1: lat_proc fork, 4 cores"]
+    assert cell.emulated == pytest.approx(100 * (1.05 * stock - pk1) / (1.05 * stock))
+    low, high = sorted([100 * (stock - pk1) / stock, 100 * (1.1 * stock - pk1) / (1.1 * stock)])
+    assert f"the mean of 2 layouts (emu.kernel.layout), each layout's gain {low:.1f} to " \
+           f"{high:.1f}%" in cell.reason
+    one = claims["PK1: lat_proc fork, 1 core"]
+    table = yun2011.table1_emulated(grid)
+    assert one.emulated == pytest.approx(table.loc[("PK1", 1), "fork"])
+    assert "layouts" not in one.reason
