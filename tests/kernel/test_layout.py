@@ -59,7 +59,7 @@ def test_each_copy_starts_after_its_layouts_delay():
         assert kernel.layout == number
         seen = {}
 
-        def setup():
+        def setup(seen=seen):
             task = current_task()
             seen[task.core] = task.clock
             return lambda: None

@@ -438,3 +438,22 @@ def test_the_claims_of_two_layouts_take_the_mean_times(grid):
     table = yun2011.table1_emulated(grid)
     assert one.emulated == pytest.approx(table.loc[("PK1", 1), "fork"])
     assert "layouts" not in one.reason
+
+
+def test_a_trend_is_robust_when_every_layout_moves_it_the_same_way(grid):
+    """Layout 1's four-core PK1 fork 10% slower on the stock kernel: PK1's fork gain at
+    four cores grows in layout 1 by hand, and the trend holds or not as the two layouts'
+    gains fall either side of the one-core gain's flat band (a point, ``trend``)."""
+    other = grid.copy()
+    other.loc[("stock", 4, "fork"), "cycles"] = grid.loc[("stock", 4, "fork"), "cycles"] * 1.1
+    by_layout = pd.concat({0: grid, 1: other[other.index.get_level_values("cores") == 4]},
+                          names=["layout"])
+    robust = yun2011.trend_robustness(by_layout).loc[("PK1", "fork")]
+    one = yun2011.table1_emulated(grid).loc[("PK1", 1), "fork"]
+    stock, pk1 = grid.loc[("stock", 4, "fork"), "cycles"], grid.loc[("PK1", 4, "fork"), "cycles"]
+    gains = [100 * (stock - pk1) / stock, 100 * (1.1 * stock - pk1) / (1.1 * stock)]
+    trends = [yun2011.trend(one, g) for g in gains]
+    assert robust["trends"] == ", ".join(trends)
+    assert robust["robust"] == ("robust" if len(set(trends)) == 1 else "not robust")
+    # PK2's lat_pagefault: the same in both layouts, so robust
+    assert yun2011.trend_robustness(by_layout).loc[("PK2", "pagefault"), "robust"] == "robust"
