@@ -73,3 +73,18 @@ def test_the_same_layout_gives_the_same_cycles_twice():
     a, b = _fork(3), _fork(3)
     assert [r.cycles for r in a.runs] == [r.cycles for r in b.runs]
     assert a.cycles_each == b.cycles_each
+
+
+def test_a_layout_changes_where_the_work_lands_not_the_work():
+    """One copy of lat_proc fork in the boot's layout and a shuffled one: the same faults,
+    copies, pages allocated, lines cleaned ... (every count but the cycles waited), and the
+    pages it allocates are other frames."""
+    runs = {n: workloads.lat_proc("fork", profile="cortex-a9", layout=n) for n in (0, 3)}
+    waits = {"maintenance_wait_cycles"}
+    counts = [{k: v for k, v in r.counts.items() if k not in waits} for r in runs.values()]
+    assert counts[0] == counts[1] and counts[0]["pages_allocated"] > 0
+    kernels = {n: workloads.make_kernel(profile="cortex-a9", layout=n) for n in (0, 3)}
+    first = {n: k.allocator.alloc("anon").pfn for n, k in kernels.items()}
+    base = kernels[0].allocator.base >> 12
+    assert first[0] == base + 1                  # the zero page took the first frame
+    assert first[3] != first[0]
