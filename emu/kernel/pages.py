@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .pgtable import PAGE_SHIFT, PAGE_SIZE
 from .errors import KernelError
+from .layout import free_order
+from .pgtable import PAGE_SHIFT, PAGE_SIZE
 
 
 @dataclass(eq=False)
@@ -27,13 +28,15 @@ class Page:
 
 class PageAllocator:
     """Physical page frames in a region of guest RAM; a LIFO free list, like the per-CPU hot
-    list (a page freed is the next one handed out)."""
+    list (a page freed is the next one handed out). ``layout``: the free list's first order
+    (emu.kernel.layout: 0 the lowest frame first)."""
 
-    def __init__(self, machine, frames):
+    def __init__(self, machine, frames, layout=0):
         self.base = machine.alloc(frames * PAGE_SIZE)
         self.frames = frames
         self.pages = {}
-        self.free_list = [(self.base >> PAGE_SHIFT) + i for i in reversed(range(frames))]
+        self.free_list = free_order([(self.base >> PAGE_SHIFT) + i for i in range(frames)],
+                                    layout)
 
     def alloc(self, kind):
         if not self.free_list:

@@ -106,7 +106,7 @@ class Kernel(PageFaults, Processes):
     gathered = PerCPU(list)     # (mm, address) of zapped PTEs this CPU's mmu_gather holds
 
     def __init__(self, machine=None, policy=None, tlb_flush=None, arch=None, frames=4096,
-                 cost_table_override=None, **arch_options):
+                 cost_table_override=None, layout=0, **arch_options):
         if machine is None:
             machine = Machine("ppc750")
         self.machine = machine
@@ -135,7 +135,8 @@ class Kernel(PageFaults, Processes):
         self._page_locks = {}               # File -> its mapping's page lock
         if self.smp:
             self.arch.load_spin_locks()
-        self.allocator = PageAllocator(machine, frames)
+        self.layout = layout                # emu.kernel.layout: free list and copies' starts
+        self.allocator = PageAllocator(machine, frames, layout)
         self.page_cache = PageCache()
         self.zero_page = self.allocator.alloc("zero")
         self.zero_page.reserved = True

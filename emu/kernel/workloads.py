@@ -32,6 +32,7 @@ from ..hw.profile import load as load_profile
 from ..run.machine import Machine
 from ..run.parallel import current_task
 from .arm import ARMv7
+from .layout import start_delays
 from .pages import File
 from .percpu import cpu
 from .pgtable import PAGE_SIZE, STACK_TOP, TASK_UNMAPPED_BASE
@@ -358,8 +359,10 @@ def _measure_parallel(kernel, name, setup, warmup, iterations, per="iteration",
         raise ValueError("iterations must be at least 1")
 
     profile = kernel.machine.profile
+    delays = start_delays(len(kernel.machine.cpus), profile.clock_mhz, kernel.layout)
 
     def task(t):
+        t.spend(delays[t.core])                      # the layout's start (emu.kernel.layout)
         once = setup()
         for _ in range(warmup):
             once()

@@ -27,6 +27,7 @@ from ..hw.profile import load as load_profile, section_table
 from ..kernel import workloads
 from ..kernel.arm import ROUTINES, STRUCT_PAGE, outer_cache_block
 from ..kernel.armfault import NODE_BYTES
+from ..kernel.layout import START_SPREAD_US  # noqa: F401  (the chapter says it)
 from ..present import data
 from ..present.claims import EFFECT, Claim
 from ..present.compare import Comparison
@@ -143,10 +144,11 @@ def _check(benchmark, kernel, cores):
         raise ValueError(f"cores must be one of {CORES} (the paper's board), not {cores!r}")
 
 
-def run(benchmark, kernel="stock", cores=1, pages=PAGEFAULT_PAGES):
+def run(benchmark, kernel="stock", cores=1, pages=PAGEFAULT_PAGES, layout=0):
     """One LMBench run on the Cortex-A9 model: ``benchmark`` (fork, exec, shell: lat_proc;
     pagefault: lat_pagefault) on one of ``KERNELS`` with ``cores`` copies at once (-P) on
-    the four-core board (BOARD_CORES).
+    the four-core board (BOARD_CORES), in ``layout`` (emu.kernel.layout: the free list's
+    order and the copies' starts; 0 a fresh boot's, all at once).
     A dict: cycles and microseconds per iteration (per page for pagefault), the mean over
     the CPUs, and the cycles of each ledger row and the event counts, each summed over the
     CPUs (``rows``, ``counts``)."""
@@ -154,10 +156,10 @@ def run(benchmark, kernel="stock", cores=1, pages=PAGEFAULT_PAGES):
     fixes = KERNELS[kernel]
     if benchmark == "pagefault":
         result = workloads.lat_pagefault(pages=pages, profile="cortex-a9", cpus=BOARD_CORES,
-                                         copies=cores, fixes=fixes)
+                                         copies=cores, fixes=fixes, layout=layout)
     else:
         result = workloads.lat_proc(benchmark, profile="cortex-a9", cpus=BOARD_CORES,
-                                    copies=cores, fixes=fixes)
+                                    copies=cores, fixes=fixes, layout=layout)
     runs = getattr(result, "runs", [result])
     rows, counts = {}, {}
     for r in runs:
@@ -165,7 +167,7 @@ def run(benchmark, kernel="stock", cores=1, pages=PAGEFAULT_PAGES):
             rows[name] = rows.get(name, 0) + int(cycles)
         for name, n in r.counts.items():
             counts[name] = counts.get(name, 0) + int(n)
-    return {"benchmark": benchmark, "kernel": kernel, "cores": cores,
+    return {"benchmark": benchmark, "kernel": kernel, "cores": cores, "layout": layout,
             "cycles": float(result.cycles_each), "us": float(result.us), "rows": rows,
             "counts": counts}
 
@@ -176,6 +178,114 @@ def timings(benchmarks=BENCHMARKS, kernels=tuple(KERNELS), cores=CORES, executor
     points = sweep.grid(benchmark=list(benchmarks), kernel=list(kernels), cores=list(cores))
     results = sweep.run(run, points, executor=executor)
     return pd.DataFrame(results).set_index(["kernel", "cores", "benchmark"]).sort_index()
+
+
+# ------------------------------------------------------------------ layouts
+
+#: the family of layouts (emu.kernel.layout): 0 a fresh boot's, the others a shuffled free
+#: list and copies started apart; fixed, with the rule for CLAIM_LAYOUTS, before any
+#: layout's gains were looked at
+LAYOUTS = tuple(range(8))
+#: the layouts the claims and the chapter average at four cores: the fewest first ones whose
+#: mean is within one standard deviation of the whole family's for every four-core cell
+#: (measured at 8 layouts: 2 are not, up to 1.7 deviations, 5.0 points; 3 are, 0.9, 2.5
+#: points); each layout is a whole grid of runs
+CLAIM_LAYOUTS = LAYOUTS[:3]
+#: the layouts at one core: the fresh boot's alone; over the 8 layouts no one-core cell
+#: moves its direction and the largest spread is a standard deviation of 0.5 points (PK3,
+#: fork), where a four-core one is up to 4.1
+ONE_CORE_LAYOUTS = LAYOUTS[:1]
+
+
+def layout_timings(layouts=LAYOUTS, benchmarks=BENCHMARKS, kernels=tuple(KERNELS),
+                   cores=CORES, executor=None):
+    """``run`` over layouts x the grid (emu.run.sweep), as a DataFrame indexed by (layout,
+    kernel, cores, benchmark), the columns of ``timings``."""
+    points = sweep.grid(layout=list(layouts), benchmark=list(benchmarks),
+                        kernel=list(kernels), cores=list(cores))
+    results = sweep.run(run, points, executor=executor)
+    return pd.DataFrame(results).set_index(["layout", "kernel", "cores",
+                                            "benchmark"]).sort_index()
+
+
+def claim_timings(executor=None):
+    """The claims' grid (emu.run.sweep, one sweep): one core in ONE_CORE_LAYOUTS, four in
+    CLAIM_LAYOUTS, as ``layout_timings``."""
+    axes = {"benchmark": list(BENCHMARKS), "kernel": list(KERNELS)}
+    points = sweep.grid(layout=list(ONE_CORE_LAYOUTS), cores=[1], **axes) + \
+        sweep.grid(layout=list(CLAIM_LAYOUTS), cores=[4], **axes)
+    results = sweep.run(run, points, executor=executor)
+    return pd.DataFrame(results).set_index(["layout", "kernel", "cores",
+                                            "benchmark"]).sort_index()
+
+
+def mean_timings(by_layout):
+    """The layouts' mean of ``layout_timings``, in the shape of ``timings`` (indexed by
+    kernel, cores, benchmark): cycles and us, and each ledger row's cycles and each count,
+    averaged over the layouts each cell has (a row or count a layout lacks is 0 there), as
+    LMBench's repetitions average their times before a gain is computed."""
+    rows = []
+    for key, group in by_layout.groupby(level=["kernel", "cores", "benchmark"]):
+        n = len(group)
+        rows.append({"kernel": key[0], "cores": key[1], "benchmark": key[2],
+                     "cycles": float(group["cycles"].mean()), "us": float(group["us"].mean()),
+                     "rows": _mean_dicts(group["rows"], n),
+                     "counts": _mean_dicts(group["counts"], n)})
+    return pd.DataFrame(rows).set_index(["kernel", "cores", "benchmark"]).sort_index()
+
+
+def _mean_dicts(dicts, n):
+    out = {}
+    for d in dicts:
+        for name, value in d.items():
+            out[name] = out.get(name, 0) + value / n
+    return out
+
+
+def mean_spread(values):
+    """The mean, the smallest, the largest and the standard deviation (over the values
+    themselves, ddof=0) of a few numbers: a dict."""
+    values = [float(v) for v in values]
+    if not values:
+        raise ValueError("mean_spread needs at least one value")
+    mean = sum(values) / len(values)
+    std = (sum((v - mean) ** 2 for v in values) / len(values)) ** 0.5
+    return {"mean": mean, "min": min(values), "max": max(values), "std": std}
+
+
+def table1_layouts(by_layout):
+    """Table 1 of each layout (``table1_emulated`` of its timings), stacked: a Series
+    indexed by (layout, patch, cores, benchmark)."""
+    frames = {layout: table1_emulated(group.droplevel("layout")).stack()
+              for layout, group in by_layout.groupby(level="layout")}
+    out = pd.concat(frames, names=["layout"])
+    out.index.names = ["layout", "patch", "cores", "benchmark"]
+    return out
+
+
+def table1_spread(by_layout, published=None):
+    """Every cell of Table 1 over the layouts: the gain of the layouts' mean times
+    (``mean_timings``, the cell the chapter and the claims report), each layout's smallest
+    and largest gain and their standard deviation, the report's value, and whether the
+    cell is robust: ``direction`` "robust" when every layout's gain is on one side of no
+    effect (a gain, a loss or none within half a point), else "not robust"; ``spans
+    published`` when the layouts' range takes in the report's value."""
+    published = table1() if published is None else published
+    mean = table1_emulated(mean_timings(by_layout)).stack()
+    each = table1_layouts(by_layout)
+    rows = []
+    for (patch, cores, bench), value in mean.items():
+        gains = each.xs((patch, cores, bench), level=["patch", "cores", "benchmark"])
+        spread = mean_spread(gains)
+        paper = float(published.loc[(patch, cores), bench])
+        sides = {_side(g) for g in gains}
+        rows.append({"patch": patch, "cores": cores, "benchmark": bench,
+                     "layouts": len(gains), "emulated": float(value), "min": spread["min"],
+                     "max": spread["max"],
+                     "std": spread["std"], "published": paper,
+                     "direction": "robust" if len(sides) == 1 else "not robust",
+                     "spans published": spread["min"] <= paper <= spread["max"]})
+    return pd.DataFrame(rows).set_index(["patch", "cores", "benchmark"])
 
 
 def table1_emulated(times):
@@ -334,6 +444,24 @@ def core_trends(times, published=None):
     return pd.DataFrame(rows)
 
 
+def trend_robustness(by_layout):
+    """Each trend of Table 1 (TRENDS) over the layouts of ``layout_timings``: the one-core
+    gain of the mean times against each layout's four-core gain, each layout's ``trend``,
+    and "robust" when every layout's trend is the same, else "not robust". A DataFrame
+    indexed by (patch, benchmark): ``trends`` (each layout's, e.g. "falls, flat"), robust."""
+    one = table1_emulated(mean_timings(by_layout))
+    each = table1_layouts(by_layout)
+    rows = []
+    for patch, bench in TRENDS:
+        m1 = float(one.loc[(patch, 1), bench])
+        fours = each.xs((patch, 4, bench), level=["patch", "cores", "benchmark"])
+        trends = [trend(m1, float(g)) for g in fours]
+        rows.append({"patch": patch, "benchmark": bench,
+                     "trends": ", ".join(trends),
+                     "robust": "robust" if len(set(trends)) == 1 else "not robust"})
+    return pd.DataFrame(rows).set_index(["patch", "benchmark"])
+
+
 #: the waits the model counts per fault, and what each is (ledger counts of emu.kernel.arm)
 WAITS = {"l2x0_lock_waits": "times a core found l2x0_lock held",
          "l2x0_lock_wait_cycles": "cycles spent waiting for l2x0_lock",
@@ -354,6 +482,14 @@ def contention(times, benchmark="pagefault", kernels=tuple(KERNELS)):
         rows.append({"kernel": kernel, "cores": cores, "cycles": float(r["cycles"]),
                      **{k: r["counts"].get(k, 0) / per for k in WAITS}})
     return pd.DataFrame(rows).set_index(["kernel", "cores"])
+
+
+def contention_by_layout(by_layout, benchmark="pagefault", kernels=tuple(KERNELS)):
+    """``contention`` of each layout of ``layout_timings``: indexed (kernel, cores, layout)."""
+    frames = {layout: contention(group.droplevel("layout"), benchmark, kernels)
+              for layout, group in by_layout.groupby(level="layout")}
+    out = pd.concat(frames, names=["layout"])
+    return out.reorder_levels(["kernel", "cores", "layout"]).sort_index()
 
 
 #: the report's profile lines the chapter sets beside the model's along the cores: (figure,
@@ -601,6 +737,18 @@ def trend_explanations(times, decomposition=None):
     return "\n".join(out)
 
 
+def spread_note(cell):
+    """A cell of ``table1_spread`` in words: the layouts' range, and whether its direction
+    and the report's value hold over them."""
+    text = (f"the mean of {cell['layouts']} layouts (emu.kernel.layout), each layout's gain "
+            f"{cell['min']:.1f} to {cell['max']:.1f}%")
+    if cell["direction"] != "robust":
+        text += ": its direction is not robust (the layouts' gains straddle no effect)"
+    if cell["spans published"]:
+        text += ", a range that takes in the report's value"
+    return text
+
+
 def _change(a, b):
     return f"{100 * (b / a - 1):+.0f}%" if a > 0 else "from none"
 
@@ -641,14 +789,21 @@ CONTEXT = {
 }
 
 
-def claims(times=None):
-    """The chapter's claims for the scorecard (emu.present.claims), from ``timings`` (run here for
-    1 and 4 cores when not given): every cell of Table 1 at 1 and 4 cores (the ones the text
-    names with their reasons), the overall gain's range, and the gains' trends from 1 to 4
-    cores (PK1's and PK2's lat_pagefault, each benchmark's overall gain). Each is an effect
-    whose "no change" is half a point, as the table rounds."""
+def claims(times=None, by_layout=None):
+    """The chapter's claims for the scorecard (emu.present.claims): every cell of Table 1 at 1
+    and 4 cores (the ones the text names with their reasons), the overall gain's range, and
+    the gains' trends from 1 to 4 cores (PK1's and PK2's lat_pagefault, each benchmark's
+    overall gain). Each is an effect whose "no change" is half a point, as the table rounds.
+    From ``by_layout`` (``layout_timings``: each cell the gain of the layouts' mean times,
+    its reason the layouts' range), or from one layout's ``timings``; neither given:
+    ``claim_timings``."""
+    if times is not None and by_layout is not None:
+        raise ValueError("claims: give the timings of one layout or of several, not both")
     if times is None:
-        times = timings(cores=(1, 4))
+        if by_layout is None:
+            by_layout = claim_timings()
+        times = mean_timings(by_layout)
+    spread = None if by_layout is None else table1_spread(by_layout)
     model, paper = table1_emulated(times), table1()
     named = {(patch, cores, bench): (claim, reason)
              for patch, cores, bench, claim, reason in CLAIM_CELLS}
@@ -661,14 +816,16 @@ def claims(times=None):
                 claim, reason = named.get((patch, cores, bench), (
                     f"{patch}: {PROGRAMS[bench]}, {cores} core{'s' if cores > 1 else ''}",
                     None))
+                why = reason(times) if reason else "the model's LMBench loop with the " \
+                    "patches applied in order; fork's, exec's and exit's generic C are fixed " \
+                    "estimates"
+                if spread is not None and spread.loc[(patch, cores, bench), "layouts"] > 1:
+                    why += "; " + spread_note(spread.loc[(patch, cores, bench)])
                 out.append(Claim(
                     "Yun 2011", claim, kind=EFFECT, neutral=0,
                     published=float(paper.loc[(patch, cores), bench]),
                     emulated=float(model.loc[(patch, cores), bench]), unit="%", digits=1,
-                    source=SOURCE, page=PAGES["table1"], **rounding,
-                    reason=reason(times) if reason else "the model's LMBench loop with the "
-                    "patches applied in order; fork's, exec's and exit's generic C are fixed "
-                    "estimates"))
+                    source=SOURCE, page=PAGES["table1"], reason=why, **rounding))
     overall, published = model.xs("Overall", level="patch"), paper.xs("Overall", level="patch")
     text = data.load("yun2011_text_numbers").set_index("quantity")["value"]
     out += [
@@ -691,12 +848,18 @@ def claims(times=None):
     trends = [("PK1", "pagefault", "section 4.1 (24% at one core, diminishing)"),
               ("PK2", "pagefault", "section 4.2 (the gain grows with the cores)")] + \
              [("Overall", bench, "Table 1") for bench in BENCHMARKS]
+    robust = None if by_layout is None else trend_robustness(by_layout)
     for patch, bench, source in trends:
         one, four = (float(paper.loc[(patch, c), bench]) for c in (1, 4))
+        why = _trend_reason(times, patch, bench)
+        if robust is not None:
+            r = robust.loc[(patch, bench)]
+            why += (f"; the layouts' trends: {r['trends']}"
+                    + ("" if r["robust"] == "robust" else " (its direction is not robust)"))
         out.append(Claim(
             "Yun 2011", f"{patch}'s {PROGRAMS[bench]} gain at 4 cores / at 1 core",
             kind=EFFECT, neutral=1, unit="times", digits=2, published=four / one,
             published_from=(one, four), page=PAGES["table1"], source=source,
             emulated=float(model.loc[(patch, 4), bench] / model.loc[(patch, 1), bench]),
-            reason=_trend_reason(times, patch, bench)))
+            reason=why))
     return out

@@ -16,6 +16,7 @@ dmb 8, mul 2, the PL310's cache sync 40 (an estimate, [outer_cache]). So a locke
 either way. Stock: 41 + 22 + 2 x 102 = 267 (lock-free: 163); PK2: 29 + 22 = 51. PK2 saves
 216 cycles an unlock on one core (lock-free: 112).
 """
+import pandas as pd
 import pytest
 
 from emu import routine
@@ -364,3 +365,95 @@ def test_a_trends_saving_splits_into_shared_waits_and_the_rest(grid):
     text = yun2011.trend_explanations(grid, d.reset_index())
     disagree = (yun2011.core_trends(grid)["verdict"] == "disagree").sum()
     assert text.count("\n* ") + text.startswith("* ") == disagree
+
+
+# ------------------------------------------------------------------ layouts
+
+def test_mean_spread_by_hand():
+    got = yun2011.mean_spread([1, 2, 6])
+    # mean 3; deviations -2, -1, 3: variance (4 + 1 + 9) / 3
+    assert got == {"mean": 3.0, "min": 1.0, "max": 6.0, "std": pytest.approx((14 / 3) ** 0.5)}
+    assert yun2011.mean_spread([5])["std"] == 0
+    with pytest.raises(ValueError, match="at least one"):
+        yun2011.mean_spread([])
+
+
+def _fake_layouts(stock, pk1):
+    """Two layouts' timings of lat_pagefault on 4 cores: stock and PK1 cycles given, the
+    later kernels as PK1; rows and counts one entry each."""
+    rows = []
+    for layout, (s, p) in enumerate(zip(stock, pk1)):
+        for kernel in yun2011.KERNELS:
+            cycles = s if kernel == "stock" else p
+            rows.append({"layout": layout, "kernel": kernel, "cores": 4,
+                         "benchmark": "pagefault", "cycles": cycles, "us": cycles / 1300,
+                         "rows": {"a": cycles}, "counts": {"n": layout}})
+    return pd.DataFrame(rows).set_index(["layout", "kernel", "cores", "benchmark"])
+
+
+def test_the_layouts_mean_and_the_spread_of_a_cell_by_hand():
+    by_layout = _fake_layouts(stock=(1000, 1200), pk1=(990, 1230))
+    mean = yun2011.mean_timings(by_layout)
+    row = mean.loc[("stock", 4, "pagefault")]
+    assert row["cycles"] == 1100 and row["rows"] == {"a": 1100} and row["counts"] == {"n": 0.5}
+    published = pd.DataFrame({"pagefault": [6.0] * 5},
+                             index=pd.MultiIndex.from_tuples(
+                                 [(p, 4) for p in (*yun2011.PATCHES, "Overall")],
+                                 names=["patch", "cores"]))
+    cell = yun2011.table1_spread(by_layout, published).loc[("PK1", 4, "pagefault")]
+    # each layout: 100 * (1000 - 990) / 1000 = 1.0 and 100 * (1200 - 1230) / 1200 = -2.5;
+    # the mean times: 100 * (1100 - 1110) / 1100
+    assert cell["emulated"] == pytest.approx(-100 / 110)
+    assert (cell["min"], cell["max"]) == (pytest.approx(-2.5), pytest.approx(1.0))
+    assert cell["direction"] == "not robust" and not cell["spans published"]
+    assert cell["layouts"] == 2
+    assert "not robust" in yun2011.spread_note(cell)
+    pk2 = yun2011.table1_spread(by_layout, published).loc[("PK2", 4, "pagefault")]
+    assert (pk2["min"], pk2["max"], pk2["direction"]) == (0, 0, "robust")
+
+
+def test_the_claims_of_several_layouts_are_their_means_cells():
+    by_layout = _fake_layouts(stock=(1000, 1200), pk1=(990, 1230))
+    with pytest.raises(ValueError, match="not both"):
+        yun2011.claims(yun2011.mean_timings(by_layout), by_layout)
+
+
+def test_the_claims_of_two_layouts_take_the_mean_times(grid):
+    """A second layout whose four-core fork on the stock kernel is 10% slower: the claim's
+    PK1 fork cell at 4 cores is PK1's saving off the mean stock time, 1.05 times layout 0's;
+    the one-core cells, in one layout, are layout 0's and say nothing of a spread."""
+    other = grid.copy()
+    key = ("stock", 4, "fork")
+    other.loc[key, "cycles"] = grid.loc[key, "cycles"] * 1.1
+    by_layout = pd.concat({0: grid, 1: other[other.index.get_level_values("cores") == 4]},
+                          names=["layout"])
+    claims = {c.claim: c for c in yun2011.claims(by_layout=by_layout)}
+    stock, pk1 = grid.loc[key, "cycles"], grid.loc[("PK1", 4, "fork"), "cycles"]
+    cell = claims["PK1: lat_proc fork, 4 cores"]
+    assert cell.emulated == pytest.approx(100 * (1.05 * stock - pk1) / (1.05 * stock))
+    low, high = sorted([100 * (stock - pk1) / stock, 100 * (1.1 * stock - pk1) / (1.1 * stock)])
+    assert f"the mean of 2 layouts (emu.kernel.layout), each layout's gain {low:.1f} to " \
+           f"{high:.1f}%" in cell.reason
+    one = claims["PK1: lat_proc fork, 1 core"]
+    table = yun2011.table1_emulated(grid)
+    assert one.emulated == pytest.approx(table.loc[("PK1", 1), "fork"])
+    assert "layouts" not in one.reason
+
+
+def test_a_trend_is_robust_when_every_layout_moves_it_the_same_way(grid):
+    """Layout 1's four-core PK1 fork 10% slower on the stock kernel: PK1's fork gain at
+    four cores grows in layout 1 by hand, and the trend holds or not as the two layouts'
+    gains fall either side of the one-core gain's flat band (a point, ``trend``)."""
+    other = grid.copy()
+    other.loc[("stock", 4, "fork"), "cycles"] = grid.loc[("stock", 4, "fork"), "cycles"] * 1.1
+    by_layout = pd.concat({0: grid, 1: other[other.index.get_level_values("cores") == 4]},
+                          names=["layout"])
+    robust = yun2011.trend_robustness(by_layout).loc[("PK1", "fork")]
+    one = yun2011.table1_emulated(grid).loc[("PK1", 1), "fork"]
+    stock, pk1 = grid.loc[("stock", 4, "fork"), "cycles"], grid.loc[("PK1", 4, "fork"), "cycles"]
+    gains = [100 * (stock - pk1) / stock, 100 * (1.1 * stock - pk1) / (1.1 * stock)]
+    trends = [yun2011.trend(one, g) for g in gains]
+    assert robust["trends"] == ", ".join(trends)
+    assert robust["robust"] == ("robust" if len(set(trends)) == 1 else "not robust")
+    # PK2's lat_pagefault: the same in both layouts, so robust
+    assert yun2011.trend_robustness(by_layout).loc[("PK2", "pagefault"), "robust"] == "robust"
