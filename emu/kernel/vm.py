@@ -97,7 +97,10 @@ class Kernel(PageFaults, Processes):
       pages and flush_tlb_mm give the mm a new context (the old entries can never match
       again and age out); a smaller range, and flush_tlb_page, flush each page (with a hash
       table its search and tlbie, without one its tlbie; the backend's
-      flush_range_context and new_context_for).
+      flush_range_context and new_context_for);
+    * ``search`` (Linux 2.1.51 PPC, the 603 backend with a hash table): flush_tlb_range and
+      flush_tlb_page search the hash table for every page of the range, however long
+      (the backend's flush_range_search); flush_tlb_mm gives the mm a new context.
     flush_tlb_page (one page, e.g. after a copy-on-write) flushes that page in every strategy.
     ``tlb_flush=None`` takes the backend's default (its first strategy).
     """
@@ -297,6 +300,8 @@ class Kernel(PageFaults, Processes):
             self._flush_batch(mm)
         elif self.tlb_flush == "context":    # 2.2.0: flush_hash_page of the one page
             self.arch.flush_range_context(mm, address, address + PAGE_SIZE)
+        elif self.tlb_flush == "search":     # 2.1.51: flush_hash_page, its search
+            self.arch.flush_range_search(mm, address, address + PAGE_SIZE)
         elif self.tlb_flush in ("tlbia", "asid"):
             self.arch.flush_tlb_page(mm, address)
 
@@ -304,6 +309,9 @@ class Kernel(PageFaults, Processes):
         """flush_range (arch/ppc/mm/tlb.c): one flush_hash_pages per PTE page of the range."""
         if self.tlb_flush == "context":     # 2.1.79-2.2.0: a new context above 20 pages
             self.arch.flush_range_context(mm, start, end)
+            return
+        if self.tlb_flush == "search":      # 2.1.51: every page of the range searched
+            self.arch.flush_range_search(mm, start, end)
             return
         if self.tlb_flush == "tlbia":
             self.arch.flush_tlb_all()
@@ -333,7 +341,7 @@ class Kernel(PageFaults, Processes):
     def flush_tlb_mm(self, mm):
         """flush_tlb_mm: flush_range over every VMA (4xx: one tlbia; ARMv7: by ASID;
         2.2.0's 603: a new context)."""
-        if self.tlb_flush == "context":
+        if self.tlb_flush in ("context", "search"):     # 2.2.0's and 2.1.51's alike
             self.arch.new_context_for(mm)
             return
         if self.tlb_flush == "tlbia":

@@ -703,8 +703,8 @@ def table3_emulated(machines=("603 page table", "604"), bats=True, **options):
 # (routines/ppc32/entry_22.S with LINUX_2_1_51), mapin_ram's PTEs for all of RAM and no BAT
 # (node6's starting point), on the 604 every flushed page searched for in the hash table,
 # and on the 603 the TLB reloaded from the hash table (2.1.51's handlers,
-# tlbmiss_603_hash.S; its flush stays the 603 backend's default, which has no page-by-page
-# search: Table 3's loops flush nothing). Its scheduler and pipe code are 2.2.0's, the same
+# tlbmiss_603_hash.S) and flushed as 2.1.51 did (tlb_flush="search": every page of a range
+# searched, flush_tlb_mm a new context; Table 3's loops flush nothing). Its scheduler and pipe code are 2.2.0's, the same
 # algorithms as 2.1.51's.
 # Why no older kernel: Table 3 ran on a PowerMac 9500, and PowerMac support entered the tree
 # with 2.1.48pre3 together with Paul Mackerras's exception entry (EXCEPTION_PROLOG,
@@ -715,7 +715,8 @@ CONFIGURATIONS = {
     ("optimized", "604"): ("604", {"bats": True, "flush": "context"}),
     ("optimized", "603"): ("603 page table", {"bats": True, "tlb_flush": "context"}),
     ("unoptimized", "604"): ("604", {"bats": False, "flush": "search", "version": "2.1.51"}),
-    ("unoptimized", "603"): ("603 hash table", {"bats": False, "version": "2.1.51"}),
+    ("unoptimized", "603"): ("603 hash table", {"bats": False, "version": "2.1.51",
+                                                "tlb_flush": "search"}),
 }
 
 

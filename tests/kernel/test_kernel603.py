@@ -333,6 +333,40 @@ def test_hash_22_flush_of_a_few_pages_searches_each_for_its_hpte():
                is None for a in (heap, heap + PAGE_SIZE))
 
 
+def test_hash_2151_flush_searches_every_page_of_a_long_range():
+    """2.1.51's flush_tlb_range (tlb_flush="search"): no cut-off at 20 pages. 24 pages
+    mapped, 2 touched (their HPTEs in primary slots k), unmapped: flush_range_search runs
+    5 + 24 x 6 + 4 instructions of its own, 27 + 3k for each page found and 77 for each of
+    the 22 that never had an HPTE (both groups compared); no new context."""
+    k = kernel("hash", tlb_flush="search")
+    p = k.spawn(TINY)
+    heap = heap_of(k, p, 24)
+    k.touch_pages(p, heap, 2, "w")
+    found = [mmu.find_pte(k.machine.read, k.arch.sdr1, ctx_to_vsid(p.mm.context, a), a)
+             for a in (heap, heap + PAGE_SIZE)]
+    assert all(f is not None and not f[0] for f in found)        # primary groups
+    context = p.mm.context
+    spent = measure(k, lambda: k.munmap(p, heap, 24 * PAGE_SIZE))
+    assert spent.rows["flush_range_search"][3] == \
+        5 + 24 * 6 + sum(27 + 3 * f[1] for f in found) + 22 * 77 + 4
+    assert spent.counts["pages_searched"] == 24 and spent.counts["hpte_invalidated"] == 2
+    assert "new_contexts" not in spent.counts and p.mm.context == context
+
+
+def test_hash_2151_flush_tlb_mm_is_a_new_context():
+    """2.1.51's flush_tlb_mm (arch/ppc/mm/init.c): the mm's context is dropped for a new
+    one (loaded by set_context_22 when it is the running mm), no search: fork flushes the
+    parent this way."""
+    k = kernel("hash", tlb_flush="search")
+    p = k.spawn(TINY)
+    heap = heap_of(k, p, 2)
+    k.touch_pages(p, heap, 2, "w")
+    context = p.mm.context
+    spent = measure(k, lambda: k.flush_tlb_mm(p.mm))
+    assert spent.counts["new_contexts"] == 1 and "flush_range_search" not in spent.rows
+    assert p.mm.context != context
+
+
 def test_hash_flush_removes_the_hpte_and_the_tlb_entry():
     k = kernel("hash")
     p = k.spawn(TINY)
