@@ -697,6 +697,37 @@ def cold_null_syscall(machine, bats=True, version="2.2.0", **options):
             "cold_tlb_misses": tlb_misses(cold.events)}
 
 
+def null_call_breakdown(machine, calls=(10, 20), bats=True, version="2.2.0", **options):
+    """What one steady null call of ``null_syscall`` is made of: instructions, cycles, the
+    cycles of its ``NULL_CALL_SYNC_PAIRS`` sync; isync pairs at the profile's costs, the
+    rest of its cycles, its L1 I and L1 D misses, line reads from memory and TLB misses
+    (each per call, the difference of runs of ``calls``, as ``null_syscall``)."""
+    k = kernel(machine, **options)
+    entry = Entry(k, bats=bats, version=version)
+    p = entry.spawn(LAT_SYSCALL_NULL, "lat_syscall")
+    entry.run(p, ELF_BASE, 1)
+    spent, runs = [], []
+    for n in calls:
+        before = k.ledger.snapshot()
+        runs.append(entry.run(p, ELF_BASE, n))
+        spent.append(k.ledger.since(before).traffic)
+    span = calls[1] - calls[0]
+    a, b = runs
+    costs = k.machine.profile.costs["mnemonics"]
+    cycles = (b.cycles + b.host_cycles - a.cycles - a.host_cycles) / span
+    syncs = NULL_CALL_SYNC_PAIRS * (costs["sync"] + costs["isync"])
+
+    def per_call(key):
+        return (spent[1][key] - spent[0][key]) / span
+    return {"machine": machine, "version": version, "bats": bats,
+            "instructions": (b.instructions - a.instructions) / span, "cycles": cycles,
+            "sync_cycles": syncs, "other_cycles": cycles - syncs,
+            "l1i_misses": per_call("L1I_misses"), "l1d_misses": per_call("L1D_misses"),
+            "memory_reads": per_call("memory_reads"),
+            "tlb_misses": (tlb_misses(b.events) - tlb_misses(a.events)) / span,
+            "clock_mhz": k.machine.profile.clock_mhz}
+
+
 def null_syscall_table(calls=(10, 20)):
     """``null_syscall`` on the three MMUs: a DataFrame indexed by machine."""
     return pd.DataFrame([null_syscall(m, calls) for m in MACHINES]).set_index("machine")
