@@ -341,7 +341,7 @@ class Kernel(PageFaults, Processes):
     def flush_tlb_mm(self, mm):
         """flush_tlb_mm: flush_range over every VMA (4xx: one tlbia; ARMv7: by ASID;
         2.2.0's 603: a new context)."""
-        if self.tlb_flush in ("context", "search"):     # 2.2.0's and 2.1.51's alike
+        if self._flushes_as_1998:           # 2.1.51's and 2.2.0's: a new context
             self.arch.new_context_for(mm)
             return
         if self.tlb_flush == "tlbia":
@@ -422,6 +422,13 @@ class Kernel(PageFaults, Processes):
                 released.append(page)
 
     @property
+    def _flushes_as_1998(self):
+        """Linux 2.1.51-2.2.0 PPC's flushes (``context``, ``search``, or a backend that
+        walks them itself: Arch.flushes_as_1998): flush_tlb_mm a new context, exit_mmap a
+        flush_tlb_range per VMA."""
+        return self.tlb_flush in ("context", "search") or self.arch.flushes_as_1998
+
+    @property
     def _zap_flush(self):
         """What the scan kernel does with a zapped PTE's HPTE (Arch.zap_flush); the other
         strategies handle it as any changed PTE (None)."""
@@ -456,6 +463,9 @@ class Kernel(PageFaults, Processes):
                 self.arch.flush_pending(mm, mine)
         elif zap == "entry":
             pass                            # tlb_flush: nothing left on a hashed MMU
+        elif start is None and self._flushes_as_1998:     # exit_mmap's zap_page_range
+            for vma in list(mm.vmas):
+                self.flush_tlb_range(mm, vma.start, vma.end)
         elif start is None:
             self.flush_tlb_mm(mm)
         else:

@@ -254,6 +254,20 @@ def mmap_latency(sizes=(64 << 10, 256 << 10, 1 << 20, 4 << 20, 8 << 20), flushes
     return df.drop(columns=["size", "caches", "htab_size"]).set_index(["size_kb", "flush"])
 
 
+def mmap_latency_603(sizes=(1 << 20, 8 << 20), flushes=("search", "context")):
+    """LMBench lat_mmap on the 603 searching a hash table, flushing as Linux 2.1.51
+    (``search``: every page of the range searched) or 2.2.0 (``context``): cycles per
+    iteration and pages searched. A DataFrame (size_kb, flush)."""
+    rows = []
+    for size in sizes:
+        for flush in flushes:
+            r = workloads.lat_mmap(size, kernel=kernel("603 hash table", tlb_flush=flush))
+            rows.append({"size_kb": size >> 10, "flush": flush, "cycles": r.cycles,
+                         "pages_searched": r.counts.get("pages_searched", 0),
+                         "new_contexts": r.counts.get("new_contexts", 0)})
+    return pd.DataFrame(rows).set_index(["size_kb", "flush"])
+
+
 # node6's kernel compile, with the kernel mapped by PTEs and by the BATs: the paper's counts
 NODE6_COUNTS = {"tlb_ptes": "TLB misses on the kernel compile, kernel mapped by PTEs (average)",
                 "tlb_bats": "TLB misses on the kernel compile, kernel mapped by the BATs (average)",

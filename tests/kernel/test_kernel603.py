@@ -367,6 +367,33 @@ def test_hash_2151_flush_tlb_mm_is_a_new_context():
     assert p.mm.context != context
 
 
+def test_22_exit_flushes_each_vma_as_its_range():
+    """2.2.0's exit_mmap: zap_page_range, so flush_tlb_range, per VMA (mm/memory.c). TINY
+    with a 21-page heap has a 2-page text, the heap and a 32-page stack: 2 tlbie (3
+    instructions each) for the text, a new context each for the heap and the stack
+    (set_context_22, 39 instructions each)."""
+    k = kernel("pagetable", tlb_flush="context")
+    p = k.spawn(TINY)
+    heap_of(k, p, 21)
+    assert [(v.end - v.start) // PAGE_SIZE for v in p.mm.vmas] == [2, 21, 32]
+    spent = measure(k, lambda: k.exit(p))
+    assert spent.rows["tlbie_603"][1:] == [2, spent.rows["tlbie_603"][2], 2 * 3]
+    assert spent.rows["set_context_22"][1:] == [2, spent.rows["set_context_22"][2], 2 * 39]
+    assert spent.counts["new_contexts"] == 2
+
+
+def test_2151_exit_searches_every_page_of_every_vma():
+    """2.1.51's exit_mmap: every page of every VMA searched for (2 + 21 + 32 = 55 pages, none
+    with an HPTE: nothing was touched): 3 calls of 5 + 4, 55 x (6 + 77) instructions."""
+    k = kernel("hash", tlb_flush="search")
+    p = k.spawn(TINY)
+    heap_of(k, p, 21)
+    spent = measure(k, lambda: k.exit(p))
+    assert spent.rows["flush_range_search"][1] == 3
+    assert spent.rows["flush_range_search"][3] == 3 * (5 + 4) + 55 * (6 + 77)
+    assert spent.counts["pages_searched"] == 55 and "new_contexts" not in spent.counts
+
+
 def test_hash_flush_removes_the_hpte_and_the_tlb_entry():
     k = kernel("hash")
     p = k.spawn(TINY)

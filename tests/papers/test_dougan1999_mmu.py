@@ -303,3 +303,27 @@ def test_bats_compile_saving_by_hand():
     assert s["paper_saved_cycles"] == 2_657_017_000
     assert s["paper_saved_percent"] == pytest.approx(100 * 2_657_017_000 / 79.8e9)
     assert s["saved_percent"] == pytest.approx(100 * s["saved_cycles"] / 79.8e9)
+
+
+@pytest.mark.parametrize("flush", ["search", "context"])
+def test_fork_gives_the_parent_a_new_context_and_exit_flushes_by_vma(flush):
+    """2.1.51's and 2.2.0's dup_mmap end with flush_tlb_mm: a new context for the parent, no
+    search (arch/ppc/mm/init.c); exit_mmap flushes each VMA's range (zap_page_range). The
+    child's VMAs: 1 page of text, the 4-page heap, a 32-page stack, none with an HPTE under
+    the child's context (it touched nothing): search: 37 pages, 3 calls of 5 + 4 and
+    37 x (6 + 77) instructions; context: the stack (above 20 pages) a new context, the
+    other 5 pages searched, 2 x 9 + 5 x 83."""
+    k, p = kernel(flush)
+    heap = k.mmap(p, 4 * PAGE_SIZE, "rw")
+    k.touch_pages(p, heap, 4, "w")
+    context = p.mm.context
+    spent = measure(k, lambda: k.fork(p))
+    assert spent.counts["new_contexts"] == 1 and "flush_range_search" not in spent.rows
+    assert p.mm.context != context
+    child = p.children[-1]
+    assert [(v.end - v.start) // PAGE_SIZE for v in child.mm.vmas] == [1, 4, 32]
+    spent = measure(k, lambda: k.exit(child))
+    searched, calls = (37, 3) if flush == "search" else (5, 2)
+    assert spent.counts["pages_searched"] == searched
+    assert spent.rows["flush_range_search"][3] == calls * 9 + searched * 83
+    assert spent.counts.get("new_contexts", 0) == (0 if flush == "search" else 1)
