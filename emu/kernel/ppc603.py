@@ -95,7 +95,7 @@ from .ppc32 import (CONTEXT_FLUSH_PAGES, HPTE_STATUS, ctx_to_vsid, hash_low_prel
                     htab_size_for)
 from .arch import Arch
 from .errors import KernelError
-from .pgtable import _PAGE_HASHPTE, _PAGE_RW, PAGE_SIZE, TASK_SIZE
+from .pgtable import _PAGE_HASHPTE, _PAGE_PRESENT, _PAGE_RW, PAGE_SIZE, TASK_SIZE
 
 RELOADS = ("pagetable", "hash")
 MISS_VECTORS = {"x": 0x1000, "r": 0x1100, "w": 0x1200}   # MPC603e UM: ITLB, DTLB load, store
@@ -310,6 +310,19 @@ class PPC603(Arch):
                                mm.pgd.address, mm.context)
         self.ledger.count(HPTE_STATUS[status])
         return status != 16
+
+    def hash_fault(self, mm, address, access):
+        """What 2.1.51's and 2.2.0's InstructionAccess/DataAccess do first when the miss
+        handler's search failed (head.S: the 603 handlers then take the storage
+        interrupt): hash_page, which makes the HPTE from the Linux PTE if that allows the
+        access. True if it did (no do_page_fault); always False without a hash table."""
+        if self.reload != "hash":
+            return False
+        pte = self.machine.read_word(mm.pte_page(address) + ((address >> 12) & 0x3FF) * 4) \
+            if mm.pte_page(address) else 0
+        if not pte & _PAGE_PRESENT:                 # hash_page refuses: nothing to call
+            return False
+        return self._hash_page("hash_page_fault", mm, address, access == "w")
 
     def storage_interrupt(self, mm, address, access):
         """Hash: a store to an entry loaded read only (a clean page) goes from the DSI to

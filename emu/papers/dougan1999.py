@@ -19,14 +19,17 @@ on a TLB miss when every page is first touched and then reused ``passes - 1`` ti
 
 Section 3 (mmap latency): ``mmap_latency`` (LMBench's lat_mmap against the mapping size on
 the 604 with the three range flushes of emu.kernel.ppc604: every page searched, the new
-context, only where _PAGE_HASHPTE says an entry can be).
+context, only where _PAGE_HASHPTE says an entry can be); ``mmap_latency_603`` (the 603
+searching a hash table, 2.1.51's flush against 2.2.0's).
 
 Section 4 (system calls, switches, pipes): ``null_syscall``, ``lat_ctx``, ``lat_pipe``,
 ``bw_pipe``, ``table3_emulated``, ``kernel_tlb_conflict`` (user programs under the kernel
 model, emu.kernel.entry); ``table3_configurations`` (Table 3's two Linux/PPC rows,
 ``CONFIGURATIONS``) and ``cold_null_syscall`` / ``cold_null_table`` (what emptied caches and
 TLBs add to a null call: the bound on what the machine's state could explain of the
-unoptimized row).
+unoptimized row); ``null_call_breakdown`` (what a steady null call is made of: Table 3's
+gap measured); ``bats_compile_saving`` (node6's kernel-compile miss counts at the model's
+604 per-miss cycles: the "about 20%").
 
 Section 5 (the idle task): ``idle_next_task`` (the task that runs after the idle task has
 cleared pages in one of node13's ways, ``IDLE_CONFIGS``: its cycles, cache and TLB misses,

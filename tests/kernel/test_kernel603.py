@@ -394,6 +394,25 @@ def test_2151_exit_searches_every_page_of_every_vma():
     assert spent.counts["pages_searched"] == 55 and "new_contexts" not in spent.counts
 
 
+def test_hash_fault_remakes_an_hpte_a_search_flush_removed():
+    """2.1.51's flush_hash_page leaves the Linux PTE alone (_PAGE_HASHPTE stays, so the
+    fault's preload would skip it): the storage interrupt's hash_page (hash_fault, as
+    head.S's DataAccess) makes the HPTE again from the PTE; an absent PTE is do_page_fault's
+    (False, hash_page not called)."""
+    k = kernel("hash", tlb_flush="search")
+    p = k.spawn(TINY)
+    heap = heap_of(k, p, 2)
+    k.touch(p, heap, "w")
+    k.flush_tlb_page(p.mm, heap)
+    vsid = ctx_to_vsid(p.mm.context, heap)
+    assert mmu.find_pte(k.machine.read, k.arch.sdr1, vsid, heap) is None
+    spent = measure(k, lambda: k.arch.hash_fault(p.mm, heap, "r"))
+    assert spent.rows["hash_page_fault"][1] == 1
+    assert mmu.find_pte(k.machine.read, k.arch.sdr1, vsid, heap) is not None
+    assert k.arch.hash_fault(p.mm, heap + PAGE_SIZE, "w") is False
+    assert kernel("pagetable").arch.hash_fault(p.mm, heap, "r") is False
+
+
 def test_hash_flush_removes_the_hpte_and_the_tlb_entry():
     k = kernel("hash")
     p = k.spawn(TINY)
