@@ -76,6 +76,11 @@ class Arch:
     # "entry" (flush it at once), "gather" (batch it for tlb_flush), None (2.4's flush of the
     # whole range after the zap, and backends without a hash table)
     zap_flush = None
+    # Linux 2.1.51-2.2.0 PPC (the 1998 kernels): flush_tlb_mm (fork's, dup_mmap) gives the mm
+    # a new context, and exit_mmap flushes each VMA's range (zap_page_range's
+    # flush_tlb_range); the 604 backend's search and context flushes set it, the Kernel's
+    # own ``context`` and ``search`` strategies imply it
+    flushes_as_1998 = False
 
     def __init__(self, machine, ledger):
         self.machine, self.ledger = machine, ledger

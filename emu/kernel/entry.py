@@ -902,11 +902,12 @@ class Entry:
         else:
             address = m.read_word(frame + FRAME_DAR)
             access = "w" if m.read_word(frame + FRAME_DSISR) & 0x02000000 else "r"
-        k.ledger.count("user_faults")
         if self.kind == "604":
+            k.ledger.count("user_faults")
             m.uc.reg_write(ppc_const.UC_PPC_REG_MSR, MSR_ME)    # the kernel's routines run
             k.touch(process, address, access)                 # in real mode, as in ppc32
-        else:
+        elif not k.arch.hash_fault(process.mm, address, access):     # hash_page first
+            k.ledger.count("user_faults")
             k.page_fault(process, address, access)
 
     def _finish(self, process, status, totals, events):

@@ -54,7 +54,10 @@ _tlbia, flush_tlb_page _tlbie; no preload (update_mmu_cache returns when Hash ==
 flush_tlb_page_nohash is _tlbie in both. Either reload also runs 2.2.0's own flush
 (``tlb_flush="context"``, Dougan 1999's kernel): a range of more than 20 pages, and
 flush_tlb_mm, give the mm a new context (set_context_22); a smaller range flushes each page
-(hash: flush_range_search, the search of both groups and tlbie; pagetable: tlbie).
+(hash: flush_range_search, the search of both groups and tlbie; pagetable: tlbie). The hash
+reload also runs Linux 2.1.51's (``tlb_flush="search"``, the paper's unoptimized kernel):
+flush_tlb_range and flush_tlb_page search for every page of the range, however long;
+flush_tlb_mm gives the mm a new context, as 2.2.0's does (arch/ppc/mm/init.c of 2.1.51).
 
 Counts in the ledger: ``tlb_misses`` (the Kernel: misses seen by accesses),
 ``tlb_entries_loaded``, ``tlb_miss_no_pte`` (the handler and, for hash, hash_page found no
@@ -92,7 +95,7 @@ from .ppc32 import (CONTEXT_FLUSH_PAGES, HPTE_STATUS, ctx_to_vsid, hash_low_prel
                     htab_size_for)
 from .arch import Arch
 from .errors import KernelError
-from .pgtable import _PAGE_HASHPTE, _PAGE_RW, PAGE_SIZE, TASK_SIZE
+from .pgtable import _PAGE_HASHPTE, _PAGE_PRESENT, _PAGE_RW, PAGE_SIZE, TASK_SIZE
 
 RELOADS = ("pagetable", "hash")
 MISS_VECTORS = {"x": 0x1000, "r": 0x1100, "w": 0x1200}   # MPC603e UM: ITLB, DTLB load, store
@@ -149,7 +152,7 @@ class PPC603(Arch):
         self.soft, self.reload = soft, reload
         self.entry_cycles = machine.profile.tlb.get("exception_entry", 0)   # per miss
         self.name = f"ppc603 ({reload})"
-        self.tlb_flush_strategies = ("scan", "immediate", "batched", "context") \
+        self.tlb_flush_strategies = ("scan", "immediate", "batched", "context", "search") \
             if reload == "hash" else ("tlbia", "context")
         self.thread = machine.alloc(32, align=32)       # the current thread: its pgdir
         soft.regs.set_spr(SPRG3, self.thread)
@@ -308,6 +311,19 @@ class PPC603(Arch):
         self.ledger.count(HPTE_STATUS[status])
         return status != 16
 
+    def hash_fault(self, mm, address, access):
+        """What 2.1.51's and 2.2.0's InstructionAccess/DataAccess do first when the miss
+        handler's search failed (head.S: the 603 handlers then take the storage
+        interrupt): hash_page, which makes the HPTE from the Linux PTE if that allows the
+        access. True if it did (no do_page_fault); always False without a hash table."""
+        if self.reload != "hash":
+            return False
+        pte = self.machine.read_word(mm.pte_page(address) + ((address >> 12) & 0x3FF) * 4) \
+            if mm.pte_page(address) else 0
+        if not pte & _PAGE_PRESENT:                 # hash_page refuses: nothing to call
+            return False
+        return self._hash_page("hash_page_fault", mm, address, access == "w")
+
     def storage_interrupt(self, mm, address, access):
         """Hash: a store to an entry loaded read only (a clean page) goes from the DSI to
         hash_page, which marks the PTE dirty, makes the HPTE writable and tlbie-s the
@@ -373,13 +389,26 @@ class PPC603(Arch):
             self.new_context_for(mm)
             return
         if self.reload == "hash":
-            if pages:
-                n = self.call("flush_range_search", mm.context, start, pages)
-                self.ledger.count("pages_searched", pages)
-                self.ledger.count("hpte_invalidated", n)
+            self.flush_range_search(mm, start, end)
             return
         for k in range(pages):
             self.flush_tlb_page(mm, start + k * PAGE_SIZE)
+
+    def flush_range_search(self, mm, start, end):
+        """Linux 2.1.51's flush_tlb_range (the ``search`` strategy; arch/ppc/mm/init.c):
+        flush_hash_page of every page of the range, however long, whether or not it ever
+        had an HPTE: the search of both groups, then tlbie (flush_range_search, the
+        routine the 604's ``search`` flush runs)."""
+        if self.reload != "hash":
+            raise KernelError("flush_range_search searches the hash table; "
+                              "reload='pagetable' has none")
+        start &= ~(PAGE_SIZE - 1)
+        end = min(end, TASK_SIZE)
+        pages = max(0, -(-(end - start) // PAGE_SIZE))
+        if pages:
+            n = self.call("flush_range_search", mm.context, start, pages)
+            self.ledger.count("pages_searched", pages)
+            self.ledger.count("hpte_invalidated", n)
 
     def has_hashpte(self, pte):
         return self.reload == "hash" and bool(pte & _PAGE_HASHPTE)

@@ -139,6 +139,7 @@ class PPC604(PPC32Hash):
         # how the generic VM flushes (emu.kernel.vm.Kernel._unmap_flush, flush_tlb_range)
         self.zap_flush = None             # one flush per unmapped range, after the zap
         self.walks_flush_ranges = flush != "hashpte"
+        self.flushes_as_1998 = flush != "hashpte"      # fork a new context, exit by VMA
         machine.load(hash_low_prelude(self.htab_base, self.htab_size, self.kvars) +
                      routine("ppc32/flush_hash_search.S").read_text() +
                   routine("ppc32/set_context_22.S").read_text())

@@ -97,7 +97,10 @@ class Kernel(PageFaults, Processes):
       pages and flush_tlb_mm give the mm a new context (the old entries can never match
       again and age out); a smaller range, and flush_tlb_page, flush each page (with a hash
       table its search and tlbie, without one its tlbie; the backend's
-      flush_range_context and new_context_for).
+      flush_range_context and new_context_for);
+    * ``search`` (Linux 2.1.51 PPC, the 603 backend with a hash table): flush_tlb_range and
+      flush_tlb_page search the hash table for every page of the range, however long
+      (the backend's flush_range_search); flush_tlb_mm gives the mm a new context.
     flush_tlb_page (one page, e.g. after a copy-on-write) flushes that page in every strategy.
     ``tlb_flush=None`` takes the backend's default (its first strategy).
     """
@@ -298,6 +301,8 @@ class Kernel(PageFaults, Processes):
             self._flush_batch(mm)
         elif self.tlb_flush == "context":    # 2.2.0: flush_hash_page of the one page
             self.arch.flush_range_context(mm, address, address + PAGE_SIZE)
+        elif self.tlb_flush == "search":     # 2.1.51: flush_hash_page, its search
+            self.arch.flush_range_search(mm, address, address + PAGE_SIZE)
         elif self.tlb_flush in ("tlbia", "asid"):
             self.arch.flush_tlb_page(mm, address)
 
@@ -305,6 +310,9 @@ class Kernel(PageFaults, Processes):
         """flush_range (arch/ppc/mm/tlb.c): one flush_hash_pages per PTE page of the range."""
         if self.tlb_flush == "context":     # 2.1.79-2.2.0: a new context above 20 pages
             self.arch.flush_range_context(mm, start, end)
+            return
+        if self.tlb_flush == "search":      # 2.1.51: every page of the range searched
+            self.arch.flush_range_search(mm, start, end)
             return
         if self.tlb_flush == "tlbia":
             self.arch.flush_tlb_all()
@@ -334,7 +342,7 @@ class Kernel(PageFaults, Processes):
     def flush_tlb_mm(self, mm):
         """flush_tlb_mm: flush_range over every VMA (4xx: one tlbia; ARMv7: by ASID;
         2.2.0's 603: a new context)."""
-        if self.tlb_flush == "context":
+        if self._flushes_as_1998:           # 2.1.51's and 2.2.0's: a new context
             self.arch.new_context_for(mm)
             return
         if self.tlb_flush == "tlbia":
@@ -415,6 +423,13 @@ class Kernel(PageFaults, Processes):
                 released.append(page)
 
     @property
+    def _flushes_as_1998(self):
+        """Linux 2.1.51-2.2.0 PPC's flushes (``context``, ``search``, or a backend that
+        walks them itself: Arch.flushes_as_1998): flush_tlb_mm a new context, exit_mmap a
+        flush_tlb_range per VMA."""
+        return self.tlb_flush in ("context", "search") or self.arch.flushes_as_1998
+
+    @property
     def _zap_flush(self):
         """What the scan kernel does with a zapped PTE's HPTE (Arch.zap_flush); the other
         strategies handle it as any changed PTE (None)."""
@@ -449,6 +464,9 @@ class Kernel(PageFaults, Processes):
                 self.arch.flush_pending(mm, mine)
         elif zap == "entry":
             pass                            # tlb_flush: nothing left on a hashed MMU
+        elif start is None and self._flushes_as_1998:     # exit_mmap's zap_page_range
+            for vma in list(mm.vmas):
+                self.flush_tlb_range(mm, vma.start, vma.end)
         elif start is None:
             self.flush_tlb_mm(mm)
         else:

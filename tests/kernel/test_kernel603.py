@@ -333,6 +333,86 @@ def test_hash_22_flush_of_a_few_pages_searches_each_for_its_hpte():
                is None for a in (heap, heap + PAGE_SIZE))
 
 
+def test_hash_2151_flush_searches_every_page_of_a_long_range():
+    """2.1.51's flush_tlb_range (tlb_flush="search"): no cut-off at 20 pages. 24 pages
+    mapped, 2 touched (their HPTEs in primary slots k), unmapped: flush_range_search runs
+    5 + 24 x 6 + 4 instructions of its own, 27 + 3k for each page found and 77 for each of
+    the 22 that never had an HPTE (both groups compared); no new context."""
+    k = kernel("hash", tlb_flush="search")
+    p = k.spawn(TINY)
+    heap = heap_of(k, p, 24)
+    k.touch_pages(p, heap, 2, "w")
+    found = [mmu.find_pte(k.machine.read, k.arch.sdr1, ctx_to_vsid(p.mm.context, a), a)
+             for a in (heap, heap + PAGE_SIZE)]
+    assert all(f is not None and not f[0] for f in found)        # primary groups
+    context = p.mm.context
+    spent = measure(k, lambda: k.munmap(p, heap, 24 * PAGE_SIZE))
+    assert spent.rows["flush_range_search"][3] == \
+        5 + 24 * 6 + sum(27 + 3 * f[1] for f in found) + 22 * 77 + 4
+    assert spent.counts["pages_searched"] == 24 and spent.counts["hpte_invalidated"] == 2
+    assert "new_contexts" not in spent.counts and p.mm.context == context
+
+
+def test_hash_2151_flush_tlb_mm_is_a_new_context():
+    """2.1.51's flush_tlb_mm (arch/ppc/mm/init.c): the mm's context is dropped for a new
+    one (loaded by set_context_22 when it is the running mm), no search: fork flushes the
+    parent this way."""
+    k = kernel("hash", tlb_flush="search")
+    p = k.spawn(TINY)
+    heap = heap_of(k, p, 2)
+    k.touch_pages(p, heap, 2, "w")
+    context = p.mm.context
+    spent = measure(k, lambda: k.flush_tlb_mm(p.mm))
+    assert spent.counts["new_contexts"] == 1 and "flush_range_search" not in spent.rows
+    assert p.mm.context != context
+
+
+def test_22_exit_flushes_each_vma_as_its_range():
+    """2.2.0's exit_mmap: zap_page_range, so flush_tlb_range, per VMA (mm/memory.c). TINY
+    with a 21-page heap has a 2-page text, the heap and a 32-page stack: 2 tlbie (3
+    instructions each) for the text, a new context each for the heap and the stack
+    (set_context_22, 39 instructions each)."""
+    k = kernel("pagetable", tlb_flush="context")
+    p = k.spawn(TINY)
+    heap_of(k, p, 21)
+    assert [(v.end - v.start) // PAGE_SIZE for v in p.mm.vmas] == [2, 21, 32]
+    spent = measure(k, lambda: k.exit(p))
+    assert spent.rows["tlbie_603"][1:] == [2, spent.rows["tlbie_603"][2], 2 * 3]
+    assert spent.rows["set_context_22"][1:] == [2, spent.rows["set_context_22"][2], 2 * 39]
+    assert spent.counts["new_contexts"] == 2
+
+
+def test_2151_exit_searches_every_page_of_every_vma():
+    """2.1.51's exit_mmap: every page of every VMA searched for (2 + 21 + 32 = 55 pages, none
+    with an HPTE: nothing was touched): 3 calls of 5 + 4, 55 x (6 + 77) instructions."""
+    k = kernel("hash", tlb_flush="search")
+    p = k.spawn(TINY)
+    heap_of(k, p, 21)
+    spent = measure(k, lambda: k.exit(p))
+    assert spent.rows["flush_range_search"][1] == 3
+    assert spent.rows["flush_range_search"][3] == 3 * (5 + 4) + 55 * (6 + 77)
+    assert spent.counts["pages_searched"] == 55 and "new_contexts" not in spent.counts
+
+
+def test_hash_fault_remakes_an_hpte_a_search_flush_removed():
+    """2.1.51's flush_hash_page leaves the Linux PTE alone (_PAGE_HASHPTE stays, so the
+    fault's preload would skip it): the storage interrupt's hash_page (hash_fault, as
+    head.S's DataAccess) makes the HPTE again from the PTE; an absent PTE is do_page_fault's
+    (False, hash_page not called)."""
+    k = kernel("hash", tlb_flush="search")
+    p = k.spawn(TINY)
+    heap = heap_of(k, p, 2)
+    k.touch(p, heap, "w")
+    k.flush_tlb_page(p.mm, heap)
+    vsid = ctx_to_vsid(p.mm.context, heap)
+    assert mmu.find_pte(k.machine.read, k.arch.sdr1, vsid, heap) is None
+    spent = measure(k, lambda: k.arch.hash_fault(p.mm, heap, "r"))
+    assert spent.rows["hash_page_fault"][1] == 1
+    assert mmu.find_pte(k.machine.read, k.arch.sdr1, vsid, heap) is not None
+    assert k.arch.hash_fault(p.mm, heap + PAGE_SIZE, "w") is False
+    assert kernel("pagetable").arch.hash_fault(p.mm, heap, "r") is False
+
+
 def test_hash_flush_removes_the_hpte_and_the_tlb_entry():
     k = kernel("hash")
     p = k.spawn(TINY)

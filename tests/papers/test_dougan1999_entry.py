@@ -201,6 +201,28 @@ def test_the_reason_counts_the_null_calls_sync_pairs_at_the_profiles_costs():
 
 # ------------------------------------------------------------------ pipes and switches
 
+def test_null_call_breakdown_adds_up_and_matches_null_syscall():
+    """The unoptimized 604 call: the same instructions and cycles as null_syscall's; its
+    four sync; isync pairs at 35 + 4 cycles are 156 of them; warm, no miss of any kind."""
+    machine, options = dougan1999.CONFIGURATIONS[("unoptimized", "604")]
+    b = dougan1999.null_call_breakdown(machine, **options)
+    null = dougan1999.null_syscall(machine, **options)
+    assert (b["instructions"], b["cycles"]) == (null["instructions_per_call"],
+                                                null["cycles_per_call"])
+    assert b["sync_cycles"] == 4 * (35 + 4)
+    assert b["sync_cycles"] + b["other_cycles"] == b["cycles"]
+    assert (b["l1i_misses"], b["l1d_misses"], b["tlb_misses"]) == (0, 0, 0)
+
+
+def test_the_603_hash_table_runs_lmbench_under_every_flush():
+    """fork's COW faults after a search flush go through hash_page (hash_fault): the loop
+    finishes under 2.1.51's and 2.2.0's flushes, and its steady round trip, which flushes
+    nothing, costs the same under all three."""
+    trips = {f: dougan1999.lat_pipe("603 hash table", bats=False, version="2.1.51",
+                                    tlb_flush=f)["cycles"] for f in ("search", "context", "scan")}
+    assert trips["search"] == trips["context"] == trips["scan"]
+
+
 from emu.kernel.entry import P1_READ, P1_WRITE, P2_READ, P2_WRITE, _STUBS  # noqa: E402
 from emu.kernel.ppc32 import ctx_to_vsid  # noqa: E402
 

@@ -276,3 +276,54 @@ def test_published_node_numbers():
     node = nodes["page"].str.extract(r"^(node\d+)")[0]
     assert set(node) == {"node5", "node6", "node10"}     # node6: test_dougan1999_data
     assert sorted(nodes[node != "node6"]["value"]) == [5, 16, 32, 91, 120]
+
+
+def test_cold_search_is_one_pte_read_from_memory():
+    # every cache emptied before the pass: each page's HPTE in slot 0 of its primary group,
+    # one PTE read whose line comes from memory (the profile's latency: the L1 D's 2 cycles
+    # plus the stall up to it), nothing else on the search
+    latency = d.hw_profile.load("ppc604").raw["memory"]["latency"]
+    _, runs = d.reuse("604", pages=256, passes=2, cold=True)
+    assert [r["cycles_per_miss"] for r in runs] == [latency, latency]
+    assert d.hash_miss_cost("604", cold=True)["cycles_per_miss"] > \
+        d.hash_miss_cost("604")["cycles_per_miss"]
+
+
+def test_bats_compile_saving_by_hand():
+    s = d.bats_compile_saving()
+    # node6: 219 - 197 million TLB misses, 1 million - 813 thousand hash-table misses,
+    # 10 minutes at the ppc604 profile's 133 MHz
+    assert (s["tlb_misses_saved"], s["htab_misses_saved"]) == (22e6, 187e3)
+    assert s["wall_cycles"] == 600 * 133e6
+    # the misses that still hit the table are a search each, the others a hash miss
+    hits = 22e6 - 187e3
+    assert s["saved_cycles"] == hits * s["search_cycles"] + 187e3 * s["hash_miss_cycles"]
+    # the paper's figures: 120 a search, 120 + 91 a hash miss:
+    # 21,813,000 x 120 + 187,000 x 211 = 2,617,560,000 + 39,457,000 = 2,657,017,000 cycles
+    assert s["paper_saved_cycles"] == 2_657_017_000
+    assert s["paper_saved_percent"] == pytest.approx(100 * 2_657_017_000 / 79.8e9)
+    assert s["saved_percent"] == pytest.approx(100 * s["saved_cycles"] / 79.8e9)
+
+
+@pytest.mark.parametrize("flush", ["search", "context"])
+def test_fork_gives_the_parent_a_new_context_and_exit_flushes_by_vma(flush):
+    """2.1.51's and 2.2.0's dup_mmap end with flush_tlb_mm: a new context for the parent, no
+    search (arch/ppc/mm/init.c); exit_mmap flushes each VMA's range (zap_page_range). The
+    child's VMAs: 1 page of text, the 4-page heap, a 32-page stack, none with an HPTE under
+    the child's context (it touched nothing): search: 37 pages, 3 calls of 5 + 4 and
+    37 x (6 + 77) instructions; context: the stack (above 20 pages) a new context, the
+    other 5 pages searched, 2 x 9 + 5 x 83."""
+    k, p = kernel(flush)
+    heap = k.mmap(p, 4 * PAGE_SIZE, "rw")
+    k.touch_pages(p, heap, 4, "w")
+    context = p.mm.context
+    spent = measure(k, lambda: k.fork(p))
+    assert spent.counts["new_contexts"] == 1 and "flush_range_search" not in spent.rows
+    assert p.mm.context != context
+    child = p.children[-1]
+    assert [(v.end - v.start) // PAGE_SIZE for v in child.mm.vmas] == [1, 4, 32]
+    spent = measure(k, lambda: k.exit(child))
+    searched, calls = (37, 3) if flush == "search" else (5, 2)
+    assert spent.counts["pages_searched"] == searched
+    assert spent.rows["flush_range_search"][3] == calls * 9 + searched * 83
+    assert spent.counts.get("new_contexts", 0) == (0 if flush == "search" else 1)
