@@ -41,6 +41,7 @@ the notebook bar under Jupyter, a text bar elsewhere), except while the book is 
 """
 from __future__ import annotations
 
+import functools
 import itertools
 import os
 import pickle
@@ -51,6 +52,7 @@ from concurrent.futures.process import BrokenProcessPool
 
 from ..context import headless
 from ..hw import estimates
+from . import reuse
 
 PROGRESS_DELAY_S = 2.0          # "longer than a few seconds": a bar only after this
 SERIAL = "serial"
@@ -170,8 +172,11 @@ def _loads(payload):
 
 def _run_serial(function, points, bar):
     results = []
+    name = reuse.function_name(function)
     for i, p in enumerate(points):
-        results.append(_unwrap(_outcome(function, p), i, points))
+        # each point a unit (emu.run.reuse): kept, and reused, while a memo records
+        results.append(_unwrap(_outcome(functools.partial(reuse.call, name, function, ()),
+                                        {"kwargs": p}), i, points))
         _advance(bar)
     return results
 
