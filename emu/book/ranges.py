@@ -11,14 +11,17 @@ most** is the one whose low and high put the claim furthest apart.
 
 How it is computed (``compute``):
 
-1. Each chapter's ``claims()`` is one run that serves all the chapter's claims. It runs
-   once as it is, watched (``emu.hw.estimates.watch``): what it returns is the scorecard,
-   and the estimates it read are those its claims can depend on (a profile's when the
-   profile is loaded, an instruction's cost when a program holding the instruction is
-   loaded, a kernel cost when it is charged, an image's pages when it is mapped).
+1. Each chapter's ``claims()`` runs once as it is, watched (``emu.hw.estimates.watch``):
+   what it returns is the scorecard, and the estimates it read are those its claims can
+   depend on (a profile's when the profile is loaded, an instruction's cost when a program
+   holding the instruction is loaded, a kernel cost when it is charged, an image's pages
+   when it is mapped). Its **units** (``emu.run.reuse``: the chapter's independent runs, a
+   ``@reuse.unit`` function or a sweep's point) are kept with the estimates each read.
 2. Each of those estimates moves to its low and then its high (``moves``): one re-run of
    the chapter's claims each, all of them through ``emu.run.sweep`` (the process pool, one
-   worker per core). A move equal to the estimate's value is no re-run.
+   worker per core). A re-run runs only the units that read a moved estimate; the others'
+   results are taken from step 1 (the same numbers: tests/book/test_ranges.py). A move
+   equal to the estimate's value is no re-run.
 3. Each claim's range is the lowest and highest of its values over the moves and its
    value as it is.
 
@@ -26,7 +29,11 @@ How it is computed (``compute``):
 when one at a time costs more than the build can afford: ``"table"`` (a profile's
 ``[costs.mnemonics]``, its ``[memory]`` ...), ``"kind"`` (a profile's cycle estimates, its
 other estimates), ``"source"`` (a profile's estimates; the kernel's generic paths and the
-images' pages; the build's); ``Estimate.group``. The scorecard says which it used.
+images' pages; the build's); ``Estimate.group``. ``"split"`` moves by source first, then
+one at a time the estimates of each claim's top source (the source that moved it most), so
+that "moved most by" names an estimate. A grouping may be given per chapter;
+``plan`` says what each would cost from the units step 1 kept (the CPU of the units each
+move re-runs). The scorecard says which each claim got.
 
 The results are kept on disk under a hash of the sources they depend on (``emu/``, its C
 model and profiles, ``routines/``, ``data/``: the execution cache's, _ext/execution_cache.py),

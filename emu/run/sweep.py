@@ -33,7 +33,8 @@ names the run's parameters, and carries the worker's exception (``.error``, also
 Inside ``emu.hw.estimates.moved`` (an estimate moved, or the estimates a run reads
 watched), a sweep runs in the caller, whatever the executor: the moved values and the
 record of what was read belong to this process (the scorecard's ranges, emu.book.ranges,
-run many such sweeps at once, each in a worker of their own).
+run many such sweeps at once, each in a worker of their own). There each point is a unit of
+``emu.run.reuse``: kept with the estimates it read, and reused while they are unmoved.
 
 A sweep that runs longer than ``PROGRESS_DELAY_S`` seconds shows a progress bar (tqdm's:
 the notebook bar under Jupyter, a text bar elsewhere), except while the book is being built

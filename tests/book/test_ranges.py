@@ -212,3 +212,17 @@ def test_split_moves_the_source_then_the_top_sources_estimates():
     assert (x["low"], x["high"], x["most"]) == (1, 32, "toy:a")     # 0 + 1; 30 + 2
     assert (y["low"], y["high"], y["most"]) == (9, 92, "toy:c")     # 1 + 8; 32 + 60
     assert toy.CALLS == {"first": 1 + 2 + 3, "second": 1 + 2 + 2}
+
+
+def test_each_claim_says_its_grouping_and_why(tiny):
+    card = S.scorecard(["Tiny"], ranges={"Tiny": "source"}, executor="serial")
+    note = card.set_index("claim").loc["fork's C path", "range note"]
+    plan = card.attrs["ranges"]["plan"]["Tiny"]["estimate"]
+    assert note.startswith(f"{card.attrs['ranges']['moves_by_chapter']['Tiny']} re-runs, "
+                           "estimates moved by source: one at a time would re-run "
+                           f"{plan['moves']} times")
+    table = S.grouping_table(card.attrs["ranges"])
+    assert table.loc["Tiny", "grouping"] == "source"
+    assert table.loc["Tiny", "estimate: re-runs"] == plan["moves"]
+    card = S.scorecard(["Tiny"], ranges="estimate", executor="serial")
+    assert card["range note"].str.endswith("estimates moved one at a time").all()
