@@ -25,15 +25,19 @@ CHAPTERS = {"Dougan 1999": "emu.papers.dougan1999",
 
 
 #: how the book's scorecard moves each chapter's estimates (emu.book.ranges.GROUPINGS), chosen
-#: by what it costs: a move re-runs only the chapter's runs that read a moved estimate
-#: (emu.run.reuse), and each chapter's "plan" (the page's table) gives the CPU seconds each
-#: grouping takes. One at a time where the runs are small and separate (Dougan's LMBench
-#: programs, one machine each; Mackerras's lat_proc, builds and copies); "split" (by source,
-#: then the estimates of each claim's top source one at a time) where every run reads most
-#: estimates, so that one at a time re-runs the whole claims each time (Blanchard's two
-#: builds, Yoshioka's two profiles, Yun's 40 runs all on the Cortex-A9): benchmarks/README.md
-RANGES_GROUPING = {"Dougan 1999": "estimate", "Mackerras 2003": "estimate",
-                   "Blanchard 2002": "split", "Yoshioka 2005": "split", "Yun 2011": "split"}
+#: by what it costs (each chapter's plan, the page's table; benchmarks/README.md). A move
+#: re-runs only the chapter's runs that read a moved estimate (emu.run.reuse). Measured on
+#: 29 November 2026 (CPU s of the runs the moves re-run, one at a time / by source): Dougan
+#: 226 / 15 (116 / 6 moves: its LMBench programs are small runs, one machine each), Mackerras
+#: 374 / 17, Blanchard 1366 / 58, Yoshioka 1036 / 87, Yun 3408 / 156 (every run of these three
+#: reads nearly every estimate: one at a time re-runs the whole claims each time). The page's
+#: budget (about 300 s of wall on 2 cores, cold, its claims' 75 CPU s included) takes the
+#: three by source (301) and one more chapter one at a time: Dougan's, the cheaper. "split"
+#: (by source, then each claim's top source one at a time) costs Dougan both (every source
+#: is some claim's top) and the others a whole re-run per estimate of a profile.
+RANGES_GROUPING = {"Dougan 1999": "estimate", "Mackerras 2003": "source",
+                   "Blanchard 2002": "source", "Yoshioka 2005": "source",
+                   "Yun 2011": "source"}
 #: the words for a grouping in a claim's note
 GROUPING_WORDS = {"estimate": "one at a time", "table": "by table", "kind": "by kind",
                   "source": "by source", "split": "by source, then those of its top source "
