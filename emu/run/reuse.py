@@ -77,7 +77,7 @@ class Memo:
 def recording(memo):
     """Within the block, units keep their results in ``memo`` and reuse those it holds."""
     if not isinstance(memo, Memo):
-        raise ValueError(f"reuse.recording takes a reuse.Memo, not {memo!r}")
+        raise TypeError(f"reuse.recording takes a reuse.Memo, not {memo!r}")
     token = _MEMO.set(memo)
     try:
         yield memo
@@ -90,8 +90,8 @@ def key(name, args, kwargs):
     arguments cannot be pickled (such a call is run, never kept)."""
     try:
         blob = pickle.dumps((args, sorted(kwargs.items())), protocol=4)
-    except Exception:                   # noqa: BLE001: an argument pickle cannot take
-        return None
+    except Exception:  # noqa: BLE001
+        return None                     # an argument pickle cannot take
     return name, hashlib.sha256(blob).hexdigest()
 
 
@@ -132,8 +132,8 @@ def call(name, function, args=(), kwargs=None):
     memo.cpu_s += cpu
     try:
         blob = pickle.dumps(result, protocol=4)
-    except Exception:                   # noqa: BLE001: a result pickle cannot take: not kept
-        return result
+    except Exception:  # noqa: BLE001
+        return result                   # a result pickle cannot take: not kept
     memo.keep(k, {n: moved.get(n, AS_IT_IS) for n in watch.read}, blob, cpu)
     return result
 

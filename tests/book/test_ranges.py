@@ -1,9 +1,14 @@
 """emu.book.ranges: which estimates a chapter's run depends on, the moves, each claim's
 range (hand-checked on a chapter of two claims), and the cache under the sources' hash."""
+import pickle
+
 import pytest
+import ranges_runs_chapter as toy
 
 from emu.book import ranges as R
 from emu.book import scorecard as S
+from emu.hw import estimates
+from emu.run import reuse
 
 TINY = {"Tiny": "ranges_chapter"}
 
@@ -126,13 +131,6 @@ def test_the_scorecard_rows_gain_their_ranges(tiny):
 
 
 # ------------------------------------------------- a move re-runs only the runs it reaches
-
-import pickle                                                   # noqa: E402
-
-import ranges_runs_chapter as toy                               # noqa: E402
-
-from emu.hw import estimates                                    # noqa: E402
-from emu.run import reuse                                       # noqa: E402
 
 TOY = {"Toy": "ranges_runs_chapter"}
 TOY_TABLE = {n: R.Estimate(n, v, lo, hi, why) for n, v, lo, hi, why in toy.ESTIMATES}

@@ -452,7 +452,7 @@ def test_a_kept_copy_bench_serves_only_the_estimates_it_was_built_with():
     with estimates.watch() as watch:
         assert copybench.bench("memcpy32") is plain
     assert "power4:memory.latency" in watch.read
-    cold = dict(size=4096, cache="cold")
+    cold = {"size": 4096, "cache": "cold"}
     with estimates.moved({"power4:memory.latency": 420}):
         slow = copybench.bench("memcpy32")
         moved_cycles = copybench.measure("memcpy32", **cold).cycles
