@@ -502,22 +502,22 @@ from emu.book import scorecard
 if __name__ == "__main__":
     timing = {{}}
     start = time.perf_counter()
-    card = scorecard.scorecard(ranges={grouping!r}, timing=timing)
+    card = scorecard.scorecard(ranges={grouping!r}, timing=timing, reuse_runs={reuse!r})
     summary = scorecard.range_summary(card) if {grouping!r} else {{}}
     print(json.dumps({{"seconds": time.perf_counter() - start, "claims": len(card),
-                      "timing": timing, **summary}}))
+                      "timing": timing, **summary}}, default=str))
 """
 
 
-def scorecard_seconds(grouping, cache_folder):
+def scorecard_seconds(grouping, cache_folder, reuse=True):
     """(CPU seconds, wall seconds, the probe's report) of the book's scorecard in a new
     process (its claims, with their ranges moved by ``grouping``, or None for the claims
-    alone), the ranges kept in ``cache_folder``: an empty one is the cold case. The probe
-    runs from a file, so that emu.run.sweep's pool runs it (a script read from ``-c``
-    sweeps in the caller)."""
+    alone; ``reuse``: a move re-runs only the runs it reaches, emu.run.reuse), the ranges
+    kept in ``cache_folder``: an empty one is the cold case. The probe runs from a file, so
+    that emu.run.sweep's pool runs it (a script read from ``-c`` sweeps in the caller)."""
     with tempfile.TemporaryDirectory() as tmp:
         script = Path(tmp) / "scorecard_probe.py"
-        script.write_text(SCORECARD_PROBE.format(grouping=grouping))
+        script.write_text(SCORECARD_PROBE.format(grouping=grouping, reuse=reuse))
         env = dict(os.environ, EMU_RANGES_CACHE=str(cache_folder))
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
@@ -532,20 +532,34 @@ def scorecard_seconds(grouping, cache_folder):
     return cpu, wall, json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def scorecard_rows(groupings=(None, RANGES_GROUPING)):
+#: the scorecard's runs measured: (label, grouping, reuse): the claims alone, the ranges as
+#: before emu.run.reuse (by source, each move re-running a chapter's whole claims), and the
+#: book's (RANGES_GROUPING, a move re-running only the runs it reaches)
+SCORECARD_RUNS = (("claims alone", None, True),
+                  ("ranges by source, whole re-runs (before)", "source", False),
+                  ("ranges as the book moves them, runs reused", RANGES_GROUPING, True))
+
+
+def scorecard_rows(runs=SCORECARD_RUNS):
     """The scorecard's wall and CPU time, alone and with its ranges, cold (an empty ranges
-    cache) and warm (the same sources: the cache read), and the re-runs the ranges took.
-    Issue 35's budget: the scorecard with its ranges in 60 s of wall time, cold."""
-    yield ("| scorecard | cache | wall s | CPU s | re-runs | claims | with a range | "
-           "paper inside |")
-    yield "|---|---|---:|---:|---:|---:|---:|---:|"
-    for grouping in groupings:
-        label = "claims alone" if grouping is None else f"with ranges, moved by {grouping}"
+    cache) and warm (the same sources: the cache read), the re-runs the ranges took and the
+    CPU of the claims and of the moves in the pool's workers (the process's own CPU column
+    misses them), and the units the moves ran and reused. Issue 35's budget: the scorecard
+    with its ranges in 60 s of wall time, cold."""
+    yield ("| scorecard | cache | wall s | CPU s | workers' CPU s (claims + moves) | re-runs "
+           "| units run / reused | claims | with a range | paper inside |")
+    yield "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+    for label, grouping, reuse in runs:
         with tempfile.TemporaryDirectory() as cache:
             for state in ("cold", "warm") if grouping else ("cold",):
-                cpu, wall, report = scorecard_seconds(grouping, cache)
-                yield (f"| {label} | {state} | {wall:.1f} | {cpu:.1f} "
-                       f"| {report['timing'].get('runs', 0) if grouping else 0} "
+                cpu, wall, report = scorecard_seconds(grouping, cache, reuse)
+                t = report["timing"]
+                workers = "" if not grouping or t.get("cached") else \
+                    f"{sum(t['nominal_cpu_s'].values()):.0f} + {t['moves_cpu_s']:.0f}"
+                units = "" if not grouping or t.get("cached") else \
+                    f"{t['units_run']} / {t['units_reused']}"
+                yield (f"| {label} | {state} | {wall:.1f} | {cpu:.1f} | {workers} "
+                       f"| {t.get('runs', 0) if grouping else 0} | {units} "
                        f"| {report['claims']} | {report.get('ranged', '')} "
                        f"| {report.get('inside', '')} |")
 

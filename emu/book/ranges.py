@@ -11,14 +11,17 @@ most** is the one whose low and high put the claim furthest apart.
 
 How it is computed (``compute``):
 
-1. Each chapter's ``claims()`` is one run that serves all the chapter's claims. It runs
-   once as it is, watched (``emu.hw.estimates.watch``): what it returns is the scorecard,
-   and the estimates it read are those its claims can depend on (a profile's when the
-   profile is loaded, an instruction's cost when a program holding the instruction is
-   loaded, a kernel cost when it is charged, an image's pages when it is mapped).
+1. Each chapter's ``claims()`` runs once as it is, watched (``emu.hw.estimates.watch``):
+   what it returns is the scorecard, and the estimates it read are those its claims can
+   depend on (a profile's when the profile is loaded, an instruction's cost when a program
+   holding the instruction is loaded, a kernel cost when it is charged, an image's pages
+   when it is mapped). Its **units** (``emu.run.reuse``: the chapter's independent runs, a
+   ``@reuse.unit`` function or a sweep's point) are kept with the estimates each read.
 2. Each of those estimates moves to its low and then its high (``moves``): one re-run of
    the chapter's claims each, all of them through ``emu.run.sweep`` (the process pool, one
-   worker per core). A move equal to the estimate's value is no re-run.
+   worker per core). A re-run runs only the units that read a moved estimate; the others'
+   results are taken from step 1 (the same numbers: tests/book/test_ranges.py). A move
+   equal to the estimate's value is no re-run.
 3. Each claim's range is the lowest and highest of its values over the moves and its
    value as it is.
 
@@ -26,7 +29,11 @@ How it is computed (``compute``):
 when one at a time costs more than the build can afford: ``"table"`` (a profile's
 ``[costs.mnemonics]``, its ``[memory]`` ...), ``"kind"`` (a profile's cycle estimates, its
 other estimates), ``"source"`` (a profile's estimates; the kernel's generic paths and the
-images' pages; the build's); ``Estimate.group``. The scorecard says which it used.
+images' pages; the build's); ``Estimate.group``. ``"split"`` moves by source first, then
+one at a time the estimates of each claim's top source (the source that moved it most), so
+that "moved most by" names an estimate. A grouping may be given per chapter;
+``plan`` says what each would cost from the units step 1 kept (the CPU of the units each
+move re-runs). The scorecard says which each claim got.
 
 The results are kept on disk under a hash of the sources they depend on (``emu/``, its C
 model and profiles, ``routines/``, ``data/``: the execution cache's, _ext/execution_cache.py),
@@ -35,10 +42,13 @@ same sources give the same ranges without a run.
 """
 from __future__ import annotations
 
+import hashlib
 import importlib
 import json
 import math
 import os
+import pickle
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,9 +60,9 @@ from ..hw.model import build
 from ..kernel import costs, workloads
 from ..papers import blanchard2002, mackerras2003
 from ..papers.yoshioka2005 import ext3model
-from ..run import sweep
+from ..run import reuse, sweep
 
-GROUPINGS = ("estimate", "table", "kind", "source")
+GROUPINGS = ("estimate", "table", "kind", "source", "split")
 #: the estimates a chapter's own model makes (its workload's sizes and pace), beside the
 #: profiles' and the kernel's
 CHAPTER_ESTIMATES = (blanchard2002.build_ranges, ext3model.estimate_ranges,
@@ -67,7 +77,7 @@ KERNEL_WORK = ("kernel:costs", "kernel:image")
 #: the files the ranges depend on, as the execution cache hashes them
 SOURCES = ("emu/**/*.py", "emu/hw/model/*.c", "emu/hw/model/*.h", "emu/hw/profiles/*.toml",
            "routines/**/*.S", "data/*.csv")
-CACHE_VERSION = 1
+CACHE_VERSION = 2
 
 
 @dataclass(frozen=True)
@@ -131,6 +141,7 @@ def moves(read, grouping="estimate", table=None):
     none equal to the values as they are. Estimates of no catalog are left out."""
     if grouping not in GROUPINGS:
         raise ValueError(f"grouping must be one of {GROUPINGS}, not {grouping!r}")
+    grouping = "source" if grouping == "split" else grouping    # its first stage
     table = catalog() if table is None else table
     known = [table[name] for name in sorted(read) if name in table]
     groups = {}
@@ -148,13 +159,18 @@ def moves(read, grouping="estimate", table=None):
 
 # ---------------------------------------------------------------------------- the runs
 
-def chapter_run(chapter, module, changes=None, rows=False):
+def chapter_run(chapter, module, changes=None, rows=False, keep=None, reuse_from=None):
     """One run of a chapter's claims with ``changes`` moved (a sweep's run; in a worker):
-    {"values": {claim: emulated}, "read": [names]} (and the scorecard's rows with
-    ``rows``), or {"error": text} when the model refuses the moved value."""
+    {"values": {claim: emulated}, "read": [names], "cpu_s", "reused", "ran"} (and the
+    scorecard's rows with ``rows``), or {"error": text} when the model refuses the moved
+    value. The chapter's units (emu.run.reuse) are kept in a memo: ``keep``, a file to
+    write it to (the run as it is: its "units" too, [(name, estimates read, own CPU s)]);
+    ``reuse_from``, a file a run as it is wrote, whose units this run reuses where the
+    move leaves what they read as it was (none if the file is missing: run in full)."""
     start = time.process_time()
+    memo = reuse.Memo(base=_kept(reuse_from))
     try:
-        with estimates.moved(changes or {}) as watch:
+        with reuse.recording(memo), estimates.moved(changes or {}) as watch:
             claims = importlib.import_module(module).claims()
     except Exception as error:          # noqa: BLE001: a move the model cannot take
         return {"error": f"{type(error).__name__}: {error}"}
@@ -163,10 +179,53 @@ def chapter_run(chapter, module, changes=None, rows=False):
         repeated = sorted({n for n in names if names.count(n) > 1})
         return {"error": f"{chapter}: claims named twice: {repeated}"}
     out = {"values": {c.claim: c.emulated for c in claims if c.emulated is not None},
-           "read": sorted(watch.read), "cpu_s": time.process_time() - start}
+           "read": sorted(watch.read), "cpu_s": time.process_time() - start,
+           "reused": memo.hits, "ran": memo.runs, "units_cpu_s": memo.cpu_s}
     if rows:
         out["rows"] = [c.row() for c in claims]
+    if keep is not None:
+        out["units"] = memo.units()
+        Path(keep).parent.mkdir(parents=True, exist_ok=True)
+        with open(keep, "wb") as f:
+            pickle.dump(memo.entries, f, protocol=4)
     return out
+
+
+#: the memos this worker has read: {path: Memo}
+_KEPT = {}
+
+
+def _kept(path):
+    """The memo a run as it is kept in ``path`` (read once per worker), or None."""
+    if path is None:
+        return None
+    if path not in _KEPT:
+        try:
+            with open(path, "rb") as f:
+                entries = pickle.load(f)
+        except OSError:
+            return None                       # another machine's worker: no reuse
+        memo = reuse.Memo()
+        memo.entries = entries
+        _KEPT.clear()                         # one chapter's at a time is enough
+        _KEPT[path] = memo
+    return _KEPT[path]
+
+
+def plan(units, claims_cpu_s, read, grouping="estimate", table=None):
+    """What the moves of ``grouping`` would cost a chapter whose run as it is made
+    ``units`` ([(name, estimates read, own CPU s)]) in ``claims_cpu_s`` CPU seconds and
+    read ``read``: {"moves": n, "cpu_s": the CPU of the units each move re-runs, plus the
+    claims' own work outside any unit, summed; "full_cpu_s": the same moves each re-running
+    the whole claims}. A unit re-runs when a moved estimate is one it read."""
+    table = catalog() if table is None else table
+    outside = max(claims_cpu_s - sum(cpu for _, _, cpu in units), 0.0)
+    reads = [(set(r), cpu) for _, r, cpu in units]
+    cpu = 0.0
+    chosen = moves(read, grouping, table)
+    for _, change in chosen:
+        cpu += outside + sum(c for r, c in reads if not r.isdisjoint(change))
+    return {"moves": len(chosen), "cpu_s": cpu, "full_cpu_s": len(chosen) * claims_cpu_s}
 
 
 def sources_hash(root=ROOT):
@@ -185,21 +244,45 @@ def cache_folder():
 
 def _cache_path(chapters, grouping, key):
     name = "-".join(c.split()[0].lower() for c in chapters)
-    return cache_folder() / f"{key}-{grouping}-{name}.json"
+    return cache_folder() / f"{key}-{_grouping_label(grouping)}-{name}.json"
 
 
-def compute(chapters, grouping="estimate", executor=None, cache=True, timing=None):
+def _grouping_label(grouping):
+    """A file name's word for a grouping: its name, or for one per chapter a digest."""
+    if isinstance(grouping, str):
+        return grouping
+    text = json.dumps(sorted(grouping.items()))
+    return "mixed" + hashlib.sha256(text.encode()).hexdigest()[:8]
+
+
+def groupings_of(chapters, grouping):
+    """{chapter: grouping}: ``grouping`` one of GROUPINGS for every chapter, or a dict
+    naming one for each chapter."""
+    per = {c: grouping for c in chapters} if isinstance(grouping, str) else dict(grouping)
+    for c in chapters:
+        if per.get(c) not in GROUPINGS:
+            raise ValueError(f"grouping for {c!r} must be one of {GROUPINGS}, not "
+                             f"{per.get(c)!r}")
+    return per
+
+
+def compute(chapters, grouping="estimate", executor=None, cache=True, timing=None,
+            reuse_runs=True, table=None):
     """The claims of ``chapters`` ({chapter: the module whose claims() lists them}, as
     emu.book.scorecard.CHAPTERS) with their ranges: a dict {"rows": [row], "ranges":
-    {(chapter, claim): range}, "runs": n, ...}, as ``ranges_of`` gives each range.
+    {(chapter, claim): range}, "runs": n, "grouping": {chapter: grouping}, "plan":
+    {chapter: {grouping: plan()}} ...}, as ``ranges_of`` gives each range. ``grouping``:
+    one of GROUPINGS, or {chapter: one of them}. ``reuse_runs``: a move re-runs only the
+    chapter's units (emu.run.reuse) that read a moved estimate, the others kept from the
+    run as it is (False: each move re-runs the whole claims; the values are the same).
     ``cache``: read and write the results under the sources' hash. ``timing``: a dict
-    that gets the phases' wall seconds and the re-runs' count."""
+    that gets the phases' wall seconds and the re-runs' count. ``table``: the estimates
+    (catalog()'s by default)."""
     modules = dict(chapters)
     chapters = list(modules)
     if not chapters:
         raise ValueError("compute: give at least one chapter")
-    if grouping not in GROUPINGS:
-        raise ValueError(f"grouping must be one of {GROUPINGS}, not {grouping!r}")
+    per_chapter = groupings_of(chapters, grouping)
     timing = {} if timing is None else timing
     start = time.perf_counter()
     path = _cache_path(chapters, grouping, sources_hash()) if cache else None
@@ -211,56 +294,92 @@ def compute(chapters, grouping="estimate", executor=None, cache=True, timing=Non
             return result
         except (ValueError, KeyError):
             pass                                   # a damaged file: computed again
-    table = catalog()
-    nominal = sweep.run(chapter_run, [{"chapter": c, "module": modules[c], "rows": True}
-                                      for c in chapters],
-                        executor=executor, description="scorecard")
-    for chapter, run in zip(chapters, nominal):
-        if "error" in run:
-            raise RuntimeError(f"{chapter}'s claims failed: {run['error']}")
-    timing["nominal_s"] = time.perf_counter() - start
-    points, labels = [], []
-    for chapter, run in zip(chapters, nominal):
-        for label, change in moves(run["read"], grouping, table):
-            points.append({"chapter": chapter, "module": modules[chapter],
-                           "changes": change})
-            labels.append(label)
-    # the longest chapters first (by their claims' CPU time as they are), so that the
-    # pool's cores end together
-    weight = {c: r["cpu_s"] for c, r in zip(chapters, nominal)}
-    order = sorted(range(len(points)), key=lambda i: -weight[points[i]["chapter"]])
-    moved_runs = sweep.run(chapter_run, [points[i] for i in order], executor=executor,
-                           description="ranges")
-    results = [None] * len(points)
-    for i, run in zip(order, moved_runs):
-        results[i] = run
+    table = catalog() if table is None else table
+    with tempfile.TemporaryDirectory(prefix="emu-ranges-") as folder:
+        kept = {c: (str(Path(folder) / f"{i}.pickle") if reuse_runs else None)
+                for i, c in enumerate(chapters)}
+        nominal = sweep.run(chapter_run, [{"chapter": c, "module": modules[c], "rows": True,
+                                           "keep": kept[c]} for c in chapters],
+                            executor=executor, description="scorecard")
+        for chapter, run in zip(chapters, nominal):
+            if "error" in run:
+                raise RuntimeError(f"{chapter}'s claims failed: {run['error']}")
+        timing["nominal_s"] = time.perf_counter() - start
+        weight = {c: r["cpu_s"] for c, r in zip(chapters, nominal)}
+        points, labels = [], []
+        for chapter, run in zip(chapters, nominal):
+            first = "source" if per_chapter[chapter] == "split" else per_chapter[chapter]
+            for label, change in moves(run["read"], first, table):
+                points.append({"chapter": chapter, "module": modules[chapter],
+                               "changes": change, "reuse_from": kept[chapter]})
+                labels.append(label)
+        results = _run_moves(points, weight, executor)
+        # "split": the estimates of each claim's top source, one at a time
+        split = {}
+        for chapter, run in zip(chapters, nominal):
+            if per_chapter[chapter] != "split":
+                continue
+            mine = [(labels[i], points[i]["changes"], results[i]) for i in range(len(points))
+                    if points[i]["chapter"] == chapter]
+            tops = {ranges_of(claim, value, mine)["most"]
+                    for claim, value in run["values"].items()} - {None}
+            split[chapter] = sorted(tops)
+            inside = [n for n in run["read"] if n in table and
+                      table[n].group("source") in tops]
+            for label, change in moves(inside, "estimate", table):
+                points.append({"chapter": chapter, "module": modules[chapter],
+                               "changes": change, "reuse_from": kept[chapter]})
+                labels.append(label)
+        results += _run_moves(points[len(results):], weight, executor)
     timing["moves_s"] = time.perf_counter() - start - timing["nominal_s"]
     timing["nominal_cpu_s"] = {c: r["cpu_s"] for c, r in zip(chapters, nominal)}
     timing["moves_cpu_s"] = sum(r.get("cpu_s", 0) for r in results)
+    timing["units_run"] = sum(r.get("ran", 0) for r in results)
+    timing["units_reused"] = sum(r.get("reused", 0) for r in results)
     out = {"rows": [row for run in nominal for row in run["rows"]],
            "read": {c: run["read"] for c, run in zip(chapters, nominal)},
-           "ranges": {}, "runs": len(points), "grouping": grouping,
+           "ranges": {}, "runs": len(points), "grouping": per_chapter, "split": split,
+           "plan": {c: {g: plan(run.get("units", []), run["cpu_s"], run["read"], g, table)
+                        for g in GROUPINGS if g != "split"}
+                    for c, run in zip(chapters, nominal)},
+           "moves_by_chapter": {c: sum(p["chapter"] == c for p in points) for c in chapters},
            "estimates": {name: [_plain(e.value), _plain(e.low), _plain(e.high), e.why]
                          for name, e in table.items()}}
     for chapter, run in zip(chapters, nominal):
         mine = [(labels[i], points[i]["changes"], results[i]) for i in range(len(points))
                 if points[i]["chapter"] == chapter]
+        among = (lambda label: label in table) if chapter in split else None
         for claim, value in run["values"].items():
-            out["ranges"][(chapter, claim)] = ranges_of(claim, value, mine)
+            out["ranges"][(chapter, claim)] = ranges_of(claim, value, mine, among)
     timing.update(cached=False, seconds=time.perf_counter() - start, runs=len(points))
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
-        for old in path.parent.glob(f"*-{grouping}-{path.name.split('-', 2)[2]}"):
+        for old in path.parent.glob(f"*-{path.name.split('-', 1)[1]}"):
             old.unlink(missing_ok=True)            # the same chapters, older sources
         path.write_text(json.dumps(_encode(out)))
     return out
 
 
-def ranges_of(claim, nominal, runs):
+def _run_moves(points, weight, executor):
+    """The moved runs of ``points``, in their order: one chapter's together (a worker reads
+    its kept runs once), the longest chapters first (``weight``: their claims' CPU time as
+    they are), so that the cores end together."""
+    order = sorted(range(len(points)),
+                   key=lambda i: (-weight[points[i]["chapter"]], points[i]["chapter"]))
+    moved_runs = sweep.run(chapter_run, [points[i] for i in order], executor=executor,
+                           description="ranges") if points else []
+    results = [None] * len(points)
+    for i, run in zip(order, moved_runs):
+        results[i] = run
+    return results
+
+
+def ranges_of(claim, nominal, runs, among=None):
     """A claim's range from its value as it is and the moved runs [(label, changes,
     result)]: {"low", "high", "most" (the estimate, or table, that moves it most: its low
-    and high furthest apart), "most_span", "moves" (re-runs that gave it), "failed"
-    (labels of moves the model refused)}."""
+    and high furthest apart; ``among``: a test of the labels it may name, where one that
+    passes moved it), "most_span", "moves" (re-runs that gave it), "failed" (labels of
+    moves the model refused)}."""
     values = [nominal]
     by_estimate = {}
     failed = []
@@ -275,9 +394,12 @@ def ranges_of(claim, nominal, runs):
             continue
         values.append(value)
         by_estimate.setdefault(name, {})[side] = value
+    widths = {name: abs(sides.get("high", nominal) - sides.get("low", nominal))
+              for name, sides in by_estimate.items()}
+    if among is not None and any(among(n) and w > 0 for n, w in widths.items()):
+        widths = {n: w for n, w in widths.items() if among(n)}
     most, span = None, 0.0
-    for name, sides in by_estimate.items():
-        width = abs(sides.get("high", nominal) - sides.get("low", nominal))
+    for name, width in widths.items():
         if width > span:
             most, span = name, width
     return {"low": min(values), "high": max(values), "most": most, "most_span": span,

@@ -24,29 +24,45 @@ CHAPTERS = {"Dougan 1999": "emu.papers.dougan1999",
             "Yun 2011": "emu.papers.yun2011"}
 
 
-#: how the book's scorecard moves the estimates (emu.book.ranges.GROUPINGS). Re-runs of the
-#: chapters' claims, on 28 November 2026: one at a time 602, by table 148, by kind 57, by
-#: source (a profile's estimates together; the kernel's C-path costs with the images' pages;
-#: the build's) 28; each re-run costs a chapter's whole claims, so only "source" fits the
-#: build's budget (benchmarks/README.md)
-RANGES_GROUPING = "source"
+#: how the book's scorecard moves each chapter's estimates (emu.book.ranges.GROUPINGS), chosen
+#: by what it costs (each chapter's plan, the page's table; benchmarks/README.md). A move
+#: re-runs only the chapter's runs that read a moved estimate (emu.run.reuse). Measured on
+#: 29 November 2026 (CPU s of the runs the moves re-run, one at a time / by source): Dougan
+#: 226 / 15 (116 / 6 moves: its LMBench programs are small runs, one machine each), Mackerras
+#: 374 / 17, Blanchard 1366 / 58, Yoshioka 1036 / 87, Yun 3408 / 156 (every run of these three
+#: reads nearly every estimate: one at a time re-runs the whole claims each time). The page's
+#: budget (about 300 s of wall on 2 cores, cold, its claims' 75 CPU s included) takes the
+#: three by source (301) and one more chapter one at a time: Dougan's, the cheaper. "split"
+#: (by source, then each claim's top source one at a time) costs Dougan both (every source
+#: is some claim's top) and the others a whole re-run per estimate of a profile.
+RANGES_GROUPING = {"Dougan 1999": "estimate", "Mackerras 2003": "source",
+                   "Blanchard 2002": "source", "Yoshioka 2005": "source",
+                   "Yun 2011": "source"}
+#: the words for a grouping in a claim's note
+GROUPING_WORDS = {"estimate": "one at a time", "table": "by table", "kind": "by kind",
+                  "source": "by source", "split": "by source, then those of its top source "
+                                                   "one at a time"}
 #: the columns ``scorecard(ranges=...)`` adds
 RANGE_COLUMNS = ("range low", "range high", "moved most by", "published inside",
                  "range moves", "range note")
 
 
-def scorecard(chapters=None, ranges=None, executor=None, timing=None):
+def scorecard(chapters=None, ranges=None, executor=None, timing=None, reuse_runs=True):
     """Every claim of the chapters (all by default) as a DataFrame, one row per claim.
     ``ranges``: a grouping of the estimates (``RANGES_GROUPING``, or any of
     emu.book.ranges.GROUPINGS) to give each claim its range under the model's estimates
     (``RANGE_COLUMNS``; computed through emu.run.sweep, ``executor`` as it takes it, and
-    kept on disk under the sources' hash); None: the claims alone."""
+    kept on disk under the sources' hash; ``reuse_runs`` False: each move re-runs a
+    chapter's whole claims, as before emu.run.reuse); None: the claims alone."""
     for chapter in chapters or ():
         if chapter not in CHAPTERS:
             raise ValueError(f"no chapter {chapter!r} (the book has: {', '.join(CHAPTERS)})")
     if ranges is not None:
-        result = _ranges.compute({c: CHAPTERS[c] for c in chapters or CHAPTERS},
-                                 grouping=ranges, executor=executor, timing=timing)
+        chosen = {c: CHAPTERS[c] for c in chapters or CHAPTERS}
+        if isinstance(ranges, dict):
+            ranges = {c: ranges[c] for c in chosen}
+        result = _ranges.compute(chosen, grouping=ranges, executor=executor, timing=timing,
+                                 reuse_runs=reuse_runs)
         return with_ranges(pd.DataFrame(result["rows"]), result)
     rows = []
     for chapter in chapters or CHAPTERS:
@@ -71,7 +87,7 @@ def with_ranges(card, result):
                 columns[c].append(v)
             continue
         inside = bool(r["low"] <= row["published"] <= r["high"])
-        note = f"{r['moves']} re-runs, estimates moved by {result['grouping']}"
+        note = f"{r['moves']} re-runs, estimates moved " + grouping_note(result, row["chapter"])
         if r["failed"]:
             note += f"; the model refused {len(r['failed'])}: {', '.join(r['failed'])}"
         if r["moves"] == 0:
@@ -82,7 +98,43 @@ def with_ranges(card, result):
             columns[c].append(v)
     for c, values in columns.items():
         card[c] = values
+    card.attrs["ranges"] = {k: result.get(k) for k in ("grouping", "split", "plan",
+                                                        "moves_by_chapter", "runs")}
     return card
+
+
+def grouping_note(result, chapter):
+    """How a chapter's estimates were moved and why, from emu.book.ranges.compute's result
+    (its grouping, and what one at a time would have cost: its plan)."""
+    grouping = result["grouping"]
+    grouping = grouping if isinstance(grouping, str) else grouping[chapter]
+    words = GROUPING_WORDS[grouping]
+    if grouping == "split":
+        tops = result.get("split", {}).get(chapter, [])
+        words = f"by source, then those of {', '.join(tops) or 'no source'} one at a time"
+    plan = result.get("plan", {}).get(chapter, {}).get("estimate")
+    if grouping == "estimate" or not plan:
+        return words
+    return (f"{words}: one at a time would re-run {plan['moves']} times, "
+            f"{plan['cpu_s']:.0f} CPU s of its runs")
+
+
+def grouping_table(result):
+    """Per chapter: its grouping, the re-runs it took, and what each grouping would cost
+    (re-runs, and the CPU seconds of the runs they re-run), from compute's plan
+    (``result``: its result, or a card's ``attrs["ranges"]``)."""
+    rows = []
+    for chapter, plans in result.get("plan", {}).items():
+        grouping = result["grouping"]
+        row = {"chapter": chapter,
+               "grouping": grouping if isinstance(grouping, str) else grouping[chapter],
+               "re-runs": result.get("moves_by_chapter", {}).get(chapter)}
+        for g, p in plans.items():
+            row[f"{g}: re-runs"] = p["moves"]
+            row[f"{g}: CPU s"] = round(p["cpu_s"])
+        row["one at a time, whole claims: CPU s"] = round(plans["estimate"]["full_cpu_s"])
+        rows.append(row)
+    return pd.DataFrame(rows).set_index("chapter") if rows else pd.DataFrame()
 
 
 def _estimate_labels():

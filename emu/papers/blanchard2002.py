@@ -22,7 +22,7 @@ from ..run.parallel import current_task
 from ..kernel.gcc import FULL_SIZE, compiler, make_image  # noqa: F401 (the chapter's)
 from ..present import data
 from ..present.claims import EFFECT, QUANTITY, Claim, not_modelled
-from ..run import profiler
+from ..run import profiler, reuse
 
 CHAPTER = "Blanchard 2002"
 
@@ -412,6 +412,7 @@ def job_weights(count, spread):
     return [1 - spread + 2 * spread * ((k * _PHI) % 1) for k in range(count)]
 
 
+@reuse.unit
 def scheduled_build(kernel_name, cpus, slots=None, scale=None, build=None, lpar=LPAR,
                     clock_mhz=None):
     """make -j on the model as a scheduler: ``slots`` job slots (default one per CPU, see

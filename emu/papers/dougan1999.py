@@ -66,6 +66,7 @@ from ..kernel.vm import PAGE_SIZE
 from ..kernel.workloads import Image
 from ..present import data
 from ..present.claims import EFFECT, INPUT, QUANTITY, Claim, not_modelled
+from ..run import reuse as kept_runs
 from ..run import sweep
 from ..run.machine import Machine
 
@@ -211,19 +212,23 @@ def workloads_table(kinds=("fork", "exec"), mmap_size=1 << 20, flushes=FLUSHES_2
     """The kernel model's LMBench workloads on the three MMUs: cycles per iteration and the
     TLB-miss figures, with each machine's kernel flushing as ``flushes`` says (2.2.0's by
     default). A DataFrame (workload, machine)."""
-    rows = []
-    for machine in MACHINES:
-        for kind in kinds + ("mmap",):
-            k = kernel(machine, **flushes[machine])
-            r = workloads.lat_mmap(mmap_size, kernel=k) if kind == "mmap" else \
-                workloads.lat_proc(kind, kernel=k)
-            s = miss_summary(r.ledger) if machine == "604" else tlb_miss_summary(r)
-            rows.append({"workload": f"lat_mmap {mmap_size >> 20} MB" if kind == "mmap"
-                         else f"lat_proc {kind}", "machine": machine, "cycles": r.cycles,
-                         "tlb_misses": s["tlb_misses"],
-                         "cycles_per_miss": s["cycles_per_miss"],
-                         "htab_hit_rate": s["htab_hit_rate"]})
+    rows = [workload_row(machine, kind, mmap_size, flushes[machine])
+            for machine in MACHINES for kind in kinds + ("mmap",)]
     return pd.DataFrame(rows).set_index(["workload", "machine"])
+
+
+@kept_runs.unit
+def workload_row(machine, kind, mmap_size, flush):
+    """One row of ``workloads_table``: one workload on one machine's kernel (``flush``: its
+    flush options); a run of its own (emu.run.reuse)."""
+    k = kernel(machine, **flush)
+    r = workloads.lat_mmap(mmap_size, kernel=k) if kind == "mmap" else \
+        workloads.lat_proc(kind, kernel=k)
+    s = miss_summary(r.ledger) if machine == "604" else tlb_miss_summary(r)
+    return {"workload": f"lat_mmap {mmap_size >> 20} MB" if kind == "mmap"
+            else f"lat_proc {kind}", "machine": machine, "cycles": r.cycles,
+            "tlb_misses": s["tlb_misses"], "cycles_per_miss": s["cycles_per_miss"],
+            "htab_hit_rate": s["htab_hit_rate"]}
 
 
 FLUSH_ROWS = ("flush_range_search", "flush_hash_pages", "set_context_22", "flush_range_pmd")
@@ -581,6 +586,7 @@ def _compile_resolution():
                            "hash table", "value"])
 
 
+@kept_runs.unit
 def _hit_rate_input(text):
     """The hash-table hit rate: notebook 02 chooses the passes whose P / (P + 1) meets the
     paper's two ends, so the rate is an input of that run, not a result."""
@@ -661,6 +667,7 @@ def tlb_misses(events):
         events.get("dtlb_misses", 0)
 
 
+@kept_runs.unit
 def null_syscall(machine, calls=(10, 20), bats=True, version="2.2.0", **options):
     """LMBench's lat_syscall null on the kernel model (emu.kernel.entry): a user program
     calls getppid in a loop through the 2.2.0 entry path, one warm-up run (BENCH's), then
@@ -776,6 +783,7 @@ def _per_iteration(entry, process, counts, *args_before):
             "tlb_misses": (tlb_misses(b.events) - tlb_misses(a.events)) / span}
 
 
+@kept_runs.unit
 def lat_pipe(machine, counts=(5, 10), size=1, bats=True, version="2.2.0", **options):
     """LMBench lat_pipe (1.x): one round trip of ``size`` bytes between two processes
     through two pipes (two writes, two reads, two context switches through _switch22):
@@ -788,6 +796,7 @@ def lat_pipe(machine, counts=(5, 10), size=1, bats=True, version="2.2.0", **opti
     return {"machine": machine, "bats": bats, **out}
 
 
+@kept_runs.unit
 def lat_ctx(machine, counts=(5, 10), size=4, bats=True, version="2.2.0", **options):
     """LMBench lat_ctx (1.x, 2 processes, 0 KB): a round trip of the token through the
     ring, halved (two switches), minus the pipe's own cost measured in one process (a write
@@ -804,6 +813,7 @@ def lat_ctx(machine, counts=(5, 10), size=4, bats=True, version="2.2.0", **optio
             "us": per_switch / clock, "tlb_misses_per_switch": trip["tlb_misses"] / 2}
 
 
+@kept_runs.unit
 def bw_pipe(machine, chunks=(2, 4), bats=True, version="2.2.0", **options):
     """LMBench bw_pipe (1.x): a child writes 64 KB chunks into a pipe, the parent reads
     them 64 KB at a time (4 KB per read: the pipe holds one page); MB/s (2^20 bytes) at the
@@ -1047,6 +1057,7 @@ def idle_next_task(config, data_kb=8, pages=96, written_bytes=4):
             "idle_l1d_misses": idle_run.caches["L1D"]["misses"] if idle_run else 0}
 
 
+@kept_runs.unit
 def idle_task_table(data_kb=8, pages=96, written_bytes=4):
     """``idle_next_task`` for the four configurations: a DataFrame indexed by config, with
     each one's cycles relative to no idle clearing."""

@@ -33,7 +33,8 @@ names the run's parameters, and carries the worker's exception (``.error``, also
 Inside ``emu.hw.estimates.moved`` (an estimate moved, or the estimates a run reads
 watched), a sweep runs in the caller, whatever the executor: the moved values and the
 record of what was read belong to this process (the scorecard's ranges, emu.book.ranges,
-run many such sweeps at once, each in a worker of their own).
+run many such sweeps at once, each in a worker of their own). There each point is a unit of
+``emu.run.reuse``: kept with the estimates it read, and reused while they are unmoved.
 
 A sweep that runs longer than ``PROGRESS_DELAY_S`` seconds shows a progress bar (tqdm's:
 the notebook bar under Jupyter, a text bar elsewhere), except while the book is being built
@@ -41,6 +42,7 @@ the notebook bar under Jupyter, a text bar elsewhere), except while the book is 
 """
 from __future__ import annotations
 
+import functools
 import itertools
 import os
 import pickle
@@ -51,6 +53,7 @@ from concurrent.futures.process import BrokenProcessPool
 
 from ..context import headless
 from ..hw import estimates
+from . import reuse
 
 PROGRESS_DELAY_S = 2.0          # "longer than a few seconds": a bar only after this
 SERIAL = "serial"
@@ -170,8 +173,11 @@ def _loads(payload):
 
 def _run_serial(function, points, bar):
     results = []
+    name = reuse.function_name(function)
     for i, p in enumerate(points):
-        results.append(_unwrap(_outcome(function, p), i, points))
+        # each point a unit (emu.run.reuse): kept, and reused, while a memo records
+        results.append(_unwrap(_outcome(functools.partial(reuse.call, name, function, ()),
+                                        {"kwargs": p}), i, points))
         _advance(bar)
     return results
 

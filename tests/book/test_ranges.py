@@ -1,9 +1,14 @@
 """emu.book.ranges: which estimates a chapter's run depends on, the moves, each claim's
 range (hand-checked on a chapter of two claims), and the cache under the sources' hash."""
+import pickle
+
 import pytest
+import ranges_runs_chapter as toy
 
 from emu.book import ranges as R
 from emu.book import scorecard as S
+from emu.hw import estimates
+from emu.run import reuse
 
 TINY = {"Tiny": "ranges_chapter"}
 
@@ -123,3 +128,118 @@ def test_the_scorecard_rows_gain_their_ranges(tiny):
     assert '<select data-column="range">' in html
     assert 'data-range' not in S.html_table(card.drop(columns=list(S.RANGE_COLUMNS)))
     S.range_figure(card)
+
+
+# ------------------------------------------------- a move re-runs only the runs it reaches
+
+TOY = {"Toy": "ranges_runs_chapter"}
+TOY_TABLE = {n: R.Estimate(n, v, lo, hi, why) for n, v, lo, hi, why in toy.ESTIMATES}
+
+
+def _toy(reuse_runs):
+    toy.CALLS.update(first=0, second=0)
+    return R.compute(TOY, grouping="estimate", executor="serial", cache=False,
+                     reuse_runs=reuse_runs, table=TOY_TABLE)
+
+
+def test_a_move_re_runs_only_the_runs_that_read_it():
+    """a=1 (0-3), b=2 (1-2: no high move), c=5 (4-30): five moves. The first run
+    (10 a + b = 12) reads a and b, the second (2 c = 10) reads c: a low, a high and b low
+    re-run the first only, c low and c high the second only; with the run as it is, the
+    first runs 1 + 3 times and the second 1 + 2."""
+    result = _toy(reuse_runs=True)
+    assert result["runs"] == 5
+    assert toy.CALLS == {"first": 4, "second": 3}
+    x, y = result["ranges"][("Toy", "X")], result["ranges"][("Toy", "Y")]
+    # X = 10 a + b: a low 2, a high 32, b low 11; c leaves it at 12
+    assert (x["low"], x["high"], x["most"], x["most_span"]) == (2, 32, "toy:a", 30)
+    # Y = X + 2 c: a low 12, a high 42, b low 21, c low 20, c high 72
+    assert (y["low"], y["high"], y["most"], y["most_span"]) == (12, 72, "toy:c", 52)
+    assert x["moves"] == y["moves"] == 5 and not x["failed"]
+
+
+def test_reuse_gives_the_ranges_of_whole_re_runs():
+    kept = _toy(reuse_runs=True)
+    whole = _toy(reuse_runs=False)
+    assert toy.CALLS == {"first": 6, "second": 6}               # each move runs both
+    assert kept["ranges"] == whole["ranges"] and kept["rows"] == whole["rows"]
+
+
+def test_the_plan_counts_the_cpu_of_the_runs_a_move_reaches():
+    units = [("first", ["toy:a", "toy:b"], 2.0), ("second", ["toy:c"], 5.0)]
+    plan = R.plan(units, 7.5, ["toy:a", "toy:b", "toy:c"], "estimate", TOY_TABLE)
+    # five moves; each pays the 0.5 s outside the runs: 3 x 2.0 + 2 x 5.0 + 5 x 0.5
+    assert plan == {"moves": 5, "cpu_s": 18.5, "full_cpu_s": 37.5}
+
+
+def test_the_key_is_the_unit_and_its_arguments():
+    assert reuse.key("f", (1,), {"a": 2, "b": 3}) == reuse.key("f", (1,), {"b": 3, "a": 2})
+    assert reuse.key("f", (1,), {}) != reuse.key("f", (2,), {})
+    assert reuse.key("f", (1,), {}) != reuse.key("g", (1,), {})
+    assert reuse.key("f", (lambda: 0,), {}) is None            # unpicklable: never kept
+
+
+def test_a_kept_run_serves_only_the_values_it_read():
+    memo = reuse.Memo()
+    toy.CALLS.update(first=0, second=0)
+    with reuse.recording(memo):
+        assert toy.first(10) == {"value": 12}
+        with estimates.moved({"toy:c": 30}):                   # not read by first
+            assert toy.first(10) == {"value": 12}
+        with estimates.moved({"toy:a": 3}) as watch:
+            assert toy.first(10) == {"value": 32}
+        with estimates.moved({"toy:a": 3}) as again:           # kept under a = 3 too
+            assert toy.first(10) == {"value": 32}
+    assert toy.CALLS["first"] == 2 and memo.hits == 2 and memo.runs == 2
+    assert watch.read == again.read == {"toy:a", "toy:b"}      # a reuse reads them too
+    result = pickle.loads(memo.entries[reuse.key(toy.first.unit_name, (10,), {})][0][1])
+    result["value"] = -1                                       # a caller's copy only
+    with reuse.recording(memo):
+        assert toy.first(10) == {"value": 12}
+    assert toy.first(10) == {"value": 12} and toy.CALLS["first"] == 3   # no memo: run
+
+
+def test_split_moves_the_source_then_the_top_sources_estimates():
+    """"split": toy's three estimates together (low: a 0, b 1, c 4; high: a 3, c 30), then,
+    toy being both claims' top source, each alone (the five moves above): seven."""
+    toy.CALLS.update(first=0, second=0)
+    result = R.compute(TOY, grouping="split", executor="serial", cache=False,
+                       table=TOY_TABLE)
+    assert result["runs"] == 7 and result["split"] == {"Toy": ["toy"]}
+    x, y = result["ranges"][("Toy", "X")], result["ranges"][("Toy", "Y")]
+    assert (x["low"], x["high"], x["most"]) == (1, 32, "toy:a")     # 0 + 1; 30 + 2
+    assert (y["low"], y["high"], y["most"]) == (9, 92, "toy:c")     # 1 + 8; 32 + 60
+    assert toy.CALLS == {"first": 1 + 2 + 3, "second": 1 + 2 + 2}
+
+
+def test_each_claim_says_its_grouping_and_why(tiny):
+    card = S.scorecard(["Tiny"], ranges={"Tiny": "source"}, executor="serial")
+    note = card.set_index("claim").loc["fork's C path", "range note"]
+    plan = card.attrs["ranges"]["plan"]["Tiny"]["estimate"]
+    assert note.startswith(f"{card.attrs['ranges']['moves_by_chapter']['Tiny']} re-runs, "
+                           "estimates moved by source: one at a time would re-run "
+                           f"{plan['moves']} times")
+    table = S.grouping_table(card.attrs["ranges"])
+    assert table.loc["Tiny", "grouping"] == "source"
+    assert table.loc["Tiny", "estimate: re-runs"] == plan["moves"]
+    card = S.scorecard(["Tiny"], ranges="estimate", executor="serial")
+    assert card["range note"].str.endswith("estimates moved one at a time").all()
+
+
+def test_a_chapters_claims_are_the_same_with_its_runs_reused(tmp_path):
+    """Mackerras 2003, two moves: the 405 build's make -j jobs (read outside any run: no run
+    re-runs) and the 405's memory latency (only the 405's two builds re-run): every claim's
+    value and every estimate read are those of a whole re-run."""
+    chapter, module = "Mackerras 2003", "emu.papers.mackerras2003"
+    keep = tmp_path / "kept.pickle"
+    nominal = R.chapter_run(chapter, module, keep=str(keep))
+    assert nominal["ran"] == len(nominal["units"]) > 10
+    table = R.catalog()
+    for name, reran in (("kernel:build405.jobs", 0), ("ppc405gp:memory.latency", 2)):
+        assert name in nominal["read"]
+        change = {name: table[name].high}
+        kept = R.chapter_run(chapter, module, changes=change, reuse_from=str(keep))
+        whole = R.chapter_run(chapter, module, changes=change)
+        assert kept["values"] == whole["values"] and kept["read"] == whole["read"]
+        assert kept["values"] != nominal["values"]
+        assert kept["ran"] == reran and kept["reused"] > 0

@@ -441,3 +441,20 @@ def test_workload_is_deterministic_and_follows_the_published_shares():
     w = copybench.workload("copy_tofrom_user", 400)
     assert ((w["size"] < 128).sum(), (w["size"] < 512).sum(), (w["src_align"] > 0).sum() +
             ((w["src_align"] == 0) & (w["dst_align"] > 0)).sum()) == (336, 380, 172)
+
+
+def test_a_kept_copy_bench_serves_only_the_estimates_it_was_built_with():
+    """copybench keeps a bench per process: one built with power4's memory at 351 cycles
+    must not serve a run with it at 420 (the scorecard's ranges move it in a pool worker),
+    and serving records the estimates its building read, as building does."""
+    from emu.hw import estimates
+    plain = copybench.bench("memcpy32")
+    with estimates.watch() as watch:
+        assert copybench.bench("memcpy32") is plain
+    assert "power4:memory.latency" in watch.read
+    cold = {"size": 4096, "cache": "cold"}
+    with estimates.moved({"power4:memory.latency": 420}):
+        slow = copybench.bench("memcpy32")
+        moved_cycles = copybench.measure("memcpy32", **cold).cycles
+    assert slow is not plain
+    assert moved_cycles > copybench.measure("memcpy32", **cold).cycles     # misses cost more

@@ -22,7 +22,7 @@ from ...hw import estimates
 from ...kernel import gcc, workloads
 from ...present import data, stats
 from ...present.claims import EFFECT, INPUT, QUANTITY, Claim, not_modelled
-from ...run import sweep
+from ...run import reuse, sweep
 from . import copybench
 
 CHAPTER = "Mackerras 2003"
@@ -60,6 +60,7 @@ def system_time(section, kernel, quantity="kernel compile system time"):
     return float(rows["value"].iloc[0])
 
 
+@reuse.unit
 def build_run(profile, policy="lazy", tlb_flush=None, steps=2, warmup=1, scale=gcc.SCALE,
               **options):
     """The book's kernel-build workload on ``profile`` (make vforks gcc's driver, which

@@ -22,6 +22,8 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from ...context import routine as _routine_path
+from ...hw import estimates
+from ...run import reuse
 from ...run.machine import Machine
 
 PAGE = 4096
@@ -161,13 +163,22 @@ _BENCHES: dict = {}
 
 
 def bench(routine, profile="power4"):
-    """The CopyBench for (routine, profile), built once per process."""
-    key = (routine, profile)
+    """The CopyBench for (routine, profile), built once per process and per value of the
+    profile's moved estimates (emu.hw.estimates: a bench built as the profile is must not
+    serve a run with its estimates moved); the estimates its building read are recorded as
+    read again whenever it serves (the scorecard's ranges move only those a run read)."""
+    key = (routine, profile, tuple(sorted(estimates.moved_under(f"{profile}:").items())))
     if key not in _BENCHES:
-        _BENCHES[key] = CopyBench(routine, profile)
-    return _BENCHES[key]
+        with estimates.watch() as watch:
+            built = CopyBench(routine, profile)
+        _BENCHES[key] = (built, frozenset(watch.read))
+    built, read = _BENCHES[key]
+    for name in read:
+        estimates.note(name)
+    return built
 
 
+@reuse.unit
 def measure(routine, size, src_align=0, dst_align=0, cache="warm", profile="power4"):
     """One copy: see CopyBench.run."""
     return bench(routine, profile).run(size, src_align, dst_align, cache)
