@@ -517,3 +517,19 @@ def test_an_instruction_naming_a_label_through_an_equate_is_substituted_again_ea
     # equate: X = f = 0x10008, so li r3, X@l is li r3, 8 (not 0 from the first pass)
     p = assemble("li r3, X@l\nnop\nf: blr\n.equ X, f\n.equ Y, 12\nli r4, Y\n", "ppc32")
     assert words(p)[0] == ppc_addi(3, 0, 8) and words(p)[3] == ppc_addi(4, 0, 12)
+
+
+def test_keystone_worker_runs_without_address_randomisation():
+    """Keystone's crash on some bad statements depends on its memory's addresses (see
+    assemble._worker_command): the worker runs with ADDR_NO_RANDOMIZE (0x0040000) set in
+    its personality, where the host allows it."""
+    import subprocess
+    import sys
+    prefix = asm._fixed_layout()
+    if not prefix:
+        pytest.skip("no setarch -R on this host")
+    probe = subprocess.run(prefix + [sys.executable, "-c",
+                                     "print(open('/proc/self/personality').read())"],
+                           capture_output=True, text=True, check=True)
+    assert int(probe.stdout, 16) & 0x0040000
+    assert asm._worker_command()[:len(prefix)] == prefix
