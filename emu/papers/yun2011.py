@@ -203,9 +203,7 @@ def layout_timings(layouts=LAYOUTS, benchmarks=BENCHMARKS, kernels=tuple(KERNELS
     kernel, cores, benchmark), the columns of ``timings``."""
     points = sweep.grid(layout=list(layouts), benchmark=list(benchmarks),
                         kernel=list(kernels), cores=list(cores))
-    results = sweep.run(run, points, executor=executor)
-    return pd.DataFrame(results).set_index(["layout", "kernel", "cores",
-                                            "benchmark"]).sort_index()
+    return _by_layout(points, executor)
 
 
 def claim_timings(executor=None):
@@ -214,6 +212,12 @@ def claim_timings(executor=None):
     axes = {"benchmark": list(BENCHMARKS), "kernel": list(KERNELS)}
     points = sweep.grid(layout=list(ONE_CORE_LAYOUTS), cores=[1], **axes) + \
         sweep.grid(layout=list(CLAIM_LAYOUTS), cores=[4], **axes)
+    return _by_layout(points, executor)
+
+
+def _by_layout(points, executor):
+    """``run`` at each of ``points`` (one sweep), indexed by (layout, kernel, cores,
+    benchmark)."""
     results = sweep.run(run, points, executor=executor)
     return pd.DataFrame(results).set_index(["layout", "kernel", "cores",
                                             "benchmark"]).sort_index()
