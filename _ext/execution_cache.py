@@ -9,6 +9,10 @@ _config.yml). Change any of them and every notebook runs again; the older caches
 removed. A fresh clone has no cache and executes everything: the README's build command and
 CI always start from scratch.
 
+Runs are shared between the notebooks of one build: the library's units (emu.run.reuse,
+every point of an emu.run.sweep) that two notebooks run with the same arguments run once,
+in ``_build/.shared_runs/<the sources' hash>`` (``EMU_SHARED_RUNS``).
+
 myst-nb executes the notebooks one after the other as Sphinx reads them. So before it reads,
 the notebooks it would execute run here, ``execution_workers`` at once (a process each
 starts the notebook's kernel; default: one per core), and their results go into the same
@@ -35,6 +39,10 @@ from emu.hw.model.build import files_digest
 SOURCES = ("emu/**/*.py", "emu/hw/model/*.c", "emu/hw/model/*.h", "emu/hw/profiles/*.toml",
            "routines/**/*.S", "data/*.csv", "requirements.txt", "_config.yml")
 CACHE_FOLDER = ".jupyter_cache"
+#: where the notebooks executed in one build share their runs (emu.run.reuse: a grid two
+#: notebooks run is run once), per version of the sources like the cache
+SHARED_RUNS_FOLDER = ".shared_runs"
+SHARED_RUNS_VARIABLE = "EMU_SHARED_RUNS"
 logger = logging.getLogger(__name__)
 
 
@@ -44,16 +52,26 @@ def sources_hash(root: Path) -> str:
 
 
 def _cache_per_sources(app, config):
-    """config-inited: point myst-nb's cache at the folder of the current sources."""
+    """config-inited: point myst-nb's cache at the folder of the current sources, and the
+    notebooks' shared runs (emu.run.reuse) at theirs."""
     if config.nb_execution_mode != "cache":
         return
-    base = Path(app.outdir).parent / CACHE_FOLDER
-    current = base / sources_hash(Path(app.confdir).resolve())
+    digest = sources_hash(Path(app.confdir).resolve())
+    config.nb_execution_cache_path = str(_current(Path(app.outdir).parent / CACHE_FOLDER,
+                                                  digest))
+    if SHARED_RUNS_VARIABLE not in os.environ:      # the notebooks' kernels inherit it
+        os.environ[SHARED_RUNS_VARIABLE] = str(
+            _current(Path(app.outdir).parent / SHARED_RUNS_FOLDER, digest))
+
+
+def _current(base, digest):
+    """``base``/``digest``, the folders of other digests under ``base`` removed."""
+    current = base / digest
     if base.is_dir():
         for old in base.iterdir():
             if old.is_dir() and old != current:
                 shutil.rmtree(old, ignore_errors=True)
-    config.nb_execution_cache_path = str(current)
+    return current
 
 
 def _to_execute(app, docnames):

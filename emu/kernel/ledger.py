@@ -22,6 +22,14 @@ class Book:
         self.traffic = Counter()
 
 
+_MISSES = {}                    # a cache level's name -> its traffic key ("L1D_misses")
+
+
+def _misses_key(level):
+    _MISSES[level] = key = f"{level}_misses"
+    return key
+
+
 def _on_this_cpu(part):
     """The ledger's ``part`` (rows, counts, traffic) of the CPU the code runs for."""
     return property(lambda ledger: getattr(ledger.books, part),
@@ -73,6 +81,8 @@ class Ledger:
     GUEST_TRAFFIC = {"memory_reads": "memory_reads", "memory_writes": "memory_writes",
                      "uncached_stores": "uncached_stores"}
 
+    _GUEST_COUNTERS = tuple(GUEST_TRAFFIC.values()) + tuple(GUEST_EVENTS.values())
+
     def guest(self, name, run):
         """Charge one measured guest routine run (and note its cache and memory traffic)."""
         rows, counts, traffic = self._book()
@@ -81,10 +91,11 @@ class Ledger:
         row[2] += run.cycles
         row[3] += run.instructions
         for level, misses in run.misses():
-            traffic[f"{level}_misses"] += misses
-        for key, n in zip(self.GUEST_TRAFFIC, run.counters(self.GUEST_TRAFFIC.values())):
+            traffic[_MISSES.get(level) or _misses_key(level)] += misses
+        values = run.counters(self._GUEST_COUNTERS)        # one reading of the run's counts
+        for key, n in zip(self.GUEST_TRAFFIC, values):
             traffic[key] += n
-        for event, n in zip(self.GUEST_EVENTS, run.counters(self.GUEST_EVENTS.values())):
+        for event, n in zip(self.GUEST_EVENTS, values[len(self.GUEST_TRAFFIC):]):
             if n:
                 counts[event] += n
 

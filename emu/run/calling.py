@@ -109,17 +109,14 @@ class GuestRuns:
         returns Unicorn's error code of the run (0: none). SIGINT during the run raises
         KeyboardInterrupt, and an exception a Python hook raised comes out here, as from
         Unicorn's own ``emu_start``."""
-        for k, (register, value) in enumerate(registers):
-            self.registers[k], self.values[k] = register, value
+        self._fill(registers)
         uc._hook_exception = None
         state_at, registers_at, values_at, out_at = self._at
         error = native.lib.emu_call(uc._uch, state_at, pc, HALT, len(registers), registers_at,
                                     values_at, self.return_register,
                                     threading.get_ident() == MAIN_THREAD, out_at)
-        if error < 0:               # a register refused: Unicorn's own wrapper says why
-            register, value = registers[-1 - error]
-            uc.reg_write(register, value)
-            raise ValueError(f"register {register} refused the value {value:#x}")
+        if error < 0:
+            self._refused(uc, registers, error)
         returned, self.pc, sigint = self.out.tolist()
         self.returned, self.pc = returned & WORD_MASK, self.pc & WORD_MASK
         if sigint == SIGINT_CAME:
@@ -129,3 +126,24 @@ class GuestRuns:
         if not error and uc._hook_exception is not None:
             raise uc._hook_exception
         return error
+
+    def write(self, uc, registers):
+        """Set ``registers`` [(register, value)] of ``uc`` in one library call (a task's call
+        on its core, which the scheduler then runs)."""
+        self._fill(registers)
+        _, registers_at, values_at, _ = self._at
+        refused = native.lib.emu_write_registers(uc._uch, len(registers), registers_at,
+                                                 values_at)
+        if refused:
+            self._refused(uc, registers, refused)
+
+    def _fill(self, registers):
+        for k, (register, value) in enumerate(registers):
+            self.registers[k], self.values[k] = register, value
+
+    @staticmethod
+    def _refused(uc, registers, code):
+        """A register refused (``code``: -1 - its index): Unicorn's own wrapper says why."""
+        register, value = registers[-1 - code]
+        uc.reg_write(register, value)
+        raise ValueError(f"register {register} refused the value {value:#x}")

@@ -272,7 +272,10 @@ class Machine:
         self._ram_view[address:address + len(data)] = data
 
     def _write_bytes(self, address, data):
-        self.uc.mem_write(address, data)
+        if self._ram_low <= address and address + len(data) <= len(self._ram_view):
+            self._ram_view[address:address + len(data)] = data  # RAM: the same bytes Unicorn's
+        else:                                                   # mem_write would store
+            self.uc.mem_write(address, data)                    # not RAM: Unicorn says why
         self._forget_translations(address, len(data))
 
     def _forget_translations(self, address, size):
@@ -483,7 +486,7 @@ class Machine:
             if cold or real_mode:
                 raise ValueError("a call from a task of run_tasks cannot be cold or in real "
                                  "mode: the other cores run on")
-            return task.call(entry, *args, limit=limit)
+            return task.call_here(entry, args, limit)
         pc = self.address_of(entry)
         if cold:
             self.flush_caches()

@@ -74,9 +74,9 @@ from ..hw import native
 from ..hw.interrupt import interruptible, stop_if_interrupted
 from ..hw.layout import CORE_STACK, HALT
 from . import diagnose
-from .calling import set_arguments
+from .calling import argument_registers, set_arguments
 from .limits import capped
-from .result import measured
+from .result import count_layout, measured
 
 CORE_EVENTS = ("transfers", "snoop_invalidations", "serialised", "serialise_wait",
                "sync_waits", "parks", "spin_wait_cycles", "order_stalls")
@@ -269,6 +269,10 @@ class Task:
         """A guest call on this task's core; returns its Run (this call's counts only)."""
         if current_task() is not self:
             raise RuntimeError(f"core {self.core}'s task calls only from its own Python")
+        return self.call_here(entry, args, limit)
+
+    def call_here(self, entry, args, limit=None):
+        """``call`` from this task's own Python (its caller has checked: Machine.call)."""
         kind, value = self._greenlet.parent.switch(("call", entry, args, limit))
         if kind == "abort":
             raise TaskAborted()
@@ -308,18 +312,13 @@ def _counts(machine, core):
     """The counts of ``core`` as they are now (its header made live): _run_since's start."""
     machine.model.switch(core)
     machine.uc = machine.cpus[core]
-    return machine.state[machine.model.count_words]
+    return count_layout(machine, core).raw(machine.state)
 
 
 def _run_since(machine, entry, args, start):
-    """The running core's Run of what happened since ``start`` (_counts): the call's Run
-    read with its counts less those at the start, then the counts put back."""
-    st, words = machine.state, machine.model.count_words
-    st[words] -= start
-    try:
-        return measured(machine, entry, args)
-    finally:
-        st[words] += start
+    """The running core's Run of what happened since ``start`` (_counts): the call's Run,
+    its counts less those at the start."""
+    return measured(machine, entry, args, less=start)
 
 
 def run_tasks(machine, tasks, quantum=DEFAULT_QUANTUM, limit=None):
@@ -351,12 +350,14 @@ def run_tasks(machine, tasks, quantum=DEFAULT_QUANTUM, limit=None):
         if request[0] == "call":
             _, entry, args, call_limit = request
             record = st[c.H_CORES] + 1 + c.CORE_RECORD * k
-            set_arguments(machine.isa, machine.cpus[k], args, machine.stack_top - k * CORE_STACK)
+            machine.guest.write(machine.cpus[k], argument_registers(
+                machine.isa, machine.cpus[k], args, machine.stack_top - k * CORE_STACK,
+                machine._write_stack))
             st[record + c.T_PC] = machine.address_of(entry)
             st[record + c.T_STATUS] = c.CORE_RUNNABLE
             started[k] = (entry, args, _counts(machine, k))
-            model.header(k)[c.H_LIMIT] = model.header(k)[c.H_INSNS] + (
-                call_limit or limit or machine.instruction_limit)
+            # core k's header is the live one now (_counts): its words are the state's
+            st[c.H_LIMIT] = st[c.H_INSNS] + (call_limit or limit or machine.instruction_limit)
         elif request[0] == "done":
             live[k].result = request[1]
             del live[k]

@@ -209,7 +209,11 @@ class CountLayout:
                     self.miss_positions.append((level, at + names.index("misses")))
             self.levels.append(own)
         self.words = np.concatenate(gathered)
+        # the words that count (a call's share is their difference), not those that note
+        # a state (the MMU's mode, the memory system's switch): ``raw`` keeps only these
+        self.counting = np.isin(self.words, layout.count_words)
         self.positions = self._counter_positions()
+        self._pickers = {}
 
     def _counter_positions(self):
         """Run.counter's names: {name: (its position, or None where decode leaves its table
@@ -224,12 +228,41 @@ class CountLayout:
         out["memory_writes"] = (at[c.H_MEM_WRITES], None)
         return out
 
-    def gather(self, st, soft_tlb_events=None):
-        return Counts(self, st[self.words], soft_tlb_events)
+    def gather(self, st, soft_tlb_events=None, less=None):
+        """The counts of a call as they are in ``st`` now (``less``: those at its start,
+        a gather's ``raw``, taken off)."""
+        values = st[self.words]
+        if less is not None:
+            values -= less
+        return Counts(self, values.tolist(), soft_tlb_events)
+
+    def raw(self, st):
+        """The counting words as they are now, the others 0 (``gather``'s ``less``)."""
+        return np.where(self.counting, st[self.words], 0)
 
     def _table(self, table, values):
         names, get = self.tables[id(table)]
         return dict(zip(names, get(values)))
+
+    def picker(self, names):
+        """A function of a gather's values giving ``[counter(values, name) for name in
+        names]``, its positions and gates looked up once (made once per tuple of names):
+        a kernel's ledger reads the same few counts of every call."""
+        pick = self._pickers.get(names)
+        if pick is None:
+            where = [self.positions.get(name) for name in names]
+            if None in where:           # a name decode's other events give: read as before
+                def pick(values):
+                    return [self.counter(values, name) for name in names]
+            else:
+                where = [(0, None, None) if at is None or gate is False else (1, at, gate)
+                         for at, gate in where]
+
+                def pick(values):
+                    return [values[at] if on and (gate is None or values[gate]) else 0
+                            for on, at, gate in where]
+            self._pickers[names] = pick
+        return pick
 
     def counter(self, values, name):
         """The count ``name`` of a gather's values as decode gives it (0 where decode leaves
@@ -240,11 +273,11 @@ class CountLayout:
         at, gate = where
         if at is None or (gate is not None and not values[gate]):
             return 0
-        return int(values[at])
+        return values[at]
 
     def misses(self, values):
         """[(cache level, its misses)] of a gather's values, as decode's caches have them."""
-        return [(level, int(values[at])) for level, at in self.miss_positions]
+        return [(level, values[at]) for level, at in self.miss_positions]
 
     def decode(self, values, soft_tlb_events):
         """(caches, events, memory, tlbs) of a gather's values (a list of ints)."""
@@ -269,7 +302,8 @@ class CountLayout:
 
 
 class Counts:
-    """The counters of one call, gathered at its end (CountLayout)."""
+    """The counters of one call, gathered at its end (CountLayout): ``values`` a list of
+    ints (a kernel's ledger reads a few of every call: list items are the cheap read)."""
     __slots__ = ("layout", "values", "soft_tlb_events")
 
     def __init__(self, layout, values, soft_tlb_events):
@@ -277,35 +311,40 @@ class Counts:
 
     @property
     def instructions(self):
-        return int(self.values[self.layout.header[c.H_INSNS]])
+        return self.values[self.layout.header[c.H_INSNS]]
 
     @property
     def cycles(self):
-        return int(self.values[self.layout.header[c.H_CYCLES]])
+        return self.values[self.layout.header[c.H_CYCLES]]
 
     def counter(self, name):
         return self.layout.counter(self.values, name)
 
     def counters(self, names):
-        layout, values = self.layout, self.values
-        return [layout.counter(values, name) for name in names]
+        return self.layout.picker(tuple(names))(self.values)
 
     def misses(self):
         return self.layout.misses(self.values)
 
     def decode(self):
-        return self.layout.decode(self.values.tolist(), self.soft_tlb_events)
+        return self.layout.decode(self.values, self.soft_tlb_events)
 
 
-def measured(machine, entry, args, returned=None):
-    """The Run of the call of ``entry`` with ``args`` that just ended on the running core
-    (``returned``: its return value, if it has been read)."""
-    core = machine.model.running
+def count_layout(machine, core):
+    """The CountLayout of ``core`` of ``machine`` (made once)."""
     layout = machine.count_layouts.get(core)
     if layout is None:
         layout = machine.count_layouts[core] = CountLayout(machine, core)
+    return layout
+
+
+def measured(machine, entry, args, returned=None, less=None):
+    """The Run of the call of ``entry`` with ``args`` that just ended on the running core
+    (``returned``: its return value, if it has been read; ``less``: the counts at its start,
+    ``CountLayout.raw``, when the core's counters ran on from before it)."""
+    layout = count_layout(machine, machine.model.running)
     counts = layout.gather(machine.state,
-                           machine.soft_tlb.events() if machine.soft_tlb else None)
+                           machine.soft_tlb.events() if machine.soft_tlb else None, less)
     return Run.counted(machine.profile.name, entry if isinstance(entry, str) else hex(entry),
                        tuple(args),
                        int(machine.return_value() if returned is None else returned), counts)

@@ -22,15 +22,29 @@ pool). The scorecard's tests compare every claim re-run with and without it.
         claims = chapter.claims()                       # every unit run, and kept
     with reuse.recording(memo), estimates.moved({"ppc604:memory.latency": 40}):
         moved = chapter.claims()     # only the units that read ppc604's latency run
+
+**Shared between processes** (``EMU_SHARED_RUNS``, a folder: the book's build sets it, one
+per version of the sources, _ext/execution_cache.py): a unit of the library (a module-level
+function of ``emu``, whose code the folder's version fixes) run with the same arguments and
+moved estimates in two processes runs once. The book's notebooks run in parallel and several
+run the same grid (Yun's Table 1 page and the scorecard): the first process to reach a run
+takes its lock and runs it, the others wait for it and read its result (a pickle, with the
+estimates it read, noted again where it is read). Unset (a reader's or student's run), a
+unit is run as above.
 """
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import functools
 import hashlib
+import inspect
+import os
 import pickle
+import tempfile
 import time
 from contextvars import ContextVar
+from pathlib import Path
 
 from ..hw import estimates
 
@@ -40,6 +54,11 @@ _MEMO: ContextVar = ContextVar("emu_reuse_memo", default=None)
 _INNER: ContextVar = ContextVar("emu_reuse_inner", default=None)
 #: an estimate's value in a kept run's key when it was not moved
 AS_IT_IS = "as it is"
+#: the folder where processes share units' results (see the module notes); unset: none
+SHARED_VARIABLE = "EMU_SHARED_RUNS"
+#: what else a run's result may depend on besides its arguments and estimates: the grader's
+#: instruction ceiling (emu.run.limits)
+_ENVIRONMENT = ("EMU_MAX_INSTRUCTIONS",)
 
 
 class Memo:
@@ -56,6 +75,8 @@ class Memo:
         self.base = base
         self.hits, self.runs, self.cpu_s = 0, 0, 0.0
         self.ran = []
+        # units read from the shared folder (another process ran them), and their CPU there
+        self.shared, self.shared_cpu_s = 0, 0.0
 
     def find(self, key, moved):
         for memo in (self, self.base):
@@ -101,19 +122,44 @@ def call(name, function, args=(), kwargs=None):
     (watched) and kept."""
     kwargs = kwargs or {}
     memo = _MEMO.get()
-    if memo is None:
+    folder = shared_folder(name) if shareable(function) else None
+    if memo is None and folder is None:
         return function(*args, **kwargs)
     k = key(name, args, kwargs)
     if k is None:
         return function(*args, **kwargs)
     moved = estimates.current()
-    found = memo.find(k, moved)
+    found = memo.find(k, moved) if memo is not None else None
     if found is not None:
         reads, blob = found
-        for estimate in reads:
-            estimates.note(estimate)        # the runs around it read them too
+        _noted(reads)
         memo.hits += 1
         return pickle.loads(blob)
+    if folder is not None:
+        return _shared_call(folder, memo, k, moved, function, args, kwargs)
+    result, reads, blob, cpu, _ = _run(function, args, kwargs, moved)
+    if memo is not None:
+        _kept_in(memo, k, name, reads, blob, cpu)
+    return result
+
+
+def _noted(reads):
+    for estimate in reads:
+        estimates.note(estimate)            # the runs around it read them too
+
+
+def _kept_in(memo, k, name, reads, blob, cpu):
+    memo.runs += 1
+    memo.ran.append(name)
+    memo.cpu_s += cpu
+    if blob is not None:
+        memo.keep(k, reads, blob, cpu)
+
+
+def _run(function, args, kwargs, moved):
+    """Run a unit, watched: (its result, the estimates it read {name: moved value or
+    AS_IT_IS}, the result's pickle or None, its own CPU s, its CPU s with the units it
+    called)."""
     start = time.process_time()
     inner = [0.0]
     token = _INNER.set(inner)
@@ -126,16 +172,94 @@ def call(name, function, args=(), kwargs=None):
     outer = _INNER.get()
     if outer is not None:
         outer[0] += cpu
+    total = cpu
     cpu -= inner[0]                     # its own share: the units it called are kept apart
-    memo.runs += 1
-    memo.ran.append(name)
-    memo.cpu_s += cpu
     try:
         blob = pickle.dumps(result, protocol=4)
     except Exception:  # noqa: BLE001
-        return result                   # a result pickle cannot take: not kept
-    memo.keep(k, {n: moved.get(n, AS_IT_IS) for n in watch.read}, blob, cpu)
-    return result
+        blob = None                     # a result pickle cannot take: not kept
+    return result, {n: moved.get(n, AS_IT_IS) for n in watch.read}, blob, cpu, total
+
+
+# --------------------------------------------------------------- shared between processes
+
+def shared_folder(name):
+    """The folder where the unit ``name`` is shared between processes, or None: when
+    EMU_SHARED_RUNS is set and ``name`` is a module-level function of the library (whose
+    code the folder's version of the sources fixes; a notebook's own function, or one made
+    inside another, may differ between processes under one name)."""
+    folder = os.environ.get(SHARED_VARIABLE)
+    if not folder or not name.startswith("emu.") or "<" in name:
+        return None
+    return Path(folder)
+
+
+def shareable(function):
+    """Is ``function`` a plain function (not a partial, a method or an object that keeps
+    state), so that its name and arguments say what it computes?"""
+    return inspect.isfunction(function)
+
+
+def _shared_path(folder, k, moved):
+    environment = [(v, os.environ.get(v)) for v in _ENVIRONMENT]
+    text = repr((k, sorted((n, repr(v)) for n, v in moved.items()), environment))
+    return folder / (hashlib.sha256(text.encode()).hexdigest() + ".pickle")
+
+
+@contextlib.contextmanager
+def _locked(path):
+    """Hold ``path``'s lock file (another process holding it: wait)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path.with_suffix(".lock"), "a+b") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def _read_shared(path):
+    """(reads, blob, cpu s, total cpu s) kept at ``path``, or None (none, or damaged)."""
+    try:
+        with open(path, "rb") as f:
+            entry = pickle.load(f)
+        reads, blob, cpu, total = entry
+        return reads, blob, cpu, total
+    except (OSError, EOFError, pickle.UnpicklingError, ValueError, TypeError):
+        return None
+
+
+def _write_shared(path, entry):
+    """``entry`` to ``path`` whole or not at all (a reader never sees half a file)."""
+    handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".part")
+    with os.fdopen(handle, "wb") as f:
+        pickle.dump(entry, f, protocol=4)
+    os.replace(temporary, path)
+
+
+def _shared_call(folder, memo, k, moved, function, args, kwargs):
+    """A unit through the shared folder: read if another process ran it, else run and
+    written (under its lock, so that it runs once); kept in ``memo`` too when recording."""
+    path = _shared_path(folder, k, moved)
+    with _locked(path):
+        entry = _read_shared(path)
+        if entry is None:
+            result, reads, blob, cpu, total = _run(function, args, kwargs, moved)
+            if blob is None:
+                if memo is not None:
+                    _kept_in(memo, k, k[0], reads, None, cpu)
+                return result
+            _write_shared(path, (reads, blob, cpu, total))
+            if memo is not None:
+                _kept_in(memo, k, k[0], reads, blob, cpu)
+            return result
+    reads, blob, cpu, total = entry
+    _noted(reads)
+    if memo is not None:
+        memo.shared += 1
+        memo.shared_cpu_s += total
+        memo.keep(k, reads, blob, cpu)
+    return pickle.loads(blob)
 
 
 def unit(function):

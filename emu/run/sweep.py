@@ -34,7 +34,9 @@ Inside ``emu.hw.estimates.moved`` (an estimate moved, or the estimates a run rea
 watched), a sweep runs in the caller, whatever the executor: the moved values and the
 record of what was read belong to this process (the scorecard's ranges, emu.book.ranges,
 run many such sweeps at once, each in a worker of their own). There each point is a unit of
-``emu.run.reuse``: kept with the estimates it read, and reused while they are unmoved.
+``emu.run.reuse``: kept with the estimates it read, and reused while they are unmoved. In
+the book's build (``EMU_SHARED_RUNS``) every point of a library function is also shared
+between processes: a point another notebook has run is read, not run again.
 
 A sweep that runs longer than ``PROGRESS_DELAY_S`` seconds shows a progress bar (tqdm's:
 the notebook bar under Jupyter, a text bar elsewhere), except while the book is being built
@@ -153,8 +155,14 @@ def _outcome(function, parameters):
 
 
 def _call_pickled(payload, parameters):
-    """The worker's side: unpickle the function, run it on the parameters."""
-    return _outcome(_loads(payload), parameters)
+    """The worker's side: unpickle the function, run it on the parameters (a unit of
+    emu.run.reuse: shared with other processes where the book's build shares runs)."""
+    return _outcome(_as_unit(_loads(payload)), {"kwargs": parameters})
+
+
+def _as_unit(function):
+    """``function`` called as a unit of emu.run.reuse (its name the unit's): f(kwargs=p)."""
+    return functools.partial(reuse.call, reuse.function_name(function), function, ())
 
 
 def _dumps(function):
@@ -173,11 +181,10 @@ def _loads(payload):
 
 def _run_serial(function, points, bar):
     results = []
-    name = reuse.function_name(function)
+    unit = _as_unit(function)
     for i, p in enumerate(points):
         # each point a unit (emu.run.reuse): kept, and reused, while a memo records
-        results.append(_unwrap(_outcome(functools.partial(reuse.call, name, function, ()),
-                                        {"kwargs": p}), i, points))
+        results.append(_unwrap(_outcome(unit, {"kwargs": p}), i, points))
         _advance(bar)
     return results
 

@@ -5,15 +5,25 @@
 
 enum { CALL_RETURN, CALL_PC, CALL_SIGINT, CALL_OUT };
 
+/* Write regs[k] = values[k] for k < n: 0, or -1 - k when register regs[k] was refused (a
+ * task's call in emu.run.parallel sets its core's registers so, before the scheduler runs
+ * it). */
+EXPORT i64 emu_write_registers(uc_engine *uc, i64 n, const i64 *regs, const u64 *values) {
+    for (i64 k = 0; k < n; k++)
+        if (uc_reg_write(uc, (int)regs[k], &values[k]))
+            return -1 - k;
+    return 0;
+}
+
 /* Write regs[k] = values[k] for k < n, run from `begin` until `until`; out[CALL_*] get the
  * return register, the PC and whether SIGINT came during the run (below). Returns Unicorn's error
  * code of the run (0: none), or -1 - k when register regs[k] was refused (nothing ran). */
 EXPORT i64 emu_call(uc_engine *uc, const i64 *st, i64 begin, i64 until, i64 n,
                     const i64 *regs, const u64 *values, i64 return_reg, i64 catch_sigint,
                     i64 *out) {
-    for (i64 k = 0; k < n; k++)
-        if (uc_reg_write(uc, (int)regs[k], &values[k]))
-            return -1 - k;
+    i64 refused = emu_write_registers(uc, n, regs, values);
+    if (refused)
+        return refused;
     if (catch_sigint)                   /* only Python's main thread takes signals */
         emu_sigint_catch();
     int err = uc_emu_start(uc, (u64)begin, (u64)until, 0, 0);

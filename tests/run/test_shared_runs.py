@@ -1,0 +1,137 @@
+"""Runs shared between processes (emu.run.reuse, EMU_SHARED_RUNS): the book's notebooks run
+in parallel, and a unit two of them run with the same arguments and estimates runs once."""
+from __future__ import annotations
+
+import functools
+import multiprocessing
+import time
+from pathlib import Path
+
+import pytest
+
+from emu.hw import estimates
+from emu.run import reuse, sweep
+
+RUNS = []                       # each call of the unit below, in this process
+
+
+def square(x, log=None, pause=0.0):
+    """The unit under test: its calls are counted (in RUNS, and in ``log``, a file, across
+    processes); it reads one estimate."""
+    RUNS.append(x)
+    if log is not None:
+        with open(log, "a") as f:
+            f.write(f"{x}\n")
+    time.sleep(pause)
+    return {"square": x * x, "cpi": estimates.value("kernel:costs.CPI", 1.5)}
+
+
+square.__module__ = "emu.tests_only"          # a library unit's name: shared
+NAME = "emu.tests_only.square"
+
+
+@pytest.fixture
+def shared(tmp_path, monkeypatch):
+    RUNS.clear()
+    monkeypatch.setenv(reuse.SHARED_VARIABLE, str(tmp_path / "runs"))
+    return tmp_path / "runs"
+
+
+def test_without_the_folder_every_call_runs(monkeypatch):
+    monkeypatch.delenv(reuse.SHARED_VARIABLE, raising=False)
+    RUNS.clear()
+    assert reuse.call(NAME, square, (3,)) == reuse.call(NAME, square, (3,))
+    assert RUNS == [3, 3]
+
+
+def test_a_unit_runs_once_then_is_read(shared):
+    first = reuse.call(NAME, square, (3,))
+    second = reuse.call(NAME, square, (3,))
+    assert first == second == {"square": 9, "cpi": 1.5}
+    assert RUNS == [3]
+    assert second is not first                       # a fresh copy, as the memo gives
+    assert len(list(shared.glob("*.pickle"))) == 1
+    reuse.call(NAME, square, (4,))                   # other arguments: another run
+    assert RUNS == [3, 4]
+
+
+def test_moved_estimates_are_another_run(shared):
+    reuse.call(NAME, square, (3,))
+    with estimates.moved({"kernel:costs.CPI": 2.0}):
+        moved = reuse.call(NAME, square, (3,))
+    assert moved["cpi"] == 2.0 and RUNS == [3, 3]
+
+
+def test_a_read_run_notes_the_estimates_it_read(shared):
+    reuse.call(NAME, square, (3,))
+    with estimates.watch() as watch:
+        reuse.call(NAME, square, (3,))
+    assert RUNS == [3]
+    assert watch.read == {"kernel:costs.CPI"}
+
+
+def test_only_the_librarys_plain_functions_are_shared(shared):
+    reuse.call("tests.run.square", square, (3,))         # a name outside emu
+    reuse.call("tests.run.square", square, (3,))
+    reuse.call("emu.x.<locals>.square", square, (5,))    # made inside a function
+    reuse.call("emu.x.<locals>.square", square, (5,))
+    partial = functools.partial(square)                  # not a plain function
+    reuse.call(NAME, partial, (6,))
+    reuse.call(NAME, partial, (6,))
+    assert RUNS == [3, 3, 5, 5, 6, 6]
+    assert not list(shared.glob("*.pickle"))
+
+
+def test_a_damaged_file_is_run_again(shared):
+    reuse.call(NAME, square, (3,))
+    (path,) = shared.glob("*.pickle")
+    path.write_bytes(b"not a pickle")
+    assert reuse.call(NAME, square, (3,))["square"] == 9
+    assert RUNS == [3, 3]
+    reuse.call(NAME, square, (3,))                       # written again, whole
+    assert RUNS == [3, 3]
+
+
+def test_a_memo_keeps_a_read_run_for_the_moves(shared):
+    reuse.call(NAME, square, (3,))
+    memo = reuse.Memo()
+    with reuse.recording(memo):
+        reuse.call(NAME, square, (3,))
+        reuse.call(NAME, square, (3,))                   # now from the memo
+    assert RUNS == [3]
+    assert (memo.shared, memo.hits, memo.runs) == (1, 1, 0)
+    assert [unit for unit, _, _ in memo.units()] == [NAME]
+
+
+def test_a_sweeps_workers_share_their_points(shared, tmp_path):
+    payload = sweep._dumps(square)                   # as a pool's worker gets it
+    log = str(tmp_path / "log")
+    first = sweep._call_pickled(payload, {"x": 7, "log": log})
+    second = sweep._call_pickled(payload, {"x": 7, "log": log})
+    assert first == second == ("ok", {"square": 49, "cpi": 1.5})
+    assert Path(log).read_text() == "7\n"
+
+
+def _in_another_process(folder, log, x, pause, out):
+    import os
+    os.environ[reuse.SHARED_VARIABLE] = folder
+    out.put(reuse.call(NAME, square, (x,), {"log": log, "pause": pause}))
+
+
+def test_a_second_process_waits_for_the_first_and_reads_its_run(shared, tmp_path):
+    log = str(tmp_path / "log")
+    context = multiprocessing.get_context("fork")
+    out = context.Queue()
+    first = context.Process(target=_in_another_process, args=(str(shared), log, 8, 1.0, out))
+    first.start()
+    deadline = time.monotonic() + 30
+    while not Path(log).exists():                    # the first holds the lock and runs
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    second = context.Process(target=_in_another_process, args=(str(shared), log, 8, 1.0, out))
+    second.start()
+    results = [out.get(timeout=60), out.get(timeout=60)]
+    first.join(30)
+    second.join(30)
+    assert results == [{"square": 64, "cpi": 1.5}] * 2
+    assert Path(log).read_text() == "8\n"            # run once, by the first
