@@ -423,3 +423,32 @@ def test_fork_gives_the_parent_a_new_context_and_exit_flushes_by_vma(flush):
     assert spent.counts["pages_searched"] == searched
     assert spent.rows["flush_range_search"][3] == calls * 9 + searched * 83
     assert spent.counts.get("new_contexts", 0) == (0 if flush == "search" else 1)
+
+
+@pytest.mark.parametrize("machine, options", [
+    ("604", {"flush": "search"}), ("604", {"flush": "context"}),
+    ("603 hash table", {"tlb_flush": "search"}), ("603 hash table", {"tlb_flush": "context"})])
+def test_1998_workloads_never_run_a_path_of_the_bit(machine, options):
+    """Every path of the 1998 modes, through lat_proc fork and exec and lat_mmap: none of
+    2.4's routines that read or set _PAGE_HASHPTE runs (hash_page, add_hash_page,
+    flush_hash_pages), 2.2.0's hash_page does, and no Linux PTE the workloads leave has
+    the bit."""
+    k = d.kernel(machine, **options)
+    called = []
+    call = k.machine.call
+
+    def recording(entry, *args, **kw):
+        called.append(entry)
+        return call(entry, *args, **kw)
+    k.machine.call = recording
+    workloads.lat_proc("fork", kernel=k)
+    workloads.lat_proc("exec", kernel=k)
+    workloads.lat_mmap(1 << 20, kernel=k)
+    assert not {"hash_page", "add_hash_page", "flush_hash_pages"} & set(called)
+    assert "hash_page_22" in called
+    live = [p for p in k.processes if p.mm is not None and p.mm.users]
+    for p in live:
+        for vma in p.mm.vmas:
+            for address in range(vma.start, vma.end, PAGE_SIZE):
+                ptep = p.mm.ptep(address)
+                assert ptep is None or not k.machine.read_word(ptep) & _PAGE_HASHPTE
