@@ -25,7 +25,9 @@ class Arch:
     * ``preload(mm, address, pte_page)``: update_mmu_cache's MMU part (add_hash_page);
     * ``flush_ptes(mm, address, pte_page, count)``: invalidate the hardware translations
       of ``count`` consecutive Linux PTEs of one PTE page (flush_hash_pages; tlbie);
-    * ``has_hashpte(pte)``: does this Linux PTE say a hardware entry may exist?
+    * ``has_hashpte(pte)``: does this Linux PTE say a hardware entry may exist? (False
+      in a kernel without the bit: the 1998 ones);
+    * ``chose_tlb_flush(strategy)``: told the Kernel's flush strategy once, before any run.
 
     The page-table tree is the backend's kernel's: ``table_levels`` (the directory levels
     above the PTE pages), ``dir_bytes`` (the size of a directory entry), ``pte_index_bits``,
@@ -238,3 +240,8 @@ class Arch:
         """The TLB entry forbids ``access``: True if the architecture's storage-interrupt
         path fixed it without do_page_fault (the access is then retried)."""
         return False
+
+    def chose_tlb_flush(self, strategy):
+        """The Kernel's flush strategy, told once when it is chosen (before any run): a
+        backend whose kernels differ with it loads what the chosen kernel runs (the 603's
+        1998 kernels: 2.2.0's hash_page, with no _PAGE_HASHPTE). Nothing by default."""

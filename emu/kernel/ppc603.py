@@ -58,6 +58,10 @@ flush_tlb_mm, give the mm a new context (set_context_22); a smaller range flushe
 reload also runs Linux 2.1.51's (``tlb_flush="search"``, the paper's unoptimized kernel):
 flush_tlb_range and flush_tlb_page search for every page of the range, however long;
 flush_tlb_mm gives the mm a new context, as 2.2.0's does (arch/ppc/mm/init.c of 2.1.51).
+Those two kernels have no _PAGE_HASHPTE: with either 1998 flush the hash reload runs their
+hash_page (routines/ppc32/hash_page_22.S: no bit; the PTE groups searched for the old HPTE
+only on a protection violation) and no preload (their update_mmu_cache is empty); see
+``chose_tlb_flush``.
 
 Counts in the ledger: ``tlb_misses`` (the Kernel: misses seen by accesses),
 ``tlb_entries_loaded``, ``tlb_miss_no_pte`` (the handler and, for hash, hash_page found no
@@ -92,7 +96,7 @@ from ..hw.layout import HALT
 from ..hw.softtlb import (DCMP, DMISS, HASH1, HASH2, ICMP, IMISS, MSR_ME, SPRG3, SRR0, SRR1)
 from . import costs as cost_table
 from .ppc32 import (CONTEXT_FLUSH_PAGES, HPTE_STATUS, ctx_to_vsid, hash_low_prelude,
-                    htab_size_for)
+                    htab_size_for, load_hash_page_22)
 from .arch import Arch
 from .errors import KernelError
 from .pgtable import _PAGE_HASHPTE, _PAGE_PRESENT, _PAGE_RW, PAGE_SIZE, TASK_SIZE
@@ -167,6 +171,17 @@ class PPC603(Arch):
             machine.load(routine(f"ppc32/{name}"))
         self.next_context = 1
         self.current = None             # the mm whose segment registers are loaded
+        # _PAGE_HASHPTE exists: a hash table under 2.4's flushes (chose_tlb_flush)
+        self.hashpte = reload == "hash"
+
+    def chose_tlb_flush(self, strategy):
+        """The 1998 kernels' flushes (``context``, ``search``) with a hash table are 2.1.51's
+        and 2.2.0's kernels, which have no _PAGE_HASHPTE: their hash_page
+        (routines/ppc32/hash_page_22.S) replaces 2.4's, and update_mmu_cache preloads
+        nothing."""
+        if self.reload == "hash" and strategy in ("context", "search"):
+            self.hashpte = False
+            load_hash_page_22(self.machine)
 
     def _load_hash_table(self, size):
         """The HTAB at SDR1 (the 603 computes HASH1/HASH2 from it) and hash_low_32.S."""
@@ -302,12 +317,19 @@ class PPC603(Arch):
         self.ledger.count("tlb_entries_loaded")
         return True
 
-    def _hash_page(self, label, mm, address, write):
+    def _hash_page(self, label, mm, address, write, protection=False):
         """The ISI/DSI path of a hashed MMU: exception prologue and return (fixed), then
-        hash_page from the Linux PTE. True if it made or updated an HPTE."""
+        hash_page from the Linux PTE: 2.4's, or without _PAGE_HASHPTE 2.1.51's and 2.2.0's
+        (hash_page_22, which searches for the HPTE only on a ``protection`` violation).
+        True if it made or updated an HPTE."""
         self.ledger.fixed("hash_fault_entry")
-        status = self._call_as(label, "hash_page", _PAGE_RW if write else 0, address,
-                               mm.pgd.address, mm.context)
+        access = _PAGE_RW if write else 0
+        if self.hashpte:
+            status = self._call_as(label, "hash_page", access, address, mm.pgd.address,
+                                   mm.context)
+        else:
+            status = self._call_as(label, "hash_page_22", access, address, mm.pgd.address,
+                                   mm.context, int(protection))
         self.ledger.count(HPTE_STATUS[status])
         return status != 16
 
@@ -332,12 +354,14 @@ class PPC603(Arch):
             return False
         self._require_current(mm, "a data storage interrupt")
         self.ledger.count("hash_page_dsi")
-        return self._hash_page("hash_page_dsi", mm, address, True)
+        return self._hash_page("hash_page_dsi", mm, address, True, protection=True)
 
     def preload(self, mm, address, pte_page):
         """update_mmu_cache: add_hash_page (hash; young PTEs only: the caller checks);
-        nothing without a hash table (2.4: it returns when Hash == 0)."""
-        if self.reload == "hash":
+        nothing without a hash table (2.4: it returns when Hash == 0), nor in 2.1.51 and
+        2.2.0 (include/asm-ppc/pgtable.h: ``update_mmu_cache(vma, addr, pte) do { } while
+        (0)``)."""
+        if self.hashpte:
             status = self.call("add_hash_page", mm.context, address, pte_page)
             self.ledger.count(HPTE_STATUS[status])
 
@@ -349,6 +373,9 @@ class PPC603(Arch):
         if self.reload != "hash":
             raise KernelError("flush_ptes is the hash table's; reload='pagetable' uses the "
                               "tlbia strategy")
+        if not self.hashpte:
+            raise KernelError("flush_ptes reads _PAGE_HASHPTE, which the 1998 kernels "
+                              "(tlb_flush 'context', 'search') do not have: they search")
         n = self.call("flush_hash_pages", mm.context, address, pte_page, count)
         self.ledger.count("flush_calls")
         self.ledger.count("lptes_examined", count)
@@ -411,7 +438,7 @@ class PPC603(Arch):
             self.ledger.count("hpte_invalidated", n)
 
     def has_hashpte(self, pte):
-        return self.reload == "hash" and bool(pte & _PAGE_HASHPTE)
+        return self.hashpte and bool(pte & _PAGE_HASHPTE)
 
 
 def tlb_miss_summary(spent):

@@ -27,6 +27,16 @@ the 604 does (IBM PowerPC 604 RISC Microprocessor User's Manual, ch. 5):
   access is then retried: a second TLB miss, whose search finds the new HPTE. If the Linux
   PTE does not allow the access, the fault path (do_page_fault) follows.
 
+The 1998 modes (``flush="search"``, ``"context"``: Linux 2.1.51 and 2.2.0) have no
+_PAGE_HASHPTE (2.2.0's include/asm-ppc/pgtable.h: its software bits end at _PAGE_HWWRITE
+0x200), so nothing in them reads or sets it: their hash_page is routines/ppc32/hash_page_22.S
+(2.2.0 head.S: it searches the PTE groups for the old HPTE only on a protection violation,
+the DSI of ``storage_interrupt``); update_mmu_cache preloads nothing (an empty macro in both
+kernels), so after do_page_fault the retried access takes the hash miss; flush_tlb_page is
+flush_hash_page's search of the page (one page of ``flush_range``, 2.2.0 arch/ppc/mm/init.c
+local_flush_tlb_page); 2.4's ``flush_ptes`` (flush_hash_pages, which skips a PTE without the
+bit) refuses to run.
+
 These Python TLBs serve the backend's own (Python-driven) accesses: ``Kernel.touch``,
 the mmap and fork workloads. Guest code run by ``emu.kernel.entry`` goes through the native
 model of the same TLBs and search (emu.hw.tlb604), which ``_tlbie`` invalidates too.
@@ -57,7 +67,7 @@ from __future__ import annotations
 from ..hw import mmu
 from ..context import routine
 from .ppc32 import (CONTEXT_FLUSH_PAGES, HPTE_STATUS, PPC32Hash, ctx_to_vsid,
-                    hash_low_prelude)
+                    hash_low_prelude, load_hash_page_22)
 from .errors import KernelError
 from .pgtable import _PAGE_HASHPTE, _PAGE_RW, PAGE_SHIFT, PAGE_SIZE, TASK_SIZE
 
@@ -140,9 +150,12 @@ class PPC604(PPC32Hash):
         self.zap_flush = None             # one flush per unmapped range, after the zap
         self.walks_flush_ranges = flush != "hashpte"
         self.flushes_as_1998 = flush != "hashpte"      # fork a new context, exit by VMA
+        self.hashpte = flush == "hashpte"        # _PAGE_HASHPTE exists (2.4), or not (1998)
         machine.load(hash_low_prelude(self.htab_base, self.htab_size, self.kvars) +
                      routine("ppc32/flush_hash_search.S").read_text() +
                   routine("ppc32/set_context_22.S").read_text())
+        if not self.hashpte:
+            load_hash_page_22(machine)
         self.current = None
         self.native_tlb = None            # guest code's TLBs (emu.hw.tlb604), set by Entry
 
@@ -226,11 +239,16 @@ class PPC604(PPC32Hash):
     def tlb_miss(self, mm, address, write):
         return self.tlb_miss_for(mm, address, "w" if write else "r")
 
-    def _hash_page(self, mm, address, write, label="hash_page"):
+    def _hash_page(self, mm, address, write, label="hash_page", protection=False):
+        """The ISI/DSI path's hash_page: 2.4's (sets _PAGE_HASHPTE), or in the 1998 modes
+        2.1.51's and 2.2.0's (hash_page_22.S: no bit; it searches the PTE groups for the
+        HPTE only on a ``protection`` violation, else takes an empty slot)."""
         self.ledger.fixed("hash_fault_entry")
+        access = _PAGE_RW if write else 0
+        args = (access, address, mm.pgd.address, mm.context) if self.hashpte else \
+            (access, address, mm.pgd.address, mm.context, int(protection))
         with self.machine.mmu.translation_off():
-            run = self.machine.call("hash_page", _PAGE_RW if write else 0, address,
-                                    mm.pgd.address, mm.context)
+            run = self.machine.call("hash_page" if self.hashpte else "hash_page_22", *args)
         self.ledger.guest(label, run)
         status = run.return_value
         self.ledger.count(HPTE_STATUS[status])
@@ -245,7 +263,7 @@ class PPC604(PPC32Hash):
             return False
         self._require_current(mm, "a data storage interrupt")
         self.ledger.count("hash_page_dsi")
-        return self._hash_page(mm, address, True, "hash_page_dsi")
+        return self._hash_page(mm, address, True, "hash_page_dsi", protection=True)
 
     # ------------------------------------------------------------------ flushing
 
@@ -255,9 +273,22 @@ class PPC604(PPC32Hash):
         if self.native_tlb is not None:
             self.native_tlb.invalidate_class(address)
 
+    def preload(self, mm, address, pte_page):
+        """update_mmu_cache: 2.4's add_hash_page; nothing in the 1998 modes (2.1.51's and
+        2.2.0's include/asm-ppc/pgtable.h: ``update_mmu_cache(vma, addr, pte) do { } while
+        (0)``): the retried access takes the hash miss."""
+        if self.hashpte:
+            super().preload(mm, address, pte_page)
+
+    def has_hashpte(self, pte):
+        return self.hashpte and bool(pte & _PAGE_HASHPTE)
+
     def flush_ptes(self, mm, address, pte_page, count):
         """flush_hash_pages over ``count`` Linux PTEs; its tlbie of each PTE that had
-        _PAGE_HASHPTE empties that page's TLB class."""
+        _PAGE_HASHPTE empties that page's TLB class (2.4 only: the 1998 kernels search)."""
+        if not self.hashpte:
+            raise KernelError(f"flush_ptes reads _PAGE_HASHPTE, which the 1998 kernels "
+                              f"(flush={self.flush!r}) do not have: they search (flush_range)")
         words = self.machine.read(pte_page + ((address >> PAGE_SHIFT) & 0x3FF) * 4, 4 * count)
         marked = [address + k * PAGE_SIZE for k in range(count)
                   if int.from_bytes(words[4 * k:4 * k + 4], "big") & _PAGE_HASHPTE]

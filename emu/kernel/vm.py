@@ -101,6 +101,9 @@ class Kernel(PageFaults, Processes):
     * ``search`` (Linux 2.1.51 PPC, the 603 backend with a hash table): flush_tlb_range and
       flush_tlb_page search the hash table for every page of the range, however long
       (the backend's flush_range_search); flush_tlb_mm gives the mm a new context.
+    The 1998 strategies (and the 604's 1998 flushes) are kernels without _PAGE_HASHPTE:
+    the backends' hash_page there never sets it (Arch.chose_tlb_flush), so the paths below
+    that keep or test it (set_pte, the zap, fork's copy) never find it set.
     flush_tlb_page (one page, e.g. after a copy-on-write) flushes that page in every strategy.
     ``tlb_flush=None`` takes the backend's default (its first strategy).
     """
@@ -131,6 +134,7 @@ class Kernel(PageFaults, Processes):
             raise ValueError(f"tlb_flush must be one of {supported} on {self.arch.name}, "
                              f"not {tlb_flush!r}")
         self.tlb_flush = tlb_flush
+        self.arch.chose_tlb_flush(tlb_flush)
         self.batch = []                     # (mm, address) waiting for a flush (batched)
         # several CPUs: the kernel's spin locks are guest code (emu.kernel docstring)
         self.smp = len(machine.cpus) > 1
@@ -295,7 +299,11 @@ class Kernel(PageFaults, Processes):
             self.arch.flush_pending(mm, mine)
 
     def flush_tlb_page(self, mm, address):
-        if self.tlb_flush == "scan":
+        if self.tlb_flush == "scan" and self.arch.flushes_as_1998:
+            # the 604's 1998 kernels (no _PAGE_HASHPTE): flush_hash_page's search of the
+            # page's two PTE groups (2.2.0 arch/ppc/mm/init.c local_flush_tlb_page)
+            self.arch.flush_range(mm, address, address + PAGE_SIZE)
+        elif self.tlb_flush == "scan":
             self._flush_one(mm, address)
         elif self.tlb_flush == "batched":
             self._flush_batch(mm)

@@ -647,12 +647,15 @@ sys_exit22:                             # the program's end: the run stops
 # (_PAGE_RW for a store), r4 = the address. The current thread's page directory (the
 # kernel's PTE pages are in every one) gives the Linux PTE; the access needs _PAGE_PRESENT
 # (and _PAGE_RW for a store), not _PAGE_USER (a supervisor access); the PTE is marked
-# accessed and hashed (and dirty for a store) and create_hpte (routines/ppc32/
+# accessed (and dirty for a store) and create_hpte (routines/ppc32/
 # hash_low_32.S) makes the HPTE with VSID 0, the kernel segment's. Counts the reloads
 # (2.2.0's htab_reloads, here the kernel's only). Returns create_hpte's status, or 16: no
 # translation (do_page_fault's). r7-r9, r12 and r13 are kept in the frame meanwhile.
+# 2.2.0 has no _PAGE_HASHPTE (include/asm-ppc/pgtable.h, davej-history f6cce5dae): the PTE
+# is marked accessed (and dirty), and since the prologue calls this only for "no HPTE
+# found", create_hpte goes straight to an empty slot (r6 = 0), as 2.2.0's hash_page does
+# for a PTE-not-found exception (head.S: `andis. r0,r20,0x4000; bne 10f`).
         .equ    _PAGE_PRESENT, 0x001
-        .equ    _PAGE_HASHPTE, 0x002
         .equ    _PAGE_ACCESSED, 0x100
 hash_kernel22:
         stw     r7, GPR7(r21)
@@ -670,15 +673,14 @@ hash_kernel22:
         beq-    hk_none
         rlwimi  r8, r4, 22, 20, 29      # the Linux PTE
         rlwinm  r0, r3, 32-3, 24, 24    # a store also sets _PAGE_DIRTY
-        ori     r0, r0, _PAGE_ACCESSED|_PAGE_HASHPTE
-hk_pte:
-        lwarx   r6, 0, r8               # r6: the old PTE
+        ori     r0, r0, _PAGE_ACCESSED  # no _PAGE_HASHPTE in 2.1.51 / 2.2.0
+        lwz     r6, 0(r8)               # r6: the old PTE (2.2.0: lwz, stw, no reservation)
         andc.   r5, r3, r6              # a required bit missing?
         bne-    hk_none
         or      r5, r0, r6
-        stwcx.  r5, 0, r8
-        bne-    hk_pte
+        stw     r5, 0(r8)
         li      r3, 0                   # VSID 0: the kernel's segment
+        li      r6, 0                   # no HPTE found (the prologue's test): an empty slot
         bl      create_hpte
         lis     r5, KDATA@ha            # htab_reloads++
         lwz     r6, KDATA_KERNEL_RELOADS@l(r5)

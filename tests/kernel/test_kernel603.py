@@ -395,8 +395,8 @@ def test_2151_exit_searches_every_page_of_every_vma():
 
 
 def test_hash_fault_remakes_an_hpte_a_search_flush_removed():
-    """2.1.51's flush_hash_page leaves the Linux PTE alone (_PAGE_HASHPTE stays, so the
-    fault's preload would skip it): the storage interrupt's hash_page (hash_fault, as
+    """2.1.51's flush_hash_page leaves the Linux PTE alone (it has no _PAGE_HASHPTE, and
+    update_mmu_cache preloads nothing): the storage interrupt's hash_page (hash_fault, as
     head.S's DataAccess) makes the HPTE again from the PTE; an absent PTE is do_page_fault's
     (False, hash_page not called)."""
     k = kernel("hash", tlb_flush="search")
@@ -411,6 +411,32 @@ def test_hash_fault_remakes_an_hpte_a_search_flush_removed():
     assert mmu.find_pte(k.machine.read, k.arch.sdr1, vsid, heap) is not None
     assert k.arch.hash_fault(p.mm, heap + PAGE_SIZE, "w") is False
     assert kernel("pagetable").arch.hash_fault(p.mm, heap, "r") is False
+
+
+@pytest.mark.parametrize("flush", ["search", "context"])
+def test_hash_1998_kernels_have_no_hashpte(flush):
+    """2.1.51 and 2.2.0 on the 603 with a hash table: their hash_page (hash_page_22.S) marks
+    the PTE accessed and dirty but sets no _PAGE_HASHPTE, update_mmu_cache preloads
+    nothing (include/asm-ppc/pgtable.h of both: an empty macro), so a first store misses
+    the TLB, the handler's search fails (hash_page refuses: no PTE), do_page_fault, then
+    the retried store's search fails again and hash_page_22 makes the HPTE; flush_tlb_page
+    searches for it (flush_range_search: 5 + 6 + 27 + 3k + 4 for primary slot k), and
+    2.4's flush_hash_pages, which reads the bit, refuses to run."""
+    k = kernel("hash", tlb_flush=flush)
+    p = k.spawn(TINY)
+    heap = heap_of(k, p, 2)
+    spent = measure(k, lambda: k.touch(p, heap, "w"))
+    assert spent.counts["htab_misses"] == 2 and spent.counts["hash_page_refused"] == 1
+    assert spent.counts["hpte_primary"] == 1 and "add_hash_page" not in spent.rows
+    assert not p.mm.pte(heap) & _PAGE_HASHPTE
+    found = k.arch.find_hpte(p.mm, heap)
+    assert found is not None and not found[0]
+    spent = measure(k, lambda: k.flush_tlb_page(p.mm, heap))
+    assert spent.rows["flush_range_search"][3] == 5 + 6 + 27 + 3 * found[1] + 4
+    assert k.arch.find_hpte(p.mm, heap) is None
+    with pytest.raises(KernelError, match="_PAGE_HASHPTE"):
+        k.arch.flush_ptes(p.mm, heap, p.mm.pte_page(heap), 1)
+    assert kernel("hash").arch.hashpte and not k.arch.hashpte
 
 
 def test_hash_flush_removes_the_hpte_and_the_tlb_entry():
