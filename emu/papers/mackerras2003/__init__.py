@@ -328,9 +328,13 @@ def copy_step(builds):
     kernel cycles (``builds``: copy_builds(), at gcc.SCALE, so divided by it, as the
     Blanchard chapter sets its build's steps at full size) plus the step's file read() and
     write() copies (fileio.step_cycles). {"original"|"optimized": {"kernel", "files",
-    "total"}}, with "copies" and "bytes" of the file copies and the clock (MHz)."""
+    "total"}}, with "copies" and "bytes" of the file copies, "cow_copies" (copy_page's
+    calls) and the clock (MHz)."""
     cycles, copies, moved = fileio.step_cycles()
-    out = {"copies": copies, "bytes": moved, "clock_mhz": builds["simple"].clock_mhz}
+    simple = builds["simple"]
+    out = {"copies": copies, "bytes": moved, "clock_mhz": simple.clock_mhz,
+           "cow_copies": int(simple.breakdown.loc["copy_page", "calls"]) / simple.iterations
+           / gcc.SCALE}
     for kernel, build in (("original", builds["simple"]), ("optimized", builds["power4"])):
         vm = build.cycles / build.iterations / gcc.SCALE
         out[kernel] = {"kernel": vm, "files": cycles[kernel], "total": vm + cycles[kernel]}
@@ -350,8 +354,7 @@ def copy_claims(builds=None):
     step = copy_step(builds)
     old, new = step["original"], step["optimized"]
     ratio = new["total"] / old["total"]
-    run = builds["power4"]
-    pages = int(run.breakdown.loc["copy_page", "calls"]) / run.iterations / gcc.SCALE
+    pages = step["cow_copies"]
     jobs = build405_jobs()
     low, high, _ = BUILD405_RANGES["jobs"]
     seconds = jobs / (step["clock_mhz"] * 1e6)
