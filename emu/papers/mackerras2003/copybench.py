@@ -58,6 +58,12 @@ ROUTINES = {
                                   ("ppc64",), False,
                                   "64-bit copy_tofrom_user (page loop, shifts, fixups)",
                                   user=True),
+    # the 32-bit kernel's (2.5.66 arch/ppc/lib/string.S, 128-byte lines): the paper's
+    # baseline for copy_tofrom_user
+    "copy_tofrom_user32": Routine("ppc32/copy_tofrom_user.S", "__copy_tofrom_user32",
+                                  ("ppc32", "ppc64"), False,
+                                  "32-bit copy_tofrom_user (line loop, dcbz, lwz/stw)",
+                                  user=True),
 }
 
 

@@ -1,0 +1,206 @@
+"""A compile step's file read() and write() copies on POWER4, with the 32-bit kernel's
+__copy_tofrom_user or the POWER4 one (Mackerras 2003 section 3.1).
+
+The path, as Linux 2.5.66's mm/filemap.c has it (BitKeeper history, "Linux 2.5.66",
+commit 3007e2ef10):
+
+- read(): ``generic_file_read`` -> ``do_generic_mapping_read``, which walks the file one
+  page-cache page at a time (index = pos >> PAGE_CACHE_SHIFT, offset = pos &
+  ~PAGE_CACHE_MASK; nr = PAGE_CACHE_SIZE, or i_size's remainder on the last page, minus
+  offset), looks each page up (``find_get_page``) and hands it to ``file_read_actor``,
+  which copies min(nr, what the call still wants) with ``__copy_to_user(desc->buf, kaddr +
+  offset, size)``;
+- write(): ``generic_file_write`` -> ``generic_file_write_nolock`` ->
+  ``generic_file_aio_write_nolock``: offset = pos & (PAGE_CACHE_SIZE - 1), bytes =
+  min(PAGE_CACHE_SIZE - offset, count), the page from ``__grab_cache_page``, then
+  ``prepare_write``, ``filemap_copy_from_user(page, offset, buf, bytes)``
+  (``__copy_from_user(kaddr + offset, buf, bytes)``) and ``commit_write``;
+- include/asm-ppc64/uaccess.h: ``__copy_to_user`` and ``__copy_from_user`` are both
+  ``__copy_tofrom_user``.
+
+``read_copies`` and ``write_copies`` cut a call into those copies; each copy runs as guest
+code on the POWER4 model (``copybench``: the 32-bit kernel's routine,
+routines/ppc32/copy_tofrom_user.S, or the POWER4 one, routines/ppc64/copy_tofrom_user.S).
+The page-cache look-up, the system call and prepare_write/commit_write are the same code
+under both routines: they decide which page a copy reads or writes and where in it (the
+cut above), not what the copy costs, and they cancel in the saving; they are not run.
+
+What a compile step reads and writes (``STEP_IO``) is an ESTIMATE, each with its range in
+``STEP_IO_RANGES``: cpp reads the source and its headers whole into buffers of its own,
+and the passes hand on the .i and .s and write the .o through stdio's buffers.
+"""
+from __future__ import annotations
+
+from collections import Counter
+
+from ...hw import estimates
+from . import copybench
+
+PAGE = 4096
+#: the two routines of section 3.1: the 32-bit kernel's, the POWER4 one (copybench names)
+ROUTINES = {"original": "copy_tofrom_user32", "optimized": "copy_tofrom_user64"}
+
+#: A compile step's file traffic (gcc 2.95: cpp, cc1 and as as separate processes passing
+#: temporary files, as emu.kernel.gcc runs them). ESTIMATES: no build was traced.
+STEP_IO = {
+    "files_read": 150,         # the .c and the headers cpp opens
+    "bytes_read": 600_000,     # what those files hold in all
+    "i_bytes": 300_000,        # cpp's output, cc1's input
+    "s_bytes": 80_000,         # cc1's output, as's input
+    "o_bytes": 20_000,         # as's output
+    "malloc_offset": 8,        # where in its page a buffer of cpp's own starts
+    "stdio_offset": 0,         # where in its page a stdio buffer starts
+    "from_memory": 0.5,        # the share of copies whose lines come from memory
+}
+STEP_IO_RANGES = {
+    "files_read": (60, 300, "the .c and the headers cpp opens for one kernel source file "
+                            "of 2.5.66 (linux/sched.h, linux/fs.h and linux/mm.h alone pull "
+                            "in dozens; include guards keep each to one read): not counted"),
+    "bytes_read": (250_000, 1_500_000, "the bytes of those files, comments and #if'd-out "
+                                       "code included (headers of a few KB each, a source "
+                                       "file of a few to tens of KB)"),
+    "i_bytes": (150_000, 600_000, "a kernel source file preprocessed: emu.kernel.gcc sizes "
+                                  "cc1's memory for 'a few hundred KB' of input"),
+    "s_bytes": (30_000, 200_000, "cc1's assembly for one kernel source file at -O2"),
+    "o_bytes": (5_000, 60_000, "the object file as writes (code, data, relocations, "
+                               "symbols)"),
+    "malloc_offset": (8, 120, "cpp reads a file whole into a buffer from malloc, 8-byte "
+                              "aligned; an allocation above glibc's mmap threshold starts "
+                              "8 bytes (its chunk header) into a page, a smaller one "
+                              "anywhere 8-aligned (the 32-bit routine's cost depends on the "
+                              "offset within a 128-byte line)"),
+    "stdio_offset": (0, 8, "glibc 2.2-2.3's stdio buffer of st_blksize (4 KB) came from "
+                           "ALLOC_BUF, an mmap, so page-aligned: a whole page copied at a "
+                           "page-aligned file position then takes the POWER4 routine's page "
+                           "loop (not verified in a retrieved glibc; later glibc mallocs it, "
+                           "8-aligned: 8)"),
+    "from_memory": (0.0, 1.0, "share of the copies whose source and destination come from "
+                              "memory (copybench's cold) rather than the L1 (warm): not "
+                              "measured; cc1's working set of several MB overruns the L2 "
+                              "between one pass's write and the next one's read, while "
+                              "POWER4's prefetcher, which the model lacks, hides much of a "
+                              "stream's latency"),
+}
+
+
+def estimate_ranges():
+    """[(name, nominal, low, high, why)] of the step's traffic (emu.book.ranges)."""
+    return [(f"kernel:build_io.{k}", v, *STEP_IO_RANGES[k]) for k, v in STEP_IO.items()]
+
+
+def step_io():
+    """STEP_IO with any moved estimate's value (emu.hw.estimates)."""
+    return {k: estimates.value(f"kernel:build_io.{k}", v) for k, v in STEP_IO.items()}
+
+
+def _check(name, value, low=0):
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise ValueError(f"{name} must be a whole number from {low}, not {value!r}")
+
+
+def read_copies(file_bytes, pos, count, buf_offset):
+    """The __copy_to_user calls of one read(fd, buf, count) at file position ``pos`` of a
+    file of ``file_bytes``, ``buf`` ``buf_offset`` bytes into a page, as
+    do_generic_mapping_read and file_read_actor make them: [(size, src_offset,
+    dst_offset)], each offset within its page."""
+    for name, value in (("file_bytes", file_bytes), ("pos", pos), ("count", count),
+                        ("buf_offset", buf_offset)):
+        _check(name, value)
+    copies, index, offset, done = [], pos // PAGE, pos % PAGE, 0
+    while done < count:
+        end_index = file_bytes // PAGE
+        if index > end_index:
+            break
+        nr = PAGE
+        if index == end_index:
+            nr = file_bytes % PAGE
+            if nr <= offset:
+                break
+        size = min(nr - offset, count - done)
+        copies.append((size, offset, (buf_offset + done) % PAGE))
+        done += size
+        offset += size
+        index += offset // PAGE
+        offset %= PAGE
+    return copies
+
+
+def write_copies(pos, count, buf_offset):
+    """The __copy_from_user calls of one write(fd, buf, count) at ``pos``, as
+    generic_file_aio_write_nolock makes them (filemap_copy_from_user a page at a time):
+    [(size, src_offset, dst_offset)], the source the user's buffer."""
+    for name, value in (("pos", pos), ("count", count), ("buf_offset", buf_offset)):
+        _check(name, value)
+    copies, done = [], 0
+    while done < count:
+        offset = (pos + done) % PAGE
+        size = min(PAGE - offset, count - done)
+        copies.append((size, (buf_offset + done) % PAGE, offset))
+        done += size
+    return copies
+
+
+def stdio_file(file_bytes, buf_offset, write):
+    """A file written (or read) start to end through a stdio buffer of a page: one
+    write() (read()) of a page per buffer-full at page-aligned positions, the last one
+    short. The copies, as write_copies (read_copies) cut them."""
+    _check("file_bytes", file_bytes)
+    copies = []
+    for pos in range(0, file_bytes, PAGE):
+        count = min(PAGE, file_bytes - pos)
+        copies += (write_copies(pos, count, buf_offset) if write
+                   else read_copies(file_bytes, pos, count, buf_offset))
+    return copies
+
+
+def step_copies(io=None):
+    """Every copy of a compile step with how many times it happens: Counter{(size,
+    src_offset, dst_offset): count}. cpp reads ``files_read`` files of ``bytes_read`` in
+    all, each whole in one read() into a buffer ``malloc_offset`` into a page (a file's
+    last page holds half a page on average: one copy of 2,048 bytes a file stands for
+    them, or of the mean size where the files are smaller); the .i, .s and .o go through stdio (``stdio_file``), each written once
+    and, but for the .o, read once."""
+    io = io or step_io()
+    files, total = int(io["files_read"]), int(io["bytes_read"])
+    if files < 1 or total < files:
+        raise ValueError(f"files_read must be at least 1 and bytes_read at least a byte a "
+                         f"file, not {files} files of {total} bytes")
+    counts = Counter()
+    last = min(PAGE // 2, total // files)       # files under a page hold less
+    whole = read_copies(PAGE, 0, PAGE, int(io["malloc_offset"]))[0]
+    tail = read_copies(last, 0, last, int(io["malloc_offset"]))[0]
+    if total > files * last:
+        counts[whole] += (total - files * last) / PAGE
+    counts[tail] += files
+    stdio = int(io["stdio_offset"])
+    for name, read_too in (("i_bytes", True), ("s_bytes", True), ("o_bytes", False)):
+        size = int(io[name])
+        counts.update(stdio_file(size, stdio, write=True))
+        if read_too:
+            counts.update(stdio_file(size, stdio, write=False))
+    return counts
+
+
+def copy_cycles(routine, copies, from_memory):
+    """Cycles of ``copies`` (step_copies()) with ``routine`` (a copybench name) on the
+    POWER4 model: each copy's cycles from memory (copybench's cold) and from the L1
+    (warm), weighted by ``from_memory``."""
+    if not 0 <= from_memory <= 1:
+        raise ValueError(f"from_memory must be from 0 to 1, not {from_memory!r}")
+    total = 0.0
+    for (size, src, dst), count in copies.items():
+        cold, warm = (copybench.measure(routine, size, src, dst, cache).cycles
+                      for cache in ("cold", "warm"))
+        total += count * (from_memory * cold + (1 - from_memory) * warm)
+    return total
+
+
+def step_cycles(io=None):
+    """{"original": cycles, "optimized": cycles} of a compile step's file copies, and the
+    copies' count and bytes: (cycles, copies, bytes)."""
+    io = io or step_io()
+    copies = step_copies(io)
+    cycles = {kernel: copy_cycles(routine, copies, float(io["from_memory"]))
+              for kernel, routine in ROUTINES.items()}
+    return (cycles, sum(copies.values()),
+            sum(size * n for (size, _, _), n in copies.items()))

@@ -1,0 +1,90 @@
+"""The 32-bit kernel's __copy_tofrom_user (routines/ppc32/copy_tofrom_user.S, after Linux
+2.5.66 arch/ppc/lib/string.S with 128-byte lines), run on the POWER4 model as Mackerras 2003
+section 3.1's baseline: it copies right at every size and alignment tried, its instruction
+counts follow its loops (counted by hand below), and a fault in the source or the
+destination returns the bytes not copied through the exception table (the rest of the
+destination zeroed after a source fault).
+
+Layout: G | A1 A2 A3 | G | B1 B2 B3 | G (G never mapped); A holds a pattern, B a sentinel.
+"""
+import random
+
+import pytest
+
+import emu
+from emu.hw.layout import PAGE
+from emu.papers.mackerras2003 import copybench
+from emu.run import extable
+from emu.run.machine import Machine
+
+ENTRY = "__copy_tofrom_user32"
+SENTINEL = 0xEE
+
+
+@pytest.fixture(scope="module")
+def bench():
+    m = Machine("power4")
+    m.load(emu.routine("ppc32/copy_tofrom_user.S"))
+    base = m.alloc(9 * PAGE)
+    for page in (0, 4, 8):
+        m.uc.mem_unmap(base + page * PAGE, PAGE)
+    a, b = base + PAGE, base + 5 * PAGE
+    pattern = bytes(random.Random(2566).randrange(256) for _ in range(3 * PAGE))
+    m.write(a, pattern)
+    return m, a, b, pattern
+
+
+def _copy(bench, src_off, dst_off, n):
+    m, a, b, pattern = bench
+    m.write(b, bytes([SENTINEL]) * 3 * PAGE)
+    run = m.call(ENTRY, b + dst_off, a + src_off, n)
+    want = bytearray([SENTINEL]) * 3 * PAGE
+    want[dst_off:dst_off + n] = pattern[src_off:src_off + n]
+    return run, m.read(b, 3 * PAGE) == bytes(want)
+
+
+@pytest.mark.parametrize("n", [0, 1, 3, 4, 7, 15, 16, 100, 127, 128, 129, 255, 256, 300,
+                               1000, 4095, 4096, 4100, 8192])
+@pytest.mark.parametrize("src, dst", [(0, 0), (3, 0), (0, 5), (1, 127), (8, 8), (64, 2)])
+def test_it_copies_every_size_and_alignment_and_nothing_else(bench, n, src, dst):
+    run, right = _copy(bench, PAGE // 2 + src if n <= PAGE else src,
+                       PAGE // 2 + dst if n <= PAGE else dst, n)
+    assert right and run.return_value == 0
+
+
+def test_a_page_aligned_page_takes_the_line_loop():
+    # entry 5 (addi, addi, neg, andi., beq: already on a line); 58: srwi., clrlwi, li, beq
+    # = 4; li, dcbt, mtctr = 3; 32 lines of dcbt, dcbz, 32 lwz/stw pairs (64), bdnz = 67
+    # each; 63: srwi., mtctr, beq = 3; 64: andi., mtctr, beq = 3; li, blr = 2
+    r = copybench.measure("copy_tofrom_user32", 4096)
+    assert r.instructions == 5 + 4 + 3 + 32 * 67 + 3 + 3 + 2 == 2164
+
+
+def test_a_destination_8_bytes_into_a_line_first_copies_words_to_the_line():
+    # 120 bytes to the line: entry 5 + cmplw, blt, andi., mtctr, beq (5); 61: subf,
+    # srwi., mtctr, beq (4); 30 words of lwzu, stwu, bdnz (90); 58: 4; 3; 3976 bytes = 31
+    # lines (2077) and 8 bytes; 63: 3 + 2 words (6); 64: 3; 2
+    r = copybench.measure("copy_tofrom_user32", 4096, dst_align=8)
+    assert r.instructions == 5 + 5 + 4 + 90 + 4 + 3 + 31 * 67 + 3 + 6 + 3 + 2 == 2202
+
+
+def test_a_source_fault_copies_what_it_can_then_zeroes_the_rest(bench):
+    m, a, b, pattern = bench
+    hole = a + PAGE                                # A2 out of the map
+    m.write(b, bytes([SENTINEL]) * PAGE)
+    with extable.unmapped_page(m, hole):
+        run = m.call(ENTRY, b, hole - 60, 100)
+    assert run.return_value == 40
+    assert m.read(b, 60) == pattern[PAGE - 60:PAGE] and m.read(b + 60, 40) == bytes(40)
+    assert m.read(b + 100, 8) == bytes([SENTINEL]) * 8
+
+
+def test_a_destination_fault_in_the_line_loop_returns_the_bytes_not_copied(bench):
+    m, a, b, pattern = bench
+    hole = b + PAGE                                # B2 out of the map
+    # 100 bytes to the line (25 words), then dcbz faults on the first line at B2: 200
+    # bytes left = one line (ctr 1, << 7) and 72 (r5)
+    with extable.unmapped_page(m, hole):
+        run = m.call(ENTRY, hole - 100, a, 300)
+    assert run.return_value == 200
+    assert m.read(hole - 100, 100) == pattern[:100]
