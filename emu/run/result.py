@@ -211,7 +211,8 @@ class CountLayout:
         self.words = np.concatenate(gathered)
         # the words that count (a call's share is their difference), not those that note
         # a state (the MMU's mode, the memory system's switch): ``raw`` keeps only these
-        self.counting = np.isin(self.words, layout.count_words)
+        self.counting = np.flatnonzero(np.isin(self.words, layout.count_words))
+        self.counting_words = self.words[self.counting]
         self.positions = self._counter_positions()
         self._pickers = {}
 
@@ -233,12 +234,12 @@ class CountLayout:
         a gather's ``raw``, taken off)."""
         values = st[self.words]
         if less is not None:
-            values -= less
+            values[self.counting] -= less
         return Counts(self, values.tolist(), soft_tlb_events)
 
     def raw(self, st):
-        """The counting words as they are now, the others 0 (``gather``'s ``less``)."""
-        return np.where(self.counting, st[self.words], 0)
+        """The counting words as they are now (``gather``'s ``less``)."""
+        return st[self.counting_words]
 
     def _table(self, table, values):
         names, get = self.tables[id(table)]
