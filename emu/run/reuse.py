@@ -29,7 +29,8 @@ function of ``emu``, whose code the folder's version fixes) run with the same ar
 moved estimates in two processes runs once. The book's notebooks run in parallel and several
 run the same grid (Yun's Table 1 page and the scorecard): the first process to reach a run
 takes its lock and runs it, the others wait for it and read its result (a pickle, with the
-estimates it read, noted again where it is read). Unset (a reader's or student's run), a
+estimates it read, noted again where it is read; a wait has an end, LOCK_WAIT_S, after which
+the waiting process runs the unit itself: the same result, twice). Unset (a reader's or student's run), a
 unit is run as above.
 """
 from __future__ import annotations
@@ -206,16 +207,42 @@ def _shared_path(folder, k, moved):
     return folder / (hashlib.sha256(text.encode()).hexdigest() + ".pickle")
 
 
+#: the shared runs' lock files this process holds (a unit inside itself: held once)
+_HELD = set()
+#: how long a process waits for another's run of a unit before running it itself (the
+#: same result, computed twice: never a wait without end, whatever units hold each other)
+LOCK_WAIT_S = 900.0
+
+
 @contextlib.contextmanager
-def _locked(path):
-    """Hold ``path``'s lock file (another process holding it: wait)."""
+def _locked(path, wait_s=None):
+    """Hold ``path``'s lock file (another process holding it: wait, at most ``wait_s``,
+    LOCK_WAIT_S by default, then go on without it). Re-entrant in a process: a second lock
+    of one file from the same process would wait for itself."""
+    if path in _HELD:
+        yield
+        return
     path.parent.mkdir(parents=True, exist_ok=True)
+    deadline = time.monotonic() + (LOCK_WAIT_S if wait_s is None else wait_s)
     with open(path.with_suffix(".lock"), "a+b") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+        while True:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                held = True
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    held = False
+                    break
+                time.sleep(0.02)
+        if held:
+            _HELD.add(path)
         try:
             yield
         finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
+            if held:
+                _HELD.discard(path)
+                fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 def _read_shared(path):

@@ -161,7 +161,11 @@ def _call_pickled(payload, parameters):
 
 
 def _as_unit(function):
-    """``function`` called as a unit of emu.run.reuse (its name the unit's): f(kwargs=p)."""
+    """``function`` called as a unit of emu.run.reuse (its name the unit's): f(kwargs=p).
+    A function marked ``@reuse.unit`` is one already, under the same name and arguments:
+    wrapped again, its run would be kept twice, and a shared run would wait for itself."""
+    if getattr(function, "unit_name", None):
+        return lambda kwargs: function(**kwargs)
     return functools.partial(reuse.call, reuse.function_name(function), function, ())
 
 

@@ -135,3 +135,69 @@ def test_a_second_process_waits_for_the_first_and_reads_its_run(shared, tmp_path
     second.join(30)
     assert results == [{"square": 64, "cpi": 1.5}] * 2
     assert Path(log).read_text() == "8\n"            # run once, by the first
+
+
+
+def _cube(x):
+    RUNS.append(x)
+    return x ** 3
+
+
+_cube.__module__ = "emu.tests_only"
+cube = reuse.unit(_cube)                    # a unit of its own, as the chapters' runs are
+
+
+def test_a_sweep_of_a_unit_does_not_wait_for_itself(shared):
+    # a sweep's point of a @reuse.unit function is that unit (same name, same arguments):
+    # wrapped twice, its shared run took its own lock twice and waited for ever
+    assert cube.unit_name == "emu.tests_only._cube"
+    assert _in_a_thread(lambda: sweep.run(cube, [{"x": 2}, {"x": 2}],
+                                          executor="serial")) == [8, 8]
+    assert RUNS == [2]
+    assert _in_a_thread(lambda: sweep._call_pickled(sweep._dumps(cube), {"x": 2})) == ("ok", 8)
+    assert RUNS == [2]
+
+
+def test_a_lock_this_process_holds_is_not_waited_for(shared):
+    path = shared / "a.pickle"
+
+    def twice():
+        with reuse._locked(path):
+            with reuse._locked(path):
+                return "held twice"
+    assert _in_a_thread(twice) == "held twice"
+    assert not reuse._HELD
+
+
+def _in_a_thread(function, seconds=20):
+    """``function()``'s result, or a failure if it has not returned in ``seconds`` (a
+    process waiting for its own lock never would)."""
+    import threading
+    out = []
+    thread = threading.Thread(target=lambda: out.append(function()), daemon=True)
+    thread.start()
+    thread.join(seconds)
+    assert out, f"no result in {seconds} s: waiting for itself?"
+    return out[0]
+
+
+def _hold(path, seconds, ready):
+    with reuse._locked(path):
+        ready.set()
+        time.sleep(seconds)
+
+
+def test_a_wait_for_another_process_has_an_end(shared):
+    # another process holds a run's lock longer than a process waits: it goes on (and runs
+    # the unit itself), never waits without end
+    path = shared / "b.pickle"
+    context = multiprocessing.get_context("fork")
+    ready = context.Event()
+    holder = context.Process(target=_hold, args=(path, 5.0, ready))
+    holder.start()
+    assert ready.wait(30)
+    start = time.monotonic()
+    with reuse._locked(path, wait_s=0.5):
+        waited = time.monotonic() - start
+    holder.join(30)
+    assert 0.5 <= waited < 4.0
