@@ -12,7 +12,12 @@ allocates the tables, reads the PTE and picks the path; the guest code runs the 
 decisions on the guest's copy of the structures, and a disagreement is a KernelError. What
 stays outside the guest: the anonymous, write-protect and young/dirty paths' bookkeeping
 (their fixed costs, emu.kernel.costs), a page-cache miss's read, and an early
-copy-on-write's anon_vma_prepare and page_add_new_anon_rmap (charged nothing).
+copy-on-write's anon_vma_prepare and page_add_new_anon_rmap (charged nothing). Their size,
+measured on Yun 2011's runs (one copy, the stock kernel, 29 November 2026): the fixed
+anon_fault and wp_fault are 600, 1,200 and 2,280 cycles of lat_proc fork's, exec's and
+shell's 104,651, 347,950 and 752,203 an iteration (0.57, 0.34, 0.30%), none of
+lat_pagefault's; a guest routine per such fault would add 5 to 44 calls an iteration
+(about 0.04 ms of CPU each, against the runs' 0.2 to 0.5 s).
 """
 from __future__ import annotations
 
