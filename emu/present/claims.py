@@ -228,9 +228,10 @@ class Claim:
         return tuple(replace(self, emulated=v, spread=None).verdict for v in (low, high))
 
     def spread_fields(self):
-        """The row's spread columns: "spread low", "spread high" (NaN without a spread)
-        and "spread over" (what it spans; "" without)."""
-        low, high, spans = self.spread or (math.nan, math.nan, "")
+        """The row's spread columns: "spread low", "spread high" (None without a spread:
+        a row equals its copy, which NaN would not) and "spread over" (what it spans; ""
+        without)."""
+        low, high, spans = self.spread or (None, None, "")
         return {"spread low": low, "spread high": high, "spread over": spans}
 
 

@@ -92,8 +92,8 @@ def test_a_spread_is_shown_beside_the_value_and_leaves_the_verdict():
     assert spread.magnitude == plain.magnitude == pytest.approx(4 / 6)
     row, bare = spread.row(), plain.row()
     assert (row["spread low"], row["spread high"], row["spread over"]) == (-1.0, 9.5, "3 layouts")
-    assert bare["spread over"] == "" and all(bare[k] != bare[k] for k in ("spread low",
-                                                                          "spread high"))
+    assert (bare["spread low"], bare["spread high"], bare["spread over"]) == (None, None, "")
+    assert plain.row() == bare                     # a row equals its copy (no NaN in it)
     assert set(row) == set(bare)                   # every claim's row has the same columns
     # at its ends the effect would be the opposite (-1 against +6) and 9.5 / 6 = x1.58
     assert spread.spread_verdicts() == ("opposite direction", "within x2")
