@@ -286,6 +286,16 @@ def _range_line(row, key):
         if _in_range(row) != "no range" else ""
 
 
+def _spread_line(row):
+    """The small line under the emulated value giving its spread over the runs it averages
+    ("3 layouts 2.1 to 6.3"); none for a claim without one."""
+    low, high = row.get("spread low"), row.get("spread high")
+    if low is None or low != low:
+        return ""
+    return (f'<br><small>{html.escape(str(row["spread over"]))} '
+            f'{float(low):.4g} to {float(high):.4g}</small>')
+
+
 def _details(row):
     """The claim's details under it: kind, source, tolerance, stand-in, reason."""
     parts = [f"{label}: {html.escape(str(row[key]))}" for label, key in CLAIM_DETAILS
@@ -296,7 +306,8 @@ def _details(row):
 def html_table(card, page_prefix="../", table_id="scorecard-table"):
     """The scorecard as a self-contained HTML table a reader can sort (click a header) and
     filter (by chapter and verdict, and with ranges by whether the paper's value is inside
-    the claim's range; the range under the emulated value): no library, no request leaving the page. Each claim
+    the claim's range; under the emulated value its spread, where the claim has one, and
+    its range): no library, no request leaving the page. Each claim
     links to the page that computes it (``page_prefix``: from the page showing the table to
     the book's root)."""
     card = card.copy()
@@ -323,7 +334,8 @@ def html_table(card, page_prefix="../", table_id="scorecard-table"):
         for _, key, number in TABLE_COLUMNS:
             cell = _cell(row[key], number)
             if key in ("emulated", "verdict"):
-                cell = cell[:-len("</td>")] + _range_line(row, key) + "</td>"
+                spread = _spread_line(row) if key == "emulated" else ""
+                cell = cell[:-len("</td>")] + spread + _range_line(row, key) + "</td>"
             if key == "claim":
                 link = html.escape(f"{page_prefix}{row['page']}.html")
                 cell = cell.replace(f">{html.escape(row['claim'])}<",

@@ -69,7 +69,11 @@ class PageFaults:
                 self.update_mmu_cache(mm, vma, address, ptep)
 
     def _do_anonymous_page(self, mm, vma, address, ptep, write):
-        self.ledger.fixed("anon_fault")
+        guest = self.arch.runs_fault_path       # its bookkeeping as guest code
+        if guest:
+            self.arch.anon_fault_head(self, mm, vma, address, write)
+        else:
+            self.ledger.fixed("anon_fault")
         if not write:                           # map the shared zero page, read only
             self.ledger.count("zero_page_maps")
             with self.locked(mm.page_table_lock):
@@ -86,6 +90,8 @@ class PageFaults:
         page.mapcount = 1
         self.policy.mapping_page(self, page, "anonymous")
         with self.locked(mm.page_table_lock):
+            if guest:
+                self.arch.anon_fault_map(self, mm, vma, address, ptep, page)
             self._set_pte(mm, address, ptep, page.address | self._vm_pte_bits(vma, True) |
                           _PAGE_DIRTY)
             self.update_mmu_cache(mm, vma, address, ptep)
@@ -189,6 +195,8 @@ class PageFaults:
         if write:
             bits |= _PAGE_DIRTY
         with self.locked(mm.page_table_lock):
+            if cow and self.arch.runs_fault_path:    # page_add_new_anon_rmap, guest code
+                self.arch.anon_cow_map(self, mm, vma, address, page)
             self._set_pte(mm, address, ptep, page.address | bits)
             self.update_mmu_cache(mm, vma, address, ptep)
         self.arch.unlock_page(self, locked)

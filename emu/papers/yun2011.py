@@ -20,6 +20,8 @@ own profiles by kernel symbol, stock against all four fixes), ``claims`` for the
 """
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 
 from ..context import routine as routine_path
@@ -452,7 +454,10 @@ def trend_robustness(by_layout):
     """Each trend of Table 1 (TRENDS) over the layouts of ``layout_timings``: the one-core
     gain of the mean times against each layout's four-core gain, each layout's ``trend``,
     and "robust" when every layout's trend is the same, else "not robust". A DataFrame
-    indexed by (patch, benchmark): ``trends`` (each layout's, e.g. "falls, flat"), robust."""
+    indexed by (patch, benchmark): ``trends`` (each layout's, e.g. "falls, flat"), robust,
+    the four-core ``layouts`` and the lowest and highest of their gains over the one-core
+    gain (``ratio low``, ``ratio high``: the trend claim's spread; NaN when the one-core
+    gain is 0)."""
     one = table1_emulated(mean_timings(by_layout))
     each = table1_layouts(by_layout)
     rows = []
@@ -460,9 +465,12 @@ def trend_robustness(by_layout):
         m1 = float(one.loc[(patch, 1), bench])
         fours = each.xs((patch, 4, bench), level=["patch", "cores", "benchmark"])
         trends = [trend(m1, float(g)) for g in fours]
+        ratios = [float(g) / m1 for g in fours] if m1 else [math.nan]
         rows.append({"patch": patch, "benchmark": bench,
                      "trends": ", ".join(trends),
-                     "robust": "robust" if len(set(trends)) == 1 else "not robust"})
+                     "robust": "robust" if len(set(trends)) == 1 else "not robust",
+                     "layouts": len(fours), "ratio low": min(ratios),
+                     "ratio high": max(ratios)})
     return pd.DataFrame(rows).set_index(["patch", "benchmark"])
 
 
@@ -799,8 +807,9 @@ def claims(times=None, by_layout=None):
     the gains' trends from 1 to 4 cores (PK1's and PK2's lat_pagefault, each benchmark's
     overall gain). Each is an effect whose "no change" is half a point, as the table rounds.
     From ``by_layout`` (``layout_timings``: each cell the gain of the layouts' mean times,
-    its reason the layouts' range), or from one layout's ``timings``; neither given:
-    ``claim_timings``."""
+    its reason and its spread the layouts' range: each layout's gain, or for a trend each
+    layout's four-core gain over the one-core gain), or from one layout's ``timings``;
+    neither given: ``claim_timings``."""
     if times is not None and by_layout is not None:
         raise ValueError("claims: give the timings of one layout or of several, not both")
     if times is None:
@@ -823,13 +832,17 @@ def claims(times=None, by_layout=None):
                 why = reason(times) if reason else "the model's LMBench loop with the " \
                     "patches applied in order; fork's, exec's and exit's generic C are fixed " \
                     "estimates"
+                over = None
                 if spread is not None and spread.loc[(patch, cores, bench), "layouts"] > 1:
-                    why += "; " + spread_note(spread.loc[(patch, cores, bench)])
+                    cell = spread.loc[(patch, cores, bench)]
+                    why += "; " + spread_note(cell)
+                    over = (cell["min"], cell["max"], f"{cell['layouts']} layouts")
                 out.append(Claim(
                     "Yun 2011", claim, kind=EFFECT, neutral=0,
                     published=float(paper.loc[(patch, cores), bench]),
                     emulated=float(model.loc[(patch, cores), bench]), unit="%", digits=1,
-                    source=SOURCE, page=PAGES["table1"], reason=why, **rounding))
+                    source=SOURCE, page=PAGES["table1"], reason=why, spread=over,
+                    **rounding))
     overall, published = model.xs("Overall", level="patch"), paper.xs("Overall", level="patch")
     text = data.load("yun2011_text_numbers").set_index("quantity")["value"]
     out += [
@@ -855,15 +868,17 @@ def claims(times=None, by_layout=None):
     robust = None if by_layout is None else trend_robustness(by_layout)
     for patch, bench, source in trends:
         one, four = (float(paper.loc[(patch, c), bench]) for c in (1, 4))
-        why = _trend_reason(times, patch, bench)
+        why, over = _trend_reason(times, patch, bench), None
         if robust is not None:
             r = robust.loc[(patch, bench)]
             why += (f"; the layouts' trends: {r['trends']}"
                     + ("" if r["robust"] == "robust" else " (its direction is not robust)"))
+            if r["layouts"] > 1 and r["ratio low"] == r["ratio low"]:
+                over = (r["ratio low"], r["ratio high"], f"{r['layouts']} layouts")
         out.append(Claim(
             "Yun 2011", f"{patch}'s {PROGRAMS[bench]} gain at 4 cores / at 1 core",
             kind=EFFECT, neutral=1, unit="times", digits=2, published=four / one,
             published_from=(one, four), page=PAGES["table1"], source=source,
             emulated=float(model.loc[(patch, 4), bench] / model.loc[(patch, 1), bench]),
-            reason=why))
+            reason=why, spread=over))
     return out

@@ -24,11 +24,17 @@ or the opposite direction. A paper's "no change" (an effect within its own noise
 within or beyond it. A claim the model cannot run is a row too, with status "not modelled"
 and what is missing; a number the model takes as its input is status "input" and has no
 verdict (comparing it with itself would be circular).
+
+A claim may carry its **spread**: the lowest and the highest value the model gives over the
+runs its emulated value sums up (a chapter that averages several layouts of memory, say),
+and what those runs are ("3 layouts"). It is shown beside the value and never changes the
+verdict, which is the emulated value's; the chapter says what the spread means.
 """
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+import numbers
+from dataclasses import dataclass, replace
 
 from . import data
 from .compare import Comparison
@@ -86,6 +92,8 @@ class Claim:
     page: str = ""          # the book page that computes it (default: the chapter's index)
     published_from: tuple = ()     # the printed numbers the published value is computed from
     digits: int = 2
+    spread: tuple | None = None    # (low, high, what it spans): the model's value over the
+    #                                runs the emulated one averages, e.g. (3.1, 6.2, "3 layouts")
 
     def __post_init__(self):
         if self.kind not in (EFFECT, QUANTITY):
@@ -114,6 +122,31 @@ class Claim:
             if getattr(self, name) is not None:
                 object.__setattr__(self, name, float(getattr(self, name)))
         object.__setattr__(self, "published_from", tuple(float(x) for x in self.published_from))
+        if self.spread is not None:
+            object.__setattr__(self, "spread", self._checked_spread())
+
+    def _checked_spread(self):
+        """The spread as (low, high, spans) with plain floats, or a clear error."""
+        if self.emulated is None:
+            raise ValueError(f"claim {self.claim!r}: a spread is of emulated values; "
+                             f"this claim has none")
+        try:
+            low, high, spans = self.spread
+        except (TypeError, ValueError):
+            raise ValueError(f"claim {self.claim!r}: a spread is (low, high, what it "
+                             f"spans), not {self.spread!r}") from None
+        if not isinstance(spans, str) or not spans.strip():
+            raise ValueError(f"claim {self.claim!r}: a spread says what it spans "
+                             f"(\"3 layouts\"), not {spans!r}")
+        for value in (low, high):
+            if not isinstance(value, numbers.Real) or isinstance(value, bool) or \
+                    not math.isfinite(value):
+                raise ValueError(f"claim {self.claim!r}: a spread's ends are finite "
+                                 f"numbers, not {value!r}")
+        if low > high:
+            raise ValueError(f"claim {self.claim!r}: a spread's low {low} is above its "
+                             f"high {high}")
+        return float(low), float(high), spans
 
     @property
     def comparison(self):
@@ -183,7 +216,23 @@ class Claim:
                 f"±{self.tolerance:.3g}{'' if self.unit in ('', '%') else ' '}{self.unit}: "
                 f"{self.tolerance_source}",
                 "source": self.source, "stand-in": self.stand_in, "reason": self.reason,
-                "page": self.page or CHAPTER_PAGES.get(self.chapter, "")}
+                "page": self.page or CHAPTER_PAGES.get(self.chapter, ""),
+                **self.spread_fields()}
+
+    def spread_verdicts(self):
+        """The verdicts the spread's ends would have as the emulated value: (at low, at
+        high), or None without a spread. Said beside the claim, never its verdict."""
+        if self.spread is None:
+            return None
+        low, high, _ = self.spread
+        return tuple(replace(self, emulated=v, spread=None).verdict for v in (low, high))
+
+    def spread_fields(self):
+        """The row's spread columns: "spread low", "spread high" (None without a spread:
+        a row equals its copy, which NaN would not) and "spread over" (what it spans; ""
+        without)."""
+        low, high, spans = self.spread or (None, None, "")
+        return {"spread low": low, "spread high": high, "spread over": spans}
 
 
 def not_modelled(chapter, claim, published, unit, source, kind, missing, neutral=None, **kw):

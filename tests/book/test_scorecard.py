@@ -136,3 +136,21 @@ def test_the_html_table_filters_sorts_and_links_without_requests():
     assert 'href="../notebooks/b/01.html"' in page
     assert 'data-sort="0.76"' in page and 'data-sort="9.0"' in page     # sortable as numbers
     assert "http" not in page and "src=" not in page          # nothing fetched
+
+
+def test_the_html_table_shows_a_spread_under_the_emulated_value():
+    """A claim with a spread: its low and high and what they span under the emulated value,
+    before its range; a claim without one: no such line."""
+    rows = [effect(6.0, 4.0, neutral=0, spread=(-1.25, 9.5, "3 layouts")).row(),
+            quantity(2.0, 9.0).row()]
+    rows[1]["claim"] = "q2"
+    card = pd.DataFrame(rows)
+    page = S.html_table(card)
+    spread_row, plain_row = page.split("<tr data-chapter")[1:]
+    assert ('style="text-align:right">4<br><small>3 layouts -1.25 to 9.5</small></td>'
+            in spread_row)
+    assert "layouts" not in plain_row and "<small>" not in plain_row.split("</td>")[3]
+    card["range low"], card["range high"] = [3.0, 8.0], [5.0, 10.0]
+    card["published inside"] = [False, True]
+    ranged = S.html_table(card).split("<tr data-chapter")[1]
+    assert "4<br><small>3 layouts -1.25 to 9.5</small><br><small>range 3 to 5</small>" in ranged

@@ -121,3 +121,77 @@ def test_exit_zaps_a_shared_anonymous_page_without_the_range_or_the_stat():
     fullmm_range = 3                                    # the fullmm test only
     assert [b - a for a, b in zip(before, after)] == [
         ZAP_ANON - ZAP_RANGE + fullmm_range, 14 + 1, PUT]
+
+
+# do_anonymous_page and page_add_new_anon_rmap (routines/arm/anon_v7.S), counted by hand
+# the same way
+ANON_HEAD_WRITE, ANON_HEAD_READ = 6, 10             # guard test, write test; the zero PTE
+SET_BIT = 10                                        # _set_bit_le, one pass
+INC_ZONE = 16                                       # __inc_zone_page_state, no fold
+ATOMIC_ADD = 6
+NEW_ANON_RMAP = (4 + 3 + SET_BIT + 2 + 3 + INC_ZONE + 11 + 6 + 3 + 5 + 5 + 6 + 2
+                 + 3 + ATOMIC_ADD + 7)              # 92: to pagevec_add's slots left
+UPTODATE, RSS = 1 + 5, 1 + 7                        # the calls of __SetPageUptodate, the counter
+ANON_MAP = 7 + UPTODATE + 6 + 3 + 1 + 5 + RSS + 4 + NEW_ANON_RMAP + 2
+ANON_COW = 6 + UPTODATE + RSS + 4 + NEW_ANON_RMAP + 1
+
+
+def _instructions(k, row):
+    return k.ledger.rows[row][3] if row in k.ledger.rows else 0
+
+
+def test_an_anonymous_fault_is_the_hand_count():
+    """A write to a new anonymous page runs do_anonymous_page's head and its map
+    (page_add_new_anon_rmap included), not the fixed anon_fault; a read maps the zero
+    page. The guest's struct page ends as the kernel's: uptodate, swap-backed, one mapping,
+    the anon_vma's mapping and its index, the pagevec's reference; the area's first page
+    took anon_vma_prepare's slow path (a new anon_vma, the model's), the second not."""
+    k = Kernel(Machine("cortex-a9", mmu=True), arch=ARMv7)
+    p = k.spawn(TINY)
+    at = k.mmap(p, 4 * PAGE_SIZE, "rw")
+    k.touch(p, at, "w")
+    before = _instructions(k, "do_anonymous_page")
+    k.touch(p, at + PAGE_SIZE, "w")
+    assert _instructions(k, "do_anonymous_page") - before == ANON_HEAD_WRITE + ANON_MAP
+    assert ANON_MAP == 134 and NEW_ANON_RMAP == 92
+    before = _instructions(k, "do_anonymous_page")
+    k.touch(p, at + 2 * PAGE_SIZE, "r")
+    assert _instructions(k, "do_anonymous_page") - before == ANON_HEAD_READ
+    assert "anon_fault" not in k.ledger.rows
+    page = k._page_of(k._read_pte(p.mm.ptep(at + PAGE_SIZE)))
+    struct = k.arch._struct_page(k, page)
+    words = [k.machine.read_word(struct + 4 * i) for i in range(6)]
+    block = k.arch._mms[p.mm]["vmas"][p.mm.find_vma(at)]
+    anon_vma = k.machine.read_word(block + 76)
+    assert anon_vma and words[4] == anon_vma + 1                # PAGE_MAPPING_ANON
+    assert words[0] == 1 << 3 | 1 << 20                        # PG_uptodate, PG_swapbacked
+    assert words[1:4] == [2, 0, 0]                              # get_page; _mapcount 0
+    assert words[5] == p.mm.find_vma(at).pgoff + 1             # linear_page_index
+    assert k.arch._free["anon_vma"] == []
+
+
+def test_an_early_copy_on_write_adds_the_new_pages_anonymous_rmap():
+    """A write fault on a private file page: __do_fault without page_add_file_rmap, and for
+    the copy __SetPageUptodate, inc_mm_counter_fast and page_add_new_anon_rmap."""
+    k = Kernel(Machine("cortex-a9", mmu=True), arch=ARMv7)
+    p = k.spawn(TINY)
+    f = File("data", 4)
+    at = k.mmap(p, 4 * PAGE_SIZE, "rw", shared=False, file=f)
+    k.touch(p, at, "r")                                 # the page in the page cache
+    k.touch(p, at + PAGE_SIZE, "r")
+    k.munmap(p, at, 4 * PAGE_SIZE)
+    at = k.mmap(p, 4 * PAGE_SIZE, "rw", shared=False, file=f)
+    k.touch(p, at, "w")                                 # the area's first: anon_vma made
+    before = _instructions(k, "__do_fault")
+    k.touch(p, at + PAGE_SIZE, "w")                     # mmap_cache hit, page cached
+    assert _instructions(k, "__do_fault") - before == DO_FAULT - 2 + ANON_COW
+
+
+def test_a_full_pagevec_is_drained_by_the_model():
+    """Every 14th anonymous page fills this CPU's pagevec: the model empties it, counted."""
+    k = Kernel(Machine("cortex-a9", mmu=True), arch=ARMv7)
+    p = k.spawn(TINY)
+    at = k.mmap(p, 30 * PAGE_SIZE, "rw")
+    for n in range(30):
+        k.touch(p, at + n * PAGE_SIZE, "w")
+    assert k.ledger.counts.get("lru_add_drains", 0) == 2       # pages 14 and 28

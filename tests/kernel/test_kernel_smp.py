@@ -130,10 +130,13 @@ def test_copies_run_on_a_machine_of_more_cpus_as_on_one_of_that_many():
     """LMBench's -P on a board of more cores: idle cores change nothing, except that one
     copy on a machine of several CPUs runs the SMP kernel, its locks taken uncontended, and
     the per-CPU statistics' threshold (mm/vmstat.c) grows with the CPUs online: 6 on four,
-    4 on two, so page_add_file_rmap folds its count into the zone's less often."""
+    4 on two, so page_add_file_rmap, page_add_new_anon_rmap and page_remove_rmap fold their
+    counts into the zone's less often, and the lines they leave in the caches differ: 2.5
+    per mille apart before the anonymous faults ran as guest code (anon_v7.S), 5.8 since
+    (the setup's anonymous faults fold on other pages), a few L2 hits of 19 cycles a copy."""
     two = workloads.lat_pagefault(pages=8, profile="cortex-a9", cpus=2)
     two_of_four = workloads.lat_pagefault(pages=8, profile="cortex-a9", cpus=4, copies=2)
-    assert two_of_four.cycles_each == pytest.approx(two.cycles_each, rel=0.005)
+    assert two_of_four.cycles_each == pytest.approx(two.cycles_each, rel=0.01)
     assert two_of_four.cpus == 2
     one = workloads.lat_pagefault(pages=8, profile="cortex-a9")
     one_of_four = workloads.lat_pagefault(pages=8, profile="cortex-a9", cpus=4, copies=1)

@@ -357,13 +357,29 @@ CONFIGS = {"stock": None, "PK1": {"PK1"}, "PK2": {"PK2"}, "PK3": {"PK3"}, "PK4":
 # was: fork 93276 92395 93051 86050 79357 85169 71147 69486; exec 324911 323249 304184
 # 289230 297226 287568 260745 240443; shell 705776 702850 656138 626839 663823 623913 582643
 # 534273
+# (before do_anonymous_page and the early copy-on-write's page_add_new_anon_rmap ran as guest
+# code, issue 31: the values of this dict's first line below. An anonymous write fault is
+# now 140 instructions (routines/arm/anon_v7.S, counted in tests/kernel/test_armfault.py; 25
+# more when __inc_zone_page_state folds its per-CPU count, at the one-CPU threshold 2 about
+# every third page) where the fixed anon_fault was 120 cycles, and each early copy adds 117
+# (+25 at a fold) to __do_fault, which charged it nothing: stock exec +1,094 = 1,051 cycles of
+# do_anonymous_page (5 faults, 750 instructions: 5 x 140 + 2 folds) + 1,679 of __do_fault - 5 x
+# 120 - 1,036, shell +4,949 = 3,166 + 4,422 - 14 x 120 - 959; fork has no anonymous fault in
+# its measured iteration and moves +442. The rest (-1,463 .. +464 over the configurations,
+# fork's -116 .. +442) is the other routines' cache misses: the set-up's and the warm-up's
+# anonymous faults and early copies now run guest code (struct pages, the anon_vma blocks,
+# the per-CPU pagevec and vm_stat lines come into the caches) instead of a fixed cost, which
+# moves lat_pagefault, with no anonymous page in its measured loop, too)
+# was: fork 102722 101841 100734 95267 88658 94386 80311 78707; exec 342950 341288 322046
+# 309024 315306 307362 279999 258367; shell 741661 738735 692846 661244 700648 658318 617317
+# 568681
 PINNED = {
-    "fork": {"stock": 102722, "PK1": 101841, "PK2": 100734, "PK3": 95267, "PK4": 88658,
-             "PK1+PK3": 94386, "all": 80311, "all four": 78707},
-    "exec": {"stock": 342950, "PK1": 341288, "PK2": 322046, "PK3": 309024, "PK4": 315306,
-             "PK1+PK3": 307362, "all": 279999, "all four": 258367},
-    "shell": {"stock": 741661, "PK1": 738735, "PK2": 692846, "PK3": 661244, "PK4": 700648,
-              "PK1+PK3": 658318, "all": 617317, "all four": 568681},
+    "fork": {"stock": 103164, "PK1": 102283, "PK2": 100701, "PK3": 95151, "PK4": 89038,
+             "PK1+PK3": 94270, "all": 80216, "all four": 78612},
+    "exec": {"stock": 344044, "PK1": 342382, "PK2": 323979, "PK3": 310630, "PK4": 316619,
+             "PK1+PK3": 308968, "all": 281027, "all four": 260782},
+    "shell": {"stock": 746610, "PK1": 743684, "PK2": 698286, "PK3": 668870, "PK4": 705752,
+              "PK1+PK3": 665944, "all": 624435, "all four": 574241},
 }
 PAGE_LOCKS = {"fork": 8, "exec": 91, "shell": 222}
 LINES = {"fork": (207, 192, 512, 384), "exec": (385, 384, 1024, 1536),
@@ -398,7 +414,10 @@ def test_lat_proc_before_and_after_each_fix(kind, config):
 # 31,761 before the page lock ran as guest code, 47,671 and 44,215 before the subtraction
 # and the order). One CPU: PK1 saves each set_pte's DCCMVAC issue, 4 cycles, two a page,
 # and what the next dsb would have waited for the line (little: the work between hides it)
-@pytest.mark.parametrize("config, cycles", [("stock", 65753), ("PK1", 65171)])
+# (65,753 and 65,171 before anon_v7.S: no anonymous page in the measured loop; the set-up's
+# 10 anonymous faults and 18 early copies now run guest code, and the -76 cycles are the
+# lines that leaves in the caches)
+@pytest.mark.parametrize("config, cycles", [("stock", 65677), ("PK1", 65095)])
 def test_lat_pagefault_before_and_after_pk1(config, cycles):
     r = workloads.lat_pagefault(pages=64, profile="cortex-a9", fixes=CONFIGS[config])
     assert r.cycles == cycles

@@ -434,10 +434,23 @@ def test_the_claims_of_two_layouts_take_the_mean_times(grid):
     low, high = sorted([100 * (stock - pk1) / stock, 100 * (1.1 * stock - pk1) / (1.1 * stock)])
     assert f"the mean of 2 layouts (emu.kernel.layout), each layout's gain {low:.1f} to " \
            f"{high:.1f}%" in cell.reason
+    assert cell.spread == (pytest.approx(low), pytest.approx(high), "2 layouts")
+    row = cell.row()
+    assert (row["spread low"], row["spread high"], row["spread over"]) == \
+        (pytest.approx(low), pytest.approx(high), "2 layouts")
     one = claims["PK1: lat_proc fork, 1 core"]
     table = yun2011.table1_emulated(grid)
     assert one.emulated == pytest.approx(table.loc[("PK1", 1), "fork"])
-    assert "layouts" not in one.reason
+    assert "layouts" not in one.reason and one.spread is None
+    assert one.row()["spread over"] == "" and one.row()["spread low"] is None
+    # the overall trend: each layout's four-core gain (stock against PK4, the stock time
+    # 1 or 1.1 times layout 0's) over the one-core gain (layout 0's alone)
+    trend = claims["Overall's lat_proc fork gain at 4 cores / at 1 core"]
+    pk4, base = grid.loc[("PK4", 4, "fork"), "cycles"], table.loc[("Overall", 1), "fork"]
+    gains = [100 * (f * stock - pk4) / (f * stock) / base for f in (1, 1.1)]
+    assert trend.spread == (pytest.approx(min(gains)), pytest.approx(max(gains)), "2 layouts")
+    assert trend.emulated == pytest.approx(100 * (1.05 * stock - pk4) / (1.05 * stock) / base)
+    assert claims["all four patches: the largest gain (cores x benchmark)"].spread is None
 
 
 def test_a_trend_is_robust_when_every_layout_moves_it_the_same_way(grid):
@@ -454,6 +467,9 @@ def test_a_trend_is_robust_when_every_layout_moves_it_the_same_way(grid):
     gains = [100 * (stock - pk1) / stock, 100 * (1.1 * stock - pk1) / (1.1 * stock)]
     trends = [yun2011.trend(one, g) for g in gains]
     assert robust["trends"] == ", ".join(trends)
+    assert robust["layouts"] == 2
+    assert (robust["ratio low"], robust["ratio high"]) == \
+        (pytest.approx(min(gains) / one), pytest.approx(max(gains) / one))
     assert robust["robust"] == ("robust" if len(set(trends)) == 1 else "not robust")
     # PK2's lat_pagefault: the same in both layouts, so robust
     assert yun2011.trend_robustness(by_layout).loc[("PK2", "pagefault"), "robust"] == "robust"

@@ -82,6 +82,39 @@ def test_not_modelled_and_inputs_have_no_verdict_of_agreement():
     assert i.verdict == "input" and i.magnitude is None
 
 
+def test_a_spread_is_shown_beside_the_value_and_leaves_the_verdict():
+    """A claim averaged over runs carries the lowest and highest of them: the row gives
+    them and what they span; the verdict is the emulated value's alone."""
+    plain = effect(6.0, 4.0, neutral=0)
+    spread = effect(6.0, 4.0, neutral=0, spread=(-1, 9.5, "3 layouts"))
+    assert plain.spread is None and spread.spread == (-1.0, 9.5, "3 layouts")
+    assert spread.verdict == plain.verdict == "within x2"       # 4 / 6 of the effect
+    assert spread.magnitude == plain.magnitude == pytest.approx(4 / 6)
+    row, bare = spread.row(), plain.row()
+    assert (row["spread low"], row["spread high"], row["spread over"]) == (-1.0, 9.5, "3 layouts")
+    assert (bare["spread low"], bare["spread high"], bare["spread over"]) == (None, None, "")
+    assert plain.row() == bare                     # a row equals its copy (no NaN in it)
+    assert set(row) == set(bare)                   # every claim's row has the same columns
+    # at its ends the effect would be the opposite (-1 against +6) and 9.5 / 6 = x1.58
+    assert spread.spread_verdicts() == ("opposite direction", "within x2")
+    assert plain.spread_verdicts() is None
+
+
+@pytest.mark.parametrize("spread, message", [
+    ((2.0, 1.0, "3 layouts"), "above its high"),
+    ((1.0, 2.0, ""), "says what it spans"),
+    ((1.0, 2.0), r"\(low, high, what it spans\)"),
+    ((1.0, float("inf"), "3 layouts"), "finite numbers"),
+    (("1", 2.0, "3 layouts"), "finite numbers"),
+])
+def test_a_bad_spread_is_refused(spread, message):
+    with pytest.raises(ValueError, match=message):
+        effect(6.0, 4.0, neutral=0, spread=spread)
+    with pytest.raises(ValueError, match="has none"):
+        not_modelled("A", "c", 5.1, "%", "s", C.EFFECT, "no user time", neutral=0,
+                     spread=(1.0, 2.0, "3 layouts"))
+
+
 @pytest.mark.parametrize("make, message", [
     (lambda: Claim("A", "c", 1.0, 1.0, "", "T", "r"), "kind must be"),
     (lambda: Claim("A", "c", 1.0, 1.0, "", "T", "r", kind="effect"), "neutral value"),
