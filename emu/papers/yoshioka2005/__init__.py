@@ -753,18 +753,19 @@ SCORECARD_REASONS = {
     "rest of the kernel's cycles, after / before (%)": lambda row:
         f"the rest of the model's kernel changes by {row.model - 100:+.1f}%: its few misses "
         "are not where its cycles go (locked instructions are), and after the patch it waits "
-        "behind the copy's write-combining buffers (no sfence); its disk's interrupt ends "
-        "each request while the L3 still holds its pages' structures with either copy, and "
-        "its kjournald reaches buffers half a commit interval old, cold with either; the "
-        "mail's rest holds more (the rest of each commit, the scheduler and timers, other "
-        "tasks)",
+        "behind the copy's write-combining buffers (no sfence); its kjournald's data loop "
+        "reaches buffers half a commit interval old, cold with either copy, and the rest of "
+        "its commit (the metadata's log writes) is a buffer every thousand writes; the "
+        "mail's rest holds more (the scheduler and timers, other tasks, the checkpoint's "
+        "write-back)",
     "rest of the kernel's L3 misses, after / before (%)":
         "on four paced CPUs most of the rest's misses are lines another CPU wrote (the "
         "journal's, the shared metadata's), which the copy's stream does not cause; "
         "writeback's misses on the pages it reaches fall with the patch, as on one CPU, "
         "kjournald's data loop adds misses on buffers half a commit interval old, cold with "
-        "either copy; the disk's driver and interrupt reach pages whose structures the L3 "
-        "still holds with either copy",
+        "either copy; the disk's interrupt, on one CPU for all four writers as 2.6.12's "
+        "kirqd routes it, reaches pages whose structures another CPU's copy had pushed out "
+        "before the patch and not after: much of the rest's fall",
     "all cycles, after / before (%)":
         "the copy's saving is the model's, the rest's is not (see the rest's cycles)",
     "iozone's elapsed time gain, at most (%)":
@@ -774,10 +775,10 @@ SCORECARD_REASONS = {
 }
 #: The shares of the listings (quantities, not effects): the copy's part of each count
 SHARE_REASON = ("the model's write path is the mail's iozone reduced to its kernel work "
-                "(ext3's write path, writeback's page work and kjournald's data loop as guest "
+                "(ext3's write path, writeback's page work and kjournald's commit as guest "
                 "code, the block layer's bios, requests and merges, the SCSI driver and the "
-                "disk's interrupt with them): no other task, no timer, no scheduler, and of "
-                "kjournald's commit its data loop alone, so the copy's share of it differs")
+                "disk's interrupt with them): no other task, no timer, no scheduler, no "
+                "checkpoint write-back, so the copy's share of it differs")
 def busy_reason(row):
     """Why the model's CPUs are busier or idler than the mail's, from the row."""
     return (f"the model's write alone costs {'more' if row.model > row.paper else 'fewer'} "

@@ -47,10 +47,13 @@ where the bio joins the file's request waiting in the disk's queue, or starts on
 ``DIRTY_FRACTION`` of the child's page cache behind its
 newest, a turn of kjournald's commit over the transaction's data list
 (``routines/x86/commit_2612.S``: the buffer at its head, half a commit interval old, unfiled
-or written), then 2.6.12's idle loop to its ``hlt`` (``routines/x86/idle_2612.S``), halted until
-the next write is due. Before the writeback, the disk's interrupt ends each request due
-(``routines/x86/scsi_2612.S``: from ``common_interrupt`` through the SCSI softirq to
-``end_page_writeback`` of each of its pages); a request the file's next bio could not join
+or written), every ``meta_every`` writes the log write of a metadata buffer
+(``routines/x86/commit_meta_2612.S``: the rest of the commit, at the pace a 5 s interval's
+writes dirty metadata, ``Kernel.pace_metadata``), then 2.6.12's idle loop to its ``hlt``
+(``routines/x86/idle_2612.S``), halted until the next write is due. Before the writeback,
+the disk's interrupt ends each request due (``routines/x86/scsi_2612.S``: from
+``common_interrupt`` through the SCSI softirq to ``end_page_writeback`` of each of its pages),
+on ``IRQ_CPU`` for every writer's requests; a request the file's next bio could not join
 goes to the disk's driver, and is due ``REQUEST_PAGES / MAIL_WRITERS`` writes later.
 
 Offsets: the fields are 2.6.12's, in its order, with i386 sizes (no spinlock debugging,
