@@ -15,9 +15,9 @@
  * kjournald runs its commit every j_commit_interval (5 s); the book runs its data loop a
  * turn at a time in the pauses between writes (emu.papers.yoshioka2005.ext3model), one turn
  * per page written, as many as the commits make over a run. The rest of the commit (the
- * lock-down of the transaction, the metadata buffers' copies into the log, descriptor and
- * commit blocks, the checkpoint lists) is some two hundred buffers per commit against the
- * tens of thousands of data buffers, and is left out.
+ * metadata buffers' log writes, descriptor and commit blocks, the checkpoint lists: some two
+ * hundred buffers per commit against the tens of thousands of data buffers) is
+ * routines/x86/commit_meta_2612.S; the lock-down of the transaction is left out.
  * submit_bh is the block layer's (routines/x86/block_2612.S).
  * Calling convention: cdecl; ebx, esi, edi, ebp preserved. Offsets: the equates
  * emu/papers/yoshioka2005/ext3model.py puts in front.

@@ -275,6 +275,8 @@ __journal_file_buffer:
         leal    T_RESERVED(%edi), %ecx
         cmpl    $(BJ_RESERVED), %eax
         je      2f
+        cmpl    $(BJ_METADATA), %eax
+        jne     7f
         leal    T_BUFFERS(%edi), %ecx       # BJ_Metadata
         incl    T_NR_BUFFERS(%edi)
 2:      movl    (%ecx), %edx                # __blist_add_buffer(list, jh)
@@ -294,6 +296,15 @@ __journal_file_buffer:
         popl    %esi
         popl    %ebx
         ret
+7:      movl    jbd_list_offset(,%eax,4), %ecx  # the commit's lists (commit_meta_2612.S)
+        addl    %edi, %ecx
+        jmp     2b
+
+/* The offset in transaction_t of the list of each b_jlist (BJ_None has none) */
+        .data
+jbd_list_offset:
+        .long   0, T_SYNC_DATA, T_BUFFERS, T_FORGET, T_IOBUF, T_SHADOW, T_LOG, T_RESERVED
+        .text
 
 /* __journal_temp_unlink_buffer(jh): off its transaction list (the first touch of a
  * metadata buffer moves it from BJ_Reserved to BJ_Metadata). */
@@ -309,6 +320,8 @@ __journal_temp_unlink_buffer:
         leal    T_SYNC_DATA(%edx), %ecx
         cmpl    $(BJ_SYNCDATA), %eax
         je      1f
+        cmpl    $(BJ_METADATA), %eax
+        jne     4f
         leal    T_BUFFERS(%edx), %ecx       # BJ_Metadata
         decl    T_NR_BUFFERS(%edx)
 1:      cmpl    (%ecx), %esi                # __blist_del_buffer(list, jh)
@@ -325,6 +338,9 @@ __journal_temp_unlink_buffer:
         movl    $(BJ_NONE), JH_JLIST(%esi)
         popl    %esi
         ret
+4:      movl    jbd_list_offset(,%eax,4), %ecx  # the commit's lists
+        addl    %edx, %ecx
+        jmp     1b
 
 /* do_get_write_access(handle, jh, force_copy): lock the buffer and its journal state; a
  * buffer the running transaction already has is done; one no transaction has is filed as

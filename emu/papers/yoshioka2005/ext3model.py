@@ -47,10 +47,13 @@ where the bio joins the file's request waiting in the disk's queue, or starts on
 ``DIRTY_FRACTION`` of the child's page cache behind its
 newest, a turn of kjournald's commit over the transaction's data list
 (``routines/x86/commit_2612.S``: the buffer at its head, half a commit interval old, unfiled
-or written), then 2.6.12's idle loop to its ``hlt`` (``routines/x86/idle_2612.S``), halted until
-the next write is due. Before the writeback, the disk's interrupt ends each request due
-(``routines/x86/scsi_2612.S``: from ``common_interrupt`` through the SCSI softirq to
-``end_page_writeback`` of each of its pages); a request the file's next bio could not join
+or written), every ``meta_every`` writes the log write of a metadata buffer
+(``routines/x86/commit_meta_2612.S``: the rest of the commit, at the pace a 5 s interval's
+writes dirty metadata, ``Kernel.pace_metadata``), then 2.6.12's idle loop to its ``hlt``
+(``routines/x86/idle_2612.S``), halted until the next write is due. Before the writeback,
+the disk's interrupt ends each request due (``routines/x86/scsi_2612.S``: from
+``common_interrupt`` through the SCSI softirq to ``end_page_writeback`` of each of its pages),
+on ``IRQ_CPU`` for every writer's requests; a request the file's next bio could not join
 goes to the disk's driver, and is due ``REQUEST_PAGES / MAIL_WRITERS`` writes later.
 
 Offsets: the fields are 2.6.12's, in its order, with i386 sizes (no spinlock debugging,
@@ -103,17 +106,23 @@ KERNELS = {"2.6.12": "x86/copy_from_user_ll.S", "patched": "x86/copy_from_user_l
 ROUTINES = ("x86/spinlock_2612.S", "x86/jbd_2612.S", "x86/buffer_2612.S",
             "x86/ext3_2612.S", "x86/mm_2612.S", "x86/vfs_2612.S", "x86/iozone_write.S",
             "x86/idle_2612.S", "x86/writeback_2612.S", "x86/commit_2612.S",
-            "x86/block_2612.S", "x86/scsi_2612.S")
+            "x86/block_2612.S", "x86/scsi_2612.S", "x86/commit_meta_2612.S")
 
 LEFT_OUT = (
     "kmap_atomic of a highmem page (a PTE write and invlpg per page; the x86 model has no MMU)",
-    ("kjournald's commit (paced writes only) but for its data loop (one turn per page "
-     "written): the lock-down, the metadata's log copies, descriptor and commit blocks, "
-     "the checkpoint lists (some two hundred buffers a commit, against tens of thousands of "
-     "data buffers)"),
+    ("of kjournald's commit (paced writes only: its data loop a turn per page written, its "
+     "metadata a buffer at a time at the pace a 5 s interval's writes dirty it): the "
+     "lock-down and the switch to a new running transaction (the model commits from the "
+     "running one, holding a buffer's state lock from its log write to its checkpoint, so a "
+     "writer that meets it spins where 2.6.12's waits or makes a frozen copy), the "
+     "checkpoint's write-back and the log's space (log_do_checkpoint); the hot metadata "
+     "(inode table, group descriptors, bitmaps) is logged more often than once an interval, "
+     "the run's list of dirty metadata being short"),
     ("the disk's own timing: its driver takes a request when it can grow no more "
      "(REQUEST_PAGES, an estimate) and its interrupt ends it a quarter of that many writes "
-     "later (the mail's rate); the interrupt comes on the writer's CPU"),
+     "later (the mail's rate); kjournald's own writes end at once, on its CPU"),
+    ("the disk's interrupt's CPU moving: kirqd moves it at most every 5 s and the runs are "
+     "shorter, so one CPU (IRQ_CPU) takes them all"),
     ("of the anticipatory elevator: its sort tree, front merges and anticipation (the queue's "
      "list stands for its FIFO); the unplug timer; the I/O APIC's acknowledgement and the "
      "adapter's registers"),
@@ -155,10 +164,15 @@ T = dict(JOURNAL=0, TID=4, STATE=8, LOG_START=12, NR_BUFFERS=16, RESERVED=20, LO
 TRANSACTION_SIZE = 84
 # journal_t (struct journal_s): the fields the write path touches, at their offsets
 J = dict(FLAGS=0, ERRNO=4, STATE_LOCK=20, BARRIER_COUNT=24, RUNNING=48, COMMITTING=52,
-         WAIT_UPDATES=120, FREE=160, LIST_LOCK=192, MAX_BUFFERS=236, COMMIT_INTERVAL=240,
-         WBUF=284, WBUFSIZE=288)      # after j_commit_timer (24), j_revoke_lock, j_revoke,
+         WAIT_UPDATES=120, HEAD=152, TAIL=156, FREE=160, FIRST=164, LAST=168, DEV=172,
+         LIST_LOCK=192, UUID=216, MAX_BUFFERS=236, COMMIT_INTERVAL=240,
+         WBUF=284, WBUFSIZE=288,      # after j_commit_timer (24), j_revoke_lock, j_revoke,
                                       # j_revoke_table[2]
-JOURNAL_SIZE = 320
+         # the model's: journal_commit_transaction's phase-3 locals, kept across the turns
+         # of a commit (routines/x86/commit_meta_2612.S), and the log's control buffers
+         C_DESC=296, C_TAGP=300, C_SPACE=304, C_FIRST=308, C_TAG=312, C_COMMIT=316,
+         C_CTL=320, C_CTLNEXT=328)
+JOURNAL_SIZE = 384
 # struct page (include/linux/mm.h, i386, HIGHMEM with hashed page_address)
 PG = dict(FLAGS=0, COUNT=4, MAPCOUNT=8, PRIVATE=12, MAPPING=16, INDEX=20, LRU_NEXT=24,
           LRU_PREV=28)
@@ -323,6 +337,20 @@ STAGGER = ("yoshioka2005:pace.stagger", 1.0, 0.0, 1.0,
 COMMIT_INTERVAL_S = 5
 
 
+#: the journal's log: 8192 blocks (a 32 MB journal of 4 KB blocks, as MAX_TRANSACTION_BUFFERS
+#: takes it), contiguous on the disk from LOG_START (journal_bmap the identity)
+LOG_START, LOG_BLOCKS = 4096, 8192
+
+#: which CPU takes the disk's interrupt: 2.6.12's i386 default configuration
+#: (arch/i386/defconfig: CONFIG_IRQBALANCE=y) runs kirqd (arch/i386/kernel/io_apic.c,
+#: balanced_irq: every IRQ pushed to CPU 0 at its start, then moved, one CPU at a time, at
+#: most every 5 s by do_irq_balance; pending_irq_balance_cpumask is cpumask_of_cpu(new_cpu));
+#: without it the I/O APIC's entry targets every online CPU in lowest-priority mode
+#: (mach-default: TARGET_CPUS cpu_online_map, INT_DELIVERY_MODE dest_LowestPrio), the
+#: chipset choosing. Either way one CPU takes the disk's interrupts, not each writer's own:
+#: the model's is CPU 0 (kirqd's starting point); None gives each CPU its own requests'
+IRQ_CPU = 0
+
 #: paced writes: pdflush writes back one page per write (as many as are written), the page
 #: dirty_background_ratio (mm/page-writeback.c: 10% in 2.6.12) of the writer's page cache
 #: behind its newest; under iozone the dirty pages sit between that and vm_dirty_ratio
@@ -468,7 +496,7 @@ class Kernel:
 
     def __init__(self, kernel="2.6.12", cpus=1, page_cache_bytes=PAGE_CACHE_BYTES,
                  frame_bytes=FRAME_BYTES, max_records=40_000, profile="pentium4",
-                 fpu_owner=False, used_blocks=0, cores=None):
+                 fpu_owner=False, used_blocks=0, cores=None, irq_cpu=IRQ_CPU):
         if not 1 <= cpus <= 8:
             raise ValueError(f"cpus must be from 1 to 8 (NR_CPUS), not {cpus}")
         cores = cpus if cores is None else cores
@@ -481,6 +509,9 @@ class Kernel:
             raise ValueError("page_cache_bytes must be a multiple of frame_bytes")
         if not 0 <= used_blocks < DATA_PER_GROUP:
             raise ValueError(f"used_blocks must be from 0 to {DATA_PER_GROUP - 1}")
+        if irq_cpu is not None and not 0 <= irq_cpu < cpus:
+            raise ValueError(f"irq_cpu must be a CPU from 0 to {cpus - 1}, or None")
+        self.irq_cpu = irq_cpu
         self.kernel, self.cpus, self.max_records = kernel, cpus, max_records
         self.used_blocks = used_blocks
         self.pool_pages = page_cache_bytes // PAGE * cpus
@@ -489,13 +520,14 @@ class Kernel:
         if GROUP_NO + 1 + cpus * self.groups_per_file > 128:
             raise ValueError("the files need more block groups than one descriptor block "
                              "describes: fewer max_records or CPUs")
-        ram = (24 << 20) + self.frame_count * PAGE + self.pool_pages * 320
+        self.request_pages = request_pages()
+        ram = (24 << 20) + self.frame_count * PAGE + self.pool_pages * 320 + \
+            cpus * self._io_ring_bytes()
         ram = -(-ram // (1 << 20)) * (1 << 20)
         self.machine = m = Machine(profile, cores=cores, ram_size=ram)
         self.program = m.load(assemble(source(kernel), "x86", m.code_start,
                                        f"the {kernel} kernel's write path"))
         self.sym = m.symbols
-        self.request_pages = request_pages()
         self.disk_delay = -(-self.request_pages // MAIL_WRITERS)   # writes, after dispatch
         self._inflight = [[] for _ in range(cpus)]    # per CPU: (due write, request)
         self.disk_requests = [0] * cpus                # requests each CPU's disk ended,
@@ -549,6 +581,11 @@ class Kernel:
         self.commit_lag = 0                    # paced_writes: kjournald's data loop keeps
         self.commit_turns = [0] * cpus         # the list this many writes per CPU long (0:
         self.commit_cycles = [0] * cpus        # no commit); its turns and cycles per CPU
+        self.meta_every = 0                    # paced_writes: a metadata buffer logged every
+        self.meta_per_commit = 0               # this many writes per CPU (0: none), of a
+        self.meta_logged = 0                   # commit of this many; logged so far, and
+        self.meta_cycles = [0] * cpus          # the cycles per CPU
+        self.meta_turns = [0] * cpus
         self._wb_next = {}                     # CPU -> the next index writeback looks at
         if fpu_owner and self.kernel == "patched":
             usercopy.set_fpu_owner(m, True)
@@ -573,13 +610,7 @@ class Kernel:
                  "bh_cachep": (BH_SIZE, pages + 512),
                  "jbd_handle_cache": (HANDLE_SIZE, 16),
                  "radix_tree_node_cachep": (RADIX_NODE, pages // 32 + 64),
-                 "size4096_cache": (PAGE, 4),
-                 "bio_slab": (128, 64),             # sizeof(struct bio), cache-line aligned
-                 "biovec_slab": (16, 64),           # biovec-1: one bio_vec
-                 "request_cachep": (REQUEST_SIZE, 64),
-                 "arq_pool": (64, 64),              # as_rq, 60 bytes, cache-line aligned
-                 "scsi_cmd_cache": (CMD_SIZE, 64),
-                 "sgpool_cache": (SG_SIZE * SG_POOL_MAX, 8)}
+                 "size4096_cache": (PAGE, 4), **self._io_rings()}
         self.caches = {}
         for name, (objsize, count) in sizes.items():
             cache = self._alloc(4 + 4 * 8)
@@ -592,6 +623,25 @@ class Kernel:
             self._poke(cache, _words(objsize, *arrays))
             self._word(self.sym[name], cache)
             self.caches[name] = cache
+
+    def _io_rings(self):
+        """The slab caches of the I/O a write-back makes: {name: (object size, ring)}. The
+        disk's interrupt frees them on the CPU that takes it (IRQ_CPU), whose per-CPU array
+        then hands them out again, so a writer's CPU takes each from its ring and the ring
+        must not come round to an object still in use: it holds as many as the Kernel's
+        writes can take (a bio and bio_vec a page written back, a request, as_rq, command
+        and scatterlist a request)."""
+        bios = self.max_records + 4 * self.request_pages
+        requests = 2 * self.max_records // self.request_pages + 64
+        return {"bio_slab": (128, bios),            # sizeof(struct bio), cache-line aligned
+                "biovec_slab": (16, bios),          # biovec-1: one bio_vec
+                "request_cachep": (REQUEST_SIZE, requests),
+                "arq_pool": (64, requests),         # as_rq, 60 bytes, cache-line aligned
+                "scsi_cmd_cache": (CMD_SIZE, requests),
+                "sgpool_cache": (SG_SIZE * SG_POOL_MAX, requests)}
+
+    def _io_ring_bytes(self):
+        return sum(size * count + PAGE for size, count in self._io_rings().values())
 
     def _build_zone(self, pages, frames):
         """A zone: ``pages`` never-used pages (struct pages; ``frames`` frames behind them,
@@ -630,10 +680,26 @@ class Kernel:
         self._poke(j + J["WBUF"], _words(self._alloc(4 * wbufsize), wbufsize))
         queue = j + J["WAIT_UPDATES"]
         self._poke(queue, _words(SPIN_FREE, queue + 4, queue + 4))
+        self._poke(j + J["HEAD"], _words(LOG_START, LOG_START, LOG_BLOCKS, LOG_START,
+                                         LOG_START + LOG_BLOCKS))
+        self._poke(j + J["UUID"], bytes(range(0x11, 0x21)))
+        ctl = [self._log_buffer() for _ in range(2)]
+        self._poke(j + J["C_CTL"], _words(*ctl, 0))
         self._word(t + T["JOURNAL"], j)
         self._word(t + T["TID"], 1)
         self._word(t + T["HANDLE_LOCK"], SPIN_FREE)
         self._word(t + T["EXPIRES"], 0x7FFFFFFF)
+
+    def _log_buffer(self):
+        """A buffer head and its 4 KB for the log's control blocks (descriptor, commit):
+        what __getblk finds for a log block."""
+        data = self._alloc(PAGE, align=PAGE)
+        bh = self._alloc(BH_SIZE, align=16)
+        page = self._alloc(PAGE_STRUCT)
+        state = (1 << BH_BITS["Uptodate"]) | (1 << BH_BITS["Mapped"])
+        self._poke(bh, _words(state, bh, page, 0, PAGE, LOG_START, data))
+        self._log_bhs = getattr(self, "_log_bhs", []) + [bh]
+        return bh
 
     def _build_block_device(self):
         """The block device: its address space (a radix tree of height 4 holding one
@@ -786,6 +852,9 @@ class Kernel:
         return {"inode": inode, "mapping": mapping, "file": file, "ino": ino}
 
     def _finish_block_device(self):
+        self._word(self.journal + J["DEV"], self.bdev)
+        for bh in self._log_bhs:
+            self._word(bh + BH["BDEV"], self.bdev)
         meta = b"".join(_words(block, bh) for block, bh in self._meta)
         self._poke(self.bdev + BDEV["META_N"], _words(len(self._meta)) + meta)
 
@@ -868,6 +937,8 @@ class Kernel:
                         self._writeback(task, k, self.written + i)
                         if self.commit_lag:
                             self._commit(task, k)
+                        if self._meta_due(k, self.written + i):
+                            self._commit_metadata(task, k)
                     self._idle_until(task, k, base + phase[k] + i * period)
                     runs.append(task.call("iozone_write_test", self.ctx[k]["ctx"], 1))
                     if runs[-1].return_value != 1:
@@ -960,9 +1031,14 @@ class Kernel:
 
     def _end_requests(self, task, k, written):
         """CPU k takes the disk's interrupt for each request due by its ``written``-th write
-        (on pdflush's stack, the task the CPU runs in the pause)."""
-        due = [rq for when, rq in self._inflight[k] if when <= written]
-        self._inflight[k] = [(when, rq) for when, rq in self._inflight[k] if when > written]
+        (on pdflush's stack, the task the CPU runs in the pause): for every CPU's requests
+        if it is ``irq_cpu``, for none if another is, for its own if ``irq_cpu`` is None."""
+        if self.irq_cpu is not None and k != self.irq_cpu:
+            return                                  # another CPU takes the interrupts
+        cpus = [k] if self.irq_cpu is None else range(self.cpus)
+        due = [rq for c in cpus for when, rq in self._inflight[c] if when <= written]
+        for c in cpus:
+            self._inflight[c] = [(w, rq) for w, rq in self._inflight[c] if w > written]
         for rq in due:
             self.disk_cycles[k] += task.call("disk_interrupt", self.pdflush[k], rq).cycles
             self.disk_requests[k] += 1
@@ -997,12 +1073,101 @@ class Kernel:
         self.commit_turns[k] += 1
         self.commit_cycles[k] += run.cycles
         sync = self.sym["end_buffer_write_sync"]
-        for _, _, end, _, end_io in self._requests():
-            if end_io == sync:                      # buffers it wrote: kjournald waits for
-                run = task.call("disk_dispatch", self.queue, end)       # them
-                self.disk_cycles[k] += run.cycles
-                self.disk_cycles[k] += task.call("disk_interrupt", self.pdflush[k],
-                                                 run.return_value).cycles
+        for _, start, end, _, end_io in self._requests():
+            if end_io == sync and not self._in_log(start):  # buffers it wrote: kjournald
+                self._disk_now(task, k, end)                # waits for them
+
+    def _disk_now(self, task, k, end):
+        """The disk takes the request ending at sector ``end`` and ends it at once, on CPU
+        k (kjournald waits for its own writes; another CPU may have taken it already)."""
+        run = task.call("disk_dispatch", self.queue, end)
+        self.disk_cycles[k] += run.cycles
+        if run.return_value:
+            self.disk_cycles[k] += task.call("disk_interrupt", self.pdflush[k],
+                                             run.return_value).cycles
+
+    def metadata_per_commit(self, writes):
+        """The metadata buffers a commit logs after ``writes`` writes per CPU from the
+        run's present point: those every write dirties whatever its page (the buffers on
+        the running transaction's t_buffers now that are neither a group's bitmap nor an
+        indirect block: the inode table's and the group descriptors' blocks), and for each
+        CPU's file the indirect blocks and the groups' bitmaps its next ``writes`` pages
+        reach (the model's block map)."""
+        if writes <= 0:
+            raise ValueError("writes must be positive")
+        bitmaps = {g * BLOCKS_PER_GROUP for g in self.bitmaps}
+        first, last = self.written, self.written + writes - 1
+        indirect = set()
+        for f in self.files:
+            dind = self._block_data(self._read(f["inode"] + EI["DIND"]))
+            indirect |= {self._read(dind + 4 * j) for j in range(ADDR_PER_BLOCK)} - {0}
+        shared = sum(1 for bh in self._metadata_list()
+                     if self._read(bh + BH["BLOCKNR"]) not in bitmaps | indirect)
+        per_file = 0
+        for k in range(self.cpus):
+            slots = ((FIRST_INDEX + last - DIND_START) >> 10) - \
+                ((FIRST_INDEX + first - DIND_START) >> 10) + 1
+            groups = (self.block_of(k, last) // BLOCKS_PER_GROUP -
+                      self.block_of(k, first) // BLOCKS_PER_GROUP + 1)
+            per_file += slots + groups
+        return shared + per_file
+
+    def _metadata_list(self):
+        """The buffer heads on the running transaction's t_buffers, in order."""
+        head = self._read(self.transaction + T["BUFFERS"])
+        out, jh = [], head
+        while jh:
+            out.append(self._read(jh + JH["BH"]))
+            jh = self._read(jh + JH["TNEXT"])
+            if jh == head or len(out) > META_SLOTS:
+                break
+        return out
+
+    def pace_metadata(self, writes):
+        """Paced writes log the metadata a commit interval of ``writes`` writes per CPU
+        dirties (metadata_per_commit) at the pace of those writes: a buffer every
+        ``writes x cpus / per commit`` writes of a CPU, the CPUs in turn."""
+        self.meta_per_commit = self.metadata_per_commit(writes)
+        self.meta_every = max(1, round(writes * self.cpus / self.meta_per_commit))
+
+    def _meta_due(self, k, written):
+        every = self.meta_every
+        return bool(every) and (written + k * every // self.cpus) % every == 0
+
+    def _commit_metadata(self, task, k):
+        """In CPU k's pause: kjournald logs one metadata buffer, the head of t_buffers
+        (routines/x86/commit_meta_2612.S): phase 3 (a descriptor block first if it is a
+        commit's first buffer), the log's writes ended on the disk, phases 4 and 5 (and
+        for a commit's last buffer the commit block, written), then phase 7."""
+        n = self.meta_per_commit
+        flags = (self.meta_logged % n == 0) | (self.meta_logged % n == n - 1) << 1
+        j, t = self.journal, self.transaction
+        run = task.call("journal_write_metadata", j, t, flags)
+        cycles = run.cycles
+        jh = run.return_value
+        if not jh:
+            self.meta_cycles[k] += cycles
+            return
+        self.meta_logged += 1
+        self.meta_turns[k] += 1
+        self._journal_io(task, k)
+        run = task.call("journal_commit_written", j, t, jh, flags)
+        cycles += run.cycles
+        if flags & 2:
+            self._journal_io(task, k)
+        cycles += task.call("journal_commit_finish", j, t, jh, flags).cycles
+        self.meta_cycles[k] += cycles
+
+    def _journal_io(self, task, k):
+        """The log's queued writes (metadata blocks, descriptor, commit block), written and
+        ended on CPU k: kjournald waits for them."""
+        for _, start, end, _, _ in self._requests():
+            if self._in_log(start):
+                self._disk_now(task, k, end)
+
+    @staticmethod
+    def _in_log(sector):
+        return LOG_START * (PAGE // 512) <= sector < (LOG_START + LOG_BLOCKS) * (PAGE // 512)
 
     def _idle_until(self, task, k, due):
         """CPU k idles until its clock reads ``due``: the idle loop runs to its hlt, the CPU

@@ -1,0 +1,171 @@
+"""kjournald's commit of metadata (routines/x86/commit_meta_2612.S) and the CPU that takes the
+disk's interrupt (ext3model.IRQ_CPU). Counts worked out by hand from the routines and from
+fs/jbd/commit.c, journal.c and checkpoint.c of 2.6.12 (each comment says how)."""
+import pytest
+
+from emu.hw import estimates
+from emu.papers.yoshioka2005 import ext3model as e
+
+MAGIC = bytes.fromhex("c03b3998")       # JFS_MAGIC_NUMBER, big-endian on the disk
+
+
+class _Here:
+    """A task stand-in: the Kernel's guest calls on its machine, outside paced writes."""
+    def __init__(self, k):
+        self.k = k
+
+    def call(self, *args):
+        return self.k.machine.call(*args)
+
+
+def _be(k, address):
+    return int.from_bytes(k.machine.read(address, 4), "big")
+
+
+def _logged_kernel(writes=4):
+    """A one-CPU Kernel after ``writes`` writes: the metadata they dirtied on t_buffers."""
+    k = e.Kernel("2.6.12", cpus=1, max_records=64)
+    k.write_records(writes)
+    return k
+
+
+def test_the_first_writes_dirty_four_metadata_buffers_and_a_commit_counts_the_intervals():
+    k = _logged_kernel()
+    blocks = [k._read(bh + e.BH["BLOCKNR"]) for bh in k._metadata_list()]
+    # the inode table's block (quota, splice, size: ext3_mark_inode_dirty), the data group's
+    # bitmap (journal_get_undo_access), the group descriptors' block, the indirect block
+    g = e.GROUP_NO * e.BLOCKS_PER_GROUP
+    assert blocks[0] == k.itable_block and blocks[2] == k.gd_block
+    assert blocks[1] == (e.GROUP_NO + 1) * e.BLOCKS_PER_GROUP          # bit 0 of group 33
+    assert g < blocks[3] < g + e.DATA_START_BIT and len(blocks) == 4
+    # an interval of 44,569 writes from page 4 (index 2^19 + 4, 1036 mapped before the
+    # double-indirect range): indirect slots 523,256 >> 10 = 510 to (524,288 + 44,572 -
+    # 1036) = 567,824 >> 10 = 554, 45 of them; offsets 4 to 44,572 of the file's groups
+    # (31,744 data blocks each): groups 33 and 34, 2 bitmaps; and the two shared
+    assert k.metadata_per_commit(44_569) == 2 + 45 + 2
+    with pytest.raises(ValueError, match="positive"):
+        k.metadata_per_commit(0)
+
+
+def test_a_commit_logs_each_buffer_behind_a_descriptor_and_ends_with_a_commit_block():
+    k = _logged_kernel()
+    j, t = k.journal, k.transaction
+    bhs = k._metadata_list()
+    jhs = [k._read(bh + e.BH["PRIVATE"]) for bh in bhs]
+    counts = [k._read(bh + e.BH["COUNT"]) for bh in bhs]
+    bitmap_jh = jhs[1]
+    assert k._read(bitmap_jh + e.JH["COMMITTED"])               # the undo copy
+    k.meta_per_commit = 4
+    for _ in range(4):
+        k._commit_metadata(_Here(k), 0)
+    assert k.meta_logged == 4 and k.meta_turns == [4] and k._queued() == 0
+    # the log: a descriptor, the four buffers, the commit block (journal_next_log_block six
+    # times from j_first)
+    assert k._read(j + e.J["HEAD"]) == e.LOG_START + 6
+    assert k._read(j + e.J["FREE"]) == e.LOG_BLOCKS - 6
+    # the descriptor (control buffer 0): header, then a tag per buffer, the first followed
+    # by the journal's uuid; SAME_UUID (2) on the others, LAST_TAG (8) on the last
+    desc, commit = (k._read(j + e.J["C_CTL"] + 4 * i) for i in range(2))
+    data = k._read(desc + e.BH["DATA"])
+    assert k.machine.read(data, 4) == MAGIC and _be(k, data + 4) == 1 and _be(k, data + 8) == 1
+    assert k._read(desc + e.BH["BLOCKNR"]) == e.LOG_START
+    tags, at = [], data + 12
+    for i in range(4):
+        tags.append((_be(k, at), _be(k, at + 4)))
+        at += 8 + (16 if i == 0 else 0)
+    assert tags == [(k._read(bh + e.BH["BLOCKNR"]), f) for bh, f in zip(bhs, (0, 2, 2, 10))]
+    assert k.machine.read(data + 20, 16) == bytes(range(0x11, 0x21))
+    assert _be(k, at) == 0                                      # the rest zeroed
+    # the commit block: its header (type 2, tid 1) at offset 0, the next log block
+    cdata = k._read(commit + e.BH["DATA"])
+    assert k.machine.read(cdata, 4) == MAGIC and _be(k, cdata + 4) == 2
+    assert k._read(commit + e.BH["BLOCKNR"]) == e.LOG_START + 5
+    for ctl in (desc, commit):                  # released: no journal head, no reference
+        assert k._read(ctl + e.BH["COUNT"]) == 0 and not k._read(ctl + e.BH["PRIVATE"])
+    # every list of the transaction empty but the data list; the four on its checkpoint
+    # list (each inserted at the head: 3, 2, 1, 0 round the ring), unfiled, jbddirty clear
+    for name in ("BUFFERS", "NR_BUFFERS", "FORGET", "IOBUF", "SHADOW", "LOG"):
+        assert k._read(t + e.T[name]) == 0, name
+    ring, jh = [], k._read(t + e.T["CHECKPOINT"])
+    for _ in range(4):
+        ring.append(jh)
+        assert k._read(jh + e.JH["CP_T"]) == t and k._read(jh + e.JH["TRANSACTION"]) == 0
+        assert k._read(jh + e.JH["JLIST"]) == e.BJ["NONE"]
+        jh = k._read(jh + e.JH["CPNEXT"])
+    assert ring == jhs[::-1] and jh == ring[0]
+    assert [k._read(bh + e.BH["COUNT"]) for bh in bhs] == counts
+    assert not any(k._read(bh + e.BH["STATE"]) >> e.BH_BITS["JBDDirty"] & 1 for bh in bhs)
+    # the temporary buffer heads back to the slab (bh_accounting as before)
+    assert k._read(k.pcpu[0] + e.PCPU["BH_NR"]) == 4
+    # phase 7 freed the bitmap's committed copy: the next write's undo access copies the
+    # bitmap afresh, and files the four buffers again
+    assert k._read(bitmap_jh + e.JH["COMMITTED"]) == 0
+    k.write_records(1)
+    assert k._read(bitmap_jh + e.JH["COMMITTED"])
+    assert len(k._metadata_list()) == 4
+    k.check()
+
+
+def test_a_block_that_starts_with_the_magic_number_is_logged_from_an_escaped_copy():
+    k = _logged_kernel()
+    itable = k._metadata_list()[0]
+    data = k._read(itable + e.BH["DATA"])
+    k.machine.write(data, MAGIC)        # the inode table's first word: the journal's magic
+    k.meta_per_commit = 1               # one buffer: the commit's first and last
+    logged = []
+    orig = k.machine.call
+
+    def spy(name, *args, **kw):
+        if name == "disk_dispatch":     # the log's write: the page of the temporary buffer
+            logged.append(orig(name, *args, **kw))
+            return logged[-1]
+        return orig(name, *args, **kw)
+    k.machine.call = spy
+    k._commit_metadata(_Here(k), 0)
+    # its tag: ESCAPE (1) | LAST_TAG (8); the original keeps the magic number; the frozen
+    # copy (jbd_rep_kmalloc, from the 4 KB slab) was freed in phase 7 (no committed data)
+    desc = k._read(k.journal + e.J["C_CTL"])
+    tag = k._read(desc + e.BH["DATA"]) + 12
+    assert _be(k, tag) == k.itable_block and _be(k, tag + 4) == 1 | 8
+    assert k.machine.read(data, 4) == MAGIC
+    jh = k._read(itable + e.BH["PRIVATE"])
+    assert k._read(jh + e.JH["FROZEN"]) == 0
+    ac = k._read(k.caches["size4096_cache"] + e.KC["ARRAY"])
+    freed = k._read(ac + e.AC["ENTRY"] + 4 * (k._read(ac + e.AC["AVAIL"]) - 1))
+    assert k.machine.read(freed, 4) == bytes(4)           # its first word cleared
+    assert k.machine.read(freed + 4, 60) == k.machine.read(data + 4, 60)
+    # two requests: the descriptor (block 4096) with the buffer behind it (4097: a back
+    # merge), then the commit block
+    assert len(logged) == 2 and all(logged)
+
+
+def test_paced_writes_log_a_metadata_buffer_every_so_many_writes_per_cpu():
+    k = e.Kernel("2.6.12", cpus=2, max_records=256)
+    k.write_records(4)
+    k.pace_metadata(400)
+    # 2 shared + per file 2 indirect slots (523,256 >> 10 = 510 to 523,655 >> 10 = 511) and
+    # 1 group: 8 a commit; 400 writes x 2 CPUs / 8 = 100 writes per CPU apart
+    assert (k.meta_per_commit, k.meta_every) == (8, 100)
+    k.paced_writes(160, 300_000)
+    # the pauses come after writes 5 to 163 (4 + i, i from 1): CPU 0 logs at 100, CPU 1 (half
+    # a period of turns on: 100 x 1 // 2) at 50 and 150
+    assert k.meta_turns == [1, 2] and k.meta_logged == 3
+    assert all(c > 0 for c in k.meta_cycles)
+    k.check()
+
+
+@pytest.mark.parametrize("irq_cpu, takes", [(0, [True, False]), (None, [True, True])])
+def test_one_cpu_takes_the_disks_interrupts_unless_each_takes_its_own(irq_cpu, takes):
+    name = e.REQUEST_PAGES[0]
+    with estimates.moved({name: 31}):
+        k = e.Kernel("2.6.12", cpus=2, max_records=512, page_cache_bytes=512 << 10,
+                     frame_bytes=256 << 10, irq_cpu=irq_cpu)
+        k.prefill(records=64, clean_before=64 - 40)
+        k.write_records(8)
+        k.paced_writes(80, 300_000)
+    assert [n > 0 for n in k.disk_requests] == takes
+    assert sum(k.disk_requests) >= 2            # each file's first full request, at least
+    k.end_all_io()
+    k.check()
+    with pytest.raises(ValueError, match="irq_cpu"):
+        e.Kernel("2.6.12", cpus=2, irq_cpu=2)
