@@ -15,11 +15,12 @@ count and base cycles with two subtractions.
 from __future__ import annotations
 
 import re
+from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
 
-from . import cache
+from . import cache, estimates
 from ..isa.assemble import decode
 
 CLASSES = ("load", "store", "branch", "multiply", "divide", "default")
@@ -380,9 +381,43 @@ class Tables:
     specials: list
 
 
+#: programs' Tables worked out in this process, with the estimates their costs read:
+#: {key: (Tables, read)}; a kernel loads the same dozen routines into every machine it
+#: makes (a sweep's runs, a scorecard move's), and their analysis was a third of a small run
+_TABLES = OrderedDict()
+_TABLES_KEPT = 256
+
+
 def tables(isa, costs, code, address, serialising=(), store_buffer=False, broadcasts=(),
            barriers=()):
-    """The Tables of a program loaded at ``address``."""
+    """The Tables of a program loaded at ``address`` (kept: the same program, address and
+    costs, moved values included, give the same Tables, and note the same estimates read)."""
+    key = (isa, _costs_key(costs), bytes(code), address, tuple(serialising),
+           bool(store_buffer), tuple(broadcasts), tuple(barriers))
+    kept = _TABLES.get(key)
+    if kept is not None:
+        _TABLES.move_to_end(key)
+        found, read = kept
+        for name in read:
+            estimates.note(name)
+        return found
+    with estimates.watch() as watch:            # its reads reach the watches around it too
+        found = _tables(isa, costs, code, address, serialising, store_buffer, broadcasts,
+                        barriers)
+    _TABLES[key] = (found, frozenset(watch.read))
+    if len(_TABLES) > _TABLES_KEPT:
+        _TABLES.popitem(last=False)
+    return found
+
+
+def _costs_key(costs):
+    """A profile's costs table as a key: its values (moved ones included) and whose they are
+    (the names its reads note)."""
+    mnemonics = costs.get("mnemonics") if isinstance(costs, dict) else None
+    return (getattr(costs, "prefix", None), getattr(mnemonics, "prefix", None), repr(costs))
+
+
+def _tables(isa, costs, code, address, serialising, store_buffer, broadcasts, barriers):
     starts = np.zeros(len(code), np.int64)
     cycles = np.zeros(len(code), np.int64)
     syncs = np.zeros(len(code), np.int64)

@@ -129,3 +129,18 @@ def test_every_estimate_of_every_profile_has_its_range_and_loads_at_both_ends():
         for side in (e.low, e.high):
             with estimates.moved({e.name: side}):
                 load(e.name.split(":")[0])         # a value the model can take
+
+
+def test_a_programs_kept_tables_note_the_estimates_they_read_and_follow_a_move():
+    # emu.hw.cost keeps a program's tables for the next machine that loads it: the second
+    # load must note the same estimates, and a moved cost must not take the kept tables
+    reads = []
+    for _ in range(2):
+        with estimates.watch() as w:
+            Machine("ppc750").load(SYNCS)
+        reads.append({n for n in w.read if ":costs." in n})
+    assert reads[0] == reads[1] == {"ppc750:costs.mnemonics.sync"}
+    before = sync_cycles()
+    with estimates.moved({"ppc750:costs.mnemonics.sync": 10}):
+        assert sync_cycles() - before == 3 * (10 - 3)
+    assert sync_cycles() == before
