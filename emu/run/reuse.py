@@ -272,11 +272,8 @@ def _shared_call(folder, memo, k, moved, function, args, kwargs):
         entry = _read_shared(path)
         if entry is None:
             result, reads, blob, cpu, total = _run(function, args, kwargs, moved)
-            if blob is None:
-                if memo is not None:
-                    _kept_in(memo, k, k[0], reads, None, cpu)
-                return result
-            _write_shared(path, (reads, blob, cpu, total))
+            if blob is not None:                # a result pickle cannot take: not shared
+                _write_shared(path, (reads, blob, cpu, total))
             if memo is not None:
                 _kept_in(memo, k, k[0], reads, blob, cpu)
             return result
