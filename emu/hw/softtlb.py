@@ -195,10 +195,11 @@ class CpuRegisters:
         raw = bytes(uc.context_save())
         self.uc = uc
 
+        words = np.frombuffer(raw, dtype="<u4", count=len(raw) // 4)
+
         def find(value):
-            at = [i for i in range(0, len(raw) - 3, 4)
-                  if int.from_bytes(raw[i:i + 4], "little") == value]
-            return at
+            """The offsets of the aligned words of the saved context equal to ``value``."""
+            return (4 * np.flatnonzero(words == value)).tolist()
 
         srr0, srr1 = find(self.MARKERS[SRR0]), find(self.MARKERS[SRR1])
         bases = {a - 4 * SRR0 for a in srr0} & {a - 4 * SRR1 for a in srr1}
@@ -369,11 +370,11 @@ class SoftTLB:
         data entry of ``ea``'s congruence class (way 0) is (cmp_word, rpa, ea)."""
         nr = (ea >> 12) % self.classes603
         size = 12 * 4 * self.classes603
+        words = np.frombuffer(raw, dtype="<u8", count=len(raw) // 8)
         offsets = []
-        for offset in range(0, len(raw) - 7, 8):
-            pointer = int.from_bytes(raw[offset:offset + 8], "little")
-            if pointer < 0x10000 or not any(lo <= pointer and pointer + size <= hi
-                                             for lo, hi in readable):
+        for k in np.flatnonzero(words >= 0x10000).tolist():    # a pointer, if anything
+            offset, pointer = 8 * k, int(words[k])
+            if not any(lo <= pointer and pointer + size <= hi for lo, hi in readable):
                 continue
             entry = ctypes.string_at(pointer + 12 * nr, 12)
             if [int.from_bytes(entry[i:i + 4], "little") for i in (0, 4, 8)] == \
