@@ -370,12 +370,16 @@ class SoftTLB:
         data entry of ``ea``'s congruence class (way 0) is (cmp_word, rpa, ea)."""
         nr = (ea >> 12) % self.classes603
         size = 12 * 4 * self.classes603
+        if not readable:
+            return []
         words = np.frombuffer(raw, dtype="<u8", count=len(raw) // 8)
+        starts, ends = (np.array(column, dtype=np.uint64) for column in zip(*sorted(readable)))
+        span = np.searchsorted(starts, words, side="right") - 1     # the one that may hold it
+        end = ends[np.maximum(span, 0)]                              # (spans do not overlap)
+        held = (words >= 0x10000) & (span >= 0) & (words < end) & (end - words >= size)
         offsets = []
-        for k in np.flatnonzero(words >= 0x10000).tolist():    # a pointer, if anything
+        for k in np.flatnonzero(held).tolist():
             offset, pointer = 8 * k, int(words[k])
-            if not any(lo <= pointer and pointer + size <= hi for lo, hi in readable):
-                continue
             entry = ctypes.string_at(pointer + 12 * nr, 12)
             if [int.from_bytes(entry[i:i + 4], "little") for i in (0, 4, 8)] == \
                     [cmp_word, rpa, ea]:
