@@ -1,6 +1,7 @@
 """Processor profiles: the TOML files in ``emu/hw/profiles/``, every number with its source."""
 from __future__ import annotations
 
+import copy
 import dataclasses
 import tomllib
 from dataclasses import dataclass, field
@@ -111,6 +112,21 @@ def parse_cache_spec(spec, base=None):
                                replacement=policy or template.replacement).check()
 
 
+_PARSED = {}          # path -> (its stat, its TOML): every Machine loads its profile
+
+
+def _parsed(path):
+    """The TOML of ``path``, parsed once per version of the file (a fresh copy each time:
+    the caller's estimates change it)."""
+    info = path.stat()
+    stamp = (info.st_mtime_ns, info.st_size, info.st_ino)
+    kept = _PARSED.get(path)
+    if kept is None or kept[0] != stamp:
+        with open(path, "rb") as f:
+            kept = _PARSED[path] = (stamp, tomllib.load(f))
+    return copy.deepcopy(kept[1])
+
+
 def load(name):
     """Load a profile by name (``ppc750``) or by path to a TOML file."""
     path = Path(name)
@@ -119,8 +135,7 @@ def load(name):
     if not path.exists():
         raise ValueError(f"no processor profile {name!r}; known: {', '.join(names())}")
     try:
-        with open(path, "rb") as f:
-            raw = tomllib.load(f)
+        raw = _parsed(path)
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
         raise ValueError(f"profile {path}: not a readable TOML file ({e})") from None
     try:
