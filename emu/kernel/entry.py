@@ -759,6 +759,7 @@ class Entry:
         """Guest code from ``pc`` to the next stop at host_stop22: a Run."""
         m = self.machine
         st = m.state
+        m.tables_up_to_date()
         m.model.clear_stats()
         st[c.H_LIMIT] = m.instruction_limit
         m.stop_record = None

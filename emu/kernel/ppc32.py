@@ -88,9 +88,10 @@ class PPC32Hash(Arch):
         # several CPUs: the SMP build, with mmu_hash_lock on a line of its own
         self.hash_lock = machine.alloc(128, align=128) if len(machine.cpus) > 1 else 0
         prelude = hash_low_prelude(self.htab_base, size, self.kvars, self.hash_lock)
-        for name in ("clear_page.S", "copy_page.S", "flush_dcache_icache.S"):
-            machine.load(routine(f"ppc32/{name}"))
-        machine.load(prelude + routine("ppc32/hash_low_32.S").read_text())
+        with machine.loading():
+            for name in ("clear_page.S", "copy_page.S", "flush_dcache_icache.S"):
+                machine.load(routine(f"ppc32/{name}"))
+            machine.load(prelude + routine("ppc32/hash_low_32.S").read_text())
         self.next_context = 1
 
     # ------------------------------------------------------------ running kernel routines

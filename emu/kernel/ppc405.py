@@ -84,11 +84,12 @@ class PPC405(Arch):
                              f"lines (the 405GP's), but this profile's L1 lines are {lines}")
         soft.identity_only = False      # user pages map to other frames; see emu.hw.softtlb
         self.soft = soft
-        machine.load(routine("ppc32/tlbmiss_405_kernel.S"), at=DATA_MISS_VECTOR)
-        machine.load(STORAGE_INTERRUPT_STUB, at=0x300)
-        machine.load(STORAGE_INTERRUPT_STUB, at=0x400)
-        for name in ("clear_page.S", "copy_page.S", "flush_dcache_icache.S", "tlb_4xx.S"):
-            machine.load(routine(f"ppc32/{name}"))
+        with machine.loading():
+            machine.load(routine("ppc32/tlbmiss_405_kernel.S"), at=DATA_MISS_VECTOR)
+            machine.load(STORAGE_INTERRUPT_STUB, at=0x300)
+            machine.load(STORAGE_INTERRUPT_STUB, at=0x400)
+            for name in ("clear_page.S", "copy_page.S", "flush_dcache_icache.S", "tlb_4xx.S"):
+                machine.load(routine(f"ppc32/{name}"))
         self.in_use = set()             # live contexts (Linux: context_map)
         self.next_context = FIRST_CONTEXT
         self.current = None             # the mm whose PID and page directory are loaded

@@ -160,15 +160,16 @@ class PPC603(Arch):
             if reload == "hash" else ("tlbia", "context")
         self.thread = machine.alloc(32, align=32)       # the current thread: its pgdir
         soft.regs.set_spr(SPRG3, self.thread)
-        if reload == "hash":
-            self._load_hash_table(htab_size or htab_size_for(total_memory or
-                                                             machine.ram_size))
-        machine.load(routine(HANDLERS[reload]), at=MISS_VECTORS["x"])
-        machine.load(STORAGE_INTERRUPT_STUB, at=0x300)
-        machine.load(STORAGE_INTERRUPT_STUB, at=0x400)
-        for name in ("clear_page.S", "copy_page.S", "flush_dcache_icache.S", "tlb_603.S",
-                     "set_context_22.S"):
-            machine.load(routine(f"ppc32/{name}"))
+        with machine.loading():
+            if reload == "hash":
+                self._load_hash_table(htab_size or htab_size_for(total_memory or
+                                                                 machine.ram_size))
+            machine.load(routine(HANDLERS[reload]), at=MISS_VECTORS["x"])
+            machine.load(STORAGE_INTERRUPT_STUB, at=0x300)
+            machine.load(STORAGE_INTERRUPT_STUB, at=0x400)
+            for name in ("clear_page.S", "copy_page.S", "flush_dcache_icache.S",
+                         "tlb_603.S", "set_context_22.S"):
+                machine.load(routine(f"ppc32/{name}"))
         self.next_context = 1
         self.current = None             # the mm whose segment registers are loaded
         # _PAGE_HASHPTE exists: a hash table under 2.4's flushes (chose_tlb_flush)

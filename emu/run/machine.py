@@ -12,6 +12,7 @@ ISA's calling convention ``calling``'s, what a call measured ``result``'s, what 
 """
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 import numpy as np
@@ -132,6 +133,8 @@ class Machine:
         self._syncs = np.zeros(self.code_size + 1, np.int64)
         self._writes = np.zeros(self.code_size + 1, np.int64)
         self._loaded_top = 0             # the end of the highest program (code offset)
+        self._loading = 0                # open Machine.loading() blocks
+        self._tables_from = None         # the lowest code offset loaded since
         self._specials = []
         self._hooks = []
         self._python_hooks = []
@@ -376,7 +379,9 @@ class Machine:
             for uc in self.cpus:
                 self._hooks.append(native.add_hook(uc, UC_HOOK_CODE, native.special_hook,
                                                    self.state, sp.pc, sp.pc))
-        self._update_tables(lo)
+        self._tables_from = lo if self._tables_from is None else min(self._tables_from, lo)
+        if not self._loading:
+            self.tables_up_to_date()
         if self.isa == "x86":
             self._hook_foreign_code()
         self.programs.append(program)
@@ -410,6 +415,27 @@ class Machine:
             self._foreign_hooks[k] = [native.add_hook(uc, UC_HOOK_CODE,
                                                       native.foreign_insn_hook, self.state,
                                                       lo, hi) for lo, hi in ranges]
+
+    @contextlib.contextmanager
+    def loading(self):
+        """Several loads, with the code's cost tables summed once at the end: each load on
+        its own re-sums them from its start to the end of the loaded code, so a kernel that
+        loads its exception vectors below its routines summed them once a vector. A call
+        inside the block brings them up to date first."""
+        self._loading += 1
+        try:
+            yield self
+        finally:
+            self._loading -= 1
+            if not self._loading:
+                self.tables_up_to_date()
+
+    def tables_up_to_date(self):
+        """Sum the cost tables from the lowest code offset loaded since they last were (every
+        way of running guest code calls this first)."""
+        if self._tables_from is not None:
+            lo, self._tables_from = self._tables_from, None
+            self._update_tables(lo)
 
     def _update_tables(self, lo=0):
         """The prefix sums from code offset ``lo`` (what lies before it is unchanged) to the
@@ -488,6 +514,7 @@ class Machine:
                                  "mode: the other cores run on")
             return task.call_here(entry, args, limit)
         pc = self.address_of(entry)
+        self.tables_up_to_date()
         if cold:
             self.flush_caches()
         self.model.clear_stats()

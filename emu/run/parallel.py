@@ -181,6 +181,7 @@ def run_parallel(machine, calls, quantum=DEFAULT_QUANTUM, limit=None, cold=False
     calls = _calls(machine, calls)
     _check_quantum(quantum)
     entries = [call and machine.address_of(call[0]) for call in calls]
+    machine.tables_up_to_date()
     if cold:
         machine.flush_caches()
     _prepare(machine, calls, entries, limit)
@@ -372,6 +373,7 @@ def run_tasks(machine, tasks, quantum=DEFAULT_QUANTUM, limit=None):
         live.clear()
 
     global _runs_of_tasks
+    machine.tables_up_to_date()
     machine.stop_record = None
     _runs_of_tasks += 1
     try:

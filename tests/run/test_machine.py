@@ -6,9 +6,12 @@ latency minus the L1 I latency when the line is in no cache (the block's base cy
 the profile's [costs]).
 """
 
+import contextlib
+
+import numpy as np
 import pytest
 
-from emu.hw.cache import CacheLevel
+from emu.hw.cache import H_RAM_PTR, CacheLevel
 from emu.hw.faults import GuestFault, InstructionLimitExceeded, StaleInstructionFetch
 from emu.hw.layout import HEAP_BASE, PAGE
 from emu.run.machine import Machine
@@ -153,6 +156,40 @@ def test_loop_cycles_pinned():
     assert m.call("count", 100).cycles == 303
     # cold=True empties the caches first
     assert m.call("count", 100, cold=True).cycles == 303 + 78
+
+
+STUB = "        .globl stub\nstub:\n        li r3, 7\n        blr\n"
+
+
+def _loaded_below(deferred):
+    """A ppc750 machine with a stub loaded high (at=, as a kernel's vectors are placed), then
+    the count loop below it, inside Machine.loading() or not."""
+    m = Machine("ppc750")
+    with m.loading() if deferred else contextlib.nullcontext():
+        m.load(STUB, at=0x20000)
+        m.load(PPC_COUNT)                      # at 0x10000: the tables above it summed again
+    return m
+
+
+def test_loads_together_sum_the_cost_tables_once_and_alike():
+    """Machine.loading(): the tables summed once at the end equal those summed at each load,
+    and a call inside the block brings them up to date first."""
+    eager, deferred = _loaded_below(False), _loaded_below(True)
+    same = eager.state == deferred.state
+    same[H_RAM_PTR] = True                   # the host's address of each one's RAM
+    assert same.all()
+    for m in (eager, deferred):
+        assert m.call("count", 100).cycles == 303 + 78        # as test_loop_cycles_pinned
+    m = Machine("ppc750")
+    with m.loading():
+        m.load(STUB, at=0x20000)
+        m.load(PPC_COUNT)
+        assert m._tables_from is not None                     # not summed yet
+        assert m.call("count", 100).cycles == 303 + 78        # summed before the run
+        assert m._tables_from is None
+        m.load(STUB.replace("stub", "stub2"), at=0x30000)
+        assert m._tables_from is not None
+    assert m._tables_from is None and m.call("stub2").return_value == 7
 
 
 def test_cycles_are_deterministic_across_fresh_machines():
