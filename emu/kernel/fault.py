@@ -186,9 +186,11 @@ class PageFaults:
         # the 2.4 kernels called flush_page_to_ram twice on this path: in filemap_nopage
         # (mm/filemap.c, on the page it returns: the page-cache page or its early copy) and
         # in do_no_page (mm/memory.c) (read in 2.4.0). 2.5.66, Table 2's kernel, still had
-        # both calls: Hugh Dickins's patch removing flush_page_to_ram, made against
+        # both calls (read in 2.5.66: mm/filemap.c filemap_nopage and filemap_getpage,
+        # mm/memory.c break_cow, do_swap_page, do_anonymous_page and do_no_page; its
+        # include/asm-ppc/pgtable.h defines the hook empty, so the paper's original kernel
+        # restored it); Hugh Dickins's patch removing flush_page_to_ram, made against
         # 2.5.66-mm3 (LKML, 3 April 2003; in 2.5.68), deletes them from both functions
-        # (asm-ppc defined the hook empty by then: the paper's original kernel restored it)
         self.policy.mapping_page(self, page, "filemap_nopage")
         self.policy.mapping_page(self, page, "file" if page.kind == "pagecache" else "cow")
         bits = self._vm_pte_bits(vma, writable)
