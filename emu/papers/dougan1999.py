@@ -11,7 +11,8 @@ The three MMUs (``MACHINES``):
 * ``"604"``: the hardware search of the hash table, hash_page on a hash miss
   (emu.kernel.ppc604).
 
-Section 2 (603 software reload against 604 hardware): ``reuse`` (a working set larger than
+Section 2 (603 software reload against 604 hardware; each takes a kernel's options, e.g.
+``FLUSHES_22``, the 1998 kernels'): ``reuse`` (a working set larger than
 both TLBs, touched again and again: every access a TLB miss whose translation exists),
 ``miss_costs`` (cycles per TLB miss of each), ``hit_rate_by_reuse`` (the hash-table hit rate
 on a TLB miss when every page is first touched and then reused ``passes - 1`` times),
@@ -28,7 +29,9 @@ model, emu.kernel.entry); ``table3_configurations`` (Table 3's two Linux/PPC row
 ``CONFIGURATIONS``) and ``cold_null_syscall`` / ``cold_null_table`` (what emptied caches and
 TLBs add to a null call: the bound on what the machine's state could explain of the
 unoptimized row); ``null_call_breakdown`` (what a steady null call is made of: Table 3's
-gap measured); ``bats_compile_saving`` (node6's kernel-compile miss counts at the model's
+gap measured); ``table3_parts`` (where Table 3's cycles go on both kernels, by routine:
+entry and exit, TLB and hash-table misses, flushes, scheduler and switch, the call's own
+work, ``PARTS``); ``bats_compile_saving`` (node6's kernel-compile miss counts at the model's
 604 per-miss cycles: the "about 20%").
 
 Section 5 (the idle task): ``idle_next_task`` (the task that runs after the idle task has
@@ -117,15 +120,16 @@ def _measure(k, action):
     return k.ledger.since(before)
 
 
-def reuse(machine, pages=256, passes=3, access="r", first="w", cold=False):
+def reuse(machine, pages=256, passes=3, access="r", first="w", cold=False, **options):
     """A working set of ``pages`` anonymous pages, first touched (``first`` access: the
     faults), then touched ``passes`` more times in order (``access``), each pass measured.
     256 pages is twice the 604's DTLB and four times the 603's: with LRU and the pages in
     order, every access of a pass misses in the TLB, and finds its translation in the hash
     table or the page table. ``cold``: every cache emptied before each pass (the table's
-    lines, and the pages', then come from memory). Returns (first-touch summary,
-    [summary per pass])."""
-    k = kernel(machine)
+    lines, and the pages', then come from memory). ``options``: the kernel's (``kernel``),
+    e.g. ``FLUSHES_22[machine]`` for 2.2.0's flushes and hash_page. Returns (first-touch
+    summary, [summary per pass])."""
+    k = kernel(machine, **options)
     p = k.spawn(BARE)
     heap = k.mmap(p, pages * PAGE_SIZE, "rw")
     k.switch_to(p)
@@ -139,13 +143,15 @@ def reuse(machine, pages=256, passes=3, access="r", first="w", cold=False):
     return miss_summary(touch), [miss_summary(r) for r in runs]
 
 
-def miss_costs(pages=256, passes=3):
+def miss_costs(pages=256, passes=3, flushes=None):
     """Cycles per TLB miss on each MMU, from ``reuse``: the first reuse pass (the hash table's
     or page table's lines partly cold: the first touches' clear_page passed through the
-    cache since) and the last (warm, steady state). A DataFrame, one row per machine."""
+    cache since) and the last (warm, steady state). ``flushes``: each machine's kernel
+    options (``FLUSHES_22``: the 1998 kernels'), else the backends' defaults. A DataFrame,
+    one row per machine."""
     rows = []
     for machine in MACHINES:
-        _, runs = reuse(machine, pages, passes)
+        _, runs = reuse(machine, pages, passes, **(flushes or {}).get(machine, {}))
         rows.append({"machine": machine, "tlb_misses_per_pass": runs[-1]["tlb_misses"],
                      "cycles_per_miss_first_pass": runs[0]["cycles_per_miss"],
                      "cycles_per_miss_steady": runs[-1]["cycles_per_miss"],
@@ -184,11 +190,12 @@ def _hpte_address(k, mm, address):
     return mmu.pteg_address(k.arch.sdr1, h) + 8 * slot
 
 
-def hit_rate_by_reuse(machine="604", pages=256, passes=(1, 2, 4, 8, 16, 49)):
+def hit_rate_by_reuse(machine="604", pages=256, passes=(1, 2, 4, 8, 16, 49), **options):
     """The hash-table hit rate on a TLB miss when each page of a working set larger than the
     TLB is first touched and then reused: for each count of passes P (the first touches plus
-    P - 1 reuse passes), the rate over all of them. A DataFrame indexed by P."""
-    first, runs = reuse(machine, pages, max(passes) - 1)
+    P - 1 reuse passes), the rate over all of them. ``options``: the kernel's (``reuse``).
+    A DataFrame indexed by P."""
+    first, runs = reuse(machine, pages, max(passes) - 1, **options)
     rows = []
     for n in passes:
         used = [first] + runs[:n - 1]
