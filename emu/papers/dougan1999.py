@@ -612,18 +612,20 @@ def _compile_resolution():
 
 @kept_runs.unit
 def _hit_rate_input(text):
-    """The hash-table hit rate: notebook 02 chooses the passes whose P / (P + 1) meets the
-    paper's two ends, so the rate is an input of that run, not a result."""
+    """The hash-table hit rate: notebook 02 chooses the passes whose (P - 1) / (P + 1) (2.2.0's
+    hash_page: two hash misses per first touch, ``FLUSHES_22``) meets the paper's two ends,
+    so the rate is an input of that run, not a result."""
     low = float(text.loc["hash-table hit rate on a TLB miss (low end)", "value"])
     high = float(text.loc["hash-table hit rate on a TLB miss (high end)", "value"])
-    passes = round(low / (100 - low))
-    rate = hit_rate_by_reuse("604", pages=256, passes=(passes,))
+    passes = round((100 + low) / (100 - low))
+    rate = hit_rate_by_reuse("604", pages=256, passes=(passes,), **FLUSHES_22["604"])
     return Claim("Dougan 1999", "hash-table hit rate on a TLB miss (low end)", kind=QUANTITY,
                  published=low, emulated=100 * float(rate["htab_hit_rate"].iloc[0]),
                  published_from=(low, high), unit="%", digits=1, status=INPUT,
                  page=PAGES["reload"], source="Analysis section, paragraph 3",
-                 reason=f"{passes} passes over each page are chosen so that P / (P + 1) meets "
-                        f"the paper's {low:.0f}%: an input of the run, not a result")
+                 reason=f"{passes} passes over each page are chosen so that (P - 1) / (P + 1) "
+                        f"(2.2.0's hash_page: two hash misses per first touch) meets the "
+                        f"paper's {low:.0f}%: an input of the run, not a result")
 
 
 def _not_modelled(text, table1, not_modelled, effect):
