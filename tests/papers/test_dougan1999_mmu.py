@@ -307,6 +307,14 @@ def test_on_2_2_0_the_hit_rate_is_p_minus_one_over_p_plus_one():
     assert d.miss_costs(pages=256, passes=2, flushes=d.FLUSHES_22).equals(
         d.miss_costs(pages=256, passes=2))
 
+
+def test_the_hit_rate_input_row_runs_2_2_0_at_nine_passes():
+    # (P - 1) / (P + 1) = 80% at P = (1 + 0.8) / (1 - 0.8) = 9: the run meets the paper's low end
+    text = data.load("dougan1999_text_numbers").set_index("quantity")
+    row = d._hit_rate_input(text)
+    assert row.emulated == pytest.approx(80.0) and row.published == 80
+    assert row.reason.startswith("9 passes") and "(P - 1) / (P + 1)" in row.reason
+
 def test_hash_miss_cost_includes_hash_page_and_the_retry():
     s = d.hash_miss_cost("604")
     assert (s["tlb_misses"], s["htab_misses"], s["htab_hits"]) == (1, 1, 0)
