@@ -11,7 +11,8 @@ The three MMUs (``MACHINES``):
 * ``"604"``: the hardware search of the hash table, hash_page on a hash miss
   (emu.kernel.ppc604).
 
-Section 2 (603 software reload against 604 hardware): ``reuse`` (a working set larger than
+Section 2 (603 software reload against 604 hardware; each takes a kernel's options, e.g.
+``FLUSHES_22``, the 1998 kernels'): ``reuse`` (a working set larger than
 both TLBs, touched again and again: every access a TLB miss whose translation exists),
 ``miss_costs`` (cycles per TLB miss of each), ``hit_rate_by_reuse`` (the hash-table hit rate
 on a TLB miss when every page is first touched and then reused ``passes - 1`` times),
@@ -28,7 +29,9 @@ model, emu.kernel.entry); ``table3_configurations`` (Table 3's two Linux/PPC row
 ``CONFIGURATIONS``) and ``cold_null_syscall`` / ``cold_null_table`` (what emptied caches and
 TLBs add to a null call: the bound on what the machine's state could explain of the
 unoptimized row); ``null_call_breakdown`` (what a steady null call is made of: Table 3's
-gap measured); ``bats_compile_saving`` (node6's kernel-compile miss counts at the model's
+gap measured); ``table3_parts`` (where Table 3's cycles go on both kernels, by routine:
+entry and exit, TLB and hash-table misses, flushes, scheduler and switch, the call's own
+work, ``PARTS``); ``bats_compile_saving`` (node6's kernel-compile miss counts at the model's
 604 per-miss cycles: the "about 20%").
 
 Section 5 (the idle task): ``idle_next_task`` (the task that runs after the idle task has
@@ -66,6 +69,7 @@ from ..kernel.vm import PAGE_SIZE
 from ..kernel.workloads import Image
 from ..present import data
 from ..present.claims import EFFECT, INPUT, QUANTITY, Claim, not_modelled
+from ..run import profiler
 from ..run import reuse as kept_runs
 from ..run import sweep
 from ..run.machine import Machine
@@ -116,15 +120,16 @@ def _measure(k, action):
     return k.ledger.since(before)
 
 
-def reuse(machine, pages=256, passes=3, access="r", first="w", cold=False):
+def reuse(machine, pages=256, passes=3, access="r", first="w", cold=False, **options):
     """A working set of ``pages`` anonymous pages, first touched (``first`` access: the
     faults), then touched ``passes`` more times in order (``access``), each pass measured.
     256 pages is twice the 604's DTLB and four times the 603's: with LRU and the pages in
     order, every access of a pass misses in the TLB, and finds its translation in the hash
     table or the page table. ``cold``: every cache emptied before each pass (the table's
-    lines, and the pages', then come from memory). Returns (first-touch summary,
-    [summary per pass])."""
-    k = kernel(machine)
+    lines, and the pages', then come from memory). ``options``: the kernel's (``kernel``),
+    e.g. ``FLUSHES_22[machine]`` for 2.2.0's flushes and hash_page. Returns (first-touch
+    summary, [summary per pass])."""
+    k = kernel(machine, **options)
     p = k.spawn(BARE)
     heap = k.mmap(p, pages * PAGE_SIZE, "rw")
     k.switch_to(p)
@@ -138,13 +143,15 @@ def reuse(machine, pages=256, passes=3, access="r", first="w", cold=False):
     return miss_summary(touch), [miss_summary(r) for r in runs]
 
 
-def miss_costs(pages=256, passes=3):
+def miss_costs(pages=256, passes=3, flushes=None):
     """Cycles per TLB miss on each MMU, from ``reuse``: the first reuse pass (the hash table's
     or page table's lines partly cold: the first touches' clear_page passed through the
-    cache since) and the last (warm, steady state). A DataFrame, one row per machine."""
+    cache since) and the last (warm, steady state). ``flushes``: each machine's kernel
+    options (``FLUSHES_22``: the 1998 kernels'), else the backends' defaults. A DataFrame,
+    one row per machine."""
     rows = []
     for machine in MACHINES:
-        _, runs = reuse(machine, pages, passes)
+        _, runs = reuse(machine, pages, passes, **(flushes or {}).get(machine, {}))
         rows.append({"machine": machine, "tlb_misses_per_pass": runs[-1]["tlb_misses"],
                      "cycles_per_miss_first_pass": runs[0]["cycles_per_miss"],
                      "cycles_per_miss_steady": runs[-1]["cycles_per_miss"],
@@ -183,11 +190,12 @@ def _hpte_address(k, mm, address):
     return mmu.pteg_address(k.arch.sdr1, h) + 8 * slot
 
 
-def hit_rate_by_reuse(machine="604", pages=256, passes=(1, 2, 4, 8, 16, 49)):
+def hit_rate_by_reuse(machine="604", pages=256, passes=(1, 2, 4, 8, 16, 49), **options):
     """The hash-table hit rate on a TLB miss when each page of a working set larger than the
     TLB is first touched and then reused: for each count of passes P (the first touches plus
-    P - 1 reuse passes), the rate over all of them. A DataFrame indexed by P."""
-    first, runs = reuse(machine, pages, max(passes) - 1)
+    P - 1 reuse passes), the rate over all of them. ``options``: the kernel's (``reuse``).
+    A DataFrame indexed by P."""
+    first, runs = reuse(machine, pages, max(passes) - 1, **options)
     rows = []
     for n in passes:
         used = [first] + runs[:n - 1]
@@ -604,18 +612,20 @@ def _compile_resolution():
 
 @kept_runs.unit
 def _hit_rate_input(text):
-    """The hash-table hit rate: notebook 02 chooses the passes whose P / (P + 1) meets the
-    paper's two ends, so the rate is an input of that run, not a result."""
+    """The hash-table hit rate: notebook 02 chooses the passes whose (P - 1) / (P + 1) (2.2.0's
+    hash_page: two hash misses per first touch, ``FLUSHES_22``) meets the paper's two ends,
+    so the rate is an input of that run, not a result."""
     low = float(text.loc["hash-table hit rate on a TLB miss (low end)", "value"])
     high = float(text.loc["hash-table hit rate on a TLB miss (high end)", "value"])
-    passes = round(low / (100 - low))
-    rate = hit_rate_by_reuse("604", pages=256, passes=(passes,))
+    passes = round((100 + low) / (100 - low))
+    rate = hit_rate_by_reuse("604", pages=256, passes=(passes,), **FLUSHES_22["604"])
     return Claim("Dougan 1999", "hash-table hit rate on a TLB miss (low end)", kind=QUANTITY,
                  published=low, emulated=100 * float(rate["htab_hit_rate"].iloc[0]),
                  published_from=(low, high), unit="%", digits=1, status=INPUT,
                  page=PAGES["reload"], source="Analysis section, paragraph 3",
-                 reason=f"{passes} passes over each page are chosen so that P / (P + 1) meets "
-                        f"the paper's {low:.0f}%: an input of the run, not a result")
+                 reason=f"{passes} passes over each page are chosen so that (P - 1) / (P + 1) "
+                        f"(2.2.0's hash_page: two hash misses per first touch) meets the "
+                        f"paper's {low:.0f}%: an input of the run, not a result")
 
 
 def _not_modelled(text, table1, not_modelled, effect):
@@ -919,6 +929,159 @@ def cold_null_table(configurations=CONFIGURATIONS, processor="604"):
                      "cold_call_us": (steady["cycles_per_call"] + cold["cold_extra_cycles"])
                      / steady["clock_mhz"]})
     return pd.DataFrame(rows).set_index("kernel")
+
+
+#: Table 3's parts (``table3_parts``): the guest routines each part's cycles are counted in,
+#: by symbol (a label's instructions up to the next label: routines/ppc32/entry_22.S,
+#: sched_22.S, pipe_22.S, hash_low_32.S, flush_hash_search.S, the 603's miss handlers).
+#: What no part names (the user program, the C paths the kernel model charges from its
+#: fixed-cost table) is "user and fixed C paths".
+PARTS = {
+    "entry and exit": ("SystemCall22", "sc_frame", "sc21_sp", "transfer_to_handler",
+                       "tth_kernel", "stack_overflow22", "DoSyscall22", "ds_enosys",
+                       "ds_error", "ds_store", "int_return", "ir_no_ee", "ir_restore",
+                       "host_stop22"),
+    "TLB and hash-table misses": ("DataAccess22", "da_frame", "da21_sp", "da_slow",
+                                  "InstructionAccess22", "ia_frame", "ia21_sp", "ia_slow",
+                                  "hash_kernel22", "hk_none", "hk_out", "fast_return22",
+                                  "hash_page", "hash_page_22", "create_hpte", "add_hash_page",
+                                  "itlb_miss_603h", "dtlb_load_miss_603h",
+                                  "dtlb_store_miss_603h", "itlb_miss_603k",
+                                  "dtlb_load_miss_603k", "dtlb_store_miss_603k"),
+    "flush": ("flush_range_search", "flush_hash_page_search", "flush_hash_pages",
+              "set_context_22", "tlbia_603", "tlbia_603_next", "tlbie_603"),
+    "scheduler and switch": ("schedule22", "sleep_on22", "wake_up22", "wake_up_process22",
+                             "goodness22", "_switch22", "sw_segments", "cli22", "sti22",
+                             "enable22", "lost_interrupts22"),
+    "the call's own work": ("sys_getppid22", "sys_read22", "sys_write22", "sys_rw22",
+                            "pipe_read22", "pipe_write22", "copy_from_user22",
+                            "copy_to_user22", "memcpy32"),
+}
+#: label prefixes of the routines above whose inner labels are symbols of their own
+PART_PREFIXES = {"sch_": "scheduler and switch", "so_": "scheduler and switch",
+                 "gd_": "scheduler and switch", "wu_": "scheduler and switch",
+                 "wp_": "scheduler and switch", "pr_": "the call's own work",
+                 "pw_": "the call's own work", "rw_": "the call's own work",
+                 "pipe_": "the call's own work", "cu_": "the call's own work",
+                 "ir_": "entry and exit", "dlhash_": "TLB and hash-table misses",
+                 "dshash_": "TLB and hash-table misses", "ihash_": "TLB and hash-table misses",
+                 "dmiss_": "TLB and hash-table misses", "imiss_": "TLB and hash-table misses"}
+REST = "user and fixed C paths"
+
+
+def part_of(symbol):
+    """The part of Table 3's breakdown (``PARTS``) whose routine holds ``symbol``; REST
+    for a symbol no part names."""
+    for part, names in PARTS.items():
+        if symbol in names:
+            return part
+    for prefix, part in PART_PREFIXES.items():
+        if symbol.startswith(prefix):
+            return part
+    return REST
+
+
+class _CountingEntry(Entry):
+    """The entry model with every guest segment's per-instruction cycles added up (each
+    segment starts the machine's counts from zero: a round trip's switches stop the run)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.cycles = None
+
+    def _segment(self, pc, label):
+        run = super()._segment(pc, label)
+        if self.cycles is not None:
+            self.cycles = self.cycles + profiler.instruction_counts(self.machine)[1]
+        return run
+
+    def counted(self, process, *args):
+        """``run(process, ELF_BASE, *args)`` and its guest cycles by symbol."""
+        profiler.count_instructions(self.machine)
+        self.cycles = 0
+        try:
+            run = self.run(process, ELF_BASE, *args)
+            by_symbol = profiler.cycles_by_symbol(self.machine, self.cycles)
+        finally:
+            self.cycles = None
+            profiler.count_instructions(self.machine, on=False)
+        return run, by_symbol
+
+
+def _parts_of_runs(entry, process, args):
+    """``entry.counted(process, *a)`` for each ``a`` of ``args``: per run, its cycles (guest
+    and fixed), instructions, TLB misses, the 604's table-search cycles and the guest
+    cycles of each part (``part_of``); what no part names goes to REST."""
+    out = []
+    for a in args:
+        r, by_symbol = entry.counted(process, *a)
+        parts = {p: 0.0 for p in (*PARTS, REST)}
+        for symbol, cycles in by_symbol.items():
+            parts[part_of(symbol)] += float(cycles)
+        total = r.cycles + r.host_cycles
+        parts[REST] += total - sum(parts.values())    # the user's code and the fixed paths
+        out.append({"cycles": total, "instructions": r.instructions,
+                    "tlb_misses": tlb_misses(r.events),
+                    "table_search_cycles": r.events.get("table_search_cycles", 0), **parts})
+    return out
+
+
+def _per_op(runs, span):
+    """The difference of two of ``_parts_of_runs``'s rows over ``span`` iterations."""
+    a, b = runs
+    return {key: (b[key] - a[key]) / span for key in a}
+
+
+def parts_null(machine, calls=(10, 20), bats=True, version="2.2.0", **options):
+    """One steady null call of ``null_syscall`` by part (``PARTS``), per call."""
+    k = kernel(machine, **options)
+    entry = _CountingEntry(k, bats=bats, version=version)
+    p = entry.spawn(LAT_SYSCALL_NULL, "lat_syscall")
+    entry.run(p, ELF_BASE, 1)
+    runs = _parts_of_runs(entry, p, [(n,) for n in calls])
+    return {**_per_op(runs, calls[1] - calls[0]), "clock_mhz": k.machine.profile.clock_mhz}
+
+
+def parts_pipe(machine, counts=(5, 10), size=1, bats=True, version="2.2.0", alone=False,
+               **options):
+    """One lat_pipe round trip by part (``PARTS``), or with ``alone`` lat_ctx's overhead
+    (a write and a read in one process, no switch), per iteration, as ``_per_iteration``."""
+    k = kernel(machine, **options)
+    entry = _CountingEntry(k, bats=bats, version=version)
+    parent = _pipes_between(entry, pipe_alone(size) if alone else pipe_round_trip(size))
+    entry.run(parent, ELF_BASE, 0, counts[0])
+    runs = _parts_of_runs(entry, parent, [(0, n) for n in counts])
+    return {**_per_op(runs, counts[1] - counts[0]), "clock_mhz": k.machine.profile.clock_mhz}
+
+
+#: Table 3's columns that ``table3_parts`` breaks down, and the published row's key
+PART_COLUMNS = {"null call": "null_syscall_us", "context switch": "ctx_switch_us",
+                "pipe latency": "pipe_latency_us"}
+
+
+def table3_parts(configurations=CONFIGURATIONS, processor="604"):
+    """Where Table 3's time goes on the model, for each kernel of ``configurations`` on
+    ``processor``: cycles per operation by part (``PARTS``) of a null call, a context switch
+    (lat_ctx's: half a round trip of its 4-byte token less a write and a read in one
+    process, part by part) and a pipe round trip (lat_pipe's, 1 byte), beside the published microseconds at the profile's clock
+    (``published_cycles``). A DataFrame indexed by (column, kernel)."""
+    published = data.load("dougan1999_table3_lmbench").set_index("os")
+    rows_of = {"optimized": "Linux/PPC", "unoptimized": "Unoptimized Linux/PPC"}
+    rows = []
+    for (kind, proc), (machine, options) in configurations.items():
+        if proc != processor:
+            continue
+        trip = parts_pipe(machine, **options)                 # lat_pipe's 1 byte
+        ring = parts_pipe(machine, size=4, **options)         # lat_ctx's token: 4 bytes
+        alone = parts_pipe(machine, size=4, alone=True, **options)
+        switch = {key: ring[key] / 2 - alone[key] for key in ring if key != "clock_mhz"}
+        clock = trip["clock_mhz"]
+        for column, measured in (("null call", parts_null(machine, **options)),
+                                 ("context switch", switch), ("pipe latency", trip)):
+            pub = float(published.loc[rows_of[kind], PART_COLUMNS[column]])
+            rows.append({"column": column, "kernel": kind, **measured,
+                         "published_cycles": pub * clock, "clock_mhz": clock})
+    return pd.DataFrame(rows).set_index(["column", "kernel"])
 
 
 def kernel_tlb_conflict(pages=48, bats=True, machine="603 page table", passes=(10, 20)):

@@ -141,6 +141,34 @@ def profile_run(machine, run, every=997, event="cycles"):
     return _profiled(machine, every, event, run)
 
 
+def count_instructions(machine, on=True):
+    """Turn on (or off) the per-instruction counts (executions and cycles) without samples,
+    for a caller that reads them after each of many runs (``instruction_counts``): each
+    call into the machine starts them from zero."""
+    for k in range(len(machine.cpus)):
+        h = machine.model.header(k)
+        h[c.H_PROFILE_PERIOD] = (1 << 62) if on else 0
+        h[c.H_SAMPLE_EVENTS] = 0
+
+
+def instruction_counts(machine):
+    """The executions and cycles of every instruction of the code region since the last
+    call into the machine began (``count_instructions`` on): two arrays by code offset."""
+    st = machine.state
+    return _code_array(st, c.H_INSN_HITS), _code_array(st, c.H_INSN_CYCLES)
+
+
+def cycles_by_symbol(machine, cycles):
+    """{symbol: cycles} of an array of ``instruction_counts``'s cycles, by ``symbol_table``."""
+    code_base = int(machine.state[H_CODE_BASE])
+    symbols = symbol_table(machine.programs)
+    out = {}
+    for offset in np.flatnonzero(cycles):
+        name = symbol_of(symbols, code_base + int(offset))
+        out[name] = out.get(name, 0) + int(cycles[offset])
+    return out
+
+
 def _code_array(st, field):
     """A copy of one of the profiler's arrays (indexed by offset in the code region)."""
     start, length = int(st[field]), int(st[c.H_CODE_LEN]) + 1

@@ -293,6 +293,28 @@ def test_hit_rate_is_p_over_p_plus_one():
     assert runs[0]["tlb_misses"] == 128
 
 
+
+def test_on_2_2_0_the_hit_rate_is_p_minus_one_over_p_plus_one():
+    # 2.2.0's hash_page (FLUSHES_22: no _PAGE_HASHPTE, an empty update_mmu_cache): a first
+    # touch's search fails, the fault makes the Linux PTE only, the retried access's search
+    # fails again and hash_page makes the HPTE (the access after it is the retry, not a
+    # counted miss): two TLB misses, both hash misses; each later pass finds every one
+    rates = d.hit_rate_by_reuse("604", pages=256, passes=(1, 2, 9, 99), **d.FLUSHES_22["604"])
+    assert rates["htab_hit_rate"].to_dict() == {1: 0.0, 2: 1 / 3, 9: 8 / 10, 99: 98 / 100}
+    assert list(rates["tlb_misses"]) == [2 * 256, 3 * 256, 10 * 256, 100 * 256]
+    assert list(rates["htab_misses"]) == [2 * 256] * 4
+    # the reuse passes take no fault and flush nothing: the same miss costs as 2.4's
+    assert d.miss_costs(pages=256, passes=2, flushes=d.FLUSHES_22).equals(
+        d.miss_costs(pages=256, passes=2))
+
+
+def test_the_hit_rate_input_row_runs_2_2_0_at_nine_passes():
+    # (P - 1) / (P + 1) = 80% at P = (1 + 0.8) / (1 - 0.8) = 9: the run meets the paper's low end
+    text = data.load("dougan1999_text_numbers").set_index("quantity")
+    row = d._hit_rate_input(text)
+    assert row.emulated == pytest.approx(80.0) and row.published == 80
+    assert row.reason.startswith("9 passes") and "(P - 1) / (P + 1)" in row.reason
+
 def test_hash_miss_cost_includes_hash_page_and_the_retry():
     s = d.hash_miss_cost("604")
     assert (s["tlb_misses"], s["htab_misses"], s["htab_hits"]) == (1, 1, 0)

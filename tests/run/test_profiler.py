@@ -7,7 +7,8 @@ from emu.run import kperfdiff
 from emu.hw.faults import InstructionLimitExceeded
 from emu.hw.layout import CODE_BASE
 from emu.run.machine import Machine
-from emu.run.profiler import UNKNOWN, profile_call, read_samples
+from emu.run.profiler import (UNKNOWN, count_instructions, cycles_by_symbol, instruction_counts,
+                              profile_call, read_samples)
 
 # Two functions: busy loops n times (three instructions per iteration) and then branches
 # to tail, which returns. No loads or stores, and on the ppc750 profile every instruction
@@ -105,6 +106,21 @@ def test_every_cycle_sampled_gives_each_symbol_its_instructions(warm):
     assert table.loc["tail", "share"] == pytest.approx(100 * 2 / 34)
     assert table.loc["busy", "size"] == 20 and table.loc["tail", "size"] == 8
     assert ".Lloop" not in table.index                  # a local label is not a symbol
+
+
+def test_counts_without_samples_give_each_call_its_own_cycles_by_symbol(warm):
+    # by hand (as above): busy 3N + 2 instructions, tail 2, one cycle each on a warm 750
+    count_instructions(warm)
+    try:
+        for _ in range(2):              # each call starts the counts from zero
+            warm.call("busy", N)
+            hits, cycles = instruction_counts(warm)
+            assert cycles_by_symbol(warm, cycles) == {"busy": 3 * N + 2, "tail": 2}
+            assert hits.sum() == 3 * N + 4
+    finally:
+        count_instructions(warm, on=False)
+    warm.call("busy", N)                # off: nothing counted, the last counts left as they were
+    assert instruction_counts(warm)[1].sum() == 3 * N + 4
 
 
 def test_readprofile_text_lists_ticks_symbol_and_load(warm):
