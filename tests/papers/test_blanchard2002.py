@@ -521,3 +521,37 @@ def test_the_hash_account_divides_hash_pages_cycles_by_its_calls():
     faults = (437084 + 572835) / 600
     assert paper["page faults (second build)"] == pytest.approx(faults)
     assert paper["hash_page cycles per call"] == pytest.approx(per_job / (faults * 1.05))
+
+
+def test_a_jobs_loading_is_counted_by_hand():
+    """Four execs (gcc, cpp, cc1, as), each with ld.so and libc: the binary's and ld.so's
+    first 128 bytes and 6 x 32 program-header bytes at 52 (four reads, each in one page),
+    ld.so's 512-byte read of libc (one): 20 reads, 20 look-ups of 60 cycles; 4 x 6 ld.so
+    calls of 140 cycles. The copies are copy_cycles' of those 20 copies."""
+    from collections import Counter
+    from emu.kernel import fileio
+    loading = blanchard2002.job_exec_io()
+    assert loading["reads"] == 20
+    assert loading["calls"] == 24 * 140
+    assert loading["lookups"] == 20 * 60
+    copies = Counter({(128, 0, 0): 8, (192, 52, 0): 8, (512, 0, 0): 4})
+    assert loading["copies"] == fileio.copy_cycles("copy_tofrom_user32", copies, 0.5)
+    build = {"clock_mhz": 1000.0, "jobs": 10, "slots": 1, "link_s": 0.0, "user_s": 1.0,
+             "kernel cycles per job": 0.0, "cycles per job": 0.0, "system_s": 0.0,
+             "compile_s": 0.0, "elapsed_s": 0.0, "routines": {}}
+    io = {"copies": 0.0, "calls": 0.0, "lookups": 0.0}
+    out = blanchard2002.with_file_io(build, io, loading)
+    added = loading["copies"] + loading["calls"] + loading["lookups"]
+    assert out["system_s"] == pytest.approx(10 * added / 1e9)
+
+
+def test_the_loaders_estimates_have_ranges_and_move():
+    names = {row[0]: row for row in blanchard2002.build_ranges()}
+    for key, value in blanchard2002.LOADER.items():
+        name, nominal, low, high, why = names[f"kernel:loader.{key}"]
+        assert low <= nominal <= high and why
+    plain = blanchard2002.job_exec_io()["copies"]
+    with estimates.moved({"kernel:loader.phnum": 8}):        # 256 header bytes, not 192
+        assert blanchard2002.job_exec_io()["copies"] > plain
+    with estimates.moved({"kernel:loader.ldso_calls": 9}):
+        assert blanchard2002.job_exec_io()["calls"] == 4 * 9 * 140
