@@ -911,7 +911,10 @@ def claims(scale=None):
                      "hypervisor calls (cost estimated) and each job's file read() and "
                      "write() copies (their traffic estimated) and exec's and ld.so's reads "
                      "of the binaries, not the other system calls (open, stat, brk, mmap: "
-                     "path look-ups, the dentry cache); and the job count is an estimate"),
+                     "path look-ups, the dentry cache); the job count is an estimate; the "
+                     "programs run at SCALE, scaled back, which counts each process's few "
+                     "fixed pages (a library's data, the stack) that many times over: a "
+                     "full-size job costs the kernel less (page 04's account)"),
         Claim(CHAPTER, "__hash_page's share of the kernel's ticks (24 CPUs)", kind=QUANTITY,
               unit="%", digits=1,
               published=100 * published.loc["__hash_page", "share of kernel"],
