@@ -388,6 +388,18 @@ def test_a_lone_slot_runs_every_job_and_its_time_is_kernel_plus_user():
     jobs, link = blanchard2002.BUILD["jobs"], blanchard2002.BUILD["link_s"]
     assert build["compile_s"] == pytest.approx(jobs * build["cycles per job"] / 1.1e9)
     assert build["elapsed_s"] == pytest.approx(build["compile_s"] + link)
+    # its counts per job, scaled back: a job's four processes (driver, cpp, cc1, as) exec
+    # and exit once each, 4 / SCALE = 64 a job scaled back (a per-process count)
+    assert build["jobs"] == jobs
+    assert build["counts per job"]["exits"] == pytest.approx(4 / blanchard2002.SCALE)
+    assert build["counts per job"]["execs"] == pytest.approx(4 / blanchard2002.SCALE)
+
+
+def test_a_full_size_build_gets_the_memory_for_its_processes():
+    assert blanchard2002.memory_for(blanchard2002.SCALE) == (blanchard2002.FRAMES,
+                                                             blanchard2002.RAM_SIZE)
+    frames, ram = blanchard2002.memory_for(1.0)
+    assert frames == 4 * blanchard2002.FRAMES and ram > frames * 4096 + (128 << 20)
 
 
 def test_the_split_profile_moves_cycles_between_rows_and_keeps_the_total():
