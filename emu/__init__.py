@@ -67,7 +67,7 @@ SURFACE = {
     "dougan1999": ("emu.papers.dougan1999", None),
     "yoshioka2005": ("emu.papers.yoshioka2005", None),
     "blanchard2002": ("emu.papers.blanchard2002", None),
-    "yun2011": ("emu.papers.yun2011", None), "copybench": ("emu.papers.mackerras2003.copybench", None),
+    "yun2011": ("emu.papers.yun2011", None), "copybench": ("emu.kernel.copybench", None),
     # the book and the course
     "explorers": ("emu.book.explorers", None), "scorecard": ("emu.book.scorecard", None),
     "handout": ("emu.course.handout", None), "grading": ("emu.course.grading", None),

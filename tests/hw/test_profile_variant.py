@@ -2,7 +2,7 @@
 import pytest
 
 from emu.hw import profile
-from emu.papers.mackerras2003 import copybench
+from emu.kernel import copybench
 
 
 def test_a_variant_changes_only_the_named_values(tmp_path):

@@ -388,6 +388,18 @@ def test_a_lone_slot_runs_every_job_and_its_time_is_kernel_plus_user():
     jobs, link = blanchard2002.BUILD["jobs"], blanchard2002.BUILD["link_s"]
     assert build["compile_s"] == pytest.approx(jobs * build["cycles per job"] / 1.1e9)
     assert build["elapsed_s"] == pytest.approx(build["compile_s"] + link)
+    # its counts per job, scaled back: a job's four processes (driver, cpp, cc1, as) exec
+    # and exit once each, 4 / SCALE = 64 a job scaled back (a per-process count)
+    assert build["jobs"] == jobs
+    assert build["counts per job"]["exits"] == pytest.approx(4 / blanchard2002.SCALE)
+    assert build["counts per job"]["execs"] == pytest.approx(4 / blanchard2002.SCALE)
+
+
+def test_a_full_size_build_gets_the_memory_for_its_processes():
+    assert blanchard2002.memory_for(blanchard2002.SCALE) == (blanchard2002.FRAMES,
+                                                             blanchard2002.RAM_SIZE)
+    frames, ram = blanchard2002.memory_for(1.0)
+    assert frames == 4 * blanchard2002.FRAMES and ram > frames * 4096 + (128 << 20)
 
 
 def test_the_split_profile_moves_cycles_between_rows_and_keeps_the_total():
@@ -458,3 +470,100 @@ def test_the_flush_account_splits_the_flush_routines_cycles_into_its_parts():
     bare = blanchard2002.scheduled_build(blanchard2002.OLD, 2, lpar=False)
     assert bare["flush account"].get(parts["hcall"], 0) == 0
     assert bare["flush account"][parts["sequence"]] > 0
+
+
+def test_a_jobs_read_and_write_calls_are_counted_by_hand():
+    """fileio.STEP_IO: 150 files read whole, one read() each; the .i (300,000 bytes: 74
+    pages, the last short), .s (80,000: 20) and .o (20,000: 5) a page a call through
+    stdio, each written once, the .i and .s read once: 150 + 74 + 20 reads, 74 + 20 + 5
+    writes."""
+    from emu.kernel import fileio
+    assert blanchard2002.job_calls(fileio.STEP_IO) == (244, 99)
+    assert blanchard2002.job_calls({**fileio.STEP_IO, "i_bytes": 4096, "s_bytes": 4097,
+                                    "o_bytes": 1}) == (150 + 1 + 2, 1 + 2 + 1)
+
+
+def test_a_jobs_file_io_is_its_copies_run_and_a_syscall_per_call_and_a_lookup_per_copy():
+    """The copies' cycles are fileio.copy_cycles' of the step's copies with the chosen
+    routine; the calls 343 round trips of the measured 140 cycles (48,020); a look-up (40
+    instructions at CPI 1.5: 60 cycles) per copy made. The 32-bit routine costs more."""
+    from emu.kernel import fileio
+    io = blanchard2002.job_file_io()
+    copies = fileio.step_copies()
+    assert io["copies"] == fileio.copy_cycles("copy_tofrom_user32", copies, 0.5)
+    assert io["calls"] == 343 * 140
+    assert io["lookups"] == pytest.approx(60 * sum(copies.values()))
+    assert io["copies"] > blanchard2002.job_file_io("copy_tofrom_user64")["copies"] > 0
+    with pytest.raises(ValueError, match="copy_tofrom_user"):
+        blanchard2002.job_file_io("memcpy32")
+
+
+def test_file_io_adds_to_the_system_time_and_each_jobs_cpu():
+    """A build of 100 jobs on 2 slots at 1,000 MHz (user 10 s, link 1 s), 1e6 kernel and
+    3e6 busy cycles a job; file I/O of 5e5 cycles a job: system 0.1 -> 0.15 s, compile
+    phase 0.15 -> 0.175 s (100 x 3.5e6 / 2 / 1e9), elapsed 1.175 s."""
+    build = {"clock_mhz": 1000.0, "jobs": 100, "slots": 2, "link_s": 1.0, "user_s": 10.0,
+             "kernel cycles per job": 1e6, "cycles per job": 3e6, "system_s": 0.1,
+             "compile_s": 0.15, "elapsed_s": 1.15, "routines": {"hash_page": 1e6}}
+    io = {"copies": 4e5, "calls": 6e4, "lookups": 4e4}
+    out = blanchard2002.with_file_io(build, io)
+    assert out["system_s"] == pytest.approx(0.15)
+    assert out["compile_s"] == pytest.approx(0.175)
+    assert out["elapsed_s"] == pytest.approx(1.175)
+    assert out["cpu_percent"] == pytest.approx(100 * 10.15 / 1.175)
+    assert out["routines"]["__copy_tofrom_user (file I/O)"] == 4e5
+    assert out["routines"]["hash_page"] == 1e6 and build["system_s"] == 0.1   # a new dict
+
+
+def test_the_hash_account_divides_hash_pages_cycles_by_its_calls():
+    """A build's counts per job: 1,000 faults, each with a preload, 50 misses: 1,050
+    calls; hash_page's rows 2.1e6 cycles: 2,000 a call. The listing's side: 43,586 of
+    72,099 ticks of 71.31 s at 1.1 GHz over 600 jobs, per call over (437,084 + 572,835)
+    / 600 faults at 1.05 calls a fault."""
+    build = {"jobs": 600, "flushed pages per job": 10.0,
+             "counts per job": {"faults": 1000, "preloads": 1000, "tlb_misses": 50,
+                                "hpte_primary": 1040, "hpte_secondary": 10},
+             "routines": {"hash_page": 2e6, "hash_page (preload)": 1e5}}
+    account = blanchard2002.hash_account(build)
+    assert account["hash_page cycles per call"] == pytest.approx(2000)
+    assert account["HPTEs inserted"] == 1050 and account["HPTEs evicted"] == 0
+    paper = blanchard2002.listing_hash_account(build)
+    per_job = 43586 / 72099 * 71.31 * 1.1e9 / 600
+    assert paper["hash_page cycles per job"] == pytest.approx(per_job)
+    faults = (437084 + 572835) / 600
+    assert paper["page faults (second build)"] == pytest.approx(faults)
+    assert paper["hash_page cycles per call"] == pytest.approx(per_job / (faults * 1.05))
+
+
+def test_a_jobs_loading_is_counted_by_hand():
+    """Four execs (gcc, cpp, cc1, as), each with ld.so and libc: the binary's and ld.so's
+    first 128 bytes and 6 x 32 program-header bytes at 52 (four reads, each in one page),
+    ld.so's 512-byte read of libc (one): 20 reads, 20 look-ups of 60 cycles; 4 x 6 ld.so
+    calls of 140 cycles. The copies are copy_cycles' of those 20 copies."""
+    from collections import Counter
+    from emu.kernel import fileio
+    loading = blanchard2002.job_exec_io()
+    assert loading["reads"] == 20
+    assert loading["calls"] == 24 * 140
+    assert loading["lookups"] == 20 * 60
+    copies = Counter({(128, 0, 0): 8, (192, 52, 0): 8, (512, 0, 0): 4})
+    assert loading["copies"] == fileio.copy_cycles("copy_tofrom_user32", copies, 0.5)
+    build = {"clock_mhz": 1000.0, "jobs": 10, "slots": 1, "link_s": 0.0, "user_s": 1.0,
+             "kernel cycles per job": 0.0, "cycles per job": 0.0, "system_s": 0.0,
+             "compile_s": 0.0, "elapsed_s": 0.0, "routines": {}}
+    io = {"copies": 0.0, "calls": 0.0, "lookups": 0.0}
+    out = blanchard2002.with_file_io(build, io, loading)
+    added = loading["copies"] + loading["calls"] + loading["lookups"]
+    assert out["system_s"] == pytest.approx(10 * added / 1e9)
+
+
+def test_the_loaders_estimates_have_ranges_and_move():
+    names = {row[0]: row for row in blanchard2002.build_ranges()}
+    for key, value in blanchard2002.LOADER.items():
+        name, nominal, low, high, why = names[f"kernel:loader.{key}"]
+        assert low <= nominal <= high and why
+    plain = blanchard2002.job_exec_io()["copies"]
+    with estimates.moved({"kernel:loader.phnum": 8}):        # 256 header bytes, not 192
+        assert blanchard2002.job_exec_io()["copies"] > plain
+    with estimates.moved({"kernel:loader.ldso_calls": 9}):
+        assert blanchard2002.job_exec_io()["calls"] == 4 * 9 * 140

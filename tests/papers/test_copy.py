@@ -137,7 +137,7 @@ def test_bad_alignment_rules_are_refused(rules, message):
 import random                                                     # noqa: E402
 
 import emu                                                        # noqa: E402
-from emu.papers.mackerras2003 import copybench                                         # noqa: E402
+from emu.kernel import copybench                                         # noqa: E402
 from emu.hw.faults import GuestFault                       # noqa: E402
 from emu.run.machine import Machine
 
@@ -399,7 +399,7 @@ def test_flushed_caches_favour_the_small_loop():
     assert (a.cycles, b.cycles) == (7458, 7537)
 
 
-# ------------------------------------------------------------------ emu.papers.mackerras2003.copybench
+# ------------------------------------------------------------------ emu.kernel.copybench
 
 def test_measure_reports_cycles_per_byte_and_exceptions():
     r = copybench.measure("memcpy64_unaligned", 4096, src_align=1)

@@ -13,7 +13,7 @@ import pytest
 
 import emu
 from emu.hw.layout import PAGE
-from emu.papers.mackerras2003 import copybench
+from emu.kernel import copybench
 from emu.run import extable
 from emu.run.machine import Machine
 

@@ -14,7 +14,7 @@ import random
 import pytest
 
 import emu
-from emu.papers.mackerras2003 import copybench
+from emu.kernel import copybench
 from emu.run import extable
 from emu.isa.assemble import assemble
 from emu.hw.layout import PAGE
@@ -376,7 +376,7 @@ def test_every_access_off_the_stack_is_listed_and_nothing_else():
     assert stack == 3 + 3 + 2 + 12 + 12 + 12 + 2
 
 
-# ------------------------------------------------------------------ emu.papers.mackerras2003.copybench
+# ------------------------------------------------------------------ emu.kernel.copybench
 
 def test_copybench_runs_it_and_checks_it_returns_zero():
     r = copybench.measure("copy_tofrom_user64", 4096)

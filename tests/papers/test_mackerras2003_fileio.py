@@ -1,11 +1,11 @@
-"""A compile step's file copies (emu.papers.mackerras2003.fileio): read() and write() cut
+"""A compile step's file copies (emu.kernel.fileio): read() and write() cut
 into copies as 2.5.66's do_generic_mapping_read and generic_file_aio_write_nolock cut
 them, the step's traffic from its estimates, and the copies' cycles from the guest
 routines. Every count by hand in the comments."""
 import pytest
 
 from emu.hw import estimates
-from emu.papers.mackerras2003 import copybench, fileio
+from emu.kernel import copybench, fileio
 
 
 def test_a_read_is_cut_at_page_boundaries_and_at_the_end_of_the_file():

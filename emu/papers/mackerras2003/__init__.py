@@ -22,11 +22,10 @@ from __future__ import annotations
 import functools
 
 from ...hw import estimates
-from ...kernel import gcc, workloads
+from ...kernel import copybench, fileio, gcc, workloads
 from ...present import data, stats
 from ...present.claims import EFFECT, INPUT, QUANTITY, Claim, not_modelled
 from ...run import reuse, sweep
-from . import copybench, fileio
 
 CHAPTER = "Mackerras 2003"
 LAT_PROC = {"fork": "fork_proc", "exec": "exec_proc", "shell": "sh_proc"}

@@ -1,5 +1,6 @@
 """A compile step's file read() and write() copies on POWER4, with the 32-bit kernel's
-__copy_tofrom_user or the POWER4 one (Mackerras 2003 section 3.1).
+__copy_tofrom_user or the POWER4 one (Mackerras 2003 section 3.1; Blanchard 2002's jobs:
+emu.papers.blanchard2002.job_file_io).
 
 The path, as Linux 2.5.66's mm/filemap.c has it (BitKeeper history, "Linux 2.5.66",
 commit 3007e2ef10):
@@ -33,7 +34,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from ...hw import estimates
+from ..hw import estimates
 from . import copybench
 
 PAGE = 4096

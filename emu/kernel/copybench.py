@@ -1,6 +1,7 @@
-"""Memory-copy measurements for Mackerras 2003 section 3: one copy routine, one size and
-alignment, one cache state, one processor profile -> cycles, cycles per byte, alignment
-exceptions, L2 store-queue stalls. And a call mix drawn from the paper's histograms.
+"""Memory-copy measurements (Mackerras 2003 section 3; the file copies of Blanchard 2002's
+build): one copy routine, one size and alignment, one cache state, one processor profile
+-> cycles, cycles per byte, alignment exceptions, L2 store-queue stalls. And a call mix
+drawn from Mackerras 2003's histograms.
 
     >>> from emu import copybench
     >>> r = copybench.measure("memcpy64", 64, src_align=1, profile="power4")  # doctest: +SKIP
@@ -21,10 +22,10 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from ...context import routine as _routine_path
-from ...hw import estimates
-from ...run import reuse
-from ...run.machine import Machine
+from ..context import routine as _routine_path
+from ..hw import estimates
+from ..run import reuse
+from ..run.machine import Machine
 
 PAGE = 4096
 MAX_ALIGN = 128          # alignment offsets: 0 .. MAX_ALIGN - 1 bytes past a page boundary
