@@ -34,8 +34,9 @@
  * journal's magic number). The committing transaction's t_outstanding_credits-- is left
  * out (the running transaction's count here). journal_bmap is the identity (the log contiguous on the disk);
  * __getblk of a log block is the journal's control buffer for it (J_C_CTL: descriptor,
- * commit); mark_buffer_dirty of a buffer leaving the journal (the checkpoint's write-back)
- * is left out: the model's block device's tree does not hold the metadata pages.
+ * commit); a buffer leaving the journal is marked dirty (__journal_temp_unlink_buffer), but
+ * the model's metadata pages belong to no mapping (the block device's tree does not hold
+ * them), so only the page's dirty bit is set: the checkpoint's write-back is left out.
  * Calling convention: cdecl; ebx, esi, edi, ebp preserved. Offsets: the equates
  * emu/papers/yoshioka2005/ext3model.py puts in front.
  */
@@ -335,17 +336,16 @@ journal_unfile_buffer:
         popl    %ebx
         ret
 
-/* __journal_unfile_buffer(jh): off its list (and its jbddirty bit tested and cleared, as
- * __journal_temp_unlink_buffer does), b_transaction = NULL */
+/* __journal_unfile_buffer(jh) (fs/jbd/transaction.c 1530-1534 of 2.6.12.1): off its list
+ * (a jbddirty buffer marked dirty for the VM: __journal_temp_unlink_buffer), b_transaction
+ * = NULL */
         .globl  __journal_unfile_buffer
 __journal_unfile_buffer:
         movl    4(%esp), %eax
         pushl   %eax
         call    __journal_temp_unlink_buffer
         popl    %eax
-        movl    JH_BH(%eax), %ecx
-        lock btrl $(BH_JBDDirty), BH_STATE(%ecx)    # test_clear_buffer_jbddirty: its
-        movl    $0, JH_TRANSACTION(%eax)            # mark_buffer_dirty left out
+        movl    $0, JH_TRANSACTION(%eax)
         ret
 
 /* jbd_lock_state(bh): jbd_lock_bh_state */

@@ -78,8 +78,11 @@ journal_add_journal_head:
         popl    %ebx
         ret
 
-/* journal_put_journal_head(jh): b_jcount - 1; a journal_head no transaction holds any more
- * leaves the buffer (and the buffer's reference goes). */
+/* journal_put_journal_head(jh) (fs/jbd/journal.c 1857-1869 of 2.6.12.1): b_jcount - 1;
+ * at 0 with no transaction, __journal_remove_journal_head (1795-1831): get_bh, and only a
+ * head no transaction, next transaction or checkpoint holds leaves the buffer (b_private
+ * and b_bh cleared, clear_buffer_jbd, __brelse, the head back to its slab); then __brelse.
+ * A head kept for the checkpoint leaves the buffer's count as it was. */
         .globl  journal_put_journal_head
 journal_put_journal_head:
         pushl   %ebx
@@ -94,19 +97,35 @@ journal_put_journal_head:
         jmp     1b
 3:      decl    JH_JCOUNT(%esi)             # --jh->b_jcount
         jnz     4f
-        cmpl    $0, JH_TRANSACTION(%esi)
+        cmpl    $0, JH_TRANSACTION(%esi)    # !jh->b_jcount && !jh->b_transaction
         jne     4f
-        lock btrl $(BH_JBD), BH_STATE(%ebx) # __journal_remove_journal_head
-        movl    $0, BH_PRIVATE(%ebx)
-        pushl   %esi
+        lock incl BH_COUNT(%ebx)            # __journal_remove_journal_head: get_bh(bh)
+        cmpl    $0, JH_NEXT_T(%esi)
+        jne     5f
+        cmpl    $0, JH_CP_T(%esi)
+        jne     5f                          # "journal_head was locked": kept
+        movl    $0, BH_PRIVATE(%ebx)        # bh->b_private = NULL
+        movl    $0, JH_BH(%esi)             # jh->b_bh = NULL
+        lock btrl $(BH_JBD), BH_STATE(%ebx) # clear_buffer_jbd(bh)
+        call    jbd_brelse                  # __brelse(bh)
+        pushl   %esi                        # journal_free_journal_head(jh)
         pushl   journal_head_cache
         call    kmem_cache_free
         addl    $8, %esp
-        lock decl BH_COUNT(%ebx)            # __brelse(bh)
+5:      call    jbd_brelse                  # __brelse(bh)
 4:      lock btrl $(BH_JournalHead), BH_STATE(%ebx)
         popl    %esi
         popl    %ebx
         ret
+
+/* __brelse(bh in ebx) (fs/buffer.c 1288-1296): put_bh of a held buffer; a free one is the
+ * kernel's warning, a fault here */
+jbd_brelse:
+        cmpl    $0, BH_COUNT(%ebx)          # atomic_read(&buf->b_count)
+        je      9f
+        lock decl BH_COUNT(%ebx)            # put_bh(buf)
+        ret
+9:      ud2
 
 /* journal_start(journal, nblocks) -> handle: nested in a running handle, h_ref + 1;
  * else a new handle (slab, zeroed), current->journal_info = handle, start_this_handle. */
@@ -249,26 +268,48 @@ journal_stop:
         ret
 9:      ud2
 
-/* __journal_file_buffer(jh, transaction, jlist): file the buffer on one of the
- * transaction's lists (called with j_list_lock and the bh state lock held). */
+/* __journal_file_buffer(jh, transaction, jlist) (fs/jbd/transaction.c 1922-1991 of
+ * 2.6.12.1): file the buffer on one of the transaction's lists (called with j_list_lock
+ * and the bh state lock held). A buffer filed as journaled metadata (BJ_Metadata,
+ * BJ_Reserved, BJ_Shadow, BJ_Forget) gives its dirty bit to the journal: was_dirty =
+ * test_clear_buffer_dirty || test_clear_buffer_jbddirty, and set_buffer_jbddirty once
+ * filed; BJ_None only sets b_transaction. */
         .globl  __journal_file_buffer
 __journal_file_buffer:
         pushl   %ebx
         pushl   %esi
         pushl   %edi
-        movl    16(%esp), %esi              # jh
-        movl    20(%esp), %edi              # transaction
+        pushl   $0                          # was_dirty
+        movl    20(%esp), %esi              # jh
+        movl    24(%esp), %edi              # transaction
         movl    JH_BH(%esi), %ebx           # bh
-        movl    24(%esp), %eax              # jlist
+        movl    28(%esp), %eax              # jlist
         cmpl    $0, JH_TRANSACTION(%esi)
         je      1f
         cmpl    JH_JLIST(%esi), %eax        # already there
         je      8f
-        pushl   %esi                        # on another list of this transaction: off it
+1:      cmpl    $(BJ_METADATA), %eax
+        je      5f
+        cmpl    $(BJ_RESERVED), %eax
+        je      5f
+        cmpl    $(BJ_SHADOW), %eax
+        je      5f
+        cmpl    $(BJ_FORGET), %eax
+        jne     6f
+5:      lock btrl $(BH_Dirty), BH_STATE(%ebx)       # test_clear_buffer_dirty(bh)
+        jc      9f
+        lock btrl $(BH_JBDDirty), BH_STATE(%ebx)    # || test_clear_buffer_jbddirty(bh)
+        jnc     6f
+9:      movl    $1, (%esp)                  # was_dirty = 1
+6:      cmpl    $0, JH_TRANSACTION(%esi)
+        je      1f
+        pushl   %esi                        # on another list: off it
         call    __journal_temp_unlink_buffer
         addl    $4, %esp
-        movl    24(%esp), %eax
-1:      movl    %edi, JH_TRANSACTION(%esi)
+        movl    28(%esp), %eax
+1:      movl    %edi, JH_TRANSACTION(%esi)  # jh->b_transaction = transaction
+        cmpl    $(BJ_NONE), %eax
+        je      8f
         leal    T_SYNC_DATA(%edi), %ecx     # the list of jlist
         cmpl    $(BJ_SYNCDATA), %eax
         je      2f
@@ -292,7 +333,11 @@ __journal_file_buffer:
         movl    %esi, JH_TNEXT(%ecx)        # last->b_tnext = first->b_tprev = jh
         movl    %esi, JH_TPREV(%edx)
 4:      movl    %eax, JH_JLIST(%esi)        # jh->b_jlist = jlist
-8:      popl    %edi
+        cmpl    $0, (%esp)
+        je      8f
+        lock btsl $(BH_JBDDirty), BH_STATE(%ebx)    # set_buffer_jbddirty(bh)
+8:      addl    $4, %esp
+        popl    %edi
         popl    %esi
         popl    %ebx
         ret
@@ -304,16 +349,20 @@ __journal_file_buffer:
         .data
 jbd_list_offset:
         .long   0, T_SYNC_DATA, T_BUFFERS, T_FORGET, T_IOBUF, T_SHADOW, T_LOG, T_RESERVED
+        .long   T_LOCKED
         .text
 
-/* __journal_temp_unlink_buffer(jh): off its transaction list (the first touch of a
- * metadata buffer moves it from BJ_Reserved to BJ_Metadata). */
+/* __journal_temp_unlink_buffer(jh) (fs/jbd/transaction.c 1478-1528 of 2.6.12.1): off its
+ * transaction list (BJ_None: on none), b_jlist = BJ_None, and a buffer the journal held
+ * dirty (jbddirty) is exposed to the VM again: mark_buffer_dirty. */
         .globl  __journal_temp_unlink_buffer
 __journal_temp_unlink_buffer:
         pushl   %esi
         movl    8(%esp), %esi               # jh
         movl    JH_TRANSACTION(%esi), %edx
         movl    JH_JLIST(%esi), %eax
+        cmpl    $(BJ_NONE), %eax
+        je      6f
         leal    T_RESERVED(%edx), %ecx
         cmpl    $(BJ_RESERVED), %eax
         je      1f
@@ -336,7 +385,13 @@ __journal_temp_unlink_buffer:
         movl    %edx, JH_TNEXT(%eax)        # jh->b_tprev->b_tnext = jh->b_tnext
         movl    %eax, JH_TPREV(%edx)        # jh->b_tnext->b_tprev = jh->b_tprev
         movl    $(BJ_NONE), JH_JLIST(%esi)
-        popl    %esi
+        movl    JH_BH(%esi), %eax
+        lock btrl $(BH_JBDDirty), BH_STATE(%eax)    # test_clear_buffer_jbddirty(bh)
+        jnc     6f
+        pushl   %eax
+        call    mark_buffer_dirty           # expose it to the VM
+        addl    $4, %esp
+6:      popl    %esi
         ret
 4:      movl    jbd_list_offset(,%eax,4), %ecx  # the commit's lists
         addl    %edx, %ecx
@@ -367,10 +422,22 @@ do_get_write_access:
         testl   $(1 << BH_State), BH_STATE(%ebx)
         jnz     4b
         jmp     3b
-5:      testl   $(1 << BH_Dirty), BH_STATE(%ebx)
-        jz      6f
-        lock btrl $(BH_Dirty), BH_STATE(%ebx)   # clear_buffer_dirty
-        lock btsl $(BH_JBDDirty), BH_STATE(%ebx)    # set_buffer_jbddirty
+5:      testl   $(1 << BH_Dirty), BH_STATE(%ebx)    # buffer_dirty(bh) of a buffer in a
+        jz      6f                                  # transaction: jbd_unexpected_dirty_
+        cmpl    $0, JH_TRANSACTION(%esi)            # buffer (transaction.c 491-511, 564-
+        je      6f                                  # 580): a journaled one's dirty bit
+        movl    JH_JLIST(%esi), %eax                # moves to BH_JBDDirty
+        cmpl    $(BJ_METADATA), %eax
+        je      10f
+        cmpl    $(BJ_RESERVED), %eax
+        je      10f
+        cmpl    $(BJ_SHADOW), %eax
+        je      10f
+        cmpl    $(BJ_FORGET), %eax
+        jne     6f
+10:     lock btrl $(BH_Dirty), BH_STATE(%ebx)       # test_clear_buffer_dirty
+        jnc     6f
+        lock btsl $(BH_JBDDirty), BH_STATE(%ebx)    # set_bit(BH_JBDDirty)
 6:      lock btrl $(BH_Lock), BH_STATE(%ebx)    # unlock_buffer(bh)
         pushl   %ebx                        # wake_up_buffer(bh)
         call    wake_up_bit
