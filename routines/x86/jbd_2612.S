@@ -5,9 +5,10 @@
  * journal_dirty_metadata, __journal_file_buffer, __journal_temp_unlink_buffer),
  * fs/jbd/journal.c (journal_add_journal_head, journal_put_journal_head) and
  * fs/jbd/revoke.c (journal_cancel_revoke). Written for the book from those functions'
- * algorithms: their common paths, and the first touch of a buffer by a running
- * transaction; no committing transaction exists during a run, so the paths that wait for
- * or copy out of one (frozen data, BJ_Shadow) are left out.
+ * algorithms: their common paths, the first touch of a buffer by a running transaction,
+ * and do_get_write_access's paths for a buffer a committing transaction holds (the wait on
+ * BJ_Shadow, the frozen copy); the model's runs commit from the running transaction
+ * (commit_meta_2612.S), so they do not reach those paths yet.
  *
  * What matters for the caches is what each touches, and every locked instruction the C
  * code executes is here (bit spin locks on bh->b_state, get_bh/put_bh, set/clear_bit):
@@ -397,20 +398,31 @@ __journal_temp_unlink_buffer:
         addl    %edx, %ecx
         jmp     1b
 
-/* do_get_write_access(handle, jh, force_copy): lock the buffer and its journal state; a
- * buffer the running transaction already has is done; one no transaction has is filed as
- * BJ_Reserved; then journal_cancel_revoke. */
+/* do_get_write_access(handle, jh, force_copy) (fs/jbd/transaction.c 524-738 of 2.6.12.1):
+ * lock the buffer and its journal state; a buffer this transaction already has (as its
+ * transaction or its next) is done; one with a frozen copy already gets this transaction
+ * as its next; one the committing transaction holds: while the commit writes the primary
+ * copy to the log (BJ_Shadow) the writer waits for it to leave BJ_Shadow (627-645: it
+ * sleeps on BH_Unshadow; the model's CPU waits, and starts again), else, unless the commit
+ * is past it (BJ_Forget, no force_copy), the writer makes a frozen copy for the commit
+ * (661-682: jbd_kmalloc with the state unlocked, then start again; 703-715: the buffer's
+ * bytes copied, b_data being the page's lowmem address kmap_atomic gives) and becomes its
+ * next transaction; one no transaction has is filed as BJ_Reserved. Then
+ * journal_cancel_revoke, and a frozen buffer not used is freed. */
         .globl  do_get_write_access
 do_get_write_access:
         pushl   %ebx
         pushl   %esi
         pushl   %edi
         pushl   %ebp
-        movl    20(%esp), %edi              # handle
-        movl    24(%esp), %esi              # jh
+        subl    $8, %esp                    # frozen_buffer = NULL, need_copy = 0
+        movl    $0, (%esp)
+        movl    $0, 4(%esp)
+        movl    28(%esp), %edi              # handle
+        movl    32(%esp), %esi              # jh
         movl    H_TRANSACTION(%edi), %ebp   # transaction
         movl    JH_BH(%esi), %ebx           # bh
-1:      lock btsl $(BH_Lock), BH_STATE(%ebx)    # lock_buffer(bh)
+1:      lock btsl $(BH_Lock), BH_STATE(%ebx)    # repeat: lock_buffer(bh)
         jnc     3f
 2:      pause
         testl   $(1 << BH_Lock), BH_STATE(%ebx)
@@ -442,13 +454,42 @@ do_get_write_access:
         pushl   %ebx                        # wake_up_buffer(bh)
         call    wake_up_bit
         addl    $4, %esp
-        cmpl    JH_TRANSACTION(%esi), %ebp  # the running transaction has it: done
+        cmpl    JH_TRANSACTION(%esi), %ebp  # this transaction has it: done
         je      7f
         cmpl    JH_NEXT_T(%esi), %ebp
         je      7f
-        cmpl    $0, JH_TRANSACTION(%esi)    # an older transaction has it: not in a run
-        jne     9f
-        movl    T_JOURNAL(%ebp), %eax       # no transaction: file it as BJ_Reserved
+        cmpl    $0, JH_FROZEN(%esi)         # a copy-out exists already
+        je      11f
+        movl    %ebp, JH_NEXT_T(%esi)       # b_next_transaction = transaction
+        jmp     7f
+11:     cmpl    $0, JH_TRANSACTION(%esi)
+        je      14f
+        cmpl    $(BJ_SHADOW), JH_JLIST(%esi)    # owned by the committing transaction
+        jne     12f
+        lock btrl $(BH_State), BH_STATE(%ebx)   # on the shadow list: unlock and wait
+13:     pause
+        cmpl    $(BJ_SHADOW), JH_JLIST(%esi)
+        je      13b
+        jmp     1b                          # goto repeat
+12:     cmpl    $(BJ_FORGET), JH_JLIST(%esi)
+        jne     15f
+        cmpl    $0, 36(%esp)                # force_copy
+        je      16f
+15:     movl    (%esp), %eax
+        testl   %eax, %eax
+        jnz     17f
+        lock btrl $(BH_State), BH_STATE(%ebx)   # jbd_unlock_bh_state, then
+        pushl   size4096_cache              # frozen_buffer = jbd_kmalloc(b_size, GFP_NOFS)
+        call    kmem_cache_alloc
+        addl    $4, %esp
+        movl    %eax, (%esp)
+        jmp     1b                          # goto repeat
+17:     movl    %eax, JH_FROZEN(%esi)       # jh->b_frozen_data = frozen_buffer
+        movl    $0, (%esp)                  # frozen_buffer = NULL
+        movl    $1, 4(%esp)                 # need_copy = 1
+16:     movl    %ebp, JH_NEXT_T(%esi)       # jh->b_next_transaction = transaction
+        jmp     7f
+14:     movl    T_JOURNAL(%ebp), %eax       # no transaction: file it as BJ_Reserved
         leal    J_LIST_LOCK(%eax), %eax
         pushl   %eax
         call    _spin_lock
@@ -459,18 +500,36 @@ do_get_write_access:
         addl    $12, %esp
         call    _spin_unlock
         addl    $4, %esp
-7:      lock btrl $(BH_State), BH_STATE(%ebx)   # jbd_unlock_bh_state(bh)
+7:      cmpl    $0, 4(%esp)                 # done: need_copy?
+        je      8f
+        pushl   %esi
+        pushl   %edi
+        movl    JH_FROZEN(%esi), %edi       # memcpy(b_frozen_data, source + offset, b_size)
+        movl    BH_DATA(%ebx), %esi
+        movl    BH_SIZE(%ebx), %ecx
+        shrl    $2, %ecx
+        rep movsl
+        popl    %edi
+        popl    %esi
+8:      lock btrl $(BH_State), BH_STATE(%ebx)   # jbd_unlock_bh_state(bh)
         pushl   %esi
         pushl   %edi
         call    journal_cancel_revoke
         addl    $8, %esp
-        xorl    %eax, %eax
+        movl    (%esp), %eax                # out: kfree(frozen_buffer) if not used
+        testl   %eax, %eax
+        jz      9f
+        pushl   %eax
+        pushl   size4096_cache
+        call    kmem_cache_free
+        addl    $8, %esp
+9:      xorl    %eax, %eax
+        addl    $8, %esp
         popl    %ebp
         popl    %edi
         popl    %esi
         popl    %ebx
         ret
-9:      ud2
 
 /* journal_cancel_revoke(handle, jh): trust a valid revoke bit (test_set_buffer_revokevalid,
  * then test_clear_buffer_revoked: two locked bit operations); a revoked buffer would need

@@ -122,7 +122,7 @@ def test_an_object_freed_on_another_cpu_is_never_handed_out_twice_while_live():
     # (cache_alloc_refill 1994-2088); CPU 1's memory only grows while nothing comes back
     k = e.Kernel("2.6.12", cpus=2, max_records=64)
     cache = k.caches["bio_slab"]
-    size, bound = k._io_rings()["bio_slab"]
+    size, bound = k._io_rings()["bio_slab"]       # what the writes can hold (on main: the ring)
     ac1 = k._read(cache + e.KC["ARRAY"] + 4)
     start = k._read(ac1 + e.AC["START"])
     live = _on_cpu(k, 1, "kmem_cache_alloc", cache)
@@ -140,3 +140,56 @@ def test_an_object_freed_on_another_cpu_is_never_handed_out_twice_while_live():
     assert k._read(ac1 + e.AC["NEXT"]) == start + size * 136
     assert seen[135:195] == seen[59::-1]
     assert seen[195:255] == seen[119:59:-1]
+
+
+def _committing(k):
+    """The write's transaction made the committing one, a new running transaction and a
+    handle on it: (committing, running, handle)."""
+    old = k.transaction
+    new = k._alloc(e.TRANSACTION_SIZE)
+    k._poke(new, e._words(k.journal, 2))                    # t_journal, t_tid, T_RUNNING
+    k._word(new + e.T["HANDLE_LOCK"], e.SPIN_FREE)
+    handle = k._alloc(e.HANDLE_SIZE)
+    k._poke(handle, e._words(new, 8, 1))
+    return old, new, handle
+
+
+def test_a_writer_gets_a_frozen_copy_of_a_buffer_under_commit():
+    # transaction.c 612-684 and 702-715: the inode table's buffer is on the committing
+    # transaction's t_buffers (BJ_Metadata); a handle of the new running transaction gets
+    # write access: jbd_kmalloc (the size-4096 cache: its array had a batch), start again,
+    # b_frozen_data = the copy of the buffer's 4 KB, b_next_transaction = the new one;
+    # the buffer stays on the committing transaction's list
+    k = e.Kernel("2.6.12", cpus=1, max_records=64)
+    k.write_records(1)
+    old, new, handle = _committing(k)
+    jh = k._read(k.itable_bh + e.BH["PRIVATE"])
+    assert k._read(jh + e.JH["TRANSACTION"]) == old
+    assert k._read(jh + e.JH["JLIST"]) == e.BJ["METADATA"]
+    ac = k._read(k.caches["size4096_cache"] + e.KC["ARRAY"])
+    avail = k._read(ac + e.AC["AVAIL"])
+    top = k._read(ac + e.AC["ENTRY"] + 4 * (avail - 1))
+    k.machine.call("do_get_write_access", handle, jh, 0)
+    assert k._read(jh + e.JH["FROZEN"]) == top and k._read(ac + e.AC["AVAIL"]) == avail - 1
+    assert k.machine.read(top, e.PAGE) == k.machine.read(k.itable, e.PAGE)
+    assert k._read(jh + e.JH["NEXT_T"]) == new and k._read(jh + e.JH["TRANSACTION"]) == old
+    assert k._read(jh + e.JH["JLIST"]) == e.BJ["METADATA"]
+    assert _bits(k, k.itable_bh, "State", "Lock") == [False, False]
+    # again: b_next_transaction is this one, nothing more (595-597)
+    k.machine.call("do_get_write_access", handle, jh, 0)
+    assert k._read(ac + e.AC["AVAIL"]) == avail - 1
+
+
+def test_a_buffer_the_commit_is_past_needs_no_frozen_copy():
+    # transaction.c 661-683: on the committing transaction's BJ_Forget list (its log
+    # write done) and without force_copy, the writer only becomes its next transaction
+    k = e.Kernel("2.6.12", cpus=1, max_records=64)
+    k.write_records(1)
+    old, new, handle = _committing(k)
+    jh = k._read(k.gd_bh + e.BH["PRIVATE"])
+    k._word(jh + e.JH["JLIST"], e.BJ["FORGET"])
+    ac = k._read(k.caches["size4096_cache"] + e.KC["ARRAY"])
+    avail = k._read(ac + e.AC["AVAIL"])
+    k.machine.call("do_get_write_access", handle, jh, 0)
+    assert k._read(jh + e.JH["FROZEN"]) == 0 and k._read(ac + e.AC["AVAIL"]) == avail
+    assert k._read(jh + e.JH["NEXT_T"]) == new

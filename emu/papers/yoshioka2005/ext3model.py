@@ -36,7 +36,10 @@ from a zone of 128 MB per CPU, reclaimed 32 at a time (SWAP_CLUSTER_MAX) by
 ``shrink_list`` from the tail of the inactive list, so the page, its buffer head and its
 journal head come back cold (their frames are shared 8 MB apart: ``FRAME_BYTES``); buffer
 heads, journal heads and radix-tree nodes go back to their slab caches' per-CPU LIFO
-arrays and come out warm. Each file's blocks come from block groups of its own, one after
+arrays and come out warm; an object freed on another CPU (the disk's interrupt frees the
+bios the writers took) goes to that CPU's array, and from a full one in batches to the
+shared array and the slab lists, where the other CPUs refill from (mm/slab.c: no object is
+handed out twice). Each file's blocks come from block groups of its own, one after
 the other. What is left out is listed in ``LEFT_OUT``.
 
 Paced writes (``Kernel.paced_writes``: a write per CPU every period, as a disk sets the
@@ -115,7 +118,9 @@ LEFT_OUT = (
      "lock-down and the switch to a new running transaction (the model commits from the "
      "running one, holding a buffer's state lock from its log write to its checkpoint, so a "
      "writer that meets it spins where 2.6.12's waits or makes a frozen copy), the "
-     "checkpoint's write-back and the log's space (log_do_checkpoint); the hot metadata "
+     "checkpoint's write-back and the log's space (log_do_checkpoint: a buffer leaving "
+     "the journal is marked dirty, but the model's metadata pages belong to no mapping, so "
+     "only their dirty bit is set and no writeback reaches them); the hot metadata "
      "(inode table, group descriptors, bitmaps) is logged more often than once an interval, "
      "the run's list of dirty metadata being short"),
     ("the disk's own timing: its driver takes a request when it can grow no more "
@@ -644,17 +649,30 @@ class Kernel:
             self.caches[name] = cache
 
     def _cache_sizes(self):
-        """{cache: (object size, objects a CPU may grow it by)}"""
+        """{cache: (object size, objects a CPU may grow it by)}: the most the CPU's writes
+        can hold at once, and room for the free objects the other CPUs' arrays and the
+        shared array can keep from it (a CPU grows the cache only when its array, the
+        shared array and the slab lists are empty)."""
         pages = self.pool_pages // self.cpus
-        return {"journal_head_cache": (JH_SIZE, pages + 512),
+        held = {"journal_head_cache": (JH_SIZE, pages + 512),
                 "bh_cachep": (BH_SIZE, pages + 512),
                 "jbd_handle_cache": (HANDLE_SIZE, 16),
                 "radix_tree_node_cachep": (RADIX_NODE, pages // 32 + 64),
                 "size4096_cache": (PAGE, 4), **self._io_rings()}
+        out = {}
+        for name, (objsize, count) in held.items():
+            limit, _, shared = slab_limits(objsize)
+            out[name] = (objsize, count + self.cpus * limit + shared)
+        return out
 
     def _slab_list_bytes(self):
-        """The slab lists' FIFOs: a pointer for every object of every CPU's memory."""
-        return sum(4 * count * self.cpus for _, count in self._cache_sizes().values())
+        """The slab lists' FIFOs (a pointer for every object of every CPU's memory) and the
+        room for free objects that _cache_sizes adds to each CPU's memory."""
+        out = 0
+        for objsize, count in self._cache_sizes().values():
+            limit, _, shared = slab_limits(objsize)
+            out += 4 * count * self.cpus + objsize * (self.cpus * limit + shared) * self.cpus
+        return out
 
     def _io_rings(self):
         """The slab caches of the I/O a write-back makes: {name: (object size, objects a
