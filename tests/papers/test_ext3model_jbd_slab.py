@@ -193,3 +193,22 @@ def test_a_buffer_the_commit_is_past_needs_no_frozen_copy():
     k.machine.call("do_get_write_access", handle, jh, 0)
     assert k._read(jh + e.JH["FROZEN"]) == 0 and k._read(ac + e.AC["AVAIL"]) == avail
     assert k._read(jh + e.JH["NEXT_T"]) == new
+
+
+def test_prefill_gives_the_heads_a_commit_freed_back_to_the_slab():
+    # 48 writes of which a commit has passed the first 16 (clean, off the data list): their
+    # 16 journal heads (the first 16 of the cache's memory, in write order) are free in the
+    # slab lists; the array keeps what is left of the batches the 48 took (16 + 60 = 76)
+    k = e.Kernel("2.6.12", cpus=1, max_records=64)
+    k.prefill(48, clean_before=32, committed_before=16)
+    cache = k.caches["journal_head_cache"]
+    ac = k._read(cache + e.KC["ARRAY"])
+    start = k._read(ac + e.AC["START"])
+    base = k._read(cache + e.KC["FREE_BASE"])
+    assert k._read(cache + e.KC["FREE_COUNT"]) == 16
+    assert k._read(cache + e.KC["FREE_HEAD"]) == base
+    assert k._read(cache + e.KC["FREE_TAIL"]) == base + 4 * 16
+    assert [k._read(base + 4 * i) for i in range(16)] == [start + e.JH_SIZE * i
+                                                          for i in range(16)]
+    assert k._read(ac + e.AC["AVAIL"]) == 76 - 48
+    assert k._read(ac + e.AC["NEXT"]) == start + e.JH_SIZE * 76

@@ -1258,7 +1258,7 @@ class Kernel:
         ``clean_before`` pages as writeback leaves them (clean: no dirty bit on the page or
         its buffer, no dirty tag), the rest dirty; each CPU's first ``committed_before``
         pages as a commit leaves them (clean, their buffers off the data list, without a
-        journal head). Without running them: the pages (taken
+        journal head: their heads are in the slab lists, oldest first). Without running them: the pages (taken
         from the zone 16 at a time into each CPU's list and used last-first, as
         rmqueue_bulk and buffered_rmqueue hand them out), their buffer and journal heads
         (the slabs' next objects), the radix trees with their dirty tags, the inactive
@@ -1352,6 +1352,7 @@ class Kernel:
             for name, size in (("bh_cachep", BH_SIZE), ("journal_head_cache", JH_SIZE)):
                 self._slab_taken(arrays[name][k], size, records)
         self._word(t + T["SYNC_DATA"], int(listed[0]) if len(listed) else 0)
+        self._slab_given_back("journal_head_cache", jh[~filed])
         for k, f in enumerate(self.files):
             mine = np.flatnonzero(cpu == k)
             nodes = self._radix_fill(f["mapping"], FIRST_INDEX + offset[mine], page[mine],
@@ -1368,6 +1369,18 @@ class Kernel:
                 words[index[here] & 1023] = block[mine][here]
                 m.write(ind, words.tobytes())
         self._prefill_files(records, clean_before)
+
+    def _slab_given_back(self, name, objects):
+        """The slab lists of cache ``name`` hold ``objects`` (freed, oldest first), as the
+        commit that unfiled them gave them back: through its CPU's array, whose full array
+        passes them on (cache_flusharray); the stand-in's FIFO takes them in order."""
+        cache = self.caches[name]
+        base = self._read(cache + KC["FREE_BASE"])
+        if 4 * len(objects) > self._read(cache + KC["FREE_END"]) - base:
+            raise ValueError(f"{name}: more freed objects than its slab lists hold")
+        self._poke(base, _words(*[int(o) for o in objects]))
+        self._poke(cache + KC["FREE_HEAD"], _words(base, base + 4 * len(objects),
+                                                   len(objects)))
 
     def _slab_taken(self, ac, objsize, count):
         """Leave the per-CPU array ``ac`` (of a cache of ``objsize`` bytes, nothing freed
