@@ -175,7 +175,7 @@ start_this_handle:
         movl    H_CREDITS(%edi), %eax       # nblocks > j_max_transaction_buffers?
         cmpl    J_MAX_BUFFERS(%esi), %eax
         ja      9f
-        leal    J_STATE_LOCK(%esi), %eax
+10:     leal    J_STATE_LOCK(%esi), %eax    # repeat: spin_lock(&journal->j_state_lock)
         pushl   %eax
         call    _spin_lock
         addl    $4, %esp
@@ -186,8 +186,19 @@ start_this_handle:
         cmpl    $0, J_BARRIER_COUNT(%esi)   # journal locked for a barrier?
         jne     9f
         movl    J_RUNNING(%esi), %ebx       # transaction = journal->j_running_transaction
-        cmpl    $1, T_STATE(%ebx)           # T_LOCKED?
-        je      9f
+        cmpl    $1, T_STATE(%ebx)           # T_LOCKED: locked down for commit (transaction.c
+        jne     12f                         # 147-156): unlock, wait until the commit lets
+        leal    J_STATE_LOCK(%esi), %eax    # it go (schedule() on j_wait_transaction_locked:
+        pushl   %eax                        # the model's CPU waits), then start again
+        call    _spin_unlock
+        addl    $4, %esp
+11:     pause
+        cmpl    J_RUNNING(%esi), %ebx       # a new running transaction
+        jne     10b
+        cmpl    $1, T_STATE(%ebx)
+        je      11b
+        jmp     10b
+12:
         leal    T_HANDLE_LOCK(%ebx), %eax
         pushl   %eax
         call    _spin_lock
@@ -216,7 +227,7 @@ start_this_handle:
         popl    %esi
         popl    %ebx
         ret
-9:      ud2                                 # a path the runs never take (commit, abort)
+9:      ud2                                 # a path the runs never take (abort, barrier, log space)
 
 /* journal_stop(handle): nested, h_ref - 1; else give back the unused credits, leave the
  * transaction (waking j_wait_updates when the last handle goes), free the handle. */

@@ -212,3 +212,27 @@ def test_prefill_gives_the_heads_a_commit_freed_back_to_the_slab():
                                                           for i in range(16)]
     assert k._read(ac + e.AC["AVAIL"]) == 76 - 48
     assert k._read(ac + e.AC["NEXT"]) == start + e.JH_SIZE * 76
+
+
+def test_a_handle_waits_while_the_running_transaction_is_locked_down():
+    # transaction.c 147-156: journal_start on a T_LOCKED transaction lets j_state_lock go
+    # and waits; once the commit has switched to a new running transaction, the handle
+    # starts on that one
+    from emu.hw.faults import InstructionLimitExceeded
+    k = e.Kernel("2.6.12", cpus=1, max_records=64)
+    k.write_records(1)
+    j, t = k.journal, k.transaction
+    task = k._alloc(e.TASK_SIZE)                            # the call's current task
+    k._word(((k.machine.stack_top - 1) & ~(e.KERNEL_STACK - 1)) + e.TI["TASK"], task)
+    k._word(t + e.T["STATE"], 1)                            # T_LOCKED
+    with pytest.raises(InstructionLimitExceeded):
+        k.machine.call("journal_start", j, 8, limit=20_000)
+    assert k._read(j + e.J["STATE_LOCK"]) == e.SPIN_FREE    # not held while it waits
+    k._word(task + e.TSK["JOURNAL_INFO"], 0)                # that call never returned
+    new = k._alloc(e.TRANSACTION_SIZE)
+    k._poke(new, e._words(j, 2))                            # the new one, T_RUNNING
+    k._word(new + e.T["HANDLE_LOCK"], e.SPIN_FREE)
+    k._word(j + e.J["RUNNING"], new)
+    handle = k.machine.call("journal_start", j, 8).return_value
+    assert k._read(handle + e.H["TRANSACTION"]) == new
+    assert k._read(new + e.T["UPDATES"]) == 1 and k._read(t + e.T["UPDATES"]) == 0
