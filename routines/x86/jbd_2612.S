@@ -409,7 +409,7 @@ __journal_temp_unlink_buffer:
         addl    %edx, %ecx
         jmp     1b
 
-/* do_get_write_access(handle, jh, force_copy) (fs/jbd/transaction.c 524-738 of 2.6.12.1):
+/* do_get_write_access(handle, jh, force_copy) (fs/jbd/transaction.c 524-730 of 2.6.12.1):
  * lock the buffer and its journal state; a buffer this transaction already has (as its
  * transaction or its next) is done; one with a frozen copy already gets this transaction
  * as its next; one the committing transaction holds: while the commit writes the primary
