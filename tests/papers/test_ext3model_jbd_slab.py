@@ -4,6 +4,7 @@ is worked out by hand from fs/jbd/journal.c, fs/jbd/transaction.c and mm/slab.c 
 2.6.12.1 (the comments cite the lines)."""
 import pytest
 
+from emu.hw.faults import InstructionLimitExceeded
 from emu.papers.yoshioka2005 import ext3model as e
 
 
@@ -218,7 +219,6 @@ def test_a_handle_waits_while_the_running_transaction_is_locked_down():
     # transaction.c 147-156: journal_start on a T_LOCKED transaction lets j_state_lock go
     # and waits; once the commit has switched to a new running transaction, the handle
     # starts on that one
-    from emu.hw.faults import InstructionLimitExceeded
     k = e.Kernel("2.6.12", cpus=1, max_records=64)
     k.write_records(1)
     j, t = k.journal, k.transaction
