@@ -348,6 +348,47 @@ __journal_unfile_buffer:
         movl    $0, JH_TRANSACTION(%eax)
         ret
 
+/* __journal_refile_buffer(jh) (fs/jbd/transaction.c 2013-2042 of 2.6.12.1): a buffer no
+ * later transaction wants is unfiled (__journal_unfile_buffer); one a later transaction
+ * took write access to (b_next_transaction: it has a frozen copy or was past the log)
+ * moves to that transaction's t_buffers (BJ_Metadata) with its jbddirty bit kept
+ * (test_clear_buffer_jbddirty before the unlink, so that no mark_buffer_dirty runs, and
+ * set again after). */
+        .globl  __journal_refile_buffer
+__journal_refile_buffer:
+        pushl   %ebx
+        pushl   %esi
+        movl    12(%esp), %esi              # jh
+        cmpl    $0, JH_NEXT_T(%esi)
+        jne     1f
+        pushl   %esi                        # no next transaction: just drop it
+        call    __journal_unfile_buffer
+        addl    $4, %esp
+        jmp     3f
+1:      movl    JH_BH(%esi), %ebx
+        pushl   $0                          # was_dirty = test_clear_buffer_jbddirty(bh)
+        lock btrl $(BH_JBDDirty), BH_STATE(%ebx)
+        jnc     2f
+        movl    $1, (%esp)
+2:      pushl   %esi
+        call    __journal_temp_unlink_buffer
+        addl    $4, %esp
+        movl    JH_NEXT_T(%esi), %eax       # b_transaction = b_next_transaction
+        movl    %eax, JH_TRANSACTION(%esi)
+        movl    $0, JH_NEXT_T(%esi)
+        pushl   $(BJ_METADATA)              # __journal_file_buffer(jh, b_transaction,
+        pushl   %eax                        # BJ_Metadata)
+        pushl   %esi
+        call    __journal_file_buffer
+        addl    $12, %esp
+        popl    %eax
+        testl   %eax, %eax
+        jz      3f
+        lock btsl $(BH_JBDDirty), BH_STATE(%ebx)    # set_buffer_jbddirty(bh)
+3:      popl    %esi
+        popl    %ebx
+        ret
+
 /* jbd_lock_state(bh): jbd_lock_bh_state */
         .globl  jbd_lock_state
 jbd_lock_state:
@@ -596,10 +637,8 @@ journal_commit_finish:
         movl    %esi, JH_CPNEXT(%ecx)
         movl    %esi, JH_CPPREV(%eax)
 6:      movl    %esi, T_CHECKPOINT(%edi)
-        cmpl    $0, JH_NEXT_T(%esi)         # __journal_refile_buffer: no next
-        jne     9f                          # transaction, so unfiled
-        pushl   %esi
-        call    __journal_unfile_buffer
+        pushl   %esi                        # refile for checkpoint writeback
+        call    __journal_refile_buffer
         addl    $4, %esp
         lock btrl $(BH_State), BH_STATE(%ebx)   # jbd_unlock_bh_state
         call    _spin_unlock

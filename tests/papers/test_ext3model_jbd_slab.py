@@ -236,3 +236,32 @@ def test_a_handle_waits_while_the_running_transaction_is_locked_down():
     handle = k.machine.call("journal_start", j, 8).return_value
     assert k._read(handle + e.H["TRANSACTION"]) == new
     assert k._read(new + e.T["UPDATES"]) == 1 and k._read(t + e.T["UPDATES"]) == 0
+
+
+def test_refiling_a_buffer_a_later_transaction_took_moves_it_there():
+    # transaction.c 2013-2042: after the commit, a buffer with a next transaction goes to
+    # that transaction's t_buffers with its jbddirty bit, and without a dirty bit (no
+    # mark_buffer_dirty: the bit was taken off before the unlink); one without is unfiled
+    k = e.Kernel("2.6.12", cpus=1, max_records=64)
+    k.write_records(1)
+    old, new, handle = _committing(k)
+    jh = k._read(k.itable_bh + e.BH["PRIVATE"])
+    k.machine.call("do_get_write_access", handle, jh, 0)   # the frozen copy, next = new
+    k._word(k.itable_bh + e.BH["STATE"], k._read(k.itable_bh + e.BH["STATE"]) |
+            1 << e.BH_BITS["JBDDirty"])
+    buffers = k._read(old + e.T["NR_BUFFERS"])
+    k.machine.call("__journal_refile_buffer", jh)
+    assert k._read(jh + e.JH["TRANSACTION"]) == new and k._read(jh + e.JH["NEXT_T"]) == 0
+    assert k._read(jh + e.JH["JLIST"]) == e.BJ["METADATA"]
+    assert k._read(new + e.T["BUFFERS"]) == jh and k._read(new + e.T["NR_BUFFERS"]) == 1
+    assert k._read(old + e.T["NR_BUFFERS"]) == buffers - 1
+    assert _bits(k, k.itable_bh, "JBDDirty", "Dirty") == [True, False]
+    # the group descriptor's, no next transaction: unfiled, its jbddirty bit given to the
+    # VM as a dirty bit (__journal_temp_unlink_buffer)
+    gd = k._read(k.gd_bh + e.BH["PRIVATE"])
+    k._word(k.gd_bh + e.BH["STATE"], k._read(k.gd_bh + e.BH["STATE"]) |
+            1 << e.BH_BITS["JBDDirty"])
+    k.machine.call("__journal_refile_buffer", gd)
+    assert k._read(gd + e.JH["TRANSACTION"]) == 0 and k._read(gd + e.JH["JLIST"]) == 0
+    assert _bits(k, k.gd_bh, "JBDDirty", "Dirty") == [False, True]
+    assert k._read(old + e.T["NR_BUFFERS"]) == buffers - 2
