@@ -92,10 +92,10 @@ journal_commit_transaction:
         ret
 9:      ud2
 
-/* journal_remove_journal_head(bh): under the bh's journal-head bit lock, a journal_head no
- * transaction holds and no one references leaves the buffer and goes back to the slab
- * (__journal_remove_journal_head: get_bh, the links cleared, clear_buffer_jbd, __brelse,
- * journal_free_journal_head). */
+/* journal_remove_journal_head(bh) (fs/jbd/journal.c 1795-1851 of 2.6.12.1): under the bh's
+ * journal-head bit lock, get_bh; a journal_head no transaction holds and no one references
+ * leaves the buffer and goes back to the slab (the links cleared, clear_buffer_jbd,
+ * __brelse, journal_free_journal_head). Either way the caller must __brelse once. */
         .globl  journal_remove_journal_head
 journal_remove_journal_head:
         pushl   %ebx
@@ -128,8 +128,8 @@ journal_remove_journal_head:
         call    kmem_cache_free
         addl    $8, %esp
         jmp     5f
-4:      lock decl BH_COUNT(%ebx)            # (the get_bh's reference, as __brelse)
-5:      lock btrl $(BH_JournalHead), BH_STATE(%ebx)     # jbd_unlock_bh_journal_head
+4:                                          # kept: get_bh's reference stays, for
+5:      lock btrl $(BH_JournalHead), BH_STATE(%ebx)     # the caller's __brelse; unlock
         popl    %esi
         popl    %ebx
         ret

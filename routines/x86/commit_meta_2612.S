@@ -34,8 +34,9 @@
  * journal's magic number). The committing transaction's t_outstanding_credits-- is left
  * out (the running transaction's count here). journal_bmap is the identity (the log contiguous on the disk);
  * __getblk of a log block is the journal's control buffer for it (J_C_CTL: descriptor,
- * commit); mark_buffer_dirty of a buffer leaving the journal (the checkpoint's write-back)
- * is left out: the model's block device's tree does not hold the metadata pages.
+ * commit); a buffer leaving the journal is marked dirty (__journal_temp_unlink_buffer), but
+ * the model's metadata pages belong to no mapping (the block device's tree does not hold
+ * them), so only the page's dirty bit is set: the checkpoint's write-back is left out.
  * Calling convention: cdecl; ebx, esi, edi, ebp preserved. Offsets: the equates
  * emu/papers/yoshioka2005/ext3model.py puts in front.
  */
@@ -335,17 +336,57 @@ journal_unfile_buffer:
         popl    %ebx
         ret
 
-/* __journal_unfile_buffer(jh): off its list (and its jbddirty bit tested and cleared, as
- * __journal_temp_unlink_buffer does), b_transaction = NULL */
+/* __journal_unfile_buffer(jh) (fs/jbd/transaction.c 1530-1534 of 2.6.12.1): off its list
+ * (a jbddirty buffer marked dirty for the VM: __journal_temp_unlink_buffer), b_transaction
+ * = NULL */
         .globl  __journal_unfile_buffer
 __journal_unfile_buffer:
         movl    4(%esp), %eax
         pushl   %eax
         call    __journal_temp_unlink_buffer
         popl    %eax
-        movl    JH_BH(%eax), %ecx
-        lock btrl $(BH_JBDDirty), BH_STATE(%ecx)    # test_clear_buffer_jbddirty: its
-        movl    $0, JH_TRANSACTION(%eax)            # mark_buffer_dirty left out
+        movl    $0, JH_TRANSACTION(%eax)
+        ret
+
+/* __journal_refile_buffer(jh) (fs/jbd/transaction.c 2013-2042 of 2.6.12.1): a buffer no
+ * later transaction wants is unfiled (__journal_unfile_buffer); one a later transaction
+ * took write access to (b_next_transaction: it has a frozen copy or was past the log)
+ * moves to that transaction's t_buffers (BJ_Metadata) with its jbddirty bit kept
+ * (test_clear_buffer_jbddirty before the unlink, so that no mark_buffer_dirty runs, and
+ * set again after). */
+        .globl  __journal_refile_buffer
+__journal_refile_buffer:
+        pushl   %ebx
+        pushl   %esi
+        movl    12(%esp), %esi              # jh
+        cmpl    $0, JH_NEXT_T(%esi)
+        jne     1f
+        pushl   %esi                        # no next transaction: just drop it
+        call    __journal_unfile_buffer
+        addl    $4, %esp
+        jmp     3f
+1:      movl    JH_BH(%esi), %ebx
+        pushl   $0                          # was_dirty = test_clear_buffer_jbddirty(bh)
+        lock btrl $(BH_JBDDirty), BH_STATE(%ebx)
+        jnc     2f
+        movl    $1, (%esp)
+2:      pushl   %esi
+        call    __journal_temp_unlink_buffer
+        addl    $4, %esp
+        movl    JH_NEXT_T(%esi), %eax       # b_transaction = b_next_transaction
+        movl    %eax, JH_TRANSACTION(%esi)
+        movl    $0, JH_NEXT_T(%esi)
+        pushl   $(BJ_METADATA)              # __journal_file_buffer(jh, b_transaction,
+        pushl   %eax                        # BJ_Metadata)
+        pushl   %esi
+        call    __journal_file_buffer
+        addl    $12, %esp
+        popl    %eax
+        testl   %eax, %eax
+        jz      3f
+        lock btsl $(BH_JBDDirty), BH_STATE(%ebx)    # set_buffer_jbddirty(bh)
+3:      popl    %esi
+        popl    %ebx
         ret
 
 /* jbd_lock_state(bh): jbd_lock_bh_state */
@@ -596,10 +637,8 @@ journal_commit_finish:
         movl    %esi, JH_CPNEXT(%ecx)
         movl    %esi, JH_CPPREV(%eax)
 6:      movl    %esi, T_CHECKPOINT(%edi)
-        cmpl    $0, JH_NEXT_T(%esi)         # __journal_refile_buffer: no next
-        jne     9f                          # transaction, so unfiled
-        pushl   %esi
-        call    __journal_unfile_buffer
+        pushl   %esi                        # refile for checkpoint writeback
+        call    __journal_refile_buffer
         addl    $4, %esp
         lock btrl $(BH_State), BH_STATE(%ebx)   # jbd_unlock_bh_state
         call    _spin_unlock

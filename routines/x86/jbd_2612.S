@@ -5,9 +5,10 @@
  * journal_dirty_metadata, __journal_file_buffer, __journal_temp_unlink_buffer),
  * fs/jbd/journal.c (journal_add_journal_head, journal_put_journal_head) and
  * fs/jbd/revoke.c (journal_cancel_revoke). Written for the book from those functions'
- * algorithms: their common paths, and the first touch of a buffer by a running
- * transaction; no committing transaction exists during a run, so the paths that wait for
- * or copy out of one (frozen data, BJ_Shadow) are left out.
+ * algorithms: their common paths, the first touch of a buffer by a running transaction,
+ * and do_get_write_access's paths for a buffer a committing transaction holds (the wait on
+ * BJ_Shadow, the frozen copy); the model's runs commit from the running transaction
+ * (commit_meta_2612.S), so they do not reach those paths yet.
  *
  * What matters for the caches is what each touches, and every locked instruction the C
  * code executes is here (bit spin locks on bh->b_state, get_bh/put_bh, set/clear_bit):
@@ -78,8 +79,11 @@ journal_add_journal_head:
         popl    %ebx
         ret
 
-/* journal_put_journal_head(jh): b_jcount - 1; a journal_head no transaction holds any more
- * leaves the buffer (and the buffer's reference goes). */
+/* journal_put_journal_head(jh) (fs/jbd/journal.c 1857-1869 of 2.6.12.1): b_jcount - 1;
+ * at 0 with no transaction, __journal_remove_journal_head (1795-1831): get_bh, and only a
+ * head no transaction, next transaction or checkpoint holds leaves the buffer (b_private
+ * and b_bh cleared, clear_buffer_jbd, __brelse, the head back to its slab); then __brelse.
+ * A head kept for the checkpoint leaves the buffer's count as it was. */
         .globl  journal_put_journal_head
 journal_put_journal_head:
         pushl   %ebx
@@ -94,19 +98,35 @@ journal_put_journal_head:
         jmp     1b
 3:      decl    JH_JCOUNT(%esi)             # --jh->b_jcount
         jnz     4f
-        cmpl    $0, JH_TRANSACTION(%esi)
+        cmpl    $0, JH_TRANSACTION(%esi)    # !jh->b_jcount && !jh->b_transaction
         jne     4f
-        lock btrl $(BH_JBD), BH_STATE(%ebx) # __journal_remove_journal_head
-        movl    $0, BH_PRIVATE(%ebx)
-        pushl   %esi
+        lock incl BH_COUNT(%ebx)            # __journal_remove_journal_head: get_bh(bh)
+        cmpl    $0, JH_NEXT_T(%esi)
+        jne     5f
+        cmpl    $0, JH_CP_T(%esi)
+        jne     5f                          # "journal_head was locked": kept
+        movl    $0, BH_PRIVATE(%ebx)        # bh->b_private = NULL
+        movl    $0, JH_BH(%esi)             # jh->b_bh = NULL
+        lock btrl $(BH_JBD), BH_STATE(%ebx) # clear_buffer_jbd(bh)
+        call    jbd_brelse                  # __brelse(bh)
+        pushl   %esi                        # journal_free_journal_head(jh)
         pushl   journal_head_cache
         call    kmem_cache_free
         addl    $8, %esp
-        lock decl BH_COUNT(%ebx)            # __brelse(bh)
+5:      call    jbd_brelse                  # __brelse(bh)
 4:      lock btrl $(BH_JournalHead), BH_STATE(%ebx)
         popl    %esi
         popl    %ebx
         ret
+
+/* __brelse(bh in ebx) (fs/buffer.c 1288-1296): put_bh of a held buffer; a free one is the
+ * kernel's warning, a fault here */
+jbd_brelse:
+        cmpl    $0, BH_COUNT(%ebx)          # atomic_read(&buf->b_count)
+        je      9f
+        lock decl BH_COUNT(%ebx)            # put_bh(buf)
+        ret
+9:      ud2
 
 /* journal_start(journal, nblocks) -> handle: nested in a running handle, h_ref + 1;
  * else a new handle (slab, zeroed), current->journal_info = handle, start_this_handle. */
@@ -155,7 +175,7 @@ start_this_handle:
         movl    H_CREDITS(%edi), %eax       # nblocks > j_max_transaction_buffers?
         cmpl    J_MAX_BUFFERS(%esi), %eax
         ja      9f
-        leal    J_STATE_LOCK(%esi), %eax
+10:     leal    J_STATE_LOCK(%esi), %eax    # repeat: spin_lock(&journal->j_state_lock)
         pushl   %eax
         call    _spin_lock
         addl    $4, %esp
@@ -166,8 +186,19 @@ start_this_handle:
         cmpl    $0, J_BARRIER_COUNT(%esi)   # journal locked for a barrier?
         jne     9f
         movl    J_RUNNING(%esi), %ebx       # transaction = journal->j_running_transaction
-        cmpl    $1, T_STATE(%ebx)           # T_LOCKED?
-        je      9f
+        cmpl    $1, T_STATE(%ebx)           # T_LOCKED: locked down for commit (transaction.c
+        jne     12f                         # 147-156): unlock, wait until the commit lets
+        leal    J_STATE_LOCK(%esi), %eax    # it go (schedule() on j_wait_transaction_locked:
+        pushl   %eax                        # the model's CPU waits), then start again
+        call    _spin_unlock
+        addl    $4, %esp
+11:     pause
+        cmpl    J_RUNNING(%esi), %ebx       # a new running transaction
+        jne     10b
+        cmpl    $1, T_STATE(%ebx)
+        je      11b
+        jmp     10b
+12:
         leal    T_HANDLE_LOCK(%ebx), %eax
         pushl   %eax
         call    _spin_lock
@@ -196,7 +227,7 @@ start_this_handle:
         popl    %esi
         popl    %ebx
         ret
-9:      ud2                                 # a path the runs never take (commit, abort)
+9:      ud2                                 # a path the runs never take (abort, barrier, log space)
 
 /* journal_stop(handle): nested, h_ref - 1; else give back the unused credits, leave the
  * transaction (waking j_wait_updates when the last handle goes), free the handle. */
@@ -249,26 +280,48 @@ journal_stop:
         ret
 9:      ud2
 
-/* __journal_file_buffer(jh, transaction, jlist): file the buffer on one of the
- * transaction's lists (called with j_list_lock and the bh state lock held). */
+/* __journal_file_buffer(jh, transaction, jlist) (fs/jbd/transaction.c 1922-1991 of
+ * 2.6.12.1): file the buffer on one of the transaction's lists (called with j_list_lock
+ * and the bh state lock held). A buffer filed as journaled metadata (BJ_Metadata,
+ * BJ_Reserved, BJ_Shadow, BJ_Forget) gives its dirty bit to the journal: was_dirty =
+ * test_clear_buffer_dirty || test_clear_buffer_jbddirty, and set_buffer_jbddirty once
+ * filed; BJ_None only sets b_transaction. */
         .globl  __journal_file_buffer
 __journal_file_buffer:
         pushl   %ebx
         pushl   %esi
         pushl   %edi
-        movl    16(%esp), %esi              # jh
-        movl    20(%esp), %edi              # transaction
+        pushl   $0                          # was_dirty
+        movl    20(%esp), %esi              # jh
+        movl    24(%esp), %edi              # transaction
         movl    JH_BH(%esi), %ebx           # bh
-        movl    24(%esp), %eax              # jlist
+        movl    28(%esp), %eax              # jlist
         cmpl    $0, JH_TRANSACTION(%esi)
         je      1f
         cmpl    JH_JLIST(%esi), %eax        # already there
         je      8f
-        pushl   %esi                        # on another list of this transaction: off it
+1:      cmpl    $(BJ_METADATA), %eax
+        je      5f
+        cmpl    $(BJ_RESERVED), %eax
+        je      5f
+        cmpl    $(BJ_SHADOW), %eax
+        je      5f
+        cmpl    $(BJ_FORGET), %eax
+        jne     6f
+5:      lock btrl $(BH_Dirty), BH_STATE(%ebx)       # test_clear_buffer_dirty(bh)
+        jc      9f
+        lock btrl $(BH_JBDDirty), BH_STATE(%ebx)    # || test_clear_buffer_jbddirty(bh)
+        jnc     6f
+9:      movl    $1, (%esp)                  # was_dirty = 1
+6:      cmpl    $0, JH_TRANSACTION(%esi)
+        je      1f
+        pushl   %esi                        # on another list: off it
         call    __journal_temp_unlink_buffer
         addl    $4, %esp
-        movl    24(%esp), %eax
-1:      movl    %edi, JH_TRANSACTION(%esi)
+        movl    28(%esp), %eax
+1:      movl    %edi, JH_TRANSACTION(%esi)  # jh->b_transaction = transaction
+        cmpl    $(BJ_NONE), %eax
+        je      8f
         leal    T_SYNC_DATA(%edi), %ecx     # the list of jlist
         cmpl    $(BJ_SYNCDATA), %eax
         je      2f
@@ -292,7 +345,11 @@ __journal_file_buffer:
         movl    %esi, JH_TNEXT(%ecx)        # last->b_tnext = first->b_tprev = jh
         movl    %esi, JH_TPREV(%edx)
 4:      movl    %eax, JH_JLIST(%esi)        # jh->b_jlist = jlist
-8:      popl    %edi
+        cmpl    $0, (%esp)
+        je      8f
+        lock btsl $(BH_JBDDirty), BH_STATE(%ebx)    # set_buffer_jbddirty(bh)
+8:      addl    $4, %esp
+        popl    %edi
         popl    %esi
         popl    %ebx
         ret
@@ -304,16 +361,20 @@ __journal_file_buffer:
         .data
 jbd_list_offset:
         .long   0, T_SYNC_DATA, T_BUFFERS, T_FORGET, T_IOBUF, T_SHADOW, T_LOG, T_RESERVED
+        .long   T_LOCKED
         .text
 
-/* __journal_temp_unlink_buffer(jh): off its transaction list (the first touch of a
- * metadata buffer moves it from BJ_Reserved to BJ_Metadata). */
+/* __journal_temp_unlink_buffer(jh) (fs/jbd/transaction.c 1478-1528 of 2.6.12.1): off its
+ * transaction list (BJ_None: on none), b_jlist = BJ_None, and a buffer the journal held
+ * dirty (jbddirty) is exposed to the VM again: mark_buffer_dirty. */
         .globl  __journal_temp_unlink_buffer
 __journal_temp_unlink_buffer:
         pushl   %esi
         movl    8(%esp), %esi               # jh
         movl    JH_TRANSACTION(%esi), %edx
         movl    JH_JLIST(%esi), %eax
+        cmpl    $(BJ_NONE), %eax
+        je      6f
         leal    T_RESERVED(%edx), %ecx
         cmpl    $(BJ_RESERVED), %eax
         je      1f
@@ -336,26 +397,43 @@ __journal_temp_unlink_buffer:
         movl    %edx, JH_TNEXT(%eax)        # jh->b_tprev->b_tnext = jh->b_tnext
         movl    %eax, JH_TPREV(%edx)        # jh->b_tnext->b_tprev = jh->b_tprev
         movl    $(BJ_NONE), JH_JLIST(%esi)
-        popl    %esi
+        movl    JH_BH(%esi), %eax
+        lock btrl $(BH_JBDDirty), BH_STATE(%eax)    # test_clear_buffer_jbddirty(bh)
+        jnc     6f
+        pushl   %eax
+        call    mark_buffer_dirty           # expose it to the VM
+        addl    $4, %esp
+6:      popl    %esi
         ret
 4:      movl    jbd_list_offset(,%eax,4), %ecx  # the commit's lists
         addl    %edx, %ecx
         jmp     1b
 
-/* do_get_write_access(handle, jh, force_copy): lock the buffer and its journal state; a
- * buffer the running transaction already has is done; one no transaction has is filed as
- * BJ_Reserved; then journal_cancel_revoke. */
+/* do_get_write_access(handle, jh, force_copy) (fs/jbd/transaction.c 524-730 of 2.6.12.1):
+ * lock the buffer and its journal state; a buffer this transaction already has (as its
+ * transaction or its next) is done; one with a frozen copy already gets this transaction
+ * as its next; one the committing transaction holds: while the commit writes the primary
+ * copy to the log (BJ_Shadow) the writer waits for it to leave BJ_Shadow (627-645: it
+ * sleeps on BH_Unshadow; the model's CPU waits, and starts again), else, unless the commit
+ * is past it (BJ_Forget, no force_copy), the writer makes a frozen copy for the commit
+ * (661-682: jbd_kmalloc with the state unlocked, then start again; 703-715: the buffer's
+ * bytes copied, b_data being the page's lowmem address kmap_atomic gives) and becomes its
+ * next transaction; one no transaction has is filed as BJ_Reserved. Then
+ * journal_cancel_revoke, and a frozen buffer not used is freed. */
         .globl  do_get_write_access
 do_get_write_access:
         pushl   %ebx
         pushl   %esi
         pushl   %edi
         pushl   %ebp
-        movl    20(%esp), %edi              # handle
-        movl    24(%esp), %esi              # jh
+        subl    $8, %esp                    # frozen_buffer = NULL, need_copy = 0
+        movl    $0, (%esp)
+        movl    $0, 4(%esp)
+        movl    28(%esp), %edi              # handle
+        movl    32(%esp), %esi              # jh
         movl    H_TRANSACTION(%edi), %ebp   # transaction
         movl    JH_BH(%esi), %ebx           # bh
-1:      lock btsl $(BH_Lock), BH_STATE(%ebx)    # lock_buffer(bh)
+1:      lock btsl $(BH_Lock), BH_STATE(%ebx)    # repeat: lock_buffer(bh)
         jnc     3f
 2:      pause
         testl   $(1 << BH_Lock), BH_STATE(%ebx)
@@ -367,21 +445,62 @@ do_get_write_access:
         testl   $(1 << BH_State), BH_STATE(%ebx)
         jnz     4b
         jmp     3b
-5:      testl   $(1 << BH_Dirty), BH_STATE(%ebx)
-        jz      6f
-        lock btrl $(BH_Dirty), BH_STATE(%ebx)   # clear_buffer_dirty
-        lock btsl $(BH_JBDDirty), BH_STATE(%ebx)    # set_buffer_jbddirty
+5:      testl   $(1 << BH_Dirty), BH_STATE(%ebx)    # buffer_dirty(bh) of a buffer in a
+        jz      6f                                  # transaction: jbd_unexpected_dirty_
+        cmpl    $0, JH_TRANSACTION(%esi)            # buffer (transaction.c 491-511, 564-
+        je      6f                                  # 580): a journaled one's dirty bit
+        movl    JH_JLIST(%esi), %eax                # moves to BH_JBDDirty
+        cmpl    $(BJ_METADATA), %eax
+        je      10f
+        cmpl    $(BJ_RESERVED), %eax
+        je      10f
+        cmpl    $(BJ_SHADOW), %eax
+        je      10f
+        cmpl    $(BJ_FORGET), %eax
+        jne     6f
+10:     lock btrl $(BH_Dirty), BH_STATE(%ebx)       # test_clear_buffer_dirty
+        jnc     6f
+        lock btsl $(BH_JBDDirty), BH_STATE(%ebx)    # set_bit(BH_JBDDirty)
 6:      lock btrl $(BH_Lock), BH_STATE(%ebx)    # unlock_buffer(bh)
         pushl   %ebx                        # wake_up_buffer(bh)
         call    wake_up_bit
         addl    $4, %esp
-        cmpl    JH_TRANSACTION(%esi), %ebp  # the running transaction has it: done
+        cmpl    JH_TRANSACTION(%esi), %ebp  # this transaction has it: done
         je      7f
         cmpl    JH_NEXT_T(%esi), %ebp
         je      7f
-        cmpl    $0, JH_TRANSACTION(%esi)    # an older transaction has it: not in a run
-        jne     9f
-        movl    T_JOURNAL(%ebp), %eax       # no transaction: file it as BJ_Reserved
+        cmpl    $0, JH_FROZEN(%esi)         # a copy-out exists already
+        je      11f
+        movl    %ebp, JH_NEXT_T(%esi)       # b_next_transaction = transaction
+        jmp     7f
+11:     cmpl    $0, JH_TRANSACTION(%esi)
+        je      14f
+        cmpl    $(BJ_SHADOW), JH_JLIST(%esi)    # owned by the committing transaction
+        jne     12f
+        lock btrl $(BH_State), BH_STATE(%ebx)   # on the shadow list: unlock and wait
+13:     pause
+        cmpl    $(BJ_SHADOW), JH_JLIST(%esi)
+        je      13b
+        jmp     1b                          # goto repeat
+12:     cmpl    $(BJ_FORGET), JH_JLIST(%esi)
+        jne     15f
+        cmpl    $0, 36(%esp)                # force_copy
+        je      16f
+15:     movl    (%esp), %eax
+        testl   %eax, %eax
+        jnz     17f
+        lock btrl $(BH_State), BH_STATE(%ebx)   # jbd_unlock_bh_state, then
+        pushl   size4096_cache              # frozen_buffer = jbd_kmalloc(b_size, GFP_NOFS)
+        call    kmem_cache_alloc
+        addl    $4, %esp
+        movl    %eax, (%esp)
+        jmp     1b                          # goto repeat
+17:     movl    %eax, JH_FROZEN(%esi)       # jh->b_frozen_data = frozen_buffer
+        movl    $0, (%esp)                  # frozen_buffer = NULL
+        movl    $1, 4(%esp)                 # need_copy = 1
+16:     movl    %ebp, JH_NEXT_T(%esi)       # jh->b_next_transaction = transaction
+        jmp     7f
+14:     movl    T_JOURNAL(%ebp), %eax       # no transaction: file it as BJ_Reserved
         leal    J_LIST_LOCK(%eax), %eax
         pushl   %eax
         call    _spin_lock
@@ -392,18 +511,36 @@ do_get_write_access:
         addl    $12, %esp
         call    _spin_unlock
         addl    $4, %esp
-7:      lock btrl $(BH_State), BH_STATE(%ebx)   # jbd_unlock_bh_state(bh)
+7:      cmpl    $0, 4(%esp)                 # done: need_copy?
+        je      8f
+        pushl   %esi
+        pushl   %edi
+        movl    JH_FROZEN(%esi), %edi       # memcpy(b_frozen_data, source + offset, b_size)
+        movl    BH_DATA(%ebx), %esi
+        movl    BH_SIZE(%ebx), %ecx
+        shrl    $2, %ecx
+        rep movsl
+        popl    %edi
+        popl    %esi
+8:      lock btrl $(BH_State), BH_STATE(%ebx)   # jbd_unlock_bh_state(bh)
         pushl   %esi
         pushl   %edi
         call    journal_cancel_revoke
         addl    $8, %esp
-        xorl    %eax, %eax
+        movl    (%esp), %eax                # out: kfree(frozen_buffer) if not used
+        testl   %eax, %eax
+        jz      9f
+        pushl   %eax
+        pushl   size4096_cache
+        call    kmem_cache_free
+        addl    $8, %esp
+9:      xorl    %eax, %eax
+        addl    $8, %esp
         popl    %ebp
         popl    %edi
         popl    %esi
         popl    %ebx
         ret
-9:      ud2
 
 /* journal_cancel_revoke(handle, jh): trust a valid revoke bit (test_set_buffer_revokevalid,
  * then test_clear_buffer_revoked: two locked bit operations); a revoked buffer would need

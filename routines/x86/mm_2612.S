@@ -7,13 +7,15 @@
  * mm/page_alloc.c (__alloc_pages, buffered_rmqueue, free_hot_page), mm/vmscan.c
  * (shrink_list: the reclaim of SWAP_CLUSTER_MAX pages from the tail of the inactive list),
  * mm/page-writeback.c's balance_dirty_pages_ratelimited (routines/x86/writeback_2612.S),
- * mm/slab.c (kmem_cache_alloc, kmem_cache_free: the per-CPU array of freed objects),
+ * mm/slab.c (kmem_cache_alloc, kmem_cache_free, cache_alloc_refill, cache_flusharray: the
+ * per-CPU arrays, the shared array, the slab lists),
  * lib/radix-tree.c (radix_tree_lookup, _insert, _delete, _tag_set, _tag_clear) and
  * arch/i386/mm/highmem.c (kmap_atomic).
  *
  * Stand-ins, named where they are: the buddy allocator is a zone's never-used memory
- * handed out in order (zone->FREE_NEXT); an empty slab array refills from a ring of the
- * cache's memory (memory it last used long ago); writeback (pdflush, kjournald's ordered
+ * handed out in order (zone->FREE_NEXT); the slab lists are a FIFO of the objects given back
+ * (free_block's slabs, without their bufctl chains), and cache_grow hands out the next
+ * never-used object of the memory the CPU grows the cache from; writeback (pdflush, kjournald's ordered
  * data) runs only in paced writes (writeback_2612.S, commit_2612.S), so otherwise reclaim
  * finds pages still dirty and does what writeback would have done to them before
  * reclaiming them (clears the page's, the buffer's and the tree's dirty state); kmap_atomic computes the frame's address without writing the
@@ -24,51 +26,259 @@
 
 /* ---------------------------------------------------------------- mm/slab.c */
 
-/* kmem_cache_alloc(cachep) -> an object: the last one freed on this CPU (ac->entry[]), else
- * the next of the cache's memory (cache_alloc_refill's stand-in) */
+/* kmem_cache_alloc(cachep) -> an object (__cache_alloc, mm/slab.c 2146-2166 of 2.6.12.1):
+ * with interrupts off, the last object this CPU's array holds (ac->entry[--ac->avail],
+ * ac->touched = 1), else cache_alloc_refill's batch, else a batch of fresh objects
+ * (cache_grow, then the refill's retry). Each object is handed out once until it is
+ * freed. */
         .globl  kmem_cache_alloc
 kmem_cache_alloc:
-        movl    4(%esp), %edx               # cachep
+        pushl   %ebx
+        pushfl
+        cli                                 # local_irq_save
+        movl    12(%esp), %ebx              # cachep
         movl    $-8192, %eax
         andl    %esp, %eax
         movl    TI_CPU(%eax), %eax
-        movl    KC_ARRAY(%edx,%eax,4), %ecx # ac = cachep->array[smp_processor_id()]
+        movl    KC_ARRAY(%ebx,%eax,4), %ecx # ac = cachep->array[smp_processor_id()]
         movl    AC_AVAIL(%ecx), %eax
         testl   %eax, %eax
-        jz      1f
+        jz      2f
+1:      movl    $1, AC_TOUCHED(%ecx)        # ac->touched = 1
         decl    %eax
         movl    %eax, AC_AVAIL(%ecx)
         movl    AC_ENTRY(%ecx,%eax,4), %eax # ac->entry[--ac->avail]
+        popfl                               # local_irq_restore
+        popl    %ebx
         ret
-1:      movl    AC_NEXT(%ecx), %eax
-        movl    KC_OBJSIZE(%edx), %edx
-        addl    %eax, %edx
-        cmpl    AC_END(%ecx), %edx
+2:      call    cache_alloc_refill          # (ebx cachep, ecx ac) -> eax = ac->avail
+        testl   %eax, %eax
+        jnz     1b
+        call    cache_grow                  # a new slab, and the retry's batch from it
+        jmp     1b
+
+/* cache_alloc_refill (mm/slab.c 1994-2088): under cachep->spinlock, a batch (batchcount,
+ * BATCHREFILL_LIMIT 16 while the array is untouched) from the top of the shared array, else
+ * from the slab lists (the stand-in: a FIFO of the objects free_block gave back, oldest
+ * first, as the head of slabs_partial is the slab freed into longest ago). Register
+ * arguments ebx = cachep, ecx = ac (both kept); returns ac->avail (0: the cache must grow). */
+cache_alloc_refill:
+        pushl   %esi
+        pushl   %edi
+        pushl   %ecx
+        movl    AC_BATCH(%ecx), %edx        # batchcount = ac->batchcount
+        cmpl    $0, AC_TOUCHED(%ecx)
+        jne     1f
+        cmpl    $16, %edx
+        jbe     1f
+        movl    $16, %edx                   # BATCHREFILL_LIMIT
+1:      pushl   %edx
+        leal    KC_LOCK(%ebx), %eax
+        pushl   %eax
+        call    _spin_lock                  # spin_lock(&cachep->spinlock)
+        addl    $4, %esp
+        popl    %edx
+        movl    (%esp), %ecx
+        movl    KC_SHARED(%ebx), %esi       # l3->shared
+        movl    AC_AVAIL(%esi), %eax
+        testl   %eax, %eax
+        jz      3f
+        cmpl    %eax, %edx
         jbe     2f
-        movl    AC_START(%ecx), %eax        # the ring wraps
-        movl    4(%esp), %edx
-        movl    KC_OBJSIZE(%edx), %edx
-        addl    %eax, %edx
-2:      movl    %edx, AC_NEXT(%ecx)
+        movl    %eax, %edx                  # batchcount = shared_array->avail
+2:      movl    $1, AC_TOUCHED(%esi)        # shared_array->touched = 1
+        subl    %edx, %eax
+        movl    %eax, AC_AVAIL(%esi)        # shared_array->avail -= batchcount
+        movl    %edx, AC_AVAIL(%ecx)        # ac->avail = batchcount
+        leal    AC_ENTRY(%esi,%eax,4), %esi # memcpy(ac_entry(ac), &shared[avail], ...)
+        leal    AC_ENTRY(%ecx), %edi
+        movl    %edx, %ecx
+        rep movsl
+        jmp     6f
+3:      movl    KC_FREE_COUNT(%ebx), %eax   # the slab lists' free objects
+        cmpl    %eax, %edx
+        jbe     4f
+        movl    %eax, %edx
+4:      movl    %edx, AC_AVAIL(%ecx)        # ac->avail = the batch taken (0: none)
+        subl    %edx, KC_FREE_COUNT(%ebx)   # l3->free_objects -= ac->avail
+        testl   %edx, %edx
+        jz      6f
+        leal    AC_ENTRY(%ecx), %edi
+        movl    KC_FREE_HEAD(%ebx), %esi
+5:      movl    (%esi), %eax                # ac_entry(ac)[ac->avail++] = the oldest
+        movl    %eax, (%edi)
+        addl    $4, %edi
+        addl    $4, %esi
+        cmpl    KC_FREE_END(%ebx), %esi
+        jb      7f
+        movl    KC_FREE_BASE(%ebx), %esi
+7:      decl    %edx
+        jnz     5b
+        movl    %esi, KC_FREE_HEAD(%ebx)
+6:      leal    KC_LOCK(%ebx), %eax
+        pushl   %eax
+        call    _spin_unlock
+        addl    $4, %esp
+        popl    %ecx
+        movl    AC_AVAIL(%ecx), %eax
+        popl    %edi
+        popl    %esi
         ret
 
-/* kmem_cache_free(cachep, objp): onto this CPU's array (a full array would flush a batch
- * to the slab lists: the object is then simply dropped) */
+/* cache_grow (mm/slab.c 1791-1870) and cache_alloc_refill's retry, a stand-in: a new slab
+ * is the next never-used objects of the memory this CPU grows the cache from (AC_NEXT up to
+ * AC_END; past it the model is out of memory: a fault, never an object handed out twice),
+ * under cache_grow's two holds of cachep->spinlock; the retry takes the batch (16 while the
+ * array is untouched) under the lock again. The batch goes into the array lowest address
+ * last, so that the objects come out in address order (2.6.12 puts a slab's objects in
+ * ascending order, and the LIFO hands them out descending). Register arguments ebx =
+ * cachep, ecx = ac (both kept); returns ac->avail. */
+cache_grow:
+        pushl   %esi
+        pushl   %edi
+        pushl   %ecx
+        call    slab_lock_pair              # colour_next under the lock
+        call    slab_lock_pair              # the slab onto slabs_free under the lock
+        leal    KC_LOCK(%ebx), %eax         # the retry: spin_lock(&cachep->spinlock)
+        pushl   %eax
+        call    _spin_lock
+        addl    $4, %esp
+        movl    (%esp), %ecx
+        movl    AC_END(%ecx), %eax          # objects left: (end - next) / objsize
+        subl    AC_NEXT(%ecx), %eax
+        xorl    %edx, %edx
+        divl    KC_OBJSIZE(%ebx)
+        testl   %eax, %eax
+        jz      9f
+        movl    (%esp), %ecx
+        movl    AC_BATCH(%ecx), %edx        # batchcount
+        cmpl    $0, AC_TOUCHED(%ecx)
+        jne     1f
+        cmpl    $16, %edx
+        jbe     1f
+        movl    $16, %edx                   # BATCHREFILL_LIMIT
+1:      cmpl    %eax, %edx
+        jbe     2f
+        movl    %eax, %edx
+2:      movl    %edx, AC_AVAIL(%ecx)
+        movl    KC_OBJSIZE(%ebx), %esi
+        movl    %esi, %eax
+        imull   %edx, %eax
+        addl    AC_NEXT(%ecx), %eax         # past the batch
+        movl    %eax, AC_NEXT(%ecx)
+        leal    AC_ENTRY(%ecx), %edi
+3:      subl    %esi, %eax
+        movl    %eax, (%edi)
+        addl    $4, %edi
+        decl    %edx
+        jnz     3b
+        leal    KC_LOCK(%ebx), %eax
+        pushl   %eax
+        call    _spin_unlock
+        addl    $4, %esp
+        popl    %ecx
+        movl    AC_AVAIL(%ecx), %eax
+        popl    %edi
+        popl    %esi
+        ret
+9:      ud2
+
+/* spin_lock and spin_unlock of cachep->spinlock (ebx = cachep) */
+slab_lock_pair:
+        leal    KC_LOCK(%ebx), %eax
+        pushl   %eax
+        call    _spin_lock
+        call    _spin_unlock
+        addl    $4, %esp
+        ret
+
+/* kmem_cache_free(cachep, objp) (__cache_free, mm/slab.c 2282-2299): with interrupts off,
+ * onto this CPU's array, whichever CPU took the object; a full array first gives its
+ * oldest batch back (cache_flusharray). */
         .globl  kmem_cache_free
 kmem_cache_free:
-        movl    4(%esp), %edx
+        pushl   %ebx
+        pushfl
+        cli                                 # local_irq_save
+        movl    12(%esp), %ebx              # cachep
         movl    $-8192, %eax
         andl    %esp, %eax
         movl    TI_CPU(%eax), %eax
-        movl    KC_ARRAY(%edx,%eax,4), %ecx
+        movl    KC_ARRAY(%ebx,%eax,4), %ecx # ac
         movl    AC_AVAIL(%ecx), %eax
         cmpl    AC_LIMIT(%ecx), %eax
-        jae     1f
-        movl    8(%esp), %edx
-        movl    %edx, AC_ENTRY(%ecx,%eax,4) # ac->entry[ac->avail++] = objp
+        jb      1f
+        call    cache_flusharray            # (ebx cachep, ecx ac) -> eax = ac->avail
+1:      movl    16(%esp), %edx              # objp
+        movl    %edx, AC_ENTRY(%ecx,%eax,4) # ac_entry(ac)[ac->avail++] = objp
         incl    %eax
         movl    %eax, AC_AVAIL(%ecx)
-1:      ret
+        popfl
+        popl    %ebx
+        ret
+
+/* cache_flusharray (mm/slab.c 2225-2273): under cachep->spinlock, the array's first
+ * batchcount objects (its oldest) onto the shared array while it has room (as many as
+ * fit), else to the slab lists (free_block; the stand-in's FIFO, at its tail); then the
+ * rest moved down. Register arguments ebx = cachep, ecx = ac (both kept); returns
+ * ac->avail. */
+cache_flusharray:
+        pushl   %esi
+        pushl   %edi
+        pushl   %ecx
+        leal    KC_LOCK(%ebx), %eax
+        pushl   %eax
+        call    _spin_lock
+        addl    $4, %esp
+        movl    (%esp), %ecx
+        movl    AC_BATCH(%ecx), %edx        # batchcount = ac->batchcount
+        movl    KC_SHARED(%ebx), %edi
+        movl    AC_LIMIT(%edi), %eax
+        subl    AC_AVAIL(%edi), %eax        # max = shared->limit - shared->avail
+        jz      3f
+        cmpl    %eax, %edx
+        jbe     2f
+        movl    %eax, %edx
+2:      movl    AC_AVAIL(%edi), %eax
+        addl    %edx, AC_AVAIL(%edi)        # shared_array->avail += batchcount
+        leal    AC_ENTRY(%edi,%eax,4), %edi # memcpy(&shared[avail], &ac_entry(ac)[0], ...)
+        leal    AC_ENTRY(%ecx), %esi
+        movl    %edx, %ecx
+        rep movsl
+        jmp     5f
+3:      addl    %edx, KC_FREE_COUNT(%ebx)   # free_block: l3->free_objects += nr
+        leal    AC_ENTRY(%ecx), %esi
+        movl    KC_FREE_TAIL(%ebx), %edi
+        movl    %edx, %ecx
+4:      movl    (%esi), %eax
+        movl    %eax, (%edi)
+        addl    $4, %esi
+        addl    $4, %edi
+        cmpl    KC_FREE_END(%ebx), %edi
+        jb      6f
+        movl    KC_FREE_BASE(%ebx), %edi
+6:      decl    %ecx
+        jnz     4b
+        movl    %edi, KC_FREE_TAIL(%ebx)
+5:      pushl   %edx
+        leal    KC_LOCK(%ebx), %eax
+        pushl   %eax
+        call    _spin_unlock
+        addl    $4, %esp
+        popl    %edx
+        movl    (%esp), %ecx
+        movl    AC_AVAIL(%ecx), %eax
+        subl    %edx, %eax
+        movl    %eax, AC_AVAIL(%ecx)        # ac->avail -= batchcount
+        leal    AC_ENTRY(%ecx), %edi        # memmove(&entry[0], &entry[batchcount], ...)
+        leal    AC_ENTRY(%ecx,%edx,4), %esi
+        movl    %eax, %ecx
+        rep movsl                           # upwards: the source lies above
+        popl    %ecx
+        movl    AC_AVAIL(%ecx), %eax
+        popl    %edi
+        popl    %esi
+        ret
 
 /* ---------------------------------------------------------------- lib/radix-tree.c */
 
@@ -522,9 +732,14 @@ radix_tree_tag_clear:
         popl    %ebx
         ret
 
-/* journal_try_to_free_buffers(page) (fs/jbd/transaction.c, through ext3_releasepage): a
- * written ordered-data buffer still on the running transaction's data list is unfiled and
- * loses its journal_head (__journal_try_to_free_buffer, __journal_unfile_buffer). */
+/* journal_try_to_free_buffers(page) (fs/jbd/transaction.c 1621-1654 of 2.6.12.1, through
+ * ext3_releasepage): the buffer's journal_head grabbed (b_jcount + 1), then under its state
+ * lock __journal_try_to_free_buffer (1551-1581): a clean, unlocked buffer no later
+ * transaction wants, still on a transaction's data list (BJ_SyncData, BJ_Locked) and on no
+ * checkpoint list, is unfiled (__journal_unfile_buffer), journal_remove_journal_head (the
+ * grab's reference keeps the head) and __brelse; then journal_put_journal_head drops the
+ * grab's reference (the last one frees the head), and the state lock. A data buffer is on
+ * no checkpoint list, so the checkpointed-metadata branch is not reached. */
         .globl  journal_try_to_free_buffers
 journal_try_to_free_buffers:
         pushl   %ebx
@@ -543,6 +758,8 @@ journal_try_to_free_buffers:
         jc      2b
         testl   $((1 << BH_Dirty) | (1 << BH_Lock)), BH_STATE(%ebx)
         jnz     4f
+        cmpl    $0, JH_NEXT_T(%esi)
+        jne     4f
         movl    JH_TRANSACTION(%esi), %edi
         testl   %edi, %edi
         jz      4f
@@ -550,19 +767,25 @@ journal_try_to_free_buffers:
         leal    J_LIST_LOCK(%eax), %eax
         pushl   %eax
         call    _spin_lock
-        cmpl    $(BJ_SYNCDATA), JH_JLIST(%esi)
+        cmpl    $0, JH_CP_T(%esi)
         jne     3f
-        pushl   %esi                        # __journal_unfile_buffer(jh)
-        call    __journal_temp_unlink_buffer
-        movl    $0, JH_TRANSACTION(%esi)
-        call    journal_put_journal_head
+        movl    JH_JLIST(%esi), %eax
+        cmpl    $(BJ_SYNCDATA), %eax
+        je      6f
+        cmpl    $(BJ_LOCKED), %eax
+        jne     3f
+6:      pushl   %esi
+        call    __journal_unfile_buffer
+        movl    %ebx, (%esp)
+        call    journal_remove_journal_head
         addl    $4, %esp
+        call    jbd_brelse                  # __brelse(bh)
 3:      call    _spin_unlock
         addl    $4, %esp
-4:      lock btrl $(BH_State), BH_STATE(%ebx)
-        pushl   %esi                        # the grab's reference: the last one frees it
+4:      pushl   %esi                        # journal_put_journal_head(jh)
         call    journal_put_journal_head
         addl    $4, %esp
+        lock btrl $(BH_State), BH_STATE(%ebx)   # jbd_unlock_bh_state
 5:      popl    %edi
         popl    %esi
         popl    %ebx
@@ -699,8 +922,9 @@ __pagevec_lru_add:
 
 /* ---------------------------------------------------------------- mm/page-writeback.c */
 
-/* __set_page_dirty_nobuffers(page): the page dirty, its tree's dirty tag under the tree
- * lock, the inode's I_DIRTY_PAGES (already set) */
+/* __set_page_dirty_nobuffers(page) (mm/page-writeback.c 617-644 of 2.6.12.1): the page
+ * dirty; a page of a mapping also gets its tree's dirty tag under the tree lock, the
+ * inode's I_DIRTY_PAGES (already set) */
         .globl  __set_page_dirty_nobuffers
 __set_page_dirty_nobuffers:
         pushl   %ebx
@@ -709,6 +933,8 @@ __set_page_dirty_nobuffers:
         lock btsl $(PG_dirty), PG_FLAGS(%ebx)   # TestSetPageDirty
         jc      1f
         movl    PG_MAPPING(%ebx), %esi
+        testl   %esi, %esi                  # if (mapping)
+        jz      1f
         leal    AS_TREE_LOCK(%esi), %eax
         pushl   %eax
         call    _write_lock_irq

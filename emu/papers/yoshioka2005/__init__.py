@@ -765,7 +765,9 @@ SCORECARD_REASONS = {
         "kjournald's data loop adds misses on buffers half a commit interval old, cold with "
         "either copy; the disk's interrupt, on one CPU for all four writers as 2.6.12's "
         "kirqd routes it, misses far less after the patch than before (each CPU ending its "
-        "own requests, it does not): much of the rest's fall",
+        "own requests, it does not), and so do the block layer's bios and requests, which "
+        "pass from the interrupt's CPU to the writers' through the slab's per-CPU and "
+        "shared arrays as 2.6.12's mm/slab.c hands them on: most of the rest's fall",
     "all cycles, after / before (%)":
         "the copy's saving is the model's, the rest's is not (see the rest's cycles)",
     "iozone's elapsed time gain, at most (%)":

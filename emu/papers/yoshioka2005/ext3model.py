@@ -36,7 +36,10 @@ from a zone of 128 MB per CPU, reclaimed 32 at a time (SWAP_CLUSTER_MAX) by
 ``shrink_list`` from the tail of the inactive list, so the page, its buffer head and its
 journal head come back cold (their frames are shared 8 MB apart: ``FRAME_BYTES``); buffer
 heads, journal heads and radix-tree nodes go back to their slab caches' per-CPU LIFO
-arrays and come out warm. Each file's blocks come from block groups of its own, one after
+arrays and come out warm; an object freed on another CPU (the disk's interrupt frees the
+bios the writers took) goes to that CPU's array, and from a full one in batches to the
+shared array and the slab lists, where the other CPUs refill from (mm/slab.c: no object is
+handed out twice). Each file's blocks come from block groups of its own, one after
 the other. What is left out is listed in ``LEFT_OUT``.
 
 Paced writes (``Kernel.paced_writes``: a write per CPU every period, as a disk sets the
@@ -115,7 +118,9 @@ LEFT_OUT = (
      "lock-down and the switch to a new running transaction (the model commits from the "
      "running one, holding a buffer's state lock from its log write to its checkpoint, so a "
      "writer that meets it spins where 2.6.12's waits or makes a frozen copy), the "
-     "checkpoint's write-back and the log's space (log_do_checkpoint); the hot metadata "
+     "checkpoint's write-back and the log's space (log_do_checkpoint: a buffer leaving "
+     "the journal is marked dirty, but the model's metadata pages belong to no mapping, so "
+     "only their dirty bit is set and no writeback reaches them); the hot metadata "
      "(inode table, group descriptors, bitmaps) is logged more often than once an interval, "
      "the run's list of dirty metadata being short"),
     ("the disk's own timing: its driver takes a request when it can grow no more "
@@ -152,7 +157,8 @@ BH_BITS = dict(Uptodate=0, Dirty=1, Lock=2, Req=3, Mapped=4, New=5, Async_Write=
 JH = dict(BH=0, JCOUNT=4, JLIST=8, FROZEN=12, COMMITTED=16, TRANSACTION=20, NEXT_T=24,
           TNEXT=28, TPREV=32, CP_T=36, CPNEXT=40, CPPREV=44)
 JH_SIZE = 48
-BJ = dict(NONE=0, SYNCDATA=1, METADATA=2, FORGET=3, IO=4, SHADOW=5, LOGCTL=6, RESERVED=7)
+BJ = dict(NONE=0, SYNCDATA=1, METADATA=2, FORGET=3, IO=4, SHADOW=5, LOGCTL=6, RESERVED=7,
+          LOCKED=8)
 # handle_t (struct handle_s)
 H = dict(TRANSACTION=0, CREDITS=4, REF=8, ERR=12, FLAGS=16)
 HANDLE_SIZE = 20
@@ -288,12 +294,26 @@ TSK = dict(STATE=0, THREAD_INFO=4, ESP0=8, FILES=12, FLAGS=16, PRIO=20, RLIMIT_F
            SYSCW=0x2c8, JOURNAL_INFO=0x2e0)
 FILES = dict(COUNT=0, MAX_FDS=4, FD=8)   # struct files_struct: fd -> struct file *
 TASK_SIZE = 0x300
-# kmem_cache_t stand-in: one per cache, a per-CPU array (LIFO of freed objects) and the
-# memory new objects come from (a ring: memory the cache last used long ago)
-KC = dict(OBJSIZE=0, ARRAY=4)       # ARRAY: 4 per-CPU pointers
-AC = dict(AVAIL=0, LIMIT=4, NEXT=8, START=12, END=16, ENTRY=32)
-AC_LIMIT = 120                      # 2.6.12 enable_cpucache: objects of 256 B or less
-AC_SIZE = 32 + 4 * AC_LIMIT
+# kmem_cache_t (mm/slab.c): the object size, a per-CPU array (struct array_cache: a LIFO of
+# freed objects) for each CPU, the cache's spinlock, the shared array (l3->shared, an
+# array_cache too) and the slab lists' stand-in: a FIFO of the objects free_block gave back
+# (a ring of pointers at FREE_BASE, as long as the cache has objects); each CPU's array also
+# keeps the memory that CPU grows the cache from (NEXT: the next never-used object, END).
+KC = dict(OBJSIZE=0, ARRAY=4, LOCK=36, SHARED=40, FREE_HEAD=44, FREE_TAIL=48, FREE_COUNT=52,
+          FREE_BASE=56, FREE_END=60)  # ARRAY: 8 per-CPU pointers
+KC_SIZE = 64
+AC = dict(AVAIL=0, LIMIT=4, NEXT=8, START=12, END=16, BATCH=20, TOUCHED=24, ENTRY=32)
+
+
+def slab_limits(objsize):
+    """(limit, batchcount, shared array's limit) of a cache of ``objsize`` bytes on an SMP
+    kernel: enable_cpucache and do_tune_cpucache (mm/slab.c 2697-2745, 2641-2695 of
+    2.6.12.1): limit 120 up to 256 bytes, 54 to 1 KB, 24 to a page, 8 above it;
+    batchcount (limit + 1) / 2; the shared array batchcount * 8 (objects up to a page)."""
+    limit = (1 if objsize > 131072 else 8 if objsize > PAGE else 24 if objsize > 1024
+             else 54 if objsize > 256 else 120)
+    batch = (limit + 1) // 2
+    return limit, batch, batch * 8 if objsize <= PAGE else 0
 # the per-CPU area (__per_cpu_offset[cpu] points at it): bh_lrus, bh_accounting,
 # balance_dirty_pages' ratelimits, the free-blocks percpu_counter's count, the zone's
 # per_cpu_pages (a LIFO of free pages, pcp->count), radix_tree_preloads
@@ -522,7 +542,7 @@ class Kernel:
                              "describes: fewer max_records or CPUs")
         self.request_pages = request_pages()
         ram = (24 << 20) + self.frame_count * PAGE + self.pool_pages * 320 + \
-            cpus * self._io_ring_bytes()
+            cpus * self._io_ring_bytes() + self._slab_list_bytes()
         ram = -(-ram // (1 << 20)) * (1 << 20)
         self.machine = m = Machine(profile, cores=cores, ram_size=ram)
         self.program = m.load(assemble(source(kernel), "x86", m.code_start,
@@ -604,33 +624,65 @@ class Kernel:
         self._poke(self.bdi, _words(32, 1 << 0, 0))     # ra_pages, BDI_pdflush, capabilities
 
     def _build_caches(self):
-        """The slab caches: per CPU an array of freed objects and a ring of memory."""
-        pages = self.pool_pages // self.cpus
-        sizes = {"journal_head_cache": (JH_SIZE, pages + 512),
-                 "bh_cachep": (BH_SIZE, pages + 512),
-                 "jbd_handle_cache": (HANDLE_SIZE, 16),
-                 "radix_tree_node_cachep": (RADIX_NODE, pages // 32 + 64),
-                 "size4096_cache": (PAGE, 4), **self._io_rings()}
+        """The slab caches (mm/slab.c): per CPU an array of freed objects (its limit and
+        batch as enable_cpucache sets them) and the memory that CPU grows the cache from
+        (``count`` objects: a bound, not a size: the cache takes only what its live and
+        cached objects need, and running past it faults); the shared array; the slab
+        lists' FIFO, room for every object."""
         self.caches = {}
-        for name, (objsize, count) in sizes.items():
-            cache = self._alloc(4 + 4 * 8)
+        for name, (objsize, count) in self._cache_sizes().items():
+            limit, batch, shared = slab_limits(objsize)
+            cache = self._alloc(KC_SIZE)
             arrays = []
             for _ in range(self.cpus):
-                ring = self._alloc(objsize * count, align=PAGE if objsize >= PAGE else 64)
-                ac = self._alloc(AC_SIZE)
-                self._poke(ac, _words(0, AC_LIMIT, ring, ring, ring + objsize * count))
+                grown = self._alloc(objsize * count, align=PAGE if objsize >= PAGE else 64)
+                ac = self._alloc(32 + 4 * limit)
+                self._poke(ac, _words(0, limit, grown, grown, grown + objsize * count, batch))
                 arrays.append(ac)
+            shared_ac = self._alloc(32 + 4 * max(shared, 1))
+            self._poke(shared_ac, _words(0, shared))
+            fifo = self._alloc(4 * count * self.cpus)
             self._poke(cache, _words(objsize, *arrays))
+            self._poke(cache + KC["LOCK"], _words(SPIN_FREE, shared_ac, fifo, fifo, 0, fifo,
+                                                  fifo + 4 * count * self.cpus))
             self._word(self.sym[name], cache)
             self.caches[name] = cache
 
+    def _cache_sizes(self):
+        """{cache: (object size, objects a CPU may grow it by)}: the most the CPU's writes
+        can hold at once, and room for the free objects the other CPUs' arrays and the
+        shared array can keep from it (a CPU grows the cache only when its array, the
+        shared array and the slab lists are empty)."""
+        pages = self.pool_pages // self.cpus
+        held = {"journal_head_cache": (JH_SIZE, pages + 512),
+                "bh_cachep": (BH_SIZE, pages + 512),
+                "jbd_handle_cache": (HANDLE_SIZE, 16),
+                "radix_tree_node_cachep": (RADIX_NODE, pages // 32 + 64),
+                "size4096_cache": (PAGE, 4), **self._io_rings()}
+        out = {}
+        for name, (objsize, count) in held.items():
+            limit, _, shared = slab_limits(objsize)
+            out[name] = (objsize, count + self.cpus * limit + shared)
+        return out
+
+    def _slab_list_bytes(self):
+        """The slab lists' FIFOs (a pointer for every object of every CPU's memory) and the
+        room for free objects that _cache_sizes adds to each CPU's memory."""
+        out = 0
+        for objsize, count in self._cache_sizes().values():
+            limit, _, shared = slab_limits(objsize)
+            out += 4 * count * self.cpus + objsize * (self.cpus * limit + shared) * self.cpus
+        return out
+
     def _io_rings(self):
-        """The slab caches of the I/O a write-back makes: {name: (object size, ring)}. The
-        disk's interrupt frees them on the CPU that takes it (IRQ_CPU), whose per-CPU array
-        then hands them out again, so a writer's CPU takes each from its ring and the ring
-        must not come round to an object still in use: it holds as many as the Kernel's
-        writes can take (a bio and bio_vec a page written back, a request, as_rq, command
-        and scatterlist a request)."""
+        """The slab caches of the I/O a write-back makes: {name: (object size, objects a
+        CPU may grow the cache by)}. The disk's interrupt frees them on the CPU that takes
+        it (IRQ_CPU), into that CPU's array, whose full array passes a batch to the shared
+        array or the slab lists, where the writers' CPUs refill from (mm/slab.c: no object
+        is handed out twice); as 2.6.12 grows a cache on demand (cache_grow), the count is
+        only a bound on the memory: as many as the Kernel's writes could ever hold (a bio
+        and bio_vec a page written back, a request, as_rq, command and scatterlist a
+        request), and a run that needs more faults."""
         bios = self.max_records + 4 * self.request_pages
         requests = 2 * self.max_records // self.request_pages + 64
         return {"bio_slab": (128, bios),            # sizeof(struct bio), cache-line aligned
@@ -1206,7 +1258,7 @@ class Kernel:
         ``clean_before`` pages as writeback leaves them (clean: no dirty bit on the page or
         its buffer, no dirty tag), the rest dirty; each CPU's first ``committed_before``
         pages as a commit leaves them (clean, their buffers off the data list, without a
-        journal head). Without running them: the pages (taken
+        journal head: their heads are in the slab lists, oldest first). Without running them: the pages (taken
         from the zone 16 at a time into each CPU's list and used last-first, as
         rmqueue_bulk and buffered_rmqueue hand them out), their buffer and journal heads
         (the slabs' next objects), the radix trees with their dirty tags, the inactive
@@ -1298,13 +1350,16 @@ class Kernel:
             m.write(int(bh[mine[0]]), bhs[mine].tobytes())
             m.write(int(jh[mine[0]]), jhs[mine].tobytes())
             for name, size in (("bh_cachep", BH_SIZE), ("journal_head_cache", JH_SIZE)):
-                self._word(arrays[name][k] + AC["NEXT"], int(ring[name][k]) + size * records)
+                self._slab_taken(arrays[name][k], size, records)
         self._word(t + T["SYNC_DATA"], int(listed[0]) if len(listed) else 0)
+        self._slab_given_back("journal_head_cache", jh[~filed])
         for k, f in enumerate(self.files):
             mine = np.flatnonzero(cpu == k)
             nodes = self._radix_fill(f["mapping"], FIRST_INDEX + offset[mine], page[mine],
                                      int(ring["radix_tree_node_cachep"][k]), dirty[mine])
-            self._word(arrays["radix_tree_node_cachep"][k] + AC["NEXT"], nodes)
+            start = int(ring["radix_tree_node_cachep"][k])
+            self._slab_taken(arrays["radix_tree_node_cachep"][k], RADIX_NODE,
+                             (nodes - start) // RADIX_NODE)
             dind = self._block_data(self._read(f["inode"] + EI["DIND"]))
             index = FIRST_INDEX + offset[mine] - DIND_START
             for j in np.unique(index >> 10):
@@ -1314,6 +1369,38 @@ class Kernel:
                 words[index[here] & 1023] = block[mine][here]
                 m.write(ind, words.tobytes())
         self._prefill_files(records, clean_before)
+
+    def _slab_given_back(self, name, objects):
+        """The slab lists of cache ``name`` hold ``objects`` (freed, oldest first), as the
+        commit that unfiled them gave them back: through its CPU's array, whose full array
+        passes them on (cache_flusharray); the stand-in's FIFO takes them in order."""
+        cache = self.caches[name]
+        base = self._read(cache + KC["FREE_BASE"])
+        if 4 * len(objects) > self._read(cache + KC["FREE_END"]) - base:
+            raise ValueError(f"{name}: more freed objects than its slab lists hold")
+        self._poke(base, _words(*[int(o) for o in objects]))
+        self._poke(cache + KC["FREE_HEAD"], _words(base, base + 4 * len(objects),
+                                                   len(objects)))
+
+    def _slab_taken(self, ac, objsize, count):
+        """Leave the per-CPU array ``ac`` (of a cache of ``objsize`` bytes, nothing freed
+        yet) as ``count`` allocations leave it: each empty array grew the cache by a batch
+        (BATCHREFILL_LIMIT 16 while untouched, then batchcount: kmem_cache_alloc in
+        mm_2612.S), handed out in address order; what is left of the last batch stays in
+        the array."""
+        if count == 0:
+            return
+        _, batch, _ = slab_limits(objsize)
+        taken, size = 0, min(batch, 16)
+        while taken < count:
+            taken, size = taken + size, batch
+        start = self._read(ac + AC["START"])
+        left = taken - count
+        self._poke(ac + AC["AVAIL"], _words(left))
+        self._word(ac + AC["NEXT"], start + objsize * taken)
+        self._word(ac + AC["TOUCHED"], 1)
+        self._poke(ac + AC["ENTRY"], _words(*[start + objsize * (taken - 1 - i)
+                                              for i in range(left)]))
 
     def _radix_fill(self, mapping, indices, pages, node_next, dirty):
         """radix_tree_insert of each (index, page) in order, with the dirty tag where

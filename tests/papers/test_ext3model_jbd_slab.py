@@ -1,0 +1,267 @@
+"""The journal's buffer bookkeeping and the slab allocator as 2.6.12 has them
+(routines/x86/jbd_2612.S, mm_2612.S; emu.papers.yoshioka2005.ext3model). Each expectation
+is worked out by hand from fs/jbd/journal.c, fs/jbd/transaction.c and mm/slab.c of
+2.6.12.1 (the comments cite the lines)."""
+import pytest
+
+from emu.hw.faults import InstructionLimitExceeded
+from emu.papers.yoshioka2005 import ext3model as e
+
+
+def _bits(k, bh, *bits):
+    state = k._read(bh + e.BH["STATE"])
+    return [bool(state >> e.BH_BITS[b] & 1) for b in bits]
+
+
+def _written(k, offset=0):
+    """The page, buffer head and journal head of the first file's ``offset``th record."""
+    page = k._lookup(k.files[0]["mapping"], e.FIRST_INDEX + offset)
+    bh = k._read(page + e.PG["PRIVATE"])
+    return page, bh, k._read(bh + e.BH["PRIVATE"])
+
+
+def test_put_journal_head_keeps_a_head_a_checkpoint_still_holds():
+    # journal.c 1857-1869 and 1795-1831: at b_jcount 0 with no transaction, the head leaves
+    # the buffer only if no next transaction and no checkpoint holds it either
+    k = e.Kernel("2.6.12", cpus=1, max_records=64)
+    k.write_records(1)
+    _, bh, jh = _written(k)
+    assert k._read(bh + e.BH["COUNT"]) == 1                 # the journal head's reference
+    k._poke(jh + e.JH["JCOUNT"], e._words(1))
+    k._poke(jh + e.JH["TRANSACTION"], e._words(0))
+    k._poke(jh + e.JH["CP_T"], e._words(k.transaction))     # on a checkpoint list
+    k.machine.call("journal_put_journal_head", jh)
+    # kept: b_jcount 0, still the buffer's head; get_bh and the last __brelse cancel out
+    assert k._read(jh + e.JH["JCOUNT"]) == 0 and k._read(bh + e.BH["PRIVATE"]) == jh
+    assert _bits(k, bh, "JBD", "JournalHead") == [True, False]
+    assert k._read(bh + e.BH["COUNT"]) == 1
+    # off the checkpoint, the next put frees it: the buffer loses the head and its
+    # reference (get_bh, then __brelse twice), the head goes on top of the CPU's array
+    ac = k._read(k.caches["journal_head_cache"] + e.KC["ARRAY"])
+    avail = k._read(ac + e.AC["AVAIL"])
+    k._poke(jh + e.JH["JCOUNT"], e._words(1))
+    k._poke(jh + e.JH["CP_T"], e._words(0))
+    k.machine.call("journal_put_journal_head", jh)
+    assert _bits(k, bh, "JBD") == [False] and k._read(bh + e.BH["PRIVATE"]) == 0
+    assert k._read(bh + e.BH["COUNT"]) == 0 and k._read(jh + e.JH["BH"]) == 0
+    assert k._read(ac + e.AC["AVAIL"]) == avail + 1
+    assert k._read(ac + e.AC["ENTRY"] + 4 * avail) == jh
+
+
+def test_a_dirty_buffer_filed_as_metadata_gives_its_dirty_bit_to_the_journal():
+    # transaction.c 1943-1948 and 1989-1990: filed on BJ_Metadata, a dirty buffer's dirty
+    # bit is cleared and its jbddirty bit set; 1526-1527: unlinked again (refiled on the
+    # data list), jbddirty is cleared and mark_buffer_dirty sets the dirty bit back
+    k = e.Kernel("2.6.12", cpus=1, max_records=64)
+    k.write_records(1)
+    t = k.transaction
+    _, bh, jh = _written(k)
+    assert _bits(k, bh, "Dirty", "JBDDirty") == [True, False]
+    assert k._read(jh + e.JH["JLIST"]) == e.BJ["SYNCDATA"]
+    assert k._read(t + e.T["NR_BUFFERS"]) == 4              # the write's metadata buffers
+    k.machine.call("__journal_file_buffer", jh, t, e.BJ["METADATA"])
+    assert _bits(k, bh, "Dirty", "JBDDirty") == [False, True]
+    assert k._read(jh + e.JH["JLIST"]) == e.BJ["METADATA"]
+    assert k._read(t + e.T["NR_BUFFERS"]) == 5 and k._read(t + e.T["SYNC_DATA"]) == 0
+    k.machine.call("__journal_file_buffer", jh, t, e.BJ["SYNCDATA"])
+    assert _bits(k, bh, "Dirty", "JBDDirty") == [True, False]
+    assert k._read(jh + e.JH["JLIST"]) == e.BJ["SYNCDATA"]
+    assert k._read(t + e.T["NR_BUFFERS"]) == 4 and k._read(t + e.T["SYNC_DATA"]) == jh
+    k.check()
+
+
+def _dirty_tagged(k, mapping, index):
+    """Is ``index`` tagged dirty in each node on its path, top first?"""
+    node = k._read(mapping + e.AS["PAGE_TREE"] + e.RR["RNODE"])
+    bits = []
+    for level in range(e.RADIX_HEIGHT - 1, -1, -1):
+        offset = (index >> (6 * level)) & 63
+        bits.append(bool(k._read(node + e.RN["TAGS"] + 4 * (offset >> 5)) >> (offset & 31) & 1))
+        node = k._read(node + e.RN["SLOTS"] + 4 * offset)
+    return bits
+
+
+def test_unlinking_a_jbddirty_buffer_gives_the_vm_a_dirty_page():
+    # transaction.c 1524-1527: __journal_temp_unlink_buffer ends with
+    # test_clear_buffer_jbddirty -> mark_buffer_dirty (buffer.c), which dirties the clean
+    # page: its flag, its tree's dirty tag, nr_dirty + 1 (page-writeback.c 617-644)
+    k = e.Kernel("2.6.12", cpus=1, max_records=64)
+    k.write_records(1)
+    mapping = k.files[0]["mapping"]
+    assert k.machine.call("pdflush_writeback", k.pdflush[0], mapping,
+                          e.FIRST_INDEX).return_value == 1
+    k.end_all_io()                                          # page and buffer clean
+    page, bh, jh = _written(k)
+    dirty = k._read(k.pcpu[0] + e.PCPU["PAGE_STATE"] + e.PS["NR_DIRTY"])
+    assert not k._read(page + e.PG["FLAGS"]) >> e.PG_BITS["dirty"] & 1
+    assert not any(_dirty_tagged(k, mapping, e.FIRST_INDEX))
+    k._poke(bh + e.BH["STATE"], e._words(k._read(bh + e.BH["STATE"]) |
+                                         1 << e.BH_BITS["JBDDirty"]))
+    k.machine.call("__journal_temp_unlink_buffer", jh)
+    assert _bits(k, bh, "Dirty", "JBDDirty") == [True, False]
+    assert k._read(jh + e.JH["JLIST"]) == e.BJ["NONE"]
+    assert k._read(k.transaction + e.T["SYNC_DATA"]) == 0
+    assert k._read(page + e.PG["FLAGS"]) >> e.PG_BITS["dirty"] & 1
+    assert k._read(k.pcpu[0] + e.PCPU["PAGE_STATE"] + e.PS["NR_DIRTY"]) == dirty + 1
+    assert _dirty_tagged(k, mapping, e.FIRST_INDEX) == [True] * e.RADIX_HEIGHT
+
+
+def _on_cpu(k, cpu, entry, *args):
+    """Call ``entry`` as CPU ``cpu``: the call's stack's thread_info says so."""
+    info = ((k.machine.stack_top - 1) & ~(e.KERNEL_STACK - 1)) + e.TI["CPU"]
+    k._poke(info, e._words(cpu))
+    try:
+        return k.machine.call(entry, *args).return_value
+    finally:
+        k._poke(info, e._words(0))
+
+
+def test_an_object_freed_on_another_cpu_is_never_handed_out_twice_while_live():
+    # the disk's pattern: CPU 1 takes bios, CPU 0 (the interrupt's) frees them. mm/slab.c:
+    # CPU 0's array (limit 120) passes its oldest 60 to the shared array when full
+    # (cache_flusharray 2225-2273), and CPU 1's empty array refills 60 from it
+    # (cache_alloc_refill 1994-2088); CPU 1's memory only grows while nothing comes back
+    k = e.Kernel("2.6.12", cpus=2, max_records=64)
+    cache = k.caches["bio_slab"]
+    size, bound = k._io_rings()["bio_slab"]       # what the writes can hold (on main: the ring)
+    ac1 = k._read(cache + e.KC["ARRAY"] + 4)
+    start = k._read(ac1 + e.AC["START"])
+    live = _on_cpu(k, 1, "kmem_cache_alloc", cache)
+    assert live == start                    # the first of a batch of 16 (untouched)
+    seen = []
+    for _ in range(bound + 64):             # past CPU 1's memory: it must come round
+        obj = _on_cpu(k, 1, "kmem_cache_alloc", cache)
+        assert obj != live
+        seen.append(obj)
+        _on_cpu(k, 0, "kmem_cache_free", cache, obj)
+    assert (size, e.slab_limits(size)) == (128, (120, 60, 480))
+    # CPU 1 grew the cache by 16, 60 and 60 (x and 135 more); its 136th allocation found
+    # CPU 0's first flush (the frees 1-60, at the 121st free) in the shared array and took
+    # it, the last freed first; from then on each of its refills finds the next flush
+    assert k._read(ac1 + e.AC["NEXT"]) == start + size * 136
+    assert seen[135:195] == seen[59::-1]
+    assert seen[195:255] == seen[119:59:-1]
+
+
+def _committing(k):
+    """The write's transaction made the committing one, a new running transaction and a
+    handle on it: (committing, running, handle)."""
+    old = k.transaction
+    new = k._alloc(e.TRANSACTION_SIZE)
+    k._poke(new, e._words(k.journal, 2))                    # t_journal, t_tid, T_RUNNING
+    k._word(new + e.T["HANDLE_LOCK"], e.SPIN_FREE)
+    handle = k._alloc(e.HANDLE_SIZE)
+    k._poke(handle, e._words(new, 8, 1))
+    return old, new, handle
+
+
+def test_a_writer_gets_a_frozen_copy_of_a_buffer_under_commit():
+    # transaction.c 612-684 and 702-715: the inode table's buffer is on the committing
+    # transaction's t_buffers (BJ_Metadata); a handle of the new running transaction gets
+    # write access: jbd_kmalloc (the size-4096 cache: its array had a batch), start again,
+    # b_frozen_data = the copy of the buffer's 4 KB, b_next_transaction = the new one;
+    # the buffer stays on the committing transaction's list
+    k = e.Kernel("2.6.12", cpus=1, max_records=64)
+    k.write_records(1)
+    old, new, handle = _committing(k)
+    jh = k._read(k.itable_bh + e.BH["PRIVATE"])
+    assert k._read(jh + e.JH["TRANSACTION"]) == old
+    assert k._read(jh + e.JH["JLIST"]) == e.BJ["METADATA"]
+    ac = k._read(k.caches["size4096_cache"] + e.KC["ARRAY"])
+    avail = k._read(ac + e.AC["AVAIL"])
+    top = k._read(ac + e.AC["ENTRY"] + 4 * (avail - 1))
+    k.machine.call("do_get_write_access", handle, jh, 0)
+    assert k._read(jh + e.JH["FROZEN"]) == top and k._read(ac + e.AC["AVAIL"]) == avail - 1
+    assert k.machine.read(top, e.PAGE) == k.machine.read(k.itable, e.PAGE)
+    assert k._read(jh + e.JH["NEXT_T"]) == new and k._read(jh + e.JH["TRANSACTION"]) == old
+    assert k._read(jh + e.JH["JLIST"]) == e.BJ["METADATA"]
+    assert _bits(k, k.itable_bh, "State", "Lock") == [False, False]
+    # again: b_next_transaction is this one, nothing more (595-597)
+    k.machine.call("do_get_write_access", handle, jh, 0)
+    assert k._read(ac + e.AC["AVAIL"]) == avail - 1
+
+
+def test_a_buffer_the_commit_is_past_needs_no_frozen_copy():
+    # transaction.c 661-683: on the committing transaction's BJ_Forget list (its log
+    # write done) and without force_copy, the writer only becomes its next transaction
+    k = e.Kernel("2.6.12", cpus=1, max_records=64)
+    k.write_records(1)
+    old, new, handle = _committing(k)
+    jh = k._read(k.gd_bh + e.BH["PRIVATE"])
+    k._word(jh + e.JH["JLIST"], e.BJ["FORGET"])
+    ac = k._read(k.caches["size4096_cache"] + e.KC["ARRAY"])
+    avail = k._read(ac + e.AC["AVAIL"])
+    k.machine.call("do_get_write_access", handle, jh, 0)
+    assert k._read(jh + e.JH["FROZEN"]) == 0 and k._read(ac + e.AC["AVAIL"]) == avail
+    assert k._read(jh + e.JH["NEXT_T"]) == new
+
+
+def test_prefill_gives_the_heads_a_commit_freed_back_to_the_slab():
+    # 48 writes of which a commit has passed the first 16 (clean, off the data list): their
+    # 16 journal heads (the first 16 of the cache's memory, in write order) are free in the
+    # slab lists; the array keeps what is left of the batches the 48 took (16 + 60 = 76)
+    k = e.Kernel("2.6.12", cpus=1, max_records=64)
+    k.prefill(48, clean_before=32, committed_before=16)
+    cache = k.caches["journal_head_cache"]
+    ac = k._read(cache + e.KC["ARRAY"])
+    start = k._read(ac + e.AC["START"])
+    base = k._read(cache + e.KC["FREE_BASE"])
+    assert k._read(cache + e.KC["FREE_COUNT"]) == 16
+    assert k._read(cache + e.KC["FREE_HEAD"]) == base
+    assert k._read(cache + e.KC["FREE_TAIL"]) == base + 4 * 16
+    assert [k._read(base + 4 * i) for i in range(16)] == [start + e.JH_SIZE * i
+                                                          for i in range(16)]
+    assert k._read(ac + e.AC["AVAIL"]) == 76 - 48
+    assert k._read(ac + e.AC["NEXT"]) == start + e.JH_SIZE * 76
+
+
+def test_a_handle_waits_while_the_running_transaction_is_locked_down():
+    # transaction.c 147-156: journal_start on a T_LOCKED transaction lets j_state_lock go
+    # and waits; once the commit has switched to a new running transaction, the handle
+    # starts on that one
+    k = e.Kernel("2.6.12", cpus=1, max_records=64)
+    k.write_records(1)
+    j, t = k.journal, k.transaction
+    task = k._alloc(e.TASK_SIZE)                            # the call's current task
+    k._word(((k.machine.stack_top - 1) & ~(e.KERNEL_STACK - 1)) + e.TI["TASK"], task)
+    k._word(t + e.T["STATE"], 1)                            # T_LOCKED
+    with pytest.raises(InstructionLimitExceeded):
+        k.machine.call("journal_start", j, 8, limit=20_000)
+    assert k._read(j + e.J["STATE_LOCK"]) == e.SPIN_FREE    # not held while it waits
+    k._word(task + e.TSK["JOURNAL_INFO"], 0)                # that call never returned
+    new = k._alloc(e.TRANSACTION_SIZE)
+    k._poke(new, e._words(j, 2))                            # the new one, T_RUNNING
+    k._word(new + e.T["HANDLE_LOCK"], e.SPIN_FREE)
+    k._word(j + e.J["RUNNING"], new)
+    handle = k.machine.call("journal_start", j, 8).return_value
+    assert k._read(handle + e.H["TRANSACTION"]) == new
+    assert k._read(new + e.T["UPDATES"]) == 1 and k._read(t + e.T["UPDATES"]) == 0
+
+
+def test_refiling_a_buffer_a_later_transaction_took_moves_it_there():
+    # transaction.c 2013-2042: after the commit, a buffer with a next transaction goes to
+    # that transaction's t_buffers with its jbddirty bit, and without a dirty bit (no
+    # mark_buffer_dirty: the bit was taken off before the unlink); one without is unfiled
+    k = e.Kernel("2.6.12", cpus=1, max_records=64)
+    k.write_records(1)
+    old, new, handle = _committing(k)
+    jh = k._read(k.itable_bh + e.BH["PRIVATE"])
+    k.machine.call("do_get_write_access", handle, jh, 0)   # the frozen copy, next = new
+    k._word(k.itable_bh + e.BH["STATE"], k._read(k.itable_bh + e.BH["STATE"]) |
+            1 << e.BH_BITS["JBDDirty"])
+    buffers = k._read(old + e.T["NR_BUFFERS"])
+    k.machine.call("__journal_refile_buffer", jh)
+    assert k._read(jh + e.JH["TRANSACTION"]) == new and k._read(jh + e.JH["NEXT_T"]) == 0
+    assert k._read(jh + e.JH["JLIST"]) == e.BJ["METADATA"]
+    assert k._read(new + e.T["BUFFERS"]) == jh and k._read(new + e.T["NR_BUFFERS"]) == 1
+    assert k._read(old + e.T["NR_BUFFERS"]) == buffers - 1
+    assert _bits(k, k.itable_bh, "JBDDirty", "Dirty") == [True, False]
+    # the group descriptor's, no next transaction: unfiled, its jbddirty bit given to the
+    # VM as a dirty bit (__journal_temp_unlink_buffer)
+    gd = k._read(k.gd_bh + e.BH["PRIVATE"])
+    k._word(k.gd_bh + e.BH["STATE"], k._read(k.gd_bh + e.BH["STATE"]) |
+            1 << e.BH_BITS["JBDDirty"])
+    k.machine.call("__journal_refile_buffer", gd)
+    assert k._read(gd + e.JH["TRANSACTION"]) == 0 and k._read(gd + e.JH["JLIST"]) == 0
+    assert _bits(k, k.gd_bh, "JBDDirty", "Dirty") == [False, True]
+    assert k._read(old + e.T["NR_BUFFERS"]) == buffers - 2
