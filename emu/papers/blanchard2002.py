@@ -402,14 +402,33 @@ PER_PROCESS_COSTS = ("fork", "exit", "wait", "exec", "copy_strings", "context_sw
                      "schedule", "wake_up", "mm_alloc", "vma_setup", "dup_vma", "pgd_alloc",
                      "pmd_alloc", "pte_alloc", "free_pte_page", "free_pmd_page",
                      "flush_range_pmd")
-#: The ledger's counts of per-process events: a job has as many at any scale (its four
-#: processes' vforks, execs and exits), so they are not scaled back
-PER_PROCESS_EVENTS = ("forks", "vforks", "execs", "exits")
+#: The ledger's counts and rows of per-process events: a job has as many at any scale (its
+#: four processes' vforks, execs and exits, their system calls, a range flush per VMA at
+#: exit), so they are not scaled back
+PER_PROCESS_EVENTS = ("forks", "vforks", "execs", "exits", "flush_calls", "syscall")
 #: The ledger's rows of a hash miss (a touch that finds no HPTE): in a build, the first
 #: store to exec's argument page (copy_strings maps it without an HPTE), one per exec at
 #: any scale; a miss beyond one per exec (an evicted HPTE's page touched again) scales with
 #: the pages
 MISS_ROWS = ("hash_page", "hash_fault_entry")
+#: The kinds of page a compile job faults in (page_kinds), which scale apart: a process
+#: has at least one data page of each library and program at any scale
+PAGE_KINDS = ("text", "data", "anon")
+#: The ledger's rows and counts of one kind of page (from the model's fault paths,
+#: emu.kernel.fault: a written file page is copied, its copy flushed from the D-cache; an
+#: anonymous page is zeroed; both allocate a page and free it at exit; a file page is
+#: looked up in the page cache); the others (the hash table's, the flushes', the fault
+#: entry's) serve every kind
+KIND_ROWS = {"copy_page": ("data",), "flush_dcache_icache": ("data",),
+             "cow_copies": ("data",), "pages_flushed": ("data",), "flushed:cow": ("data",),
+             "anon_fault": ("anon",), "clear_page": ("anon",), "zeroed_pages": ("anon",),
+             "file_fault": ("text", "data"), "page_cache_lookup": ("text", "data"),
+             "alloc_page": ("data", "anon"), "free_page": ("data", "anon"),
+             "pages_allocated": ("data", "anon"), "pages_freed": ("data", "anon")}
+#: The ledger's counts of HPTEs inserted and flushed: one a page hashed, exec's argument
+#: pages among them
+HPTE_COUNTS = ("hpte_primary", "hpte_secondary", "flush_hash_page", "hpte_invalidated",
+               "tlbie", "tlbsync")
 #: exec's argument pages (copy_strings writes them and maps them before the program runs):
 #: the stack's first pages, which a run's touches include and which never fault
 ARGS_PAGES = 1
@@ -442,17 +461,75 @@ def job_images(scale):
     return (driver, *passes)
 
 
+def page_kinds(image):
+    """{kind: pages} a run of ``image`` faults in, by kind: "text" (file pages read),
+    "data" (file pages written: a copy-on-write copy each), "anon" (bss, heap and stack:
+    a zeroed page each); the stack's less exec's argument pages, which exec maps itself."""
+    files = {m["address"]: m.get("file") is not None for m in image.mappings()}
+    kinds = dict.fromkeys(PAGE_KINDS, 0)
+    for address, pages, access in image.touches():
+        kinds["text" if access == "x" else "data" if files.get(address) else "anon"] += pages
+    kinds["anon"] -= ARGS_PAGES
+    return kinds
+
+
 def faulted_pages(image):
     """The pages a run of ``image`` faults in: those it touches but exec's argument page."""
-    return sum(pages for _, pages, _ in image.touches()) - ARGS_PAGES
+    return sum(page_kinds(image).values())
 
 
-def page_ratio(scale):
-    """A job's faulted pages at full size over those at ``scale`` (emu.kernel.gcc rounds each
-    page count to a whole page, at least one: a process's few pages do not shrink with the
-    scale). What scales with the images' sizes is scaled back by this, not by 1 / scale."""
-    full = sum(faulted_pages(image) for image in job_images(1.0))
-    return full / sum(faulted_pages(image) for image in job_images(scale))
+def job_pages(scale):
+    """{kind: pages} a compile job faults in at ``scale`` (page_kinds over job_images)."""
+    out = dict.fromkeys(PAGE_KINDS, 0)
+    for image in job_images(scale):
+        for kind, pages in page_kinds(image).items():
+            out[kind] += pages
+    return out
+
+
+def page_ratio(scale, kinds=PAGE_KINDS):
+    """A job's faulted pages of ``kinds`` at full size over those at ``scale``
+    (emu.kernel.gcc rounds each page count to a whole page, at least one: a process's few
+    pages, its data pages most, do not shrink with the scale). What scales with the
+    images' sizes is scaled back by this, not by 1 / scale."""
+    full, small = job_pages(1.0), job_pages(scale)
+    return sum(full[k] for k in kinds) / sum(small[k] for k in kinds)
+
+
+def _part_once(n, fixed, ratio):
+    """The factor to full size of ``n`` events a job runs, ``fixed`` of them per process
+    (once at any scale), the rest scaling by ``ratio``."""
+    fixed = min(n, max(0.0, fixed))
+    return ((n - fixed) * ratio + fixed) / n if n else ratio
+
+
+def back_factors(scale, counts):
+    """{ledger row or count: its factor to full size} for a build at ``scale`` whose jobs
+    counted ``counts`` each (the ledger's counts per job, as run): per-process events once
+    (PER_PROCESS_EVENTS); the rows and counts of one kind of page by page_ratio of their
+    kinds (KIND_ROWS); where such counts hold per-process work too, that part once: the
+    hash misses on exec's argument pages (one per exec) and their HPTEs and flushes
+    (HPTE_COUNTS, FLUSH_ROUTINES), the page tables and argument pages among the pages
+    allocated and zeroed. The rest take page_ratio(scale)."""
+    ratio = page_ratio(scale)
+    out = {name: page_ratio(scale, kinds) for name, kinds in KIND_ROWS.items()}
+    out.update(dict.fromkeys(PER_PROCESS_EVENTS, 1.0))
+    pages = job_pages(scale)
+    execs = counts.get("execs", 0)
+    args = min(counts.get("tlb_misses", 0), execs * ARGS_PAGES)   # hashed once per exec
+    out["tlb_misses"] = _part_once(counts.get("tlb_misses", 0), args, ratio)
+    out.update(dict.fromkeys(MISS_ROWS, out["tlb_misses"]))
+    hashed = counts.get("tlbie", 0)
+    out.update(dict.fromkeys((*HPTE_COUNTS, *FLUSH_ROUTINES), _part_once(hashed, args, ratio)))
+    allocated = counts.get("pages_allocated", 0)
+    tables = allocated - pages["data"] - pages["anon"]   # page tables and argument pages
+    alloc = _part_once(allocated, tables, page_ratio(scale, ("data", "anon")))
+    out.update(dict.fromkeys(("alloc_page", "free_page", "pages_allocated", "pages_freed"),
+                             alloc))
+    zeroed = counts.get("zeroed_pages", 0)
+    cleared = tables - execs * ARGS_PAGES            # page tables: cleared, like a bss page
+    out["clear_page"] = _part_once(zeroed + cleared, cleared, page_ratio(scale, ("anon",)))
+    return out
 
 
 def user_fraction(scale):
@@ -572,16 +649,12 @@ def scheduled_build(kernel_name, cpus, slots=None, scale=None, build=None, lpar=
             measured[name] = measured.get(name, 0) + cycles / jobs
         for event, n in s["counts"].items():
             counts[event] = counts.get(event, 0) + n / jobs
-    once = dict.fromkeys(PER_PROCESS_EVENTS, 1.0)
-    misses, execs = counts.get("tlb_misses", 0), counts.get("execs", 0)
-    if misses:                  # one per exec at any scale, the rest with the pages
-        once["tlb_misses"] = (min(execs, misses) + max(0, misses - execs) * ratio) / misses
-        once.update(dict.fromkeys(MISS_ROWS, once["tlb_misses"]))
+    once = back_factors(scale, counts)
     routines = scaled_back(measured, ratio, once)
     counts = scaled_back(counts, ratio, once)
     kernel_in = sum(s["kernel"] for s in per_slot) / jobs
-    kernel_per_job = kernel_in * ratio - sum(measured.get(r, 0) * (ratio - once[r])
-                                             for r in MISS_ROWS if r in once)
+    kernel_per_job = kernel_in * ratio - sum(cycles * (ratio - once[r])
+                                             for r, cycles in measured.items() if r in once)
     user_in = sum(s["user"] for s in per_slot) / jobs
     waits = sum(s["busy"] for s in per_slot) / jobs - kernel_in - user_in
     busy_per_job = kernel_per_job + user_in / user_fraction(scale) + waits * ratio
@@ -595,7 +668,7 @@ def scheduled_build(kernel_name, cpus, slots=None, scale=None, build=None, lpar=
             "compile_s": compile_s, "link_s": link_s, "elapsed_s": elapsed_s,
             "cpu_percent": 100 * (user_s + system_s) / elapsed_s,
             "routines": routines, "counts per job": counts, "split": split_shares(sampled),
-            "flushed pages per job": sum(s["tlbie"] for s in per_slot) / jobs * ratio,
+            "flushed pages per job": counts.get("tlbie", 0),
             "page ratio": ratio,
             "flush account": flush_account(routines, flush_shares(sampled, kernel.machine))}
 
