@@ -1051,9 +1051,10 @@ def claims(scale=None):
                      "write() copies (their traffic estimated) and exec's and ld.so's reads "
                      "of the binaries, not the other system calls (open, stat, brk, mmap: "
                      "path look-ups, the dentry cache); the job count is an estimate; the "
-                     "programs run at SCALE, scaled back, which counts each process's few "
-                     "fixed pages (a library's data, the stack) that many times over: a "
-                     "full-size job costs the kernel less (page 04's account)"),
+                     "programs run at SCALE, each kind of page scaled back by its own ratio "
+                     "and each process's events counted once (page_ratio, back_factors): a "
+                     "job's counts are the full size's, the cost of an event not quite "
+                     "(page 04's account)"),
         Claim(CHAPTER, "__hash_page's share of the kernel's ticks (24 CPUs)", kind=QUANTITY,
               unit="%", digits=1,
               published=100 * published.loc["__hash_page", "share of kernel"],

@@ -598,3 +598,32 @@ def test_the_loaders_estimates_have_ranges_and_move():
         assert blanchard2002.job_exec_io()["copies"] > plain
     with estimates.moved({"kernel:loader.ldso_calls": 9}):
         assert blanchard2002.job_exec_io()["calls"] == 4 * 9 * 140
+
+
+def test_back_factors_count_a_per_process_event_once_by_hand():
+    """A job at 1/16 as the 4-CPU build counts it: 4 execs, 4 hash misses (exec's argument
+    pages), 137 pages hashed and flushed (133 faults + the 4 argument pages), 120 pages
+    allocated (13 written file pages' copies + 83 zeroed pages + 24 page tables and argument
+    pages), 83 zeroed. By hand (test_page_ratio_by_hand's kinds: full size 573 text, 66
+    data, 1,169 anon; at 1/16 37, 13, 83):"""
+    counts = {"execs": 4, "exits": 4, "tlb_misses": 4, "tlbie": 137, "pages_allocated": 120,
+              "zeroed_pages": 83, "faults": 133, "cow_copies": 13}
+    f = blanchard2002.back_factors(1 / 16, counts)
+    back = {k: n * f.get(k, blanchard2002.page_ratio(1 / 16)) for k, n in counts.items()}
+    # per-process events once: 4 a job, not 4 x 16 (nor 4 x 1808 / 133)
+    assert back["execs"] == back["exits"] == back["tlb_misses"] == 4
+    assert f["syscall"] == f["hash_page"] == 1
+    # exec's generic path is charged at 133 / 1808 in the run: scaled back by the ratio
+    assert "exec" not in f
+    # the faults by the whole job's ratio: 133 x 1808 / 133
+    assert back["faults"] == pytest.approx(1808)
+    # the pages hashed: 133 faulted ones scaled, the 4 argument pages once: 1808 + 4
+    assert back["tlbie"] == pytest.approx(1812)
+    assert f["flush_tlb_range_pages"] == f["tlbie"]
+    # copy-on-write copies by the written file pages' ratio: 13 x 66 / 13
+    assert back["cow_copies"] == pytest.approx(66)
+    # allocations: 96 pages of the data and anon kinds scaled by (66 + 1169) / (13 + 83),
+    # the 24 page tables and argument pages once: 1235 + 24
+    assert back["pages_allocated"] == pytest.approx(1235 + 24)
+    # clear_page: 83 zeroed pages scaled by 1169 / 83, the 20 page tables once
+    assert 103 * f["clear_page"] == pytest.approx(1169 + 20)
