@@ -395,12 +395,43 @@ BUILD_RANGES = {
                            "jobs to one per CPU"),
 }
 #: The kernel's generic paths whose cost is per process, not per page (emu.kernel.costs):
-#: a scaled build charges them at the scale too, so that its kernel time divided by the
-#: scale is the full build's (a process's page tables count here: few, whatever its size)
+#: a scaled build charges them at 1 / page_ratio(scale) of their cost, so that they take the
+#: full build's share of a job's time, and scaled back by page_ratio they count once per
+#: process (a process's page tables count here: few, whatever its size)
 PER_PROCESS_COSTS = ("fork", "exit", "wait", "exec", "copy_strings", "context_switch",
                      "schedule", "wake_up", "mm_alloc", "vma_setup", "dup_vma", "pgd_alloc",
                      "pmd_alloc", "pte_alloc", "free_pte_page", "free_pmd_page",
                      "flush_range_pmd")
+#: The ledger's counts and rows of per-process events: a job has as many at any scale (its
+#: four processes' vforks, execs and exits, their system calls, a range flush per VMA at
+#: exit), so they are not scaled back
+PER_PROCESS_EVENTS = ("forks", "vforks", "execs", "exits", "flush_calls", "syscall")
+#: The ledger's rows of a hash miss (a touch that finds no HPTE): in a build, the first
+#: store to exec's argument page (copy_strings maps it without an HPTE), one per exec at
+#: any scale; a miss beyond one per exec (an evicted HPTE's page touched again) scales with
+#: the pages
+MISS_ROWS = ("hash_page", "hash_fault_entry")
+#: The kinds of page a compile job faults in (page_kinds), which scale apart: a process
+#: has at least one data page of each library and program at any scale
+PAGE_KINDS = ("text", "data", "anon")
+#: The ledger's rows and counts of one kind of page (from the model's fault paths,
+#: emu.kernel.fault: a written file page is copied, its copy flushed from the D-cache; an
+#: anonymous page is zeroed; both allocate a page and free it at exit; a file page is
+#: looked up in the page cache); the others (the hash table's, the flushes', the fault
+#: entry's) serve every kind
+KIND_ROWS = {"copy_page": ("data",), "flush_dcache_icache": ("data",),
+             "cow_copies": ("data",), "pages_flushed": ("data",), "flushed:cow": ("data",),
+             "anon_fault": ("anon",), "clear_page": ("anon",), "zeroed_pages": ("anon",),
+             "file_fault": ("text", "data"), "page_cache_lookup": ("text", "data"),
+             "alloc_page": ("data", "anon"), "free_page": ("data", "anon"),
+             "pages_allocated": ("data", "anon"), "pages_freed": ("data", "anon")}
+#: The ledger's counts of HPTEs inserted and flushed: one a page hashed, exec's argument
+#: pages among them
+HPTE_COUNTS = ("hpte_primary", "hpte_secondary", "flush_hash_page", "hpte_invalidated",
+               "tlbie", "tlbsync")
+#: exec's argument pages (copy_strings writes them and maps them before the program runs):
+#: the stack's first pages, which a run's touches include and which never fault
+ARGS_PAGES = 1
 
 #: a job's user time, each program's share (ESTIMATE: cc1 compiles, the rest is small)
 PASS_SHARES = {"gcc": 0.02, "cpp": 0.13, "cc1": 0.75, "as": 0.10}
@@ -424,6 +455,99 @@ def job_weights(count, spread):
     return [1 - spread + 2 * spread * ((k * _PHI) % 1) for k in range(count)]
 
 
+def job_images(scale):
+    """The images a compile job execs at ``scale``: gcc's driver, cpp, cc1 and as."""
+    driver, passes = compiler(scale)
+    return (driver, *passes)
+
+
+def page_kinds(image):
+    """{kind: pages} a run of ``image`` faults in, by kind: "text" (file pages read),
+    "data" (file pages written: a copy-on-write copy each), "anon" (bss, heap and stack:
+    a zeroed page each); the stack's less exec's argument pages, which exec maps itself."""
+    files = {m["address"]: m.get("file") is not None for m in image.mappings()}
+    kinds = dict.fromkeys(PAGE_KINDS, 0)
+    for address, pages, access in image.touches():
+        kinds["text" if access == "x" else "data" if files.get(address) else "anon"] += pages
+    kinds["anon"] -= ARGS_PAGES
+    return kinds
+
+
+def faulted_pages(image):
+    """The pages a run of ``image`` faults in: those it touches but exec's argument page."""
+    return sum(page_kinds(image).values())
+
+
+def job_pages(scale):
+    """{kind: pages} a compile job faults in at ``scale`` (page_kinds over job_images)."""
+    out = dict.fromkeys(PAGE_KINDS, 0)
+    for image in job_images(scale):
+        for kind, pages in page_kinds(image).items():
+            out[kind] += pages
+    return out
+
+
+def page_ratio(scale, kinds=PAGE_KINDS):
+    """A job's faulted pages of ``kinds`` at full size over those at ``scale``
+    (emu.kernel.gcc rounds each page count to a whole page, at least one: a process's few
+    pages, its data pages most, do not shrink with the scale). What scales with the
+    images' sizes is scaled back by this, not by 1 / scale."""
+    full, small = job_pages(1.0), job_pages(scale)
+    return sum(full[k] for k in kinds) / sum(small[k] for k in kinds)
+
+
+def _part_once(n, fixed, ratio):
+    """The factor to full size of ``n`` events a job runs, ``fixed`` of them per process
+    (once at any scale), the rest scaling by ``ratio``."""
+    fixed = min(n, max(0.0, fixed))
+    return ((n - fixed) * ratio + fixed) / n if n else ratio
+
+
+def back_factors(scale, counts):
+    """{ledger row or count: its factor to full size} for a build at ``scale`` whose jobs
+    counted ``counts`` each (the ledger's counts per job, as run): per-process events once
+    (PER_PROCESS_EVENTS); the rows and counts of one kind of page by page_ratio of their
+    kinds (KIND_ROWS); where such counts hold per-process work too, that part once: the
+    hash misses on exec's argument pages (one per exec) and their HPTEs and flushes
+    (HPTE_COUNTS, FLUSH_ROUTINES), the page tables and argument pages among the pages
+    allocated and zeroed. The rest take page_ratio(scale)."""
+    ratio = page_ratio(scale)
+    out = {name: page_ratio(scale, kinds) for name, kinds in KIND_ROWS.items()}
+    out.update(dict.fromkeys(PER_PROCESS_EVENTS, 1.0))
+    pages = job_pages(scale)
+    execs = counts.get("execs", 0)
+    args = min(counts.get("tlb_misses", 0), execs * ARGS_PAGES)   # hashed once per exec
+    out["tlb_misses"] = _part_once(counts.get("tlb_misses", 0), args, ratio)
+    out.update(dict.fromkeys(MISS_ROWS, out["tlb_misses"]))
+    hashed = counts.get("tlbie", 0)
+    out.update(dict.fromkeys((*HPTE_COUNTS, *FLUSH_ROUTINES), _part_once(hashed, args, ratio)))
+    allocated = counts.get("pages_allocated", 0)
+    tables = allocated - pages["data"] - pages["anon"]   # page tables and argument pages
+    alloc = _part_once(allocated, tables, page_ratio(scale, ("data", "anon")))
+    out.update(dict.fromkeys(("alloc_page", "free_page", "pages_allocated", "pages_freed"),
+                             alloc))
+    zeroed = counts.get("zeroed_pages", 0)
+    cleared = tables - execs * ARGS_PAGES            # page tables: cleared, like a bss page
+    out["clear_page"] = _part_once(zeroed + cleared, cleared, page_ratio(scale, ("anon",)))
+    return out
+
+
+def user_fraction(scale):
+    """The share of a full-size job's user time a job at ``scale`` runs when each page
+    touched carries the full size's user time per page (scheduled_build): sum over the
+    programs of PASS_SHARES times their touched pages at ``scale`` over those at full size."""
+    def touched(image):
+        return sum(pages for _, pages, _ in image.touches())
+    return sum(PASS_SHARES[small.name] * touched(small) / touched(full)
+               for small, full in zip(job_images(scale), job_images(1.0)))
+
+
+def scaled_back(per_job, ratio, once):
+    """Per-job totals of a scaled build as the full build's: each scaled by ``ratio``
+    (page_ratio) but ``once``, {name: factor}, the per-process parts' own factors."""
+    return {name: value * once.get(name, ratio) for name, value in per_job.items()}
+
+
 @reuse.unit
 def scheduled_build(kernel_name, cpus, slots=None, scale=None, build=None, lpar=LPAR,
                     clock_mhz=None):
@@ -431,9 +555,12 @@ def scheduled_build(kernel_name, cpus, slots=None, scale=None, build=None, lpar=
     BUILD_RANGES) on ``cpus`` CPUs, the others idle. Each slot's first job fills the page
     cache (not measured); then ``cpus`` measured jobs start as slots free. A job is gcc's
     driver and its passes, each program's user time spent between its faults (its share of
-    the job's, spread over the pages it touches). Every size at ``scale``, user time too,
-    so that the mix of user and kernel time is the full build's; the totals are scaled
-    back. ``lpar``: in a logical partition, as the first two builds ran (LPAR).
+    the job's, spread over the pages it touches). The images at ``scale``, each page they
+    touch with the full size's user time, and the per-process paths charged at the scale of
+    the pages (PER_PROCESS_COSTS), so that the mix of user, page and per-process work is the
+    full build's; the totals are scaled back by page_ratio(scale) but the per-process
+    events and misses, which a job has as many of at any scale (PER_PROCESS_EVENTS,
+    MISS_ROWS): each counted once per job, as at full size. ``lpar``: in a logical partition, as the first two builds ran (LPAR).
     ``clock_mhz``: the CPUs' clock (default the first build's, 1,100): the user cycles and
     the link's are the first build's at its clock, in seconds at this one (the same work
     at a faster clock; the profile's latencies stay in core cycles). A dict: kernel cycles
@@ -454,18 +581,21 @@ def scheduled_build(kernel_name, cpus, slots=None, scale=None, build=None, lpar=
     user_per_job = (float(first.user_s) - build["link_s"]) * first_clock / build["jobs"]
     link_s = build["link_s"] * first_clock / clock    # the link's cycles, at this clock
     user_s = float(first.user_s) * first_clock / clock
-    driver, passes = compiler(scale)
+    driver, *passes = job_images(scale)
+    ratio = page_ratio(scale)
     parent_image = make_image(scale)
     frames, ram_size = memory_for(scale)
     kernel = workloads.make_kernel(profile="power4", policy=POLICY, cores=cpus,
                                    frames=frames, ram_size=ram_size, lpar=lpar, **options)
-    per_page = {image.name: PASS_SHARES[image.name] * user_per_job * scale /
+    per_page = {image.name: PASS_SHARES[image.name] * user_per_job /
                 max(1, sum(p for _, p, _ in image.touches()))
-                for image in (driver, *passes)}
-    weight = {}                                      # the running job's, per CPU
+                for image in job_images(1.0)}        # the full size's, per page touched
+    weight, user = {}, {}                            # the running job's, per CPU
 
     def user_work(image, pages):
-        current_task().spend(round(per_page.get(image.name, 0) * pages * weight.get(cpu(), 0)))
+        cycles = round(per_page.get(image.name, 0) * pages * weight.get(cpu(), 0))
+        user[cpu()] = user.get(cpu(), 0) + cycles
+        current_task().spend(cycles)
 
     kernel.user_work = user_work
     weights = job_weights(slots + cpus, build["spread"])
@@ -486,16 +616,17 @@ def scheduled_build(kernel_name, cpus, slots=None, scale=None, build=None, lpar=
     def slot(t):
         parent = kernel.spawn(parent_image)
         job(parent, weights[cpu()])                  # the page cache filled
-        out = {"jobs": 0, "kernel": 0, "busy": 0, "routines": {}, "tlbie": 0,
+        out = {"jobs": 0, "kernel": 0, "busy": 0, "user": 0, "routines": {}, "tlbie": 0,
                "counts": {}}
         while queue:
             w = weights[queue.pop(0)]
-            before, start = kernel.ledger.snapshot(), t.clock
+            before, start, ran = kernel.ledger.snapshot(), t.clock, user.get(cpu(), 0)
             job(parent, w)
             spent = kernel.ledger.since(before)
             out["jobs"] += 1
             out["kernel"] += spent.cycles
             out["busy"] += t.clock - start
+            out["user"] += user.get(cpu(), 0) - ran
             out["tlbie"] += spent.counts.get("tlbie", 0)
             for event, n in spent.counts.items():
                 out["counts"][event] = out["counts"].get(event, 0) + n
@@ -505,21 +636,28 @@ def scheduled_build(kernel_name, cpus, slots=None, scale=None, build=None, lpar=
 
     nominal = {name: instructions for name, (instructions, measured, _) in
                costs.TABLE.items() if measured is None and name in PER_PROCESS_COSTS}
-    scaled = {f"kernel:costs.{name}": estimates.value(f"kernel:costs.{name}", n) * scale
+    scaled = {f"kernel:costs.{name}": estimates.value(f"kernel:costs.{name}", n) / ratio
               for name, n in nominal.items()}
     with estimates.moved(scaled):
         sampled = profiler.profile_run(kernel.machine,
                                        lambda: kernel.machine.run_tasks([slot] * slots))
     per_slot = sampled.run
     jobs = sum(s["jobs"] for s in per_slot)
-    kernel_per_job = sum(s["kernel"] for s in per_slot) / jobs / scale
-    busy_per_job = sum(s["busy"] for s in per_slot) / jobs / scale
-    routines, counts = {}, {}
+    measured, counts = {}, {}                        # per job, as run
     for s in per_slot:
         for name, cycles in s["routines"].items():
-            routines[name] = routines.get(name, 0) + cycles / jobs / scale
+            measured[name] = measured.get(name, 0) + cycles / jobs
         for event, n in s["counts"].items():
-            counts[event] = counts.get(event, 0) + n / jobs / scale
+            counts[event] = counts.get(event, 0) + n / jobs
+    once = back_factors(scale, counts)
+    routines = scaled_back(measured, ratio, once)
+    counts = scaled_back(counts, ratio, once)
+    kernel_in = sum(s["kernel"] for s in per_slot) / jobs
+    kernel_per_job = kernel_in * ratio - sum(cycles * (ratio - once[r])
+                                             for r, cycles in measured.items() if r in once)
+    user_in = sum(s["user"] for s in per_slot) / jobs
+    waits = sum(s["busy"] for s in per_slot) / jobs - kernel_in - user_in
+    busy_per_job = kernel_per_job + user_in / user_fraction(scale) + waits * ratio
     system_s = build["jobs"] * kernel_per_job / clock
     compile_s = build["jobs"] * busy_per_job / slots / clock
     elapsed_s = compile_s + link_s
@@ -530,7 +668,8 @@ def scheduled_build(kernel_name, cpus, slots=None, scale=None, build=None, lpar=
             "compile_s": compile_s, "link_s": link_s, "elapsed_s": elapsed_s,
             "cpu_percent": 100 * (user_s + system_s) / elapsed_s,
             "routines": routines, "counts per job": counts, "split": split_shares(sampled),
-            "flushed pages per job": sum(s["tlbie"] for s in per_slot) / jobs / scale,
+            "flushed pages per job": counts.get("tlbie", 0),
+            "page ratio": ratio,
             "flush account": flush_account(routines, flush_shares(sampled, kernel.machine))}
 
 
@@ -912,9 +1051,10 @@ def claims(scale=None):
                      "write() copies (their traffic estimated) and exec's and ld.so's reads "
                      "of the binaries, not the other system calls (open, stat, brk, mmap: "
                      "path look-ups, the dentry cache); the job count is an estimate; the "
-                     "programs run at SCALE, scaled back, which counts each process's few "
-                     "fixed pages (a library's data, the stack) that many times over: a "
-                     "full-size job costs the kernel less (page 04's account)"),
+                     "programs run at SCALE, each kind of page scaled back by its own ratio "
+                     "and each process's events counted once (page_ratio, back_factors): a "
+                     "job's counts are the full size's, the cost of an event not quite "
+                     "(page 04's account)"),
         Claim(CHAPTER, "__hash_page's share of the kernel's ticks (24 CPUs)", kind=QUANTITY,
               unit="%", digits=1,
               published=100 * published.loc["__hash_page", "share of kernel"],

@@ -388,11 +388,42 @@ def test_a_lone_slot_runs_every_job_and_its_time_is_kernel_plus_user():
     jobs, link = blanchard2002.BUILD["jobs"], blanchard2002.BUILD["link_s"]
     assert build["compile_s"] == pytest.approx(jobs * build["cycles per job"] / 1.1e9)
     assert build["elapsed_s"] == pytest.approx(build["compile_s"] + link)
-    # its counts per job, scaled back: a job's four processes (driver, cpp, cc1, as) exec
-    # and exit once each, 4 / SCALE = 64 a job scaled back (a per-process count)
+    # its counts per job, scaled back: a job's four processes (driver, cpp, cc1, as) vfork,
+    # exec and exit once each at any scale: 4 a job, not 4 / SCALE = 64 (per-process
+    # events are not scaled back); the page faults are (test_page_ratio_by_hand: 133 a job
+    # at 1/16, 1,808 at full size)
     assert build["jobs"] == jobs
-    assert build["counts per job"]["exits"] == pytest.approx(4 / blanchard2002.SCALE)
-    assert build["counts per job"]["execs"] == pytest.approx(4 / blanchard2002.SCALE)
+    counts = build["counts per job"]
+    for event in ("vforks", "execs", "exits"):
+        assert counts[event] == 4
+    # the hash misses: the first store to each exec's argument page, one per process
+    assert counts["tlb_misses"] == 4
+    assert counts["faults"] == pytest.approx(1808)
+    # exec's generic path (4,000 instructions at CPI 1.5) charged at 133 / 1808 of its
+    # cost in the run (rounded to whole cycles), scaled back by 1808 / 133: once a process
+    assert build["routines"]["exec"] == pytest.approx(
+        4 * round(4000 * 133 / 1808 * 1.5) * 1808 / 133)
+
+
+def test_page_ratio_by_hand():
+    """A job's faulted pages (emu.kernel.gcc.FULL_SIZE, the libraries' estimates): each
+    program touches its text, data, bss, heap and stack pages and ld.so's (15 + 2 + 1) and
+    libc's (60 + 6 + 2): 86 of libraries; gcc 8+1+1+6+2 + 86 = 104, cpp 15+2+2+120+2 + 86
+    = 227, cc1 200+25+15+900+8 + 86 = 1,234, as 50+6+3+100+2 + 86 = 247; each less exec's
+    argument page (mapped by exec, never faulted): 1,812 - 4 = 1,808. At 1/16 each count
+    rounds to the nearest whole page (ties to even), at least one: the libraries 1+1+1 and
+    4+1+1 = 9; gcc 1+1+1+1+1 + 9 = 14, cpp 1+1+1+8+1 + 9 = 21, cc1 12+2+1+56+1 + 9 = 81, as
+    3+1+1+6+1 + 9 = 21: 137 - 4 = 133. The ratio 1808 / 133 = 13.59, not 16."""
+    pages = [blanchard2002.faulted_pages(i) for i in blanchard2002.job_images(1.0)]
+    assert pages == [103, 226, 1233, 246]
+    small = [blanchard2002.faulted_pages(i) for i in blanchard2002.job_images(1 / 16)]
+    assert small == [13, 20, 80, 20]
+    assert blanchard2002.page_ratio(1 / 16) == 1808 / 133
+    assert blanchard2002.page_ratio(1.0) == 1.0
+    # the user time a scaled job runs, each page at the full size's user time per page:
+    # PASS_SHARES weighted by the touched pages at 1/16 over those at full size
+    assert blanchard2002.user_fraction(1 / 16) == pytest.approx(
+        0.02 * 14 / 104 + 0.13 * 21 / 227 + 0.75 * 81 / 1234 + 0.10 * 21 / 247)
 
 
 def test_a_full_size_build_gets_the_memory_for_its_processes():
@@ -567,3 +598,32 @@ def test_the_loaders_estimates_have_ranges_and_move():
         assert blanchard2002.job_exec_io()["copies"] > plain
     with estimates.moved({"kernel:loader.ldso_calls": 9}):
         assert blanchard2002.job_exec_io()["calls"] == 4 * 9 * 140
+
+
+def test_back_factors_count_a_per_process_event_once_by_hand():
+    """A job at 1/16 as the 4-CPU build counts it: 4 execs, 4 hash misses (exec's argument
+    pages), 137 pages hashed and flushed (133 faults + the 4 argument pages), 120 pages
+    allocated (13 written file pages' copies + 83 zeroed pages + 24 page tables and argument
+    pages), 83 zeroed. By hand (test_page_ratio_by_hand's kinds: full size 573 text, 66
+    data, 1,169 anon; at 1/16 37, 13, 83):"""
+    counts = {"execs": 4, "exits": 4, "tlb_misses": 4, "tlbie": 137, "pages_allocated": 120,
+              "zeroed_pages": 83, "faults": 133, "cow_copies": 13}
+    f = blanchard2002.back_factors(1 / 16, counts)
+    back = {k: n * f.get(k, blanchard2002.page_ratio(1 / 16)) for k, n in counts.items()}
+    # per-process events once: 4 a job, not 4 x 16 (nor 4 x 1808 / 133)
+    assert back["execs"] == back["exits"] == back["tlb_misses"] == 4
+    assert f["syscall"] == f["hash_page"] == 1
+    # exec's generic path is charged at 133 / 1808 in the run: scaled back by the ratio
+    assert "exec" not in f
+    # the faults by the whole job's ratio: 133 x 1808 / 133
+    assert back["faults"] == pytest.approx(1808)
+    # the pages hashed: 133 faulted ones scaled, the 4 argument pages once: 1808 + 4
+    assert back["tlbie"] == pytest.approx(1812)
+    assert f["flush_tlb_range_pages"] == f["tlbie"]
+    # copy-on-write copies by the written file pages' ratio: 13 x 66 / 13
+    assert back["cow_copies"] == pytest.approx(66)
+    # allocations: 96 pages of the data and anon kinds scaled by (66 + 1169) / (13 + 83),
+    # the 24 page tables and argument pages once: 1235 + 24
+    assert back["pages_allocated"] == pytest.approx(1235 + 24)
+    # clear_page: 83 zeroed pages scaled by 1169 / 83, the 20 page tables once
+    assert 103 * f["clear_page"] == pytest.approx(1169 + 20)
