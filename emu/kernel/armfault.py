@@ -12,11 +12,15 @@ allocates the tables, reads the PTE and picks the path; the guest code runs the 
 decisions on the guest's copy of the structures, and a disagreement is a KernelError. An
 anonymous fault runs do_anonymous_page's bookkeeping and page_add_new_anon_rmap as guest code
 too (routines/arm/anon_v7.S: the per-CPU pagevec of lru_cache_add, the task's rss counter,
-the area's anon_vma), and so does an early copy-on-write's page_add_new_anon_rmap. What stays
-outside the guest: the write-protect and young/dirty paths' bookkeeping (wp_fault's fixed
-cost, emu.kernel.costs), a page-cache miss's read, anon_vma_prepare's slow path (an area's
-first anonymous page: the model makes its anon_vma, uncharged) and ____pagevec_lru_add (a
-full pagevec is emptied, uncharged, and counted as lru_add_drains). Before anon_v7.S the
+the area's anon_vma), and so does an early copy-on-write's page_add_new_anon_rmap; a
+write-protect fault runs do_wp_page's bookkeeping as guest code (routines/arm/wp_v7.S:
+vm_normal_page, reuse_swap_page and page_move_anon_rmap, the reuse's PTE; for a copy
+page_cache_get, the rss counters, mk_pte, page_add_new_anon_rmap, page_remove_rmap of the
+old page and its two releases) where it was the fixed wp_fault. What stays outside the
+guest: the young/dirty path's bookkeeping, a page-cache miss's read, anon_vma_prepare's
+slow path (an area's first anonymous page: the model makes its anon_vma, uncharged; so
+does a child's area, anon_vma_fork's) and ____pagevec_lru_add (a full pagevec is emptied,
+uncharged, and counted as lru_add_drains). Before anon_v7.S the
 fixed anon_fault and wp_fault were 600, 1,200 and 2,280 cycles of Yun 2011's lat_proc fork's,
 exec's and shell's 104,651, 347,950 and 752,203 an iteration (one copy, the stock kernel,
 0.57, 0.34, 0.30%), none of lat_pagefault's.
@@ -48,6 +52,11 @@ ZONE_BLOCK, ZONE_PAGESET = 512, 40
 FSR_INFO, FSR_ENTRY = 32, 16
 FSR_PAGE_TRANSLATION, FSR_PAGE_PERMISSION, FSR_WRITE = 0x7, 0xF, 1 << 11
 GLOBALS = 64
+#: cacheid (arch/arm/kernel/setup.c cacheid_init, 2.6.36) on ARMv7: CACHEID_VIPT_NONALIASING,
+#: plus CACHEID_ASID_TAGGED only when CTR's L1Ip field says an ASID-tagged VIVT I-cache; the
+#: Cortex-A9's I-cache is virtually indexed and physically tagged (TRM DDI0388 7.1; its CTR,
+#: 0x83338003, has L1Ip = 0b10), so flush_cache_page flushes nothing (wp_v7.S)
+CACHEID = 1 << 1
 NR_CPUS = 4                         # an MPCore's most cores: the per-CPU areas the kernel sets up
 
 
@@ -101,7 +110,7 @@ class FaultPath:
         self._mem_map(kernel)
         m.write(g, _words(offsets, percpu, perf, fsr, 0, stacks, self.mem_map,
                           self.mem_map_pfn, zones, vm_stat, kernel.zero_page.pfn,
-                          self.mem_map_pfn + kernel.allocator.frames - 1))
+                          self.mem_map_pfn + kernel.allocator.frames - 1, CACHEID))
         self._percpu = percpu
         self.vm_ops = m.alloc(32, align=32)
         m.write(self.vm_ops + 8, _words(m.address_of("filemap_fault")))
@@ -440,3 +449,100 @@ class FaultPath:
         if got:
             self._run("page_remove_rmap", got, thread, g, charge="page_remove_rmap")
             self._run("zap_pte_put", got, charge="free_page_and_swap_cache")
+
+    # ------------------------------------------------------------ do_wp_page
+
+    def _wp_old_struct(self, kernel, page):
+        """The old page's struct page with the generic VM's counts (its references and its
+        mappings less one) and mapping (a file's; an anonymous page keeps its anon_vma, or
+        PAGE_MAPPING_ANON alone where it has none yet)."""
+        struct = self._struct_page(kernel, page)
+        mapping = self.machine.read_word(struct + PAGE_MAPPING)
+        if page.kind == "pagecache":
+            self._file_block(page.mapping)
+            mapping = self._files[page.mapping]["mapping"]
+        elif not mapping & 1:
+            mapping = 1
+        self.machine.write(struct + PAGE_COUNT, _words(page.count, page.mapcount - 1))
+        self.machine.write(struct + PAGE_MAPPING, _words(mapping))
+        return struct
+
+    def _ensure_anon_vma(self, block):
+        """The area's anon_vma, made by the model (uncharged) where the guest's has none:
+        anon_vma_prepare's slow path, or anon_vma_fork's for a child's area."""
+        if not self.machine.read_word(block + VM_ANON_VMA):
+            self.machine.write(block + VM_ANON_VMA,
+                               _words(self._block("anon_vma", ANON_VMA_BLOCK)))
+
+    def wp_fault_head(self, kernel, mm, vma, ptep, old):
+        """do_wp_page's vm_normal_page and PageAnon test as guest code (wp_v7.S) on the
+        PTE at ``ptep`` of the page ``old``; checks the guest found the generic VM's page
+        and path. Returns the old page's struct page (0: the zero page)."""
+        g, _, block = self._anon_blocks(kernel, mm, vma)
+        struct = 0 if old.reserved else self._wp_old_struct(kernel, old)
+        got = self._run("wp_page_head", self.machine.read_word(ptep), block, g,
+                        charge="do_wp_page") & 0xFFFFFFFF
+        anon = not old.reserved and old.kind == "anon"
+        if got != struct | int(anon):
+            raise KernelError(f"the guest's do_wp_page found {got:#x} for the page at "
+                              f"{ptep:#x}, the generic VM {struct:#x} (anonymous: {anon})")
+        return struct
+
+    def wp_reuse_test(self, kernel, mm, vma, struct, reuse):
+        """reuse_swap_page and page_move_anon_rmap as guest code, under the page lock;
+        checks the guest's decision (page_mapcount <= 1) is the generic VM's (``reuse``)."""
+        _, _, block = self._anon_blocks(kernel, mm, vma)
+        self._ensure_anon_vma(block)
+        got = self._run("wp_reuse_test", struct, block, charge="reuse_swap_page")
+        if bool(got) != reuse:
+            raise KernelError(f"the guest's reuse_swap_page said {got} for struct page "
+                              f"{struct:#x}, the generic VM {'reuse' if reuse else 'copy'}")
+
+    def wp_reuse_pte(self, kernel, mm, vma, ptep, page):
+        """The reuse's new PTE (flush_cache_page, pte_mkyoung, pte_mkdirty, maybe_mkwrite,
+        ptep_set_access_flags' test) as guest code; checks it maps ``page``."""
+        g, _, block = self._anon_blocks(kernel, mm, vma)
+        pte = self._run("wp_reuse_pte", self.machine.read_word(ptep), block, ptep, g,
+                        charge="do_wp_page") & 0xFFFFFFFF
+        if pte >> PAGE_SHIFT != page.pfn:
+            raise KernelError(f"the guest's do_wp_page reuse made {pte:#x} at {ptep:#x}, not "
+                              f"a changed PTE of frame {page.pfn:#x}")
+
+    def wp_copy_head(self, kernel, mm, vma, ptep, struct):
+        """The copy's page_cache_get of the old page, anon_vma_prepare's test and
+        is_zero_pfn as guest code; anon_vma_prepare's slow path is the model's."""
+        g, _, block = self._anon_blocks(kernel, mm, vma)
+        self._run("wp_copy_head", struct, block, self.machine.read_word(ptep), g,
+                  charge="do_wp_page")
+        self._ensure_anon_vma(block)
+
+    def wp_copy_map(self, kernel, mm, vma, address, ptep, new, struct):
+        """After the copy (or the zeroed page) under the PTE lock: __SetPageUptodate,
+        pte_same, the rss counters, flush_cache_page and mk_pte as guest code, on the new
+        page's fresh struct page; checks the PTE maps ``new``. Returns the new struct."""
+        g, thread, block = self._anon_blocks(kernel, mm, vma)
+        fresh = self._new_struct_page(kernel, new)
+        pte = self._run("wp_copy_map", fresh, thread, g, block, address, ptep,
+                        self.machine.read_word(ptep), struct, charge="do_wp_page") & 0xFFFFFFFF
+        if pte == 0xFFFFFFFF or pte >> PAGE_SHIFT != new.pfn:
+            raise KernelError(f"the guest's do_wp_page refused {address:#x} or made a PTE of "
+                              f"another frame ({pte:#x})")
+        return fresh
+
+    def wp_copy_rmap(self, kernel, mm, vma, address, fresh):
+        """page_add_new_anon_rmap of the copy as guest code (after ptep_clear_flush)."""
+        g, thread, block = self._anon_blocks(kernel, mm, vma)
+        self._run("wp_copy_rmap", fresh, thread, g, block, address, charge="do_wp_page")
+        self._drain_lru_add()
+
+    def wp_drop_old(self, kernel, mm, struct, left_expected):
+        """page_remove_rmap of the old page and its two page_cache_release as guest code,
+        under the PTE lock; checks the references left are the generic VM's after its put
+        (``left_expected``)."""
+        g = self._fault_globals(kernel)
+        self._run("page_remove_rmap", struct, self._thread_of(mm), g,
+                  charge="page_remove_rmap")
+        left = self._run("wp_put_old", struct, charge="put_page") & 0xFFFFFFFF
+        if left != left_expected:
+            raise KernelError(f"the guest's do_wp_page left struct page {struct:#x} "
+                              f"{left} references, the generic VM {left_expected}")

@@ -195,3 +195,68 @@ def test_a_full_pagevec_is_drained_by_the_model():
     for n in range(30):
         k.touch(p, at + n * PAGE_SIZE, "w")
     assert k.ledger.counts.get("lru_add_drains", 0) == 2       # pages 14 and 28
+
+
+# do_wp_page (routines/arm/wp_v7.S), counted by hand the same way
+WP_HEAD_ANON, WP_HEAD_FILE, WP_HEAD_ZERO = 23, 19, 11   # vm_normal_page, PageAnon/PageKsm
+REUSE_YES, REUSE_NO = 19, 12                        # reuse_swap_page (+ page_move_anon_rmap)
+FLUSH_CACHE_PAGE = 3                                # not VM_EXEC: the one test
+WP_REUSE_PTE = 3 + FLUSH_CACHE_PAGE + 9
+WP_COPY_HEAD_PAGE, WP_COPY_HEAD_ZERO = 11 + ATOMIC_ADD + 4, 6 + 4
+MK_PTE = 3 + FLUSH_CACHE_PAGE + 6 + 4 + 1            # flush_cache_page, mk_pte, dirty, write
+WP_COPY_MAP_ANON = 6 + UPTODATE + 7 + 3 + 3 + MK_PTE
+WP_COPY_MAP_ZERO = 6 + UPTODATE + 7 + 3 + RSS + MK_PTE
+WP_COPY_MAP_FILE = 6 + UPTODATE + 7 + 3 + 3 + 6 + RSS + MK_PTE
+WP_COPY_RMAP = 6 + NEW_ANON_RMAP + 1
+PUT_PAGE = 12
+WP_PUT_OLD = 3 + PUT_PAGE + 2 + PUT_PAGE + 1
+WP_ROWS = ("do_wp_page", "reuse_swap_page", "page_remove_rmap", "put_page")
+
+
+def _wp_instructions(k, process, address):
+    before = [_instructions(k, r) for r in WP_ROWS]
+    k.touch(process, address, "w")
+    return [_instructions(k, r) - b for r, b in zip(WP_ROWS, before)]
+
+
+def test_a_write_protect_fault_is_the_hand_count():
+    """do_wp_page as guest code, not the fixed wp_fault: after fork the parent's write
+    copies (page_mapcount 2: no reuse; page_remove_rmap of a mapping that is not the last,
+    two put_page), then the child's write to the same address reuses the page, now mapped
+    once (page_move_anon_rmap, the young-dirty-writable PTE); a write to the zero page and
+    to a private file page copy without the reuse test."""
+    k = Kernel(Machine("cortex-a9", mmu=True), arch=ARMv7)
+    p = k.spawn(TINY)
+    at = k.mmap(p, 4 * PAGE_SIZE, "rw")
+    k.touch(p, at, "w")
+    k.touch(p, at + PAGE_SIZE, "w")
+    child = k.fork(p)
+    k.touch(p, at, "w")                                 # the first copy: caches warmed
+    k.touch(child, at, "w")
+    remove_not_last = 15                                # page_remove_rmap, no zone stat
+    assert _wp_instructions(k, p, at + PAGE_SIZE) == [
+        WP_HEAD_ANON + WP_COPY_HEAD_PAGE + WP_COPY_MAP_ANON + WP_COPY_RMAP, REUSE_NO,
+        remove_not_last, WP_PUT_OLD]
+    assert WP_COPY_MAP_ANON == 42 and WP_PUT_OLD == 30
+    assert _wp_instructions(k, child, at + PAGE_SIZE) == [
+        WP_HEAD_ANON + WP_REUSE_PTE, REUSE_YES, 0, 0]
+    page = k._page_of(k._read_pte(child.mm.ptep(at + PAGE_SIZE)))
+    struct = k.arch._struct_page(k, page)
+    block = k.arch._mms[child.mm]["vmas"][child.mm.find_vma(at)]
+    assert k.machine.read_word(struct + 16) == k.machine.read_word(block + 76) + 1
+    k.touch(p, at + 2 * PAGE_SIZE, "r")                 # the zero page
+    assert _wp_instructions(k, p, at + 2 * PAGE_SIZE) == [
+        WP_HEAD_ZERO + WP_COPY_HEAD_ZERO + WP_COPY_MAP_ZERO + WP_COPY_RMAP, 0, 0, 0]
+    f = File("data", 4)
+    fa = k.mmap(p, 4 * PAGE_SIZE, "rw", shared=False, file=f)
+    k.touch(p, fa, "r")
+    k.touch(p, fa + PAGE_SIZE, "r")
+    k.touch(p, fa, "w")
+    got = _wp_instructions(k, p, fa + PAGE_SIZE)
+    # this CPU's NR_ANON_PAGES diff passes the threshold here: __inc_zone_page_state folds
+    # it into the zone's and the global counter (two atomic_add)
+    fold = 9 + ATOMIC_ADD + 4 + ATOMIC_ADD
+    assert got[0] == WP_HEAD_FILE + WP_COPY_HEAD_PAGE + WP_COPY_MAP_FILE + WP_COPY_RMAP + fold
+    assert got[1] == 0 and got[3] == WP_PUT_OLD
+    assert "wp_fault" not in k.ledger.rows
+    assert k.ledger.counts["wp_reuse"] == 2
