@@ -257,7 +257,7 @@ class PageFaults:
         fresh = self.arch.wp_copy_map(self, mm, vma, address, ptep, new, struct)
         self._write_pte(ptep, 0)
         self.flush_tlb_page(mm, address)
-        self.arch.wp_copy_rmap(self, mm, vma, address, fresh)
+        self.arch.wp_copy_rmap(self, mm, vma, address, fresh, new)
         self._set_pte(mm, address, ptep, new.address | self._vm_pte_bits(vma, True) |
                       _PAGE_DIRTY)
 

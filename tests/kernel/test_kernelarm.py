@@ -389,13 +389,25 @@ CONFIGS = {"stock": None, "PK1": {"PK1"}, "PK2": {"PK2"}, "PK3": {"PK3"}, "PK4":
 # was: fork 103164 102283 100701 95151 89038 94270 80216 78612; exec 344044 342382 323979
 # 310630 316619 308968 281027 260782; shell 746610 743684 698286 668870 705752 665944 624435
 # 574241
+# (before ____pagevec_lru_add ran as guest code, issue 31: the values of this dict's first
+# line below. A full pagevec (every 14th new anonymous page) was emptied uncharged; now
+# routines/arm/lru_v7.S puts its 14 pages on the zone's list under lru_lock and drops the
+# pagevec's references, 1,257 instructions (+25 a zone-stat fold; counted in
+# tests/kernel/test_armfault.py): fork has no drain in its measured iteration and moves
+# -427 .. +564 (other routines' misses: the zone's and the struct pages' lines the set-up's
+# drains leave); exec drains once, 1,648 cycles (stock), +1,740 = 1,648 + 92; shell three
+# times, 5,102 cycles, +4,894 = 5,102 - 208; the rest over the configurations exec -722 ..
+# +1,533, shell -456 .. +1,539)
+# was: fork 104452 103559 103046 96116 90006 95223 81514 80119; exec 345983 344309 325485
+# 311142 318243 309468 282487 262185; shell 748023 745085 698516 668485 707038 665547 624098
+# 575044
 PINNED = {
-    "fork": {"stock": 104452, "PK1": 103559, "PK2": 103046, "PK3": 96116, "PK4": 90006,
-             "PK1+PK3": 95223, "all": 81514, "all four": 80119},
-    "exec": {"stock": 345983, "PK1": 344309, "PK2": 325485, "PK3": 311142, "PK4": 318243,
-             "PK1+PK3": 309468, "all": 282487, "all four": 262185},
-    "shell": {"stock": 748023, "PK1": 745085, "PK2": 698516, "PK3": 668485, "PK4": 707038,
-              "PK1+PK3": 665547, "all": 624098, "all four": 575044},
+    "fork": {"stock": 104252, "PK1": 103359, "PK2": 102619, "PK3": 96680, "PK4": 90234,
+             "PK1+PK3": 95787, "all": 81894, "all four": 80309},
+    "exec": {"stock": 347723, "PK1": 346049, "PK2": 326735, "PK3": 314304, "PK4": 319929,
+             "PK1+PK3": 312630, "all": 284876, "all four": 263149},
+    "shell": {"stock": 752917, "PK1": 749979, "PK2": 703922, "PK3": 674974, "PK4": 711684,
+              "PK1+PK3": 672036, "all": 630948, "all four": 581419},
 }
 PAGE_LOCKS = {"fork": 8, "exec": 91, "shell": 222}
 LINES = {"fork": (210, 192, 512, 384), "exec": (388, 384, 1024, 1536),   # +3: ptep_clear_flush
@@ -433,7 +445,11 @@ def test_lat_proc_before_and_after_each_fix(kind, config):
 # (65,753 and 65,171 before anon_v7.S: no anonymous page in the measured loop; the set-up's
 # 10 anonymous faults and 18 early copies now run guest code, and the -76 cycles are the
 # lines that leaves in the caches)
-@pytest.mark.parametrize("config, cycles", [("stock", 65677), ("PK1", 65095)])
+# (65,677 and 65,095 before lru_v7.S: +19 on both, one L1 D miss more that hits the L2
+# (the profile's 23 - 4 cycles) in the measured loop, which has no anonymous page: the
+# set-up's 28 lru_cache_adds now drain their pagevec twice as guest code, whose zone and
+# struct page lines move what the pseudo-random L1 replacement evicts)
+@pytest.mark.parametrize("config, cycles", [("stock", 65696), ("PK1", 65114)])
 def test_lat_pagefault_before_and_after_pk1(config, cycles):
     r = workloads.lat_pagefault(pages=64, profile="cortex-a9", fixes=CONFIGS[config])
     assert r.cycles == cycles
