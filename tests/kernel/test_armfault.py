@@ -244,6 +244,10 @@ WP_PUT_OLD = 3 + PUT_PAGE + 2 + PUT_PAGE + 1
 WP_ROWS = ("do_wp_page", "reuse_swap_page", "page_remove_rmap", "put_page")
 
 
+def _cycles(k, row):
+    return k.ledger.rows[row][2] if row in k.ledger.rows else 0
+
+
 def _wp_instructions(k, process, address):
     before = [_instructions(k, r) for r in WP_ROWS]
     k.touch(process, address, "w")
@@ -269,8 +273,13 @@ def test_a_write_protect_fault_is_the_hand_count():
         WP_HEAD_ANON + WP_COPY_HEAD_PAGE + WP_COPY_MAP_ANON + WP_COPY_RMAP, REUSE_NO,
         remove_not_last, WP_PUT_OLD]
     assert WP_COPY_MAP_ANON == 42 and WP_PUT_OLD == 30
+    cycles = [_cycles(k, r) for r in WP_ROWS[:2]]
     assert _wp_instructions(k, child, at + PAGE_SIZE) == [
         WP_HEAD_ANON + WP_REUSE_PTE, REUSE_YES, 0, 0]
+    # warm: the parent's copy just read this struct page, the VMA's and the thread's lines
+    # are cached, and the reuse has no barrier: a cycle an instruction
+    assert [_cycles(k, r) - c for r, c in zip(WP_ROWS[:2], cycles)] == [
+        WP_HEAD_ANON + WP_REUSE_PTE, REUSE_YES]
     page = k._page_of(k._read_pte(child.mm.ptep(at + PAGE_SIZE)))
     struct = k.arch._struct_page(k, page)
     block = k.arch._mms[child.mm]["vmas"][child.mm.find_vma(at)]
