@@ -151,7 +151,8 @@ LOWMEM_SECTION = 0x2 | 0x400 | 0x1000 | 0xC | 0x10000
 LINE = 32                           # the Cortex-A9 L1 line, which Unicorn's CTR reports
 ASID_BITS = 8
 ROUTINES = ("proc_v7.S", "cache_v7.S", "tlb_v7.S", "page_v7.S", "pagelock.S", "fault_v7.S",
-            "zap_v7.S", "anon_v7.S")
+            "zap_v7.S", "anon_v7.S", "wp_v7.S",
+            "lru_v7.S")
 STRUCT_PAGE = 32                    # sizeof(struct page) on 32-bit ARM of 2.6.36
 PAGE_COUNT = 4                      # its atomic_t _count, after the flags
 PAGES_PER_WAITQUEUE = 256           # mm/page_alloc.c: wait_table_hash_nr_entries

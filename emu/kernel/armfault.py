@@ -12,11 +12,16 @@ allocates the tables, reads the PTE and picks the path; the guest code runs the 
 decisions on the guest's copy of the structures, and a disagreement is a KernelError. An
 anonymous fault runs do_anonymous_page's bookkeeping and page_add_new_anon_rmap as guest code
 too (routines/arm/anon_v7.S: the per-CPU pagevec of lru_cache_add, the task's rss counter,
-the area's anon_vma), and so does an early copy-on-write's page_add_new_anon_rmap. What stays
-outside the guest: the write-protect and young/dirty paths' bookkeeping (wp_fault's fixed
-cost, emu.kernel.costs), a page-cache miss's read, anon_vma_prepare's slow path (an area's
-first anonymous page: the model makes its anon_vma, uncharged) and ____pagevec_lru_add (a
-full pagevec is emptied, uncharged, and counted as lru_add_drains). Before anon_v7.S the
+the area's anon_vma), and so does an early copy-on-write's page_add_new_anon_rmap; a
+write-protect fault runs do_wp_page's bookkeeping as guest code (routines/arm/wp_v7.S:
+vm_normal_page, reuse_swap_page and page_move_anon_rmap, the reuse's PTE; for a copy
+page_cache_get, the rss counters, mk_pte, page_add_new_anon_rmap, page_remove_rmap of the
+old page and its two releases) where it was the fixed wp_fault. What stays outside the
+guest: the young/dirty path's bookkeeping, a page-cache miss's read and anon_vma_prepare's
+slow path (an area's first anonymous page: the model makes its anon_vma, uncharged; so
+does a child's area, anon_vma_fork's). A full pagevec is drained as guest code
+(routines/arm/lru_v7.S: ____pagevec_lru_add under zone->lru_lock, release_pages), counted
+as lru_add_drains. Before anon_v7.S the
 fixed anon_fault and wp_fault were 600, 1,200 and 2,280 cycles of Yun 2011's lat_proc fork's,
 exec's and shell's 104,651, 347,950 and 752,203 an iteration (one copy, the stock kernel,
 0.57, 0.34, 0.30%), none of lat_pagefault's.
@@ -35,6 +40,7 @@ VMA_BLOCK, VM_START, VM_END, VM_PAGE_PROT, VM_FLAGS, VM_RB = 96, 4, 8, 16, 20, 2
 VM_OPS, VM_PGOFF, VM_FILE, VM_ANON_VMA = 64, 68, 72, 76
 ANON_VMA_BLOCK = 64                 # struct anon_vma (the model's: only its address is read)
 LRU_PVEC_ANON, PAGEVEC_SIZE = 448, 14   # the per-CPU lru_add_pvecs[LRU_ACTIVE_ANON] (anon_v7.S)
+PVEC_PAGES, STRUCT_PAGE_BYTES = 8, 32   # pagevec: nr, cold, pages[]; sizeof(struct page)
 RB_RIGHT, RB_LEFT = 4, 8
 FILE_BLOCK, MAPPING_BLOCK = 64, 64
 AS_HOST, AS_HEIGHT, AS_RNODE, I_SIZE = 0, 4, 12, 32
@@ -45,9 +51,15 @@ MMU_GATHER_AT, TLB_FULLMM, TLB_RANGE_START = 128, 4, 8     # the per-CPU mmu_gat
 ZAP_BLOCK_SIZE = 1024 << PAGE_SHIFT  # mm/memory.c, !CONFIG_PREEMPT: unmap_vmas' zap_work
 TASK_SIZE = 0xBF000000              # the range tlb_start_vma starts from (a 3 GB user space)
 ZONE_BLOCK, ZONE_PAGESET = 512, 40
+ZONE_LRU, NR_LRU_LISTS = 68, 5      # zone->lru[] after lru_lock (lru_v7.S)
 FSR_INFO, FSR_ENTRY = 32, 16
 FSR_PAGE_TRANSLATION, FSR_PAGE_PERMISSION, FSR_WRITE = 0x7, 0xF, 1 << 11
 GLOBALS = 64
+#: cacheid (arch/arm/kernel/setup.c cacheid_init, 2.6.36) on ARMv7: CACHEID_VIPT_NONALIASING,
+#: plus CACHEID_ASID_TAGGED only when CTR's L1Ip field says an ASID-tagged VIVT I-cache; the
+#: Cortex-A9's I-cache is virtually indexed and physically tagged (TRM DDI0388 7.1; its CTR,
+#: 0x83338003, has L1Ip = 0b10), so flush_cache_page flushes nothing (wp_v7.S)
+CACHEID = 1 << 1
 NR_CPUS = 4                         # an MPCore's most cores: the per-CPU areas the kernel sets up
 
 
@@ -93,6 +105,9 @@ class FaultPath:
         stacks = m.alloc(36 * possible, align=32)
         zones = m.alloc(ZONE_BLOCK, align=64)
         m.write(zones + ZONE_PAGESET, _words(percpu + PAGESET_AT))
+        for k in range(NR_LRU_LISTS):               # the LRU lists' heads, empty
+            head = zones + ZONE_LRU + 8 * k
+            m.write(head, _words(head, head))
         threshold = stat_threshold(kernel.allocator.frames, cpus)
         for k in range(cpus):
             m.write(percpu + k * PER_CPU_AREA + PAGESET_AT + PCP_STAT_THRESHOLD,
@@ -101,7 +116,7 @@ class FaultPath:
         self._mem_map(kernel)
         m.write(g, _words(offsets, percpu, perf, fsr, 0, stacks, self.mem_map,
                           self.mem_map_pfn, zones, vm_stat, kernel.zero_page.pfn,
-                          self.mem_map_pfn + kernel.allocator.frames - 1))
+                          self.mem_map_pfn + kernel.allocator.frames - 1, CACHEID))
         self._percpu = percpu
         self.vm_ops = m.alloc(32, align=32)
         m.write(self.vm_ops + 8, _words(m.address_of("filemap_fault")))
@@ -109,6 +124,7 @@ class FaultPath:
         self._threads, self._mms, self._files = {}, {}, {}
         self._zapping = {}              # per CPU: the mm, VMA and blocks zap_start set up
         self._free = {"thread": [], "mm": [], "vma": [], "anon_vma": []}
+        self._pvec_pages = {}           # per CPU: the pages in the guest's pagevec, in order
         return g
 
     def _block(self, kind, size):
@@ -366,7 +382,7 @@ class FaultPath:
         if pte == 0xFFFFFFFF or pte >> PAGE_SHIFT != page.pfn:
             raise KernelError(f"the guest's do_anonymous_page refused {address:#x} or made a "
                               f"PTE of another frame ({pte:#x})")
-        self._drain_lru_add()
+        self._lru_add(kernel, thread, page)
 
     def anon_cow_map(self, kernel, mm, vma, address, page):
         """__do_fault's early copy-on-write of ``page`` (the copy): __SetPageUptodate,
@@ -378,7 +394,7 @@ class FaultPath:
                                _words(self._block("anon_vma", ANON_VMA_BLOCK)))
         struct = self._new_struct_page(kernel, page)
         self._run("anon_cow_map", struct, thread, g, block, address, charge="__do_fault")
-        self._drain_lru_add()
+        self._lru_add(kernel, thread, page)
 
     def _new_struct_page(self, kernel, page):
         """A page fresh from the allocator, as prep_new_page leaves its struct page: no
@@ -387,13 +403,39 @@ class FaultPath:
         self.machine.write(struct, _words(0, 1, -1, 0, 0, 0))
         return struct
 
-    def _drain_lru_add(self):
-        """____pagevec_lru_add of a full pagevec (every PAGEVEC_SIZE-th page): the model's,
-        uncharged and counted; the guest's pagevec starts again empty."""
+    def _lru_add(self, kernel, thread, page):
+        """After the guest's lru_cache_add of ``page``: ____pagevec_lru_add of a full pagevec
+        (every PAGEVEC_SIZE-th page) as guest code (lru_v7.S, under zone->lru_lock),
+        counted. The kernel's pagevec holds a reference the generic VM does not count: a
+        page the generic VM freed meanwhile (its frame perhaps handed out again) is stood in
+        for by a spare struct page, so that the drain's stores and puts go to no page that
+        is no longer the one added. Checks the guest's pagevec is empty after."""
         pvec = self._percpu + cpu() * PER_CPU_AREA + LRU_PVEC_ANON
-        if self.machine.read_word(pvec) >= PAGEVEC_SIZE:
-            self.machine.write(pvec, _words(0))
-            self.ledger.count("lru_add_drains")
+        added = self._pvec_pages.setdefault(cpu(), [])
+        added.append(page)
+        if self.machine.read_word(pvec) != len(added):
+            raise KernelError(f"the guest's pagevec holds {self.machine.read_word(pvec)} "
+                              f"pages, the model added {len(added)}")
+        if len(added) < PAGEVEC_SIZE:
+            return
+        gone = [k for k, p in enumerate(added) if kernel.allocator.pages.get(p.pfn) is not p]
+        if gone:
+            spare = self._spare_struct_page()
+            self.machine.write(spare, _words(0, len(gone) + 1, -1))
+            for k in gone:
+                self.machine.write(pvec + PVEC_PAGES + 4 * k, _words(spare))
+            self.ledger.count("lru_add_spares", len(gone))
+        left = self._run("____pagevec_lru_add", pvec, thread, self._globals,
+                         charge="____pagevec_lru_add")
+        if left or self.machine.read_word(pvec):
+            raise KernelError(f"the guest's ____pagevec_lru_add left {left} pages")
+        added.clear()
+        self.ledger.count("lru_add_drains")
+
+    def _spare_struct_page(self):
+        if getattr(self, "_spare", None) is None:
+            self._spare = self.machine.alloc(STRUCT_PAGE_BYTES, align=32)
+        return self._spare
 
     # ------------------------------------------------------------ unmapping
 
@@ -440,3 +482,101 @@ class FaultPath:
         if got:
             self._run("page_remove_rmap", got, thread, g, charge="page_remove_rmap")
             self._run("zap_pte_put", got, charge="free_page_and_swap_cache")
+
+    # ------------------------------------------------------------ do_wp_page
+
+    def _wp_old_struct(self, kernel, page):
+        """The old page's struct page with the generic VM's counts (its references and its
+        mappings less one) and mapping (a file's; an anonymous page keeps its anon_vma, or
+        PAGE_MAPPING_ANON alone where it has none yet)."""
+        struct = self._struct_page(kernel, page)
+        mapping = self.machine.read_word(struct + PAGE_MAPPING)
+        if page.kind == "pagecache":
+            self._file_block(page.mapping)
+            mapping = self._files[page.mapping]["mapping"]
+        elif not mapping & 1:
+            mapping = 1
+        self.machine.write(struct + PAGE_COUNT, _words(page.count, page.mapcount - 1))
+        self.machine.write(struct + PAGE_MAPPING, _words(mapping))
+        return struct
+
+    def _ensure_anon_vma(self, block):
+        """The area's anon_vma, made by the model (uncharged) where the guest's has none:
+        anon_vma_prepare's slow path, or anon_vma_fork's for a child's area."""
+        if not self.machine.read_word(block + VM_ANON_VMA):
+            self.machine.write(block + VM_ANON_VMA,
+                               _words(self._block("anon_vma", ANON_VMA_BLOCK)))
+
+    def wp_fault_head(self, kernel, mm, vma, ptep, old):
+        """do_wp_page's vm_normal_page and PageAnon test as guest code (wp_v7.S) on the
+        PTE at ``ptep`` of the page ``old``; checks the guest found the generic VM's page
+        and path. Returns the old page's struct page (0: the zero page)."""
+        g, _, block = self._anon_blocks(kernel, mm, vma)
+        struct = 0 if old.reserved else self._wp_old_struct(kernel, old)
+        got = self._run("wp_page_head", self.machine.read_word(ptep), block, g,
+                        charge="do_wp_page") & 0xFFFFFFFF
+        anon = not old.reserved and old.kind == "anon"
+        if got != struct | int(anon):
+            raise KernelError(f"the guest's do_wp_page found {got:#x} for the page at "
+                              f"{ptep:#x}, the generic VM {struct:#x} (anonymous: {anon})")
+        return struct
+
+    def wp_reuse_test(self, kernel, mm, vma, struct, reuse):
+        """reuse_swap_page and page_move_anon_rmap as guest code, under the page lock;
+        checks the guest's decision (page_mapcount <= 1) is the generic VM's (``reuse``)."""
+        _, _, block = self._anon_blocks(kernel, mm, vma)
+        self._ensure_anon_vma(block)
+        got = self._run("wp_reuse_test", struct, block, charge="reuse_swap_page")
+        if bool(got) != reuse:
+            raise KernelError(f"the guest's reuse_swap_page said {got} for struct page "
+                              f"{struct:#x}, the generic VM {'reuse' if reuse else 'copy'}")
+
+    def wp_reuse_pte(self, kernel, mm, vma, ptep, page):
+        """The reuse's new PTE (flush_cache_page, pte_mkyoung, pte_mkdirty, maybe_mkwrite,
+        ptep_set_access_flags' test) as guest code; checks it maps ``page``."""
+        g, _, block = self._anon_blocks(kernel, mm, vma)
+        pte = self._run("wp_reuse_pte", self.machine.read_word(ptep), block, ptep, g,
+                        charge="do_wp_page") & 0xFFFFFFFF
+        if pte >> PAGE_SHIFT != page.pfn:
+            raise KernelError(f"the guest's do_wp_page reuse made {pte:#x} at {ptep:#x}, not "
+                              f"a changed PTE of frame {page.pfn:#x}")
+
+    def wp_copy_head(self, kernel, mm, vma, ptep, struct):
+        """The copy's page_cache_get of the old page, anon_vma_prepare's test and
+        is_zero_pfn as guest code; anon_vma_prepare's slow path is the model's."""
+        g, _, block = self._anon_blocks(kernel, mm, vma)
+        self._run("wp_copy_head", struct, block, self.machine.read_word(ptep), g,
+                  charge="do_wp_page")
+        self._ensure_anon_vma(block)
+
+    def wp_copy_map(self, kernel, mm, vma, address, ptep, new, struct):
+        """After the copy (or the zeroed page) under the PTE lock: __SetPageUptodate,
+        pte_same, the rss counters, flush_cache_page and mk_pte as guest code, on the new
+        page's fresh struct page; checks the PTE maps ``new``. Returns the new struct."""
+        g, thread, block = self._anon_blocks(kernel, mm, vma)
+        fresh = self._new_struct_page(kernel, new)
+        pte = self._run("wp_copy_map", fresh, thread, g, block, address, ptep,
+                        self.machine.read_word(ptep), struct, charge="do_wp_page") & 0xFFFFFFFF
+        if pte == 0xFFFFFFFF or pte >> PAGE_SHIFT != new.pfn:
+            raise KernelError(f"the guest's do_wp_page refused {address:#x} or made a PTE of "
+                              f"another frame ({pte:#x})")
+        return fresh
+
+    def wp_copy_rmap(self, kernel, mm, vma, address, fresh, page):
+        """page_add_new_anon_rmap of the copy ``page`` (its struct page ``fresh``) as guest
+        code (after ptep_clear_flush)."""
+        g, thread, block = self._anon_blocks(kernel, mm, vma)
+        self._run("wp_copy_rmap", fresh, thread, g, block, address, charge="do_wp_page")
+        self._lru_add(kernel, thread, page)
+
+    def wp_drop_old(self, kernel, mm, struct, left_expected):
+        """page_remove_rmap of the old page and its two page_cache_release as guest code,
+        under the PTE lock; checks the references left are the generic VM's after its put
+        (``left_expected``)."""
+        g = self._fault_globals(kernel)
+        self._run("page_remove_rmap", struct, self._thread_of(mm), g,
+                  charge="page_remove_rmap")
+        left = self._run("wp_put_old", struct, charge="put_page") & 0xFFFFFFFF
+        if left != left_expected:
+            raise KernelError(f"the guest's do_wp_page left struct page {struct:#x} "
+                              f"{left} references, the generic VM {left_expected}")

@@ -204,21 +204,31 @@ class PageFaults:
         self.arch.unlock_page(self, locked)
 
     def _do_wp_page(self, mm, vma, address, ptep, pte):
-        self.ledger.fixed("wp_fault")
+        guest = self.arch.runs_fault_path       # its bookkeeping as guest code (ARM)
+        if not guest:
+            self.ledger.fixed("wp_fault")
         old = self._page_of(pte)
-        if not old.reserved and old.kind == "anon":
+        anon = not old.reserved and old.kind == "anon"
+        reuse = anon and old.count == 1         # the only user: writable in place, no copy
+        struct = self.arch.wp_fault_head(self, mm, vma, ptep, old) if guest else None
+        if anon:
             # 2.6.x do_wp_page: an anonymous page is locked around reuse_swap_page
             self.arch.lock_page(self, old)
+            if guest:
+                self.arch.wp_reuse_test(self, mm, vma, struct, reuse)
             self.arch.unlock_page(self, old)
-        if not old.reserved and old.kind == "anon" and old.count == 1:
-            # the only user: make it writable in place (no copy)
+        if reuse:
             self.ledger.count("wp_reuse")
             with self.locked(mm.page_table_lock):
+                if guest:
+                    self.arch.wp_reuse_pte(self, mm, vma, ptep, old)
                 self._set_pte(mm, address, ptep,
                               pte | _PAGE_RW | _PAGE_DIRTY | _PAGE_ACCESSED)
                 self.flush_tlb_page(mm, address)
                 self.update_mmu_cache(mm, vma, address, ptep)
             return
+        if guest:
+            self.arch.wp_copy_head(self, mm, vma, ptep, struct)
         new = self._alloc_page("anon")
         if old.reserved:
             self.arch.clear_page(new.address)
@@ -230,13 +240,28 @@ class PageFaults:
         new.mapcount = 1
         self.policy.mapping_page(self, new, "cow")
         with self.locked(mm.page_table_lock):
-            self._set_pte(mm, address, ptep, new.address | self._vm_pte_bits(vma, True) |
-                          _PAGE_DIRTY)
-            self.flush_tlb_page(mm, address)            # ptep_establish
+            if guest:
+                self._wp_guest_map(mm, vma, address, ptep, new, struct)
+            else:
+                self._set_pte(mm, address, ptep, new.address |
+                              self._vm_pte_bits(vma, True) | _PAGE_DIRTY)
+                self.flush_tlb_page(mm, address)            # ptep_establish
             self.update_mmu_cache(mm, vma, address, ptep)
+            if guest and not old.reserved:      # page_remove_rmap, the two releases
+                self.arch.wp_drop_old(self, mm, struct, old.count - 1)
         if not old.reserved:
             old.mapcount -= 1
             self._put_page(old)
+
+    def _wp_guest_map(self, mm, vma, address, ptep, new, struct):
+        """2.6.36's order under the PTE lock: the new PTE made, ptep_clear_flush (the PTE
+        cleared, then flush_tlb_page), page_add_new_anon_rmap, set_pte_at."""
+        fresh = self.arch.wp_copy_map(self, mm, vma, address, ptep, new, struct)
+        self._write_pte(ptep, 0)
+        self.flush_tlb_page(mm, address)
+        self.arch.wp_copy_rmap(self, mm, vma, address, fresh, new)
+        self._set_pte(mm, address, ptep, new.address | self._vm_pte_bits(vma, True) |
+                      _PAGE_DIRTY)
 
     # ------------------------------------------------------------ user accesses
 

@@ -35,8 +35,7 @@
  * lock is held for __SetPageUptodate and mk_pte's few instructions too. Left out, and said so
  * by the model: anon_vma_prepare's first call in an area (the anon_vma's and its chain's slab
  * allocations, anon_vma_lock and page_table_lock: the model writes vma->anon_vma, uncharged);
- * ____pagevec_lru_add when a pagevec fills (every 14th page: zone->lru_lock and the pages
- * onto the LRU lists: the model empties the pagevec, uncharged, and counts it); no memory
+ * ____pagevec_lru_add when a pagevec fills (every 14th page) is lru_v7.S's, the model's call; no memory
  * cgroup (mem_cgroup_newpage_charge is 0); preempt_disable is a compiler barrier (no
  * CONFIG_PREEMPT). update_mmu_cache and set_pte_at are the model's calls of their own.
  */
@@ -210,9 +209,11 @@ page_add_new_anon_rmap:
 
 @ __inc_zone_page_state(r0 = struct page, r1 = item; r6 = current, r7 = globals)
 __inc_zone_page_state:
-        stmfd   sp!, {r4, r5, lr}
         ldr     r0, [r0, #(PAGE_FLAGS)]         @ page_zone: zone 0 (the flags' zone bits)
         ldr     r0, [r7, #(G_ZONES)]
+@ __inc_zone_state(r0 = zone, r1 = item; r6 = current, r7 = globals)
+__inc_zone_state:
+        stmfd   sp!, {r4, r5, lr}
         ldr     r2, [r0, #(ZONE_PAGESET)]       @ this_cpu_ptr(zone->pageset)
         ldr     r3, [r6, #(TI_CPU)]
         ldr     ip, [r7, #(G_PER_CPU_OFFSET)]

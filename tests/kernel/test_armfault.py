@@ -187,11 +187,116 @@ def test_an_early_copy_on_write_adds_the_new_pages_anonymous_rmap():
     assert _instructions(k, "__do_fault") - before == DO_FAULT - 2 + ANON_COW
 
 
-def test_a_full_pagevec_is_drained_by_the_model():
-    """Every 14th anonymous page fills this CPU's pagevec: the model empties it, counted."""
+# ____pagevec_lru_add (routines/arm/lru_v7.S) of a full pagevec, counted by hand
+LOCK_IRQ, UNLOCK_IRQ = 10, 7                        # uncontended
+LRU_PAGE = 9 + 2 * (3 + SET_BIT) + 6 + 7 + 3 + (INC_ZONE - 2) + 2   # one page onto the list
+RELEASE_PAGE = 6 + 12 + 2                           # release_pages' put of one page
+FOLD = 9 + ATOMIC_ADD + 4 + ATOMIC_ADD              # __inc_zone_state folds its count
+
+
+def _folds(increments, threshold, diff=0):
+    """How often a per-CPU vm_stat_diff starting at ``diff`` folds (mm/vmstat.c)."""
+    folds = 0
+    for _ in range(increments):
+        diff += 1
+        if diff > threshold:
+            diff, folds = -(threshold // 2), folds + 1
+    return folds
+
+
+def test_a_full_pagevec_is_drained_as_guest_code():
+    """Every 14th anonymous page fills this CPU's pagevec: ____pagevec_lru_add puts its 14
+    pages on the zone's active anonymous list under lru_lock (PG_lru, PG_active, the
+    reclaim stat, NR_ACTIVE_ANON), drops the pagevec's references and empties it."""
     k = Kernel(Machine("cortex-a9", mmu=True), arch=ARMv7)
     p = k.spawn(TINY)
     at = k.mmap(p, 30 * PAGE_SIZE, "rw")
-    for n in range(30):
+    for n in range(14):
+        k.touch(p, at + n * PAGE_SIZE, "w")
+    threshold = stat_threshold(k.allocator.frames, 1)
+    assert _instructions(k, "____pagevec_lru_add") == (
+        6 + 14 * LRU_PAGE + 3 + LOCK_IRQ + 3 + 3 + UNLOCK_IRQ + 1 + 14 * RELEASE_PAGE + 3 + 3
+        + FOLD * _folds(14, threshold))
+    assert LRU_PAGE == 67 and RELEASE_PAGE == 20
+    page = k._page_of(k._read_pte(p.mm.ptep(at)))
+    struct = k.arch._struct_page(k, page)
+    assert k.machine.read_word(struct) & (1 << 5 | 1 << 6) == 1 << 5 | 1 << 6   # LRU, active
+    assert k.machine.read_word(struct + 4) == 1                 # the pagevec's reference gone
+    for n in range(14, 30):
         k.touch(p, at + n * PAGE_SIZE, "w")
     assert k.ledger.counts.get("lru_add_drains", 0) == 2       # pages 14 and 28
+    assert k.ledger.rows["____pagevec_lru_add"][1] == 2
+
+
+# do_wp_page (routines/arm/wp_v7.S), counted by hand the same way
+WP_HEAD_ANON, WP_HEAD_FILE, WP_HEAD_ZERO = 23, 19, 11   # vm_normal_page, PageAnon/PageKsm
+REUSE_YES, REUSE_NO = 19, 12                        # reuse_swap_page (+ page_move_anon_rmap)
+FLUSH_CACHE_PAGE = 3                                # not VM_EXEC: the one test
+WP_REUSE_PTE = 3 + FLUSH_CACHE_PAGE + 9
+WP_COPY_HEAD_PAGE, WP_COPY_HEAD_ZERO = 11 + ATOMIC_ADD + 4, 6 + 4
+MK_PTE = 3 + FLUSH_CACHE_PAGE + 6 + 4 + 1            # flush_cache_page, mk_pte, dirty, write
+WP_COPY_MAP_ANON = 6 + UPTODATE + 7 + 3 + 3 + MK_PTE
+WP_COPY_MAP_ZERO = 6 + UPTODATE + 7 + 3 + RSS + MK_PTE
+WP_COPY_MAP_FILE = 6 + UPTODATE + 7 + 3 + 3 + 6 + RSS + MK_PTE
+WP_COPY_RMAP = 6 + NEW_ANON_RMAP + 1
+PUT_PAGE = 12                                       # put_page: PageCompound, put_page_testzero
+WP_PUT_OLD = 3 + PUT_PAGE + 2 + PUT_PAGE + 1
+WP_ROWS = ("do_wp_page", "reuse_swap_page", "page_remove_rmap", "put_page")
+
+
+def _cycles(k, row):
+    return k.ledger.rows[row][2] if row in k.ledger.rows else 0
+
+
+def _wp_instructions(k, process, address):
+    before = [_instructions(k, r) for r in WP_ROWS]
+    k.touch(process, address, "w")
+    return [_instructions(k, r) - b for r, b in zip(WP_ROWS, before)]
+
+
+def test_a_write_protect_fault_is_the_hand_count():
+    """do_wp_page as guest code, not the fixed wp_fault: after fork the parent's write
+    copies (page_mapcount 2: no reuse; page_remove_rmap of a mapping that is not the last,
+    two put_page), then the child's write to the same address reuses the page, now mapped
+    once (page_move_anon_rmap, the young-dirty-writable PTE); a write to the zero page and
+    to a private file page copy without the reuse test."""
+    k = Kernel(Machine("cortex-a9", mmu=True), arch=ARMv7)
+    p = k.spawn(TINY)
+    at = k.mmap(p, 4 * PAGE_SIZE, "rw")
+    k.touch(p, at, "w")
+    k.touch(p, at + PAGE_SIZE, "w")
+    child = k.fork(p)
+    k.touch(p, at, "w")                                 # the first copy: caches warmed
+    k.touch(child, at, "w")
+    remove_not_last = 15                                # page_remove_rmap, no zone stat
+    assert _wp_instructions(k, p, at + PAGE_SIZE) == [
+        WP_HEAD_ANON + WP_COPY_HEAD_PAGE + WP_COPY_MAP_ANON + WP_COPY_RMAP, REUSE_NO,
+        remove_not_last, WP_PUT_OLD]
+    assert WP_COPY_MAP_ANON == 42 and WP_PUT_OLD == 30
+    cycles = [_cycles(k, r) for r in WP_ROWS[:2]]
+    assert _wp_instructions(k, child, at + PAGE_SIZE) == [
+        WP_HEAD_ANON + WP_REUSE_PTE, REUSE_YES, 0, 0]
+    # warm: the parent's copy just read this struct page, the VMA's and the thread's lines
+    # are cached, and the reuse has no barrier: a cycle an instruction
+    assert [_cycles(k, r) - c for r, c in zip(WP_ROWS[:2], cycles)] == [
+        WP_HEAD_ANON + WP_REUSE_PTE, REUSE_YES]
+    page = k._page_of(k._read_pte(child.mm.ptep(at + PAGE_SIZE)))
+    struct = k.arch._struct_page(k, page)
+    block = k.arch._mms[child.mm]["vmas"][child.mm.find_vma(at)]
+    assert k.machine.read_word(struct + 16) == k.machine.read_word(block + 76) + 1
+    k.touch(p, at + 2 * PAGE_SIZE, "r")                 # the zero page
+    assert _wp_instructions(k, p, at + 2 * PAGE_SIZE) == [
+        WP_HEAD_ZERO + WP_COPY_HEAD_ZERO + WP_COPY_MAP_ZERO + WP_COPY_RMAP, 0, 0, 0]
+    f = File("data", 4)
+    fa = k.mmap(p, 4 * PAGE_SIZE, "rw", shared=False, file=f)
+    k.touch(p, fa, "r")
+    k.touch(p, fa + PAGE_SIZE, "r")
+    k.touch(p, fa, "w")
+    got = _wp_instructions(k, p, fa + PAGE_SIZE)
+    # this CPU's NR_ANON_PAGES diff passes the threshold here: __inc_zone_page_state folds
+    # it into the zone's and the global counter (two atomic_add)
+    fold = 9 + ATOMIC_ADD + 4 + ATOMIC_ADD
+    assert got[0] == WP_HEAD_FILE + WP_COPY_HEAD_PAGE + WP_COPY_MAP_FILE + WP_COPY_RMAP + fold
+    assert got[1] == 0 and got[3] == WP_PUT_OLD
+    assert "wp_fault" not in k.ledger.rows
+    assert k.ledger.counts["wp_reuse"] == 2
