@@ -21,6 +21,17 @@ LATENCY_S = 1.0
 LONG = 3 * 10 ** 8
 
 
+@pytest.fixture(autouse=True)
+def python_takes_sigint():
+    """Python's own SIGINT handler, as in a terminal or a Jupyter kernel. A process a shell
+    starts in the background (nohup, a runner's script) inherits SIGINT ignored, and both
+    Python and emu.hw.interrupt leave an ignored SIGINT ignored: these tests then ran to
+    their limit (seen in a CI run started so)."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
 def interrupt_after(seconds):
     """SIGINT to this process after ``seconds``, from another thread; returns when it was sent."""
     sent = {}
