@@ -231,6 +231,17 @@ def test_noise_numbers_of_section_4():
     assert stats.resolvable_difference(1.42, 7) == pytest.approx(1.65, abs=5e-3)
 
 
+def test_each_pte_table_gets_the_papers_noise_as_its_tolerance():
+    from emu.papers import mackerras2003
+    # Table 4 (the 750): 1.42 s, 2 runs a row: t(0.975, 2) = 4.3027 x 1.42 x 1 = 6.11 s
+    assert mackerras2003.pte_noise("ppc750")["tolerance"] == pytest.approx(6.11, abs=5e-3)
+    # Table 5 (POWER4), no noise given: 1.42 / 335.80 of its 86.64 s = 0.36637 s, 6 runs a
+    # row: t(0.975, 10) = 2.22814 x 0.36637 x sqrt(2 / 6) = 0.4713 s
+    power4 = mackerras2003.pte_noise("power4")
+    assert power4["tolerance"] == pytest.approx(0.4713, abs=5e-4)
+    assert "assumption" in power4["tolerance_source"]
+
+
 @pytest.fixture(scope="module")
 def compiles():
     out = {}
