@@ -457,7 +457,9 @@ def _tables(isa, costs, code, address, serialising, store_buffer, broadcasts, ba
 # link and count registers, the MSR or a segment register, dispatches alone at its full
 # cost. With ``width`` 1 every instruction costs what it did in the one-issue model. Not
 # modelled: rename buffers, the completion queue, branch prediction and misprediction,
-# load-use latency beyond a group.
+# load-use latency beyond a group, condition-register dependences (only GPRs are tracked),
+# and the CR-logical instructions' own unit (the 604's branch unit, UM Table 9-3; the
+# 603e's SRU): they dispatch as integer instructions here.
 DISPATCH_UNITS = ("integer", "complex", "load_store", "branch", "float")
 PPC_LINK_MOVES = {"mflr", "mtlr", "mfctr", "mtctr", "mfcr"}
 PPC_DISPATCH_ALONE = {"sc", "rfi", "rfid", "lmw", "stmw", "lswi", "lswx", "stswi", "stswx",
