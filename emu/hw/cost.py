@@ -1,9 +1,11 @@
 """The cost model: what each instruction costs, and which ones the cache model must see.
 
 Cycles of a run = the base cost of every executed instruction (by mnemonic, else by class,
-from the processor profile) + the stall of every cache miss (the latency of the level that
-supplied the line minus the L1 latency, which the pipeline hides) + the stall of write-backs
-that maintenance instructions force. It is an in-order, blocking model: misses do not overlap.
+from the processor profile; on a profile with [costs.dispatch], the 603e and the 604, the
+instructions a dispatch group takes with it cost nothing more: ``dispatch_cycles``) + the
+stall of every cache miss (the latency of the level that supplied the line minus the L1
+latency, which the pipeline hides) + the stall of write-backs that maintenance
+instructions force. It is an in-order, blocking model: misses do not overlap.
 That is pessimistic for out-of-order cores (POWER4, Pentium 4), and the chapters say so where it
 matters. Stores that need no fill (write-through hits, write-around misses, write-backs of
 victims) do not stall: a store buffer absorbs them.
