@@ -490,7 +490,8 @@ def _ppc_dispatches_alone(m, cls, cost_, mnemonics):
 def _ppc_registers(m, cls, op_str):
     """(GPRs read, GPRs written) of a PowerPC instruction, from its operands: the first
     operand is the target of a load or an arithmetic, logical or move-from instruction
-    (rlwimi also reads it), the base of an update form is written too."""
+    (an insert, rlwimi and its aliases, also reads it), the base of an update form is
+    written too."""
     regs = [int(r) for r in _GPR.findall(op_str)]
     if not regs:
         return frozenset(), frozenset()
@@ -498,7 +499,8 @@ def _ppc_registers(m, cls, op_str):
     targets = cls in ("load", "default", "multiply", "divide") and first_is_gpr and \
         not m.startswith(("cmp", "tw", "mt"))
     written = {regs[0]} if targets else set()
-    read = set(regs[1:] if targets and not m.startswith("rlwimi") else regs)
+    inserts = m.startswith(("rlwimi", "rldimi", "inslwi", "insrwi"))    # they read it too
+    read = set(regs[1:] if targets and not inserts else regs)
     if cls in ("load", "store") and m.endswith(("u", "ux")) and len(regs) > 1:
         written.add(regs[1])                    # lwzu rD, d(rA) / stwux rS, rA, rB: rA
     return frozenset(read), frozenset(written)

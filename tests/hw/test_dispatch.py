@@ -62,6 +62,12 @@ def test_an_update_form_writes_its_base():
     assert cycles("ppc604", "lwzu r3, 4(r1)\naddi r5, r4, 0\n") == [1, 0]
 
 
+def test_an_insert_reads_its_target():
+    # rlwimi r3 merges into r3: it reads the r3 li wrote, a new group; rlwinm does not
+    assert cycles("ppc604", "li r3, 0\nrlwimi r3, r4, 2, 0, 29\n") == [1, 1]
+    assert cycles("ppc604", "li r3, 0\nrlwinm r3, r4, 2, 0, 29\n") == [1, 0]
+
+
 @pytest.mark.parametrize("name", ["ppc603e", "ppc604"])
 def test_width_one_is_the_one_issue_model(name):
     one_issue = [cost.instruction_cost(profile.load(name).costs, "ppc32", i.mnemonic, i.op_str)
