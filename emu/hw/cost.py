@@ -1,9 +1,11 @@
 """The cost model: what each instruction costs, and which ones the cache model must see.
 
 Cycles of a run = the base cost of every executed instruction (by mnemonic, else by class,
-from the processor profile) + the stall of every cache miss (the latency of the level that
-supplied the line minus the L1 latency, which the pipeline hides) + the stall of write-backs
-that maintenance instructions force. It is an in-order, blocking model: misses do not overlap.
+from the processor profile; on a profile with [costs.dispatch], the 603e and the 604, the
+instructions a dispatch group takes with it cost nothing more: ``dispatch_cycles``) + the
+stall of every cache miss (the latency of the level that supplied the line minus the L1
+latency, which the pipeline hides) + the stall of write-backs that maintenance
+instructions force. It is an in-order, blocking model: misses do not overlap.
 That is pessimistic for out-of-order cores (POWER4, Pentium 4), and the chapters say so where it
 matters. Stores that need no fill (write-through hits, write-around misses, write-backs of
 victims) do not stall: a store buffer absorbs them.
@@ -389,11 +391,13 @@ _TABLES_KEPT = 256
 
 
 def tables(isa, costs, code, address, serialising=(), store_buffer=False, broadcasts=(),
-           barriers=()):
+           barriers=(), entries=()):
     """The Tables of a program loaded at ``address`` (kept: the same program, address and
-    costs, moved values included, give the same Tables, and note the same estimates read)."""
+    costs, moved values included, give the same Tables, and note the same estimates read).
+    ``entries``: the program's labels, where a dispatch group starts (``dispatch_cycles``)."""
+    entries = tuple(sorted(a for a in set(entries) if address <= a < address + len(code)))
     key = (isa, _costs_key(costs), bytes(code), address, tuple(serialising),
-           bool(store_buffer), tuple(broadcasts), tuple(barriers))
+           bool(store_buffer), tuple(broadcasts), tuple(barriers), entries)
     kept = _TABLES.get(key)
     if kept is not None:
         _TABLES.move_to_end(key)
@@ -403,7 +407,7 @@ def tables(isa, costs, code, address, serialising=(), store_buffer=False, broadc
         return found
     with estimates.watch() as watch:            # its reads reach the watches around it too
         found = _tables(isa, costs, code, address, serialising, store_buffer, broadcasts,
-                        barriers)
+                        barriers, entries)
     _TABLES[key] = (found, frozenset(watch.read))
     if len(_TABLES) > _TABLES_KEPT:
         _TABLES.popitem(last=False)
@@ -417,7 +421,8 @@ def _costs_key(costs):
     return (getattr(costs, "prefix", None), getattr(mnemonics, "prefix", None), repr(costs))
 
 
-def _tables(isa, costs, code, address, serialising, store_buffer, broadcasts, barriers):
+def _tables(isa, costs, code, address, serialising, store_buffer, broadcasts, barriers,
+            entries=()):
     starts = np.zeros(len(code), np.int64)
     cycles = np.zeros(len(code), np.int64)
     syncs = np.zeros(len(code), np.int64)
@@ -425,14 +430,125 @@ def _tables(isa, costs, code, address, serialising, store_buffer, broadcasts, ba
     if isa in ("ppc32", "ppc64"):
         writes[::4] = 1                 # a word capstone cannot read might store: counted
     specials = []
-    for pc, size, key, op_str, special, sync in analyse(isa, code, address, serialising,
-                                                        store_buffer, broadcasts,
-                                                        barriers):
+    rows = analyse(isa, code, address, serialising, store_buffer, broadcasts, barriers)
+    base = [instruction_cost(costs, isa, key, op_str) for _, _, key, op_str, _, _ in rows]
+    base = dispatch_cycles(isa, costs, rows, base, entries)
+    for (pc, size, key, op_str, special, sync), cost_ in zip(rows, base):
         off = pc - address
         starts[off] = 1
-        cycles[off] = instruction_cost(costs, isa, key, op_str)
+        cycles[off] = cost_
         syncs[off] = int(sync)
         writes[off] = int(may_write(isa, key))
         if special is not None:
             specials.append(special)
     return Tables(starts, cycles, syncs, writes, specials)
+
+
+# ------------------------------------------------------------------ dispatch groups
+# A superscalar core's base cycles (a profile's [costs.dispatch]: the 603e dispatches two
+# instructions a clock, the 604 four). The model groups the instructions statically, in
+# program order, as the dispatcher takes them: an instruction joins the group before it (and
+# costs nothing more) unless the group is full (``width``), the copies of its execution unit
+# are taken (a count per unit: ``integer``, ``complex``, ``load_store``, ``branch``,
+# ``float``; a unit not named has ``width`` copies), it reads a register an instruction of
+# the group writes (it could dispatch, to a reservation station, but not execute in the same
+# clock), or it is the target of a direct branch or a label of its program (a routine's
+# entry, an exception vector: indirect targets the code does not show); a branch ends its
+# group. An instruction whose own cost is not one cycle (sync, a divide, a cache operation:
+# a [costs.mnemonics] entry), or that moves to or from a special register other than the
+# link and count registers, the MSR or a segment register, dispatches alone at its full
+# cost. With ``width`` 1 every instruction costs what it did in the one-issue model. Not
+# modelled: rename buffers, the completion queue, branch prediction and misprediction,
+# load-use latency beyond a group, condition-register dependences (only GPRs are tracked),
+# and the CR-logical instructions' own unit (the 604's branch unit, UM Table 9-3; the
+# 603e's SRU): they dispatch as integer instructions here.
+DISPATCH_UNITS = ("integer", "complex", "load_store", "branch", "float")
+PPC_LINK_MOVES = {"mflr", "mtlr", "mfctr", "mtctr", "mfcr"}
+PPC_DISPATCH_ALONE = {"sc", "rfi", "rfid", "lmw", "stmw", "lswi", "lswx", "stswi", "stswx",
+                      "mtcrf", "mcrxr", "tlbia", "tlbld", "tlbli"}
+_GPR = re.compile(r"\br(\d+)\b")
+_HEX_TARGET = re.compile(r"(?:^|[ ,])(0x[0-9a-f]+|\d+)$")
+
+
+def _ppc_unit(m, cls):
+    if m.startswith("f"):
+        return "float"
+    if cls in ("load", "store"):
+        return "load_store"
+    if cls == "branch":
+        return "branch"
+    if cls in ("multiply", "divide") or m in PPC_LINK_MOVES:
+        return "complex"
+    return "integer"
+
+
+def _ppc_dispatches_alone(m, cls, cost_, mnemonics):
+    return (cost_ != 1 or m in mnemonics or m in PPC_DISPATCH_ALONE or
+            (m.startswith(("mt", "mf")) and m not in PPC_LINK_MOVES))
+
+
+def _ppc_registers(m, cls, op_str):
+    """(GPRs read, GPRs written) of a PowerPC instruction, from its operands: the first
+    operand is the target of a load or an arithmetic, logical or move-from instruction
+    (an insert, rlwimi and its aliases, also reads it), the base of an update form is
+    written too."""
+    regs = [int(r) for r in _GPR.findall(op_str)]
+    if not regs:
+        return frozenset(), frozenset()
+    first_is_gpr = op_str.split(",")[0].strip() == f"r{regs[0]}"
+    targets = cls in ("load", "default", "multiply", "divide") and first_is_gpr and \
+        not m.startswith(("cmp", "tw", "mt"))
+    written = {regs[0]} if targets else set()
+    inserts = m.startswith(("rlwimi", "rldimi", "inslwi", "insrwi"))    # they read it too
+    read = set(regs[1:] if targets and not inserts else regs)
+    if cls in ("load", "store") and m.endswith(("u", "ux")) and len(regs) > 1:
+        written.add(regs[1])                    # lwzu rD, d(rA) / stwux rS, rA, rB: rA
+    return frozenset(read), frozenset(written)
+
+
+def _branch_targets(rows):
+    """The addresses direct branches in ``rows`` go to."""
+    found = set()
+    for pc, _, key, op_str, _, _ in rows:
+        if classify("ppc32", key) == "branch":
+            target = _HEX_TARGET.search(op_str.strip())
+            if target:
+                found.add(int(target[1], 0))
+    return found
+
+
+def dispatch_cycles(isa, costs, rows, base, entries=()):
+    """Each instruction's base cycles (``base``, from ``instruction_cost``) once the profile's
+    dispatch groups are formed (see above): 1 for the first of a group, 0 for the others,
+    its own cost for one that dispatches alone. Unchanged without [costs.dispatch] (every
+    profile but the 603e's and the 604's) or off PowerPC."""
+    table = costs.get("dispatch") if isinstance(costs, dict) else None
+    if not table or isa not in ("ppc32", "ppc64"):
+        return base
+    width = table["width"]
+    units = {unit: table[unit] for unit in DISPATCH_UNITS if unit in table}
+    if width == 1:
+        return base
+    mnemonics = costs.get("mnemonics", {})
+    targets = _branch_targets(rows) | set(entries)
+    out, group = list(base), None
+    for k, (pc, _, key, op_str, _, _) in enumerate(rows):
+        m = key.rstrip(".+-")
+        cls = classify(isa, m, op_str)
+        if _ppc_dispatches_alone(m, cls, base[k], mnemonics):
+            group = None
+            continue
+        unit = _ppc_unit(m, cls)
+        read, written = _ppc_registers(m, cls, op_str)
+        if (group is not None and pc not in targets and group["count"] < width and
+                group["units"].get(unit, 0) < units.get(unit, width) and
+                not read & group["written"]):
+            out[k] = 0
+            group["count"] += 1
+            group["units"][unit] = group["units"].get(unit, 0) + 1
+            group["written"] |= written
+        else:
+            group = {"count": 1, "units": {unit: 1}, "written": set(written)}
+        if cls == "branch":
+            group = None
+    return out

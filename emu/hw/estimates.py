@@ -197,9 +197,11 @@ def _watched(table, prefix):
 
 
 def watched_costs(raw):
-    """The profile's [costs] as ``WatchedCosts`` (its mnemonics' table too)."""
+    """The profile's [costs] as ``WatchedCosts`` (its mnemonics' and dispatch tables too)."""
     name = raw.get("name", "?")
     costs = dict(raw.get("costs", {}))
     if isinstance(costs.get("mnemonics"), dict):
         costs["mnemonics"] = WatchedCosts(costs["mnemonics"], f"{name}:costs.mnemonics.")
+    if isinstance(costs.get("dispatch"), dict):
+        costs["dispatch"] = WatchedCosts(costs["dispatch"], f"{name}:costs.dispatch.")
     return WatchedCosts(costs, f"{name}:costs.")

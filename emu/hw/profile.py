@@ -16,6 +16,7 @@ from .memory import MemorySystem
 from . import topology as _topology
 from .topology import Topology
 from .cache import CacheLevel, REPLACEMENT
+from .cost import DISPATCH_UNITS
 
 FOLDER = Path(__file__).with_name("profiles")
 
@@ -303,6 +304,8 @@ def check_schema(raw):
             for mnemonic, v in value.items():
                 if mnemonic not in ("source", "unverified", "ranges"):
                     cycles(f"costs.mnemonics.{mnemonic}", v)
+        elif key == "dispatch":
+            _check_dispatch(value)
         else:
             cycles(f"costs.{key}", value)
     tlb = raw.get("tlb", {})
@@ -320,6 +323,24 @@ def check_schema(raw):
     outer = raw.get("outer_cache", {})
     if "maintenance_in_time" in outer:
         flag("outer_cache.maintenance_in_time", outer["maintenance_in_time"])
+
+
+def _check_dispatch(table):
+    """[costs.dispatch] (emu.hw.cost.dispatch_cycles): a whole width from 1 and a count from
+    1 for each unit named."""
+    if not isinstance(table, dict):
+        raise ValueError("costs.dispatch: give a table")
+    width = table.get("width")
+    if isinstance(width, bool) or not isinstance(width, int) or width < 1:
+        raise ValueError(f"costs.dispatch.width = {width!r}: give a whole number from 1")
+    for unit in DISPATCH_UNITS:
+        count = table.get(unit, 1)
+        if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+            raise ValueError(f"costs.dispatch.{unit} = {count!r}: give a whole number from 1")
+    unknown = set(table) - set(DISPATCH_UNITS) - {"width", "source", "unverified", "ranges"}
+    if unknown:
+        raise ValueError(f"costs.dispatch: unknown keys {sorted(unknown)} (the units are "
+                         f"{', '.join(DISPATCH_UNITS)})")
 
 
 def _numbers(table):

@@ -22,12 +22,12 @@ from ..hw import estimates
 
 CPI = 1.5    # assumed cycles per instruction of generic kernel C code (estimate)
 #: CPI's plausible range (emu.hw.estimates moves it as ``kernel:costs.CPI``) and why
-CPI_RANGE = (1.0, 2.5, "the two-issue 750 and 604 sustain about one instruction a cycle on "
-             "well-scheduled code with every access a hit, the floor here since the model "
-             "charges no misses to these paths; 2.5 allows branchy C with its taken-branch "
-             "bubbles, dependent loads (2 cycles' load-use) and the serialising SPR moves of "
-             "kernel paths, about what the 750's and 604's manuals' latencies give for "
-             "pointer-chasing code")
+CPI_RANGE = (1.0, 2.5, "the two-issue 750 and four-issue 604 sustain about one instruction "
+             "a cycle on well-scheduled code with every access a hit, the floor here since "
+             "the model charges no misses to these paths; 2.5 allows branchy C with its "
+             "taken-branch bubbles, dependent loads (2 cycles' load-use) and the serialising "
+             "SPR moves of kernel paths, about what the 750's and 604's manuals' latencies "
+             "give for pointer-chasing code")
 #: Every instruction count below is a count by reading the path's C, not a measurement:
 #: its plausible range is half to twice the count (emu.hw.estimates: ``kernel:costs.NAME``)
 COUNT_RANGE = (0.5, 2.0, "an instruction count by reading the C path, not a measurement or "

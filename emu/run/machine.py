@@ -349,7 +349,7 @@ class Machine:
                              self.profile.raw.get("smp", {}).get("serialising", ()),
                              bool(self.profile.memory.store_buffer),
                              self.profile.memory.broadcasts,
-                             self._posted_barriers())
+                             self._posted_barriers(), program.symbols.values())
         specials = [sp for sp in tables.specials
                     if self.soft_tlb or sp.op not in cost.SOFT_TLB_OPS]
         if len(self._specials) + len(specials) > MAX_SPECIALS:
