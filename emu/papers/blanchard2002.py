@@ -8,7 +8,9 @@ The model's side: the three kernels the chapter compares (KERNELS: emu.kernel.pp
 hash_lock and tlbie options), gcc 2.95's processes as images (estimates, scaled down for
 run time), make -jN on Machine("power4", cores=N) with its profile and the cycles spent
 acquiring each lock (compile_run, scaling_point), one range flush counted instruction by
-instruction (range_flush), and the scorecard's claims.
+instruction (range_flush), make -j as a scheduler (scheduled_build) with what a job asks of
+the hash table and what a hash_page call is made of (hash_account, hash_call_parts,
+hash_lock_load), and the scorecard's claims.
 """
 from __future__ import annotations
 
