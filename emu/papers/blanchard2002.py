@@ -8,7 +8,9 @@ The model's side: the three kernels the chapter compares (KERNELS: emu.kernel.pp
 hash_lock and tlbie options), gcc 2.95's processes as images (estimates, scaled down for
 run time), make -jN on Machine("power4", cores=N) with its profile and the cycles spent
 acquiring each lock (compile_run, scaling_point), one range flush counted instruction by
-instruction (range_flush), and the scorecard's claims.
+instruction (range_flush), make -j as a scheduler (scheduled_build) with what a job asks of
+the hash table and what a hash_page call is made of (hash_account, hash_call_parts,
+hash_lock_load), and the scorecard's claims.
 """
 from __future__ import annotations
 
@@ -433,6 +435,12 @@ HPTE_COUNTS = ("hpte_primary", "hpte_secondary", "flush_hash_page", "hpte_invali
 #: the stack's first pages, which a run's touches include and which never fault
 ARGS_PAGES = 1
 
+#: Where a program's user time falls among its faults in scheduled_build: the chapter's
+#: (the image's touches in order, each region's pages faulted back to back, then the user
+#: time of those pages), and the bound of every fault at exec
+FAULT_TIMINGS = {"as_touched": "each touched region's faults in a row, then its user time",
+                 "at_exec": "every fault at exec, then all the program's user time"}
+
 #: a job's user time, each program's share (ESTIMATE: cc1 compiles, the rest is small)
 PASS_SHARES = {"gcc": 0.02, "cpp": 0.13, "cc1": 0.75, "as": 0.10}
 
@@ -550,7 +558,7 @@ def scaled_back(per_job, ratio, once):
 
 @reuse.unit
 def scheduled_build(kernel_name, cpus, slots=None, scale=None, build=None, lpar=LPAR,
-                    clock_mhz=None):
+                    clock_mhz=None, faults="as_touched"):
     """make -j on the model as a scheduler: ``slots`` job slots (default one per CPU, see
     BUILD_RANGES) on ``cpus`` CPUs, the others idle. Each slot's first job fills the page
     cache (not measured); then ``cpus`` measured jobs start as slots free. A job is gcc's
@@ -565,8 +573,13 @@ def scheduled_build(kernel_name, cpus, slots=None, scale=None, build=None, lpar=
     the link's are the first build's at its clock, in seconds at this one (the same work
     at a faster clock; the profile's latencies stay in core cycles). A dict: kernel cycles
     per job, the build's user and system time, its compile phase and elapsed time (compile
-    phase + the serial link), %CPU, and the kernel's routines."""
+    phase + the serial link), %CPU, and the kernel's routines. ``faults``: where a program's
+    user time falls among its faults (FAULT_TIMINGS): "as_touched" (the chapter's), or
+    "at_exec", all of it after the program's last fault (every fault in one burst at exec:
+    a bound, to measure what bursts do to the locks)."""
     options = _options(kernel_name)
+    if faults not in FAULT_TIMINGS:
+        raise ValueError(f"faults must be one of {[*FAULT_TIMINGS]}, not {faults!r}")
     slots = cpus if slots is None else slots
     if not 1 <= slots <= cpus:
         raise ValueError(f"slots must be from 1 to cpus ({cpus}), not {slots!r}")
@@ -590,12 +603,19 @@ def scheduled_build(kernel_name, cpus, slots=None, scale=None, build=None, lpar=
     per_page = {image.name: PASS_SHARES[image.name] * user_per_job /
                 max(1, sum(p for _, p, _ in image.touches()))
                 for image in job_images(1.0)}        # the full size's, per page touched
-    weight, user = {}, {}                            # the running job's, per CPU
+    weight, user, pending = {}, {}, {}               # the running job's, per CPU
 
     def user_work(image, pages):
         cycles = round(per_page.get(image.name, 0) * pages * weight.get(cpu(), 0))
         user[cpu()] = user.get(cpu(), 0) + cycles
-        current_task().spend(cycles)
+        if faults == "at_exec":
+            pending[cpu()] = pending.get(cpu(), 0) + cycles
+        else:
+            current_task().spend(cycles)
+
+    def run_program(process, image):
+        kernel.exec(process, image)                  # its pages touched, as the image says
+        current_task().spend(pending.pop(cpu(), 0))  # "at_exec": its user time after them
 
     kernel.user_work = user_work
     weights = job_weights(slots + cpus, build["spread"])
@@ -604,10 +624,10 @@ def scheduled_build(kernel_name, cpus, slots=None, scale=None, build=None, lpar=
     def job(parent, w):
         weight[cpu()] = w
         child = kernel.vfork(parent)
-        kernel.exec(child, driver)
+        run_program(child, driver)
         for image in passes:
             grandchild = kernel.vfork(child)
-            kernel.exec(grandchild, image)
+            run_program(grandchild, image)
             kernel.exit(grandchild)
             kernel.wait(child, grandchild)
         kernel.exit(child)
@@ -658,6 +678,7 @@ def scheduled_build(kernel_name, cpus, slots=None, scale=None, build=None, lpar=
     user_in = sum(s["user"] for s in per_slot) / jobs
     waits = sum(s["busy"] for s in per_slot) / jobs - kernel_in - user_in
     busy_per_job = kernel_per_job + user_in / user_fraction(scale) + waits * ratio
+    tree = part_tree(sampled, kernel.machine)
     system_s = build["jobs"] * kernel_per_job / clock
     compile_s = build["jobs"] * busy_per_job / slots / clock
     elapsed_s = compile_s + link_s
@@ -670,7 +691,8 @@ def scheduled_build(kernel_name, cpus, slots=None, scale=None, build=None, lpar=
             "routines": routines, "counts per job": counts, "split": split_shares(sampled),
             "flushed pages per job": counts.get("tlbie", 0),
             "page ratio": ratio,
-            "flush account": flush_account(routines, flush_shares(sampled, kernel.machine))}
+            "flush account": flush_account(routines, flush_shares(sampled, kernel.machine, tree)),
+            "hash per call": hash_per_call(sampled, kernel.machine, tree)}
 
 
 # ------------------------------------------------------------------ a job's file I/O
@@ -836,6 +858,52 @@ def hash_account(build):
             "hash_page cycles per job": hashing}
 
 
+#: The part of a hash_page call that is the fault entry's fixed cost (a ledger row of
+#: PROFILE_GROUPS' __hash_page, not guest code)
+FAULT_ENTRY = "the hash fault's entry (fixed cost)"
+
+
+def hash_call_parts(build):
+    """{part: cycles per hash_page call} of a scheduled build (hash_account's calls): the
+    parts of the guest hash_page that are not hash_table_lock's wait at their mean per call
+    over the sampled run (hash_per_call: the hypervisor calls' own cost, the HPTE group's
+    loads and stores, ...; the same in every call, whoever waits), the lock's wait the rest
+    of the measured jobs' cycles per call (the sampled run starts with every slot's first
+    job at once, whose waits are not the measured jobs'), and the fault entry's fixed
+    cost; they sum to hash_account's cycles per call."""
+    counts = build["counts per job"]
+    calls = counts.get("preloads", 0) + counts.get("tlb_misses", 0)
+    if not calls:
+        raise ValueError("the build made no hash_page call")
+    guest = sum(build["routines"].get(r, 0) for r in ("hash_page", "hash_page (preload)"))
+    wait = FLUSH_PARTS["hash_table_lock"]
+    out = {part: cycles for part, cycles in build["hash per call"].items() if part != wait}
+    out[wait] = guest / calls - sum(out.values())
+    out[FAULT_ENTRY] = build["routines"].get("hash_fault_entry", 0) / calls
+    return out
+
+
+def hash_lock_load(build, cpus):
+    """How busy 2.4's hash_table_lock is in a scheduled build of ``cpus`` CPUs, over its
+    compile phase (jobs x cycles per job / slots), in CPUs on average: "waiting", the CPUs
+    spinning for it (hash_page's and the flushes' hash_table_lock parts); "in hash_page",
+    the CPUs in the guest hash_page and its entry; "held at most", the lock's share of the
+    phase if it were held for every cycle of a call and of a flushed page that is not the
+    wait (an upper bound: hash_page walks the page table before taking it). And the most
+    CPUs that can wait, ``cpus`` - 1."""
+    parts = hash_call_parts(build)
+    counts = build["counts per job"]
+    calls = counts.get("preloads", 0) + counts.get("tlb_misses", 0)
+    wait = FLUSH_PARTS["hash_table_lock"]
+    flushes = build["flush account"]
+    phase = build["cycles per job"] / build["slots"]       # per job, in machine time
+    held = (calls * (sum(parts.values()) - parts.get(wait, 0))
+            + sum(flushes.values()) - flushes.get(wait, 0))
+    return {"waiting": (calls * parts.get(wait, 0) + flushes.get(wait, 0)) / phase,
+            "in hash_page": calls * sum(parts.values()) / phase,
+            "held at most": held / phase, "most waiting": cpus - 1}
+
+
 def listing_hash_account(build):
     """What the paper implies per job for the same rows (hash_account's), where it can: the
     page faults per job of the second and third builds' time output (major + minor: the
@@ -856,6 +924,8 @@ def listing_hash_account(build):
     return {"page faults (second build)": faults["p690_7.52"],
             "page faults (third build)": faults["p690_4.83"],
             "hash_page cycles per job": hashing,
+            "CPUs in __hash_page": hashing * jobs / (float(first.clock_mhz) * 1e6)
+            / float(first.elapsed_s),
             "hash_page cycles per call": hashing / (faults["p690_7.52"] * per_fault)}
 
 
@@ -889,10 +959,21 @@ FLUSH_ROUTINES = ("flush_tlb_range_pages", "flush_tlb_range", "flush_hash_range"
                   "flush_tlb_page", "flush_hash_page_lpte")
 
 
-def flush_shares(sampled, machine):
-    """{flush routine: {part of FLUSH_PARTS or FLUSH_REST: share of its cycles}}, from the
-    sampled run's call tree with each instruction put in its part (emu.run.profiler's
-    call_tree, instruction_category)."""
+#: The hypervisor's HPTE routines (routines/ppc64): their loads and stores of an HPTE group
+#: (not of the stack: "(r1)") are a part of their own in part_tree, the group's cache
+#: misses among them
+HPTE_ROUTINES = ("hpte_insert", "hpte_remove", "hpte_updatepp", "hpte_invalidate")
+HPTE_GROUP = "the HPTE group's loads and stores"
+MEMORY_MNEMONICS = ("ld", "ldx", "ldarx", "std", "stdx", "stdcx.", "lwz", "stw")
+#: The parts of a hash_page call's cost (hash_shares): FLUSH_PARTS' (its barriers and any
+#: tlbie under "the tlbie sequence"), HPTE_GROUP, and the rest
+HASH_REST = "the page-table walk, the Linux PTE and the rest"
+
+
+def part_tree(sampled, machine):
+    """The sampled run's call tree (emu.run.profiler.call_tree) with each instruction put
+    in its part: a lock's acquiring loop or the hypervisor call's (FLUSH_PARTS, by
+    lock_ranges), the tlbie sequence's instructions, HPTE_GROUP; None for the rest."""
     spans = [(start, end, FLUSH_PARTS[lock])
              for lock, ranges in lock_ranges(machine).items() for start, end in ranges]
     sequence = {"ptesync", "tlbie", "eieio", "tlbsync"}
@@ -902,16 +983,49 @@ def flush_shares(sampled, machine):
             if start <= row.address < end:
                 return name
         words = row.instruction.split()
-        return FLUSH_PARTS["sequence"] if words and words[0] in sequence else None
+        if words and words[0] in sequence:
+            return FLUSH_PARTS["sequence"]
+        if row.symbol in HPTE_ROUTINES and words and words[0] in MEMORY_MNEMONICS \
+                and "(r1)" not in row.instruction:
+            return HPTE_GROUP
+        return None
 
-    tree = profiler.call_tree(sampled.table, sampled.symbols, {}, part)
+    return profiler.call_tree(sampled.table, sampled.symbols, {}, part)
+
+
+def _shares(tree, names, rest, fold=()):
+    """{name: {part: share of its cycles}} of ``names`` in a part_tree: None's cycles and
+    the ``fold`` parts' in ``rest``."""
     out = {}
-    for name in FLUSH_ROUTINES:
-        parts = tree.get(name, {})
+    for name in names:
+        parts = {}
+        for row, cycles in tree.get(name, {}).items():
+            key = rest if row is None or row in fold else row
+            parts[key] = parts.get(key, 0) + cycles
         whole = sum(parts.values())
         if whole:
-            out[name] = {(row or FLUSH_REST): cycles / whole for row, cycles in parts.items()}
+            out[name] = {row: cycles / whole for row, cycles in parts.items()}
     return out
+
+
+def flush_shares(sampled, machine, tree=None):
+    """{flush routine: {part of FLUSH_PARTS or FLUSH_REST: share of its cycles}}, from the
+    sampled run's part_tree (``tree``, if made already); the HPTE's loads and stores are
+    in FLUSH_REST."""
+    tree = part_tree(sampled, machine) if tree is None else tree
+    return _shares(tree, FLUSH_ROUTINES, FLUSH_REST, fold=(HPTE_GROUP,))
+
+
+def hash_per_call(sampled, machine, tree=None):
+    """{part: cycles per call} of the guest hash_page over the whole sampled run (its
+    callees' included: the hypervisor calls, the HPTE routines; part_tree's parts, the rest
+    in HASH_REST), per execution of its first instruction; {} if it never ran."""
+    tree = part_tree(sampled, machine) if tree is None else tree
+    start = next(s.start for s in sampled.symbols if s.name == "hash_page")
+    calls = int(sampled.table.loc[sampled.table["address"] == start, "hits"].sum())
+    parts = _shares(tree, ("hash_page",), HASH_REST).get("hash_page", {})
+    whole = sum(tree.get("hash_page", {}).values())
+    return {part: share * whole / calls for part, share in parts.items()} if calls else {}
 
 
 def flush_account(routines, shares):

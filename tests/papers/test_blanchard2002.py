@@ -627,3 +627,69 @@ def test_back_factors_count_a_per_process_event_once_by_hand():
     assert back["pages_allocated"] == pytest.approx(1235 + 24)
     # clear_page: 83 zeroed pages scaled by 1169 / 83, the 20 page tables once
     assert 103 * f["clear_page"] == pytest.approx(1169 + 20)
+
+
+def test_a_hash_page_calls_parts_are_its_own_work_and_the_lock_wait_is_the_rest():
+    """A build's counts per job: 1,000 preloads and 50 misses, 1,050 calls; hash_page's
+    rows 2.1e6 cycles (2,000 a call), the fault entry 5,250 (5 a call). Its own parts per
+    call from the profiled run: hcalls 600, the HPTE group 200, the rest 300; the wait the
+    rest of the 2,000: 900 (the profiled run's own wait, 999, is not the measured jobs').
+    The lock's load over the compile phase (a job's 3e6 busy cycles on 2 slots: 1.5e6 of
+    machine time a job): waiting (1,050 x 900 + 1e5 of the flushes') / 1.5e6 = 0.7;
+    in hash_page 1,050 x 2,005 / 1.5e6; held at most (1,050 x 1,105 + 3e5 - 1e5) / 1.5e6."""
+    wait = blanchard2002.FLUSH_PARTS["hash_table_lock"]
+    hcall = blanchard2002.FLUSH_PARTS["hcall"]
+    build = {"counts per job": {"preloads": 1000, "tlb_misses": 50},
+             "routines": {"hash_page": 2e6, "hash_page (preload)": 1e5,
+                          "hash_fault_entry": 5250},
+             "hash per call": {hcall: 600, blanchard2002.HPTE_GROUP: 200,
+                               blanchard2002.HASH_REST: 300, wait: 999},
+             "flush account": {wait: 1e5, hcall: 2e5},
+             "cycles per job": 3e6, "slots": 2}
+    parts = blanchard2002.hash_call_parts(build)
+    assert parts == pytest.approx({hcall: 600, blanchard2002.HPTE_GROUP: 200,
+                                   blanchard2002.HASH_REST: 300, wait: 900,
+                                   blanchard2002.FAULT_ENTRY: 5})
+    load = blanchard2002.hash_lock_load(build, 24)
+    assert load["waiting"] == pytest.approx((1050 * 900 + 1e5) / 1.5e6)
+    assert load["in hash_page"] == pytest.approx(1050 * 2005 / 1.5e6)
+    assert load["held at most"] == pytest.approx((1050 * 1105 + 2e5) / 1.5e6)
+    assert load["most waiting"] == 23
+    with pytest.raises(ValueError, match="no hash_page call"):
+        blanchard2002.hash_call_parts({**build, "counts per job": {}})
+
+
+def test_a_partitioned_hash_page_call_makes_two_hypervisor_calls_by_hand():
+    """2.4's locking in a partition on two CPUs: every call inserts into an empty group
+    (nothing is evicted), so it makes an H_READ of the first slot, found free, and the
+    H_ENTER: two hypervisor calls, each the [hypervisor] hcall's 300 cycles as
+    round(300 / 16) = 19 passes of the 16-instruction loop (304 cycles) and its three
+    set-up instructions (lis, ori, ld of the count: 307): 614 a call. Its barriers: the
+    insert's eieio (12) and ptesync (123). The parts sum to hash_account's cycles per call,
+    and the two CPUs barely wait."""
+    build = blanchard2002.scheduled_build(blanchard2002.OLD, 2, lpar=True)
+    parts = blanchard2002.hash_call_parts(build)
+    assert build["counts per job"].get("hpte_evicted", 0) == 0
+    assert parts[blanchard2002.FLUSH_PARTS["hcall"]] == pytest.approx(614)
+    assert parts[blanchard2002.FLUSH_PARTS["sequence"]] == pytest.approx(135)
+    assert sum(parts.values()) == pytest.approx(
+        blanchard2002.hash_account(build)["hash_page cycles per call"])
+    assert 0 <= parts[blanchard2002.FLUSH_PARTS["hash_table_lock"]] < 20
+    bare = blanchard2002.hash_call_parts(blanchard2002.scheduled_build(blanchard2002.OLD, 2,
+                                                                       lpar=False))
+    assert blanchard2002.FLUSH_PARTS["hcall"] not in bare
+
+
+def test_faults_at_exec_move_the_user_time_not_the_work():
+    """faults="at_exec" puts a program's user time after its last fault: the same faults
+    and user cycles per job (every count but the spin loops' cycles), other timing (so
+    other kernel cycles); an unknown timing is refused."""
+    spread = blanchard2002.scheduled_build(blanchard2002.OLD, 2, lpar=True)
+    bunched = blanchard2002.scheduled_build(blanchard2002.OLD, 2, lpar=True, faults="at_exec")
+    timing = {"spin_wait_cycles"}
+    assert {k: v for k, v in bunched["counts per job"].items() if k not in timing} == \
+        {k: v for k, v in spread["counts per job"].items() if k not in timing}
+    assert bunched["user cycles per job"] == spread["user cycles per job"]
+    assert bunched["kernel cycles per job"] != spread["kernel cycles per job"]
+    with pytest.raises(ValueError, match="faults"):
+        blanchard2002.scheduled_build(blanchard2002.OLD, 2, faults="spread")
