@@ -24,10 +24,9 @@ import math
 
 import pandas as pd
 
-from ..context import routine as routine_path
 from ..hw.profile import load as load_profile, section_table
 from ..kernel import workloads
-from ..kernel.arm import ROUTINES, STRUCT_PAGE, outer_cache_block
+from ..kernel.arm import STRUCT_PAGE, outer_cache_block, routines_source
 from ..kernel.armfault import NODE_BYTES
 from ..kernel.layout import START_SPREAD_US  # noqa: F401  (the chapter says it)
 from ..present import data
@@ -569,7 +568,7 @@ class FixBench:
         if cores not in CORES:
             raise ValueError(f"cores must be one of {CORES}, not {cores!r}")
         self.machine = Machine(profile, cores=cores)
-        self.machine.load("".join(routine_path(f"arm/{name}").read_text() for name in ROUTINES))
+        self.machine.load(routines_source())
         self.cores = cores
         self.outer_cache = outer_cache_block(self.machine, outer_sync)
         self.wait_table = self.machine.alloc(4096)

@@ -19,10 +19,9 @@ either way. Stock: 41 + 22 + 2 x 102 = 267 (lock-free: 163); PK2: 29 + 22 = 51. 
 import pandas as pd
 import pytest
 
-from emu import routine
 from emu.papers import yun2011
 from emu.kernel import workloads
-from emu.kernel.arm import outer_cache_block
+from emu.kernel.arm import outer_cache_block, routines_source
 from emu.run.machine import Machine
 
 SYNC, DSB, DMB = 40, 12, 8
@@ -34,7 +33,7 @@ PAGE_LOCK_SAVING = 2 * (DSB - DMB) + 4 + 2 * LOCKED_SYNC      # 4: the outer_syn
 def page_lock_machine(cores=1, queues=16):
     """A machine with pagelock.S, a page of struct pages and a wait table of empty queues."""
     m = Machine("cortex-a9", cores=cores)
-    m.load(routine("arm/pagelock.S"))
+    m.load(routines_source(("pagelock.S",)))
     pages, table = m.alloc(4096), m.alloc(4096)
     for k in range(queues):
         head = table + 12 * k + 4
