@@ -513,6 +513,7 @@ def test_where_the_cycles_go_by_hand():
     # 100 / 400 = 25%, 178 / 500 = 35.6%: the saving x1.78 against the stock time's x1.25
     assert g["gain_first"] == 25 and g["gain_last"] == pytest.approx(35.6)
     assert (g["saving_ratio"], g["stock_ratio"]) == (pytest.approx(1.78), 1.25)
+    assert g["rest_ratio"] == pytest.approx(322 / 300)     # the copy's 320 and 2 of unlock
     top = yun2011.where_trends(times, (("Overall", "fork"),), top=2)
     assert list(top.index.get_level_values("symbol")) == [
         "cpu_v7_dcache_clean_area", "_raw_spin_unlock", "all"]
