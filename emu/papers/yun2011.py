@@ -17,6 +17,11 @@ page for lat_pagefault, and the per-routine ledger), ``timings`` (the grid of ke
 cores x benchmarks), ``table1_emulated`` (Table 1 from those timings, the way the paper
 computes it), ``compare_table1``, ``symbol_profile`` / ``kperfdiff_emulated`` (the model's
 own profiles by kernel symbol, stock against all four fixes), ``claims`` for the scorecard.
+
+Along the cores: ``core_trends`` (each trend of Table 1 from one core to four, its verdict),
+``contention`` and ``trend_decomposition`` (the waits for what the cores share), and
+``where_cycles_go`` / ``where_trends`` (a trend's stock cycles and saving function by
+function at one copy and four), ``pk1_one_core`` (PK1's one-core gain against the report's).
 """
 from __future__ import annotations
 
