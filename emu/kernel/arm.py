@@ -153,10 +153,19 @@ ASID_BITS = 8
 ROUTINES = ("proc_v7.S", "cache_v7.S", "tlb_v7.S", "page_v7.S", "pagelock.S", "fault_v7.S",
             "zap_v7.S", "anon_v7.S", "wp_v7.S",
             "lru_v7.S")
+#: the macros the ARM routines share (arch_spin_lock's loop), put before each load of them
+MACROS = "arch_spinlock.S"
 STRUCT_PAGE = 32                    # sizeof(struct page) on 32-bit ARM of 2.6.36
 PAGE_COUNT = 4                      # its atomic_t _count, after the flags
 PAGES_PER_WAITQUEUE = 256           # mm/page_alloc.c: wait_table_hash_nr_entries
 WAIT_QUEUE_HEAD = 12                # spinlock_t, then the list_head task_list
+
+
+def routines_source(names=ROUTINES):
+    """The text of the ARM routine files ``names`` (routines/arm) with the macros they share
+    (MACROS) in front, what a Machine loads: the assembler has no .include, and a macro
+    lasts one load. The macros assemble to no bytes, so no routine moves."""
+    return "".join(routine(f"arm/{name}").read_text() for name in (MACROS, *names))
 
 
 #: outer_cache.sync of the PL310 (routines/arm/pagelock.S): mainline 2.6.36's, under
@@ -251,7 +260,7 @@ class ARMv7(FaultPath, Arch):
                              f"Cortex-A9 reports ({LINE} bytes), but this profile's L1 D "
                              f"line is {line}")
         self.fixes = parse_fixes(fixes)
-        machine.load("".join(routine(f"arm/{name}").read_text() for name in ROUTINES))
+        machine.load(routines_source())
         self.outer_sync = outer_sync
         self.outer_cache = outer_cache_block(machine, outer_sync)
         self.swapper_pg_dir = machine.alloc(PGD_BYTES, align=PGD_BYTES)
@@ -260,6 +269,10 @@ class ARMv7(FaultPath, Arch):
         self.last_context = 1 << ASID_BITS  # cpu_last_asid: ASID_FIRST_VERSION
         self.asid_lock = None               # cpu_asid_lock's word (taken on several CPUs)
         self.current = None
+
+    def load_spin_locks(self):
+        """spinlock.S with the macros it shares (arch_spin_lock's loop)."""
+        self.machine.load(routines_source(("spinlock.S",)))
 
     def _map_lowmem(self):
         """swapper_pg_dir's kernel half: the RAM as 1 MB sections at PAGE_OFFSET."""

@@ -17,6 +17,11 @@ page for lat_pagefault, and the per-routine ledger), ``timings`` (the grid of ke
 cores x benchmarks), ``table1_emulated`` (Table 1 from those timings, the way the paper
 computes it), ``compare_table1``, ``symbol_profile`` / ``kperfdiff_emulated`` (the model's
 own profiles by kernel symbol, stock against all four fixes), ``claims`` for the scorecard.
+
+Along the cores: ``core_trends`` (each trend of Table 1 from one core to four, its verdict),
+``contention`` and ``trend_decomposition`` (the waits for what the cores share), and
+``where_cycles_go`` / ``where_trends`` (a trend's stock cycles and saving function by
+function at one copy and four), ``pk1_one_core`` (PK1's one-core gain against the report's).
 """
 from __future__ import annotations
 
@@ -24,10 +29,9 @@ import math
 
 import pandas as pd
 
-from ..context import routine as routine_path
 from ..hw.profile import load as load_profile, section_table
 from ..kernel import workloads
-from ..kernel.arm import ROUTINES, STRUCT_PAGE, outer_cache_block
+from ..kernel.arm import STRUCT_PAGE, outer_cache_block, routines_source
 from ..kernel.armfault import NODE_BYTES
 from ..kernel.layout import START_SPREAD_US  # noqa: F401  (the chapter says it)
 from ..present import data
@@ -569,7 +573,7 @@ class FixBench:
         if cores not in CORES:
             raise ValueError(f"cores must be one of {CORES}, not {cores!r}")
         self.machine = Machine(profile, cores=cores)
-        self.machine.load("".join(routine_path(f"arm/{name}").read_text() for name in ROUTINES))
+        self.machine.load(routines_source())
         self.cores = cores
         self.outer_cache = outer_cache_block(self.machine, outer_sync)
         self.wait_table = self.machine.alloc(4096)
@@ -655,8 +659,10 @@ CLAIM_CELLS = (
     ("PK1", 1, "pagefault", "PK1 (set_pte_ext without its clean): lat_pagefault, 1 core",
      lambda t: f"the clean is a DCCMVAC (its issue, {clean_cycles()} cycles) whose write-back "
                f"the next dsb waits for: {_wait(t, 'stock', 1, 'maintenance_wait_cycles'):.2f} "
-               f"cycles a fault, the work before it hides the rest; the model's fault is "
-               f"cheaper than the board's"),
+               f"cycles a fault, the work before it hides the rest; the report's gain on the "
+               f"model's fault would be {pk1_one_core(t)['needed_per_clean']:.0f} cycles a "
+               f"clean, about a DRAM access ({memory_cycles()} in the profile): the PL310's "
+               f"sync waits for its buffers' DRAM traffic, which the model's does not"),
     ("PK2", 4, "pagefault", "PK2 (smp_mb in the bitops): lat_pagefault, 4 cores",
      lambda t: f"each unlock_page's two syncs run under l2x0_lock with interrupts off "
                f"({sync_cycles()} cycles at the PL310 each, an estimate); at 4 copies a fault "
@@ -721,6 +727,113 @@ def trend_decomposition(times, cores=(1, 4)):
     return pd.DataFrame(rows)
 
 
+def _per_copy(times, kernel, cores, bench):
+    """A run's profile by kernel symbol (``symbol_profile``), cycles per iteration (per page
+    of lat_pagefault) and copy."""
+    per = cores * (PAGEFAULT_PAGES if bench == "pagefault" else 1)
+    return {sym: c / per for sym, c in symbol_profile(times.loc[(kernel, cores, bench),
+                                                                 "rows"]).items()}
+
+
+def where_cycles_go(times, patch, bench, cores=(1, 4)):
+    """Where a trend's cycles go, kernel function by function (the ledger's rows under their
+    2.6.36 names, ``symbol_profile``), per iteration (per page) and copy: the stock kernel's
+    cycles at each core count (``stock_N``, the gain's denominator) and the cycles the patch
+    saves there (``saved_N``: TREND_KERNELS' before minus after, its numerator). A function's
+    cycles are all its own instructions' time: its cache misses, a ``dsb``'s wait for
+    cleans' write-backs, the PL310's queue and spin-lock waits inside it. Sorted by how much
+    the function's stock cycles grow from the first core count to the last; the row
+    ``all`` sums them (the ledger's kernel time, which excludes the user's)."""
+    before, after = TREND_KERNELS[patch]
+    cols = {}
+    for n in cores:
+        stock = _per_copy(times, "stock", n, bench)
+        b, a = _per_copy(times, before, n, bench), _per_copy(times, after, n, bench)
+        cols[f"stock_{n}"] = stock
+        cols[f"saved_{n}"] = {s: b.get(s, 0.0) - a.get(s, 0.0) for s in set(b) | set(a)}
+    out = pd.DataFrame(cols).fillna(0.0)
+    first, last = cores[0], cores[-1]
+    out["stock_growth"] = out[f"stock_{last}"] - out[f"stock_{first}"]
+    out["saved_growth"] = out[f"saved_{last}"] - out[f"saved_{first}"]
+    out = out.sort_values("stock_growth", key=abs, ascending=False)
+    out.loc["all"] = out.sum()
+    out.index.name = "symbol"
+    return out
+
+
+def gain_arithmetic(where, cores=(1, 4)):
+    """A trend's gain at each core count from ``where_cycles_go``'s ``all`` row, and its
+    ratio (last over first) as the saving's growth over the stock time's: the gain rises
+    along the cores when the saving grows faster than the stock time. ``rest_ratio``: how
+    the stock time less the saving grows (for Overall, the time of all four fixes). A dict."""
+    total = where.loc["all"]
+    first, last = cores[0], cores[-1]
+    gain = {n: 100 * total[f"saved_{n}"] / total[f"stock_{n}"] for n in cores}
+    return {"gain_first": gain[first], "gain_last": gain[last],
+            "saving_ratio": total[f"saved_{last}"] / total[f"saved_{first}"],
+            "stock_ratio": total[f"stock_{last}"] / total[f"stock_{first}"],
+            "rest_ratio": (total[f"stock_{last}"] - total[f"saved_{last}"])
+            / (total[f"stock_{first}"] - total[f"saved_{first}"])}
+
+
+#: the trends whose cycles notebook 03 follows function by function
+WHERE_TRENDS = (("PK1", "pagefault"), ("PK2", "pagefault"), ("Overall", "fork"),
+                ("Overall", "exec"))
+
+
+def where_trends(times, trends=WHERE_TRENDS, top=6):
+    """``where_cycles_go`` of each trend, its ``top`` functions by the growth of the
+    saving from one core to four (then of the stock time) and the ``all`` row: one frame
+    indexed by (patch, benchmark, symbol)."""
+    frames = {}
+    for patch, bench in trends:
+        w = where_cycles_go(times, patch, bench)
+        body = w.drop(index="all")
+        order = body["saved_growth"].abs() + 1e-9 * body["stock_growth"].abs()
+        frames[(patch, bench)] = pd.concat([body.loc[order.sort_values(ascending=False)
+                                                     .index[:top]], w.loc[["all"]]])
+    return pd.concat(frames, names=["patch", "benchmark"])
+
+
+def dsb_share_of_growth(decomposition, patch, bench):
+    """Of the growth of a trend's saving from one copy to four (``trend_decomposition``),
+    the part that is a dsb's wait for cleans' write-backs, in percent."""
+    r = decomposition.set_index(["patch", "benchmark"]).loc[(patch, bench)]
+    return 100 * (r["dsb_wait_4"] - r["dsb_wait_1"]) / (r["saved_4"] - r["saved_1"])
+
+
+def memory_cycles():
+    """The cortex-a9 profile's load-to-use latency of DRAM (an estimate, its ``memory``)."""
+    return int(load_profile("cortex-a9").raw["memory"]["latency"])
+
+
+def pk1_one_core(times, published=None):
+    """What PK1's one-core gain on lat_pagefault is made of on the model, per page, and what
+    the report's gain would take: the stock fault's cycles, the cycles PK1 saves, the
+    set_pte_ext cleans it removes (counted), their issue (the profile's DCCMVAC cost) and a
+    dsb's wait for their write-backs; then the saving the report's percent would be on the
+    model's fault and that per clean, beside the profile's DRAM latency (``memory_cycles``).
+    And the report's own arithmetic: were PK1's saving per page the same at four copies as
+    at one (a clean is one core's work), its stock fault took ``paper_stock_growth`` times
+    as long at four copies (the one-core gain over the four-core), where the model's takes
+    ``model_stock_growth``. A dict."""
+    paper = table1() if published is None else published
+    per = PAGEFAULT_PAGES
+    stock, pk1 = (times.loc[(k, 1, "pagefault")] for k in ("stock", "PK1"))
+    cleans = stock["counts"].get("lines_cleaned:set_pte", 0) / per
+    saved = float(stock["cycles"] - pk1["cycles"])
+    p1, p4 = (float(paper.loc[("PK1", c), "pagefault"]) for c in (1, 4))
+    needed = p1 / 100 * float(stock["cycles"])
+    return {"stock": float(stock["cycles"]), "saved": saved, "gain": 100 * saved / stock["cycles"],
+            "cleans": cleans, "issue": cleans * clean_cycles(),
+            "dsb_wait": _wait(times, "stock", 1, "maintenance_wait_cycles"),
+            "published": p1, "needed": needed, "needed_per_clean": needed / cleans,
+            "model_per_clean": saved / cleans, "memory": memory_cycles(),
+            "paper_stock_growth": p1 / p4,
+            "model_stock_growth": float(times.loc[("stock", 4, "pagefault"), "cycles"]
+                                        / stock["cycles"])}
+
+
 def trend_explanations(times, decomposition=None):
     """One sentence (Markdown) for each trend the model gets the other way from the report
     (``core_trends``), in the counts of ``trend_decomposition``: how the stock time and the
@@ -770,7 +883,10 @@ def _trend_reason(times, patch, bench):
     before = {"PK1": "stock", "PK2": "PK1", "Overall": "stock"}[patch]
     after = {"PK1": "PK1", "PK2": "PK2", "Overall": "PK4"}[patch]
     w = {(k, c): shared_wait(times, k, c, bench) for k in (before, after) for c in (1, 4)}
-    return (f"cycles an iteration waiting for l2x0_lock, at the PL310 and for cleans' "
+    g = gain_arithmetic(where_cycles_go(times, patch, bench))
+    return (f"from 1 copy to 4 the cycles saved grow x{g['saving_ratio']:.2f} and the stock "
+            f"time x{g['stock_ratio']:.2f} (notebook 03, function by function); cycles an "
+            f"iteration waiting for l2x0_lock, at the PL310 and for cleans' "
             f"write-backs: {w[before, 1]:.0f} at 1 copy and {w[before, 4]:.0f} at 4 on the "
             f"{before} kernel, {w[after, 1]:.0f} and {w[after, 4]:.0f} with {after}")
 

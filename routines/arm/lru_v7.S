@@ -92,14 +92,7 @@ ____pagevec_lru_add:
 @ _raw_spin_lock_irq(r0 = lock): local_irq_disable, arch_spin_lock
 _raw_spin_lock_irq:
         cpsid   i
-1:      ldrex   r1, [r0]
-        teq     r1, #0
-        bne     1b
-        mov     r1, #1
-        strex   r3, r1, [r0]
-        teq     r3, #0
-        bne     1b
-        dmb                                     @ smp_mb
+        ARCH_SPIN_LOCK r0, r1, r3               @ arch_spin_lock (arch_spinlock.S)
         mov     pc, lr
 
 @ _raw_spin_unlock_irq(r0 = lock): arch_spin_unlock, local_irq_enable

@@ -148,14 +148,7 @@ outer_sync:
 _raw_spin_lock_irqsave:
         mrs     r2, cpsr                        @ local_irq_save
         cpsid   i
-1:      ldrex   r1, [r0]                        @ arch_spin_lock
-        teq     r1, #0
-        bne     1b
-        mov     r1, #1
-        strex   r3, r1, [r0]
-        teq     r3, #0
-        bne     1b
-        dmb                                     @ smp_mb
+        ARCH_SPIN_LOCK r0, r1, r3               @ arch_spin_lock (arch_spinlock.S)
         mov     r0, r2
         mov     pc, lr
 

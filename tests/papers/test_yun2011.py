@@ -19,10 +19,9 @@ either way. Stock: 41 + 22 + 2 x 102 = 267 (lock-free: 163); PK2: 29 + 22 = 51. 
 import pandas as pd
 import pytest
 
-from emu import routine
 from emu.papers import yun2011
 from emu.kernel import workloads
-from emu.kernel.arm import outer_cache_block
+from emu.kernel.arm import outer_cache_block, routines_source
 from emu.run.machine import Machine
 
 SYNC, DSB, DMB = 40, 12, 8
@@ -34,7 +33,7 @@ PAGE_LOCK_SAVING = 2 * (DSB - DMB) + 4 + 2 * LOCKED_SYNC      # 4: the outer_syn
 def page_lock_machine(cores=1, queues=16):
     """A machine with pagelock.S, a page of struct pages and a wait table of empty queues."""
     m = Machine("cortex-a9", cores=cores)
-    m.load(routine("arm/pagelock.S"))
+    m.load(routines_source(("pagelock.S",)))
     pages, table = m.alloc(4096), m.alloc(4096)
     for k in range(queues):
         head = table + 12 * k + 4
@@ -473,3 +472,75 @@ def test_a_trend_is_robust_when_every_layout_moves_it_the_same_way(grid):
     assert robust["robust"] == ("robust" if len(set(trends)) == 1 else "not robust")
     # PK2's lat_pagefault: the same in both layouts, so robust
     assert yun2011.trend_robustness(by_layout).loc[("PK2", "pagefault"), "robust"] == "robust"
+
+
+# ------------------------------------------------------------------ where the cycles go
+
+def _fake_fork(rows_by):
+    """lat_proc fork timings on 1 and 4 cores: {(kernel, cores): ledger rows summed over
+    the copies}; the kernels not given take the one before them (KERNELS' order)."""
+    out, last = [], None
+    for kernel in yun2011.KERNELS:
+        for n in (1, 4):
+            rows = rows_by.get((kernel, n)) or last[n]
+            out.append({"kernel": kernel, "cores": n, "benchmark": "fork",
+                        "cycles": sum(rows.values()) / n, "us": 0.0, "rows": rows,
+                        "counts": {}})
+        last = {n: rows_by.get((kernel, n)) or (last or {})[n] for n in (1, 4)}
+    return pd.DataFrame(out).set_index(["kernel", "cores", "benchmark"])
+
+
+def test_where_the_cycles_go_by_hand():
+    # stock, one copy: a clean of 100 cycles, a copy of 300; four copies (summed over them):
+    # the clean 4 x 160 (its write-backs queue at the PL310), the copy 4 x 320, the unlock
+    # 4 x 20 (its dsb waits for the cleans). PK4 takes the clean out and the unlock's wait.
+    stock1 = {"clean_dcache_area (pte_alloc_one)": 100, "copy_page": 300}
+    stock4 = {"clean_dcache_area (pte_alloc_one)": 640, "copy_page": 1280, "spin_unlock": 80}
+    pk4_1, pk4_4 = {"copy_page": 300}, {"copy_page": 1280, "spin_unlock": 8}
+    times = _fake_fork({("stock", 1): stock1, ("stock", 4): stock4,
+                        ("PK4", 1): pk4_1, ("PK4", 4): pk4_4})
+    w = yun2011.where_cycles_go(times, "Overall", "fork")
+    clean = w.loc["cpu_v7_dcache_clean_area"]          # SYMBOLS' name for the row
+    assert (clean["stock_1"], clean["stock_4"], clean["saved_1"], clean["saved_4"]) == \
+        (100, 160, 100, 160)
+    unlock = w.loc["_raw_spin_unlock"]
+    assert (unlock["stock_1"], unlock["stock_4"], unlock["saved_4"]) == (0, 20, 18)
+    assert w.index[0] == "cpu_v7_dcache_clean_area"    # grows most: 60 a copy
+    total = w.loc["all"]
+    assert (total["stock_1"], total["stock_4"], total["saved_1"], total["saved_4"]) == \
+        (400, 500, 100, 178)
+    g = yun2011.gain_arithmetic(w)
+    # 100 / 400 = 25%, 178 / 500 = 35.6%: the saving x1.78 against the stock time's x1.25
+    assert g["gain_first"] == 25 and g["gain_last"] == pytest.approx(35.6)
+    assert (g["saving_ratio"], g["stock_ratio"]) == (pytest.approx(1.78), 1.25)
+    assert g["rest_ratio"] == pytest.approx(322 / 300)     # the copy's 320 and 2 of unlock
+    top = yun2011.where_trends(times, (("Overall", "fork"),), top=2)
+    assert list(top.index.get_level_values("symbol")) == [
+        "cpu_v7_dcache_clean_area", "_raw_spin_unlock", "all"]
+
+
+def test_the_dsb_share_of_a_savings_growth_by_hand():
+    d = pd.DataFrame([{"patch": "Overall", "benchmark": "fork", "saved_1": 100,
+                       "saved_4": 300, "dsb_wait_1": 40, "dsb_wait_4": 190}])
+    assert yun2011.dsb_share_of_growth(d, "Overall", "fork") == 75   # 150 of 200
+
+
+def test_pk1_at_one_core_by_hand():
+    # a stock fault of 1,000 cycles a page with two set_pte_ext cleans; PK1 saves 8 (their
+    # issue, 4 cycles each in the profile); at four copies the stock fault is 1,100
+    pages = yun2011.PAGEFAULT_PAGES
+    rows = []
+    for kernel, n, cycles in (("stock", 1, 1000), ("PK1", 1, 992), ("stock", 4, 1100)):
+        counts = {"lines_cleaned:set_pte": 2 * pages * n} if kernel == "stock" else {}
+        rows.append({"kernel": kernel, "cores": n, "benchmark": "pagefault",
+                     "cycles": cycles, "us": 0.0, "rows": {"do_page_fault": cycles * n * pages},
+                     "counts": counts})
+    times = pd.DataFrame(rows).set_index(["kernel", "cores", "benchmark"])
+    got = yun2011.pk1_one_core(times)
+    assert (got["cleans"], got["issue"], got["saved"], got["gain"]) == (2, 8, 8, 0.8)
+    assert got["dsb_wait"] == 0
+    # the report's 24% of this fault: 240 cycles, 120 a clean, 30 times the model's 4
+    assert got["published"] == 24 and got["needed"] == pytest.approx(240)
+    assert got["needed_per_clean"] == pytest.approx(120) and got["model_per_clean"] == 4
+    # 24% at one core, 6% at four: a saving the same at both is a 4x dearer stock fault
+    assert got["paper_stock_growth"] == 4 and got["model_stock_growth"] == pytest.approx(1.1)
