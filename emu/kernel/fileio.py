@@ -182,6 +182,16 @@ def step_copies(io=None):
     return counts
 
 
+def step_calls(io=None):
+    """(read() calls, write() calls) of a compile step with the traffic ``io`` (STEP_IO's
+    keys): cpp reads each file in one read(); the .i, .s and .o go through stdio a page at a
+    time, each written once and, but for the .o, read once (as step_copies cuts them)."""
+    io = io or step_io()
+    pages = {name: -(-int(io[name]) // PAGE) for name in ("i_bytes", "s_bytes", "o_bytes")}
+    reads = int(io["files_read"]) + pages["i_bytes"] + pages["s_bytes"]
+    return reads, sum(pages.values())
+
+
 def copy_cycles(routine, copies, from_memory):
     """Cycles of ``copies`` (step_copies()) with ``routine`` (a copybench name) on the
     POWER4 model: each copy's cycles from memory (copybench's cold) and from the L1

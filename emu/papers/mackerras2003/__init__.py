@@ -22,7 +22,7 @@ from __future__ import annotations
 import functools
 
 from ...hw import estimates
-from ...kernel import copybench, fileio, gcc, workloads
+from ...kernel import copybench, costs, fileio, gcc, workloads
 from ...present import data, stats
 from ...present.claims import EFFECT, INPUT, QUANTITY, Claim, not_modelled
 from ...run import reuse, sweep
@@ -68,17 +68,19 @@ def system_time(section, kernel, quantity="kernel compile system time"):
 
 
 @reuse.unit
-def build_run(profile, policy="lazy", tlb_flush=None, steps=2, warmup=1, scale=gcc.SCALE,
-              **options):
+def build_run(profile, policy="lazy", tlb_flush=None, steps=1, warmup=1, scale=gcc.SCALE,
+              kbuild=True, **options):
     """The book's kernel-build workload on ``profile`` (make vforks gcc's driver, which
     vforks cpp, cc1 and as; the Blanchard chapter's programs at ``scale`` of their estimated
     sizes, by default its own): a workloads.Result per step, after ``warmup`` steps that
-    fill the page cache. ``options`` go to the kernel (e.g. ppc64's ``copy_page``)."""
+    fill the page cache. ``kbuild``: each step is 2.5.66's Kbuild rule, make -> sh -c ->
+    gcc, then fixdep, rm and mv, each forked by sh (emu.kernel.gcc.kbuild_shell); False:
+    make vforks gcc itself (before issue 29's session 22). ``options`` go to the kernel (e.g. ppc64's ``copy_page``)."""
     driver, passes = gcc.compiler(scale)
     return workloads.kernel_compile(
         steps=steps, warmup=warmup, profile=profile, policy=policy, tlb_flush=tlb_flush,
         program=driver, passes=passes, parent_image=gcc.make_image(scale), spawn="vfork",
-        **options)
+        shell=gcc.kbuild_shell(driver.libs, scale) if kbuild else None, **options)
 
 
 def lat_proc_runs(executor=None, images=None):
@@ -323,6 +325,81 @@ def bw_unix_gain():
     return gain(), gain(cache="cold"), gain(src_align=3)
 
 
+#: The build's kernel rows that come once per process (or per mapping, per page-table
+#: page) whatever the programs' size: fork, exec, exit and wait, their address spaces' set-up
+#: and the system calls around them (emu.kernel.costs' fixed paths). A full-size step has as
+#: many as a step at gcc.SCALE; every other row (faults, zeroing, flushing, copying, hashing
+#: and unmapping pages) grows with the pages the programs touch, 1 / gcc.SCALE times
+PER_PROCESS = ("fork", "exec", "exit", "wait", "vma_setup", "dup_vma", "mm_alloc",
+               "pgd_alloc", "pmd_alloc", "pte_alloc", "free_pte_page", "free_pmd_page",
+               "context_switch", "copy_strings", "syscall")
+#: The build's kernel rows by path (step_account); a row not listed is "other"
+PATHS = {
+    "page faults: entry, allocation, zeroing, hashing": (
+        "fault_entry", "hash_fault_entry", "anon_fault", "file_fault", "page_cache_lookup",
+        "alloc_page", "clear_page", "hash_page", "hash_page (preload)", "wp_fault"),
+    "fork's copy-on-write set-up: PTEs copied, HPTEs flushed": (
+        "copy_pte", "flush_tlb_range", "flush_tlb_page"),
+    "I-cache flushes (flush_dcache_icache)": ("flush_dcache_icache",),
+    "unmapping: PTEs zapped, HPTEs invalidated, pages freed": (
+        "zap_pte", "batch_entry", "flush_hash_range", "flush_hash_pages", "free_page"),
+    "copy-on-write copies (copy_page)": ("copy_page",),
+    "fork, exec, exit, wait": tuple(r for r in PER_PROCESS if r != "syscall"),
+    "system calls of fork, exec, exit (entry and return)": ("syscall",),
+}
+#: the rows a step's file I/O adds (copy_step): its read()/write() copies, their system
+#: calls' round trips, a page-cache look-up per copy
+FILE_IO_PATHS = {"files": "file read()/write(): __copy_tofrom_user",
+                 "calls": "file read()/write(): system calls (entry and return)",
+                 "lookups": "file read()/write(): find_get_page per copy"}
+
+
+def full_step(build):
+    """A build's kernel cycles per compile step at the programs' full size, by row of its
+    breakdown: a PER_PROCESS row as run, every other one divided by gcc.SCALE (``build``
+    ran at gcc.SCALE). {row: cycles}."""
+    cycles = build.breakdown["cycles"] / build.iterations
+    return {row: float(c) if row in PER_PROCESS else float(c) / gcc.SCALE
+            for row, c in cycles.items()}
+
+
+def file_io_step(io=None):
+    """A full-size compile step's file read() and write() in both kernels: the copies
+    (fileio.step_cycles, guest code), each read() and write() call's round trip (costs
+    "syscall", a measurement) and a page-cache look-up per copy (costs "page_cache_lookup"),
+    the same in both. {"original"|"optimized": {"files", "calls", "lookups"}}, and
+    "copies", "bytes", "reads", "writes"."""
+    cycles, copies, moved = fileio.step_cycles(io)
+    reads, writes = fileio.step_calls(io)
+    around = {"calls": (reads + writes) * costs.cycles("syscall"),
+              "lookups": copies * costs.cycles("page_cache_lookup")}
+    return {**{k: {"files": cycles[k], **around} for k in ("original", "optimized")},
+            "copies": copies, "bytes": moved, "reads": reads, "writes": writes}
+
+
+def step_account(builds, jobs=None):
+    """Where a full-size compile step's kernel time goes on POWER4, by path (PATHS, and the
+    file I/O's FILE_IO_PATHS): ``builds``: {label: a build at gcc.SCALE with the original
+    copy_page}. Cycles per step and seconds per build (``jobs`` steps: default the
+    chapter's estimate, at the build's clock). A DataFrame, a column per label and unit."""
+    import pandas as pd
+    jobs = jobs or build405_jobs()
+    io = file_io_step()["original"]
+    out = {}
+    for label, build in builds.items():
+        rows = {}
+        for row, cycles in full_step(build).items():
+            path = next((p for p, names in PATHS.items() if row in names), "other")
+            rows[path] = rows.get(path, 0.0) + cycles
+        rows.update({FILE_IO_PATHS[k]: v for k, v in io.items()})
+        step = pd.Series(rows)
+        out[label, "cycles per step"] = step
+        out[label, "s per build"] = step * jobs / (build.clock_mhz * 1e6)
+    frame = pd.DataFrame(out).fillna(0.0)
+    frame.loc["total"] = frame.sum()
+    return frame
+
+
 def copy_step(builds):
     """A full-size compile step on the POWER4 model with each kernel's copies: the build's
     kernel cycles (``builds``: copy_builds(), at gcc.SCALE, so divided by it, as the
@@ -330,14 +407,15 @@ def copy_step(builds):
     write() copies (fileio.step_cycles). {"original"|"optimized": {"kernel", "files",
     "total"}}, with "copies" and "bytes" of the file copies, "cow_copies" (copy_page's
     calls) and the clock (MHz)."""
-    cycles, copies, moved = fileio.step_cycles()
+    io = file_io_step()
     simple = builds["simple"]
-    out = {"copies": copies, "bytes": moved, "clock_mhz": simple.clock_mhz,
+    out = {"copies": io["copies"], "bytes": io["bytes"], "clock_mhz": simple.clock_mhz,
            "cow_copies": int(simple.breakdown.loc["copy_page", "calls"]) / simple.iterations
            / gcc.SCALE}
     for kernel, build in (("original", builds["simple"]), ("optimized", builds["power4"])):
-        vm = build.cycles / build.iterations / gcc.SCALE
-        out[kernel] = {"kernel": vm, "files": cycles[kernel], "total": vm + cycles[kernel]}
+        vm = sum(full_step(build).values())
+        files = io[kernel]
+        out[kernel] = {"kernel": vm, **files, "total": vm + sum(files.values())}
     return out
 
 
@@ -362,13 +440,15 @@ def copy_claims(builds=None):
     user = value["kernel_compile_user_time", "both"]
     files_saved = old["files"] - new["files"]
     pages_saved = old["kernel"] - new["kernel"]
-    how = (f"a full-size compile step of the model: the build's VM work with each copy_page "
-           f"({pages:,.0f} copy-on-write copies, {pages_saved:,.0f} cycles less in all) and "
-           f"the step's file read() and write() copies with each __copy_tofrom_user "
+    how = (f"a full-size compile step of the model (2.5.66's Kbuild rule: make, sh -c, "
+           f"gcc with cpp, cc1 and as, fixdep, rm, mv): the build's VM work with each "
+           f"copy_page ({pages:,.0f} copy-on-write copies, {pages_saved:,.0f} cycles less in "
+           f"all) and the step's file read() and write() copies with each __copy_tofrom_user "
            f"(the 32-bit kernel's, the POWER4 one; {step['copies']:,.0f} copies of "
            f"{step['bytes'] / 1e6:.2f} MB, an estimate: fileio.STEP_IO; "
-           f"{files_saved:,.0f} cycles less); memcpy's calls, the page-cache look-ups and "
-           f"the system calls around the copies (the same in both kernels) are not run")
+           f"{files_saved:,.0f} cycles less), with their system calls and page-cache look-ups "
+           f"(the same in both kernels); memcpy's calls, open(), stat() and the path look-ups "
+           f"are not run")
     overall = stats.xs("kernel_compile_overall_improvement", level="quantity").iloc[0]
     socket = stats.xs("unix_socket_bandwidth_improvement", level="quantity").iloc[0]
     warm, cold, misaligned = bw_unix_gain()
@@ -525,7 +605,22 @@ def claims():
     """Every claim of the chapter: the ones the model re-measures, the ones it cannot run
     (not modelled) and the copy workload's inputs (the scorecard's rows)."""
     runs = lat_proc_runs()
-    return cache_flushing_claims(runs) + copy_claims() + pte_claims() + input_claims()
+    flush, copy, pte = chapter_builds()
+    return (cache_flushing_claims(runs, flush) + copy_claims(copy) + pte_claims(pte)
+            + input_claims())
+
+
+def chapter_builds():
+    """The builds of every build claim, each run once: (the flush claims' builds, the copy
+    claims', the PTE claims'). The kernels' defaults make two of them the same run: the
+    750's lazy build is the scan's (its first strategy), and the POWER4 scan's copy_page is
+    the POWER4 one (copy_builds' "power4")."""
+    flush = _flush_builds()
+    copy = copy_builds()
+    pte = {("ppc750", "scan"): flush["ppc750", "lazy"], ("power4", "scan"): copy["power4"],
+           **{(p, s): build_run(p, "lazy", s) for p, s in
+              (("ppc750", "immediate"), ("ppc750", "batched"), ("power4", "batched"))}}
+    return flush, copy, pte
 
 
 # ------------------------------------------------------------------ the savings' gap
