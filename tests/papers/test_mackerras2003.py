@@ -358,14 +358,14 @@ def test_the_copy_build_claims_add_the_file_copies_to_the_full_size_step(monkeyp
     def build(cycles):
         import pandas as pd
         # every cycle in rows that grow with the programs' size (none per process)
-        return SimpleNamespace(cycles=cycles, iterations=2, clock_mhz=1000,
+        return SimpleNamespace(cycles=cycles, iterations=2, clock_mhz=1000, counts={},
                                breakdown=pd.DataFrame({"calls": [20], "cycles": [cycles]},
                                                       index=["copy_page"]))
-    monkeypatch.setattr(mackerras2003.fileio, "step_cycles", lambda io=None: (
-        {"original": 3_000_000, "optimized": 2_000_000}, 300, 1_200_000))
-    # no read() or write() calls and free look-ups: the copies alone, as before
-    monkeypatch.setattr(mackerras2003.fileio, "step_calls", lambda io=None: (0, 0))
-    monkeypatch.setattr(mackerras2003.costs, "cycles", lambda name: 0)
+    # the copies alone (no read() or write() calls, free look-ups)
+    monkeypatch.setattr(mackerras2003, "file_io_step", lambda execs: {
+        "original": {"files": 3_000_000, "calls": 0, "lookups": 0},
+        "optimized": {"files": 2_000_000, "calls": 0, "lookups": 0},
+        "copies": 300, "bytes": 1_200_000})
     claims = {c.claim: c for c in mackerras2003.copy_claims(
         {"simple": build(1_000_000), "power4": build(990_000)})}
     # a full-size step (gcc.SCALE = 1/16): the VM 8,000,000 and 7,920,000 cycles, with
@@ -438,7 +438,7 @@ def test_the_kbuild_tools_share_the_compilers_libraries():
 
 def _scaled_build(rows, iterations=2, clock_mhz=1000):
     import pandas as pd
-    return SimpleNamespace(iterations=iterations, clock_mhz=clock_mhz,
+    return SimpleNamespace(iterations=iterations, clock_mhz=clock_mhz, counts={"execs": 16},
                            breakdown=pd.DataFrame({"cycles": rows.values()}, index=rows.keys()),
                            cycles=sum(rows.values()))
 
@@ -449,7 +449,7 @@ def test_a_full_size_step_keeps_each_process_once(monkeypatch):
     # x 16 (gcc.SCALE = 1/16)
     assert mackerras2003.full_step(build) == {"exec": 3_000, "clear_page": 8_000,
                                               "mystery": 80}
-    monkeypatch.setattr(mackerras2003, "file_io_step", lambda: {
+    monkeypatch.setattr(mackerras2003, "file_io_step", lambda execs: {
         "original": {"files": 100, "calls": 20, "lookups": 4}})
     account = mackerras2003.step_account({"run": build}, jobs=500)
     cycles = account["run", "cycles per step"]
@@ -464,12 +464,35 @@ def test_a_full_size_step_keeps_each_process_once(monkeypatch):
 
 def test_a_steps_file_io_charges_a_call_per_read_and_write_and_a_lookup_per_copy():
     from emu.kernel import costs, fileio
-    io = mackerras2003.file_io_step()
+    io = mackerras2003.file_io_step(8)
     reads, writes = fileio.step_calls()
     # STEP_IO: 150 files read whole; the .i (300,000 bytes: 74 pages), .s (80,000: 20) and .o
     # (20,000: 5) written a page at a time, the .i and .s read back: 150 + 74 + 20 reads,
     # 99 writes
     assert (reads, writes) == (244, 99)
     assert io["original"]["calls"] == io["optimized"]["calls"] == 343 * costs.cycles("syscall")
-    assert io["original"]["lookups"] == io["copies"] * costs.cycles("page_cache_lookup")
+    files = sum(fileio.step_copies().values())
+    assert io["original"]["lookups"] == files * costs.cycles("page_cache_lookup")
+    # the 8 execs' copies besides: 5 header and path reads and 60 strings each
+    assert io["copies"] == files + 8 * (5 + 60)
     assert io["original"]["files"] > io["optimized"]["files"]
+
+
+def test_an_exec_copies_its_headers_and_its_strings():
+    from emu.kernel import fileio
+    copies = fileio.exec_copies(2, {"phnum": 6, "strings": 16, "string_bytes": 24})
+    # per exec: 128 bytes of the binary and of ld.so from offset 0; 6 x 32 = 192 bytes of
+    # program headers from offset 52, twice; ld.so's path, 13 bytes, from 52 + 192 = 244,
+    # 116 into its 128-byte line
+    assert copies[(128, 0, 0)] == 4 and copies[(192, 52, 0)] == 4
+    assert copies[(13, 116, 0)] == 2
+    # 16 strings of 24 bytes, two at each of the eight offsets, per exec
+    assert all(copies[(24, k, k)] == 4 for k in range(8))
+    mix = fileio.mix(copies)
+    # 2 x (5 + 16) = 42 calls; below 128: the path and the strings (2 + 32); not 8-aligned:
+    # the headers (4), the path (2) and the strings off 0 (28)
+    assert mix["calls"] == 42
+    assert mix["below 128 bytes"] == pytest.approx(34 / 42)
+    assert mix["below 512 bytes"] == 1
+    assert mix["not 8-byte aligned"] == pytest.approx(34 / 42)
+    assert mix["page-sized"] == 0
