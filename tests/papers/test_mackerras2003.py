@@ -496,3 +496,25 @@ def test_an_exec_copies_its_headers_and_its_strings():
     assert mix["below 512 bytes"] == 1
     assert mix["not 8-byte aligned"] == pytest.approx(34 / 42)
     assert mix["page-sized"] == 0
+
+
+def test_the_counted_mix_of_a_step_with_eight_execs():
+    build = SimpleNamespace(counts={"execs": 8}, iterations=1)
+    mix = mackerras2003.counted_mix(build)
+    # By hand from fileio.STEP_IO: cpp's 150 files, each a last copy of 2,048 bytes, and
+    # (600,000 - 150 x 2,048) / 4,096 = 71.48 whole pages; the .i (300,000 bytes: 73 pages
+    # and 960 bytes) written and read, 74 + 74; the .s (80,000: 19 pages and 2,176) 20 + 20;
+    # the .o (20,000: 4 and 3,616) written, 5: 414.48 copies, none below 512 bytes, all
+    # 8-byte aligned (offsets 0 and 8). The 8 execs: 5 reads and 60 strings each, 520 copies;
+    # below 128: ld.so's path and the strings, 61 each; not aligned: the two header reads
+    # from 52, the path from 116, 7/8 of the strings: 55.5 each
+    assert mix["files"]["calls"] == pytest.approx(414.484375)
+    assert mix["exec"]["calls"] == 520
+    total = 414.484375 + 520
+    assert mix["all"]["below 128 bytes"] == pytest.approx(8 * 61 / total)
+    assert mix["all"]["below 512 bytes"] == pytest.approx(520 / total)
+    assert mix["all"]["not 8-byte aligned"] == pytest.approx(8 * 55.5 / total)
+    claims = {c.claim: c for c in mackerras2003.counted_mix_claims(build)}
+    small = claims["copy_tofrom_user calls below 128 bytes (a build's, counted)"]
+    assert small.published == 84 and small.emulated == pytest.approx(100 * 8 * 61 / total)
+    assert claims["memcpy calls below 128 bytes (a build's)"].emulated is None
