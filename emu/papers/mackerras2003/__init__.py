@@ -472,9 +472,9 @@ def copy_claims(builds=None):
     how = (f"a full-size compile step of the model (2.5.66's Kbuild rule: make, sh -c, "
            f"gcc with cpp, cc1 and as, fixdep, rm, mv): the build's VM work with each "
            f"copy_page ({pages:,.0f} copy-on-write copies, {pages_saved:,.0f} cycles less in "
-           f"all) and the step's file read() and write() copies with each __copy_tofrom_user "
-           f"(the 32-bit kernel's, the POWER4 one; {step['copies']:,.0f} copies of "
-           f"{step['bytes'] / 1e6:.2f} MB, an estimate: fileio.STEP_IO; "
+           f"all) and the step's file read() and write() and exec copies with each "
+           f"__copy_tofrom_user (the 32-bit kernel's, the POWER4 one; {step['copies']:,.0f} "
+           f"copies of {step['bytes'] / 1e6:.2f} MB, estimates: fileio.STEP_IO, EXEC_IO; "
            f"{files_saved:,.0f} cycles less), with their system calls and page-cache look-ups "
            f"(the same in both kernels); memcpy's calls, open(), stat() and the path look-ups "
            f"are not run")
