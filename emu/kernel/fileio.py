@@ -38,6 +38,7 @@ from ..hw import estimates
 from . import copybench
 
 PAGE = 4096
+LINE = 128      # a POWER4 cache line: copybench measures a copy by its offsets within one
 #: the two routines of section 3.1: the 32-bit kernel's, the POWER4 one (copybench names)
 ROUTINES = {"original": "copy_tofrom_user32", "optimized": "copy_tofrom_user64"}
 
@@ -84,9 +85,86 @@ STEP_IO_RANGES = {
 }
 
 
+#: exec's copies to and from user space, Linux 2.5.66 ("Linux 2.5.66", dmgerman/history-token
+#: 3007e2ef10). Facts: prepare_binprm (fs/exec.c) kernel_reads the binary's first
+#: BINPRM_BUF_SIZE bytes (include/linux/binfmts.h: 128); load_elf_binary (fs/binfmt_elf.c)
+#: kernel_reads its program headers (at e_phoff, right after the 52-byte ELF32 header,
+#: e_phnum x 32 bytes), then PT_INTERP's path, then the interpreter's first 128 bytes, and
+#: load_elf_interp its program headers; kernel_read is vfs_read, whose file_read_actor
+#: copies with __copy_to_user. copy_strings (fs/exec.c) copies each argv and envp string
+#: to the new stack with one copy_from_user per page it spans. PPC32 glibc's interpreter
+#: is /lib/ld.so.1 (12 bytes and the NUL).
+BINPRM_BUF_SIZE = 128
+ELF32_EHDR, ELF32_PHDR = 52, 32
+INTERP_PATH_BYTES = len("/lib/ld.so.1") + 1
+#: ESTIMATES, each with its range in EXEC_IO_RANGES
+EXEC_IO = {"phnum": 6, "strings": 60, "string_bytes": 24}
+EXEC_IO_RANGES = {
+    "phnum": (4, 8, "program headers of a dynamically linked ELF32 program or ld.so of 2003 "
+                    "(PHDR, INTERP, two LOADs, DYNAMIC, NOTE; ld.so has no INTERP): none "
+                    "was inspected"),
+    "strings": (20, 150, "argv and envp strings of an exec in a Kbuild step: gcc's and "
+                         "cpp's command lines carry 2.5.66's c_flags (a few dozen "
+                         "options), as, fixdep, rm and mv a handful; the environment is "
+                         "the user's plus what the top Makefile exports (ARCH, "
+                         "CROSS_COMPILE, CFLAGS, ...): not counted"),
+    "string_bytes": (8, 60, "a string's mean length with its NUL (an option such as "
+                            "-fno-common, a path such as include/linux/autoconf.h, an "
+                            "environment entry)"),
+}
+
+
 def estimate_ranges():
     """[(name, nominal, low, high, why)] of the step's traffic (emu.book.ranges)."""
-    return [(f"kernel:build_io.{k}", v, *STEP_IO_RANGES[k]) for k, v in STEP_IO.items()]
+    return ([(f"kernel:build_io.{k}", v, *STEP_IO_RANGES[k]) for k, v in STEP_IO.items()]
+            + [(f"kernel:exec_io.{k}", v, *EXEC_IO_RANGES[k]) for k, v in EXEC_IO.items()])
+
+
+def exec_io():
+    """EXEC_IO with any moved estimate's value (emu.hw.estimates)."""
+    return {k: estimates.value(f"kernel:exec_io.{k}", v) for k, v in EXEC_IO.items()}
+
+
+def exec_copies(execs, io=None):
+    """The __copy_tofrom_user calls of ``execs`` execs of dynamically linked programs (as
+    2.5.66 makes them: EXEC_IO's notes): Counter{(size, src_offset, dst_offset): count}.
+    Per exec: the binary's first 128 bytes, its program headers (from file offset 52),
+    PT_INTERP's path (after them), ld.so's first 128 bytes and its program headers, into
+    kmalloc'd buffers (8-byte aligned: offset 0; each offset within a POWER4 line, LINE,
+    which is all copybench's cost reads of it); and the argv and envp strings, which lie
+    packed in the user's memory and are packed again at the new stack's top, so each sits
+    as far from an 8-byte boundary in both: spread evenly over the eight offsets."""
+    if execs < 0:
+        raise ValueError(f"execs must be at least 0, not {execs!r}")
+    io = io or exec_io()
+    phnum, strings, length = (int(io[k]) for k in ("phnum", "strings", "string_bytes"))
+    headers = phnum * ELF32_PHDR
+    counts = Counter()
+    per_exec = [(BINPRM_BUF_SIZE, 0, 0), (headers, ELF32_EHDR, 0),
+                (INTERP_PATH_BYTES, (ELF32_EHDR + headers) % LINE, 0),
+                (BINPRM_BUF_SIZE, 0, 0), (headers, ELF32_EHDR, 0)]
+    for copy in per_exec:
+        counts[copy] += execs
+    for offset in range(8):
+        counts[(length, offset, offset)] += execs * strings / 8
+    return counts
+
+
+def mix(copies):
+    """Shares of ``copies`` (a Counter as step_copies'): below 128 bytes (a POWER4 cache
+    line), below 512, not 8-byte aligned (source or destination), page-sized; and the
+    count. {name: value}."""
+    total = sum(copies.values())
+    if not total:
+        raise ValueError("no copies to share out")
+
+    def share(test):
+        return sum(n for key, n in copies.items() if test(*key)) / total
+    return {"calls": total,
+            "below 128 bytes": share(lambda size, src, dst: size < 128),
+            "below 512 bytes": share(lambda size, src, dst: size < 512),
+            "not 8-byte aligned": share(lambda size, src, dst: src % 8 or dst % 8),
+            "page-sized": share(lambda size, src, dst: size == PAGE)}
 
 
 def step_io():
@@ -180,6 +258,16 @@ def step_copies(io=None):
         if read_too:
             counts.update(stdio_file(size, stdio, write=False))
     return counts
+
+
+def step_calls(io=None):
+    """(read() calls, write() calls) of a compile step with the traffic ``io`` (STEP_IO's
+    keys): cpp reads each file in one read(); the .i, .s and .o go through stdio a page at a
+    time, each written once and, but for the .o, read once (as step_copies cuts them)."""
+    io = io or step_io()
+    pages = {name: -(-int(io[name]) // PAGE) for name in ("i_bytes", "s_bytes", "o_bytes")}
+    reads = int(io["files_read"]) + pages["i_bytes"] + pages["s_bytes"]
+    return reads, sum(pages.values())
 
 
 def copy_cycles(routine, copies, from_memory):

@@ -5,7 +5,7 @@ ESTIMATE (no binary was inspected) and scalable. Blanchard 2002's make -j and Ma
 passes)."""
 from __future__ import annotations
 
-from .workloads import LIBRARIES, MAKE, Image, Library
+from .workloads import LIBRARIES, MAKE, SH, Image, Library
 
 
 def _scaled(n, scale):
@@ -41,6 +41,37 @@ FULL_SIZE = {
     "cc1": (480, 30, 20, 200, 25, 15, 8, 2048, 900),
     "as": (225, 10, 4, 50, 6, 3, 2, 256, 100),       # gas with libbfd linked in
 }
+
+
+# The programs a 2.5.66 Kbuild rule runs around the compiler for each object: the top
+# Makefile's if_changed_dep (lines 866-874 at "Linux 2.5.66", dmgerman/history-token
+# 3007e2ef10) is one command list, `set -e; echo ...; $(CC) ... -c -o $@ $<; scripts/fixdep
+# $(depfile) $@ '...' > $(@D)/.$(@F).tmp; rm -f $(depfile); mv -f $(@D)/.$(@F).tmp
+# $(@D)/.$(@F).cmd`, which GNU make hands to /bin/sh -c (it holds ';'), and sh forks a
+# child for each external command (set and echo are built in). ESTIMATES like FULL_SIZE's,
+# their ranges the images' (emu.kernel.workloads.IMAGE_RANGE): fixdep is one small C file
+# (scripts/fixdep.c) that reads the depfile and every header it names; rm and mv are GNU
+# fileutils 4.1's, a few tens of KB each.
+KBUILD_TOOLS = {
+    # name: (text, data, bss, text touched, data written, bss written, stack, heap,
+    #        heap written)
+    "fixdep": (3, 1, 1, 2, 1, 1, 2, 8, 4),
+    "rm": (8, 1, 1, 4, 1, 1, 2, 2, 1),
+    "mv": (12, 1, 1, 5, 1, 1, 2, 2, 1),
+}
+
+
+def kbuild_shell(libs, scale=1.0):
+    """(sh, tools) of a Kbuild rule (KBUILD_TOOLS): bash (emu.kernel.workloads.SH) and
+    fixdep, rm and mv, every page count multiplied by ``scale``, on ``libs`` (the
+    compiler's: one libc in the page cache for all)."""
+    if not 0 < scale <= 1:
+        raise ValueError(f"scale must be in (0, 1], not {scale!r}")
+    sh = (SH.text_pages, SH.data_pages, SH.bss_pages, SH.text_touched, SH.data_written,
+          SH.bss_written, SH.stack_written, SH.heap_pages, SH.heap_written)
+    shell = _image("sh", libs, *(_scaled(n, scale) for n in sh))
+    return shell, tuple(_image(name, libs, *(_scaled(n, scale) for n in sizes))
+                        for name, sizes in KBUILD_TOOLS.items())
 
 
 def compiler(scale=1.0):

@@ -178,7 +178,7 @@ MAKE = Image("make", text_pages=40, data_pages=4, bss_pages=2, text_touched=10,
 IMAGE_RANGE = (0.5, 2.0, "page counts from the era's distributions' sizes, no binary "
                "inspected: a run of the program may touch half as many pages or twice as many")
 ESTIMATED_IMAGES = ("ld.so", "libc.so.6", "hello", "lat_proc", "sh", "make", "gcc", "cpp",
-                    "cc1", "as")
+                    "cc1", "as", "fixdep", "rm", "mv")
 
 
 def image_ranges():
@@ -486,7 +486,7 @@ def _lat_proc_copy(k, kind, parent_image, program, shell):
 
 def kernel_compile(steps=4, policy=None, tlb_flush=None, profile="ppc405gp", warmup=1,
                    program=CC1, parent_image=MAKE, kernel=None, passes=None, spawn="fork",
-                   cpus=1, user_cycles=0, stagger=0, **options):
+                   cpus=1, user_cycles=0, stagger=0, shell=None, **options):
     """A kernel compile's process pattern: per compile step, make starts a child that execs
     ``program`` (cc1), which runs (the pages its image says it touches: some text pages
     executed, many data, bss, heap and stack pages written) and exits; make waits, then
@@ -504,7 +504,11 @@ def kernel_compile(steps=4, policy=None, tlb_flush=None, profile="ppc405gp", war
     then computes in user mode, after the pages of its run (on several CPUs it passes on
     the CPU's clock, outside the kernel's ledger; one CPU alone has nobody to wait for).
     ``stagger``: CPU k starts its make k x that many cycles late, so that the jobs are not
-    in step (a real make -j's are not)."""
+    in step (a real make -j's are not). ``shell``: (sh, tools), make runs each step as a
+    command list through ``sh -c`` (a Kbuild rule: emu.kernel.gcc.kbuild_shell): make's
+    child execs sh, which forks a child for ``program`` (with its passes) and then one for
+    each of ``tools``, waiting for each (bash forks for every external command of a list;
+    its one-command exec in place, lat_proc's shell, does not apply)."""
     if spawn not in ("fork", "vfork"):
         raise ValueError(f"spawn must be 'fork' or 'vfork', not {spawn!r}")
     k = kernel or make_kernel(policy, tlb_flush, profile, **_cores(cpus, options))
@@ -518,10 +522,16 @@ def kernel_compile(steps=4, policy=None, tlb_flush=None, profile="ppc405gp", war
             child = start(parent)
             if spawn == "fork":             # the child's own run before its exec (COW)
                 _runs(k, child, parent_image, CHILD_RUNS + CHILD_EXEC_RUNS)
-            k.exec(child, program)
-            _user_time(user_cycles)
-            for image in passes or ():
-                _run_pass(k, child, image, start, user_cycles)
+            if shell is None:
+                _compile(k, child, program, passes, start, user_cycles)
+            else:
+                sh, tools = shell
+                k.exec(child, sh)
+                _sh_command(k, child, sh, lambda p: _compile(k, p, program, passes, start,
+                                                             user_cycles))
+                for tool in tools:
+                    _sh_command(k, child, sh, lambda p, t=tool: _compile(k, p, t, (), start,
+                                                                         user_cycles))
             k.exit(child)
             k.wait(parent, child)
             _runs(k, parent, parent_image, PARENT_RUNS)
@@ -531,6 +541,35 @@ def kernel_compile(steps=4, policy=None, tlb_flush=None, profile="ppc405gp", war
         return _measure_parallel(k, "kernel compile", copy, warmup, steps,
                                  per="compile step")
     return _measure(k, "kernel compile", copy(), warmup, steps, per="compile step")
+
+
+def _compile(k, process, program, passes, start, user_cycles):
+    """``process`` execs ``program``, which runs and starts each of ``passes`` in turn."""
+    k.exec(process, program)
+    _user_time(user_cycles)
+    for image in passes or ():
+        _run_pass(k, process, image, start, user_cycles)
+
+
+def _sh_command(k, sh_process, sh, run):
+    """sh runs one external command of a list: it forks (bash's make_child), the child
+    runs its side of fork and the exec path (CHILD_RUNS, CHILD_EXEC_RUNS) and ``run``s the
+    command in the child, which exits; sh waits and runs on (PARENT_RUNS)."""
+    child = k.fork(sh_process)
+    _runs(k, child, sh, CHILD_RUNS + _exec_runs(sh))
+    run(child)
+    k.exit(child)
+    k.wait(sh_process, child)
+    _runs(k, sh_process, sh, PARENT_RUNS)
+
+
+def _exec_runs(image):
+    """CHILD_EXEC_RUNS on ``image``'s own libc (a scaled one has fewer pages): the page
+    just past the three after those every run touches, or its last."""
+    libc = next((lib for lib in image.libs if lib.name == LIBC.name), None)
+    if libc is None:
+        return ()
+    return (("libc.so.6 text", min(libc.text_touched + 3, libc.text_pages - 1), 1, "x"),)
 
 
 def _run_pass(k, driver, image, start, user_cycles=0):

@@ -715,11 +715,8 @@ def job_calls(io):
     """(read() calls, write() calls) of a compile job with the traffic ``io``
     (emu.kernel.fileio.STEP_IO's keys): cpp reads each file in one read(); the .i, .s and
     .o go through stdio a page at a time, each written once and, but for the .o, read once
-    (as fileio.step_copies cuts them)."""
-    pages = {name: -(-int(io[name]) // fileio.PAGE) for name in ("i_bytes", "s_bytes",
-                                                                  "o_bytes")}
-    reads = int(io["files_read"]) + pages["i_bytes"] + pages["s_bytes"]
-    return reads, sum(pages.values())
+    (as fileio.step_copies cuts them: fileio.step_calls)."""
+    return fileio.step_calls(io)
 
 
 @reuse.unit

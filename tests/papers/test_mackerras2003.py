@@ -368,10 +368,15 @@ def test_the_build_count_is_an_estimate_with_its_range():
 def test_the_copy_build_claims_add_the_file_copies_to_the_full_size_step(monkeypatch):
     def build(cycles):
         import pandas as pd
-        return SimpleNamespace(cycles=cycles, iterations=2, clock_mhz=1000,
-                               breakdown=pd.DataFrame({"calls": [20]}, index=["copy_page"]))
-    monkeypatch.setattr(mackerras2003.fileio, "step_cycles", lambda: (
-        {"original": 3_000_000, "optimized": 2_000_000}, 300, 1_200_000))
+        # every cycle in rows that grow with the programs' size (none per process)
+        return SimpleNamespace(cycles=cycles, iterations=2, clock_mhz=1000, counts={},
+                               breakdown=pd.DataFrame({"calls": [20], "cycles": [cycles]},
+                                                      index=["copy_page"]))
+    # the copies alone (no read() or write() calls, free look-ups)
+    monkeypatch.setattr(mackerras2003, "file_io_step", lambda execs: {
+        "original": {"files": 3_000_000, "calls": 0, "lookups": 0},
+        "optimized": {"files": 2_000_000, "calls": 0, "lookups": 0},
+        "copies": 300, "bytes": 1_200_000})
     claims = {c.claim: c for c in mackerras2003.copy_claims(
         {"simple": build(1_000_000), "power4": build(990_000)})}
     # a full-size step (gcc.SCALE = 1/16): the VM 8,000,000 and 7,920,000 cycles, with
@@ -406,3 +411,121 @@ def test_the_iteration_gap_divides_the_papers_saving_by_the_models_cost_per_flus
     assert gap.loc["us saved per skipped flush", "exec"] == 5.0
     assert gap.loc["skipped flushes the paper's saving takes", "exec"] == (5065 - 2254) / 5
     assert gap.loc["lazy time: paper / model", "fork"] == 659 / 500
+
+
+def test_a_kbuild_step_runs_sh_then_gcc_fixdep_rm_and_mv():
+    # 2.5.66's if_changed_dep (top Makefile 866-874) is one command list that make hands to
+    # sh -c; sh forks for gcc, fixdep, rm and mv (set and echo are built in). By hand, per
+    # step: make vforks a child (1) that execs sh; sh forks 4 children, each execs its
+    # command; gcc vforks cpp, cc1 and as (3): vforks 1 + 3 = 4, forks 4, execs sh + gcc +
+    # 3 passes + 3 tools = 8, exits and waits 8. Without the rule: make vforks gcc (1 + 3
+    # vforks), 4 execs (gcc and its passes), 4 exits.
+    plain = mackerras2003.build_run("ppc750", "lazy", kbuild=False)
+    rule = mackerras2003.build_run("ppc750", "lazy")
+
+    def per_step(run, event):
+        return run.counts.get(event, 0) / run.iterations
+
+    assert [per_step(plain, e) for e in ("vforks", "forks", "execs", "exits")] == [4, 0, 4, 4]
+    assert [per_step(rule, e) for e in ("vforks", "forks", "execs", "exits")] == [4, 4, 8, 8]
+    assert rule.breakdown.loc["wait", "calls"] / rule.iterations == 8
+    # sh's forks copy-on-write: its children and sh itself copy pages the plain step never
+    # copied, and the rule's four more programs are flushed and faulted in
+    assert per_step(rule, "cow_copies") > per_step(plain, "cow_copies")
+    assert rule.cycles / rule.iterations > plain.cycles / plain.iterations
+
+
+def test_the_kbuild_tools_share_the_compilers_libraries():
+    from emu.kernel import gcc
+    driver, _ = gcc.compiler(gcc.SCALE)
+    sh, tools = gcc.kbuild_shell(driver.libs, gcc.SCALE)
+    assert [t.name for t in tools] == ["fixdep", "rm", "mv"]
+    assert all(image.libs is driver.libs for image in (sh, *tools))
+    # bash's 150 text pages at a sixteenth: round(9.375) = 9; its 40 touched: round(2.5) = 2
+    assert (sh.text_pages, sh.text_touched) == (9, 2)
+    with pytest.raises(ValueError, match="scale"):
+        gcc.kbuild_shell(driver.libs, 0)
+
+
+def _scaled_build(rows, iterations=2, clock_mhz=1000):
+    import pandas as pd
+    return SimpleNamespace(iterations=iterations, clock_mhz=clock_mhz, counts={"execs": 16},
+                           breakdown=pd.DataFrame({"cycles": rows.values()}, index=rows.keys()),
+                           cycles=sum(rows.values()))
+
+
+def test_a_full_size_step_keeps_each_process_once(monkeypatch):
+    build = _scaled_build({"exec": 6_000, "clear_page": 1_000, "mystery": 10})
+    # exec is once per process: 6,000 / 2 steps; clear_page grows with the pages: 1,000 / 2
+    # x 16 (gcc.SCALE = 1/16)
+    assert mackerras2003.full_step(build) == {"exec": 3_000, "clear_page": 8_000,
+                                              "mystery": 80}
+    monkeypatch.setattr(mackerras2003, "file_io_step", lambda execs: {
+        "original": {"files": 100, "calls": 20, "lookups": 4}})
+    account = mackerras2003.step_account({"run": build}, jobs=500)
+    cycles = account["run", "cycles per step"]
+    assert cycles["fork, exec, exit, wait"] == 3_000
+    assert cycles["page faults: entry, allocation, zeroing, hashing"] == 8_000
+    assert cycles["other"] == 80
+    assert cycles["file read()/write(): system calls (entry and return)"] == 20
+    assert cycles["total"] == 3_000 + 8_000 + 80 + 100 + 20 + 4
+    # 500 steps of 11,204 cycles at 1,000 MHz
+    assert account.loc["total", ("run", "s per build")] == pytest.approx(500 * 11_204 / 1e9)
+
+
+def test_a_steps_file_io_charges_a_call_per_read_and_write_and_a_lookup_per_copy():
+    from emu.kernel import costs, fileio
+    io = mackerras2003.file_io_step(8)
+    reads, writes = fileio.step_calls()
+    # STEP_IO: 150 files read whole; the .i (300,000 bytes: 74 pages), .s (80,000: 20) and .o
+    # (20,000: 5) written a page at a time, the .i and .s read back: 150 + 74 + 20 reads,
+    # 99 writes
+    assert (reads, writes) == (244, 99)
+    assert io["original"]["calls"] == io["optimized"]["calls"] == 343 * costs.cycles("syscall")
+    files = sum(fileio.step_copies().values())
+    assert io["original"]["lookups"] == files * costs.cycles("page_cache_lookup")
+    # the 8 execs' copies besides: 5 header and path reads and 60 strings each
+    assert io["copies"] == files + 8 * (5 + 60)
+    assert io["original"]["files"] > io["optimized"]["files"]
+
+
+def test_an_exec_copies_its_headers_and_its_strings():
+    from emu.kernel import fileio
+    copies = fileio.exec_copies(2, {"phnum": 6, "strings": 16, "string_bytes": 24})
+    # per exec: 128 bytes of the binary and of ld.so from offset 0; 6 x 32 = 192 bytes of
+    # program headers from offset 52, twice; ld.so's path, 13 bytes, from 52 + 192 = 244,
+    # 116 into its 128-byte line
+    assert copies[(128, 0, 0)] == 4 and copies[(192, 52, 0)] == 4
+    assert copies[(13, 116, 0)] == 2
+    # 16 strings of 24 bytes, two at each of the eight offsets, per exec
+    assert all(copies[(24, k, k)] == 4 for k in range(8))
+    mix = fileio.mix(copies)
+    # 2 x (5 + 16) = 42 calls; below 128: the path and the strings (2 + 32); not 8-aligned:
+    # the headers (4), the path (2) and the strings off 0 (28)
+    assert mix["calls"] == 42
+    assert mix["below 128 bytes"] == pytest.approx(34 / 42)
+    assert mix["below 512 bytes"] == 1
+    assert mix["not 8-byte aligned"] == pytest.approx(34 / 42)
+    assert mix["page-sized"] == 0
+
+
+def test_the_counted_mix_of_a_step_with_eight_execs():
+    build = SimpleNamespace(counts={"execs": 8}, iterations=1)
+    mix = mackerras2003.counted_mix(build)
+    # By hand from fileio.STEP_IO: cpp's 150 files, each a last copy of 2,048 bytes, and
+    # (600,000 - 150 x 2,048) / 4,096 = 71.48 whole pages; the .i (300,000 bytes: 73 pages
+    # and 960 bytes) written and read, 74 + 74; the .s (80,000: 19 pages and 2,176) 20 + 20;
+    # the .o (20,000: 4 and 3,616) written, 5: 414.48 copies, none below 512 bytes, all
+    # 8-byte aligned (offsets 0 and 8). The 8 execs: 5 reads and 60 strings each, 520 copies;
+    # below 128: ld.so's path and the strings, 61 each; not aligned: the two header reads
+    # from 52, the path from 116, 7/8 of the strings: 55.5 each
+    assert mix["files"]["calls"] == pytest.approx(414.484375)
+    assert mix["exec"]["calls"] == 520
+    total = 414.484375 + 520
+    assert mix["all"]["below 128 bytes"] == pytest.approx(8 * 61 / total)
+    assert mix["all"]["below 512 bytes"] == pytest.approx(520 / total)
+    assert mix["all"]["not 8-byte aligned"] == pytest.approx(8 * 55.5 / total)
+    claims = {c.claim: c for c in mackerras2003.counted_mix_claims(build)}
+    small = claims["copy_tofrom_user calls below 128 bytes (a build's, counted)"]
+    assert small.published == 84 and small.emulated == pytest.approx(100 * 8 * 61 / total)
+    assert claims["memcpy calls below 128 bytes (a build's)"].emulated is None
