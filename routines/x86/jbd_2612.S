@@ -280,6 +280,25 @@ journal_stop:
         ret
 9:      ud2
 
+/* jlist_head T, LIST1, BJ1, LIST2, BJ2, COUNT, FOUND, OTHER: the list head in transaction
+ * T (a register) of b_jlist eax, into ecx, as __journal_file_buffer's and
+ * __journal_temp_unlink_buffer's switch finds it: LIST1 and LIST2 tested first (each
+ * caller keeps its own order), then t_buffers (BJ_Metadata), whose t_nr_buffers COUNT
+ * moves (incl when filing, decl when unlinking); then to FOUND, or to OTHER for the
+ * commit's lists (jbd_list_offset). */
+        .macro  jlist_head T, LIST1, BJ1, LIST2, BJ2, COUNT, FOUND, OTHER
+        leal    \LIST1(\T), %ecx
+        cmpl    $(\BJ1), %eax
+        je      \FOUND
+        leal    \LIST2(\T), %ecx
+        cmpl    $(\BJ2), %eax
+        je      \FOUND
+        cmpl    $(BJ_METADATA), %eax
+        jne     \OTHER
+        leal    T_BUFFERS(\T), %ecx        # BJ_Metadata
+        \COUNT  T_NR_BUFFERS(\T)
+        .endm
+
 /* __journal_file_buffer(jh, transaction, jlist) (fs/jbd/transaction.c 1922-1991 of
  * 2.6.12.1): file the buffer on one of the transaction's lists (called with j_list_lock
  * and the bh state lock held). A buffer filed as journaled metadata (BJ_Metadata,
@@ -322,16 +341,7 @@ __journal_file_buffer:
 1:      movl    %edi, JH_TRANSACTION(%esi)  # jh->b_transaction = transaction
         cmpl    $(BJ_NONE), %eax
         je      8f
-        leal    T_SYNC_DATA(%edi), %ecx     # the list of jlist
-        cmpl    $(BJ_SYNCDATA), %eax
-        je      2f
-        leal    T_RESERVED(%edi), %ecx
-        cmpl    $(BJ_RESERVED), %eax
-        je      2f
-        cmpl    $(BJ_METADATA), %eax
-        jne     7f
-        leal    T_BUFFERS(%edi), %ecx       # BJ_Metadata
-        incl    T_NR_BUFFERS(%edi)
+        jlist_head %edi, T_SYNC_DATA, BJ_SYNCDATA, T_RESERVED, BJ_RESERVED, incl, 2f, 7f
 2:      movl    (%ecx), %edx                # __blist_add_buffer(list, jh)
         testl   %edx, %edx
         jnz     3f
@@ -375,16 +385,7 @@ __journal_temp_unlink_buffer:
         movl    JH_JLIST(%esi), %eax
         cmpl    $(BJ_NONE), %eax
         je      6f
-        leal    T_RESERVED(%edx), %ecx
-        cmpl    $(BJ_RESERVED), %eax
-        je      1f
-        leal    T_SYNC_DATA(%edx), %ecx
-        cmpl    $(BJ_SYNCDATA), %eax
-        je      1f
-        cmpl    $(BJ_METADATA), %eax
-        jne     4f
-        leal    T_BUFFERS(%edx), %ecx       # BJ_Metadata
-        decl    T_NR_BUFFERS(%edx)
+        jlist_head %edx, T_RESERVED, BJ_RESERVED, T_SYNC_DATA, BJ_SYNCDATA, decl, 1f, 4f
 1:      cmpl    (%ecx), %esi                # __blist_del_buffer(list, jh)
         jne     2f
         movl    JH_TNEXT(%esi), %eax
