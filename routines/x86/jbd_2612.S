@@ -163,8 +163,11 @@ journal_start:
         popl    %ebx
         ret
 
-/* start_this_handle(journal, handle): join the running transaction under j_state_lock and
- * t_handle_lock, taking the handle's credits. */
+/* start_this_handle(journal, handle) (fs/jbd/transaction.c 80-220 of 2.6.12.1): join the
+ * running transaction under j_state_lock and t_handle_lock, taking the handle's credits;
+ * with no running transaction (the commit has just locked the last one down and made it the
+ * committing one), a new one (96-105, 132-139: jbd_kmalloc with the lock released, then
+ * get_transaction under it). */
         .globl  start_this_handle
 start_this_handle:
         pushl   %ebx
@@ -186,7 +189,9 @@ start_this_handle:
         cmpl    $0, J_BARRIER_COUNT(%esi)   # journal locked for a barrier?
         jne     9f
         movl    J_RUNNING(%esi), %ebx       # transaction = journal->j_running_transaction
-        cmpl    $1, T_STATE(%ebx)           # T_LOCKED: locked down for commit (transaction.c
+        testl   %ebx, %ebx
+        jz      20f                         # none: alloc_transaction
+13:     cmpl    $1, T_STATE(%ebx)           # T_LOCKED: locked down for commit (transaction.c
         jne     12f                         # 147-156): unlock, wait until the commit lets
         leal    J_STATE_LOCK(%esi), %eax    # it go (schedule() on j_wait_transaction_locked:
         pushl   %eax                        # the model's CPU waits), then start again
@@ -227,6 +232,48 @@ start_this_handle:
         popl    %esi
         popl    %ebx
         ret
+20:     leal    J_STATE_LOCK(%esi), %eax    # alloc_transaction (96-105): unlock, then
+        pushl   %eax                        # new_transaction = jbd_kmalloc(sizeof
+        call    _spin_unlock                # (transaction_t)): kmalloc's size-128 cache
+        addl    $4, %esp
+        pushl   size128_cache
+        call    kmem_cache_alloc
+        addl    $4, %esp
+        movl    %eax, %ebx                  # memset(new_transaction, 0, sizeof(*...))
+        pushl   %edi
+        movl    %eax, %edi
+        movl    $(TRANSACTION_SIZE / 4), %ecx
+        xorl    %eax, %eax
+        rep stosl
+        popl    %edi
+        leal    J_STATE_LOCK(%esi), %eax    # repeat: spin_lock(&journal->j_state_lock)
+        pushl   %eax
+        call    _spin_lock
+        addl    $4, %esp
+        cmpl    $0, J_RUNNING(%esi)
+        jne     21f
+        movl    %esi, T_JOURNAL(%ebx)       # get_transaction (47-63): t_journal,
+        movl    $0, T_STATE(%ebx)           # T_RUNNING, t_tid = j_transaction_sequence++,
+        movl    J_TRANSACTION_SEQUENCE(%esi), %eax
+        movl    %eax, T_TID(%ebx)
+        incl    J_TRANSACTION_SEQUENCE(%esi)
+        movl    jiffies, %eax               # t_expires = jiffies + j_commit_interval
+        addl    J_COMMIT_INTERVAL(%esi), %eax
+        movl    %eax, T_EXPIRES(%ebx)
+        movl    $1, T_HANDLE_LOCK(%ebx)     # spin_lock_init(&t_handle_lock)
+        movl    J_COMMIT_TIMER(%esi), %ecx  # j_commit_timer->expires (add_timer's list
+        movl    %eax, TIMER_EXPIRES(%ecx)   # insertion left out)
+        movl    %ebx, J_RUNNING(%esi)       # j_running_transaction = transaction
+        jmp     13b
+21:     leal    J_STATE_LOCK(%esi), %eax    # another CPU made one meanwhile: this one is
+        pushl   %eax                        # freed (2.6.12 frees it at out:, after the
+        call    _spin_unlock                # handle has started; here before it repeats)
+        addl    $4, %esp
+        pushl   %ebx
+        pushl   size128_cache
+        call    kmem_cache_free
+        addl    $8, %esp
+        jmp     10b
 9:      ud2                                 # a path the runs never take (abort, barrier, log space)
 
 /* journal_stop(handle): nested, h_ref - 1; else give back the unused credits, leave the
@@ -701,7 +748,20 @@ journal_dirty_data:
         je      4f
         cmpl    JH_TRANSACTION(%esi), %eax  # ours already (a rewrite): nothing to do
         je      5f
-        ud2                                 # an older transaction's: not in a run
+        movl    JH_JLIST(%esi), %ecx        # the committing transaction's (transaction.c
+        cmpl    $(BJ_SYNCDATA), %ecx        # 966-1058 of 2.6.12.1: writepage's buffer
+        je      6f                          # after the commit began): on BJ_None,
+        cmpl    $(BJ_NONE), %ecx            # BJ_SyncData or BJ_Locked it is stolen,
+        je      6f                          # else not journaled (no_journal: not in a
+        cmpl    $(BJ_LOCKED), %ecx          # run)
+        jne     9f
+6:      testl   $(1 << BH_Dirty), BH_STATE(%ebx)
+        jnz     9f                          # dirty: sync_dirty_buffer (writepage has
+        pushl   %esi                        # cleaned it: not in a run); unfile from commit
+        call    __journal_temp_unlink_buffer
+        addl    $4, %esp
+        movl    H_TRANSACTION(%edi), %eax   # b_transaction = handle->h_transaction, then
+        movl    %eax, JH_TRANSACTION(%esi)  # (1050-1057, on BJ_None now) filed as data
 4:      pushl   $(BJ_SYNCDATA)
         pushl   %eax
         pushl   %esi
@@ -718,3 +778,4 @@ journal_dirty_data:
         popl    %esi
         popl    %ebx
         ret
+9:      ud2
