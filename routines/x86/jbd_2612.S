@@ -7,8 +7,10 @@
  * fs/jbd/revoke.c (journal_cancel_revoke). Written for the book from those functions'
  * algorithms: their common paths, the first touch of a buffer by a running transaction,
  * and do_get_write_access's paths for a buffer a committing transaction holds (the wait on
- * BJ_Shadow, the frozen copy); the model's runs commit from the running transaction
- * (commit_meta_2612.S), so they do not reach those paths yet.
+ * BJ_Shadow, the frozen copy), which the paced runs reach once kjournald has locked the
+ * running transaction down (commit_meta_2612.S: journal_lock_down), and a new running
+ * transaction (start_this_handle) and writepage's buffer taken from the committing one
+ * (journal_dirty_data).
  *
  * What matters for the caches is what each touches, and every locked instruction the C
  * code executes is here (bit spin locks on bh->b_state, get_bh/put_bh, set/clear_bit):

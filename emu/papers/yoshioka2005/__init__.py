@@ -313,7 +313,10 @@ def kernel_facts(k):
             "meta_per_commit": k.meta_per_commit, "meta_every": k.meta_every,
             "meta_logged": logged,
             "meta_buffer_cycles": sum(k.meta_cycles) / logged if logged else 0.0,
-            "lockdown": dict(k.lockdown), "commit_state": k.commit_state()}
+            "lockdown": dict(k.lockdown), "commit_state": k.commit_state(),
+            "log_free": k._read(k.journal + ext3model.J["FREE"]),
+            "outstanding": max(k._read(t + ext3model.T["OUTSTANDING"])
+                               for t in k._transactions())}
 
 
 def kernel_profiles(**options):

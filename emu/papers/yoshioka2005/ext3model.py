@@ -117,16 +117,15 @@ ROUTINES = ("x86/spinlock_2612.S", "x86/jbd_2612.S", "x86/buffer_2612.S",
 
 LEFT_OUT = (
     "kmap_atomic of a highmem page (a PTE write and invlpg per page; the x86 model has no MMU)",
-    ("of kjournald's commit (paced writes only: its data loop a turn per page written, its "
-     "metadata a buffer at a time at the pace a 5 s interval's writes dirty it): the "
-     "lock-down and the switch to a new running transaction (the model commits from the "
-     "running one, holding a buffer's state lock from its log write to its checkpoint, so a "
-     "writer that meets it spins where 2.6.12's waits or makes a frozen copy), the "
-     "checkpoint's write-back and the log's space (log_do_checkpoint: a buffer leaving "
-     "the journal is marked dirty, but the model's metadata pages belong to no mapping, so "
-     "only their dirty bit is set and no writeback reaches them); the hot metadata "
-     "(inode table, group descriptors, bitmaps) is logged more often than once an interval, "
-     "the run's list of dirty metadata being short"),
+    ("of kjournald's commit (paced writes only: one commit, started in kjournald's first "
+     "pause (Kernel.commit_pending), its data loop a turn per page written, its metadata a "
+     "buffer at a time at the pace a 5 s interval's writes dirty it, not after its data as "
+     "2.6.12's phases order them): its end (the commit block of its last buffer, T_FINISHED, "
+     "the next commit 5 s on: the runs are shorter), the commit timer's list and a commit "
+     "forced by the log's space or the transaction's size (neither runs short in runs "
+     "this long), the checkpoint's write-back (log_do_checkpoint: a buffer leaving the "
+     "journal is marked dirty, but the model's metadata pages belong to no mapping, so only "
+     "their dirty bit is set and no writeback reaches them)"),
     ("the disk's own timing: its driver takes a request when it can grow no more "
      "(REQUEST_PAGES, an estimate) and its interrupt ends it a quarter of that many writes "
      "later (the mail's rate); kjournald's own writes end at once, on its CPU"),
