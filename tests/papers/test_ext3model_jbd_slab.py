@@ -2,6 +2,8 @@
 (routines/x86/jbd_2612.S, mm_2612.S; emu.papers.yoshioka2005.ext3model). Each expectation
 is worked out by hand from fs/jbd/journal.c, fs/jbd/transaction.c and mm/slab.c of
 2.6.12.1 (the comments cite the lines)."""
+from types import SimpleNamespace
+
 import pytest
 
 from emu.hw.faults import InstructionLimitExceeded
@@ -307,7 +309,7 @@ def test_the_commit_locks_the_running_transaction_down_and_waits_for_its_handles
 def test_the_first_handle_after_the_lock_down_makes_a_new_running_transaction():
     # transaction.c 96-139 and get_transaction 47-63: j_running_transaction NULL, so a
     # transaction_t from kmalloc (size-128: its CPU's array was empty, the cache grew by
-    # BATCHREFILL_LIMIT 16 objects), zeroed, tid j_transaction_sequence (2: the first was
+    # BATCHREFILL_LIMIT 16 objects and hands out the first), zeroed, tid j_transaction_sequence (2: the first was
     # 1), T_RUNNING, t_expires = jiffies (0) + j_commit_interval (5 s at HZ 1000), the
     # commit timer's expires the same; the handle starts on it
     k = e.Kernel("2.6.12", cpus=1, max_records=64)
@@ -320,7 +322,8 @@ def test_the_first_handle_after_the_lock_down_makes_a_new_running_transaction():
     k._word(((k.machine.stack_top - 1) & ~(e.KERNEL_STACK - 1)) + e.TI["TASK"], task)
     handle = k.machine.call("journal_start", j, 8).return_value
     new = k.running()
-    assert new != old and start <= new < start + 16 * 128 and (new - start) % 128 == 0
+    assert new == start                                     # a grown batch goes out in
+                                                            # address order (_slab_taken)
     assert k._read(ac + e.AC["AVAIL"]) == 15
     assert k._read(handle + e.H["TRANSACTION"]) == new
     assert (k._read(new + e.T["JOURNAL"]), k._read(new + e.T["TID"]),
@@ -379,5 +382,19 @@ def test_paced_writes_start_the_commit_and_the_writers_take_its_buffers_meanwhil
         assert k._read(jh + e.JH["FROZEN"])
     state = k.commit_state()
     assert state["committing"] == 6 and state["taken"] >= 2 and state["frozen"] >= 2
+    assert state["refiled"] == 0
+    # the commit logs the head of its t_buffers, the inode table's (commit.c phase 3 from
+    # the frozen copy, journal.c 307-312), and phase 7 (commit.c 713-800) frees the frozen
+    # copy, puts the buffer on the commit's checkpoint list and refiles it to the running
+    # transaction the writer took it for (transaction.c 2013-2042), jbddirty
+    jh = k._read(k.itable_bh + e.BH["PRIVATE"])
+    k.meta_per_commit = 6
+    k._commit_metadata(SimpleNamespace(call=k.machine.call), 0)    # a task stand-in
+    assert k._read(jh + e.JH["TRANSACTION"]) == k.running()
+    assert k._read(jh + e.JH["JLIST"]) == e.BJ["METADATA"]
+    assert k._read(jh + e.JH["NEXT_T"]) == 0 and k._read(jh + e.JH["FROZEN"]) == 0
+    assert k._read(jh + e.JH["CP_T"]) == k.committing
+    assert _bits(k, k.itable_bh, "JBDDirty", "Dirty", "State") == [True, False, False]
+    assert k.commit_state()["refiled"] == 1
     k.end_all_io()
     k.check()

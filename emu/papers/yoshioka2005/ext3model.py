@@ -1089,8 +1089,9 @@ class Kernel:
         committing transaction's lists; ``taken``: of those, the ones a writer has taken
         for the running transaction meanwhile (b_next_transaction, do_get_write_access);
         ``frozen``: with a frozen copy (b_frozen_data); ``running``: filed on the running
-        transaction (new to it, or refiled there by the commit's phase 7)."""
-        out = dict(committing=0, taken=0, frozen=0, running=0)
+        transaction (new to it, or refiled there by the commit's phase 7); ``refiled``: of
+        those, the ones the commit logged and refiled (on its checkpoint list)."""
+        out = dict(committing=0, taken=0, frozen=0, running=0, refiled=0)
         running = self.running()
         for _, bh in self._meta:
             jh = self._read(bh + BH["PRIVATE"])
@@ -1102,6 +1103,8 @@ class Kernel:
                 out["taken"] += bool(running) and self._read(jh + JH["NEXT_T"]) == running
             elif on and on == running and running != self.committing:
                 out["running"] += 1
+                out["refiled"] += bool(self.committing) and \
+                    self._read(jh + JH["CP_T"]) == self.committing
             out["frozen"] += bool(self._read(jh + JH["FROZEN"]))
         return out
 
