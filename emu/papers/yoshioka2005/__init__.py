@@ -303,7 +303,11 @@ def kernel_facts(k):
     buffers logged over the Kernel's paced writes and their cycles per buffer (all CPUs);
     the commit's lock-down (Kernel.lockdown: the handles open when it began, its cycles,
     the write per CPU it came after) and where the metadata buffers are at the end
-    (Kernel.commit_state)."""
+    (Kernel.commit_state), the log's free blocks and the most metadata buffers a
+    transaction holds ("outstanding": 2.6.12 counts a credit for each in
+    t_outstanding_credits; the model's journal_dirty_metadata does not take it from
+    h_buffer_credits, fs/jbd/transaction.c 1107-1116 of 2.6.12.1, as its journal_head has
+    no b_modified)."""
     turns = k.commit_turns[0]
     logged = sum(k.meta_turns)
     return {"pool_pages": k.pool_pages,
@@ -315,7 +319,7 @@ def kernel_facts(k):
             "meta_buffer_cycles": sum(k.meta_cycles) / logged if logged else 0.0,
             "lockdown": dict(k.lockdown), "commit_state": k.commit_state(),
             "log_free": k._read(k.journal + ext3model.J["FREE"]),
-            "outstanding": max(k._read(t + ext3model.T["OUTSTANDING"])
+            "outstanding": max(k._read(t + ext3model.T["NR_BUFFERS"])
                                for t in k._transactions())}
 
 
