@@ -782,7 +782,8 @@ class Kernel:
             self._poke(table, _words(REVOKE_HASH, 8, heads))
             tables.append(table)
         self._poke(j + J["REVOKE"], _words(tables[0], *tables))
-        self.committing = 0                 # the committing transaction, once locked down
+        self.committing = 0                 # the committing transaction, once locked down,
+        self.commit_logged = 0              # and the metadata buffers it has logged
 
     def running(self):
         """The journal's running transaction (0 between a lock-down and the next
@@ -1290,9 +1291,16 @@ class Kernel:
         """In CPU k's pause: kjournald logs one metadata buffer, the head of t_buffers
         (routines/x86/commit_meta_2612.S): phase 3 (a descriptor block first if it is a
         commit's first buffer), the log's writes ended on the disk, phases 4 and 5 (and
-        for a commit's last buffer the commit block, written), then phase 7."""
+        for a commit's last buffer the commit block, written), then phase 7. A commit
+        that kjournald has locked down (lock_down) begins at its first buffer and ends at
+        the one that empties its t_buffers; else the commits are meta_per_commit buffers
+        long."""
         n = self.meta_per_commit
-        flags = (self.meta_logged % n == 0) | (self.meta_logged % n == n - 1) << 1
+        if self.committing:
+            first, last = self.commit_logged == 0, len(self._metadata_list()) == 1
+        else:
+            first, last = self.meta_logged % n == 0, self.meta_logged % n == n - 1
+        flags = first | last << 1
         j, t = self.journal, self.transaction
         run = task.call("journal_write_metadata", j, t, flags)
         cycles = run.cycles
@@ -1301,6 +1309,7 @@ class Kernel:
             self.meta_cycles[k] += cycles
             return
         self.meta_logged += 1
+        self.commit_logged += bool(self.committing)
         self.meta_turns[k] += 1
         self._journal_io(task, k)
         run = task.call("journal_commit_written", j, t, jh, flags)
