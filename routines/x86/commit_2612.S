@@ -17,7 +17,8 @@
  * per page written, as many as the commits make over a run. The rest of the commit (the
  * metadata buffers' log writes, descriptor and commit blocks, the checkpoint lists: some two
  * hundred buffers per commit against the tens of thousands of data buffers) is
- * routines/x86/commit_meta_2612.S; the lock-down of the transaction is left out.
+ * routines/x86/commit_meta_2612.S, with the lock-down that makes the transaction the
+ * committing one (journal_lock_down).
  * submit_bh is the block layer's (routines/x86/block_2612.S).
  * Calling convention: cdecl; ebx, esi, edi, ebp preserved. Offsets: the equates
  * emu/papers/yoshioka2005/ext3model.py puts in front.

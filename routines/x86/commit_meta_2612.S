@@ -17,8 +17,8 @@
  *   journal_write_metadata(journal, transaction, flags): phase 3 for the buffer (flags
  *     bit 0: the commit's first, so a descriptor block first, written ahead of it as
  *     wbuf[0] is, though its later tags are added after: 2.6.12 writes the batch at the end;
- *     bit 1: its last, so the descriptor's last tag); returns its journal_head, its state
- *     lock held, or 0 if t_buffers is empty;
+ *     bit 1: its last, so the descriptor's last tag); returns its journal_head, or 0 if
+ *     t_buffers is empty;
  *   journal_commit_written(journal, transaction, jh, flags): phases 4 and 5 (the temporary
  *     buffer freed, the original filed BJ_Forget; the descriptor unfiled), and for the last
  *     buffer phase 6's commit block submitted;
@@ -26,13 +26,12 @@
  *     phase 7 for the buffer: its committed copy freed (the bitmaps' undo copy: the next
  *     journal_get_undo_access makes it afresh), off any older checkpoint list and onto this
  *     commit's, unfiled (b_transaction NULL: the next write files it again).
- * The model's commit runs on the running transaction (one transaction_t), so the buffer's
- * state lock is held from phase 3 to phase 7: a writer that reaches the buffer meanwhile
- * spins on it, where 2.6.12's waits for BH_Unshadow in do_get_write_access, or makes a
- * frozen copy of a buffer the committing transaction holds (left out; the frozen copy
- * made here is journal_write_metadata_buffer's own, for a block whose first word is the
- * journal's magic number). The committing transaction's t_outstanding_credits-- is left
- * out (the running transaction's count here). journal_bmap is the identity (the log contiguous on the disk);
+ * The transaction is the committing one (journal_lock_down below made it so; the writers
+ * run on a new running transaction), and each phase takes the buffer's state lock as
+ * 2.6.12 does, only for its own work: a writer that reaches a buffer under commit gets a
+ * frozen copy of it (do_get_write_access, jbd_2612.S) or, while the log write is under
+ * way (BJ_Shadow), waits; phase 7 refiles a buffer a writer took meanwhile to the running
+ * transaction (__journal_refile_buffer). journal_bmap is the identity (the log contiguous on the disk);
  * __getblk of a log block is the journal's control buffer for it (J_C_CTL: descriptor,
  * commit); a buffer leaving the journal is marked dirty (__journal_temp_unlink_buffer), but
  * the model's metadata pages belong to no mapping (the block device's tree does not hold
@@ -48,6 +47,98 @@
         .equ    JFS_FLAG_LAST_TAG, 8
         .equ    JOURNAL_HEADER, 12          # sizeof(journal_header_t)
         .equ    BLOCK_TAG, 8                # sizeof(journal_block_tag_t)
+
+/* journal_lock_down(journal) -> the committing transaction: journal_commit_transaction's
+ * first job (fs/jbd/commit.c 205-294 of 2.6.12.1): under j_state_lock the running
+ * transaction is locked down (T_LOCKED: a journal_start now waits, transaction.c 147-156),
+ * its open handles are waited for (t_updates to 0 under t_handle_lock; the schedule() on
+ * j_wait_updates is the model's CPU waiting, both locks released, as start_this_handle's
+ * wait), its t_reserved_list found empty (each of the runs' handles dirties what it
+ * reserved), the checkpoint list cleaned (checkpoint.c 468-475: the model links no
+ * transaction on j_checkpoint_transactions, so the walk ends at once), the revoke table
+ * switched (revoke.c 480-491: the other table's 256 hash heads emptied), and the
+ * transaction made the committing one (T_FLUSH, j_running_transaction NULL: the next
+ * journal_start makes a new running transaction, t_log_start = j_head), the waiters on
+ * j_wait_transaction_locked woken. b_modified (306-311) is not in the model's
+ * journal_head. */
+        .globl  journal_lock_down
+journal_lock_down:
+        pushl   %ebx
+        pushl   %esi
+        pushl   %edi
+        movl    16(%esp), %esi              # journal
+        movl    J_RUNNING(%esi), %ebx       # commit_transaction = j_running_transaction
+        testl   %ebx, %ebx                  # J_ASSERTs: a running transaction, no commit
+        jz      9f                          # under way, T_RUNNING
+        cmpl    $0, J_COMMITTING(%esi)
+        jne     9f
+        cmpl    $0, T_STATE(%ebx)
+        jne     9f
+        leal    J_STATE_LOCK(%esi), %eax
+        pushl   %eax                        # 8(%esp) below: &j_state_lock
+        call    _spin_lock
+        movl    $1, T_STATE(%ebx)           # t_state = T_LOCKED
+        leal    T_HANDLE_LOCK(%ebx), %eax
+        pushl   %eax                        # (%esp): &t_handle_lock
+        call    _spin_lock
+1:      cmpl    $0, T_UPDATES(%ebx)         # while (t_updates)
+        je      3f
+        call    _spin_unlock                # t_handle_lock, j_state_lock released,
+        pushl   4(%esp)                     # schedule(): the CPU waits for the last
+        call    _spin_unlock                # journal_stop
+        addl    $4, %esp
+2:      pause
+        cmpl    $0, T_UPDATES(%ebx)
+        jne     2b
+        pushl   4(%esp)
+        call    _spin_lock
+        addl    $4, %esp
+        call    _spin_lock
+        jmp     1b
+3:      call    _spin_unlock                # t_handle_lock
+        addl    $4, %esp
+        movl    T_OUTSTANDING(%ebx), %eax   # J_ASSERT(t_outstanding_credits <=
+        cmpl    J_MAX_BUFFERS(%esi), %eax   # j_max_transaction_buffers)
+        ja      9f
+        cmpl    $0, T_RESERVED(%ebx)        # t_reserved_list: empty in the runs
+        jne     9f
+        leal    J_LIST_LOCK(%esi), %eax     # __journal_clean_checkpoint_list
+        pushl   %eax
+        call    _spin_lock
+        cmpl    $0, J_CHECKPOINT_TRANSACTIONS(%esi)
+        jne     9f                          # none linked in the model
+        call    _spin_unlock
+        addl    $4, %esp
+        movl    J_REVOKE(%esi), %eax        # journal_switch_revoke_table
+        movl    J_REVOKE_TABLE(%esi), %ecx
+        cmpl    %ecx, %eax
+        jne     4f
+        movl    J_REVOKE_TABLE+4(%esi), %ecx
+4:      movl    %ecx, J_REVOKE(%esi)
+        movl    RT_HASH_SIZE(%ecx), %edx
+        movl    RT_HASH_TABLE(%ecx), %edi
+5:      movl    %edi, (%edi)                # INIT_LIST_HEAD(&hash_table[i])
+        movl    %edi, 4(%edi)
+        addl    $8, %edi
+        decl    %edx
+        jnz     5b
+        movl    $3, T_STATE(%ebx)           # t_state = T_FLUSH
+        movl    %ebx, J_COMMITTING(%esi)    # j_committing_transaction = commit_transaction
+        movl    $0, J_RUNNING(%esi)         # j_running_transaction = NULL
+        movl    J_HEAD(%esi), %eax          # t_log_start = j_head
+        movl    %eax, T_LOG_START(%ebx)
+        leal    J_WAIT_TRANSACTION_LOCKED(%esi), %eax
+        pushl   %eax                        # wake_up(&j_wait_transaction_locked)
+        call    __wake_up
+        addl    $4, %esp
+        call    _spin_unlock                # j_state_lock
+        addl    $4, %esp
+        movl    %ebx, %eax
+        popl    %edi
+        popl    %esi
+        popl    %ebx
+        ret
+9:      ud2
 
         .globl  journal_write_metadata
 journal_write_metadata:
@@ -66,7 +157,7 @@ journal_write_metadata:
         testl   %esi, %esi
         jz      8f
         movl    JH_BH(%esi), %ebx           # bh_in
-        pushl   %ebx                        # jbd_lock_bh_state(bh_in), held to phase 7
+        pushl   %ebx                        # jbd_lock_bh_state(bh_in), to the end of phase 3
         call    jbd_lock_state
         addl    $4, %esp
         cmpl    JH_TRANSACTION(%esi), %edi  # still on t_buffers (a writer cannot take it
@@ -152,7 +243,8 @@ journal_write_metadata:
         jz      5f
         movl    J_C_TAG(%ebp), %edx
         orl     $(JFS_FLAG_LAST_TAG << 24), 4(%edx)
-5:      movl    %esi, %eax                  # the buffer logged, its state lock held
+5:      lock btrl $(BH_State), BH_STATE(%ebx)   # jbd_unlock_bh_state(bh_in): 2.6.12 holds
+        movl    %esi, %eax                  # it only inside journal_write_metadata_buffer
 8:      popl    %ebp
         popl    %edi
         popl    %esi
@@ -197,7 +289,7 @@ journal_end_buffer_io_sync:
  * a temporary buffer head for the log block, over the frozen copy if there is one, else
  * over the buffer's own data (no copy), unless its first word is the journal's magic
  * number (then a frozen copy, escaped); the original filed BJ_Shadow, the new one BJ_IO.
- * Called with bh_in's state lock held (the model's commit holds it to phase 7). */
+ * Called with bh_in's state lock held (journal_write_metadata's). */
         .globl  journal_write_metadata_buffer
 journal_write_metadata_buffer:
         pushl   %ebx
@@ -496,16 +588,11 @@ journal_commit_written:
         jne     9f
         movl    JH_BH(%esi), %ebx
         lock btrl $(BH_JWrite), BH_STATE(%ebx)
-        leal    J_LIST_LOCK(%ebp), %eax     # journal_file_buffer(jh, BJ_Forget): its state
-        pushl   %eax                        # lock held
-        call    _spin_lock
-        pushl   $(BJ_FORGET)
-        pushl   %edi
+        pushl   $(BJ_FORGET)                # journal_file_buffer(jh, commit_transaction,
+        pushl   %edi                        # BJ_Forget): its state lock and j_list_lock
         pushl   %esi
-        call    __journal_file_buffer
+        call    journal_file_buffer
         addl    $12, %esp
-        call    _spin_unlock
-        addl    $4, %esp
         pushl   %ebx                        # wake_up_bit(BH_Unshadow)
         call    wake_up_bit
         call    __brelse
@@ -561,9 +648,9 @@ journal_commit_written:
 
 /* journal_commit_finish(journal, transaction, jh, flags): the commit block released (its
  * getblk's reference, its journal_head) for the last buffer; then phase 7 for the buffer
- * on t_forget: its committed copy freed (the frozen one, if any, becomes it), off its old
- * checkpoint list, onto this transaction's (it is jbddirty), unfiled; its state lock,
- * taken in journal_write_metadata, released */
+ * on t_forget, under its state lock and j_list_lock: its committed copy freed (the frozen
+ * one, if any, becomes it), off its old checkpoint list, onto this transaction's (it is
+ * jbddirty), refiled (unfiled, or moved to the transaction a writer took it for) */
         .globl  journal_commit_finish
 journal_commit_finish:
         pushl   %ebx
@@ -586,6 +673,9 @@ journal_commit_finish:
         cmpl    28(%esp), %esi
         jne     9f
         movl    JH_BH(%esi), %ebx
+        pushl   %ebx                        # jbd_lock_bh_state(bh)
+        call    jbd_lock_state
+        addl    $4, %esp
         movl    JH_COMMITTED(%esi), %eax    # undo-protected committed data: freed
         testl   %eax, %eax
         jz      2f

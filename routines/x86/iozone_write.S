@@ -91,6 +91,9 @@ sys_call_table:
 ext3_ordered_aops:
         .long   ext3_ordered_writepage, 0, 0, 0, 0, 0, ext3_prepare_write
         .long   ext3_ordered_commit_write
+        .globl  size128_cache
+size128_cache:
+        .long   0
         .text
 
 /* Fifteen one-byte nops after the data: emu.cost reads loaded code by a linear disassembly

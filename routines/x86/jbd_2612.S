@@ -7,8 +7,10 @@
  * fs/jbd/revoke.c (journal_cancel_revoke). Written for the book from those functions'
  * algorithms: their common paths, the first touch of a buffer by a running transaction,
  * and do_get_write_access's paths for a buffer a committing transaction holds (the wait on
- * BJ_Shadow, the frozen copy); the model's runs commit from the running transaction
- * (commit_meta_2612.S), so they do not reach those paths yet.
+ * BJ_Shadow, the frozen copy), which the paced runs reach once kjournald has locked the
+ * running transaction down (commit_meta_2612.S: journal_lock_down), and a new running
+ * transaction (start_this_handle) and writepage's buffer taken from the committing one
+ * (journal_dirty_data).
  *
  * What matters for the caches is what each touches, and every locked instruction the C
  * code executes is here (bit spin locks on bh->b_state, get_bh/put_bh, set/clear_bit):
@@ -163,8 +165,11 @@ journal_start:
         popl    %ebx
         ret
 
-/* start_this_handle(journal, handle): join the running transaction under j_state_lock and
- * t_handle_lock, taking the handle's credits. */
+/* start_this_handle(journal, handle) (fs/jbd/transaction.c 80-220 of 2.6.12.1): join the
+ * running transaction under j_state_lock and t_handle_lock, taking the handle's credits;
+ * with no running transaction (the commit has just locked the last one down and made it the
+ * committing one), a new one (96-105, 132-139: jbd_kmalloc with the lock released, then
+ * get_transaction under it). */
         .globl  start_this_handle
 start_this_handle:
         pushl   %ebx
@@ -186,7 +191,9 @@ start_this_handle:
         cmpl    $0, J_BARRIER_COUNT(%esi)   # journal locked for a barrier?
         jne     9f
         movl    J_RUNNING(%esi), %ebx       # transaction = journal->j_running_transaction
-        cmpl    $1, T_STATE(%ebx)           # T_LOCKED: locked down for commit (transaction.c
+        testl   %ebx, %ebx
+        jz      20f                         # none: alloc_transaction
+13:     cmpl    $1, T_STATE(%ebx)           # T_LOCKED: locked down for commit (transaction.c
         jne     12f                         # 147-156): unlock, wait until the commit lets
         leal    J_STATE_LOCK(%esi), %eax    # it go (schedule() on j_wait_transaction_locked:
         pushl   %eax                        # the model's CPU waits), then start again
@@ -227,6 +234,48 @@ start_this_handle:
         popl    %esi
         popl    %ebx
         ret
+20:     leal    J_STATE_LOCK(%esi), %eax    # alloc_transaction (96-105): unlock, then
+        pushl   %eax                        # new_transaction = jbd_kmalloc(sizeof
+        call    _spin_unlock                # (transaction_t)): kmalloc's size-128 cache
+        addl    $4, %esp
+        pushl   size128_cache
+        call    kmem_cache_alloc
+        addl    $4, %esp
+        movl    %eax, %ebx                  # memset(new_transaction, 0, sizeof(*...))
+        pushl   %edi
+        movl    %eax, %edi
+        movl    $(TRANSACTION_SIZE / 4), %ecx
+        xorl    %eax, %eax
+        rep stosl
+        popl    %edi
+        leal    J_STATE_LOCK(%esi), %eax    # repeat: spin_lock(&journal->j_state_lock)
+        pushl   %eax
+        call    _spin_lock
+        addl    $4, %esp
+        cmpl    $0, J_RUNNING(%esi)
+        jne     21f
+        movl    %esi, T_JOURNAL(%ebx)       # get_transaction (47-63): t_journal,
+        movl    $0, T_STATE(%ebx)           # T_RUNNING, t_tid = j_transaction_sequence++,
+        movl    J_TRANSACTION_SEQUENCE(%esi), %eax
+        movl    %eax, T_TID(%ebx)
+        incl    J_TRANSACTION_SEQUENCE(%esi)
+        movl    jiffies, %eax               # t_expires = jiffies + j_commit_interval
+        addl    J_COMMIT_INTERVAL(%esi), %eax
+        movl    %eax, T_EXPIRES(%ebx)
+        movl    $1, T_HANDLE_LOCK(%ebx)     # spin_lock_init(&t_handle_lock)
+        movl    J_COMMIT_TIMER(%esi), %ecx  # j_commit_timer->expires (add_timer's list
+        movl    %eax, TIMER_EXPIRES(%ecx)   # insertion left out)
+        movl    %ebx, J_RUNNING(%esi)       # j_running_transaction = transaction
+        jmp     13b
+21:     leal    J_STATE_LOCK(%esi), %eax    # another CPU made one meanwhile: this one is
+        pushl   %eax                        # freed (2.6.12 frees it at out:, after the
+        call    _spin_unlock                # handle has started; here before it repeats)
+        addl    $4, %esp
+        pushl   %ebx
+        pushl   size128_cache
+        call    kmem_cache_free
+        addl    $8, %esp
+        jmp     10b
 9:      ud2                                 # a path the runs never take (abort, barrier, log space)
 
 /* journal_stop(handle): nested, h_ref - 1; else give back the unused credits, leave the
@@ -280,6 +329,25 @@ journal_stop:
         ret
 9:      ud2
 
+/* jlist_head T, LIST1, BJ1, LIST2, BJ2, COUNT, FOUND, OTHER: the list head in transaction
+ * T (a register) of b_jlist eax, into ecx, as __journal_file_buffer's and
+ * __journal_temp_unlink_buffer's switch finds it: LIST1 and LIST2 tested first (each
+ * caller keeps its own order), then t_buffers (BJ_Metadata), whose t_nr_buffers COUNT
+ * moves (incl when filing, decl when unlinking); then to FOUND, or to OTHER for the
+ * commit's lists (jbd_list_offset). */
+        .macro  jlist_head T, LIST1, BJ1, LIST2, BJ2, COUNT, FOUND, OTHER
+        leal    \LIST1(\T), %ecx
+        cmpl    $(\BJ1), %eax
+        je      \FOUND
+        leal    \LIST2(\T), %ecx
+        cmpl    $(\BJ2), %eax
+        je      \FOUND
+        cmpl    $(BJ_METADATA), %eax
+        jne     \OTHER
+        leal    T_BUFFERS(\T), %ecx        # BJ_Metadata
+        \COUNT  T_NR_BUFFERS(\T)
+        .endm
+
 /* __journal_file_buffer(jh, transaction, jlist) (fs/jbd/transaction.c 1922-1991 of
  * 2.6.12.1): file the buffer on one of the transaction's lists (called with j_list_lock
  * and the bh state lock held). A buffer filed as journaled metadata (BJ_Metadata,
@@ -322,16 +390,7 @@ __journal_file_buffer:
 1:      movl    %edi, JH_TRANSACTION(%esi)  # jh->b_transaction = transaction
         cmpl    $(BJ_NONE), %eax
         je      8f
-        leal    T_SYNC_DATA(%edi), %ecx     # the list of jlist
-        cmpl    $(BJ_SYNCDATA), %eax
-        je      2f
-        leal    T_RESERVED(%edi), %ecx
-        cmpl    $(BJ_RESERVED), %eax
-        je      2f
-        cmpl    $(BJ_METADATA), %eax
-        jne     7f
-        leal    T_BUFFERS(%edi), %ecx       # BJ_Metadata
-        incl    T_NR_BUFFERS(%edi)
+        jlist_head %edi, T_SYNC_DATA, BJ_SYNCDATA, T_RESERVED, BJ_RESERVED, incl, 2f, 7f
 2:      movl    (%ecx), %edx                # __blist_add_buffer(list, jh)
         testl   %edx, %edx
         jnz     3f
@@ -375,16 +434,7 @@ __journal_temp_unlink_buffer:
         movl    JH_JLIST(%esi), %eax
         cmpl    $(BJ_NONE), %eax
         je      6f
-        leal    T_RESERVED(%edx), %ecx
-        cmpl    $(BJ_RESERVED), %eax
-        je      1f
-        leal    T_SYNC_DATA(%edx), %ecx
-        cmpl    $(BJ_SYNCDATA), %eax
-        je      1f
-        cmpl    $(BJ_METADATA), %eax
-        jne     4f
-        leal    T_BUFFERS(%edx), %ecx       # BJ_Metadata
-        decl    T_NR_BUFFERS(%edx)
+        jlist_head %edx, T_RESERVED, BJ_RESERVED, T_SYNC_DATA, BJ_SYNCDATA, decl, 1f, 4f
 1:      cmpl    (%ecx), %esi                # __blist_del_buffer(list, jh)
         jne     2f
         movl    JH_TNEXT(%esi), %eax
@@ -700,7 +750,20 @@ journal_dirty_data:
         je      4f
         cmpl    JH_TRANSACTION(%esi), %eax  # ours already (a rewrite): nothing to do
         je      5f
-        ud2                                 # an older transaction's: not in a run
+        movl    JH_JLIST(%esi), %ecx        # the committing transaction's (transaction.c
+        cmpl    $(BJ_SYNCDATA), %ecx        # 966-1058 of 2.6.12.1: writepage's buffer
+        je      6f                          # after the commit began): on BJ_None,
+        cmpl    $(BJ_NONE), %ecx            # BJ_SyncData or BJ_Locked it is stolen,
+        je      6f                          # else not journaled (no_journal: not in a
+        cmpl    $(BJ_LOCKED), %ecx          # run)
+        jne     9f
+6:      testl   $(1 << BH_Dirty), BH_STATE(%ebx)
+        jnz     9f                          # dirty: sync_dirty_buffer (writepage has
+        pushl   %esi                        # cleaned it: not in a run); unfile from commit
+        call    __journal_temp_unlink_buffer
+        addl    $4, %esp
+        movl    H_TRANSACTION(%edi), %eax   # b_transaction = handle->h_transaction, then
+        movl    %eax, JH_TRANSACTION(%esi)  # (1050-1057, on BJ_None now) filed as data
 4:      pushl   $(BJ_SYNCDATA)
         pushl   %eax
         pushl   %esi
@@ -717,3 +780,4 @@ journal_dirty_data:
         popl    %esi
         popl    %ebx
         ret
+9:      ud2

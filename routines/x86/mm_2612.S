@@ -57,6 +57,25 @@ kmem_cache_alloc:
         call    cache_grow                  # a new slab, and the retry's batch from it
         jmp     1b
 
+/* slab_ring_copy RING, OTHER, COUNT: COUNT words from (%esi) to (%edi), one at a time,
+ * RING being the pointer that walks the slab lists' stand-in (the ring of pointers from
+ * KC_FREE_BASE to KC_FREE_END of the cache in ebx) and wraps at its end, OTHER the plain
+ * array's; eax is clobbered and COUNT ends at 0. cache_alloc_refill takes from the ring's
+ * head, free_block (cache_flusharray) gives to its tail. */
+        .macro  slab_ring_copy RING, OTHER, COUNT
+.Lslab_ring_word\@:
+        movl    (%esi), %eax
+        movl    %eax, (%edi)
+        addl    $4, \OTHER
+        addl    $4, \RING
+        cmpl    KC_FREE_END(%ebx), \RING
+        jb      .Lslab_ring_on\@
+        movl    KC_FREE_BASE(%ebx), \RING
+.Lslab_ring_on\@:
+        decl    \COUNT
+        jnz     .Lslab_ring_word\@
+        .endm
+
 /* cache_alloc_refill (mm/slab.c 1994-2088): under cachep->spinlock, a batch (batchcount,
  * BATCHREFILL_LIMIT 16 while the array is untouched) from the top of the shared array, else
  * from the slab lists (the stand-in: a FIFO of the objects free_block gave back, oldest
@@ -105,15 +124,7 @@ cache_alloc_refill:
         jz      6f
         leal    AC_ENTRY(%ecx), %edi
         movl    KC_FREE_HEAD(%ebx), %esi
-5:      movl    (%esi), %eax                # ac_entry(ac)[ac->avail++] = the oldest
-        movl    %eax, (%edi)
-        addl    $4, %edi
-        addl    $4, %esi
-        cmpl    KC_FREE_END(%ebx), %esi
-        jb      7f
-        movl    KC_FREE_BASE(%ebx), %esi
-7:      decl    %edx
-        jnz     5b
+        slab_ring_copy %esi, %edi, %edx     # ac_entry(ac)[ac->avail++] = the oldest
         movl    %esi, KC_FREE_HEAD(%ebx)
 6:      leal    KC_LOCK(%ebx), %eax
         pushl   %eax
@@ -250,15 +261,7 @@ cache_flusharray:
         leal    AC_ENTRY(%ecx), %esi
         movl    KC_FREE_TAIL(%ebx), %edi
         movl    %edx, %ecx
-4:      movl    (%esi), %eax
-        movl    %eax, (%edi)
-        addl    $4, %esi
-        addl    $4, %edi
-        cmpl    KC_FREE_END(%ebx), %edi
-        jb      6f
-        movl    KC_FREE_BASE(%ebx), %edi
-6:      decl    %ecx
-        jnz     4b
+        slab_ring_copy %edi, %esi, %ecx     # onto the ring's tail
         movl    %edi, KC_FREE_TAIL(%ebx)
 5:      pushl   %edx
         leal    KC_LOCK(%ebx), %eax

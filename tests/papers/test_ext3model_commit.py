@@ -169,3 +169,20 @@ def test_one_cpu_takes_the_disks_interrupts_unless_each_takes_its_own(irq_cpu, t
     k.check()
     with pytest.raises(ValueError, match="irq_cpu"):
         e.Kernel("2.6.12", cpus=2, irq_cpu=2)
+
+
+def test_a_locked_down_commit_ends_with_a_commit_block_after_its_last_buffer():
+    # the transaction the first four writes made, locked down: its four buffers are its
+    # whole commit whatever the interval's estimate (100 here): a descriptor before the
+    # first, the commit block after the fourth (journal_next_log_block six times)
+    k = _logged_kernel()
+    k.lock_down()
+    k.meta_per_commit = 100
+    for _ in range(4):
+        k._commit_metadata(_Here(k), 0)
+    assert k.commit_logged == 4 and k._metadata_list() == []
+    assert k._read(k.journal + e.J["HEAD"]) == e.LOG_START + 6
+    commit = k._read(k.journal + e.J["C_CTL"] + 4)
+    cdata = k._read(commit + e.BH["DATA"])
+    assert k.machine.read(cdata, 4) == MAGIC and _be(k, cdata + 4) == 2
+    assert k._read(commit + e.BH["BLOCKNR"]) == e.LOG_START + 5

@@ -2,6 +2,8 @@
 (routines/x86/jbd_2612.S, mm_2612.S; emu.papers.yoshioka2005.ext3model). Each expectation
 is worked out by hand from fs/jbd/journal.c, fs/jbd/transaction.c and mm/slab.c of
 2.6.12.1 (the comments cite the lines)."""
+from types import SimpleNamespace
+
 import pytest
 
 from emu.hw.faults import InstructionLimitExceeded
@@ -265,3 +267,134 @@ def test_refiling_a_buffer_a_later_transaction_took_moves_it_there():
     assert k._read(gd + e.JH["TRANSACTION"]) == 0 and k._read(gd + e.JH["JLIST"]) == 0
     assert _bits(k, k.gd_bh, "JBDDirty", "Dirty") == [False, True]
     assert k._read(old + e.T["NR_BUFFERS"]) == buffers - 2
+
+
+def _spin_free(k, address):
+    return k._read(address, 1) == e.SPIN_FREE
+
+
+def test_the_commit_locks_the_running_transaction_down_and_waits_for_its_handles():
+    # commit.c 214-231 of 2.6.12.1: T_LOCKED under j_state_lock; with a handle open
+    # (t_updates 1) both locks are let go while kjournald waits
+    k = e.Kernel("2.6.12", cpus=1, max_records=64)
+    k.write_records(1)
+    j, t = k.journal, k.transaction
+    k._word(t + e.T["UPDATES"], 1)
+    with pytest.raises(InstructionLimitExceeded):
+        k.machine.call("journal_lock_down", j, limit=20_000)
+    assert k._read(t + e.T["STATE"]) == e.T_STATES["LOCKED"]
+    assert _spin_free(k, j + e.J["STATE_LOCK"]) and _spin_free(k, t + e.T["HANDLE_LOCK"])
+    assert k.running() == t and k._read(j + e.J["COMMITTING"]) == 0
+    # the handle gone (and the call that never returned started again): 289-294, the
+    # transaction is the committing one, none runs; revoke.c 480-491: j_revoke the other
+    # table, its 256 heads emptied (they held stale links here)
+    k._word(t + e.T["UPDATES"], 0)
+    k._word(t + e.T["STATE"], e.T_STATES["RUNNING"])
+    other = k._read(j + e.J["REVOKE_TABLE"] + 4)
+    heads = k._read(other + e.RT["HASH_TABLE"])
+    k.machine.write(heads, b"\xab" * 8 * e.REVOKE_HASH)
+    head = k._read(j + e.J["HEAD"])
+    k.lock_down()
+    assert k._read(t + e.T["STATE"]) == e.T_STATES["FLUSH"]
+    assert k._read(j + e.J["COMMITTING"]) == t and k.running() == 0 and k.committing == t
+    assert k._read(t + e.T["LOG_START"]) == head
+    assert k._read(j + e.J["REVOKE"]) == other
+    assert all(k._read(heads + 8 * i) == k._read(heads + 8 * i + 4) == heads + 8 * i
+               for i in range(e.REVOKE_HASH))
+    assert _spin_free(k, j + e.J["STATE_LOCK"]) and _spin_free(k, j + e.J["LIST_LOCK"])
+    with pytest.raises(RuntimeError, match="under way"):
+        k.lock_down()
+
+
+def test_the_first_handle_after_the_lock_down_makes_a_new_running_transaction():
+    # transaction.c 96-139 and get_transaction 47-63: j_running_transaction NULL, so a
+    # transaction_t from kmalloc (size-128: its CPU's array was empty, the cache grew by
+    # BATCHREFILL_LIMIT 16 objects and hands out the first), zeroed, tid j_transaction_sequence (2: the first was
+    # 1), T_RUNNING, t_expires = jiffies (0) + j_commit_interval (5 s at HZ 1000), the
+    # commit timer's expires the same; the handle starts on it
+    k = e.Kernel("2.6.12", cpus=1, max_records=64)
+    k.write_records(1)
+    j, old = k.journal, k.transaction
+    k.lock_down()
+    ac = k._read(k.caches["size128_cache"] + e.KC["ARRAY"])
+    start = k._read(ac + e.AC["START"])
+    task = k._alloc(e.TASK_SIZE)                            # the call's current task
+    k._word(((k.machine.stack_top - 1) & ~(e.KERNEL_STACK - 1)) + e.TI["TASK"], task)
+    handle = k.machine.call("journal_start", j, 8).return_value
+    new = k.running()
+    assert new == start                                     # a grown batch goes out in
+                                                            # address order (_slab_taken)
+    assert k._read(ac + e.AC["AVAIL"]) == 15
+    assert k._read(handle + e.H["TRANSACTION"]) == new
+    assert (k._read(new + e.T["JOURNAL"]), k._read(new + e.T["TID"]),
+            k._read(new + e.T["STATE"])) == (j, 2, e.T_STATES["RUNNING"])
+    assert k._read(j + e.J["TRANSACTION_SEQUENCE"]) == 3
+    assert k._read(new + e.T["EXPIRES"]) == 5000
+    assert k._read(k._read(j + e.J["COMMIT_TIMER"]) + e.TIMER["EXPIRES"]) == 5000
+    assert k._read(new + e.T["UPDATES"]) == 1 and k._read(old + e.T["UPDATES"]) == 0
+    assert _spin_free(k, new + e.T["HANDLE_LOCK"]) and _spin_free(k, j + e.J["STATE_LOCK"])
+    for name in ("BUFFERS", "SYNC_DATA", "NR_BUFFERS", "FORGET", "CHECKPOINT"):
+        assert k._read(new + e.T[name]) == 0, name
+
+
+def test_writepage_steals_its_buffer_from_the_committing_transactions_data_list():
+    # transaction.c 966-1058: pdflush's ext3_ordered_writepage meets its buffer on the
+    # committing transaction's t_sync_datalist, clean (block_write_full_page took the dirty
+    # bit): off that list, filed on the running transaction's as BJ_SyncData
+    k = e.Kernel("2.6.12", cpus=1, max_records=64)
+    k.write_records(2)
+    old = k.transaction
+    k.lock_down()
+    mapping = k.files[0]["mapping"]
+    page, bh, jh = _written(k)
+    second = _written(k, 1)[2]
+    assert k._read(old + e.T["SYNC_DATA"]) == jh
+    assert k.machine.call("pdflush_writeback", k.pdflush[0], mapping,
+                          e.FIRST_INDEX).return_value == 1
+    new = k.running()
+    assert k._read(jh + e.JH["TRANSACTION"]) == new
+    assert k._read(jh + e.JH["JLIST"]) == e.BJ["SYNCDATA"]
+    assert k._read(new + e.T["SYNC_DATA"]) == jh
+    assert k._read(jh + e.JH["TNEXT"]) == k._read(jh + e.JH["TPREV"]) == jh
+    assert k._read(old + e.T["SYNC_DATA"]) == second        # the other stays for the commit
+    assert k._read(second + e.JH["TNEXT"]) == second
+    k.end_all_io()
+    facts = k.check()
+    assert facts["sync_datalist"] == facts["data_jh"] == 2
+
+
+def test_paced_writes_start_the_commit_and_the_writers_take_its_buffers_meanwhile():
+    # kjournald's first pause (CPU 0, after write 5) locks the transaction down with the
+    # metadata the first four writes dirtied (the inode table's, the group descriptors',
+    # each file's bitmap and indirect block: 2 + 2 x 2); the writers' next writes take the
+    # inode table's and the group descriptors' buffers for the new running transaction:
+    # do_get_write_access makes each a frozen copy (BJ_Metadata on the committing one)
+    k = e.Kernel("2.6.12", cpus=2, max_records=256)
+    k.write_records(4)
+    k.commit_pending = True
+    k.paced_writes(3, 300_000)
+    assert k.lockdown["cpu"] == 0 and k.lockdown["write"] == 5 and not k.commit_pending
+    assert k.committing == k.transaction and k.running() not in (0, k.transaction)
+    for bh in (k.itable_bh, k.gd_bh):
+        jh = k._read(bh + e.BH["PRIVATE"])
+        assert k._read(jh + e.JH["TRANSACTION"]) == k.committing
+        assert k._read(jh + e.JH["NEXT_T"]) == k.running()
+        assert k._read(jh + e.JH["FROZEN"])
+    state = k.commit_state()
+    assert state["committing"] == 6 and state["taken"] >= 2 and state["frozen"] >= 2
+    assert state["refiled"] == 0
+    # the commit logs the head of its t_buffers, the inode table's (commit.c phase 3 from
+    # the frozen copy, journal.c 307-312), and phase 7 (commit.c 713-800) frees the frozen
+    # copy, puts the buffer on the commit's checkpoint list and refiles it to the running
+    # transaction the writer took it for (transaction.c 2013-2042), jbddirty
+    jh = k._read(k.itable_bh + e.BH["PRIVATE"])
+    k.meta_per_commit = 6
+    k._commit_metadata(SimpleNamespace(call=k.machine.call), 0)    # a task stand-in
+    assert k._read(jh + e.JH["TRANSACTION"]) == k.running()
+    assert k._read(jh + e.JH["JLIST"]) == e.BJ["METADATA"]
+    assert k._read(jh + e.JH["NEXT_T"]) == 0 and k._read(jh + e.JH["FROZEN"]) == 0
+    assert k._read(jh + e.JH["CP_T"]) == k.committing
+    assert _bits(k, k.itable_bh, "JBDDirty", "Dirty", "State") == [True, False, False]
+    assert k.commit_state()["refiled"] == 1
+    k.end_all_io()
+    k.check()

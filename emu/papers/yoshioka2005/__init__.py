@@ -83,7 +83,7 @@ COMMIT_META_SYMBOLS = ("journal_write_metadata", "journal_submit_buffer",
                        "journal_file_buffer", "journal_unfile_buffer", "__journal_unfile_buffer",
                        "jbd_lock_state", "journal_next_log_block",
                        "journal_get_descriptor_buffer", "journal_commit_written",
-                       "journal_commit_finish", "free_buffer_head")
+                       "journal_commit_finish", "free_buffer_head", "journal_lock_down")
 #: the block layer's routines (routines/x86/block_2612.S): a buffer's bio and request, the
 #: anticipatory elevator's merge, and their completion
 BLOCK_SYMBOLS = ("submit_bh", "bio_alloc", "bio_put", "bio_destructor", "submit_bio",
@@ -273,7 +273,8 @@ def write_profile(kernel, records=1000, warm=2000, cpus=1, counters=tuple(COUNTE
     period = write_period() if paced else 0
     if paced:       # the rest of the commit: the metadata the warm-up's writes dirtied
         k.pace_metadata(commit_writes())
-    if disk_warm:
+    if disk_warm:   # kjournald starts the commit in its first pause (commit_pending)
+        k.commit_pending = True
         k.paced_writes(disk_warm, period)
     sampled = {}
     for metric in counters:
@@ -299,7 +300,14 @@ def kernel_facts(k):
     cache's pages, how far writeback lags the newest write, balance_dirty_pages'
     ratelimit, kjournald's list's age in writes and CPU 0's cycles a commit turn; the
     metadata a commit logs, how many writes per CPU apart the model logs them, the
-    buffers logged over the Kernel's paced writes and their cycles per buffer (all CPUs)."""
+    buffers logged over the Kernel's paced writes and their cycles per buffer (all CPUs);
+    the commit's lock-down (Kernel.lockdown: the handles open when it began, its cycles,
+    the write per CPU it came after) and where the metadata buffers are at the end
+    (Kernel.commit_state), the log's free blocks and the most metadata buffers a
+    transaction holds ("outstanding": 2.6.12 counts a credit for each in
+    t_outstanding_credits; the model's journal_dirty_metadata does not take it from
+    h_buffer_credits, fs/jbd/transaction.c 1107-1116 of 2.6.12.1, as its journal_head has
+    no b_modified)."""
     turns = k.commit_turns[0]
     logged = sum(k.meta_turns)
     return {"pool_pages": k.pool_pages,
@@ -308,7 +316,11 @@ def kernel_facts(k):
             "commit_turn_cycles": k.commit_cycles[0] / turns if turns else 0.0,
             "meta_per_commit": k.meta_per_commit, "meta_every": k.meta_every,
             "meta_logged": logged,
-            "meta_buffer_cycles": sum(k.meta_cycles) / logged if logged else 0.0}
+            "meta_buffer_cycles": sum(k.meta_cycles) / logged if logged else 0.0,
+            "lockdown": dict(k.lockdown), "commit_state": k.commit_state(),
+            "log_free": k._read(k.journal + ext3model.J["FREE"]),
+            "outstanding": max(k._read(t + ext3model.T["NR_BUFFERS"])
+                               for t in k._transactions())}
 
 
 def kernel_profiles(**options):

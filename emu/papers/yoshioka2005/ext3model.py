@@ -106,6 +106,10 @@ DATA_START_BIT = 1024               # a group's data blocks: after its bitmaps a
 DATA_PER_GROUP = BLOCKS_PER_GROUP - DATA_START_BIT
 
 KERNELS = {"2.6.12": "x86/copy_from_user_ll.S", "patched": "x86/copy_from_user_ll_nt.S"}
+LATE_CACHES = ("size128_cache",)    # built after the rest of the kernel (_build_commit_state)
+#: the CPU whose pause starts a commit (Kernel.commit_pending): kjournald is one thread;
+#: the model's is on CPU 0, where the disk's interrupts come (IRQ_CPU)
+KJOURNALD_CPU = 0
 ROUTINES = ("x86/spinlock_2612.S", "x86/jbd_2612.S", "x86/buffer_2612.S",
             "x86/ext3_2612.S", "x86/mm_2612.S", "x86/vfs_2612.S", "x86/iozone_write.S",
             "x86/idle_2612.S", "x86/writeback_2612.S", "x86/commit_2612.S",
@@ -113,16 +117,15 @@ ROUTINES = ("x86/spinlock_2612.S", "x86/jbd_2612.S", "x86/buffer_2612.S",
 
 LEFT_OUT = (
     "kmap_atomic of a highmem page (a PTE write and invlpg per page; the x86 model has no MMU)",
-    ("of kjournald's commit (paced writes only: its data loop a turn per page written, its "
-     "metadata a buffer at a time at the pace a 5 s interval's writes dirty it): the "
-     "lock-down and the switch to a new running transaction (the model commits from the "
-     "running one, holding a buffer's state lock from its log write to its checkpoint, so a "
-     "writer that meets it spins where 2.6.12's waits or makes a frozen copy), the "
-     "checkpoint's write-back and the log's space (log_do_checkpoint: a buffer leaving "
-     "the journal is marked dirty, but the model's metadata pages belong to no mapping, so "
-     "only their dirty bit is set and no writeback reaches them); the hot metadata "
-     "(inode table, group descriptors, bitmaps) is logged more often than once an interval, "
-     "the run's list of dirty metadata being short"),
+    ("of kjournald's commit (paced writes only: one commit, started in kjournald's first "
+     "pause (Kernel.commit_pending), its data loop a turn per page written, its metadata a "
+     "buffer at a time at the pace a 5 s interval's writes dirty it, not after its data as "
+     "2.6.12's phases order them): its end (the commit block of its last buffer, T_FINISHED, "
+     "the next commit 5 s on: the runs are shorter), the commit timer's list and a commit "
+     "forced by the log's space or the transaction's size (neither runs short in runs "
+     "this long), the checkpoint's write-back (log_do_checkpoint: a buffer leaving the "
+     "journal is marked dirty, but the model's metadata pages belong to no mapping, so only "
+     "their dirty bit is set and no writeback reaches them)"),
     ("the disk's own timing: its driver takes a request when it can grow no more "
      "(REQUEST_PAGES, an estimate) and its interrupt ends it a quarter of that many writes "
      "later (the mail's rate); kjournald's own writes end at once, on its CPU"),
@@ -172,13 +175,23 @@ TRANSACTION_SIZE = 84
 J = dict(FLAGS=0, ERRNO=4, STATE_LOCK=20, BARRIER_COUNT=24, RUNNING=48, COMMITTING=52,
          WAIT_UPDATES=120, HEAD=152, TAIL=156, FREE=160, FIRST=164, LAST=168, DEV=172,
          LIST_LOCK=192, UUID=216, MAX_BUFFERS=236, COMMIT_INTERVAL=240,
-         WBUF=284, WBUFSIZE=288,      # after j_commit_timer (24), j_revoke_lock, j_revoke,
+         CHECKPOINT_TRANSACTIONS=56, WAIT_TRANSACTION_LOCKED=60, TRANSACTION_SEQUENCE=204,
+         COMMIT_TIMER=244,            # j_commit_timer: a struct timer_list *
+         REVOKE=272, REVOKE_TABLE=276,    # j_revoke, j_revoke_table[2]
+         WBUF=284, WBUFSIZE=288,      # after j_commit_timer, j_revoke_lock, j_revoke,
                                       # j_revoke_table[2]
          # the model's: journal_commit_transaction's phase-3 locals, kept across the turns
          # of a commit (routines/x86/commit_meta_2612.S), and the log's control buffers
          C_DESC=296, C_TAGP=300, C_SPACE=304, C_FIRST=308, C_TAG=312, C_COMMIT=316,
          C_CTL=320, C_CTLNEXT=328)
 JOURNAL_SIZE = 384
+# struct jbd_revoke_table_s (fs/jbd/revoke.c 89-96); JOURNAL_REVOKE_DEFAULT_HASH
+# (include/linux/jbd.h 949): 256 hash heads of 8 bytes; struct timer_list's expires
+RT = dict(HASH_SIZE=0, HASH_SHIFT=4, HASH_TABLE=8)
+REVOKE_HASH = 256
+TIMER = dict(EXPIRES=8)
+TIMER_SIZE = 24
+T_STATES = dict(RUNNING=0, LOCKED=1, RUNDOWN=2, FLUSH=3, COMMIT=4, FINISHED=5)
 # struct page (include/linux/mm.h, i386, HIGHMEM with hashed page_address)
 PG = dict(FLAGS=0, COUNT=4, MAPCOUNT=8, PRIVATE=12, MAPPING=16, INDEX=20, LRU_NEXT=24,
           LRU_PREV=28)
@@ -433,6 +446,7 @@ def equates():
     lines = [".equ PAGE_SIZE, 4096", ".equ THREAD_SIZE, 8192",
              f".equ SIZEOF_BH, {BH_SIZE}", f".equ SIZEOF_JH, {JH_SIZE}",
              f".equ SIZEOF_HANDLE, {HANDLE_SIZE}", f".equ PAGE_STRUCT, {PAGE_STRUCT}",
+             f".equ TRANSACTION_SIZE, {TRANSACTION_SIZE}",
              f".equ RADIX_NODE, {RADIX_NODE}", f".equ RADIX_HEIGHT, {RADIX_HEIGHT}",
              f".equ RAW_INODE, {RAW_INODE}", f".equ META_SLOTS, {META_SLOTS}",
              f".equ BH_LRU_SIZE, {BH_LRU_SIZE}", f".equ PAGEVEC_SIZE, {PAGEVEC_SIZE}",
@@ -459,7 +473,7 @@ def equates():
                           ("RN", RN), ("AS", AS), ("RR", RR), ("AOPS", AOPS),
                           ("FILES", FILES), ("EI", EI), ("I", I), ("RAW", RAW),
                           ("GD", GD), ("SB", SB), ("BDEV", BDEV), ("BDI", BDI), ("PS", PS),
-                          ("BIO", BIO), ("BVEC", BVEC), ("RQ", RQ), ("Q", Q), ("DK", DK),
+                          ("BIO", BIO), ("BVEC", BVEC), ("RT", RT), ("TIMER", TIMER), ("RQ", RQ), ("Q", Q), ("DK", DK),
                           ("DS", DS), ("ARQ", ARQ), ("CMD", CMD), ("SG", SG), ("HOST", HOST),
                           ("IRQD", IRQD),
                           ("F", F), ("TI", TI), ("TSK", TSK),
@@ -594,6 +608,9 @@ class Kernel:
         self.idle_ti = [self._alloc(64) for _ in range(cpus)]     # each CPU's idle task's
         for k, ti in enumerate(self.idle_ti):
             self._poke(ti, _words(0, 0, 0, 0, k, 0))
+        self._build_commit_state()              # last, not to move what comes before
+        self.commit_pending = False             # paced_writes: lock the running transaction
+        self.lockdown = {}                      # down in kjournald's next pause
         self.halted_cycles = [0] * cpus       # paced_writes: cycles each CPU was halted,
         self.halts = [0] * cpus                # how many times it halted, and the pages
         self.written_back = [0] * cpus         # writeback wrote in its pauses, and the
@@ -623,14 +640,16 @@ class Kernel:
         self.bdi = self._alloc(BDI_SIZE)
         self._poke(self.bdi, _words(32, 1 << 0, 0))     # ra_pages, BDI_pdflush, capabilities
 
-    def _build_caches(self):
+    def _build_caches(self, names=None):
         """The slab caches (mm/slab.c): per CPU an array of freed objects (its limit and
         batch as enable_cpucache sets them) and the memory that CPU grows the cache from
         (``count`` objects: a bound, not a size: the cache takes only what its live and
         cached objects need, and running past it faults); the shared array; the slab
         lists' FIFO, room for every object."""
-        self.caches = {}
+        self.caches = getattr(self, "caches", {})
         for name, (objsize, count) in self._cache_sizes().items():
+            if (name in LATE_CACHES) != (names == LATE_CACHES):
+                continue
             limit, batch, shared = slab_limits(objsize)
             cache = self._alloc(KC_SIZE)
             arrays = []
@@ -658,7 +677,9 @@ class Kernel:
                 "bh_cachep": (BH_SIZE, pages + 512),
                 "jbd_handle_cache": (HANDLE_SIZE, 16),
                 "radix_tree_node_cachep": (RADIX_NODE, pages // 32 + 64),
-                "size4096_cache": (PAGE, 4), **self._io_rings()}
+                "size4096_cache": (PAGE, 4), **self._io_rings(),
+                "size128_cache": (128, 8)}     # kmalloc(sizeof(transaction_t)): the
+                                               # running transactions start_this_handle makes
         out = {}
         for name, (objsize, count) in held.items():
             limit, _, shared = slab_limits(objsize)
@@ -741,6 +762,49 @@ class Kernel:
         self._word(t + T["TID"], 1)
         self._word(t + T["HANDLE_LOCK"], SPIN_FREE)
         self._word(t + T["EXPIRES"], 0x7FFFFFFF)
+
+    def _build_commit_state(self):
+        """What a commit's start and a new running transaction touch: kmalloc's size-128
+        cache, j_transaction_sequence (the first transaction's tid is 1), the wait queue of
+        j_wait_transaction_locked, the commit timer, the two revoke tables (each 256 empty
+        hash heads, j_revoke the first)."""
+        self._build_caches(LATE_CACHES)
+        j = self.journal
+        self._word(j + J["TRANSACTION_SEQUENCE"], 2)
+        queue = j + J["WAIT_TRANSACTION_LOCKED"]
+        self._poke(queue, _words(SPIN_FREE, queue + 4, queue + 4))
+        self._word(j + J["COMMIT_TIMER"], self._alloc(TIMER_SIZE))
+        tables = []
+        for _ in range(2):
+            table, heads = self._alloc(12), self._alloc(8 * REVOKE_HASH)
+            self._poke(heads, _words(*[heads + 8 * i + d for i in range(REVOKE_HASH)
+                                       for d in (0, 0)]))
+            self._poke(table, _words(REVOKE_HASH, 8, heads))
+            tables.append(table)
+        self._poke(j + J["REVOKE"], _words(tables[0], *tables))
+        self.committing = 0                 # the committing transaction, once locked down,
+        self.commit_logged = 0              # and the metadata buffers it has logged
+
+    def running(self):
+        """The journal's running transaction (0 between a lock-down and the next
+        journal_start)."""
+        return self._read(self.journal + J["RUNNING"])
+
+    def lock_down(self, call=None):
+        """kjournald starts a commit: journal_lock_down (routines/x86/commit_meta_2612.S)
+        locks the running transaction down, waits for its handles and makes it the
+        committing one; the data loop and the metadata's log writes then run on it, the
+        writers on the new running transaction the next journal_start makes. ``call``:
+        the task's call in a paced run (default: the machine's). Returns the Run."""
+        if self.committing:
+            raise RuntimeError("a commit is under way already")
+        if self.running() != self.transaction:
+            raise RuntimeError("the model commits its first transaction only")
+        run = (call or self.machine.call)("journal_lock_down", self.journal)
+        if run.return_value != self.transaction:
+            raise RuntimeError("journal_lock_down did not lock the running transaction down")
+        self.committing = self.transaction
+        return run
 
     def _log_buffer(self):
         """A buffer head and its 4 KB for the log's control blocks (descriptor, commit):
@@ -987,6 +1051,8 @@ class Kernel:
                     if i:
                         self._end_requests(task, k, self.written + i)
                         self._writeback(task, k, self.written + i)
+                        if self.commit_pending and k == KJOURNALD_CPU:
+                            self._lock_down_in_pause(task, k, self.written + i)
                         if self.commit_lag:
                             self._commit(task, k)
                         if self._meta_due(k, self.written + i):
@@ -1007,6 +1073,41 @@ class Kernel:
         runs.busy = busy
         self.written += records
         return runs
+
+    def _lock_down_in_pause(self, task, k, written):
+        """In CPU k's pause after its ``written``-th write: kjournald starts the commit
+        (lock_down), the other CPUs' writers running on; ``self.lockdown`` keeps the handles
+        open on the transaction when it began (the ones it waits for), its cycles and where
+        in the run it came."""
+        updates = self._read(self.transaction + T["UPDATES"])
+        run = self.lock_down(task.call)
+        self.lockdown = {"cpu": k, "write": written, "open_handles": updates,
+                         "cycles": run.cycles}
+        self.commit_pending = False
+
+    def commit_state(self):
+        """Where the metadata buffers are, read from the journal: ``committing``: on the
+        committing transaction's lists; ``taken``: of those, the ones a writer has taken
+        for the running transaction meanwhile (b_next_transaction, do_get_write_access);
+        ``frozen``: with a frozen copy (b_frozen_data); ``running``: filed on the running
+        transaction (new to it, or refiled there by the commit's phase 7); ``refiled``: of
+        those, the ones the commit logged and refiled (on its checkpoint list)."""
+        out = dict(committing=0, taken=0, frozen=0, running=0, refiled=0)
+        running = self.running()
+        for _, bh in self._meta:
+            jh = self._read(bh + BH["PRIVATE"])
+            if not jh:
+                continue
+            on = self._read(jh + JH["TRANSACTION"])
+            if self.committing and on == self.committing:
+                out["committing"] += 1
+                out["taken"] += bool(running) and self._read(jh + JH["NEXT_T"]) == running
+            elif on and on == running and running != self.committing:
+                out["running"] += 1
+                out["refiled"] += bool(self.committing) and \
+                    self._read(jh + JH["CP_T"]) == self.committing
+            out["frozen"] += bool(self._read(jh + JH["FROZEN"]))
+        return out
 
     def writeback_point(self, written):
         """The number of a child's first ``written`` pages writeback has passed: all but the
@@ -1190,9 +1291,16 @@ class Kernel:
         """In CPU k's pause: kjournald logs one metadata buffer, the head of t_buffers
         (routines/x86/commit_meta_2612.S): phase 3 (a descriptor block first if it is a
         commit's first buffer), the log's writes ended on the disk, phases 4 and 5 (and
-        for a commit's last buffer the commit block, written), then phase 7."""
+        for a commit's last buffer the commit block, written), then phase 7. A commit
+        that kjournald has locked down (lock_down) begins at its first buffer and ends at
+        the one that empties its t_buffers; else the commits are meta_per_commit buffers
+        long."""
         n = self.meta_per_commit
-        flags = (self.meta_logged % n == 0) | (self.meta_logged % n == n - 1) << 1
+        if self.committing:
+            first, last = self.commit_logged == 0, len(self._metadata_list()) == 1
+        else:
+            first, last = self.meta_logged % n == 0, self.meta_logged % n == n - 1
+        flags = first | last << 1
         j, t = self.journal, self.transaction
         run = task.call("journal_write_metadata", j, t, flags)
         cycles = run.cycles
@@ -1201,6 +1309,7 @@ class Kernel:
             self.meta_cycles[k] += cycles
             return
         self.meta_logged += 1
+        self.commit_logged += bool(self.committing)
         self.meta_turns[k] += 1
         self._journal_io(task, k)
         run = task.call("journal_commit_written", j, t, jh, flags)
@@ -1566,26 +1675,37 @@ class Kernel:
             node = self._read(node + RN["SLOTS"] + 4 * ((index >> (6 * level)) & 63))
         return node
 
+    def _transactions(self):
+        """The transactions alive: the first (running, or committing once locked down) and
+        the running one a journal_start made after the lock-down, if any."""
+        running = self.running()
+        return [self.transaction] + ([running] if running not in (0, self.transaction)
+                                     else [])
+
     def _check_journal(self, facts):
-        """The running transaction's data list holds exactly the data buffers with journal
-        heads, each linked both ways; no handle is open."""
-        t = self.transaction
-        head = self._read(t + T["SYNC_DATA"])
-        count, jh = 0, head
-        while jh:
-            count += 1
-            nxt = self._read(jh + JH["TNEXT"])
-            _expect(self._read(nxt + JH["TPREV"]) == jh, "t_sync_datalist: a broken link")
-            bh = self._read(jh + JH["BH"])
-            _expect(self._read(bh + BH["PRIVATE"]) == jh, "a data journal_head's buffer "
-                    "does not point back at it")
-            jh = 0 if nxt == head else nxt
-            _expect(count <= self.pool_pages, "t_sync_datalist does not close")
+        """The transactions' data lists hold exactly the data buffers with journal heads,
+        each linked both ways and filed on the list it is on; no handle is open."""
+        count = 0
+        for t in self._transactions():
+            head = self._read(t + T["SYNC_DATA"])
+            jh = head
+            while jh:
+                count += 1
+                nxt = self._read(jh + JH["TNEXT"])
+                _expect(self._read(nxt + JH["TPREV"]) == jh, "t_sync_datalist: a broken link")
+                _expect(self._read(jh + JH["TRANSACTION"]) == t, "a data buffer on the list "
+                        "of a transaction it is not filed on")
+                bh = self._read(jh + JH["BH"])
+                _expect(self._read(bh + BH["PRIVATE"]) == jh, "a data journal_head's buffer "
+                        "does not point back at it")
+                jh = 0 if nxt == head else nxt
+                _expect(count <= self.pool_pages, "t_sync_datalist does not close")
+            _expect(self._read(t + T["UPDATES"]) == 0, "a handle is still open")
         _expect(count == facts["data_jh"], f"t_sync_datalist holds {count} buffers, "
                 f"{facts['data_jh']} data buffers have journal heads")
         facts["sync_datalist"] = count
-        facts["t_nr_buffers"] = self._read(t + T["NR_BUFFERS"])
-        _expect(self._read(t + T["UPDATES"]) == 0, "a handle is still open")
+        facts["t_nr_buffers"] = sum(self._read(t + T["NR_BUFFERS"])
+                                    for t in self._transactions())
         for task in [c["task"] for c in self.ctx] + self.pdflush:
             _expect(self._read(task + TSK["JOURNAL_INFO"]) == 0,
                     "current->journal_info is still set")
@@ -1593,8 +1713,9 @@ class Kernel:
     def _check_locks(self):
         spins = {"j_state_lock": self.journal + J["STATE_LOCK"],
                  "j_list_lock": self.journal + J["LIST_LOCK"],
-                 "t_handle_lock": self.transaction + T["HANDLE_LOCK"],
                  "lru_lock": self.zone + ZONE["LRU_LOCK"]}
+        for t in self._transactions():
+            spins[f"t_handle_lock of {t:#x}"] = t + T["HANDLE_LOCK"]
         for f in self.files:
             spins[f"i_lock of {f['ino']}"] = f["inode"] + I["LOCK"]
             spins[f"private_lock of {f['ino']}"] = f["mapping"] + AS["PRIVATE_LOCK"]
