@@ -153,7 +153,8 @@ ASID_BITS = 8
 ROUTINES = ("proc_v7.S", "cache_v7.S", "tlb_v7.S", "page_v7.S", "pagelock.S", "fault_v7.S",
             "zap_v7.S", "anon_v7.S", "wp_v7.S",
             "lru_v7.S")
-#: the macros the ARM routines share (arch_spin_lock's loop), put before each load of them
+#: the macros the ARM routines share (arch_spin_lock's loop, atomic_add_return's), put
+#: before each load of them
 MACROS = "arch_spinlock.S"
 STRUCT_PAGE = 32                    # sizeof(struct page) on 32-bit ARM of 2.6.36
 PAGE_COUNT = 4                      # its atomic_t _count, after the flags

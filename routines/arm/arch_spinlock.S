@@ -26,3 +26,25 @@
         bne     1b
         dmb                                     @ smp_mb
         .endm
+
+/*
+ * atomic_add_return / atomic_sub_return's loop (2.6.36 arch/arm/include/asm/atomic.h, ARMv6+):
+ * smp_mb, then ldrex the counter, apply the operation, strex it back and try again if the
+ * strex failed, then smp_mb; the new value is left in val. atomic_dec_and_test,
+ * atomic_inc_and_test and atomic_add_negative are this with a test of val after it.
+ *
+ *   ATOMIC_OP_RETURN op, addr, val, status, operand
+ *       op: add or sub; addr: the register holding the counter's address; val, status: two
+ *       scratch registers (val returns the new value); operand: what op adds or takes away
+ *
+ * The loop's label is the local 1, as in ARCH_SPIN_LOCK.
+ */
+        .macro  ATOMIC_OP_RETURN op, addr, val, status, operand
+        dmb
+1:      ldrex   \val, [\addr]
+        \op     \val, \val, \operand
+        strex   \status, \val, [\addr]
+        teq     \status, #0
+        bne     1b
+        dmb
+        .endm

@@ -457,13 +457,7 @@ page_add_file_rmap:
         stmfd   sp!, {r4, lr}
         mov     r4, r0
         add     r3, r0, #(PAGE_MAPCOUNT)
-        dmb                                     @ atomic_add_return: smp_mb
-1:      ldrex   r1, [r3]
-        add     r1, r1, #1
-        strex   r2, r1, [r3]
-        teq     r2, #0
-        bne     1b
-        dmb                                     @ smp_mb
+        ATOMIC_OP_RETURN add, r3, r1, r2, #1    @ atomic_add_return(1): smp_mb, loop, smp_mb
         cmp     r1, #0                          @ atomic_inc_and_test: the first mapping?
         bne     2f
         ldr     r0, [r7, #(G_ZONES)]            @ page_zone: zone 0 (the flags' zone bits)

@@ -223,13 +223,7 @@ wp_put_old:
 put_page:
         ldr     r1, [r0, #(PAGE_FLAGS)]         @ PageCompound (PG_head, PG_tail)
         tst     r1, #(PG_COMPOUND_MASK)
-        add     r3, r0, #(PAGE_COUNT_Z)         @ atomic_dec_and_test: smp_mb, ldrex/strex
-        dmb
-1:      ldrex   r1, [r3]
-        sub     r1, r1, #1
-        strex   r2, r1, [r3]
-        teq     r2, #0
-        bne     1b
-        dmb
+        add     r3, r0, #(PAGE_COUNT_Z)         @ atomic_dec_and_test
+        ATOMIC_OP_RETURN sub, r3, r1, r2, #1
         mov     r0, r1                          @ zero: __put_single_page (the model's)
         mov     pc, lr

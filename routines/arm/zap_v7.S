@@ -197,13 +197,7 @@ page_remove_rmap:
         mov     r6, r1
         mov     r7, r2
         add     r3, r0, #(PAGE_MAPCOUNT)
-        dmb                                     @ atomic_add_return: smp_mb
-1:      ldrex   r1, [r3]
-        sub     r1, r1, #1
-        strex   r2, r1, [r3]
-        teq     r2, #0
-        bne     1b
-        dmb                                     @ smp_mb
+        ATOMIC_OP_RETURN sub, r3, r1, r2, #1    @ atomic_add_return(-1): smp_mb, loop, smp_mb
         cmp     r1, #0                          @ atomic_add_negative: the last mapping?
         bge     2f
         ldr     r0, [r4, #(PAGE_MAPPING)]       @ PageAnon
@@ -252,12 +246,6 @@ free_page_and_swap_cache:
         ldr     r1, [r0, #(PAGE_FLAGS)]         @ put_page: PageCompound
         tst     r1, #(PG_COMPOUND_MASK)
         add     r3, r0, #(PAGE_COUNT_Z)         @ put_page_testzero: atomic_dec_and_test
-        dmb
-1:      ldrex   r1, [r3]
-        sub     r1, r1, #1
-        strex   r2, r1, [r3]
-        teq     r2, #0
-        bne     1b
-        dmb
+        ATOMIC_OP_RETURN sub, r3, r1, r2, #1
         cmp     r1, #0                          @ zero: __page_cache_release (the model's)
         mov     pc, lr

@@ -1,6 +1,6 @@
-"""arch_spin_lock's loop as one macro (routines/arm/arch_spinlock.S): each routine that used
-to write the loop out assembles to the same bytes with the macro as with the loop written
-out by hand, as it was before the macro (spinlock.S: with teq where it had cmp, below)."""
+"""arch_spin_lock's loop and atomic_add_return's as macros (routines/arm/arch_spinlock.S): each
+routine that used to write a loop out assembles to the same bytes with the macros as with the
+loops written out by hand, as it was before them (spinlock.S: with teq where it had cmp, below)."""
 import pytest
 
 from emu import routine
@@ -27,16 +27,35 @@ LOOP = """1:      ldrex   {1}, [{0}]
 """
 
 
+#: atomic_add_return's loop as zap_v7.S, wp_v7.S and fault_v7.S wrote it out before
+#: ATOMIC_OP_RETURN (the same macro file): op, address, value, status, operand
+ATOMIC_LOOP = """        dmb
+1:      ldrex   {2}, [{1}]
+        {0}     {2}, {2}, {4}
+        strex   {3}, {2}, [{1}]
+        teq     {3}, #0
+        bne     1b
+        dmb
+"""
+
+
 def written_out(name):
-    """The file with its ARCH_SPIN_LOCK line replaced by the loop written out (a file
-    without one as it is)."""
+    """The file with its ARCH_SPIN_LOCK line and its ATOMIC_OP_RETURN lines replaced by the
+    loops written out (a file without them as it is)."""
     text = routine(f"arm/{name}").read_text()
+    for line in macro_lines(text, "ATOMIC_OP_RETURN"):
+        args = [a.strip() for a in line.split(None, 1)[1].split("@")[0].split(",")]
+        text = text.replace(line, ATOMIC_LOOP.format(*args), 1)
     if name not in WRITTEN_OUT:
         return text
     args = [a.strip() for a in WRITTEN_OUT[name].split(",")]
-    lines = [ln for ln in text.splitlines(keepends=True) if ln.split()[:1] == ["ARCH_SPIN_LOCK"]]
+    lines = macro_lines(text, "ARCH_SPIN_LOCK")
     assert len(lines) == 1 and lines[0].split(None, 1)[1].startswith(WRITTEN_OUT[name])
     return text.replace(lines[0], LOOP.format(*args))
+
+
+def macro_lines(text, macro):
+    return [ln for ln in text.splitlines(keepends=True) if ln.split()[:1] == [macro]]
 
 
 @pytest.mark.parametrize("names", [ROUTINES, ("spinlock.S",)], ids=["ROUTINES", "spinlock"])
@@ -53,3 +72,12 @@ def test_the_arm_routines_take_the_macro_three_times():
     text = "".join(routine(f"arm/{name}").read_text() for name in (*ROUTINES, "spinlock.S"))
     uses = [ln for ln in text.splitlines() if ln.split()[:1] == ["ARCH_SPIN_LOCK"]]
     assert len(uses) == 3 == len(WRITTEN_OUT)
+
+
+def test_the_arm_routines_take_the_atomic_macro_four_times():
+    """zap_v7.S twice (page_remove_rmap's atomic_add_negative, put_page_testzero), wp_v7.S's
+    put_page, fault_v7.S's page_add_file_rmap: each expanded by written_out above."""
+    counts = {name: len(macro_lines(routine(f"arm/{name}").read_text(), "ATOMIC_OP_RETURN"))
+              for name in ROUTINES}
+    assert {n: k for n, k in counts.items() if k} == {"zap_v7.S": 2, "wp_v7.S": 1,
+                                                       "fault_v7.S": 1}
