@@ -329,6 +329,21 @@ journal_stop:
         ret
 9:      ud2
 
+/* journaled_list JLIST, YES, NO: to YES when b_jlist JLIST (a register) is a list whose
+ * buffers' dirty bit belongs to the journal (BJ_Metadata, BJ_Reserved, BJ_Shadow,
+ * BJ_Forget: __journal_file_buffer's test, transaction.c 1960-1964, and
+ * __jbd_unexpected_dirty_buffer's caller's), else to NO. */
+        .macro  journaled_list JLIST, YES, NO
+        cmpl    $(BJ_METADATA), \JLIST
+        je      \YES
+        cmpl    $(BJ_RESERVED), \JLIST
+        je      \YES
+        cmpl    $(BJ_SHADOW), \JLIST
+        je      \YES
+        cmpl    $(BJ_FORGET), \JLIST
+        jne     \NO
+        .endm
+
 /* jlist_head T, LIST1, BJ1, LIST2, BJ2, COUNT, FOUND, OTHER: the list head in transaction
  * T (a register) of b_jlist eax, into ecx, as __journal_file_buffer's and
  * __journal_temp_unlink_buffer's switch finds it: LIST1 and LIST2 tested first (each
@@ -368,14 +383,8 @@ __journal_file_buffer:
         je      1f
         cmpl    JH_JLIST(%esi), %eax        # already there
         je      8f
-1:      cmpl    $(BJ_METADATA), %eax
-        je      5f
-        cmpl    $(BJ_RESERVED), %eax
-        je      5f
-        cmpl    $(BJ_SHADOW), %eax
-        je      5f
-        cmpl    $(BJ_FORGET), %eax
-        jne     6f
+1:
+        journaled_list %eax, 5f, 6f
 5:      lock btrl $(BH_Dirty), BH_STATE(%ebx)       # test_clear_buffer_dirty(bh)
         jc      9f
         lock btrl $(BH_JBDDirty), BH_STATE(%ebx)    # || test_clear_buffer_jbddirty(bh)
@@ -500,14 +509,7 @@ do_get_write_access:
         cmpl    $0, JH_TRANSACTION(%esi)            # buffer (transaction.c 491-511, 564-
         je      6f                                  # 580): a journaled one's dirty bit
         movl    JH_JLIST(%esi), %eax                # moves to BH_JBDDirty
-        cmpl    $(BJ_METADATA), %eax
-        je      10f
-        cmpl    $(BJ_RESERVED), %eax
-        je      10f
-        cmpl    $(BJ_SHADOW), %eax
-        je      10f
-        cmpl    $(BJ_FORGET), %eax
-        jne     6f
+        journaled_list %eax, 10f, 6f
 10:     lock btrl $(BH_Dirty), BH_STATE(%ebx)       # test_clear_buffer_dirty
         jnc     6f
         lock btsl $(BH_JBDDirty), BH_STATE(%ebx)    # set_bit(BH_JBDDirty)
