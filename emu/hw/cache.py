@@ -735,7 +735,7 @@ class Layout:
     def drain_memory_system(self):
         """Nothing in flight: store buffers empty, fill buffers and write-combining buffers
         free, the bus idle (for every core)."""
-        self.state[self._clearing().drain] = 0
+        self.state[self.clearing().drain] = 0
 
     def stats(self, st=None, core=0):
         """{level name: {accesses, hits, misses, writebacks, invalidations, evictions}}
@@ -765,7 +765,7 @@ class Layout:
                   H_STALE_ADDR, H_FAULT_STATUS, H_FAULT_L1_ADDR, H_FAULT_L2_ADDR, H_HOST_STOP,
                   H_EVENT_PENDING)
 
-    def _clearing(self):
+    def clearing(self):
         """The state words clear_stats and drain_memory_system write, for the running core
         (a core's header words are live for it, saved for the others): the places of the
         memory system's buffers are fixed when the machine is made, so each machine works
@@ -803,18 +803,14 @@ class Layout:
                            [c for _, c in posted])
 
     def clear_stats(self):
-        """Zero every counter: each level's, the running header's and every core's."""
-        st, plan = self.state, self._clearing()
-        # maintenance still in flight when the clock restarts stays in flight: its time, on
-        # the new clock (the next call taken to start where the last one ended); the cycle
-        # clock restarts at 0: store queues, the store buffer, fill buffers and the bus start
-        # the call drained (what the caches hold stays). One library call (emu/hw/model/call.c)
-        native.lib.emu_clear_stats(*plan.arguments)
-        if st[H_PROFILE_PERIOD] > 0:
-            n = st[H_CODE_LEN] + 1
-            for h in (H_SAMPLES, H_INSN_HITS, H_INSN_CYCLES):
-                st[st[h]:st[h] + n] = 0
-            st[H_NEXT_SAMPLE] = st[H_EVENT_NEXT] = st[H_PROFILE_PERIOD]
+        """Zero every counter: each level's, the running header's and every core's.
+
+        Maintenance still in flight when the clock restarts stays in flight: its time, on
+        the new clock (the next call taken to start where the last one ended); the cycle
+        clock restarts at 0: store queues, the store buffer, fill buffers and the bus start
+        the call drained (what the caches hold stays); a profiler's samples start again.
+        One library call (emu/hw/model/call.c), which Machine.call makes inside its own."""
+        native.lib.emu_clear_stats(*self.clearing().arguments)
 
 
 # ------------------------------------------------------------------ the model (native code)

@@ -2,7 +2,10 @@
 and which register is the PC. A routine returns to HALT (emu.hw.layout)."""
 from __future__ import annotations
 
+import array
 import ctypes
+import functools
+import struct
 import sys
 import threading
 
@@ -74,10 +77,15 @@ def argument_registers(isa, uc, args, sp, write=None):
             write(sp + 4 * i, (a & 0xFFFFFFFF).to_bytes(4, "little"))
         return [(reg, a & 0xFFFFFFFF) for reg, a in zip(ARM_ARGUMENTS, args)] + \
             [(arm_const.UC_ARM_REG_SP, sp), (arm_const.UC_ARM_REG_LR, HALT)]
-    words = [HALT] + args                     # cdecl: return address, then arguments
-    sp -= 4 * len(words)
-    write(sp, b"".join((w & 0xFFFFFFFF).to_bytes(4, "little") for w in words))
+    sp -= 4 * (len(args) + 1)                 # cdecl: return address, then arguments
+    write(sp, _stack_words(len(args) + 1).pack(HALT, *[a & 0xFFFFFFFF for a in args]))
     return [(x86_const.UC_X86_REG_ESP, sp)]
+
+
+@functools.lru_cache(maxsize=None)
+def _stack_words(n):
+    """The packing of ``n`` little-endian 32-bit words."""
+    return struct.Struct(f"<{n}I")
 
 
 ARM_ARGUMENTS = (arm_const.UC_ARM_REG_R0, arm_const.UC_ARM_REG_R1, arm_const.UC_ARM_REG_R2,
@@ -90,35 +98,61 @@ MAIN_THREAD = threading.main_thread().ident
 SIGINT_CAME, SIGINT_FOR_OUTER = 1, 2        # emu/hw/model/call.c
 
 
+# out[CALL_STOP]'s flags (emu/hw/model/call.c): the state noted a reason to stop, or someone
+# asked the run to stop
+STOP_REASONS, STOP_ASKED = 31, 32
+
+
 class GuestRuns:
-    """A machine's runs from Python through the native model's ``emu_call``: the argument
-    registers, the run with SIGINT taken (emu.hw.interrupt) and the return value in one
-    library call, where Unicorn's Python wrapper would take several times the cost of a
-    short run itself. After ``run``: ``returned`` (the return register), ``pc``."""
+    """A machine's runs from Python through the native model's ``emu_block_call``: the call's
+    start (the counters cleared), the argument registers, the run with SIGINT taken
+    (emu.hw.interrupt), the return value and what stopped it in one library call, where
+    Unicorn's Python wrapper would take several times the cost of a short run itself. After
+    ``run``: ``returned`` (the return register), ``pc``, ``stop`` (STOP_* flags)."""
 
     def __init__(self, isa, state):
         self.state, self.return_register = state, RETURN_REGISTERS[isa]
-        self.registers = np.zeros(MAX_REGISTERS, np.int64)
-        self.values = np.zeros(MAX_REGISTERS, np.uint64)
-        self.out = np.zeros(3, np.int64)
-        self._at = [native.address(a) for a in (state, self.registers, self.values, self.out)]
-        self.returned = self.pc = None
+        # the library reads and writes these in place (array.array: an item is set or read
+        # in a fraction of a numpy array's time)
+        self.registers = array.array("q", bytes(8 * MAX_REGISTERS))
+        self.values = array.array("Q", bytes(8 * MAX_REGISTERS))
+        self.out = array.array("q", bytes(8 * 4))
+        self._at = [native.address(state)] + [a.buffer_info()[0]
+                                              for a in (self.registers, self.values, self.out)]
+        self._blocks = []           # (the Clearing, the words, the block) of each block
+        self._block = self.gathered = None          # the last call's
+        self.returned = self.pc = self.stop = None
 
-    def run(self, uc, pc, registers=()):
+    def block(self, clearing, words):
+        """A call block (call.c BLOCK_*) for a core's Clearing (emu.hw.cache) and the words
+        its Runs read (emu.run.result.CountLayout.words): (its address, the array the words
+        are gathered into). Made once per core by its Machine, which keeps it."""
+        _, registers_at, values_at, out_at = self._at
+        gathered = array.array("q", bytes(8 * len(words)))
+        block = np.array(clearing.arguments + (
+            registers_at, values_at, self.return_register, out_at, HALT,
+            native.address(words), len(words), gathered.buffer_info()[0]), np.int64)
+        self._blocks.append((clearing, words, block))      # the addresses stay valid
+        return native.address(block), gathered
+
+    def run(self, uc, pc, registers=(), limit=0, block=None):
         """Run ``uc`` from ``pc`` to HALT with ``registers`` [(register, value)] set first;
-        returns Unicorn's error code of the run (0: none). SIGINT during the run raises
+        returns Unicorn's error code of the run (0: none). With ``limit``, the call starts
+        first, by its ``block`` (``block()``): the counters zeroed, the instruction limit set,
+        the stop flags down, and at its end the state's words are gathered (``gathered``, an
+        array); without, a run resumed goes on counting. SIGINT during the run raises
         KeyboardInterrupt, and an exception a Python hook raised comes out here, as from
         Unicorn's own ``emu_start``."""
         self._fill(registers)
         uc._hook_exception = None
-        state_at, registers_at, values_at, out_at = self._at
-        error = native.lib.emu_call(uc._uch, state_at, pc, HALT, len(registers), registers_at,
-                                    values_at, self.return_register,
-                                    threading.get_ident() == MAIN_THREAD, out_at)
+        if limit:
+            self._block, self.gathered = block
+        error = native.lib.emu_block_call(uc._uch, self._block, pc, len(registers), limit,
+                                          threading.get_ident() == MAIN_THREAD)
         if error < 0:
             self._refused(uc, registers, error)
-        returned, self.pc, sigint = self.out.tolist()
-        self.returned, self.pc = returned & WORD_MASK, self.pc & WORD_MASK
+        returned, pc, sigint, self.stop = self.out.tolist()
+        self.returned, self.pc = returned & WORD_MASK, pc & WORD_MASK
         if sigint == SIGINT_CAME:
             deliver_sigint()
         if sigint == SIGINT_FOR_OUTER:

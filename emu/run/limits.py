@@ -20,6 +20,18 @@ def check_limit(limit, name="limit"):
 
 
 CAP_VARIABLE = "EMU_MAX_INSTRUCTIONS"
+# The environment as os.environ keeps it (encoded keys and values): every call reads the
+# ceiling, and os.environ.get's encoding and decoding would cost a tenth of an empty call
+_ENVIRON = getattr(os.environ, "_data", None)
+_CAP_KEY = os.environ.encodekey(CAP_VARIABLE) if _ENVIRON is not None else None
+
+
+def _ceiling_text():
+    """EMU_MAX_INSTRUCTIONS as os.environ has it now (None: unset)."""
+    if _ENVIRON is None:
+        return os.environ.get(CAP_VARIABLE)
+    raw = _ENVIRON.get(_CAP_KEY)
+    return None if raw is None else os.environ.decodevalue(raw)
 
 
 def capped(limit):
@@ -30,7 +42,7 @@ def capped(limit):
     inside Unicorn for longer than that many instructions (a bound on every run, besides the
     grader's interrupt at its time limit). A
     run under the ceiling is unchanged; one that reaches it raises InstructionLimitExceeded."""
-    text = os.environ.get(CAP_VARIABLE)
+    text = _ceiling_text()
     if text is None:
         return limit
     try:

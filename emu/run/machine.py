@@ -22,18 +22,18 @@ from unicorn import (UC_HOOK_BLOCK, UC_HOOK_CODE, UC_HOOK_INSN, UC_HOOK_INTR,
                      UC_PROT_WRITE, UcError, x86_const)
 
 from ..hw import cache as c
-from ..hw import cost, hash64, native, softtlb
+from ..hw import cost, native, softtlb
 from ..hw import mmu as mmu_model
 from ..hw.layout import CODE_BASE, CODE_SIZE, HALT, HEAP_BASE, MAX_RAM, MAX_SPECIALS, PAGE
 from ..hw.profile import Profile, load as load_profile
 from ..isa.assemble import AssemblyError, Program, assemble, assemble_file
 from . import diagnose, extable, parallel
-from .calling import (PC_REGISTERS, RETURN_REGISTERS, GuestRuns, argument_registers,
-                      read_register)
+from .calling import (PC_REGISTERS, RETURN_REGISTERS, STOP_ASKED, STOP_REASONS, GuestRuns,
+                      argument_registers, read_register)
 from .emulator import Closed, new_unicorn, weak_hook
 from .limits import capped, check_limit
 from .parallel import DEFAULT_QUANTUM
-from .result import measured
+from .result import Counts, Run, count_layout
 
 # x86 instructions whose results would come from the host: refused at load
 HOST_RANDOM = ("rdrand", "rdseed")
@@ -113,6 +113,7 @@ class Machine:
                               memory_system=profile.memory, topology=profile.topology)
         st = self.state = self.model.state
         self.guest = GuestRuns(self.isa, st)     # Machine.call's runs (one library call each)
+        self._call_plans = {}                    # running core: (CountLayout, call block)
         st[c.H_FIXED_WIDTH] = 0 if self.isa == "x86" else 4
         st[c.H_DEFAULT_COST] = profile.costs.get("default", 1)
         st[c.H_REG_WIDTH_MASK] = -1 if self.isa == "ppc64" else 0xFFFFFFFF
@@ -517,11 +518,8 @@ class Machine:
         self.tables_up_to_date()
         if cold:
             self.flush_caches()
-        self.model.clear_stats()
-        st = self.state
-        st[c.H_LIMIT] = capped(self.instruction_limit if limit is None else check_limit(limit))
+        limit = capped(self.instruction_limit if limit is None else check_limit(limit))
         self.stop_record = None
-        st[st[c.H_SCRATCH] + hash64.S_SLB_PC] = 0
         registers = argument_registers(self.isa, self.uc, args, self.stack_top,
                                        self._write_stack)
         if self.soft_tlb:
@@ -530,17 +528,33 @@ class Machine:
             raise ValueError("real_mode applies to software-loaded TLBs (Machine(mmu=True) on "
                              "ppc603e or ppc405gp)")
         self.extable.taken.clear()
-        st[c.H_STOP_ASKED] = 0
-        error = self.guest.run(self.uc, pc, registers)
+        # the counters cleared, the limit set, the run and its counts, in one library call
+        guest = self.guest
+        layout, block = self._call_plan()
+        error = guest.run(self.uc, pc, registers, limit, block)
         while error:                # emu.run.extable: a listed access resumes at its fixup
             pc = self.extable.resume(self)
             if pc is None:
                 raise diagnose.describe_fault(self, UcError(error)) from None
-            error = self.guest.run(self.uc, pc)
-        diagnose.raise_stop(self)
-        if self.guest.pc != HALT and not st[c.H_STOP_ASKED]:
-            raise diagnose.halted(self, self.guest.pc)     # no one stopped it: the guest halted
-        return measured(self, entry, args, self.guest.returned)
+            error = guest.run(self.uc, pc)
+        if guest.stop & STOP_REASONS or self.stop_record is not None or self.soft_tlb:
+            diagnose.raise_stop(self)
+        if guest.pc != HALT and not guest.stop & STOP_ASKED:
+            raise diagnose.halted(self, guest.pc)     # no one stopped it: the guest halted
+        counts = Counts(layout, guest.gathered.tolist(),
+                        self.soft_tlb.events() if self.soft_tlb else None)
+        return Run.counted(self.profile.name, entry if isinstance(entry, str) else hex(entry),
+                           args, guest.returned, counts)
+
+    def _call_plan(self):
+        """The running core's CountLayout and call block (GuestRuns.block), made once."""
+        running = self.model.running
+        plan = self._call_plans.get(running)
+        if plan is None:
+            layout = count_layout(self, running)
+            plan = self._call_plans[running] = (
+                layout, self.guest.block(self.model.clearing(), layout.words))
+        return plan
 
     def run_tasks(self, tasks, quantum=DEFAULT_QUANTUM, limit=None):
         """Run one Python function per core at once (emu.run.parallel.run_tasks): each gets its

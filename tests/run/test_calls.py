@@ -134,4 +134,37 @@ def test_a_calls_start_zeroes_every_cores_counters_and_drains_the_buffers():
     for core in range(2):
         header = m.model.header(core)
         assert all(header[w] == 0 for w in m.model.COUNTERS), core
-    assert not m.state[m.model._clearing().drain].any()
+    assert not m.state[m.model.clearing().drain].any()
+
+
+def test_a_calls_counts_gathered_in_the_library_call_are_the_states_words():
+    # Machine.call gathers its Run's words inside the native call (call.c BLOCK_GATHER):
+    # they must be what CountLayout.gather reads from the state afterwards, word for word
+    from emu.run.result import count_layout
+    for profile, source, entry in (("ppc750", "store:\n    stw r4, 0(r3)\n    blr\n", "store"),
+                                   ("pentium4", "store:\n    movl 4(%esp), %eax\n"
+                                    "    movl $5, (%eax)\n    ret\n", "store")):
+        m = Machine(profile)
+        m.load(source)
+        buffer = m.alloc(64)
+        run = m.call(entry, buffer, 1)
+        layout = count_layout(m, m.model.running)
+        assert run._counts.values == layout.gather(m.state).values
+        assert run.instructions == 2 + (profile == "pentium4") and run.cycles > 0
+
+
+@pytest.mark.parametrize("stop", ["limit", "halt", None])
+def test_what_stopped_a_call_comes_back_from_the_library_call(stop):
+    # the run's end is read from the flags call.c sets (out[CALL_STOP]): each stop still
+    # raises, and the next call starts with them down
+    from emu.hw.faults import GuestHalted, InstructionLimitExceeded
+    m = Machine("pentium4")
+    m.load("spin:\n    jmp spin\nhalt:\n    hlt\nseven:\n    movl $7, %eax\n    ret\n")
+    if stop == "limit":
+        with pytest.raises(InstructionLimitExceeded, match="the limit is 50"):
+            m.call("spin", limit=50)
+    elif stop == "halt":
+        with pytest.raises(GuestHalted):
+            m.call("halt")
+    run = m.call("seven")
+    assert (run.return_value, run.instructions) == (7, 2)

@@ -2,8 +2,20 @@
  * argument registers written, the run with SIGINT taken (interrupt.c), its return value and
  * PC read. Unicorn's Python wrapper does each of these in Python, several times the cost of
  * a short run itself. */
+#include <string.h>
 
-enum { CALL_RETURN, CALL_PC, CALL_SIGINT, CALL_OUT };
+enum { CALL_RETURN, CALL_PC, CALL_SIGINT, CALL_STOP, CALL_OUT };
+/* out[CALL_STOP]: what the state says of the run's end, for Python to look closer only when
+ * something is set (emu.run.diagnose.check_stop reads the words themselves) */
+enum { STOP_LIMIT = 1, STOP_PAGE_FAULT = 2, STOP_HALTED = 4, STOP_SLB = 8, STOP_STALE = 16,
+       STOP_ASKED = 32 };
+/* A machine's call block (emu.run.calling.GuestRuns), one per running core: the addresses
+ * and sizes a call passes every time, so that a call's library call takes six arguments;
+ * BLOCK_GATHER: the state words a call's Run reads (emu.run.result.CountLayout.words), copied
+ * to BLOCK_GATHERED when it ends */
+enum { BLOCK_STATE, BLOCK_ZERO, BLOCK_N_ZERO, BLOCK_MAINTENANCE, BLOCK_CLOCKS,
+       BLOCK_N_MAINTENANCE, BLOCK_REGISTERS, BLOCK_VALUES, BLOCK_RETURN_REGISTER, BLOCK_OUT,
+       BLOCK_UNTIL, BLOCK_GATHER, BLOCK_N_GATHER, BLOCK_GATHERED, BLOCK_WORDS };
 
 /* Write regs[k] = values[k] for k < n: 0, or -1 - k when register regs[k] was refused (a
  * task's call in emu.run.parallel sets its core's registers so, before the scheduler runs
@@ -44,4 +56,44 @@ EXPORT void emu_clear_stats(i64 *st, const i64 *zero, i64 n_zero, const i64 *mai
         st[maintenance[k]] = max64(0, st[maintenance[k]] - st[clocks[k]]);
     for (i64 k = 0; k < n_zero; k++)
         st[zero[k]] = 0;
+    if (st[H_PROFILE_PERIOD] > 0) {     /* the profiler's samples start again (emu.run.profiler) */
+        i64 n = st[H_CODE_LEN] + 1;
+        memset(&st[st[H_SAMPLES]], 0, n * sizeof(i64));
+        memset(&st[st[H_INSN_HITS]], 0, n * sizeof(i64));
+        memset(&st[st[H_INSN_CYCLES]], 0, n * sizeof(i64));
+        st[H_NEXT_SAMPLE] = st[H_EVENT_NEXT] = st[H_PROFILE_PERIOD];
+    }
+}
+
+/* What the state says of a run's end (out[CALL_STOP]). */
+static i64 stop_flags(const i64 *st) {
+    return (st[H_STOPPED] ? STOP_LIMIT : 0) | (st[H_PAGE_FAULTS] ? STOP_PAGE_FAULT : 0) |
+           (st[H_HALTED] ? STOP_HALTED : 0) | (st[st[H_SCRATCH] + S_SLB_PC] ? STOP_SLB : 0) |
+           (st[H_STRICT] && st[H_STALE] ? STOP_STALE : 0) | (st[H_STOP_ASKED] ? STOP_ASKED : 0);
+}
+
+/* Machine.call in one library call: with `limit` > 0, the call's start (the counters cleared
+ * as emu_clear_stats does, the instruction limit set, the stop flags down); with `limit` 0,
+ * a run resumed after a listed access's fixup (emu.run.extable) that goes on counting. Then
+ * emu_call's run with the block's n registers, out[CALL_STOP] and the gathered words. */
+EXPORT i64 emu_block_call(uc_engine *uc, const i64 *block, i64 begin, i64 n, i64 limit,
+                          i64 catch_sigint) {
+    i64 *st = (i64 *)block[BLOCK_STATE], *out = (i64 *)block[BLOCK_OUT];
+    if (limit > 0) {
+        emu_clear_stats(st, (const i64 *)block[BLOCK_ZERO], block[BLOCK_N_ZERO],
+                        (const i64 *)block[BLOCK_MAINTENANCE], (const i64 *)block[BLOCK_CLOCKS],
+                        block[BLOCK_N_MAINTENANCE]);
+        st[H_LIMIT] = limit;
+        st[H_STOP_ASKED] = 0;
+        st[st[H_SCRATCH] + S_SLB_PC] = 0;
+    }
+    i64 err = emu_call(uc, st, begin, block[BLOCK_UNTIL], n, (const i64 *)block[BLOCK_REGISTERS],
+                       (const u64 *)block[BLOCK_VALUES], block[BLOCK_RETURN_REGISTER],
+                       catch_sigint, out);
+    out[CALL_STOP] = stop_flags(st);
+    const i64 *words = (const i64 *)block[BLOCK_GATHER];
+    i64 *gathered = (i64 *)block[BLOCK_GATHERED];
+    for (i64 k = 0; k < block[BLOCK_N_GATHER]; k++)
+        gathered[k] = st[words[k]];
+    return err;
 }
