@@ -45,3 +45,20 @@ def test_bats_build_kernel_misses_only_without_bats():
     assert nobats["cycles"] > bats["cycles"]
     assert saving["saved_percent"] == pytest.approx(
         100 * (nobats["cycles"] - bats["cycles"]) / nobats["cycles"])
+
+
+def test_a_run_reads_only_its_own_processors_and_paths_estimates():
+    """What lets the scorecard's range moves skip a run (emu.run.reuse): the estimates a
+    run records as read. A 603 run reads no 604 estimate and no cost of a path its kernel
+    never takes (the hashed MMU's hash-fault entry, on the 603 walking the page table); a
+    604 run reads no 603e estimate."""
+    from emu.hw import estimates
+    with estimates.watch() as build:
+        d.bats_build(True)
+    with estimates.watch() as null604:
+        d.null_syscall("604")
+    assert any(n.startswith("ppc603e:") for n in build.read)
+    assert not any(n.startswith("ppc604:") for n in build.read)
+    assert "kernel:costs.hash_fault_entry" not in build.read
+    assert any(n.startswith("ppc604:") for n in null604.read)
+    assert not any(n.startswith("ppc603e:") for n in null604.read)
