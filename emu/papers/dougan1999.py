@@ -222,9 +222,11 @@ FLUSHES_24 = {"603 page table": {"tlb_flush": "tlbia"}, "604": {"flush": "hashpt
 def workloads_table(kinds=("fork", "exec"), mmap_size=1 << 20, flushes=FLUSHES_22):
     """The kernel model's LMBench workloads on the three MMUs: cycles per iteration and the
     TLB-miss figures, with each machine's kernel flushing as ``flushes`` says (2.2.0's by
-    default). A DataFrame (workload, machine)."""
+    default), and lat_mmap of ``mmap_size`` (None: not run). A DataFrame (workload,
+    machine)."""
+    mmap = ("mmap",) if mmap_size is not None else ()
     rows = [workload_row(machine, kind, mmap_size, flushes[machine])
-            for machine in MACHINES for kind in kinds + ("mmap",)]
+            for machine in MACHINES for kind in kinds + mmap]
     return pd.DataFrame(rows).set_index(["workload", "machine"])
 
 
@@ -410,7 +412,9 @@ def claims():
     big = 8 << 20
     mm = mmap_latency(sizes=(big,), flushes={f: FLUSHES[f] for f in ("search", "context")})
     cycles = mm["cycles"].unstack("flush").loc[big >> 10]
-    execs = workloads_table(kinds=("exec",)).xs("lat_proc exec", level="workload")
+    # lat_proc exec alone (its lat_mmap rows are notebook 02's, unread here)
+    execs = workloads_table(kinds=("exec",), mmap_size=None).xs("lat_proc exec",
+                                                                 level="workload")
     procs = execs["cycles"]
     # 2.2.0 preloads nothing: a first touch misses the table before its fault and after it
     firsts = {m: (int(execs.loc[m, "htab_misses"]), int(execs.loc[m, "hash_page_refused"]),
@@ -421,7 +425,7 @@ def claims():
     ctx, pipe, bw = lat_ctx("604"), lat_pipe("604"), bw_pipe("604")
     linux = table3.loc["Linux/PPC"]
     node13 = data.load("dougan1999_node13_idle_task")
-    idle = idle_task_table()["cycles_vs_none"]
+    idle = idle_task_table(configs=("cached, used", "uncached, not used"))["cycles_vs_none"]
     unoptimized = table3.loc["Unoptimized Linux/PPC"]
     machine, options = CONFIGURATIONS[("unoptimized", "604")]
     before = {"null_syscall_us": null["us_per_call"], "ctx_switch_us": ctx["us"],
@@ -1302,11 +1306,12 @@ def idle_next_task(config, data_kb=8, pages=96, written_bytes=4):
 
 
 @kept_runs.unit
-def idle_task_table(data_kb=8, pages=96, written_bytes=4):
-    """``idle_next_task`` for the four configurations: a DataFrame indexed by config, with
-    each one's cycles relative to no idle clearing."""
+def idle_task_table(data_kb=8, pages=96, written_bytes=4, configs=tuple(IDLE_CONFIGS)):
+    """``idle_next_task`` for ``configs`` (the four by default; "no idle clearing" always):
+    a DataFrame indexed by config, with each one's cycles relative to no idle clearing."""
+    configs = ("no idle clearing",) + tuple(c for c in configs if c != "no idle clearing")
     df = pd.DataFrame([idle_next_task(c, data_kb, pages, written_bytes)
-                       for c in IDLE_CONFIGS]).set_index("config")
+                       for c in configs]).set_index("config")
     df["cycles_vs_none"] = df["cycles"] / df.loc["no idle clearing", "cycles"]
     return df
 

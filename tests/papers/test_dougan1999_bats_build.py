@@ -62,3 +62,11 @@ def test_a_run_reads_only_its_own_processors_and_paths_estimates():
     assert "kernel:costs.hash_fault_entry" not in build.read
     assert any(n.startswith("ppc604:") for n in null604.read)
     assert not any(n.startswith("ppc603e:") for n in null604.read)
+
+
+def test_workloads_table_without_lat_mmap_has_the_same_exec_rows():
+    """claims() reads lat_proc exec alone: without the lat_mmap rows, the same numbers."""
+    full = d.workloads_table(kinds=("exec",))
+    alone = d.workloads_table(kinds=("exec",), mmap_size=None)
+    assert set(alone.index.get_level_values("workload")) == {"lat_proc exec"}
+    assert alone.equals(full.loc[alone.index])
