@@ -18,7 +18,10 @@ What runs as guest code on Unicorn's 603e CPU, its cycles measured and charged:
   Linux runs 1024 tlbie), ``clear_page``, ``copy_page``, ``flush_dcache_icache``.
 
 The kernel's own code runs in real mode (MSR[IR|DR] off), as on the 405 backend: Linux maps
-its lowmem with BATs, the miss handlers run untranslated on the hardware too.
+its lowmem with BATs, the miss handlers run untranslated on the hardware too. With
+``bats=False`` (2.2's ``nobats``, pagetable reload) the kernel's routines run translated
+instead, through the TLB (see ``PPC603``); the ledger counts their misses
+(``kernel_tlb_misses``).
 
 What is simulated: user accesses (``Kernel.touch``). The hardware decides first
 (``tlb_decides``): ``probe`` searches the CPU's TLB as the 603 does: the access's congruence
@@ -75,8 +78,9 @@ once, so most misses are first touches, which find no HPTE (hash_page runs, ofte
 find no PTE either); a working set larger than the TLB, touched again, misses pages whose
 HPTEs are still there (the tests measure both).
 
-Limits: user addresses only (the kernel's own TLB misses, and the misses of the kernel's
-vmalloc space, are not modelled); the hardware's exception entry costs the profile's
+Limits: user addresses only (the kernel's own TLB misses are modelled only with
+``bats=False`` and only for its guest routines; its C paths are fixed costs that touch no
+memory; the misses of the kernel's vmalloc space are not modelled); the hardware's exception entry costs the profile's
 ``[tlb] exception_entry`` per miss (an estimate; ledger row ``tlb_miss_entry``); the
 handlers' loads of the HTAB and the page table go through the cache model, the simulated
 user accesses do not; the 603's changed-bit
