@@ -66,6 +66,9 @@ class Arch:
     # 1024 entries, each the physical address of a PTE page of 1024 four-byte PTEs (4 MB).
     table_levels = ((PGDIR_SHIFT, 10),)
     dir_bytes = 4
+    #: top-level directory entries that are the kernel's, below TASK_SIZE (the 603 without
+    #: BATs: its kernel sits at EA = physical): free_pgtables leaves them
+    kernel_tables = {}
     pte_index_bits = 10
     pte_bytes = 4
     # the scan strategy walks ranges in guest code (flush_range) instead of calling

@@ -18,7 +18,10 @@ What runs as guest code on Unicorn's 603e CPU, its cycles measured and charged:
   Linux runs 1024 tlbie), ``clear_page``, ``copy_page``, ``flush_dcache_icache``.
 
 The kernel's own code runs in real mode (MSR[IR|DR] off), as on the 405 backend: Linux maps
-its lowmem with BATs, the miss handlers run untranslated on the hardware too.
+its lowmem with BATs, the miss handlers run untranslated on the hardware too. With
+``bats=False`` (2.2's ``nobats``, pagetable reload) the kernel's routines run translated
+instead, through the TLB (see ``PPC603``); the ledger counts their misses
+(``kernel_tlb_misses``).
 
 What is simulated: user accesses (``Kernel.touch``). The hardware decides first
 (``tlb_decides``): ``probe`` searches the CPU's TLB as the 603 does: the access's congruence
@@ -75,8 +78,9 @@ once, so most misses are first touches, which find no HPTE (hash_page runs, ofte
 find no PTE either); a working set larger than the TLB, touched again, misses pages whose
 HPTEs are still there (the tests measure both).
 
-Limits: user addresses only (the kernel's own TLB misses, and the misses of the kernel's
-vmalloc space, are not modelled); the hardware's exception entry costs the profile's
+Limits: user addresses only (the kernel's own TLB misses are modelled only with
+``bats=False`` and only for its guest routines; its C paths are fixed costs that touch no
+memory; the misses of the kernel's vmalloc space are not modelled); the hardware's exception entry costs the profile's
 ``[tlb] exception_entry`` per miss (an estimate; ledger row ``tlb_miss_entry``); the
 handlers' loads of the HTAB and the page table go through the cache model, the simulated
 user accesses do not; the 603's changed-bit
@@ -99,7 +103,8 @@ from .ppc32 import (CONTEXT_FLUSH_PAGES, HPTE_STATUS, ctx_to_vsid, hash_low_prel
                     htab_size_for, load_hash_page_22)
 from .arch import Arch
 from .errors import KernelError
-from .pgtable import _PAGE_HASHPTE, _PAGE_PRESENT, _PAGE_RW, PAGE_SIZE, TASK_SIZE
+from .pgtable import (_PAGE_ACCESSED, _PAGE_DIRTY, _PAGE_HASHPTE, _PAGE_PRESENT, _PAGE_RW,
+                      PAGE_SIZE, TASK_SIZE)
 
 RELOADS = ("pagetable", "hash")
 MISS_VECTORS = {"x": 0x1000, "r": 0x1100, "w": 0x1200}   # MPC603e UM: ITLB, DTLB load, store
@@ -111,6 +116,24 @@ SRR1_KEY, SRR1_FETCH, SRR1_STORE = 1 << 19, 1 << 18, 1 << 16   # the 603's miss 
 SRR1_WAY_SHIFT = 17
 USER_SEGMENTS = TASK_SIZE >> 28        # segment registers below TASK_SIZE
 THREAD_PGDIR = 0                       # tlbmiss_603_kernel.S: the pgdir in the thread block
+KERNEL_PTE_BITS = _PAGE_PRESENT | _PAGE_ACCESSED | _PAGE_DIRTY | _PAGE_RW   # mapin_ram's
+
+
+def kernel_page_tables(machine):
+    """mapin_ram's page tables for all of RAM (2.2.0 builds them whether or not BATs map
+    it; with ``nobats`` they are what the TLB loads): one PTE page per 4 MB, each page
+    present, accessed, dirty and writable, without _PAGE_USER, mapped to itself (the book's
+    kernel sits at EA = physical, in segment 0). Returns {pgd index: PTE page}; every
+    address space's page directory gets these entries, as pgd_alloc copies the kernel's
+    part of swapper_pg_dir."""
+    tables = {}
+    for index in range(-(-machine.ram_size // (4 << 20))):
+        table = machine.alloc(PAGE_SIZE)
+        base = index << 22
+        machine.write(table, b"".join(((base + (k << 12)) | KERNEL_PTE_BITS).to_bytes(4, "big")
+                                      for k in range(1024) if base + (k << 12) < machine.ram_size))
+        tables[index] = table
+    return tables
 
 
 def miss_registers(vsid, address, sdr1, access, way):
@@ -132,7 +155,13 @@ class PPC603(Arch):
     """The 603 backend. Needs ``Machine("ppc603e", mmu=True)`` (emu.hw.softtlb runs the CPU
     model's software-loaded TLB). ``reload``: "pagetable" (the default: what Linux/PPC
     shipped from 2.2 on) or "hash"; ``htab_size`` / ``total_memory`` size the hash table as
-    emu.kernel.ppc32 does (hash only)."""
+    emu.kernel.ppc32 does (hash only). ``bats=False`` (2.2's ``nobats``, pagetable reload
+    only): the kernel's routines run translated, through the TLB, as a kernel not mapped by
+    a BAT does: segment 0 is the kernel's (VSID 0, Ks = 0), every page directory holds
+    mapin_ram's kernel PTEs (``kernel_page_tables``) and the miss handlers take 2.2.0's
+    access check (KERNEL_PTES), so the kernel's pages share the TLB's classes with the
+    user's. Only the routines that run as guest code take kernel TLB misses; the C paths'
+    fixed costs touch no memory and take none (as with BATs)."""
 
     name = "ppc603"
     has_exec_permission = False        # PP has no execute bit; the segment's N bit is unused
@@ -140,7 +169,7 @@ class PPC603(Arch):
     loaded_context = "segment registers"
 
     def __init__(self, machine, ledger, reload="pagetable", htab_size=None,
-                 total_memory=None):
+                 total_memory=None, bats=True):
         super().__init__(machine, ledger)
         soft = self._require_soft_tlb(machine, "603", "603", "ppc603e")
         if reload not in RELOADS:
@@ -153,7 +182,10 @@ class PPC603(Arch):
             raise ValueError(f"the 603 backend's page routines step {ROUTINE_LINE}-byte cache "
                              f"lines (the 603e's), but this profile's L1 lines are {lines}")
         soft.identity_only = False      # user pages map to other frames; see emu.hw.softtlb
-        self.soft, self.reload = soft, reload
+        if not bats and reload != "pagetable":
+            raise ValueError("bats=False runs the kernel through the pagetable handlers "
+                             "(KERNEL_PTES); a hashed 603 kernel without BATs is not modelled")
+        self.soft, self.reload, self.bats = soft, reload, bats
         self.entry_cycles = machine.profile.tlb.get("exception_entry", 0)   # per miss
         self.name = f"ppc603 ({reload})"
         self.tlb_flush_strategies = ("scan", "immediate", "batched", "context", "search") \
@@ -164,7 +196,9 @@ class PPC603(Arch):
             if reload == "hash":
                 self._load_hash_table(htab_size or htab_size_for(total_memory or
                                                                  machine.ram_size))
-            machine.load(routine(HANDLERS[reload]), at=MISS_VECTORS["x"])
+            handlers = routine(HANDLERS[reload]).read_text()
+            machine.load(handlers if bats else ".equ KERNEL_PTES, 1\n" + handlers,
+                         at=MISS_VECTORS["x"])
             machine.load(STORAGE_INTERRUPT_STUB, at=0x300)
             machine.load(STORAGE_INTERRUPT_STUB, at=0x400)
             for name in ("clear_page.S", "copy_page.S", "flush_dcache_icache.S",
@@ -172,6 +206,13 @@ class PPC603(Arch):
                 machine.load(routine(f"ppc32/{name}"))
         self.next_context = 1
         self.current = None             # the mm whose segment registers are loaded
+        self.kernel_tables = {}
+        if not bats:                    # nobats: swapper_pg_dir until a process runs
+            self.kernel_tables = kernel_page_tables(machine)
+            swapper = machine.alloc(PAGE_SIZE, align=PAGE_SIZE)
+            self._kernel_mappings(swapper)
+            machine.write(self.thread + THREAD_PGDIR, swapper.to_bytes(4, "big"))
+            machine.mmu.set_segment(0, 0, ks=False, kp=True)
         # _PAGE_HASHPTE exists: a hash table under 2.4's flushes (chose_tlb_flush)
         self.hashpte = reload == "hash"
 
@@ -203,8 +244,10 @@ class PPC603(Arch):
         return self._call_as(entry, entry, *args)
 
     def _call_as(self, label, entry, *args):
-        run = self.machine.call(entry, *args, real_mode=True)
+        run = self.machine.call(entry, *args, real_mode=self.bats)
         self.ledger.guest(label, run)
+        if not self.bats:               # the kernel's own misses, through the TLB
+            self.ledger.count("kernel_tlb_misses", run.events.get("tlb_miss_exceptions", 0))
         return run.return_value
 
     # ------------------------------------------------------------------ contexts
@@ -222,10 +265,16 @@ class PPC603(Arch):
     def switch_mm(self, mm):
         """set_context: the user segment registers get the mm's VSIDs with Ks = Kp = 1, and
         the thread's pgdir (the pagetable handlers' page directory) becomes the mm's."""
-        for n in range(USER_SEGMENTS):
+        for n in range(0 if self.bats else 1, USER_SEGMENTS):   # nobats: 0 is the kernel's
             self.machine.mmu.set_segment(n, ctx_to_vsid(mm.context, n << 28), ks=True, kp=True)
+        self._kernel_mappings(mm.pgd.address)
         self.machine.write(self.thread + THREAD_PGDIR, mm.pgd.address.to_bytes(4, "big"))
         self.current = mm
+
+    def _kernel_mappings(self, pgd):
+        """nobats: the kernel's entries in the page directory at ``pgd``."""
+        for index, table in self.kernel_tables.items():
+            self.machine.write(pgd + 4 * index, table.to_bytes(4, "big"))
 
     # ------------------------------------------------------------------ translations
 

@@ -105,7 +105,7 @@ class Processes:
         shift, bits = levels[depth]
         for index in range(min(1 << bits, -(-(TASK_SIZE - base) >> shift))):
             entry = self.machine.read_word(table + self.arch.dir_bytes * index)
-            if not entry:
+            if not entry or (depth == 0 and index in self.arch.kernel_tables):
                 continue
             below = self.arch.dir_table(depth, entry)
             if depth + 1 < len(levels):

@@ -142,3 +142,12 @@ def test_the_idle_task_needs_the_603_walking_the_page_table():
         dougan1999.idle_next_task("sometimes")
     with pytest.raises(ValueError, match="written_bytes"):
         dougan1999.next_task_source(8192, 6)
+
+
+def test_idle_task_table_of_some_configurations_is_the_full_tables_rows():
+    """claims() runs only the configurations it scores (each run is a kernel of its own):
+    the same numbers as the full table's rows."""
+    full = dougan1999.idle_task_table()
+    some = dougan1999.idle_task_table(configs=("uncached, not used",))
+    assert list(some.index) == ["no idle clearing", "uncached, not used"]
+    assert some.equals(full.loc[list(some.index)])

@@ -1,0 +1,72 @@
+"""The 603 kernel without BATs (emu.kernel.ppc603, ``bats=False``, 2.2's ``nobats``): its
+guest routines run translated and take TLB misses of their own; and the book's build
+workload with and without BATs (Dougan 1999's "about 20%", dougan1999.bats_build)."""
+import pytest
+
+from emu.kernel.pgtable import PAGE_SIZE
+from emu.papers import dougan1999 as d
+
+STORE_MISS_HANDLER = 26        # dtlb_store_miss_603k with 2.2.0's check (KERNEL_PTES)
+
+
+def _clear(k, page):
+    before = k.ledger.snapshot()
+    k.arch.clear_page(page)
+    return k.ledger.since(before)
+
+
+def test_nobats_clear_page_takes_one_store_miss_per_new_page():
+    """Kernel() cleared its zero page at boot, so clear_page's code page is in the ITLB:
+    clearing a new page is one DTLB store miss (its first store), the handler's 26
+    instructions more than with BATs; the same page again is none."""
+    nobats = d.kernel("603 page table", tlb_flush="context", bats=False)
+    bats = d.kernel("603 page table", tlb_flush="context")
+    page = nobats.machine.alloc(PAGE_SIZE, align=PAGE_SIZE)
+    first = _clear(nobats, page)
+    with_bats = _clear(bats, bats.machine.alloc(PAGE_SIZE, align=PAGE_SIZE))
+    assert first.counts["kernel_tlb_misses"] == 1
+    assert "kernel_tlb_misses" not in with_bats.counts
+    assert first.rows["clear_page"][3] == with_bats.rows["clear_page"][3] + STORE_MISS_HANDLER
+    assert "kernel_tlb_misses" not in _clear(nobats, page).counts
+
+
+def test_nobats_needs_the_pagetable_handlers():
+    with pytest.raises(ValueError, match="pagetable"):
+        d.kernel("603 hash table", bats=False)
+
+
+def test_bats_build_kernel_misses_only_without_bats():
+    """The BATs leave the kernel no TLB miss; without them its routines take some, and
+    the user's misses (first touches after exec, fork and the flushes) are the same."""
+    saving = d.bats_build_saving()
+    bats, nobats = saving["with_bats"], saving["without_bats"]
+    assert bats["kernel_tlb_misses"] == 0 < nobats["kernel_tlb_misses"]
+    assert bats["user_tlb_misses"] == nobats["user_tlb_misses"] > 0
+    assert nobats["cycles"] > bats["cycles"]
+    assert saving["saved_percent"] == pytest.approx(
+        100 * (nobats["cycles"] - bats["cycles"]) / nobats["cycles"])
+
+
+def test_a_run_reads_only_its_own_processors_and_paths_estimates():
+    """What lets the scorecard's range moves skip a run (emu.run.reuse): the estimates a
+    run records as read. A 603 run reads no 604 estimate and no cost of a path its kernel
+    never takes (the hashed MMU's hash-fault entry, on the 603 walking the page table); a
+    604 run reads no 603e estimate."""
+    from emu.hw import estimates
+    with estimates.watch() as build:
+        d.bats_build(True)
+    with estimates.watch() as null604:
+        d.null_syscall("604")
+    assert any(n.startswith("ppc603e:") for n in build.read)
+    assert not any(n.startswith("ppc604:") for n in build.read)
+    assert "kernel:costs.hash_fault_entry" not in build.read
+    assert any(n.startswith("ppc604:") for n in null604.read)
+    assert not any(n.startswith("ppc603e:") for n in null604.read)
+
+
+def test_workloads_table_without_lat_mmap_has_the_same_exec_rows():
+    """claims() reads lat_proc exec alone: without the lat_mmap rows, the same numbers."""
+    full = d.workloads_table(kinds=("exec",))
+    alone = d.workloads_table(kinds=("exec",), mmap_size=None)
+    assert set(alone.index.get_level_values("workload")) == {"lat_proc exec"}
+    assert alone.equals(full.loc[alone.index])
