@@ -324,11 +324,6 @@ def test_the_saving_reason_says_which_way_the_run_went(saved_us, word):
 
 # ------------------------------------------------------------------ the 405 in seconds
 
-def _step(us):
-    """A stand-in for one compile step's Result: its kernel time."""
-    return SimpleNamespace(us=us)
-
-
 def _table3():
     return data.load("mackerras2003_table3_profile_ppc405").set_index("procedure")
 
@@ -341,7 +336,7 @@ def test_the_405s_floating_point_emulation_is_table_3s_ticks_per_build():
 
 def test_the_405_build_claims_are_steps_times_seconds():
     claims = {c.claim: c for c in mackerras2003.ppc405_build_claims(
-        _step(30_000.0), _step(5_000.0), _table3())}
+        30_000.0, 5_000.0, _table3())}
     saved = claims["PPC405 kernel compile system time saved per build"]
     # 400 steps (the estimate) of 25 ms saved: 10 s, against 147.7 - 139.0 s
     assert saved.emulated == pytest.approx(10.0) and saved.published == pytest.approx(8.7)
@@ -353,7 +348,7 @@ def test_the_405_build_claims_are_steps_times_seconds():
     assert claims["PPC405 kernel compile user time: after / before"].emulated is None
     from emu.hw import estimates
     with estimates.moved({"kernel:build405.jobs": 250}):
-        fewer = mackerras2003.ppc405_build_claims(_step(30_000.0), _step(5_000.0), _table3())
+        fewer = mackerras2003.ppc405_build_claims(30_000.0, 5_000.0, _table3())
     assert fewer[0].emulated == pytest.approx(250 * 0.025)
 
 
@@ -370,6 +365,7 @@ def test_the_copy_build_claims_add_the_file_copies_to_the_full_size_step(monkeyp
         import pandas as pd
         # every cycle in rows that grow with the programs' size (none per process)
         return SimpleNamespace(cycles=cycles, iterations=2, clock_mhz=1000, counts={},
+                               scale=1 / 16,
                                breakdown=pd.DataFrame({"calls": [20], "cycles": [cycles]},
                                                       index=["copy_page"]))
     # the copies alone (no read() or write() calls, free look-ups)
@@ -379,7 +375,7 @@ def test_the_copy_build_claims_add_the_file_copies_to_the_full_size_step(monkeyp
         "copies": 300, "bytes": 1_200_000})
     claims = {c.claim: c for c in mackerras2003.copy_claims(
         {"simple": build(1_000_000), "power4": build(990_000)})}
-    # a full-size step (gcc.SCALE = 1/16): the VM 8,000,000 and 7,920,000 cycles, with
+    # a full-size step (the builds ran at 1/16): the VM 8,000,000 and 7,920,000 cycles, with
     # the file copies 11,000,000 and 9,920,000
     system = claims["POWER4 kernel compile system time: optimized copies / original"]
     assert system.emulated == pytest.approx(9_920_000 / 11_000_000)
@@ -450,6 +446,7 @@ def test_the_kbuild_tools_share_the_compilers_libraries():
 def _scaled_build(rows, iterations=2, clock_mhz=1000):
     import pandas as pd
     return SimpleNamespace(iterations=iterations, clock_mhz=clock_mhz, counts={"execs": 16},
+                           scale=1 / 16,
                            breakdown=pd.DataFrame({"cycles": rows.values()}, index=rows.keys()),
                            cycles=sum(rows.values()))
 
@@ -457,7 +454,7 @@ def _scaled_build(rows, iterations=2, clock_mhz=1000):
 def test_a_full_size_step_keeps_each_process_once(monkeypatch):
     build = _scaled_build({"exec": 6_000, "clear_page": 1_000, "mystery": 10})
     # exec is once per process: 6,000 / 2 steps; clear_page grows with the pages: 1,000 / 2
-    # x 16 (gcc.SCALE = 1/16)
+    # x 16 (the build ran at 1/16)
     assert mackerras2003.full_step(build) == {"exec": 3_000, "clear_page": 8_000,
                                               "mystery": 80}
     monkeypatch.setattr(mackerras2003, "file_io_step", lambda execs: {
