@@ -49,9 +49,10 @@ BUILD = ("the book's build workload (2.5.66's Kbuild rule: make vforks sh -c, sh
 #: What stands in for the POWER4 build in seconds (section 3.1)
 COPY_STAND_IN = ("the book's build workload (2.5.66's Kbuild rule: make -> sh -c -> gcc -> "
                  "cpp, cc1, as, then fixdep, rm, mv; its VM work set at full size) plus a "
-                 "compile step's file read() and write() copies (estimated traffic) and its "
-                 "execs' copies, times the chapter's estimated count of steps per build "
-                 "(kernel time only: no compiler, disk, memcpy, open() or stat())")
+                 "compile step's file read() and write() copies (estimated traffic), its "
+                 "execs' copies and its open(), stat(), close() and path look-ups and fixdep's mappings "
+                 "(costed estimates: fs_step), times the chapter's estimated count of steps "
+                 "per build (kernel time only: no compiler, disk or memcpy)")
 #: What stands in for the 405's build, in seconds
 BUILD405_STAND_IN = ("the book's build workload (2.5.66's Kbuild rule: make -> sh -c -> gcc "
                      "-> cpp, cc1, as, then fixdep, rm, mv) set at the programs' full "
@@ -439,6 +440,54 @@ def file_io_step(execs):
             "reads": reads, "writes": writes}
 
 
+#: the rows a step's other file-system calls add (fs_step): fixdep's, cpp's and ld.so's
+#: open(), fstat(), close(), fixdep's mmap() and munmap() of each file it reads, the rule's
+#: unlink() and rename()
+FS_PATHS = {"calls": "open, stat, close, mmap, munmap, unlink, rename: system calls",
+            "walks": "path look-ups: link_path_walk per component",
+            "files": "open, stat, close, unlink, rename outside the walk",
+            "maps": "fixdep's mappings: mmap, munmap, its pages' faults and unmapping"}
+#: a read-only file page's fault and its unmapping, as the build's rows run them (the
+#: mean cycles of each row's call)
+FILE_FAULT_ROWS = ("fault_entry", "file_fault", "page_cache_lookup", "hash_page (preload)",
+                   "add_hash_page")
+UNMAP_ROWS = ("zap_pte",)
+
+
+def _per_call(build, row):
+    """Mean cycles of one call of ``row`` in ``build`` (0 if the build has no such row)."""
+    table = build.breakdown
+    if row not in table.index or not table.loc[row, "calls"]:
+        return 0.0
+    return float(table.loc[row, "cycles"]) / float(table.loc[row, "calls"])
+
+
+def fs_step(build):
+    """A full-size compile step's file-system calls besides read() and write()
+    (fileio.step_fs_calls, with ``build``'s execs), costed, the same in both kernels:
+    each call's round trip (costs "syscall", a measurement), each path component walked
+    (costs "path_component"), open, stat, close, unlink and rename outside the walk (costs
+    "open_file", "stat_file", "close_file"; unlink and rename charged as an open), and
+    fixdep's mappings: an mmap and a munmap per file (costs "vma_setup") and each page it
+    reads, a fault and an unmapping at the cycles ``build``'s own file faults and
+    unmappings took a call (FILE_FAULT_ROWS, UNMAP_ROWS, with the HPTE flushes of
+    flush_hash_range per PTE zapped). {FS_PATHS key: cycles}."""
+    n = fileio.step_fs_calls(execs_per_step(build))
+    calls = sum(n[k] for k in ("open", "failed_open", "stat", "close", "mmap", "munmap",
+                               "unlink", "rename"))
+    flushes = _per_call(build, "flush_hash_range") * (
+        build.breakdown.loc["flush_hash_range", "calls"] / build.breakdown.loc["zap_pte", "calls"]
+        if {"flush_hash_range", "zap_pte"} <= set(build.breakdown.index) else 0.0)
+    page = (sum(_per_call(build, r) for r in FILE_FAULT_ROWS + UNMAP_ROWS) + flushes)
+    return {"calls": calls * costs.cycles("syscall"),
+            "walks": n["components"] * costs.cycles("path_component"),
+            "files": ((n["open"] + n["unlink"] + n["rename"]) * costs.cycles("open_file")
+                      + n["stat"] * costs.cycles("stat_file")
+                      + n["close"] * costs.cycles("close_file")),
+            "maps": (n["mmap"] + n["munmap"]) * costs.cycles("vma_setup")
+                    + n["mapped_pages"] * page}
+
+
 def step_account(builds, jobs=None):
     """Where a full-size compile step's kernel time goes on POWER4, by path (PATHS, and the
     file I/O's FILE_IO_PATHS): ``builds``: {label: a build (build_run) with the original
@@ -454,6 +503,7 @@ def step_account(builds, jobs=None):
             path = next((p for p, names in PATHS.items() if row in names), "other")
             rows[path] = rows.get(path, 0.0) + cycles
         rows.update({FILE_IO_PATHS[k]: v for k, v in io.items()})
+        rows.update({FS_PATHS[k]: v for k, v in fs_step(build).items()})
         step = pd.Series(rows)
         out[label, "cycles per step"] = step
         out[label, "s per build"] = step * jobs / (build.clock_mhz * 1e6)
@@ -464,8 +514,9 @@ def step_account(builds, jobs=None):
 
 def copy_step(builds):
     """A full-size compile step on the POWER4 model with each kernel's copies: the build's
-    kernel cycles (``builds``: copy_builds(), set at full size by full_step) plus the step's file read() and
-    write() copies (fileio.step_cycles). {"original"|"optimized": {"kernel", "files",
+    kernel cycles (``builds``: copy_builds(), set at full size by full_step) plus the
+    step's file read() and write() copies (fileio.step_cycles) and its other file-system calls (fs_step, the same
+    in both). {"original"|"optimized": {"kernel", "files", "calls", "lookups", "fs",
     "total"}}, with "copies" and "bytes" of the file copies, "cow_copies" (copy_page's
     calls) and the clock (MHz)."""
     simple = builds["simple"]
@@ -473,10 +524,11 @@ def copy_step(builds):
     out = {"copies": io["copies"], "bytes": io["bytes"], "clock_mhz": simple.clock_mhz,
            "cow_copies": int(simple.breakdown.loc["copy_page", "calls"]) / simple.iterations
            / simple.scale}
+    fs = sum(fs_step(simple).values())
     for kernel, build in (("original", builds["simple"]), ("optimized", builds["power4"])):
-        vm = sum(full_step(build).values())
+        vm = step_cycles(build)
         files = io[kernel]
-        out[kernel] = {"kernel": vm, **files, "total": vm + sum(files.values())}
+        out[kernel] = {"kernel": vm, **files, "fs": fs, "total": vm + sum(files.values()) + fs}
     return out
 
 
@@ -508,8 +560,9 @@ def copy_claims(builds=None):
            f"__copy_tofrom_user (the 32-bit kernel's, the POWER4 one; {step['copies']:,.0f} "
            f"copies of {step['bytes'] / 1e6:.2f} MB, estimates: fileio.STEP_IO, EXEC_IO; "
            f"{files_saved:,.0f} cycles less), with their system calls and page-cache look-ups "
-           f"(the same in both kernels); memcpy's calls, open(), stat() and the path look-ups "
-           f"are not run")
+           f"(the same in both kernels), and its open(), stat(), close(), path look-ups and "
+           f"fixdep's mappings, costed ({step['original']['fs'] / 1e6:.2f} M cycles, the same "
+           f"in both: fs_step); memcpy's calls are not run")
     overall = stats.xs("kernel_compile_overall_improvement", level="quantity").iloc[0]
     socket = stats.xs("unix_socket_bandwidth_improvement", level="quantity").iloc[0]
     warm, cold, misaligned = bw_unix_gain()
