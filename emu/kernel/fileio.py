@@ -302,24 +302,28 @@ def fs_calls():
     return {k: estimates.value(f"kernel:fs_calls.{k}", v) for k, v in FS_CALLS.items()}
 
 
-def step_fs_calls(execs, io=None, fs=None):
+def step_fs_calls(execs, io=None, fs=None, kbuild=True):
     """A compile step's open(), stat(), close(), mmap(), munmap(), unlink() and rename()
     calls, the path components they walk and the file pages fixdep maps and reads (each a
     page fault), with the traffic ``io`` (STEP_IO's keys), ``fs`` (FS_CALLS') and
     ``execs`` execs: {name: count}. fixdep reads the .d file and the ``files_read`` files
     it names, whose pages are counted as step_copies cuts the files (a file's last page,
-    every whole page before it)."""
+    every whole page before it). ``kbuild`` False: make runs gcc itself, without the
+    rule's fixdep, rm and mv."""
     io, fs = io or step_io(), fs or fs_calls()
     files, total = int(io["files_read"]), int(io["bytes_read"])
     libs = execs * fs["libs_opened"]
     last = min(PAGE // 2, total // files)
     file_pages = files + (total - files * last) // PAGE
     depfile = 1
-    opens = files + (files + depfile) + libs            # cpp, fixdep, ld.so
-    lookups = opens + fs["failed_opens"] + 1 + 2        # rm's unlink, mv's rename (two names)
+    fixdep = files + depfile if kbuild else 0           # the .d file and the files it names
+    renamed = 1 if kbuild else 0                        # rm's unlink, mv's rename
+    opens = files + fixdep + libs                       # cpp, fixdep, ld.so
+    lookups = opens + fs["failed_opens"] + renamed * 3  # a rename walks two names
     return {"open": opens, "failed_open": fs["failed_opens"], "stat": opens, "close": opens,
-            "mmap": files + depfile, "munmap": files + depfile, "unlink": 1, "rename": 1,
-            "components": lookups * fs["components"], "mapped_pages": file_pages + depfile}
+            "mmap": fixdep, "munmap": fixdep, "unlink": renamed, "rename": renamed,
+            "components": lookups * fs["components"],
+            "mapped_pages": file_pages + depfile if kbuild else 0}
 
 
 def copy_cycles(routine, copies, from_memory):

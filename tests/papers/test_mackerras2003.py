@@ -544,6 +544,10 @@ def test_a_steps_file_system_calls_are_cpps_fixdeps_and_ld_sos():
     # fixdep's pages: a last page a file (150) and the whole pages before them: (600,000 -
     # 150 x 2,048) // 4,096 = 71; and the .d file's one page
     assert calls["mapped_pages"] == 150 + 71 + 1
+    # without the Kbuild rule (make runs gcc itself: 4 execs): no fixdep, rm or mv
+    plain = fileio.step_fs_calls(4, kbuild=False)
+    assert plain["open"] == 150 + 8 and plain["components"] == (158 + 20) * 3
+    assert plain["mmap"] == plain["unlink"] == plain["rename"] == plain["mapped_pages"] == 0
 
 
 def test_a_steps_file_system_work_is_costed_from_its_calls_and_the_builds_faults():

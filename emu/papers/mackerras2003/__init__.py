@@ -105,7 +105,7 @@ def build_run(profile, policy="lazy", tlb_flush=None, steps=1, warmup=1, scale=N
         steps=steps, warmup=warmup, profile=profile, policy=policy, tlb_flush=tlb_flush,
         program=driver, passes=passes, parent_image=gcc.make_image(scale), spawn="vfork",
         shell=gcc.kbuild_shell(driver.libs, scale) if kbuild else None, **options)
-    result.scale = scale
+    result.scale, result.kbuild = scale, kbuild
     return result
 
 
@@ -464,7 +464,8 @@ def _per_call(build, row):
 
 def fs_step(build):
     """A full-size compile step's file-system calls besides read() and write()
-    (fileio.step_fs_calls, with ``build``'s execs), costed, the same in both kernels:
+    (fileio.step_fs_calls, with ``build``'s execs, and fixdep, rm and mv if it ran the
+    Kbuild rule), costed, the same in both kernels:
     each call's round trip (costs "syscall", a measurement), each path component walked
     (costs "path_component"), open, stat, close, unlink and rename outside the walk (costs
     "open_file", "stat_file", "close_file"; unlink and rename charged as an open), and
@@ -472,7 +473,7 @@ def fs_step(build):
     reads, a fault and an unmapping at the cycles ``build``'s own file faults and
     unmappings took a call (FILE_FAULT_ROWS, UNMAP_ROWS, with the HPTE flushes of
     flush_hash_range per PTE zapped). {FS_PATHS key: cycles}."""
-    n = fileio.step_fs_calls(execs_per_step(build))
+    n = fileio.step_fs_calls(execs_per_step(build), kbuild=getattr(build, "kbuild", True))
     calls = sum(n[k] for k in ("open", "failed_open", "stat", "close", "mmap", "munmap",
                                "unlink", "rename"))
     flushes = _per_call(build, "flush_hash_range") * (
