@@ -87,6 +87,20 @@ TABLE = {
                 "the wait queue, wake_up_process (run-queue lock, state, add_to_runqueue, "
                 "reschedule_idle's test)"),
     "mm_alloc": (150, None, "mm_alloc / mm_init / init_new_context / mmput"),
+    # the file-system paths of a compile step (Mackerras 2003's build: emu.kernel.fileio's
+    # step_fs_calls), read in Linux 2.5.66 (dmgerman/history-token 3007e2ef10)
+    "path_component": (150, None, "link_path_walk per path component (fs/namei.c): "
+                       "exec_permission_lite, the name's hash (partial_name_hash per "
+                       "character), do_lookup's d_lookup on a dcache hit (fs/dcache.c: the "
+                       "hash chain, the parent and name compares), follow_mount"),
+    "open_file": (500, None, "sys_open outside the walk (fs/open.c): getname's copy of the "
+                  "path, get_unused_fd, open_namei's last-component lookup and permission, "
+                  "dentry_open (get_empty_filp, the file system's open), fd_install, putname"),
+    "close_file": (200, None, "sys_close: filp_close, fput, __fput's dput, mntput and "
+                   "file_free (fs/open.c, fs/file_table.c)"),
+    "stat_file": (150, None, "sys_fstat64 or sys_stat64 outside the walk (fs/stat.c): "
+                  "vfs_getattr's generic_fillattr, cp_new_stat64's memset, field copies and "
+                  "copy_to_user of the struct"),
 }
 
 

@@ -115,9 +115,11 @@ EXEC_IO_RANGES = {
 
 
 def estimate_ranges():
-    """[(name, nominal, low, high, why)] of the step's traffic (emu.book.ranges)."""
+    """[(name, nominal, low, high, why)] of the step's traffic and file-system calls
+    (emu.book.ranges)."""
     return ([(f"kernel:build_io.{k}", v, *STEP_IO_RANGES[k]) for k, v in STEP_IO.items()]
-            + [(f"kernel:exec_io.{k}", v, *EXEC_IO_RANGES[k]) for k, v in EXEC_IO.items()])
+            + [(f"kernel:exec_io.{k}", v, *EXEC_IO_RANGES[k]) for k, v in EXEC_IO.items()]
+            + [(f"kernel:fs_calls.{k}", v, *FS_CALLS_RANGES[k]) for k, v in FS_CALLS.items()])
 
 
 def exec_io():
@@ -268,6 +270,60 @@ def step_calls(io=None):
     pages = {name: -(-int(io[name]) // PAGE) for name in ("i_bytes", "s_bytes", "o_bytes")}
     reads = int(io["files_read"]) + pages["i_bytes"] + pages["s_bytes"]
     return reads, sum(pages.values())
+
+
+#: A compile step's file-system calls besides read() and write(), Linux 2.5.66 and the
+#: programs of its Kbuild rule (emu.kernel.gcc). Facts: scripts/fixdep.c (dmgerman/
+#: history-token 3007e2ef10) reads the .d file and then every file it names the same way,
+#: open(), fstat(), mmap() of the whole file (PROT_READ, MAP_PRIVATE), a scan of every byte,
+#: munmap(), close() (print_deps, do_config_file); the rule's rm -f unlinks the .d file and
+#: its mv -f renames fixdep's output (the top Makefile's if_changed_dep). Taken, not read
+#: in their sources: cpp (gcc 2.95) opens each file it reads, fstat()s it for its size,
+#: reads it whole (step_calls) and closes it; ld.so opens, fstat()s and closes the files of
+#: each exec (libs_opened); their mmap()s are not counted here. ESTIMATES, with
+#: FS_CALLS_RANGES:
+FS_CALLS = {"failed_opens": 20, "components": 3, "libs_opened": 2}
+FS_CALLS_RANGES = {
+    "failed_opens": (0, 150, "cpp's opens that fail along the include path (a quoted "
+                             "#include tries the including file's directory first; "
+                             "<linux/...> and <asm/...> are found in the first -I "
+                             "directory): not counted"),
+    "components": (2, 6, "path components walked per open or stat: include/linux/sched.h "
+                         "is three from the top of the tree; include/asm is a symlink to "
+                         "asm-ppc (one more walk); a source file sits two to four deep"),
+    "libs_opened": (1, 3, "files ld.so opens per exec of a dynamically linked program "
+                          "(/etc/ld.so.cache, libc.so.6; more libraries for as, with "
+                          "libbfd linked in statically: none more)"),
+}
+
+
+def fs_calls():
+    """FS_CALLS with any moved estimate's value (emu.hw.estimates)."""
+    return {k: estimates.value(f"kernel:fs_calls.{k}", v) for k, v in FS_CALLS.items()}
+
+
+def step_fs_calls(execs, io=None, fs=None, kbuild=True):
+    """A compile step's open(), stat(), close(), mmap(), munmap(), unlink() and rename()
+    calls, the path components they walk and the file pages fixdep maps and reads (each a
+    page fault), with the traffic ``io`` (STEP_IO's keys), ``fs`` (FS_CALLS') and
+    ``execs`` execs: {name: count}. fixdep reads the .d file and the ``files_read`` files
+    it names, whose pages are counted as step_copies cuts the files (a file's last page,
+    every whole page before it). ``kbuild`` False: make runs gcc itself, without the
+    rule's fixdep, rm and mv."""
+    io, fs = io or step_io(), fs or fs_calls()
+    files, total = int(io["files_read"]), int(io["bytes_read"])
+    libs = execs * fs["libs_opened"]
+    last = min(PAGE // 2, total // files)
+    file_pages = files + (total - files * last) // PAGE
+    depfile = 1
+    fixdep = files + depfile if kbuild else 0           # the .d file and the files it names
+    renamed = 1 if kbuild else 0                        # rm's unlink, mv's rename
+    opens = files + fixdep + libs                       # cpp, fixdep, ld.so
+    lookups = opens + fs["failed_opens"] + renamed * 3  # a rename walks two names
+    return {"open": opens, "failed_open": fs["failed_opens"], "stat": opens, "close": opens,
+            "mmap": fixdep, "munmap": fixdep, "unlink": renamed, "rename": renamed,
+            "components": lookups * fs["components"],
+            "mapped_pages": file_pages + depfile if kbuild else 0}
 
 
 def copy_cycles(routine, copies, from_memory):

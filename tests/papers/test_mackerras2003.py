@@ -324,11 +324,6 @@ def test_the_saving_reason_says_which_way_the_run_went(saved_us, word):
 
 # ------------------------------------------------------------------ the 405 in seconds
 
-def _step(us):
-    """A stand-in for one compile step's Result: its kernel time."""
-    return SimpleNamespace(us=us)
-
-
 def _table3():
     return data.load("mackerras2003_table3_profile_ppc405").set_index("procedure")
 
@@ -341,7 +336,7 @@ def test_the_405s_floating_point_emulation_is_table_3s_ticks_per_build():
 
 def test_the_405_build_claims_are_steps_times_seconds():
     claims = {c.claim: c for c in mackerras2003.ppc405_build_claims(
-        _step(30_000.0), _step(5_000.0), _table3())}
+        30_000.0, 5_000.0, _table3())}
     saved = claims["PPC405 kernel compile system time saved per build"]
     # 400 steps (the estimate) of 25 ms saved: 10 s, against 147.7 - 139.0 s
     assert saved.emulated == pytest.approx(10.0) and saved.published == pytest.approx(8.7)
@@ -353,7 +348,7 @@ def test_the_405_build_claims_are_steps_times_seconds():
     assert claims["PPC405 kernel compile user time: after / before"].emulated is None
     from emu.hw import estimates
     with estimates.moved({"kernel:build405.jobs": 250}):
-        fewer = mackerras2003.ppc405_build_claims(_step(30_000.0), _step(5_000.0), _table3())
+        fewer = mackerras2003.ppc405_build_claims(30_000.0, 5_000.0, _table3())
     assert fewer[0].emulated == pytest.approx(250 * 0.025)
 
 
@@ -370,6 +365,7 @@ def test_the_copy_build_claims_add_the_file_copies_to_the_full_size_step(monkeyp
         import pandas as pd
         # every cycle in rows that grow with the programs' size (none per process)
         return SimpleNamespace(cycles=cycles, iterations=2, clock_mhz=1000, counts={},
+                               scale=1 / 16,
                                breakdown=pd.DataFrame({"calls": [20], "cycles": [cycles]},
                                                       index=["copy_page"]))
     # the copies alone (no read() or write() calls, free look-ups)
@@ -377,9 +373,11 @@ def test_the_copy_build_claims_add_the_file_copies_to_the_full_size_step(monkeyp
         "original": {"files": 3_000_000, "calls": 0, "lookups": 0},
         "optimized": {"files": 2_000_000, "calls": 0, "lookups": 0},
         "copies": 300, "bytes": 1_200_000})
+    no_fs = dict.fromkeys(mackerras2003.FS_PATHS, 0.0)       # no other file-system work
+    monkeypatch.setattr(mackerras2003, "fs_step", lambda build: no_fs)
     claims = {c.claim: c for c in mackerras2003.copy_claims(
         {"simple": build(1_000_000), "power4": build(990_000)})}
-    # a full-size step (gcc.SCALE = 1/16): the VM 8,000,000 and 7,920,000 cycles, with
+    # a full-size step (the builds ran at 1/16): the VM 8,000,000 and 7,920,000 cycles, with
     # the file copies 11,000,000 and 9,920,000
     system = claims["POWER4 kernel compile system time: optimized copies / original"]
     assert system.emulated == pytest.approx(9_920_000 / 11_000_000)
@@ -450,6 +448,7 @@ def test_the_kbuild_tools_share_the_compilers_libraries():
 def _scaled_build(rows, iterations=2, clock_mhz=1000):
     import pandas as pd
     return SimpleNamespace(iterations=iterations, clock_mhz=clock_mhz, counts={"execs": 16},
+                           scale=1 / 16,
                            breakdown=pd.DataFrame({"cycles": rows.values()}, index=rows.keys()),
                            cycles=sum(rows.values()))
 
@@ -457,11 +456,13 @@ def _scaled_build(rows, iterations=2, clock_mhz=1000):
 def test_a_full_size_step_keeps_each_process_once(monkeypatch):
     build = _scaled_build({"exec": 6_000, "clear_page": 1_000, "mystery": 10})
     # exec is once per process: 6,000 / 2 steps; clear_page grows with the pages: 1,000 / 2
-    # x 16 (gcc.SCALE = 1/16)
+    # x 16 (the build ran at 1/16)
     assert mackerras2003.full_step(build) == {"exec": 3_000, "clear_page": 8_000,
                                               "mystery": 80}
     monkeypatch.setattr(mackerras2003, "file_io_step", lambda execs: {
         "original": {"files": 100, "calls": 20, "lookups": 4}})
+    monkeypatch.setattr(mackerras2003, "fs_step", lambda build: {
+        "calls": 0.0, "walks": 0.0, "files": 0.0, "maps": 0.0})
     account = mackerras2003.step_account({"run": build}, jobs=500)
     cycles = account["run", "cycles per step"]
     assert cycles["fork, exec, exit, wait"] == 3_000
@@ -529,3 +530,42 @@ def test_the_counted_mix_of_a_step_with_eight_execs():
     small = claims["copy_tofrom_user calls below 128 bytes (a build's, counted)"]
     assert small.published == 84 and small.emulated == pytest.approx(100 * 8 * 61 / total)
     assert claims["memcpy calls below 128 bytes (a build's)"].emulated is None
+
+
+def test_a_steps_file_system_calls_are_cpps_fixdeps_and_ld_sos():
+    from emu.kernel import fileio
+    calls = fileio.step_fs_calls(8)
+    # STEP_IO: 150 files of 600,000 bytes; FS_CALLS: 20 failed opens, 3 components, 2 files
+    # ld.so opens per exec. Opens: cpp's 150, fixdep's .d file and its 150, ld.so's 8 x 2
+    assert calls["open"] == calls["stat"] == calls["close"] == 150 + 151 + 16
+    assert calls["mmap"] == calls["munmap"] == 151
+    # walked: 317 opens, 20 failed ones, rm's unlink (1 name), mv's rename (2): 340 x 3
+    assert calls["components"] == 340 * 3
+    # fixdep's pages: a last page a file (150) and the whole pages before them: (600,000 -
+    # 150 x 2,048) // 4,096 = 71; and the .d file's one page
+    assert calls["mapped_pages"] == 150 + 71 + 1
+    # without the Kbuild rule (make runs gcc itself: 4 execs): no fixdep, rm or mv
+    plain = fileio.step_fs_calls(4, kbuild=False)
+    assert plain["open"] == 150 + 8 and plain["components"] == (158 + 20) * 3
+    assert plain["mmap"] == plain["unlink"] == plain["rename"] == plain["mapped_pages"] == 0
+
+
+def test_a_steps_file_system_work_is_costed_from_its_calls_and_the_builds_faults():
+    import pandas as pd
+    from emu.kernel import costs
+    # a build whose file faults cost 1,000 cycles a call in all, and a zap_pte 100, with a
+    # flush_hash_range of 50 cycles for every two PTEs zapped
+    rows = {"fault_entry": (10, 4_000), "file_fault": (10, 3_000),
+            "page_cache_lookup": (10, 2_000), "hash_page (preload)": (10, 1_000),
+            "zap_pte": (20, 2_000), "flush_hash_range": (10, 500)}
+    build = SimpleNamespace(iterations=1, counts={"execs": 8}, breakdown=pd.DataFrame(
+        {"calls": [c for c, _ in rows.values()], "cycles": [y for _, y in rows.values()]},
+        index=list(rows)))
+    fs = mackerras2003.fs_step(build)
+    # 317 opens + 20 failed + 317 stats + 317 closes + 151 mmaps + 151 munmaps + 2
+    assert fs["calls"] == 1_275 * costs.cycles("syscall")
+    assert fs["walks"] == 1_020 * costs.cycles("path_component")
+    assert fs["files"] == (319 * costs.cycles("open_file") + 317 * costs.cycles("stat_file")
+                           + 317 * costs.cycles("close_file"))
+    # a page: 400 + 300 + 200 + 100 (the fault) + 100 (zap_pte) + 25 (50 per two PTEs)
+    assert fs["maps"] == 302 * costs.cycles("vma_setup") + 222 * 1_125

@@ -8,11 +8,13 @@ rule, make vforking sh -c, which forks the gcc driver (it vforks cpp, cc1 and as
 programs emu.papers.blanchard2002 runs: emu.kernel.gcc), fixdep, rm and mv) on the paper's
 processor: the ppc750
 under each flush policy and PTE strategy (Tables 1 and 4, section 2.2), the ppc405gp lazy
-against execute-deferred (Table 3, section 2.3), the power4 (Table 5). A build's change of
-system time is predicted as the model's relative change of kernel time on the build times
-the paper's system time, as notebook 03 does. The 405's build is set in seconds instead: a
-compile step at the programs' full size times an estimated count of steps per build
-(BUILD405), its floating-point emulation stated at Table 3's size, outside the model.
+against execute-deferred (Table 3, section 2.3), the power4 (Table 5). Every build runs at
+BUILD_SCALE and is set at the programs' full size by one accounting (full_step: each
+process's fixed work once). A build's change of system time is predicted as the model's
+relative change of a full-size step's kernel time times the paper's system time, as
+notebook 03 does. The 405's build is set in seconds instead: a full-size compile step
+times an estimated count of steps per build (BUILD405), its floating-point emulation
+stated at Table 3's size, outside the model.
 Section 3's build runs with each copy_page on the POWER4 model (copy_builds), and a step's
 file read() and write() copies and its execs' copies with each __copy_tofrom_user (fileio:
 2.5.66's mm/filemap.c and fs/exec.c paths, the 32-bit kernel's and the POWER4 routine as
@@ -41,21 +43,34 @@ PAGES = {"flush": "notebooks/mackerras2003/01-cache-flushing",
 #: What stands in for the paper's kernel build on every build claim of the chapter (the
 #: 405's: BUILD405_STAND_IN)
 BUILD = ("the book's build workload (2.5.66's Kbuild rule: make vforks sh -c, sh forks "
-         "gcc (which vforks cpp, cc1, as), fixdep, rm and mv; at the Blanchard chapter's "
-         "sixteenth of the estimated sizes; kernel time only): the paper's builds ran the "
-         "real compiler for minutes")
+         "gcc (which vforks cpp, cc1, as), fixdep, rm and mv; run at half the estimated "
+         "sizes and set at full size, each process's fixed work once (full_step); kernel "
+         "time only): the paper's builds ran the real compiler for minutes")
 #: What stands in for the POWER4 build in seconds (section 3.1)
 COPY_STAND_IN = ("the book's build workload (2.5.66's Kbuild rule: make -> sh -c -> gcc -> "
                  "cpp, cc1, as, then fixdep, rm, mv; its VM work set at full size) plus a "
-                 "compile step's file read() and write() copies (estimated traffic) and its "
-                 "execs' copies, times the chapter's estimated count of steps per build "
-                 "(kernel time only: no compiler, disk, memcpy, open() or stat())")
+                 "compile step's file read() and write() copies (estimated traffic), its "
+                 "execs' copies and its open(), stat(), close() and path look-ups and fixdep's mappings "
+                 "(costed estimates: fs_step), times the chapter's estimated count of steps "
+                 "per build (kernel time only: no compiler, disk or memcpy)")
 #: What stands in for the 405's build, in seconds
 BUILD405_STAND_IN = ("the book's build workload (2.5.66's Kbuild rule: make -> sh -c -> gcc "
-                     "-> cpp, cc1, as, then fixdep, rm, mv) at the programs' full estimated "
-                     "sizes, one compile step's kernel time times an "
+                     "-> cpp, cc1, as, then fixdep, rm, mv) set at the programs' full "
+                     "estimated sizes (full_step), one compile step's kernel time times an "
                      "estimated count of steps per build (kernel time only: no compiler, disk "
                      "or floating-point emulation)")
+
+
+#: The size every build of the chapter runs at, a fraction of the programs' estimated sizes
+#: (gcc.FULL_SIZE), set at full size by full_step. Not the Blanchard chapter's gcc.SCALE
+#: (1/16): a scaled image keeps at least a page of every count (gcc._scaled), so at 1/16 a
+#: step touches far more than a sixteenth of the full-size pages and full_step's x16
+#: over-counts. Measured (issue 29, session 23; cycles of one steady step, full_step of the
+#: scaled run / a run at full size): at 1/16 the 750 eager 1.60, lazy 1.75, the 405 lazy
+#: 1.88, lazy_exec 2.34, POWER4 lazy 1.70; at 1/4 1.08, 1.10, 1.15, 1.23; at 1/2 1.018,
+#: 1.018, 1.031, 1.054, POWER4 1.026 (PER_PROCESS's first line only; a run at 1/2 costs
+#: about half a full-size run's CPU)
+BUILD_SCALE = 1 / 2
 
 
 def _flush_cycles(result):
@@ -75,19 +90,23 @@ def system_time(section, kernel, quantity="kernel compile system time"):
 
 
 @reuse.unit
-def build_run(profile, policy="lazy", tlb_flush=None, steps=1, warmup=1, scale=gcc.SCALE,
+def build_run(profile, policy="lazy", tlb_flush=None, steps=1, warmup=1, scale=None,
               kbuild=True, **options):
     """The book's kernel-build workload on ``profile`` (make vforks gcc's driver, which
     vforks cpp, cc1 and as; the Blanchard chapter's programs at ``scale`` of their estimated
-    sizes, by default its own): a workloads.Result per step, after ``warmup`` steps that
-    fill the page cache. ``kbuild``: each step is 2.5.66's Kbuild rule, make -> sh -c ->
+    sizes, by default this chapter's BUILD_SCALE, kept as the result's ``scale`` for
+    full_step): a workloads.Result per step, after ``warmup`` steps that fill the page
+    cache. ``kbuild``: each step is 2.5.66's Kbuild rule, make -> sh -c ->
     gcc, then fixdep, rm and mv, each forked by sh (emu.kernel.gcc.kbuild_shell); False:
     make vforks gcc itself (before issue 29's session 22). ``options`` go to the kernel (e.g. ppc64's ``copy_page``)."""
+    scale = BUILD_SCALE if scale is None else scale
     driver, passes = gcc.compiler(scale)
-    return workloads.kernel_compile(
+    result = workloads.kernel_compile(
         steps=steps, warmup=warmup, profile=profile, policy=policy, tlb_flush=tlb_flush,
         program=driver, passes=passes, parent_image=gcc.make_image(scale), spawn="vfork",
         shell=gcc.kbuild_shell(driver.libs, scale) if kbuild else None, **options)
+    result.scale, result.kbuild = scale, kbuild
+    return result
 
 
 def lat_proc_runs(executor=None, images=None):
@@ -159,15 +178,15 @@ def cache_flushing_claims(runs=None, builds=None):
             ("PPC750", "ppc750", table1, "eager", "lazy", "Table 1 (section 2.2)"),
             ("PPC405", "ppc405gp", table3, "lazy", "lazy_exec", "Table 3 (section 2.3)")):
         flush = table.loc["flush_dcache_icache"]
-        old, new = builds[profile, before], builds[profile, after]
+        old, new = (full_step(builds[profile, k]).get("flush_dcache_icache", 0.0)
+                    for k in (before, after))
         out.append(Claim(
             CHAPTER, f"{label} flush_dcache_icache ticks: after / before", kind=EFFECT,
             neutral=1, digits=3, published=float(flush["optimized"] / flush["original"]),
             published_from=(flush["original"], flush["optimized"]),
-            emulated=_flush_cycles(new) / _flush_cycles(old), unit="", source=section,
+            emulated=new / old, unit="", source=section,
             stand_in=BUILD if profile == "ppc750" else BUILD405_STAND_IN, page=PAGES["flush"],
-            reason=f"{_flush_cycles(new) // new.iterations:,} of "
-                   f"{_flush_cycles(old) // old.iterations:,} flush cycles a step "
+            reason=f"{new:,.0f} of {old:,.0f} flush cycles a full-size step "
                    f"are left: the pages the build's processes write and then execute "
                    f"(the programs' text is clean in the page cache after the warm-up)"))
     old, new = builds["ppc750", "eager"], builds["ppc750", "lazy"]
@@ -177,14 +196,15 @@ def cache_flushing_claims(runs=None, builds=None):
         published=system_time("section 2.2", "optimized") / system_time("section 2.2", "original"),
         published_from=(system_time("section 2.2", "original"),
                         system_time("section 2.2", "optimized")),
-        emulated=new.us / old.us, stand_in=BUILD, page=PAGES["flush"],
+        emulated=step_cycles(new) / step_cycles(old), stand_in=BUILD, page=PAGES["flush"],
         reason="the model's kernel does only the VM's work for the build's processes: no "
                "disk or file copies, so the flush is a larger share of it "
-               f"({_flush_cycles(old) / old.cycles:.0%} before)"))
+               f"({full_step(old).get('flush_dcache_icache', 0.0) / step_cycles(old):.0%} of "
+               f"a full-size step before)"))
     out.append(overall_claim("section 2.2", "PPC750", "kernel compile overall speedup",
-                             builds["ppc750", "lazy"].us / builds["ppc750", "eager"].us))
-    return out + ppc405_build_claims(builds["ppc405gp", "lazy"],
-                                     builds["ppc405gp", "lazy_exec"], table3)
+                             step_cycles(new) / step_cycles(old)))
+    return out + ppc405_build_claims(step_us(builds["ppc405gp", "lazy"]),
+                                     step_us(builds["ppc405gp", "lazy_exec"]), table3)
 
 
 # ------------------------------------------------------------------ the 405 in seconds
@@ -203,11 +223,6 @@ BUILD405_RANGES = {
                        "SCSI, few drivers; networking, ext2, NFS) builds a few hundred "
                        "objects, fewer than the Blanchard chapter's server build (400-900)"),
 }
-#: The 405's builds run the programs at their full estimated size (gcc.FULL_SIZE): a step's
-#: kernel time then stands for one real compile's, which a count of steps makes a build's
-FULL = 1.0
-
-
 def estimate_ranges():
     """[(name, nominal, low, high, why)] of the chapter's own estimates (emu.book.ranges):
     the build's compile steps and a step's file traffic (fileio)."""
@@ -227,20 +242,20 @@ def fp_emulation_s(table3, kernel="original"):
     return float(table3.loc[list(FP_EMULATION), kernel].sum()) * TICK_S / compiles
 
 
-def ppc405_build_claims(before, after, table3):
+def ppc405_build_claims(before_us, after_us, table3):
     """Section 2.3 in seconds per build: the model's kernel time of a full-size compile
-    step (``before``: lazy, ``after``: lazy_exec) times the build's steps, beside the
-    paper's system times; the overall time with the paper's user time, which the model
-    does not run; the user time itself, not modelled."""
+    step in microseconds (step_us; ``before_us``: lazy, ``after_us``: lazy_exec) times the
+    build's steps, beside the paper's system times; the overall time with the paper's user
+    time, which the model does not run; the user time itself, not modelled."""
     jobs = build405_jobs()
-    saved = jobs * (before.us - after.us) / 1e6
+    saved = jobs * (before_us - after_us) / 1e6
     system, optimized = (system_time("section 2.3", k) for k in ("original", "optimized"))
     users = tuple(system_time("section 2.3", k, "kernel compile user time")
                   for k in ("original", "optimized"))
     flushing = (table3.loc["flush_dcache_icache", "original"] -
                 table3.loc["flush_dcache_icache", "optimized"]) * TICK_S / \
         system_time("section 2.3", "both", "kernel compiles profiled (Table 3)")
-    kept = jobs * before.us / 1e6
+    kept = jobs * before_us / 1e6
     low, high, _ = BUILD405_RANGES["jobs"]
     tick = f"{TICK_S * 1e3:g} ms"
     return [
@@ -250,7 +265,7 @@ def ppc405_build_claims(before, after, table3):
               source="section 2.3 (system time per build)", stand_in=BUILD405_STAND_IN,
               page=PAGES["flush"],
               reason=f"{jobs:,.0f} compile steps (an estimate: {low}-{high}) of "
-                     f"{(before.us - after.us) / 1e3:.1f} ms each, the flushing the deferral "
+                     f"{(before_us - after_us) / 1e3:.1f} ms each, the flushing the deferral "
                      f"skips in a step of the model; Table 3's saved flush ticks are "
                      f"{flushing:.1f} s a build at {tick} a tick"),
         Claim(CHAPTER, "PPC405 kernel compile system time per build, before", kind=QUANTITY,
@@ -300,10 +315,12 @@ FP_EMULATION = ("ProgramCheckException", "do_mathemu", "record_exception", "fmul
 
 
 def _flush_builds():
-    """The 750's builds at the book's scale; the 405's at full size (seconds per build)."""
-    return {**{("ppc750", policy): build_run("ppc750", policy) for policy in ("eager", "lazy")},
-            **{("ppc405gp", policy): build_run("ppc405gp", policy, steps=1, scale=FULL)
-               for policy in ("lazy", "lazy_exec")}}
+    """The 750's and the 405's builds, each at BUILD_SCALE (full_step sets them at full
+    size: the 405's claims are in seconds per build)."""
+    return {(profile, policy): build_run(profile, policy)
+            for profile, policies in (("ppc750", ("eager", "lazy")),
+                                      ("ppc405gp", ("lazy", "lazy_exec")))
+            for policy in policies}
 
 
 def copy_builds():
@@ -335,11 +352,17 @@ def bw_unix_gain():
 #: The build's kernel rows that come once per process (or per mapping, per page-table
 #: page) whatever the programs' size: fork, exec, exit and wait, their address spaces' set-up
 #: and the system calls around them (emu.kernel.costs' fixed paths). A full-size step has as
-#: many as a step at gcc.SCALE; every other row (faults, zeroing, flushing, copying, hashing
-#: and unmapping pages) grows with the pages the programs touch, 1 / gcc.SCALE times
+#: many as a scaled one; every other row (faults, zeroing, flushing, copying, hashing and
+#: unmapping pages) grows with the pages the programs touch, 1 / scale times. The
+#: second line's rows are as many at every scale too, measured (issue 29, session 23: each
+#: the same in a step at half size as in a full-size step, on the 750, the 405 and POWER4):
+#: the write faults that reuse a page, the hash misses that find the Linux PTE, the HPTE
+#: flushes per PTE page or page and the 405's context and TLB-flush operations
 PER_PROCESS = ("fork", "exec", "exit", "wait", "vma_setup", "dup_vma", "mm_alloc",
                "pgd_alloc", "pmd_alloc", "pte_alloc", "free_pte_page", "free_pmd_page",
-               "context_switch", "copy_strings", "syscall")
+               "context_switch", "copy_strings", "syscall",
+               "wp_fault", "hash_fault_entry", "hash_page", "flush_range_pmd",
+               "flush_tlb_page", "set_context_405", "tlbia_405", "tlbie_405")
 #: The build's kernel rows by path (step_account); a row not listed is "other"
 PATHS = {
     "page faults: entry, allocation, zeroing, hashing": (
@@ -363,11 +386,22 @@ FILE_IO_PATHS = {"files": "file read()/write() and exec: __copy_tofrom_user",
 
 def full_step(build):
     """A build's kernel cycles per compile step at the programs' full size, by row of its
-    breakdown: a PER_PROCESS row as run, every other one divided by gcc.SCALE (``build``
-    ran at gcc.SCALE). {row: cycles}."""
+    breakdown: a PER_PROCESS row as run, every other one divided by the scale ``build``
+    ran at (its ``scale``: build_run's). {row: cycles}."""
     cycles = build.breakdown["cycles"] / build.iterations
-    return {row: float(c) if row in PER_PROCESS else float(c) / gcc.SCALE
+    return {row: float(c) if row in PER_PROCESS else float(c) / build.scale
             for row, c in cycles.items()}
+
+
+def step_cycles(build):
+    """A build's kernel cycles per compile step at full size (full_step's rows summed): the
+    one accounting of every build claim of the chapter."""
+    return sum(full_step(build).values())
+
+
+def step_us(build):
+    """step_cycles in microseconds at ``build``'s clock."""
+    return step_cycles(build) / build.clock_mhz
 
 
 def step_user_copies(execs):
@@ -406,9 +440,58 @@ def file_io_step(execs):
             "reads": reads, "writes": writes}
 
 
+#: the rows a step's other file-system calls add (fs_step): fixdep's, cpp's and ld.so's
+#: open(), fstat(), close(), fixdep's mmap() and munmap() of each file it reads, the rule's
+#: unlink() and rename()
+FS_PATHS = {"calls": "open, stat, close, mmap, munmap, unlink, rename: system calls",
+            "walks": "path look-ups: link_path_walk per component",
+            "files": "open, stat, close, unlink, rename outside the walk",
+            "maps": "fixdep's mappings: mmap, munmap, its pages' faults and unmapping"}
+#: a read-only file page's fault and its unmapping, as the build's rows run them (the
+#: mean cycles of each row's call)
+FILE_FAULT_ROWS = ("fault_entry", "file_fault", "page_cache_lookup", "hash_page (preload)",
+                   "add_hash_page")
+UNMAP_ROWS = ("zap_pte",)
+
+
+def _per_call(build, row):
+    """Mean cycles of one call of ``row`` in ``build`` (0 if the build has no such row)."""
+    table = build.breakdown
+    if row not in table.index or not table.loc[row, "calls"]:
+        return 0.0
+    return float(table.loc[row, "cycles"]) / float(table.loc[row, "calls"])
+
+
+def fs_step(build):
+    """A full-size compile step's file-system calls besides read() and write()
+    (fileio.step_fs_calls, with ``build``'s execs, and fixdep, rm and mv if it ran the
+    Kbuild rule), costed, the same in both kernels:
+    each call's round trip (costs "syscall", a measurement), each path component walked
+    (costs "path_component"), open, stat, close, unlink and rename outside the walk (costs
+    "open_file", "stat_file", "close_file"; unlink and rename charged as an open), and
+    fixdep's mappings: an mmap and a munmap per file (costs "vma_setup") and each page it
+    reads, a fault and an unmapping at the cycles ``build``'s own file faults and
+    unmappings took a call (FILE_FAULT_ROWS, UNMAP_ROWS, with the HPTE flushes of
+    flush_hash_range per PTE zapped). {FS_PATHS key: cycles}."""
+    n = fileio.step_fs_calls(execs_per_step(build), kbuild=getattr(build, "kbuild", True))
+    calls = sum(n[k] for k in ("open", "failed_open", "stat", "close", "mmap", "munmap",
+                               "unlink", "rename"))
+    flushes = _per_call(build, "flush_hash_range") * (
+        build.breakdown.loc["flush_hash_range", "calls"] / build.breakdown.loc["zap_pte", "calls"]
+        if {"flush_hash_range", "zap_pte"} <= set(build.breakdown.index) else 0.0)
+    page = (sum(_per_call(build, r) for r in FILE_FAULT_ROWS + UNMAP_ROWS) + flushes)
+    return {"calls": calls * costs.cycles("syscall"),
+            "walks": n["components"] * costs.cycles("path_component"),
+            "files": ((n["open"] + n["unlink"] + n["rename"]) * costs.cycles("open_file")
+                      + n["stat"] * costs.cycles("stat_file")
+                      + n["close"] * costs.cycles("close_file")),
+            "maps": (n["mmap"] + n["munmap"]) * costs.cycles("vma_setup")
+                    + n["mapped_pages"] * page}
+
+
 def step_account(builds, jobs=None):
     """Where a full-size compile step's kernel time goes on POWER4, by path (PATHS, and the
-    file I/O's FILE_IO_PATHS): ``builds``: {label: a build at gcc.SCALE with the original
+    file I/O's FILE_IO_PATHS): ``builds``: {label: a build (build_run) with the original
     copy_page}. Cycles per step and seconds per build (``jobs`` steps: default the
     chapter's estimate, at the build's clock). A DataFrame, a column per label and unit."""
     import pandas as pd
@@ -421,6 +504,7 @@ def step_account(builds, jobs=None):
             path = next((p for p, names in PATHS.items() if row in names), "other")
             rows[path] = rows.get(path, 0.0) + cycles
         rows.update({FILE_IO_PATHS[k]: v for k, v in io.items()})
+        rows.update({FS_PATHS[k]: v for k, v in fs_step(build).items()})
         step = pd.Series(rows)
         out[label, "cycles per step"] = step
         out[label, "s per build"] = step * jobs / (build.clock_mhz * 1e6)
@@ -431,20 +515,21 @@ def step_account(builds, jobs=None):
 
 def copy_step(builds):
     """A full-size compile step on the POWER4 model with each kernel's copies: the build's
-    kernel cycles (``builds``: copy_builds(), at gcc.SCALE, so divided by it, as the
-    Blanchard chapter sets its build's steps at full size) plus the step's file read() and
-    write() copies (fileio.step_cycles). {"original"|"optimized": {"kernel", "files",
+    kernel cycles (``builds``: copy_builds(), set at full size by full_step) plus the
+    step's file read() and write() copies (fileio.step_cycles) and its other file-system calls (fs_step, the same
+    in both). {"original"|"optimized": {"kernel", "files", "calls", "lookups", "fs",
     "total"}}, with "copies" and "bytes" of the file copies, "cow_copies" (copy_page's
     calls) and the clock (MHz)."""
     simple = builds["simple"]
     io = file_io_step(execs_per_step(simple))
     out = {"copies": io["copies"], "bytes": io["bytes"], "clock_mhz": simple.clock_mhz,
            "cow_copies": int(simple.breakdown.loc["copy_page", "calls"]) / simple.iterations
-           / gcc.SCALE}
+           / simple.scale}
+    fs = sum(fs_step(simple).values())
     for kernel, build in (("original", builds["simple"]), ("optimized", builds["power4"])):
-        vm = sum(full_step(build).values())
+        vm = step_cycles(build)
         files = io[kernel]
-        out[kernel] = {"kernel": vm, **files, "total": vm + sum(files.values())}
+        out[kernel] = {"kernel": vm, **files, "fs": fs, "total": vm + sum(files.values()) + fs}
     return out
 
 
@@ -476,8 +561,9 @@ def copy_claims(builds=None):
            f"__copy_tofrom_user (the 32-bit kernel's, the POWER4 one; {step['copies']:,.0f} "
            f"copies of {step['bytes'] / 1e6:.2f} MB, estimates: fileio.STEP_IO, EXEC_IO; "
            f"{files_saved:,.0f} cycles less), with their system calls and page-cache look-ups "
-           f"(the same in both kernels); memcpy's calls, open(), stat() and the path look-ups "
-           f"are not run")
+           f"(the same in both kernels), and its open(), stat(), close(), path look-ups and "
+           f"fixdep's mappings, costed ({step['original']['fs'] / 1e6:.2f} M cycles, the same "
+           f"in both: fs_step); memcpy's calls are not run")
     overall = stats.xs("kernel_compile_overall_improvement", level="quantity").iloc[0]
     socket = stats.xs("unix_socket_bandwidth_improvement", level="quantity").iloc[0]
     warm, cold, misaligned = bw_unix_gain()
@@ -592,15 +678,16 @@ def pte_claims(builds=None):
         noise = pte_noise(profile)
         for strategy in strategies:
             run = builds[profile, strategy]
+            change = step_cycles(run) / step_cycles(scan) - 1
             out.append(Claim(
                 CHAPTER, f"{profile.upper()} {strategy} update: change of a build's system "
                          f"time", kind=EFFECT, neutral=0, unit="s",
                 published=float(table.loc[strategy, "system_s"]) - system,
-                emulated=(run.cycles / scan.cycles - 1) * system, source=section,
+                emulated=change * system, source=section,
                 published_from=(system, table.loc[strategy, "system_s"]),
                 stand_in=BUILD, page=PAGES["pte"], **noise,
-                reason=f"the build's kernel cycles change by "
-                       f"{run.cycles / scan.cycles - 1:+.2%} from the scan's: make and gcc "
+                reason=f"a full-size step's kernel cycles change by "
+                       f"{change:+.2%} from the scan's: make and gcc "
                        f"vfork, but sh forks each of the Kbuild rule's "
                        f"{run.counts.get('forks', 0) / run.iterations:.0f} commands a step, "
                        f"and each fork's scan of sh's address space is what the strategies "
