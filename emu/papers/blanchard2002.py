@@ -511,7 +511,26 @@ ARGS_PAGES = 1
 #: (the image's touches in order, each region's pages faulted back to back, then the user
 #: time of those pages), and the bound of every fault at exec
 FAULT_TIMINGS = {"as_touched": "each touched region's faults in a row, then its user time",
-                 "at_exec": "every fault at exec, then all the program's user time"}
+                 "at_exec": "every fault at exec, then all the program's user time",
+                 "per_page": "each touched page's fault, then its user time"}
+
+
+class _PageAtATime:
+    """An image whose touched regions come a page at a time (FAULT_TIMINGS' per_page: the
+    shortest stretches of faults, the same at any scale)."""
+
+    def __init__(self, image):
+        self._image = image
+
+    def __getattr__(self, name):
+        return getattr(self._image, name)
+
+    def touches(self):
+        return [(address + k * PAGE_BYTES, 1, access)
+                for address, pages, access in self._image.touches() for k in range(pages)]
+
+
+PAGE_BYTES = 4096
 
 #: a job's user time, each program's share (ESTIMATE: cc1 compiles, the rest is small)
 PASS_SHARES = {"gcc": 0.02, "cpp": 0.13, "cc1": 0.75, "as": 0.10}
@@ -673,7 +692,8 @@ def scheduled_build(kernel_name, cpus, slots=None, scale=None, build=None, lpar=
     phase + the serial link), %CPU, and the kernel's routines. ``faults``: where a program's
     user time falls among its faults (FAULT_TIMINGS): "as_touched" (the chapter's), or
     "at_exec", all of it after the program's last fault (every fault in one burst at exec:
-    a bound, to measure what bursts do to the locks)."""
+    a bound, to measure what bursts do to the locks), or "per_page", each page's fault then
+    its user time (stretches of one fault, whatever the scale)."""
     options = _options(kernel_name)
     if faults not in FAULT_TIMINGS:
         raise ValueError(f"faults must be one of {[*FAULT_TIMINGS]}, not {faults!r}")
@@ -711,7 +731,7 @@ def scheduled_build(kernel_name, cpus, slots=None, scale=None, build=None, lpar=
             current_task().spend(cycles)
 
     def run_program(process, image):
-        kernel.exec(process, image)                  # its pages touched, as the image says
+        kernel.exec(process, _PageAtATime(image) if faults == "per_page" else image)
         current_task().spend(pending.pop(cpu(), 0))  # "at_exec": its user time after them
 
     kernel.user_work = user_work

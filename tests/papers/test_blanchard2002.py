@@ -726,3 +726,15 @@ def test_faults_at_exec_move_the_user_time_not_the_work():
     assert bunched["kernel cycles per job"] != spread["kernel cycles per job"]
     with pytest.raises(ValueError, match="faults"):
         blanchard2002.scheduled_build(blanchard2002.OLD, 2, faults="spread")
+
+
+def test_faults_a_page_at_a_time_move_the_timing_not_the_work():
+    """faults="per_page": each page's fault, then its user time: the same counts per job
+    (1,808 faults, as at full size), other timing."""
+    spread = blanchard2002.scheduled_build(blanchard2002.OLD, 2, lpar=True)
+    paged = blanchard2002.scheduled_build(blanchard2002.OLD, 2, lpar=True, faults="per_page")
+    timing = {"spin_wait_cycles"}
+    assert {k: v for k, v in paged["counts per job"].items() if k not in timing} == \
+        {k: v for k, v in spread["counts per job"].items() if k not in timing}
+    assert paged["counts per job"]["faults"] == pytest.approx(1808)
+    assert paged["kernel cycles per job"] != spread["kernel cycles per job"]
