@@ -1321,15 +1321,17 @@ PAGES = {"published": "notebooks/blanchard2002/01-published",
 #: and loading added: with_file_io) at SCALE and at full size, {value: (at SCALE, at full
 #: size)}, measured once at the nominal estimates (session 23, scheduled_build(OLD, 24,
 #: scale=1.0): about ten times a scaled build's CPU, more than the scorecard can run at
-#: each estimate it moves). The scaled build waits longer for hash_table_lock: its jobs'
+#: each estimate it moves). The scaled build waits longer for hash_table_lock. Its jobs'
 #: stretches of faults are shorter (a touched region of 3.1 pages at 1/16 against 41.2 at
-#: full size: emu.kernel.gcc rounds each up to a page), and stretches of one page each
-#: (faults="per_page") wait longer still. Measured (kernel cycles per job, before file
-#: I/O; a hash_page call's wait for the lock): 1/16 as touched 13,314,588 (2,896), 1/16 a
-#: page at a time 15,767,271 (4,398), full size as touched 11,814,836 (2,423); the call's
-#: own cycles 1,247 / 1,247 / 1,208. No timing of the scaled build can give it the
-#: full size's stretches, so the rows state the difference as a bias (scale_bias);
-#: test_the_claims_are_the_chapters_numbers checks the SCALE side is still the claims'.
+#: full size: emu.kernel.gcc rounds each up to a page), and the stretches move the wait a
+#: lot, but they do not explain the difference alone: with one page's fault then its user
+#: time at both sizes (faults="per_page") the full size waits longer than the scaled build.
+#: Measured (kernel cycles per job before file I/O; a hash_page call's wait for the lock):
+#: 1/16 as touched 13,314,588 (2,896), a page at a time 15,767,271 (4,398); full size as
+#: touched 11,814,836 (2,423), a page at a time 19,156,148 (6,314); the call's own cycles
+#: 1,247 at 1/16 and 1,208-1,210 at full size. So the rows state the difference as a bias
+#: (scale_bias); test_the_claims_are_the_chapters_numbers checks the SCALE side is still
+#: the claims'.
 FULL_SIZE_FIRST_BUILD = {"system_s": (8.417646988662305, 7.599600451704546),
                          "elapsed_s": (6.654079448506656, 6.619993010298296),
                          "__hash_page": (48.643850087065076, 47.221933216174286),
@@ -1350,8 +1352,8 @@ def _bias_note(name, what):
         f"{100 * scale_bias(name):+.1f}%"
     return (f"; the scaled build's bias, measured once at the nominal estimates: at full "
             f"size the first build's {what} is {full:.4g} against {scaled:.4g} at this "
-            f"scale ({moved}: the scaled jobs' shorter stretches of faults wait longer for "
-            f"hash_table_lock, FULL_SIZE_FIRST_BUILD)")
+            f"scale ({moved}: the scaled build's jobs wait longer for hash_table_lock, "
+            f"FULL_SIZE_FIRST_BUILD)")
 
 
 #: FULL_SIZE_FIRST_BUILD's shares of the kernel's ticks (in %: their bias in points)
