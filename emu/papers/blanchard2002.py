@@ -159,7 +159,10 @@ def compile_run(kernel_name, cpus, scale=None, steps=2, warmup=1, profile_every=
     program's own work after its pages, ``stagger`` the cycles between the CPUs' starts
     (kernel_compile); ``policy`` the I-cache flush policy (default POLICY); ``lpar``: in a
     logical partition (hypervisor calls, emu.kernel.ppc64). ``scale`` defaults to SCALE.
-    A CompileRun."""
+    As in scheduled_build, the per-process paths are charged at the pages' scale
+    (per_process_charges) and the CompileRun scales each step back to full size by kind of
+    page, each process's events once (page_ratio, back_factors); ``user_cycles`` and
+    ``stagger`` are cycles of the run as it runs (at ``scale``). A CompileRun."""
     options = _options(kernel_name)
     scale = SCALE if scale is None else scale
     driver, passes = compiler(scale)
@@ -173,11 +176,12 @@ def compile_run(kernel_name, cpus, scale=None, steps=2, warmup=1, profile_every=
                                         parent_image=parent, spawn="vfork", kernel=kernel,
                                         user_cycles=user_cycles, stagger=stagger)
 
-    if warmup:
-        run(warmup)                 # the programs into the page cache, not measured
-    if profile_every is None:
-        return CompileRun(kernel_name, cpus, scale, steps, run(steps), None, kernel)
-    sampled = profiler.profile_run(kernel.machine, lambda: run(steps), every=profile_every)
+    with estimates.moved(per_process_charges(scale)):  # the full size's mix, as in a build
+        if warmup:
+            run(warmup)             # the programs into the page cache, not measured
+        if profile_every is None:
+            return CompileRun(kernel_name, cpus, scale, steps, run(steps), None, kernel)
+        sampled = profiler.profile_run(kernel.machine, lambda: run(steps), every=profile_every)
     return CompileRun(kernel_name, cpus, scale, steps, sampled.run, sampled, kernel)
 
 
@@ -247,65 +251,132 @@ def lock_ranges(machine):
 
 
 class CompileRun:
-    """One make -jN run of the model: each CPU's Result, and the profile if sampled."""
+    """One make -jN run of the model: each CPU's Result, and the profile if sampled. Its
+    per-step values are scaled back to full size as a scheduled build's are: each ledger
+    row and count by its factor (back_factors of the run's counts per step and CPU: a kind
+    of page by its own page_ratio, each process's events once), the rest by page_ratio;
+    ``run_cycles_per_step`` is the run's own, at its scale."""
 
     def __init__(self, kernel_name, cpus, scale, steps, result, sampled, kernel):
         self.kernel_name, self.cpus, self.scale, self.steps = kernel_name, cpus, scale, steps
         self.result, self.sampled, self.kernel = result, sampled, kernel
         self.runs = result.runs if hasattr(result, "runs") else [result]
+        self.ratio = page_ratio(scale)
+        counts = {}
+        for r in self.runs:
+            for event, n in r.counts.items():
+                counts[event] = counts.get(event, 0) + n / (len(self.runs) * steps)
+        self.factors = back_factors(scale, counts, flush_kinds(kernel.policy.name))
+
+    def factor(self, name):
+        """A ledger row's or count's factor to full size."""
+        return self.factors.get(name, self.ratio)
+
+    def _per_step(self, column, rows=None):
+        """{ledger row: its ``column`` per compile step and CPU, as run}."""
+        out = {}
+        for r in self.runs:
+            table = r.breakdown if rows is None else r.breakdown[rows(r.breakdown)]
+            for name, value in table[column].items():
+                out[name] = out.get(name, 0) + int(value) / (len(self.runs) * self.steps)
+        return out
+
+    def routines(self):
+        """{ledger row: cycles per compile step and CPU}, scaled back to full size."""
+        return {name: cycles * self.factor(name)
+                for name, cycles in self._per_step("cycles").items()}
 
     @property
     def cycles_per_step(self):
-        """Kernel cycles of one compile step, the mean over the CPUs: every guest routine's
-        cycles (its waits for locks and for the machine-wide tlbie included) and every
-        generic path's fixed cost; the programs' user time is not in it."""
+        """Kernel cycles of one compile step, the mean over the CPUs, scaled back to full
+        size: every guest routine's cycles (its waits for locks and for the machine-wide
+        tlbie included) and every generic path's fixed cost; the programs' user time is not
+        in it."""
+        return sum(self.routines().values())
+
+    @property
+    def run_cycles_per_step(self):
+        """cycles_per_step as the run ran it, at its scale (not scaled back)."""
         return sum(_kernel_cycles(r) for r in self.runs) / (len(self.runs) * self.steps)
 
     @property
     def elapsed_per_step(self):
-        """Each CPU's clock over its steps (kernel and user time), the mean, per step."""
-        return sum(r.cycles_each for r in self.runs) / len(self.runs)
+        """Each CPU's clock over a step (kernel and user time), the mean, scaled back: the
+        kernel's cycles by their factors, the rest of the clock (user time, waits outside
+        the kernel) by page_ratio."""
+        clock = sum(r.cycles_each for r in self.runs) / len(self.runs)
+        return self.cycles_per_step + (clock - self.run_cycles_per_step) * self.ratio
 
     def guest_cycles_per_step(self):
         """The guest routines' part of cycles_per_step (what the profiler samples)."""
-        return sum(int(r.breakdown.loc[r.breakdown["kind"] == "guest", "cycles"].sum())
-                   for r in self.runs) / (len(self.runs) * self.steps)
+        guest = self._per_step("cycles", lambda b: b["kind"] == "guest")
+        return sum(cycles * self.factor(name) for name, cycles in guest.items())
 
-    def count(self, event):
-        """An event's count per compile step and CPU (the steps, without make's start)."""
+    def run_count(self, event):
+        """An event's count per compile step and CPU as run, at the run's scale."""
         return sum(r.counts.get(event, 0) for r in self.runs) / (len(self.runs) * self.steps)
 
+    def count(self, event):
+        """An event's count per compile step and CPU (the steps, without make's start),
+        scaled back to full size."""
+        return self.run_count(event) * self.factor(event)
+
+    def calls(self, routine):
+        """A ledger row's calls per compile step and CPU, scaled back to full size (a
+        per-process path's once: PER_PROCESS_COSTS, charged at the pages' scale)."""
+        once = routine in PER_PROCESS_COSTS
+        return self._per_step("calls").get(routine, 0) * (1 if once else self.factor(routine))
+
     def routine_cycles(self, routine):
-        """A routine's cycles per compile step and CPU (the steps, without make's start)."""
-        return sum(int(r.breakdown["cycles"].get(routine, 0)) for r in self.runs) / (
-            len(self.runs) * self.steps)
+        """A routine's cycles per compile step and CPU (the steps, without make's start),
+        scaled back to full size."""
+        return self.routines().get(routine, 0)
 
     def lock_table(self):
-        """Per lock: the cycles per compile step in its acquiring loops (their share of the
-        sampled guest cycles, every CPU, make's start and the steps, applied to the steps'
-        guest cycles), their share of the step's kernel cycles, and the acquisitions per
-        CPU over the sampled window (NaN for the HPTE bits, whose loops end in a branch)."""
+        """Per lock: the cycles per compile step in its acquiring loops, scaled back (each
+        guest routine's scaled-back cycles times the loops' share of that routine's call
+        tree, lock_tree, over the sampled window: make's start and the steps), their share
+        of the step's kernel cycles, and the acquisitions per CPU over the sampled window as
+        run, at the run's scale (NaN for the HPTE bits, whose loops end in a branch): a
+        per-page flush takes a lock per page, a batched one per batch, which the scale
+        changes apart."""
         import pandas as pd
         if self.sampled is None:
             raise ValueError("lock_table needs a sampled run (compile_run(profile_every=N))")
         table = self.sampled.table
-        total = table["cycles"].sum()
-        guest = self.guest_cycles_per_step()
+        tree = lock_tree(self.sampled, self.kernel.machine)
+        guest = self._per_step("cycles", lambda b: b["kind"] == "guest")
+        kernel = self.cycles_per_step
         rows = []
         for lock, spans in lock_ranges(self.kernel.machine).items():
-            inside = pd.Series(False, index=table.index)
-            for start, end in spans:
-                inside |= (table["address"] >= start) & (table["address"] < end)
             takes = table[table["address"].isin([end - 4 for _, end in spans])]
-            # the sampled window holds make's start too: the lock's share of the guest
-            # cycles there, applied to the guest cycles of the steps
-            cycles = guest * table.loc[inside, "cycles"].sum() / total if total else 0.0
+            cycles = sum(c * self.factor(name) * _share(tree, name.split(" (")[0], lock)
+                         for name, c in guest.items())
             rows.append({"lock": lock, "what": LOCKS[lock],
-                         "share of kernel cycles": cycles / self.cycles_per_step,
+                         "share of kernel cycles": cycles / kernel,
                          "cycles per step": cycles,
                          "acquisitions per CPU": takes["hits"].sum() / self.cpus
                          if lock not in ("hpte_lock", "hcall") else float("nan")})
         return pd.DataFrame(rows).set_index("lock")
+
+
+def lock_tree(sampled, machine):
+    """The sampled run's call tree (emu.run.profiler.call_tree) with each instruction of a
+    lock's acquiring loop put in its lock (LOCKS' names, by lock_ranges); None the rest."""
+    spans = [(start, end, lock) for lock, ranges in lock_ranges(machine).items()
+             for start, end in ranges]
+
+    def part(row):
+        return next((lock for start, end, lock in spans if start <= row.address < end), None)
+
+    return profiler.call_tree(sampled.table, sampled.symbols, {}, part)
+
+
+def _share(tree, symbol, part):
+    """``part``'s share of ``symbol``'s cycles in a call tree (0 if it did not run)."""
+    parts = tree.get(symbol, {})
+    whole = sum(parts.values())
+    return parts.get(part, 0) / whole if whole else 0.0
 
 
 def _kernel_cycles(result):
@@ -339,19 +410,15 @@ SPLIT_ROWS = ("flush_hash_page", "plpar_hcall")
 
 def grouped_profile(run):
     """Cycles per compile step and CPU of the paper's functions (PROFILE_GROUPS), of the
-    rest of the model's kernel, and each one's share of the kernel cycles."""
+    rest of the model's kernel, and each one's share of the kernel cycles (a CompileRun's
+    routines, scaled back to full size)."""
     import pandas as pd
-    per = len(run.runs) * run.steps
-    cycles = {}
-    for result in run.runs:
-        for routine, value in result.breakdown["cycles"].items():
-            cycles[routine] = cycles.get(routine, 0) + int(value)
+    cycles = run.routines()                          # per step and CPU, scaled back
     rows, used = {}, set()
     for name, routines in PROFILE_GROUPS.items():
-        rows[name] = sum(cycles.get(r, 0) for r in routines) / per
+        rows[name] = sum(cycles.get(r, 0) for r in routines)
         used.update(routines)
-    rows["the rest of the kernel"] = sum(
-        v for r, v in cycles.items() if r not in used) / per
+    rows["the rest of the kernel"] = sum(v for r, v in cycles.items() if r not in used)
     table = pd.DataFrame({"cycles per step": pd.Series(rows)})
     table["share of kernel"] = table["cycles per step"] / table["cycles per step"].sum()
     return table
@@ -360,20 +427,22 @@ def grouped_profile(run):
 def scaling_point(kernel_name, cpus, scale=None, steps=1, warmup=1, every=997,
                   user_cycles=0, stagger=0, lpar=False):
     """One make -jN run, summed up in plain values (for emu.run.sweep): cycles per step,
-    the lock table, the grouped profile, counts, and the sampled symbols."""
+    the lock table, the grouped profile and counts, scaled back to full size as
+    CompileRun's are, and the sampled symbols (the run's samples, at its scale); "run
+    cycles per step" the run's own."""
     run = compile_run(kernel_name, cpus, scale, steps, warmup, every, user_cycles, stagger,
                       lpar=lpar)
     locks = run.lock_table()
     return {"kernel": kernel_name, "cpus": cpus, "user cycles": user_cycles,
             "cycles per step": run.cycles_per_step,
+            "run cycles per step": run.run_cycles_per_step,
             "elapsed per step": run.elapsed_per_step,
             "locks": locks.drop(columns="what").to_dict("index"),
             "profile": grouped_profile(run).to_dict("index"),
             "symbols": run.sampled.by_symbol().set_index("symbol")["samples"].to_dict(),
             "faults": run.count("faults"), "tlbie": run.count("tlbie"),
             "tlbsync": run.count("tlbsync"),
-            "file faults": sum(int(r.breakdown["calls"].get("file_fault", 0))
-                               for r in run.runs) / (len(run.runs) * steps)}
+            "file faults": run.calls("file_fault")}
 
 
 # ------------------------------------------------------------------ the build, scheduled
@@ -427,6 +496,9 @@ KIND_ROWS = {"copy_page": ("data",), "flush_dcache_icache": ("data",),
              "file_fault": ("text", "data"), "page_cache_lookup": ("text", "data"),
              "alloc_page": ("data", "anon"), "free_page": ("data", "anon"),
              "pages_allocated": ("data", "anon"), "pages_freed": ("data", "anon")}
+#: KIND_ROWS' rows of the I-cache flushes, whose kind of page is the policy's (flush_kinds)
+FLUSH_ROWS = ("flush_dcache_icache", "pages_flushed", "flushed:update_mmu_cache",
+              "flushed:exec_fault")
 #: The ledger's counts of HPTEs inserted and flushed: one a page hashed, exec's argument
 #: pages among them
 HPTE_COUNTS = ("hpte_primary", "hpte_secondary", "flush_hash_page", "hpte_invalidated",
@@ -439,7 +511,26 @@ ARGS_PAGES = 1
 #: (the image's touches in order, each region's pages faulted back to back, then the user
 #: time of those pages), and the bound of every fault at exec
 FAULT_TIMINGS = {"as_touched": "each touched region's faults in a row, then its user time",
-                 "at_exec": "every fault at exec, then all the program's user time"}
+                 "at_exec": "every fault at exec, then all the program's user time",
+                 "per_page": "each touched page's fault, then its user time"}
+
+
+class _PageAtATime:
+    """An image whose touched regions come a page at a time (FAULT_TIMINGS' per_page: the
+    shortest stretches of faults, the same at any scale)."""
+
+    def __init__(self, image):
+        self._image = image
+
+    def __getattr__(self, name):
+        return getattr(self._image, name)
+
+    def touches(self):
+        return [(address + k * PAGE_BYTES, 1, access)
+                for address, pages, access in self._image.touches() for k in range(pages)]
+
+
+PAGE_BYTES = 4096
 
 #: a job's user time, each program's share (ESTIMATE: cc1 compiles, the rest is small)
 PASS_SHARES = {"gcc": 0.02, "cpp": 0.13, "cc1": 0.75, "as": 0.10}
@@ -511,16 +602,18 @@ def _part_once(n, fixed, ratio):
     return ((n - fixed) * ratio + fixed) / n if n else ratio
 
 
-def back_factors(scale, counts):
+def back_factors(scale, counts, flushed=("data",)):
     """{ledger row or count: its factor to full size} for a build at ``scale`` whose jobs
     counted ``counts`` each (the ledger's counts per job, as run): per-process events once
     (PER_PROCESS_EVENTS); the rows and counts of one kind of page by page_ratio of their
     kinds (KIND_ROWS); where such counts hold per-process work too, that part once: the
     hash misses on exec's argument pages (one per exec) and their HPTEs and flushes
     (HPTE_COUNTS, FLUSH_ROUTINES), the page tables and argument pages among the pages
-    allocated and zeroed. The rest take page_ratio(scale)."""
+    allocated and zeroed. The rest take page_ratio(scale). ``flushed``: the kinds of page
+    the I-cache policy flushes (flush_kinds: the chapter's POLICY, copies)."""
     ratio = page_ratio(scale)
     out = {name: page_ratio(scale, kinds) for name, kinds in KIND_ROWS.items()}
+    out.update(dict.fromkeys(FLUSH_ROWS, page_ratio(scale, flushed)))
     out.update(dict.fromkeys(PER_PROCESS_EVENTS, 1.0))
     pages = job_pages(scale)
     execs = counts.get("execs", 0)
@@ -550,6 +643,29 @@ def user_fraction(scale):
                for small, full in zip(job_images(scale), job_images(1.0)))
 
 
+def per_process_charges(scale):
+    """{estimate: value}: the generic paths whose cost is per process (PER_PROCESS_COSTS)
+    at 1 / page_ratio(scale) of their cost, for a run at ``scale`` whose totals are scaled
+    back by page_ratio (so that they count once per process and the run's mix of page and
+    per-process work is the full size's); {} at full size."""
+    ratio = page_ratio(scale)
+    if ratio == 1:
+        return {}
+    return {f"kernel:costs.{name}": estimates.value(f"kernel:costs.{name}", n) / ratio
+            for name, (n, measured, _) in costs.TABLE.items()
+            if measured is None and name in PER_PROCESS_COSTS}
+
+
+def flush_kinds(policy):
+    """The kinds of page an I-cache flush policy flushes in a compile job (FLUSH_ROWS,
+    emu.kernel.policy): the chapter's pagecache a copy-on-write copy (data: the page-cache
+    pages were flushed when the cache was filled); lazy every page written since its last
+    flush, the zeroed ones too (data and anon); lazy_exec and sync_exec a page executed
+    after it was written (text); eager every page mapped."""
+    return {"lazy": ("data", "anon"), "lazy_exec": ("text",), "sync_exec": ("text",),
+            "eager": PAGE_KINDS}.get(policy, ("data",))
+
+
 def scaled_back(per_job, ratio, once):
     """Per-job totals of a scaled build as the full build's: each scaled by ``ratio``
     (page_ratio) but ``once``, {name: factor}, the per-process parts' own factors."""
@@ -576,7 +692,8 @@ def scheduled_build(kernel_name, cpus, slots=None, scale=None, build=None, lpar=
     phase + the serial link), %CPU, and the kernel's routines. ``faults``: where a program's
     user time falls among its faults (FAULT_TIMINGS): "as_touched" (the chapter's), or
     "at_exec", all of it after the program's last fault (every fault in one burst at exec:
-    a bound, to measure what bursts do to the locks)."""
+    a bound, to measure what bursts do to the locks), or "per_page", each page's fault then
+    its user time (stretches of one fault, whatever the scale)."""
     options = _options(kernel_name)
     if faults not in FAULT_TIMINGS:
         raise ValueError(f"faults must be one of {[*FAULT_TIMINGS]}, not {faults!r}")
@@ -614,7 +731,7 @@ def scheduled_build(kernel_name, cpus, slots=None, scale=None, build=None, lpar=
             current_task().spend(cycles)
 
     def run_program(process, image):
-        kernel.exec(process, image)                  # its pages touched, as the image says
+        kernel.exec(process, _PageAtATime(image) if faults == "per_page" else image)
         current_task().spend(pending.pop(cpu(), 0))  # "at_exec": its user time after them
 
     kernel.user_work = user_work
@@ -634,10 +751,11 @@ def scheduled_build(kernel_name, cpus, slots=None, scale=None, build=None, lpar=
         kernel.wait(parent, child)
 
     def slot(t):
+        whole = kernel.ledger.snapshot()             # the slot's whole run, profiled
         parent = kernel.spawn(parent_image)
         job(parent, weights[cpu()])                  # the page cache filled
         out = {"jobs": 0, "kernel": 0, "busy": 0, "user": 0, "routines": {}, "tlbie": 0,
-               "counts": {}}
+               "counts": {}, "calls": {}}
         while queue:
             w = weights[queue.pop(0)]
             before, start, ran = kernel.ledger.snapshot(), t.clock, user.get(cpu(), 0)
@@ -650,15 +768,13 @@ def scheduled_build(kernel_name, cpus, slots=None, scale=None, build=None, lpar=
             out["tlbie"] += spent.counts.get("tlbie", 0)
             for event, n in spent.counts.items():
                 out["counts"][event] = out["counts"].get(event, 0) + n
-            for name, (_, _, cycles, _) in spent.rows.items():
+            for name, (_, calls, cycles, _) in spent.rows.items():
                 out["routines"][name] = out["routines"].get(name, 0) + cycles
+                out["calls"][name] = out["calls"].get(name, 0) + calls
+        out["run calls"] = {name: row[1] for name, row in kernel.ledger.since(whole).rows.items()}
         return out
 
-    nominal = {name: instructions for name, (instructions, measured, _) in
-               costs.TABLE.items() if measured is None and name in PER_PROCESS_COSTS}
-    scaled = {f"kernel:costs.{name}": estimates.value(f"kernel:costs.{name}", n) / ratio
-              for name, n in nominal.items()}
-    with estimates.moved(scaled):
+    with estimates.moved(per_process_charges(scale)):
         sampled = profiler.profile_run(kernel.machine,
                                        lambda: kernel.machine.run_tasks([slot] * slots))
     per_slot = sampled.run
@@ -679,6 +795,7 @@ def scheduled_build(kernel_name, cpus, slots=None, scale=None, build=None, lpar=
     waits = sum(s["busy"] for s in per_slot) / jobs - kernel_in - user_in
     busy_per_job = kernel_per_job + user_in / user_fraction(scale) + waits * ratio
     tree = part_tree(sampled, kernel.machine)
+    seen = measured_share(per_slot, jobs)
     system_s = build["jobs"] * kernel_per_job / clock
     compile_s = build["jobs"] * busy_per_job / slots / clock
     elapsed_s = compile_s + link_s
@@ -688,10 +805,11 @@ def scheduled_build(kernel_name, cpus, slots=None, scale=None, build=None, lpar=
             "user cycles per job": user_per_job, "user_s": user_s, "system_s": system_s,
             "compile_s": compile_s, "link_s": link_s, "elapsed_s": elapsed_s,
             "cpu_percent": 100 * (user_s + system_s) / elapsed_s,
-            "routines": routines, "counts per job": counts, "split": split_shares(sampled),
+            "routines": routines, "counts per job": counts,
+            "split": split_shares(sampled, kernel.machine, seen, measured, routines),
             "flushed pages per job": counts.get("tlbie", 0),
             "page ratio": ratio,
-            "flush account": flush_account(routines, flush_shares(sampled, kernel.machine, tree)),
+            "flush account": flush_account(tree, seen, measured, routines),
             "hash per call": hash_per_call(sampled, kernel.machine, tree)}
 
 
@@ -926,20 +1044,86 @@ def listing_hash_account(build):
             "hash_page cycles per call": hashing / (faults["p690_7.52"] * per_fault)}
 
 
-def split_shares(sampled):
+def split_shares(sampled, machine, seen, measured, routines):
     """{routine: {row: share of its cycles}} for the ledger's guest routines that call
-    SPLIT's (emu.run.profiler.call_tree over the whole sampled run, make's first jobs
-    included: a share, applied to the measured jobs' cycles, as lock_table does)."""
-    tree = profiler.call_tree(sampled.table, sampled.symbols, SPLIT)
+    SPLIT's (emu.run.profiler.call_tree), in the measured jobs: each row's cycles that are
+    not a lock's acquiring loop at the sampled run's, times ``seen`` (measured_share), its
+    loops' cycles a part of what the routine's measured cycles hold beyond those, as the
+    loops divide among the rows in the sampled run (by_symbol ``measured`` and ``routines``:
+    the routines' cycles per job, as run and scaled back). The sampled run starts every
+    slot's first job at once, whose waits are not the measured jobs'."""
+    table, inside = sampled.table, _in_lock_loops(sampled.table, machine)
+    waits = profiler.call_tree(table.assign(cycles=table["cycles"].where(inside, 0)),
+                               sampled.symbols, SPLIT)
+    rest = profiler.call_tree(table.assign(cycles=table["cycles"].where(~inside, 0)),
+                              sampled.symbols, SPLIT)
+    raw, scaled = by_symbol(measured), by_symbol(routines)
     out = {}
-    for name, parts in tree.items():
-        whole = sum(parts.values())
-        if whole and set(parts) - {None}:
-            out[name] = {row: cycles / whole for row, cycles in parts.items() if row}
+    for name in rest:
+        parts = {(row, "rest"): c for row, c in rest[name].items()}
+        parts.update({(row, "wait"): c for row, c in waits.get(name, {}).items()})
+        if not raw.get(name) or not {row for row, _ in parts} - {None}:
+            continue
+        cycles = measured_parts(parts, seen.get(name, 0), raw[name],
+                                {key for key in parts if key[1] == "wait"})
+        rows = {}
+        for (row, _), c in cycles.items():
+            rows[row] = rows.get(row, 0) + c
+        out[name] = {row: c / raw[name] for row, c in rows.items() if row}
     return out
 
 
-#: The parts of a flushed page's cost (flush_shares), each instruction of the flush's
+def by_symbol(routines):
+    """{guest symbol: cycles} of ledger rows by their routine (``hash_page (preload)`` is
+    hash_page's)."""
+    out = {}
+    for name, cycles in routines.items():
+        out[name.split(" (")[0]] = out.get(name.split(" (")[0], 0) + cycles
+    return out
+
+
+def measured_share(per_slot, jobs):
+    """{guest symbol: the measured jobs' calls per job over the calls in the whole sampled
+    run} of a scheduled build's slots (their "calls" and "run calls")."""
+    measured, run = {}, {}
+    for s in per_slot:
+        for name, n in by_symbol(s["calls"]).items():
+            measured[name] = measured.get(name, 0) + n
+        for name, n in by_symbol(s["run calls"]).items():
+            run[name] = run.get(name, 0) + n
+    return {name: measured.get(name, 0) / jobs / n for name, n in run.items() if n}
+
+
+def measured_parts(parts, seen, cycles, waits):
+    """{part: cycles per job} of a routine in the measured jobs, from ``parts`` {part:
+    cycles} over the whole sampled run: a part that is not one of ``waits`` (the same in
+    every call, whoever waits) at its cycles times ``seen`` (the measured jobs' calls per
+    job over the run's); the waits the rest of the measured ``cycles`` per job, shared as
+    in the sampled run (no wait: the rest goes to the parts in proportion). They sum to
+    ``cycles``."""
+    out = {part: c * seen for part, c in parts.items() if part not in waits}
+    left = cycles - sum(out.values())
+    waited = {part: c for part, c in parts.items() if part in waits and c}
+    into = waited or out
+    whole = sum(into.values())
+    for part, c in into.items():
+        out[part] = out.get(part, 0) + (left * c / whole if whole else 0)
+    return out
+
+
+def _in_lock_loops(table, machine):
+    """A mask of a profile table's rows: the instructions of the locks' acquiring loops
+    (lock_ranges, but the hypervisor call's own cycles, which are not a wait)."""
+    import pandas as pd
+    inside = pd.Series(False, index=table.index)
+    for lock, spans in lock_ranges(machine).items():
+        if lock in WAITS:
+            for start, end in spans:
+                inside |= (table["address"] >= start) & (table["address"] < end)
+    return inside
+
+
+#: The parts of a flushed page's cost (flush_account), each instruction of the flush's
 #: tree by where it is: a lock's acquiring loop (its wait and its taking), the hypervisor
 #: call's own cycles, the tlbie sequence's instructions; the rest is the scan of the Linux
 #: page table and the HPTE's own loads and stores
@@ -951,6 +1135,9 @@ FLUSH_PARTS = {"hash_table_lock": "taking hash_table_lock (its wait)",
                "sequence": "the tlbie sequence (ptesync, tlbie, eieio, tlbsync)"}
 #: The rest of a flush's cycles
 FLUSH_REST = "the scan and the HPTE's loads and stores"
+#: The locks whose acquiring loops wait for another CPU (a part that is not the same in
+#: every call: measured_parts takes it as the rest of the measured jobs' cycles)
+WAITS = ("hash_table_lock", "tlbie_lock", "hpte_lock", "lpar_tlbie_lock")
 #: The ledger's flush routines (the claims' two flush groups)
 FLUSH_ROUTINES = ("flush_tlb_range_pages", "flush_tlb_range", "flush_hash_range",
                   "flush_tlb_page", "flush_hash_page_lpte")
@@ -1005,14 +1192,6 @@ def _shares(tree, names, rest, fold=()):
     return out
 
 
-def flush_shares(sampled, machine, tree=None):
-    """{flush routine: {part of FLUSH_PARTS or FLUSH_REST: share of its cycles}}, from the
-    sampled run's part_tree (``tree``, if made already); the HPTE's loads and stores are
-    in FLUSH_REST."""
-    tree = part_tree(sampled, machine) if tree is None else tree
-    return _shares(tree, FLUSH_ROUTINES, FLUSH_REST, fold=(HPTE_GROUP,))
-
-
 def hash_per_call(sampled, machine, tree=None):
     """{part: cycles per call} of the guest hash_page over the whole sampled run (its
     callees' included: the hypervisor calls, the HPTE routines; part_tree's parts, the rest
@@ -1025,13 +1204,26 @@ def hash_per_call(sampled, machine, tree=None):
     return {part: share * whole / calls for part, share in parts.items()} if calls else {}
 
 
-def flush_account(routines, shares):
-    """{part: cycles per job}: the flush routines' cycles (a build's ``routines``, per job)
-    split by their shares (flush_shares)."""
+def flush_account(tree, seen, measured, routines):
+    """{part: cycles per job}: the flush routines' cycles in the measured jobs (their
+    ``measured`` cycles per job, as run; ``routines`` scaled back) split into FLUSH_PARTS
+    and FLUSH_REST by measured_parts over the sampled run's part_tree ``tree``: a part that
+    is not a lock's wait at the run's cycles times ``seen`` (measured_share), the waits the
+    rest (the sampled run starts every slot's first job at once, whose waits are not the
+    measured jobs')."""
+    waits = {FLUSH_PARTS[lock] for lock in WAITS}
     out = {}
-    for name, parts in shares.items():
-        for row, share in parts.items():
-            out[row] = out.get(row, 0.0) + routines.get(name, 0) * share
+    for name in FLUSH_ROUTINES:
+        parts = {}
+        for row, cycles in tree.get(name, {}).items():
+            key = FLUSH_REST if row is None or row == HPTE_GROUP else row
+            parts[key] = parts.get(key, 0) + cycles
+        if not measured.get(name) or not parts:
+            continue
+        back = routines[name] / measured[name]           # its factor to full size
+        for part, c in measured_parts(parts, seen.get(name, 0), measured[name],
+                                      waits).items():
+            out[part] = out.get(part, 0.0) + c * back
     return out
 
 
@@ -1112,10 +1304,10 @@ def range_flush(kernel_name, pages, cores=2, lpar=False):
 
 
 def file_fault_share(run):
-    """The share of a run's page faults that were on pages of files (do_no_page)."""
-    files = sum(int(r.breakdown["calls"].get("file_fault", 0)) for r in run.runs)
-    faults = sum(r.counts.get("faults", 0) for r in run.runs)
-    return files / faults if faults else 0.0
+    """The share of a CompileRun's page faults that were on pages of files (do_no_page),
+    both scaled back to full size."""
+    faults = run.count("faults")
+    return run.calls("file_fault") / faults if faults else 0.0
 
 
 # ------------------------------------------------------------------ the scorecard
@@ -1123,6 +1315,49 @@ def file_fault_share(run):
 PAGES = {"published": "notebooks/blanchard2002/01-published",
          "make": "notebooks/blanchard2002/03-make-j",
          "left out": "notebooks/blanchard2002/04-what-is-left-out"}
+
+
+#: The claims' first build (2.4's locking on 24 CPUs in a partition, each job's file I/O
+#: and loading added: with_file_io) at SCALE and at full size, {value: (at SCALE, at full
+#: size)}, measured once at the nominal estimates (session 23, scheduled_build(OLD, 24,
+#: scale=1.0): about ten times a scaled build's CPU, more than the scorecard can run at
+#: each estimate it moves). The scaled build waits longer for hash_table_lock. Its jobs'
+#: stretches of faults are shorter (a touched region of 3.1 pages at 1/16 against 41.2 at
+#: full size: emu.kernel.gcc rounds each up to a page), and the stretches move the wait a
+#: lot, but they do not explain the difference alone: with one page's fault then its user
+#: time at both sizes (faults="per_page") the full size waits longer than the scaled build.
+#: Measured (kernel cycles per job before file I/O; a hash_page call's wait for the lock):
+#: 1/16 as touched 13,314,588 (2,896), a page at a time 15,767,271 (4,398); full size as
+#: touched 11,814,836 (2,423), a page at a time 19,156,148 (6,314); the call's own cycles
+#: 1,247 at 1/16 and 1,208-1,210 at full size. So the rows state the difference as a bias
+#: (scale_bias); test_the_claims_are_the_chapters_numbers checks the SCALE side is still
+#: the claims'.
+FULL_SIZE_FIRST_BUILD = {"system_s": (8.417646988662305, 7.599600451704546),
+                         "elapsed_s": (6.654079448506656, 6.619993010298296),
+                         "__hash_page": (48.643850087065076, 47.221933216174286),
+                         "flushes": (27.161157759577627, 25.148706989869822)}
+
+
+def scale_bias(name):
+    """The first build's ``name`` (FULL_SIZE_FIRST_BUILD) at full size over its value at
+    SCALE, less one: the scaled build's bias, as a fraction."""
+    scaled, full = FULL_SIZE_FIRST_BUILD[name]
+    return full / scaled - 1
+
+
+def _bias_note(name, what):
+    """A claim reason's statement of the scaled build's bias in ``name`` (scale_bias)."""
+    scaled, full = FULL_SIZE_FIRST_BUILD[name]
+    moved = f"{full - scaled:+.1f} points" if name in SHARES else \
+        f"{100 * scale_bias(name):+.1f}%"
+    return (f"; the scaled build's bias, measured once at the nominal estimates: at full "
+            f"size the first build's {what} is {full:.4g} against {scaled:.4g} at this "
+            f"scale ({moved}: the scaled build's jobs wait longer for hash_table_lock, "
+            f"FULL_SIZE_FIRST_BUILD)")
+
+
+#: FULL_SIZE_FIRST_BUILD's shares of the kernel's ticks (in %: their bias in points)
+SHARES = ("__hash_page", "flushes")
 
 
 def claims(scale=None):
@@ -1143,6 +1378,10 @@ def claims(scale=None):
     flushes = ["local_flush_tlb_range", "local_flush_tlb_page"]
     inputs = ("the first build's user time is the model's input (the same for both), the "
               "job count and the link are estimates")
+    scaled = (SCALE if scale is None else scale) == SCALE
+
+    def bias(name, what):
+        return _bias_note(name, what) if scaled else ""
     out = [
         Claim(CHAPTER, "system time: 2.5.7 on 32 CPUs / 2.4's locking on 24", kind=EFFECT,
               neutral=1, digits=3, unit="", published=second.system_s / first.system_s,
@@ -1152,7 +1391,8 @@ def claims(scale=None):
               reason="make -j scheduled, user time between the faults, in a partition: "
                      "every HPTE insert and removal a hypervisor call, whose cost is an "
                      "estimate that moves this ratio more than any other (its range on the "
-                     "scorecard)"),
+                     "scorecard)" + bias("system_s", "system time, this ratio's denominator "
+                                         "(the 32-CPU build's at full size not measured),")),
         Claim(CHAPTER, "system time of the first build (2.4's locking, 24 CPUs)",
               kind=QUANTITY, unit="s", digits=1, published=float(first.system_s),
               emulated=old["system_s"], page=PAGES["make"],
@@ -1165,7 +1405,7 @@ def claims(scale=None):
                      "programs run at SCALE, each kind of page scaled back by its own ratio "
                      "and each process's events counted once (page_ratio, back_factors): a "
                      "job's counts are the full size's, the cost of an event not quite "
-                     "(page 04's account)"),
+                     "(page 04's account)" + bias("system_s", "system time")),
         Claim(CHAPTER, "__hash_page's share of the kernel's ticks (24 CPUs)", kind=QUANTITY,
               unit="%", digits=1,
               published=100 * published.loc["__hash_page", "share of kernel"],
@@ -1175,7 +1415,8 @@ def claims(scale=None):
                      "holds its hypervisor calls, which the listing counts apart "
                      "(hpte_create_valid_pSeriesLP, plpar_hcall; the chapter's profile "
                      "shows the model's plpar_hcall apart too); the model's kernel lacks "
-                     "much of the rest (the listing's last row)"),
+                     "much of the rest (the listing's last row)"
+                     + bias("__hash_page", "__hash_page share (%)")),
         Claim(CHAPTER, "the TLB flushes' share of the kernel's ticks (24 CPUs)",
               kind=QUANTITY, unit="%", digits=1,
               published=100 * published.loc[flushes, "share of kernel"].sum(),
@@ -1185,7 +1426,7 @@ def claims(scale=None):
                      "partition, calls the hypervisor under it; the model counts that in the "
                      "flush, the listing in flush_hash_page (too few ticks to be listed; the "
                      "chapter's profile splits the scan from it); "
-                     "sync and hcall costs are estimates"),
+                     "sync and hcall costs are estimates" + bias("flushes", "flushes' share (%)")),
         Claim(CHAPTER, "elapsed time: 2.5.7 on 32 CPUs / 2.4's locking on 24", kind=EFFECT,
               neutral=1, digits=2, unit="", published=float(second.elapsed_s /
                                                             first.elapsed_s),
@@ -1193,12 +1434,14 @@ def claims(scale=None):
               emulated=new["elapsed_s"] / old["elapsed_s"], page=PAGES["make"],
               source="time outputs (sections 4 and 5.3)",
               reason="the compile phase (user time over the CPUs) and the serial link: "
-                     + inputs),
+                     + inputs + bias("elapsed_s", "elapsed time, this ratio's denominator "
+                                     "(the 32-CPU build's at full size not measured),")),
         Claim(CHAPTER, "elapsed time of the first build (2.4's locking, 24 CPUs)",
               kind=QUANTITY, unit="s", digits=2, published=float(first.elapsed_s),
               emulated=old["elapsed_s"], page=PAGES["make"],
               source="time output (section 4)",
-              reason="mostly its user time over 24 CPUs: " + inputs),
+              reason="mostly its user time over 24 CPUs: " + inputs
+                     + bias("elapsed_s", "elapsed time")),
     ]
     third_build = with_file_io(scheduled_build(**THIRD, scale=scale,
                                                clock_mhz=float(third.clock_mhz)), io,
