@@ -198,7 +198,8 @@ TIMER = dict(ENTRY=0, EXPIRES=8, LOCK=12, MAGIC=16, FUNCTION=20, DATA=24, BASE=2
 TIMER_SIZE = 32                     # struct timer_list (include/linux/timer.h 11-22)
 TIMER_MAGIC = 0x4B87AD6E
 # tvec_base_t (kernel/timer.c 68-77 of 2.6.12.1): a CPU's timer lists, tv1's 256 heads and
-# tv2-tv5's 64 each; ____cacheline_aligned_in_smp (128 bytes on the P4)
+# tv2-tv5's 64 each; ____cacheline_aligned_in_smp: 128 bytes for MPENTIUM4
+# (arch/i386/Kconfig 365-367, X86_L1_CACHE_SHIFT 7)
 TVB = dict(LOCK=0, TIMER_JIFFIES=4, RUNNING_TIMER=8, TV1=12, TV2=12 + 8 * 256,
            TV3=12 + 8 * 320, TV4=12 + 8 * 384, TV5=12 + 8 * 448)
 TVB_SIZE = 12 + 8 * 512
