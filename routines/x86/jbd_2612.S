@@ -683,7 +683,7 @@ journal_get_undo_access:
         popl    %ebx
         ret
 
-/* journal_dirty_metadata(handle, bh) (fs/jbd/transaction.c 1095-1171 of 2.6.12.1): the
+/* journal_dirty_metadata(handle, bh) (fs/jbd/transaction.c 1094-1162 of 2.6.12.1): the
  * first time a buffer is dirtied in its transaction (b_modified 0: a commit's phase 2 clears
  * it, commit_meta_2612.S) it takes one of the handle's credits (1107-1116; none left is
  * the kernel's J_ASSERT, a fault here); a buffer already on the transaction's metadata list
