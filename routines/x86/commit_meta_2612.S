@@ -59,8 +59,8 @@
  * switched (revoke.c 480-491: the other table's 256 hash heads emptied), and the
  * transaction made the committing one (T_FLUSH, j_running_transaction NULL: the next
  * journal_start makes a new running transaction, t_log_start = j_head), the waiters on
- * j_wait_transaction_locked woken. b_modified (306-311) is not in the model's
- * journal_head. */
+ * j_wait_transaction_locked woken; then phase 2's first loop (296-311): b_modified
+ * cleared on each buffer of t_buffers. */
         .globl  journal_lock_down
 journal_lock_down:
         pushl   %ebx
@@ -132,6 +132,19 @@ journal_lock_down:
         call    __wake_up
         addl    $4, %esp
         call    _spin_unlock                # j_state_lock
+        leal    J_LIST_LOCK(%esi), %eax     # phase 2's start (296-311): under j_list_lock,
+        movl    %eax, (%esp)                # each buffer's b_modified dropped, so the next
+        call    _spin_lock                  # transaction's handles take a credit for it
+        movl    T_BUFFERS(%ebx), %edx       # again (journal_dirty_metadata)
+        testl   %edx, %edx
+        jz      7f
+        movl    JH_TNEXT(%edx), %edx        # jh = new_jh = t_buffers->b_tnext
+        movl    %edx, %ecx
+6:      movl    $0, JH_MODIFIED(%ecx)       # new_jh->b_modified = 0
+        movl    JH_TNEXT(%ecx), %ecx
+        cmpl    %edx, %ecx                  # while (new_jh != jh)
+        jne     6b
+7:      call    _spin_unlock
         addl    $4, %esp
         movl    %ebx, %eax
         popl    %edi
@@ -166,7 +179,10 @@ journal_write_metadata:
         jne     9f
         testl   $1, 28(%esp)                # the commit's first buffer: a descriptor
         jz      1f
-        pushl   %ebp
+        cmpl    J_COMMITTING(%ebp), %edi    # phase 3's start (445): t_state = T_COMMIT, for
+        jne     2f                          # a locked-down commit (the model's commits at
+        movl    $4, T_STATE(%edi)           # a pace, on the running one, stay T_RUNNING)
+2:      pushl   %ebp
         call    journal_get_descriptor_buffer
         addl    $4, %esp
         movl    %eax, J_C_DESC(%ebp)
@@ -735,6 +751,62 @@ journal_commit_finish:
         addl    $4, %esp
         popl    %ebp
         popl    %edi
+        popl    %esi
+        popl    %ebx
+        ret
+9:      ud2
+
+/* journal_commit_end(journal, commit_transaction): phase 8, after the last buffer's phase
+ * 7 (fs/jbd/commit.c 802-844 of 2.6.12.1): under j_state_lock and j_list_lock the
+ * transaction is T_FINISHED, j_commit_sequence its tid, j_committing_transaction NULL;
+ * j_state_lock released, the transaction goes to the tail of j_checkpoint_transactions
+ * (its t_checkpoint_list holds the buffers phase 7 put there; one with none would be
+ * dropped, __journal_drop_transaction, which no run reaches: each commit logs metadata);
+ * then the waiters on j_wait_done_commit are woken. */
+        .globl  journal_commit_end
+journal_commit_end:
+        pushl   %ebx
+        pushl   %esi
+        movl    12(%esp), %esi              # journal
+        movl    16(%esp), %ebx              # commit_transaction
+        cmpl    $4, T_STATE(%ebx)           # J_ASSERT(t_state == T_COMMIT)
+        jne     9f
+        leal    J_STATE_LOCK(%esi), %eax
+        pushl   %eax
+        call    _spin_lock
+        leal    J_LIST_LOCK(%esi), %eax
+        movl    %eax, (%esp)
+        call    _spin_lock
+        movl    $5, T_STATE(%ebx)           # t_state = T_FINISHED
+        cmpl    J_COMMITTING(%esi), %ebx    # J_ASSERT(commit_transaction ==
+        jne     9f                          # j_committing_transaction)
+        movl    T_TID(%ebx), %eax           # j_commit_sequence = t_tid
+        movl    %eax, J_COMMIT_SEQUENCE(%esi)
+        movl    $0, J_COMMITTING(%esi)      # j_committing_transaction = NULL
+        leal    J_STATE_LOCK(%esi), %eax
+        movl    %eax, (%esp)
+        call    _spin_unlock
+        cmpl    $0, T_CHECKPOINT(%ebx)      # t_checkpoint_list NULL: dropped (not run)
+        je      9f
+        movl    J_CHECKPOINT_TRANSACTIONS(%esi), %eax
+        testl   %eax, %eax
+        jnz     1f
+        movl    %ebx, J_CHECKPOINT_TRANSACTIONS(%esi)   # the first: a list of one
+        movl    %ebx, T_CPNEXT(%ebx)
+        movl    %ebx, T_CPPREV(%ebx)
+        jmp     2f
+1:      movl    %eax, T_CPNEXT(%ebx)        # t_cpnext = j_checkpoint_transactions
+        movl    T_CPPREV(%eax), %ecx        # t_cpprev = t_cpnext->t_cpprev
+        movl    %ecx, T_CPPREV(%ebx)
+        movl    %ebx, T_CPPREV(%eax)        # t_cpnext->t_cpprev = commit_transaction
+        movl    %ebx, T_CPNEXT(%ecx)        # t_cpprev->t_cpnext = commit_transaction
+2:      leal    J_LIST_LOCK(%esi), %eax
+        movl    %eax, (%esp)
+        call    _spin_unlock
+        leal    J_WAIT_DONE_COMMIT(%esi), %eax
+        movl    %eax, (%esp)                # wake_up(&journal->j_wait_done_commit)
+        call    __wake_up
+        addl    $4, %esp
         popl    %esi
         popl    %ebx
         ret

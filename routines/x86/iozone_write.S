@@ -48,6 +48,9 @@ iozone_write_test:
         .globl  __per_cpu_offset
 __per_cpu_offset:
         .long   0, 0, 0, 0, 0, 0, 0, 0      # NR_CPUS 8
+        .globl  tvec_bases
+tvec_bases:                                 # &per_cpu(tvec_bases, cpu): timer_2612.S
+        .long   0, 0, 0, 0, 0, 0, 0, 0
         .globl  journal_head_cache
 journal_head_cache:
         .long   0

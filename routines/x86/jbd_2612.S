@@ -39,6 +39,7 @@ journal_add_journal_head:
         movl    %eax, JH_BH(%esi)
         movl    %eax, JH_JCOUNT(%esi)
         movl    %eax, JH_JLIST(%esi)
+        movl    %eax, JH_MODIFIED(%esi)
         movl    %eax, JH_FROZEN(%esi)
         movl    %eax, JH_COMMITTED(%esi)
         movl    %eax, JH_TRANSACTION(%esi)
@@ -263,8 +264,11 @@ start_this_handle:
         addl    J_COMMIT_INTERVAL(%esi), %eax
         movl    %eax, T_EXPIRES(%ebx)
         movl    $1, T_HANDLE_LOCK(%ebx)     # spin_lock_init(&t_handle_lock)
-        movl    J_COMMIT_TIMER(%esi), %ecx  # j_commit_timer->expires (add_timer's list
-        movl    %eax, TIMER_EXPIRES(%ecx)   # insertion left out)
+        movl    J_COMMIT_TIMER(%esi), %ecx  # j_commit_timer->expires = t_expires,
+        movl    %eax, TIMER_EXPIRES(%ecx)   # add_timer (timer_2612.S): on this CPU's
+        pushl   %ecx                        # timer list
+        call    add_timer
+        addl    $4, %esp
         movl    %ebx, J_RUNNING(%esi)       # j_running_transaction = transaction
         jmp     13b
 21:     leal    J_STATE_LOCK(%esi), %eax    # another CPU made one meanwhile: this one is
@@ -679,8 +683,11 @@ journal_get_undo_access:
         popl    %ebx
         ret
 
-/* journal_dirty_metadata(handle, bh): a buffer already on the transaction's metadata list
- * needs nothing (the fast path); else it is marked jbddirty and filed as BJ_Metadata. */
+/* journal_dirty_metadata(handle, bh) (fs/jbd/transaction.c 1094-1162 of 2.6.12.1): the
+ * first time a buffer is dirtied in its transaction (b_modified 0: a commit's phase 2 clears
+ * it, commit_meta_2612.S) it takes one of the handle's credits (1107-1116; none left is
+ * the kernel's J_ASSERT, a fault here); a buffer already on the transaction's metadata list
+ * needs nothing more (the fast path); else it is marked jbddirty and filed as BJ_Metadata. */
         .globl  journal_dirty_metadata
 journal_dirty_metadata:
         pushl   %ebx
@@ -696,7 +703,14 @@ journal_dirty_metadata:
         testl   $(1 << BH_State), BH_STATE(%ebx)
         jnz     2b
         jmp     1b
-3:      cmpl    JH_TRANSACTION(%esi), %edi
+3:      cmpl    $0, JH_MODIFIED(%esi)       # if (jh->b_modified == 0)
+        jne     6f
+        movl    $1, JH_MODIFIED(%esi)       # jh->b_modified = 1
+        movl    16(%esp), %eax              # handle
+        cmpl    $0, H_CREDITS(%eax)         # J_ASSERT(h_buffer_credits > 0)
+        jle     9f
+        decl    H_CREDITS(%eax)             # handle->h_buffer_credits--
+6:      cmpl    JH_TRANSACTION(%esi), %edi
         jne     4f
         cmpl    $(BJ_METADATA), JH_JLIST(%esi)
         je      5f                          # fast path
@@ -720,6 +734,7 @@ journal_dirty_metadata:
         popl    %esi
         popl    %ebx
         ret
+9:      ud2
 
 /* journal_dirty_data(handle, bh): ordered mode's data buffer: a journal_head, filed on the
  * transaction's t_sync_datalist (written out before the transaction commits). */

@@ -83,7 +83,8 @@ def _state(k, records):
         if jh == head:
             break
     position = {jh: n for n, jh in enumerate(jhs)}
-    out["data list"] = [[w for i, w in enumerate(words(jh, 12)) if i not in (7, 8)] +
+    links = (e.JH["TNEXT"] // 4, e.JH["TPREV"] // 4)
+    out["data list"] = [[w for i, w in enumerate(words(jh, e.JH_SIZE // 4)) if i not in links] +
                         [position[k._read(jh + e.JH["TNEXT"])],
                          position[k._read(jh + e.JH["TPREV"])]] for jh in jhs]
     ac = k._read(k.caches["bh_cachep"] + e.KC["ARRAY"])

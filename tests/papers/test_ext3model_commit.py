@@ -186,3 +186,40 @@ def test_a_locked_down_commit_ends_with_a_commit_block_after_its_last_buffer():
     cdata = k._read(commit + e.BH["DATA"])
     assert k.machine.read(cdata, 4) == MAGIC and _be(k, cdata + 4) == 2
     assert k._read(commit + e.BH["BLOCKNR"]) == e.LOG_START + 5
+
+
+def test_a_commit_ends_once_its_data_and_metadata_are_out_and_goes_on_the_checkpoint_list():
+    # commit.c 445: the first buffer's phase 3 makes the transaction T_COMMIT; its four
+    # data buffers are still on t_sync_datalist when the commit block is written, so
+    # phase 8 waits for the data loop (2.6.12 writes the data first: 437). Each dirty
+    # page takes a turn to be written and, written, another to be unfiled: 8 turns. Then
+    # 802-843: T_FINISHED, j_commit_sequence its tid (1), no committing transaction, the
+    # transaction alone on j_checkpoint_transactions (its four buffers on its checkpoint
+    # list), and the next writes on a new running transaction
+    k = _logged_kernel()
+    k.lock_down()
+    k.meta_per_commit = 100
+    t, j = k.transaction, k.journal
+    for _ in range(4):
+        k._commit_metadata(_Here(k), 0)
+    assert k._read(t + e.T["STATE"]) == e.T_STATES["COMMIT"] and not k.commit_ended
+    turns = 0
+    while not k.commit_ended:
+        k._commit(_Here(k), 0)
+        turns += 1
+        assert turns <= 8
+    assert turns == 8 and k._read(t + e.T["SYNC_DATA"]) == 0
+    assert k._read(t + e.T["STATE"]) == e.T_STATES["FINISHED"]
+    assert (k._read(j + e.J["COMMIT_SEQUENCE"]), k._read(j + e.J["COMMITTING"])) == (1, 0)
+    assert k._read(j + e.J["CHECKPOINT_TRANSACTIONS"]) == t
+    assert k._read(t + e.T["CPNEXT"]) == k._read(t + e.T["CPPREV"]) == t
+    cp, n = k._read(t + e.T["CHECKPOINT"]), 1
+    jh = k._read(cp + e.JH["CPNEXT"])
+    while jh != cp:
+        jh, n = k._read(jh + e.JH["CPNEXT"]), n + 1
+    assert n == 4
+    k._commit_metadata(_Here(k), 0)                         # nothing more to log
+    assert k.commit_logged == 4
+    k.write_records(1)
+    assert k.running() not in (0, t)
+    k.check()

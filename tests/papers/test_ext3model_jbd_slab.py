@@ -6,7 +6,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from emu.hw.faults import InstructionLimitExceeded
+from emu.hw.faults import GuestFault, InstructionLimitExceeded
 from emu.papers.yoshioka2005 import ext3model as e
 
 
@@ -398,3 +398,96 @@ def test_paced_writes_start_the_commit_and_the_writers_take_its_buffers_meanwhil
     assert k.commit_state()["refiled"] == 1
     k.end_all_io()
     k.check()
+
+
+def _metadata_heads(k, t):
+    """The journal heads on ``t``'s t_buffers, in list order."""
+    first = jh = k._read(t + e.T["BUFFERS"])
+    out = []
+    while jh:
+        out.append(jh)
+        jh = k._read(jh + e.JH["TNEXT"])
+        if jh == first:
+            break
+    return out
+
+
+def test_a_handle_pays_a_credit_for_each_buffer_it_first_dirties_and_gives_back_the_rest():
+    # ext3_prepare_write's handle reserves ext3_writepage_trans_blocks, ordered mode, a
+    # block a page: 2 x (1 + 3 indirects) + 2 = 10 credits (start_this_handle adds them to
+    # t_outstanding_credits, transaction.c 221 of 2.6.12.1). The first write dirties 4
+    # metadata buffers, each the first time in the transaction (b_modified 0 -> 1, one
+    # credit each, 1107-1116); journal_stop gives back the 6 left (1348): 10 - 6 = 4
+    k = e.Kernel("2.6.12", cpus=1, max_records=64)
+    k.write_records(1)
+    t = k.transaction
+    heads = _metadata_heads(k, t)
+    assert len(heads) == 4 and k._read(t + e.T["OUTSTANDING"]) == 4
+    assert [k._read(jh + e.JH["MODIFIED"]) for jh in heads] == [1] * 4
+    # the second write dirties the same 4 buffers, already modified: it keeps all 10
+    k.write_records(1)
+    assert _metadata_heads(k, t) == heads and k._read(t + e.T["OUTSTANDING"]) == 4
+    # commit.c 296-311: the commit's phase 2 clears b_modified on its buffers, the credits
+    # it holds stay; so the next transaction's first write (the frozen copies' writer)
+    # pays a credit again for each of the 4, though none is on its own t_buffers yet
+    k.lock_down()
+    assert [k._read(jh + e.JH["MODIFIED"]) for jh in heads] == [0] * 4
+    assert k._read(t + e.T["OUTSTANDING"]) == 4
+    k.write_records(1)
+    new = k.running()
+    assert new != t and k._read(new + e.T["OUTSTANDING"]) == 4
+    assert k._read(new + e.T["NR_BUFFERS"]) == 0
+    assert [k._read(jh + e.JH["MODIFIED"]) for jh in heads] == [1] * 4
+    k.check()
+
+
+def test_a_handle_with_no_credit_left_is_the_kernels_assertion():
+    # transaction.c 1114: J_ASSERT_JH(jh, handle->h_buffer_credits > 0) when a buffer is
+    # first modified. After the lock-down the committing transaction's 4 buffers have
+    # b_modified 0: a handle of 1 credit pays it for the first and faults on the second
+    k = e.Kernel("2.6.12", cpus=1, max_records=64)
+    k.write_records(1)
+    k.lock_down()
+    task = k._alloc(e.TASK_SIZE)                            # the call's current task
+    k._word(((k.machine.stack_top - 1) & ~(e.KERNEL_STACK - 1)) + e.TI["TASK"], task)
+    handle = k.machine.call("journal_start", k.journal, 1).return_value
+    first, second = _metadata_heads(k, k.committing)[:2]
+    k.machine.call("journal_dirty_metadata", handle, k._read(first + e.JH["BH"]))
+    assert k._read(handle + e.H["CREDITS"]) == 0 and k._read(first + e.JH["MODIFIED"]) == 1
+    with pytest.raises(GuestFault, match="journal_dirty_metadata.*ud2"):
+        k.machine.call("journal_dirty_metadata", handle, k._read(second + e.JH["BH"]))
+
+
+def _timer_list(k, head):
+    """The timers on the list at ``head``, in order."""
+    out, entry = [], k._read(head)
+    while entry != head:
+        out.append(entry)
+        entry = k._read(entry)
+    return out
+
+
+def test_the_commit_timer_leaves_its_list_at_the_commit_and_joins_the_next_by_its_expiry():
+    # built: the first transaction's timer (t_expires 0x7fffffff, timer_jiffies 0) is in
+    # tv5, index (0x7fffffff >> 26) & 63 = 31 (timer.c 150-151); kjournald's
+    # del_timer_sync (journal.c 163) takes it off before the lock-down (base NULL, the
+    # list empty, list_del's poison in its links); the first handle after it makes a
+    # transaction expiring at 5000 (jiffies 0 + 5 s at HZ 1000): 256 <= 5000 < 2^14, so
+    # tv2, index (5000 >> 8) & 63 = 19 (126-128), on the list of the CPU that made it (0)
+    k = e.Kernel("2.6.12", cpus=1, max_records=64)
+    k.write_records(1)
+    timer = k._read(k.journal + e.J["COMMIT_TIMER"])
+    base = k._read(k.sym["tvec_bases"])
+    tv5 = base + e.TVB["TV5"] + 8 * 31
+    assert _timer_list(k, tv5) == [timer] and k._read(timer + e.TIMER["BASE"]) == base
+    k.lock_down()
+    assert _timer_list(k, tv5) == [] and k._read(timer + e.TIMER["BASE"]) == 0
+    assert (k._read(timer), k._read(timer + 4)) == (0x00100100, 0x00200200)
+    k.write_records(1)
+    tv2 = base + e.TVB["TV2"] + 8 * 19
+    assert _timer_list(k, tv2) == [timer] and k._read(timer + e.TIMER["BASE"]) == base
+    assert k._read(timer + e.TIMER["EXPIRES"]) == 5000
+    assert _spin_free(k, base + e.TVB["LOCK"]) and _spin_free(k, timer + e.TIMER["LOCK"])
+    # every other head of the base's 512 still empty
+    heads = [base + e.TVB["TV1"] + 8 * i for i in range(512)]
+    assert [h for h in heads if k._read(h) != h] == [tv2]

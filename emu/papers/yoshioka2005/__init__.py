@@ -302,12 +302,12 @@ def kernel_facts(k):
     metadata a commit logs, how many writes per CPU apart the model logs them, the
     buffers logged over the Kernel's paced writes and their cycles per buffer (all CPUs);
     the commit's lock-down (Kernel.lockdown: the handles open when it began, its cycles,
-    the write per CPU it came after) and where the metadata buffers are at the end
-    (Kernel.commit_state), the log's free blocks and the most metadata buffers a
-    transaction holds ("outstanding": 2.6.12 counts a credit for each in
-    t_outstanding_credits; the model's journal_dirty_metadata does not take it from
-    h_buffer_credits, fs/jbd/transaction.c 1107-1116 of 2.6.12.1, as its journal_head has
-    no b_modified)."""
+    the write per CPU it came after; del_timer_sync's cycles before it) and where the
+    metadata buffers are at the end (Kernel.commit_state), whether the commit reached its
+    end (phase 8), the log's free blocks and the most credits a transaction holds
+    ("outstanding": t_outstanding_credits, read at rest, no handle open: journal_stop has
+    given back each handle's unused credits, so what is left is one credit for each buffer
+    journal_dirty_metadata took one for, fs/jbd/transaction.c 1107-1116 of 2.6.12.1)."""
     turns = k.commit_turns[0]
     logged = sum(k.meta_turns)
     return {"pool_pages": k.pool_pages,
@@ -318,8 +318,9 @@ def kernel_facts(k):
             "meta_logged": logged,
             "meta_buffer_cycles": sum(k.meta_cycles) / logged if logged else 0.0,
             "lockdown": dict(k.lockdown), "commit_state": k.commit_state(),
+            "commit_ended": k.commit_ended, "del_timer_cycles": k.del_timer_cycles,
             "log_free": k._read(k.journal + ext3model.J["FREE"]),
-            "outstanding": max(k._read(t + ext3model.T["NR_BUFFERS"])
+            "outstanding": max(k._read(t + ext3model.T["OUTSTANDING"])
                                for t in k._transactions())}
 
 

@@ -113,17 +113,19 @@ KJOURNALD_CPU = 0
 ROUTINES = ("x86/spinlock_2612.S", "x86/jbd_2612.S", "x86/buffer_2612.S",
             "x86/ext3_2612.S", "x86/mm_2612.S", "x86/vfs_2612.S", "x86/iozone_write.S",
             "x86/idle_2612.S", "x86/writeback_2612.S", "x86/commit_2612.S",
-            "x86/block_2612.S", "x86/scsi_2612.S", "x86/commit_meta_2612.S")
+            "x86/block_2612.S", "x86/scsi_2612.S", "x86/commit_meta_2612.S",
+            "x86/timer_2612.S")
 
 LEFT_OUT = (
     "kmap_atomic of a highmem page (a PTE write and invlpg per page; the x86 model has no MMU)",
     ("of kjournald's commit (paced writes only: one commit, started in kjournald's first "
      "pause (Kernel.commit_pending), its data loop a turn per page written, its metadata a "
      "buffer at a time at the pace a 5 s interval's writes dirty it, not after its data as "
-     "2.6.12's phases order them): its end (the commit block of its last buffer, T_FINISHED, "
-     "the next commit 5 s on: the runs are shorter), the commit timer's list and a commit "
-     "forced by the log's space or the transaction's size (neither runs short in runs "
-     "this long), the checkpoint's write-back (log_do_checkpoint: a buffer leaving the "
+     "2.6.12's phases order them): its end, in no run (the commit block after its last "
+     "buffer, then phase 8 once its data list is empty: journal_commit_end, tested; the runs "
+     "end first), the next commit 5 s on, the commit timer firing (add_timer and "
+     "del_timer_sync run), a commit forced by the log's space or the transaction's size "
+     "(neither runs short in runs this long), the checkpoint's write-back (log_do_checkpoint: a buffer leaving the "
      "journal is marked dirty, but the model's metadata pages belong to no mapping, so only "
      "their dirty bit is set and no writeback reaches them)"),
     ("the disk's own timing: its driver takes a request when it can grow no more "
@@ -156,10 +158,12 @@ BH_BITS = dict(Uptodate=0, Dirty=1, Lock=2, Req=3, Mapped=4, New=5, Async_Write=
                PrivateStart=13,
                JBD=13, JWrite=14, Freed=15, Revoked=16, RevokeValid=17, JBDDirty=18,
                State=19, JournalHead=20)
-# struct journal_head (include/linux/journal-head.h)
-JH = dict(BH=0, JCOUNT=4, JLIST=8, FROZEN=12, COMMITTED=16, TRANSACTION=20, NEXT_T=24,
-          TNEXT=28, TPREV=32, CP_T=36, CPNEXT=40, CPPREV=44)
-JH_SIZE = 48
+# struct journal_head (include/linux/journal-head.h 14-87 of 2.6.12.1): b_modified after
+# b_jlist; the slab packs the 52-byte objects back to back (journal.c 1639-1642 creates the
+# cache with no flags, so kmem_cache_create aligns them to a word: mm/slab.c 1265-1274, 1334)
+JH = dict(BH=0, JCOUNT=4, JLIST=8, MODIFIED=12, FROZEN=16, COMMITTED=20, TRANSACTION=24,
+          NEXT_T=28, TNEXT=32, TPREV=36, CP_T=40, CPNEXT=44, CPPREV=48)
+JH_SIZE = 52
 BJ = dict(NONE=0, SYNCDATA=1, METADATA=2, FORGET=3, IO=4, SHADOW=5, LOGCTL=6, RESERVED=7,
           LOCKED=8)
 # handle_t (struct handle_s)
@@ -175,7 +179,8 @@ TRANSACTION_SIZE = 84
 J = dict(FLAGS=0, ERRNO=4, STATE_LOCK=20, BARRIER_COUNT=24, RUNNING=48, COMMITTING=52,
          WAIT_UPDATES=120, HEAD=152, TAIL=156, FREE=160, FIRST=164, LAST=168, DEV=172,
          LIST_LOCK=192, UUID=216, MAX_BUFFERS=236, COMMIT_INTERVAL=240,
-         CHECKPOINT_TRANSACTIONS=56, WAIT_TRANSACTION_LOCKED=60, TRANSACTION_SEQUENCE=204,
+         CHECKPOINT_TRANSACTIONS=56, WAIT_TRANSACTION_LOCKED=60, WAIT_DONE_COMMIT=84,
+         TRANSACTION_SEQUENCE=204, COMMIT_SEQUENCE=208,
          COMMIT_TIMER=244,            # j_commit_timer: a struct timer_list *
          REVOKE=272, REVOKE_TABLE=276,    # j_revoke, j_revoke_table[2]
          WBUF=284, WBUFSIZE=288,      # after j_commit_timer, j_revoke_lock, j_revoke,
@@ -189,8 +194,15 @@ JOURNAL_SIZE = 384
 # (include/linux/jbd.h 949): 256 hash heads of 8 bytes; struct timer_list's expires
 RT = dict(HASH_SIZE=0, HASH_SHIFT=4, HASH_TABLE=8)
 REVOKE_HASH = 256
-TIMER = dict(EXPIRES=8)
-TIMER_SIZE = 24
+TIMER = dict(ENTRY=0, EXPIRES=8, LOCK=12, MAGIC=16, FUNCTION=20, DATA=24, BASE=28)
+TIMER_SIZE = 32                     # struct timer_list (include/linux/timer.h 11-22)
+TIMER_MAGIC = 0x4B87AD6E
+# tvec_base_t (kernel/timer.c 68-77 of 2.6.12.1): a CPU's timer lists, tv1's 256 heads and
+# tv2-tv5's 64 each; ____cacheline_aligned_in_smp: 128 bytes for MPENTIUM4
+# (arch/i386/Kconfig 365-367, X86_L1_CACHE_SHIFT 7)
+TVB = dict(LOCK=0, TIMER_JIFFIES=4, RUNNING_TIMER=8, TV1=12, TV2=12 + 8 * 256,
+           TV3=12 + 8 * 320, TV4=12 + 8 * 384, TV5=12 + 8 * 448)
+TVB_SIZE = 12 + 8 * 512
 T_STATES = dict(RUNNING=0, LOCKED=1, RUNDOWN=2, FLUSH=3, COMMIT=4, FINISHED=5)
 # struct page (include/linux/mm.h, i386, HIGHMEM with hashed page_address)
 PG = dict(FLAGS=0, COUNT=4, MAPCOUNT=8, PRIVATE=12, MAPPING=16, INDEX=20, LRU_NEXT=24,
@@ -473,7 +485,7 @@ def equates():
                           ("RN", RN), ("AS", AS), ("RR", RR), ("AOPS", AOPS),
                           ("FILES", FILES), ("EI", EI), ("I", I), ("RAW", RAW),
                           ("GD", GD), ("SB", SB), ("BDEV", BDEV), ("BDI", BDI), ("PS", PS),
-                          ("BIO", BIO), ("BVEC", BVEC), ("RT", RT), ("TIMER", TIMER), ("RQ", RQ), ("Q", Q), ("DK", DK),
+                          ("BIO", BIO), ("BVEC", BVEC), ("RT", RT), ("TIMER", TIMER), ("TVB", TVB), ("RQ", RQ), ("Q", Q), ("DK", DK),
                           ("DS", DS), ("ARQ", ARQ), ("CMD", CMD), ("SG", SG), ("HOST", HOST),
                           ("IRQD", IRQD),
                           ("F", F), ("TI", TI), ("TSK", TSK),
@@ -764,16 +776,18 @@ class Kernel:
         self._word(t + T["EXPIRES"], 0x7FFFFFFF)
 
     def _build_commit_state(self):
-        """What a commit's start and a new running transaction touch: kmalloc's size-128
-        cache, j_transaction_sequence (the first transaction's tid is 1), the wait queue of
-        j_wait_transaction_locked, the commit timer, the two revoke tables (each 256 empty
-        hash heads, j_revoke the first)."""
+        """What a commit's start and end and a new running transaction touch: kmalloc's
+        size-128 cache, j_transaction_sequence (the first transaction's tid is 1), the wait
+        queues of j_wait_transaction_locked and j_wait_done_commit, the timer lists and the
+        commit timer (_build_timers), the two revoke tables (each 256 empty hash heads,
+        j_revoke the first)."""
         self._build_caches(LATE_CACHES)
         j = self.journal
         self._word(j + J["TRANSACTION_SEQUENCE"], 2)
-        queue = j + J["WAIT_TRANSACTION_LOCKED"]
-        self._poke(queue, _words(SPIN_FREE, queue + 4, queue + 4))
-        self._word(j + J["COMMIT_TIMER"], self._alloc(TIMER_SIZE))
+        for name in ("WAIT_TRANSACTION_LOCKED", "WAIT_DONE_COMMIT"):
+            queue = j + J[name]
+            self._poke(queue, _words(SPIN_FREE, queue + 4, queue + 4))
+        self._build_timers()
         tables = []
         for _ in range(2):
             table, heads = self._alloc(12), self._alloc(8 * REVOKE_HASH)
@@ -784,6 +798,48 @@ class Kernel:
         self._poke(j + J["REVOKE"], _words(tables[0], *tables))
         self.committing = 0                 # the committing transaction, once locked down,
         self.commit_logged = 0              # and the metadata buffers it has logged
+        self.commit_block = False           # its commit block written (phase 6)
+        self.commit_ended = False           # its phase 8 run (journal_commit_end)
+        self.del_timer_cycles = 0           # kjournald's del_timer_sync before it
+
+    def _build_timers(self):
+        """Each CPU's timer lists (tvec_bases: every head empty, timer_jiffies = jiffies,
+        0), the online CPUs, and kjournald's commit timer, on CPU 0's list for the first
+        transaction (its t_expires), where internal_add_timer puts it."""
+        bases = []
+        for _ in range(self.cpus):
+            base = self._alloc(TVB_SIZE, align=128)
+            heads = base + TVB["TV1"] + 8 * np.arange(512)
+            self._poke(base, _words(SPIN_FREE, 0, 0))
+            self.machine.write(base + TVB["TV1"],
+                               np.repeat(heads, 2).astype(np.uint32).tobytes())
+            bases.append(base)
+        self._poke(self.sym["tvec_bases"], _words(*bases))
+        # the model's CPUs online (idle_2612.S's word says all 8; del_timer_sync reads
+        # the base of each online CPU, and the model builds the bases of its own)
+        self._word(self.sym["cpu_online_map"], (1 << self.cpus) - 1)
+        timer = self._alloc(TIMER_SIZE)
+        self._poke(timer, _words(0, 0, 0, SPIN_FREE, TIMER_MAGIC, self.sym["commit_timeout"],
+                                 0, 0))
+        self._word(self.journal + J["COMMIT_TIMER"], timer)
+        self._add_timer(timer, bases[0], self._read(self.transaction + T["EXPIRES"]))
+
+    def _add_timer(self, timer, base, expires):
+        """internal_add_timer (kernel/timer.c 117-157) from Python, for the built state:
+        ``timer`` at the tail of the vector of ``base`` that ``expires`` picks."""
+        idx = (expires - self._read(base + TVB["TIMER_JIFFIES"])) & 0xFFFFFFFF
+        if idx < 1 << 8:
+            vec = base + TVB["TV1"] + 8 * (expires & 255)
+        elif idx < 1 << 31:
+            level = next(n for n in range(1, 5) if idx < 1 << (8 + 6 * n) or n == 4)
+            vec = base + TVB[f"TV{level + 1}"] + 8 * ((expires >> (8 + 6 * (level - 1))) & 63)
+        else:
+            raise ValueError("a timer already due: not in the built state")
+        tail = self._read(vec + 4)
+        self._poke(timer, _words(vec, tail, expires))
+        self._word(vec + 4, timer)
+        self._word(tail, timer)
+        self._word(timer + TIMER["BASE"], base)
 
     def running(self):
         """The journal's running transaction (0 between a lock-down and the next
@@ -791,8 +847,9 @@ class Kernel:
         return self._read(self.journal + J["RUNNING"])
 
     def lock_down(self, call=None):
-        """kjournald starts a commit: journal_lock_down (routines/x86/commit_meta_2612.S)
-        locks the running transaction down, waits for its handles and makes it the
+        """kjournald starts a commit: del_timer_sync takes the commit timer off its list
+        (routines/x86/timer_2612.S; its cycles in ``del_timer_cycles``), then
+        journal_lock_down (routines/x86/commit_meta_2612.S) locks the running transaction down, waits for its handles and makes it the
         committing one; the data loop and the metadata's log writes then run on it, the
         writers on the new running transaction the next journal_start makes. ``call``:
         the task's call in a paced run (default: the machine's). Returns the Run."""
@@ -800,7 +857,11 @@ class Kernel:
             raise RuntimeError("a commit is under way already")
         if self.running() != self.transaction:
             raise RuntimeError("the model commits its first transaction only")
-        run = (call or self.machine.call)("journal_lock_down", self.journal)
+        call = call or self.machine.call
+        # kjournald (fs/jbd/journal.c 160-164): the commit timer off its list first
+        self.del_timer_cycles = call("del_timer_sync",
+                                     self._read(self.journal + J["COMMIT_TIMER"])).cycles
+        run = call("journal_lock_down", self.journal)
         if run.return_value != self.transaction:
             raise RuntimeError("journal_lock_down did not lock the running transaction down")
         self.committing = self.transaction
@@ -1229,6 +1290,18 @@ class Kernel:
         for _, start, end, _, end_io in self._requests():
             if end_io == sync and not self._in_log(start):  # buffers it wrote: kjournald
                 self._disk_now(task, k, end)                # waits for them
+        self.commit_cycles[k] += self._end_commit(task)
+
+    def _end_commit(self, task):
+        """Phase 8 of a locked-down commit (journal_commit_end, commit_meta_2612.S): once
+        its commit block is written and its data list is empty, as 2.6.12 reaches it (its
+        data first, commit.c 437), the transaction is finished and goes on the checkpoint
+        list. Returns its cycles (0 when not due, or done)."""
+        if (not self.commit_block or self.commit_ended or
+                self._read(self.transaction + T["SYNC_DATA"])):
+            return 0
+        self.commit_ended = True
+        return task.call("journal_commit_end", self.journal, self.transaction).cycles
 
     def _disk_now(self, task, k, end):
         """The disk takes the request ending at sector ``end`` and ends it at once, on CPU
@@ -1296,6 +1369,8 @@ class Kernel:
         the one that empties its t_buffers; else the commits are meta_per_commit buffers
         long."""
         n = self.meta_per_commit
+        if self.commit_block:               # the locked-down commit has logged it all
+            return
         if self.committing:
             first, last = self.commit_logged == 0, len(self._metadata_list()) == 1
         else:
@@ -1317,7 +1392,8 @@ class Kernel:
         if flags & 2:
             self._journal_io(task, k)
         cycles += task.call("journal_commit_finish", j, t, jh, flags).cycles
-        self.meta_cycles[k] += cycles
+        self.commit_block = bool(self.committing) and bool(flags & 2)
+        self.meta_cycles[k] += cycles + self._end_commit(task)
 
     def _journal_io(self, task, k):
         """The log's queued writes (metadata blocks, descriptor, commit block), written and
@@ -1451,9 +1527,12 @@ class Kernel:
                         np.zeros(n), np.zeros(n)], axis=1).astype(np.int64).astype(np.uint32)
         t = self.transaction
         listed = jh[filed]                              # the data list, in write order
-        jhs = np.zeros((n, 12), np.uint32)
-        jhs[filed, 0], jhs[filed, 2], jhs[filed, 5] = bh[filed], BJ["SYNCDATA"], t
-        jhs[filed, 7], jhs[filed, 8] = np.roll(listed, -1), np.roll(listed, 1)
+        jhs = np.zeros((n, JH_SIZE // 4), np.uint32)
+        word = {field: offset // 4 for field, offset in JH.items()}
+        jhs[filed, word["BH"]], jhs[filed, word["JLIST"]] = bh[filed], BJ["SYNCDATA"]
+        jhs[filed, word["TRANSACTION"]] = t
+        jhs[filed, word["TNEXT"]] = np.roll(listed, -1)
+        jhs[filed, word["TPREV"]] = np.roll(listed, 1)
         for k in range(self.cpus):                       # each CPU's objects are contiguous
             mine = np.flatnonzero(cpu == k)
             m.write(int(bh[mine[0]]), bhs[mine].tobytes())
