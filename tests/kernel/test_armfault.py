@@ -314,3 +314,21 @@ def test_a_write_protect_fault_is_the_hand_count():
     assert got[1] == 0 and got[3] == WP_PUT_OLD
     assert "wp_fault" not in k.ledger.rows
     assert k.ledger.counts["wp_reuse"] == 2
+
+
+def test_an_unmap_past_zap_work_stops_mid_page_and_goes_on_as_unmap_vmas_does():
+    """*zap_work starts at ZAP_BLOCK_SIZE (1024 pages' worth) and each present PTE takes a
+    page's: the 1025th present PTE of one unmap ends zap_pte_range mid-page, and the model
+    (unmap_vmas) resets it and calls the loop again from there: one call per PTE page, plus
+    one; every struct page found once (the guest's count and sum checked)."""
+    k = Kernel(Machine("cortex-a9", mmu=True), arch=ARMv7)
+    p = k.spawn(TINY)
+    n = 1024 + 8
+    at = k.mmap(p, n * PAGE_SIZE, "rw")
+    for i in range(n):
+        k.touch(p, at + i * PAGE_SIZE, "w")
+    rows = k.ledger.rows
+    calls = [rows[r][1] if r in rows else 0 for r in ZAP_ROWS]
+    k.munmap(p, at, n * PAGE_SIZE)
+    tables = ((at + n * PAGE_SIZE - 1) >> 21) - (at >> 21) + 1     # 2 MB per PTE page
+    assert [rows[r][1] - c for r, c in zip(ZAP_ROWS, calls)] == [tables + 1, n, n]
