@@ -15,6 +15,9 @@ call, and their total is ``cycles // N``. With ``event=`` another kind (``L3_rea
 ``memory_reads``, ...; see ``event_mask``), a sample falls every N such events, on the
 instruction whose access caused it, as oprofile's event counters sample on overflow. This
 module turns those per-address arrays into per-symbol and per-instruction tables.
+``own_counts`` counts one core's calls into arrays of that core's own (a kernel model that
+charges one guest call's cycles to the functions it calls, emu.kernel.armfault's
+zap_pte_range, while other cores run).
 
 A saved profile is the text of :meth:`SampledRun.text`: readprofile's three columns
 (``ticks symbol load``), a ``total`` line, and ``#`` comment lines. :func:`read_samples` reads

@@ -112,15 +112,15 @@ zap_pte_range:
         ldr     r1, [r8, #(VM_FLAGS)]
         movw    r2, #0x0400                     @ VM_PFNMAP | VM_MIXEDMAP
         movt    r2, #0x1000
-        tst     r1, r2
-        bne     7f
+        tst     r1, r2                          @ no struct page (NULL), but still cleared
+        bne     2f
         mov     r2, r0, lsr #12                 @ pte_pfn
         ldr     r3, [r7, #(G_ZERO_PFN)]         @ is_zero_pfn
         cmp     r2, r3
         beq     2f
         ldr     r3, [r7, #(G_HIGHEST_PFN)]
         cmp     r2, r3
-        bhi     7f
+        bhi     2f                              @ print_bad_pte's NULL: cleared too
         ldr     r3, [r7, #(G_PFN_OFFSET)]       @ pfn_to_page
         sub     r2, r2, r3
         ldr     r3, [r7, #(G_MEM_MAP)]
