@@ -511,6 +511,10 @@ class Layout:
         size += 2 * QUEUE_ENTRIES
         profile_arrays = size
         size += 3 * (code_len + 1)
+        # per core, executions and cycles of each instruction of one call of that core's own
+        # (emu.run.profiler.own_counts: a split by symbol that other cores cannot touch)
+        self.own_counts_at = size
+        size += 2 * (code_len + 1) * cores
         segments = size                 # per core: 16 segment registers, or the SLB
         size += segment_words * cores
         scratch = size

@@ -147,6 +147,14 @@ class Arch:
         default the fixed cost of emu.kernel.costs."""
         kernel.ledger.fixed("zap_pte")
 
+    def zap_ptes(self, kernel, mm, vma, start, end, entries, released):
+        """zap_pte_range over one PTE page's part [start, end) of ``vma``, whose present PTEs
+        are ``entries`` (address, ptep, pte, page): by default ``zap_pte`` then the generic
+        VM's clear (Kernel._zap_cleared), PTE by PTE."""
+        for address, ptep, pte, page in entries:
+            self.zap_pte(kernel, mm, vma, address, ptep, page)
+            kernel._zap_cleared(mm, address, ptep, pte, page, released)
+
     def page_cache_get(self, kernel, page):
         """page_cache_get_speculative of a lockless find_get_page (lockless_page_cache)."""
 

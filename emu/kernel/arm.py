@@ -8,8 +8,9 @@ copy-on-write copy), PK4 (no D-cache clean of new page tables). Option ``fixes``
 What runs as guest code, its cycles measured and charged (routines/arm, one program):
 
 * ``cpu_v7_set_pte_ext`` for every Linux PTE the generic VM writes (``write_pte``: fault,
-  fork's copy and write-protect, zap), or ``cpu_v7_set_pte_ext_pk1`` under PK1; the ledger
-  charges both as ``cpu_v7_set_pte_ext``;
+  fork's copy and write-protect) and for each PTE zap_pte_range clears (called from the
+  guest's loop, zap_v7.S), or ``cpu_v7_set_pte_ext_pk1`` under PK1; the ledger charges both
+  as ``cpu_v7_set_pte_ext``;
 * the page-table tree: ``pgd_alloc`` (get_pgd_slow: ``__memzero`` over the user half,
   ``memcpy`` of the kernel half from swapper_pg_dir, then, before PK4, ``clean_dcache_area``
   over the 16 KB), ``pte_alloc_one`` (a page zeroed by ``clear_page``, then, before PK4,
@@ -93,8 +94,9 @@ the data abort's entry and exit, do_page_fault (mmap_sem's trylock and up_read u
 wait_lock), find_vma, handle_mm_fault, filemap_fault, find_get_page (2.6.36's lockless
 radix-tree walk and speculative reference: page_cache_get_speculative, atomic_inc_not_zero
 on the struct page's count), __do_fault and page_add_file_rmap; so is zap_pte_range's work
-on each present PTE an unmap clears (routines/arm/zap_v7.S: vm_normal_page,
-tlb_remove_tlb_entry, mark_page_accessed, page_remove_rmap, free_page_and_swap_cache); the
+over each PTE page an unmap reaches, one guest call (routines/arm/zap_v7.S: vm_normal_page,
+pte_clear, tlb_remove_tlb_entry, mark_page_accessed, page_remove_rmap,
+free_page_and_swap_cache); the
 anonymous and write-protect paths' bookkeeping stays the fixed costs of emu.kernel.costs.
 
 On several CPUs (``Machine("cortex-a9", cores=N)``, the Kernel's SMP mode) the kernel's

@@ -3,9 +3,9 @@ a mixin of the ARMv7 backend (emu.kernel.arm): the data abort's entry and exit,
 do_page_fault, find_vma, handle_mm_fault, filemap_fault, find_get_page's radix tree,
 __do_fault and page_add_file_rmap, on the structures they read, kept in guest RAM here
 (mm_struct, vm_area_struct and their rb-tree, file, address_space, inode, the per-CPU
-counters, the zone's page sets, fsr_info); and zap_pte_range's work on a present PTE
-(routines/arm/zap_v7.S: zap_pte, page_remove_rmap, free_page_and_swap_cache) on the
-struct page and the per-CPU mmu_gather.
+counters, the zone's page sets, fsr_info); and zap_pte_range, one guest call per PTE page
+(routines/arm/zap_v7.S: the loop, its pte_clear by set_pte_ext, page_remove_rmap,
+free_page_and_swap_cache) on the struct pages and the per-CPU mmu_gather.
 
 The generic VM (emu.kernel.fault) stays the one that decides: it finds the VMA, walks and
 allocates the tables, reads the PTE and picks the path; the guest code runs the same
@@ -28,6 +28,7 @@ exec's and shell's 104,651, 347,950 and 752,203 an iteration (one copy, the stoc
 """
 from __future__ import annotations
 
+from ..run import profiler
 from .errors import KernelError, SegmentationFault
 from .percpu import cpu
 from .pgtable import PAGE_SHIFT, VM_EXEC, VM_READ, VM_WRITE
@@ -48,6 +49,13 @@ NODE_BYTES, NODE_SLOTS, RADIX_BITS = 296, 16, 6      # radix_tree_node, 2.6.36, 
 PAGE_COUNT, PAGE_MAPCOUNT, PAGE_MAPPING, PG_UPTODATE = 4, 8, 16, 3
 PER_CPU_AREA, PAGESET_AT, PCP_STAT_THRESHOLD = 512, 256, 36
 MMU_GATHER_AT, TLB_FULLMM, TLB_RANGE_START = 128, 4, 8     # the per-CPU mmu_gathers (zap_v7.S)
+TLB_ZAP_WORK, TLB_FOUND_N, TLB_FOUND_SUM = 16, 28, 32
+#: the functions zap_pte_range calls, each charged to its ledger row as a sampling profiler
+#: sees them (None: the processor's set_pte_ext, PK1's or not); the rest of the call,
+#: mark_page_accessed and its set_bit with it, is zap_pte (zap_pte_range inlined in unmap_vmas)
+ZAP_SYMBOLS = {"cpu_v7_set_pte_ext": (None,),
+               "page_remove_rmap": ("page_remove_rmap", "__dec_zone_page_state", "atomic_add"),
+               "free_page_and_swap_cache": ("free_page_and_swap_cache",)}
 ZAP_BLOCK_SIZE = 1024 << PAGE_SHIFT  # mm/memory.c, !CONFIG_PREEMPT: unmap_vmas' zap_work
 TASK_SIZE = 0xBF000000              # the range tlb_start_vma starts from (a 3 GB user space)
 ZONE_BLOCK, ZONE_PAGESET = 512, 40
@@ -123,6 +131,7 @@ class FaultPath:
         self._globals = g
         self._threads, self._mms, self._files = {}, {}, {}
         self._zapping = {}              # per CPU: the mm, VMA and blocks zap_start set up
+        self._zap_symbol_ranges = {}    # set_pte routine -> _zap_parts' ranges
         self._free = {"thread": [], "mm": [], "vma": [], "anon_vma": []}
         self._pvec_pages = {}           # per CPU: the pages in the guest's pagevec, in order
         return g
@@ -451,37 +460,89 @@ class FaultPath:
         self.machine.write(tlb + TLB_FULLMM, _words(int(fullmm), TASK_SIZE, 0, ZAP_BLOCK_SIZE))
         self._zapping[cpu()] = (mm, vma, tlb, None)     # the blocks at the first PTE
 
-    def zap_pte(self, kernel, mm, vma, address, ptep, page):
-        """zap_pte_range's work on the present PTE at ``ptep`` as guest code (zap_v7.S:
-        zap_pte, charged as zap_pte, the chapter's unmap_vmas; for a page, then
-        page_remove_rmap and free_page_and_swap_cache), before the generic VM clears it. The
-        guest's struct page first takes the generic VM's counts (the references and the
-        mappings before this one goes) and its mapping (the file's, or PAGE_MAPPING_ANON)."""
+    def zap_ptes(self, kernel, mm, vma, start, end, entries, released):
+        """zap_pte_range over one PTE page's part [start, end) as ONE guest call (zap_v7.S
+        zap_pte_range: the loop, with its calls of set_pte_ext, mark_page_accessed,
+        page_remove_rmap and free_page_and_swap_cache); a second call where *zap_work ran
+        out first (unmap_vmas resets it). Each struct page first takes the generic VM's
+        counts (the references and the mappings before this one goes) and its mapping (the
+        file's, or PAGE_MAPPING_ANON); the guest must find the same struct pages (their
+        number and the sum of their addresses). The cycles are charged by symbol, as a
+        sampling profiler sees them (ZAP_SYMBOLS)."""
         g = self._fault_globals(kernel)
         owner, owner_vma, tlb, blocks = self._zapping[cpu()]
         if (owner, owner_vma) != (mm, vma):
-            raise KernelError(f"zap_pte of {vma} without its zap_start")
+            raise KernelError(f"zap_pte_range of {vma} without its zap_start")
         if blocks is None:
             blocks = self._thread_of(mm), self._mms[mm]["vmas"][vma]
             self._zapping[cpu()] = (mm, vma, tlb, blocks)
         thread, vma_block = blocks
-        expected = 0
-        if not page.reserved:
-            expected = struct = self._struct_page(kernel, page)
+        expected, written = [], set()
+        for _, _, _, page in entries:
+            if page.reserved:
+                continue
+            struct = self._struct_page(kernel, page)
+            expected.append(struct)
+            if struct in written:           # mapped twice here: the guest's counts go on
+                continue
+            written.add(struct)
             mapping = 1
             if page.kind == "pagecache":
                 self._file_block(page.mapping)
                 mapping = self._files[page.mapping]["mapping"]
             self.machine.write(struct + 4, _words(page.count, page.mapcount - 1))
             self.machine.write(struct + PAGE_MAPPING, _words(mapping))
-        got = self._run("zap_pte", ptep, address, vma_block, thread, g, tlb,
-                        charge="zap_pte") & 0xFFFFFFFF
-        if got != expected:
-            raise KernelError(f"the guest's zap_pte_range found struct page {got:#x} at "
-                              f"{address:#x}, the generic VM {expected:#x}")
-        if got:
-            self._run("page_remove_rmap", got, thread, g, charge="page_remove_rmap")
-            self._run("zap_pte_put", got, charge="free_page_and_swap_cache")
+        set_pte = "cpu_v7_set_pte_ext_pk1" if self.applied("PK1") else "cpu_v7_set_pte_ext"
+        found, total, ptep, address = 0, 0, mm.ptep(start), start
+        while True:
+            address = self._zap_call(ptep, address, end, vma_block, thread, g, tlb, set_pte)
+            found += self.machine.read_word(tlb + TLB_FOUND_N)
+            total += self.machine.read_word(tlb + TLB_FOUND_SUM)
+            if address >= end:
+                break
+            self.machine.write(tlb + TLB_ZAP_WORK, _words(ZAP_BLOCK_SIZE))   # unmap_vmas
+            ptep = mm.ptep(address)
+        if (found, total & 0xFFFFFFFF) != (len(expected), sum(expected) & 0xFFFFFFFF):
+            raise KernelError(f"the guest's zap_pte_range found {found} struct pages in "
+                              f"[{start:#x}, {end:#x}), the generic VM {len(expected)} (or "
+                              "other ones)")
+        self.ledger.count("set_pte", len(entries))
+        if not self.applied("PK1"):
+            self.ledger.count("lines_cleaned:set_pte", len(entries))
+        for address, ptep, pte, page in entries:
+            kernel._zap_cleared(mm, address, ptep, pte, page, released, cleared=True)
+
+    def _zap_call(self, ptep, address, end, vma_block, thread, g, tlb, set_pte):
+        """One guest zap_pte_range, charged as zap_pte (the chapter's unmap_vmas, where
+        zap_pte_range is inlined) less the cycles of the functions it calls, each charged
+        to its own row; returns the address where it stopped."""
+        parts = self._zap_parts(set_pte)
+        ranges = [r for spans in parts.values() for r in spans]
+        with self.machine.mmu.translation_off(), \
+                profiler.own_counts(self.machine, cpu(), ranges) as counted:
+            run = self.machine.call("zap_pte_range", ptep, address, end, vma_block, thread,
+                                    g, tlb, self.machine.address_of(set_pte))
+        self.ledger.guest("zap_pte", run)
+        for row, spans in parts.items():
+            calls = counted.counts(spans[0][0], spans[0][0] + 4)[0]
+            if calls:
+                instructions, cycles = (sum(n) for n in zip(*(counted.counts(*r)
+                                                              for r in spans)))
+                self.ledger.move("zap_pte", row, cycles, calls=calls,
+                                 instructions=instructions)
+        return run.return_value & 0xFFFFFFFF
+
+    def _zap_parts(self, set_pte):
+        """{ledger row: [(start, end) of each symbol charged to it]} for the functions
+        zap_pte_range calls (ZAP_SYMBOLS, the first one the row's entry)."""
+        parts = self._zap_symbol_ranges.get(set_pte)
+        if parts is None:
+            table = {s.name: (s.start, s.end) for s in
+                     profiler.symbol_table(self.machine.programs)}
+            parts = {row: [table[name if name else set_pte] for name in names]
+                     for row, names in ZAP_SYMBOLS.items()}
+            self._zap_symbol_ranges[set_pte] = parts
+        return parts
 
     # ------------------------------------------------------------ do_wp_page
 

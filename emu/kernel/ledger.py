@@ -99,12 +99,13 @@ class Ledger:
             if n:
                 counts[event] += n
 
-    def move(self, source, name, cycles, calls=1):
-        """Move ``cycles`` of the row ``source`` to the row ``name``, ``calls`` calls of it (a
-        part of a guest routine that a sampling profiler sees in another symbol)."""
+    def move(self, source, name, cycles, calls=1, instructions=0):
+        """Move ``cycles`` (and ``instructions``) of the row ``source`` to the row ``name``,
+        ``calls`` calls of it (a part of a guest routine that a sampling profiler sees in
+        another symbol)."""
         kind = self._book()[0][source][0]
-        self._add(source, kind, 0, -cycles)
-        self._add(name, kind, calls, cycles)
+        self._add(source, kind, 0, -cycles, -instructions)
+        self._add(name, kind, calls, cycles, instructions)
 
     def count(self, event, n=1):
         if n:

@@ -416,19 +416,39 @@ class Kernel(PageFaults, Processes):
                 yield address, ptep, pte
             address += PAGE_SIZE
 
+    def _pte_tables(self, mm, start, end):
+        """(lo, hi, entries) for each PTE page of ``mm`` that [start, end) reaches, in order:
+        [lo, hi) its part of the range, ``entries`` (address, ptep, pte, page) of its present
+        PTEs (zap_page_range's walk down to zap_pte_range, which runs once per PTE page)."""
+        span = self.arch.pte_page_shift
+        lo = start
+        while lo < end:
+            hi = min(end, ((lo >> span) + 1) << span)
+            if mm.ptep(lo) is not None:
+                entries = [(address, ptep, pte, self._page_of(pte))
+                           for address, ptep, pte in self._present_ptes(mm, lo, hi)]
+                yield lo, hi, entries
+            lo = hi
+
     def _zap_range(self, mm, vma, start, end, released, fullmm=False):
         """zap_page_range: clear the present PTEs (keeping _PAGE_HASHPTE), drop the
-        mappings; pages are released after the TLB flush (``released``)."""
+        mappings; pages are released after the TLB flush (``released``). The backend runs
+        each PTE page's zap_pte_range (Arch.zap_ptes), calling ``_zap_cleared`` for each
+        present PTE."""
         self.arch.zap_start(self, mm, vma, fullmm)
-        for address, ptep, pte in self._present_ptes(mm, start, end):
-            page = self._page_of(pte)
-            self.arch.zap_pte(self, mm, vma, address, ptep, page)
+        for lo, hi, entries in self._pte_tables(mm, start, end):
+            self.arch.zap_ptes(self, mm, vma, lo, hi, entries, released)
+
+    def _zap_cleared(self, mm, address, ptep, pte, page, released, cleared=False):
+        """The generic VM's part of zapping one present PTE after the backend's: clear it
+        (unless the backend's guest code has: ``cleared``), its HPTE, the mapping."""
+        if not cleared:
             self._write_pte(ptep, pte & _PAGE_HASHPTE)
-            if pte & _PAGE_HASHPTE:
-                self._zapped_hashpte(mm, address)
-            if not page.reserved:
-                page.mapcount -= 1
-                released.append(page)
+        if pte & _PAGE_HASHPTE:
+            self._zapped_hashpte(mm, address)
+        if not page.reserved:
+            page.mapcount -= 1
+            released.append(page)
 
     @property
     def _flushes_as_1998(self):

@@ -15,6 +15,9 @@ call, and their total is ``cycles // N``. With ``event=`` another kind (``L3_rea
 ``memory_reads``, ...; see ``event_mask``), a sample falls every N such events, on the
 instruction whose access caused it, as oprofile's event counters sample on overflow. This
 module turns those per-address arrays into per-symbol and per-instruction tables.
+``own_counts`` counts one core's calls into arrays of that core's own (a kernel model that
+charges one guest call's cycles to the functions it calls, emu.kernel.armfault's
+zap_pte_range, while other cores run).
 
 A saved profile is the text of :meth:`SampledRun.text`: readprofile's three columns
 (``ticks symbol load``), a ``total`` line, and ``#`` comment lines. :func:`read_samples` reads
@@ -156,6 +159,47 @@ def instruction_counts(machine):
     call into the machine began (``count_instructions`` on): two arrays by code offset."""
     st = machine.state
     return _code_array(st, c.H_INSN_HITS), _code_array(st, c.H_INSN_CYCLES)
+
+
+class own_counts:
+    """Around calls of one ``core`` (a context manager): the executions and cycles of each of
+    its instructions at ``ranges`` ([(start, end)] of code addresses), counted into arrays of
+    that core's own, so that other cores running at the same time (a parallel run) add
+    nothing, and a profiler of the whole machine sees none of them. ``.counts(start, end)``:
+    (executions, cycles) summed over [start, end) after the block. The model charges the
+    same cycles with the counts on as off (account, emu/hw/model/cache.c)."""
+
+    def __init__(self, machine, core, ranges):
+        self.machine, self.core, self.ranges = machine, core, ranges
+        model = machine.model
+        self.base = int(machine.state[H_CODE_BASE])
+        n = int(machine.state[c.H_CODE_LEN]) + 1
+        self.hits = model.own_counts_at + 2 * n * core
+        self.cycles = self.hits + n
+
+    def __enter__(self):
+        st, h = self.machine.state, self.machine.model.header(self.core)
+        if h[c.H_PROFILE_PERIOD] > 0:
+            raise RuntimeError("own_counts: this core is being profiled already")
+        for start, end in self.ranges:
+            a, b = start - self.base, end - self.base
+            st[self.hits + a:self.hits + b] = 0
+            st[self.cycles + a:self.cycles + b] = 0
+        self._saved = h[[c.H_INSN_HITS, c.H_INSN_CYCLES, c.H_NEXT_SAMPLE]].copy()
+        h[c.H_INSN_HITS], h[c.H_INSN_CYCLES] = self.hits, self.cycles
+        h[c.H_PROFILE_PERIOD] = h[c.H_NEXT_SAMPLE] = 1 << 62      # counts, no samples
+        return self
+
+    def __exit__(self, *exc):
+        h = self.machine.model.header(self.core)
+        h[c.H_PROFILE_PERIOD] = 0
+        h[c.H_INSN_HITS], h[c.H_INSN_CYCLES], h[c.H_NEXT_SAMPLE] = self._saved
+        return False
+
+    def counts(self, start, end):
+        st, a, b = self.machine.state, start - self.base, end - self.base
+        return (int(st[self.hits + a:self.hits + b].sum()),
+                int(st[self.cycles + a:self.cycles + b].sum()))
 
 
 def cycles_by_symbol(machine, cycles):

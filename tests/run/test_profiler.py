@@ -8,6 +8,7 @@ from emu.hw.faults import InstructionLimitExceeded
 from emu.hw.layout import CODE_BASE
 from emu.run.machine import Machine
 from emu.run.profiler import (UNKNOWN, count_instructions, cycles_by_symbol, instruction_counts,
+                              own_counts,
                               profile_call, read_samples)
 
 # Two functions: busy loops n times (three instructions per iteration) and then branches
@@ -392,3 +393,44 @@ def test_call_tree_puts_named_instructions_in_their_category_from_every_caller()
                      lambda row: "spin" if row.instruction.startswith("lwarx") else None)
     assert tree["B"] == {"b": 18, "spin": 12}
     assert tree["A"] == {None: 15, "b": 12, "spin": 8}
+
+
+# ------------------------------------------------------------------ a core's own counts
+
+def _busy_ranges(m):
+    busy, tail = m.address_of("busy"), m.address_of("tail")
+    return [(busy, tail), (tail, tail + 8)]
+
+
+def test_own_counts_are_each_cores_alone_while_cores_run_at_once():
+    # two cores run busy at the same time, core 0 with n = 50, core 1 with n = 100 (152 and
+    # 302 cycles, each longer than the scheduler's 100-cycle quantum, so their slices
+    # interleave): each core's own counts are its call's alone (by hand, as above: 3n + 2 in
+    # busy, 2 in tail)
+    m = Machine("ppc750", cores=2)
+    m.load(TWO_FUNCTIONS)
+    got = {}
+
+    def task(t):
+        n = 50 * (t.core + 1)
+        ranges = _busy_ranges(m)
+        with own_counts(m, t.core, ranges) as counted:
+            run = t.call("busy", n)
+        got[t.core] = ([counted.counts(*r)[0] for r in ranges], counted.counts(*ranges[0])[1]
+                       + counted.counts(*ranges[1])[1], run.cycles)
+
+    m.run_tasks([task, task])
+    for core, n in ((0, 50), (1, 100)):
+        hits, cycles, run_cycles = got[core]
+        assert hits == [3 * n + 2, 2]
+        assert cycles == run_cycles                     # every cycle of the call, in its symbols
+
+
+def test_own_counts_leave_the_cycles_and_the_profiler_alone(warm):
+    plain = warm.call("busy", N).cycles
+    with own_counts(warm, 0, _busy_ranges(warm)) as counted:
+        run = warm.call("busy", N)
+    assert run.cycles == plain == counted.counts(*_busy_ranges(warm)[0])[1] + 2
+    assert warm.model.header(0)[c.H_PROFILE_PERIOD] == 0        # switched off after
+    p = profile_call(warm, "busy", N, every=1)                   # the profiler's own arrays
+    assert p.by_symbol().set_index("symbol").loc["busy", "instructions"] == 3 * N + 2
