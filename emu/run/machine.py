@@ -541,7 +541,7 @@ class Machine:
             diagnose.raise_stop(self)
         if guest.pc != HALT and not guest.stop & STOP_ASKED:
             raise diagnose.halted(self, guest.pc)     # no one stopped it: the guest halted
-        counts = Counts(layout, guest.gathered.tolist(),
+        counts = Counts(layout, guest.gathered[:],      # a copy: the next call gathers anew
                         self.soft_tlb.events() if self.soft_tlb else None)
         return Run.counted(self.profile.name, entry if isinstance(entry, str) else hex(entry),
                            args, guest.returned, counts)

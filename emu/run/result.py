@@ -304,7 +304,8 @@ class CountLayout:
 
 class Counts:
     """The counters of one call, gathered at its end (CountLayout): ``values`` a list of
-    ints (a kernel's ledger reads a few of every call: list items are the cheap read)."""
+    ints, or an int64 array.array (Machine.call's, copied from its gathering in one step);
+    a kernel's ledger reads a few of every call, by index."""
     __slots__ = ("layout", "values", "soft_tlb_events")
 
     def __init__(self, layout, values, soft_tlb_events):
