@@ -1234,6 +1234,7 @@ class _Assembler:
             align = 1 << arg if power_of_two else arg
             if align <= 0 or align & (align - 1) or align > (1 << 16):
                 raise ValueError(f"alignment {align} is not a power of two up to 65536")
+            s.width = align                         # for the next layout
             gap = -s.address % align
             nop = NOP[self.isa]
             return nop * (gap // len(nop)) if gap % len(nop) == 0 else b"\0" * gap
@@ -1302,7 +1303,9 @@ class _Assembler:
         address = self.base
         for s, size in zip(self.p.statements, sizes):
             s.address = address
-            address += size
+            if s.kind == "align" and s.width:       # its padding at this layout's address
+                size = -address % s.width           # (as encode gives it): an alignment's
+            address += size                         # change settles in the same pass
         labels = {}
         for name, index in self.p.labels.items():
             labels[name] = (self.p.statements[index].address if index < len(self.p.statements)

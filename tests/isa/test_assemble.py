@@ -533,3 +533,27 @@ def test_keystone_worker_runs_without_address_randomisation():
                            capture_output=True, text=True, check=True)
     assert int(probe.stdout, 16) & 0x0040000
     assert asm._worker_command()[:len(prefix)] == prefix
+
+
+def test_a_chain_of_alignments_settles_in_a_few_passes(monkeypatch):
+    # Each .align's padding is taken at the layout's own address (not the last encoding's),
+    # so a change ripples through forty alignments in one pass; the old way took a pass per
+    # link and gave up ("the layout did not settle") after 12
+    import emu.isa.assemble as asm
+    lines, address = ["start:", "    jmp end"], 5          # a jmp rel32 (end is 300+ on)
+    expected = {}
+    for i in range(40):
+        wide = i % 2 == 0
+        align = 4 if i % 3 else 16
+        lines += ["    movl $1, %eax" if wide else "    incl %eax", f"    .align {align}",
+                  f"l{i}:"]
+        address += 5 if wide else 1                          # b8 imm32; 40
+        address += -address % align
+        expected[f"l{i}"] = 0x10000 + address
+    passes = []
+    encode = asm._Assembler.encode_pass
+    monkeypatch.setattr(asm._Assembler, "encode_pass",
+                        lambda self: passes.append(1) or encode(self))
+    program = asm.assemble("\n".join(lines + ["end:", "    ret"]) + "\n", "x86", 0x10000)
+    assert {k: program.symbols[k] for k in expected} == expected
+    assert len(program.code) == address + 1 and len(passes) <= 4
