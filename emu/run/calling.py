@@ -110,15 +110,14 @@ class GuestRuns:
     Unicorn's Python wrapper would take several times the cost of a short run itself. After
     ``run``: ``returned`` (the return register), ``pc``, ``stop`` (STOP_* flags)."""
 
-    def __init__(self, isa, state):
-        self.state, self.return_register = state, RETURN_REGISTERS[isa]
+    def __init__(self, isa):
+        self.return_register = RETURN_REGISTERS[isa]
         # the library reads and writes these in place (array.array: an item is set or read
         # in a fraction of a numpy array's time)
         self.registers = array.array("q", bytes(8 * MAX_REGISTERS))
         self.values = array.array("Q", bytes(8 * MAX_REGISTERS))
         self.out = array.array("q", bytes(8 * 4))
-        self._at = [native.address(state)] + [a.buffer_info()[0]
-                                              for a in (self.registers, self.values, self.out)]
+        self._at = [a.buffer_info()[0] for a in (self.registers, self.values, self.out)]
         self._blocks = []           # (the Clearing, the words, the block) of each block
         self._block = self.gathered = None          # the last call's
         self.returned = self.pc = self.stop = None
@@ -127,7 +126,7 @@ class GuestRuns:
         """A call block (call.c BLOCK_*) for a core's Clearing (emu.hw.cache) and the words
         its Runs read (emu.run.result.CountLayout.words): (its address, the array the words
         are gathered into). Made once per core by its Machine, which keeps it."""
-        _, registers_at, values_at, out_at = self._at
+        registers_at, values_at, out_at = self._at
         gathered = array.array("q", bytes(8 * len(words)))
         block = np.array(clearing.arguments + (
             registers_at, values_at, self.return_register, out_at, HALT,
@@ -165,7 +164,7 @@ class GuestRuns:
         """Set ``registers`` [(register, value)] of ``uc`` in one library call (a task's call
         on its core, which the scheduler then runs)."""
         self._fill(registers)
-        _, registers_at, values_at, _ = self._at
+        registers_at, values_at, _ = self._at
         refused = native.lib.emu_write_registers(uc._uch, len(registers), registers_at,
                                                  values_at)
         if refused:

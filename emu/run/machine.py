@@ -33,7 +33,7 @@ from .calling import (PC_REGISTERS, RETURN_REGISTERS, STOP_ASKED, STOP_REASONS, 
 from .emulator import Closed, new_unicorn, weak_hook
 from .limits import capped, check_limit
 from .parallel import DEFAULT_QUANTUM
-from .result import Counts, Run, count_layout
+from .result import Counts, count_layout, run_of
 
 # x86 instructions whose results would come from the host: refused at load
 HOST_RANDOM = ("rdrand", "rdseed")
@@ -112,7 +112,7 @@ class Machine:
                               segment_words=self._segment_words(profile, mmu),
                               memory_system=profile.memory, topology=profile.topology)
         st = self.state = self.model.state
-        self.guest = GuestRuns(self.isa, st)     # Machine.call's runs (one library call each)
+        self.guest = GuestRuns(self.isa)         # Machine.call's runs (one library call each)
         self._call_plans = {}                    # running core: (CountLayout, call block)
         st[c.H_FIXED_WIDTH] = 0 if self.isa == "x86" else 4
         st[c.H_DEFAULT_COST] = profile.costs.get("default", 1)
@@ -543,8 +543,7 @@ class Machine:
             raise diagnose.halted(self, guest.pc)     # no one stopped it: the guest halted
         counts = Counts(layout, guest.gathered[:],      # a copy: the next call gathers anew
                         self.soft_tlb.events() if self.soft_tlb else None)
-        return Run.counted(self.profile.name, entry if isinstance(entry, str) else hex(entry),
-                           args, guest.returned, counts)
+        return run_of(self, entry, args, guest.returned, counts)
 
     def _call_plan(self):
         """The running core's CountLayout and call block (GuestRuns.block), made once."""

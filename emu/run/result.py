@@ -347,6 +347,12 @@ def measured(machine, entry, args, returned=None, less=None):
     layout = count_layout(machine, machine.model.running)
     counts = layout.gather(machine.state,
                            machine.soft_tlb.events() if machine.soft_tlb else None, less)
+    return run_of(machine, entry, args,
+                  machine.return_value() if returned is None else returned, counts)
+
+
+def run_of(machine, entry, args, returned, counts):
+    """The Run of a call of ``entry`` (a symbol, or an address) with ``args`` on ``machine``
+    that returned ``returned``, its ``counts`` gathered."""
     return Run.counted(machine.profile.name, entry if isinstance(entry, str) else hex(entry),
-                       tuple(args),
-                       int(machine.return_value() if returned is None else returned), counts)
+                       tuple(args), int(returned), counts)
