@@ -624,6 +624,7 @@ class Layout:
             st[g + G_STAMP_SHIFT] = st[HEADER + LEVEL_RECORD * l1d + L_SHIFT] if l1d >= 0 else 6
         st[:HEADER] = self.headers[0]
         self.state = st
+        self._state_at = native.address(st)
         self._gathers = {}          # (core, names) -> the state indices stats() reads
         self._headers_at = headers_at
         self._clearings = {}        # running core -> what clear_stats writes (_clearing)
@@ -645,12 +646,12 @@ class Layout:
         return int(self.state[self.globals + G_RUNNING]) if self.cores > 1 else 0
 
     def switch(self, core):
-        """Make ``core`` the running core: its header goes live, the last one's is saved."""
-        running = self.running
-        if core != running:
-            self.headers[running] = self.state[:HEADER]
-            self.state[:HEADER] = self.headers[core]
-            self.state[self.globals + G_RUNNING] = core
+        """Make ``core`` the running core: its header goes live, the last one's is saved
+        (in ``headers``: smp.c switch_core)."""
+        if not 0 <= core < self.cores:
+            raise ValueError(f"core {core} does not exist (the machine has {self.cores})")
+        if self.cores > 1:
+            native.lib.emu_switch_core(self._state_at, core)
 
     def forget_block_memos(self):
         """Every core's block memos (emu/hw/model/hooks.c), whose facts come from the code's

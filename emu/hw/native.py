@@ -85,7 +85,8 @@ _SIGNATURES = {
     "emu_slb_invalidate_all": "p", "emu_descriptor": "pio", "emu_walk_hashed32": "pio",
     "emu_primary_hash": "ii", "emu_pteg_address": "ii", "emu_pte_word0": "iii",
     "emu_constant_value": "i", "emu_parts": "p", "emu_write_registers": "pipp", "emu_clear_stats": "ppippi",
-    "emu_block_call": "ppiiii",
+    "emu_block_call": "ppiiii", "emu_task_start": "ppiiii", "emu_task_end": "pp",
+    "emu_switch_core": "pi",
 }
 _KINDS = {"p": c_void_p, "i": c_int64, "o": ctypes.POINTER(c_int64)}
 for _name, _kinds in _SIGNATURES.items():

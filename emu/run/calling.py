@@ -122,16 +122,22 @@ class GuestRuns:
         self._block = self.gathered = None          # the last call's
         self.returned = self.pc = self.stop = None
 
-    def block(self, clearing, words):
+    def block(self, clearing, words, counting):
         """A call block (call.c BLOCK_*) for a core's Clearing (emu.hw.cache) and the words
-        its Runs read (emu.run.result.CountLayout.words): (its address, the array the words
-        are gathered into). Made once per core by its Machine, which keeps it."""
+        its Runs read (emu.run.result.CountLayout.words; ``counting``: the positions of
+        those that count, whose share of a task's call is their difference): (its address,
+        the array the words are gathered into). Made once per core by its Machine, which
+        keeps it."""
         registers_at, values_at, out_at = self._at
         gathered = array.array("q", bytes(8 * len(words)))
+        counts = np.zeros(len(words), np.int64)
+        counts[counting] = 1
+        start = np.zeros(len(words), np.int64)
         block = np.array(clearing.arguments + (
             registers_at, values_at, self.return_register, out_at, HALT,
-            native.address(words), len(words), gathered.buffer_info()[0]), np.int64)
-        self._blocks.append((clearing, words, block))      # the addresses stay valid
+            native.address(words), len(words), gathered.buffer_info()[0],
+            native.address(counts), native.address(start)), np.int64)
+        self._blocks.append((clearing, words, counts, start, block))   # the addresses stay valid
         return native.address(block), gathered
 
     def run(self, uc, pc, registers=(), limit=0, block=None):
@@ -160,15 +166,21 @@ class GuestRuns:
             raise uc._hook_exception
         return error
 
-    def write(self, uc, registers):
-        """Set ``registers`` [(register, value)] of ``uc`` in one library call (a task's call
-        on its core, which the scheduler then runs)."""
+    def start_task(self, uc, block, core, pc, registers, limit):
+        """A task's call on ``core`` (emu.run.parallel.run_tasks; its header live), made
+        ready for the scheduler by its ``block`` in one library call: ``registers``
+        [(register, value)] set, the core runnable from ``pc``, the counts at the start kept,
+        the limit ``limit`` instructions on."""
         self._fill(registers)
-        registers_at, values_at, _ = self._at
-        refused = native.lib.emu_write_registers(uc._uch, len(registers), registers_at,
-                                                 values_at)
+        refused = native.lib.emu_task_start(uc._uch, block[0], core, pc, len(registers), limit)
         if refused:
             self._refused(uc, registers, refused)
+
+    def end_task(self, uc, block):
+        """(the return register, the gathered words less those at the start: an array the
+        caller may keep) of a task's call that has ended (its core's header live)."""
+        native.lib.emu_task_end(uc._uch, block[0])
+        return self.out[0] & WORD_MASK, block[1][:]
 
     def _fill(self, registers):
         for k, (register, value) in enumerate(registers):

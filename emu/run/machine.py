@@ -552,7 +552,8 @@ class Machine:
         if plan is None:
             layout = count_layout(self, running)
             plan = self._call_plans[running] = (
-                layout, self.guest.block(self.model.clearing(), layout.words))
+                layout, self.guest.block(self.model.clearing(), layout.words,
+                                         layout.counting))
         return plan
 
     def run_tasks(self, tasks, quantum=DEFAULT_QUANTUM, limit=None):

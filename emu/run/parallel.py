@@ -64,6 +64,7 @@ from __future__ import annotations
 
 import contextvars
 import ctypes
+import threading
 from dataclasses import dataclass
 
 import greenlet
@@ -71,22 +72,54 @@ from unicorn import UcError
 
 from ..hw import cache as c
 from ..hw import native
-from ..hw.interrupt import interruptible, stop_if_interrupted
+from ..hw.interrupt import Interrupted, deliver_sigint
 from ..hw.layout import CORE_STACK, HALT
 from . import diagnose
-from .calling import argument_registers, set_arguments
+from .calling import MAIN_THREAD, SIGINT_CAME, argument_registers, set_arguments
 from .limits import capped
-from .result import count_layout, measured
+from .result import Counts, measured, run_of
 
 CORE_EVENTS = ("transfers", "snoop_invalidations", "serialised", "serialise_wait",
                "sync_waits", "parks", "spin_wait_cycles", "order_stalls")
 RUN_ALL_DONE, RUN_CORE_DONE, RUN_STOPPED, RUN_ERROR = range(4)
 DEFAULT_QUANTUM = 100
 
-_run = native.lib.emu_run_parallel
-_run.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64,
-                 ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(ctypes.c_int64)]
-_run.restype = ctypes.c_int64
+_run_cores = native.lib.emu_run_parallel
+_run_cores.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64,
+                       ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(ctypes.c_int64),
+                       ctypes.c_int64, ctypes.POINTER(ctypes.c_int64)]
+_run_cores.restype = ctypes.c_int64
+
+
+class _Scheduler:
+    """The native scheduler's runs (smp.c emu_run_parallel) of a machine's cores: ``run``
+    returns its code, ``core`` and ``error`` what it says of the core concerned. Ctrl-C
+    stops a run at its next block (emu.hw.interrupt), taken inside the library call."""
+
+    def __init__(self, machine):
+        self._at = native.address(machine.state)
+        self._cpus = (ctypes.c_void_p * len(machine.cpus))(
+            *[uc._uch.value for uc in machine.cpus])
+        self._core, self._error, self._sigint = (ctypes.c_int64(0) for _ in range(3))
+        self._outs = tuple(ctypes.byref(v) for v in (self._core, self._error))
+        self._sigint_at = ctypes.byref(self._sigint)
+
+    def run(self, quantum):
+        code = _run_cores(self._at, self._cpus, quantum, HALT, *self._outs,
+                          threading.get_ident() == MAIN_THREAD, self._sigint_at)
+        if self._sigint.value == SIGINT_CAME:
+            deliver_sigint()
+        if self._sigint.value:
+            raise Interrupted
+        return code
+
+    @property
+    def core(self):
+        return self._core.value
+
+    @property
+    def error(self):
+        return self._error.value
 
 
 @dataclass
@@ -185,21 +218,16 @@ def run_parallel(machine, calls, quantum=DEFAULT_QUANTUM, limit=None, cold=False
     if cold:
         machine.flush_caches()
     _prepare(machine, calls, entries, limit)
-    model, st = machine.model, machine.state
-    cpus = (ctypes.c_void_p * len(machine.cpus))(*[uc._uch.value for uc in machine.cpus])
-    st_at = native.address(st)
+    model = machine.model
+    scheduler = _Scheduler(machine)
     runs = [None] * len(calls)
-    core, error = ctypes.c_int64(0), ctypes.c_int64(0)
     machine.stop_record = None
     try:
         while True:
             for uc in machine.cpus:
                 uc._hook_exception = None
-            with interruptible():          # Ctrl-C stops the run at its next block
-                code = _run(st_at, cpus, quantum, HALT, ctypes.byref(core),
-                            ctypes.byref(error))
-                stop_if_interrupted()
-            k = int(core.value)
+            code = scheduler.run(quantum)
+            k = scheduler.core
             machine.uc = machine.cpus[k]        # its header is the live one
             raised = [uc._hook_exception for uc in machine.cpus if uc._hook_exception]
             if raised:
@@ -209,7 +237,7 @@ def run_parallel(machine, calls, quantum=DEFAULT_QUANTUM, limit=None, cold=False
             if code == RUN_CORE_DONE:
                 runs[k] = measured(machine, calls[k][0], calls[k][1:])
             elif code == RUN_ERROR:
-                raise diagnose.describe_fault(machine, UcError(int(error.value)))
+                raise diagnose.describe_fault(machine, UcError(scheduler.error))
             else:
                 diagnose.raise_stop(machine)
                 raise RuntimeError(f"core {k} stopped at {machine.pc():#x} for no reason "
@@ -309,17 +337,13 @@ class Task:
         return self._greenlet.switch(reply)
 
 
-def _counts(machine, core):
-    """The counts of ``core`` as they are now (its header made live): _run_since's start."""
-    machine.model.switch(core)
-    machine.uc = machine.cpus[core]
-    return count_layout(machine, core).raw(machine.state)
-
-
-def _run_since(machine, entry, args, start):
-    """The running core's Run of what happened since ``start`` (_counts): the call's Run,
-    its counts less those at the start."""
-    return measured(machine, entry, args, less=start)
+def _run_ended(machine, entry, args, plan):
+    """The Run of the task's call of ``entry`` that just ended on the running core (its
+    ``plan``, Machine._call_plan, kept the counts at its start): its counts less those."""
+    layout, block = plan
+    returned, values = machine.guest.end_task(machine.uc, block)
+    counts = Counts(layout, values, machine.soft_tlb.events() if machine.soft_tlb else None)
+    return run_of(machine, entry, args, returned, counts)
 
 
 def run_tasks(machine, tasks, quantum=DEFAULT_QUANTUM, limit=None):
@@ -337,10 +361,8 @@ def run_tasks(machine, tasks, quantum=DEFAULT_QUANTUM, limit=None):
     _prepare(machine, [None] * len(machine.cpus), [], limit)
     model, st = machine.model, machine.state
     live = {k: Task(machine, k, t) for k, t in enumerate(tasks) if t is not None}
-    started = {}                                 # core -> (entry, args, counts at the start)
-    cpus = (ctypes.c_void_p * len(machine.cpus))(*[uc._uch.value for uc in machine.cpus])
-    st_at = native.address(st)
-    core, error = ctypes.c_int64(0), ctypes.c_int64(0)
+    started = {}                                 # core -> (entry, args, its call plan)
+    scheduler = _Scheduler(machine)
 
     def hand(k, reply=None):
         """Give task k control (its core's header live: its Python may set the core's
@@ -350,15 +372,16 @@ def run_tasks(machine, tasks, quantum=DEFAULT_QUANTUM, limit=None):
         request = live[k]._step(reply)
         if request[0] == "call":
             _, entry, args, call_limit = request
-            record = st[c.H_CORES] + 1 + c.CORE_RECORD * k
-            machine.guest.write(machine.cpus[k], argument_registers(
-                machine.isa, machine.cpus[k], args, machine.stack_top - k * CORE_STACK,
-                machine._write_stack))
-            st[record + c.T_PC] = machine.address_of(entry)
-            st[record + c.T_STATUS] = c.CORE_RUNNABLE
-            started[k] = (entry, args, _counts(machine, k))
-            # core k's header is the live one now (_counts): its words are the state's
-            st[c.H_LIMIT] = st[c.H_INSNS] + (call_limit or limit or machine.instruction_limit)
+            # the task's Python may have made another core's header live: core k's again
+            model.switch(k)
+            uc = machine.uc = machine.cpus[k]
+            registers = argument_registers(machine.isa, uc, args,
+                                           machine.stack_top - k * CORE_STACK,
+                                           machine._write_stack)
+            plan = machine._call_plan()
+            machine.guest.start_task(uc, plan[1], k, machine.address_of(entry), registers,
+                                     call_limit or limit or machine.instruction_limit)
+            started[k] = (entry, args, plan)
         elif request[0] == "done":
             live[k].result = request[1]
             del live[k]
@@ -381,23 +404,20 @@ def run_tasks(machine, tasks, quantum=DEFAULT_QUANTUM, limit=None):
             hand(k)
         results = {}
         while live:
-            with interruptible():          # Ctrl-C stops the run at its next block
-                code = _run(st_at, cpus, quantum, HALT, ctypes.byref(core),
-                            ctypes.byref(error))
-                stop_if_interrupted()
-            k = int(core.value)
+            code = scheduler.run(quantum)
+            k = scheduler.core
             machine.uc = machine.cpus[k]
             if code == RUN_ALL_DONE:
                 raise RuntimeError("tasks are waiting but no core has a call to run")
             if code == RUN_CORE_DONE:
-                entry, args, start = started.pop(k)
-                run = _run_since(machine, entry, args, start)
+                entry, args, plan = started.pop(k)
+                run = _run_ended(machine, entry, args, plan)
                 task = live[k]
                 hand(k, ("ok", run))
                 if k not in live:
                     results[k] = task.result
                 continue
-            fault = diagnose.describe_fault(machine, UcError(int(error.value))) \
+            fault = diagnose.describe_fault(machine, UcError(scheduler.error)) \
                 if code == RUN_ERROR else _stop_reason(machine)
             machine.stop_record = None
             model.header(k)[c.H_HOST_STOP] = 0

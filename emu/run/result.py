@@ -209,10 +209,10 @@ class CountLayout:
                     self.miss_positions.append((level, at + names.index("misses")))
             self.levels.append(own)
         self.words = np.concatenate(gathered)
-        # the words that count (a call's share is their difference), not those that note
-        # a state (the MMU's mode, the memory system's switch): ``raw`` keeps only these
+        # the words that count (a task's call's share is their difference: smp.c
+        # emu_task_start), not those that note a state (the MMU's mode, the memory system's
+        # switch)
         self.counting = np.flatnonzero(np.isin(self.words, layout.count_words))
-        self.counting_words = self.words[self.counting]
         self.positions = self._counter_positions()
         self._pickers = {}
 
@@ -229,17 +229,9 @@ class CountLayout:
         out["memory_writes"] = (at[c.H_MEM_WRITES], None)
         return out
 
-    def gather(self, st, soft_tlb_events=None, less=None):
-        """The counts of a call as they are in ``st`` now (``less``: those at its start,
-        a gather's ``raw``, taken off)."""
-        values = st[self.words]
-        if less is not None:
-            values[self.counting] -= less
-        return Counts(self, values.tolist(), soft_tlb_events)
-
-    def raw(self, st):
-        """The counting words as they are now (``gather``'s ``less``)."""
-        return st[self.counting_words]
+    def gather(self, st, soft_tlb_events=None):
+        """The counts of a call as they are in ``st`` now."""
+        return Counts(self, st[self.words].tolist(), soft_tlb_events)
 
     def _table(self, table, values):
         names, get = self.tables[id(table)]
@@ -304,7 +296,7 @@ class CountLayout:
 
 class Counts:
     """The counters of one call, gathered at its end (CountLayout): ``values`` a list of
-    ints, or an int64 array.array (Machine.call's, copied from its gathering in one step);
+    ints, or an int64 array.array (Machine.call's and a task's call's, copied from their gathering in one step);
     a kernel's ledger reads a few of every call, by index."""
     __slots__ = ("layout", "values", "soft_tlb_events")
 
@@ -340,13 +332,12 @@ def count_layout(machine, core):
     return layout
 
 
-def measured(machine, entry, args, returned=None, less=None):
+def measured(machine, entry, args, returned=None):
     """The Run of the call of ``entry`` with ``args`` that just ended on the running core
-    (``returned``: its return value, if it has been read; ``less``: the counts at its start,
-    ``CountLayout.raw``, when the core's counters ran on from before it)."""
+    (``returned``: its return value, if it has been read)."""
     layout = count_layout(machine, machine.model.running)
     counts = layout.gather(machine.state,
-                           machine.soft_tlb.events() if machine.soft_tlb else None, less)
+                           machine.soft_tlb.events() if machine.soft_tlb else None)
     return run_of(machine, entry, args,
                   machine.return_value() if returned is None else returned, counts)
 

@@ -66,6 +66,20 @@ def test_sigint_stops_a_run_on_several_cores():
     assert m.run_parallel([("answer",), ("answer",)]).instructions == 4
 
 
+def test_sigint_stops_a_tasks_call_and_the_tasks_run_on():
+    # a task's call runs inside the scheduler's library call (emu/hw/model/smp.c), which
+    # takes SIGINT itself: the interrupt reaches the task's caller, and the next run counts
+    m = Machine("ppc750", cores=2)
+    m.load(SPIN)
+    sent = interrupt_after(0.5)
+    with pytest.raises(KeyboardInterrupt):
+        m.run_tasks([lambda task: task.call("spin", limit=LONG), None])
+    assert time.monotonic() - sent["at"] < LATENCY_S
+    runs = m.run_tasks([lambda task: task.call("answer")] * 2)
+    assert [(run.return_value, run.instructions) for run in runs] == [(7, 2), (7, 2)]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
 def test_the_handler_python_had_gets_the_signal():
     # a handler of the program's own (not Python's default) is called once, and the run,
     # which cannot return a result, still ends in KeyboardInterrupt

@@ -12,10 +12,13 @@ enum { STOP_LIMIT = 1, STOP_PAGE_FAULT = 2, STOP_HALTED = 4, STOP_SLB = 8, STOP_
 /* A machine's call block (emu.run.calling.GuestRuns), one per running core: the addresses
  * and sizes a call passes every time, so that a call's library call takes six arguments;
  * BLOCK_GATHER: the state words a call's Run reads (emu.run.result.CountLayout.words), copied
- * to BLOCK_GATHERED when it ends */
+ * to BLOCK_GATHERED when it ends. A task's call (smp.c emu_task_start), whose counters run on
+ * from before it, keeps in BLOCK_START the gathered words at its start that BLOCK_COUNTING
+ * marks (1: a count, whose share is its difference; 0: a word that notes a state) */
 enum { BLOCK_STATE, BLOCK_ZERO, BLOCK_N_ZERO, BLOCK_MAINTENANCE, BLOCK_CLOCKS,
        BLOCK_N_MAINTENANCE, BLOCK_REGISTERS, BLOCK_VALUES, BLOCK_RETURN_REGISTER, BLOCK_OUT,
-       BLOCK_UNTIL, BLOCK_GATHER, BLOCK_N_GATHER, BLOCK_GATHERED, BLOCK_WORDS };
+       BLOCK_UNTIL, BLOCK_GATHER, BLOCK_N_GATHER, BLOCK_GATHERED, BLOCK_COUNTING, BLOCK_START,
+       BLOCK_WORDS };
 
 /* Write regs[k] = values[k] for k < n: 0, or -1 - k when register regs[k] was refused (a
  * task's call in emu.run.parallel sets its core's registers so, before the scheduler runs

@@ -325,12 +325,18 @@ static i64 run_cores(i64 *st, uc_engine **ucs, i64 quantum, i64 halt, i64 *core,
     }
 }
 
+/* run_cores, SIGINT taken meanwhile as emu_call takes it (*sigint: 1, it came; 2, it came
+ * inside an outer catch, which gives it; 0, none) */
 EXPORT i64 emu_run_parallel(i64 *st, uc_engine **ucs, i64 quantum, i64 halt, i64 *core,
-                            i64 *error) {
+                            i64 *error, i64 catch_sigint, i64 *sigint) {
+    *sigint = 0;
     if (st[st[H_CORES]] > MAX_CORES)
         return RUN_ERROR;
     u64 unbounded = 0;
+    if (catch_sigint)                   /* only Python's main thread takes signals */
+        emu_sigint_catch();
     i64 code = run_cores(st, ucs, quantum, halt, core, error, &unbounded);
+    *sigint = catch_sigint && emu_sigint_release() ? 1 : sigint_pending ? 2 : 0;
     for (i64 k = 0; k < MAX_CORES; k++)     /* Python's runs of one core stop at `until` */
         if (unbounded >> k & 1)
             stop_at_until(ucs[k], true);
@@ -338,3 +344,37 @@ EXPORT i64 emu_run_parallel(i64 *st, uc_engine **ucs, i64 quantum, i64 halt, i64
 }
 
 EXPORT void emu_switch_core(i64 *st, i64 k) { switch_core(st, k); }
+
+/* ------------------------------------------------------------------ a task's call */
+
+/* A call of a task of emu.run.parallel.run_tasks on core k, made ready for the scheduler in
+ * one library call (core k's header live, its call block `block`, call.c): its n argument
+ * registers written, its record runnable from `begin`, the counts at its start kept
+ * (BLOCK_START) and its instruction limit `limit` instructions on. Returns 0, or -1 - j when
+ * register j was refused (nothing else done). */
+EXPORT i64 emu_task_start(uc_engine *uc, const i64 *block, i64 k, i64 begin, i64 n, i64 limit) {
+    i64 refused = emu_write_registers(uc, n, (const i64 *)block[BLOCK_REGISTERS],
+                                      (const u64 *)block[BLOCK_VALUES]);
+    if (refused)
+        return refused;
+    i64 *st = (i64 *)block[BLOCK_STATE], *r = core_record(st, k);
+    r[T_PC] = begin;
+    r[T_STATUS] = CORE_RUNNABLE;
+    const i64 *words = (const i64 *)block[BLOCK_GATHER], *counting = (const i64 *)block[BLOCK_COUNTING];
+    i64 *start = (i64 *)block[BLOCK_START];
+    for (i64 j = 0; j < block[BLOCK_N_GATHER]; j++)
+        start[j] = counting[j] ? st[words[j]] : 0;
+    st[H_LIMIT] = st[H_INSNS] + limit;
+    return 0;
+}
+
+/* The end of a task's call (RUN_CORE_DONE: its core's header live): BLOCK_GATHERED gets the
+ * words its Run reads less those at its start; out[CALL_RETURN] the return register. */
+EXPORT void emu_task_end(uc_engine *uc, const i64 *block) {
+    const i64 *st = (const i64 *)block[BLOCK_STATE], *words = (const i64 *)block[BLOCK_GATHER],
+              *start = (const i64 *)block[BLOCK_START];
+    i64 *gathered = (i64 *)block[BLOCK_GATHERED], *out = (i64 *)block[BLOCK_OUT];
+    for (i64 j = 0; j < block[BLOCK_N_GATHER]; j++)
+        gathered[j] = st[words[j]] - start[j];
+    out[CALL_RETURN] = guest_register(uc, st, block[BLOCK_RETURN_REGISTER]);
+}
