@@ -70,3 +70,65 @@ def test_workloads_table_without_lat_mmap_has_the_same_exec_rows():
     alone = d.workloads_table(kinds=("exec",), mmap_size=None)
     assert set(alone.index.get_level_values("workload")) == {"lat_proc exec"}
     assert alone.equals(full.loc[alone.index])
+
+
+# ------------------------------------------------------------------ the 604 without BATs
+
+#: a kernel DSI on a page with a PTE, by hand (routines/ppc32/nobats_hash_22.S): the
+#: prologue 32, the tests and the bl 8, nobats_hash_kernel22 to create_hpte 24, after it
+#: 12, the status and the branch 3, the return 22
+NOBATS_DSI = 32 + 8 + 24 + 12 + 3 + 22
+
+
+def _create_hpte_empty_primary(slot):
+    """create_hpte (hash_low_32.S) for a kernel page (writable, dirty, no _PAGE_USER) into
+    empty slot ``slot`` of its primary group: word 1 12 (li, andi., cmpwi, bne, li, andi.,
+    bne, li; rlwinm, andi., or, or), word 0 3, the group 7, the HASHPTE test 2, mtctr and
+    addi 2, 3 a slot looked at, li and beq 2, the stores, sync and blr 5."""
+    return 12 + 3 + 7 + 2 + 2 + 3 * (slot + 1) + 2 + 5
+
+
+def test_604_nobats_clear_page_takes_one_hash_miss_per_new_page():
+    """On the 604 without BATs a new page's clear is one DTLB miss whose search finds no
+    HPTE: the DSI, 2.2.0's hash_page for the kernel (VSID 0) and the retried store, in
+    clear_page's own run; the same page again takes nothing (its HPTE and TLB entry stay)."""
+    from emu.hw import mmu
+    nobats = d.kernel("604", flush="context", bats=False)
+    bats = d.kernel("604", flush="context")
+    page = nobats.machine.alloc(PAGE_SIZE, align=PAGE_SIZE)
+    reloads = nobats.arch.kernel_reloads
+    first = _clear(nobats, page)
+    with_bats = _clear(bats, bats.machine.alloc(PAGE_SIZE, align=PAGE_SIZE))
+    assert first.counts["kernel_tlb_misses"] == 1
+    assert first.counts["kernel_htab_misses"] == 1
+    assert nobats.arch.kernel_reloads == reloads + 1
+    secondary, slot = mmu.find_pte(nobats.machine.read, nobats.arch.sdr1, 0, page)[:2]
+    assert not secondary
+    # and the block the DSI interrupted (clear_page's dcbz, addi, bdnz) counted again when
+    # the retried store runs it: the model counts a block's instructions as it enters it
+    assert first.rows["clear_page"][3] == with_bats.rows["clear_page"][3] + NOBATS_DSI + \
+        _create_hpte_empty_primary(slot) + 3
+    again = _clear(nobats, page)
+    assert "kernel_tlb_misses" not in again.counts
+    assert again.rows["clear_page"][3] == with_bats.rows["clear_page"][3]
+    # one TLB for the kernel and the user: the backend's DTLB holds the kernel's entry
+    assert nobats.arch.dtlb.find(0, page) is not None
+
+
+def test_604_entry_needs_the_backends_nobats():
+    from emu.kernel.entry import Entry
+    with pytest.raises(ValueError, match="bats=False"):
+        Entry(d.kernel("604", flush="context", bats=False))
+
+
+def test_604_bats_build_kernel_misses_only_without_bats():
+    """node6's rows on the 604: the BATs leave the kernel no TLB or hash-table miss; without
+    them its routines take both (a hash miss is a TLB miss whose search failed), and the
+    user's misses are the same."""
+    saving = d.bats_build_saving("604")
+    bats, nobats = saving["with_bats"], saving["without_bats"]
+    assert bats["kernel_tlb_misses"] == bats["kernel_htab_misses"] == 0
+    assert 0 < nobats["kernel_htab_misses"] <= nobats["kernel_tlb_misses"]
+    assert bats["user_tlb_misses"] == nobats["user_tlb_misses"] > 0
+    assert bats["user_htab_misses"] == nobats["user_htab_misses"] > 0
+    assert nobats["cycles"] > bats["cycles"]
