@@ -41,6 +41,18 @@ These Python TLBs serve the backend's own (Python-driven) accesses: ``Kernel.tou
 the mmap and fork workloads. Guest code run by ``emu.kernel.entry`` goes through the native
 model of the same TLBs and search (emu.hw.tlb604), which ``_tlbie`` invalidates too.
 
+**Without BATs** (``bats=False``, 2.2's ``nobats``: mapin_ram puts every page of RAM in the
+kernel's page table, 2.2.0 arch/ppc/mm/init.c 806-885) the kernel's routines run translated
+(MSR_KERNEL) through the native model's TLBs, which the backend creates (no BAT) and whose
+entries the Python-driven user accesses share (``NativeTLBView``: one ITLB and one DTLB for
+kernel and user, as on the hardware); a kernel page with no HPTE is a DSI / ISI, delivered by
+the backend as the CPU does into 2.2.0's hash_page for the kernel (routines/ppc32/
+nobats_hash_22.S, in real mode, back to the access). The hash-table code runs in real mode as
+on the hardware (``REAL_MODE_ROUTINES``). The kernel's misses are counted once per access
+(``kernel_tlb_misses``), its hash-table misses too (``kernel_htab_misses``). Not modelled:
+mapin_ram's read-only kernel text (2.2.0 gives text pages _PAGE_USER and no _PAGE_RW; the
+model's kernel PTEs are all writable), which changes create_hpte's PP, not a miss.
+
 ``tlbie`` (in the guest flush routines) invalidates both ways of the page's congruence class
 in both TLBs, as the 603 does (an assumption for the 604: its manual's text on this was not
 checked); the model applies it after each flush routine to the pages the routine tlbie-d.
@@ -220,8 +232,9 @@ class PPC604(PPC32Hash):
         self.flushes_as_1998 = flush != "hashpte"      # fork a new context, exit by VMA
         self.hashpte = flush == "hashpte"        # _PAGE_HASHPTE exists (2.4), or not (1998)
         machine.load(hash_low_prelude(self.htab_base, self.htab_size, self.kvars) +
+                     ("" if bats else ".equ KERNEL_SEGMENT0, 1\n") +     # nobats: 1-7
                      routine("ppc32/flush_hash_search.S").read_text() +
-                  routine("ppc32/set_context_22.S").read_text())
+                     routine("ppc32/set_context_22.S").read_text())
         if not self.hashpte:
             load_hash_page_22(machine)
         self.current = None

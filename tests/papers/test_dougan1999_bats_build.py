@@ -30,9 +30,49 @@ def test_nobats_clear_page_takes_one_store_miss_per_new_page():
     assert "kernel_tlb_misses" not in _clear(nobats, page).counts
 
 
-def test_nobats_needs_the_pagetable_handlers():
-    with pytest.raises(ValueError, match="pagetable"):
-        d.kernel("603 hash table", bats=False)
+#: tests/kernel/test_kernel603.py's hash handler lengths: an HPTE in slot k of the primary
+#: group 18 + 3k; no HPTE in either group 82 (its way out to 0x300 and the stub's branch)
+HASH_PRIMARY0, HASH_NONE = 18, 82
+
+
+def test_hashed_603_nobats_clear_page_hashes_the_kernels_page():
+    """The 603 searching a hash table without BATs: a new page's first store misses the
+    DTLB, the handler finds no HPTE and leaves for 0x300, whose branch during a kernel
+    routine goes to 2.2.0's hash_page for the kernel (nobats_hash_22.S), and the retried
+    store misses again and finds the new HPTE in slot k. One TLB miss of the access and
+    one hash miss are counted; the same page again takes nothing."""
+    from emu.hw import mmu
+    nobats = d.kernel("603 hash table", tlb_flush="context", bats=False)
+    bats = d.kernel("603 hash table", tlb_flush="context")
+    page = nobats.machine.alloc(PAGE_SIZE, align=PAGE_SIZE)
+    reloads = nobats.arch.kernel_reloads
+    first = _clear(nobats, page)
+    with_bats = _clear(bats, bats.machine.alloc(PAGE_SIZE, align=PAGE_SIZE))
+    assert first.counts["kernel_tlb_misses"] == 1
+    assert first.counts["kernel_htab_misses"] == 1
+    assert nobats.arch.kernel_reloads == reloads + 1
+    secondary, slot = mmu.find_pte(nobats.machine.read, nobats.arch.sdr1, 0, page)[:2]
+    assert not secondary
+    # the CPU takes both exceptions within the run (unlike the 604's, below, whose refused
+    # fill stops the run): nothing of clear_page's block is counted again
+    assert first.rows["clear_page"][3] == with_bats.rows["clear_page"][3] + HASH_NONE + \
+        NOBATS_DSI + _create_hpte_empty_primary(slot) + HASH_PRIMARY0 + 3 * slot
+    again = _clear(nobats, page)
+    assert "kernel_tlb_misses" not in again.counts
+    assert again.rows["clear_page"][3] == with_bats.rows["clear_page"][3]
+    # the vectors are the model's stubs again outside the routine
+    assert nobats.machine.read(0x300, 4) == nobats.arch.model_stubs[0x300]
+
+
+def test_nobats_new_context_leaves_the_kernels_segment():
+    """2.2.0's set_context loads segments 0-7; without BATs segment 0 is the kernel's
+    (VSID 0), so it loads 1-7 only (set_context_22.S, KERNEL_SEGMENT0)."""
+    for machine, options in (("603 page table", {"tlb_flush": "context"}),
+                             ("603 hash table", {"tlb_flush": "context"})):
+        k = d.kernel(machine, bats=False, **options)
+        k.arch.call("set_context_22", 5)
+        assert k.arch.soft.regs.sr(0) & 0xFFFFFF == 0
+        assert k.arch.soft.regs.sr(1) & 0xFFFFFF == d.ctx_to_vsid(5, 1 << 28)
 
 
 def test_bats_build_kernel_misses_only_without_bats():
