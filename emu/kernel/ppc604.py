@@ -318,6 +318,45 @@ class PPC604(PPC32Hash):
         self.ledger.count("kernel_htab_misses")
         return m.symbols[vector]
 
+    def kernel_reference(self, address, write):
+        """Without BATs, a C path's data reference to a kernel page (a PTE load or store of
+        the generic VM) goes through the DTLB as on the hardware (with BATs: nothing): a
+        miss is the hardware search (ledger row ``kernel_table_search``), and a search that
+        finds no HPTE the DSI's prologue (fixed ``hash_fault_entry``) and 2.2.0's hash_page
+        for the kernel (nobats_hash_call22), then the search again. Counted with the
+        routines' misses (``kernel_tlb_misses``, ``kernel_htab_misses``) and apart
+        (``kernel_c_tlb_misses``)."""
+        if self.bats:
+            return
+        found = self.dtlb.find(0, address)
+        if found is not None:
+            self.dtlb.use(address, found[0])
+            return
+        self.ledger.count("kernel_tlb_misses")
+        self.ledger.count("kernel_c_tlb_misses")
+        hpte = self._search_kernel(address)
+        if hpte is None:
+            self.ledger.count("kernel_htab_misses")
+            self.ledger.fixed("hash_fault_entry")
+            run = self.machine.call("nobats_hash_call22", _PAGE_RW if write else 0, address)
+            self.ledger.guest("hash_page_kernel", run)
+            hpte = self._search_kernel(address)
+            if hpte is None:
+                raise KernelError(f"no kernel PTE for the C path's reference at {address:#x}")
+        self.dtlb.load(0, address, hpte[3])
+
+    def _search_kernel(self, address):
+        """The hardware search for a kernel page (VSID 0), charged to
+        ``kernel_table_search``: find_pte's (secondary?, slot, address, word 1) or None."""
+        found = mmu.find_pte(self.machine.read, self.sdr1, 0, address)
+        hit, stall = mmu.walk_hashed32(self.machine.state, address)
+        if hit != (found is not None):
+            raise KernelError(f"the search model and the HTAB disagree at {address:#x}")
+        reads = 16 if found is None else 8 * found[0] + found[1] + 1
+        self.ledger._add("kernel_table_search", "hardware", 1,
+                         self.walk_cycles + reads * self.pte_read_cycles + stall)
+        return found
+
     def call(self, entry, *args):
         """A kernel routine: with BATs in real mode (PPC32Hash); without, translated through
         the TLBs and the hash table (MSR_KERNEL), but for the hash-table code, which runs in

@@ -137,6 +137,22 @@ nobats_isi22:                           # the ISI of a kernel routine's fetch
 nobats_fault22:                         # do_page_fault's: not in the model's routines
         .long   0
 
+# nobats_hash_call22(access, ea): the same hash_page for a kernel data reference of the
+# model's C paths (emu.kernel.ppc604 kernel_reference: a PTE load or store), called from
+# Python in real mode after the exception's prologue, whose cycles the model charges as
+# its fixed hash_fault_entry (as for a user's hash miss); r21: a frame on the stack
+        .globl  nobats_hash_call22
+nobats_hash_call22:
+        mflr    r0
+        stw     r0, 4(r1)
+        stwu    r1, -NB_FRAME(r1)
+        mr      r21, r1
+        bl      nobats_hash_kernel22
+        addi    r1, r1, NB_FRAME
+        lwz     r0, 4(r1)
+        mtlr    r0
+        blr
+
 # hash_page for a kernel address: r3 = the access, r4 = the address, r21 = the frame
 nobats_hash_kernel22:
         stw     r7, NB_GPR7(r21)

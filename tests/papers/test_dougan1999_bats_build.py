@@ -172,3 +172,35 @@ def test_604_bats_build_kernel_misses_only_without_bats():
     assert bats["user_tlb_misses"] == nobats["user_tlb_misses"] > 0
     assert bats["user_htab_misses"] == nobats["user_htab_misses"] > 0
     assert nobats["cycles"] > bats["cycles"]
+
+
+#: nobats_hash_call22 around nobats_hash_kernel22: mflr, stw, stwu, mr, bl; addi, lwz,
+#: mtlr, blr
+HASH_CALL = 5 + 4
+
+
+def test_604_nobats_a_c_paths_pte_reference_goes_through_the_dtlb():
+    """The generic VM's PTE loads and stores are the kernel's data references (2.2.0's C
+    paths through the kernel's mapping): without BATs on the 604 the first to a page with
+    no HPTE is a DTLB miss, a failed search, the DSI's fixed prologue and 2.2.0's
+    hash_page for the kernel (9 + 24 + create_hpte + 12 instructions), and the search again;
+    the next reference to the page hits; with BATs none costs anything."""
+    from emu.hw import mmu
+    nobats = d.kernel("604", flush="context", bats=False)
+    page = nobats.machine.alloc(PAGE_SIZE, align=PAGE_SIZE)
+    before = nobats.ledger.snapshot()
+    nobats.arch.kernel_reference(page + 8, True)
+    spent = nobats.ledger.since(before)
+    assert spent.counts["kernel_tlb_misses"] == spent.counts["kernel_c_tlb_misses"] == 1
+    assert spent.counts["kernel_htab_misses"] == 1
+    assert spent.rows["kernel_table_search"][1] == 2 and spent.rows["hash_fault_entry"][1] == 1
+    secondary, slot = mmu.find_pte(nobats.machine.read, nobats.arch.sdr1, 0, page)[:2]
+    assert spent.rows["hash_page_kernel"][3] == HASH_CALL + 24 + \
+        _create_hpte_empty_primary(slot) + 12
+    again = nobats.ledger.snapshot()
+    nobats.arch.kernel_reference(page + 12, False)
+    assert not nobats.ledger.since(again).counts
+    bats = d.kernel("604", flush="context")
+    quiet = bats.ledger.snapshot()
+    bats.arch.kernel_reference(page, True)
+    assert not bats.ledger.since(quiet).counts and not bats.ledger.since(quiet).rows
