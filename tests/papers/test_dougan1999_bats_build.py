@@ -204,3 +204,20 @@ def test_604_nobats_a_c_paths_pte_reference_goes_through_the_dtlb():
     quiet = bats.ledger.snapshot()
     bats.arch.kernel_reference(page, True)
     assert not bats.ledger.since(quiet).counts and not bats.ledger.since(quiet).rows
+
+
+def test_604_entry_runs_on_the_backends_nobats():
+    """Entry(bats=False) on a 604 backend without BATs uses the backend's TLBs: the user's
+    program, the kernel's entry path and its routines then share one ITLB and DTLB. The
+    steady null call is the same 202 instructions as on a backend with BATs (no routine
+    runs in the loop), and no TLB miss."""
+    from emu.kernel.entry import ELF_BASE, LAT_SYSCALL_NULL, Entry
+    runs = []
+    for backend_bats in (True, False):
+        e = Entry(d.kernel("604", flush="context", bats=backend_bats), bats=False)
+        p = e.spawn(LAT_SYSCALL_NULL)
+        e.run(p, ELF_BASE, 1)
+        a, b = e.run(p, ELF_BASE, 10), e.run(p, ELF_BASE, 20)
+        runs.append(((b.instructions - a.instructions) / 10, (b.cycles - a.cycles) / 10,
+                     d.tlb_misses(b.events)))
+    assert runs[1] == runs[0] and runs[0][0] == 202 and runs[0][2] == 0
