@@ -192,6 +192,12 @@ class Arch:
         """The backend's own work on a new, zeroed page-table page ("pte_alloc",
         "pmd_alloc"): by default none."""
 
+    def kernel_reference(self, address, write):
+        """A data reference the generic VM's C paths make to kernel memory at ``address``
+        (a page-table page's PTE: Kernel._read_pte / _write_pte). By default none costs
+        anything (a kernel mapped by BATs or in real mode); a backend whose kernel runs
+        through the TLB translates it (emu.kernel.ppc604 without BATs)."""
+
     def read_pte(self, ptep):
         """The Linux PTE at ``ptep``, in the generic VM's (PPC32) bits."""
         return self.machine.read_word(ptep)

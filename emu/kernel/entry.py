@@ -452,6 +452,10 @@ class Entry:
         if self.kind == "603":
             self.regs = m.soft_tlb.regs
             self.tlb6 = m.soft_tlb.locate_tlb6()   # QEMU's same-page drop undone
+        elif arch.cpu_regs is not None:       # a 604 without BATs has them already
+            m.state[c.H_LIMIT] = 1 << 40
+            self.regs = arch.cpu_regs
+            m.model.clear_stats()
         else:
             scratch = m.alloc(PAGE_SIZE)
             m.state[c.H_LIMIT] = 1 << 40
@@ -482,7 +486,12 @@ class Entry:
         # the 604: its TLBs and table search for guest code (emu.hw.tlb604), in place of
         # QEMU's MMU; the backend invalidates them with its own tlbie
         self.tlb = None
-        if self.kind == "604":
+        if self.kind == "604" and arch.native_tlb is not None:   # the backend's, no BATs
+            if bats:
+                raise ValueError("a 604 backend without BATs (bats=False) runs user programs "
+                                 "with Entry(bats=False)")
+            self.tlb = arch.native_tlb
+        elif self.kind == "604":
             self.tlb = TLB604Model(m, arch.sdr1, self.bat_size)
             arch.native_tlb = self.tlb
         self.running = None                    # the process the CPU runs, during a run

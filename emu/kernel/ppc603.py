@@ -19,9 +19,11 @@ What runs as guest code on Unicorn's 603e CPU, its cycles measured and charged:
 
 The kernel's own code runs in real mode (MSR[IR|DR] off), as on the 405 backend: Linux maps
 its lowmem with BATs, the miss handlers run untranslated on the hardware too. With
-``bats=False`` (2.2's ``nobats``, pagetable reload) the kernel's routines run translated
-instead, through the TLB (see ``PPC603``); the ledger counts their misses
-(``kernel_tlb_misses``).
+``bats=False`` (2.2's ``nobats``, either reload) the kernel's routines run translated
+instead, through the TLB (see ``PPC603``); the ledger counts their misses once per access
+(``kernel_tlb_misses``) and, with the hash table, the kernel's pages that had no HPTE
+(``kernel_htab_misses``: the handler leaves for 0x300 / 0x400, which during a kernel
+routine branch to 2.2.0's hash_page for the kernel, routines/ppc32/nobats_hash_22.S).
 
 What is simulated: user accesses (``Kernel.touch``). The hardware decides first
 (``tlb_decides``): ``probe`` searches the CPU's TLB as the 603 does: the access's congruence
@@ -79,7 +81,8 @@ find no PTE either); a working set larger than the TLB, touched again, misses pa
 HPTEs are still there (the tests measure both).
 
 Limits: user addresses only (the kernel's own TLB misses are modelled only with
-``bats=False`` and only for its guest routines; its C paths are fixed costs that touch no
+``bats=False`` and only for its guest routines (segment 0 the kernel's: 2.2.0's
+set_context then loads 1-7); its C paths are fixed costs that touch no
 memory; the misses of the kernel's vmalloc space are not modelled); the hardware's exception entry costs the profile's
 ``[tlb] exception_entry`` per miss (an estimate; ledger row ``tlb_miss_entry``); the
 handlers' loads of the HTAB and the page table go through the cache model, the simulated
@@ -94,10 +97,14 @@ above) and 2.2.0 with ``tlb_flush="context"``.
 """
 from __future__ import annotations
 
+from unicorn import ppc_const
+
 from ..hw import mmu
 from ..context import routine
 from ..hw.layout import HALT
-from ..hw.softtlb import (DCMP, DMISS, HASH1, HASH2, ICMP, IMISS, MSR_ME, SPRG3, SRR0, SRR1)
+from ..isa.assemble import assemble
+from ..hw.softtlb import (DCMP, DMISS, HASH1, HASH2, ICMP, IMISS, MSR_DR, MSR_IR, MSR_ME, SPRG3,
+                          SRR0, SRR1)
 from . import costs as cost_table
 from .ppc32 import (CONTEXT_FLUSH_PAGES, HPTE_STATUS, ctx_to_vsid, hash_low_prelude,
                     htab_size_for, load_hash_page_22)
@@ -116,6 +123,10 @@ SRR1_KEY, SRR1_FETCH, SRR1_STORE = 1 << 19, 1 << 18, 1 << 16   # the 603's miss 
 SRR1_WAY_SHIFT = 17
 USER_SEGMENTS = TASK_SIZE >> 28        # segment registers below TASK_SIZE
 THREAD_PGDIR = 0                       # tlbmiss_603_kernel.S: the pgdir in the thread block
+# without BATs on the hashed 603, the hash-table code runs in real mode (head.S's
+# hash_page, 2.4's hash_low.S); every other kernel routine translates
+REAL_MODE_ROUTINES = frozenset({"hash_page", "hash_page_22", "add_hash_page",
+                                "flush_hash_pages"})
 KERNEL_PTE_BITS = _PAGE_PRESENT | _PAGE_ACCESSED | _PAGE_DIRTY | _PAGE_RW   # mapin_ram's
 
 
@@ -155,12 +166,14 @@ class PPC603(Arch):
     """The 603 backend. Needs ``Machine("ppc603e", mmu=True)`` (emu.hw.softtlb runs the CPU
     model's software-loaded TLB). ``reload``: "pagetable" (the default: what Linux/PPC
     shipped from 2.2 on) or "hash"; ``htab_size`` / ``total_memory`` size the hash table as
-    emu.kernel.ppc32 does (hash only). ``bats=False`` (2.2's ``nobats``, pagetable reload
-    only): the kernel's routines run translated, through the TLB, as a kernel not mapped by
-    a BAT does: segment 0 is the kernel's (VSID 0, Ks = 0), every page directory holds
-    mapin_ram's kernel PTEs (``kernel_page_tables``) and the miss handlers take 2.2.0's
-    access check (KERNEL_PTES), so the kernel's pages share the TLB's classes with the
-    user's. Only the routines that run as guest code take kernel TLB misses; the C paths'
+    emu.kernel.ppc32 does (hash only). ``bats=False`` (2.2's ``nobats``): the kernel's
+    routines run translated, through the TLB, as a kernel not mapped by a BAT does: segment
+    0 is the kernel's (VSID 0, Ks = 0), every page directory holds mapin_ram's kernel PTEs
+    (``kernel_page_tables``), so the kernel's pages share the TLB's classes with the
+    user's; the pagetable handlers take 2.2.0's access check (KERNEL_PTES), and with the
+    hash table a kernel page with no HPTE gets one from 2.2.0's hash_page
+    (``_kernel_hash_misses``; the hash-table code itself runs in real mode,
+    ``REAL_MODE_ROUTINES``). Only the routines that run as guest code take kernel TLB misses; the C paths'
     fixed costs touch no memory and take none (as with BATs)."""
 
     name = "ppc603"
@@ -182,9 +195,6 @@ class PPC603(Arch):
             raise ValueError(f"the 603 backend's page routines step {ROUTINE_LINE}-byte cache "
                              f"lines (the 603e's), but this profile's L1 lines are {lines}")
         soft.identity_only = False      # user pages map to other frames; see emu.hw.softtlb
-        if not bats and reload != "pagetable":
-            raise ValueError("bats=False runs the kernel through the pagetable handlers "
-                             "(KERNEL_PTES); a hashed 603 kernel without BATs is not modelled")
         self.soft, self.reload, self.bats = soft, reload, bats
         self.entry_cycles = machine.profile.tlb.get("exception_entry", 0)   # per miss
         self.name = f"ppc603 ({reload})"
@@ -201,9 +211,10 @@ class PPC603(Arch):
                          at=MISS_VECTORS["x"])
             machine.load(STORAGE_INTERRUPT_STUB, at=0x300)
             machine.load(STORAGE_INTERRUPT_STUB, at=0x400)
-            for name in ("clear_page.S", "copy_page.S", "flush_dcache_icache.S",
-                         "tlb_603.S", "set_context_22.S"):
+            for name in ("clear_page.S", "copy_page.S", "flush_dcache_icache.S", "tlb_603.S"):
                 machine.load(routine(f"ppc32/{name}"))
+            machine.load(("" if bats else ".equ KERNEL_SEGMENT0, 1\n") +    # nobats: 1-7
+                         routine("ppc32/set_context_22.S").read_text())
         self.next_context = 1
         self.current = None             # the mm whose segment registers are loaded
         self.kernel_tables = {}
@@ -215,6 +226,33 @@ class PPC603(Arch):
             machine.mmu.set_segment(0, 0, ks=False, kp=True)
         # _PAGE_HASHPTE exists: a hash table under 2.4's flushes (chose_tlb_flush)
         self.hashpte = reload == "hash"
+        if not bats and reload == "hash":
+            self._kernel_hash_misses()
+
+    def _kernel_hash_misses(self):
+        """nobats with a hash table: the kernel's pages need HPTEs too. A kernel routine's
+        miss handler that finds none leaves for 0x300 / 0x400, which during the routine's
+        run branch to 2.2.0's hash_page path for the kernel (routines/ppc32/
+        nobats_hash_22.S: the page directory is the thread's, the one the backend keeps
+        at SPRG3), back to the access; outside it they stay the model's stubs (a user
+        miss's hash_page is the Python path's, ``hash_fault``)."""
+        m = self.machine
+        self.nobats_reloads = m.alloc(8, align=8)
+        m.load(f".equ create_hpte, {m.symbols['create_hpte']:#x}\n"
+               f".equ NOBATS_WORDS, {self.thread + THREAD_PGDIR:#x}\n"
+               f".equ NOBATS_RELOADS, {self.nobats_reloads:#x}\n" +
+               routine("ppc32/nobats_hash_22.S").read_text())
+        self.kernel_stubs = {vector: assemble(f"ba {m.symbols[name]:#x}\n", "ppc32",
+                                              vector).code
+                             for vector, name in ((0x300, "nobats_dsi22"),
+                                                  (0x400, "nobats_isi22"))}
+        self.model_stubs = {vector: assemble(STORAGE_INTERRUPT_STUB, "ppc32", vector).code
+                            for vector in (0x300, 0x400)}
+
+    @property
+    def kernel_reloads(self):
+        """HPTEs hash_page made for the kernel's own pages (without BATs, hashed)."""
+        return self.machine.read_word(self.nobats_reloads)
 
     def chose_tlb_flush(self, strategy):
         """The 1998 kernels' flushes (``context``, ``search``) with a hash table are 2.1.51's
@@ -244,11 +282,40 @@ class PPC603(Arch):
         return self._call_as(entry, entry, *args)
 
     def _call_as(self, label, entry, *args):
-        run = self.machine.call(entry, *args, real_mode=self.bats)
+        if self.bats or self.reload != "hash":
+            run = self.machine.call(entry, *args, real_mode=self.bats)
+            hash_misses = 0
+        elif entry in REAL_MODE_ROUTINES:       # real mode on the hardware too
+            run = self.machine.call(entry, *args, real_mode=True)
+            hash_misses = 0
+        else:
+            reloads = self.kernel_reloads
+            self._write_stubs(self.kernel_stubs)
+            try:
+                run = self.machine.call(entry, *args)
+            finally:
+                self._write_stubs(self.model_stubs)
+            hash_misses = self.kernel_reloads - reloads
+            self.ledger.count("kernel_htab_misses", hash_misses)
         self.ledger.guest(label, run)
-        if not self.bats:               # the kernel's own misses, through the TLB
-            self.ledger.count("kernel_tlb_misses", run.events.get("tlb_miss_exceptions", 0))
+        if not self.bats:               # the kernel's own misses, through the TLB, once per
+            self.ledger.count("kernel_tlb_misses",     # access (not the retry's)
+                              run.events.get("tlb_miss_exceptions", 0) - hash_misses)
         return run.return_value
+
+    def _write_stubs(self, stubs):
+        """The vectors' branches. Unicorn drops its translations of the code written
+        (Machine.write) by the address as the CPU would translate it now: in real mode, as
+        the vectors run (after a translated routine the MSR still has IR and DR, and the
+        kernel's segment need not translate 0x300 then)."""
+        uc = self.machine.uc
+        msr = uc.reg_read(ppc_const.UC_PPC_REG_MSR)
+        uc.reg_write(ppc_const.UC_PPC_REG_MSR, msr & ~(MSR_IR | MSR_DR))
+        try:
+            for vector, code in stubs.items():
+                self.machine.write(vector, code)
+        finally:
+            uc.reg_write(ppc_const.UC_PPC_REG_MSR, msr)
 
     # ------------------------------------------------------------------ contexts
 

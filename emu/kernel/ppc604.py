@@ -41,6 +41,18 @@ These Python TLBs serve the backend's own (Python-driven) accesses: ``Kernel.tou
 the mmap and fork workloads. Guest code run by ``emu.kernel.entry`` goes through the native
 model of the same TLBs and search (emu.hw.tlb604), which ``_tlbie`` invalidates too.
 
+**Without BATs** (``bats=False``, 2.2's ``nobats``: mapin_ram puts every page of RAM in the
+kernel's page table, 2.2.0 arch/ppc/mm/init.c 806-885) the kernel's routines run translated
+(MSR_KERNEL) through the native model's TLBs, which the backend creates (no BAT) and whose
+entries the Python-driven user accesses share (``NativeTLBView``: one ITLB and one DTLB for
+kernel and user, as on the hardware); a kernel page with no HPTE is a DSI / ISI, delivered by
+the backend as the CPU does into 2.2.0's hash_page for the kernel (routines/ppc32/
+nobats_hash_22.S, in real mode, back to the access). The hash-table code runs in real mode as
+on the hardware (``REAL_MODE_ROUTINES``). The kernel's misses are counted once per access
+(``kernel_tlb_misses``), its hash-table misses too (``kernel_htab_misses``). Not modelled:
+mapin_ram's read-only kernel text (2.2.0 gives text pages _PAGE_USER and no _PAGE_RW; the
+model's kernel PTEs are all writable), which changes create_hpte's PP, not a miss.
+
 ``tlbie`` (in the guest flush routines) invalidates both ways of the page's congruence class
 in both TLBs, as the 603 does (an assumption for the 604: its manual's text on this was not
 checked); the model applies it after each flush routine to the pages the routine tlbie-d.
@@ -64,8 +76,13 @@ flush_hash_pages per PTE page of the range), not per zapped PTE as in PPC32Hash 
 """
 from __future__ import annotations
 
+from unicorn import ppc_const
+
 from ..hw import mmu
 from ..context import routine
+from ..hw.softtlb import DAR, DSISR, SRR0, SRR1, CpuRegisters
+from ..hw.tlb604 import T6_CLOCK, T6_ENTRIES, T6_ENTRY_WORDS, T6_FAULT_NO_HPTE, TLB604Model
+from .ppc603 import kernel_page_tables
 from .ppc32 import (CONTEXT_FLUSH_PAGES, HPTE_STATUS, PPC32Hash, ctx_to_vsid,
                     hash_low_prelude, load_hash_page_22)
 from .errors import KernelError
@@ -73,6 +90,13 @@ from .pgtable import _PAGE_HASHPTE, _PAGE_RW, PAGE_SHIFT, PAGE_SIZE, TASK_SIZE
 
 FLUSHES = ("hashpte", "search", "context")
 CLASS_SHIFT = 12                  # EA bits 14-19 (IBM numbering) select the class
+MSR_ME, MSR_KERNEL = 0x1000, 0x1032           # 2.2.0's MSR_KERNEL: ME | IR | DR | RI
+#: without BATs, the routines that run in real mode on the hardware too (the hash-table
+#: code: head.S's hash_page with MSR_DR off, 2.4's hash_low.S); every other one translates
+REAL_MODE_ROUTINES = frozenset({"hash_page", "hash_page_22", "add_hash_page",
+                                "flush_hash_pages", "create_hpte"})
+KERNEL_SEGMENT = 0x20000000        # segment 0 without BATs: Ks = 0, Kp = 1, VSID 0
+USER_SEGMENT = 0x60000000          # Ks = Kp = 1
 
 
 class TLB604:
@@ -123,6 +147,61 @@ class TLB604:
         return sum(e is not None for ways in self.sets for e in ways)
 
 
+class NativeTLBView:
+    """One of the 604's TLBs held by the native model of guest code (emu.hw.tlb604), seen
+    with ``TLB604``'s methods: without BATs the kernel's routines (guest code) and the
+    Python-driven user accesses then share one ITLB and one DTLB, as on the hardware. The
+    entries are the native record's (tag ((VSID << 20) | page) + 1, word 1, a use clock:
+    emu/hw/model/tlb604.c), the victim its (an invalid way, else the least recently used)."""
+
+    def __init__(self, model, fetch):
+        self.model, self.t = model, model.t
+        self.ways, self.classes = model.ways, model.classes
+        self.base = 0 if fetch else self.classes
+
+    def _slot(self, address, way):
+        k = (self.base + ((address >> 12) & (self.classes - 1))) * self.ways + way
+        return T6_ENTRIES + T6_ENTRY_WORDS * k
+
+    @staticmethod
+    def _tag(vsid, address):
+        return ((vsid << 20) | ((address >> PAGE_SHIFT) & 0xFFFFF)) + 1
+
+    def find(self, vsid, address):
+        tag = self._tag(vsid, address)
+        for way in range(self.ways):
+            at = self._slot(address, way)
+            if self.t[at] == tag:
+                return way, int(self.t[at + 1])
+        return None
+
+    def use(self, address, way):
+        self.t[T6_CLOCK] += 1
+        self.t[self._slot(address, way) + 2] = self.t[T6_CLOCK]
+
+    def load(self, vsid, address, word1):
+        victim = None
+        for way in range(self.ways):
+            at = self._slot(address, way)
+            if victim is None or (self.t[victim] != 0 and
+                                  (self.t[at] == 0 or self.t[at + 2] < self.t[victim + 2])):
+                victim, chosen = at, way
+        self.t[victim], self.t[victim + 1] = self._tag(vsid, address), word1
+        self.use(address, chosen)
+        self.model.flush_unicorn()      # Unicorn may hold the page it replaced
+        return chosen
+
+    def invalidate_class(self, address):
+        self.model.invalidate_class(address)
+
+    def invalidate_all(self):
+        self.model.invalidate_all()
+
+    def valid(self):
+        return sum(int(self.t[self._slot(cls << 12, way)] != 0)
+                   for cls in range(self.classes) for way in range(self.ways))
+
+
 class PPC604(PPC32Hash):
     """The 604: ``Kernel(Machine("ppc604"), arch=PPC604, flush=...)`` (the MMU model of the
     Machine stays off: the backend runs the TLBs and the search, see the module notes)."""
@@ -131,7 +210,8 @@ class PPC604(PPC32Hash):
     tlb_decides = True
     tlb_flush_strategies = ("scan",)
 
-    def __init__(self, machine, ledger, flush="hashpte", htab_size=None, total_memory=None):
+    def __init__(self, machine, ledger, flush="hashpte", htab_size=None, total_memory=None,
+                 bats=True):
         if flush not in FLUSHES:
             raise ValueError(f"flush must be one of {FLUSHES}, not {flush!r}")
         if machine.profile.tlb.get("reload") != "hardware-hash" or machine.isa != "ppc32":
@@ -152,18 +232,164 @@ class PPC604(PPC32Hash):
         self.flushes_as_1998 = flush != "hashpte"      # fork a new context, exit by VMA
         self.hashpte = flush == "hashpte"        # _PAGE_HASHPTE exists (2.4), or not (1998)
         machine.load(hash_low_prelude(self.htab_base, self.htab_size, self.kvars) +
+                     ("" if bats else ".equ KERNEL_SEGMENT0, 1\n") +     # nobats: 1-7
                      routine("ppc32/flush_hash_search.S").read_text() +
-                  routine("ppc32/set_context_22.S").read_text())
+                     routine("ppc32/set_context_22.S").read_text())
         if not self.hashpte:
             load_hash_page_22(machine)
         self.current = None
         self.native_tlb = None            # guest code's TLBs (emu.hw.tlb604), set by Entry
+        self.bats, self.kernel_tables, self.cpu_regs = bats, {}, None
+        if not bats:
+            self._without_bats()
+
+    # ------------------------------------------------------------------ without BATs
+
+    def _without_bats(self):
+        """2.2's ``nobats`` (mapin_ram with __map_without_bats, 2.2.0 arch/ppc/mm/init.c
+        806-885): the kernel's pages are Linux PTEs in every page directory
+        (ppc603.kernel_page_tables: present, accessed, dirty, writable, at EA = physical in
+        segment 0, VSID 0) and reach the TLBs through the hash table: the kernel's routines
+        run translated by the native model (emu.hw.tlb604, no BAT), whose TLBs the user's
+        accesses share (``NativeTLBView``), and a kernel access that finds no HPTE takes the
+        ISI / DSI whose prologue runs hash_page (routines/ppc32/nobats_hash_22.S)."""
+        m = self.machine
+        self.cpu_regs = CpuRegisters(m.uc, m.alloc(PAGE_SIZE))   # before the TLB's hook
+        self.kernel_tables = kernel_page_tables(m)
+        self.nobats_words = m.alloc(8, align=8)     # the current pgdir, the kernel's reloads
+        m.load(f".equ create_hpte, {m.symbols['create_hpte']:#x}\n"
+               f".equ NOBATS_WORDS, {self.nobats_words:#x}\n"
+               f".equ NOBATS_RELOADS, {self.nobats_words + 4:#x}\n" +
+               routine("ppc32/nobats_hash_22.S").read_text())
+        swapper = m.alloc(PAGE_SIZE, align=PAGE_SIZE)        # swapper_pg_dir
+        self._kernel_mappings(swapper)
+        self.native_tlb = TLB604Model(m, self.sdr1, 0)
+        self.itlb = NativeTLBView(self.native_tlb, True)
+        self.dtlb = NativeTLBView(self.native_tlb, False)
+        self._load_segments(None)
+        m.storage_interrupt = self._kernel_storage_interrupt
+
+    def _kernel_mappings(self, pgd):
+        """The kernel's entries in the page directory at ``pgd`` (pgd_alloc copies them from
+        swapper_pg_dir), which becomes the one hash_page reads (2.2.0: the thread's
+        PG_TABLES, set by _switch)."""
+        for index, table in self.kernel_tables.items():
+            self.machine.write(pgd + 4 * index, table.to_bytes(4, "big"))
+        self.machine.write(self.nobats_words, pgd.to_bytes(4, "big"))
+
+    def _load_segments(self, mm):
+        """Without BATs: segment 0 the kernel's, 1-11 the mm's (the model's copies: the
+        Python walker's and the native TLB's)."""
+        words = [KERNEL_SEGMENT] + [
+            USER_SEGMENT | ctx_to_vsid(mm.context if mm else 0, n << 28) for n in range(1, 12)]
+        self.machine.mmu.set_segment(0, 0, ks=False, kp=True)
+        self.native_tlb.set_segments(words + [KERNEL_SEGMENT] * 4)
+
+    @property
+    def kernel_reloads(self):
+        """HPTEs hash_page made for the kernel's own pages (without BATs)."""
+        return self.machine.read_word(self.nobats_words + 4)
+
+    def _kernel_storage_interrupt(self):
+        """A kernel routine's access found no HPTE (no BATs): the ISI / DSI delivered as the
+        CPU does (SRR0 = the instruction, SRR1 = the MSR with the cause for an ISI; DAR and
+        DSISR for a DSI; translation off), at nobats_hash_22.S's prologue. Returns its
+        address, or None if the stop was not such a fault."""
+        fault = self.native_tlb.take_fault()
+        if fault is None:
+            return None
+        kind, ea, access = fault
+        if kind != T6_FAULT_NO_HPTE:
+            raise KernelError(f"a kernel routine's {access!r} access at {ea:#x} was refused "
+                              "by its page's PP bits")
+        m = self.machine
+        uc = m.uc
+        pc = uc.reg_read(ppc_const.UC_PPC_REG_PC) & 0xFFFFFFFF
+        msr = uc.reg_read(ppc_const.UC_PPC_REG_MSR) & 0xFFFF
+        if access == "x":
+            self.cpu_regs.set_sprs({SRR0: pc, SRR1: msr | 0x40000000})
+            vector = "nobats_isi22"
+        else:
+            self.cpu_regs.set_sprs({SRR0: pc, SRR1: msr, DAR: ea,
+                                    DSISR: 0x40000000 | (0x02000000 if access == "w" else 0)})
+            vector = "nobats_dsi22"
+        uc.reg_write(ppc_const.UC_PPC_REG_MSR, MSR_ME)
+        m.stop_record = None
+        self.ledger.count("kernel_htab_misses")
+        return m.symbols[vector]
+
+    def kernel_reference(self, address, write):
+        """Without BATs, a C path's data reference to a kernel page (a PTE load or store of
+        the generic VM) goes through the DTLB as on the hardware (with BATs: nothing): a
+        miss is the hardware search (ledger row ``kernel_table_search``), and a search that
+        finds no HPTE the DSI's prologue (fixed ``hash_fault_entry``) and 2.2.0's hash_page
+        for the kernel (nobats_hash_call22), then the search again. Counted with the
+        routines' misses (``kernel_tlb_misses``, ``kernel_htab_misses``) and apart
+        (``kernel_c_tlb_misses``)."""
+        if self.bats:
+            return
+        found = self.dtlb.find(0, address)
+        if found is not None:
+            self.dtlb.use(address, found[0])
+            return
+        self.ledger.count("kernel_tlb_misses")
+        self.ledger.count("kernel_c_tlb_misses")
+        hpte = self._search_kernel(address)
+        if hpte is None:
+            self.ledger.count("kernel_htab_misses")
+            self.ledger.fixed("hash_fault_entry")
+            run = self.machine.call("nobats_hash_call22", _PAGE_RW if write else 0, address)
+            self.ledger.guest("hash_page_kernel", run)
+            hpte = self._search_kernel(address)
+            if hpte is None:
+                raise KernelError(f"no kernel PTE for the C path's reference at {address:#x}")
+        self.dtlb.load(0, address, hpte[3])
+
+    def _search_kernel(self, address):
+        """The hardware search for a kernel page (VSID 0), charged to
+        ``kernel_table_search``: find_pte's (secondary?, slot, address, word 1) or None."""
+        found = mmu.find_pte(self.machine.read, self.sdr1, 0, address)
+        hit, stall = mmu.walk_hashed32(self.machine.state, address)
+        if hit != (found is not None):
+            raise KernelError(f"the search model and the HTAB disagree at {address:#x}")
+        reads = 16 if found is None else 8 * found[0] + found[1] + 1
+        self.ledger._add("kernel_table_search", "hardware", 1,
+                         self.walk_cycles + reads * self.pte_read_cycles + stall)
+        return found
+
+    def call(self, entry, *args):
+        """A kernel routine: with BATs in real mode (PPC32Hash); without, translated through
+        the TLBs and the hash table (MSR_KERNEL), but for the hash-table code, which runs in
+        real mode on the hardware too (``REAL_MODE_ROUTINES``). The routine's TLB misses
+        are counted once per access (``kernel_tlb_misses``), its hash-table misses too
+        (``kernel_htab_misses``); their prologues and hash_page are part of its run."""
+        if self.bats or entry in REAL_MODE_ROUTINES:
+            return super().call(entry, *args)
+        m, tlb = self.machine, self.native_tlb
+        before = tlb.counts()
+        hash_misses = self.ledger.counts.get("kernel_htab_misses", 0)
+        tlb.arm()
+        m.uc.reg_write(ppc_const.UC_PPC_REG_MSR, MSR_KERNEL)
+        try:
+            run = m.call(entry, *args)
+        finally:
+            m.uc.reg_write(ppc_const.UC_PPC_REG_MSR, MSR_ME)
+        after = tlb.counts()
+        self.ledger.guest(entry, run)
+        # once per access, as the user's are counted: the search after hash_page is not one
+        retries = self.ledger.counts.get("kernel_htab_misses", 0) - hash_misses
+        self.ledger.count("kernel_tlb_misses", sum(after[k] - before[k] for k in
+                                                   ("itlb_misses", "dtlb_misses")) - retries)
+        return run.return_value
 
     # ------------------------------------------------------------------ contexts
 
     def switch_mm(self, mm):
         super().switch_mm(mm)
         self.current = mm
+        if not self.bats:
+            self._kernel_mappings(mm.pgd.address)
+            self._load_segments(mm)
 
     def destroy_context(self, mm):
         if self.current is mm:
@@ -319,3 +545,5 @@ class PPC604(PPC32Hash):
         if self.current is mm:
             self.call("set_context_22", mm.context)
             super().switch_mm(mm)
+            if not self.bats:
+                self._load_segments(mm)

@@ -229,9 +229,11 @@ class Kernel(PageFaults, Processes):
         return self.allocator.page(pfn)
 
     def _write_pte(self, ptep, value):
+        self.arch.kernel_reference(ptep, True)       # the C path's store to the PTE page
         self.arch.write_pte(ptep, value)
 
     def _read_pte(self, ptep):
+        self.arch.kernel_reference(ptep, False)      # and its load
         return self.arch.read_pte(ptep)
 
     def _set_pte(self, mm, address, ptep, value):

@@ -168,6 +168,9 @@ class Machine:
         # itself (emu.kernel.entry: system calls, and the 604's storage interrupts)
         self.interrupt_handler = None
         self.extable = extable.ExceptionTable()     # the loaded programs' __ex_table entries
+        # a kernel model's delivery of an exception a call's access raised (e.g. the 604's
+        # ISI / DSI without BATs, emu.kernel.ppc604): the PC to resume at, or None
+        self.storage_interrupt = None
         self.programs: list[Program] = []
         self.symbols: dict = {}
         self.next_code, self.heap_end = CODE_BASE, HEAP_BASE
@@ -533,7 +536,9 @@ class Machine:
         layout, block = self._call_plan()
         error = guest.run(self.uc, pc, registers, limit, block)
         while error:                # emu.run.extable: a listed access resumes at its fixup
-            pc = self.extable.resume(self)
+            pc = self.storage_interrupt() if self.storage_interrupt else None
+            if pc is None:
+                pc = self.extable.resume(self)
             if pc is None:
                 raise diagnose.describe_fault(self, UcError(error)) from None
             error = guest.run(self.uc, pc)

@@ -30,9 +30,49 @@ def test_nobats_clear_page_takes_one_store_miss_per_new_page():
     assert "kernel_tlb_misses" not in _clear(nobats, page).counts
 
 
-def test_nobats_needs_the_pagetable_handlers():
-    with pytest.raises(ValueError, match="pagetable"):
-        d.kernel("603 hash table", bats=False)
+#: tests/kernel/test_kernel603.py's hash handler lengths: an HPTE in slot k of the primary
+#: group 18 + 3k; no HPTE in either group 82 (its way out to 0x300 and the stub's branch)
+HASH_PRIMARY0, HASH_NONE = 18, 82
+
+
+def test_hashed_603_nobats_clear_page_hashes_the_kernels_page():
+    """The 603 searching a hash table without BATs: a new page's first store misses the
+    DTLB, the handler finds no HPTE and leaves for 0x300, whose branch during a kernel
+    routine goes to 2.2.0's hash_page for the kernel (nobats_hash_22.S), and the retried
+    store misses again and finds the new HPTE in slot k. One TLB miss of the access and
+    one hash miss are counted; the same page again takes nothing."""
+    from emu.hw import mmu
+    nobats = d.kernel("603 hash table", tlb_flush="context", bats=False)
+    bats = d.kernel("603 hash table", tlb_flush="context")
+    page = nobats.machine.alloc(PAGE_SIZE, align=PAGE_SIZE)
+    reloads = nobats.arch.kernel_reloads
+    first = _clear(nobats, page)
+    with_bats = _clear(bats, bats.machine.alloc(PAGE_SIZE, align=PAGE_SIZE))
+    assert first.counts["kernel_tlb_misses"] == 1
+    assert first.counts["kernel_htab_misses"] == 1
+    assert nobats.arch.kernel_reloads == reloads + 1
+    secondary, slot = mmu.find_pte(nobats.machine.read, nobats.arch.sdr1, 0, page)[:2]
+    assert not secondary
+    # the CPU takes both exceptions within the run (unlike the 604's, below, whose refused
+    # fill stops the run): nothing of clear_page's block is counted again
+    assert first.rows["clear_page"][3] == with_bats.rows["clear_page"][3] + HASH_NONE + \
+        NOBATS_DSI + _create_hpte_empty_primary(slot) + HASH_PRIMARY0 + 3 * slot
+    again = _clear(nobats, page)
+    assert "kernel_tlb_misses" not in again.counts
+    assert again.rows["clear_page"][3] == with_bats.rows["clear_page"][3]
+    # the vectors are the model's stubs again outside the routine
+    assert nobats.machine.read(0x300, 4) == nobats.arch.model_stubs[0x300]
+
+
+def test_nobats_new_context_leaves_the_kernels_segment():
+    """2.2.0's set_context loads segments 0-7; without BATs segment 0 is the kernel's
+    (VSID 0), so it loads 1-7 only (set_context_22.S, KERNEL_SEGMENT0)."""
+    for machine, options in (("603 page table", {"tlb_flush": "context"}),
+                             ("603 hash table", {"tlb_flush": "context"})):
+        k = d.kernel(machine, bats=False, **options)
+        k.arch.call("set_context_22", 5)
+        assert k.arch.soft.regs.sr(0) & 0xFFFFFF == 0
+        assert k.arch.soft.regs.sr(1) & 0xFFFFFF == d.ctx_to_vsid(5, 1 << 28)
 
 
 def test_bats_build_kernel_misses_only_without_bats():
@@ -70,3 +110,114 @@ def test_workloads_table_without_lat_mmap_has_the_same_exec_rows():
     alone = d.workloads_table(kinds=("exec",), mmap_size=None)
     assert set(alone.index.get_level_values("workload")) == {"lat_proc exec"}
     assert alone.equals(full.loc[alone.index])
+
+
+# ------------------------------------------------------------------ the 604 without BATs
+
+#: a kernel DSI on a page with a PTE, by hand (routines/ppc32/nobats_hash_22.S): the
+#: prologue 32, the tests and the bl 8, nobats_hash_kernel22 to create_hpte 24, after it
+#: 12, the status and the branch 3, the return 22
+NOBATS_DSI = 32 + 8 + 24 + 12 + 3 + 22
+
+
+def _create_hpte_empty_primary(slot):
+    """create_hpte (hash_low_32.S) for a kernel page (writable, dirty, no _PAGE_USER) into
+    empty slot ``slot`` of its primary group: word 1 12 (li, andi., cmpwi, bne, li, andi.,
+    bne, li; rlwinm, andi., or, or), word 0 3, the group 7, the HASHPTE test 2, mtctr and
+    addi 2, 3 a slot looked at, li and beq 2, the stores, sync and blr 5."""
+    return 12 + 3 + 7 + 2 + 2 + 3 * (slot + 1) + 2 + 5
+
+
+def test_604_nobats_clear_page_takes_one_hash_miss_per_new_page():
+    """On the 604 without BATs a new page's clear is one DTLB miss whose search finds no
+    HPTE: the DSI, 2.2.0's hash_page for the kernel (VSID 0) and the retried store, in
+    clear_page's own run; the same page again takes nothing (its HPTE and TLB entry stay)."""
+    from emu.hw import mmu
+    nobats = d.kernel("604", flush="context", bats=False)
+    bats = d.kernel("604", flush="context")
+    page = nobats.machine.alloc(PAGE_SIZE, align=PAGE_SIZE)
+    reloads = nobats.arch.kernel_reloads
+    first = _clear(nobats, page)
+    with_bats = _clear(bats, bats.machine.alloc(PAGE_SIZE, align=PAGE_SIZE))
+    assert first.counts["kernel_tlb_misses"] == 1
+    assert first.counts["kernel_htab_misses"] == 1
+    assert nobats.arch.kernel_reloads == reloads + 1
+    secondary, slot = mmu.find_pte(nobats.machine.read, nobats.arch.sdr1, 0, page)[:2]
+    assert not secondary
+    # and the block the DSI interrupted (clear_page's dcbz, addi, bdnz) counted again when
+    # the retried store runs it: the model counts a block's instructions as it enters it
+    assert first.rows["clear_page"][3] == with_bats.rows["clear_page"][3] + NOBATS_DSI + \
+        _create_hpte_empty_primary(slot) + 3
+    again = _clear(nobats, page)
+    assert "kernel_tlb_misses" not in again.counts
+    assert again.rows["clear_page"][3] == with_bats.rows["clear_page"][3]
+    # one TLB for the kernel and the user: the backend's DTLB holds the kernel's entry
+    assert nobats.arch.dtlb.find(0, page) is not None
+
+
+def test_604_entry_needs_the_backends_nobats():
+    from emu.kernel.entry import Entry
+    with pytest.raises(ValueError, match="bats=False"):
+        Entry(d.kernel("604", flush="context", bats=False))
+
+
+def test_604_bats_build_kernel_misses_only_without_bats():
+    """node6's rows on the 604: the BATs leave the kernel no TLB or hash-table miss; without
+    them its routines take both (a hash miss is a TLB miss whose search failed), and the
+    user's misses are the same."""
+    saving = d.bats_build_saving("604")
+    bats, nobats = saving["with_bats"], saving["without_bats"]
+    assert bats["kernel_tlb_misses"] == bats["kernel_htab_misses"] == 0
+    assert 0 < nobats["kernel_htab_misses"] <= nobats["kernel_tlb_misses"]
+    assert bats["user_tlb_misses"] == nobats["user_tlb_misses"] > 0
+    assert bats["user_htab_misses"] == nobats["user_htab_misses"] > 0
+    assert nobats["cycles"] > bats["cycles"]
+
+
+#: nobats_hash_call22 around nobats_hash_kernel22: mflr, stw, stwu, mr, bl; addi, lwz,
+#: mtlr, blr
+HASH_CALL = 5 + 4
+
+
+def test_604_nobats_a_c_paths_pte_reference_goes_through_the_dtlb():
+    """The generic VM's PTE loads and stores are the kernel's data references (2.2.0's C
+    paths through the kernel's mapping): without BATs on the 604 the first to a page with
+    no HPTE is a DTLB miss, a failed search, the DSI's fixed prologue and 2.2.0's
+    hash_page for the kernel (9 + 24 + create_hpte + 12 instructions), and the search again;
+    the next reference to the page hits; with BATs none costs anything."""
+    from emu.hw import mmu
+    nobats = d.kernel("604", flush="context", bats=False)
+    page = nobats.machine.alloc(PAGE_SIZE, align=PAGE_SIZE)
+    before = nobats.ledger.snapshot()
+    nobats.arch.kernel_reference(page + 8, True)
+    spent = nobats.ledger.since(before)
+    assert spent.counts["kernel_tlb_misses"] == spent.counts["kernel_c_tlb_misses"] == 1
+    assert spent.counts["kernel_htab_misses"] == 1
+    assert spent.rows["kernel_table_search"][1] == 2 and spent.rows["hash_fault_entry"][1] == 1
+    secondary, slot = mmu.find_pte(nobats.machine.read, nobats.arch.sdr1, 0, page)[:2]
+    assert spent.rows["hash_page_kernel"][3] == HASH_CALL + 24 + \
+        _create_hpte_empty_primary(slot) + 12
+    again = nobats.ledger.snapshot()
+    nobats.arch.kernel_reference(page + 12, False)
+    assert not nobats.ledger.since(again).counts
+    bats = d.kernel("604", flush="context")
+    quiet = bats.ledger.snapshot()
+    bats.arch.kernel_reference(page, True)
+    assert not bats.ledger.since(quiet).counts and not bats.ledger.since(quiet).rows
+
+
+def test_604_entry_runs_on_the_backends_nobats():
+    """Entry(bats=False) on a 604 backend without BATs uses the backend's TLBs: the user's
+    program, the kernel's entry path and its routines then share one ITLB and DTLB. The
+    steady null call is the same 202 instructions as on a backend with BATs (no routine
+    runs in the loop), and no TLB miss."""
+    from emu.kernel.entry import ELF_BASE, LAT_SYSCALL_NULL, Entry
+    runs = []
+    for backend_bats in (True, False):
+        e = Entry(d.kernel("604", flush="context", bats=backend_bats), bats=False)
+        p = e.spawn(LAT_SYSCALL_NULL)
+        e.run(p, ELF_BASE, 1)
+        a, b = e.run(p, ELF_BASE, 10), e.run(p, ELF_BASE, 20)
+        runs.append(((b.instructions - a.instructions) / 10, (b.cycles - a.cycles) / 10,
+                     d.tlb_misses(b.events)))
+    assert runs[1] == runs[0] and runs[0][0] == 202 and runs[0][2] == 0
