@@ -305,3 +305,19 @@ def test_both_kernels_at_once_give_the_same_profiles_and_facts_without_the_kerne
     k = profiles["original"].machine_kernel
     assert profiles["original"].facts["writeback_lag"] == \
         k.pool_pages - k.writeback_point(k.pool_pages)
+
+
+def test_the_mails_journal_by_hand():
+    # 229.76 s over 5 s: 45.952 commits; 190 buffers a commit: 192 log blocks; 8192 - 2372
+    # = 5820 blocks before a journal_start must checkpoint: 5820 / 192 = 30.3125 commits,
+    # so 45.952 / 30.3125 checkpoints a run; the last 30 s of commits on the lists: 6
+    j = y.mail_journal(190)
+    assert j["commits"] == pytest.approx(45.952)
+    assert j["log_blocks_per_commit"] == 192
+    assert j["commits_per_checkpoint"] == pytest.approx(30.3125)
+    assert j["checkpoints"] == pytest.approx(45.952 / 30.3125)
+    assert j["checkpoint_transactions"] == 6
+    assert j["commit_writes"] == y.commit_writes()
+    # a 32768-block log: 32768 - 9394 = 23374 blocks, 121.74 commits
+    assert y.mail_journal(190, log_blocks=32768)["commits_per_checkpoint"] == \
+        pytest.approx(23374 / 192)

@@ -350,6 +350,33 @@ def commit_writes():
     return round(ext3model.COMMIT_INTERVAL_S * CLOCK_HZ / write_period())
 
 
+#: how long a dirty page or buffer stays dirty before writeback writes it back
+#: (mm/page-writeback.c 83 of 2.6.12.1: dirty_expire_centisecs, 30 s)
+DIRTY_EXPIRE_S = 30
+
+
+def mail_journal(meta_per_commit, label="original", log_blocks=ext3model.LOG_BLOCKS):
+    """kjournald's work in the mail's run of ``label``'s kernel, from its elapsed time and
+    2.6.12's rules, for a commit of ``meta_per_commit`` metadata buffers (the model's
+    count for the mail's interval: WriteProfile.facts["meta_per_commit"]): the commits
+    (each the commit timer's expiry waking kjournald, every COMMIT_INTERVAL_S: nothing
+    else starts one, see the chapter), the writes per CPU in each, the log blocks a commit
+    writes, the commits a log of ``log_blocks`` holds before a journal_start must
+    checkpoint (ext3model.checkpoint_below, no commit under way), and so the checkpoints
+    (log_do_checkpoint) per run in a steady state; and the committed transactions on the
+    checkpoint lists when a commit starts (__journal_clean_checkpoint_list walks them),
+    those of the last DIRTY_EXPIRE_S, whose buffers writeback has not yet written back."""
+    runs = data.load("yoshioka2005_iozone").set_index("kernel")
+    elapsed = float(runs.loc[label, "elapsed_s"])
+    interval = ext3model.COMMIT_INTERVAL_S
+    blocks = ext3model.log_blocks_per_commit(meta_per_commit)
+    room = log_blocks - ext3model.checkpoint_below(log_blocks)
+    commits = elapsed / interval
+    return {"elapsed_s": elapsed, "commits": commits, "commit_writes": commit_writes(),
+            "log_blocks_per_commit": blocks, "commits_per_checkpoint": room / blocks,
+            "checkpoints": commits * blocks / room,
+            "checkpoint_transactions": DIRTY_EXPIRE_S // interval}
+
 def published_listing(metric, kernel):
     """The paper's listing of ``metric`` for ``kernel`` ("original"/"optimized"): symbol,
     samples, percent."""

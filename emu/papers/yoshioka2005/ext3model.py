@@ -114,7 +114,7 @@ ROUTINES = ("x86/spinlock_2612.S", "x86/jbd_2612.S", "x86/buffer_2612.S",
             "x86/ext3_2612.S", "x86/mm_2612.S", "x86/vfs_2612.S", "x86/iozone_write.S",
             "x86/idle_2612.S", "x86/writeback_2612.S", "x86/commit_2612.S",
             "x86/block_2612.S", "x86/scsi_2612.S", "x86/commit_meta_2612.S",
-            "x86/timer_2612.S")
+            "x86/timer_2612.S", "x86/checkpoint_2612.S")
 
 LEFT_OUT = (
     "kmap_atomic of a highmem page (a PTE write and invlpg per page; the x86 model has no MMU)",
@@ -179,7 +179,8 @@ TRANSACTION_SIZE = 84
 J = dict(FLAGS=0, ERRNO=4, STATE_LOCK=20, BARRIER_COUNT=24, RUNNING=48, COMMITTING=52,
          WAIT_UPDATES=120, HEAD=152, TAIL=156, FREE=160, FIRST=164, LAST=168, DEV=172,
          LIST_LOCK=192, UUID=216, MAX_BUFFERS=236, COMMIT_INTERVAL=240,
-         CHECKPOINT_TRANSACTIONS=56, WAIT_TRANSACTION_LOCKED=60, WAIT_DONE_COMMIT=84,
+         CHECKPOINT_TRANSACTIONS=56, WAIT_TRANSACTION_LOCKED=60, WAIT_LOGSPACE=72,
+         WAIT_DONE_COMMIT=84,                # include/linux/jbd.h 669-675
          TRANSACTION_SEQUENCE=204, COMMIT_SEQUENCE=208,
          COMMIT_TIMER=244,            # j_commit_timer: a struct timer_list *
          REVOKE=272, REVOKE_TABLE=276,    # j_revoke, j_revoke_table[2]
@@ -428,6 +429,55 @@ REQUEST_PAGES = ("yoshioka2005:disk.request_pages", 128, 31, 128,
 #: after the driver takes it
 MAIL_WRITERS = 4
 
+
+#: the log's blocks (fs/jbd/commit.c's phase 3, include/linux/jbd.h of 2.6.12.1):
+#: sizeof(journal_header_t), sizeof(journal_block_tag_t), the UUID after a descriptor's
+#: first tag
+JOURNAL_HEADER, BLOCK_TAG, TAG_UUID = 12, 8, 16
+#: __log_space_left (fs/jbd/journal.c 425): log blocks held back for control blocks
+MIN_LOG_RESERVED_BLOCKS = 32
+
+
+def tags_per_descriptor(blocksize=PAGE):
+    """Metadata buffers one descriptor block lists (commit.c 494-575 of 2.6.12.1): it
+    starts with ``space_left = b_size - header`` (495) and the descriptor in wbuf (499);
+    each buffer takes a tag (561), the first 16 bytes more for the UUID (566); the batch is
+    written when wbuf holds j_wbufsize buffers (blocksize / tag, journal.c 741-742) or
+    ``space_left < tag + 16`` (573-575)."""
+    space, bufs = blocksize - JOURNAL_HEADER, 1
+    while True:
+        space -= BLOCK_TAG + (TAG_UUID if bufs == 1 else 0)
+        bufs += 1
+        if bufs == blocksize // BLOCK_TAG or space < BLOCK_TAG + 16:
+            return bufs - 1
+
+
+def log_blocks_per_commit(buffers):
+    """Log blocks a commit of ``buffers`` metadata buffers writes: a copy of each, a
+    descriptor block for each tags_per_descriptor() of them, and the commit block."""
+    if buffers <= 0:
+        raise ValueError("a commit logs one metadata buffer at least")
+    return buffers + -(-buffers // tags_per_descriptor()) + 1
+
+
+def log_space_left(free):
+    """__log_space_left (fs/jbd/journal.c 414-433 of 2.6.12.1): the free log blocks, less
+    MIN_LOG_RESERVED_BLOCKS, less an eighth for descriptor blocks."""
+    left = free - MIN_LOG_RESERVED_BLOCKS
+    return 0 if left <= 0 else left - (left >> 3)
+
+
+def checkpoint_below(log_blocks=LOG_BLOCKS, committing_credits=0):
+    """The fewest free log blocks at which a journal_start goes on without a checkpoint:
+    below it start_this_handle waits in __log_wait_for_space, which runs log_do_checkpoint
+    (fs/jbd/transaction.c 210-213, checkpoint.c 78-98), when __log_space_left is less than
+    jbd_space_needed (include/linux/jbd.h 1045-1052): j_max_transaction_buffers (j_maxlen /
+    4, journal.c 850) plus a committing transaction's t_outstanding_credits."""
+    needed = log_blocks // 4 + committing_credits
+    free = needed
+    while log_space_left(free) < needed:
+        free += 1
+    return free
 
 def request_pages():
     """REQUEST_PAGES as the model takes it."""
@@ -784,7 +834,7 @@ class Kernel:
         self._build_caches(LATE_CACHES)
         j = self.journal
         self._word(j + J["TRANSACTION_SEQUENCE"], 2)
-        for name in ("WAIT_TRANSACTION_LOCKED", "WAIT_DONE_COMMIT"):
+        for name in ("WAIT_TRANSACTION_LOCKED", "WAIT_LOGSPACE", "WAIT_DONE_COMMIT"):
             queue = j + J[name]
             self._poke(queue, _words(SPIN_FREE, queue + 4, queue + 4))
         self._build_timers()
