@@ -321,3 +321,18 @@ def test_the_logs_arithmetic_by_hand():
     assert e.checkpoint_below() == 2372
     # with a commit of 190 credits under way: 2238 needed, 2589 - 32 = 2557 - 319 = 2238
     assert e.checkpoint_below(committing_credits=190) == 2589
+
+
+def test_a_whole_commit_runs_its_parts_once_and_walks_its_own_buffers():
+    # the four buffers of the first four writes: logged, 8 data turns (the phase-8 test
+    # above), phase 8, then the walk finds the four still dirty and releases none (a cold
+    # walk misses the L3); the cycles of each part are its Run's
+    k = _logged_kernel()
+    out = k.whole_commit()
+    assert (out["buffers"], out["turns"]) == (4, 8)
+    assert k.commit_ended and out["commit_end"] == k.commit_end_run.cycles
+    assert out["del_timer_sync"] == k.del_timer_cycles
+    assert len(_checkpoint_list(k, k.transaction)) == 4
+    assert out["clean_cold"] > out["clean"] > 0
+    assert out["clean_l3_misses"] == 0 < out["clean_cold_l3_misses"]
+    assert all(out[p] > 0 for p in ("lock_down", "metadata", "data", "commit_end"))

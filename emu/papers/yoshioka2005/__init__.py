@@ -361,21 +361,56 @@ def mail_journal(meta_per_commit, label="original", log_blocks=ext3model.LOG_BLO
     count for the mail's interval: WriteProfile.facts["meta_per_commit"]): the commits
     (each the commit timer's expiry waking kjournald, every COMMIT_INTERVAL_S: nothing
     else starts one, see the chapter), the writes per CPU in each, the log blocks a commit
-    writes, the commits a log of ``log_blocks`` holds before a journal_start must
-    checkpoint (ext3model.checkpoint_below, no commit under way), and so the checkpoints
-    (log_do_checkpoint) per run in a steady state; and the committed transactions on the
-    checkpoint lists when a commit starts (__journal_clean_checkpoint_list walks them),
-    those of the last DIRTY_EXPIRE_S, whose buffers writeback has not yet written back."""
+    writes, the committed transactions on the checkpoint lists when a commit starts
+    (__journal_clean_checkpoint_list walks them): at most those of the last
+    DIRTY_EXPIRE_S, whose buffers writeback may not have written back yet (older ones it
+    has, and the walk dropped them); the commits a log of ``log_blocks`` holds before a
+    journal_start must checkpoint (ext3model.checkpoint_below, no commit under way), and
+    the checkpoints (log_do_checkpoint) per run in a steady state: each frees the log
+    but for the transactions still on the lists (cleanup_journal_tail, checkpoint.c
+    395-451 of 2.6.12.1), without writing a buffer back itself when it freed any (296-299),
+    so the log fills again after (room - those transactions' blocks) / a commit's."""
     runs = data.load("yoshioka2005_iozone").set_index("kernel")
     elapsed = float(runs.loc[label, "elapsed_s"])
     interval = ext3model.COMMIT_INTERVAL_S
     blocks = ext3model.log_blocks_per_commit(meta_per_commit)
-    room = log_blocks - ext3model.checkpoint_below(log_blocks)
+    pinned = DIRTY_EXPIRE_S // interval
+    room = log_blocks - ext3model.checkpoint_below(log_blocks) - pinned * blocks
     commits = elapsed / interval
     return {"elapsed_s": elapsed, "commits": commits, "commit_writes": commit_writes(),
-            "log_blocks_per_commit": blocks, "commits_per_checkpoint": room / blocks,
-            "checkpoints": commits * blocks / room,
-            "checkpoint_transactions": DIRTY_EXPIRE_S // interval}
+            "log_blocks_per_commit": blocks, "checkpoint_transactions": pinned,
+            "commits_per_checkpoint": room / blocks, "checkpoints": commits * blocks / room}
+
+def commit_costs(kernel="2.6.12", cpus=4, writes=50):
+    """The parts of one whole commit as the model runs them (ext3model.Kernel.whole_commit)
+    after ``writes`` back-to-back writes per CPU on a fresh ``kernel`` of ``cpus`` CPUs:
+    {part: cycles} and the counts."""
+    k = ext3model.Kernel(kernel, cpus=cpus, max_records=writes + 16)
+    k.write_records(writes)
+    return k.whole_commit()
+
+
+def commit_once_per_write(profile, costs):
+    """The commit's once-a-commit work in the mail's run, spread over the writes of its
+    interval, beside ``profile``'s rest of the kernel (a paced WriteProfile: its facts give
+    the buffers a commit logs at the mail's interval): del_timer_sync, the lock-down and
+    phase 8 as ``costs`` (commit_costs) measured them, and the walk of the checkpoint lists
+    at the commit's start over the buffers of mail_journal's "checkpoint_transactions"
+    commits, each at the cold walk's cycles and L3 misses per buffer (its fixed part
+    included: an upper bound). Returns the walk's buffers, cycles a commit, and cycles and
+    L3 misses a write with their shares (%) of the profile's rest per write."""
+    buffers = profile.facts["meta_per_commit"]
+    journal = mail_journal(buffers)
+    walked = journal["checkpoint_transactions"] * buffers
+    walk = costs["clean_cold"] / costs["buffers"] * walked
+    once = costs["del_timer_sync"] + costs["lock_down"] + costs["commit_end"] + walk
+    writes = journal["commit_writes"] * profile.cpus
+    misses = costs["clean_cold_l3_misses"] / costs["buffers"] * walked / writes
+    rest = profile.per_write("cycles", "other")
+    rest_misses = profile.per_write("l3_misses", "other")
+    return {"walked": walked, "cycles_per_commit": once, "cycles_per_write": once / writes,
+            "cycles_share": 100 * once / writes / rest, "l3_misses_per_write": misses,
+            "l3_share": 100 * misses / rest_misses}
 
 def published_listing(metric, kernel):
     """The paper's listing of ``metric`` for ``kernel`` ("original"/"optimized"): symbol,
