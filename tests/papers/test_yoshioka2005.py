@@ -323,24 +323,43 @@ def test_the_mails_journal_by_hand():
         pytest.approx(22222 / 192)
 
 
-def test_the_commits_once_a_commit_work_per_write_by_hand():
-    # 190 buffers a commit: 6 x 190 = 1140 walked at 800 cycles and 3 misses a buffer (the
-    # cold walk of 10: 8000 cycles, 30 misses), 912,000 cycles and 3420 misses; plus
-    # 3000 + 9000 + 1000 = 925,000 cycles a commit, over 44,568 x 4 = 178,272 writes
-    class Profile:
-        cpus, facts = 4, {"meta_per_commit": 190}
 
-        def per_write(self, metric, part):
-            assert part == "other"
-            return {"cycles": 40_000.0, "l3_misses": 2.0}[metric]
+def test_a_paced_profile_counts_its_share_of_the_commits_once_a_commit_work():
+    # a run of 250 writes per CPU is 250 / 44,568 of a commit interval: that share of a
+    # commit's once-a-commit events joins the run's, in the rest of the kernel
+    class Sampled:
+        run = None
 
-    costs = {"del_timer_sync": 3000, "lock_down": 9000, "commit_end": 1000,
-             "clean_cold": 8000, "clean_cold_l3_misses": 30, "buffers": 10}
-    out = y.commit_once_per_write(Profile(), costs)
-    writes = y.commit_writes() * 4
-    assert writes == 178_272
-    assert out["walked"] == 1140 and out["cycles_per_commit"] == pytest.approx(925_000)
-    assert out["cycles_per_write"] == pytest.approx(925_000 / writes)
-    assert out["cycles_share"] == pytest.approx(100 * 925_000 / writes / 40_000)
-    assert out["l3_misses_per_write"] == pytest.approx(3420 / writes)
-    assert out["l3_share"] == pytest.approx(100 * 3420 / writes / 2.0)
+        def by_symbol(self):
+            return pd.DataFrame({"symbol": ["__copy_from_user_ll", "journal_stop"],
+                                 "samples": [30, 10], "cycles": [30_000, 10_000]})
+
+    once = {"cycles": 1_000_000.0, "l3_misses": 4000.0}
+    p = y.WriteProfile("2.6.12", 4, 250, {"cycles": Sampled(), "l3_misses": Sampled()},
+                       None, period=1000, once=once)
+    share = 250 / 44_568
+    assert y.commit_writes() == 44_568
+    assert p.commit_share("cycles") == pytest.approx(1e6 * share)
+    assert p.events("cycles") == pytest.approx(40_000 + 1e6 * share)
+    assert p.copy_events("cycles") == 30_000
+    assert p.other_events("cycles") == pytest.approx(10_000 + 1e6 * share)
+    assert p.events("l3_misses") == pytest.approx(40 + 4000 * share)     # sampled every 1
+    assert p.commit_share("references") == 0
+    back_to_back = y.WriteProfile("2.6.12", 4, 250, {"cycles": Sampled()}, None)
+    assert back_to_back.events("cycles") == 40_000
+
+
+def test_the_commits_once_a_commit_events_spread_the_cold_walk_over_the_mails_buffers():
+    # one CPU, 49 buffers a commit: 6 commits' 294 buffers walked, each at the events of
+    # the model's cold walk of its own 4 (a whole number of them, times 294 / 4 = 73.5),
+    # plus the timer's, the lock-down's and phase 8's cycles; a walk from cold caches
+    # costs more than the one right after the commit
+    once = y.commit_once_events("2.6.12", 1, 49)
+    parts = once["parts"]
+    assert (parts["buffers"], once["walked"]) == (4, 294)
+    fixed = parts["del_timer_sync"] + parts["lock_down"] + parts["commit_end"]
+    walk = (once["cycles"] - fixed) / 73.5
+    assert walk == round(walk) and walk > parts["clean"]
+    for metric in ("references", "l3_misses"):
+        assert once[metric] / 73.5 == round(once[metric] / 73.5)
+    assert once["l3_misses"] > 0

@@ -131,6 +131,7 @@ class WriteProfile:
     machine_kernel: object
     period: int = 0         # paced: a write every ``period`` cycles per CPU (0: back to back)
     facts: dict = field(default_factory=dict)       # kernel_facts(machine_kernel)
+    once: dict = field(default_factory=dict)        # paced: commit_once_events, per counter
 
     def __getstate__(self):
         # a Machine does not cross processes; the profile's own numbers do
@@ -153,8 +154,15 @@ class WriteProfile:
         return df[["symbol", "app", "samples", "percent", "events"]].reset_index(drop=True)
 
     def events(self, metric):
-        """Events (or cycles) of the whole run."""
-        return int(self.listing(metric)["events"].sum())
+        """Events (or cycles) of the whole run, the commit's once-a-commit share with them
+        (commit_share)."""
+        return int(self.listing(metric)["events"].sum()) + self.commit_share(metric)
+
+    def commit_share(self, metric):
+        """The commit's once-a-commit events in the mail's run (``once``: commit_once_events)
+        that fall to this run: one commit in each commit_writes() writes of every CPU, so
+        ``records / commit_writes()`` of one (0 for a run without them: back to back)."""
+        return self.once.get(metric, 0.0) * self.records / commit_writes()
 
     def copy_events(self, metric):
         """Events (or cycles) in the copy: COPY_SYMBOLS."""
@@ -204,7 +212,7 @@ class WriteProfile:
         and (paced) writeback's in the pauses and the idle loop's."""
         run = self.sampled["cycles"].run
         busy = sum(run.busy) if hasattr(run, "busy") else sum(r.cycles for r in self._runs())
-        return busy / (self.records * self.cpus)
+        return (busy + self.commit_share("cycles")) / (self.records * self.cpus)
 
     def busy_percent(self):
         """The CPUs' busy time in the profiled cycles run, % of the time it took (paced
@@ -292,7 +300,9 @@ def write_profile(kernel, records=1000, warm=2000, cpus=1, counters=tuple(COUNTE
                                    event=c.event, limit=limit)
         k.written += records
         sampled[metric] = run
-    return WriteProfile(kernel, cpus, records, sampled, k, period, kernel_facts(k))
+    once = (commit_once_events(kernel, cpus, k.meta_per_commit,
+                               profile=options.get("profile", "pentium4")) if paced else {})
+    return WriteProfile(kernel, cpus, records, sampled, k, period, kernel_facts(k), once)
 
 
 def kernel_facts(k):
@@ -381,36 +391,36 @@ def mail_journal(meta_per_commit, label="original", log_blocks=ext3model.LOG_BLO
             "log_blocks_per_commit": blocks, "checkpoint_transactions": pinned,
             "commits_per_checkpoint": room / blocks, "checkpoints": commits * blocks / room}
 
-def commit_costs(kernel="2.6.12", cpus=4, writes=50):
-    """The parts of one whole commit as the model runs them (ext3model.Kernel.whole_commit)
-    after ``writes`` back-to-back writes per CPU on a fresh ``kernel`` of ``cpus`` CPUs:
-    {part: cycles} and the counts."""
-    k = ext3model.Kernel(kernel, cpus=cpus, max_records=writes + 16)
+#: writes per CPU before the whole commit that commit_once_events measures
+ONCE_WRITES = 4
+
+
+def commit_once_events(kernel, cpus, meta_per_commit, profile="pentium4", writes=ONCE_WRITES):
+    """One commit's once-a-commit work in the mail's run, by counter (COUNTERS' events):
+    a whole commit as guest code (ext3model.Kernel.whole_commit on a fresh ``kernel`` of
+    ``cpus`` CPUs after ``writes`` writes each), its del_timer_sync, lock-down and phase 8
+    (their cycles; their few events are left out), and the walk of the checkpoint lists at
+    the next commit's start at the mail's size: mail_journal's "checkpoint_transactions"
+    commits of ``meta_per_commit`` buffers each, none written back, at the events per
+    buffer of the model's walk of its own commit's buffers from cold caches (profiled per
+    counter, as the write runs are; its fixed part spread over them: an upper bound). The
+    per-buffer parts of a commit (each buffer's log write, the data loop) are in the paced
+    runs already."""
+    k = ext3model.Kernel(kernel, cpus=cpus, max_records=writes + 16, profile=profile)
     k.write_records(writes)
-    return k.whole_commit()
-
-
-def commit_once_per_write(profile, costs):
-    """The commit's once-a-commit work in the mail's run, spread over the writes of its
-    interval, beside ``profile``'s rest of the kernel (a paced WriteProfile: its facts give
-    the buffers a commit logs at the mail's interval): del_timer_sync, the lock-down and
-    phase 8 as ``costs`` (commit_costs) measured them, and the walk of the checkpoint lists
-    at the commit's start over the buffers of mail_journal's "checkpoint_transactions"
-    commits, each at the cold walk's cycles and L3 misses per buffer (its fixed part
-    included: an upper bound). Returns the walk's buffers, cycles a commit, and cycles and
-    L3 misses a write with their shares (%) of the profile's rest per write."""
-    buffers = profile.facts["meta_per_commit"]
-    journal = mail_journal(buffers)
-    walked = journal["checkpoint_transactions"] * buffers
-    walk = costs["clean_cold"] / costs["buffers"] * walked
-    once = costs["del_timer_sync"] + costs["lock_down"] + costs["commit_end"] + walk
-    writes = journal["commit_writes"] * profile.cpus
-    misses = costs["clean_cold_l3_misses"] / costs["buffers"] * walked / writes
-    rest = profile.per_write("cycles", "other")
-    rest_misses = profile.per_write("l3_misses", "other")
-    return {"walked": walked, "cycles_per_commit": once, "cycles_per_write": once / writes,
-            "cycles_share": 100 * once / writes / rest, "l3_misses_per_write": misses,
-            "l3_share": 100 * misses / rest_misses}
+    parts = k.whole_commit()
+    walked = mail_journal(meta_per_commit)["checkpoint_transactions"] * meta_per_commit
+    out = {}
+    for metric, c in COUNTERS.items():
+        walk = profile_call(k.machine, "__journal_clean_checkpoint_list", k.journal,
+                            every=c.every, event=c.event, cold=True)
+        df = walk.by_symbol()
+        events = float(df["cycles"].sum() if metric == "cycles" else
+                       df["samples"].sum() * c.every)
+        fixed = (parts["del_timer_sync"] + parts["lock_down"] + parts["commit_end"]
+                 if metric == "cycles" else 0)
+        out[metric] = fixed + events / parts["buffers"] * walked
+    return {**out, "parts": parts, "walked": walked}
 
 def published_listing(metric, kernel):
     """The paper's listing of ``metric`` for ``kernel`` ("original"/"optimized"): symbol,
