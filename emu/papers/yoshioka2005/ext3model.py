@@ -121,13 +121,14 @@ LEFT_OUT = (
     ("of kjournald's commit (paced writes only: one commit, started in kjournald's first "
      "pause (Kernel.commit_pending), its data loop a turn per page written, its metadata a "
      "buffer at a time at the pace a 5 s interval's writes dirty it, not after its data as "
-     "2.6.12's phases order them): its end, in no run (the commit block after its last "
-     "buffer, then phase 8 once its data list is empty: journal_commit_end, tested; the runs "
-     "end first), the next commit 5 s on, the commit timer firing (add_timer and "
-     "del_timer_sync run), a commit forced by the log's space or the transaction's size "
-     "(neither runs short in runs this long), the checkpoint's write-back (log_do_checkpoint: a buffer leaving the "
-     "journal is marked dirty, but the model's metadata pages belong to no mapping, so only "
-     "their dirty bit is set and no writeback reaches them)"),
+     "2.6.12's phases order them): its end and the next commit's start, in no paced run "
+     "(a whole commit runs on its own, Kernel.whole_commit, and the scored runs take their "
+     "share of its once-a-commit work: yoshioka2005.commit_once_events), the commit timer "
+     "firing (run_timer_softirq, commit_timeout's wake_up_process; add_timer and "
+     "del_timer_sync run), a checkpoint forced by the log's space (none in runs this long, "
+     "some in the mail's: yoshioka2005.mail_journal), the metadata's write-back "
+     "(a buffer leaving the journal is marked dirty, but the model's metadata pages belong "
+     "to no mapping, so only their dirty bit is set and no writeback reaches them)"),
     ("the disk's own timing: its driver takes a request when it can grow no more "
      "(REQUEST_PAGES, an estimate) and its interrupt ends it a quarter of that many writes "
      "later (the mail's rate); kjournald's own writes end at once, on its CPU"),
