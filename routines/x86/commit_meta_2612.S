@@ -54,8 +54,8 @@
  * its open handles are waited for (t_updates to 0 under t_handle_lock; the schedule() on
  * j_wait_updates is the model's CPU waiting, both locks released, as start_this_handle's
  * wait), its t_reserved_list found empty (each of the runs' handles dirties what it
- * reserved), the checkpoint list cleaned (checkpoint.c 468-475: the model links no
- * transaction on j_checkpoint_transactions, so the walk ends at once), the revoke table
+ * reserved), the checkpoint lists cleaned (commit.c 278-280: __journal_clean_checkpoint_list,
+ * checkpoint_2612.S, which ends at once when no transaction is on them), the revoke table
  * switched (revoke.c 480-491: the other table's 256 hash heads emptied), and the
  * transaction made the committing one (T_FLUSH, j_running_transaction NULL: the next
  * journal_start makes a new running transaction, t_log_start = j_head), the waiters on
@@ -102,11 +102,12 @@ journal_lock_down:
         ja      9f
         cmpl    $0, T_RESERVED(%ebx)        # t_reserved_list: empty in the runs
         jne     9f
-        leal    J_LIST_LOCK(%esi), %eax     # __journal_clean_checkpoint_list
+        leal    J_LIST_LOCK(%esi), %eax     # under j_list_lock,
         pushl   %eax
         call    _spin_lock
-        cmpl    $0, J_CHECKPOINT_TRANSACTIONS(%esi)
-        jne     9f                          # none linked in the model
+        pushl   %esi                        # __journal_clean_checkpoint_list
+        call    __journal_clean_checkpoint_list     # (checkpoint_2612.S)
+        addl    $4, %esp
         call    _spin_unlock
         addl    $4, %esp
         movl    J_REVOKE(%esi), %eax        # journal_switch_revoke_table

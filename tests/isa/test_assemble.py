@@ -557,3 +557,29 @@ def test_a_chain_of_alignments_settles_in_a_few_passes(monkeypatch):
     program = asm.assemble("\n".join(lines + ["end:", "    ret"]) + "\n", "x86", 0x10000)
     assert {k: program.symbols[k] for k in expected} == expected
     assert len(program.code) == address + 1 and len(passes) <= 4
+
+
+def _symbol_at_by_scan(program, address):
+    """symbol_at as a scan of every symbol: the first defined of those nearest below."""
+    best = None
+    for name, value in program.symbols.items():
+        if name.startswith(".L") or value > address:
+            continue
+        if best is None or value > program.symbols[best]:
+            best = name
+    return best
+
+
+def test_symbol_at_names_the_first_symbol_at_or_below_the_address():
+    # two names at 0x1000 (first and alias: the first defined), a .L label skipped, a
+    # gap of padding after third; below the base nothing
+    src = ("first:\nalias:\n  nop\n  nop\n.Lskip:\n  nop\nsecond:\n  ret\nthird:\n"
+           "  .space 8, 0x90\nfourth:\n  nop\n")
+    p = assemble(src, "x86", 0x1000)
+    assert [p.symbol_at(a) for a in (0x1000, 0x1002, 0x1003, 0x1004, 0x100b, 0x100c)] == \
+        ["first", "first", "second", "third", "third", "fourth"]
+    assert p.symbol_at(0xFFF) is None
+    for address in range(0xFF0, 0x1020):
+        assert p.symbol_at(address) == _symbol_at_by_scan(p, address)
+    p.symbols["late"] = 0x1001          # a symbol added after a look-up is seen
+    assert p.symbol_at(0x1001) == "late"

@@ -223,3 +223,116 @@ def test_a_commit_ends_once_its_data_and_metadata_are_out_and_goes_on_the_checkp
     k.write_records(1)
     assert k.running() not in (0, t)
     k.check()
+
+
+def _checkpoint_list(k, t):
+    """The journal heads on transaction ``t``'s checkpoint list, in order."""
+    head, out = k._read(t + e.T["CHECKPOINT"]), []
+    jh = head
+    while jh and (not out or jh != head):
+        out.append(jh)
+        jh = k._read(jh + e.JH["CPNEXT"])
+    return out
+
+
+def test_the_next_commit_releases_the_written_back_checkpoint_buffers_and_drops_the_transaction():
+    # checkpoint.c 468-508 of 2.6.12.1, as the phase-8 test above leaves the journal: the
+    # finished transaction alone on j_checkpoint_transactions with its four buffers, each
+    # dirty (phase 7's __journal_refile_buffer -> __journal_temp_unlink_buffer marks a
+    # buffer leaving the journal dirty), so none is released (__try_to_free_cp_buf 58: not
+    # written back). Two written back (the dirty bit cleared, as the end of their write
+    # leaves them) are released: off the list (__buffer_unlink), their journal heads gone
+    # (b_private NULL, BH_JBD clear) and the journal's reference on each dropped (b_count
+    # - 1); then the last two, and the transaction, with no checkpointed buffer left, is
+    # dropped (610-637): the ring empty, the transaction back in kmalloc's size-128 cache
+    # (the CPU's array: one more object, the transaction on top)
+    k = _logged_kernel()
+    k.lock_down()
+    k.meta_per_commit = 100
+    t, j = k.transaction, k.journal
+    for _ in range(4):
+        k._commit_metadata(_Here(k), 0)
+    while not k.commit_ended:
+        k._commit(_Here(k), 0)
+
+    def clean():
+        return k.machine.call("__journal_clean_checkpoint_list", j).return_value
+
+    jhs = _checkpoint_list(k, t)
+    bhs = [k._read(jh + e.JH["BH"]) for jh in jhs]
+    dirty = 1 << e.BH_BITS["Dirty"]
+    assert len(jhs) == 4 and all(k._read(bh + e.BH["STATE"]) & dirty for bh in bhs)
+    assert clean() == 0 and _checkpoint_list(k, t) == jhs
+    counts = [k._read(bh + e.BH["COUNT"]) for bh in bhs]
+    for bh in bhs[:2]:
+        k._word(bh + e.BH["STATE"], k._read(bh + e.BH["STATE"]) & ~dirty)
+    assert clean() == 2 and _checkpoint_list(k, t) == jhs[2:]
+    for bh, count in zip(bhs[:2], counts):
+        assert k._read(bh + e.BH["PRIVATE"]) == 0
+        assert not k._read(bh + e.BH["STATE"]) & (1 << e.BH_BITS["JBD"])
+        assert k._read(bh + e.BH["COUNT"]) == count - 1
+    assert k._read(j + e.J["CHECKPOINT_TRANSACTIONS"]) == t
+    ac = k._read(k._read(k.sym["size128_cache"]) + e.KC["ARRAY"])
+    avail = k._read(ac + e.AC["AVAIL"])
+    for bh in bhs[2:]:
+        k._word(bh + e.BH["STATE"], k._read(bh + e.BH["STATE"]) & ~dirty)
+    assert clean() == 2 and k._read(t + e.T["CHECKPOINT"]) == 0
+    assert k._read(j + e.J["CHECKPOINT_TRANSACTIONS"]) == 0
+    assert k._read(ac + e.AC["AVAIL"]) == avail + 1
+    assert k._read(ac + e.AC["ENTRY"] + 4 * avail) == t
+    assert clean() == 0                                     # nothing on the ring
+
+
+def test_a_buffer_another_cpu_holds_is_passed_by():
+    # jbd_trylock_bh_state fails on a buffer whose state lock is held (checkpoint.c 493):
+    # the walk goes on to the next, and the held one stays on the list, dirty or not
+    k = _logged_kernel()
+    k.lock_down()
+    k.meta_per_commit = 100
+    t, j = k.transaction, k.journal
+    for _ in range(4):
+        k._commit_metadata(_Here(k), 0)
+    while not k.commit_ended:
+        k._commit(_Here(k), 0)
+    jhs = _checkpoint_list(k, t)
+    bhs = [k._read(jh + e.JH["BH"]) for jh in jhs]
+    for bh in bhs:
+        k._word(bh + e.BH["STATE"], k._read(bh + e.BH["STATE"]) & ~(1 << e.BH_BITS["Dirty"]))
+    held = bhs[1]
+    k._word(held + e.BH["STATE"], k._read(held + e.BH["STATE"]) | (1 << e.BH_BITS["State"]))
+    assert k.machine.call("__journal_clean_checkpoint_list", j).return_value == 3
+    assert _checkpoint_list(k, t) == [jhs[1]]
+    assert k._read(j + e.J["CHECKPOINT_TRANSACTIONS"]) == t
+
+
+def test_the_logs_arithmetic_by_hand():
+    # a descriptor of 4096 bytes: 4084 after its header; the first tag 8 + 16 (UUID) leaves
+    # 4060, each further one 8; full once fewer than 24 are left: 4060 - 8 x 505 = 20, so
+    # 506 tags (wbuf's 512 would allow 511)
+    assert e.tags_per_descriptor() == 506
+    assert e.log_blocks_per_commit(190) == 190 + 1 + 1
+    assert e.log_blocks_per_commit(506) == 508 and e.log_blocks_per_commit(507) == 510
+    with pytest.raises(ValueError):
+        e.log_blocks_per_commit(0)
+    # __log_space_left: 2372 free -> 2340 - (2340 >> 3 = 292) = 2048, j_maxlen / 4 of 8192:
+    # enough; 2371 -> 2339 - 292 = 2047: a checkpoint first
+    assert e.log_space_left(2372) == 2048 and e.log_space_left(2371) == 2047
+    assert e.log_space_left(32) == 0
+    assert e.checkpoint_below() == 2372
+    # with a commit of 190 credits under way: 2238 needed, 2589 - 32 = 2557 - 319 = 2238
+    assert e.checkpoint_below(committing_credits=190) == 2589
+
+
+def test_a_whole_commit_runs_its_parts_once_and_walks_its_own_buffers():
+    # the four buffers of the first four writes: logged, 8 data turns (the phase-8 test
+    # above), phase 8, then the walk finds the four still dirty and releases none (a cold
+    # walk misses the L3); the cycles of each part are its Run's
+    k = _logged_kernel()
+    out = k.whole_commit()
+    assert (out["buffers"], out["turns"]) == (4, 8)
+    assert k.commit_ended and out["commit_end"] == k.commit_end_run.cycles
+    assert out["del_timer_sync"] == k.del_timer_cycles
+    assert len(_checkpoint_list(k, k.transaction)) == 4
+    assert out["clean_cold"] > out["clean"] > 0
+    assert out["clean_l3_misses"] == 0 < out["clean_cold_l3_misses"]
+    assert all(out[p] > 0 for p in ("lock_down", "metadata", "data", "commit_end"))

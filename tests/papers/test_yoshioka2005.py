@@ -305,3 +305,61 @@ def test_both_kernels_at_once_give_the_same_profiles_and_facts_without_the_kerne
     k = profiles["original"].machine_kernel
     assert profiles["original"].facts["writeback_lag"] == \
         k.pool_pages - k.writeback_point(k.pool_pages)
+
+
+def test_the_mails_journal_by_hand():
+    # 229.76 s over 5 s: 45.952 commits; 190 buffers a commit: 192 log blocks; 8192 - 2372
+    # = 5820 blocks before a journal_start must checkpoint, less the 6 commits of the last
+    # 30 s a checkpoint cannot free (6 x 192 = 1152): 4668 / 192 = 24.3125 commits
+    j = y.mail_journal(190)
+    assert j["commits"] == pytest.approx(45.952)
+    assert j["log_blocks_per_commit"] == 192
+    assert j["checkpoint_transactions"] == 6
+    assert j["commits_per_checkpoint"] == pytest.approx(24.3125)
+    assert j["checkpoints"] == pytest.approx(45.952 / 24.3125)
+    assert j["commit_writes"] == y.commit_writes()
+    # a 32768-block log: 32768 - 9394 - 1152 = 22222 blocks, 115.74 commits
+    assert y.mail_journal(190, log_blocks=32768)["commits_per_checkpoint"] == \
+        pytest.approx(22222 / 192)
+
+
+
+def test_a_paced_profile_counts_its_share_of_the_commits_once_a_commit_work():
+    # a run of 250 writes per CPU is 250 / 44,568 of a commit interval: that share of a
+    # commit's once-a-commit events joins the run's, in the rest of the kernel
+    class Sampled:
+        run = None
+
+        def by_symbol(self):
+            return pd.DataFrame({"symbol": ["__copy_from_user_ll", "journal_stop"],
+                                 "samples": [30, 10], "cycles": [30_000, 10_000]})
+
+    once = {"cycles": 1_000_000.0, "l3_misses": 4000.0}
+    p = y.WriteProfile("2.6.12", 4, 250, {"cycles": Sampled(), "l3_misses": Sampled()},
+                       None, period=1000, once=once)
+    share = 250 / 44_568
+    assert y.commit_writes() == 44_568
+    assert p.commit_share("cycles") == pytest.approx(1e6 * share)
+    assert p.events("cycles") == pytest.approx(40_000 + 1e6 * share)
+    assert p.copy_events("cycles") == 30_000
+    assert p.other_events("cycles") == pytest.approx(10_000 + 1e6 * share)
+    assert p.events("l3_misses") == pytest.approx(40 + 4000 * share)     # sampled every 1
+    assert p.commit_share("references") == 0
+    back_to_back = y.WriteProfile("2.6.12", 4, 250, {"cycles": Sampled()}, None)
+    assert back_to_back.events("cycles") == 40_000
+
+
+def test_the_commits_once_a_commit_events_spread_the_cold_walk_over_the_mails_buffers():
+    # one CPU, 49 buffers a commit: 6 commits' 294 buffers walked, each at the events of
+    # the model's cold walk of its own 4 (a whole number of them, times 294 / 4 = 73.5),
+    # plus the timer's, the lock-down's and phase 8's cycles; a walk from cold caches
+    # costs more than the one right after the commit
+    once = y.commit_once_events("2.6.12", 1, 49)
+    parts = once["parts"]
+    assert (parts["buffers"], once["walked"]) == (4, 294)
+    fixed = parts["del_timer_sync"] + parts["lock_down"] + parts["commit_end"]
+    walk = (once["cycles"] - fixed) / 73.5
+    assert walk == round(walk) and walk > parts["clean"]
+    for metric in ("references", "l3_misses"):
+        assert once[metric] / 73.5 == round(once[metric] / 73.5)
+    assert once["l3_misses"] > 0

@@ -131,6 +131,7 @@ class WriteProfile:
     machine_kernel: object
     period: int = 0         # paced: a write every ``period`` cycles per CPU (0: back to back)
     facts: dict = field(default_factory=dict)       # kernel_facts(machine_kernel)
+    once: dict = field(default_factory=dict)        # paced: commit_once_events, per counter
 
     def __getstate__(self):
         # a Machine does not cross processes; the profile's own numbers do
@@ -153,8 +154,15 @@ class WriteProfile:
         return df[["symbol", "app", "samples", "percent", "events"]].reset_index(drop=True)
 
     def events(self, metric):
-        """Events (or cycles) of the whole run."""
-        return int(self.listing(metric)["events"].sum())
+        """Events (or cycles) of the whole run, the commit's once-a-commit share with them
+        (commit_share)."""
+        return int(self.listing(metric)["events"].sum()) + self.commit_share(metric)
+
+    def commit_share(self, metric):
+        """The commit's once-a-commit events in the mail's run (``once``: commit_once_events)
+        that fall to this run: one commit in each commit_writes() writes of every CPU, so
+        ``records / commit_writes()`` of one (0 for a run without them: back to back)."""
+        return self.once.get(metric, 0.0) * self.records / commit_writes()
 
     def copy_events(self, metric):
         """Events (or cycles) in the copy: COPY_SYMBOLS."""
@@ -204,7 +212,7 @@ class WriteProfile:
         and (paced) writeback's in the pauses and the idle loop's."""
         run = self.sampled["cycles"].run
         busy = sum(run.busy) if hasattr(run, "busy") else sum(r.cycles for r in self._runs())
-        return busy / (self.records * self.cpus)
+        return (busy + self.commit_share("cycles")) / (self.records * self.cpus)
 
     def busy_percent(self):
         """The CPUs' busy time in the profiled cycles run, % of the time it took (paced
@@ -292,7 +300,9 @@ def write_profile(kernel, records=1000, warm=2000, cpus=1, counters=tuple(COUNTE
                                    event=c.event, limit=limit)
         k.written += records
         sampled[metric] = run
-    return WriteProfile(kernel, cpus, records, sampled, k, period, kernel_facts(k))
+    once = (commit_once_events(kernel, cpus, k.meta_per_commit,
+                               profile=options.get("profile", "pentium4")) if paced else {})
+    return WriteProfile(kernel, cpus, records, sampled, k, period, kernel_facts(k), once)
 
 
 def kernel_facts(k):
@@ -349,6 +359,68 @@ def commit_writes():
     (ext3model.COMMIT_INTERVAL_S) at the clock, over write_period()."""
     return round(ext3model.COMMIT_INTERVAL_S * CLOCK_HZ / write_period())
 
+
+#: how long a dirty page or buffer stays dirty before writeback writes it back
+#: (mm/page-writeback.c 83 of 2.6.12.1: dirty_expire_centisecs, 30 s)
+DIRTY_EXPIRE_S = 30
+
+
+def mail_journal(meta_per_commit, label="original", log_blocks=ext3model.LOG_BLOCKS):
+    """kjournald's work in the mail's run of ``label``'s kernel, from its elapsed time and
+    2.6.12's rules, for a commit of ``meta_per_commit`` metadata buffers (the model's
+    count for the mail's interval: WriteProfile.facts["meta_per_commit"]): the commits
+    (each the commit timer's expiry waking kjournald, every COMMIT_INTERVAL_S: nothing
+    else starts one, see the chapter), the writes per CPU in each, the log blocks a commit
+    writes, the committed transactions on the checkpoint lists when a commit starts
+    (__journal_clean_checkpoint_list walks them): at most those of the last
+    DIRTY_EXPIRE_S, whose buffers writeback may not have written back yet (older ones it
+    has, and the walk dropped them); the commits a log of ``log_blocks`` holds before a
+    journal_start must checkpoint (ext3model.checkpoint_below, no commit under way), and
+    the checkpoints (log_do_checkpoint) per run in a steady state: each frees the log
+    but for the transactions still on the lists (cleanup_journal_tail, checkpoint.c
+    395-451 of 2.6.12.1), without writing a buffer back itself when it freed any (296-299),
+    so the log fills again after (room - those transactions' blocks) / a commit's."""
+    runs = data.load("yoshioka2005_iozone").set_index("kernel")
+    elapsed = float(runs.loc[label, "elapsed_s"])
+    interval = ext3model.COMMIT_INTERVAL_S
+    blocks = ext3model.log_blocks_per_commit(meta_per_commit)
+    pinned = DIRTY_EXPIRE_S // interval
+    room = log_blocks - ext3model.checkpoint_below(log_blocks) - pinned * blocks
+    commits = elapsed / interval
+    return {"elapsed_s": elapsed, "commits": commits, "commit_writes": commit_writes(),
+            "log_blocks_per_commit": blocks, "checkpoint_transactions": pinned,
+            "commits_per_checkpoint": room / blocks, "checkpoints": commits * blocks / room}
+
+#: writes per CPU before the whole commit that commit_once_events measures
+ONCE_WRITES = 4
+
+
+def commit_once_events(kernel, cpus, meta_per_commit, profile="pentium4", writes=ONCE_WRITES):
+    """One commit's once-a-commit work in the mail's run, by counter (COUNTERS' events):
+    a whole commit as guest code (ext3model.Kernel.whole_commit on a fresh ``kernel`` of
+    ``cpus`` CPUs after ``writes`` writes each), its del_timer_sync, lock-down and phase 8
+    (their cycles; their few events are left out), and the walk of the checkpoint lists at
+    the next commit's start at the mail's size: mail_journal's "checkpoint_transactions"
+    commits of ``meta_per_commit`` buffers each, none written back, at the events per
+    buffer of the model's walk of its own commit's buffers from cold caches (profiled per
+    counter, as the write runs are; its fixed part spread over them: an upper bound). The
+    per-buffer parts of a commit (each buffer's log write, the data loop) are in the paced
+    runs already."""
+    k = ext3model.Kernel(kernel, cpus=cpus, max_records=writes + 16, profile=profile)
+    k.write_records(writes)
+    parts = k.whole_commit()
+    walked = mail_journal(meta_per_commit)["checkpoint_transactions"] * meta_per_commit
+    out = {}
+    for metric, c in COUNTERS.items():
+        walk = profile_call(k.machine, "__journal_clean_checkpoint_list", k.journal,
+                            every=c.every, event=c.event, cold=True)
+        df = walk.by_symbol()
+        events = float(df["cycles"].sum() if metric == "cycles" else
+                       df["samples"].sum() * c.every)
+        fixed = (parts["del_timer_sync"] + parts["lock_down"] + parts["commit_end"]
+                 if metric == "cycles" else 0)
+        out[metric] = fixed + events / parts["buffers"] * walked
+    return {**out, "parts": parts, "walked": walked}
 
 def published_listing(metric, kernel):
     """The paper's listing of ``metric`` for ``kernel`` ("original"/"optimized"): symbol,

@@ -114,20 +114,21 @@ ROUTINES = ("x86/spinlock_2612.S", "x86/jbd_2612.S", "x86/buffer_2612.S",
             "x86/ext3_2612.S", "x86/mm_2612.S", "x86/vfs_2612.S", "x86/iozone_write.S",
             "x86/idle_2612.S", "x86/writeback_2612.S", "x86/commit_2612.S",
             "x86/block_2612.S", "x86/scsi_2612.S", "x86/commit_meta_2612.S",
-            "x86/timer_2612.S")
+            "x86/timer_2612.S", "x86/checkpoint_2612.S")
 
 LEFT_OUT = (
     "kmap_atomic of a highmem page (a PTE write and invlpg per page; the x86 model has no MMU)",
     ("of kjournald's commit (paced writes only: one commit, started in kjournald's first "
      "pause (Kernel.commit_pending), its data loop a turn per page written, its metadata a "
      "buffer at a time at the pace a 5 s interval's writes dirty it, not after its data as "
-     "2.6.12's phases order them): its end, in no run (the commit block after its last "
-     "buffer, then phase 8 once its data list is empty: journal_commit_end, tested; the runs "
-     "end first), the next commit 5 s on, the commit timer firing (add_timer and "
-     "del_timer_sync run), a commit forced by the log's space or the transaction's size "
-     "(neither runs short in runs this long), the checkpoint's write-back (log_do_checkpoint: a buffer leaving the "
-     "journal is marked dirty, but the model's metadata pages belong to no mapping, so only "
-     "their dirty bit is set and no writeback reaches them)"),
+     "2.6.12's phases order them): its end and the next commit's start, in no paced run "
+     "(a whole commit runs on its own, Kernel.whole_commit, and the scored runs take their "
+     "share of its once-a-commit work: yoshioka2005.commit_once_events), the commit timer "
+     "firing (run_timer_softirq, commit_timeout's wake_up_process; add_timer and "
+     "del_timer_sync run), a checkpoint forced by the log's space (none in runs this long, "
+     "some in the mail's: yoshioka2005.mail_journal), the metadata's write-back "
+     "(a buffer leaving the journal is marked dirty, but the model's metadata pages belong "
+     "to no mapping, so only their dirty bit is set and no writeback reaches them)"),
     ("the disk's own timing: its driver takes a request when it can grow no more "
      "(REQUEST_PAGES, an estimate) and its interrupt ends it a quarter of that many writes "
      "later (the mail's rate); kjournald's own writes end at once, on its CPU"),
@@ -179,7 +180,8 @@ TRANSACTION_SIZE = 84
 J = dict(FLAGS=0, ERRNO=4, STATE_LOCK=20, BARRIER_COUNT=24, RUNNING=48, COMMITTING=52,
          WAIT_UPDATES=120, HEAD=152, TAIL=156, FREE=160, FIRST=164, LAST=168, DEV=172,
          LIST_LOCK=192, UUID=216, MAX_BUFFERS=236, COMMIT_INTERVAL=240,
-         CHECKPOINT_TRANSACTIONS=56, WAIT_TRANSACTION_LOCKED=60, WAIT_DONE_COMMIT=84,
+         CHECKPOINT_TRANSACTIONS=56, WAIT_TRANSACTION_LOCKED=60, WAIT_LOGSPACE=72,
+         WAIT_DONE_COMMIT=84,                # include/linux/jbd.h 669-675
          TRANSACTION_SEQUENCE=204, COMMIT_SEQUENCE=208,
          COMMIT_TIMER=244,            # j_commit_timer: a struct timer_list *
          REVOKE=272, REVOKE_TABLE=276,    # j_revoke, j_revoke_table[2]
@@ -428,6 +430,55 @@ REQUEST_PAGES = ("yoshioka2005:disk.request_pages", 128, 31, 128,
 #: after the driver takes it
 MAIL_WRITERS = 4
 
+
+#: the log's blocks (fs/jbd/commit.c's phase 3, include/linux/jbd.h of 2.6.12.1):
+#: sizeof(journal_header_t), sizeof(journal_block_tag_t), the UUID after a descriptor's
+#: first tag
+JOURNAL_HEADER, BLOCK_TAG, TAG_UUID = 12, 8, 16
+#: __log_space_left (fs/jbd/journal.c 425): log blocks held back for control blocks
+MIN_LOG_RESERVED_BLOCKS = 32
+
+
+def tags_per_descriptor(blocksize=PAGE):
+    """Metadata buffers one descriptor block lists (commit.c 494-575 of 2.6.12.1): it
+    starts with ``space_left = b_size - header`` (495) and the descriptor in wbuf (499);
+    each buffer takes a tag (561), the first 16 bytes more for the UUID (566); the batch is
+    written when wbuf holds j_wbufsize buffers (blocksize / tag, journal.c 741-742) or
+    ``space_left < tag + 16`` (573-575)."""
+    space, bufs = blocksize - JOURNAL_HEADER, 1
+    while True:
+        space -= BLOCK_TAG + (TAG_UUID if bufs == 1 else 0)
+        bufs += 1
+        if bufs == blocksize // BLOCK_TAG or space < BLOCK_TAG + 16:
+            return bufs - 1
+
+
+def log_blocks_per_commit(buffers):
+    """Log blocks a commit of ``buffers`` metadata buffers writes: a copy of each, a
+    descriptor block for each tags_per_descriptor() of them, and the commit block."""
+    if buffers <= 0:
+        raise ValueError("a commit logs one metadata buffer at least")
+    return buffers + -(-buffers // tags_per_descriptor()) + 1
+
+
+def log_space_left(free):
+    """__log_space_left (fs/jbd/journal.c 414-433 of 2.6.12.1): the free log blocks, less
+    MIN_LOG_RESERVED_BLOCKS, less an eighth for descriptor blocks."""
+    left = free - MIN_LOG_RESERVED_BLOCKS
+    return 0 if left <= 0 else left - (left >> 3)
+
+
+def checkpoint_below(log_blocks=LOG_BLOCKS, committing_credits=0):
+    """The fewest free log blocks at which a journal_start goes on without a checkpoint:
+    below it start_this_handle waits in __log_wait_for_space, which runs log_do_checkpoint
+    (fs/jbd/transaction.c 210-213, checkpoint.c 78-98), when __log_space_left is less than
+    jbd_space_needed (include/linux/jbd.h 1045-1052): j_max_transaction_buffers (j_maxlen /
+    4, journal.c 850) plus a committing transaction's t_outstanding_credits."""
+    needed = log_blocks // 4 + committing_credits
+    free = needed
+    while log_space_left(free) < needed:
+        free += 1
+    return free
 
 def request_pages():
     """REQUEST_PAGES as the model takes it."""
@@ -784,7 +835,7 @@ class Kernel:
         self._build_caches(LATE_CACHES)
         j = self.journal
         self._word(j + J["TRANSACTION_SEQUENCE"], 2)
-        for name in ("WAIT_TRANSACTION_LOCKED", "WAIT_DONE_COMMIT"):
+        for name in ("WAIT_TRANSACTION_LOCKED", "WAIT_LOGSPACE", "WAIT_DONE_COMMIT"):
             queue = j + J[name]
             self._poke(queue, _words(SPIN_FREE, queue + 4, queue + 4))
         self._build_timers()
@@ -1301,7 +1352,36 @@ class Kernel:
                 self._read(self.transaction + T["SYNC_DATA"])):
             return 0
         self.commit_ended = True
-        return task.call("journal_commit_end", self.journal, self.transaction).cycles
+        self.commit_end_run = task.call("journal_commit_end", self.journal, self.transaction)
+        return self.commit_end_run.cycles
+
+    def whole_commit(self):
+        """kjournald's whole commit of the running transaction, outside paced runs, on CPU
+        0 (kjournald's): the lock-down (del_timer_sync first), each metadata buffer logged
+        (the first behind a descriptor block, the last followed by the commit block), the
+        data loop until the data list is empty, phase 8; then the next commit's start walks
+        the checkpoint list this one left (__journal_clean_checkpoint_list, its buffers
+        still dirty: none written back yet). Returns {part: cycles}: "del_timer_sync",
+        "lock_down", "metadata" (all buffers), "data" (all turns), "commit_end", "clean",
+        and the counts "buffers" (logged, and walked) and "turns"."""
+        here = _Caller(self.machine.call)
+        out = {"lock_down": self.lock_down().cycles, "del_timer_sync": self.del_timer_cycles}
+        meta, data, turns = sum(self.meta_cycles), sum(self.commit_cycles), 0
+        while not self.commit_block:
+            self._commit_metadata(here, KJOURNALD_CPU)
+        while not self.commit_ended:
+            self._commit(here, KJOURNALD_CPU)
+            turns += 1
+        out["commit_end"] = self.commit_end_run.cycles
+        out["metadata"] = sum(self.meta_cycles) - meta
+        out["data"] = sum(self.commit_cycles) - data - out["commit_end"]
+        for part, cold in (("clean", False), ("clean_cold", True)):
+            run = self.machine.call("__journal_clean_checkpoint_list", self.journal, cold=cold)
+            if run.return_value:
+                raise RuntimeError("a buffer of the commit was written back before its walk")
+            out[part], out[f"{part}_l3_misses"] = run.cycles, run.caches["L3"]["misses"]
+        out.update(buffers=self.commit_logged, turns=turns)
+        return out
 
     def _disk_now(self, task, k, end):
         """The disk takes the request ending at sector ``end`` and ends it at once, on CPU
@@ -1808,6 +1888,12 @@ class Kernel:
             held = state & ((1 << BH_BITS["State"]) | (1 << BH_BITS["JournalHead"]) |
                             (1 << BH_BITS["Lock"]))
             _expect(not held, f"a metadata buffer's bit lock is held (state {state:#x})")
+
+
+class _Caller:
+    """A task stand-in for the Kernel's guest calls outside paced writes."""
+    def __init__(self, call):
+        self.call = call
 
 
 def _expect(condition, message):
