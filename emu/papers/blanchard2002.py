@@ -14,6 +14,7 @@ hash_lock_load), and the scorecard's claims.
 """
 from __future__ import annotations
 
+import bisect
 import math
 import re
 
@@ -672,9 +673,29 @@ def scaled_back(per_job, ratio, once):
     return {name: value * once.get(name, ratio) for name, value in per_job.items()}
 
 
+#: The guest routines that take 2.4's hash_table_lock: a hash_page call (a miss or a
+#: fault's preload) and a range flush (flush_hash_page under the lock, page by page)
+HASH_CALLS = ("hash_page", "hash_page (preload)")
+RANGE_FLUSH = "flush_tlb_range_pages"
+
+
+def _record_lock_calls(kernel, timeline):
+    """Append (cpu, start, end, routine) to ``timeline`` for each of ``kernel``'s guest
+    calls of HASH_CALLS and RANGE_FLUSH (on its CPU's clock: the call's wait included)."""
+    call = kernel.arch.call
+
+    def recorded(entry, *args, charge=None):
+        start = current_task().clock
+        value = call(entry, *args, charge=charge)
+        if (charge or entry) in (*HASH_CALLS, RANGE_FLUSH):
+            timeline.append((cpu(), start, current_task().clock, charge or entry))
+        return value
+    kernel.arch.call = recorded
+
+
 @reuse.unit
 def scheduled_build(kernel_name, cpus, slots=None, scale=None, build=None, lpar=LPAR,
-                    clock_mhz=None, faults="as_touched"):
+                    clock_mhz=None, faults="as_touched", timeline=False):
     """make -j on the model as a scheduler: ``slots`` job slots (default one per CPU, see
     BUILD_RANGES) on ``cpus`` CPUs, the others idle. Each slot's first job fills the page
     cache (not measured); then ``cpus`` measured jobs start as slots free. A job is gcc's
@@ -693,7 +714,9 @@ def scheduled_build(kernel_name, cpus, slots=None, scale=None, build=None, lpar=
     user time falls among its faults (FAULT_TIMINGS): "as_touched" (the chapter's), or
     "at_exec", all of it after the program's last fault (every fault in one burst at exec:
     a bound, to measure what bursts do to the locks), or "per_page", each page's fault then
-    its user time (stretches of one fault, whatever the scale)."""
+    its user time (stretches of one fault, whatever the scale). ``timeline``: also give
+    "timeline", the lock-taking calls (cpu, start, end, routine: _record_lock_calls) and
+    the measured jobs (cpu, start, end), on the CPUs' clocks (flush_meetings reads it)."""
     options = _options(kernel_name)
     if faults not in FAULT_TIMINGS:
         raise ValueError(f"faults must be one of {[*FAULT_TIMINGS]}, not {faults!r}")
@@ -735,6 +758,9 @@ def scheduled_build(kernel_name, cpus, slots=None, scale=None, build=None, lpar=
         current_task().spend(pending.pop(cpu(), 0))  # "at_exec": its user time after them
 
     kernel.user_work = user_work
+    calls, measured_jobs = [], []
+    if timeline:
+        _record_lock_calls(kernel, calls)
     weights = job_weights(slots + cpus, build["spread"])
     queue = list(range(slots, slots + cpus))         # the measured jobs, in make's order
 
@@ -760,6 +786,7 @@ def scheduled_build(kernel_name, cpus, slots=None, scale=None, build=None, lpar=
             w = weights[queue.pop(0)]
             before, start, ran = kernel.ledger.snapshot(), t.clock, user.get(cpu(), 0)
             job(parent, w)
+            measured_jobs.append((cpu(), start, t.clock))
             spent = kernel.ledger.since(before)
             out["jobs"] += 1
             out["kernel"] += spent.cycles
@@ -810,7 +837,64 @@ def scheduled_build(kernel_name, cpus, slots=None, scale=None, build=None, lpar=
             "flushed pages per job": counts.get("tlbie", 0),
             "page ratio": ratio,
             "flush account": flush_account(tree, seen, measured, routines),
-            "hash per call": hash_per_call(sampled, kernel.machine, tree)}
+            "hash per call": hash_per_call(sampled, kernel.machine, tree),
+            **({"timeline": {"calls": calls, "jobs": measured_jobs}} if timeline else {})}
+
+
+def _union(intervals):
+    """[(start, end)] of ``intervals``' union, sorted and disjoint."""
+    out = []
+    for a, z in sorted(intervals):
+        if out and a <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], z))
+        elif z > a:
+            out.append((a, z))
+    return out
+
+
+def _inside(union, t):
+    """Whether ``t`` falls in one of ``union``'s intervals (_union's)."""
+    k = bisect.bisect_right(union, (t, math.inf)) - 1
+    return k >= 0 and union[k][0] <= t < union[k][1]
+
+
+def _covered(union, start, end):
+    """The cycles of [start, end) inside ``union`` (_union's)."""
+    return sum(max(0, min(z, end) - max(a, start)) for a, z in union)
+
+
+def flush_meetings(timeline):
+    """How the measured jobs' hash_page calls meet the other CPUs' range flushes (2.4's
+    hash_table_lock: the flush takes it page by page) in a scheduled_build's ``timeline``:
+    "calls meeting a flush", the share of the calls that start while another CPU is in
+    RANGE_FLUSH; "time in others' flushes", the share of the measured jobs' time another
+    CPU is (what the first would be if the calls fell at random times); "cycles a call,
+    meeting" and "cycles a call, not meeting" (wait included); "extra a call from
+    meetings": the calls meeting a flush times their cycles beyond a call not meeting,
+    per call of all."""
+    jobs, calls = timeline["jobs"], timeline["calls"]
+    flushes = [(c, a, z) for c, a, z, name in calls if name == RANGE_FLUSH]
+    others = {c: _union([(a, z) for k, a, z in flushes if k != c]) for c, _, _ in jobs}
+    meeting, alone = [], []
+    for c, a, z, name in calls:
+        if name not in HASH_CALLS or not any(s <= a < e for k, s, e in jobs if k == c):
+            continue
+        met = _inside(others[c], a)
+        (meeting if met else alone).append(z - a)
+    total = len(meeting) + len(alone)
+    if not total:
+        raise ValueError("the timeline holds no hash_page call of a measured job")
+    covered = sum(_covered(others[c], s, e) for c, s, e in jobs)
+    spent = sum(e - s for _, s, e in jobs)
+
+    def mean(values):
+        return sum(values) / len(values) if values else float("nan")
+    extra = (mean(meeting) - mean(alone)) * len(meeting) / total if meeting and alone \
+        else 0.0
+    return {"calls meeting a flush": len(meeting) / total,
+            "time in others' flushes": covered / spent,
+            "cycles a call, meeting": mean(meeting), "cycles a call, not meeting": mean(alone),
+            "extra a call from meetings": extra}
 
 
 # ------------------------------------------------------------------ a job's file I/O

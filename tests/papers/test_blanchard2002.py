@@ -748,3 +748,46 @@ def test_faults_a_page_at_a_time_move_the_timing_not_the_work():
         {k: v for k, v in spread["counts per job"].items() if k not in timing}
     assert paged["counts per job"]["faults"] == pytest.approx(1808)
     assert paged["kernel cycles per job"] != spread["kernel cycles per job"]
+
+
+def test_flush_meetings_by_hand():
+    """Two CPUs. CPU 0's measured job runs 0-100, CPU 1's 0-200; CPU 1 flushes at 10-30
+    and 20-50 (one stretch, 10-50), CPU 0 at 150-170 (after its own job, inside CPU 1's).
+    hash_page calls: CPU 0 at 15 (300 cycles,
+    meets CPU 1's flush), at 60 (100, alone), at 120 (outside its job: not counted); CPU 1
+    at 40 (100, its own flush only: alone), at 160 (500, meets CPU 0's). Calls: 2 of 4
+    meet a flush; time in the others' flushes: CPU 0 40 of 100 (10-50), CPU 1 20 of 200
+    (150-170), 60 / 300 = 0.2; cycles meeting (300 + 500) / 2 = 400, alone 100; extra
+    (400 - 100) x 2 / 4 = 150."""
+    flush = blanchard2002.RANGE_FLUSH
+    calls = [(1, 10, 30, flush), (1, 20, 50, flush), (0, 150, 170, flush),
+             (0, 15, 315, "hash_page (preload)"), (0, 60, 160, "hash_page"),
+             (0, 120, 130, "hash_page (preload)"), (1, 40, 140, "hash_page (preload)"),
+             (1, 160, 660, "hash_page (preload)"), (0, 70, 80, "copy_page")]
+    out = blanchard2002.flush_meetings({"calls": calls, "jobs": [(0, 0, 100), (1, 0, 200)]})
+    assert out == {"calls meeting a flush": 0.5, "time in others' flushes": 0.2,
+                   "cycles a call, meeting": 400, "cycles a call, not meeting": 100,
+                   "extra a call from meetings": 150}
+    with pytest.raises(ValueError, match="no hash_page call"):
+        blanchard2002.flush_meetings({"calls": calls[:3], "jobs": [(0, 0, 100)]})
+
+
+def test_a_recorded_timeline_leaves_the_build_as_it_was():
+    """timeline=True records the lock-taking calls and the measured jobs without changing
+    the run: the same kernel cycles; one measured job per CPU (two slots, two jobs), each
+    job's hash_page calls as many as its preloads and misses as run (not scaled back): a
+    preload for each of the 133 pages a job faults at 1/16 (job_pages: 37 text, 13 data,
+    83 anon; test_page_ratio_by_hand) and a miss on each of its 4 execs' argument pages,
+    137 a job."""
+    plain = blanchard2002.scheduled_build(blanchard2002.OLD, 2, lpar=True)
+    traced = blanchard2002.scheduled_build(blanchard2002.OLD, 2, lpar=True, timeline=True)
+    assert traced["kernel cycles per job"] == plain["kernel cycles per job"]
+    assert "timeline" not in plain
+    jobs, calls = traced["timeline"]["jobs"], traced["timeline"]["calls"]
+    assert sorted(c for c, _, _ in jobs) == [0, 1]
+    hashing = [(c, a) for c, a, _, name in calls if name in blanchard2002.HASH_CALLS
+               and any(k == c and s <= a < e for k, s, e in jobs)]
+    assert len(hashing) == 2 * 137
+    assert all(z >= a for _, a, z, _ in calls)
+    meetings = blanchard2002.flush_meetings(traced["timeline"])
+    assert 0 <= meetings["calls meeting a flush"] <= 1
