@@ -1429,13 +1429,19 @@ PAGES = {"published": "notebooks/blanchard2002/01-published",
 #: against 24.3%), each waiting longer (23,460 cycles, 1,624 meeting none). Per call of
 #: all, the calls that meet a flush add 2,669 cycles at 1/16, 2,565 at 1/4 and 2,006 at
 #: full size (a full-size build: 89 CPU s).
-#: With faults a page at a time (faults="per_page") a call meets the flushes as the time
-#: does at both sizes, and the full size's longer flushes make it wait longer: why
-#: session 23 found the full size waiting more that way (kernel cycles per job before file
+#: With faults a page at a time (faults="per_page") a call meets the flushes about as the
+#: time does at both sizes (25.6% of the calls against 26.8% of the time at 1/16, 23.3%
+#: against 26.5% at full size), and the full size's longer flushes make it wait longer
+#: (17,404 and 27,131 cycles; 4,059 and 5,960 extra a call of all): why session 23 found
+#: the full size waiting more that way (kernel cycles per job before file
 #: I/O, a hash_page call's wait: 1/16 as touched 13,314,588 (2,896), a page at a time
 #: 15,767,271 (4,398); full size as touched 11,814,836 (2,423), a page at a time
 #: 19,156,148 (6,314)). So the scaled timing is not wrong per page; a scaled job cannot
-#: have full-length stretches, and the bias stays.
+#: have full-length stretches, and the bias stays. Of the 1,499,752 kernel cycles a job
+#: the 1/16 build counts beyond the full size's (scaled back, before file I/O), the
+#: preloads hold 917,060 and the range flushes 687,737: the flushes' own wait for the lock
+#: is 929 cycles a flushed page at 1/16 against 468 at full size (the flush account), a
+#: part the meetings above do not break down.
 FULL_SIZE_FIRST_BUILD = {"system_s": (8.417646988662305, 7.599600451704546),
                          "elapsed_s": (6.654079448506656, 6.619993010298296),
                          "__hash_page": (48.643850087065076, 47.221933216174286),
