@@ -304,16 +304,22 @@ def test_the_claims_are_the_chapters_numbers():
     assert third.emulated > (130.63 - link) * 1100 / 1300 / 32 + link * 1100 / 1300
     bligh = card["Bligh's NUMA-Q build: patched / 2.4.18 elapsed time"]
     assert bligh.status == "not modelled" and bligh.emulated is None
-    # the full-size bias the rows state was measured on these very values: when the
-    # claims move, FULL_SIZE_FIRST_BUILD must be measured again (its comment says how)
+    # the rows state the full-size bias with both of its values and when it was measured
+    # (FULL_SIZE_FIRST_BUILD: a run the scorecard cannot afford, so not pinned to the
+    # claims' values; test_the_scaled_builds_hash_page_calls_meet_the_flushes_as_the_time_
+    # does checks its mechanism)
     first_build = {"system_s": "system time of the first build (2.4's locking, 24 CPUs)",
                    "elapsed_s": "elapsed time of the first build (2.4's locking, 24 CPUs)",
                    "__hash_page": "__hash_page's share of the kernel's ticks (24 CPUs)",
                    "flushes": "the TLB flushes' share of the kernel's ticks (24 CPUs)"}
     for name, claim in first_build.items():
         at_scale, full = blanchard2002.FULL_SIZE_FIRST_BUILD[name]
-        assert card[claim].emulated == pytest.approx(at_scale, rel=1e-9)
-        assert "at full size" in card[claim].reason and f"{full:.4g}" in card[claim].reason
+        reason = card[claim].reason
+        assert f"{full:.4g} at full size against {at_scale:.4g} at this scale" in reason
+        assert blanchard2002.FULL_SIZE_MEASURED in reason
+    for claim in ("system time: 2.5.7 on 32 CPUs / 2.4's locking on 24",
+                  "elapsed time: 2.5.7 on 32 CPUs / 2.4's locking on 24"):
+        assert blanchard2002.FULL_SIZE_MEASURED in card[claim].reason
 
 
 def test_user_time_passes_on_the_clock_and_not_in_the_kernel():
@@ -748,3 +754,66 @@ def test_faults_a_page_at_a_time_move_the_timing_not_the_work():
         {k: v for k, v in spread["counts per job"].items() if k not in timing}
     assert paged["counts per job"]["faults"] == pytest.approx(1808)
     assert paged["kernel cycles per job"] != spread["kernel cycles per job"]
+
+
+def test_flush_meetings_by_hand():
+    """Two CPUs. CPU 0's measured job runs 0-100, CPU 1's 0-200; CPU 1 flushes at 10-30
+    and 20-50 (one stretch, 10-50), CPU 0 at 150-170 (after its own job, inside CPU 1's).
+    hash_page calls: CPU 0 at 15 (300 cycles,
+    meets CPU 1's flush), at 60 (100, alone), at 120 (outside its job: not counted); CPU 1
+    at 40 (100, its own flush only: alone), at 160 (500, meets CPU 0's). Calls: 2 of 4
+    meet a flush; time in the others' flushes: CPU 0 40 of 100 (10-50), CPU 1 20 of 200
+    (150-170), 60 / 300 = 0.2; cycles meeting (300 + 500) / 2 = 400, alone 100; extra
+    (400 - 100) x 2 / 4 = 150."""
+    flush = blanchard2002.RANGE_FLUSH
+    calls = [(1, 10, 30, flush), (1, 20, 50, flush), (0, 150, 170, flush),
+             (0, 15, 315, "hash_page (preload)"), (0, 60, 160, "hash_page"),
+             (0, 120, 130, "hash_page (preload)"), (1, 40, 140, "hash_page (preload)"),
+             (1, 160, 660, "hash_page (preload)"), (0, 70, 80, "copy_page")]
+    out = blanchard2002.flush_meetings({"calls": calls, "jobs": [(0, 0, 100), (1, 0, 200)]})
+    assert out == {"calls meeting a flush": 0.5, "time in others' flushes": 0.2,
+                   "cycles a call, meeting": 400, "cycles a call, not meeting": 100,
+                   "extra a call from meetings": 150}
+    with pytest.raises(ValueError, match="no hash_page call"):
+        blanchard2002.flush_meetings({"calls": calls[:3], "jobs": [(0, 0, 100)]})
+
+
+def test_a_recorded_timeline_leaves_the_build_as_it_was():
+    """timeline=True records the lock-taking calls and the measured jobs without changing
+    the run: the same kernel cycles; one measured job per CPU (two slots, two jobs), each
+    job's hash_page calls as many as its preloads and misses as run (not scaled back): a
+    preload for each of the 133 pages a job faults at 1/16 (job_pages: 37 text, 13 data,
+    83 anon; test_page_ratio_by_hand) and a miss on each of its 4 execs' argument pages,
+    137 a job."""
+    plain = blanchard2002.scheduled_build(blanchard2002.OLD, 2, lpar=True)
+    traced = blanchard2002.scheduled_build(blanchard2002.OLD, 2, lpar=True, timeline=True)
+    assert traced["kernel cycles per job"] == plain["kernel cycles per job"]
+    assert "timeline" not in plain
+    jobs, calls = traced["timeline"]["jobs"], traced["timeline"]["calls"]
+    assert sorted(c for c, _, _ in jobs) == [0, 1]
+    hashing = [(c, a) for c, a, _, name in calls if name in blanchard2002.HASH_CALLS
+               and any(k == c and s <= a < e for k, s, e in jobs)]
+    assert len(hashing) == 2 * 137
+    assert all(z >= a for _, a, z, _ in calls)
+    meetings = blanchard2002.flush_meetings(traced["timeline"])
+    assert 0 <= meetings["calls meeting a flush"] <= 1
+
+
+def test_the_scaled_builds_hash_page_calls_meet_the_flushes_as_the_time_does():
+    """The mechanism of FULL_SIZE_FIRST_BUILD's bias, on 8 CPUs (24's, cheaper; session 24
+    measured both): the share of the measured jobs' time in another CPU's exit flush
+    hardly depends on the scale; at 1/16 a job's few faults sit between long stretches of
+    user time and its hash_page calls meet the flushes nearly as often as the time does,
+    at 1/4 its longer stretches of faults are slowed by a flush they meet and a smaller
+    share of the calls meets one, each waiting longer (the flushes are longer); the
+    larger build takes fewer kernel cycles a job, scaled back: the bias's sign."""
+    small = blanchard2002.scheduled_build(blanchard2002.OLD, 8, timeline=True)
+    larger = blanchard2002.scheduled_build(blanchard2002.OLD, 8, scale=0.25, timeline=True)
+    s, b = (blanchard2002.flush_meetings(r["timeline"]) for r in (small, larger))
+    assert b["time in others' flushes"] == pytest.approx(s["time in others' flushes"],
+                                                         rel=0.25)
+    def met(m):
+        return m["calls meeting a flush"] / m["time in others' flushes"]
+    assert met(b) < 0.5 * met(s)
+    assert b["cycles a call, meeting"] > s["cycles a call, meeting"]
+    assert larger["kernel cycles per job"] < small["kernel cycles per job"]
