@@ -1457,16 +1457,26 @@ def scale_bias(name):
     return full / scaled - 1
 
 
-def _bias_note(name, what):
-    """A claim reason's statement of the scaled build's bias in ``name`` (scale_bias)."""
+def _bias_note(name, what, now=None):
+    """A claim reason's statement of the scaled build's bias in ``name`` (scale_bias);
+    ``now``: the value this scale gives today at the nominal estimates, said when it is no
+    longer the one the bias was measured beside (the bias is then an older model's)."""
     scaled, full = FULL_SIZE_FIRST_BUILD[name]
     moved = f"{full - scaled:+.1f} points" if name in SHARES else \
         f"{100 * scale_bias(name):+.1f}%"
+    stale = "" if now is None or math.isclose(now, scaled, rel_tol=STALE_TOLERANCE) else (
+        f"; this scale now gives {now:.4g}, not {scaled:.4g}: the bias was measured on an "
+        f"older model and is to be measured again")
     return (f"; the scaled build's bias, measured once at the nominal estimates "
             f"{FULL_SIZE_MEASURED}: then the first build's {what} was {full:.4g} at full "
             f"size against {scaled:.4g} at this scale ({moved}: the scaled build's "
             f"hash_page calls meet the other CPUs' exit flushes more often and wait longer "
-            f"for hash_table_lock, FULL_SIZE_FIRST_BUILD)")
+            f"for hash_table_lock, FULL_SIZE_FIRST_BUILD){stale}")
+
+
+#: how far (relative) the scaled build's value may be from FULL_SIZE_FIRST_BUILD's before a
+#: row says the bias is an older model's (its last digits printed: 4 significant)
+STALE_TOLERANCE = 1e-4
 
 
 #: FULL_SIZE_FIRST_BUILD's shares of the kernel's ticks (in %: their bias in points)
@@ -1493,8 +1503,13 @@ def claims(scale=None):
               "job count and the link are estimates")
     scaled = (SCALE if scale is None else scale) == SCALE
 
+    nominal = not estimates.current()          # the bias was measured at the nominal ones
+    today = {"system_s": old["system_s"], "elapsed_s": old["elapsed_s"],
+             "__hash_page": 100 * model.loc["__hash_page", "share of kernel"],
+             "flushes": 100 * model.loc[flushes, "share of kernel"].sum()}
+
     def bias(name, what):
-        return _bias_note(name, what) if scaled else ""
+        return _bias_note(name, what, today[name] if nominal else None) if scaled else ""
     out = [
         Claim(CHAPTER, "system time: 2.5.7 on 32 CPUs / 2.4's locking on 24", kind=EFFECT,
               neutral=1, digits=3, unit="", published=second.system_s / first.system_s,

@@ -817,3 +817,14 @@ def test_the_scaled_builds_hash_page_calls_meet_the_flushes_as_the_time_does():
     assert met(b) < 0.5 * met(s)
     assert b["cycles a call, meeting"] > s["cycles a call, meeting"]
     assert larger["kernel cycles per job"] < small["kernel cycles per job"]
+
+
+def test_a_bias_measured_beside_another_value_says_it_is_an_older_models():
+    """The scaled build's bias is a measurement of one model (FULL_SIZE_FIRST_BUILD): a row
+    whose scaled value is still the one it was measured beside states it plainly; one whose
+    value has moved says the bias is to be measured again (no test pins the value itself)."""
+    scaled, full = blanchard2002.FULL_SIZE_FIRST_BUILD["system_s"]
+    assert "older model" not in blanchard2002._bias_note("system_s", "system time", scaled)
+    assert "older model" not in blanchard2002._bias_note("system_s", "system time")     # under a move
+    note = blanchard2002._bias_note("system_s", "system time", scaled * 1.01)
+    assert f"now gives {scaled * 1.01:.4g}, not {scaled:.4g}" in note and "older model" in note
