@@ -567,7 +567,9 @@ class FixdepReads:
     flush_page_to_ram calls, update_mmu_cache), munmap()ed. ``files``:
     emu.kernel.fileio.fixdep_files. The headers are the same files every step, cached
     since cpp first read them; the source and the .d are new each step, put in the page
-    cache by cpp's read() and write() (Kernel.fill_page_cache, uncharged: the file I/O's).
+    cache by cpp's read() and write() (Kernel.fill_page_cache, uncharged: the file I/O's),
+    new pages whose PG_arch_1 is clear (2.5.66 mm/page_alloc.c prep_new_page clears it on
+    every page allocated).
     The open(), fstat(), close() and the system calls' round trips are not run here
     (costed with the rest of the step's file-system calls: the Mackerras chapter's
     fs_step). What the reads cost in the steps after ``warmup`` is kept by row

@@ -10,7 +10,9 @@ processor: the ppc750
 under each flush policy and PTE strategy (Tables 1 and 4, section 2.2), the ppc405gp lazy
 against execute-deferred (Table 3, section 2.3), the power4 (Table 5). Every build runs at
 BUILD_SCALE and is set at the programs' full size by one accounting (full_step: each
-process's fixed work once). A build's change of system time is predicted as the model's
+process's fixed work once; fixdep's reads of the files it maps, run through the fault path
+at the files' own size, as run), plus the step's other file-system calls, costed
+(fs_step), on every processor (step_cycles). A build's change of system time is predicted as the model's
 relative change of a full-size step's kernel time times the paper's system time, as
 notebook 03 does. The 405's build is set in seconds instead: a full-size compile step
 times an estimated count of steps per build (BUILD405), its floating-point emulation
