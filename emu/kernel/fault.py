@@ -164,6 +164,21 @@ class PageFaults:
         self.ledger.count("page_cache_reads")
         return page
 
+    def fill_page_cache(self, file):
+        """``file``'s pages as a read() or write() of a program outside the model leaves
+        them in the page cache (cpp reading a source file, writing its dependency file):
+        each page missing is allocated, added and filled, a page the kernel wrote
+        (flush_dcache_page: PG_arch_1 clear). Nothing is charged: that read()'s or
+        write()'s cost is the file I/O's (emu.kernel.fileio), not the VM's."""
+        for index in range(file.pages):
+            if self.page_cache.lookup(file, index) is not None:
+                continue
+            page = self.allocator.alloc("pagecache")        # uncharged: see above
+            page.mapping, page.index = file, index
+            self.page_cache.add(file, index, page)
+            self.machine.write(page.address, file.content(index))
+            self._kernel_wrote(page)
+
     def _do_no_page(self, mm, vma, address, ptep, write, process=None):
         if not self.arch.runs_fault_path:
             self.ledger.fixed("file_fault")

@@ -311,11 +311,10 @@ def step_fs_calls(execs, io=None, fs=None, kbuild=True):
     every whole page before it). ``kbuild`` False: make runs gcc itself, without the
     rule's fixdep, rm and mv."""
     io, fs = io or step_io(), fs or fs_calls()
-    files, total = int(io["files_read"]), int(io["bytes_read"])
+    files = int(io["files_read"])
     libs = execs * fs["libs_opened"]
-    last = min(PAGE // 2, total // files)
-    file_pages = files + (total - files * last) // PAGE
-    depfile = 1
+    mapped = fixdep_files(io)
+    depfile = len(mapped["depfile"])
     fixdep = files + depfile if kbuild else 0           # the .d file and the files it names
     renamed = 1 if kbuild else 0                        # rm's unlink, mv's rename
     opens = files + fixdep + libs                       # cpp, fixdep, ld.so
@@ -323,7 +322,34 @@ def step_fs_calls(execs, io=None, fs=None, kbuild=True):
     return {"open": opens, "failed_open": fs["failed_opens"], "stat": opens, "close": opens,
             "mmap": fixdep, "munmap": fixdep, "unlink": renamed, "rename": renamed,
             "components": lookups * fs["components"],
-            "mapped_pages": file_pages + depfile if kbuild else 0}
+            "mapped_pages": sum(sum(v) for v in mapped.values()) if kbuild else 0}
+
+
+#: the dependency file cpp writes (-Wp,-MD, 2.5.66's c_flags), fixdep's first file: a page
+#: (a few dozen paths of 20-40 bytes)
+DEPFILE_PAGES = 1
+
+
+def fixdep_files(io=None):
+    """The files fixdep maps in a step and each one's pages, with the traffic ``io``
+    (STEP_IO's keys): {"depfile": (pages,), "source": (pages,), "headers": (pages, ...)}.
+    parse_dep_file (scripts/fixdep.c, 2.5.66) maps every file the .d names but
+    include/linux/autoconf.h: the .c first (gcc's -MD writes the source as the first
+    prerequisite), then the headers, the ``files_read`` files cpp read. Their pages are
+    step_copies' cut of them: a last page each, and the whole pages before the last ones
+    (``bytes_read`` less a last page's share a file) spread evenly over the files, the
+    first files taking one more where they do not divide (an ASSUMPTION: no file's size
+    was counted; the total is the estimate's)."""
+    io = io or step_io()
+    files, total = int(io["files_read"]), int(io["bytes_read"])
+    if files < 1 or total < files:
+        raise ValueError(f"files_read must be at least 1 and bytes_read at least a byte a "
+                         f"file, not {files} files of {total} bytes")
+    last = min(PAGE // 2, total // files)
+    whole = (total - files * last) // PAGE
+    pages = [1 + (k + 1) * whole // files - k * whole // files for k in range(files)]
+    pages.sort(reverse=True)
+    return {"depfile": (DEPFILE_PAGES,), "source": (pages[0],), "headers": tuple(pages[1:])}
 
 
 def copy_cycles(routine, copies, from_memory):

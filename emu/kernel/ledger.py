@@ -54,7 +54,7 @@ class Ledger:
         return book.rows, book.counts, book.traffic
 
     def _add(self, name, kind, calls, cycles, instructions=0):
-        row = self._book()[0].setdefault(name, [kind, 0, 0, 0])
+        row = self.books.rows.setdefault(name, [kind, 0, 0, 0])
         row[1] += calls
         row[2] += cycles
         row[3] += instructions
@@ -109,7 +109,7 @@ class Ledger:
 
     def count(self, event, n=1):
         if n:
-            self._book()[1][event] += n
+            self.books.counts[event] += n
 
     @property
     def cycles(self):

@@ -75,13 +75,15 @@ class MM:
     def pte_page(self, address):
         """Physical address of the PTE page covering ``address`` (0: none): down the
         directory levels from the pgd."""
-        arch, machine = self.kernel.arch, self.kernel.machine
+        kernel = self.kernel
+        arch, read = kernel.arch, kernel.machine.read_word
+        slot, down = arch.dir_slot, arch.dir_table        # looked up once: a hot path
         table = self.pgd.address
         for depth in range(len(arch.table_levels)):
-            entry = machine.read_word(arch.dir_slot(depth, table, address))
+            entry = read(slot(depth, table, address))
             if not entry:
                 return 0
-            table = arch.dir_table(depth, entry)
+            table = down(depth, entry)
         return table
 
     def ptep(self, address):

@@ -25,13 +25,17 @@ class PerCPU:
     def __get__(self, obj, owner=None):
         if obj is None:
             return self
-        values = obj.__dict__.setdefault(self.name, {})
-        k = cpu()
-        if k not in values:
+        values = obj.__dict__.get(self.name)
+        if values is None:
+            values = obj.__dict__[self.name] = {}
+        task = current_task()                       # cpu(), inlined: a hot path
+        k = task.core if task is not None else 0
+        value = values.get(k)
+        if value is None and k not in values:
             if self.default is None:
                 return None
-            values[k] = self.default()
-        return values[k]
+            value = values[k] = self.default()
+        return value
 
     def __set__(self, obj, value):
         obj.__dict__.setdefault(self.name, {})[cpu()] = value

@@ -486,7 +486,8 @@ def _lat_proc_copy(k, kind, parent_image, program, shell):
 
 def kernel_compile(steps=4, policy=None, tlb_flush=None, profile="ppc405gp", warmup=1,
                    program=CC1, parent_image=MAKE, kernel=None, passes=None, spawn="fork",
-                   cpus=1, user_cycles=0, stagger=0, shell=None, **options):
+                   cpus=1, user_cycles=0, stagger=0, shell=None, fixdep_files=None,
+                   **options):
     """A kernel compile's process pattern: per compile step, make starts a child that execs
     ``program`` (cc1), which runs (the pages its image says it touches: some text pages
     executed, many data, bss, heap and stack pages written) and exits; make waits, then
@@ -508,17 +509,30 @@ def kernel_compile(steps=4, policy=None, tlb_flush=None, profile="ppc405gp", war
     command list through ``sh -c`` (a Kbuild rule: emu.kernel.gcc.kbuild_shell): make's
     child execs sh, which forks a child for ``program`` (with its passes) and then one for
     each of ``tools``, waiting for each (bash forks for every external command of a list;
-    its one-command exec in place, lat_proc's shell, does not apply)."""
+    its one-command exec in place, lat_proc's shell, does not apply). ``fixdep_files``
+    (emu.kernel.fileio.fixdep_files, with ``shell``'s fixdep; one CPU): fixdep maps and
+    reads them through the fault path (FixdepReads); what that costs in the measured steps
+    is kept as the result's ``unscaled`` (the files' own size, whatever the programs')."""
     if spawn not in ("fork", "vfork"):
         raise ValueError(f"spawn must be 'fork' or 'vfork', not {spawn!r}")
+    if fixdep_files is not None and (shell is None or cpus != 1):
+        raise ValueError("fixdep_files needs the Kbuild rule's shell and one CPU")
     k = kernel or make_kernel(policy, tlb_flush, profile, **_cores(cpus, options))
     start = k.vfork if spawn == "vfork" else k.fork
+    reads = FixdepReads(k, fixdep_files, warmup) if fixdep_files is not None else None
+
+    def tool_run(process, tool):
+        _compile(k, process, tool, (), start, user_cycles)
+        if reads is not None and tool.name == "fixdep":
+            reads.run(process)
 
     def copy():
         _user_time(stagger * cpu())
         parent = k.spawn(parent_image)
 
         def once():
+            if reads is not None:
+                reads.step += 1
             child = start(parent)
             if spawn == "fork":             # the child's own run before its exec (COW)
                 _runs(k, child, parent_image, CHILD_RUNS + CHILD_EXEC_RUNS)
@@ -530,8 +544,7 @@ def kernel_compile(steps=4, policy=None, tlb_flush=None, profile="ppc405gp", war
                 _sh_command(k, child, sh, lambda p: _compile(k, p, program, passes, start,
                                                              user_cycles))
                 for tool in tools:
-                    _sh_command(k, child, sh, lambda p, t=tool: _compile(k, p, t, (), start,
-                                                                         user_cycles))
+                    _sh_command(k, child, sh, lambda p, t=tool: tool_run(p, t))
             k.exit(child)
             k.wait(parent, child)
             _runs(k, parent, parent_image, PARENT_RUNS)
@@ -540,7 +553,63 @@ def kernel_compile(steps=4, policy=None, tlb_flush=None, profile="ppc405gp", war
     if len(k.machine.cpus) > 1:
         return _measure_parallel(k, "kernel compile", copy, warmup, steps,
                                  per="compile step")
-    return _measure(k, "kernel compile", copy(), warmup, steps, per="compile step")
+    result = _measure(k, "kernel compile", copy(), warmup, steps, per="compile step")
+    if reads is not None:
+        result.unscaled = reads.measured()
+    return result
+
+
+class FixdepReads:
+    """fixdep's reads of a compile step through the model's own paths (scripts/fixdep.c,
+    2.5.66: print_deps, then parse_dep_file's do_config_file for each file the .d names):
+    each file mmap()ed whole, PROT_READ and MAP_PRIVATE, every word of it scanned (a load
+    from each page: a read fault that maps the page-cache page, do_no_page with its
+    flush_page_to_ram calls, update_mmu_cache), munmap()ed. ``files``:
+    emu.kernel.fileio.fixdep_files. The headers are the same files every step, cached
+    since cpp first read them; the source and the .d are new each step, put in the page
+    cache by cpp's read() and write() (Kernel.fill_page_cache, uncharged: the file I/O's),
+    new pages whose PG_arch_1 is clear (2.5.66 mm/page_alloc.c prep_new_page clears it on
+    every page allocated).
+    The open(), fstat(), close() and the system calls' round trips are not run here
+    (costed with the rest of the step's file-system calls: the Mackerras chapter's
+    fs_step). What the reads cost in the steps after ``warmup`` is kept by row
+    (``measured``)."""
+
+    def __init__(self, kernel, files, warmup):
+        self.kernel, self.warmup, self.step = kernel, warmup, 0
+        self.headers = [File(f"include/header{n}.h", pages)
+                        for n, pages in enumerate(files["headers"])]
+        self.source_pages, self.depfile_pages = files["source"], files["depfile"]
+        self.new_files = []             # each step's source and .d (kept: the page cache
+        self.rows, self.counts = {}, {}  # is keyed by the File's identity)
+
+    def run(self, process):
+        """fixdep's reads in ``process`` (fixdep, exec'd): the .d, the source, the
+        headers."""
+        k, step = self.kernel, self.step
+        new = [File(f"step{step}.o.d", sum(self.depfile_pages)),
+               File(f"step{step}.c", sum(self.source_pages))]
+        self.new_files += new
+        for file in new:
+            k.fill_page_cache(file)
+        before = k.ledger.snapshot() if step > self.warmup else None
+        for file in new + self.headers:
+            address = k.mmap(process, file.pages * PAGE_SIZE, "r", file=file)
+            k.touch_pages(process, address, file.pages, "r")
+            k.munmap(process, address, file.pages * PAGE_SIZE)
+        if before is not None:
+            spent = k.ledger.since(before)
+            for name, (kind, calls, cycles, _) in spent.rows.items():
+                row = self.rows.setdefault(name, [0, 0])
+                row[0] += calls
+                row[1] += cycles
+            for key, n in spent.counts.items():
+                self.counts[key] = self.counts.get(key, 0) + n
+
+    def measured(self):
+        """{"rows": {row: (calls, cycles)}, "counts": {count: n}} of the measured steps."""
+        return {"rows": {name: tuple(v) for name, v in self.rows.items()},
+                "counts": dict(self.counts)}
 
 
 def _compile(k, process, program, passes, start, user_cycles):

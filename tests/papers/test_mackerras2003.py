@@ -569,3 +569,73 @@ def test_a_steps_file_system_work_is_costed_from_its_calls_and_the_builds_faults
                            + 317 * costs.cycles("close_file"))
     # a page: 400 + 300 + 200 + 100 (the fault) + 100 (zap_pte) + 25 (50 per two PTEs)
     assert fs["maps"] == 302 * costs.cycles("vma_setup") + 222 * 1_125
+    # a build that ran fixdep's reads itself (build_run's Kbuild rule) has them in its
+    # rows: fs_step then charges none, and the rest as before
+    ran = SimpleNamespace(**vars(build), unscaled={"rows": {"file_fault": (1, 150)},
+                                                   "counts": {}})
+    fs_ran = mackerras2003.fs_step(ran)
+    assert fs_ran["maps"] == 0.0
+    assert {k: v for k, v in fs_ran.items() if k != "maps"} == \
+        {k: v for k, v in fs.items() if k != "maps"}
+
+
+def test_fixdeps_files_are_the_d_file_the_source_and_the_headers_cut_as_cpp_reads_them():
+    from emu.kernel import fileio
+    files = fileio.fixdep_files()
+    # STEP_IO: 150 files of 600,000 bytes: a last page each and (600,000 - 150 x 2,048) //
+    # 4,096 = 71 whole pages before them, one more for each of the first 71 files (the
+    # source first): 71 files of two pages, 79 of one
+    assert files["depfile"] == (1,) and files["source"] == (2,)
+    assert len(files["headers"]) == 149
+    assert files["headers"].count(2) == 70 and files["headers"].count(1) == 79
+    pages = sum(sum(v) for v in files.values())
+    assert pages == fileio.step_fs_calls(8)["mapped_pages"] == 150 + 71 + 1
+
+
+def _fixdep_step_counts(policy, profile="ppc750"):
+    """Two steps of fixdep's reads of a .d file of one page, a source of two and headers of
+    one and two pages (the second step measured), on a fresh kernel: the measured rows and
+    counts, and the kernel's ledger."""
+    k = workloads.make_kernel(policy, None, profile)
+    process = k.spawn(workloads.HELLO)
+    reads = workloads.FixdepReads(k, {"depfile": (1,), "source": (2,), "headers": (1, 2)},
+                                  warmup=1)
+    for _ in range(2):
+        reads.step += 1
+        reads.run(process)
+    return reads.measured()
+
+
+def test_fixdeps_reads_go_through_the_fault_path_and_its_flushes():
+    # the measured step maps 4 files of 1 + 2 + 1 + 2 = 6 pages: a read fault each, an
+    # mmap and a munmap a file (8 VMA operations). The eager 750 flushes each page twice
+    # (filemap_nopage and do_no_page: 2.5.66's two flush_page_to_ram calls): 12
+    eager = _fixdep_step_counts("eager")
+    assert eager["counts"]["faults"] == 6
+    assert eager["counts"]["pages_flushed"] == 12
+    assert eager["rows"]["vma_setup"][0] == 8
+    assert eager["rows"]["flush_dcache_icache"][0] == 12
+    # the headers were read into the page cache in the warm-up step; the source and the .d
+    # are filled by cpp (uncharged): no page-cache read is charged in the measured step
+    assert "page_cache_read" not in eager["rows"]
+    # lazy: a header page's PG_arch_1 was set when the warm-up step mapped it; the new
+    # source (2 pages) and .d (1) have it clear: 3 flushes, in update_mmu_cache
+    lazy = _fixdep_step_counts("lazy")
+    assert lazy["counts"]["faults"] == 6 and lazy["counts"]["pages_flushed"] == 3
+    # the 405 deferring to the first fetch: nothing is executed, nothing is flushed
+    deferred = _fixdep_step_counts("lazy_exec", "ppc405gp")
+    assert deferred["counts"].get("pages_flushed", 0) == 0
+    assert deferred["rows"]["vma_setup"][0] == 8
+
+
+def test_a_full_size_step_keeps_fixdeps_reads_at_their_own_size():
+    build = _scaled_build({"exec": 6_000, "flush_dcache_icache": 1_000, "vma_setup": 300})
+    # of the two steps' flush cycles, 400 were fixdep's reads (200 a step), as were all the
+    # VMA operations' (a PER_PROCESS row: as run either way)
+    build.unscaled = {"rows": {"flush_dcache_icache": (4, 400), "vma_setup": (2, 300)},
+                      "counts": {}}
+    step = mackerras2003.full_step(build)
+    # flush: (1,000 - 400) / 2 steps x 16 + 400 / 2 = 4,800 + 200
+    assert step == {"exec": 3_000, "flush_dcache_icache": 5_000, "vma_setup": 150}
+    assert mackerras2003.unscaled_step(build) == {"flush_dcache_icache": 200,
+                                                  "vma_setup": 150}

@@ -10,7 +10,9 @@ processor: the ppc750
 under each flush policy and PTE strategy (Tables 1 and 4, section 2.2), the ppc405gp lazy
 against execute-deferred (Table 3, section 2.3), the power4 (Table 5). Every build runs at
 BUILD_SCALE and is set at the programs' full size by one accounting (full_step: each
-process's fixed work once). A build's change of system time is predicted as the model's
+process's fixed work once; fixdep's reads of the files it maps, run through the fault path
+at the files' own size, as run), plus the step's other file-system calls, costed
+(fs_step), on every processor (step_cycles). A build's change of system time is predicted as the model's
 relative change of a full-size step's kernel time times the paper's system time, as
 notebook 03 does. The 405's build is set in seconds instead: a full-size compile step
 times an estimated count of steps per build (BUILD405), its floating-point emulation
@@ -44,8 +46,10 @@ PAGES = {"flush": "notebooks/mackerras2003/01-cache-flushing",
 #: 405's: BUILD405_STAND_IN)
 BUILD = ("the book's build workload (2.5.66's Kbuild rule: make vforks sh -c, sh forks "
          "gcc (which vforks cpp, cc1, as), fixdep, rm and mv; run at half the estimated "
-         "sizes and set at full size, each process's fixed work once (full_step); kernel "
-         "time only): the paper's builds ran the real compiler for minutes")
+         "sizes and set at full size, each process's fixed work once (full_step); fixdep "
+         "maps and reads the .d file and the files it names through the fault path; the "
+         "step's other file-system calls costed (fs_step); kernel time only): the paper's "
+         "builds ran the real compiler for minutes")
 #: What stands in for the POWER4 build in seconds (section 3.1)
 COPY_STAND_IN = ("the book's build workload (2.5.66's Kbuild rule: make -> sh -c -> gcc -> "
                  "cpp, cc1, as, then fixdep, rm, mv; its VM work set at full size) plus a "
@@ -55,9 +59,11 @@ COPY_STAND_IN = ("the book's build workload (2.5.66's Kbuild rule: make -> sh -c
                  "per build (kernel time only: no compiler, disk or memcpy)")
 #: What stands in for the 405's build, in seconds
 BUILD405_STAND_IN = ("the book's build workload (2.5.66's Kbuild rule: make -> sh -c -> gcc "
-                     "-> cpp, cc1, as, then fixdep, rm, mv) set at the programs' full "
-                     "estimated sizes (full_step), one compile step's kernel time times an "
-                     "estimated count of steps per build (kernel time only: no compiler, disk "
+                     "-> cpp, cc1, as, then fixdep, rm, mv, fixdep's reads of the files it "
+                     "maps through the fault path) set at the programs' full estimated sizes "
+                     "(full_step), with the step's other file-system calls costed (fs_step), "
+                     "one compile step's kernel time times an estimated count of steps per "
+                     "build (kernel time only: no compiler, disk, read() or write() copies "
                      "or floating-point emulation)")
 
 
@@ -97,14 +103,18 @@ def build_run(profile, policy="lazy", tlb_flush=None, steps=1, warmup=1, scale=N
     sizes, by default this chapter's BUILD_SCALE, kept as the result's ``scale`` for
     full_step): a workloads.Result per step, after ``warmup`` steps that fill the page
     cache. ``kbuild``: each step is 2.5.66's Kbuild rule, make -> sh -c ->
-    gcc, then fixdep, rm and mv, each forked by sh (emu.kernel.gcc.kbuild_shell); False:
+    gcc, then fixdep, rm and mv, each forked by sh (emu.kernel.gcc.kbuild_shell), fixdep
+    mapping and reading the .d file and every file it names at their own size
+    (fileio.fixdep_files; workloads.FixdepReads: kept apart as the result's ``unscaled``,
+    which full_step does not scale); False:
     make vforks gcc itself (before issue 29's session 22). ``options`` go to the kernel (e.g. ppc64's ``copy_page``)."""
     scale = BUILD_SCALE if scale is None else scale
     driver, passes = gcc.compiler(scale)
     result = workloads.kernel_compile(
         steps=steps, warmup=warmup, profile=profile, policy=policy, tlb_flush=tlb_flush,
         program=driver, passes=passes, parent_image=gcc.make_image(scale), spawn="vfork",
-        shell=gcc.kbuild_shell(driver.libs, scale) if kbuild else None, **options)
+        shell=gcc.kbuild_shell(driver.libs, scale) if kbuild else None,
+        fixdep_files=fileio.fixdep_files() if kbuild else None, **options)
     result.scale, result.kbuild = scale, kbuild
     return result
 
@@ -188,7 +198,8 @@ def cache_flushing_claims(runs=None, builds=None):
             stand_in=BUILD if profile == "ppc750" else BUILD405_STAND_IN, page=PAGES["flush"],
             reason=f"{new:,.0f} of {old:,.0f} flush cycles a full-size step "
                    f"are left: the pages the build's processes write and then execute "
-                   f"(the programs' text is clean in the page cache after the warm-up)"))
+                   f"(the programs' text is clean in the page cache after the warm-up)"
+                   f"{_fixdep_flushes(builds[profile, before], builds[profile, after])}"))
     old, new = builds["ppc750", "eager"], builds["ppc750", "lazy"]
     out.append(Claim(
         CHAPTER, "PPC750 kernel compile system time: after / before", kind=EFFECT,
@@ -197,14 +208,29 @@ def cache_flushing_claims(runs=None, builds=None):
         published_from=(system_time("section 2.2", "original"),
                         system_time("section 2.2", "optimized")),
         emulated=step_cycles(new) / step_cycles(old), stand_in=BUILD, page=PAGES["flush"],
-        reason="the model's kernel does only the VM's work for the build's processes: no "
-               "disk or file copies, so the flush is a larger share of it "
+        reason="the model's kernel does the VM's work for the build's processes, fixdep's "
+               "reads of the files it maps through the fault path and the step's other "
+               "file-system calls, costed (fs_step), but no disk I/O and no read() or "
+               "write() copies, so the flush is a larger share of it "
                f"({full_step(old).get('flush_dcache_icache', 0.0) / step_cycles(old):.0%} of "
                f"a full-size step before)"))
     out.append(overall_claim("section 2.2", "PPC750", "kernel compile overall speedup",
                              step_cycles(new) / step_cycles(old)))
     return out + ppc405_build_claims(step_us(builds["ppc405gp", "lazy"]),
                                      step_us(builds["ppc405gp", "lazy_exec"]), table3)
+
+
+def _fixdep_flushes(before, after):
+    """What fixdep's reads add to two builds' flushes, for a claim's reason ("" if they
+    ran none)."""
+    old, new = (unscaled_step(b).get("flush_dcache_icache", 0.0) for b in (before, after))
+    if not old and not new:
+        return ""
+    pages = [getattr(b, "unscaled", {}).get("counts", {}).get("pages_flushed", 0) /
+             b.iterations for b in (before, after)]
+    return (f"; of them fixdep's reads of the files it maps: {old:,.0f} and {new:,.0f} "
+            f"cycles ({pages[0]:,.0f} and {pages[1]:,.0f} pages flushed: each header page is "
+            f"in the page cache from an earlier step, the source and the .d are new)")
 
 
 # ------------------------------------------------------------------ the 405 in seconds
@@ -387,16 +413,36 @@ FILE_IO_PATHS = {"files": "file read()/write() and exec: __copy_tofrom_user",
 def full_step(build):
     """A build's kernel cycles per compile step at the programs' full size, by row of its
     breakdown: a PER_PROCESS row as run, every other one divided by the scale ``build``
-    ran at (its ``scale``: build_run's). {row: cycles}."""
+    ran at (its ``scale``: build_run's), but for its part that ran at full size whatever
+    the scale (fixdep's reads of the files: unscaled_step). {row: cycles}."""
     cycles = build.breakdown["cycles"] / build.iterations
-    return {row: float(c) if row in PER_PROCESS else float(c) / build.scale
+    whole = unscaled_step(build)
+    return {row: float(c) if row in PER_PROCESS else
+            (float(c) - whole.get(row, 0.0)) / build.scale + whole.get(row, 0.0)
             for row, c in cycles.items()}
 
 
-def step_cycles(build):
-    """A build's kernel cycles per compile step at full size (full_step's rows summed): the
-    one accounting of every build claim of the chapter."""
+def unscaled_step(build):
+    """The cycles per compile step, by row, of what ``build`` ran at full size whatever
+    its scale: fixdep's reads of the .d file and the files it names (build_run's
+    ``kbuild``; workloads.FixdepReads). {} for a build without them."""
+    kept = getattr(build, "unscaled", None)
+    if not kept:
+        return {}
+    return {row: cycles / build.iterations for row, (_, cycles) in kept["rows"].items()}
+
+
+def vm_step_cycles(build):
+    """A build's kernel cycles per compile step at full size, as the model's kernel ran
+    them (full_step's rows summed: the processes' VM work and fixdep's reads)."""
     return sum(full_step(build).values())
+
+
+def step_cycles(build):
+    """A build's kernel cycles per compile step at full size: what its kernel ran
+    (vm_step_cycles) and the step's other file-system calls, costed (fs_step): the one
+    accounting of every build claim of the chapter, on every processor."""
+    return vm_step_cycles(build) + sum(fs_step(build).values())
 
 
 def step_us(build):
@@ -472,7 +518,9 @@ def fs_step(build):
     fixdep's mappings: an mmap and a munmap per file (costs "vma_setup") and each page it
     reads, a fault and an unmapping at the cycles ``build``'s own file faults and
     unmappings took a call (FILE_FAULT_ROWS, UNMAP_ROWS, with the HPTE flushes of
-    flush_hash_range per PTE zapped). {FS_PATHS key: cycles}."""
+    flush_hash_range per PTE zapped), unless ``build`` ran them itself (build_run's
+    Kbuild rule: fixdep's reads through the fault path, in its kernel rows; "maps" is
+    then 0). {FS_PATHS key: cycles}."""
     n = fileio.step_fs_calls(execs_per_step(build), kbuild=getattr(build, "kbuild", True))
     calls = sum(n[k] for k in ("open", "failed_open", "stat", "close", "mmap", "munmap",
                                "unlink", "rename"))
@@ -480,13 +528,14 @@ def fs_step(build):
         build.breakdown.loc["flush_hash_range", "calls"] / build.breakdown.loc["zap_pte", "calls"]
         if {"flush_hash_range", "zap_pte"} <= set(build.breakdown.index) else 0.0)
     page = (sum(_per_call(build, r) for r in FILE_FAULT_ROWS + UNMAP_ROWS) + flushes)
+    ran = bool(getattr(build, "unscaled", None))    # fixdep's reads, in the build's rows
     return {"calls": calls * costs.cycles("syscall"),
             "walks": n["components"] * costs.cycles("path_component"),
             "files": ((n["open"] + n["unlink"] + n["rename"]) * costs.cycles("open_file")
                       + n["stat"] * costs.cycles("stat_file")
                       + n["close"] * costs.cycles("close_file")),
-            "maps": (n["mmap"] + n["munmap"]) * costs.cycles("vma_setup")
-                    + n["mapped_pages"] * page}
+            "maps": 0.0 if ran else ((n["mmap"] + n["munmap"]) * costs.cycles("vma_setup")
+                                     + n["mapped_pages"] * page)}
 
 
 def step_account(builds, jobs=None):
@@ -499,12 +548,13 @@ def step_account(builds, jobs=None):
     out = {}
     for label, build in builds.items():
         io = file_io_step(execs_per_step(build))["original"]
-        rows = {}
+        rows, whole = {}, unscaled_step(build)
         for row, cycles in full_step(build).items():
             path = next((p for p, names in PATHS.items() if row in names), "other")
-            rows[path] = rows.get(path, 0.0) + cycles
+            rows[path] = rows.get(path, 0.0) + cycles - whole.get(row, 0.0)
         rows.update({FILE_IO_PATHS[k]: v for k, v in io.items()})
         rows.update({FS_PATHS[k]: v for k, v in fs_step(build).items()})
+        rows[FS_PATHS["maps"]] += sum(whole.values())   # fixdep's reads, as run
         step = pd.Series(rows)
         out[label, "cycles per step"] = step
         out[label, "s per build"] = step * jobs / (build.clock_mhz * 1e6)
@@ -527,7 +577,7 @@ def copy_step(builds):
            / simple.scale}
     fs = sum(fs_step(simple).values())
     for kernel, build in (("original", builds["simple"]), ("optimized", builds["power4"])):
-        vm = step_cycles(build)
+        vm = vm_step_cycles(build)
         files = io[kernel]
         out[kernel] = {"kernel": vm, **files, "fs": fs, "total": vm + sum(files.values()) + fs}
     return out
