@@ -125,6 +125,22 @@ class Program:
         return [(s.address, len(s.encoding)) for s in self.statements
                 if s.kind in ("insn", "ldr_const")]
 
+    def instruction_texts(self, isa=None):
+        """{address: 'mnemonic operands'} of every instruction statement as ``isa``'s
+        disassembler reads it (the program's own by default; a machine's may differ),
+        disassembled once per program and ISA (a profile's table lists them all, a paced
+        run profiles many times)."""
+        isa = isa or self.isa
+        memo = self.__dict__.setdefault("_instruction_texts", {})
+        texts = memo.get(isa)
+        if texts is None:
+            texts = memo[isa] = {
+                address: disassemble_one(self.code[address - self.base:
+                                                   address - self.base + size],
+                                         isa, address)
+                for address, size in self.instructions()}
+        return texts
+
     def symbol_at(self, address):
         """The nearest symbol at or below an address (for profiles and fault messages); of
         several at one address, the first defined. A bisection of the symbols' addresses,

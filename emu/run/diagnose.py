@@ -4,6 +4,8 @@ instruction and address, a halted CPU; and the Python hooks that note such a sto
 Unicorn runs (``on_invalid``, ``on_interrupt``). Each function takes the Machine."""
 from __future__ import annotations
 
+import functools
+
 from unicorn import UcError, ppc_const, unicorn_const
 
 from ..hw import cache as c
@@ -211,9 +213,9 @@ def _instruction_ending_at(m, pc):
             code = m.read(start, pc - start)
         except UcError:
             code = b""
-        for insn in decode(code, m.isa, start):
-            if insn.address + insn.size == pc:
-                return insn.address, f"{insn.mnemonic} {insn.op_str}".strip()
+        found = _ending_at(m.isa, start, code)
+        if found is not None:
+            return found
     if m.isa != "x86":
         return pc - 4, instruction_at(m, pc - 4)
     for length in (1, 2):            # int3, into, int1, hlt; int $n
@@ -224,6 +226,17 @@ def _instruction_ending_at(m, pc):
         found = [i for i in decode(code, "x86", pc - length) if i.size == length]
         if found:
             return pc - length, f"{found[0].mnemonic} {found[0].op_str}".strip()
+    return None
+
+
+@functools.lru_cache(maxsize=256)
+def _ending_at(isa, start, code):
+    """(address, text) of the instruction of ``code`` (decoded from ``start``) that ends
+    where ``code`` ends, or None. Kept by the code's bytes: a kernel's idle loop halts at
+    the same hlt thousands of times a run (emu.papers.yoshioka2005's paced writers)."""
+    for insn in decode(code, isa, start):
+        if insn.address + insn.size == start + len(code):
+            return insn.address, f"{insn.mnemonic} {insn.op_str}".strip()
     return None
 
 

@@ -254,9 +254,7 @@ def _instruction_table(machine, symbols, hits, cycles, samples):
     code_base = int(machine.state[H_CODE_BASE])      # 0 on software-loaded-TLB machines
     text = {}
     for program in machine.programs:
-        for address, size in program.instructions():
-            at = address - program.base
-            text[address] = disassemble_one(program.code[at:at + size], machine.isa, address)
+        text.update(program.instruction_texts(machine.isa))
     for offset in np.flatnonzero(hits | cycles | samples):
         address = code_base + int(offset)
         if address not in text:                     # executed bytes no program listed

@@ -583,3 +583,13 @@ def test_symbol_at_names_the_first_symbol_at_or_below_the_address():
         assert p.symbol_at(address) == _symbol_at_by_scan(p, address)
     p.symbols["late"] = 0x1001          # a symbol added after a look-up is seen
     assert p.symbol_at(0x1001) == "late"
+
+
+def test_a_programs_instruction_texts_are_each_instructions_disassembly_made_once():
+    program = assemble("start:\n    li 3, 1\n    .long 0x12345678\n    addi 3, 3, 2\n    blr\n",
+                       "ppc32", base=0x1000)
+    texts = program.instruction_texts()
+    assert texts == {0x1000: "li r3, 1", 0x1008: "addi r3, r3, 2", 0x100C: "blr"}
+    assert program.instruction_texts("ppc32") is texts      # disassembled once
+    assert program.instruction_texts("ppc64") == texts and \
+        program.instruction_texts("ppc64") is not texts
