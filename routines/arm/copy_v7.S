@@ -26,7 +26,9 @@
  *                         ldrex/add/strex loop, no barrier
  *
  * What the model leaves out, and says so: swap and file PTEs (the model has none: a PTE
- * neither none nor present is copied as it is, without swap_duplicate); pte_alloc_map_lock,
+ * neither none nor present is copied as it is, without swap_duplicate), and with them
+ * rss[MM_SWAPENTS] (init_rss_vec's third word and add_mm_rss_vec's third test: about three
+ * instructions a call); sync_mm_rss's branch (its test is here, never taken); pte_alloc_map_lock,
  * pte_offset_map_nested and the two PTE locks (the model's page_table_lock of both mm is held
  * around the whole area, emu.kernel.process fork, and the PTE pointers come in as
  * arguments); the walk down copy_page_range, copy_pud_range and copy_pmd_range (in the VMA's
