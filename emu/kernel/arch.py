@@ -155,6 +155,17 @@ class Arch:
             self.zap_pte(kernel, mm, vma, address, ptep, page)
             kernel._zap_cleared(mm, address, ptep, pte, page, released)
 
+    # fork's copy_page_range skips an area with no anon_vma (2.6.36 mm/memory.c 838-847,
+    # since 2.6.14); the PowerPC backends' kernels (2.2-2.6.0) copy every area
+    copy_needs_anon_vma = False
+
+    def copy_ptes(self, kernel, dst, src, vma, start, end):
+        """copy_pte_range over one PTE page's part [start, end) of ``vma`` from ``src`` to
+        ``dst``: by default the generic VM's copy_one_pte (Kernel._copy_one_pte) of each
+        present PTE, in order."""
+        for address, ptep, pte in kernel._present_ptes(src, start, end):
+            kernel._copy_one_pte(dst, src, vma, address, ptep, pte)
+
     def page_cache_get(self, kernel, page):
         """page_cache_get_speculative of a lockless find_get_page (lockless_page_cache)."""
 

@@ -7,10 +7,11 @@ copy-on-write copy), PK4 (no D-cache clean of new page tables). Option ``fixes``
 
 What runs as guest code, its cycles measured and charged (routines/arm, one program):
 
-* ``cpu_v7_set_pte_ext`` for every Linux PTE the generic VM writes (``write_pte``: fault,
-  fork's copy and write-protect) and for each PTE zap_pte_range clears (called from the
-  guest's loop, zap_v7.S), or ``cpu_v7_set_pte_ext_pk1`` under PK1; the ledger charges both
-  as ``cpu_v7_set_pte_ext``;
+* ``cpu_v7_set_pte_ext`` for every Linux PTE the generic VM writes (``write_pte``: the
+  fault paths), for each PTE zap_pte_range clears (called from the guest's loop, zap_v7.S)
+  and for fork's write-protect and copy of each PTE (called from copy_pte_range's guest
+  loop, copy_v7.S, which like 2.6.36 copies only the areas with an anon_vma), or
+  ``cpu_v7_set_pte_ext_pk1`` under PK1; the ledger charges both as ``cpu_v7_set_pte_ext``;
 * the page-table tree: ``pgd_alloc`` (get_pgd_slow: ``__memzero`` over the user half,
   ``memcpy`` of the kernel half from swapper_pg_dir, then, before PK4, ``clean_dcache_area``
   over the 16 KB), ``pte_alloc_one`` (a page zeroed by ``clear_page``, then, before PK4,
@@ -154,7 +155,7 @@ LINE = 32                           # the Cortex-A9 L1 line, which Unicorn's CTR
 ASID_BITS = 8
 ROUTINES = ("proc_v7.S", "cache_v7.S", "tlb_v7.S", "page_v7.S", "pagelock.S", "fault_v7.S",
             "zap_v7.S", "anon_v7.S", "wp_v7.S",
-            "lru_v7.S")
+            "lru_v7.S", "copy_v7.S")
 #: the macros the ARM routines share (arch_spin_lock's loop, atomic_add_return's), put
 #: before each load of them
 MACROS = "arch_spinlock.S"

@@ -5,7 +5,11 @@ __do_fault and page_add_file_rmap, on the structures they read, kept in guest RA
 (mm_struct, vm_area_struct and their rb-tree, file, address_space, inode, the per-CPU
 counters, the zone's page sets, fsr_info); and zap_pte_range, one guest call per PTE page
 (routines/arm/zap_v7.S: the loop, its pte_clear by set_pte_ext, page_remove_rmap,
-free_page_and_swap_cache) on the struct pages and the per-CPU mmu_gather.
+free_page_and_swap_cache) on the struct pages and the per-CPU mmu_gather; and fork's
+copy_pte_range, one guest call per PTE page (routines/arm/copy_v7.S: copy_one_pte's
+write-protect and copy by set_pte_ext, get_page, page_dup_rmap, the rss counts), only for
+the areas with an anon_vma, as 2.6.36's copy_page_range (the generic VM keeps which areas
+have one: emu.kernel.mm.VMA.anon_vma).
 
 The generic VM (emu.kernel.fault) stays the one that decides: it finds the VMA, walks and
 allocates the tables, reads the PTE and picks the path; the guest code runs the same
@@ -37,6 +41,7 @@ THREAD_BLOCK = 256                  # thread_info + task fields + the pt_regs fr
 FLT_VMA, FLT_PGOFF = 64, 68
 TSK_MM = 36
 MM_BLOCK, MM_RB, MM_MMAP_CACHE, MM_PGD, SEM_WAIT_LIST = 64, 4, 8, 12, 24
+MM_RSS = 32                         # rss_stat.count[MM_FILEPAGES, MM_ANONPAGES, MM_SWAPENTS]
 VMA_BLOCK, VM_START, VM_END, VM_PAGE_PROT, VM_FLAGS, VM_RB = 96, 4, 8, 16, 20, 24
 VM_OPS, VM_PGOFF, VM_FILE, VM_ANON_VMA = 64, 68, 72, 76
 ANON_VMA_BLOCK = 64                 # struct anon_vma (the model's: only its address is read)
@@ -56,6 +61,8 @@ TLB_ZAP_WORK, TLB_FOUND_N, TLB_FOUND_SUM = 16, 28, 32
 ZAP_SYMBOLS = {"cpu_v7_set_pte_ext": (None,),
                "page_remove_rmap": ("page_remove_rmap", "__dec_zone_page_state", "atomic_add"),
                "free_page_and_swap_cache": ("free_page_and_swap_cache",)}
+#: the function copy_pte_range calls (copy_v7.S; get_page and page_dup_rmap are inline)
+COPY_SYMBOLS = {"cpu_v7_set_pte_ext": (None,)}
 ZAP_BLOCK_SIZE = 1024 << PAGE_SHIFT  # mm/memory.c, !CONFIG_PREEMPT: unmap_vmas' zap_work
 TASK_SIZE = 0xBF000000              # the range tlb_start_vma starts from (a 3 GB user space)
 ZONE_BLOCK, ZONE_PAGESET = 512, 40
@@ -68,6 +75,7 @@ GLOBALS = 64
 #: Cortex-A9's I-cache is virtually indexed and physically tagged (TRM DDI0388 7.1; its CTR,
 #: 0x83338003, has L1Ip = 0b10), so flush_cache_page flushes nothing (wp_v7.S)
 CACHEID = 1 << 1
+VM_MAY = 0x10 | 0x20 | 0x40          # VM_MAYREAD | VM_MAYWRITE | VM_MAYEXEC
 NR_CPUS = 4                         # an MPCore's most cores: the per-CPU areas the kernel sets up
 
 
@@ -84,14 +92,18 @@ def stat_threshold(present_pages, cpus):
 
 def linux_vm_flags(flags):
     """The VMA's flags as the guest reads them (VM_READ 1, VM_WRITE 2, VM_EXEC 4, VM_SHARED
-    8: the generic VM's are Linux's)."""
-    return flags & (VM_READ | VM_WRITE | VM_EXEC | 0x8)
+    8: the generic VM's are Linux's), with VM_MAYREAD, VM_MAYWRITE and VM_MAYEXEC (0x10,
+    0x20, 0x40, include/linux/mm.h 75-77 of 2.6.36), which do_mmap_pgoff gives every area
+    (mm/mmap.c 1016; it takes VM_MAYWRITE away only from a shared mapping of a file opened
+    read-only, which the model has none of): is_cow_mapping reads VM_MAYWRITE."""
+    return (flags & (VM_READ | VM_WRITE | VM_EXEC | 0x8)) | VM_MAY
 
 
 class FaultPath:
     """The ARMv7 backend's fault path in guest code (see the module notes)."""
 
     runs_fault_path = True
+    copy_needs_anon_vma = True      # 2.6.36's copy_page_range (mm/memory.c 838-847)
     walk_takes_ptl = False          # 2.6.36 walks without page_table_lock (only __pte_alloc)
 
     def _fault_globals(self, kernel):
@@ -171,14 +183,21 @@ class FaultPath:
         return block
 
     def _mm_block(self, mm):
+        state = self._mm_state(mm)
+        self._sync_vmas(mm, state)
+        return state["block"]
+
+    def _mm_state(self, mm):
+        """The mm's block (its VMAs' blocks made at the next _mm_block): mm_struct's
+        fields the guest reads, and rss_stat's counts (MM_RSS: zero in a new mm)."""
         state = self._mms.get(mm)
         if state is None:
             block = self._block("mm", MM_BLOCK)
             head = block + SEM_WAIT_LIST
-            self.machine.write(block, _words(0, 0, 0, mm.pgd.address, 0, 0, head, head))
+            self.machine.write(block, _words(0, 0, 0, mm.pgd.address, 0, 0, head, head,
+                                             0, 0, 0))
             state = self._mms[mm] = {"block": block, "vmas": {}, "key": None}
-        self._sync_vmas(mm, state)
-        return state["block"]
+        return state
 
     def _sync_vmas(self, mm, state):
         """The guest's VMAs of ``mm`` and their rb-tree (a balanced tree of the sorted VMAs,
@@ -190,7 +209,7 @@ class FaultPath:
         state["key"] = key
         old, blocks = state["vmas"], {}
         for vma in mm.vmas:
-            blocks[vma] = old.pop(vma, None) or self._new_vma_block()
+            blocks[vma] = old.pop(vma, None) or self._new_vma_block(vma)
         for block in old.values():
             self._drop_anon_vma(block)
         self._free["vma"].extend(old.values())
@@ -203,10 +222,13 @@ class FaultPath:
         if cached and cached not in blocks.values():
             self.machine.write(block + MM_MMAP_CACHE, _words(0))
 
-    def _new_vma_block(self):
-        """A VMA's block, with no anon_vma yet (a new area's vma->anon_vma is NULL)."""
+    def _new_vma_block(self, vma):
+        """A VMA's block, its anon_vma the model's (uncharged) where the generic VM's area
+        has one (a child's, anon_vma_fork's; a split's half, anon_vma_clone's), else NULL
+        (a new area's)."""
         block = self._block("vma", VMA_BLOCK)
-        self.machine.write(block + VM_ANON_VMA, _words(0))
+        anon_vma = self._block("anon_vma", ANON_VMA_BLOCK) if vma.anon_vma else 0
+        self.machine.write(block + VM_ANON_VMA, _words(anon_vma))
         return block
 
     def _drop_anon_vma(self, block):
@@ -486,12 +508,7 @@ class FaultPath:
             if struct in written:           # mapped twice here: the guest's counts go on
                 continue
             written.add(struct)
-            mapping = 1
-            if page.kind == "pagecache":
-                self._file_block(page.mapping)
-                mapping = self._files[page.mapping]["mapping"]
-            self.machine.write(struct + 4, _words(page.count, page.mapcount - 1))
-            self.machine.write(struct + PAGE_MAPPING, _words(mapping))
+            self._write_page_counts(struct, page)
         set_pte = "cpu_v7_set_pte_ext_pk1" if self.applied("PK1") else "cpu_v7_set_pte_ext"
         found, total, ptep, address = 0, 0, mm.ptep(start), start
         while True:
@@ -516,33 +533,97 @@ class FaultPath:
         """One guest zap_pte_range, charged as zap_pte (the chapter's unmap_vmas, where
         zap_pte_range is inlined) less the cycles of the functions it calls, each charged
         to its own row; returns the address where it stopped."""
-        parts = self._zap_parts(set_pte)
+        return self._split_call("zap_pte_range", "zap_pte", ZAP_SYMBOLS, set_pte, ptep,
+                                address, end, vma_block, thread, g, tlb,
+                                self.machine.address_of(set_pte))
+
+    def _split_call(self, entry, row, symbols, set_pte, *args):
+        """One guest call of ``entry``, charged to ``row`` less the cycles of the functions
+        it calls (``symbols``: {row: their symbols}), each charged to its own row, as a
+        sampling profiler sees them; returns the call's r0."""
+        parts = self._symbol_parts(symbols, set_pte)
         ranges = [r for spans in parts.values() for r in spans]
         with self.machine.mmu.translation_off(), \
                 profiler.own_counts(self.machine, cpu(), ranges) as counted:
-            run = self.machine.call("zap_pte_range", ptep, address, end, vma_block, thread,
-                                    g, tlb, self.machine.address_of(set_pte))
-        self.ledger.guest("zap_pte", run)
-        for row, spans in parts.items():
+            run = self.machine.call(entry, *args)
+        self.ledger.guest(row, run)
+        for part, spans in parts.items():
             calls = counted.counts(spans[0][0], spans[0][0] + 4)[0]
             if calls:
                 instructions, cycles = (sum(n) for n in zip(*(counted.counts(*r)
                                                               for r in spans)))
-                self.ledger.move("zap_pte", row, cycles, calls=calls,
-                                 instructions=instructions)
+                self.ledger.move(row, part, cycles, calls=calls, instructions=instructions)
         return run.return_value & 0xFFFFFFFF
 
-    def _zap_parts(self, set_pte):
-        """{ledger row: [(start, end) of each symbol charged to it]} for the functions
-        zap_pte_range calls (ZAP_SYMBOLS, the first one the row's entry)."""
-        parts = self._zap_symbol_ranges.get(set_pte)
+    def _symbol_parts(self, symbols, set_pte):
+        """{ledger row: [(start, end) of each symbol charged to it]} for the functions a
+        loop calls (``symbols``, the first one the row's entry; None: ``set_pte``)."""
+        key = (id(symbols), set_pte)
+        parts = self._zap_symbol_ranges.get(key)
         if parts is None:
             table = {s.name: (s.start, s.end) for s in
                      profiler.symbol_table(self.machine.programs)}
             parts = {row: [table[name if name else set_pte] for name in names]
-                     for row, names in ZAP_SYMBOLS.items()}
-            self._zap_symbol_ranges[set_pte] = parts
+                     for row, names in symbols.items()}
+            self._zap_symbol_ranges[key] = parts
         return parts
+
+    # ------------------------------------------------------------ fork's copy
+
+    def copy_ptes(self, kernel, dst, src, vma, start, end):
+        """copy_pte_range over one PTE page's part [start, end) of the parent's ``vma`` as
+        ONE guest call (copy_v7.S: the loop with copy_one_pte inlined, its set_pte_ext
+        calls, get_page, page_dup_rmap, the rss counts and add_mm_rss_vec), the child's PTE
+        page allocated first (pte_alloc_map_lock). Each struct page first takes the generic
+        VM's counts and mapping; the guest must find the same struct pages (their number and
+        the sum of their addresses), then the generic VM takes the references and mappings.
+        The cycles are charged to copy_pte (copy_page_range in the chapter's profile) less
+        set_pte_ext's, charged to cpu_v7_set_pte_ext."""
+        g = self._fault_globals(kernel)
+        dst_ptep = kernel._pte_alloc(dst, start)
+        entries = [(ptep, kernel._page_of(pte))
+                   for _, ptep, pte in kernel._present_ptes(src, start, end)]
+        expected, written = [], set()
+        for _, page in entries:
+            if page.reserved:
+                continue
+            struct = self._struct_page(kernel, page)
+            expected.append(struct)
+            if struct not in written:
+                written.add(struct)
+                self._write_page_counts(struct, page)
+        thread = self._thread_of(src)
+        vma_block = self._mms[src]["vmas"][vma]
+        check = self._mmu_gather() + TLB_FOUND_N
+        set_pte = "cpu_v7_set_pte_ext_pk1" if self.applied("PK1") else "cpu_v7_set_pte_ext"
+        stopped = self._split_call("copy_pte_range", "copy_pte", COPY_SYMBOLS, set_pte,
+                                   dst_ptep, src.ptep(start), start, end, vma_block, thread,
+                                   g, self._mm_state(dst)["block"], self.machine.address_of(
+                                       set_pte), check)
+        found, total = self.machine.read_word(check), self.machine.read_word(check + 4)
+        if stopped != end or (found, total) != (len(expected),
+                                                sum(expected) & 0xFFFFFFFF):
+            raise KernelError(f"the guest's copy_pte_range stopped at {stopped:#x} and found "
+                              f"{found} struct pages in [{start:#x}, {end:#x}), the generic "
+                              f"VM {len(expected)} (or other ones)")
+        writes = len(entries) * (1 if vma.shared else 2)    # is_cow_mapping: the parent's too
+        self.ledger.count("set_pte", writes)
+        if not self.applied("PK1"):
+            self.ledger.count("lines_cleaned:set_pte", writes)
+        for _, page in entries:
+            if not page.reserved:
+                page.count += 1
+                page.mapcount += 1
+
+    def _write_page_counts(self, struct, page):
+        """A struct page takes the generic VM's counts (its references, its mappings less
+        one) and mapping (the file's, or PAGE_MAPPING_ANON)."""
+        mapping = 1
+        if page.kind == "pagecache":
+            self._file_block(page.mapping)
+            mapping = self._files[page.mapping]["mapping"]
+        self.machine.write(struct + 4, _words(page.count, page.mapcount - 1))
+        self.machine.write(struct + PAGE_MAPPING, _words(mapping))
 
     # ------------------------------------------------------------ do_wp_page
 

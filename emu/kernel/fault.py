@@ -81,6 +81,7 @@ class PageFaults:
                               self._vm_pte_bits(vma, False))
                 self.update_mmu_cache(mm, vma, address, ptep)
             return
+        vma.anon_vma = True                     # anon_vma_prepare (2.6.36 mm/memory.c 2857)
         page = self._prezeroed_page()
         if page is None:
             page = self._alloc_page("anon")
@@ -191,6 +192,7 @@ class PageFaults:
         if self.arch.runs_fault_path:
             self.arch.file_fault_mapped(self, process, vma.file, index, page, cow)
         if cow:                                     # early copy-on-write of a private page
+            vma.anon_vma = True                     # anon_vma_prepare (mm/memory.c 2954)
             new = self._alloc_page("anon")
             self.arch.copy_page(new.address, page.address)      # copy_user_page
             self._kernel_wrote(new)
@@ -244,6 +246,7 @@ class PageFaults:
             return
         if guest:
             self.arch.wp_copy_head(self, mm, vma, ptep, struct)
+        vma.anon_vma = True                     # anon_vma_prepare (2.6.36 mm/memory.c 2242)
         new = self._alloc_page("anon")
         if old.reserved:
             self.arch.clear_page(new.address)

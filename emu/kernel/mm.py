@@ -19,6 +19,10 @@ class VMA:
     file: File | None = None
     pgoff: int = 0
     name: str = ""
+    #: vma->anon_vma is set (2.6.36: anon_vma_prepare at the area's first anonymous page or
+    #: copy-on-write, anon_vma_fork for a child's area, anon_vma_clone for a split's halves);
+    #: Arch.copy_needs_anon_vma makes fork skip an area without one
+    anon_vma: bool = False
 
     @property
     def shared(self):

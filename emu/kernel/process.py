@@ -40,7 +40,14 @@ class Processes:
         child = self._new_process(parent.name, mm, parent)
         for vma in old.vmas:
             self.ledger.fixed("dup_vma")
-            mm.insert_vma(VMA(vma.start, vma.end, vma.flags, vma.file, vma.pgoff, vma.name))
+            mm.insert_vma(VMA(vma.start, vma.end, vma.flags, vma.file, vma.pgoff, vma.name,
+                              anon_vma=vma.anon_vma))                    # anon_vma_fork
+            if self.arch.copy_needs_anon_vma and not vma.anon_vma:
+                # 2.6.36 mm/memory.c 838-847: no PTE copied where a fault fills it in (the
+                # model's areas have none of VM_HUGETLB, VM_NONLINEAR, VM_PFNMAP,
+                # VM_INSERTPAGE); the child faults these pages in as it touches them
+                self.ledger.count("copy_skipped_vmas")
+                continue
             with self.locked(mm.page_table_lock, old.page_table_lock):   # copy_page_range
                 self._copy_page_range(mm, old, vma)
         self.flush_tlb_mm(old)
@@ -65,23 +72,35 @@ class Processes:
             self._exit_mmap(mm)
 
     def _copy_page_range(self, dst, src, vma):
-        cow = not vma.shared
-        for address, src_ptep, pte in self._present_ptes(src, vma.start, vma.end):
-            self.ledger.fixed("copy_pte")
-            dst_ptep = self._pte_alloc(dst, address)
-            if cow and pte & _PAGE_RW:          # ptep_set_wrprotect in the parent
-                pte &= ~_PAGE_RW
-                self._write_pte(src_ptep, pte)
-                if pte & _PAGE_HASHPTE:
-                    self._pte_changed(src, address)
-            child = pte & ~(_PAGE_HASHPTE | _PAGE_ACCESSED)     # pte_mkold; no HPTE
-            if vma.shared:
-                child &= ~_PAGE_DIRTY
-            self._write_pte(dst_ptep, child)
-            page = self._page_of(pte)
-            if not page.reserved:
-                page.count += 1
-                page.mapcount += 1
+        """copy_page_range down to copy_pte_range, which runs once per PTE page: the backend
+        copies each PTE page's part of ``vma`` that has a PTE page (Arch.copy_ptes)."""
+        span = self.arch.pte_page_shift
+        lo = vma.start
+        while lo < vma.end:
+            hi = min(vma.end, ((lo >> span) + 1) << span)
+            if src.ptep(lo) is not None:
+                self.arch.copy_ptes(self, dst, src, vma, lo, hi)
+            lo = hi
+
+    def _copy_one_pte(self, dst, src, vma, address, src_ptep, pte):
+        """copy_one_pte of a present PTE as the generic VM does it: the fixed copy_pte, the
+        parent's PTE write-protected where it was writable, the child's made old (and clean
+        for a shared area), the page's references and mappings."""
+        self.ledger.fixed("copy_pte")
+        dst_ptep = self._pte_alloc(dst, address)
+        if not vma.shared and pte & _PAGE_RW:   # ptep_set_wrprotect in the parent
+            pte &= ~_PAGE_RW
+            self._write_pte(src_ptep, pte)
+            if pte & _PAGE_HASHPTE:
+                self._pte_changed(src, address)
+        child = pte & ~(_PAGE_HASHPTE | _PAGE_ACCESSED)     # pte_mkold; no HPTE
+        if vma.shared:
+            child &= ~_PAGE_DIRTY
+        self._write_pte(dst_ptep, child)
+        page = self._page_of(pte)
+        if not page.reserved:
+            page.count += 1
+            page.mapcount += 1
 
     def _exit_mmap(self, mm):
         """exit_mmap: zap every VMA, flush, free the pages, the page tables, the pgd."""
@@ -168,6 +187,9 @@ class Processes:
             self.machine.write(page.address, bytes(PAGE_SIZE))
             self._kernel_wrote(page)
             page.mapcount = 1
+            # 2.6.36: get_arg_page's get_user_pages faults it in (do_anonymous_page's
+            # anon_vma_prepare: fs/exec.c 173, mm/memory.c 2857)
+            mm.find_vma(address).anon_vma = True
             self.policy.mapping_page(self, page, "exec_args")
             ptep = self._pte_alloc(mm, address)
             self._set_pte(mm, address, ptep, page.address | _PAGE_BASE | _PAGE_USER |

@@ -523,10 +523,12 @@ class Kernel(PageFaults, Processes):
                 self._zap_range(mm, vma, lo, hi, released)
                 self._unmap_flush(mm, lo, hi)
             mm.vmas.remove(vma)
-            if vma.start < lo:
-                mm.insert_vma(VMA(vma.start, lo, vma.flags, vma.file, vma.pgoff, vma.name))
+            if vma.start < lo:                  # __split_vma: anon_vma_clone
+                mm.insert_vma(VMA(vma.start, lo, vma.flags, vma.file, vma.pgoff, vma.name,
+                                  anon_vma=vma.anon_vma))
             if hi < vma.end:
                 mm.insert_vma(VMA(hi, vma.end, vma.flags, vma.file,
-                                  vma.pgoff + ((hi - vma.start) >> PAGE_SHIFT), vma.name))
+                                  vma.pgoff + ((hi - vma.start) >> PAGE_SHIFT), vma.name,
+                                  anon_vma=vma.anon_vma))
         for page in released:
             self._put_page(page)

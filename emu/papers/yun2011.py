@@ -946,8 +946,8 @@ def claims(times=None, by_layout=None):
                     f"{patch}: {PROGRAMS[bench]}, {cores} core{'s' if cores > 1 else ''}",
                     None))
                 why = reason(times) if reason else "the model's LMBench loop with the " \
-                    "patches applied in order; fork's, exec's and exit's generic C are fixed " \
-                    "estimates"
+                    "patches applied in order; fork's (its PTE copy aside), exec's and exit's " \
+                    "generic C are fixed estimates"
                 over = None
                 if spread is not None and spread.loc[(patch, cores, bench), "layouts"] > 1:
                     cell = spread.loc[(patch, cores, bench)]

@@ -332,3 +332,106 @@ def test_an_unmap_past_zap_work_stops_mid_page_and_goes_on_as_unmap_vmas_does():
     k.munmap(p, at, n * PAGE_SIZE)
     tables = ((at + n * PAGE_SIZE - 1) >> 21) - (at >> 21) + 1     # 2 MB per PTE page
     assert [rows[r][1] - c for r, c in zip(ZAP_ROWS, calls)] == [tables + 1, n, n]
+
+
+# fork's copy_pte_range over one PTE page (routines/arm/copy_v7.S, one guest call), counted by
+# hand the same way: the set_pte_ext calls (ptep_set_wrprotect's in the parent, set_pte_at's
+# in the child) are set_pte_ext's row, the rest copy_pte's (copy_page_range in the chapter)
+COPY_CALL = 15 + 18                                 # prologue; add_mm_rss_vec, check, return
+COPY_RSS = 6                                        # add_mm_counter of one non-zero count
+COPY_TOP, COPY_BREAK = 3, 6                         # progress >= 32; its need_resched test
+COPY_NONE = COPY_TOP + 3 + 4 + 6                    # *src_pte, pte_none: progress++; the step
+COPY_HEAD = COPY_TOP + 3 + 7                        # to is_cow_mapping's test
+COPY_WRPROTECT = 7                                  # ptep_set_wrprotect's set_pte_at
+COPY_BITS = 3 + 4                                   # mkclean, mkold; VM_PFNMAP | VM_MIXEDMAP
+COPY_PAGE = 4 + 3 + 4 + 3 + 5 + 6 + 8 + 6           # vm_normal_page .. get_page, dup_rmap,
+                                                    # rss[]++, the model's count and sum
+COPY_SET = 6 + 3 + 6                                # set_pte_at, progress += 8, the step
+COPY_ANON = COPY_HEAD + COPY_WRPROTECT + COPY_BITS + COPY_PAGE + COPY_SET
+COPY_ZERO = COPY_HEAD + COPY_WRPROTECT + COPY_BITS + 4 + COPY_SET   # is_zero_pfn: no page
+COPY_SHARED = COPY_HEAD + COPY_BITS + COPY_PAGE + COPY_SET          # no write-protect
+
+
+def _copied(k, dst, src, vma, start, end):
+    rows = ("copy_pte", "cpu_v7_set_pte_ext")
+    before = [list(k.ledger.rows.get(r, ["", 0, 0, 0])) for r in rows]
+    k.arch.copy_ptes(k, dst, src, vma, start, end)
+    after = [k.ledger.rows[r] for r in rows]
+    return [(b[1] - a[1], b[3] - a[3]) for a, b in zip(before, after)]
+
+
+def test_copying_a_pte_page_is_the_hand_count():
+    """Six pages of a private anonymous area: written, read (the zero page), untouched,
+    then three written. Each present PTE is write-protected in the parent (set_pte_at even
+    for the zero page's, already read-only) and copied old into the child; the struct
+    pages take a reference and a mapping each (get_page, page_dup_rmap), as the generic
+    VM's do; the fifth entry starts with progress 33 (8 + 8 + 1 + 8 + 8): need_resched."""
+    from emu.kernel.mm import MM
+    k = Kernel(Machine("cortex-a9", mmu=True), arch=ARMv7)
+    p = k.spawn(TINY)
+    at = k.mmap(p, 6 * PAGE_SIZE, "rw")
+    for n, access in ((0, "w"), (1, "r"), (3, "w"), (4, "w"), (5, "w")):
+        k.touch(p, at + n * PAGE_SIZE, access)
+    vma, child = p.mm.find_vma(at), MM(k)
+    child.insert_vma(type(vma)(vma.start, vma.end, vma.flags, anon_vma=True))
+    parent_ptes = [k.machine.read_word(p.mm.ptep(at + n * PAGE_SIZE)) for n in range(6)]
+    pages = [k._page_of(k._read_pte(p.mm.ptep(at + n * PAGE_SIZE))) for n in (0, 3, 4, 5)]
+    assert _copied(k, child, p.mm, vma, at, at + 6 * PAGE_SIZE) == [
+        (1, COPY_CALL + COPY_RSS + 4 * COPY_ANON + COPY_ZERO + COPY_NONE + COPY_BREAK),
+        (10, 10 * 22)]                              # 5 present PTEs, two stores each
+    assert COPY_ANON == 81 and COPY_ZERO == 46 and COPY_NONE == 16
+    for n, pte in enumerate(parent_ptes):
+        ptep = at + n * PAGE_SIZE
+        now, copy = k.machine.read_word(p.mm.ptep(ptep)), k.machine.read_word(child.ptep(ptep))
+        assert now == pte & ~0x80                   # L_PTE_WRITE off in the parent
+        assert copy == (pte & ~0x82 if pte else 0)  # and YOUNG in the child: pte_mkold
+    for page in pages:
+        struct = k.arch._struct_page(k, page)
+        assert (page.count, page.mapcount) == (2, 2)
+        assert [k.machine.read_word(struct + 4), k.machine.read_word(struct + 8)] == [2, 1]
+    rss = k.arch._mms[child]["block"] + 32          # mm->rss_stat: MM_FILEPAGES, ANONPAGES
+    assert [k.machine.read_word(rss), k.machine.read_word(rss + 4)] == [0, 4]
+
+
+def test_a_shared_areas_pte_is_copied_clean_without_a_write_protect():
+    """A shared file mapping is no COW mapping: no ptep_set_wrprotect, the child's PTE
+    clean and old (pte_mkclean, pte_mkold); a file page counts in rss[MM_FILEPAGES]."""
+    from emu.kernel.mm import MM
+    k = Kernel(Machine("cortex-a9", mmu=True), arch=ARMv7)
+    p = k.spawn(TINY)
+    at = k.mmap(p, PAGE_SIZE, "rw", shared=True, file=File("data", 1))
+    k.touch(p, at, "w")
+    vma, child = p.mm.find_vma(at), MM(k)
+    child.insert_vma(type(vma)(vma.start, vma.end, vma.flags, vma.file))
+    pte = k.machine.read_word(p.mm.ptep(at))
+    assert _copied(k, child, p.mm, vma, at, at + PAGE_SIZE) == [
+        (1, COPY_CALL + COPY_RSS + COPY_SHARED), (1, 22)]
+    assert k.machine.read_word(p.mm.ptep(at)) == pte     # the parent's untouched
+    assert k.machine.read_word(child.ptep(at)) == pte & ~0x42     # clean and old
+    rss = k.arch._mms[child]["block"] + 32
+    assert [k.machine.read_word(rss), k.machine.read_word(rss + 4)] == [1, 0]
+
+
+def test_fork_skips_an_area_without_an_anon_vma_and_the_child_faults_it_in():
+    """2.6.36's copy_page_range returns at once for an area with no anon_vma: a text page
+    the parent read is not copied, and the child's first fetch from it is a file fault
+    (find_get_page finds the page the parent mapped); a written area is copied."""
+    k = Kernel(Machine("cortex-a9", mmu=True), arch=ARMv7)
+    p = k.spawn(TINY)
+    text = p.mm.vmas[0]
+    k.touch(p, text.start, "x")
+    at = k.mmap(p, PAGE_SIZE, "rw")
+    k.touch(p, at, "w")
+    assert not text.anon_vma and p.mm.find_vma(at).anon_vma
+    faults, skipped = k.ledger.counts.get("faults", 0), k.ledger.counts.get(
+        "copy_skipped_vmas", 0)
+    child = k.fork(p)
+    assert k.ledger.counts["copy_skipped_vmas"] - skipped == 1     # the text
+    assert child.mm.ptep(text.start) is None or k._read_pte(child.mm.ptep(text.start)) == 0
+    assert k._read_pte(child.mm.ptep(at)) != 0
+    assert [v.anon_vma for v in child.mm.vmas] == [v.anon_vma for v in p.mm.vmas]
+    assert k.ledger.counts.get("faults", 0) == faults
+    k.touch(child, text.start, "x")
+    assert k.ledger.counts["faults"] == faults + 1
+    assert k._read_pte(child.mm.ptep(text.start)) >> 12 == \
+        k._read_pte(p.mm.ptep(text.start)) >> 12

@@ -341,7 +341,7 @@ def test_lat_mmap_stores_every_16_kb_over_the_first_tenth():
     assert workloads.lat_mmap(size=1 << 20).counts["faults"] == 7      # 0, 16, ... 96 KB
 
 
-def test_the_powerpc_backends_zap_pte_by_pte_with_the_cycles_of_before():
+def test_the_powerpc_backends_zap_and_copy_pte_by_pte_with_the_cycles_of_before():
     """Arch.zap_ptes's default (zap_pte, then the generic VM's clear, PTE by PTE) is what the
     PowerPC backends run: the ARM backend's one guest loop per PTE page (session 23) moved
     no PowerPC cycle. lat_proc fork's cycles on main before that change: 68,347 (604),
@@ -354,5 +354,9 @@ def test_the_powerpc_backends_zap_pte_by_pte_with_the_cycles_of_before():
     from emu.kernel.ppc604 import PPC604
     assert all(b.zap_ptes is Arch.zap_ptes for b in (PPC32Hash, PPC64Hash, PPC405, PPC603,
                                                        PPC604))
+    # and fork's copy too (the ARM backend's one copy_pte_range loop per PTE page and
+    # 2.6.36's skip of an area without an anon_vma, session 24): every area, PTE by PTE
+    assert all(b.copy_ptes is Arch.copy_ptes and not b.copy_needs_anon_vma
+               for b in (PPC32Hash, PPC64Hash, PPC405, PPC603, PPC604))
     assert workloads.lat_proc("fork", profile="ppc604").cycles == 68347
     assert workloads.lat_proc("fork", profile="ppc750").cycles == 56060
