@@ -488,6 +488,17 @@ class Machine:
 
     # ---------------------------------------------------------------- running
 
+    def uncharge_faulted(self, error):
+        """A run (uc.emu_start) ended by ``error``, a UcError: if a data access faulted in
+        the block being run, take back what the block hook charged for the instructions
+        from the faulting one to the block's end (they did not run; a resumed run counts
+        them again). Machine.call does it itself (emu/hw/model/call.c); a caller that runs
+        Unicorn directly and resumes after a fault calls this first."""
+        pc = self.uc.reg_read(PC_REGISTERS[self.isa])
+        if self.isa != "ppc64":
+            pc &= 0xFFFFFFFF
+        native.lib.emu_uncharge_faulted(native.address(self.state), pc, error.errno)
+
     def flush_caches(self):
         """Empty every cache (as after a full write-back and invalidate) and forget the
         prefetcher's streams: a cold start, the same whatever ran before it (the streams

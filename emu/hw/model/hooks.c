@@ -650,6 +650,30 @@ static void uncharge(i64 *st, i64 from, i64 to) {
     }
 }
 
+/* Unicorn's errors for a data access that faulted (unicorn.h: READ/WRITE_UNMAPPED,
+ * WRITE/READ_PROT): the instruction did not complete */
+enum { UC_ERR_READ_UNMAPPED = 6, UC_ERR_WRITE_UNMAPPED = 7, UC_ERR_WRITE_PROT = 12,
+       UC_ERR_READ_PROT = 13 };
+
+/* A run ended by Unicorn's error `err` with the guest at `pc`: if a data access of the
+ * block being run faulted there (a 604's hash miss, an unmapped page), the block hook had
+ * charged the whole block, but the instructions from the faulting one to the block's end
+ * did not run; a run resumed at `pc` (after the fault is handled) counts them again, and
+ * one resumed at a fixup never runs them. Take them back (their base cycles, and with the
+ * profiler their executions and samples: uncharge), once. A fetch fault is left alone:
+ * the block at its PC never started. */
+EXPORT void emu_uncharge_faulted(i64 *st, i64 pc, i64 err) {
+    if (err != UC_ERR_READ_UNMAPPED && err != UC_ERR_WRITE_UNMAPPED &&
+            err != UC_ERR_WRITE_PROT && err != UC_ERR_READ_PROT)
+        return;
+    i64 start = st[H_BLOCK_START], end = start + st[H_BLOCK_SIZE];
+    i64 base = st[H_CODE_BASE];
+    if (pc < start || pc >= end || start < base || end - base > st[H_CODE_TOP])
+        return;
+    uncharge(st, pc - base, end - base);
+    st[H_BLOCK_SIZE] = 0;                     /* taken back: not again */
+}
+
 /* In a run of several cores, a store-conditional is where an atomic sequence can lose its
  * reservation to another core: it runs only while its core is the earliest (its clock, the
  * rest of its block not yet run, at most the earliest other core's). True: stop before it. */
