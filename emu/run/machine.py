@@ -522,6 +522,9 @@ class Machine:
     def call(self, entry, *args, limit=None, cold=False, real_mode=False):
         """Call a routine by symbol (or address) with integer arguments; returns a Run.
 
+        ``cold``: flush_caches first (every cache empty, the prefetcher's streams forgotten,
+        the TLBs kept), so that the run does not depend on the calls before it.
+
         ``real_mode``: on a software-loaded TLB (ppc603e, ppc405gp with ``mmu=True``), start
         with MSR[IR|DR] off instead of on (no TLB look-ups, as exception handlers run).
 
