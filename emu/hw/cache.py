@@ -737,6 +737,16 @@ class Layout:
         return [(lv.name, np.array([HEADER + LEVEL_RECORD * own[lv.name] + f for f in fields],
                                    np.int64)) for lv in levels]
 
+    def forget_prefetch_streams(self):
+        """Every core's stream prefetcher follows no stream (memsys.c, stream_prefetch): a
+        cold start does not depend on which pages the code before it missed in."""
+        st = self.state
+        for core in range(self.cores):
+            h = self.header(core)
+            if h[H_PF_STREAMS]:
+                st[h[H_PF]:h[H_PF] + 4 * h[H_PF_STREAMS]] = 0
+                h[H_PF_LAST] = h[H_PF_CLOCK] = 0
+
     def drain_memory_system(self):
         """Nothing in flight: store buffers empty, fill buffers and write-combining buffers
         free, the bus idle (for every core)."""

@@ -86,7 +86,7 @@ _SIGNATURES = {
     "emu_primary_hash": "ii", "emu_pteg_address": "ii", "emu_pte_word0": "iii",
     "emu_constant_value": "i", "emu_parts": "p", "emu_write_registers": "pipp", "emu_clear_stats": "ppippi",
     "emu_block_call": "ppiiii", "emu_task_start": "ppiiii", "emu_task_end": "pp",
-    "emu_switch_core": "pi",
+    "emu_switch_core": "pi", "emu_uncharge_faulted": "pii",
 }
 _KINDS = {"p": c_void_p, "i": c_int64, "o": ctypes.POINTER(c_int64)}
 for _name, _kinds in _SIGNATURES.items():

@@ -789,6 +789,7 @@ class Entry:
                     break
                 except UcError as error:
                     stop_if_interrupted()
+                    m.uncharge_faulted(error)
                     pc = self._storage_interrupt()
                     if pc is None:
                         raise diagnose.describe_fault(m, error) from None

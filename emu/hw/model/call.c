@@ -75,6 +75,8 @@ static i64 stop_flags(const i64 *st) {
            (st[H_STRICT] && st[H_STALE] ? STOP_STALE : 0) | (st[H_STOP_ASKED] ? STOP_ASKED : 0);
 }
 
+EXPORT void emu_uncharge_faulted(i64 *st, i64 pc, i64 err);     /* hooks.c */
+
 /* Machine.call in one library call: with `limit` > 0, the call's start (the counters cleared
  * as emu_clear_stats does, the instruction limit set, the stop flags down); with `limit` 0,
  * a run resumed after a listed access's fixup (emu.run.extable) that goes on counting. Then
@@ -93,6 +95,8 @@ EXPORT i64 emu_block_call(uc_engine *uc, const i64 *block, i64 begin, i64 n, i64
     i64 err = emu_call(uc, st, begin, block[BLOCK_UNTIL], n, (const i64 *)block[BLOCK_REGISTERS],
                        (const u64 *)block[BLOCK_VALUES], block[BLOCK_RETURN_REGISTER],
                        catch_sigint, out);
+    if (err)                    /* a faulting access: the rest of its block did not run */
+        emu_uncharge_faulted(st, out[CALL_PC], err);
     out[CALL_STOP] = stop_flags(st);
     const i64 *words = (const i64 *)block[BLOCK_GATHER];
     i64 *gathered = (i64 *)block[BLOCK_GATHERED];

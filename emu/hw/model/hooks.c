@@ -650,6 +650,43 @@ static void uncharge(i64 *st, i64 from, i64 to) {
     }
 }
 
+/* Unicorn's errors for a data access that faulted (unicorn.h: READ/WRITE_UNMAPPED,
+ * WRITE/READ_PROT): the instruction did not complete; and UC_ERR_EXCEPTION, which a TLB
+ * fill refused (tlb604.c) ends a run with */
+enum { UC_ERR_READ_UNMAPPED = 6, UC_ERR_WRITE_UNMAPPED = 7, UC_ERR_WRITE_PROT = 12,
+       UC_ERR_READ_PROT = 13, UC_ERR_EXCEPTION = 21 };
+
+/* Did the run end at a data access's fault? (An exception counts only as the 604's refused
+ * fill of a load or store: a fetch's, or another exception, is not one.) */
+static bool data_fault(i64 *st, i64 err) {
+    if (err == UC_ERR_EXCEPTION) {
+        if (!st[H_TLB604])
+            return false;
+        i64 *t = tlb604_record(st);
+        return t[T6_FAULT_KIND] != T6_FAULT_NONE && t[T6_FAULT_ACCESS] != UC_MEM_FETCH_ACCESS;
+    }
+    return err == UC_ERR_READ_UNMAPPED || err == UC_ERR_WRITE_UNMAPPED ||
+           err == UC_ERR_WRITE_PROT || err == UC_ERR_READ_PROT;
+}
+
+/* A run ended by Unicorn's error `err` with the guest at `pc`: if a data access of the
+ * block being run faulted there (a 604's hash miss, an unmapped page), the block hook had
+ * charged the whole block, but the instructions from the faulting one to the block's end
+ * did not run; a run resumed at `pc` (after the fault is handled) counts them again, and
+ * one resumed at a fixup never runs them. Take them back (their base cycles, and with the
+ * profiler their executions and samples: uncharge), once. A fetch fault is left alone:
+ * the block at its PC never started. */
+EXPORT void emu_uncharge_faulted(i64 *st, i64 pc, i64 err) {
+    if (!data_fault(st, err))
+        return;
+    i64 start = st[H_BLOCK_START], end = start + st[H_BLOCK_SIZE];
+    i64 base = st[H_CODE_BASE];
+    if (pc < start || pc >= end || start < base || end - base > st[H_CODE_TOP])
+        return;
+    uncharge(st, pc - base, end - base);
+    st[H_BLOCK_SIZE] = 0;                     /* taken back: not again */
+}
+
 /* In a run of several cores, a store-conditional is where an atomic sequence can lose its
  * reservation to another core: it runs only while its core is the earliest (its clock, the
  * rest of its block not yet run, at most the earliest other core's). True: stop before it. */
