@@ -349,12 +349,7 @@ class PPC604(PPC32Hash):
         """The hardware search for a kernel page (VSID 0), charged to
         ``kernel_table_search``: find_pte's (secondary?, slot, address, word 1) or None."""
         found = mmu.find_pte(self.machine.read, self.sdr1, 0, address)
-        hit, stall = mmu.walk_hashed32(self.machine.state, address)
-        if hit != (found is not None):
-            raise KernelError(f"the search model and the HTAB disagree at {address:#x}")
-        reads = 16 if found is None else 8 * found[0] + found[1] + 1
-        self.ledger._add("kernel_table_search", "hardware", 1,
-                         self.walk_cycles + reads * self.pte_read_cycles + stall)
+        self._charge_search(address, found, "kernel_table_search")
         return found
 
     def call(self, entry, *args):
@@ -432,14 +427,20 @@ class PPC604(PPC32Hash):
         """The hardware table search: charged to the ledger row ``table_search``; returns
         what it found (find_hpte)."""
         found = self.find_hpte(mm, address)
+        self.ledger.count("pte_reads", self._charge_search(address, found, "table_search"))
+        return found
+
+    def _charge_search(self, address, found, row):
+        """The hardware search of ``address`` that found ``found`` (find_pte's, or None),
+        checked against the native search and charged to the ledger's ``row``: the PTEs it
+        read (the primary group's 8, then the secondary's, up to the one found)."""
         hit, stall = mmu.walk_hashed32(self.machine.state, address)
         if hit != (found is not None):
             raise KernelError(f"the search model and the HTAB disagree at {address:#x}")
         reads = 16 if found is None else 8 * found[0] + found[1] + 1
-        self.ledger._add("table_search", "hardware", 1,
+        self.ledger._add(row, "hardware", 1,
                          self.walk_cycles + reads * self.pte_read_cycles + stall)
-        self.ledger.count("pte_reads", reads)
-        return found
+        return reads
 
     def tlb_miss_for(self, mm, address, access):
         """A TLB miss: the hardware search; on a hash miss, hash_page and a second search.
