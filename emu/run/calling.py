@@ -95,7 +95,17 @@ ARM_ARGUMENTS = (arm_const.UC_ARM_REG_R0, arm_const.UC_ARM_REG_R1, arm_const.UC_
 MAX_REGISTERS = 16                  # a call's argument registers and the ones the ISA sets
 WORD_MASK = (1 << 64) - 1
 MAIN_THREAD = threading.main_thread().ident
-SIGINT_CAME, SIGINT_FOR_OUTER = 1, 2        # emu/hw/model/call.c
+SIGINT_CAME, SIGINT_FOR_OUTER = 1, 2        # emu/hw/model/interrupt.c sigint_outcome
+
+
+def take_sigint(outcome):
+    """A run's SIGINT outcome from the library (interrupt.c ``sigint_outcome``): one that
+    came goes to the handler Python had (KeyboardInterrupt); one an outer catch takes ends
+    the run with Interrupted."""
+    if outcome == SIGINT_CAME:
+        deliver_sigint()
+    if outcome == SIGINT_FOR_OUTER:
+        raise Interrupted
 
 
 # out[CALL_STOP]'s flags (emu/hw/model/call.c): the state noted a reason to stop, or someone
@@ -158,10 +168,8 @@ class GuestRuns:
             self._refused(uc, registers, error)
         returned, pc, sigint, self.stop = self.out.tolist()
         self.returned, self.pc = returned & WORD_MASK, pc & WORD_MASK
-        if sigint == SIGINT_CAME:
-            deliver_sigint()
-        if sigint == SIGINT_FOR_OUTER:
-            raise Interrupted
+        if sigint:
+            take_sigint(sigint)
         if not error and uc._hook_exception is not None:
             raise uc._hook_exception
         return error

@@ -72,10 +72,9 @@ from unicorn import UcError
 
 from ..hw import cache as c
 from ..hw import native
-from ..hw.interrupt import Interrupted, deliver_sigint
 from ..hw.layout import CORE_STACK, HALT
 from . import diagnose
-from .calling import MAIN_THREAD, SIGINT_CAME, argument_registers, set_arguments
+from .calling import MAIN_THREAD, argument_registers, set_arguments, take_sigint
 from .limits import capped
 from .result import Counts, measured, run_of
 
@@ -107,10 +106,8 @@ class _Scheduler:
     def run(self, quantum):
         code = _run_cores(self._at, self._cpus, quantum, HALT, *self._outs,
                           threading.get_ident() == MAIN_THREAD, self._sigint_at)
-        if self._sigint.value == SIGINT_CAME:
-            deliver_sigint()
         if self._sigint.value:
-            raise Interrupted
+            take_sigint(self._sigint.value)
         return code
 
     @property

@@ -42,9 +42,7 @@ EXPORT i64 emu_call(uc_engine *uc, const i64 *st, i64 begin, i64 until, i64 n,
     if (catch_sigint)                   /* only Python's main thread takes signals */
         emu_sigint_catch();
     int err = uc_emu_start(uc, (u64)begin, (u64)until, 0, 0);
-    /* 1: SIGINT came (give it to Python's handler now); 2: it came inside an outer catch,
-     * which gives it */
-    out[CALL_SIGINT] = catch_sigint && emu_sigint_release() ? 1 : sigint_pending ? 2 : 0;
+    out[CALL_SIGINT] = sigint_outcome(catch_sigint);
     out[CALL_RETURN] = guest_register(uc, st, return_reg);
     out[CALL_PC] = guest_pc(uc, st);
     return err;

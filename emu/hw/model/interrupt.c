@@ -49,3 +49,10 @@ EXPORT i64 emu_sigint_release(void) {
 
 /* Has SIGINT come since the outermost emu_sigint_catch? */
 EXPORT i64 emu_sigint_pending(void) { return sigint_pending; }
+
+/* After a run between emu_sigint_catch (if `caught`) and here: 1, SIGINT came (Python gives
+ * it to its handler now); 2, it came inside an outer catch, which gives it; 0, none
+ * (emu.run.calling.take_sigint) */
+static i64 sigint_outcome(bool caught) {
+    return caught && emu_sigint_release() ? 1 : sigint_pending ? 2 : 0;
+}

@@ -325,8 +325,8 @@ static i64 run_cores(i64 *st, uc_engine **ucs, i64 quantum, i64 halt, i64 *core,
     }
 }
 
-/* run_cores, SIGINT taken meanwhile as emu_call takes it (*sigint: 1, it came; 2, it came
- * inside an outer catch, which gives it; 0, none) */
+/* run_cores, SIGINT taken meanwhile as emu_call takes it (*sigint: interrupt.c
+ * sigint_outcome) */
 EXPORT i64 emu_run_parallel(i64 *st, uc_engine **ucs, i64 quantum, i64 halt, i64 *core,
                             i64 *error, i64 catch_sigint, i64 *sigint) {
     *sigint = 0;
@@ -336,7 +336,7 @@ EXPORT i64 emu_run_parallel(i64 *st, uc_engine **ucs, i64 quantum, i64 halt, i64
     if (catch_sigint)                   /* only Python's main thread takes signals */
         emu_sigint_catch();
     i64 code = run_cores(st, ucs, quantum, halt, core, error, &unbounded);
-    *sigint = catch_sigint && emu_sigint_release() ? 1 : sigint_pending ? 2 : 0;
+    *sigint = sigint_outcome(catch_sigint);
     for (i64 k = 0; k < MAX_CORES; k++)     /* Python's runs of one core stop at `until` */
         if (unbounded >> k & 1)
             stop_at_until(ucs[k], true);
