@@ -107,14 +107,45 @@ def recording(memo):
         _MEMO.reset(token)
 
 
-def key(name, args, kwargs):
+def key(name, args, kwargs, function=None):
     """A unit's key: (its name, a digest of its arguments' pickle), or None when the
-    arguments cannot be pickled (such a call is run, never kept)."""
+    arguments cannot be pickled (such a call is run, never kept). With ``function``, the
+    arguments as it binds them, its defaults filled in: a call by position and one by
+    keyword, or one that leaves a default out and one that gives it, are the same run (a
+    notebook's sweep and a chapter's claims then share it)."""
+    if function is not None:
+        bound = _bound(function, args, kwargs)
+        if bound is not None:
+            args, kwargs = (), bound
     try:
         blob = pickle.dumps((args, sorted(kwargs.items())), protocol=4)
     except Exception:  # noqa: BLE001
         return None                     # an argument pickle cannot take
     return name, hashlib.sha256(blob).hexdigest()
+
+
+@functools.lru_cache(maxsize=256)
+def _signature(function):
+    return inspect.signature(function)
+
+
+def _bound(function, args, kwargs):
+    """{parameter: value} of ``function(*args, **kwargs)`` with its defaults, the keyword
+    arguments a ``**`` parameter takes among them; None when the call does not bind (the
+    function then says why) or the function has no signature."""
+    try:
+        bound = _signature(function).bind(*args, **kwargs)
+    except (TypeError, ValueError):
+        return None
+    bound.apply_defaults()
+    out = {}
+    for name, value in bound.arguments.items():
+        kind = bound.signature.parameters[name].kind
+        if kind is inspect.Parameter.VAR_KEYWORD:
+            out.update(value)
+        else:
+            out[name] = value
+    return out
 
 
 def call(name, function, args=(), kwargs=None):
@@ -126,7 +157,7 @@ def call(name, function, args=(), kwargs=None):
     folder = shared_folder(name) if shareable(function) else None
     if memo is None and folder is None:
         return function(*args, **kwargs)
-    k = key(name, args, kwargs)
+    k = key(name, args, kwargs, function)
     if k is None:
         return function(*args, **kwargs)
     moved = estimates.current()

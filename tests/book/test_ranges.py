@@ -179,6 +179,28 @@ def test_the_key_is_the_unit_and_its_arguments():
     assert reuse.key("f", (lambda: 0,), {}) is None            # unpicklable: never kept
 
 
+def test_a_call_by_position_by_keyword_or_with_its_default_is_one_run():
+    def f(a, b=2, **more):
+        return a + b
+
+    one = reuse.key("f", (1,), {}, f)
+    assert one == reuse.key("f", (), {"a": 1}, f) == reuse.key("f", (1, 2), {}, f) \
+        == reuse.key("f", (), {"b": 2, "a": 1}, f)
+    assert reuse.key("f", (1,), {"c": 3, "d": 4}, f) == \
+        reuse.key("f", (), {"d": 4, "c": 3, "a": 1}, f)      # ** arguments in any order
+    assert one != reuse.key("f", (1, 3), {}, f) != reuse.key("f", (1,), {"c": 3}, f)
+    # a call the function refuses is keyed as given (the run then says why)
+    assert reuse.key("f", (), {"z": 1}, f) == reuse.key("f", (), {"z": 1})
+
+
+def test_a_unit_called_by_keyword_reuses_the_run_by_position():
+    memo = reuse.Memo()
+    toy.CALLS.update(first=0, second=0)
+    with reuse.recording(memo):
+        assert toy.first(10) == toy.first(scale=10) == {"value": 12}
+    assert toy.CALLS["first"] == 1 and memo.hits == 1 and memo.runs == 1
+
+
 def test_a_kept_run_serves_only_the_values_it_read():
     memo = reuse.Memo()
     toy.CALLS.update(first=0, second=0)
@@ -192,7 +214,8 @@ def test_a_kept_run_serves_only_the_values_it_read():
             assert toy.first(10) == {"value": 32}
     assert toy.CALLS["first"] == 2 and memo.hits == 2 and memo.runs == 2
     assert watch.read == again.read == {"toy:a", "toy:b"}      # a reuse reads them too
-    result = pickle.loads(memo.entries[reuse.key(toy.first.unit_name, (10,), {})][0][1])
+    kept = reuse.key(toy.first.unit_name, (10,), {}, toy.first.__wrapped__)
+    result = pickle.loads(memo.entries[kept][0][1])
     result["value"] = -1                                       # a caller's copy only
     with reuse.recording(memo):
         assert toy.first(10) == {"value": 12}
