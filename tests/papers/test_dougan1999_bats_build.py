@@ -259,3 +259,20 @@ def test_nobats_kernel_store_to_its_text_faults(machine, options):
     m.write(data + 64, b"\xff" * 4)
     k.arch.clear_page(data)
     assert m.read(data, PAGE_SIZE) == bytes(PAGE_SIZE)
+
+
+def test_bats_build_lists_the_fixed_cost_paths_it_charged():
+    """bats_build's ``c_paths``: each path charged from the fixed-cost table, its calls
+    times the table's cycles a call, summing to ``c_path_cycles``, the most called first.
+    With BATs on the 604 every hash-table miss is a user access's, and each charges the
+    storage interrupt's prologue once (hash_fault_entry); every page allocated in the
+    measured step is freed in it (the step ends as it started)."""
+    from emu.kernel import costs
+    run = d.bats_build(True, "604")
+    paths = run["c_paths"]
+    assert all(cycles == calls * costs.cycles(name) for name, (calls, cycles) in paths.items())
+    assert sum(cycles for _, cycles in paths.values()) == run["c_path_cycles"]
+    calls = [c for c, _ in paths.values()]
+    assert calls == sorted(calls, reverse=True)
+    assert paths["hash_fault_entry"][0] == run["user_htab_misses"] > 0
+    assert paths["alloc_page"][0] == paths["free_page"][0] > 0
