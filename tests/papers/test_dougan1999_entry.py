@@ -379,13 +379,16 @@ def test_bw_pipe_moves_the_bytes_a_page_at_a_time():
     assert b["mb_s"] == pytest.approx(65536 * 133e6 / b["cycles"] / 2 ** 20)
 
 
-def test_bw_pipe_chunks_are_steady_after_the_warm_up():
-    """bw_pipe's default (1, 2) chunks stand for longer runs: every 64 KB chunk after the
-    warm-up costs the same cycles, instructions and misses, so (2, 4) gives the same."""
+def test_pipe_loops_are_steady_after_the_warm_up():
+    """bw_pipe's default (1, 2) chunks and lat_pipe's (2, 4) round trips stand for longer
+    runs: every 64 KB chunk, and every round trip, after the warm-up costs the same cycles,
+    instructions and misses, so (2, 4) chunks and (5, 10) trips give the same."""
     unoptimized = dougan1999.CONFIGURATIONS[("unoptimized", "604")]
     for machine, options in (("603 hash table", {}), unoptimized):
         assert dougan1999.bw_pipe(machine, chunks=(1, 2), **options) == \
             dougan1999.bw_pipe(machine, chunks=(2, 4), **options)
+        assert dougan1999.lat_pipe(machine, counts=(2, 4), **options) == \
+            dougan1999.lat_pipe(machine, counts=(5, 10), **options)
 
 
 def test_pipe_workloads_are_deterministic():
