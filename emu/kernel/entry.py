@@ -135,16 +135,12 @@ from .errors import KernelError
 from .mm import MM
 from .pages import File
 from .pgtable import (
-    _PAGE_ACCESSED,
-    _PAGE_DIRTY,
-    _PAGE_PRESENT,
-    _PAGE_RW,
     PAGE_SIZE,
     STACK_TOP,
     TASK_SIZE,
 )
 from .ppc32 import ctx_to_vsid
-from .ppc603 import PPC603, STORAGE_INTERRUPT_STUB
+from .ppc603 import PPC603, STORAGE_INTERRUPT_STUB, kernel_page_tables
 from .ppc604 import PPC604
 
 MSR_EE, MSR_RI = 0x8000, 0x2
@@ -518,22 +514,9 @@ class Entry:
         return task
 
     def _kernel_page_tables(self):
-        """mapin_ram's page tables for all of RAM (2.2.0 builds them whether or not BATs
-        map it; with ``nobats`` they are what the TLB loads): one PTE page per 4 MB, each
-        page present, accessed, dirty and writable, without _PAGE_USER. Returns {pgd index:
-        PTE page}; every address space's page directory gets these entries, as pgd_alloc
-        copies the kernel's part of swapper_pg_dir."""
-        m = self.machine
-        bits = _PAGE_PRESENT | _PAGE_ACCESSED | _PAGE_DIRTY | _PAGE_RW
-        tables = {}
-        for index in range(-(-m.ram_size // (4 << 20))):
-            table = m.alloc(PAGE_SIZE)
-            base = index << 22
-            ptes = b"".join(((base + (k << 12)) | bits).to_bytes(4, "big")
-                            for k in range(1024) if base + (k << 12) < m.ram_size)
-            m.write(table, ptes)
-            tables[index] = table
-        return tables
+        """mapin_ram's page tables for all of RAM (ppc603.kernel_page_tables: the text read
+        only, the rest writable): {pgd index: PTE page}."""
+        return kernel_page_tables(self.machine)
 
     def _kernel_mappings(self, mm):
         """Without BATs: the kernel's pgd entries in ``mm``'s page directory."""

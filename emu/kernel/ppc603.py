@@ -103,15 +103,15 @@ from ..hw import mmu
 from ..context import routine
 from ..hw.layout import HALT
 from ..isa.assemble import assemble
-from ..hw.softtlb import (DCMP, DMISS, HASH1, HASH2, ICMP, IMISS, MSR_DR, MSR_IR, MSR_ME, SPRG3,
-                          SRR0, SRR1)
+from ..hw.softtlb import (DAR, DCMP, DMISS, HASH1, HASH2, ICMP, IMISS, MSR_DR, MSR_IR, MSR_ME,
+                          SPRG3, SRR0, SRR1)
 from . import costs as cost_table
-from .ppc32 import (CONTEXT_FLUSH_PAGES, HPTE_STATUS, ctx_to_vsid, hash_low_prelude,
-                    htab_size_for, load_hash_page_22)
+from .ppc32 import (CODE_END, CONTEXT_FLUSH_PAGES, HPTE_STATUS, ctx_to_vsid,
+                    hash_low_prelude, htab_size_for, load_hash_page_22)
 from .arch import Arch
 from .errors import KernelError
 from .pgtable import (_PAGE_ACCESSED, _PAGE_DIRTY, _PAGE_HASHPTE, _PAGE_PRESENT, _PAGE_RW,
-                      PAGE_SIZE, TASK_SIZE)
+                      _PAGE_USER, PAGE_SIZE, TASK_SIZE)
 
 RELOADS = ("pagetable", "hash")
 MISS_VECTORS = {"x": 0x1000, "r": 0x1100, "w": 0x1200}   # MPC603e UM: ITLB, DTLB load, store
@@ -127,21 +127,31 @@ THREAD_PGDIR = 0                       # tlbmiss_603_kernel.S: the pgdir in the 
 # hash_page, 2.4's hash_low.S); every other kernel routine translates
 REAL_MODE_ROUTINES = frozenset({"hash_page", "hash_page_22", "add_hash_page",
                                 "flush_hash_pages"})
+#: the DAR before a kernel routine runs (``PPC603._call_walking``): no access refused yet
+NO_DAR = 0xFFFFFFFF
 KERNEL_PTE_BITS = _PAGE_PRESENT | _PAGE_ACCESSED | _PAGE_DIRTY | _PAGE_RW   # mapin_ram's
+#: mapin_ram's bits for the kernel's text, [_stext, etext) (2.2.0 arch/ppc/mm/init.c 851-857,
+#: davej-history f6cce5dae): no _PAGE_RW, and _PAGE_USER ("On the powerpc, no user access
+#: forces R/W kernel access"), which hash_page and the 603's handlers turn into PP 3 (head.S
+#: 1252-1255, 643-646: _PAGE_USER -> both PP bits, less the low one with _PAGE_HWWRITE): read
+#: only for the supervisor too. The model's text is its code region, below CODE_END.
+KERNEL_TEXT_PTE_BITS = _PAGE_PRESENT | _PAGE_ACCESSED | _PAGE_USER
 
 
 def kernel_page_tables(machine):
     """mapin_ram's page tables for all of RAM (2.2.0 builds them whether or not BATs map
     it; with ``nobats`` they are what the TLB loads): one PTE page per 4 MB, each page
-    present, accessed, dirty and writable, without _PAGE_USER, mapped to itself (the book's
-    kernel sits at EA = physical, in segment 0). Returns {pgd index: PTE page}; every
-    address space's page directory gets these entries, as pgd_alloc copies the kernel's
-    part of swapper_pg_dir."""
+    present and accessed, mapped to itself (the book's kernel sits at EA = physical, in
+    segment 0); the text read only (``KERNEL_TEXT_PTE_BITS``), the rest dirty and writable,
+    without _PAGE_USER. Returns {pgd index: PTE page}; every address space's page directory
+    gets these entries, as pgd_alloc copies the kernel's part of swapper_pg_dir."""
+    def pte(address):
+        return address | (KERNEL_TEXT_PTE_BITS if address < CODE_END else KERNEL_PTE_BITS)
     tables = {}
     for index in range(-(-machine.ram_size // (4 << 20))):
         table = machine.alloc(PAGE_SIZE)
         base = index << 22
-        machine.write(table, b"".join(((base + (k << 12)) | KERNEL_PTE_BITS).to_bytes(4, "big")
+        machine.write(table, b"".join(pte(base + (k << 12)).to_bytes(4, "big")
                                       for k in range(1024) if base + (k << 12) < machine.ram_size))
         tables[index] = table
     return tables
@@ -282,8 +292,11 @@ class PPC603(Arch):
         return self._call_as(entry, entry, *args)
 
     def _call_as(self, label, entry, *args):
-        if self.bats or self.reload != "hash":
-            run = self.machine.call(entry, *args, real_mode=self.bats)
+        if self.bats:
+            run = self.machine.call(entry, *args, real_mode=True)
+            hash_misses = 0
+        elif self.reload != "hash":
+            run = self._call_walking(entry, *args)
             hash_misses = 0
         elif entry in REAL_MODE_ROUTINES:       # real mode on the hardware too
             run = self.machine.call(entry, *args, real_mode=True)
@@ -302,6 +315,20 @@ class PPC603(Arch):
             self.ledger.count("kernel_tlb_misses",     # access (not the retry's)
                               run.events.get("tlb_miss_exceptions", 0) - hash_misses)
         return run.return_value
+
+    def _call_walking(self, entry, *args):
+        """A kernel routine translated on the 603 walking the page table. An access its
+        handler refuses (a store to the read-only text) leaves for the DSI at 0x300, whose C
+        handler (do_page_fault) would oops on a kernel address; the model's stub there ends
+        the call as if it had returned, so the handler's DAR, set to ``NO_DAR`` before the
+        call, tells: a refused access is an error, not a short run."""
+        self.soft.regs.set_spr(DAR, NO_DAR)
+        run = self.machine.call(entry, *args)
+        dar = self.soft.regs.spr(DAR)
+        if dar != NO_DAR:
+            raise KernelError(f"kernel routine {entry}: its access at {dar:#x} was refused "
+                              "by the page's Linux PTE (the DSI: do_page_fault's oops)")
+        return run
 
     def _write_stubs(self, stubs):
         """The vectors' branches. Unicorn drops its translations of the code written

@@ -49,9 +49,10 @@ kernel and user, as on the hardware); a kernel page with no HPTE is a DSI / ISI,
 the backend as the CPU does into 2.2.0's hash_page for the kernel (routines/ppc32/
 nobats_hash_22.S, in real mode, back to the access). The hash-table code runs in real mode as
 on the hardware (``REAL_MODE_ROUTINES``). The kernel's misses are counted once per access
-(``kernel_tlb_misses``), its hash-table misses too (``kernel_htab_misses``). Not modelled:
-mapin_ram's read-only kernel text (2.2.0 gives text pages _PAGE_USER and no _PAGE_RW; the
-model's kernel PTEs are all writable), which changes create_hpte's PP, not a miss.
+(``kernel_tlb_misses``), its hash-table misses too (``kernel_htab_misses``). The kernel's
+text is read only, as mapin_ram maps it (_PAGE_USER and no _PAGE_RW: create_hpte's PP 3,
+``ppc603.KERNEL_TEXT_PTE_BITS``): a kernel store to it is refused (a protection fault on an
+HPTE, or hash_page's refusal without one) and stops the run with an error.
 
 ``tlbie`` (in the guest flush routines) invalidates both ways of the page's congruence class
 in both TLBs, as the 603 does (an assumption for the 604: its manual's text on this was not
@@ -248,8 +249,8 @@ class PPC604(PPC32Hash):
     def _without_bats(self):
         """2.2's ``nobats`` (mapin_ram with __map_without_bats, 2.2.0 arch/ppc/mm/init.c
         806-885): the kernel's pages are Linux PTEs in every page directory
-        (ppc603.kernel_page_tables: present, accessed, dirty, writable, at EA = physical in
-        segment 0, VSID 0) and reach the TLBs through the hash table: the kernel's routines
+        (ppc603.kernel_page_tables: present and accessed, the text read only, the rest
+        dirty and writable, at EA = physical in segment 0, VSID 0) and reach the TLBs through the hash table: the kernel's routines
         run translated by the native model (emu.hw.tlb604, no BAT), whose TLBs the user's
         accesses share (``NativeTLBView``), and a kernel access that finds no HPTE takes the
         ISI / DSI whose prologue runs hash_page (routines/ppc32/nobats_hash_22.S)."""

@@ -34,7 +34,9 @@
  * With KERNEL_PTES defined (emu.kernel.entry's kernel without BATs, 2.2's `nobats`), the
  * access check is 2.2.0's: _PAGE_USER is required only when SRR1[PR] says the access came
  * from user mode (two instructions more), so the kernel's own pages, mapped without
- * _PAGE_USER, load with PP 0 (supervisor read/write under a Ks = 0 segment).
+ * _PAGE_USER, load with PP 0 (supervisor read/write under a Ks = 0 segment); its text,
+ * mapped with _PAGE_USER and without _PAGE_RW (2.2.0 mapin_ram), loads with PP 3 and a
+ * store to it is refused: the way out to 0x300 (emu.kernel.ppc603 raises).
  *
  * Differences from head.S: user addresses only (the model's kernel runs in real mode; 2.4+
  * also tests for a kernel address first: three instructions more); the thread's pgdir is a

@@ -223,3 +223,56 @@ def test_604_entry_runs_on_the_backends_nobats():
         runs.append(((b.instructions - a.instructions) / 10, (b.cycles - a.cycles) / 10,
                      d.tlb_misses(b.events)))
     assert runs[1] == runs[0] and runs[0][0] == 202 and runs[0][2] == 0
+
+
+# ------------------------------------------------------------------ the read-only text
+
+@pytest.mark.parametrize("machine, options", [("604", {"flush": "context"}),
+                                              ("603 hash table", {"tlb_flush": "context"}),
+                                              ("603 page table", {"tlb_flush": "context"})])
+def test_nobats_kernel_store_to_its_text_faults(machine, options):
+    """2.2.0's mapin_ram maps the kernel's text [_stext, etext) with _PAGE_USER and no
+    _PAGE_RW (arch/ppc/mm/init.c 851-857), which hash_page and the 603's handlers make PP 3,
+    read only for the supervisor too. Without BATs a kernel routine's store to its text
+    (clear_page over a page of code) faults and leaves the code as it was: on clear_page's
+    own page, whose HPTE its fetch has just made with PP 3 (the 604: a protection fault),
+    and on another text page with no HPTE (hash_page refuses the store; the 603 walking the
+    page table refuses it in its handler); a data page clears."""
+    from emu.hw import mmu
+    from emu.hw.faults import GuestFault
+    from emu.kernel.errors import KernelError
+    from emu.kernel.ppc32 import CODE_END
+    for which in ("own", "other"):
+        k = d.kernel(machine, bats=False, **options)
+        m = k.machine
+        own = m.symbols["clear_page"] & -PAGE_SIZE
+        page = own if which == "own" else own + 4 * PAGE_SIZE
+        assert page + PAGE_SIZE <= CODE_END
+        before = m.read(page, PAGE_SIZE)
+        with pytest.raises((KernelError, GuestFault)):
+            k.arch.clear_page(page)
+        assert m.read(page, PAGE_SIZE) == before
+        if which == "own" and machine != "603 page table":
+            hpte = mmu.find_pte(m.read, k.arch.sdr1, 0, own)
+            assert hpte is not None and hpte[3] & 3 == 3
+    data = m.alloc(PAGE_SIZE, align=PAGE_SIZE)
+    m.write(data + 64, b"\xff" * 4)
+    k.arch.clear_page(data)
+    assert m.read(data, PAGE_SIZE) == bytes(PAGE_SIZE)
+
+
+def test_bats_build_lists_the_fixed_cost_paths_it_charged():
+    """bats_build's ``c_paths``: each path charged from the fixed-cost table, its calls
+    times the table's cycles a call, summing to ``c_path_cycles``, the most called first.
+    With BATs on the 604 every hash-table miss is a user access's, and each charges the
+    storage interrupt's prologue once (hash_fault_entry); every page allocated in the
+    measured step is freed in it (the step ends as it started)."""
+    from emu.kernel import costs
+    run = d.bats_build(True, "604")
+    paths = run["c_paths"]
+    assert all(cycles == calls * costs.cycles(name) for name, (calls, cycles) in paths.items())
+    assert sum(cycles for _, cycles in paths.values()) == run["c_path_cycles"]
+    calls = [c for c, _ in paths.values()]
+    assert calls == sorted(calls, reverse=True)
+    assert paths["hash_fault_entry"][0] == run["user_htab_misses"] > 0
+    assert paths["alloc_page"][0] == paths["free_page"][0] > 0
