@@ -48,7 +48,8 @@ PAGES = {"flush": "notebooks/mackerras2003/01-cache-flushing",
 BUILD = ("the book's build workload (2.5.66's Kbuild rule: make vforks sh -c, sh forks "
          "gcc (which vforks cpp, cc1, as), fixdep, rm and mv; run at half the estimated "
          "sizes and set at full size, each process's fixed work once (full_step); fixdep "
-         "maps and reads the .d file and the files it names through the fault path; the "
+         "maps and reads the .d file and the files it names through the fault path, and "
+         "rm's unlink truncates the .d from the page cache; the "
          "step's read() and write() and exec copies through the processor's own "
          "__copy_tofrom_user (io_step: estimated traffic); its other file-system calls "
          "costed (fs_step); kernel time only): the paper's "
@@ -111,7 +112,8 @@ def build_run(profile, policy="lazy", tlb_flush=None, steps=1, warmup=1, scale=N
     gcc, then fixdep, rm and mv, each forked by sh (emu.kernel.gcc.kbuild_shell), fixdep
     mapping and reading the .d file and every file it names at their own size
     (fileio.fixdep_files; workloads.FixdepReads: kept apart as the result's ``unscaled``,
-    which full_step does not scale); False:
+    which full_step does not scale), rm's unlink truncating the .d file's pages from the
+    page cache (2.5.25's Rules.make 529-540, the tree the paper built); False:
     make vforks gcc itself (before issue 29's session 22). ``options`` go to the kernel (e.g. ppc64's ``copy_page``)."""
     scale = BUILD_SCALE if scale is None else scale
     driver, passes = gcc.compiler(scale)
