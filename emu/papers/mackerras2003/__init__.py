@@ -311,8 +311,8 @@ def ppc405_build_claims(before_us, after_us, table3, copies_us=None):
               source="section 2.3 (system time per build)", stand_in=BUILD405_STAND_IN,
               page=PAGES["flush"],
               reason=f"the model's kernel does the VM's work, the file-system calls and "
-                     f"the copies to user space only{_copies_beside_table3(copies_us, jobs, table3)}; "
-                     f"the floating-point "
+                     f"the copies to user space only"
+                     f"{_copies_beside_table3(copies_us, jobs, table3)}; the floating-point "
                      f"emulation the paper names, outside the model, is "
                      f"{fp_emulation_s(table3):.1f} s a build in Table 3 "
                      f"({', '.join(FP_EMULATION)} at {tick} a tick), and the disk (ide_intr) "
@@ -550,7 +550,8 @@ def file_io_step(execs):
 FS_PATHS = {"calls": "open, stat, close, mmap, munmap, unlink, rename: system calls",
             "walks": "path look-ups: link_path_walk per component",
             "files": "open, stat, close, unlink, rename outside the walk",
-            "maps": "fixdep's mappings: mmap, munmap, its pages' faults and unmapping"}
+            "maps": "fixdep's mappings: mmap, munmap, its pages' faults and unmapping; "
+                    "rm's truncation of the .d"}
 #: a read-only file page's fault and its unmapping, as the build's rows run them (the
 #: mean cycles of each row's call)
 FILE_FAULT_ROWS = ("fault_entry", "file_fault", "page_cache_lookup", "hash_page (preload)",
@@ -612,7 +613,7 @@ def step_account(builds, jobs=None):
             rows[path] = rows.get(path, 0.0) + cycles - whole.get(row, 0.0)
         rows.update({FILE_IO_PATHS[k]: v for k, v in io.items()})
         rows.update({FS_PATHS[k]: v for k, v in fs_step(build).items()})
-        rows[FS_PATHS["maps"]] += sum(whole.values())   # fixdep's reads, as run
+        rows[FS_PATHS["maps"]] += sum(whole.values())   # fixdep's reads, rm's truncation
         step = pd.Series(rows)
         out[label, "cycles per step"] = step
         out[label, "s per build"] = step * jobs / (build.clock_mhz * 1e6)
