@@ -40,6 +40,7 @@ class Routine:
     page: bool = False   # copies exactly one aligned page (r3 = to, r4 = from)
     title: str = ""
     user: bool = False   # returns the bytes not copied (0 on success), as copy_tofrom_user
+    prelude: str = ""    # assembled before the file: its configuration's .equ lines
 
 
 ROUTINES = {
@@ -65,6 +66,16 @@ ROUTINES = {
                                   ("ppc32", "ppc64"), False,
                                   "32-bit copy_tofrom_user (line loop, dcbz, lwz/stw)",
                                   user=True),
+    # the same code as the 750 and the 405GP run it: include/asm-ppc/cache.h of 2.5.66 gives
+    # every 32-bit processor but 8xx, 403GCX and CONFIG_PPC64BRIDGE 32-byte lines and
+    # MAX_COPY_PREFETCH 4 (dmgerman/history-token 3007e2ef10)
+    "copy_tofrom_user32_l32": Routine("ppc32/copy_tofrom_user.S", "__copy_tofrom_user32",
+                                      ("ppc32",), False,
+                                      "32-bit copy_tofrom_user, 32-byte lines (6xx, 4xx)",
+                                      user=True, prelude=(
+                                          ".equ CACHELINE_BYTES, 32\n"
+                                          ".equ LG_CACHELINE_BYTES, 5\n"
+                                          ".equ MAX_COPY_PREFETCH, 4\n")),
 }
 
 
@@ -104,7 +115,9 @@ class CopyBench:
         if self.machine.isa not in self.routine.isas:
             raise ValueError(f"{routine} is {'/'.join(self.routine.isas)} code; profile "
                              f"{self.machine.profile.name} is {self.machine.isa}")
-        self.machine.load(_routine_path(self.routine.path))
+        path = _routine_path(self.routine.path)
+        self.machine.load(self.routine.prelude + path.read_text() if self.routine.prelude
+                          else path)
         span = 4 * PAGE
         pattern = np.random.default_rng(2003).integers(0, 256, span, np.uint8).tobytes()
         self.src, self.dst, self.scratch_src, self.scratch_dst = (

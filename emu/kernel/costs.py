@@ -98,6 +98,14 @@ TABLE = {
                   "dentry_open (get_empty_filp, the file system's open), fd_install, putname"),
     "close_file": (200, None, "sys_close: filp_close, fput, __fput's dput, mntput and "
                    "file_free (fs/open.c, fs/file_table.c)"),
+    "truncate_page": (120, None, "truncate_inode_pages per page-cache page of a file "
+                      "deleted (mm/truncate.c; fs/inode.c's generic_delete_inode at the last "
+                      "iput of an unlinked inode): its share of pagevec_lookup, "
+                      "TestSetPageLocked, truncate_complete_page (block_invalidatepage's "
+                      "discard of the page's buffers, clear_page_dirty, ClearPageUptodate, "
+                      "ClearPageMappedToDisk, remove_from_page_cache: the radix-tree delete "
+                      "under mapping->page_lock), unlock_page, pagevec_release's LRU removal "
+                      "(the freeing charged separately)"),
     "stat_file": (150, None, "sys_fstat64 or sys_stat64 outside the walk (fs/stat.c): "
                   "vfs_getattr's generic_fillattr, cp_new_stat64's memset, field copies and "
                   "copy_to_user of the struct"),

@@ -180,6 +180,24 @@ class PageFaults:
             self.machine.write(page.address, file.content(index))
             self._kernel_wrote(page)
 
+    def truncate_file(self, file):
+        """A deleted file's pages leave the page cache: truncate_inode_pages(mapping, 0) at
+        the last iput of an unlinked inode (2.5.66 fs/inode.c generic_delete_inode,
+        mm/truncate.c: per page truncate_complete_page, remove_from_page_cache,
+        page_cache_release), each page freed when no one else holds it. The file must be
+        mapped by no one (rm's case: every process that mapped it has unmapped it)."""
+        for index in range(file.pages):
+            page = self.page_cache.lookup(file, index)
+            if page is None:
+                continue
+            if page.mapcount:
+                raise KernelError(f"page {index} of {file.name} is still mapped")
+            self.ledger.fixed("truncate_page")
+            self.page_cache.remove(file, index)
+            page.mapping = None
+            self.ledger.count("pages_truncated")
+            self._put_page(page)
+
     def _do_no_page(self, mm, vma, address, ptep, write, process=None):
         if not self.arch.runs_fault_path:
             self.ledger.fixed("file_fault")

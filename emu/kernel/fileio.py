@@ -1,6 +1,7 @@
 """A compile step's file read() and write() copies on POWER4, with the 32-bit kernel's
 __copy_tofrom_user or the POWER4 one (Mackerras 2003 section 3.1; Blanchard 2002's jobs:
-emu.papers.blanchard2002.job_file_io).
+emu.papers.blanchard2002.job_file_io), or on any processor with its own routine
+(``copy_cycles``' profile: the Mackerras chapter's 750 and 405 builds, io_step).
 
 The path, as Linux 2.5.66's mm/filemap.c has it (BitKeeper history, "Linux 2.5.66",
 commit 3007e2ef10):
@@ -352,15 +353,15 @@ def fixdep_files(io=None):
     return {"depfile": (DEPFILE_PAGES,), "source": (pages[0],), "headers": tuple(pages[1:])}
 
 
-def copy_cycles(routine, copies, from_memory):
-    """Cycles of ``copies`` (step_copies()) with ``routine`` (a copybench name) on the
-    POWER4 model: each copy's cycles from memory (copybench's cold) and from the L1
-    (warm), weighted by ``from_memory``."""
+def copy_cycles(routine, copies, from_memory, profile="power4"):
+    """Cycles of ``copies`` (step_copies()) with ``routine`` (a copybench name) on
+    ``profile``'s model (by default POWER4's): each copy's cycles from memory (copybench's
+    cold) and from the L1 (warm), weighted by ``from_memory``."""
     if not 0 <= from_memory <= 1:
         raise ValueError(f"from_memory must be from 0 to 1, not {from_memory!r}")
     total = 0.0
     for (size, src, dst), count in copies.items():
-        cold, warm = (copybench.measure(routine, size, src, dst, cache).cycles
+        cold, warm = (copybench.measure(routine, size, src, dst, cache, profile).cycles
                       for cache in ("cold", "warm"))
         total += count * (from_memory * cold + (1 - from_memory) * warm)
     return total

@@ -90,6 +90,17 @@ class Ledger:
         row[1] += 1
         row[2] += run.cycles
         row[3] += run.instructions
+        gathered = run.__dict__.get("_counts")       # its counts, not decoded yet
+        plan = gathered and gathered.layout.ledger_plan(self.GUEST_TRAFFIC, self.GUEST_EVENTS)
+        if plan:                # the same as below, each position looked up once a layout
+            values = gathered.values
+            for key, at, gate in plan[0]:
+                traffic[key] += values[at] if at is not None and (
+                    gate is None or values[gate]) else 0
+            for key, at, gate in plan[1]:
+                if at is not None and (gate is None or values[gate]) and values[at]:
+                    counts[key] += values[at]
+            return
         for level, misses in run.misses():
             traffic[_MISSES.get(level) or _misses_key(level)] += misses
         values = run.counters(self._GUEST_COUNTERS)        # one reading of the run's counts

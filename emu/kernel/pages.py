@@ -90,3 +90,8 @@ class PageCache:
 
     def add(self, file, index, page):
         self.pages[(id(file), index)] = page
+
+    def remove(self, file, index):
+        """remove_from_page_cache: the page at ``index`` of ``file`` leaves the cache (it
+        is returned)."""
+        return self.pages.pop((id(file), index))

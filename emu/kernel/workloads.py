@@ -511,7 +511,8 @@ def kernel_compile(steps=4, policy=None, tlb_flush=None, profile="ppc405gp", war
     each of ``tools``, waiting for each (bash forks for every external command of a list;
     its one-command exec in place, lat_proc's shell, does not apply). ``fixdep_files``
     (emu.kernel.fileio.fixdep_files, with ``shell``'s fixdep; one CPU): fixdep maps and
-    reads them through the fault path (FixdepReads); what that costs in the measured steps
+    reads them through the fault path (FixdepReads), and rm's unlink of the .d file
+    truncates its pages from the page cache; what that costs in the measured steps
     is kept as the result's ``unscaled`` (the files' own size, whatever the programs')."""
     if spawn not in ("fork", "vfork"):
         raise ValueError(f"spawn must be 'fork' or 'vfork', not {spawn!r}")
@@ -525,6 +526,8 @@ def kernel_compile(steps=4, policy=None, tlb_flush=None, profile="ppc405gp", war
         _compile(k, process, tool, (), start, user_cycles)
         if reads is not None and tool.name == "fixdep":
             reads.run(process)
+        if reads is not None and tool.name == "rm":
+            reads.remove_depfile()
 
     def copy():
         _user_time(stagger * cpu())
@@ -592,11 +595,28 @@ class FixdepReads:
         self.new_files += new
         for file in new:
             k.fill_page_cache(file)
+        self.depfile = new[0]
+
+        def reads():
+            for file in new + self.headers:
+                address = k.mmap(process, file.pages * PAGE_SIZE, "r", file=file)
+                k.touch_pages(process, address, file.pages, "r")
+                k.munmap(process, address, file.pages * PAGE_SIZE)
+        self._kept(reads)
+
+    def remove_depfile(self):
+        """The rule's ``rm -f $(depfile)`` after fixdep (2.5.25's Rules.make 529-540,
+        if_changed_dep, the tree the paper built; 2.5.66's the same): the unlink of the .d
+        file, whose last iput truncates its pages from the page cache
+        (Kernel.truncate_file). The unlink's own call is costed with the step's other
+        file-system calls (the Mackerras chapter's fs_step)."""
+        self._kept(lambda: self.kernel.truncate_file(self.depfile))
+
+    def _kept(self, work):
+        """Run ``work``, keeping what it costs by row in the steps after ``warmup``."""
+        k, step = self.kernel, self.step
         before = k.ledger.snapshot() if step > self.warmup else None
-        for file in new + self.headers:
-            address = k.mmap(process, file.pages * PAGE_SIZE, "r", file=file)
-            k.touch_pages(process, address, file.pages, "r")
-            k.munmap(process, address, file.pages * PAGE_SIZE)
+        work()
         if before is not None:
             spent = k.ledger.since(before)
             for name, (kind, calls, cycles, _) in spent.rows.items():

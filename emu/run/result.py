@@ -257,6 +257,26 @@ class CountLayout:
             self._pickers[names] = pick
         return pick
 
+    def ledger_plan(self, traffic, events):
+        """What a kernel's ledger reads of every call (emu.kernel.ledger.Ledger.guest), its
+        positions looked up once: (traffic, events), each [(its key, position, gate)]
+        (``traffic``: every cache level's misses as "<level>_misses", then the counters
+        ``traffic`` {key: counter}; ``events`` {key: counter}); a position None reads 0. None
+        where a counter is not one of this layout's (the ledger then reads it as before)."""
+        names = (tuple(traffic.items()), tuple(events.items()))
+        plan = self._pickers.get(names)
+        if plan is None:
+            where = {name: self.positions.get(name) for _, name in names[0] + names[1]}
+            if None in where.values():
+                plan = self._pickers[names] = False
+            else:
+                def placed(pairs):
+                    return [(key, *where[name]) for key, name in pairs]
+                plan = self._pickers[names] = (
+                    [(f"{level}_misses", at, None) for level, at in self.miss_positions]
+                    + placed(names[0]), placed(names[1]))
+        return plan or None
+
     def counter(self, values, name):
         """The count ``name`` of a gather's values as decode gives it (0 where decode leaves
         its table out); None for a name it does not know (decode's other events)."""

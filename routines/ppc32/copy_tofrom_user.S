@@ -5,17 +5,22 @@
  * Returns the number of bytes NOT copied (0 on success).
  *
  * Follows __copy_tofrom_user in Linux 2.5.66, arch/ppc/lib/string.S (lines 406-599 of
- * the BitKeeper history's "Linux 2.5.66" commit 3007e2ef10), in the configuration of a
- * 64-bit processor running that code: include/asm-ppc/cache.h gives CONFIG_PPC64BRIDGE
- * (POWER3/POWER4) 128-byte lines and MAX_COPY_PREFETCH 1. Written for this book from that
+ * the BitKeeper history's "Linux 2.5.66" commit 3007e2ef10), by default in the
+ * configuration of a 64-bit processor running that code: include/asm-ppc/cache.h gives
+ * CONFIG_PPC64BRIDGE (POWER3/POWER4) 128-byte lines and MAX_COPY_PREFETCH 1. A prelude
+ * that sets CACHELINE_BYTES, LG_CACHELINE_BYTES and MAX_COPY_PREFETCH gives another
+ * (emu.kernel.copybench's copy_tofrom_user32_l32: the 750's and the 405GP's 32-byte lines
+ * and MAX_COPY_PREFETCH 4, string.S 431-455: a copy of more than four lines first touches
+ * four source lines ahead, a shorter one one). Written for this book from that
  * algorithm, not copied. In order:
  *
  *   1. bring the destination to a cache-line boundary: single bytes to a word boundary,
  *      then words (lwzu/stwu); a copy shorter than that goes straight to step 3;
- *   2. whole lines: touch the source line (dcbt 4(r4)), then per line touch the next one,
+ *   2. whole lines: touch the source line (dcbt 4(r4); or MAX_COPY_PREFETCH lines), then
+ *      per line touch the one that far ahead,
  *      establish the destination line with dcbz (no read of memory for it) and copy it in
  *      eight groups of four lwz and four stw (COPY_16_BYTES): 32 loads and 32 stores a
- *      128-byte line, the source loaded from wherever it is (a misaligned word is cheaper
+ *      128-byte line (two groups, 8 and 8, a 32-byte one), the source loaded from wherever it is (a misaligned word is cheaper
  *      than the shifts on the era's 32-bit processors: the paper, section 3);
  *   3. the rest in words, then bytes.
  *
@@ -29,9 +34,15 @@
  * In:  r3 = to, r4 = from, r5 = n
  * Out: r3 = bytes not copied
  */
+/* The configuration (include/asm-ppc/cache.h of 2.5.66): a prelude may set it; by default
+ * CONFIG_PPC64BRIDGE's, 128-byte lines and MAX_COPY_PREFETCH 1. The 6xx's and 4xx's (the
+ * 750, the 405GP; neither 8xx nor 403GCX): 32-byte lines, MAX_COPY_PREFETCH 4 */
+        .ifndef CACHELINE_BYTES
         .equ    CACHELINE_BYTES, 128
         .equ    LG_CACHELINE_BYTES, 7
-        .equ    CACHELINE_MASK, 127
+        .equ    MAX_COPY_PREFETCH, 1
+        .endif
+        .equ    CACHELINE_MASK, CACHELINE_BYTES - 1
 
 /* four words, each load and store listed in the table under 8<n>0 .. 8<n>7 */
         .macro  COPY_16_BYTES_WITHEX n
@@ -93,19 +104,35 @@ __copy_tofrom_user32:
         clrlwi  r5, r5, 32 - LG_CACHELINE_BYTES
         li      r11, 4
         beq     63f
+        .if     MAX_COPY_PREFETCH > 1
+        cmpwi   cr0, r0, MAX_COPY_PREFETCH      # a long copy touches that many lines
+        li      r7, 1                           # ahead, a short one one line
+        li      r3, 4
+        ble     111f
+        li      r7, MAX_COPY_PREFETCH
+111:    mtctr   r7
+112:    dcbt    r3, r4
+        addi    r3, r3, CACHELINE_BYTES
+        bdnz    112b
+        .else
         li      r3, CACHELINE_BYTES + 4         # MAX_COPY_PREFETCH 1: one line ahead
         dcbt    r11, r4
+        .endif
         mtctr   r0
 53:     dcbt    r3, r4
 54:     dcbz    r11, r6
         COPY_16_BYTES_WITHEX 0
         COPY_16_BYTES_WITHEX 1
+        .if     CACHELINE_BYTES >= 64
         COPY_16_BYTES_WITHEX 2
         COPY_16_BYTES_WITHEX 3
+        .endif
+        .if     CACHELINE_BYTES >= 128
         COPY_16_BYTES_WITHEX 4
         COPY_16_BYTES_WITHEX 5
         COPY_16_BYTES_WITHEX 6
         COPY_16_BYTES_WITHEX 7
+        .endif
         bdnz    53b
 
 63:     srwi.   r0, r5, 2               # the rest: words
@@ -144,12 +171,16 @@ __copy_tofrom_user32:
 /* a fault in the line loop: group n's fixup takes off the groups done, then 104 or 105 */
         COPY_16_BYTES_EXCODE 0
         COPY_16_BYTES_EXCODE 1
+        .if     CACHELINE_BYTES >= 64
         COPY_16_BYTES_EXCODE 2
         COPY_16_BYTES_EXCODE 3
+        .endif
+        .if     CACHELINE_BYTES >= 128
         COPY_16_BYTES_EXCODE 4
         COPY_16_BYTES_EXCODE 5
         COPY_16_BYTES_EXCODE 6
         COPY_16_BYTES_EXCODE 7
+        .endif
 
 /* read fault in the line loop */
 104:    li      r9, 0
@@ -214,12 +245,16 @@ __copy_tofrom_user32:
         .long   54b, 105b
         COPY_16_BYTES_EXTABLE 0
         COPY_16_BYTES_EXTABLE 1
+        .if     CACHELINE_BYTES >= 64
         COPY_16_BYTES_EXTABLE 2
         COPY_16_BYTES_EXTABLE 3
+        .endif
+        .if     CACHELINE_BYTES >= 128
         COPY_16_BYTES_EXTABLE 4
         COPY_16_BYTES_EXTABLE 5
         COPY_16_BYTES_EXTABLE 6
         COPY_16_BYTES_EXTABLE 7
+        .endif
         .long   30b, 108b
         .long   31b, 109b
         .long   40b, 110b

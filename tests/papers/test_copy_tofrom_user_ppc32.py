@@ -88,3 +88,59 @@ def test_a_destination_fault_in_the_line_loop_returns_the_bytes_not_copied(bench
         run = m.call(ENTRY, hole - 100, a, 300)
     assert run.return_value == 200
     assert m.read(hole - 100, 100) == pattern[:100]
+
+
+# ------------------------------------------------- the 6xx's and 4xx's configuration
+# (copybench "copy_tofrom_user32_l32": 2.5.66 include/asm-ppc/cache.h gives the 750 and the
+# 405GP 32-byte lines and MAX_COPY_PREFETCH 4; the same file, its prelude's .equ lines)
+
+@pytest.fixture(scope="module", params=["ppc750", "ppc405gp"])
+def bench32(request):
+    m = Machine(request.param)
+    routine = copybench.ROUTINES["copy_tofrom_user32_l32"]
+    m.load(routine.prelude + emu.routine("ppc32/copy_tofrom_user.S").read_text())
+    base = m.alloc(9 * PAGE)
+    for page in (0, 4, 8):
+        m.uc.mem_unmap(base + page * PAGE, PAGE)
+    a, b = base + PAGE, base + 5 * PAGE
+    pattern = bytes(random.Random(2566).randrange(256) for _ in range(3 * PAGE))
+    m.write(a, pattern)
+    return m, a, b, pattern
+
+
+@pytest.mark.parametrize("n", [0, 1, 31, 32, 33, 40, 100, 127, 128, 129, 160, 161, 4095,
+                               4096, 8192])
+@pytest.mark.parametrize("src, dst", [(0, 0), (3, 0), (0, 5), (1, 31), (8, 8)])
+def test_with_32_byte_lines_it_copies_every_size_and_alignment(bench32, n, src, dst):
+    run, right = _copy(bench32, PAGE // 2 + src if n <= PAGE else src,
+                       PAGE // 2 + dst if n <= PAGE else dst, n)
+    assert right and run.return_value == 0
+
+
+@pytest.mark.parametrize("profile", ["ppc750", "ppc405gp"])
+def test_with_32_byte_lines_a_page_prefetches_four_lines_then_takes_the_line_loop(profile):
+    # entry 5; 58: srwi., clrlwi, li, beq = 4; 128 lines > MAX_COPY_PREFETCH: cmpwi, li,
+    # li, ble, li = 5, mtctr 1, four of dcbt, addi, bdnz = 12; mtctr 1; 128 lines of dcbt,
+    # dcbz, 16 lwz/stw, bdnz = 19 each; 63: 3; 64: 3; li, blr = 2
+    r = copybench.measure("copy_tofrom_user32_l32", 4096, profile=profile)
+    assert r.instructions == 5 + 4 + 5 + 1 + 12 + 1 + 128 * 19 + 3 + 3 + 2 == 2468
+
+
+@pytest.mark.parametrize("profile", ["ppc750", "ppc405gp"])
+def test_with_32_byte_lines_a_one_line_copy_prefetches_one_line(profile):
+    # 40 bytes from a line's start: entry 5; 58: 4 (one line, 8 bytes left); cmpwi, li,
+    # li, ble taken = 4; mtctr 1, one dcbt, addi, bdnz = 3; mtctr 1; one line 19; 63: 3 +
+    # 2 words of lwzu, stwu, bdnz (6); 64: 3; 2
+    r = copybench.measure("copy_tofrom_user32_l32", 40, profile=profile)
+    assert r.instructions == 5 + 4 + 4 + 1 + 3 + 1 + 19 + 3 + 6 + 3 + 2 == 51
+
+
+def test_with_32_byte_lines_a_destination_fault_returns_the_bytes_not_copied(bench32):
+    m, a, b, pattern = bench32
+    hole = b + PAGE                                # B2 out of the map
+    # 4 bytes to the line (one word), 296 left: 9 lines and 8 bytes; three lines copied,
+    # then dcbz faults on the line at B2: ctr 6 (<< 5) + 8 = 200 bytes not copied
+    with extable.unmapped_page(m, hole):
+        run = m.call(ENTRY, hole - 100, a, 300)
+    assert run.return_value == 200
+    assert m.read(hole - 100, 100) == pattern[:100]

@@ -639,3 +639,62 @@ def test_a_full_size_step_keeps_fixdeps_reads_at_their_own_size():
     assert step == {"exec": 3_000, "flush_dcache_icache": 5_000, "vma_setup": 150}
     assert mackerras2003.unscaled_step(build) == {"flush_dcache_icache": 200,
                                                   "vma_setup": 150}
+
+
+@pytest.mark.parametrize("profile, routine", [("ppc750", "copy_tofrom_user32_l32"),
+                                              ("ppc405gp", "copy_tofrom_user32_l32"),
+                                              ("power4", "copy_tofrom_user64")])
+def test_a_steps_copies_run_on_every_processor_through_its_own_copy_routine(profile, routine):
+    from emu.kernel import costs, fileio
+    build = SimpleNamespace(profile=profile, iterations=2, counts={"execs": 16})
+    io = mackerras2003.io_step(build)
+    copies = fileio.step_copies() + fileio.exec_copies(8)       # 16 execs in two steps
+    assert io["files"] == fileio.copy_cycles(routine, copies, 0.5, profile)
+    # read(): 150 files + 74 pages of .i + 20 of .s; write(): 74 + 20 + 5 of .o (STEP_IO
+    # cut a page at a time): 343 round trips; a look-up per file copy
+    assert io["calls"] == 343 * costs.cycles("syscall")
+    assert io["lookups"] == sum(fileio.step_copies().values()) * costs.cycles("page_cache_lookup")
+
+
+def test_a_steps_cycles_are_its_vm_work_its_copies_and_its_other_file_calls(monkeypatch):
+    monkeypatch.setattr(mackerras2003, "vm_step_cycles", lambda build: 1_000.0)
+    monkeypatch.setattr(mackerras2003, "io_step", lambda build: {"files": 200.0, "calls": 30.0,
+                                                                 "lookups": 4.0})
+    monkeypatch.setattr(mackerras2003, "fs_step", lambda build: {"calls": 5.0, "maps": 0.5})
+    assert mackerras2003.step_cycles(object()) == 1_000 + 234 + 5.5
+
+
+def test_rm_truncates_the_d_file_from_the_page_cache_and_frees_its_page():
+    from emu.kernel import costs
+    k = workloads.make_kernel("lazy", None, "ppc750")
+    process = k.spawn(workloads.HELLO)
+    reads = workloads.FixdepReads(k, {"depfile": (1,), "source": (2,), "headers": (1,)},
+                                  warmup=0)
+    reads.step += 1
+    reads.run(process)
+    depfile, source = reads.new_files
+    page = k.page_cache.lookup(depfile, 0)
+    assert page is not None and page.count == 1 and page.mapcount == 0   # the cache's own
+    cached = len(k.page_cache)
+    reads.remove_depfile()
+    # the .d's one page leaves the cache and is freed (the LIFO free list: the next page
+    # allocated); the source stays, as a real build keeps it
+    assert k.page_cache.lookup(depfile, 0) is None and len(k.page_cache) == cached - 1
+    assert k.page_cache.lookup(source, 0) is not None
+    assert k.allocator.alloc("anon").pfn == page.pfn
+    rows, counts = reads.measured()["rows"], reads.measured()["counts"]
+    assert counts["pages_truncated"] == 1 and counts["pages_freed"] == 1
+    assert rows["truncate_page"] == (1, costs.cycles("truncate_page"))
+    assert rows["free_page"] == (1, costs.cycles("free_page"))
+
+
+def test_a_file_still_mapped_is_not_truncated():
+    from emu.kernel import KernelError
+    from emu.kernel.pages import File
+    k = workloads.make_kernel("lazy", None, "ppc750")
+    process = k.spawn(workloads.HELLO)
+    file = File("mapped.h", 1)
+    address = k.mmap(process, 4096, "r", file=file)
+    k.touch_pages(process, address, 1, "r")
+    with pytest.raises(KernelError, match="still mapped"):
+        k.truncate_file(file)

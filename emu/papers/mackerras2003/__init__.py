@@ -11,8 +11,9 @@ under each flush policy and PTE strategy (Tables 1 and 4, section 2.2), the ppc4
 against execute-deferred (Table 3, section 2.3), the power4 (Table 5). Every build runs at
 BUILD_SCALE and is set at the programs' full size by one accounting (full_step: each
 process's fixed work once; fixdep's reads of the files it maps, run through the fault path
-at the files' own size, as run), plus the step's other file-system calls, costed
-(fs_step), on every processor (step_cycles). A build's change of system time is predicted as the model's
+at the files' own size, as run), plus the step's read() and write() and exec copies
+through the processor's own __copy_tofrom_user (io_step) and its other file-system calls,
+costed (fs_step), on every processor (step_cycles). A build's change of system time is predicted as the model's
 relative change of a full-size step's kernel time times the paper's system time, as
 notebook 03 does. The 405's build is set in seconds instead: a full-size compile step
 times an estimated count of steps per build (BUILD405), its floating-point emulation
@@ -47,8 +48,11 @@ PAGES = {"flush": "notebooks/mackerras2003/01-cache-flushing",
 BUILD = ("the book's build workload (2.5.66's Kbuild rule: make vforks sh -c, sh forks "
          "gcc (which vforks cpp, cc1, as), fixdep, rm and mv; run at half the estimated "
          "sizes and set at full size, each process's fixed work once (full_step); fixdep "
-         "maps and reads the .d file and the files it names through the fault path; the "
-         "step's other file-system calls costed (fs_step); kernel time only): the paper's "
+         "maps and reads the .d file and the files it names through the fault path, and "
+         "rm's unlink truncates the .d from the page cache; the "
+         "step's read() and write() and exec copies through the processor's own "
+         "__copy_tofrom_user (io_step: estimated traffic); its other file-system calls "
+         "costed (fs_step); kernel time only): the paper's "
          "builds ran the real compiler for minutes")
 #: What stands in for the POWER4 build in seconds (section 3.1)
 COPY_STAND_IN = ("the book's build workload (2.5.66's Kbuild rule: make -> sh -c -> gcc -> "
@@ -61,10 +65,12 @@ COPY_STAND_IN = ("the book's build workload (2.5.66's Kbuild rule: make -> sh -c
 BUILD405_STAND_IN = ("the book's build workload (2.5.66's Kbuild rule: make -> sh -c -> gcc "
                      "-> cpp, cc1, as, then fixdep, rm, mv, fixdep's reads of the files it "
                      "maps through the fault path) set at the programs' full estimated sizes "
-                     "(full_step), with the step's other file-system calls costed (fs_step), "
+                     "(full_step), with the step's read() and write() and exec copies through "
+                     "the 405's own __copy_tofrom_user (io_step: estimated traffic) and its "
+                     "other file-system calls costed (fs_step), "
                      "one compile step's kernel time times an estimated count of steps per "
-                     "build (kernel time only: no compiler, disk, read() or write() copies "
-                     "or floating-point emulation)")
+                     "build (kernel time only: no compiler, disk or floating-point "
+                     "emulation)")
 
 
 #: The size every build of the chapter runs at, a fraction of the programs' estimated sizes
@@ -106,7 +112,8 @@ def build_run(profile, policy="lazy", tlb_flush=None, steps=1, warmup=1, scale=N
     gcc, then fixdep, rm and mv, each forked by sh (emu.kernel.gcc.kbuild_shell), fixdep
     mapping and reading the .d file and every file it names at their own size
     (fileio.fixdep_files; workloads.FixdepReads: kept apart as the result's ``unscaled``,
-    which full_step does not scale); False:
+    which full_step does not scale), rm's unlink truncating the .d file's pages from the
+    page cache (2.5.25's Rules.make 529-540, the tree the paper built); False:
     make vforks gcc itself (before issue 29's session 22). ``options`` go to the kernel (e.g. ppc64's ``copy_page``)."""
     scale = BUILD_SCALE if scale is None else scale
     driver, passes = gcc.compiler(scale)
@@ -209,15 +216,18 @@ def cache_flushing_claims(runs=None, builds=None):
                         system_time("section 2.2", "optimized")),
         emulated=step_cycles(new) / step_cycles(old), stand_in=BUILD, page=PAGES["flush"],
         reason="the model's kernel does the VM's work for the build's processes, fixdep's "
-               "reads of the files it maps through the fault path and the step's other "
-               "file-system calls, costed (fs_step), but no disk I/O and no read() or "
-               "write() copies, so the flush is a larger share of it "
+               "reads of the files it maps through the fault path, the step's read() and "
+               "write() and exec copies through the 750's own __copy_tofrom_user "
+               f"({sum(io_step(old).values()) / step_cycles(old):.0%} of a full-size step "
+               "before, io_step) and its other file-system calls, costed (fs_step), but no "
+               "disk I/O and none of the C paths' misses, so the flush is a larger share of it "
                f"({full_step(old).get('flush_dcache_icache', 0.0) / step_cycles(old):.0%} of "
                f"a full-size step before)"))
     out.append(overall_claim("section 2.2", "PPC750", "kernel compile overall speedup",
                              step_cycles(new) / step_cycles(old)))
-    return out + ppc405_build_claims(step_us(builds["ppc405gp", "lazy"]),
-                                     step_us(builds["ppc405gp", "lazy_exec"]), table3)
+    lazy405 = builds["ppc405gp", "lazy"]
+    return out + ppc405_build_claims(step_us(lazy405), step_us(builds["ppc405gp", "lazy_exec"]),
+                                     table3, io_step(lazy405)["files"] / lazy405.clock_mhz)
 
 
 def _fixdep_flushes(before, after):
@@ -268,11 +278,13 @@ def fp_emulation_s(table3, kernel="original"):
     return float(table3.loc[list(FP_EMULATION), kernel].sum()) * TICK_S / compiles
 
 
-def ppc405_build_claims(before_us, after_us, table3):
+def ppc405_build_claims(before_us, after_us, table3, copies_us=None):
     """Section 2.3 in seconds per build: the model's kernel time of a full-size compile
     step in microseconds (step_us; ``before_us``: lazy, ``after_us``: lazy_exec) times the
     build's steps, beside the paper's system times; the overall time with the paper's user
-    time, which the model does not run; the user time itself, not modelled."""
+    time, which the model does not run; the user time itself, not modelled. ``copies_us``:
+    of ``before_us``, the step's copies to and from user space (io_step's "files"), set in
+    the reason beside Table 3's copy_tofrom_user."""
     jobs = build405_jobs()
     saved = jobs * (before_us - after_us) / 1e6
     system, optimized = (system_time("section 2.3", k) for k in ("original", "optimized"))
@@ -298,11 +310,13 @@ def ppc405_build_claims(before_us, after_us, table3):
               unit="s", digits=1, published=system, emulated=kept,
               source="section 2.3 (system time per build)", stand_in=BUILD405_STAND_IN,
               page=PAGES["flush"],
-              reason=f"the model's kernel does the VM's work only; the floating-point "
+              reason=f"the model's kernel does the VM's work, the file-system calls and "
+                     f"the copies to user space only"
+                     f"{_copies_beside_table3(copies_us, jobs, table3)}; the floating-point "
                      f"emulation the paper names, outside the model, is "
                      f"{fp_emulation_s(table3):.1f} s a build in Table 3 "
                      f"({', '.join(FP_EMULATION)} at {tick} a tick), and the disk (ide_intr) "
-                     f"and the copies to user space are not run either"),
+                     f"is not run either"),
         overall_claim("section 2.3", "PPC405", "kernel compile overall time reduction",
                       1 - saved / system,
                       how=f"the model's {saved:.1f} s saved per build (the row above) against "
@@ -315,6 +329,18 @@ def ppc405_build_claims(before_us, after_us, table3):
                              "holds the paper's user time unchanged, as the paper finds it"),
     ]
 
+
+
+def _copies_beside_table3(copies_us, jobs, table3):
+    """The model's copies to user space a build (``copies_us`` a step, ``jobs`` steps)
+    beside Table 3's copy_tofrom_user ticks a compile, for a reason ("" without them)."""
+    if copies_us is None:
+        return ""
+    compiles = system_time("section 2.3", "both", "kernel compiles profiled (Table 3)")
+    table = float(table3.loc["copy_tofrom_user", "original"]) * TICK_S / compiles
+    return (f" (its copies through the 405's __copy_tofrom_user, {jobs * copies_us / 1e6:.1f} s "
+            f"a build, beside Table 3's copy_tofrom_user, {table:.1f} s a build at "
+            f"{TICK_S * 1e3:g} ms a tick)")
 
 
 def overall_claim(section, label, quantity, system_ratio, how=None, stand_in=BUILD):
@@ -440,9 +466,42 @@ def vm_step_cycles(build):
 
 def step_cycles(build):
     """A build's kernel cycles per compile step at full size: what its kernel ran
-    (vm_step_cycles) and the step's other file-system calls, costed (fs_step): the one
-    accounting of every build claim of the chapter, on every processor."""
-    return vm_step_cycles(build) + sum(fs_step(build).values())
+    (vm_step_cycles), the step's read() and write() and exec copies with the processor's
+    own __copy_tofrom_user, their calls and look-ups (io_step) and the step's other
+    file-system calls, costed (fs_step): the one accounting of every build claim of the
+    chapter, on every processor (section 3's copy_step is the same with each POWER4
+    kernel's routine)."""
+    return vm_step_cycles(build) + sum(io_step(build).values()) + sum(fs_step(build).values())
+
+
+#: Each processor's own __copy_tofrom_user (copybench's names) for a build's file and exec
+#: copies (io_step): the 750's and the 405GP's, 2.5.66's arch/ppc/lib/string.S with the
+#: 32-byte lines and MAX_COPY_PREFETCH 4 that include/asm-ppc/cache.h gives them; POWER4's
+#: the optimized one, as the POWER4 builds run the optimized copy_page (chapter_builds;
+#: section 3's claims run both kernels' routines: copy_step)
+OWN_COPY = {"ppc750": "copy_tofrom_user32_l32", "ppc405gp": "copy_tofrom_user32_l32",
+            "power4": "copy_tofrom_user64"}
+
+
+def io_step(build):
+    """A full-size compile step's copies to and from user space on ``build``'s processor
+    with its own __copy_tofrom_user (OWN_COPY; the step's read() and write() copies and its
+    execs', counted as in file_io_step, with the execs counted in ``build``'s run), each
+    file read() and write() call's round trip and a page-cache look-up per file copy: the
+    same in every kernel of one processor. {FILE_IO_PATHS key: cycles}."""
+    user = step_user_copies(execs_per_step(build))
+    from_memory = float(fileio.step_io()["from_memory"])
+    return {"files": fileio.copy_cycles(OWN_COPY[build.profile], user["files"] + user["exec"],
+                                        from_memory, build.profile),
+            **_around_copies(user)}
+
+
+def _around_copies(user):
+    """The file copies' system calls and page-cache look-ups (``user``: step_user_copies):
+    {"calls", "lookups"}: cycles."""
+    reads, writes = fileio.step_calls()
+    return {"calls": (reads + writes) * costs.cycles("syscall"),
+            "lookups": sum(user["files"].values()) * costs.cycles("page_cache_lookup")}
 
 
 def step_us(build):
@@ -478,8 +537,7 @@ def file_io_step(execs):
     cycles = {k: fileio.copy_cycles(routine, copies, from_memory)
               for k, routine in fileio.ROUTINES.items()}
     reads, writes = fileio.step_calls()
-    around = {"calls": (reads + writes) * costs.cycles("syscall"),
-              "lookups": sum(user["files"].values()) * costs.cycles("page_cache_lookup")}
+    around = _around_copies(user)
     return {**{k: {"files": cycles[k], **around} for k in ("original", "optimized")},
             "copies": sum(copies.values()),
             "bytes": sum(size * n for (size, _, _), n in copies.items()),
@@ -492,7 +550,8 @@ def file_io_step(execs):
 FS_PATHS = {"calls": "open, stat, close, mmap, munmap, unlink, rename: system calls",
             "walks": "path look-ups: link_path_walk per component",
             "files": "open, stat, close, unlink, rename outside the walk",
-            "maps": "fixdep's mappings: mmap, munmap, its pages' faults and unmapping"}
+            "maps": "fixdep's mappings: mmap, munmap, its pages' faults and unmapping; "
+                    "rm's truncation of the .d"}
 #: a read-only file page's fault and its unmapping, as the build's rows run them (the
 #: mean cycles of each row's call)
 FILE_FAULT_ROWS = ("fault_entry", "file_fault", "page_cache_lookup", "hash_page (preload)",
@@ -554,7 +613,7 @@ def step_account(builds, jobs=None):
             rows[path] = rows.get(path, 0.0) + cycles - whole.get(row, 0.0)
         rows.update({FILE_IO_PATHS[k]: v for k, v in io.items()})
         rows.update({FS_PATHS[k]: v for k, v in fs_step(build).items()})
-        rows[FS_PATHS["maps"]] += sum(whole.values())   # fixdep's reads, as run
+        rows[FS_PATHS["maps"]] += sum(whole.values())   # fixdep's reads, rm's truncation
         step = pd.Series(rows)
         out[label, "cycles per step"] = step
         out[label, "s per build"] = step * jobs / (build.clock_mhz * 1e6)
