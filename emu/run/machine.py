@@ -304,10 +304,13 @@ class Machine:
     def _ran_code_in(self, address, end):
         """Does [address, end) overlap the code region, or the span of code the cores ran
         outside it (emu.hw.cache.S_FOREIGN_LO/HI)?"""
-        scratch = self.state[c.H_SCRATCH]
-        spans = ((self.code_base, self.code_base + self.code_size),
-                 (self.state[scratch + c.S_FOREIGN_LO], self.state[scratch + c.S_FOREIGN_HI]))
-        return any(lo < end and address < hi for lo, hi in spans)
+        if self.code_base < end and address < self.code_base + self.code_size:
+            return True
+        # the two words as Python ints: a kernel writes guest memory thousands of times a
+        # run, and numpy's scalars compare several times slower
+        at = int(self.state[c.H_SCRATCH]) + c.S_FOREIGN_LO
+        lo, hi = self.state[at:at + 2].tolist()       # S_FOREIGN_LO, S_FOREIGN_HI
+        return lo < end and address < hi
 
     def read(self, address, size):
         if self._ram_low <= address and address + size <= len(self._ram_view) and size >= 0:
