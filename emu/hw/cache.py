@@ -190,6 +190,13 @@ POSTED_OFF, POSTED_BUS, POSTED_LATENCY, POSTED_IN_ORDER, POSTED_MAX = 0, 1, 2, 3
 H_IRQ_OFF_AT, H_IRQ_OFF_CYCLES = 196, 197
 H_TLB604 = 198          # the 604's TLB record (emu.hw.tlb604; 0: none)
 H_POSTED_AT = 199
+# the PL310's buffers in time (emu/hw/model/memsys.c, outer_traffic; Machine sets it from a
+# profile's [outer_cache] sync_waits_for_buffers): where each core's records of its DRAM
+# traffic through the controller are (0: not modelled), OUTER_TRAFFIC_WORDS a core
+# (OT_*: the last two cycles it sent transfers at, when each's are done); and the cycles the
+# controller's register writes (a Cache Sync) waited for those transfers
+H_OUTER_TRAFFIC, H_OUTER_DRAIN_WAIT = 200, 201
+OT_PREV_ISSUE, OT_PREV_DONE, OT_ISSUE, OT_DONE, OUTER_TRAFFIC_WORDS = range(5)
 # scratch words (st[H_SCRATCH] + k) shared by every core: the span of the code any core ran
 # outside the loaded programs (0, 0: none), so that bytes the host writes over it are not
 # run stale from Unicorn's translations (Machine.write). Words 0-6: emu.hw.softtlb, emu.hw.hash64
@@ -203,7 +210,7 @@ M_BUS_FREE, M_ADDR_FREE, MACHINE_WORDS = 0, 1, 2
 WC_WORDS = 4            # per write-combining buffer: line + 1, bytes, fill order, free cycle
 ATTR_INHIBITED = 16     # a TLB entry's attribute: cache-inhibited (emu.hw.mmu)
 QUEUE_ENTRIES = 256
-HEADER = 200
+HEADER = 202
 
 # ---- the core table (multi-core only): the core count, then per core the level indices of
 # its ITLB and DTLB (-1: none) and where its segment registers (or SLB) are (for a TLB
@@ -499,6 +506,8 @@ class Layout:
         pf_n = ms.prefetcher.get("streams", 0)
         machine_at = size
         size += MACHINE_WORDS
+        self.outer_traffic_at = size
+        size += OUTER_TRAFFIC_WORDS * cores
         posted_at = size
         size += POSTED_MAX * cores
         sb_at = size
@@ -773,7 +782,7 @@ class Layout:
                 H_PREFETCHES_DROPPED, H_PREFETCH_LATE, H_PREFETCH_LATE_CYCLES, H_HW_PREFETCHES,
                 H_UNCACHED_LOADS, H_UNCACHED_STORES, H_WC_WAIT, H_EVENT_PENDING, H_EVENTS,
                 H_INTERVENTIONS, H_BAT_HITS, H_SLICES, H_ADDRESS_ONLY, H_MAINT_WAIT,
-                H_IRQ_OFF_CYCLES)
+                H_IRQ_OFF_CYCLES, H_OUTER_DRAIN_WAIT)
 
     # words of COUNTERS that are not counts: where a fault or stale fetch was, stop flags
     NOT_COUNTS = (H_STOPPED, H_FAULT_EA, H_FAULT_WRITE, H_FAULT_FETCH, H_FAULT_PC, H_STALE_PC,
@@ -805,6 +814,8 @@ class Layout:
         counters += range(st[H_SQ], st[H_SQ] + st[H_SQ_SLICES] * (st[H_SQ_ENTRIES] + 1)
                           + SQ_EXTRA)
         drain = list(range(st[H_MACHINE], st[H_MACHINE] + MACHINE_WORDS))
+        drain += range(self.outer_traffic_at,       # the PL310's transfers in flight
+                       self.outer_traffic_at + OUTER_TRAFFIC_WORDS * self.cores)
         for core in cores:
             h = self.header(core)
             drain += [word(core, H_SB_COUNT), word(core, H_SB_HEAD), word(core, H_FB_LIVE)]
@@ -905,8 +916,11 @@ def outer_cache_write(st, offset, value):
     clean / invalidate / clean+invalidate of the L2 line holding physical address ``value``.
     The controller takes one operation at a time from all cores (``serialise``).
     Returns the cycles the store waits: for the controller, then for the operation, and
-    for memory when the line is written back. Other registers are not modelled: a store to
-    them costs nothing more."""
+    for memory when the line is written back. With H_OUTER_TRAFFIC (a profile's
+    sync_waits_for_buffers) a sync is also done no sooner than the controller's buffers are
+    empty of every core's DRAM transfers sent before it (a line operation performs that
+    sync first): the wait counted in H_OUTER_DRAIN_WAIT. Other registers are not
+    modelled: a store to them costs nothing more."""
     return _call("emu_outer_cache_write", st, offset, value)
 
 

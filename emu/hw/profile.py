@@ -321,8 +321,9 @@ def check_schema(raw):
     if "walk_through_l1" in tlb:
         flag("tlb.walk_through_l1", tlb["walk_through_l1"])
     outer = raw.get("outer_cache", {})
-    if "maintenance_in_time" in outer:
-        flag("outer_cache.maintenance_in_time", outer["maintenance_in_time"])
+    for key in ("maintenance_in_time", "sync_waits_for_buffers"):
+        if key in outer:
+            flag(f"outer_cache.{key}", outer[key])
 
 
 def _check_dispatch(table):

@@ -72,6 +72,8 @@ class Ledger:
     GUEST_EVENTS = {
         # cycles spent waiting for a shared controller (the PL310's queue)
         "outer_cache_wait_cycles": "outer_cache_wait",
+        # cycles the PL310's syncs waited for its buffers' DRAM transfers, every core's
+        "outer_cache_drain_wait_cycles": "outer_cache_drain_wait",
         # cycles a dsb waited for cache maintenance (ARM: maintenance in time), cycles a
         # core spun parked on a lock another core held, lines moved between cores' L1s
         "maintenance_wait_cycles": "maintenance_wait",

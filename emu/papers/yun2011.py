@@ -482,6 +482,8 @@ def trend_robustness(by_layout):
 WAITS = {"l2x0_lock_waits": "times a core found l2x0_lock held",
          "l2x0_lock_wait_cycles": "cycles spent waiting for l2x0_lock",
          "outer_cache_wait_cycles": "cycles a sync waited at the PL310 (others' lines, syncs)",
+         "outer_cache_drain_wait_cycles": "cycles a sync waited for the PL310's buffers (every "
+                                          "core's DRAM line fills and evictions)",
          "maintenance_wait_cycles": "cycles a dsb waited for a clean's write-back",
          "spin_wait_cycles": "cycles spent waiting for any spin lock",
          "line_transfers": "lines moved from another core's L1 D"}
@@ -661,13 +663,17 @@ CLAIM_CELLS = (
                f"the next dsb waits for: {_wait(t, 'stock', 1, 'maintenance_wait_cycles'):.2f} "
                f"cycles a fault, the work before it hides the rest; the report's gain on the "
                f"model's fault would be {pk1_one_core(t)['needed_per_clean']:.0f} cycles a "
-               f"clean, about a DRAM access ({memory_cycles()} in the profile): the PL310's "
-               f"sync waits for its buffers' DRAM traffic, which the model's does not"),
+               f"clean, about a DRAM access ({memory_cycles()} in the profile); the model's "
+               f"PL310 sync waits for its buffers' DRAM transfers, but one copy's own have "
+               f"arrived by its next sync (the core waits for its fills): "
+               f"{_wait(t, 'stock', 1, 'outer_cache_drain_wait_cycles'):.2f} cycles a fault"),
     ("PK2", 4, "pagefault", "PK2 (smp_mb in the bitops): lat_pagefault, 4 cores",
      lambda t: f"each unlock_page's two syncs run under l2x0_lock with interrupts off "
                f"({sync_cycles()} cycles at the PL310 each, an estimate); at 4 copies a fault "
                f"waits {_wait(t, 'stock', 4, 'l2x0_lock_wait_cycles'):.1f} cycles for the lock "
-               f"and {_wait(t, 'stock', 4, 'outer_cache_wait_cycles'):.1f} at the PL310, and "
+               f"and {_wait(t, 'stock', 4, 'outer_cache_wait_cycles'):.1f} at the PL310 (and "
+               f"{_wait(t, 'stock', 4, 'outer_cache_drain_wait_cycles'):.2f} for its buffers' "
+               f"DRAM transfers: the 1 MB file stays in the L2), and "
                f"moves {_wait(t, 'stock', 4, 'line_transfers'):.1f} lines between cores"),
     ("PK3", 1, "fork", "PK3 (no flush after a COW copy): lat_proc fork, 1 core",
      lambda t: "the flush's own cycles are charged; the misses it causes the child's next "
@@ -687,8 +693,10 @@ def _wait(times, kernel, cores, what, benchmark="pagefault"):
     return float(contention(times, benchmark, (kernel,)).loc[(kernel, cores), what])
 
 
-#: the waits that grow with the copies: for l2x0_lock, at the PL310, for cleans' write-backs
-SHARED_WAITS = ("l2x0_lock_wait_cycles", "outer_cache_wait_cycles", "maintenance_wait_cycles")
+#: the waits that grow with the copies: for l2x0_lock, at the PL310 (its queue, then its
+#: buffers' DRAM transfers), for cleans' write-backs
+SHARED_WAITS = ("l2x0_lock_wait_cycles", "outer_cache_wait_cycles", "maintenance_wait_cycles",
+                "outer_cache_drain_wait_cycles")
 
 
 def shared_wait(times, kernel, cores, benchmark):
@@ -704,8 +712,9 @@ def trend_decomposition(times, cores=(1, 4)):
     """What moves each trend of Table 1 (TRENDS) from one core to four, in the model's own
     counts, per iteration (per page) and copy: the stock time (the gain's denominator), the
     cycles the patch saves (its numerator), and of those the waits for what the cores
-    share (SHARED_WAITS: l2x0_lock, the PL310's queue, a dsb's wait for cleans' write-backs)
-    and the rest; the PL310's wait also as lines of ``line_op`` cycles queued ahead."""
+    share (SHARED_WAITS: l2x0_lock, the PL310's queue, a dsb's wait for cleans' write-backs,
+    a sync's wait for the PL310's buffers) and the rest; the PL310's queue also as lines of
+    ``line_op`` cycles queued ahead."""
     line_op = int(load_profile("cortex-a9").outer_cache["line_op"])
     cycles = times["cycles"]
     rows = []
@@ -722,6 +731,7 @@ def trend_decomposition(times, cores=(1, 4)):
                         f"saved_rest_{n}": saved - sum(waits.values()),
                         f"lock_wait_{n}": waits["l2x0_lock_wait_cycles"],
                         f"PL310_lines_{n}": waits["outer_cache_wait_cycles"] / line_op,
+                        f"PL310_drain_{n}": waits["outer_cache_drain_wait_cycles"],
                         f"dsb_wait_{n}": waits["maintenance_wait_cycles"]})
         rows.append(row)
     return pd.DataFrame(rows)

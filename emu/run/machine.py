@@ -225,6 +225,12 @@ class Machine:
             raise ValueError(f"outer_cache.maintenance_in_time = {in_time!r}: give true or false")
         if in_time:                      # posted, no limit, in order, through the PL310
             st[c.H_POSTED], st[c.H_WB_ENTRIES] = c.POSTED_IN_ORDER, 0
+        buffers = outer.get("sync_waits_for_buffers", False)
+        if not isinstance(buffers, bool):
+            raise ValueError(f"outer_cache.sync_waits_for_buffers = {buffers!r}: give true or "
+                             "false")
+        if buffers:                      # a sync waits for the cores' DRAM transfers
+            st[c.H_OUTER_TRAFFIC] = self.model.outer_traffic_at
         for uc in self.cpus:
             uc.mem_map(base, PAGE, UC_PROT_READ | UC_PROT_WRITE)
             self._hooks.append(native.add_hook(uc, UC_HOOK_MEM_WRITE, native.outer_cache_hook,

@@ -141,7 +141,8 @@ class CountLayout:
                    "l2_store_queue_stall_cycles": c.H_SQ_STALL_CYCLES}
     OUTER_CACHE = {"outer_cache_syncs": c.H_OUTER_SYNCS, "outer_cache_line_ops":
                    c.H_OUTER_LINE_OPS, "outer_cache_wait": c.H_OUTER_WAIT,
-                   "maintenance_wait": c.H_MAINT_WAIT}
+                   "maintenance_wait": c.H_MAINT_WAIT,
+                   "outer_cache_drain_wait": c.H_OUTER_DRAIN_WAIT}
     CORE = {"transfers": c.H_TRANSFERS, "snoop_invalidations": c.H_SNOOP_INVALIDATIONS,
             "serialised": c.H_SERIAL_OPS, "serialise_wait": c.H_SERIAL_WAIT,
             "sync_waits": c.H_SYNC_WAITS, "parks": c.H_PARKS,

@@ -200,3 +200,95 @@ def test_the_profile_can_pay_a_clean_on_the_spot():
                                                      "maintenance_in_time": "no"})
     with pytest.raises(ValueError, match="maintenance_in_time"):
         Machine(bad)
+
+
+# ------------------------------------------------------------ the PL310's buffers in time
+
+def test_a_sync_waits_for_another_cores_line_fill_from_dram():
+    """Core 0's load misses the L1 D and the L2 at cycle 2 (its block's end: ldr, bx): the
+    line fill holds the PL310's buffer until its data arrives, 2 + 166 = 168. Core 1's sync,
+    stored at cycle 3 (mov, str, bx), has the controller at once (no sync or line before it)
+    and is done when the buffers are empty: max(3 + 40, 168) = 168, 125 cycles beyond its
+    own 40. Core 0 pays its miss: 2 + 166 less the L1's 4 already in the load's cost."""
+    m, base = machine(cores=2)
+    warmed, fresh = m.alloc(4096), m.alloc(4096)
+    m.run_parallel([("load", warmed), ("outer_sync", base)])      # the code in the caches
+    r = m.run_parallel([("load", fresh), ("outer_sync", base)])   # a line never read
+    assert r.runs[0].memory["reads"] == 1 and r.runs[0].cycles == 2 + MEMORY - 4
+    assert r.runs[1].events["outer_cache_drain_wait"] == 2 + MEMORY - (3 + SYNC) == 125
+    assert r.runs[1].events["outer_cache_wait"] == 0
+    assert r.runs[1].cycles == 3 + SYNC + 125 == 2 + MEMORY
+
+
+def test_without_the_buffers_in_time_the_sync_costs_its_own_cycles():
+    profile = load_profile("cortex-a9")
+    off = dataclasses.replace(profile, outer_cache={**profile.outer_cache,
+                                                     "sync_waits_for_buffers": False})
+    m = Machine(off, cores=2)
+    m.load(CODE)
+    base = m.outer_cache_base
+    warmed, fresh = m.alloc(4096), m.alloc(4096)
+    m.run_parallel([("load", warmed), ("outer_sync", base)])
+    r = m.run_parallel([("load", fresh), ("outer_sync", base)])
+    assert r.runs[1].cycles == 3 + SYNC and r.runs[1].events["outer_cache_drain_wait"] == 0
+    bad = dataclasses.replace(profile, outer_cache={**profile.outer_cache,
+                                                     "sync_waits_for_buffers": 1})
+    with pytest.raises(ValueError, match="sync_waits_for_buffers"):
+        Machine(bad)
+
+
+def test_a_cores_own_fill_is_done_before_its_next_sync():
+    """A blocking core waits for its own fill: by the sync its buffers are empty again
+    (the sync's cycles are its own 40 beyond the load's)."""
+    m, base = machine()
+    warmed, fresh = m.alloc(4096), m.alloc(4096)
+    m.call("load", warmed)
+    load = m.call("load", fresh)
+    m.call("outer_sync", base)
+    sync = m.call("outer_sync", base)
+    assert load.cycles == 2 + MEMORY - 4 and sync.cycles == 3 + SYNC
+    assert sync.events["outer_cache_drain_wait"] == 0
+
+
+def _traffic(m, core, prev, cur):
+    """Set core's two records of DRAM transfers: (issue, done) each."""
+    from emu.hw import cache as c
+    at = m.model.outer_traffic_at + c.OUTER_TRAFFIC_WORDS * core
+    m.state[at + c.OT_PREV_ISSUE], m.state[at + c.OT_PREV_DONE] = prev
+    m.state[at + c.OT_ISSUE], m.state[at + c.OT_DONE] = cur
+
+
+@pytest.mark.parametrize("now, expected", [
+    # a sync at `now` on core 0; core 1 sent evictions (done 143 cycles after: memory's 166
+    # less the L2's 23) at 100 and at 300, core 2 a line fill at 250 (done 250 + 166 = 416)
+    (50, 0),                          # before all of them: its own 40
+    (120, 243 - (120 + SYNC)),        # core 1's first eviction only (done 243): 83
+    (260, 416 - (260 + SYNC)),        # that and core 2's fill (416): 116
+    (320, 443 - (320 + SYNC)),        # core 1's second (443) is the last done: 83
+    (500, 0),                         # all done before it
+])
+def test_a_sync_waits_only_for_transfers_sent_before_it(now, expected):
+    """The filter by time (outer_buffers_empty_at): a core's records up to a quantum ahead
+    of the syncing core are not yet sent in its time."""
+    from emu.hw import cache as c
+    m, base = machine(cores=4)
+    evict = MEMORY - L2
+    _traffic(m, 1, (100, 100 + evict), (300, 300 + evict))
+    _traffic(m, 2, (0, 0), (250, 250 + MEMORY))
+    st = m.model.header(0)
+    st[c.H_CYCLES] = now
+    before = int(st[c.H_OUTER_DRAIN_WAIT])
+    stall = c.outer_cache_write(m.state, c.OUTER_CACHE_SYNC, 0)
+    assert stall == SYNC + expected
+    assert int(m.model.header(0)[c.H_OUTER_DRAIN_WAIT]) - before == expected
+
+
+def test_a_line_operation_syncs_first_then_holds_the_controller():
+    """A Clean Line by PA at cycle 10 with core 1's fill in flight until 176 (sent at 10):
+    the initial Cache Sync waits 166, then the operation's own 19 (the L2 line is clean)."""
+    from emu.hw import cache as c
+    m, base = machine(cores=2)
+    _traffic(m, 1, (0, 0), (10, 10 + MEMORY))
+    st = m.model.header(0)
+    st[c.H_CYCLES] = 10
+    assert c.outer_cache_write(m.state, 0x7B0, 0x1000) == MEMORY + LINE_OP

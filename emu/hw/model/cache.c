@@ -12,6 +12,7 @@ static void memory_write(i64 *st, i64 bytes);
 static i64 prefetch_line(i64 *st, i64 level, i64 address, bool hardware);
 static i64 write_combining_transfer(i64 *st, i64 bytes);
 static i64 post_write_back(i64 *st, i64 at, i64 latency);
+static i64 outer_buffers_empty_at(const i64 *st, i64 t);
 /* the topology (below): other chips' copies of a chip level */
 static int peer_chips(i64 *st, i64 level, i64 addr, i64 op);
 
@@ -598,6 +599,24 @@ static i64 issue_end(const i64 *st, i64 pc) {
     return issue_time(st, pc) + own;
 }
 
+/* A register write to the outer cache controller that took its turn at `start` for
+ * `service` cycles also waits for the controller's buffers, empty at `empty`
+ * (outer_buffers_empty_at, found before the operation's own transfers): a
+ * Cache Sync is done when they are empty, its own service overlapping the wait; any other
+ * register write performs a Cache Sync first, then its operation. The controller is held
+ * (its slave ports stalled) until then. Returns the cycles beyond `service`. */
+static i64 drain_outer_buffers(i64 *st, i64 start, i64 service, bool sync, i64 empty) {
+    i64 done = sync ? max64(start + service, empty) : max64(start, empty) + service;
+    i64 extra = done - start - service;
+    if (extra <= 0)
+        return 0;
+    st[H_OUTER_DRAIN_WAIT] += extra;
+    i64 table = st[H_CORES];
+    if (table)
+        st[table + 1 + CORE_RECORD * st[table] + RESOURCE_OUTER_CACHE] = done;
+    return extra;
+}
+
 /* Clean / flush / invalidate one line at one level. Returns 1 if it wrote data back. */
 static i64 maintain_level(i64 *st, i64 level, i64 addr, i64 op) {
     i64 r = REC(level);
@@ -624,7 +643,10 @@ static i64 maintain_level(i64 *st, i64 level, i64 addr, i64 op) {
  * Returns the cycles the store waits (see emu.cache.outer_cache_write). */
 static i64 outer_cache_write(i64 *st, i64 offset, i64 value) {
     i64 service;
-    if (offset == OUTER_CACHE_SYNC || offset == OUTER_DUMMY_SYNC) {
+    bool sync = offset == OUTER_CACHE_SYNC || offset == OUTER_DUMMY_SYNC;
+    /* the transfers in flight when the write arrives (before the operation's own) */
+    i64 empty = st[H_OUTER_TRAFFIC] ? outer_buffers_empty_at(st, st[H_CYCLES]) : 0;
+    if (sync) {
         st[H_OUTER_SYNCS] += 1;
         service = st[H_OUTER_SYNC_CYCLES];
     } else {
@@ -641,6 +663,8 @@ static i64 outer_cache_write(i64 *st, i64 offset, i64 value) {
     i64 wait = serialise(st, RESOURCE_OUTER_CACHE, service);
     st[H_OUTER_WAIT] += wait;
     mark_sync(st);                    /* the controller is shared: its users take turns */
+    if (st[H_OUTER_TRAFFIC])
+        service += drain_outer_buffers(st, st[H_CYCLES] + wait, service, sync, empty);
     return wait + service;
 }
 

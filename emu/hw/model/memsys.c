@@ -184,12 +184,49 @@ HOT i64 in_flight_wait(i64 *st, i64 address, i64 now) {
     return wait;
 }
 
+/* ------------------------------------------------------------------ the PL310's buffers */
+
+/* DRAM traffic through an outer cache controller (the PL310's line fill and eviction
+ * buffers, H_OUTER_TRAFFIC): the running core sent a transfer at `now`, done at `done`. A
+ * core's transfers come at its clock's pace, one cycle after another (a blocking core waits
+ * for each fill), so two records a core are enough for a sync to find the transfers sent at
+ * or before its own time, the later of a core's records being up to a quantum ahead of it. */
+static void outer_traffic(i64 *st, i64 now, i64 done) {
+    i64 *r = st + st[H_OUTER_TRAFFIC] + OUTER_TRAFFIC_WORDS * st[H_CORE];
+    if (now == r[OT_ISSUE]) {
+        r[OT_DONE] = max64(r[OT_DONE], done);
+        return;
+    }
+    r[OT_PREV_ISSUE] = r[OT_ISSUE], r[OT_PREV_DONE] = r[OT_DONE];
+    r[OT_ISSUE] = now, r[OT_DONE] = done;
+}
+
+/* When the controller's buffers are empty of every core's transfers sent at or before `t`
+ * (0: none in flight then): what a Cache Sync at `t` waits for */
+static i64 outer_buffers_empty_at(const i64 *st, i64 t) {
+    i64 cores = st[H_CORES] ? st[st[H_CORES]] : 1;
+    const i64 *r = st + st[H_OUTER_TRAFFIC];
+    i64 empty = 0;
+    for (i64 k = 0; k < cores; k++, r += OUTER_TRAFFIC_WORDS) {
+        if (r[OT_ISSUE] <= t)
+            empty = max64(empty, r[OT_DONE]);
+        if (r[OT_PREV_ISSUE] <= t)
+            empty = max64(empty, r[OT_PREV_DONE]);
+    }
+    return empty;
+}
+
+/* ------------------------------------------------------------------ memory */
+
 /* A line of `bytes` read from memory, requested now: it waits for a fill buffer and for the
- * bus, then takes the memory latency. Returns its latency; notes when it arrives. */
+ * bus, then takes the memory latency. Returns its latency; notes when it arrives (and, with
+ * an outer cache controller, that its line fill buffer holds it until then). */
 static i64 memory_read(i64 *st, i64 bytes) {
     i64 now = st[H_CYCLES];
     if (!st[H_BUS_BEAT_MC] && !st[H_FB_ENTRIES]) {
         st[H_FILL_READY] = now + st[H_MEM_LAT];
+        if (st[H_OUTER_TRAFFIC])
+            outer_traffic(st, now, st[H_FILL_READY]);
         return st[H_MEM_LAT];
     }
     i64 buffer = fill_buffer_free_at(st, now);
@@ -204,6 +241,10 @@ static i64 memory_read(i64 *st, i64 bytes) {
 /* A line of `bytes` written to memory (a write-back, a write-through past the last level):
  * the bus carries it; nobody waits for it here. */
 static void memory_write(i64 *st, i64 bytes) {
+    if (st[H_OUTER_TRAFFIC]) {       /* the eviction buffer holds it for DRAM's share */
+        i64 now = st[H_CYCLES];
+        outer_traffic(st, now, now + st[H_MEM_LAT] - st[REC(st[H_FIRST_LEVEL]) + L_LATENCY]);
+    }
     if (st[H_BUS_BEAT_MC]) {
         i64 end;
         bus_book(st, st[H_CYCLES], beats_of(st, bytes), &end);

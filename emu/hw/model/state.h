@@ -61,8 +61,8 @@ enum {
     H_MEMOS, H_ABSENT_LINE, H_ABSENT_FILLS, H_CHANGED_LINE, H_CHANGED_IFILLS,
     H_ADDR_TENURE, H_WB_ENTRIES, H_ADDRESS_ONLY, H_BUS_SECTOR,
     H_MAINT_DONE, H_MAINT_WAIT, H_POSTED, H_IRQ_OFF_AT, H_IRQ_OFF_CYCLES, H_TLB604,
-    H_POSTED_AT,
-    HEADER = 200
+    H_POSTED_AT, H_OUTER_TRAFFIC, H_OUTER_DRAIN_WAIT,
+    HEADER = 202
 };
 /* ---- a core's memos (st[H_MEMOS] + X_*, emu/model/mmu.c and cache.c): what the hooks
  * found last, kept so that the next access like it skips a look-up. Each is checked against
@@ -99,6 +99,10 @@ enum { M_BUS_FREE, M_ADDR_FREE, MACHINE_WORDS = 2 };
  * H_WB_ENTRIES of them in flight (0: no limit) in POSTED_MAX words from st[H_POSTED_AT], the
  * cycle each slot's write-back is done. */
 enum { POSTED_OFF, POSTED_BUS, POSTED_LATENCY, POSTED_IN_ORDER, POSTED_MAX = 16 };
+/* ---- the PL310's buffers in time (emu/hw/model/memsys.c, outer_traffic): per core, from
+ * st[H_OUTER_TRAFFIC] (0: not modelled), its last two cycles of DRAM traffic through the
+ * controller (a line fill, an eviction) and when each cycle's transfers are done */
+enum { OT_PREV_ISSUE, OT_PREV_DONE, OT_ISSUE, OT_DONE, OUTER_TRAFFIC_WORDS };
 /* ---- the blocks a core has run in a run of several cores (emu/model/smp.c) */
 enum { SEEN_ENTRIES = 4096 };
 /* ---- a serialising instruction's weight in the synchronising prefix sums (emu.cost) */
