@@ -778,6 +778,41 @@ def test_flush_meetings_by_hand():
         blanchard2002.flush_meetings({"calls": calls[:3], "jobs": [(0, 0, 100)]})
 
 
+def test_flush_waits_by_hand():
+    """Two CPUs, each measured job 0-1000. Flushes (pages): CPU 1 at 100-300 (2) and CPU 0
+    at 200-600 (3) meet each other (100 cycles of overlap each way); CPU 1 at 650-800 (1)
+    meets CPU 0's hash_page at 600-700 (50 cycles) and no flush; CPU 0 at 800-900 (1) is
+    alone (CPU 1's ends at 800); CPU 0 at 920-940 flushes no page and CPU 1 at 1100-1300
+    is outside its job: neither counted, both another CPU's flush for the rest. Pages 5 /
+    1 / 1 of 7; cycles a page (200 + 400) / 5 = 120, 150, 100; extra (120 - 100) x 5 / 7
+    and (150 - 100) x 1 / 7; CPU 0's 3 pages start inside CPU 1's flush. During the 850 counted cycles: others flushing 100 + 100,
+    others in hash_page 50. Over the 2,000 cycles of the jobs: others flushing, for CPU 0
+    200 + 150 (CPU 1's 100-300 and 650-800), for CPU 1 400 + 100 + 20; in hash_page, CPU 0's
+    100 during CPU 1's job."""
+    flush = blanchard2002.RANGE_FLUSH
+    calls = [(1, 100, 300, flush), (0, 200, 600, flush), (0, 600, 700, "hash_page"),
+             (1, 650, 800, flush), (0, 800, 900, flush), (0, 920, 940, flush),
+             (1, 1100, 1300, flush), (0, 950, 960, "copy_page")]
+    timeline = {"calls": calls, "jobs": [(0, 0, 1000), (1, 0, 1000)],
+                "flushed": [2, 3, 1, 1, 0, 2]}
+    out = blanchard2002.flush_waits(timeline)
+    assert out["meeting a flush"] == (5 / 7, 120)
+    assert out["meeting hash_page only"] == (1 / 7, 150)
+    assert out["alone"] == (1 / 7, 100)
+    assert out["extra a page from meeting a flush"] == pytest.approx(20 * 5 / 7)
+    assert out["extra a page from meeting hash_page only"] == pytest.approx(50 / 7)
+    # CPU 0's flush at 200 starts inside CPU 1's 100-300 (3 pages); no other starts in one
+    assert out["pages starting in another's flush"] == 3 / 7
+    assert out["others flushing, during a flush"] == pytest.approx(200 / 850)
+    assert out["others in hash_page, during a flush"] == pytest.approx(50 / 850)
+    assert out["others flushing, over the jobs"] == pytest.approx(870 / 2000)
+    assert out["others in hash_page, over the jobs"] == pytest.approx(100 / 2000)
+    with pytest.raises(ValueError, match="do not match"):
+        blanchard2002.flush_waits({**timeline, "flushed": [2, 3]})
+    with pytest.raises(ValueError, match="no flush of a measured job"):
+        blanchard2002.flush_waits({**timeline, "jobs": [(0, 2000, 3000)]})
+
+
 def test_a_recorded_timeline_leaves_the_build_as_it_was():
     """timeline=True records the lock-taking calls and the measured jobs without changing
     the run: the same kernel cycles; one measured job per CPU (two slots, two jobs), each
@@ -797,6 +832,11 @@ def test_a_recorded_timeline_leaves_the_build_as_it_was():
     assert all(z >= a for _, a, z, _ in calls)
     meetings = blanchard2002.flush_meetings(traced["timeline"])
     assert 0 <= meetings["calls meeting a flush"] <= 1
+    # each range flush's pages: one tlbie sequence a flushed page (2.4's flush_hash_page),
+    # so they add up to the tlbies of the flushes as run
+    flushes = [call for call in calls if call[3] == blanchard2002.RANGE_FLUSH]
+    assert len(traced["timeline"]["flushed"]) == len(flushes)
+    assert sum(traced["timeline"]["flushed"]) > 0
 
 
 def test_the_scaled_builds_hash_page_calls_meet_the_flushes_as_the_time_does():
