@@ -163,6 +163,22 @@ def _calls(machine, calls):
     return calls
 
 
+#: How the scheduler orders cores at the same clock (``Machine.ties``, default the first):
+#: the lower-numbered core first, or in an order a hash of the clock and the core gives (no
+#: core favoured). It decides which of several spinning cores, woken by one store at the
+#: same cycle, takes a released lock; the order on hardware is the interconnect's, which
+#: no document of the modelled machines gives, so a run can be made under either.
+TIES = ("lowest core", "hashed")
+
+
+def tie_order(machine):
+    """The index in TIES of ``machine``'s ``ties`` (absent: the first)."""
+    ties = getattr(machine, "ties", TIES[0])
+    if ties not in TIES:
+        raise ValueError(f"a machine's ties must be one of {TIES}, not {ties!r}")
+    return TIES.index(ties)
+
+
 def _prepare(machine, calls, entries, limit):
     """Counters zeroed, the scheduler's tables reset, each called core's registers, stack and
     entry point set and its status runnable."""
@@ -171,6 +187,7 @@ def _prepare(machine, calls, entries, limit):
     model.share_settings()
     g = model.globals
     st[g + c.G_NPARKED] = st[g + c.G_WRITE_SEQ] = 0
+    st[g + c.G_TIES] = tie_order(machine)
     stamps = st[g + c.G_STAMPS]
     st[stamps:stamps + c.STAMP_WORDS * c.STAMP_ENTRIES] = 0      # clocks restart at 0
     for k in range(len(machine.cpus)):
