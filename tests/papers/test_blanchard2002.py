@@ -325,6 +325,9 @@ def test_the_claims_are_the_chapters_numbers():
         assert blanchard2002.FULL_SIZE_MEASURED in card[claim].reason
         # and the 32-CPU build's own bias, measured once (FULL_SIZE_SECOND_BUILD)
         assert blanchard2002.FULL_SIZE_SECOND_MEASURED in card[claim].reason
+    for claim in ("system time: the 4.83 s run / the 7.52 s run",
+                  "system time of the third build (32 CPUs, 1.3 GHz, no partition)"):
+        assert "FULL_SIZE_THIRD_BUILD" in card[claim].reason
 
 
 def test_user_time_passes_on_the_clock_and_not_in_the_kernel():
