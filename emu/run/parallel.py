@@ -8,7 +8,8 @@ The scheduler is C (emu/hw/model/smp.c); it runs the cores in time slices, and d
 block hook before each basic block runs, whether the core may run that block now:
 
 * **Lowest clock first, bounded lead.** The runnable core whose clock is furthest behind runs
-  next. In ordinary code it may run ahead of the earliest other core by up to ``quantum``
+  next (at a tie, the lower-numbered core, or an order hashed from the clock and the core:
+  ``Machine.ties``, TIES). In ordinary code it may run ahead of the earliest other core by up to ``quantum``
   cycles (lax synchronisation, as in Graphite and Sniper: Miller et al., HPCA 2010; Carlson
   et al., SC 2011); its slice then ends before its next block.
 * **Synchronising blocks run in time order.** A block that holds an atomic instruction
