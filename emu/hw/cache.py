@@ -228,8 +228,10 @@ RESOURCES = 4
 # whole machine), one for the outer cache controller
 RESOURCE_SERIAL, RESOURCE_OUTER_CACHE = 0, 1
 # globals: the running core, how many are parked, the last write sequence number, the
-# write-stamp table (offset, index mask, the line shift it is kept at) and the saved headers
-G_RUNNING, G_NPARKED, G_WRITE_SEQ, G_STAMPS, G_STAMP_MASK, G_STAMP_SHIFT, G_HEADERS = range(7)
+# write-stamp table (offset, index mask, the line shift it is kept at), the saved headers
+# and how the scheduler orders cores at the same clock (emu.run.parallel.TIES)
+(G_RUNNING, G_NPARKED, G_WRITE_SEQ, G_STAMPS, G_STAMP_MASK, G_STAMP_SHIFT, G_HEADERS,
+ G_TIES) = range(8)
 GLOBALS = 8
 STAMP_ENTRIES = 1 << 15                 # the last store to each line: line + 1, seq, cycle, core
 STAMP_WORDS = 4

@@ -8,7 +8,8 @@ The scheduler is C (emu/hw/model/smp.c); it runs the cores in time slices, and d
 block hook before each basic block runs, whether the core may run that block now:
 
 * **Lowest clock first, bounded lead.** The runnable core whose clock is furthest behind runs
-  next. In ordinary code it may run ahead of the earliest other core by up to ``quantum``
+  next (at a tie, the lower-numbered core, or an order hashed from the clock and the core:
+  ``Machine.ties``, TIES). In ordinary code it may run ahead of the earliest other core by up to ``quantum``
   cycles (lax synchronisation, as in Graphite and Sniper: Miller et al., HPCA 2010; Carlson
   et al., SC 2011); its slice then ends before its next block.
 * **Synchronising blocks run in time order.** A block that holds an atomic instruction
@@ -163,6 +164,22 @@ def _calls(machine, calls):
     return calls
 
 
+#: How the scheduler orders cores at the same clock (``Machine.ties``, default the first):
+#: the lower-numbered core first, or in an order a hash of the clock and the core gives (no
+#: core favoured). It decides which of several spinning cores, woken by one store at the
+#: same cycle, takes a released lock; the order on hardware is the interconnect's, which
+#: no document of the modelled machines gives, so a run can be made under either.
+TIES = ("lowest core", "hashed")
+
+
+def tie_order(machine):
+    """The index in TIES of ``machine``'s ``ties`` (absent: the first)."""
+    ties = getattr(machine, "ties", TIES[0])
+    if ties not in TIES:
+        raise ValueError(f"a machine's ties must be one of {TIES}, not {ties!r}")
+    return TIES.index(ties)
+
+
 def _prepare(machine, calls, entries, limit):
     """Counters zeroed, the scheduler's tables reset, each called core's registers, stack and
     entry point set and its status runnable."""
@@ -171,6 +188,7 @@ def _prepare(machine, calls, entries, limit):
     model.share_settings()
     g = model.globals
     st[g + c.G_NPARKED] = st[g + c.G_WRITE_SEQ] = 0
+    st[g + c.G_TIES] = tie_order(machine)
     stamps = st[g + c.G_STAMPS]
     st[stamps:stamps + c.STAMP_WORDS * c.STAMP_ENTRIES] = 0      # clocks restart at 0
     for k in range(len(machine.cpus)):

@@ -217,8 +217,18 @@ enum { RUN_ALL_DONE, RUN_CORE_DONE, RUN_STOPPED, RUN_ERROR };
 typedef struct { i64 core, clock, next; } earliest;
 #define NO_CORE ((earliest){-1, NEVER_CYCLE, NEVER_CYCLE})
 
-static void note_clock(earliest *e, i64 core, i64 clock) {
-    if (clock < e->clock) {
+/* Which of two cores at the same clock goes first: with G_TIES 0 the lower-numbered
+ * (a fixed priority), with G_TIES 1 the one a hash of (clock, core) puts first (no core
+ * favoured: a different order at each clock). Ties are common where one store wakes
+ * several spinning cores, which all wake at the writer's clock (wake_watchers): the first
+ * to run takes the lock. */
+static u64 tie_key(i64 core, i64 clock) {
+    return ((u64)clock * 0x9E3779B97F4A7C15ULL) ^ ((u64)(core + 1) * 0xC2B2AE3D27D4EB4FULL);
+}
+
+static void note_clock(earliest *e, i64 core, i64 clock, bool hashed) {
+    if (clock < e->clock || (hashed && clock == e->clock && e->core >= 0 &&
+                             tie_key(core, clock) < tie_key(e->core, clock))) {
         e->next = e->clock;
         e->clock = clock;
         e->core = core;
@@ -259,7 +269,7 @@ static i64 run_cores(i64 *st, uc_engine **ucs, i64 quantum, i64 halt, i64 *core,
             i64 status = r[T_STATUS];
             if (status == CORE_RUNNABLE || status == CORE_PARKED)
                 note_clock(status == CORE_RUNNABLE ? &runnable : &parked, j,
-                           (j == running ? st : saved)[H_CYCLES] + r[T_WAIT]);
+                           (j == running ? st : saved)[H_CYCLES] + r[T_WAIT], g[G_TIES]);
         }
         i64 k = runnable.core, earliest_parked = parked.core;
         bool no_park = false;

@@ -126,7 +126,7 @@ enum { MAX_CORES = 32 };         /* emu.cache.Caches refuses more */
 enum { PRESENCE_BUCKETS = 1 << 14, PRESENCE_BLOCK = PRESENCE_BUCKETS + MAX_CORES };
 enum { RESOURCES = 4, RESOURCE_SERIAL = 0, RESOURCE_OUTER_CACHE = 1 };
 enum { G_RUNNING, G_NPARKED, G_WRITE_SEQ, G_STAMPS, G_STAMP_MASK, G_STAMP_SHIFT, G_HEADERS,
-       GLOBALS = 8, STAMP_WORDS = 4 };
+       G_TIES, GLOBALS = 8, STAMP_WORDS = 4 };
 
 /* ---- per-level record fields */
 enum {
