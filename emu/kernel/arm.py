@@ -418,14 +418,15 @@ class ARMv7(FaultPath, Arch):
         with self.machine.mmu.translation_off():
             run = self.machine.call("unlock_page", *args)
         self.ledger.guest("unlock_page", run)
+        # read from the run's counts (its events dictionary would decode every count)
+        irq_off, parks, spin = run.counters(("irq_off_cycles", "parks", "spin_wait_cycles"))
         # the locked sync ran with interrupts off: a profiler's samples of it land after the
         # restore (IRQ_OFF_SYMBOL)
         if self.outer_sync == "locked":
-            self.ledger.move("unlock_page", IRQ_OFF_SYMBOL, run.events["irq_off_cycles"],
-                             calls=2)
+            self.ledger.move("unlock_page", IRQ_OFF_SYMBOL, irq_off, calls=2)
         self.ledger.count("outer_syncs", 2)
-        self.ledger.count("l2x0_lock_waits", run.events.get("parks", 0))
-        self.ledger.count("l2x0_lock_wait_cycles", run.events.get("spin_wait_cycles", 0))
+        self.ledger.count("l2x0_lock_waits", parks)
+        self.ledger.count("l2x0_lock_wait_cycles", spin)
 
     # ------------------------------------------------------------------ pages and caches
     # (clear_page: the Arch default, clear_user_highpage's only work on v6/v7)
