@@ -299,6 +299,7 @@ def compute(chapters, grouping="estimate", executor=None, cache=True, timing=Non
         except (ValueError, KeyError):
             pass                                   # a damaged file: computed again
     table = catalog() if table is None else table
+    workers_before = sweep.workers_cpu_s()
     with tempfile.TemporaryDirectory(prefix="emu-ranges-") as folder:
         kept = {c: (str(Path(folder) / f"{i}.pickle") if reuse_runs else None)
                 for i, c in enumerate(chapters)}
@@ -338,6 +339,9 @@ def compute(chapters, grouping="estimate", executor=None, cache=True, timing=Non
     timing["moves_s"] = time.perf_counter() - start - timing["nominal_s"]
     timing["nominal_cpu_s"] = {c: r["cpu_s"] for c, r in zip(chapters, nominal)}
     timing["moves_cpu_s"] = sum(r.get("cpu_s", 0) for r in results)
+    # the sweeps' workers' CPU as emu.run.sweep counts it (each point's, its unpickling
+    # included); the figures above are the chapter runs' own
+    timing["workers_cpu_s"] = sweep.workers_cpu_s() - workers_before
     timing["units_run"] = sum(r.get("ran", 0) for r in results)
     timing["units_reused"] = sum(r.get("reused", 0) for r in results)
     out = {"rows": [row for run in nominal for row in run["rows"]],

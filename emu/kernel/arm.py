@@ -56,8 +56,15 @@ dirty: set_pte_ext writes no hardware entry for an old PTE and a read-only one f
 clean PTE, so first accesses abort (``tlb_miss`` returns False) and the generic fault path
 marks the PTE young or dirty. The kernel half of each pgd is a copy of the backend's
 swapper_pg_dir, which maps the model's RAM with 1 MB sections at PAGE_OFFSET = TASK_SIZE
-(a 2G/2G split: the generic VM's TASK_SIZE; the default 3G/1G split would zero 12 KB and
-copy 4 KB instead of 8 and 8).
+(a 2G/2G split: the generic VM's TASK_SIZE, the one the whole ARM model uses; a real
+VMSPLIT_2G kernel's TASK_SIZE is 0x7F000000, the modules' 16 MB below it). Mainline
+2.6.36 defaults to the 3G/1G split (arch/arm/Kconfig 1261-1282: VMSPLIT_3G, PAGE_OFFSET
+0xC0000000) with TASK_SIZE = PAGE_OFFSET - 16 MB (arch/arm/include/asm/memory.h 34-36:
+0xBF000000; the modules below PAGE_OFFSET), and Yun 2011 does not give its board's
+.config: the model's split is a choice, not the paper's. What it moves: pgd_alloc zeroes
+the user entries (FIRST_KERNEL_PGD_NR = TASK_SIZE / 2 MB, 8 bytes each) and copies the
+kernel's (arch/arm/mm/pgd.c 20, 35-42; asm/pgtable.h 137), 8 KB and 8 KB here, 12,224 and
+4,160 bytes under the 3G/1G split.
 
 What is simulated, not run: user accesses. ``translates`` reads the first- and
 second-level descriptors of the address space's pgd as the profile's table walker would

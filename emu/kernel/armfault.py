@@ -35,7 +35,7 @@ from __future__ import annotations
 from ..run import profiler
 from .errors import KernelError, SegmentationFault
 from .percpu import cpu
-from .pgtable import PAGE_SHIFT, VM_EXEC, VM_READ, VM_WRITE
+from .pgtable import PAGE_SHIFT, TASK_SIZE, VM_EXEC, VM_READ, VM_WRITE
 
 THREAD_BLOCK = 256                  # thread_info + task fields + the pt_regs frame (fault_v7.S)
 FLT_VMA, FLT_PGOFF = 64, 68
@@ -64,7 +64,6 @@ ZAP_SYMBOLS = {"cpu_v7_set_pte_ext": (None,),
 #: the function copy_pte_range calls (copy_v7.S; get_page and page_dup_rmap are inline)
 COPY_SYMBOLS = {"cpu_v7_set_pte_ext": (None,)}
 ZAP_BLOCK_SIZE = 1024 << PAGE_SHIFT  # mm/memory.c, !CONFIG_PREEMPT: unmap_vmas' zap_work
-TASK_SIZE = 0xBF000000              # the range tlb_start_vma starts from (a 3 GB user space)
 ZONE_BLOCK, ZONE_PAGESET = 512, 40
 ZONE_LRU, NR_LRU_LISTS = 68, 5      # zone->lru[] after lru_lock (lru_v7.S)
 FSR_INFO, FSR_ENTRY = 32, 16
@@ -479,6 +478,9 @@ class FaultPath:
         (the per-VMA C, in the VMA's fixed cost)."""
         self._fault_globals(kernel)
         tlb = self._mmu_gather()
+        # tlb_start_vma's empty range starts at TASK_SIZE (arch/arm/include/asm/tlb.h 88-95):
+        # the model's one user-space top, its 2G/2G split's (emu.kernel.arm); every user
+        # address is below it, so the first PTE zapped sets range_start either way
         self.machine.write(tlb + TLB_FULLMM, _words(int(fullmm), TASK_SIZE, 0, ZAP_BLOCK_SIZE))
         self._zapping[cpu()] = (mm, vma, tlb, None)     # the blocks at the first PTE
 

@@ -30,9 +30,11 @@ entries, and ``call`` asks ``resume`` what to do when Unicorn stops on an unmapp
 protected data address: if the PC is listed, the run goes on at the fixup (``taken`` records
 it); otherwise the fault is raised as before, as a ``GuestFault`` naming the PC, the
 instruction and the address (the oops). Instruction fetches are never fixed up. The cost model
-has charged the faulting instruction's block whole when it entered it, so the instructions of
-that block after the fault are counted once although they did not run (a few cycles per
-fault). ``run_parallel`` does not use the table.
+charges a block whole when it enters it; the instructions of the faulting block from the
+fault on did not run, and are taken back when the run stops (emu_uncharge_faulted,
+emu/hw/model/hooks.c). ``run_parallel`` uses the table too, for the core that faulted
+(``Machine.resume_after_fault``); a task of ``run_tasks`` gets its call's fault in its
+Python.
 
 ``unmapped_page(machine, address)`` takes a page out of the guest's memory for a while: the
 "user address that is not mapped" of a test.

@@ -517,6 +517,14 @@ class Machine:
             pc &= 0xFFFFFFFF
         native.lib.emu_uncharge_faulted(native.address(self.state), pc, error.errno)
 
+    def resume_after_fault(self):
+        """A run (of the running core, ``self.uc``) stopped on Unicorn's error: the PC it goes
+        on at (the ``storage_interrupt`` handler's, else a listed access's fixup:
+        emu.run.extable), or None: the fault is the call's error. Machine.call and
+        run_parallel ask it (a task of run_tasks handles its core's faults in its Python)."""
+        pc = self.storage_interrupt() if self.storage_interrupt else None
+        return self.extable.resume(self) if pc is None else pc
+
     def flush_caches(self):
         """Empty every cache (as after a full write-back and invalidate) and forget the
         prefetcher's streams: a cold start, the same whatever ran before it (the streams
@@ -572,10 +580,8 @@ class Machine:
         guest = self.guest
         layout, block = self._call_plan()
         error = guest.run(self.uc, pc, registers, limit, block)
-        while error:                # emu.run.extable: a listed access resumes at its fixup
-            pc = self.storage_interrupt() if self.storage_interrupt else None
-            if pc is None:
-                pc = self.extable.resume(self)
+        while error:
+            pc = self.resume_after_fault()
             if pc is None:
                 raise diagnose.describe_fault(self, UcError(error)) from None
             error = guest.run(self.uc, pc)

@@ -44,7 +44,11 @@ and fewer above it, as longer bursts interleave less. The default, 100 cycles, i
 range; locks and shared lines do not depend on it at all (synchronising blocks).
 
 Slices end only at block boundaries, decided before the block runs (Unicorn then stops with
-the PC at the block's start), so nothing is charged that did not run. Atomic sequences stay
+the PC at the block's start), so nothing is charged that did not run. A core whose data access
+faults mid-block stops there, and the rest of that block (charged at its start) is taken
+back (smp.c, as a single core's call does); ``run_parallel`` then resumes the core where
+``Machine.call`` would (``Machine.resume_after_fault``: a storage interrupt's handler, an
+exception table's fixup) or raises the fault; a task of ``run_tasks`` gets it in its Python. Atomic sequences stay
 atomic across cores: Unicorn's lwarx/stwcx. and ldrex/strex reservations are checked by value
 at the store, and a reservation survives the end of a slice (measured), as on hardware
 between instructions; the value check admits the ABA case, which a lock or a counter cannot
@@ -233,10 +237,11 @@ def run_parallel(machine, calls, quantum=DEFAULT_QUANTUM, limit=None, cold=False
     if cold:
         machine.flush_caches()
     _prepare(machine, calls, entries, limit)
-    model = machine.model
+    model, st = machine.model, machine.state
     scheduler = _Scheduler(machine)
     runs = [None] * len(calls)
     machine.stop_record = None
+    machine.extable.taken.clear()
     try:
         while True:
             for uc in machine.cpus:
@@ -252,7 +257,12 @@ def run_parallel(machine, calls, quantum=DEFAULT_QUANTUM, limit=None, cold=False
             if code == RUN_CORE_DONE:
                 runs[k] = measured(machine, calls[k][0], calls[k][1:])
             elif code == RUN_ERROR:
-                raise diagnose.describe_fault(machine, UcError(scheduler.error))
+                resume = machine.resume_after_fault()     # as Machine.call's run would
+                if resume is None:
+                    raise diagnose.describe_fault(machine, UcError(scheduler.error))
+                machine.stop_record = None
+                model.header(k)[c.H_HOST_STOP] = 0              # the fault hook's stop
+                st[st[c.H_CORES] + 1 + c.CORE_RECORD * k + c.T_PC] = resume
             else:
                 diagnose.raise_stop(machine)
                 raise RuntimeError(f"core {k} stopped at {machine.pc():#x} for no reason "

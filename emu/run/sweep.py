@@ -38,6 +38,12 @@ run many such sweeps at once, each in a worker of their own). There each point i
 the book's build (``EMU_SHARED_RUNS``) every point of a library function is also shared
 between processes: a point another notebook has run is read, not run again.
 
+The CPU a sweep's runs take in other processes (the pool's workers, a process executor's, a
+dask cluster's) is not in this process's ``time.process_time()``, nor in
+``resource.getrusage(RUSAGE_CHILDREN)`` (the pool's workers are the fork server's children,
+never reaped by this process): each point sends back its own CPU with its result, and
+``workers_cpu_s()`` sums them; ``cpu_s()`` is this process's CPU with its workers'.
+
 A sweep that runs longer than ``PROGRESS_DELAY_S`` seconds shows a progress bar (tqdm's:
 the notebook bar under Jupyter, a text bar elsewhere), except while the book is being built
 (``EMU_BOOK_BUILD``, see emu.present.plot), where a bar would only clutter the page.
@@ -49,6 +55,7 @@ import itertools
 import os
 import pickle
 import sys
+import time
 import traceback
 from concurrent.futures import Executor, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -70,6 +77,24 @@ class SweepError(RuntimeError):
         super().__init__(message)
         self.index, self.parameters = index, parameters
         self.error, self.worker_traceback = error, worker_traceback
+
+
+_WORKERS_CPU = {"s": 0.0}       # the CPU s of the points run in other processes
+
+
+def workers_cpu_s():
+    """CPU seconds that this process's sweeps have had run in other processes (the pool's
+    workers, a process executor's, a dask cluster's) since it started: each point's own
+    ``time.process_time()`` in its worker, with that of the sweep workers it started in
+    turn, sent back with its result. A point run in this process (serial, a thread pool,
+    inside moved estimates) is in this process's own CPU instead, and not counted here."""
+    return _WORKERS_CPU["s"]
+
+
+def cpu_s():
+    """This process's CPU seconds with its sweeps' workers': take the difference around
+    a computation (the chapters' ``claims()``) for the CPU it cost wherever it ran."""
+    return time.process_time() + workers_cpu_s()
 
 
 def grid(**axes):
@@ -156,8 +181,21 @@ def _outcome(function, parameters):
 
 def _call_pickled(payload, parameters):
     """The worker's side: unpickle the function, run it on the parameters (a unit of
-    emu.run.reuse: shared with other processes where the book's build shares runs)."""
-    return _outcome(_as_unit(_loads(payload)), {"kwargs": parameters})
+    emu.run.reuse: shared with other processes where the book's build shares runs). Returns
+    (its outcome, this process's id, the CPU s it took here and in the sweep workers it
+    started)."""
+    start = cpu_s()
+    outcome = _outcome(_as_unit(_loads(payload)), {"kwargs": parameters})
+    return outcome, os.getpid(), cpu_s() - start
+
+
+def _counted(reply):
+    """A point's outcome from ``_call_pickled``'s reply, its CPU added to the workers' when
+    another process ran it (this process's own CPU has it otherwise)."""
+    outcome, pid, cpu = reply
+    if pid != os.getpid():
+        _WORKERS_CPU["s"] += cpu
+    return outcome
 
 
 def _as_unit(function):
@@ -255,7 +293,8 @@ def _run_executor(executor, payload, points, bar):
         while pending:
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
             for f in sorted(done, key=index.get):
-                results[index[f]] = _unwrap(_result_of(f, index[f], points), index[f], points)
+                results[index[f]] = _unwrap(_counted(_result_of(f, index[f], points)),
+                                            index[f], points)
                 _advance(bar)
         return results
     except BaseException:
@@ -290,7 +329,7 @@ def _run_dask(client, payload, points, bar):
     try:
         for f in as_completed(futures):
             i = index[f.key]
-            results[i] = _unwrap(f.result(), i, points)
+            results[i] = _unwrap(_counted(f.result()), i, points)
             _advance(bar)
     except BaseException:
         client.cancel(futures)

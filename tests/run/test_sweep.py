@@ -176,3 +176,41 @@ def test_a_notebook_bar_is_hidden_not_closed_when_done():
     sweep._close(failed)
     assert failed.container.layout.display != "none"
     assert failed.container.children[1].bar_style == "danger"
+
+
+def _spin(seconds):
+    """Burn ``seconds`` of this thread's CPU; return its process id."""
+    import time
+    end = time.thread_time() + seconds
+    while time.thread_time() < end:
+        pass
+    return os.getpid()
+
+
+def test_the_workers_cpu_comes_back_with_their_results_and_is_counted_once():
+    import time
+    points = [{"seconds": 0.3}] * 2
+    sweep.run(_spin, [{"seconds": 0.05}] * 4, workers=2)    # the workers' imports done
+    before = sweep.workers_cpu_s()
+    pids = sweep.run(_spin, points, workers=2)
+    assert os.getpid() not in pids                  # the pool's workers ran them
+    spent = sweep.workers_cpu_s() - before
+    # each point's 0.3 s, and no more than its unpickling and bookkeeping (getrusage's
+    # RUSAGE_CHILDREN saw none of it: the fork server's children are not this process's)
+    assert 0.6 <= spent < 0.6 + 0.5
+    # runs in this process are in its own CPU: not counted again
+    for executor in ("serial", ThreadPoolExecutor(max_workers=2)):
+        before, own = sweep.workers_cpu_s(), time.process_time()
+        assert sweep.run(_spin, points, executor=executor) == [os.getpid()] * 2
+        assert sweep.workers_cpu_s() == before
+        assert time.process_time() - own >= 0.6
+    # a failed run's CPU is counted too (it was spent)
+    before = sweep.workers_cpu_s()
+    with pytest.raises(sweep.SweepError):
+        sweep.run(_raise_after_spinning, [{"seconds": 0.3}], workers=1)
+    assert sweep.workers_cpu_s() - before >= 0.3
+
+
+def _raise_after_spinning(seconds):
+    _spin(seconds)
+    raise ValueError("spun")

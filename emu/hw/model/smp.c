@@ -245,6 +245,8 @@ static void charge_spin(i64 *st, i64 *r) {
     account(st, r[T_SPIN_BLOCK] - st[H_CODE_BASE], wait);
 }
 
+EXPORT void emu_uncharge_faulted(i64 *st, i64 pc, i64 err);     /* hooks.c */
+
 static bool stopped_by_model(const i64 *st) {
     return st[H_STOPPED] || st[H_PAGE_FAULTS] || st[H_HOST_STOP] ||
            st[st[H_SCRATCH] + S_SLB_PC] || (st[H_STRICT] && st[H_STALE]);
@@ -312,6 +314,9 @@ static i64 run_cores(i64 *st, uc_engine **ucs, i64 quantum, i64 halt, i64 *core,
         if (err == UC_ERR_FETCH_UNMAPPED && pc == halt)
             err = 0;                       /* the call returned (halt_fetch_hook) */
         if (err) {
+            /* a data access's fault mid-block: the rest of the block, charged at its start,
+             * did not run (a resumed call counts it again): take it back, as a call does */
+            emu_uncharge_faulted(st, pc, err);
             *error = err;
             return RUN_ERROR;
         }
