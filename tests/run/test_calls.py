@@ -103,11 +103,12 @@ def test_a_runs_events_come_in_one_order_and_each_counter_reads_its_event():
     m = Machine("cortex-a9", cores=2)
     m.load("seven:\n    mov r0, #7\n    bx lr\n")
     run = m.call("seven")
-    assert list(run.events)[:15] == [
+    assert list(run.events)[:16] == [
         "stale_ifetch", "first_stale_pc", "nontemporal_stores", "wc_flushes",
         "wc_partial_flushes", "instructions_outside_programs", "alignment_exceptions",
         "split_accesses", "outer_cache_syncs", "outer_cache_line_ops", "outer_cache_wait",
-        "maintenance_wait", "irq_off_cycles", "transfers", "snoop_invalidations"]
+        "maintenance_wait", "outer_cache_drain_wait", "irq_off_cycles", "transfers",
+        "snoop_invalidations"]
     fresh = m.call("seven")
     for name, value in run.events.items():
         if name not in ("first_stale_pc", "table_walks", "section_hits", "page_hits",
