@@ -114,7 +114,7 @@ ROUTINES = ("x86/spinlock_2612.S", "x86/jbd_2612.S", "x86/buffer_2612.S",
             "x86/ext3_2612.S", "x86/mm_2612.S", "x86/vfs_2612.S", "x86/iozone_write.S",
             "x86/idle_2612.S", "x86/writeback_2612.S", "x86/commit_2612.S",
             "x86/block_2612.S", "x86/scsi_2612.S", "x86/commit_meta_2612.S",
-            "x86/timer_2612.S", "x86/checkpoint_2612.S")
+            "x86/timer_2612.S", "x86/checkpoint_2612.S", "x86/revoke_2612.S")
 
 LEFT_OUT = (
     "kmap_atomic of a highmem page (a PTE write and invlpg per page; the x86 model has no MMU)",
@@ -128,7 +128,9 @@ LEFT_OUT = (
      "del_timer_sync run), a checkpoint forced by the log's space (none in runs this long, "
      "some in the mail's: yoshioka2005.mail_journal), the metadata's write-back "
      "(a buffer leaving the journal is marked dirty, but the model's metadata pages belong "
-     "to no mapping, so only their dirty bit is set and no writeback reaches them)"),
+     "to no mapping, so only their dirty bit is set and no writeback reaches them; in the "
+     "mail's run wb_kupdate wrote them back once dirty_expire_centisecs old: "
+     "yoshioka2005.mail_writeback)"),
     ("the disk's own timing: its driver takes a request when it can grow no more "
      "(REQUEST_PAGES, an estimate) and its interrupt ends it a quarter of that many writes "
      "later (the mail's rate); kjournald's own writes end at once, on its CPU"),
@@ -851,6 +853,7 @@ class Kernel:
         self.commit_logged = 0              # and the metadata buffers it has logged
         self.commit_block = False           # its commit block written (phase 6)
         self.commit_ended = False           # its phase 8 run (journal_commit_end)
+        self.commit_end_held = False        # whole_commit: phase 8 waits to be measured
         self.del_timer_cycles = 0           # kjournald's del_timer_sync before it
 
     def _build_timers(self):
@@ -904,14 +907,21 @@ class Kernel:
         committing one; the data loop and the metadata's log writes then run on it, the
         writers on the new running transaction the next journal_start makes. ``call``:
         the task's call in a paced run (default: the machine's). Returns the Run."""
+        call = call or self.machine.call
+        # kjournald (fs/jbd/journal.c 160-164): the commit timer off its list first
+        self.del_timer_cycles = self._del_commit_timer(call).cycles
+        return self._journal_lock_down(call)
+
+    def _del_commit_timer(self, call):
+        """del_timer_sync of the commit timer, before a commit of the first transaction."""
         if self.committing:
             raise RuntimeError("a commit is under way already")
         if self.running() != self.transaction:
             raise RuntimeError("the model commits its first transaction only")
-        call = call or self.machine.call
-        # kjournald (fs/jbd/journal.c 160-164): the commit timer off its list first
-        self.del_timer_cycles = call("del_timer_sync",
-                                     self._read(self.journal + J["COMMIT_TIMER"])).cycles
+        return call("del_timer_sync", self._read(self.journal + J["COMMIT_TIMER"]))
+
+    def _journal_lock_down(self, call):
+        """journal_lock_down of the running transaction, checked; returns the Run."""
         run = call("journal_lock_down", self.journal)
         if run.return_value != self.transaction:
             raise RuntimeError("journal_lock_down did not lock the running transaction down")
@@ -1348,38 +1358,62 @@ class Kernel:
         its commit block is written and its data list is empty, as 2.6.12 reaches it (its
         data first, commit.c 437), the transaction is finished and goes on the checkpoint
         list. Returns its cycles (0 when not due, or done)."""
-        if (not self.commit_block or self.commit_ended or
+        if (self.commit_end_held or not self.commit_block or self.commit_ended or
                 self._read(self.transaction + T["SYNC_DATA"])):
             return 0
         self.commit_ended = True
         self.commit_end_run = task.call("journal_commit_end", self.journal, self.transaction)
         return self.commit_end_run.cycles
 
-    def whole_commit(self):
+    def whole_commit(self, measure=None):
         """kjournald's whole commit of the running transaction, outside paced runs, on CPU
-        0 (kjournald's): the lock-down (del_timer_sync first), each metadata buffer logged
-        (the first behind a descriptor block, the last followed by the commit block), the
-        data loop until the data list is empty, phase 8; then the next commit's start walks
-        the checkpoint list this one left (__journal_clean_checkpoint_list, its buffers
-        still dirty: none written back yet). Returns {part: cycles}: "del_timer_sync",
-        "lock_down", "metadata" (all buffers), "data" (all turns), "commit_end", "clean",
-        and the counts "buffers" (logged, and walked) and "turns"."""
-        here = _Caller(self.machine.call)
-        out = {"lock_down": self.lock_down().cycles, "del_timer_sync": self.del_timer_cycles}
+        0 (kjournald's), from cold caches (as a commit interval of writes leaves them:
+        notebook 02 measures how often the L3 turns over in one): the parts a commit does
+        once, each measured by ``measure(run)`` (``run()`` makes its guest call and returns
+        the Run; default: its cycles): del_timer_sync, the lock-down, the revoke records
+        (fs/jbd/commit.c 426; revoke_2612.S), and after each metadata buffer logged (the
+        first behind a descriptor block, the last followed by the commit block) and the
+        data loop run until the data list is empty, phase 8; then the next commit's start
+        walks the checkpoint list this one left (__journal_clean_checkpoint_list, its
+        buffers still dirty: none written back yet), right after ("clean") and from cold
+        caches ("clean_cold"), measured too. Returns {part: measure} of those, the
+        per-buffer parts' cycles ("metadata": all buffers, "data": all turns) and the counts
+        "buffers" (logged, and walked) and "turns"."""
+        measure = measure or (lambda run: run().cycles)
+        call, here = self.machine.call, _Caller(self.machine.call)
+        j, t = self.journal, self.transaction
+        self.machine.flush_caches()
+        def del_timer():
+            run = self._del_commit_timer(call)
+            self.del_timer_cycles = run.cycles
+            return run
+        out = {"del_timer_sync": measure(del_timer),
+               "lock_down": measure(lambda: self._journal_lock_down(call)),
+               "revoke_records": measure(lambda: call("journal_write_revoke_records", j, t))}
         meta, data, turns = sum(self.meta_cycles), sum(self.commit_cycles), 0
+        self.commit_end_held = True
         while not self.commit_block:
             self._commit_metadata(here, KJOURNALD_CPU)
-        while not self.commit_ended:
+        while self._read(t + T["SYNC_DATA"]):
             self._commit(here, KJOURNALD_CPU)
             turns += 1
-        out["commit_end"] = self.commit_end_run.cycles
+        self.commit_end_held = False
         out["metadata"] = sum(self.meta_cycles) - meta
-        out["data"] = sum(self.commit_cycles) - data - out["commit_end"]
+        out["data"] = sum(self.commit_cycles) - data
+
+        def end():
+            if not self._end_commit(here):
+                raise RuntimeError("the commit did not reach phase 8")
+            return self.commit_end_run
+        out["commit_end"] = measure(end)
         for part, cold in (("clean", False), ("clean_cold", True)):
-            run = self.machine.call("__journal_clean_checkpoint_list", self.journal, cold=cold)
-            if run.return_value:
-                raise RuntimeError("a buffer of the commit was written back before its walk")
-            out[part], out[f"{part}_l3_misses"] = run.cycles, run.caches["L3"]["misses"]
+            def walk():
+                run = call("__journal_clean_checkpoint_list", j, cold=cold)
+                if run.return_value:
+                    raise RuntimeError("a buffer of the commit was written back before its "
+                                       "walk")
+                return run
+            out[part] = measure(walk)
         out.update(buffers=self.commit_logged, turns=turns)
         return out
 
