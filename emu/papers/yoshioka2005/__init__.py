@@ -918,8 +918,8 @@ SCORECARD_REASONS = {
         "behind the copy's write-combining buffers (no sfence); its kjournald's data loop "
         "reaches buffers half a commit interval old, cold with either copy, and the rest of "
         "its commit (the metadata's log writes) is a buffer every thousand writes; the "
-        "mail's rest holds more (the scheduler and timers, other tasks, the checkpoint's "
-        "write-back)",
+        "mail's rest holds more (the scheduler and timers, other tasks, the metadata's "
+        "write-back by wb_kupdate)",
     "rest of the kernel's L3 misses, after / before (%)":
         "on four paced CPUs most of the rest's misses are lines another CPU wrote (the "
         "journal's, the shared metadata's), which the copy's stream does not cause; "
@@ -942,7 +942,7 @@ SHARE_REASON = ("the model's write path is the mail's iozone reduced to its kern
                 "(ext3's write path, writeback's page work and kjournald's commit as guest "
                 "code, the block layer's bios, requests and merges, the SCSI driver and the "
                 "disk's interrupt with them): no other task, no timer, no scheduler, no "
-                "checkpoint write-back, so the copy's share of it differs")
+                "write-back of the metadata, so the copy's share of it differs")
 def busy_reason(row):
     """Why the model's CPUs are busier or idler than the mail's, from the row."""
     return (f"the model's write alone costs {'more' if row.model > row.paper else 'fewer'} "

@@ -1383,6 +1383,7 @@ class Kernel:
         call, here = self.machine.call, _Caller(self.machine.call)
         j, t = self.journal, self.transaction
         self.machine.flush_caches()
+
         def del_timer():
             run = self._del_commit_timer(call)
             self.del_timer_cycles = run.cycles
