@@ -354,14 +354,18 @@ def test_the_commits_once_a_commit_events_spread_the_cold_walk_over_the_mails_bu
     # the model's cold walk of its own 4 (times 294 / 4 = 73.5), plus the events of the
     # parts done once a commit (del_timer_sync, the lock-down, the revoke records, phase
     # 8), each counter's own; a walk from cold caches costs more than the one right after
-    # the commit; the revoke records read table 0's 2 KB of heads (32 lines) from memory
-    once = y.commit_once_events("2.6.12", 1, 49)
+    # the commit; the revoke records read table 0's 2 KB of heads (32 lines) from memory;
+    # and the metadata's write-back: 60 blocks dirtied in 30 s, 10 a commit interval of
+    # 5 s, each at the events per page of the model's commit's 4 pages
+    once = y.commit_once_events("2.6.12", 1, 49, meta_per_expire=60)
     parts, events = once["parts"], once["part_events"]
-    assert (parts["buffers"], once["walked"]) == (4, 294)
+    assert (parts["buffers"], once["walked"], once["meta_pages"]) == (4, 294, 10)
     for metric in ("cycles", "references", "l3_misses"):
         fixed = sum(events[metric][p] for p in y.ONCE_PARTS)
         assert once["fixed"][metric] == fixed
-        assert once[metric] == pytest.approx(fixed + events[metric]["clean_cold"] * 73.5)
+        assert once[metric] == pytest.approx(fixed + events[metric]["clean_cold"] * 73.5 +
+                                             events[metric]["meta_writeback"] * 10)
+    assert events["l3_misses"]["meta_writeback"] > 0
     assert events["cycles"] == {p: parts[p] for p in events["cycles"]}
     assert parts["clean_cold"] > parts["clean"]
     assert events["l3_misses"]["revoke_records"] >= 32

@@ -301,9 +301,11 @@ def write_profile(kernel, records=1000, warm=2000, cpus=1, counters=tuple(COUNTE
                                    event=c.event, limit=limit)
         k.written += records
         sampled[metric] = run
+    facts = kernel_facts(k)
     once = (commit_once_events(kernel, cpus, k.meta_per_commit,
-                               profile=options.get("profile", "pentium4")) if paced else {})
-    return WriteProfile(kernel, cpus, records, sampled, k, period, kernel_facts(k), once)
+                               profile=options.get("profile", "pentium4"),
+                               meta_per_expire=facts["meta_per_expire"]) if paced else {})
+    return WriteProfile(kernel, cpus, records, sampled, k, period, facts, once)
 
 
 def kernel_facts(k):
@@ -451,25 +453,37 @@ ONCE_WRITES = 4
 ONCE_PARTS = ("del_timer_sync", "lock_down", "revoke_records", "commit_end")
 
 
-def commit_once_events(kernel, cpus, meta_per_commit, profile="pentium4", writes=ONCE_WRITES):
+def commit_once_events(kernel, cpus, meta_per_commit, profile="pentium4", writes=ONCE_WRITES,
+                       meta_per_expire=0):
     """One commit's once-a-commit work in the mail's run, by counter (COUNTERS' events):
     a whole commit as guest code (ext3model.Kernel.whole_commit on a fresh ``kernel`` of
     ``cpus`` CPUs after ``writes`` writes each, from cold caches), its ONCE_PARTS' events,
     and the walk of the checkpoint lists at the next commit's start at the mail's size:
     mail_journal's "checkpoint_transactions" commits of ``meta_per_commit`` buffers each,
     none written back, at the events per buffer of the model's walk of its own commit's
-    buffers from cold caches (its fixed part spread over them: an upper bound). Each
-    part is profiled as the write runs are (a commit for the references, one for the L3
-    misses: a part runs once; its cycles are the same in both, profiling changes none).
-    The per-buffer parts of a commit (each buffer's log write, the data loop) are in the
-    paced runs already. Returns {metric: events} with "parts" ({part: cycles}),
-    "part_events" ({metric: {part: events}}), "fixed" ({metric: the ONCE_PARTS' events})
-    and "walked" (the buffers of the mail's walk)."""
+    buffers from cold caches (its fixed part spread over them: an upper bound); and the
+    metadata's write-back by wb_kupdate (Kernel.write_back_metadata: each page, its
+    request's dispatch and interrupt, and the next walk that releases its buffer), at the
+    events per page of the model's commit's pages, for the pages a commit interval's share
+    of ``meta_per_expire`` (the metadata blocks DIRTY_EXPIRE_S of writes dirty, which each
+    write-back writes: mail_writeback). Each part is profiled as the write runs are (a
+    commit for the references, one for the L3 misses: a part runs once; its cycles are
+    the same in both, profiling changes none). The per-buffer parts of a commit (each
+    buffer's log write, the data loop) are in the paced runs already. Returns {metric:
+    events} with "parts" ({part: cycles}), "part_events" ({metric: {part: events}}:
+    "meta_writeback" per page), "fixed" ({metric: the ONCE_PARTS' events}), "walked" (the
+    buffers of the mail's walk) and "meta_pages" (the pages written back a commit
+    interval)."""
     measured = {}
     for metric in ("references", "l3_misses"):
         k = ext3model.Kernel(kernel, cpus=cpus, max_records=writes + 16, profile=profile)
         k.write_records(writes)
-        measured[metric] = k.whole_commit(measure=_profiled_part(k.machine, COUNTERS[metric]))
+        measure = _profiled_part(k.machine, COUNTERS[metric])
+        measured[metric] = k.whole_commit(measure=measure)
+        written = k.write_back_metadata(measure=measure)
+        calls = written["writeback"] + written["disk"] + [written["release"]]
+        measured[metric]["meta_writeback"] = tuple(sum(c[i] for c in calls) / written["pages"]
+                                                   for i in (0, 1))
     cycles = {p: v[0] for p, v in measured["l3_misses"].items() if isinstance(v, tuple)}
     if cycles != {p: v[0] for p, v in measured["references"].items() if isinstance(v, tuple)}:
         raise RuntimeError("the same commit took different cycles profiled for two counters")
@@ -478,12 +492,13 @@ def commit_once_events(kernel, cpus, meta_per_commit, profile="pentium4", writes
                                    for metric, parts in measured.items()}}
     buffers = measured["l3_misses"]["buffers"]
     walked = mail_journal(meta_per_commit)["checkpoint_transactions"] * meta_per_commit
+    pages = meta_per_expire * ext3model.COMMIT_INTERVAL_S / DIRTY_EXPIRE_S
     fixed = {metric: sum(e[p] for p in ONCE_PARTS) for metric, e in events.items()}
-    out = {metric: fixed[metric] + e["clean_cold"] / buffers * walked
-           for metric, e in events.items()}
+    out = {metric: fixed[metric] + e["clean_cold"] / buffers * walked +
+           e["meta_writeback"] * pages for metric, e in events.items()}
     parts = {p: v for p, v in measured["l3_misses"].items() if not isinstance(v, tuple)}
     return {**out, "parts": {**cycles, **parts}, "part_events": events, "fixed": fixed,
-            "walked": walked}
+            "walked": walked, "meta_pages": pages}
 
 
 def _profiled_part(machine, counter):

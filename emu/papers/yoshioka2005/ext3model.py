@@ -114,7 +114,8 @@ ROUTINES = ("x86/spinlock_2612.S", "x86/jbd_2612.S", "x86/buffer_2612.S",
             "x86/ext3_2612.S", "x86/mm_2612.S", "x86/vfs_2612.S", "x86/iozone_write.S",
             "x86/idle_2612.S", "x86/writeback_2612.S", "x86/commit_2612.S",
             "x86/block_2612.S", "x86/scsi_2612.S", "x86/commit_meta_2612.S",
-            "x86/timer_2612.S", "x86/checkpoint_2612.S", "x86/revoke_2612.S")
+            "x86/timer_2612.S", "x86/checkpoint_2612.S", "x86/revoke_2612.S",
+            "x86/block_dev_2612.S")
 
 LEFT_OUT = (
     "kmap_atomic of a highmem page (a PTE write and invlpg per page; the x86 model has no MMU)",
@@ -126,11 +127,11 @@ LEFT_OUT = (
      "share of its once-a-commit work: yoshioka2005.commit_once_events), the commit timer "
      "firing (run_timer_softirq, commit_timeout's wake_up_process; add_timer and "
      "del_timer_sync run), a checkpoint forced by the log's space (none in runs this long, "
-     "some in the mail's: yoshioka2005.mail_journal), the metadata's write-back "
-     "(a buffer leaving the journal is marked dirty, but the model's metadata pages belong "
-     "to no mapping, so only their dirty bit is set and no writeback reaches them; in the "
-     "mail's run wb_kupdate wrote them back once dirty_expire_centisecs old: "
-     "yoshioka2005.mail_writeback)"),
+     "some in the mail's: yoshioka2005.mail_journal), the metadata's write-back in "
+     "paced runs (the model's metadata pages belong to no mapping there, so a buffer "
+     "leaving the journal sets only its page's dirty bit: wb_kupdate writes them back once "
+     "dirty_expire_centisecs old, yoshioka2005.mail_writeback, and the scored runs take "
+     "their share of it, Kernel.write_back_metadata)"),
     ("the disk's own timing: its driver takes a request when it can grow no more "
      "(REQUEST_PAGES, an estimate) and its interrupt ends it a quarter of that many writes "
      "later (the mail's rate); kjournald's own writes end at once, on its CPU"),
@@ -611,6 +612,7 @@ class Kernel:
         if irq_cpu is not None and not 0 <= irq_cpu < cpus:
             raise ValueError(f"irq_cpu must be a CPU from 0 to {cpus - 1}, or None")
         self.irq_cpu = irq_cpu
+        self.metadata_mapped = False        # write_back_metadata: in the block device's cache
         self.kernel, self.cpus, self.max_records = kernel, cpus, max_records
         self.used_blocks = used_blocks
         self.pool_pages = page_cache_bytes // PAGE * cpus
@@ -1095,6 +1097,135 @@ class Kernel:
             self._word(bh + BH["BDEV"], self.bdev)
         meta = b"".join(_words(block, bh) for block, bh in self._meta)
         self._poke(self.bdev + BDEV["META_N"], _words(len(self._meta)) + meta)
+
+    def _map_metadata(self):
+        """The metadata blocks' pages in the block device's page cache, as __getblk leaves
+        them (fs/buffer.c grow_dev_page: each page in the block device's mapping at its
+        block's index, PG_private, the buffer its private): the block device's tree (the
+        nodes below its top node made here), its inode (dirty: I_DIRTY, as the files'),
+        def_blk_aops and the disk's backing_dev_info; a dirty page with the tree's dirty tag
+        and counted in CPU 0's nr_dirty, as mark_buffer_dirty would have left it (phase 7
+        on kjournald's CPU). Until then the model's metadata belongs to no mapping:
+        __find_get_block_slow stands for the block device's cache with its table of
+        metadata (routines/x86/buffer_2612.S), and the data blocks' look-ups there
+        (unmap_underlying_metadata) find the tree empty below its top."""
+        mapping = self._read(self.bdev + BDEV["MAPPING"])
+        inode = self._alloc(INODE_SIZE, align=64)
+        self._word(inode + I["STATE"], I_DIRTY)
+        self._word(inode + I["MAPPING"], mapping)
+        self._word(inode + I["LOCK"], SPIN_FREE)
+        self._word(mapping + AS["HOST"], inode)
+        self._word(mapping + AS["A_OPS"], self.sym["blkdev_aops"])
+        self._word(mapping + AS["BDI"], self.bdi)
+        self._word(mapping + AS["PRIVATE_LOCK"], SPIN_FREE)
+        self._word(mapping + AS["NRPAGES"], len(self._meta))
+        private, dirty = 1 << PG_BITS["private"], 1 << PG_BITS["dirty"]
+        dirtied = 0
+        for block, bh in self._meta:
+            page = self._read(bh + BH["PAGE"])
+            flags = self._read(page + PG["FLAGS"])
+            self._word(page + PG["FLAGS"], flags | private)
+            self._poke(page + PG["PRIVATE"], _words(bh, mapping, block))
+            self._radix_insert(mapping, block, page, tagged=bool(flags & dirty))
+            dirtied += bool(flags & dirty)
+        state = self.pcpu[KJOURNALD_CPU] + PCPU["PAGE_STATE"] + PS["NR_DIRTY"]
+        self._word(state, self._read(state) + dirtied)
+        self.metadata_mapped = True
+
+    def _radix_insert(self, mapping, index, item, tagged=False):
+        """radix_tree_insert into a tree of height RADIX_HEIGHT, the missing nodes made
+        (each node's count: its slots in use); ``tagged``: radix_tree_tag_set of the dirty
+        tag along the path."""
+        node = self._read(mapping + AS["PAGE_TREE"] + RR["RNODE"])
+        for level in range(RADIX_HEIGHT - 1, 0, -1):
+            offset = (index >> (6 * level)) & 63
+            if tagged:
+                self._set_tag(node, offset)
+            slot = node + RN["SLOTS"] + 4 * offset
+            child = self._read(slot)
+            if child == node:
+                raise ValueError(f"block {index} falls under the tree's stand-in for other "
+                                 "metadata")
+            if not child:
+                child = self._alloc(RADIX_NODE)
+                self._word(slot, child)
+                self._word(node + RN["COUNT"], self._read(node + RN["COUNT"]) + 1)
+            node = child
+        slot = node + RN["SLOTS"] + 4 * (index & 63)
+        if self._read(slot):
+            raise ValueError(f"block {index} is in the tree already")
+        if tagged:
+            self._set_tag(node, index & 63)
+        self._word(slot, item)
+        self._word(node + RN["COUNT"], self._read(node + RN["COUNT"]) + 1)
+
+    def _set_tag(self, node, offset):
+        """The dirty tag (tag 0: its 64 bits first in the node's tags) of slot ``offset``."""
+        word = node + RN["TAGS"] + 4 * (offset >> 5)
+        self._word(word, self._read(word) | 1 << (offset & 31))
+
+    def write_back_metadata(self, measure=None):
+        """wb_kupdate's write-back of the block device's dirty metadata (its pages put in
+        the block device's page cache first: _map_metadata), outside paced runs, on CPU 0 from cold caches (it comes
+        dirty_expire_centisecs after a commit): pdflush writes back the page of each buffer
+        on the journal's checkpoint lists whose page is dirty (writeback_page ->
+        blkdev_writepage -> block_write_full_page -> submit_bh), then the disk takes the
+        requests and its interrupt ends them (end_buffer_async_write, end_page_writeback);
+        then the next commit's start walks the checkpoint lists and releases the buffers
+        written back (__journal_clean_checkpoint_list). ``measure`` as whole_commit's, each
+        guest call measured. Returns {"pages": written back, "writeback": [measure of each
+        page's], "disk": [each dispatch's and interrupt's], "release": the walk's,
+        "released": its buffers}."""
+        if not self.metadata_mapped:
+            self._map_metadata()
+        measure = measure or (lambda run: run().cycles)
+        call, j = self.machine.call, self.journal
+        mapping = self._read(self.bdev + BDEV["MAPPING"])
+        dirty = [self._read(self._read(jh + JH["BH"]) + BH["BLOCKNR"])
+                 for jh in self._checkpointed()
+                 if self._read(self._read(self._read(jh + JH["BH"]) + BH["PAGE"]))
+                 & (1 << PG_BITS["dirty"])]
+        self.machine.flush_caches()
+        out = {"pages": 0, "writeback": [], "disk": []}
+        for block in dirty:
+            def page():
+                run = call("pdflush_writeback", self.pdflush[0], mapping, block)
+                out["pages"] += run.return_value
+                return run
+            out["writeback"].append(measure(page))
+        for _, _, end, _, _ in self._requests():
+            runs = []
+
+            def dispatch():
+                runs.append(call("disk_dispatch", self.queue, end))
+                return runs[-1]
+            out["disk"].append(measure(dispatch))
+            rq = runs[-1].return_value
+            out["disk"].append(measure(lambda: call("disk_interrupt", self.pdflush[0], rq)))
+        released = []
+
+        def walk():
+            released.append(call("__journal_clean_checkpoint_list", j))
+            return released[-1]
+        out["release"] = measure(walk)
+        out["released"] = released[0].return_value
+        return out
+
+    def _checkpointed(self):
+        """The journal heads on the checkpoint lists, transaction by transaction."""
+        out, first = [], self._read(self.journal + J["CHECKPOINT_TRANSACTIONS"])
+        t = first
+        while t:
+            head = jh = self._read(t + T["CHECKPOINT"])
+            while jh:
+                out.append(jh)
+                jh = self._read(jh + JH["CPNEXT"])
+                if jh == head:
+                    break
+            t = self._read(t + T["CPNEXT"])
+            if t == first:
+                break
+        return out
 
     def _build_task(self, k, file):
         """CPU k's iozone child: its kernel stack with thread_info at the bottom, its task,
