@@ -313,8 +313,9 @@ def kernel_facts(k):
     cache's pages, how far writeback lags the newest write, balance_dirty_pages'
     ratelimit, kjournald's list's age in writes and CPU 0's cycles a commit turn; the
     metadata a commit logs, how many writes per CPU apart the model logs them, the
-    buffers logged over the Kernel's paced writes and their cycles per buffer (all CPUs);
-    the commit's lock-down (Kernel.lockdown: the handles open when it began, its cycles,
+    buffers logged over the Kernel's paced writes and their cycles per buffer (all CPUs),
+    the metadata blocks DIRTY_EXPIRE_S of writes dirty ("meta_per_expire", for
+    mail_writeback and commit_once_events); the commit's lock-down (Kernel.lockdown: the handles open when it began, its cycles,
     the write per CPU it came after; del_timer_sync's cycles before it) and where the
     metadata buffers are at the end (Kernel.commit_state), whether the commit reached its
     end (phase 8), the log's free blocks and the most credits a transaction holds
@@ -334,8 +335,6 @@ def kernel_facts(k):
                                                       ext3model.COMMIT_INTERVAL_S *
                                                       commit_writes())
                                 if k.meta_per_commit else 0),
-            "writeback_page_cycles": (sum(k.writeback_cycles) / sum(k.written_back)
-                                      if sum(k.written_back) else 0.0),
             "lockdown": dict(k.lockdown), "commit_state": k.commit_state(),
             "commit_ended": k.commit_ended, "del_timer_cycles": k.del_timer_cycles,
             "log_free": k._read(k.journal + ext3model.J["FREE"]),
