@@ -1,6 +1,6 @@
 /*
  * The block device's page cache, Linux 2.6.12, written for the book from fs/block_dev.c of
- * 2.6.12.1: the block device's address_space_operations (def_blk_aops, 786-798), of which
+ * 2.6.12.1: the block device's address_space_operations (def_blk_aops, 786-794), of which
  * writeback uses writepage, blkdev_writepage (174-177): block_write_full_page(page,
  * blkdev_get_block, wbc), a tail call here (routines/x86/writeback_2612.S's
  * block_write_full_page: the metadata's buffers are mapped, so blkdev_get_block is not
