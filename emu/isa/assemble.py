@@ -102,6 +102,11 @@ class Statement:
     expansion: str = ""         # "in macro X (used on line N)" for a line a macro gave
 
 
+#: Program.instruction_texts' disassemblies by (isa, base, code, instructions), the oldest
+#: dropped past _TEXTS_KEPT
+_TEXTS, _TEXTS_KEPT = {}, 8
+
+
 @dataclass
 class Program:
     """Assembled code: bytes to load at ``base``, its symbols and a listing."""
@@ -134,11 +139,19 @@ class Program:
         memo = self.__dict__.setdefault("_instruction_texts", {})
         texts = memo.get(isa)
         if texts is None:
-            texts = memo[isa] = {
-                address: disassemble_one(self.code[address - self.base:
-                                                   address - self.base + size],
-                                         isa, address)
-                for address, size in self.instructions()}
+            # the same code at the same place reads the same (a chapter builds many
+            # Machines of one kernel: each its own Program)
+            key = (isa, self.base, self.code, tuple(self.instructions()))
+            texts = _TEXTS.get(key)
+            if texts is None:
+                texts = {address: disassemble_one(self.code[address - self.base:
+                                                            address - self.base + size],
+                                                  isa, address)
+                         for address, size in key[3]}
+                if len(_TEXTS) >= _TEXTS_KEPT:
+                    _TEXTS.pop(next(iter(_TEXTS)))
+                _TEXTS[key] = texts
+            memo[isa] = texts
         return texts
 
     def symbol_at(self, address):

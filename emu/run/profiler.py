@@ -99,6 +99,16 @@ def _period(every, event):
 
 def _profiled(machine, every, event, run):
     """Run ``run()`` with the profiler on; the per-instruction arrays after it."""
+    result, arrays = _run_profiled(machine, every, event, run,
+                                   (c.H_INSN_HITS, c.H_INSN_CYCLES, c.H_SAMPLES))
+    symbols = symbol_table(machine.programs)
+    table = _instruction_table(machine, symbols, *arrays)
+    return SampledRun(result, int(every), symbols, table, event)
+
+
+def _run_profiled(machine, every, event, run, fields):
+    """``run()`` with the profiler on: what it returned, and copies of the profiler's
+    arrays ``fields`` after it."""
     st = machine.state
     mask = event_mask(event, machine)
     headers = [machine.model.header(k) for k in range(len(machine.cpus))]
@@ -106,14 +116,23 @@ def _profiled(machine, every, event, run):
         h[c.H_PROFILE_PERIOD], h[c.H_SAMPLE_EVENTS] = every, mask
     try:
         result = run()
-        arrays = [_code_array(st, field) for field in
-                  (c.H_INSN_HITS, c.H_INSN_CYCLES, c.H_SAMPLES)]
+        arrays = [_code_array(st, field) for field in fields]
     finally:
         for h in headers:       # later calls run unprofiled (and a little faster)
             h[c.H_PROFILE_PERIOD] = h[c.H_SAMPLE_EVENTS] = 0
-    symbols = symbol_table(machine.programs)
-    table = _instruction_table(machine, symbols, *arrays)
-    return SampledRun(result, int(every), symbols, table, event)
+    return result, arrays
+
+
+def count_events(machine, call, event):
+    """``call()``, one guest call on ``machine`` (a call's start clears the profiler's
+    counts), with every ``event`` (an event name, as profile_call takes it) counted in the
+    loaded code: (what ``call()`` returned, the events). The total profile_call(...,
+    every=1, event=event) samples, without its per-instruction table (a part of a kernel's
+    work, measured on its own)."""
+    if event == "cycles":
+        raise ValueError("count_events counts events; a call's cycles are its Run's")
+    result, (samples,) = _run_profiled(machine, 1, event, call, (c.H_SAMPLES,))
+    return result, int(samples.sum())
 
 
 def profile_call(machine, entry, *args, every=997, event="cycles", cold=False, limit=None):
@@ -242,7 +261,12 @@ def symbol_table(programs):
 
 def symbol_of(symbols, address):
     """The name of the symbol whose range holds ``address``, else UNKNOWN."""
-    i = bisect.bisect_right([s.start for s in symbols], address) - 1
+    return _symbol_in(symbols, [s.start for s in symbols], address)
+
+
+def _symbol_in(symbols, starts, address):
+    """symbol_of with the symbols' starts listed once (a table looks up every instruction)."""
+    i = bisect.bisect_right(starts, address) - 1
     if i >= 0 and address < symbols[i].end:
         return symbols[i].name
     return UNKNOWN
@@ -260,10 +284,10 @@ def _instruction_table(machine, symbols, hits, cycles, samples):
         if address not in text:                     # executed bytes no program listed
             width = 16 if machine.isa == "x86" else 4
             text[address] = disassemble_one(machine.read(address, width), machine.isa, address)
-    rows = []
+    rows, starts = [], [s.start for s in symbols]
     for address in sorted(text):
         offset = address - code_base
-        rows.append({"address": address, "symbol": symbol_of(symbols, address),
+        rows.append({"address": address, "symbol": _symbol_in(symbols, starts, address),
                      "hits": int(hits[offset]), "cycles": int(cycles[offset]),
                      "samples": int(samples[offset]), "instruction": text[address]})
     columns = ["address", "symbol", "hits", "cycles", "samples", "instruction"]

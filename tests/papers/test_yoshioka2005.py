@@ -351,15 +351,39 @@ def test_a_paced_profile_counts_its_share_of_the_commits_once_a_commit_work():
 
 def test_the_commits_once_a_commit_events_spread_the_cold_walk_over_the_mails_buffers():
     # one CPU, 49 buffers a commit: 6 commits' 294 buffers walked, each at the events of
-    # the model's cold walk of its own 4 (a whole number of them, times 294 / 4 = 73.5),
-    # plus the timer's, the lock-down's and phase 8's cycles; a walk from cold caches
-    # costs more than the one right after the commit
-    once = y.commit_once_events("2.6.12", 1, 49)
-    parts = once["parts"]
-    assert (parts["buffers"], once["walked"]) == (4, 294)
-    fixed = parts["del_timer_sync"] + parts["lock_down"] + parts["commit_end"]
-    walk = (once["cycles"] - fixed) / 73.5
-    assert walk == round(walk) and walk > parts["clean"]
-    for metric in ("references", "l3_misses"):
-        assert once[metric] / 73.5 == round(once[metric] / 73.5)
-    assert once["l3_misses"] > 0
+    # the model's cold walk of its own 4 (times 294 / 4 = 73.5), plus the events of the
+    # parts done once a commit (del_timer_sync, the lock-down, the revoke records, phase
+    # 8), each counter's own; a walk from cold caches costs more than the one right after
+    # the commit; the revoke records read table 0's 2 KB of heads (32 lines) from memory;
+    # and the metadata's write-back: 60 blocks dirtied in 30 s, 10 a commit interval of
+    # 5 s, each at the events per page of the model's commit's 4 pages
+    once = y.commit_once_events("2.6.12", 1, 49, meta_per_expire=60)
+    parts, events = once["parts"], once["part_events"]
+    assert (parts["buffers"], once["walked"], once["meta_pages"]) == (4, 294, 10)
+    for metric in ("cycles", "references", "l3_misses"):
+        fixed = sum(events[metric][p] for p in y.ONCE_PARTS)
+        assert once["fixed"][metric] == fixed
+        assert once[metric] == pytest.approx(fixed + events[metric]["clean_cold"] * 73.5 +
+                                             events[metric]["meta_writeback"] * 10)
+    assert events["l3_misses"]["meta_writeback"] > 0
+    assert events["cycles"] == {p: parts[p] for p in events["cycles"]}
+    assert parts["clean_cold"] > parts["clean"]
+    assert events["l3_misses"]["revoke_records"] >= 32
+    assert all(events["l3_misses"][p] > 0 for p in ("del_timer_sync", "lock_down"))
+
+
+def test_the_mails_writeback_by_hand():
+    # 4 GB (MEMORY_MB's nominal): 1,048,576 pages; background at 10%: 104,857 (integer
+    # division, as get_dirty_limits), throttling at 40%: 419,430; four files of 8000 MB,
+    # 8,192,000 pages in 229.76 s: 35,654.6 pages a second, the background threshold
+    # passed after 104,857 / 35,654.6 = 2.94 s; the metadata written back every 30 to 35 s:
+    # 229.76 / 35 = 6.56 to 229.76 / 30 = 7.66 times; 1,000 metadata blocks over 30 s of
+    # writes (6 intervals x 44,568 writes x 4 children = 1,069,632): 0.000935 a write
+    wb = y.mail_writeback(1000)
+    assert (wb["total_pages"], wb["background_pages"], wb["dirty_pages"]) == \
+        (1_048_576, 104_857, 419_430)
+    assert wb["file_pages"] == 2_048_000
+    assert wb["pages_per_s"] == pytest.approx(8_192_000 / 229.76)
+    assert wb["background_s"] == pytest.approx(104_857 * 229.76 / 8_192_000)
+    assert wb["meta_passes"] == pytest.approx((229.76 / 35, 229.76 / 30))
+    assert wb["meta_pages_per_write"] == pytest.approx(1000 / 1_069_632)

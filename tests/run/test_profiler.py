@@ -368,6 +368,21 @@ def test_an_event_profile_counts_events_by_hand():
         assert "a sample every %d L1D_misses" % every in p.text()
 
 
+def test_counting_a_calls_events_gives_the_profiles_total_without_its_table():
+    """touch10 then touch5: 15 L1 D misses by hand, as an every-miss profile totals them;
+    the call's Run comes back; cycles are not an event to count."""
+    from emu.run.profiler import count_events, profile_call
+    m = Machine("ppc750")
+    m.load(EVENTS_SRC)
+    buf = m.alloc(4096)
+    run, events = count_events(m, lambda: m.call("both", buf, cold=True), "L1D_misses")
+    assert events == 15 and run.cycles > 0
+    p = profile_call(m, "both", buf, every=1, event="L1D_misses", cold=True)
+    assert p.samples == events and p.run.cycles == run.cycles
+    with pytest.raises(ValueError, match="cycles"):
+        count_events(m, lambda: m.call("both", buf), "cycles")
+
+
 def test_an_event_profile_of_several_cores_adds_their_samples():
     from emu.run.profiler import profile_parallel
     m = Machine("ppc750", cores=2)

@@ -36,13 +36,14 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from ...context import routine
+from ...hw import estimates
 from ...hw.profile import load
 from ...isa.assemble import assemble
 from ...present import data
 from ...present.claims import EFFECT, QUANTITY, Claim
 from ...run.machine import Machine
 from ...run import sweep
-from ...run.profiler import profile_call, profile_parallel, profile_run
+from ...run.profiler import count_events, profile_call, profile_parallel, profile_run
 from . import ext3model, oprofile, usercopy
 
 CLOCK_HZ = 2_200_000_000            # the paper's P4 Xeon (2200.91 MHz, estimated by oprofile)
@@ -300,9 +301,11 @@ def write_profile(kernel, records=1000, warm=2000, cpus=1, counters=tuple(COUNTE
                                    event=c.event, limit=limit)
         k.written += records
         sampled[metric] = run
+    facts = kernel_facts(k)
     once = (commit_once_events(kernel, cpus, k.meta_per_commit,
-                               profile=options.get("profile", "pentium4")) if paced else {})
-    return WriteProfile(kernel, cpus, records, sampled, k, period, kernel_facts(k), once)
+                               profile=options.get("profile", "pentium4"),
+                               meta_per_expire=facts["meta_per_expire"]) if paced else {})
+    return WriteProfile(kernel, cpus, records, sampled, k, period, facts, once)
 
 
 def kernel_facts(k):
@@ -310,8 +313,9 @@ def kernel_facts(k):
     cache's pages, how far writeback lags the newest write, balance_dirty_pages'
     ratelimit, kjournald's list's age in writes and CPU 0's cycles a commit turn; the
     metadata a commit logs, how many writes per CPU apart the model logs them, the
-    buffers logged over the Kernel's paced writes and their cycles per buffer (all CPUs);
-    the commit's lock-down (Kernel.lockdown: the handles open when it began, its cycles,
+    buffers logged over the Kernel's paced writes and their cycles per buffer (all CPUs),
+    the metadata blocks DIRTY_EXPIRE_S of writes dirty ("meta_per_expire", for
+    mail_writeback and commit_once_events); the commit's lock-down (Kernel.lockdown: the handles open when it began, its cycles,
     the write per CPU it came after; del_timer_sync's cycles before it) and where the
     metadata buffers are at the end (Kernel.commit_state), whether the commit reached its
     end (phase 8), the log's free blocks and the most credits a transaction holds
@@ -327,6 +331,10 @@ def kernel_facts(k):
             "meta_per_commit": k.meta_per_commit, "meta_every": k.meta_every,
             "meta_logged": logged,
             "meta_buffer_cycles": sum(k.meta_cycles) / logged if logged else 0.0,
+            "meta_per_expire": (k.metadata_per_commit(DIRTY_EXPIRE_S //
+                                                      ext3model.COMMIT_INTERVAL_S *
+                                                      commit_writes())
+                                if k.meta_per_commit else 0),
             "lockdown": dict(k.lockdown), "commit_state": k.commit_state(),
             "commit_ended": k.commit_ended, "del_timer_cycles": k.del_timer_cycles,
             "log_free": k._read(k.journal + ext3model.J["FREE"]),
@@ -391,36 +399,119 @@ def mail_journal(meta_per_commit, label="original", log_blocks=ext3model.LOG_BLO
             "log_blocks_per_commit": blocks, "checkpoint_transactions": pinned,
             "commits_per_checkpoint": room / blocks, "checkpoints": commits * blocks / room}
 
+#: 2.6.12's writeback thresholds (mm/page-writeback.c 67, 72, 78 of 2.6.12.1):
+#: dirty_background_ratio, vm_dirty_ratio (% of the machine's pages), and
+#: dirty_writeback_centisecs, the period of wb_kupdate (s)
+DIRTY_BACKGROUND_RATIO, VM_DIRTY_RATIO, WRITEBACK_PERIOD_S = 10, 40, 5
+
+
+def mail_writeback(meta_per_expire, label="original"):
+    """What writeback did in the mail's run of ``label``'s kernel, from its elapsed time and
+    2.6.12's thresholds, the machine's memory at ext3model.MEMORY_MB's estimate
+    (get_dirty_limits, mm/page-writeback.c 135-181 of 2.6.12.1, with nothing mapped):
+    "pages_per_s", the four writers' pages a second; "background_pages" and "dirty_pages",
+    the two thresholds; "file_pages", each child's file; "background_s", when the dirty
+    pages pass the background threshold at the run's rate, if nothing was written before
+    (wb_kupdate writes only inodes first dirtied DIRTY_EXPIRE_S before: page-writeback.c
+    410, fs-writeback.c 355-357); from then on background_writeout and the throttled writers
+    write the files' pages back (balance_dirty_pages, 190-254), the dirty pages between the
+    thresholds. The metadata is the block device's (its own inode, on the block device's
+    superblock), and only wb_kupdate reaches it: writeback_inodes visits the newest
+    superblock first (fs/super.c 311 adds at the tail; fs-writeback.c 417-418 walks from
+    it), the files' inodes there take every other pass's pages (each pass ends when its
+    1024, or a throttled writer's 1536, are written: 384-385, 440-441; a congested queue
+    ends it in the file system and skips the block device: 335-341) and each is redirtied
+    at once as young (213-215), so that kupdate skips them (355-357) and writes the block
+    device's inode, once its first dirtying is DIRTY_EXPIRE_S old (its dirtied_when is set
+    only when it was clean: 125-127): "meta_passes", the run's write-backs of the metadata
+    (its elapsed time over DIRTY_EXPIRE_S + WRITEBACK_PERIOD_S, and over DIRTY_EXPIRE_S);
+    "meta_pages_per_write", the metadata pages each writes back (``meta_per_expire``,
+    the distinct metadata blocks the writes of DIRTY_EXPIRE_S dirty: the model's block
+    map) per write of a child in that time, all four children's writes counted."""
+    runs = data.load("yoshioka2005_iozone").set_index("kernel")
+    elapsed = float(runs.loc[label, "elapsed_s"])
+    memory = estimates.value(ext3model.MEMORY_MB[0], ext3model.MEMORY_MB[1])
+    total = round(memory) * (1 << 20) // ext3model.PAGE
+    rate = PAGES_WRITTEN / elapsed
+    background = DIRTY_BACKGROUND_RATIO * total // 100
+    writes = DIRTY_EXPIRE_S // ext3model.COMMIT_INTERVAL_S * commit_writes() * 4
+    return {"elapsed_s": elapsed, "total_pages": total, "pages_per_s": rate,
+            "background_pages": background, "dirty_pages": VM_DIRTY_RATIO * total // 100,
+            "file_pages": PAGES_WRITTEN // 4, "background_s": background / rate,
+            "meta_passes": (elapsed / (DIRTY_EXPIRE_S + WRITEBACK_PERIOD_S),
+                            elapsed / DIRTY_EXPIRE_S),
+            "meta_pages_per_write": meta_per_expire / writes}
+
+
 #: writes per CPU before the whole commit that commit_once_events measures
 ONCE_WRITES = 4
+#: the parts of a commit done once a commit, as Kernel.whole_commit names them: kjournald's
+#: del_timer_sync (fs/jbd/journal.c 160-164), the lock-down (commit.c 205-312: the running
+#: transaction locked down, the checkpoint lists cleaned, the revoke table switched, phase 2's
+#: b_modified loop), the revoke records (commit.c 426) and phase 8 (commit.c 802-843)
+ONCE_PARTS = ("del_timer_sync", "lock_down", "revoke_records", "commit_end")
 
 
-def commit_once_events(kernel, cpus, meta_per_commit, profile="pentium4", writes=ONCE_WRITES):
+def commit_once_events(kernel, cpus, meta_per_commit, profile="pentium4", writes=ONCE_WRITES,
+                       meta_per_expire=0):
     """One commit's once-a-commit work in the mail's run, by counter (COUNTERS' events):
     a whole commit as guest code (ext3model.Kernel.whole_commit on a fresh ``kernel`` of
-    ``cpus`` CPUs after ``writes`` writes each), its del_timer_sync, lock-down and phase 8
-    (their cycles; their few events are left out), and the walk of the checkpoint lists at
-    the next commit's start at the mail's size: mail_journal's "checkpoint_transactions"
-    commits of ``meta_per_commit`` buffers each, none written back, at the events per
-    buffer of the model's walk of its own commit's buffers from cold caches (profiled per
-    counter, as the write runs are; its fixed part spread over them: an upper bound). The
-    per-buffer parts of a commit (each buffer's log write, the data loop) are in the paced
-    runs already."""
-    k = ext3model.Kernel(kernel, cpus=cpus, max_records=writes + 16, profile=profile)
-    k.write_records(writes)
-    parts = k.whole_commit()
+    ``cpus`` CPUs after ``writes`` writes each, from cold caches), its ONCE_PARTS' events,
+    and the walk of the checkpoint lists at the next commit's start at the mail's size:
+    mail_journal's "checkpoint_transactions" commits of ``meta_per_commit`` buffers each,
+    none written back, at the events per buffer of the model's walk of its own commit's
+    buffers from cold caches (its fixed part spread over them: an upper bound); and the
+    metadata's write-back by wb_kupdate (Kernel.write_back_metadata: each page, its
+    request's dispatch and interrupt, and the next walk that releases its buffer), at the
+    events per page of the model's commit's pages, for the pages a commit interval's share
+    of ``meta_per_expire`` (the metadata blocks DIRTY_EXPIRE_S of writes dirty, which each
+    write-back writes: mail_writeback). Each part is profiled as the write runs are (a
+    commit for the references, one for the L3 misses: a part runs once; its cycles are
+    the same in both, profiling changes none). The per-buffer parts of a commit (each
+    buffer's log write, the data loop) are in the paced runs already. Returns {metric:
+    events} with "parts" ({part: cycles}), "part_events" ({metric: {part: events}}:
+    "meta_writeback" per page), "fixed" ({metric: the ONCE_PARTS' events}), "walked" (the
+    buffers of the mail's walk) and "meta_pages" (the pages written back a commit
+    interval)."""
+    measured = {}
+    for metric in ("references", "l3_misses"):
+        k = ext3model.Kernel(kernel, cpus=cpus, max_records=writes + 16, profile=profile)
+        k.write_records(writes)
+        measure = _profiled_part(k.machine, COUNTERS[metric])
+        measured[metric] = k.whole_commit(measure=measure)
+        written = k.write_back_metadata(measure=measure)
+        calls = written["writeback"] + written["disk"] + [written["release"]]
+        measured[metric]["meta_writeback"] = tuple(sum(c[i] for c in calls) / written["pages"]
+                                                   for i in (0, 1))
+    cycles = {p: v[0] for p, v in measured["l3_misses"].items() if isinstance(v, tuple)}
+    if cycles != {p: v[0] for p, v in measured["references"].items() if isinstance(v, tuple)}:
+        raise RuntimeError("the same commit took different cycles profiled for two counters")
+    events = {"cycles": cycles, **{metric: {p: v[1] for p, v in parts.items()
+                                             if isinstance(v, tuple)}
+                                   for metric, parts in measured.items()}}
+    buffers = measured["l3_misses"]["buffers"]
     walked = mail_journal(meta_per_commit)["checkpoint_transactions"] * meta_per_commit
-    out = {}
-    for metric, c in COUNTERS.items():
-        walk = profile_call(k.machine, "__journal_clean_checkpoint_list", k.journal,
-                            every=c.every, event=c.event, cold=True)
-        df = walk.by_symbol()
-        events = float(df["cycles"].sum() if metric == "cycles" else
-                       df["samples"].sum() * c.every)
-        fixed = (parts["del_timer_sync"] + parts["lock_down"] + parts["commit_end"]
-                 if metric == "cycles" else 0)
-        out[metric] = fixed + events / parts["buffers"] * walked
-    return {**out, "parts": parts, "walked": walked}
+    pages = meta_per_expire * ext3model.COMMIT_INTERVAL_S / DIRTY_EXPIRE_S
+    fixed = {metric: sum(e[p] for p in ONCE_PARTS) for metric, e in events.items()}
+    out = {metric: fixed[metric] + e["clean_cold"] / buffers * walked +
+           e["meta_writeback"] * pages for metric, e in events.items()}
+    parts = {p: v for p, v in measured["l3_misses"].items() if not isinstance(v, tuple)}
+    return {**out, "parts": {**cycles, **parts}, "part_events": events, "fixed": fixed,
+            "walked": walked, "meta_pages": pages}
+
+
+def _profiled_part(machine, counter):
+    """whole_commit's ``measure``: a part's events of ``counter`` (one of the chapter's
+    counters sampled every event), counted as the write runs' profiles count them: (its
+    cycles, its events)."""
+    if counter.event == "cycles" or counter.every != 1:
+        raise ValueError("a commit's parts are counted event by event")
+
+    def measure(run):
+        result, events = count_events(machine, run, counter.event)
+        return result.cycles, events
+    return measure
+
 
 def published_listing(metric, kernel):
     """The paper's listing of ``metric`` for ``kernel`` ("original"/"optimized"): symbol,
@@ -841,8 +932,8 @@ SCORECARD_REASONS = {
         "behind the copy's write-combining buffers (no sfence); its kjournald's data loop "
         "reaches buffers half a commit interval old, cold with either copy, and the rest of "
         "its commit (the metadata's log writes) is a buffer every thousand writes; the "
-        "mail's rest holds more (the scheduler and timers, other tasks, the checkpoint's "
-        "write-back)",
+        "mail's rest holds more (the scheduler and timers, other tasks, the metadata's "
+        "write-back by wb_kupdate)",
     "rest of the kernel's L3 misses, after / before (%)":
         "on four paced CPUs most of the rest's misses are lines another CPU wrote (the "
         "journal's, the shared metadata's), which the copy's stream does not cause; "
@@ -865,7 +956,7 @@ SHARE_REASON = ("the model's write path is the mail's iozone reduced to its kern
                 "(ext3's write path, writeback's page work and kjournald's commit as guest "
                 "code, the block layer's bios, requests and merges, the SCSI driver and the "
                 "disk's interrupt with them): no other task, no timer, no scheduler, no "
-                "checkpoint write-back, so the copy's share of it differs")
+                "write-back of the metadata, so the copy's share of it differs")
 def busy_reason(row):
     """Why the model's CPUs are busier or idler than the mail's, from the row."""
     return (f"the model's write alone costs {'more' if row.model > row.paper else 'fewer'} "

@@ -114,7 +114,8 @@ ROUTINES = ("x86/spinlock_2612.S", "x86/jbd_2612.S", "x86/buffer_2612.S",
             "x86/ext3_2612.S", "x86/mm_2612.S", "x86/vfs_2612.S", "x86/iozone_write.S",
             "x86/idle_2612.S", "x86/writeback_2612.S", "x86/commit_2612.S",
             "x86/block_2612.S", "x86/scsi_2612.S", "x86/commit_meta_2612.S",
-            "x86/timer_2612.S", "x86/checkpoint_2612.S")
+            "x86/timer_2612.S", "x86/checkpoint_2612.S", "x86/revoke_2612.S",
+            "x86/block_dev_2612.S")
 
 LEFT_OUT = (
     "kmap_atomic of a highmem page (a PTE write and invlpg per page; the x86 model has no MMU)",
@@ -126,9 +127,11 @@ LEFT_OUT = (
      "share of its once-a-commit work: yoshioka2005.commit_once_events), the commit timer "
      "firing (run_timer_softirq, commit_timeout's wake_up_process; add_timer and "
      "del_timer_sync run), a checkpoint forced by the log's space (none in runs this long, "
-     "some in the mail's: yoshioka2005.mail_journal), the metadata's write-back "
-     "(a buffer leaving the journal is marked dirty, but the model's metadata pages belong "
-     "to no mapping, so only their dirty bit is set and no writeback reaches them)"),
+     "some in the mail's: yoshioka2005.mail_journal), the metadata's write-back in "
+     "paced runs (the model's metadata pages belong to no mapping there, so a buffer "
+     "leaving the journal sets only its page's dirty bit: wb_kupdate writes them back once "
+     "dirty_expire_centisecs old, yoshioka2005.mail_writeback, and the scored runs take "
+     "their share of it, Kernel.write_back_metadata)"),
     ("the disk's own timing: its driver takes a request when it can grow no more "
      "(REQUEST_PAGES, an estimate) and its interrupt ends it a quarter of that many writes "
      "later (the mail's rate); kjournald's own writes end at once, on its CPU"),
@@ -609,6 +612,7 @@ class Kernel:
         if irq_cpu is not None and not 0 <= irq_cpu < cpus:
             raise ValueError(f"irq_cpu must be a CPU from 0 to {cpus - 1}, or None")
         self.irq_cpu = irq_cpu
+        self.metadata_mapped = False        # write_back_metadata: in the block device's cache
         self.kernel, self.cpus, self.max_records = kernel, cpus, max_records
         self.used_blocks = used_blocks
         self.pool_pages = page_cache_bytes // PAGE * cpus
@@ -851,6 +855,7 @@ class Kernel:
         self.commit_logged = 0              # and the metadata buffers it has logged
         self.commit_block = False           # its commit block written (phase 6)
         self.commit_ended = False           # its phase 8 run (journal_commit_end)
+        self.commit_end_held = False        # whole_commit: phase 8 waits to be measured
         self.del_timer_cycles = 0           # kjournald's del_timer_sync before it
 
     def _build_timers(self):
@@ -904,14 +909,21 @@ class Kernel:
         committing one; the data loop and the metadata's log writes then run on it, the
         writers on the new running transaction the next journal_start makes. ``call``:
         the task's call in a paced run (default: the machine's). Returns the Run."""
+        call = call or self.machine.call
+        # kjournald (fs/jbd/journal.c 160-164): the commit timer off its list first
+        self.del_timer_cycles = self._del_commit_timer(call).cycles
+        return self._journal_lock_down(call)
+
+    def _del_commit_timer(self, call):
+        """del_timer_sync of the commit timer, before a commit of the first transaction."""
         if self.committing:
             raise RuntimeError("a commit is under way already")
         if self.running() != self.transaction:
             raise RuntimeError("the model commits its first transaction only")
-        call = call or self.machine.call
-        # kjournald (fs/jbd/journal.c 160-164): the commit timer off its list first
-        self.del_timer_cycles = call("del_timer_sync",
-                                     self._read(self.journal + J["COMMIT_TIMER"])).cycles
+        return call("del_timer_sync", self._read(self.journal + J["COMMIT_TIMER"]))
+
+    def _journal_lock_down(self, call):
+        """journal_lock_down of the running transaction, checked; returns the Run."""
         run = call("journal_lock_down", self.journal)
         if run.return_value != self.transaction:
             raise RuntimeError("journal_lock_down did not lock the running transaction down")
@@ -1085,6 +1097,135 @@ class Kernel:
             self._word(bh + BH["BDEV"], self.bdev)
         meta = b"".join(_words(block, bh) for block, bh in self._meta)
         self._poke(self.bdev + BDEV["META_N"], _words(len(self._meta)) + meta)
+
+    def _map_metadata(self):
+        """The metadata blocks' pages in the block device's page cache, as __getblk leaves
+        them (fs/buffer.c grow_dev_page: each page in the block device's mapping at its
+        block's index, PG_private, the buffer its private): the block device's tree (the
+        nodes below its top node made here), its inode (dirty: I_DIRTY, as the files'),
+        def_blk_aops and the disk's backing_dev_info; a dirty page with the tree's dirty tag
+        and counted in CPU 0's nr_dirty, as mark_buffer_dirty would have left it (phase 7
+        on kjournald's CPU). Until then the model's metadata belongs to no mapping:
+        __find_get_block_slow stands for the block device's cache with its table of
+        metadata (routines/x86/buffer_2612.S), and the data blocks' look-ups there
+        (unmap_underlying_metadata) find the tree empty below its top."""
+        mapping = self._read(self.bdev + BDEV["MAPPING"])
+        inode = self._alloc(INODE_SIZE, align=64)
+        self._word(inode + I["STATE"], I_DIRTY)
+        self._word(inode + I["MAPPING"], mapping)
+        self._word(inode + I["LOCK"], SPIN_FREE)
+        self._word(mapping + AS["HOST"], inode)
+        self._word(mapping + AS["A_OPS"], self.sym["blkdev_aops"])
+        self._word(mapping + AS["BDI"], self.bdi)
+        self._word(mapping + AS["PRIVATE_LOCK"], SPIN_FREE)
+        self._word(mapping + AS["NRPAGES"], len(self._meta))
+        private, dirty = 1 << PG_BITS["private"], 1 << PG_BITS["dirty"]
+        dirtied = 0
+        for block, bh in self._meta:
+            page = self._read(bh + BH["PAGE"])
+            flags = self._read(page + PG["FLAGS"])
+            self._word(page + PG["FLAGS"], flags | private)
+            self._poke(page + PG["PRIVATE"], _words(bh, mapping, block))
+            self._radix_insert(mapping, block, page, tagged=bool(flags & dirty))
+            dirtied += bool(flags & dirty)
+        state = self.pcpu[KJOURNALD_CPU] + PCPU["PAGE_STATE"] + PS["NR_DIRTY"]
+        self._word(state, self._read(state) + dirtied)
+        self.metadata_mapped = True
+
+    def _radix_insert(self, mapping, index, item, tagged=False):
+        """radix_tree_insert into a tree of height RADIX_HEIGHT, the missing nodes made
+        (each node's count: its slots in use); ``tagged``: radix_tree_tag_set of the dirty
+        tag along the path."""
+        node = self._read(mapping + AS["PAGE_TREE"] + RR["RNODE"])
+        for level in range(RADIX_HEIGHT - 1, 0, -1):
+            offset = (index >> (6 * level)) & 63
+            if tagged:
+                self._set_tag(node, offset)
+            slot = node + RN["SLOTS"] + 4 * offset
+            child = self._read(slot)
+            if child == node:
+                raise ValueError(f"block {index} falls under the tree's stand-in for other "
+                                 "metadata")
+            if not child:
+                child = self._alloc(RADIX_NODE)
+                self._word(slot, child)
+                self._word(node + RN["COUNT"], self._read(node + RN["COUNT"]) + 1)
+            node = child
+        slot = node + RN["SLOTS"] + 4 * (index & 63)
+        if self._read(slot):
+            raise ValueError(f"block {index} is in the tree already")
+        if tagged:
+            self._set_tag(node, index & 63)
+        self._word(slot, item)
+        self._word(node + RN["COUNT"], self._read(node + RN["COUNT"]) + 1)
+
+    def _set_tag(self, node, offset):
+        """The dirty tag (tag 0: its 64 bits first in the node's tags) of slot ``offset``."""
+        word = node + RN["TAGS"] + 4 * (offset >> 5)
+        self._word(word, self._read(word) | 1 << (offset & 31))
+
+    def write_back_metadata(self, measure=None):
+        """wb_kupdate's write-back of the block device's dirty metadata (its pages put in
+        the block device's page cache first: _map_metadata), outside paced runs, on CPU 0 from cold caches (it comes
+        dirty_expire_centisecs after a commit): pdflush writes back the page of each buffer
+        on the journal's checkpoint lists whose page is dirty (writeback_page ->
+        blkdev_writepage -> block_write_full_page -> submit_bh), then the disk takes the
+        requests and its interrupt ends them (end_buffer_async_write, end_page_writeback);
+        then the next commit's start walks the checkpoint lists and releases the buffers
+        written back (__journal_clean_checkpoint_list). ``measure`` as whole_commit's, each
+        guest call measured. Returns {"pages": written back, "writeback": [measure of each
+        page's], "disk": [each dispatch's and interrupt's], "release": the walk's,
+        "released": its buffers}."""
+        if not self.metadata_mapped:
+            self._map_metadata()
+        measure = measure or (lambda run: run().cycles)
+        call, j = self.machine.call, self.journal
+        mapping = self._read(self.bdev + BDEV["MAPPING"])
+        dirty = [self._read(self._read(jh + JH["BH"]) + BH["BLOCKNR"])
+                 for jh in self._checkpointed()
+                 if self._read(self._read(self._read(jh + JH["BH"]) + BH["PAGE"]))
+                 & (1 << PG_BITS["dirty"])]
+        self.machine.flush_caches()
+        out = {"pages": 0, "writeback": [], "disk": []}
+        for block in dirty:
+            def page():
+                run = call("pdflush_writeback", self.pdflush[0], mapping, block)
+                out["pages"] += run.return_value
+                return run
+            out["writeback"].append(measure(page))
+        for _, _, end, _, _ in self._requests():
+            runs = []
+
+            def dispatch():
+                runs.append(call("disk_dispatch", self.queue, end))
+                return runs[-1]
+            out["disk"].append(measure(dispatch))
+            rq = runs[-1].return_value
+            out["disk"].append(measure(lambda: call("disk_interrupt", self.pdflush[0], rq)))
+        released = []
+
+        def walk():
+            released.append(call("__journal_clean_checkpoint_list", j))
+            return released[-1]
+        out["release"] = measure(walk)
+        out["released"] = released[0].return_value
+        return out
+
+    def _checkpointed(self):
+        """The journal heads on the checkpoint lists, transaction by transaction."""
+        out, first = [], self._read(self.journal + J["CHECKPOINT_TRANSACTIONS"])
+        t = first
+        while t:
+            head = jh = self._read(t + T["CHECKPOINT"])
+            while jh:
+                out.append(jh)
+                jh = self._read(jh + JH["CPNEXT"])
+                if jh == head:
+                    break
+            t = self._read(t + T["CPNEXT"])
+            if t == first:
+                break
+        return out
 
     def _build_task(self, k, file):
         """CPU k's iozone child: its kernel stack with thread_info at the bottom, its task,
@@ -1348,38 +1489,63 @@ class Kernel:
         its commit block is written and its data list is empty, as 2.6.12 reaches it (its
         data first, commit.c 437), the transaction is finished and goes on the checkpoint
         list. Returns its cycles (0 when not due, or done)."""
-        if (not self.commit_block or self.commit_ended or
+        if (self.commit_end_held or not self.commit_block or self.commit_ended or
                 self._read(self.transaction + T["SYNC_DATA"])):
             return 0
         self.commit_ended = True
         self.commit_end_run = task.call("journal_commit_end", self.journal, self.transaction)
         return self.commit_end_run.cycles
 
-    def whole_commit(self):
+    def whole_commit(self, measure=None):
         """kjournald's whole commit of the running transaction, outside paced runs, on CPU
-        0 (kjournald's): the lock-down (del_timer_sync first), each metadata buffer logged
-        (the first behind a descriptor block, the last followed by the commit block), the
-        data loop until the data list is empty, phase 8; then the next commit's start walks
-        the checkpoint list this one left (__journal_clean_checkpoint_list, its buffers
-        still dirty: none written back yet). Returns {part: cycles}: "del_timer_sync",
-        "lock_down", "metadata" (all buffers), "data" (all turns), "commit_end", "clean",
-        and the counts "buffers" (logged, and walked) and "turns"."""
-        here = _Caller(self.machine.call)
-        out = {"lock_down": self.lock_down().cycles, "del_timer_sync": self.del_timer_cycles}
+        0 (kjournald's), from cold caches (as a commit interval of writes leaves them:
+        notebook 02 measures how often the L3 turns over in one): the parts a commit does
+        once, each measured by ``measure(run)`` (``run()`` makes its guest call and returns
+        the Run; default: its cycles): del_timer_sync, the lock-down, the revoke records
+        (fs/jbd/commit.c 426; revoke_2612.S), and after each metadata buffer logged (the
+        first behind a descriptor block, the last followed by the commit block) and the
+        data loop run until the data list is empty, phase 8; then the next commit's start
+        walks the checkpoint list this one left (__journal_clean_checkpoint_list, its
+        buffers still dirty: none written back yet), right after ("clean") and from cold
+        caches ("clean_cold"), measured too. Returns {part: measure} of those, the
+        per-buffer parts' cycles ("metadata": all buffers, "data": all turns) and the counts
+        "buffers" (logged, and walked) and "turns"."""
+        measure = measure or (lambda run: run().cycles)
+        call, here = self.machine.call, _Caller(self.machine.call)
+        j, t = self.journal, self.transaction
+        self.machine.flush_caches()
+
+        def del_timer():
+            run = self._del_commit_timer(call)
+            self.del_timer_cycles = run.cycles
+            return run
+        out = {"del_timer_sync": measure(del_timer),
+               "lock_down": measure(lambda: self._journal_lock_down(call)),
+               "revoke_records": measure(lambda: call("journal_write_revoke_records", j, t))}
         meta, data, turns = sum(self.meta_cycles), sum(self.commit_cycles), 0
+        self.commit_end_held = True
         while not self.commit_block:
             self._commit_metadata(here, KJOURNALD_CPU)
-        while not self.commit_ended:
+        while self._read(t + T["SYNC_DATA"]):
             self._commit(here, KJOURNALD_CPU)
             turns += 1
-        out["commit_end"] = self.commit_end_run.cycles
+        self.commit_end_held = False
         out["metadata"] = sum(self.meta_cycles) - meta
-        out["data"] = sum(self.commit_cycles) - data - out["commit_end"]
+        out["data"] = sum(self.commit_cycles) - data
+
+        def end():
+            if not self._end_commit(here):
+                raise RuntimeError("the commit did not reach phase 8")
+            return self.commit_end_run
+        out["commit_end"] = measure(end)
         for part, cold in (("clean", False), ("clean_cold", True)):
-            run = self.machine.call("__journal_clean_checkpoint_list", self.journal, cold=cold)
-            if run.return_value:
-                raise RuntimeError("a buffer of the commit was written back before its walk")
-            out[part], out[f"{part}_l3_misses"] = run.cycles, run.caches["L3"]["misses"]
+            def walk():
+                run = call("__journal_clean_checkpoint_list", j, cold=cold)
+                if run.return_value:
+                    raise RuntimeError("a buffer of the commit was written back before its "
+                                       "walk")
+                return run
+            out[part] = measure(walk)
         out.update(buffers=self.commit_logged, turns=turns)
         return out
 
