@@ -288,6 +288,11 @@ def check_schema(raw):
             cycles(f"{name}.hit_latency", c["hit_latency"])
         if "write_allocate" in c:
             flag(f"{name}.write_allocate", c["write_allocate"])
+    smp = raw.get("smp", {})
+    if not isinstance(smp, dict):
+        raise ValueError("smp: give a table")
+    if "hashed_ties" in smp:
+        flag("smp.hashed_ties", smp["hashed_ties"])
     memory = raw["memory"]
     if not isinstance(memory, dict):
         raise ValueError("memory: give a table")

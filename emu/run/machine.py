@@ -68,6 +68,8 @@ class Machine:
         if ram_size % PAGE or ram_size < HEAP_BASE + PAGE:
             raise ValueError(f"ram_size must be a multiple of 4 KB and at least 1 MB")
         self.profile, self.isa, self.ram_size = profile, profile.isa, ram_size
+        # the order of cores woken at one cycle: the profile's estimate (emu.run.parallel)
+        self.ties = parallel.TIES[bool(profile.raw.get("smp", {}).get("hashed_ties", False))]
         self.instruction_limit = instruction_limit
         refusal = mmu and mmu_model.supported(profile)
         if refusal:

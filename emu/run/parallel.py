@@ -172,7 +172,9 @@ def _calls(machine, calls):
 #: the lower-numbered core first, or in an order a hash of the clock and the core gives (no
 #: core favoured). It decides which of several spinning cores, woken by one store at the
 #: same cycle, takes a released lock; the order on hardware is the interconnect's, which
-#: no document of the modelled machines gives, so a run can be made under either.
+#: no document of the modelled machines gives, so a run can be made under either: a
+#: multi-core profile marks it an estimate (``[smp] hashed_ties``, false: the first), which
+#: the scorecard's ranges move (emu.book.ranges).
 TIES = ("lowest core", "hashed")
 
 

@@ -144,3 +144,21 @@ def test_a_programs_kept_tables_note_the_estimates_they_read_and_follow_a_move()
     with estimates.moved({"ppc750:costs.mnemonics.sync": 10}):
         assert sync_cycles() - before == 3 * (10 - 3)
     assert sync_cycles() == before
+
+
+@pytest.mark.parametrize("name", ["cortex-a9", "power4", "pentium4"])
+def test_the_tie_order_of_a_multicore_profile_is_an_estimate_the_scorecard_can_move(name):
+    """Which of several cores woken at one cycle goes first is no document's: each
+    multi-core profile marks it an estimate (false: the lower-numbered core; true: hashed),
+    a Machine takes it from the profile, a move to true gives the hashed order, and a
+    value that is not true or false is refused."""
+    from emu.book.ranges import catalog
+    estimate = catalog()[f"{name}:smp.hashed_ties"]
+    assert (estimate.value, estimate.low, estimate.high) == (False, False, True)
+    assert Machine(name, cores=2).ties == "lowest core"
+    with estimates.moved({estimate.name: True}) as w:
+        assert Machine(name, cores=2).ties == "hashed"
+    assert estimate.name in w.read
+    assert Machine(name, cores=2).ties == "lowest core"
+    with estimates.moved({estimate.name: 1}), pytest.raises(ValueError, match="true or false"):
+        Machine(name, cores=2)
