@@ -313,12 +313,12 @@ def test_the_claims_are_the_chapters_numbers():
                    "__hash_page": "__hash_page's share of the kernel's ticks (24 CPUs)",
                    "flushes": "the TLB flushes' share of the kernel's ticks (24 CPUs)"}
     for name, claim in first_build.items():
-        at_scale, full = blanchard2002.FULL_SIZE_FIRST_BUILD[name]
+        at_scale, full = blanchard2002.full_size_values("first", name)
         reason = card[claim].reason
         assert f"{full:.4g} at full size against {at_scale:.4g} at this scale" in reason
         assert blanchard2002.FULL_SIZE_MEASURED in reason
         # and as measured with the scheduler's ties hashed (the bias depends on that order)
-        at_scale, full = blanchard2002.FULL_SIZE_FIRST_BUILD_HASHED[name]
+        at_scale, full = blanchard2002.full_size_values("first hashed", name)
         assert f"{full:.4g} at full size against {at_scale:.4g} at this scale" in reason
     for claim in ("system time: 2.5.7 on 32 CPUs / 2.4's locking on 24",
                   "elapsed time: 2.5.7 on 32 CPUs / 2.4's locking on 24"):
@@ -441,10 +441,18 @@ def test_a_lone_slot_runs_every_job_and_its_time_is_kernel_plus_user():
     assert sum(blanchard2002.PASS_SHARES.values()) == pytest.approx(1)
     assert build["cycles per job"] - build["kernel cycles per job"] == pytest.approx(
         user, rel=1e-3)
-    # the build: its jobs, one slot at a time, then the link
+    # the build: its jobs one after another on the one slot (list_schedule), then the
+    # link; each job's cycles differ from the first's by its own user time only
     jobs, link = blanchard2002.BUILD["jobs"], blanchard2002.BUILD["link_s"]
-    assert build["compile_s"] == pytest.approx(jobs * build["cycles per job"] / 1.1e9)
+    cycles = build["job cycles"]
+    assert len(cycles) == jobs
+    assert build["compile_s"] == pytest.approx(sum(cycles) / 1.1e9)
     assert build["elapsed_s"] == pytest.approx(build["compile_s"] + link)
+    every = blanchard2002.job_weights(jobs, blanchard2002.BUILD["spread"])
+    assert cycles[1] - cycles[0] == pytest.approx(
+        build["user cycles per job"] * (every[1] - every[0]))
+    # the measured jobs' mean is the build's first jobs' after the slot's first
+    assert build["cycles per job"] == pytest.approx((cycles[1] + cycles[2]) / 2, rel=1e-6)
     # its counts per job, scaled back: a job's four processes (driver, cpp, cc1, as) vfork,
     # exec and exit once each at any scale: 4 a job, not 4 / SCALE = 64 (per-process
     # events are not scaled back); the page faults are (test_page_ratio_by_hand: 133 a job
@@ -592,7 +600,8 @@ def test_file_io_adds_to_the_system_time_and_each_jobs_cpu():
     phase 0.15 -> 0.175 s (100 x 3.5e6 / 2 / 1e9), elapsed 1.175 s."""
     build = {"clock_mhz": 1000.0, "jobs": 100, "slots": 2, "link_s": 1.0, "user_s": 10.0,
              "kernel cycles per job": 1e6, "cycles per job": 3e6, "system_s": 0.1,
-             "compile_s": 0.15, "elapsed_s": 1.15, "routines": {"hash_page": 1e6}}
+             "compile_s": 0.15, "elapsed_s": 1.15, "routines": {"hash_page": 1e6},
+             "job cycles": [3e6] * 100}
     io = {"copies": 4e5, "calls": 6e4, "lookups": 4e4}
     out = blanchard2002.with_file_io(build, io)
     assert out["system_s"] == pytest.approx(0.15)
@@ -601,6 +610,62 @@ def test_file_io_adds_to_the_system_time_and_each_jobs_cpu():
     assert out["cpu_percent"] == pytest.approx(100 * 10.15 / 1.175)
     assert out["routines"]["__copy_tofrom_user (file I/O)"] == 4e5
     assert out["routines"]["hash_page"] == 1e6 and build["system_s"] == 0.1   # a new dict
+
+
+def test_make_schedules_its_jobs_in_order_on_the_slot_that_frees_first_by_hand():
+    """Jobs of 5, 3, 4, 2 and 6 cycles, in make's order. Two slots: 5 on slot 0 and 3 on
+    slot 1 at 0; slot 1 frees at 3 and takes the 4 (to 7); slot 0 at 5 takes the 2 (to 7);
+    both free at 7, the lower takes the 6: the last ends at 13 (the mean, 20 / 2, is 10).
+    Three slots: 5, 3, 4 at 0; the 2 on slot 1 at 3 (to 5), the 6 on slot 2 at 4 (to 10).
+    One slot: their sum. Longest first on two slots: 6, 5; the 4 at 5 (to 9), the 3 at 6
+    (to 9), the 2 at 9 (to 11)."""
+    jobs = [5, 3, 4, 2, 6]
+    assert blanchard2002.list_schedule(jobs, 2) == 13
+    assert blanchard2002.list_schedule(jobs, 3) == 10
+    assert blanchard2002.list_schedule(jobs, 1) == 20
+    assert blanchard2002.list_schedule(jobs, 5) == 6
+    assert blanchard2002.list_schedule([6, 5, 4, 3, 2], 2) == 11
+    assert blanchard2002.list_schedule([], 2) == 0
+    with pytest.raises(ValueError, match="slots"):
+        blanchard2002.list_schedule(jobs, 0)
+    with pytest.raises(ValueError, match="negative"):
+        blanchard2002.list_schedule([1, -1], 2)
+
+
+def test_a_builds_jobs_are_the_others_cycles_and_each_its_own_user_time_by_hand():
+    """Three jobs, spread 0.5: weights 0.5 + (k x 0.618...) mod 1, so 0.5, 1.118..., 0.736...;
+    100 cycles beyond the user time, 10 of user time at weight 1."""
+    phi = 0.6180339887498949
+    cycles = blanchard2002.build_job_cycles(100, 10, 3, 0.5)
+    assert cycles == pytest.approx([105, 100 + 10 * (0.5 + phi), 100 + 10 * (0.5 + 2 * phi - 1)])
+    assert len(blanchard2002.build_job_cycles(100, 10, 599.6, 0.5)) == 600
+
+
+def test_file_io_lengthens_every_job_and_the_schedule_is_made_again():
+    """Two slots, jobs of 5, 3, 4, 2, 6 cycles (13 scheduled, test above) and 1 cycle of
+    file I/O a job: 6, 4, 5, 3, 7: slot 0 6; slot 1 4, then the 5 (to 9); slot 0 the 3 at 6
+    (to 9); the 7 at 9 on slot 0: 16 cycles, at 1 Hz 16 s, then the 0.5 s link."""
+    build = {"clock_mhz": 1e-6, "jobs": 5, "slots": 2, "link_s": 0.5, "user_s": 10.0,
+             "kernel cycles per job": 1.0, "cycles per job": 4.0, "system_s": 5.0,
+             "compile_s": 13.0, "elapsed_s": 13.5, "routines": {},
+             "job cycles": [5, 3, 4, 2, 6]}
+    out = blanchard2002.with_file_io(build, {"copies": 1.0, "calls": 0.0, "lookups": 0.0})
+    assert out["job cycles"] == [6, 4, 5, 3, 7]
+    assert out["compile_s"] == pytest.approx(16)
+    assert out["elapsed_s"] == pytest.approx(16.5)
+
+
+def test_an_elapsed_time_of_the_old_mean_phase_is_rescheduled_as_the_build_makes_it():
+    """as_scheduled (the FULL_SIZE_* tables' elapsed times, measured as the jobs' mean over
+    the slots) gives what scheduled_build gives for the same run: a 2-CPU build's old
+    elapsed time (jobs x cycles per job / slots, then the link) made again."""
+    build = blanchard2002.scheduled_build(blanchard2002.NEW, 2, lpar=False)
+    old = build["jobs"] * build["cycles per job"] / 2 / 1.1e9 + build["link_s"]
+    assert blanchard2002.as_scheduled(old, 2, 1100) == pytest.approx(build["elapsed_s"],
+                                                                     rel=1e-6)
+    # the schedule ends no sooner than its jobs' mean over the slots, and within one job of it
+    mean = sum(build["job cycles"]) / 2 / 1.1e9 + build["link_s"]
+    assert mean <= build["elapsed_s"] <= mean + max(build["job cycles"]) / 1.1e9
 
 
 def test_the_hash_account_divides_hash_pages_cycles_by_its_calls():
@@ -638,7 +703,7 @@ def test_a_jobs_loading_is_counted_by_hand():
     assert loading["copies"] == fileio.copy_cycles("copy_tofrom_user32", copies, 0.5)
     build = {"clock_mhz": 1000.0, "jobs": 10, "slots": 1, "link_s": 0.0, "user_s": 1.0,
              "kernel cycles per job": 0.0, "cycles per job": 0.0, "system_s": 0.0,
-             "compile_s": 0.0, "elapsed_s": 0.0, "routines": {}}
+             "compile_s": 0.0, "elapsed_s": 0.0, "routines": {}, "job cycles": [0.0] * 10}
     io = {"copies": 0.0, "calls": 0.0, "lookups": 0.0}
     out = blanchard2002.with_file_io(build, io, loading)
     added = loading["copies"] + loading["calls"] + loading["lookups"]
