@@ -387,3 +387,58 @@ def test_the_mails_writeback_by_hand():
     assert wb["background_s"] == pytest.approx(104_857 * 229.76 / 8_192_000)
     assert wb["meta_passes"] == pytest.approx((229.76 / 35, 229.76 / 30))
     assert wb["meta_pages_per_write"] == pytest.approx(1000 / 1_069_632)
+
+
+def test_a_direct_write_profile_and_a_sweeps_point_of_it_are_one_run():
+    # write_profile is a unit (emu.run.reuse): notebook 02's exercise calls it, its check
+    # runs the same arguments as a sweep's point; kept in one memo, the point is the call's
+    from emu.run import reuse, sweep
+    memo = reuse.Memo()
+    args = dict(records=4, warm=4, counters=("cycles",))
+    with reuse.recording(memo):
+        direct = y.write_profile("2.6.12", **args)
+        (point,) = sweep.run(y.write_profile, [dict(kernel="2.6.12", **args)],
+                             executor="serial")
+    assert (memo.runs, memo.hits) == (1, 1)
+    assert point.per_write("cycles") == direct.per_write("cycles") > 0
+    assert point.machine_kernel is None and direct.machine_kernel is not None
+
+
+def test_copy_costs_runs_the_longest_bench_first_and_gives_each_threshold_its_own(
+        monkeypatch):
+    # a threshold whose bench has a history runs it again on its fresh bench: it goes first,
+    # and the results come back under their thresholds, as bench_runs gives them alone
+    history = [(64, "cold destination")]
+    monkeypatch.setattr(y, "_HISTORY", {128: list(history)})
+    monkeypatch.setattr(y, "_BENCHES", {})
+    seen, run = [], y.sweep.run
+
+    def serial(function, points, **options):
+        seen.extend(p["threshold"] for p in points)
+        return run(function, points, executor="serial")
+    monkeypatch.setattr(y.sweep, "run", serial)
+    runs = [(256, "cold destination")]
+    out = y.copy_costs(runs, [None, 128])
+    assert seen == [128, None]
+    assert out[128] == y.bench_runs(128, history, runs)
+    assert out[None] == y.bench_runs(None, [], runs)
+    assert out[128] != out[None]
+    assert y._HISTORY == {128: history + runs, None: runs}
+
+
+def test_every_special_of_a_loaded_kernel_is_hooked_and_no_other_instruction():
+    # Yoshioka's patched write path on two cores: its 191 specials in 157 spans, each core
+    # a hook per span; every instruction start inside a span is a special's
+    from emu.run.machine import special_spans
+    k = ext3model.Kernel("patched", cpus=1, cores=2, max_records=100,
+                         page_cache_bytes=ext3model.FRAME_BYTES)
+    m = k.machine
+    program = m.programs[0]
+    lo = program.base - m.code_base + 1          # the machine's tables: offset + 1
+    starts = m._starts[lo:lo + len(program.code)]
+    spans = special_spans(m._specials, starts, program.base)
+    pcs = {s.pc for s in m._specials}
+    assert len(pcs) == 191 and len(spans) == 157
+    inside = {program.base + i for i in starts.nonzero()[0]
+              if any(a <= program.base + i <= b for a, b in spans)}
+    assert inside == pcs

@@ -714,3 +714,17 @@ after:  li r3, 2
     run = m.call("after")
     assert run.return_value == 3
     assert run.instructions == 3
+
+
+def test_special_instructions_side_by_side_share_one_code_hook():
+    # x86 at 0x1000: a 3-byte instruction at 0, specials at 3 (3 bytes), 6 (4 bytes) and 10
+    # (3 bytes), an ordinary one at 13, a special at 15: spans 3-10 (no instruction between
+    # its specials) and 15-15
+    from types import SimpleNamespace
+    from emu.run.machine import special_spans
+    starts = np.zeros(18, dtype=np.int64)
+    starts[[0, 3, 6, 10, 13, 15]] = 1
+    specials = [SimpleNamespace(pc=0x1000 + off) for off in (15, 6, 3, 10)]
+    assert special_spans(specials, starts, 0x1000) == [(0x1003, 0x100A), (0x100F, 0x100F)]
+    assert special_spans([], starts, 0x1000) == []
+
