@@ -236,7 +236,8 @@ def workloads_table(kinds=("fork", "exec"), mmap_size=1 << 20, flushes=FLUSHES_2
 def workload_row(machine, kind, mmap_size, flush):
     """One row of ``workloads_table``: one workload on one machine's kernel (``flush``: its
     flush options); a run of its own (emu.run.reuse)."""
-    k = kernel(machine, **flush)
+    with estimates.setup_only():            # its boot: before the measurement
+        k = kernel(machine, **flush)
     r = workloads.lat_mmap(mmap_size, kernel=k) if kind == "mmap" else \
         workloads.lat_proc(kind, kernel=k)
     s = miss_summary(r.ledger) if machine == "604" else tlb_miss_summary(r)
@@ -257,7 +258,8 @@ def mmap_point(size, flush, caches=(), htab_size=None):
     """One run of ``mmap_latency``: LMBench lat_mmap of ``size`` bytes on a new 604 kernel
     with the range flush ``flush`` (``caches``, ``htab_size``: the machine's cache levels
     replaced and the hash table's size, as ``kernel`` takes them)."""
-    k = kernel("604", flush=flush, caches=caches, htab_size=htab_size)
+    with estimates.setup_only():            # its boot: before the measurement
+        k = kernel("604", flush=flush, caches=caches, htab_size=htab_size)
     r = workloads.lat_mmap(size, kernel=k)
     return {"pages": size // PAGE_SIZE, "cycles": r.cycles,
             "flush_cycles": int(sum(r.ledger.rows[n][2] for n in FLUSH_ROWS
@@ -369,8 +371,9 @@ def bats_build(bats, machine="603 page table"):
     emu.kernel.ppc604). One compile step's cycles, the user's and the kernel's TLB misses
     and hash-table misses (the hashed MMUs'; the 603 walking the page table has none)."""
     driver, passes = gcc.compiler(BUILD_SCALE)
-    k = kernel(machine, bats=bats, **({"flush": "context"} if machine == "604" else
-                                      {"tlb_flush": "context"}))
+    with estimates.setup_only():            # its boot: before the measurement
+        k = kernel(machine, bats=bats, **({"flush": "context"} if machine == "604" else
+                                          {"tlb_flush": "context"}))
     r = workloads.kernel_compile(
         steps=BUILD_STEPS, warmup=BUILD_WARMUP, kernel=k, program=driver, passes=passes,
         parent_image=gcc.make_image(BUILD_SCALE), spawn="vfork",
@@ -1395,14 +1398,15 @@ def idle_next_task(config, data_kb=8, pages=96, written_bytes=4):
         raise ValueError(f"config must be one of {list(IDLE_CONFIGS)}, not {config!r}")
     clears, uncache, used = IDLE_CONFIGS[config]
     data_bytes = int(data_kb * 1024)
-    k = kernel("603 page table")
-    entry = Entry(k)
-    idle = IdleTask(entry, use=used)
-    p = entry.spawn(next_task_source(data_bytes, written_bytes), "next_task",
-                    data_pages=-(-data_bytes // PAGE_SIZE) + 1)
-    entry.run(p, ELF_BASE, 0, 0)
-    entry.run(p, ELF_BASE, 1, 0)
-    idle_run = idle.run(pages, uncache) if clears else None
+    with estimates.setup_only():     # all before the measured run: the ledger's alone
+        k = kernel("603 page table")
+        entry = Entry(k)
+        idle = IdleTask(entry, use=used)
+        p = entry.spawn(next_task_source(data_bytes, written_bytes), "next_task",
+                        data_pages=-(-data_bytes // PAGE_SIZE) + 1)
+        entry.run(p, ELF_BASE, 0, 0)
+        entry.run(p, ELF_BASE, 1, 0)
+        idle_run = idle.run(pages, uncache) if clears else None
     before = k.ledger.snapshot()
     run = entry.run(p, ELF_BASE, 2, DATA_BASE + -(-data_bytes // PAGE_SIZE) * PAGE_SIZE)
     spent = k.ledger.since(before)
