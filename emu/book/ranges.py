@@ -21,7 +21,10 @@ How it is computed (``compute``):
    the chapter's claims each, all of them through ``emu.run.sweep`` (the process pool, one
    worker per core). A re-run runs only the units that read a moved estimate; the others'
    results are taken from step 1 (the same numbers: tests/book/test_ranges.py). A move
-   equal to the estimate's value is no re-run.
+   equal to the estimate's value is no re-run. A unit does not re-run for an estimate it
+   read only in its set-up (``emu.hw.estimates.setup_only``: the kernel's fixed costs of a
+   single-CPU workload's boot, start and warm-up, which reach the ledger alone, never the
+   machine, and which its measured part does not read): the move still runs, and reuses it.
 3. Each claim's range is the lowest and highest of its values over the moves and its
    value as it is.
 

@@ -37,8 +37,17 @@ _STATE: ContextVar = ContextVar("emu_estimates", default=({}, ()))
 
 @dataclass
 class Watch:
-    """What a ``watch()`` saw: the names of the estimates read inside it."""
+    """What a ``watch()`` saw: the names of the estimates read inside it. A unit's watch
+    (``unit=True``, emu.run.reuse) keeps the estimates read inside a ``setup_only`` block
+    apart, in ``setup``: its result does not depend on them."""
     read: set = field(default_factory=set)
+    unit: bool = False
+    setup: set = field(default_factory=set)
+
+
+#: the prefixes of the estimates a ``setup_only`` block reads without its unit's result
+#: depending on them (empty: none)
+_SETUP: ContextVar = ContextVar("emu_estimates_setup", default=())
 
 
 def active():
@@ -53,17 +62,17 @@ def current():
 
 
 @contextlib.contextmanager
-def moved(changes=None):
+def moved(changes=None, unit=False):
     """Run the block with the estimates ``changes`` ({name: value}) moved, on top of any
-    moved around it; yields a ``Watch`` of the estimates read inside. Everything is as
-    before on leaving, however the block ends."""
+    moved around it; yields a ``Watch`` of the estimates read inside (``unit``: a unit's,
+    see ``setup_only``). Everything is as before on leaving, however the block ends."""
     changes = dict(changes or {})
     for name in changes:
         if not isinstance(name, str) or ":" not in name:
             raise ValueError(f"an estimate's name is 'profile:table.key' or 'kernel:...', "
                              f"not {name!r}")
     outer, watches = _STATE.get()
-    watch = Watch()
+    watch = Watch(unit=unit)
     token = _STATE.set(({**outer, **changes}, watches + (watch,)))
     try:
         yield watch
@@ -79,22 +88,56 @@ def run_moved(function, changes, **arguments):
         return function(**arguments)
 
 
-def watch():
+def watch(unit=False):
     """``moved()`` with nothing moved: the block's reads, recorded."""
-    return moved()
+    return moved(unit=unit)
 
 
-def note(name):
-    """Record that the run read the estimate ``name``."""
-    for w in _STATE.get()[1]:
+@contextlib.contextmanager
+def setup_only(prefixes=("kernel:costs.",)):
+    """A unit's set-up (emu.run.reuse): the estimates named ``prefixes...`` read inside
+    the block are recorded as read by the watches around it, except that a unit's watch
+    keeps them apart (``Watch.setup``), so that moving one of them reuses the unit's kept
+    result instead of running it again. Exact only where the unit's result cannot depend
+    on them, which the caller must make sure of: the kernel's fixed costs (the default)
+    charged on one core go to the ledger's rows alone (``Ledger.fixed``: a task's clock
+    moves only on a machine of several cores), never to the machine's clock, memory,
+    caches or TLBs, and the model has no timer, so a result made of what the machine did
+    after the block (differences of runs, their events) is the same whatever they are.
+    tests/papers/test_dougan1999_entry.py moves them all and compares the results."""
+    token = _SETUP.set(tuple(prefixes))
+    try:
+        yield
+    finally:
+        _SETUP.reset(token)
+
+
+def _record(watches, name):
+    setup = _SETUP.get()
+    if setup and name.startswith(setup):
+        for w in watches:
+            (w.setup if w.unit else w.read).add(name)
+        return
+    for w in watches:
         w.read.add(name)
+
+
+def note(name, setup=False):
+    """Record that the run read the estimate ``name`` (``setup``: as a unit's set-up read
+    it, ``setup_only``)."""
+    watches = _STATE.get()[1]
+    if setup:
+        for w in watches:
+            (w.setup if w.unit else w.read).add(name)
+        return
+    _record(watches, name)
 
 
 def value(name, nominal):
     """The estimate ``name``: its moved value here, else ``nominal``; recorded as read."""
     moved_, watches = _STATE.get()
-    for w in watches:
-        w.read.add(name)
+    if watches:
+        _record(watches, name)
     return moved_.get(name, nominal)
 
 

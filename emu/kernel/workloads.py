@@ -379,10 +379,15 @@ def _measure_parallel(kernel, name, setup, warmup, iterations, per="iteration",
 
 
 def _measure(kernel, name, once, warmup, iterations, per="iteration", per_count=1):
+    """``once`` run ``warmup`` times, then ``iterations`` times measured (on one CPU): what
+    the ledger charged in those. The warm-up is set-up (``estimates.setup_only``): the
+    fixed costs it charges go to the ledger alone (one CPU: no task clock), before the
+    snapshot the result is measured from."""
     if iterations < 1:
         raise ValueError("iterations must be at least 1")
-    for _ in range(warmup):
-        once()
+    with estimates.setup_only():
+        for _ in range(warmup):
+            once()
     before = kernel.ledger.snapshot()
     for _ in range(iterations):
         once()
@@ -438,8 +443,9 @@ def lat_proc(kind="fork", policy=None, tlb_flush=None, profile="ppc750", warmup=
         return _measure_parallel(k, f"lat_proc {kind}",
                                  lambda: _lat_proc_copy(k, kind, parent_image, program, shell),
                                  warmup, iterations, copies=copies)
-    return _measure(k, f"lat_proc {kind}",
-                    _lat_proc_copy(k, kind, parent_image, program, shell), warmup, iterations)
+    with estimates.setup_only():            # the parent's start: before the measurement
+        once = _lat_proc_copy(k, kind, parent_image, program, shell)
+    return _measure(k, f"lat_proc {kind}", once, warmup, iterations)
 
 
 def _copies(kernel, copies):
@@ -556,7 +562,9 @@ def kernel_compile(steps=4, policy=None, tlb_flush=None, profile="ppc405gp", war
     if len(k.machine.cpus) > 1:
         return _measure_parallel(k, "kernel compile", copy, warmup, steps,
                                  per="compile step")
-    result = _measure(k, "kernel compile", copy(), warmup, steps, per="compile step")
+    with estimates.setup_only():            # make's start: before the measurement
+        once = copy()
+    result = _measure(k, "kernel compile", once, warmup, steps, per="compile step")
     if reads is not None:
         result.unscaled = reads.measured()
     return result
@@ -776,7 +784,8 @@ def lat_mmap(size=1 << 20, policy=None, tlb_flush=None, profile="ppc750", warmup
     to one byte every 16 KB over its first tenth (LAT_MMAP_STRIDE, LAT_MMAP_PART), munmap.
     Reported per mmap + stores + munmap."""
     k = kernel or make_kernel(policy, tlb_flush, profile, **options)
-    process = k.spawn(LAT_PROC)
+    with estimates.setup_only():            # its start: before the measurement
+        process = k.spawn(LAT_PROC)
     pages = -(-size // PAGE_SIZE)
     data = File("lat_mmap.data", pages)
 

@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..hw import mmu
+from ..hw import estimates, mmu
 from ..hw import profile as hw_profile
 from ..kernel import Kernel, gcc, workloads
 from ..kernel.entry import (
@@ -236,7 +236,8 @@ def workloads_table(kinds=("fork", "exec"), mmap_size=1 << 20, flushes=FLUSHES_2
 def workload_row(machine, kind, mmap_size, flush):
     """One row of ``workloads_table``: one workload on one machine's kernel (``flush``: its
     flush options); a run of its own (emu.run.reuse)."""
-    k = kernel(machine, **flush)
+    with estimates.setup_only():            # its boot: before the measurement
+        k = kernel(machine, **flush)
     r = workloads.lat_mmap(mmap_size, kernel=k) if kind == "mmap" else \
         workloads.lat_proc(kind, kernel=k)
     s = miss_summary(r.ledger) if machine == "604" else tlb_miss_summary(r)
@@ -257,7 +258,8 @@ def mmap_point(size, flush, caches=(), htab_size=None):
     """One run of ``mmap_latency``: LMBench lat_mmap of ``size`` bytes on a new 604 kernel
     with the range flush ``flush`` (``caches``, ``htab_size``: the machine's cache levels
     replaced and the hash table's size, as ``kernel`` takes them)."""
-    k = kernel("604", flush=flush, caches=caches, htab_size=htab_size)
+    with estimates.setup_only():            # its boot: before the measurement
+        k = kernel("604", flush=flush, caches=caches, htab_size=htab_size)
     r = workloads.lat_mmap(size, kernel=k)
     return {"pages": size // PAGE_SIZE, "cycles": r.cycles,
             "flush_cycles": int(sum(r.ledger.rows[n][2] for n in FLUSH_ROWS
@@ -369,8 +371,9 @@ def bats_build(bats, machine="603 page table"):
     emu.kernel.ppc604). One compile step's cycles, the user's and the kernel's TLB misses
     and hash-table misses (the hashed MMUs'; the 603 walking the page table has none)."""
     driver, passes = gcc.compiler(BUILD_SCALE)
-    k = kernel(machine, bats=bats, **({"flush": "context"} if machine == "604" else
-                                      {"tlb_flush": "context"}))
+    with estimates.setup_only():            # its boot: before the measurement
+        k = kernel(machine, bats=bats, **({"flush": "context"} if machine == "604" else
+                                          {"tlb_flush": "context"}))
     r = workloads.kernel_compile(
         steps=BUILD_STEPS, warmup=BUILD_WARMUP, kernel=k, program=driver, passes=passes,
         parent_image=gcc.make_image(BUILD_SCALE), spawn="vfork",
@@ -859,10 +862,11 @@ def null_syscall(machine, calls=(10, 20), bats=True, version="2.2.0", **options)
     cycles and instructions per call, microseconds at the profile's clock, and the
     warm-up's faults and TLB misses. ``version``: the kernel whose entry and exit run
     (2.2.0's, or 2.1.51's: emu.kernel.entry.VERSIONS)."""
-    k = kernel(machine, **options)
-    entry = Entry(k, bats=bats, version=version)
-    p = entry.spawn(LAT_SYSCALL_NULL, "lat_syscall")
-    warm = entry.run(p, ELF_BASE, 1)
+    with estimates.setup_only():         # its start and warm-up: the runs do not see them
+        k = kernel(machine, **options)
+        entry = Entry(k, bats=bats, version=version)
+        p = entry.spawn(LAT_SYSCALL_NULL, "lat_syscall")
+        warm = entry.run(p, ELF_BASE, 1)
     runs = [entry.run(p, ELF_BASE, n) for n in calls]
     span = calls[1] - calls[0]
     cycles = (runs[1].cycles + runs[1].host_cycles - runs[0].cycles - runs[0].host_cycles) / span
@@ -940,6 +944,17 @@ def null_syscall_table(calls=(10, 20)):
     return pd.DataFrame([null_syscall(m, calls) for m in MACHINES]).set_index("machine")
 
 
+def _lmbench_pair(machine, source, bats, version, options, data_pages=1):
+    """A new kernel of ``machine`` (``options``: ``kernel``'s) with the 2.2.0 entry (or
+    ``version``'s) and ``_pipes_between``'s parent and child running ``source``: (kernel,
+    entry, parent). A set-up (``estimates.setup_only``): the fixed costs its spawn and fork
+    charge go to the ledger alone, which ``_per_iteration``'s runs do not read."""
+    with estimates.setup_only():
+        k = kernel(machine, **options)
+        entry = Entry(k, bats=bats, version=version)
+        return k, entry, _pipes_between(entry, source, data_pages)
+
+
 def _pipes_between(entry, source, data_pages=1):
     """A parent running ``source`` with two pipes on descriptors 3-6 (emu.kernel.entry) and
     its child forked at the same program with r3 = 1."""
@@ -955,8 +970,11 @@ def _per_iteration(entry, process, counts, *args_before):
     """Runs of ``counts`` iterations, after a warm-up run of ``counts[0]`` (the first
     pages' faults, and the entries the processes load on their first pass through their
     loop: both timed runs then start alike): cycles (guest and the C paths charged from
-    the fixed-cost table) and instructions per iteration, by difference, and TLB misses."""
-    entry.run(process, ELF_BASE, *args_before, counts[0])
+    the fixed-cost table) and instructions per iteration, by difference, and TLB misses.
+    The warm-up is set-up (``estimates.setup_only``): a fixed cost charged in the timed
+    runs is read there, one charged only before them cannot change them."""
+    with estimates.setup_only():
+        entry.run(process, ELF_BASE, *args_before, counts[0])
     a, b = (entry.run(process, ELF_BASE, *args_before, n) for n in counts)
     span = counts[1] - counts[0]
     return {"cycles": (b.cycles + b.host_cycles - a.cycles - a.host_cycles) / span,
@@ -986,9 +1004,7 @@ def lat_pipe(machine, counts=PIPE_TRIPS, size=1, bats=True, version="2.2.0", **o
     through two pipes (two writes, two reads, two context switches through _switch22):
     cycles and microseconds at the profile's clock, per round trip over ``counts``
     (``PIPE_TRIPS``: long enough for the average LMBench's loop takes)."""
-    k = kernel(machine, **options)
-    entry = Entry(k, bats=bats, version=version)
-    parent = _pipes_between(entry, pipe_round_trip(size))
+    k, entry, parent = _lmbench_pair(machine, pipe_round_trip(size), bats, version, options)
     out = _per_iteration(entry, parent, counts, 0)
     out["us"] = out["cycles"] / k.machine.profile.clock_mhz
     return {"machine": machine, "bats": bats, **out}
@@ -1000,9 +1016,7 @@ def lat_ctx(machine, counts=CTX_TRIPS, size=4, bats=True, version="2.2.0", **opt
     ring, halved (two switches), minus the pipe's own cost measured in one process (a write
     and a read, no switch): cycles and microseconds per switch (over ``CTX_TRIPS``)."""
     trip = lat_pipe(machine, counts, size, bats, version, **options)
-    k = kernel(machine, **options)
-    entry = Entry(k, bats=bats, version=version)
-    alone = _pipes_between(entry, pipe_alone(size))
+    k, entry, alone = _lmbench_pair(machine, pipe_alone(size), bats, version, options)
     overhead = _per_iteration(entry, alone, counts, 0)
     clock = k.machine.profile.clock_mhz
     per_switch = trip["cycles"] / 2 - overhead["cycles"]
@@ -1019,9 +1033,8 @@ def bw_pipe(machine, chunks=(1, 2), bats=True, version="2.2.0", **options):
     64 KB through the 16 KB L1 D, so after the warm-up run every chunk costs the same to the
     cycle: (1, 2) gives (2, 4)'s result exactly (tests/papers/test_dougan1999_entry.py) in
     half the chunks run."""
-    k = kernel(machine, **options)
-    entry = Entry(k, bats=bats, version=version)
-    parent = _pipes_between(entry, BW_PIPE, data_pages=XFERSIZE // PAGE_SIZE)
+    k, entry, parent = _lmbench_pair(machine, BW_PIPE, bats, version, options,
+                                     data_pages=XFERSIZE // PAGE_SIZE)
     out = _per_iteration(entry, parent, chunks, 0)
     clock = k.machine.profile.clock_mhz
     out["cycles_per_byte"] = out["cycles"] / XFERSIZE
@@ -1385,14 +1398,15 @@ def idle_next_task(config, data_kb=8, pages=96, written_bytes=4):
         raise ValueError(f"config must be one of {list(IDLE_CONFIGS)}, not {config!r}")
     clears, uncache, used = IDLE_CONFIGS[config]
     data_bytes = int(data_kb * 1024)
-    k = kernel("603 page table")
-    entry = Entry(k)
-    idle = IdleTask(entry, use=used)
-    p = entry.spawn(next_task_source(data_bytes, written_bytes), "next_task",
-                    data_pages=-(-data_bytes // PAGE_SIZE) + 1)
-    entry.run(p, ELF_BASE, 0, 0)
-    entry.run(p, ELF_BASE, 1, 0)
-    idle_run = idle.run(pages, uncache) if clears else None
+    with estimates.setup_only():     # all before the measured run: the ledger's alone
+        k = kernel("603 page table")
+        entry = Entry(k)
+        idle = IdleTask(entry, use=used)
+        p = entry.spawn(next_task_source(data_bytes, written_bytes), "next_task",
+                        data_pages=-(-data_bytes // PAGE_SIZE) + 1)
+        entry.run(p, ELF_BASE, 0, 0)
+        entry.run(p, ELF_BASE, 1, 0)
+        idle_run = idle.run(pages, uncache) if clears else None
     before = k.ledger.snapshot()
     run = entry.run(p, ELF_BASE, 2, DATA_BASE + -(-data_bytes // PAGE_SIZE) * PAGE_SIZE)
     spent = k.ledger.since(before)

@@ -11,7 +11,10 @@ every unit's result is kept in ``memo`` under its name and arguments with the es
 read (``emu.hw.estimates.watch``) and the moved values they had; a later call with the same
 name and arguments, where each of those estimates has the value it had then, gives the kept
 result (a fresh copy: its pickle) instead of running, and records the same estimates as read
-for the runs around it. Outside ``recording`` a unit is the plain function.
+for the runs around it. Outside ``recording`` a unit is the plain function. An estimate a
+unit read only in its set-up (``emu.hw.estimates.setup_only``: the kernel's fixed costs of
+a LMBench program's spawn, fork and warm-up, which its measured runs cannot see) is kept as
+``SETUP``: any value of it gives the kept result.
 
 The reuse is exact as far as a unit's result depends only on its arguments and the
 estimates it reads (emu.run.sweep's condition for a run: the same holds in a worker of a
@@ -55,6 +58,9 @@ _MEMO: ContextVar = ContextVar("emu_reuse_memo", default=None)
 _INNER: ContextVar = ContextVar("emu_reuse_inner", default=None)
 #: an estimate's value in a kept run's key when it was not moved
 AS_IT_IS = "as it is"
+#: in place of its value, an estimate the unit read only in its set-up
+#: (``emu.hw.estimates.setup_only``): any value of it gives the kept result
+SETUP = "set-up only"
 #: the folder where processes share units' results (see the module notes); unset: none
 SHARED_VARIABLE = "EMU_SHARED_RUNS"
 #: what else a run's result may depend on besides its arguments and estimates: the grader's
@@ -82,7 +88,8 @@ class Memo:
     def find(self, key, moved):
         for memo in (self, self.base):
             for reads, blob, _ in (memo.entries.get(key, ()) if memo is not None else ()):
-                if all(moved.get(name, AS_IT_IS) == v for name, v in reads.items()):
+                if all(v == SETUP or moved.get(name, AS_IT_IS) == v
+                       for name, v in reads.items()):
                     return reads, blob
         return None
 
@@ -91,8 +98,8 @@ class Memo:
 
     def units(self):
         """[(unit's name, estimates read, cpu s)] of every kept run (of this memo only)."""
-        return [(key[0], sorted(reads), cpu) for key, kept in self.entries.items()
-                for reads, _, cpu in kept]
+        return [(key[0], sorted(n for n, v in reads.items() if v != SETUP), cpu)
+                for key, kept in self.entries.items() for reads, _, cpu in kept]
 
 
 @contextlib.contextmanager
@@ -176,8 +183,8 @@ def call(name, function, args=(), kwargs=None):
 
 
 def _noted(reads):
-    for estimate in reads:
-        estimates.note(estimate)            # the runs around it read them too
+    for estimate, value in reads.items():   # the runs around it read them too
+        estimates.note(estimate, setup=value == SETUP)
 
 
 def _kept_in(memo, k, name, reads, blob, cpu):
@@ -196,7 +203,7 @@ def _run(function, args, kwargs, moved):
     inner = [0.0]
     token = _INNER.set(inner)
     try:
-        with estimates.watch() as watch:
+        with estimates.watch(unit=True) as watch:
             result = function(*args, **kwargs)
     finally:
         _INNER.reset(token)
@@ -210,7 +217,9 @@ def _run(function, args, kwargs, moved):
         blob = pickle.dumps(result, protocol=4)
     except Exception:  # noqa: BLE001
         blob = None                     # a result pickle cannot take: not kept
-    return result, {n: moved.get(n, AS_IT_IS) for n in watch.read}, blob, cpu, total
+    reads = {n: moved.get(n, AS_IT_IS) for n in watch.read}
+    reads.update({n: SETUP for n in watch.setup - watch.read})
+    return result, reads, blob, cpu, total
 
 
 # --------------------------------------------------------------- shared between processes

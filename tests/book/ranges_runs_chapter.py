@@ -30,3 +30,17 @@ def claims():
                   kind=QUANTITY),
             Claim("Toy", "Y", published=50, emulated=x + y, unit="", source="-", reason="-",
                   kind=QUANTITY)]
+
+
+#: prepared's calls in this process
+PREPARED = [0]
+
+
+@reuse.unit
+def prepared(scale):
+    """A run whose set-up reads toy:c (``estimates.setup_only``: its result does not
+    depend on it) and whose measured part reads toy:a."""
+    PREPARED[0] += 1
+    with estimates.setup_only(("toy:c",)):
+        estimates.value("toy:c", 5)
+    return scale * estimates.value("toy:a", 1)

@@ -222,6 +222,26 @@ def test_a_kept_run_serves_only_the_values_it_read():
     assert toy.first(10) == {"value": 12} and toy.CALLS["first"] == 3   # no memo: run
 
 
+def test_an_estimate_read_only_in_a_units_set_up_reuses_it():
+    """toy.prepared reads toy:c in its set-up only: moving it reuses the kept run (which
+    the runs around it still record as reading toy:c), moving toy:a runs it again; the
+    plan's units list toy:a alone."""
+    memo = reuse.Memo()
+    toy.PREPARED[0] = 0
+    with reuse.recording(memo), estimates.watch() as nominal:
+        assert toy.prepared(10) == 10
+    with reuse.recording(memo), estimates.moved({"toy:c": 30}) as moved_c:
+        assert toy.prepared(10) == 10
+    with reuse.recording(memo), estimates.moved({"toy:a": 3}):
+        assert toy.prepared(10) == 30
+    assert toy.PREPARED[0] == 2 and memo.hits == 1 and memo.runs == 2
+    assert nominal.read == moved_c.read == {"toy:a", "toy:c"}
+    assert [reads for _, reads, _ in memo.units()] == [["toy:a"], ["toy:a"]]
+    with reuse.recording(reuse.Memo()), estimates.moved({"toy:c": 30}):
+        toy.prepared(10)
+    assert toy.PREPARED[0] == 3            # another memo: nothing kept, run
+
+
 def test_split_moves_the_source_then_the_top_sources_estimates():
     """"split": toy's three estimates together (low: a 0, b 1, c 4; high: a 3, c 30), then,
     toy being both claims' top source, each alone (the five moves above): seven."""

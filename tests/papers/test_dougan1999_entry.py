@@ -683,3 +683,51 @@ def test_a_pipe_round_trip_runs_the_sync_instructions_counted_by_hand():
     three = len(seen)
     e.run(parent, ELF_BASE, 0, 4)
     assert len(seen) - 2 * three == dougan1999.PIPE_TRIP_SYNCS == 46
+
+
+#: the kernel's fixed costs (emu.kernel.costs), each at its high, CPI at its low
+def _kernel_costs_moved():
+    from emu.kernel import costs
+    return {name: (low if name == "kernel:costs.CPI" else high)
+            for name, _, low, high, _ in costs.ranges()}
+
+
+@pytest.mark.parametrize("unit, machine, options", [
+    ("lat_ctx", "604", {}),                  # its lat_pipe too
+    ("bw_pipe", "603 page table", {}),
+    ("null_syscall", "603 hash table", {"bats": False, "version": "2.1.51",
+                                        "tlb_flush": "search"})])
+def test_the_kernels_fixed_costs_of_a_lmbench_set_up_cannot_move_its_result(
+        unit, machine, options):
+    """What lets the scorecard reuse these runs when a kernel cost moves
+    (emu.hw.estimates.setup_only): the costs a LMBench program's spawn, fork and warm-up
+    charge go to the ledger alone (one core: no task clock; the model has no timer), and
+    the result is made of the runs after them. Every kernel cost moved at once (each at
+    its high, CPI at its low): read in the set-up, the result the same to the bit; the
+    runs keep them as set-up reads (emu.run.reuse.SETUP), and moving one reuses the run."""
+    import pickle
+
+    from emu.hw import estimates
+    from emu.run import reuse
+    function = getattr(dougan1999, unit)
+    memo = reuse.Memo()
+    with reuse.recording(memo), estimates.watch() as nominal_reads:
+        nominal = function(machine, **options)
+    moved = _kernel_costs_moved()
+    with estimates.moved(moved) as moved_reads:
+        again = function(machine, **options)
+    read = {n for n in moved_reads.read if n.startswith("kernel:costs.")}
+    assert len(read) >= 10 and "kernel:costs.CPI" in read     # the set-up charged them
+    assert pickle.dumps(again) == pickle.dumps(nominal)
+    kept = [reads for entries in memo.entries.values() for reads, _, _ in entries]
+    assert all(reads[n] == reuse.SETUP for reads in kept for n in reads
+               if n.startswith("kernel:costs."))
+    assert nominal_reads.read == moved_reads.read
+    runs = memo.runs
+    with reuse.recording(memo), estimates.moved({"kernel:costs.fork": 5000}):
+        function(machine, **options)
+    assert memo.runs == runs                  # a set-up cost: reused
+    with reuse.recording(memo), estimates.moved({next(n for n in nominal_reads.read
+                                                     if n.endswith("memory.latency")): 99}):
+        function(machine, **options)
+    assert memo.runs > runs                   # a profile's latency: run again
