@@ -162,7 +162,7 @@ LINE = 32                           # the Cortex-A9 L1 line, which Unicorn's CTR
 ASID_BITS = 8
 ROUTINES = ("proc_v7.S", "cache_v7.S", "tlb_v7.S", "page_v7.S", "pagelock.S", "fault_v7.S",
             "zap_v7.S", "anon_v7.S", "wp_v7.S",
-            "lru_v7.S", "copy_v7.S")
+            "lru_v7.S", "copy_v7.S", "filefault_v7.S")
 #: the macros the ARM routines share (arch_spin_lock's loop, atomic_add_return's), put
 #: before each load of them
 MACROS = "arch_spinlock.S"
@@ -335,6 +335,16 @@ class ARMv7(FaultPath, Arch):
                   charge="cpu_v7_set_pte_ext")
         self.ledger.count("set_pte")
         if not pk1:
+            self.ledger.count("lines_cleaned:set_pte")
+
+    def native_pte(self, value):
+        """The Linux PTE set_pte_at stores for the generic VM's ``value`` (write_pte's)."""
+        return to_native(value)
+
+    def pte_was_set(self, ptep):
+        """set_pte's counts, for a set_pte_ext a guest routine called itself."""
+        self.ledger.count("set_pte")
+        if not self.applied("PK1"):
             self.ledger.count("lines_cleaned:set_pte")
 
     def hardware_pte(self, ptep):
