@@ -588,32 +588,30 @@ class FaultPath:
         first symbol's first instruction ran, or with ``called_once`` one (each function
         called at most once: spin_lock's first instruction is its loop's, run again while
         the lock is held elsewhere)."""
-        parts = self._symbol_parts(symbols, set_pte)
-        ranges = [r for spans in parts.values() for r in spans]
+        rows, spans = self._symbol_parts(symbols, set_pte)
         with self.machine.mmu.translation_off(), \
-                profiler.own_counts(self.machine, cpu(), ranges) as counted:
+                profiler.own_counts(self.machine, cpu(), spans) as counted:
             run = self.machine.call(entry, *args)
         self.ledger.guest(row, run)
-        for part, spans in parts.items():
-            calls = counted.counts(spans[0][0], spans[0][0] + 4)[0]
+        for part, (calls, instructions, cycles) in zip(rows, counted.sums(spans)):
             if calls and called_once:
                 calls = 1
             if calls:
-                instructions, cycles = (sum(n) for n in zip(*(counted.counts(*r)
-                                                              for r in spans)))
                 self.ledger.move(row, part, cycles, calls=calls, instructions=instructions)
         return run.return_value & 0xFFFFFFFF
 
     def _symbol_parts(self, symbols, set_pte):
-        """{ledger row: [(start, end) of each symbol charged to it]} for the functions a
-        loop calls (``symbols``, the first one the row's entry; None: ``set_pte``)."""
+        """The ledger rows of the functions a loop calls (``symbols``: {row: its symbols,
+        the first one the row's entry; None: ``set_pte``}) and the CodeSpans of each row's
+        symbols, in the same order."""
         key = (id(symbols), set_pte)
         parts = self._zap_symbol_ranges.get(key)
         if parts is None:
             table = {s.name: (s.start, s.end) for s in
                      profiler.symbol_table(self.machine.programs)}
-            parts = {row: [table[name if name else set_pte] for name in names]
-                     for row, names in symbols.items()}
+            groups = [[table[name if name else set_pte] for name in names]
+                      for names in symbols.values()]
+            parts = (tuple(symbols), profiler.CodeSpans(self.machine, groups))
             self._zap_symbol_ranges[key] = parts
         return parts
 
