@@ -101,7 +101,9 @@ The generic fault path is guest code too (routines/arm/fault_v7.S, emu.kernel.ar
 the data abort's entry and exit, do_page_fault (mmap_sem's trylock and up_read under its
 wait_lock), find_vma, handle_mm_fault, filemap_fault, find_get_page (2.6.36's lockless
 radix-tree walk and speculative reference: page_cache_get_speculative, atomic_inc_not_zero
-on the struct page's count), __do_fault and page_add_file_rmap; so is zap_pte_range's work
+on the struct page's count), __do_fault and page_add_file_rmap (a fault on a cached page,
+from find_get_page to the PTE lock's release, in one guest call: routines/arm/filefault_v7.S,
+each function still charged to its own row); so is zap_pte_range's work
 over each PTE page an unmap reaches, one guest call (routines/arm/zap_v7.S: vm_normal_page,
 pte_clear, tlb_remove_tlb_entry, mark_page_accessed, page_remove_rmap,
 free_page_and_swap_cache); the

@@ -11,6 +11,12 @@ write-protect and copy by set_pte_ext, get_page, page_dup_rmap, the rss counts),
 the areas with an anon_vma, as 2.6.36's copy_page_range (the generic VM keeps which areas
 have one: emu.kernel.mm.VMA.anon_vma).
 
+A minor fault on a cached page-cache page runs from find_get_page to the PTE lock's
+release in one guest call (routines/arm/filefault_v7.S __do_fault_file: find_get_page,
+lock_page, __do_fault_map, spin_lock, set_pte_ext, spin_unlock; the generic VM's
+``_file_fault_in_one``), each function charged to its own row; a page-cache miss, an early
+copy-on-write or an I-cache sync to do take the step-by-step calls.
+
 The generic VM (emu.kernel.fault) stays the one that decides: it finds the VMA, walks and
 allocates the tables, reads the PTE and picks the path; the guest code runs the same
 decisions on the guest's copy of the structures, and a disagreement is a KernelError. An
