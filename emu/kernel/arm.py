@@ -101,7 +101,9 @@ The generic fault path is guest code too (routines/arm/fault_v7.S, emu.kernel.ar
 the data abort's entry and exit, do_page_fault (mmap_sem's trylock and up_read under its
 wait_lock), find_vma, handle_mm_fault, filemap_fault, find_get_page (2.6.36's lockless
 radix-tree walk and speculative reference: page_cache_get_speculative, atomic_inc_not_zero
-on the struct page's count), __do_fault and page_add_file_rmap; so is zap_pte_range's work
+on the struct page's count), __do_fault and page_add_file_rmap (a fault on a cached page,
+from find_get_page to the PTE lock's release, in one guest call: routines/arm/filefault_v7.S,
+each function still charged to its own row); so is zap_pte_range's work
 over each PTE page an unmap reaches, one guest call (routines/arm/zap_v7.S: vm_normal_page,
 pte_clear, tlb_remove_tlb_entry, mark_page_accessed, page_remove_rmap,
 free_page_and_swap_cache); the
@@ -162,7 +164,7 @@ LINE = 32                           # the Cortex-A9 L1 line, which Unicorn's CTR
 ASID_BITS = 8
 ROUTINES = ("proc_v7.S", "cache_v7.S", "tlb_v7.S", "page_v7.S", "pagelock.S", "fault_v7.S",
             "zap_v7.S", "anon_v7.S", "wp_v7.S",
-            "lru_v7.S", "copy_v7.S")
+            "lru_v7.S", "copy_v7.S", "filefault_v7.S")
 #: the macros the ARM routines share (arch_spin_lock's loop, atomic_add_return's), put
 #: before each load of them
 MACROS = "arch_spinlock.S"
@@ -335,6 +337,16 @@ class ARMv7(FaultPath, Arch):
                   charge="cpu_v7_set_pte_ext")
         self.ledger.count("set_pte")
         if not pk1:
+            self.ledger.count("lines_cleaned:set_pte")
+
+    def native_pte(self, value):
+        """The Linux PTE set_pte_at stores for the generic VM's ``value`` (write_pte's)."""
+        return to_native(value)
+
+    def pte_was_set(self, ptep):
+        """set_pte's counts, for a set_pte_ext a guest routine called itself."""
+        self.ledger.count("set_pte")
+        if not self.applied("PK1"):
             self.ledger.count("lines_cleaned:set_pte")
 
     def hardware_pte(self, ptep):

@@ -11,6 +11,12 @@ write-protect and copy by set_pte_ext, get_page, page_dup_rmap, the rss counts),
 the areas with an anon_vma, as 2.6.36's copy_page_range (the generic VM keeps which areas
 have one: emu.kernel.mm.VMA.anon_vma).
 
+A minor fault on a cached page-cache page runs from find_get_page to the PTE lock's
+release in one guest call (routines/arm/filefault_v7.S __do_fault_file: find_get_page,
+lock_page, __do_fault_map, spin_lock, set_pte_ext, spin_unlock; the generic VM's
+``_file_fault_in_one``), each function charged to its own row; a page-cache miss, an early
+copy-on-write or an I-cache sync to do take the step-by-step calls.
+
 The generic VM (emu.kernel.fault) stays the one that decides: it finds the VMA, walks and
 allocates the tables, reads the PTE and picks the path; the guest code runs the same
 decisions on the guest's copy of the structures, and a disagreement is a KernelError. An
@@ -63,6 +69,16 @@ ZAP_SYMBOLS = {"cpu_v7_set_pte_ext": (None,),
                "free_page_and_swap_cache": ("free_page_and_swap_cache",)}
 #: the function copy_pte_range calls (copy_v7.S; get_page and page_dup_rmap are inline)
 COPY_SYMBOLS = {"cpu_v7_set_pte_ext": (None,)}
+#: the functions __do_fault_file calls (a minor fault on a cached page in one guest call),
+#: each charged to the row its own call was charged to when the model made them one by one;
+#: the rest (__do_fault_file, __do_fault_map, i_size_read, page_add_file_rmap and its
+#: atomic_add) is __do_fault's. The PTE lock's calls only on several CPUs (spinlock.S)
+FILE_FAULT_SYMBOLS = {"find_get_page": ("find_get_page", "page_cache_get_speculative"),
+                      "lock_page": ("lock_page", "trylock_page", "_test_and_set_bit_le"),
+                      "cpu_v7_set_pte_ext": (None,)}
+FILE_FAULT_SYMBOLS_SMP = {**FILE_FAULT_SYMBOLS, "spin_lock": ("spin_lock",),
+                          "spin_unlock": ("spin_unlock",)}
+FLT_FOUND, FLT_WAITS, FLT_MK_PTE = 80, 84, 88       # __do_fault_file's results
 ZAP_BLOCK_SIZE = 1024 << PAGE_SHIFT  # mm/memory.c, !CONFIG_PREEMPT: unmap_vmas' zap_work
 ZONE_BLOCK, ZONE_PAGESET = 512, 40
 ZONE_LRU, NR_LRU_LISTS = 68, 5      # zone->lru[] after lru_lock (lru_v7.S)
@@ -378,6 +394,38 @@ class FaultPath:
             raise KernelError(f"the guest's __do_fault refused page {index} of {file.name} "
                               f"or made a PTE of another frame ({pte:#x})")
 
+    maps_file_fault_in_one = True       # file_fault_in_one: see there
+
+    def file_fault_in_one(self, kernel, process, file, index, page, native, ptl):
+        """A minor fault on the cached page-cache ``page`` (page ``index`` of ``file``)
+        from find_get_page to pte_unmap_unlock as ONE guest call (__do_fault_file:
+        find_get_page, lock_page, __do_fault_map, spin_lock of the PTE lock ``ptl`` (0: one
+        CPU, none), set_pte_ext of ``native``, spin_unlock), where the model made six calls;
+        each step charged to its own row as before (FILE_FAULT_SYMBOLS). Checks the guest
+        found ``page`` and made a PTE of its frame. Returns lock_page's waits."""
+        g = self._fault_globals(kernel)
+        self._file_block(file)
+        self._page_cache_slot(kernel, file, index, page)
+        struct = self._struct_page(kernel, page)
+        self.machine.write(struct + PAGE_MAPCOUNT, _words(page.mapcount - 1))
+        thread = self._threads[process.mm]
+        set_pte = "cpu_v7_set_pte_ext_pk1" if self.applied("PK1") else "cpu_v7_set_pte_ext"
+        m = self.machine
+        spin = (m.address_of("spin_lock"), m.address_of("spin_unlock")) if ptl else (0, 0)
+        symbols = FILE_FAULT_SYMBOLS_SMP if ptl else FILE_FAULT_SYMBOLS
+        refused = self._split_call("__do_fault_file", "__do_fault", symbols, set_pte,
+                                   self._files[file]["mapping"], index, thread, g, ptl,
+                                   native, m.address_of(set_pte), *spin, called_once=True)
+        found, waits, pte = (m.read_word(thread + at) for at in (FLT_FOUND, FLT_WAITS,
+                                                                  FLT_MK_PTE))
+        if found != struct:
+            raise KernelError(f"the guest's find_get_page gave {found:#x} for page {index} "
+                              f"of {file.name}, the page cache {struct:#x}")
+        if refused or pte >> PAGE_SHIFT != page.pfn:
+            raise KernelError(f"the guest's __do_fault refused page {index} of {file.name} "
+                              f"or made a PTE of another frame ({pte:#x})")
+        return waits
+
     # ------------------------------------------------------------ anonymous pages
 
     def _anon_blocks(self, kernel, mm, vma):
@@ -539,34 +587,37 @@ class FaultPath:
                                 address, end, vma_block, thread, g, tlb,
                                 self.machine.address_of(set_pte))
 
-    def _split_call(self, entry, row, symbols, set_pte, *args):
+    def _split_call(self, entry, row, symbols, set_pte, *args, called_once=False):
         """One guest call of ``entry``, charged to ``row`` less the cycles of the functions
         it calls (``symbols``: {row: their symbols}), each charged to its own row, as a
-        sampling profiler sees them; returns the call's r0."""
-        parts = self._symbol_parts(symbols, set_pte)
-        ranges = [r for spans in parts.values() for r in spans]
+        sampling profiler sees them; returns the call's r0. A row's calls are the times its
+        first symbol's first instruction ran, or with ``called_once`` one (each function
+        called at most once: spin_lock's first instruction is its loop's, run again while
+        the lock is held elsewhere)."""
+        rows, spans = self._symbol_parts(symbols, set_pte)
         with self.machine.mmu.translation_off(), \
-                profiler.own_counts(self.machine, cpu(), ranges) as counted:
+                profiler.own_counts(self.machine, cpu(), spans) as counted:
             run = self.machine.call(entry, *args)
         self.ledger.guest(row, run)
-        for part, spans in parts.items():
-            calls = counted.counts(spans[0][0], spans[0][0] + 4)[0]
+        for part, (calls, instructions, cycles) in zip(rows, counted.sums(spans)):
+            if calls and called_once:
+                calls = 1
             if calls:
-                instructions, cycles = (sum(n) for n in zip(*(counted.counts(*r)
-                                                              for r in spans)))
                 self.ledger.move(row, part, cycles, calls=calls, instructions=instructions)
         return run.return_value & 0xFFFFFFFF
 
     def _symbol_parts(self, symbols, set_pte):
-        """{ledger row: [(start, end) of each symbol charged to it]} for the functions a
-        loop calls (``symbols``, the first one the row's entry; None: ``set_pte``)."""
+        """The ledger rows of the functions a loop calls (``symbols``: {row: its symbols,
+        the first one the row's entry; None: ``set_pte``}) and the CodeSpans of each row's
+        symbols, in the same order."""
         key = (id(symbols), set_pte)
         parts = self._zap_symbol_ranges.get(key)
         if parts is None:
             table = {s.name: (s.start, s.end) for s in
                      profiler.symbol_table(self.machine.programs)}
-            parts = {row: [table[name if name else set_pte] for name in names]
-                     for row, names in symbols.items()}
+            groups = [[table[name if name else set_pte] for name in names]
+                      for names in symbols.values()]
+            parts = (tuple(symbols), profiler.CodeSpans(self.machine, groups))
             self._zap_symbol_ranges[key] = parts
         return parts
 

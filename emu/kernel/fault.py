@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from .errors import KernelError, SegmentationFault
 from .pgtable import (PAGE_SIZE, PROT, VM_EXEC, VM_WRITE, _PAGE_ACCESSED, _PAGE_BASE,
-                      _PAGE_DIRTY, _PAGE_EXEC, _PAGE_PRESENT, _PAGE_RW, _PAGE_USER)
+                      _PAGE_DIRTY, _PAGE_EXEC, _PAGE_HASHPTE, _PAGE_PRESENT, _PAGE_RW,
+                      _PAGE_USER)
 
 
 class PageFaults:
@@ -201,6 +202,8 @@ class PageFaults:
     def _do_no_page(self, mm, vma, address, ptep, write, process=None):
         if not self.arch.runs_fault_path:
             self.ledger.fixed("file_fault")
+        elif self._file_fault_in_one(mm, vma, address, ptep, write, process):
+            return
         index = vma.file_index(address)
         page = self._find_or_read_page(vma.file, index)
         locked = page                   # ->fault returns it locked; __do_fault unlocks it
@@ -237,6 +240,38 @@ class PageFaults:
             self._set_pte(mm, address, ptep, page.address | bits)
             self.update_mmu_cache(mm, vma, address, ptep)
         self.arch.unlock_page(self, locked)
+
+    def _file_fault_in_one(self, mm, vma, address, ptep, write, process):
+        """_do_no_page's common case as one guest call where the backend can
+        (``arch.maps_file_fault_in_one``): the page cached, no early copy-on-write, and
+        nothing for the I-cache policy to do (policy.maps_without_work). The same steps as
+        below, in the same order; the generic VM's state after them. False: not this case
+        (the step-by-step path runs)."""
+        if not getattr(self.arch, "maps_file_fault_in_one", False) or \
+                (write and not vma.shared):
+            return False
+        file, index = vma.file, vma.file_index(address)
+        page = self.page_cache.lookup(file, index) if index < file.pages else None
+        if page is None or not self.policy.maps_without_work(vma, page):
+            return False
+        writable = bool(vma.flags & VM_WRITE) and vma.shared
+        bits = self._vm_pte_bits(vma, writable) | (_PAGE_DIRTY if write else 0)
+        old = self._read_pte(ptep)
+        value = (old & _PAGE_HASHPTE) | ((page.address | bits) & ~_PAGE_HASHPTE)
+        self.arch.kernel_reference(ptep, True)
+        ptl = mm.page_table_lock if self.smp else 0
+        waits = self.arch.file_fault_in_one(self, process, file, index, page,
+                                            self.arch.native_pte(value), ptl)
+        page.count += 1                             # find_get_page's reference
+        self.ledger.count("page_locks")
+        self.ledger.count("page_lock_waits", waits)
+        page.mapcount += 1
+        self.arch.pte_was_set(ptep)
+        if old & _PAGE_HASHPTE:
+            self._pte_changed(mm, address)
+        self.update_mmu_cache(mm, vma, address, ptep)
+        self.arch.unlock_page(self, page)
+        return True
 
     def _do_wp_page(self, mm, vma, address, ptep, pte):
         guest = self.arch.runs_fault_path       # its bookkeeping as guest code (ARM)

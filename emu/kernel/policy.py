@@ -69,6 +69,13 @@ class Policy:
     def exec_fault(self, kernel, vma, page):
         """An instruction fetch hit a PTE without execute permission."""
 
+    def maps_without_work(self, vma, page):
+        """Whether a fault mapping the page-cache ``page`` into ``vma`` (no copy) leaves
+        this policy nothing to do: mapping_page and update_mmu_cache neither flush nor
+        change the PTE (a backend may then run the fault in one guest call). Unknown
+        policies say no."""
+        return False
+
 
 class Eager(Policy):
     name = "eager"
@@ -89,6 +96,9 @@ class Lazy(Policy):
             page.arch_1 = True
         return pte
 
+    def maps_without_work(self, vma, page):
+        return page.reserved or page.arch_1
+
 
 class LazyExec(Lazy):
     name = "lazy_exec"
@@ -104,6 +114,9 @@ class LazyExec(Lazy):
             kernel.flush_icache_page(page, "exec_fault")
             page.arch_1 = True
 
+    def maps_without_work(self, vma, page):
+        return False                                # update_mmu_cache changes the PTE
+
 
 class SyncExec(Lazy):
     name = "sync_exec"
@@ -112,6 +125,9 @@ class SyncExec(Lazy):
         if vma.flags & VM_EXEC:
             return super().update_mmu_cache(kernel, vma, page, pte)
         return pte
+
+    def maps_without_work(self, vma, page):
+        return not vma.flags & VM_EXEC or super().maps_without_work(vma, page)
 
 
 class PageCache(Lazy):

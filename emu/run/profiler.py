@@ -180,6 +180,27 @@ def instruction_counts(machine):
     return _code_array(st, c.H_INSN_HITS), _code_array(st, c.H_INSN_CYCLES)
 
 
+class CodeSpans:
+    """Groups of code ranges ([[(start, end), ...], ...]) that ``own_counts`` zeroes and
+    sums together: their offsets in the code region, made once, so that each call zeroes
+    them in two numpy operations and sums every group in two more (``own_counts.sums``),
+    not two a range."""
+
+    def __init__(self, machine, groups):
+        base = int(machine.state[H_CODE_BASE])
+        offsets, starts, firsts, at = [], [], [], 0
+        for group in groups:
+            starts.append(at)
+            firsts.append(group[0][0] - base)
+            for start, end in group:
+                if end <= start:
+                    raise ValueError(f"CodeSpans: an empty range ({start:#x}, {end:#x})")
+                offsets.append(np.arange(start - base, end - base))
+                at += end - start
+        self.offsets = np.concatenate(offsets)
+        self.starts, self.firsts = np.array(starts), np.array(firsts)
+
+
 class own_counts:
     """Around calls of one ``core`` (a context manager): the executions and cycles of each of
     its instructions at ``ranges`` ([(start, end)] of code addresses), counted into arrays of
@@ -189,6 +210,7 @@ class own_counts:
     same cycles with the counts on as off (account, emu/hw/model/cache.c)."""
 
     def __init__(self, machine, core, ranges):
+        """``ranges``: [(start, end)], or a CodeSpans."""
         self.machine, self.core, self.ranges = machine, core, ranges
         model = machine.model
         self.base = int(machine.state[H_CODE_BASE])
@@ -200,10 +222,14 @@ class own_counts:
         st, h = self.machine.state, self.machine.model.header(self.core)
         if h[c.H_PROFILE_PERIOD] > 0:
             raise RuntimeError("own_counts: this core is being profiled already")
-        for start, end in self.ranges:
-            a, b = start - self.base, end - self.base
-            st[self.hits + a:self.hits + b] = 0
-            st[self.cycles + a:self.cycles + b] = 0
+        if isinstance(self.ranges, CodeSpans):
+            st[self.hits + self.ranges.offsets] = 0
+            st[self.cycles + self.ranges.offsets] = 0
+        else:
+            for start, end in self.ranges:
+                a, b = start - self.base, end - self.base
+                st[self.hits + a:self.hits + b] = 0
+                st[self.cycles + a:self.cycles + b] = 0
         self._saved = h[[c.H_INSN_HITS, c.H_INSN_CYCLES, c.H_NEXT_SAMPLE]].copy()
         h[c.H_INSN_HITS], h[c.H_INSN_CYCLES] = self.hits, self.cycles
         h[c.H_PROFILE_PERIOD] = h[c.H_NEXT_SAMPLE] = 1 << 62      # counts, no samples
@@ -214,6 +240,16 @@ class own_counts:
         h[c.H_PROFILE_PERIOD] = 0
         h[c.H_INSN_HITS], h[c.H_INSN_CYCLES], h[c.H_NEXT_SAMPLE] = self._saved
         return False
+
+    def sums(self, spans):
+        """For each group of the CodeSpans ``spans``: (executions of its first range's
+        first instruction, executions, cycles), as Python ints."""
+        st = self.machine.state
+        hits = st[self.hits + spans.offsets]
+        cycles = st[self.cycles + spans.offsets]
+        return list(zip(st[self.hits + spans.firsts].tolist(),
+                        np.add.reduceat(hits, spans.starts).tolist(),
+                        np.add.reduceat(cycles, spans.starts).tolist()))
 
     def counts(self, start, end):
         st, a, b = self.machine.state, start - self.base, end - self.base

@@ -20,8 +20,10 @@
  *                         __do_fault's vm_fault on the stack and its call of ->fault
  *   filemap_fault         mm/filemap.c, up to find_get_page: file, mapping, inode,
  *                         i_size_read (a seqcount on SMP 32-bit: two smp_rmb), the SIGBUS
- *                         test. The model runs find_get_page and lock_page as calls of
- *                         their own (their symbols), then
+ *                         test. For a cached page filefault_v7.S's __do_fault_file then
+ *                         calls find_get_page, lock_page, __do_fault_map, the PTE lock
+ *                         and set_pte_ext in one guest call (else the model calls them
+ *                         one by one):
  *   __do_fault_map        the rest of filemap_fault for a cached page
  *                         (do_async_mmap_readahead: VM_RandomReadHint, ra->mmap_miss,
  *                         PageReadahead; after lock_page: page->mapping, PageUptodate,
