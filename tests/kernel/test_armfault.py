@@ -34,17 +34,23 @@ DO_FAULT = 49 + I_SIZE_READ                         # + page_add_file_rmap
 FILE_FAULT_CALLER = 3 + 4 + 2 + 5 + 3 + 5 + 5 + 4 + 2
 
 
-def test_a_cached_page_fault_is_the_hand_count():
-    # map, read a page (read into the page cache), unmap, map again: the second fault finds
-    # the page in the page cache (mmap_cache cleared by the unmap: the tree's root VMA?)
-    k = Kernel(Machine("cortex-a9", mmu=True), arch=ARMv7)
+def _remapped_file(k):
+    """A process of ``k`` with a 4-page shared file mapped, its first two pages read into
+    the page cache, unmapped and mapped again: (process, the new mapping's address)."""
     p = k.spawn(TINY)
     f = File("data", 4)
     at = k.mmap(p, 4 * PAGE_SIZE, "r", shared=True, file=f)
     k.touch(p, at, "r")
     k.touch(p, at + PAGE_SIZE, "r")
     k.munmap(p, at, 4 * PAGE_SIZE)
-    at = k.mmap(p, 4 * PAGE_SIZE, "r", shared=True, file=f)
+    return p, k.mmap(p, 4 * PAGE_SIZE, "r", shared=True, file=f)
+
+
+def test_a_cached_page_fault_is_the_hand_count():
+    # map, read a page (read into the page cache), unmap, map again: the second fault finds
+    # the page in the page cache (mmap_cache cleared by the unmap: the tree's root VMA?)
+    k = Kernel(Machine("cortex-a9", mmu=True), arch=ARMv7)
+    p, at = _remapped_file(k)
     k.touch(p, at, "r")                                 # mmap_cache was cleared: a walk
     before = {n: list(k.ledger.rows[n]) for n in ("do_page_fault", "find_get_page",
                                                      "__do_fault")}
@@ -66,13 +72,7 @@ def _cached_faults(in_one, cores):
     call or as the steps' own calls."""
     k = Kernel(Machine("cortex-a9", mmu=True, cores=cores), arch=ARMv7)
     k.arch.maps_file_fault_in_one = in_one
-    p = k.spawn(TINY)
-    f = File("data", 4)
-    at = k.mmap(p, 4 * PAGE_SIZE, "r", shared=True, file=f)
-    k.touch(p, at, "r")
-    k.touch(p, at + PAGE_SIZE, "r")
-    k.munmap(p, at, 4 * PAGE_SIZE)
-    at = k.mmap(p, 4 * PAGE_SIZE, "r", shared=True, file=f)
+    p, at = _remapped_file(k)
     before = k.ledger.snapshot()
     k.touch(p, at, "r")
     k.touch(p, at + PAGE_SIZE, "r")
