@@ -112,25 +112,19 @@ def setup_only(prefixes=("kernel:costs.",)):
         _SETUP.reset(token)
 
 
-def _record(watches, name):
-    setup = _SETUP.get()
-    if setup and name.startswith(setup):
-        for w in watches:
-            (w.setup if w.unit else w.read).add(name)
-        return
+def _record(watches, name, setup=False):
+    """``name`` read by each of ``watches``; a unit's keeps it apart when it is a set-up
+    read (``setup``, or inside ``setup_only`` and named by its prefixes)."""
+    prefixes = _SETUP.get()
+    setup = setup or bool(prefixes) and name.startswith(prefixes)
     for w in watches:
-        w.read.add(name)
+        (w.setup if setup and w.unit else w.read).add(name)
 
 
 def note(name, setup=False):
     """Record that the run read the estimate ``name`` (``setup``: as a unit's set-up read
     it, ``setup_only``)."""
-    watches = _STATE.get()[1]
-    if setup:
-        for w in watches:
-            (w.setup if w.unit else w.read).add(name)
-        return
-    _record(watches, name)
+    _record(_STATE.get()[1], name, setup)
 
 
 def value(name, nominal):

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import heapq
 import math
 import re
 
@@ -874,7 +875,6 @@ def list_schedule(durations, slots):
     each job starts when a slot frees, on the slot that frees first (the lowest-numbered at a
     tie), as GNU make starts its next job when one ends; the end of the last one (the
     compile phase's critical path; the link, which needs every object, starts then)."""
-    import heapq
     if slots < 1:
         raise ValueError(f"slots must be at least 1, not {slots!r}")
     free = [(0, slot) for slot in range(slots)]      # (when it frees, the slot)
