@@ -375,14 +375,10 @@ def _run_moves(points, weight, executor):
     """The moved runs of ``points``, in their order: one chapter's together (a worker reads
     its kept runs once), the longest chapters first (``weight``: their claims' CPU time as
     they are), so that the cores end together."""
-    order = sorted(range(len(points)),
-                   key=lambda i: (-weight[points[i]["chapter"]], points[i]["chapter"]))
-    moved_runs = sweep.run(chapter_run, [points[i] for i in order], executor=executor,
-                           description="ranges") if points else []
-    results = [None] * len(points)
-    for i, run in zip(order, moved_runs):
-        results[i] = run
-    return results
+    if not points:
+        return []
+    return sweep.run(chapter_run, points, executor=executor, description="ranges",
+                     length=lambda p: (weight[p["chapter"]], p["chapter"]))
 
 
 def ranges_of(claim, nominal, runs, among=None):

@@ -20,8 +20,10 @@ Where the runs go (``executor``):
 * a ``dask.distributed`` ``Client``: a class's or a researcher's cluster
   (``Client("tcp://scheduler:8786")``), or a local one (``Client(processes=False)``).
 
-The results are in the order of the points whatever the executor and however many workers
-it has, and they do not depend on either, provided each run depends only on its arguments:
+``length``, a function of a point giving how long it runs (any values that sort), starts the
+longest first, so that the workers end together rather than one finishing a long run alone.
+The results are in the order of the points whatever the executor, however many workers
+it has and whatever ``length`` gives, and they do not depend on either, provided each run depends only on its arguments:
 a run that builds its own ``Machine`` (or kernel) does. A function that keeps state between
 calls in a process (a cache of benches that have already run) does not qualify.
 
@@ -113,16 +115,33 @@ def describe(parameters):
     return ", ".join(f"{k}={v!r}" for k, v in parameters.items())
 
 
-def run(function, points, executor=None, workers=None, progress=None, description=None):
+def run(function, points, executor=None, workers=None, progress=None, description=None,
+        length=None):
     """``[function(**p) for p in points]``, the runs through ``executor`` (see the module
     notes; None: processes on this machine, ``workers`` of them, default one per core).
     ``progress``: None shows a bar for a sweep longer than ``PROGRESS_DELAY_S`` seconds
-    (never in the book build), True at once, False never; ``description`` labels it."""
+    (never in the book build), True at once, False never; ``description`` labels it.
+    ``length(point)``: how long a point runs; the longest are started first."""
     points = _checked(points)
     if not callable(function):
         raise ValueError(f"sweep.run: function must be callable, not {function!r}")
+    if length is not None and not callable(length):
+        raise ValueError(f"sweep.run: length must be callable, not {length!r}")
     if not points:
         return []
+    if length is None:
+        return _run(function, points, executor, workers, progress, description)
+    # sorted() is stable, so points of equal length keep their order
+    order = sorted(range(len(points)), key=lambda i: length(points[i]), reverse=True)
+    started = _run(function, [points[i] for i in order], executor, workers, progress,
+                   description)
+    results = [None] * len(points)
+    for i, result in zip(order, started):
+        results[i] = result
+    return results
+
+
+def _run(function, points, executor, workers, progress, description):
     bar = _progress_bar(len(points), progress, description or _name(function))
     try:
         if executor == SERIAL or estimates.active():

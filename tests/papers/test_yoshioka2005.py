@@ -411,17 +411,21 @@ def test_copy_costs_runs_the_longest_bench_first_and_gives_each_threshold_its_ow
     history = [(64, "cold destination")]
     monkeypatch.setattr(y, "_HISTORY", {128: list(history)})
     monkeypatch.setattr(y, "_BENCHES", {})
-    seen, run = [], y.sweep.run
+    seen, run, bench_runs = [], y.sweep.run, y.bench_runs
 
-    def serial(function, points, **options):
-        seen.extend(p["threshold"] for p in points)
-        return run(function, points, executor="serial")
+    def serial(function, points, **options):       # in this process, in the order started
+        return run(function, points, **{**options, "executor": "serial"})
+
+    def watched(threshold, history, runs):
+        seen.append(threshold)
+        return bench_runs(threshold, history, runs)
     monkeypatch.setattr(y.sweep, "run", serial)
+    monkeypatch.setattr(y, "bench_runs", watched)
     runs = [(256, "cold destination")]
     out = y.copy_costs(runs, [None, 128])
     assert seen == [128, None]
-    assert out[128] == y.bench_runs(128, history, runs)
-    assert out[None] == y.bench_runs(None, [], runs)
+    assert out[128] == bench_runs(128, history, runs)
+    assert out[None] == bench_runs(None, [], runs)
     assert out[128] != out[None]
     assert y._HISTORY == {128: history + runs, None: runs}
 

@@ -125,6 +125,34 @@ def test_a_worker_that_dies_ends_the_sweep_with_a_clear_error_and_the_next_sweep
     assert sweep.run(_die, sweep.grid(n=[1, 3]), workers=1) == [1, 3]
 
 
+class _SubmitOrder(ThreadPoolExecutor):
+    """One thread, noting each point's pages as it is handed a run."""
+    def __init__(self):
+        super().__init__(1)
+        self.order = []
+
+    def submit(self, fn, payload, point):
+        self.order.append(point["pages"])
+        return super().submit(fn, payload, point)
+
+
+def _ten_times(pages):
+    return pages * 10
+
+
+def test_length_starts_the_longest_first_and_keeps_the_results_in_the_points_order():
+    # pages 1, 3, 2, 3 by length: the two 3s first in their own order (a stable sort), then 2,
+    # then 1; the results in the points' order, from an executor and from serial runs
+    points = [{"pages": n} for n in (1, 3, 2, 3)]
+    with _SubmitOrder() as executor:
+        results = sweep.run(_ten_times, points, length=lambda p: p["pages"], executor=executor)
+    assert executor.order == [3, 3, 2, 1]
+    assert results == [10, 30, 20, 30]
+    assert sweep.run(_ten_times, points, length=lambda p: p["pages"], executor="serial") == results
+    with pytest.raises(ValueError, match="length must be callable"):
+        sweep.run(flush_cost, FLUSH_POINTS, length=3)
+
+
 def test_bad_executor_and_workers_are_refused():
     with pytest.raises(ValueError, match="executor must be None"):
         sweep.run(flush_cost, FLUSH_POINTS, executor="threads")

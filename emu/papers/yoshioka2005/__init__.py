@@ -780,12 +780,8 @@ def copy_costs(runs, thresholds):
               for t in thresholds]
     # the longest first (a bench with a history runs it again on its fresh bench), so that
     # the cores end together: each point is its own bench, its numbers the same in any order
-    order = sorted(range(len(points)), key=lambda i: -len(points[i]["history"]))
-    ran = sweep.run(bench_runs, [points[i] for i in order],
-                    description="copies, a bench per threshold")
-    results = [None] * len(points)
-    for i, result in zip(order, ran):
-        results[i] = result
+    results = sweep.run(bench_runs, points, description="copies, a bench per threshold",
+                        length=lambda p: len(p["history"]))
     for t in thresholds:
         _BENCHES.pop(t, None)           # behind the history now: rebuilt when next used
         _HISTORY.setdefault(t, []).extend(runs)
