@@ -599,7 +599,7 @@ class FaultPath:
                 profiler.own_counts(self.machine, cpu(), spans) as counted:
             run = self.machine.call(entry, *args)
         self.ledger.guest(row, run)
-        for part, (calls, instructions, cycles) in zip(rows, counted.sums(spans)):
+        for part, (calls, instructions, cycles) in zip(rows, counted.sums()):
             if calls and called_once:
                 calls = 1
             if calls:

@@ -203,15 +203,16 @@ class CodeSpans:
 
 class own_counts:
     """Around calls of one ``core`` (a context manager): the executions and cycles of each of
-    its instructions at ``ranges`` ([(start, end)] of code addresses), counted into arrays of
+    its instructions in ``spans`` (a CodeSpans), counted into arrays of
     that core's own, so that other cores running at the same time (a parallel run) add
     nothing, and a profiler of the whole machine sees none of them. ``.counts(start, end)``:
     (executions, cycles) summed over [start, end) after the block. The model charges the
     same cycles with the counts on as off (account, emu/hw/model/cache.c)."""
 
-    def __init__(self, machine, core, ranges):
-        """``ranges``: [(start, end)], or a CodeSpans."""
-        self.machine, self.core, self.ranges = machine, core, ranges
+    def __init__(self, machine, core, spans):
+        if not isinstance(spans, CodeSpans):
+            raise TypeError(f"own_counts: give the code as a CodeSpans, not {spans!r}")
+        self.machine, self.core, self.spans = machine, core, spans
         model = machine.model
         self.base = int(machine.state[H_CODE_BASE])
         n = int(machine.state[c.H_CODE_LEN]) + 1
@@ -222,14 +223,8 @@ class own_counts:
         st, h = self.machine.state, self.machine.model.header(self.core)
         if h[c.H_PROFILE_PERIOD] > 0:
             raise RuntimeError("own_counts: this core is being profiled already")
-        if isinstance(self.ranges, CodeSpans):
-            st[self.hits + self.ranges.offsets] = 0
-            st[self.cycles + self.ranges.offsets] = 0
-        else:
-            for start, end in self.ranges:
-                a, b = start - self.base, end - self.base
-                st[self.hits + a:self.hits + b] = 0
-                st[self.cycles + a:self.cycles + b] = 0
+        st[self.hits + self.spans.offsets] = 0
+        st[self.cycles + self.spans.offsets] = 0
         self._saved = h[[c.H_INSN_HITS, c.H_INSN_CYCLES, c.H_NEXT_SAMPLE]].copy()
         h[c.H_INSN_HITS], h[c.H_INSN_CYCLES] = self.hits, self.cycles
         h[c.H_PROFILE_PERIOD] = h[c.H_NEXT_SAMPLE] = 1 << 62      # counts, no samples
@@ -241,10 +236,10 @@ class own_counts:
         h[c.H_INSN_HITS], h[c.H_INSN_CYCLES], h[c.H_NEXT_SAMPLE] = self._saved
         return False
 
-    def sums(self, spans):
-        """For each group of the CodeSpans ``spans``: (executions of its first range's
-        first instruction, executions, cycles), as Python ints."""
-        st = self.machine.state
+    def sums(self):
+        """For each group of the spans: (executions of its first range's first instruction,
+        executions, cycles), as Python ints."""
+        st, spans = self.machine.state, self.spans
         hits = st[self.hits + spans.offsets]
         cycles = st[self.cycles + spans.offsets]
         return list(zip(st[self.hits + spans.firsts].tolist(),

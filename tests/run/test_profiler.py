@@ -7,9 +7,8 @@ from emu.run import kperfdiff
 from emu.hw.faults import InstructionLimitExceeded
 from emu.hw.layout import CODE_BASE
 from emu.run.machine import Machine
-from emu.run.profiler import (UNKNOWN, count_instructions, cycles_by_symbol, instruction_counts,
-                              own_counts,
-                              profile_call, read_samples)
+from emu.run.profiler import (UNKNOWN, CodeSpans, count_instructions, cycles_by_symbol,
+                              instruction_counts, own_counts, profile_call, read_samples)
 
 # Two functions: busy loops n times (three instructions per iteration) and then branches
 # to tail, which returns. No loads or stores, and on the ppc750 profile every instruction
@@ -466,7 +465,7 @@ def test_own_counts_are_each_cores_alone_while_cores_run_at_once():
     def task(t):
         n = 50 * (t.core + 1)
         ranges = _busy_ranges(m)
-        with own_counts(m, t.core, ranges) as counted:
+        with own_counts(m, t.core, CodeSpans(m, [ranges])) as counted:
             run = t.call("busy", n)
         got[t.core] = ([counted.counts(*r)[0] for r in ranges], counted.counts(*ranges[0])[1]
                        + counted.counts(*ranges[1])[1], run.cycles)
@@ -480,9 +479,11 @@ def test_own_counts_are_each_cores_alone_while_cores_run_at_once():
 
 def test_own_counts_leave_the_cycles_and_the_profiler_alone(warm):
     plain = warm.call("busy", N).cycles
-    with own_counts(warm, 0, _busy_ranges(warm)) as counted:
+    with own_counts(warm, 0, CodeSpans(warm, [_busy_ranges(warm)])) as counted:
         run = warm.call("busy", N)
     assert run.cycles == plain == counted.counts(*_busy_ranges(warm)[0])[1] + 2
     assert warm.model.header(0)[c.H_PROFILE_PERIOD] == 0        # switched off after
+    with pytest.raises(TypeError, match="give the code as a CodeSpans"):
+        own_counts(warm, 0, _busy_ranges(warm))
     p = profile_call(warm, "busy", N, every=1)                   # the profiler's own arrays
     assert p.by_symbol().set_index("symbol").loc["busy", "instructions"] == 3 * N + 2
