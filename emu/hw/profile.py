@@ -3,6 +3,9 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import hashlib
+import os
+import tempfile
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -198,18 +201,18 @@ _variants = None          # the process's folder of profile variants, removed at
 def _variant_folder():
     global _variants
     if _variants is None:
-        import tempfile
         _variants = tempfile.TemporaryDirectory(prefix="emu-profiles-")
     return Path(_variants.name)
 
 
 def variant(name, changes, folder=None):
     """A copy of the profile ``name`` with some of its values changed: the path of the new
-    TOML file (in ``folder``, or a temporary folder removed when the process ends), which ``Machine``, ``copybench`` and
-    the kernel workloads take wherever they take a profile's name. ``changes`` maps
+    TOML file (in ``folder``, or a temporary folder removed when the process ends), which
+    ``Machine``, ``copybench`` and the kernel workloads take wherever they take a profile's name. ``changes`` maps
     ``"table.key"`` to the new value, e.g. ``{"l2_store_queues.entries": 6}`` or
     ``{"costs.mnemonics.lock": 50}``. Everything else, comments and sources included, is the
-    original's; the copy is checked as any profile is (``load``)."""
+    original's; the copy is checked as any profile is (``load``). The same changes give
+    the same path (the file is named by its contents), so runs kept under it are reused."""
     source = load(name)                           # a bad name is refused here
     if not isinstance(changes, dict) or not changes:
         raise ValueError("changes: give a dict of 'table.key': value, e.g. "
@@ -223,13 +226,18 @@ def variant(name, changes, folder=None):
         _set_value(lines, table, key, value, source.name)
     folder = Path(folder) if folder is not None else _variant_folder()
     folder.mkdir(parents=True, exist_ok=True)
-    target = folder / f"{source.name}-variant-{len(list(folder.glob('*.toml')))}.toml"
-    target.write_text("\n".join(lines), encoding="utf-8")
-    try:
-        load(target)                              # a value the model cannot take is refused
-    except ValueError:
-        target.unlink()
-        raise
+    text = "\n".join(lines)
+    # named by its contents: the same changes give the same path, so that a run kept under
+    # it (emu.run.reuse: a unit's key holds its arguments) is reused, not run again
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+    target = folder / f"{source.name}-variant-{digest}.toml"
+    if target.is_file() and target.read_text(encoding="utf-8") == text:
+        return target
+    with tempfile.TemporaryDirectory(dir=folder) as scratch:
+        written = Path(scratch) / target.name
+        written.write_text(text, encoding="utf-8")
+        load(written)                             # a value the model cannot take is refused
+        os.replace(written, target)               # whole, even with another process at it
     return target
 
 ISAS = ("ppc32", "ppc64", "arm", "x86")

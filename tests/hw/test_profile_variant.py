@@ -24,6 +24,18 @@ def test_a_dotted_table_and_comments_are_kept():
     assert profile.load(path).raw["costs"]["mnemonics"]["lock"] == 50
 
 
+def test_the_same_changes_give_the_same_file_and_other_changes_another(tmp_path):
+    # named by its contents, so that a run kept under its path is reused (the exercise and
+    # its check each make the same variant)
+    lock50 = profile.variant("pentium4", {"costs.mnemonics.lock": 50}, folder=tmp_path)
+    text = lock50.read_text()
+    assert profile.variant("pentium4", {"costs.mnemonics.lock": 50}, folder=tmp_path) == lock50
+    assert lock50.read_text() == text
+    lock60 = profile.variant("pentium4", {"costs.mnemonics.lock": 60}, folder=tmp_path)
+    assert lock60 != lock50 and profile.load(lock60).raw["costs"]["mnemonics"]["lock"] == 60
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([lock50.name, lock60.name])
+
+
 def test_the_model_runs_a_variant():
     # six entries of 12 cycles per slice keep up with the simple copy_page loop (4 stall)
     simple = "copy_page_simple"
