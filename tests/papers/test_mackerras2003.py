@@ -338,13 +338,14 @@ def test_the_405_build_claims_are_steps_times_seconds():
     claims = {c.claim: c for c in mackerras2003.ppc405_build_claims(
         30_000.0, 5_000.0, _table3())}
     saved = claims["PPC405 kernel compile system time saved per build"]
-    # 400 steps (the estimate) of 25 ms saved: 10 s, against 147.7 - 139.0 s
-    assert saved.emulated == pytest.approx(10.0) and saved.published == pytest.approx(8.7)
+    # 427 steps (counted: BUILD405) of 25 ms saved: 10.675 s, against 147.7 - 139.0 s;
+    # 427 x 30 ms = 12.81 s before
+    assert saved.emulated == pytest.approx(10.675) and saved.published == pytest.approx(8.7)
     assert claims["PPC405 kernel compile system time per build, before"].emulated == \
-        pytest.approx(12.0)
-    # 10 s of the build's 147.7 + 1457.9 s
+        pytest.approx(12.81)
+    # 10.675 s of the build's 147.7 + 1457.9 s
     overall = claims["PPC405 kernel compile overall time reduction"]
-    assert overall.emulated == pytest.approx(100 * 10.0 / (147.7 + 1457.9))
+    assert overall.emulated == pytest.approx(100 * 10.675 / (147.7 + 1457.9))
     assert claims["PPC405 kernel compile user time: after / before"].emulated is None
     from emu.hw import estimates
     with estimates.moved({"kernel:build405.jobs": 250}):
@@ -383,11 +384,12 @@ def test_the_copy_build_claims_add_the_file_copies_to_the_full_size_step(monkeyp
     assert system.emulated == pytest.approx(9_920_000 / 11_000_000)
     assert system.published == pytest.approx(8.19 / 8.30)
     assert "160 copy-on-write copies" in system.reason and "1,000,000 cycles less" in system.reason
-    # 400 steps (the chapter's estimate) of 1,080,000 cycles at 1,000 MHz: 0.432 s
+    # 427 steps (counted: BUILD405) of 1,080,000 cycles at 1,000 MHz: 0.46116 s, of them
+    # 427 x 1 ms = 0.427 s from the file copies and 427 x 80 us = 0.034 s from copy_page
     saved = claims["POWER4 kernel compile system time saved per build"]
-    assert saved.emulated == pytest.approx(0.432) and saved.published == pytest.approx(0.11)
-    assert "0.40 s from the file copies, 0.03 s from copy_page" in saved.reason
-    assert "4.40 s against the paper's 8.3" in saved.reason       # 400 x 11 ms
+    assert saved.emulated == pytest.approx(0.46116) and saved.published == pytest.approx(0.11)
+    assert "0.43 s from the file copies, 0.03 s from copy_page" in saved.reason
+    assert "4.70 s against the paper's 8.3" in saved.reason       # 427 x 11 ms
     overall = claims["POWER4 kernel compile overall improvement"]
     ratio = 9_920_000 / 11_000_000
     assert overall.emulated == pytest.approx(100 * 8.30 * (1 - ratio) / (8.30 + 78.84))
