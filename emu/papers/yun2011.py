@@ -249,6 +249,38 @@ def spread_family(by_layout, by_timing):
     return pd.concat([four, by_timing]).sort_index()
 
 
+def timing_sensitivity(by_layout, by_timing, published=None):
+    """Each four-core cell of Table 1 over the spread's family (``spread_family``): the
+    value (the layouts' mean, as the claims), the layouts' range (``layouts low``, ``layouts
+    high``) and the family's (``low``, ``high``), how far the timings move a gain within one
+    layout (``within``: the standard deviation of a layout's runs about their mean, pooled
+    over the layouts, ddof=0) and how far the layouts' means lie apart (``between``: their
+    standard deviation, ddof=0), the report's value, and whether the family's gains
+    straddle no effect (``straddles``: some within half a point or on the other side,
+    ``_side``) and whether the layouts' alone do (``layouts straddle``)."""
+    published = table1() if published is None else published
+    value = table1_emulated(mean_timings(by_layout)).xs(BOARD_CORES, level="cores").stack()
+    family = spread_family(by_layout, by_timing)
+    each = table1_layouts(family).xs(BOARD_CORES, level="cores")
+    rows = []
+    for (patch, bench), v in value.items():
+        gains = each.xs((patch, bench), level=["patch", "benchmark"])
+        layout_of = [str(m).split("+")[0] for m in gains.index]
+        by = pd.Series(gains.to_numpy(), index=layout_of).groupby(level=0)
+        plain = gains[[m for m in gains.index if "+" not in str(m)]]
+        means = by.mean()
+        within = float((by.apply(lambda g: ((g - g.mean()) ** 2).mean())).mean() ** 0.5)
+        rows.append({"patch": patch, "benchmark": bench, "value": float(v),
+                     "layouts low": float(plain.min()), "layouts high": float(plain.max()),
+                     "low": float(gains.min()), "high": float(gains.max()),
+                     "within": within, "between": float(mean_spread(means)["std"]),
+                     "runs": len(gains),
+                     "published": float(published.loc[(patch, BOARD_CORES), bench]),
+                     "straddles": len({_side(g) for g in gains}) > 1,
+                     "layouts straddle": len({_side(g) for g in plain}) > 1})
+    return pd.DataFrame(rows).set_index(["patch", "benchmark"])
+
+
 def layout_timings(layouts=LAYOUTS, benchmarks=BENCHMARKS, kernels=tuple(KERNELS),
                    cores=CORES, executor=None):
     """``run`` over layouts x the grid (emu.run.sweep), as a DataFrame indexed by (layout,
