@@ -25,6 +25,8 @@ How it is computed (``compute``):
    read only in its set-up (``emu.hw.estimates.setup_only``: the kernel's fixed costs of a
    single-CPU workload's boot, start and warm-up, which reach the ledger alone, never the
    machine, and which its measured part does not read): the move still runs, and reuses it.
+   A unit run only with the estimates as they are (``emu.run.reuse.nominal_only``: Yun
+   2011's runs nudged in time, which give its claims' spreads alone) is in no move's plan.
 3. Each claim's range is the lowest and highest of its values over the moves and its
    value as it is.
 

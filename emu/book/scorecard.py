@@ -296,6 +296,13 @@ def _spread_line(row):
             f'{float(low):.4g} to {float(high):.4g}</small>')
 
 
+def _spread_verdict_line(row):
+    """The small line under the verdict saying where the spread's ends fall when they are
+    not in the verdict's band (``Claim.spread_note``); none otherwise."""
+    note = row.get("spread verdicts")
+    return f'<br><small>{html.escape(note)}</small>' if note else ""
+
+
 def _details(row):
     """The claim's details under it: kind, source, tolerance, stand-in, reason."""
     parts = [f"{label}: {html.escape(str(row[key]))}" for label, key in CLAIM_DETAILS
@@ -334,7 +341,7 @@ def html_table(card, page_prefix="../", table_id="scorecard-table"):
         for _, key, number in TABLE_COLUMNS:
             cell = _cell(row[key], number)
             if key in ("emulated", "verdict"):
-                spread = _spread_line(row) if key == "emulated" else ""
+                spread = _spread_line(row) if key == "emulated" else _spread_verdict_line(row)
                 cell = cell[:-len("</td>")] + spread + _range_line(row, key) + "</td>"
             if key == "claim":
                 link = html.escape(f"{page_prefix}{row['page']}.html")

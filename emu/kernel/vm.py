@@ -112,7 +112,7 @@ class Kernel(PageFaults, Processes):
     gathered = PerCPU(list)     # (mm, address) of zapped PTEs this CPU's mmu_gather holds
 
     def __init__(self, machine=None, policy=None, tlb_flush=None, arch=None, frames=4096,
-                 cost_table_override=None, layout=0, **arch_options):
+                 cost_table_override=None, layout=0, timing=0, **arch_options):
         if machine is None:
             machine = Machine("ppc750")
         self.machine = machine
@@ -143,6 +143,7 @@ class Kernel(PageFaults, Processes):
         if self.smp:
             self.arch.load_spin_locks()
         self.layout = layout                # emu.kernel.layout: free list and copies' starts
+        self.timing = timing                # emu.kernel.layout: a nudge of the copies' starts
         self.allocator = PageAllocator(machine, frames, layout)
         self.page_cache = PageCache()
         self.zero_page = self.allocator.alloc("zero")

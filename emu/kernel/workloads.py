@@ -359,10 +359,11 @@ def _measure_parallel(kernel, name, setup, warmup, iterations, per="iteration",
         raise ValueError("iterations must be at least 1")
 
     profile = kernel.machine.profile
-    delays = start_delays(len(kernel.machine.cpus), profile.clock_mhz, kernel.layout)
+    delays = start_delays(len(kernel.machine.cpus), profile.clock_mhz, kernel.layout,
+                          kernel.timing)
 
     def task(t):
-        t.spend(delays[t.core])                      # the layout's start (emu.kernel.layout)
+        t.spend(delays[t.core])          # the layout's start and timing (emu.kernel.layout)
         once = setup()
         for _ in range(warmup):
             once()

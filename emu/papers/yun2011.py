@@ -29,15 +29,16 @@ import math
 
 import pandas as pd
 
+from ..hw import estimates
 from ..hw.profile import load as load_profile, section_table
 from ..kernel import workloads
 from ..kernel.arm import STRUCT_PAGE, outer_cache_block, routines_source
 from ..kernel.armfault import NODE_BYTES
-from ..kernel.layout import START_SPREAD_US  # noqa: F401  (the chapter says it)
+from ..kernel.layout import START_SPREAD_US, TIMING_SPREAD_CYCLES  # noqa: F401  (said)
 from ..present import data
 from ..present.claims import EFFECT, Claim
 from ..present.compare import Comparison
-from ..run import kperfdiff, sweep
+from ..run import kperfdiff, reuse, sweep
 from ..run.machine import Machine
 
 PATCHES = ("PK1", "PK2", "PK3", "PK4")
@@ -150,11 +151,12 @@ def _check(benchmark, kernel, cores):
         raise ValueError(f"cores must be one of {CORES} (the paper's board), not {cores!r}")
 
 
-def run(benchmark, kernel="stock", cores=1, pages=PAGEFAULT_PAGES, layout=0):
+def run(benchmark, kernel="stock", cores=1, pages=PAGEFAULT_PAGES, layout=0, timing=0):
     """One LMBench run on the Cortex-A9 model: ``benchmark`` (fork, exec, shell: lat_proc;
     pagefault: lat_pagefault) on one of ``KERNELS`` with ``cores`` copies at once (-P) on
     the four-core board (BOARD_CORES), in ``layout`` (emu.kernel.layout: the free list's
-    order and the copies' starts; 0 a fresh boot's, all at once).
+    order and the copies' starts; 0 a fresh boot's, all at once) and ``timing`` (a nudge
+    of the copies' starts, a few hundred cycles; 0 none).
     A dict: cycles and microseconds per iteration (per page for pagefault), the mean over
     the CPUs, and the cycles of each ledger row and the event counts, each summed over the
     CPUs (``rows``, ``counts``)."""
@@ -162,10 +164,11 @@ def run(benchmark, kernel="stock", cores=1, pages=PAGEFAULT_PAGES, layout=0):
     fixes = KERNELS[kernel]
     if benchmark == "pagefault":
         result = workloads.lat_pagefault(pages=pages, profile="cortex-a9", cpus=BOARD_CORES,
-                                         copies=cores, fixes=fixes, layout=layout)
+                                         copies=cores, fixes=fixes, layout=layout,
+                                         timing=timing)
     else:
         result = workloads.lat_proc(benchmark, profile="cortex-a9", cpus=BOARD_CORES,
-                                    copies=cores, fixes=fixes, layout=layout)
+                                    copies=cores, fixes=fixes, layout=layout, timing=timing)
     runs = getattr(result, "runs", [result])
     rows, counts = {}, {}
     for r in runs:
@@ -201,6 +204,81 @@ CLAIM_LAYOUTS = LAYOUTS[:3]
 #: moves its direction and the largest spread is a standard deviation of 0.5 points (PK3,
 #: fork), where a four-core one is up to 4.1
 ONE_CORE_LAYOUTS = LAYOUTS[:1]
+
+
+#: the timings (emu.kernel.layout: each copy's start nudged by under TIMING_SPREAD_CYCLES)
+#: that join the layouts in the four-core cells' spread: each of CLAIM_LAYOUTS run again with
+#: each. Measured on 3 layouts x 6 timings (0-5, 360 runs, 30 November 2026): within one
+#: layout the nudges alone spread the per-patch cells as far as all 18 runs do (standard
+#: deviation within a layout, pooled, 0.06-3.15 points; over the 18, 0.08-3.21; PK1 fork
+#: -2.7 to 7.7%, PK2 shell 5.2 to 15.9%, where the three layouts gave 0.3 to 4.7 and 14.4 to
+#: 15.9), while the Overall cells and PK4's keep a part that is the layout's (Overall exec:
+#: the three layouts' means over their six timings 39.2, 35.3 and 32.0%, within a layout 1.4
+#: points); so the timings join the layouts rather than replace them. One timing, as the
+#: build's time allows (60 four-core runs each, only in the claims as they are: no move of
+#: the scorecard's reads a spread)
+SPREAD_TIMINGS = (1,)
+
+
+def timing_timings(layouts=CLAIM_LAYOUTS, timings=SPREAD_TIMINGS, benchmarks=BENCHMARKS,
+                   kernels=tuple(KERNELS), executor=None):
+    """The four-core grid in ``layouts`` x ``timings`` (emu.run.sweep), as ``layout_timings``
+    with the index's ``layout`` a run's member of the family, "L+tT" (layout L, timing T)."""
+    points = sweep.grid(layout=list(layouts), timing=list(timings), benchmark=list(benchmarks),
+                        kernel=list(kernels), cores=[BOARD_CORES])
+    frame = pd.DataFrame(sweep.run(run, points, executor=executor))
+    frame["layout"] = [member(p["layout"], p["timing"]) for p in points]
+    return frame.set_index(["layout", "kernel", "cores", "benchmark"]).sort_index()
+
+
+def member(layout, timing=0):
+    """A run's name in the spread's family: its layout, and "+tT" for timing T > 0."""
+    return str(layout) if timing == 0 else f"{layout}+t{timing}"
+
+
+def spread_family(by_layout, by_timing):
+    """The runs of a spread: ``by_layout``'s at four cores and ``by_timing``'s
+    (``timing_timings``), one frame indexed as ``layout_timings``, the ``layout`` level each
+    run's member name (``member``); None without ``by_layout``."""
+    if by_layout is None:
+        return None
+    four = by_layout[by_layout.index.get_level_values("cores") == BOARD_CORES]
+    four = four.rename(index=lambda v: member(v), level="layout")
+    if by_timing is None or by_timing.empty:
+        return four
+    return pd.concat([four, by_timing]).sort_index()
+
+
+def timing_sensitivity(by_layout, by_timing, published=None):
+    """Each four-core cell of Table 1 over the spread's family (``spread_family``): the
+    value (the layouts' mean, as the claims), the layouts' range (``layouts low``, ``layouts
+    high``) and the family's (``low``, ``high``), how far the timings move a gain within one
+    layout (``within``: the standard deviation of a layout's runs about their mean, pooled
+    over the layouts, ddof=0) and how far the layouts' means lie apart (``between``: their
+    standard deviation, ddof=0), the report's value, and whether the family's gains
+    straddle no effect (``straddles``: some within half a point or on the other side,
+    ``_side``) and whether the layouts' alone do (``layouts straddle``)."""
+    published = table1() if published is None else published
+    value = table1_emulated(mean_timings(by_layout)).xs(BOARD_CORES, level="cores").stack()
+    family = spread_family(by_layout, by_timing)
+    each = table1_layouts(family).xs(BOARD_CORES, level="cores")
+    rows = []
+    for (patch, bench), v in value.items():
+        gains = each.xs((patch, bench), level=["patch", "benchmark"])
+        layout_of = [str(m).split("+")[0] for m in gains.index]
+        by = pd.Series(gains.to_numpy(), index=layout_of).groupby(level=0)
+        plain = gains[[m for m in gains.index if "+" not in str(m)]]
+        means = by.mean()
+        within = float((by.apply(lambda g: ((g - g.mean()) ** 2).mean())).mean() ** 0.5)
+        rows.append({"patch": patch, "benchmark": bench, "value": float(v),
+                     "layouts low": float(plain.min()), "layouts high": float(plain.max()),
+                     "low": float(gains.min()), "high": float(gains.max()),
+                     "within": within, "between": float(mean_spread(means)["std"]),
+                     "runs": len(gains),
+                     "published": float(published.loc[(patch, BOARD_CORES), bench]),
+                     "straddles": len({_side(g) for g in gains}) > 1,
+                     "layouts straddle": len({_side(g) for g in plain}) > 1})
+    return pd.DataFrame(rows).set_index(["patch", "benchmark"])
 
 
 def layout_timings(layouts=LAYOUTS, benchmarks=BENCHMARKS, kernels=tuple(KERNELS),
@@ -454,16 +532,16 @@ def core_trends(times, published=None):
     return pd.DataFrame(rows)
 
 
-def trend_robustness(by_layout):
+def trend_robustness(by_layout, family=None):
     """Each trend of Table 1 (TRENDS) over the layouts of ``layout_timings``: the one-core
     gain of the mean times against each layout's four-core gain, each layout's ``trend``,
     and "robust" when every layout's trend is the same, else "not robust". A DataFrame
     indexed by (patch, benchmark): ``trends`` (each layout's, e.g. "falls, flat"), robust,
     the four-core ``layouts`` and the lowest and highest of their gains over the one-core
     gain (``ratio low``, ``ratio high``: the trend claim's spread; NaN when the one-core
-    gain is 0)."""
+    gain is 0). ``family``: the four-core runs to take instead (``spread_family``)."""
     one = table1_emulated(mean_timings(by_layout))
-    each = table1_layouts(by_layout)
+    each = table1_layouts(by_layout if family is None else family)
     rows = []
     for patch, bench in TRENDS:
         m1 = float(one.loc[(patch, 1), bench])
@@ -872,13 +950,24 @@ def trend_explanations(times, decomposition=None):
     return "\n".join(out)
 
 
-def spread_note(cell):
-    """A cell of ``table1_spread`` in words: the layouts' range, and whether its direction
-    and the report's value hold over them."""
-    text = (f"the mean of {cell['layouts']} layouts (emu.kernel.layout), each layout's gain "
-            f"{cell['min']:.1f} to {cell['max']:.1f}%")
+def family_words(runs, layouts):
+    """What a spread of ``runs`` four-core runs over ``layouts`` layouts spans, in words."""
+    timings = runs // layouts
+    return f"{layouts} layouts" if timings <= 1 else \
+        f"{runs} runs ({layouts} layouts x {timings} timings)"
+
+
+def spread_note(cell, layouts=None):
+    """A cell of ``table1_spread`` in words: the range of its runs' gains (the layouts', or
+    with ``layouts`` given, the mean's layouts, each run in them and nudged by the timings),
+    and whether its direction and the report's value hold over them."""
+    layouts = cell["layouts"] if layouts is None else layouts
+    each = "each layout's gain" if cell["layouts"] <= layouts else \
+        f"the gains of its {family_words(cell['layouts'], layouts)}"
+    text = (f"the mean of {layouts} layouts (emu.kernel.layout), {each} {cell['min']:.1f} "
+            f"to {cell['max']:.1f}%")
     if cell["direction"] != "robust":
-        text += ": its direction is not robust (the layouts' gains straddle no effect)"
+        text += ": its direction is not robust (the runs' gains straddle no effect)"
     if cell["spans published"]:
         text += ", a range that takes in the report's value"
     return text
@@ -927,7 +1016,7 @@ CONTEXT = {
 }
 
 
-def claims(times=None, by_layout=None):
+def claims(times=None, by_layout=None, by_timing=None):
     """The chapter's claims for the scorecard (emu.present.claims): every cell of Table 1 at 1
     and 4 cores (the ones the text names with their reasons), the overall gain's range, and
     the gains' trends from 1 to 4 cores (PK1's and PK2's lat_pagefault, each benchmark's
@@ -935,14 +1024,23 @@ def claims(times=None, by_layout=None):
     From ``by_layout`` (``layout_timings``: each cell the gain of the layouts' mean times,
     its reason and its spread the layouts' range: each layout's gain, or for a trend each
     layout's four-core gain over the one-core gain), or from one layout's ``timings``;
-    neither given: ``claim_timings``."""
+    neither given: ``claim_timings``, and for the spreads ``timing_timings`` (unless
+    estimates are moved: the scorecard's ranges read a claim's value alone). ``by_timing``
+    (``timing_timings``): the four-core runs nudged in time that join the layouts' in each
+    spread (``spread_family``); the value stays the layouts' mean."""
     if times is not None and by_layout is not None:
         raise ValueError("claims: give the timings of one layout or of several, not both")
     if times is None:
         if by_layout is None:
             by_layout = claim_timings()
+            if by_timing is None and not estimates.current():
+                with reuse.nominal_only():      # the spreads' runs: no move re-runs them
+                    by_timing = timing_timings()
         times = mean_timings(by_layout)
-    spread = None if by_layout is None else table1_spread(by_layout)
+    family = spread_family(by_layout, by_timing)
+    spread = None if family is None else table1_spread(family)
+    layouts = None if by_layout is None else \
+        len(set(by_layout.xs(BOARD_CORES, level="cores").index.get_level_values("layout")))
     model, paper = table1_emulated(times), table1()
     named = {(patch, cores, bench): (claim, reason)
              for patch, cores, bench, claim, reason in CLAIM_CELLS}
@@ -959,10 +1057,11 @@ def claims(times=None, by_layout=None):
                     "patches applied in order; fork's (its PTE copy aside), exec's and exit's " \
                     "generic C are fixed estimates"
                 over = None
-                if spread is not None and spread.loc[(patch, cores, bench), "layouts"] > 1:
+                if spread is not None and (patch, cores, bench) in spread.index and \
+                        spread.loc[(patch, cores, bench), "layouts"] > 1:
                     cell = spread.loc[(patch, cores, bench)]
-                    why += "; " + spread_note(cell)
-                    over = (cell["min"], cell["max"], f"{cell['layouts']} layouts")
+                    why += "; " + spread_note(cell, layouts)
+                    over = (cell["min"], cell["max"], family_words(cell["layouts"], layouts))
                 out.append(Claim(
                     "Yun 2011", claim, kind=EFFECT, neutral=0,
                     published=float(paper.loc[(patch, cores), bench]),
@@ -991,16 +1090,17 @@ def claims(times=None, by_layout=None):
     trends = [("PK1", "pagefault", "section 4.1 (24% at one core, diminishing)"),
               ("PK2", "pagefault", "section 4.2 (the gain grows with the cores)")] + \
              [("Overall", bench, "Table 1") for bench in BENCHMARKS]
-    robust = None if by_layout is None else trend_robustness(by_layout)
+    robust = None if by_layout is None else trend_robustness(by_layout, family)
     for patch, bench, source in trends:
         one, four = (float(paper.loc[(patch, c), bench]) for c in (1, 4))
         why, over = _trend_reason(times, patch, bench), None
         if robust is not None:
             r = robust.loc[(patch, bench)]
-            why += (f"; the layouts' trends: {r['trends']}"
+            why += (f"; its trends over the {family_words(r['layouts'], layouts)}: "
+                    f"{r['trends']}"
                     + ("" if r["robust"] == "robust" else " (its direction is not robust)"))
             if r["layouts"] > 1 and r["ratio low"] == r["ratio low"]:
-                over = (r["ratio low"], r["ratio high"], f"{r['layouts']} layouts")
+                over = (r["ratio low"], r["ratio high"], family_words(r["layouts"], layouts))
         out.append(Claim(
             "Yun 2011", f"{patch}'s {PROGRAMS[bench]} gain at 4 cores / at 1 core",
             kind=EFFECT, neutral=1, unit="times", digits=2, published=four / one,

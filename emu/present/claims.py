@@ -25,10 +25,14 @@ within or beyond it. A claim the model cannot run is a row too, with status "not
 and what is missing; a number the model takes as its input is status "input" and has no
 verdict (comparing it with itself would be circular).
 
-A claim may carry its **spread**: the lowest and the highest value the model gives over the
-runs its emulated value sums up (a chapter that averages several layouts of memory, say),
-and what those runs are ("3 layouts"). It is shown beside the value and never changes the
-verdict, which is the emulated value's; the chapter says what the spread means.
+A claim may carry its **spread**: the lowest and the highest value the model gives over
+runs of the same machine that differ only in what a real one leaves to chance (a chapter's
+layouts of memory, its copies' starts nudged in time, say), and what those runs are ("3
+layouts"). It is shown beside the value. It changes the verdict in one case, alike for every
+chapter: an effect whose spread's ends lie on different sides of no effect (a gain at one
+end, none or a loss at the other: ``_side`` with the tolerance) gets ``STRADDLES`` whatever
+its value, since a run of the model could come out either way. Otherwise the verdict is the
+value's, and ``spread_note`` says when the spread's ends fall in other bands.
 """
 from __future__ import annotations
 
@@ -55,11 +59,14 @@ BANDS = (("within x1.25", 1.25), ("within x2", 2.0))
 BEYOND = "beyond x2"
 OPPOSITE = "opposite direction"
 NO_EFFECT = "no effect on the model"
+#: an effect whose spread (the runs a real machine's chance decides) straddles no effect
+STRADDLES = "spread straddles no effect"
 WITHIN_TOLERANCE = "no change, within tolerance"
 BEYOND_TOLERANCE = "a change beyond tolerance"
 #: every verdict a row can have, in the order the page counts them
-VERDICTS = tuple(name for name, _ in BANDS) + (BEYOND, OPPOSITE, NO_EFFECT, WITHIN_TOLERANCE,
-                                               BEYOND_TOLERANCE, NOT_MODELLED, INPUT)
+VERDICTS = tuple(name for name, _ in BANDS) + (BEYOND, OPPOSITE, NO_EFFECT, STRADDLES,
+                                               WITHIN_TOLERANCE, BEYOND_TOLERANCE,
+                                               NOT_MODELLED, INPUT)
 
 
 def band(factor):
@@ -192,6 +199,8 @@ class Claim:
         """The claim's band (one of ``VERDICTS``)."""
         if self.status != RUN:
             return self.status
+        if self.straddles:
+            return STRADDLES
         if self.published_no_change:
             return WITHIN_TOLERANCE if self._side(self.emulated) == 0 else BEYOND_TOLERANCE
         if self.kind == EFFECT and self.direction != "same":
@@ -219,9 +228,30 @@ class Claim:
                 "page": self.page or CHAPTER_PAGES.get(self.chapter, ""),
                 **self.spread_fields()}
 
+    @property
+    def straddles(self):
+        """Does the spread of an effect the paper reports (not as no change) lie on both
+        sides of no effect: its ends on different sides (``_side``, with the tolerance)?"""
+        if self.spread is None or self.kind != EFFECT or self.published_no_change:
+            return False
+        low, high, _ = self.spread
+        return self._side(low) != self._side(high)
+
+    @property
+    def spread_note(self):
+        """The spread's verdicts in words, where they are not all the verdict's: "its spread
+        straddles no effect: <at its low> at its low, <at its high> at its high", or "its
+        spread covers several bands: ..." the same; "" without a spread or where both ends
+        have the value's verdict."""
+        ends = self.spread_verdicts()
+        if ends is None or (not self.straddles and set(ends) == {self.verdict}):
+            return ""
+        what = "straddles no effect" if self.straddles else "covers several bands"
+        return f"its spread {what}: {ends[0]} at its low, {ends[1]} at its high"
+
     def spread_verdicts(self):
         """The verdicts the spread's ends would have as the emulated value: (at low, at
-        high), or None without a spread. Said beside the claim, never its verdict."""
+        high), or None without a spread (``spread_note`` says them beside the verdict)."""
         if self.spread is None:
             return None
         low, high, _ = self.spread
@@ -229,10 +259,11 @@ class Claim:
 
     def spread_fields(self):
         """The row's spread columns: "spread low", "spread high" (None without a spread:
-        a row equals its copy, which NaN would not) and "spread over" (what it spans; ""
-        without)."""
+        a row equals its copy, which NaN would not), "spread over" (what it spans; ""
+        without) and "spread verdicts" (``spread_note``)."""
         low, high, spans = self.spread or (None, None, "")
-        return {"spread low": low, "spread high": high, "spread over": spans}
+        return {"spread low": low, "spread high": high, "spread over": spans,
+                "spread verdicts": self.spread_note}
 
 
 def not_modelled(chapter, claim, published, unit, source, kind, missing, neutral=None, **kw):

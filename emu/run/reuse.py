@@ -56,6 +56,8 @@ from ..hw import estimates
 _MEMO: ContextVar = ContextVar("emu_reuse_memo", default=None)
 #: the CPU seconds of the units run inside the one running now (for its own share)
 _INNER: ContextVar = ContextVar("emu_reuse_inner", default=None)
+#: inside ``nominal_only``: the units run here are run only with the estimates as they are
+_NOMINAL: ContextVar = ContextVar("emu_reuse_nominal", default=False)
 #: an estimate's value in a kept run's key when it was not moved
 AS_IT_IS = "as it is"
 #: in place of its value, an estimate the unit read only in its set-up
@@ -84,6 +86,8 @@ class Memo:
         self.ran = []
         # units read from the shared folder (another process ran them), and their CPU there
         self.shared, self.shared_cpu_s = 0, 0.0
+        # the keys of units run inside ``nominal_only``: no moved re-run runs them
+        self.nominal = set()
 
     def find(self, key, moved):
         for memo in (self, self.base):
@@ -97,8 +101,10 @@ class Memo:
         self.entries.setdefault(key, []).append((reads, blob, cpu_s))
 
     def units(self):
-        """[(unit's name, estimates read, cpu s)] of every kept run (of this memo only)."""
-        return [(key[0], sorted(n for n, v in reads.items() if v != SETUP), cpu)
+        """[(unit's name, estimates read, cpu s)] of every kept run (of this memo only); a
+        unit run inside ``nominal_only`` reads none here: no move re-runs it."""
+        return [(key[0], [] if key in self.nominal else
+                 sorted(n for n, v in reads.items() if v != SETUP), cpu)
                 for key, kept in self.entries.items() for reads, _, cpu in kept]
 
 
@@ -112,6 +118,19 @@ def recording(memo):
         yield memo
     finally:
         _MEMO.reset(token)
+
+
+@contextlib.contextmanager
+def nominal_only():
+    """Within the block, the units are ones a chapter runs only with its estimates as they
+    are (say, runs that give a claim's spread alone, which a moved re-run does not read):
+    ``Memo.units`` lists them as reading no estimate, so that a plan of moves counts none
+    re-running them. What they compute is unchanged."""
+    token = _NOMINAL.set(True)
+    try:
+        yield
+    finally:
+        _NOMINAL.reset(token)
 
 
 def key(name, args, kwargs, function=None):
@@ -168,6 +187,8 @@ def call(name, function, args=(), kwargs=None):
     if k is None:
         return function(*args, **kwargs)
     moved = estimates.current()
+    if memo is not None and _NOMINAL.get():
+        memo.nominal.add(k)
     found = memo.find(k, moved) if memo is not None else None
     if found is not None:
         reads, blob = found

@@ -242,6 +242,24 @@ def test_an_estimate_read_only_in_a_units_set_up_reuses_it():
     assert toy.PREPARED[0] == 3            # another memo: nothing kept, run
 
 
+def test_a_unit_run_only_as_it_is_is_in_no_moves_plan():
+    """A unit run inside ``reuse.nominal_only`` (a claim's spread, which no move reads) is
+    kept and reused as any other, but the plan's units list it as reading nothing: the three
+    moves (a low, a high, b low) re-run the first unit's 1.0 s each, never the other's."""
+    memo = reuse.Memo()
+    toy.CALLS.update(first=0, second=0)
+    with reuse.recording(memo), estimates.watch():
+        toy.first(10)
+        with reuse.nominal_only():
+            assert toy.first(20) == {"value": 22}       # 20 a + b
+    assert toy.CALLS["first"] == 2 and memo.runs == 2
+    reads = sorted(r for _, r, _ in memo.units())
+    assert reads == [[], ["toy:a", "toy:b"]]
+    units = [(n, r, 1.0) for n, r, _ in memo.units()]
+    plan = R.plan(units, 2.0, ["toy:a", "toy:b"], "estimate", TOY_TABLE)
+    assert plan == {"moves": 3, "cpu_s": 3 * 1.0, "full_cpu_s": 3 * 2.0}
+
+
 def test_split_moves_the_source_then_the_top_sources_estimates():
     """"split": toy's three estimates together (low: a 0, b 1, c 4; high: a 3, c 30), then,
     toy being both claims' top source, each alone (the five moves above): seven."""

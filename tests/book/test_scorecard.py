@@ -154,3 +154,7 @@ def test_the_html_table_shows_a_spread_under_the_emulated_value():
     card["published inside"] = [False, True]
     ranged = S.html_table(card).split("<tr data-chapter")[1]
     assert "4<br><small>3 layouts -1.25 to 9.5</small><br><small>range 3 to 5</small>" in ranged
+    # its spread straddles no effect (-1.25 to 9.5 against 6): the verdict and a line under it
+    assert ">spread straddles no effect<br><small>its spread straddles no effect: opposite " \
+        "direction at its low, within x2 at its high</small>" in spread_row
+    assert 'data-verdict="spread straddles no effect"' in spread_row

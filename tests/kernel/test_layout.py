@@ -88,3 +88,32 @@ def test_a_layout_changes_where_the_work_lands_not_the_work():
     base = kernels[0].allocator.base >> 12
     assert first[0] == base + 1                  # the zero page took the first frame
     assert first[3] != first[0]
+
+
+def test_a_timing_nudges_each_copys_start_by_under_its_spread():
+    """A timing adds to each copy's start a nudge of its own draw below TIMING_SPREAD_CYCLES
+    (500: under one page fault), on top of the layout's delay; timing 0 adds nothing."""
+    assert layout.start_delays(4, 1300, 0, 0) == [0, 0, 0, 0]
+    nudges = layout.start_delays(4, 1300, 0, 1)
+    assert all(0 <= d < layout.TIMING_SPREAD_CYCLES == 500 for d in nudges)
+    assert len(set(nudges)) > 1 and nudges != layout.start_delays(4, 1300, 0, 2)
+    both = layout.start_delays(4, 1300, 3, 1)
+    assert both == [d + n for d, n in zip(layout.start_delays(4, 1300, 3), nudges)]
+    for bad in (-1, 1.5, True):
+        with pytest.raises(ValueError, match="timing must be a whole number from 0 "
+                                             r"\(none\)"):
+            layout.start_delays(4, 1300, 0, bad)
+
+
+def test_each_copy_starts_after_its_layouts_delay_and_its_timings_nudge():
+    kernel = workloads.make_kernel(profile="cortex-a9", cores=2, layout=5, timing=2)
+    assert (kernel.layout, kernel.timing) == (5, 2)
+    seen = {}
+
+    def setup():
+        task = current_task()
+        seen[task.core] = task.clock
+        return lambda: None
+
+    workloads._measure_parallel(kernel, "nothing", setup, 0, 1)
+    assert seen == dict(enumerate(layout.start_delays(2, 1300, 5, 2)))

@@ -419,6 +419,33 @@ def test_the_layouts_mean_and_the_spread_of_a_cell_by_hand():
     assert (pk2["min"], pk2["max"], pk2["direction"]) == (0, 0, "robust")
 
 
+def test_a_timing_joins_the_layouts_in_a_cells_spread_by_hand():
+    """Layouts 0 and 1 (stock 1000 and 1200 cycles, PK1 990 and 1230) and each nudged by
+    timing 1 (stock 1000 and 1200, PK1 1010 and 1170): PK1's lat_pagefault gain per run
+    1.0, -2.5 (the layouts) and -1.0, 2.5 (the nudges). The value stays the layouts' mean's;
+    the spread is all four runs'; within a layout the runs lie 1.0 and 2.5 from their means
+    (0 and 0: pooled sqrt((1 + 6.25) / 2)), the layouts' means 0 and 0 apart."""
+    by_layout = _fake_layouts(stock=(1000, 1200), pk1=(990, 1230))
+    nudged = _fake_layouts(stock=(1000, 1200), pk1=(1010, 1170))
+    by_timing = nudged.rename(index=lambda v: yun2011.member(v, 1), level="layout")
+    assert sorted(set(by_timing.index.get_level_values("layout"))) == ["0+t1", "1+t1"]
+    published = pd.DataFrame({"pagefault": [6.0] * 5},
+                             index=pd.MultiIndex.from_tuples(
+                                 [(p, 4) for p in (*yun2011.PATCHES, "Overall")],
+                                 names=["patch", "cores"]))
+    cell = yun2011.timing_sensitivity(by_layout, by_timing, published).loc[("PK1", "pagefault")]
+    assert cell["value"] == pytest.approx(-100 / 110)            # 100 * (1100 - 1110) / 1100
+    assert (cell["layouts low"], cell["layouts high"]) == (pytest.approx(-2.5), pytest.approx(1))
+    assert (cell["low"], cell["high"]) == (pytest.approx(-2.5), pytest.approx(2.5))
+    assert cell["within"] == pytest.approx(((1 + 6.25) / 2) ** 0.5)
+    assert cell["between"] == pytest.approx(0) and cell["runs"] == 4 and cell["straddles"]
+    assert cell["layouts straddle"]                              # 1.0 and -2.5 already
+    family = yun2011.spread_family(by_layout, by_timing)
+    assert yun2011.table1_spread(family, published).loc[("PK1", 4, "pagefault"), "layouts"] == 4
+    assert yun2011.family_words(4, 2) == "4 runs (2 layouts x 2 timings)"
+    assert yun2011.family_words(2, 2) == "2 layouts"
+
+
 def test_the_claims_of_several_layouts_are_their_means_cells():
     by_layout = _fake_layouts(stock=(1000, 1200), pk1=(990, 1230))
     with pytest.raises(ValueError, match="not both"):

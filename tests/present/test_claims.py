@@ -84,20 +84,46 @@ def test_not_modelled_and_inputs_have_no_verdict_of_agreement():
 
 def test_a_spread_is_shown_beside_the_value_and_leaves_the_verdict():
     """A claim averaged over runs carries the lowest and highest of them: the row gives
-    them and what they span; the verdict is the emulated value's alone."""
+    them and what they span; a spread on one side of no effect leaves the verdict the
+    emulated value's, and the row says where its ends fall."""
     plain = effect(6.0, 4.0, neutral=0)
-    spread = effect(6.0, 4.0, neutral=0, spread=(-1, 9.5, "3 layouts"))
-    assert plain.spread is None and spread.spread == (-1.0, 9.5, "3 layouts")
+    spread = effect(6.0, 4.0, neutral=0, spread=(1.0, 9.5, "3 layouts"))
+    assert plain.spread is None and spread.spread == (1.0, 9.5, "3 layouts")
     assert spread.verdict == plain.verdict == "within x2"       # 4 / 6 of the effect
     assert spread.magnitude == plain.magnitude == pytest.approx(4 / 6)
     row, bare = spread.row(), plain.row()
-    assert (row["spread low"], row["spread high"], row["spread over"]) == (-1.0, 9.5, "3 layouts")
+    assert (row["spread low"], row["spread high"], row["spread over"]) == (1.0, 9.5, "3 layouts")
     assert (bare["spread low"], bare["spread high"], bare["spread over"]) == (None, None, "")
     assert plain.row() == bare                     # a row equals its copy (no NaN in it)
     assert set(row) == set(bare)                   # every claim's row has the same columns
+    # at its ends 1 / 6 of the effect (beyond x2) and 9.5 / 6 = x1.58 (within x2)
+    assert spread.spread_verdicts() == ("beyond x2", "within x2")
+    assert row["spread verdicts"] == ("its spread covers several bands: beyond x2 at its "
+                                      "low, within x2 at its high")
+    assert bare["spread verdicts"] == "" and plain.spread_verdicts() is None
+    inside = effect(6.0, 4.0, neutral=0, spread=(3.5, 4.5, "3 layouts"))   # x1.71, x1.33
+    assert inside.verdict == "within x2" and inside.row()["spread verdicts"] == ""
+
+
+def test_a_spread_that_straddles_no_effect_is_its_own_verdict():
+    """An effect whose spread's ends lie on both sides of no effect (with the tolerance)
+    gets ``STRADDLES``, whatever its value; touching the tolerance's band counts; a
+    published "no change" keeps its tolerance verdicts."""
+    across = effect(6.0, 4.0, neutral=0, spread=(-1, 9.5, "3 layouts"))
+    assert across.verdict == C.STRADDLES and across.straddles
+    assert across.magnitude == pytest.approx(4 / 6)              # the value's, as before
     # at its ends the effect would be the opposite (-1 against +6) and 9.5 / 6 = x1.58
-    assert spread.spread_verdicts() == ("opposite direction", "within x2")
-    assert plain.spread_verdicts() is None
+    assert across.spread_verdicts() == ("opposite direction", "within x2")
+    assert across.row()["spread verdicts"] == ("its spread straddles no effect: opposite "
+                                               "direction at its low, within x2 at its high")
+    rounded = dict(tolerance=0.5, tolerance_source="s")
+    assert effect(6.0, 4.0, neutral=0, spread=(0.4, 9.5, "2 runs"), **rounded).verdict \
+        == C.STRADDLES                                           # 0.4: none within 0.5
+    assert effect(6.0, 4.0, neutral=0, spread=(0.6, 9.5, "2 runs"), **rounded).verdict \
+        == "within x2"
+    assert effect(0.0, 0.2, neutral=0, spread=(-1, 1, "2 runs"), **rounded).verdict \
+        == "no change, within tolerance"
+    assert C.STRADDLES in C.VERDICTS
 
 
 @pytest.mark.parametrize("spread, message", [
