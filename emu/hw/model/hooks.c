@@ -323,10 +323,24 @@ HOT bool quick_store(i64 *st, i64 address, i64 size, int parts) {
     return true;
 }
 
-static void special_at_access(uc_engine *uc, i64 *st);
+/* The memo of a block at `address` (X_BLOCKS: one record per address bits 2-4) */
+HOT i64 *block_memo(i64 *st, i64 address) {
+    return st + st[H_MEMOS] + X_BLOCKS + ((address >> 2) & (BLOCK_MEMOS - 1)) * XB_WORDS;
+}
+
+/* Does the block being run hold an AT_ACCESS special? (Its memo says: the block hook
+ * filled it for this block, which no other block hook can have replaced since.) */
+HOT bool block_holds_at_access(i64 *st) {
+    i64 start = st[H_BLOCK_START];
+    const i64 *memo = block_memo(st, start);
+    return memo[XB_ADDRESS] == start && memo[XB_SIZE1] == st[H_BLOCK_SIZE] + 1 &&
+           memo[XB_AT_ACCESS];
+}
+
+NOINLINE void special_at_access(uc_engine *uc, i64 *st);
 
 /* Each memory hook first applies an AT_ACCESS special at its instruction's read (a machine
- * with none loaded: one test) */
+ * with none loaded: one test; a block without one: its memo's) */
 #define MEMORY_HOOK(name, parts) \
     NOINLINE void name##_full(uc_engine *uc, int access, i64 address, int size, i64 *st) { \
         memory_hook_of(uc, access, address, size, st, parts); \
@@ -338,7 +352,8 @@ static void special_at_access(uc_engine *uc, i64 *st);
     EXPORT void name(uc_engine *uc, int access, u64 address, int size, i64 value, \
                      void *user_data) { \
         (void)value; \
-        if (UNLIKELY(((i64 *)user_data)[H_AT_ACCESS_N]) && access != UC_MEM_WRITE) \
+        if (UNLIKELY(((i64 *)user_data)[H_AT_ACCESS_N]) && access != UC_MEM_WRITE && \
+                block_holds_at_access(user_data)) \
             special_at_access(uc, user_data); \
         if (((parts) & PART_SQ) && access == UC_MEM_WRITE) \
             name##_store(uc, access, (i64)address, size, user_data); \
@@ -425,11 +440,6 @@ static bool holds_at_access(const i64 *st, i64 from, i64 to) {
     return false;
 }
 
-/* The memo of a block at `address` (X_BLOCKS: one record per address bits 2-4) */
-HOT i64 *block_memo(i64 *st, i64 address) {
-    return st + st[H_MEMOS] + X_BLOCKS + ((address >> 2) & (BLOCK_MEMOS - 1)) * XB_WORDS;
-}
-
 /* A block of the loaded code at code offset `off`: its facts from the prefix tables, into
  * its memo */
 static void remember_block(i64 *st, i64 *memo, i64 address, i64 off, i64 size) {
@@ -441,7 +451,11 @@ static void remember_block(i64 *st, i64 *memo, i64 address, i64 off, i64 size) {
     memo[XB_END] = st[costs + off + size];
     memo[XB_STORE] = single_store(st, off, size);
     memo[XB_MRU_AT] = 0;
-    memo[XB_AT_ACCESS] = st[H_AT_ACCESS_N] && holds_at_access(st, address, address + size);
+    /* (an AT_ACCESS special synchronises: a block without such an instruction by the
+     * synchronising prefix sums holds none, and the table is not searched) */
+    i64 syncs = st[H_SYNC_STATIC];
+    memo[XB_AT_ACCESS] = st[H_AT_ACCESS_N] && st[syncs + off + size] != st[syncs + off] &&
+                         holds_at_access(st, address, address + size);
 }
 
 /* Is the block's fetch through the L1 I (record `r`) the common case, one line that is its
@@ -879,19 +893,14 @@ EXPORT void special_hook(uc_engine *uc, u64 address_u64, uint32_t size, void *us
         special_effect(uc, st, address, entry);
 }
 
-/* A read in a block that holds an AT_ACCESS special (its memo says so; else nothing is
- * asked of Unicorn): at the special's own instruction, its effect, as the code hook gave it
- * at the start of the instruction. Such an instruction (x86 lock-prefixed or xchg
+/* A read in a block that holds an AT_ACCESS special (block_holds_at_access; else nothing
+ * is asked of Unicorn): at the special's own instruction, its effect, as the code hook gave
+ * it at the start of the instruction. Such an instruction (x86 lock-prefixed or xchg
  * read-modify-write: emu.hw.cost.AT_ACCESS) reads once, before its store and after every
  * access of the instructions before it; nothing of the model's runs in between, and a
  * memory hook earlier in an x86 block never stops the run (the model has no x86 MMU). The
  * PC is exact here: Unicorn restored it before calling the hook. */
-static void special_at_access(uc_engine *uc, i64 *st) {
-    i64 start = st[H_BLOCK_START];
-    const i64 *memo = block_memo(st, start);
-    if (memo[XB_ADDRESS] != start || memo[XB_SIZE1] != st[H_BLOCK_SIZE] + 1 ||
-            !memo[XB_AT_ACCESS])
-        return;
+NOINLINE void special_at_access(uc_engine *uc, i64 *st) {
     i64 pc = guest_pc(uc, st);
     i64 entry = special_entry(st, pc);
     if (entry >= 0 && (st[entry + 2] & AT_ACCESS))
