@@ -165,7 +165,7 @@ H_WRITERS, H_BLOCK_STORE = 182, 183
 # a core's memos (emu/hw/model/state.h, X_*: what the hooks found last, each checked before it
 # is used): MEMO_WORDS from H_MEMOS, zero until a hook fills them
 H_MEMOS = 184
-X_BLOCKS, MEMO_WORDS = 24, 96      # from X_BLOCKS: the block memos, which loads make void
+X_BLOCKS, MEMO_WORDS = 24, 104     # from X_BLOCKS: the block memos, which loads make void
 # a store that missed the store-through, non-allocating L1 D, per core (emu/hw/model/cache.c,
 # known_absent): its line + 1 and the L1 D's L_FILLS then (0s: none)
 H_ABSENT_LINE, H_ABSENT_FILLS = 185, 186
@@ -196,6 +196,10 @@ H_POSTED_AT = 199
 # (OT_*: the last two cycles it sent transfers at, when each's are done); and the cycles the
 # controller's register writes (a Cache Sync) waited for those transfers
 H_OUTER_TRAFFIC, H_OUTER_DRAIN_WAIT = 200, 201
+# how many of the loaded specials the memory hook applies at their instruction's read
+# (emu.hw.cost.AT_ACCESS: x86's locked read-modify-writes) rather than a code hook; 0: none,
+# and the memory hook looks for none
+H_AT_ACCESS_N = 202
 OT_PREV_ISSUE, OT_PREV_DONE, OT_ISSUE, OT_DONE, OUTER_TRAFFIC_WORDS = range(5)
 # scratch words (st[H_SCRATCH] + k) shared by every core: the span of the code any core ran
 # outside the loaded programs (0, 0: none), so that bytes the host writes over it are not
@@ -210,7 +214,7 @@ M_BUS_FREE, M_ADDR_FREE, MACHINE_WORDS = 0, 1, 2
 WC_WORDS = 4            # per write-combining buffer: line + 1, bytes, fill order, free cycle
 ATTR_INHIBITED = 16     # a TLB entry's attribute: cache-inhibited (emu.hw.mmu)
 QUEUE_ENTRIES = 256
-HEADER = 202
+HEADER = 203
 
 # ---- the core table (multi-core only): the core count, then per core the level indices of
 # its ITLB and DTLB (-1: none) and where its segment registers (or SLB) are (for a TLB

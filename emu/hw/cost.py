@@ -68,6 +68,11 @@ OP_COMPLETE = 302           # dsb with maintenance in time: also waits for the w
 OP_IRQ_OFF, OP_IRQ_RESTORE = 303, 304   # ARM cpsid i, msr cpsr_c: how long interrupts were off
 SERIAL = 4                  # scope flag: the instruction also holds the shared resource
 BROADCAST = 8               # scope flag: an address-only transaction on the bus (emu.hw.memory)
+# scope flag: the special's instruction always reads memory first (x86's lock-prefixed and
+# xchg read-modify-writes, whose first access is the read), so the memory hook applies it at
+# that read (emu/hw/model/hooks.c, special_at_access) and it needs no code hook: every code
+# hook makes Unicorn walk a core's whole list of them at each hooked instruction
+AT_ACCESS = 16
 # Software-loaded TLBs (emu.hw.softtlb), hooked only on machines that model one: mtmsr (native:
 # translation on/off), and, in Python since they need SPRs Unicorn has no register id for,
 # tlbld/tlbli (603), tlbwe (405) and rfi.
@@ -114,6 +119,10 @@ ARM_ATOMICS = {"ldrex", "ldrexb", "ldrexh", "ldrexd", "strex", "strexb", "strexh
 # holds a serialising instruction (a block that does is never taken for a spin: a loop of
 # tlbie over a batch reads the same lines and stores nothing, yet makes progress)
 SYNC_SERIAL = 1 << 20
+
+
+# the specials a memory hook can apply at their instruction's read: they read no register
+AT_ACCESS_OPS = (OP_DRAIN_STORES, OP_SERIALISE)
 
 
 def synchronises(isa, mnemonic, op_str):
@@ -350,6 +359,9 @@ def analyse(isa, code, address, serialising=(), store_buffer=False, broadcasts=(
         if key in serialising:
             special = special or Special(insn.address, OP_SERIALISE, 0)
             special.scope |= SERIAL
+        if (isa == "x86" and special is not None and special.op in AT_ACCESS_OPS and
+                not special.scope & BROADCAST and synchronises(isa, mnemonic, insn.op_str)):
+            special.scope |= AT_ACCESS
         serial = special is not None and special.scope & SERIAL != 0
         out.append((insn.address, insn.size, key, insn.op_str, special,
                     int(synchronises(isa, mnemonic, insn.op_str)) +

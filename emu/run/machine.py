@@ -47,7 +47,8 @@ def special_spans(specials, starts, base):
     hooks the same instructions as with a hook per special (those whose PC a hook's span
     holds), but at every hooked instruction it walks a core's whole list of code hooks (with
     a hook per special, that walk was a quarter of Yoshioka's paced x86 runs' CPU: 191
-    specials, 167 of them locked instructions; 157 spans)."""
+    specials, 167 of them locked instructions; 157 spans). The locked instructions are no
+    longer hooked (emu.hw.cost.AT_ACCESS: the memory hook applies them at their read)."""
     spans = []
     for pc in sorted(sp.pc for sp in specials):
         if spans and not starts[spans[-1][1] - base + 1:pc - base].any():
@@ -416,8 +417,9 @@ class Machine:
         dynamic = self.state[c.H_SYNC_DYNAMIC]
         self.state[dynamic + lo:dynamic + lo + len(program.code)] = 0
         self._specials += specials       # (machines without a software-loaded TLB ignore
-        for first, last in special_spans(specials, tables.starts, program.base):  # its
-            for uc in self.cpus:                                                  # ones)
+        hooked = [sp for sp in specials if not sp.scope & cost.AT_ACCESS]     # its ones;
+        for first, last in special_spans(hooked, tables.starts, program.base):   # the rest:
+            for uc in self.cpus:                                           # memory hook)
                 self._hooks.append(native.add_hook(uc, UC_HOOK_CODE, native.special_hook,
                                                    self.state, first, last))
         self._tables_from = lo if self._tables_from is None else min(self._tables_from, lo)
@@ -505,6 +507,7 @@ class Machine:
             st[at + 8 * i:at + 8 * i + 8] = [s.pc, s.op, s.scope, s.base, s.index, s.scale,
                                              s.disp, s.swallow]
         st[c.H_NSPECIALS] = len(table)
+        st[c.H_AT_ACCESS_N] = sum(1 for s in table if s.scope & cost.AT_ACCESS)
 
     def address_of(self, entry):
         if isinstance(entry, int):

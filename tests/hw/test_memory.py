@@ -4,6 +4,7 @@ one 1 KB L1 D of 64-byte lines, every instruction 1 cycle. A block's base cycles
 at its start, so every access of a one-block routine happens at that count."""
 import pytest
 
+from emu.hw import cache as c
 from emu.hw import memory
 from emu.run.machine import Machine
 from emu.hw.mmu import HashedPageTable, pte_word1
@@ -367,3 +368,81 @@ def test_impossible_memory_systems_are_refused_with_the_reason(tables, why):
     from emu.hw.cache import CacheLevel
     with pytest.raises(ValueError, match=why):
         memory.check(tables, [CacheLevel("L1D", 1024, 2, 64), CacheLevel("L2", 4096, 4, 64)])
+
+
+# x86's locked read-modify-writes drain the store buffer (emu.hw.cost.drains_stores); the
+# memory hook applies them at the instruction's read (emu.hw.cost.AT_ACCESS), not a code hook
+LOCKED_STORES = """
+locked_stores:          # 4(%esp): lines to store to, one an iteration; 8(%esp): a lock word;
+    movl  4(%esp), %edi # 12(%esp): the iterations
+    movl  8(%esp), %esi
+    movl  12(%esp), %ecx
+1:  {lock} incl (%esi)  # the loop's branch target: from the second iteration, a block's first
+    movl  %ecx, (%edi)
+    addl  $64, %edi
+    decl  %ecx
+    jnz   1b
+    ret
+"""
+
+
+@pytest.mark.parametrize("iterations", [1, 2, 4])
+def test_a_locked_instruction_drains_the_store_buffer_at_its_own_instruction(tmp_path,
+                                                                            iterations):
+    """Every instruction costs 1, a store buffer of 8 (the core never waits for a full one).
+    Each iteration's store misses a line of its own and completes 99 cycles after it is
+    asked (its line arrives 100 later, the bus free by then: the stores are 99 cycles apart
+    in the locked loop). The first block runs the three loads and the first iteration (8
+    cycles); each later iteration is a block of its own, 5 cycles charged at its start, and
+    its `lock incl`, the block's first instruction, waits for the store before it: 99 - 5
+    = 94 cycles. The first iteration's lock has only loads before it: it waits for nothing.
+    The same loop with a plain `incl` (the same cost and accesses) waits for no store, so
+    the difference is 94 x (iterations - 1): 0, 94, 282."""
+    extra = ('\n[store_buffer]\nentries = 8\nsource = "toy"\n'
+             '\n[fill_buffers]\nentries = 4\nsource = "toy"\n')
+    cycles = {}
+    for lock in ("lock", ""):
+        m = Machine(toy(tmp_path, extra, isa="x86", cpu="default"))
+        m.load(LOCKED_STORES.format(lock=lock))
+        assert m.state[c.H_AT_ACCESS_N] == (1 if lock else 0)
+        lines, word = m.alloc(4096), m.alloc(64)
+        cycles[lock] = m.call("locked_stores", lines, word, iterations).cycles
+    assert cycles["lock"] - cycles[""] == 94 * (iterations - 1)
+
+
+STORE_AND_LOCK = """
+store_and_lock:         # 4(%esp): a line to store to; 8(%esp): a lock word (one block)
+    movl  4(%esp), %edi
+    movl  8(%esp), %esi
+    {first}
+    {second}
+    ret
+warm:                   # 4(%esp): a word whose line (and the stack's) it loads
+    movl  4(%esp), %esi
+    movl  (%esi), %eax
+    ret
+"""
+
+
+@pytest.mark.parametrize("order, wait", [(("store", "lock"), 99), (("lock", "store"), 0)])
+def test_a_locked_instruction_drains_only_the_stores_before_it_in_its_block(tmp_path, order,
+                                                                          wait):
+    """One block: a store that misses (it completes 99 cycles after it is asked) and a
+    `lock incl`. Every access of the block comes at the same count of the clock (the
+    block's cycles are charged at its start), so a lock after the store waits its whole 99
+    cycles, and one before it waits for nothing: the drain happens at its own instruction,
+    between the accesses before it and those after. Against the same block with a plain
+    `incl`, the lock word's line and the stack's loaded first (else the plain `incl`'s miss
+    would wait for the store's line on the bus, 16 cycles, and the lock's would not)."""
+    extra = ('\n[store_buffer]\nentries = 8\nsource = "toy"\n'
+             '\n[fill_buffers]\nentries = 4\nsource = "toy"\n')
+    body = {"store": "movl  %ecx, (%edi)", "lock": "{lock} incl (%esi)"}
+    cycles = {}
+    for lock in ("lock", ""):
+        m = Machine(toy(tmp_path, extra, isa="x86", cpu="default"))
+        source = STORE_AND_LOCK.format(first=body[order[0]], second=body[order[1]])
+        m.load(source.replace("{lock}", lock))
+        line, word = m.alloc(4096), m.alloc(64)
+        m.call("warm", word)
+        cycles[lock] = m.call("store_and_lock", line, word).cycles
+    assert cycles["lock"] - cycles[""] == wait

@@ -6,7 +6,9 @@
  *   block_hook        every basic block -> instruction count, base cycles (prefix tables),
  *                     instruction fetch through the I-cache, the instruction limit;
  *   special_hook      only at cache-maintenance, prefetch, non-temporal, TLB and SLB
- *                     instructions (a ranged code hook per instruction) -> their effect;
+ *                     instructions (a ranged code hook per run of them) -> their effect;
+ *                     x86's locked read-modify-writes take theirs from the memory hook, at
+ *                     their read (special_at_access: AT_ACCESS);
  *   identity_tlb_fill the PPC64 virtual-TLB mode's translation (identity);
  *   halt_fetch_hook   a return to the halt address in a scheduled run (smp.c).
  * Unicorn's own functions are reached through pointers (unicorn.c). In a run of several cores
@@ -321,6 +323,24 @@ HOT bool quick_store(i64 *st, i64 address, i64 size, int parts) {
     return true;
 }
 
+/* The memo of a block at `address` (X_BLOCKS: one record per address bits 2-4) */
+HOT i64 *block_memo(i64 *st, i64 address) {
+    return st + st[H_MEMOS] + X_BLOCKS + ((address >> 2) & (BLOCK_MEMOS - 1)) * XB_WORDS;
+}
+
+/* Does the block being run hold an AT_ACCESS special? (Its memo says: the block hook
+ * filled it for this block, which no other block hook can have replaced since.) */
+HOT bool block_holds_at_access(i64 *st) {
+    i64 start = st[H_BLOCK_START];
+    const i64 *memo = block_memo(st, start);
+    return memo[XB_ADDRESS] == start && memo[XB_SIZE1] == st[H_BLOCK_SIZE] + 1 &&
+           memo[XB_AT_ACCESS];
+}
+
+NOINLINE void special_at_access(uc_engine *uc, i64 *st);
+
+/* Each memory hook first applies an AT_ACCESS special at its instruction's read (a machine
+ * with none loaded: one test; a block without one: its memo's) */
 #define MEMORY_HOOK(name, parts) \
     NOINLINE void name##_full(uc_engine *uc, int access, i64 address, int size, i64 *st) { \
         memory_hook_of(uc, access, address, size, st, parts); \
@@ -332,6 +352,9 @@ HOT bool quick_store(i64 *st, i64 address, i64 size, int parts) {
     EXPORT void name(uc_engine *uc, int access, u64 address, int size, i64 value, \
                      void *user_data) { \
         (void)value; \
+        if (UNLIKELY(((i64 *)user_data)[H_AT_ACCESS_N]) && access != UC_MEM_WRITE && \
+                block_holds_at_access(user_data)) \
+            special_at_access(uc, user_data); \
         if (((parts) & PART_SQ) && access == UC_MEM_WRITE) \
             name##_store(uc, access, (i64)address, size, user_data); \
         else if (((parts) & PART_MMU) && !((parts) & PART_MEMSYS)) { \
@@ -399,9 +422,22 @@ HOT i64 block_store(const i64 *st, const i64 *memo) {
     return st[st[H_SCRATCH] + S_CODE_WRITTEN] ? -1 : memo[XB_STORE];
 }
 
-/* The memo of a block at `address` (X_BLOCKS: one record per address bits 2-4) */
-HOT i64 *block_memo(i64 *st, i64 address) {
-    return st + st[H_MEMOS] + X_BLOCKS + ((address >> 2) & (BLOCK_MEMOS - 1)) * XB_WORDS;
+/* Does the code at [from, to) hold an AT_ACCESS special? (The specials' table is sorted by
+ * PC: the first at `from` or after, then those before `to`.) */
+static bool holds_at_access(const i64 *st, i64 from, i64 to) {
+    const i64 *table = st + st[H_SPECIALS];
+    i64 n = st[H_NSPECIALS], lo = 0, hi = n;
+    while (lo < hi) {
+        i64 mid = (lo + hi) / 2;
+        if (table[8 * mid] < from)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (i64 k = lo; k < n && table[8 * k] < to; k++)
+        if (table[8 * k + 2] & AT_ACCESS)
+            return true;
+    return false;
 }
 
 /* A block of the loaded code at code offset `off`: its facts from the prefix tables, into
@@ -415,6 +451,11 @@ static void remember_block(i64 *st, i64 *memo, i64 address, i64 off, i64 size) {
     memo[XB_END] = st[costs + off + size];
     memo[XB_STORE] = single_store(st, off, size);
     memo[XB_MRU_AT] = 0;
+    /* (an AT_ACCESS special synchronises: a block without such an instruction by the
+     * synchronising prefix sums holds none, and the table is not searched) */
+    i64 syncs = st[H_SYNC_STATIC];
+    memo[XB_AT_ACCESS] = st[H_AT_ACCESS_N] && st[syncs + off + size] != st[syncs + off] &&
+                         holds_at_access(st, address, address + size);
 }
 
 /* Is the block's fetch through the L1 I (record `r`) the common case, one line that is its
@@ -721,14 +762,10 @@ static i64 special_entry(const i64 *st, i64 address) {
     return -1;
 }
 
-EXPORT void special_hook(uc_engine *uc, u64 address_u64, uint32_t size, void *user_data) {
-    (void)size;
-    i64 *st = user_data;
-    i64 address = (i64)address_u64;
-    i64 entry = special_entry(st, address);
-    if (entry < 0)
-        return;
-    i64 op = st[entry + 1], scope = st[entry + 2];
+/* The effect of the special instruction at `address` (its table entry at `entry`), before
+ * the instruction runs */
+static void special_effect(uc_engine *uc, i64 *st, i64 address, i64 entry) {
+    i64 op = st[entry + 1], scope = st[entry + 2] & ~AT_ACCESS;
     if (scope & SERIAL) {
         /* it holds the machine-wide resource for its own base cost (see emu.cost.SERIAL) */
         i64 off = address - st[H_CODE_BASE];
@@ -843,6 +880,31 @@ EXPORT void special_hook(uc_engine *uc, u64 address_u64, uint32_t size, void *us
         account(st, address - st[H_CODE_BASE], stall);
     }
     }
+}
+
+/* A code hook over specials (Machine.load: one per run of adjacent ones). An AT_ACCESS
+ * special, which a span may hold between two others, is left to the memory hook. */
+EXPORT void special_hook(uc_engine *uc, u64 address_u64, uint32_t size, void *user_data) {
+    (void)size;
+    i64 *st = user_data;
+    i64 address = (i64)address_u64;
+    i64 entry = special_entry(st, address);
+    if (entry >= 0 && !(st[entry + 2] & AT_ACCESS))
+        special_effect(uc, st, address, entry);
+}
+
+/* A read in a block that holds an AT_ACCESS special (block_holds_at_access; else nothing
+ * is asked of Unicorn): at the special's own instruction, its effect, as the code hook gave
+ * it at the start of the instruction. Such an instruction (x86 lock-prefixed or xchg
+ * read-modify-write: emu.hw.cost.AT_ACCESS) reads once, before its store and after every
+ * access of the instructions before it; nothing of the model's runs in between, and a
+ * memory hook earlier in an x86 block never stops the run (the model has no x86 MMU). The
+ * PC is exact here: Unicorn restored it before calling the hook. */
+NOINLINE void special_at_access(uc_engine *uc, i64 *st) {
+    i64 pc = guest_pc(uc, st);
+    i64 entry = special_entry(st, pc);
+    if (entry >= 0 && (st[entry + 2] & AT_ACCESS))
+        special_effect(uc, st, pc, entry);
 }
 
 /* A fetch at the (unmapped) halt address in a run that does not stop at `until` (the

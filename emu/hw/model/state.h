@@ -61,8 +61,8 @@ enum {
     H_MEMOS, H_ABSENT_LINE, H_ABSENT_FILLS, H_CHANGED_LINE, H_CHANGED_IFILLS,
     H_ADDR_TENURE, H_WB_ENTRIES, H_ADDRESS_ONLY, H_BUS_SECTOR,
     H_MAINT_DONE, H_MAINT_WAIT, H_POSTED, H_IRQ_OFF_AT, H_IRQ_OFF_CYCLES, H_TLB604,
-    H_POSTED_AT, H_OUTER_TRAFFIC, H_OUTER_DRAIN_WAIT,
-    HEADER = 202
+    H_POSTED_AT, H_OUTER_TRAFFIC, H_OUTER_DRAIN_WAIT, H_AT_ACCESS_N,
+    HEADER = 203
 };
 /* ---- a core's memos (st[H_MEMOS] + X_*, emu/model/mmu.c and cache.c): what the hooks
  * found last, kept so that the next access like it skips a look-up. Each is checked against
@@ -80,10 +80,11 @@ enum { XM_PAGE, XM_SHIFT, XM_TAG_AT, XM_MRU_AT, XM_MRU_WORD, XM_PERM_AT, XM_REC,
  * instructions, base cycles, the cost table at its end, its only store by the listing
  * (single_store before S_CODE_WRITTEN, which is read at each use); and where its fetch
  * last found its one L1 I line the set's most recent (fetch_as_before): the index of that
- * set's MRU word (0: not known), the word then, the index of that way's stale flag. Python
+ * set's MRU word (0: not known), the word then, the index of that way's stale flag; and
+ * whether it holds an AT_ACCESS special (the memory hook reads the PC only then). Python
  * forgets them when it rewrites the tables (Caches.forget_block_memos, at each load). */
 enum { XB_ADDRESS, XB_SIZE1, XB_N, XB_CYCLES, XB_END, XB_STORE, XB_MRU_AT, XB_MRU_WORD,
-       XB_STALE_AT, XB_WORDS = 9 };
+       XB_STALE_AT, XB_AT_ACCESS, XB_WORDS = 10 };
 enum { X_FETCH = 0, X_LOAD = XM_WORDS, X_STORE = 2 * XM_WORDS, X_BLOCKS = 3 * XM_WORDS,
        BLOCK_MEMOS = 8, MEMO_WORDS = X_BLOCKS + BLOCK_MEMOS * XB_WORDS };
 /* ---- the store queues' block (st[H_SQ]): slices x entries slots (the cycle each entry
@@ -159,7 +160,10 @@ enum {
     OP_SERIALISE = 300, OP_DRAIN_STORES = 301, OP_COMPLETE = 302,
     OP_IRQ_OFF = 303, OP_IRQ_RESTORE = 304
 };
-enum { TLB_BROADCAST = 2, SERIAL = 4, BROADCAST = 8 };
+/* AT_ACCESS: a special whose instruction always reads memory first (x86 locked and xchg
+ * read-modify-writes), applied by the memory hook at that read instead of by a code hook
+ * (hooks.c, special_at_access) */
+enum { TLB_BROADCAST = 2, SERIAL = 4, BROADCAST = 8, AT_ACCESS = 16 };
 
 /* ---- MMU modes (emu.mmu, emu.softtlb) */
 enum { MODE_OFF, MODE_HASHED32, MODE_SOFT603, MODE_SOFT405, MODE_ARM_SHORT, MODE_HASHED64 };
