@@ -196,6 +196,9 @@ H_POSTED_AT = 199
 # (OT_*: the last two cycles it sent transfers at, when each's are done); and the cycles the
 # controller's register writes (a Cache Sync) waited for those transfers
 H_OUTER_TRAFFIC, H_OUTER_DRAIN_WAIT = 200, 201
+# the blocks of the loaded code a core has run since Python last looked (emu.run.costreads):
+# an array over code offsets, at a block's first the largest size in bytes run from there
+H_TOUCHED = 202
 OT_PREV_ISSUE, OT_PREV_DONE, OT_ISSUE, OT_DONE, OUTER_TRAFFIC_WORDS = range(5)
 # scratch words (st[H_SCRATCH] + k) shared by every core: the span of the code any core ran
 # outside the loaded programs (0, 0: none), so that bytes the host writes over it are not
@@ -210,7 +213,7 @@ M_BUS_FREE, M_ADDR_FREE, MACHINE_WORDS = 0, 1, 2
 WC_WORDS = 4            # per write-combining buffer: line + 1, bytes, fill order, free cycle
 ATTR_INHIBITED = 16     # a TLB entry's attribute: cache-inhibited (emu.hw.mmu)
 QUEUE_ENTRIES = 256
-HEADER = 202
+HEADER = 203
 
 # ---- the core table (multi-core only): the core count, then per core the level indices of
 # its ITLB and DTLB (-1: none) and where its segment registers (or SLB) are (for a TLB
@@ -498,6 +501,8 @@ class Layout:
         size += 2 * (code_len + 1)
         writers = size
         size += code_len + 1
+        touched = size
+        size += code_len + 1
         self.specials_at = size
         size += 8 * specials
         wc_at = size
@@ -573,6 +578,7 @@ class Layout:
         st[H_RESERVE_ADDR] = st[H_SWALLOW_ADDR] = st[H_SQ_LINE] = -1
         st[H_SYNC_STATIC], st[H_SYNC_DYNAMIC] = sync_static, sync_dynamic
         st[H_WRITERS], st[H_BLOCK_STORE] = writers, -1
+        st[H_TOUCHED] = touched
         self._set_memory_system(st, ms, levels, machine_at)
         for i, (lv, (tags, dirty, stamp, stale, plru, mru)) in enumerate(zip(self.levels,
                                                                             offsets)):

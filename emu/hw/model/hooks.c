@@ -415,6 +415,11 @@ static void remember_block(i64 *st, i64 *memo, i64 address, i64 off, i64 size) {
     memo[XB_END] = st[costs + off + size];
     memo[XB_STORE] = single_store(st, off, size);
     memo[XB_MRU_AT] = 0;
+    /* the block ran: its instructions' costs were read (emu.run.costreads looks, and
+     * forgets the memos so that the blocks run after it come here again) */
+    i64 *touched = st + st[H_TOUCHED];
+    if (touched[off] < size)
+        touched[off] = size;
 }
 
 /* Is the block's fetch through the L1 I (record `r`) the common case, one line that is its
