@@ -18,7 +18,9 @@ noted again. The watches are those of the last ``begin_run`` (every way of runni
 code calls it, through ``Machine.tables_up_to_date``): a run in another context (another
 unit's watch, in or out of ``estimates.setup_only``) first flushes what ran before it. A
 watch that ends flushes the machines that ran inside it (``estimates.register``), and so
-does a machine that is closed or collected.
+does a machine that is closed or collected. A run of several cores records what its
+cores ran for its caller's context and for those its tasks' calls came from
+(``join_context``).
 
 Guest code run inside ``estimates.setup_only`` is a set-up read (its unit's result does not
 depend on it) only on a machine whose clock carries nothing from one call to the next
@@ -83,6 +85,20 @@ class CostReads:
             return
         self.flush()
         self.context = (watches, setup)
+        if watches:
+            estimates.register(self, watches)
+
+    def join_context(self):
+        """A guest call from a task of a run of several cores (emu.run.parallel), whose
+        Python may have entered a context of its own: the cores' blocks run interleaved,
+        so what runs from now until the next flush is recorded for the run's context and
+        the task's both (more than each read, never less), as ordinary reads."""
+        watches, setup = estimates.context()
+        stored, stored_setup = self.context
+        if watches is stored and setup == stored_setup:
+            return
+        mine = {id(w) for w in stored}
+        self.context = (stored + tuple(w for w in watches if id(w) not in mine), False)
         if watches:
             estimates.register(self, watches)
 

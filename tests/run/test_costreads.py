@@ -89,6 +89,26 @@ def test_each_watch_gets_the_reads_of_the_runs_made_inside_it():
     assert costs_read(outer) == {SYNC, DCBZ}
 
 
+def test_a_watch_a_task_of_several_cores_enters_sees_the_runs_after_it():
+    from emu.run.parallel import run_tasks
+    m = Machine("ppc750", cores=2)
+    m.load(TWO)
+    inside = []
+
+    def task(t):
+        if t.core == 0:
+            with estimates.watch() as w:
+                t.call("f")
+            inside.append(w)
+        else:
+            t.call("g", m.alloc(4096))
+
+    with estimates.watch() as outer:
+        run_tasks(m, [task, task])
+    assert SYNC in costs_read(inside[0])          # its own call's sync (and maybe more)
+    assert costs_read(outer) == {SYNC, DCBZ}
+
+
 def test_a_program_loaded_over_code_that_ran_records_that_codes_reads_first():
     m = Machine("ppc750")
     p = m.load(TWO)
