@@ -197,7 +197,8 @@ H_POSTED_AT = 199
 # controller's register writes (a Cache Sync) waited for those transfers
 H_OUTER_TRAFFIC, H_OUTER_DRAIN_WAIT = 200, 201
 # the blocks of the loaded code a core has run since Python last looked (emu.run.costreads):
-# an array over code offsets, at a block's first the largest size in bytes run from there
+# the host address of an array over the loaded code's offsets (0: none), at a block's first
+# offset the largest size in bytes run from there
 H_TOUCHED = 202
 OT_PREV_ISSUE, OT_PREV_DONE, OT_ISSUE, OT_DONE, OUTER_TRAFFIC_WORDS = range(5)
 # scratch words (st[H_SCRATCH] + k) shared by every core: the span of the code any core ran
@@ -501,8 +502,6 @@ class Layout:
         size += 2 * (code_len + 1)
         writers = size
         size += code_len + 1
-        touched = size
-        size += code_len + 1
         self.specials_at = size
         size += 8 * specials
         wc_at = size
@@ -578,7 +577,6 @@ class Layout:
         st[H_RESERVE_ADDR] = st[H_SWALLOW_ADDR] = st[H_SQ_LINE] = -1
         st[H_SYNC_STATIC], st[H_SYNC_DYNAMIC] = sync_static, sync_dynamic
         st[H_WRITERS], st[H_BLOCK_STORE] = writers, -1
-        st[H_TOUCHED] = touched
         self._set_memory_system(st, ms, levels, machine_at)
         for i, (lv, (tags, dirty, stamp, stale, plru, mru)) in enumerate(zip(self.levels,
                                                                             offsets)):

@@ -48,16 +48,17 @@ class CostReads:
     """A machine's instruction-cost reads: the estimates each code offset's instruction
     depends on, and the runs' notes of the blocks that ran (see the module notes)."""
 
-    def __init__(self, state, code_size, forget_memos, clock_free_):
-        self.state = state
-        self.touched_at = int(state[c.H_TOUCHED])
-        self.ids = np.zeros(code_size, np.int32)       # per code offset: index in sets
-        self.first = np.zeros(code_size, np.int32)     # per code offset: its reach's start
+    def __init__(self, model, clock_free_):
+        self.model = model                      # the machine's Layout (its state, cores)
+        # per code offset up to the loaded code's end (grown as programs load: arrays over
+        # a machine's whole code region were megabytes to clear for every machine made)
+        self.touched = np.zeros(0, np.int64)   # the native notes (H_TOUCHED points here)
+        self.ids = np.zeros(0, np.int32)       # the index in ``sets`` of its reads
+        self.first = np.zeros(0, np.int32)     # the start of its reach
         self.sets = [frozenset()]
         self._index = {frozenset(): 0}
         self.top = 0
         self.context = ((), False)
-        self.forget_memos = forget_memos
         self.clock_free = clock_free_
 
     def load(self, lo, tables):
@@ -65,10 +66,22 @@ class CostReads:
         there: what ran before is flushed first)."""
         self.flush()
         n = len(tables.reads)
+        if lo + n > len(self.ids):
+            self._grow(max(lo + n, 2 * len(self.ids), 1 << 16))
         index = np.array([self._intern(s) for s in tables.read_sets], np.int32)
         self.ids[lo:lo + n] = index[tables.reads]
         self.first[lo:lo + n] = tables.segments + lo
         self.top = max(self.top, lo + n)
+
+    def _grow(self, size):
+        """The arrays over ``size`` code offsets, the notes kept; every core's header
+        pointed at the new notes (the old array is freed: nothing runs in between)."""
+        more = size - len(self.ids)
+        self.touched = np.concatenate([self.touched, np.zeros(more, np.int64)])
+        self.ids = np.concatenate([self.ids, np.zeros(more, np.int32)])
+        self.first = np.concatenate([self.first, np.zeros(more, np.int32)])
+        for core in range(self.model.cores):
+            self.model.header(core)[c.H_TOUCHED] = self.touched.ctypes.data
 
     def _intern(self, names):
         found = self._index.get(names)
@@ -105,10 +118,9 @@ class CostReads:
     def flush(self):
         """Record the instruction costs of the blocks run since the last flush as read by
         the last run's watches, and start the notes afresh."""
-        if self.state is None or not self.top:
+        if self.model is None or not self.top:
             return
-        top = self.top
-        touched = self.state[self.touched_at:self.touched_at + top]
+        touched = self.touched[:self.top]
         starts = np.flatnonzero(touched)
         if not starts.size:
             return
@@ -118,7 +130,7 @@ class CostReads:
             if names:
                 estimates.note_into(watches, names, setup and self.clock_free)
         touched[starts] = 0
-        self.forget_memos()             # a memo's block skips the note: run it again
+        self.model.forget_block_memos()     # a memo's block skips the note: run it again
 
     def names_run(self, starts, sizes):
         """The estimates the blocks at code offsets ``starts`` of ``sizes`` bytes read."""
@@ -133,6 +145,6 @@ class CostReads:
         return out
 
     def close(self):
-        """Flush, then let go of the machine's state."""
+        """Flush, then let go of the machine's model (no core runs any more)."""
         self.flush()
-        self.state = self.forget_memos = None
+        self.model = None

@@ -169,9 +169,9 @@ class Machine:
         self.outer_cache_base = self._map_outer_cache(profile)
         self.model.share_settings()
         # the instruction costs the runs read, recorded as they run (emu.run.costreads)
-        self.cost_reads = CostReads(st, self.code_size, self.model.forget_block_memos,
+        self.cost_reads = CostReads(self.model,
                                     clock_free(self.isa, cores, st, profile.memory.prefetcher))
-        weakref.finalize(self, self.cost_reads.close)
+        weakref.finalize(self, self.cost_reads.close).atexit = False
         for uc in self.cpus:
             self._hooks += [
                 native.add_hook(uc, UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE,

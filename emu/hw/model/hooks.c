@@ -416,9 +416,10 @@ static void remember_block(i64 *st, i64 *memo, i64 address, i64 off, i64 size) {
     memo[XB_STORE] = single_store(st, off, size);
     memo[XB_MRU_AT] = 0;
     /* the block ran: its instructions' costs were read (emu.run.costreads looks, and
-     * forgets the memos so that the blocks run after it come here again) */
-    i64 *touched = st + st[H_TOUCHED];
-    if (touched[off] < size)
+     * forgets the memos so that the blocks run after it come here again); its array
+     * covers the loaded code, which holds the block */
+    i64 *touched = (i64 *)(intptr_t)st[H_TOUCHED];
+    if (touched && touched[off] < size)
         touched[off] = size;
 }
 
