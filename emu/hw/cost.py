@@ -442,10 +442,11 @@ def _tables(isa, costs, code, address, serialising, store_buffer, broadcasts, ba
     specials = []
     rows = analyse(isa, code, address, serialising, store_buffer, broadcasts, barriers)
     base, own = [], []
-    for _, _, key, op_str, _, _ in rows:
-        with estimates.recorded() as watch:         # this instruction's own estimates
+    with estimates.recorded() as watch:
+        for _, _, key, op_str, _, _ in rows:
+            watch.read.clear()                      # this instruction's own estimates
             base.append(instruction_cost(costs, isa, key, op_str))
-        own.append(frozenset(watch.read))
+            own.append(frozenset(watch.read))
     first = []
     with estimates.recorded() as dispatch:          # the group's (the 603e's width ...)
         base = dispatch_cycles(isa, costs, rows, base, entries, own, first)
