@@ -200,6 +200,10 @@ H_OUTER_TRAFFIC, H_OUTER_DRAIN_WAIT = 200, 201
 # (emu.hw.cost.AT_ACCESS: x86's locked read-modify-writes) rather than a code hook; 0: none,
 # and the memory hook looks for none
 H_AT_ACCESS_N = 202
+# the blocks of the loaded code a core has run since Python last looked (emu.run.costreads):
+# the host address of an array over the loaded code's offsets (0: none), at a block's first
+# offset the largest size in bytes run from there
+H_TOUCHED = 203
 OT_PREV_ISSUE, OT_PREV_DONE, OT_ISSUE, OT_DONE, OUTER_TRAFFIC_WORDS = range(5)
 # scratch words (st[H_SCRATCH] + k) shared by every core: the span of the code any core ran
 # outside the loaded programs (0, 0: none), so that bytes the host writes over it are not
@@ -214,7 +218,7 @@ M_BUS_FREE, M_ADDR_FREE, MACHINE_WORDS = 0, 1, 2
 WC_WORDS = 4            # per write-combining buffer: line + 1, bytes, fill order, free cycle
 ATTR_INHIBITED = 16     # a TLB entry's attribute: cache-inhibited (emu.hw.mmu)
 QUEUE_ENTRIES = 256
-HEADER = 203
+HEADER = 204
 
 # ---- the core table (multi-core only): the core count, then per core the level indices of
 # its ITLB and DTLB (-1: none) and where its segment registers (or SLB) are (for a TLB

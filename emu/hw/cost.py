@@ -12,7 +12,9 @@ victims) do not stall: a store buffer absorbs them.
 
 Costs are looked up once per static instruction when a program is loaded, into two prefix-sum
 tables over the code region, so the native block hook adds a whole basic block's instruction
-count and base cycles with two subtractions.
+count and base cycles with two subtractions. The estimates an instruction's cycles depend on
+(its own cost's, and on a superscalar profile those its dispatch group's can: ``Tables.reads``)
+are recorded as read when the instruction runs, not when it is loaded (emu.run.costreads).
 """
 from __future__ import annotations
 
@@ -387,17 +389,25 @@ class Tables:
     synchronises the cores: SYNC_SERIAL above, 1 where one that may write memory starts:
     may_write, and on PowerPC every word capstone cannot decode), so that prefix sums over
     the code region count what lies before each offset (emu.run.machine); and the special
-    instructions."""
+    instructions. What its cycles depend on, per instruction (at its first byte): ``reads``,
+    an index into ``read_sets`` (frozensets of estimate names; 0, the empty set: none), the
+    estimates its own cost and its dispatch read (``dispatch_cycles``); ``segments``, the
+    offset of the first instruction whose cost can change its cycles (its own; on a
+    profile with dispatch groups, the first of those since a group boundary no move can
+    shift: ``dispatch_cycles``'s ``segments``)."""
     starts: np.ndarray
     cycles: np.ndarray
     syncs: np.ndarray
     writes: np.ndarray
     specials: list
+    reads: np.ndarray = None
+    read_sets: tuple = (frozenset(),)
+    segments: np.ndarray = None
 
 
-#: programs' Tables worked out in this process, with the estimates their costs read:
-#: {key: (Tables, read)}; a kernel loads the same dozen routines into every machine it
-#: makes (a sweep's runs, a scorecard move's), and their analysis was a third of a small run
+#: programs' Tables worked out in this process: {key: Tables}; a kernel loads the same
+#: dozen routines into every machine it makes (a sweep's runs, a scorecard move's), and
+#: their analysis was a third of a small run
 _TABLES = OrderedDict()
 _TABLES_KEPT = 256
 
@@ -405,22 +415,20 @@ _TABLES_KEPT = 256
 def tables(isa, costs, code, address, serialising=(), store_buffer=False, broadcasts=(),
            barriers=(), entries=()):
     """The Tables of a program loaded at ``address`` (kept: the same program, address and
-    costs, moved values included, give the same Tables, and note the same estimates read).
-    ``entries``: the program's labels, where a dispatch group starts (``dispatch_cycles``)."""
+    costs, moved values included, give the same Tables). ``entries``: the program's labels,
+    where a dispatch group starts (``dispatch_cycles``). The estimates its costs read are
+    not recorded as read here: they are in the Tables, for the machine to record when the
+    instructions run (emu.run.costreads)."""
     entries = tuple(sorted(a for a in set(entries) if address <= a < address + len(code)))
     key = (isa, _costs_key(costs), bytes(code), address, tuple(serialising),
            bool(store_buffer), tuple(broadcasts), tuple(barriers), entries)
-    kept = _TABLES.get(key)
-    if kept is not None:
+    found = _TABLES.get(key)
+    if found is not None:
         _TABLES.move_to_end(key)
-        found, read = kept
-        for name in read:
-            estimates.note(name)
         return found
-    with estimates.watch() as watch:            # its reads reach the watches around it too
-        found = _tables(isa, costs, code, address, serialising, store_buffer, broadcasts,
-                        barriers, entries)
-    _TABLES[key] = (found, frozenset(watch.read))
+    found = _tables(isa, costs, code, address, serialising, store_buffer, broadcasts,
+                    barriers, entries)
+    _TABLES[key] = found
     if len(_TABLES) > _TABLES_KEPT:
         _TABLES.popitem(last=False)
     return found
@@ -441,19 +449,31 @@ def _tables(isa, costs, code, address, serialising, store_buffer, broadcasts, ba
     writes = np.zeros(len(code), np.int64)
     if isa in ("ppc32", "ppc64"):
         writes[::4] = 1                 # a word capstone cannot read might store: counted
+    reads = np.zeros(len(code), np.int32)
+    segments = np.arange(len(code), dtype=np.int32)
     specials = []
     rows = analyse(isa, code, address, serialising, store_buffer, broadcasts, barriers)
-    base = [instruction_cost(costs, isa, key, op_str) for _, _, key, op_str, _, _ in rows]
-    base = dispatch_cycles(isa, costs, rows, base, entries)
-    for (pc, size, key, op_str, special, sync), cost_ in zip(rows, base):
+    base, own = [], []
+    with estimates.recorded() as watch:
+        for _, _, key, op_str, _, _ in rows:
+            watch.read.clear()                      # this instruction's own estimates
+            base.append(instruction_cost(costs, isa, key, op_str))
+            own.append(frozenset(watch.read))
+    first = []
+    with estimates.recorded() as dispatch:          # the group's (the 603e's width ...)
+        base = dispatch_cycles(isa, costs, rows, base, entries, own, first)
+    read_sets = {frozenset(): 0}
+    for k, ((pc, size, key, op_str, special, sync), cost_) in enumerate(zip(rows, base)):
         off = pc - address
         starts[off] = 1
         cycles[off] = cost_
         syncs[off] = int(sync)
         writes[off] = int(may_write(isa, key))
+        reads[off] = read_sets.setdefault(own[k] | dispatch.read, len(read_sets))
+        segments[off] = rows[first[k]][0] - address
         if special is not None:
             specials.append(special)
-    return Tables(starts, cycles, syncs, writes, specials)
+    return Tables(starts, cycles, syncs, writes, specials, reads, tuple(read_sets), segments)
 
 
 # ------------------------------------------------------------------ dispatch groups
@@ -529,12 +549,20 @@ def _branch_targets(rows):
     return found
 
 
-def dispatch_cycles(isa, costs, rows, base, entries=()):
+def dispatch_cycles(isa, costs, rows, base, entries=(), estimated=None, first=None):
     """Each instruction's base cycles (``base``, from ``instruction_cost``) once the profile's
     dispatch groups are formed (see above): 1 for the first of a group, 0 for the others,
     its own cost for one that dispatches alone. Unchanged without [costs.dispatch] (every
-    profile but the 603e's and the 604's) or off PowerPC."""
+    profile but the 603e's and the 604's) or off PowerPC.
+
+    ``first``, a list, gets for each instruction the index of the first one whose cost can
+    change its cycles: itself without dispatch groups, else the first since the last point
+    where a group ends whatever the costs (a branch; an instruction that dispatches alone
+    for what it is, or for a cost that is no estimate: ``estimated``, each instruction's
+    estimates read, empty for none; a branch target or label starts one afresh)."""
     table = costs.get("dispatch") if isinstance(costs, dict) else None
+    if first is not None:
+        first[:] = range(len(rows))
     if not table or isa not in ("ppc32", "ppc64"):
         return base
     width = table["width"]
@@ -543,12 +571,19 @@ def dispatch_cycles(isa, costs, rows, base, entries=()):
         return base
     mnemonics = costs.get("mnemonics", {})
     targets = _branch_targets(rows) | set(entries)
-    out, group = list(base), None
+    out, group, start = list(base), None, 0
     for k, (pc, _, key, op_str, _, _) in enumerate(rows):
         m = key.rstrip(".+-")
         cls = classify(isa, m, op_str)
+        if pc in targets:
+            start = k                   # what came before cannot reach it
+        if first is not None:
+            first[k] = start
         if _ppc_dispatches_alone(m, cls, base[k], mnemonics):
             group = None
+            if cls == "branch" or _ppc_dispatches_alone(m, cls, 1, mnemonics) or \
+                    not (estimated and estimated[k]):
+                start = k + 1           # alone whatever any estimate is: a boundary
             continue
         unit = _ppc_unit(m, cls)
         read, written = _ppc_registers(m, cls, op_str)
@@ -563,4 +598,5 @@ def dispatch_cycles(isa, costs, rows, base, entries=()):
             group = {"count": 1, "units": {unit: 1}, "written": set(written)}
         if cls == "branch":
             group = None
+            start = k + 1
     return out

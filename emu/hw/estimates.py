@@ -17,8 +17,10 @@ loaded, a kernel cost charged or an image mapped takes the moved value; on leavi
 value is the file's again. It holds for this thread or task only (a ``ContextVar``), and a
 sweep started inside it runs in the caller (``emu.run.sweep``), where the move applies.
 ``watch()`` records the estimates a run reads (``Watch.read``): a profile's estimates
-when it is loaded (its instruction costs when an instruction is costed), a kernel cost
-when it is charged, an image's when it is mapped. The scorecard's ranges
+when it is loaded (its instruction costs when an instruction of that cost runs: a
+machine's ``emu.run.costreads``, which records them when the block's watch ends, or the
+run's context changes, as ``readers``), a kernel cost when it is charged, an image's when
+it is mapped. The scorecard's ranges
 (``emu.book.ranges``) move each estimate a claim's run reads, one at a time, to its low
 and its high.
 
@@ -28,6 +30,7 @@ and its high.
 from __future__ import annotations
 
 import contextlib
+import weakref
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 
@@ -39,10 +42,14 @@ _STATE: ContextVar = ContextVar("emu_estimates", default=({}, ()))
 class Watch:
     """What a ``watch()`` saw: the names of the estimates read inside it. A unit's watch
     (``unit=True``, emu.run.reuse) keeps the estimates read inside a ``setup_only`` block
-    apart, in ``setup``: its result does not depend on them."""
+    apart, in ``setup``: its result does not depend on them. ``readers``: what ran inside
+    it and records its reads later ({id: a weak reference to an object whose ``flush()``
+    records them}: a machine's instruction costs, emu.run.costreads), told to record them
+    when the watch ends."""
     read: set = field(default_factory=set)
     unit: bool = False
     setup: set = field(default_factory=set)
+    readers: dict = field(default_factory=dict, repr=False, compare=False)
 
 
 #: the prefixes of the estimates a ``setup_only`` block reads without its unit's result
@@ -77,7 +84,54 @@ def moved(changes=None, unit=False):
     try:
         yield watch
     finally:
+        try:
+            _flush_readers(watch)
+        finally:
+            _STATE.reset(token)
+
+
+def _flush_readers(watch):
+    """Let what ran inside ``watch`` and records its reads later record them now."""
+    for ref in list(watch.readers.values()):
+        reader = ref()
+        if reader is not None:
+            reader.flush()
+    watch.readers.clear()
+
+
+@contextlib.contextmanager
+def recorded():
+    """A ``Watch`` of the estimates read inside the block, and no other: the watches around
+    it do not see them (what a program's cost tables read, emu.hw.cost, is recorded when
+    its instructions run, emu.run.costreads)."""
+    moved_, _ = _STATE.get()
+    watch = Watch()
+    token = _STATE.set((moved_, (watch,)))
+    try:
+        yield watch
+    finally:
         _STATE.reset(token)
+
+
+def context():
+    """Where a read would be recorded now: (the watches, whether inside ``setup_only``).
+    The same watches are the same tuple, so ``is`` tells a change of context."""
+    return _STATE.get()[1], bool(_SETUP.get())
+
+
+def register(reader, watches):
+    """``reader`` (an object with ``flush()``) records reads made inside ``watches`` later:
+    each is to tell it to when it ends."""
+    ref = weakref.ref(reader)
+    for w in watches:
+        w.readers[id(reader)] = ref
+
+
+def note_into(watches, names, setup=False):
+    """Record ``names`` as read by ``watches`` (a context() of earlier), as a unit's
+    set-up read them with ``setup``."""
+    for w in watches:
+        (w.setup if setup and w.unit else w.read).update(names)
 
 
 def run_moved(function, changes, **arguments):
@@ -104,7 +158,14 @@ def setup_only(prefixes=("kernel:costs.",)):
     moves only on a machine of several cores), never to the machine's clock, memory,
     caches or TLBs, and the model has no timer, so a result made of what the machine did
     after the block (differences of runs, their events) is the same whatever they are.
-    tests/papers/test_dougan1999_entry.py moves them all and compares the results."""
+    tests/papers/test_dougan1999_entry.py moves them all and compares the results.
+
+    The instruction costs of the guest code run inside the block are set-up reads too,
+    on a machine whose clock carries nothing from one call to the next
+    (emu.run.costreads.clock_free: one core, no posted write-backs or prefetch streams;
+    every call restarts the clock with the memory system drained): the caller's result,
+    made of what ran after the block, does not contain the block's cycles.
+    tests/papers/test_dougan1999_entry.py moves those too."""
     token = _SETUP.set(tuple(prefixes))
     try:
         yield
@@ -183,8 +244,9 @@ def profile_estimates(raw):
 
 def apply_to_profile(raw):
     """A profile's raw TOML (as read) with its moved estimates set, and every estimate it
-    holds recorded as read except its instruction costs (recorded when an instruction is
-    costed: ``WatchedCosts``). Refuses a moved name the profile does not have."""
+    holds recorded as read except its instruction costs (recorded when an instruction of
+    that cost runs, emu.run.costreads, or when a caller looks one up: ``WatchedCosts``).
+    Refuses a moved name the profile does not have."""
     name = raw.get("name", "?")
     moved_ = moved_under(f"{name}:")
     _, watches = _STATE.get()
@@ -207,8 +269,9 @@ def apply_to_profile(raw):
 
 class WatchedCosts(dict):
     """A profile's [costs] (or [costs.mnemonics]) table that records an estimate as read
-    when a cost is looked up (``emu.hw.cost.instruction_cost``): only the instructions a
-    loaded program holds depend on their costs."""
+    when a cost is looked up: by a caller's own arithmetic (a chapter's share of a cost),
+    or by ``emu.hw.cost`` making a program's tables, which keeps each instruction's reads
+    for the machine to record when it runs (emu.run.costreads)."""
 
     def __init__(self, table, prefix):
         super().__init__(table)

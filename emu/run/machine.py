@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import struct
+import weakref
 from pathlib import Path
 
 import numpy as np
@@ -29,6 +30,7 @@ from ..hw.layout import CODE_BASE, CODE_SIZE, HALT, HEAP_BASE, MAX_RAM, MAX_SPEC
 from ..hw.profile import Profile, load as load_profile
 from ..isa.assemble import AssemblyError, Program, assemble, assemble_file
 from . import diagnose, extable, parallel
+from .costreads import CostReads, clock_free
 from .calling import (PC_REGISTERS, RETURN_REGISTERS, STOP_ASKED, STOP_REASONS, GuestRuns,
                       argument_registers, read_register)
 from .emulator import Closed, new_unicorn, weak_hook
@@ -167,6 +169,10 @@ class Machine:
         self._python_hooks = []
         self.outer_cache_base = self._map_outer_cache(profile)
         self.model.share_settings()
+        # the instruction costs the runs read, recorded as they run (emu.run.costreads)
+        self.cost_reads = CostReads(self.model,
+                                    clock_free(self.isa, cores, st, profile.memory.prefetcher))
+        weakref.finalize(self, self.cost_reads.close).atexit = False
         for uc in self.cpus:
             self._hooks += [
                 native.add_hook(uc, UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE,
@@ -219,6 +225,9 @@ class Machine:
             finalizer = getattr(uc, "_Uc__finalizer", None)
             if finalizer is not None:
                 finalizer()                 # uc_close, once (the Uc's own finalizer)
+        reads = getattr(self, "cost_reads", None)
+        if reads is not None:
+            reads.close()
         closed = Closed()
         self.cpus, self.uc = [], closed
         self.ram = self._ram_view = self.state = self.model = self.soft_tlb = closed
@@ -412,6 +421,7 @@ class Machine:
         self._cycles[lo + 1:hi + 1] = tables.cycles
         self._syncs[lo + 1:hi + 1] = tables.syncs
         self._writes[lo + 1:hi + 1] = tables.writes
+        self.cost_reads.load(lo, tables)
         self._loaded_top = max(self._loaded_top, hi)
         # what the scheduler learned about the code that was here before is void
         dynamic = self.state[c.H_SYNC_DYNAMIC]
@@ -475,7 +485,9 @@ class Machine:
 
     def tables_up_to_date(self):
         """Sum the cost tables from the lowest code offset loaded since they last were (every
-        way of running guest code calls this first)."""
+        way of running guest code calls this first; and so the runs' instruction costs are
+        recorded as read where they run: emu.run.costreads)."""
+        self.cost_reads.begin_run()
         if self._tables_from is not None:
             lo, self._tables_from = self._tables_from, None
             self._update_tables(lo)

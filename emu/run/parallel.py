@@ -329,6 +329,7 @@ class Task:
 
     def call_here(self, entry, args, limit=None):
         """``call`` from this task's own Python (its caller has checked: Machine.call)."""
+        self.machine.cost_reads.join_context()      # its context's watches see the run
         kind, value = self._greenlet.parent.switch(("call", entry, args, limit))
         if kind == "abort":
             raise TaskAborted()

@@ -131,13 +131,18 @@ def test_every_estimate_of_every_profile_has_its_range_and_loads_at_both_ends():
                 load(e.name.split(":")[0])         # a value the model can take
 
 
-def test_a_programs_kept_tables_note_the_estimates_they_read_and_follow_a_move():
-    # emu.hw.cost keeps a program's tables for the next machine that loads it: the second
-    # load must note the same estimates, and a moved cost must not take the kept tables
+def test_a_programs_kept_tables_note_the_estimates_they_read_when_run_and_follow_a_move():
+    # emu.hw.cost keeps a program's tables for the next machine that loads it: loading
+    # notes no instruction cost (emu.run.costreads notes them as they run), and a run of
+    # the kept tables notes the same as the first; a moved cost must not take them
     reads = []
     for _ in range(2):
+        with estimates.watch() as loaded:
+            m = Machine("ppc750")
+            m.load(SYNCS)
+        assert not {n for n in loaded.read if ":costs." in n}
         with estimates.watch() as w:
-            Machine("ppc750").load(SYNCS)
+            m.call("f")
         reads.append({n for n in w.read if ":costs." in n})
     assert reads[0] == reads[1] == {"ppc750:costs.mnemonics.sync"}
     before = sync_cycles()

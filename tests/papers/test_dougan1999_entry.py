@@ -731,3 +731,48 @@ def test_the_kernels_fixed_costs_of_a_lmbench_set_up_cannot_move_its_result(
                                                      if n.endswith("memory.latency")): 99}):
         function(machine, **options)
     assert memo.runs > runs                   # a profile's latency: run again
+
+
+@pytest.mark.parametrize("unit, args, options", [
+    ("lat_ctx", ("604",), {}),               # its lat_pipe too
+    ("bw_pipe", ("603 page table",), {}),
+    ("null_syscall", ("603 hash table",), {"bats": False, "version": "2.1.51",
+                                           "tlb_flush": "search"})])
+def test_the_instruction_costs_of_a_set_up_cannot_move_its_result(unit, args, options):
+    """What lets the scorecard reuse these runs when an instruction's cost moves
+    (emu.run.costreads): the guest code of their set-up (the boot, a LMBench program's
+    spawn, fork and warm-up, the idle task's run) runs on a machine whose clock restarts
+    at every call with nothing in flight (costreads.clock_free), and the result is made of
+    the runs after it. Every instruction cost the runs executed only in their set-ups,
+    moved at once to its high, then to its low: the result the same to the bit; moving
+    one of them reuses the run, moving one the measured runs execute runs it again."""
+    import pickle
+
+    from emu.book import ranges
+    from emu.hw import estimates
+    from emu.run import reuse
+    function = getattr(dougan1999, unit)
+    memo = reuse.Memo()
+    with reuse.recording(memo):
+        nominal = function(*args, **options)
+    kept = [reads for entries in memo.entries.values() for reads, _, _ in entries]
+    costs = {n for reads in kept for n in reads
+             if ":costs." in n and not n.startswith("kernel:")}
+    measured = {n for reads in kept for n, v in reads.items() if v != reuse.SETUP}
+    set_up = costs - measured
+    assert set_up and costs & measured
+    table = ranges.catalog()
+    for side in ("high", "low"):
+        moved = {n: getattr(table[n], side) for n in set_up}
+        with estimates.moved(moved):
+            again = function(*args, **options)
+        assert pickle.dumps(again) == pickle.dumps(nominal), side
+    runs = memo.runs
+    first, timed = (next(n for n in sorted(names) if table[n].high != table[n].value)
+                    for names in (set_up, costs & measured))
+    with reuse.recording(memo), estimates.moved({first: table[first].high}):
+        function(*args, **options)
+    assert memo.runs == runs                  # a set-up's cost: reused
+    with reuse.recording(memo), estimates.moved({timed: table[timed].high}):
+        function(*args, **options)
+    assert memo.runs > runs                   # a measured run's: run again

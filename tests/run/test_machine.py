@@ -11,7 +11,7 @@ import contextlib
 import numpy as np
 import pytest
 
-from emu.hw.cache import H_RAM_PTR, CacheLevel
+from emu.hw.cache import H_RAM_PTR, H_TOUCHED, CacheLevel
 from emu.hw.faults import GuestFault, InstructionLimitExceeded, StaleInstructionFetch
 from emu.hw.layout import HEAP_BASE, PAGE
 from emu.run.machine import Machine
@@ -177,6 +177,7 @@ def test_loads_together_sum_the_cost_tables_once_and_alike():
     eager, deferred = _loaded_below(False), _loaded_below(True)
     same = eager.state == deferred.state
     same[H_RAM_PTR] = True                   # the host's address of each one's RAM
+    same[H_TOUCHED] = True                   # and of its blocks' notes (emu.run.costreads)
     assert same.all()
     for m in (eager, deferred):
         assert m.call("count", 100).cycles == 303 + 78        # as test_loop_cycles_pinned

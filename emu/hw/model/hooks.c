@@ -456,6 +456,12 @@ static void remember_block(i64 *st, i64 *memo, i64 address, i64 off, i64 size) {
     i64 syncs = st[H_SYNC_STATIC];
     memo[XB_AT_ACCESS] = st[H_AT_ACCESS_N] && st[syncs + off + size] != st[syncs + off] &&
                          holds_at_access(st, address, address + size);
+    /* the block ran: its instructions' costs were read (emu.run.costreads looks, and
+     * forgets the memos so that the blocks run after it come here again); its array
+     * covers the loaded code, which holds the block */
+    i64 *touched = (i64 *)(intptr_t)st[H_TOUCHED];
+    if (touched && touched[off] < size)
+        touched[off] = size;
 }
 
 /* Is the block's fetch through the L1 I (record `r`) the common case, one line that is its

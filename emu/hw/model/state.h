@@ -61,8 +61,8 @@ enum {
     H_MEMOS, H_ABSENT_LINE, H_ABSENT_FILLS, H_CHANGED_LINE, H_CHANGED_IFILLS,
     H_ADDR_TENURE, H_WB_ENTRIES, H_ADDRESS_ONLY, H_BUS_SECTOR,
     H_MAINT_DONE, H_MAINT_WAIT, H_POSTED, H_IRQ_OFF_AT, H_IRQ_OFF_CYCLES, H_TLB604,
-    H_POSTED_AT, H_OUTER_TRAFFIC, H_OUTER_DRAIN_WAIT, H_AT_ACCESS_N,
-    HEADER = 203
+    H_POSTED_AT, H_OUTER_TRAFFIC, H_OUTER_DRAIN_WAIT, H_AT_ACCESS_N, H_TOUCHED,
+    HEADER = 204
 };
 /* ---- a core's memos (st[H_MEMOS] + X_*, emu/model/mmu.c and cache.c): what the hooks
  * found last, kept so that the next access like it skips a look-up. Each is checked against
