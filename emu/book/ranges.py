@@ -193,7 +193,7 @@ def chapter_run(chapter, module, changes=None, rows=False, keep=None, reuse_from
     if rows:
         out["rows"] = [c.row() for c in claims]
     if keep is not None:
-        out["units"] = memo.units()
+        out["units"], out["nominal_cpu_s"] = memo.units(), memo.nominal_cpu_s()
         Path(keep).parent.mkdir(parents=True, exist_ok=True)
         with open(keep, "wb") as f:
             pickle.dump(memo.entries, f, protocol=4)
@@ -221,12 +221,13 @@ def _kept(path):
     return _KEPT[path]
 
 
-def plan(units, claims_cpu_s, read, grouping="estimate", table=None):
+def plan(units, claims_cpu_s, read, grouping="estimate", table=None, nominal_cpu_s=0.0):
     """What the moves of ``grouping`` would cost a chapter whose run as it is made
     ``units`` ([(name, estimates read, own CPU s)]) in ``claims_cpu_s`` CPU seconds and
     read ``read``: {"moves": n, "cpu_s": the CPU of the units each move re-runs, plus the
     claims' own work outside any unit, summed; "full_cpu_s": the same moves each re-running
-    the whole claims}. A unit re-runs when a moved estimate is one it read."""
+    the whole claims, less ``nominal_cpu_s``, its units run only as it is, which a moved
+    run skips}. A unit re-runs when a moved estimate is one it read."""
     table = catalog() if table is None else table
     outside = max(claims_cpu_s - sum(cpu for _, _, cpu in units), 0.0)
     reads = [(set(r), cpu) for _, r, cpu in units]
@@ -234,7 +235,8 @@ def plan(units, claims_cpu_s, read, grouping="estimate", table=None):
     chosen = moves(read, grouping, table)
     for _, change in chosen:
         cpu += outside + sum(c for r, c in reads if not r.isdisjoint(change))
-    return {"moves": len(chosen), "cpu_s": cpu, "full_cpu_s": len(chosen) * claims_cpu_s}
+    return {"moves": len(chosen), "cpu_s": cpu,
+            "full_cpu_s": len(chosen) * (claims_cpu_s - nominal_cpu_s)}
 
 
 def sources_hash(root=ROOT):
@@ -352,7 +354,8 @@ def compute(chapters, grouping="estimate", executor=None, cache=True, timing=Non
     out = {"rows": [row for run in nominal for row in run["rows"]],
            "read": {c: run["read"] for c, run in zip(chapters, nominal)},
            "ranges": {}, "runs": len(points), "grouping": per_chapter, "split": split,
-           "plan": {c: {g: plan(run.get("units", []), run["cpu_s"], run["read"], g, table)
+           "plan": {c: {g: plan(run.get("units", []), run["cpu_s"], run["read"], g, table,
+                               run.get("nominal_cpu_s", 0.0))
                         for g in GROUPINGS if g != "split"}
                     for c, run in zip(chapters, nominal)},
            "moves_by_chapter": {c: sum(p["chapter"] == c for p in points) for c in chapters},

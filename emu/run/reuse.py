@@ -100,6 +100,12 @@ class Memo:
     def keep(self, key, reads, blob, cpu_s):
         self.entries.setdefault(key, []).append((reads, blob, cpu_s))
 
+    def nominal_cpu_s(self):
+        """The CPU seconds of the units run inside ``nominal_only`` (no moved re-run runs
+        them, whole or not)."""
+        return sum(cpu for key, kept in self.entries.items() if key in self.nominal
+                   for _, _, cpu in kept)
+
     def units(self):
         """[(unit's name, estimates read, cpu s)] of every kept run (of this memo only); a
         unit run inside ``nominal_only`` reads none here: no move re-runs it."""

@@ -258,6 +258,10 @@ def test_a_unit_run_only_as_it_is_is_in_no_moves_plan():
     units = [(n, r, 1.0) for n, r, _ in memo.units()]
     plan = R.plan(units, 2.0, ["toy:a", "toy:b"], "estimate", TOY_TABLE)
     assert plan == {"moves": 3, "cpu_s": 3 * 1.0, "full_cpu_s": 3 * 2.0}
+    # a whole re-run under a move skips the nominal unit too: 3 x (2.0 - its 1.0)
+    assert 0 <= memo.nominal_cpu_s() <= memo.cpu_s       # the second unit's alone
+    assert R.plan(units, 2.0, ["toy:a", "toy:b"], "estimate", TOY_TABLE,
+                  nominal_cpu_s=1.0)["full_cpu_s"] == 3 * 1.0
 
 
 def test_split_moves_the_source_then_the_top_sources_estimates():
