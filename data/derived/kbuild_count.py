@@ -90,13 +90,9 @@ def evaluate(text, config, variables=None):
             v = expand(f"$({m.group(2)})", variables, config)
             stack.append(bool(v.strip()) == (m.group(1) == "ifdef"))
             continue
-        m = re.match(r"(ifeq|ifneq)\s*\((.*),(.*)\)\s*$", s)
-        if m:
-            a = expand(m.group(2), variables, config).strip()
-            b = expand(m.group(3), variables, config).strip()
-            stack.append((a == b) == (m.group(1) == "ifeq"))
-            continue
-        m = re.match(r"(ifeq|ifneq)\s+['\"](.*)['\"]\s+['\"](.*)['\"]", s)
+        # ifeq (a,b) or ifeq "a" "b"
+        m = (re.match(r"(ifeq|ifneq)\s*\((.*),(.*)\)\s*$", s) or
+             re.match(r"(ifeq|ifneq)\s+['\"](.*)['\"]\s+['\"](.*)['\"]", s))
         if m:
             a = expand(m.group(2), variables, config).strip()
             b = expand(m.group(3), variables, config).strip()
