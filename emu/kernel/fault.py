@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from .errors import KernelError, SegmentationFault
 from .pgtable import (PAGE_SIZE, PROT, VM_EXEC, VM_WRITE, _PAGE_ACCESSED, _PAGE_BASE,
-                      _PAGE_DIRTY, _PAGE_EXEC, _PAGE_HASHPTE, _PAGE_PRESENT, _PAGE_RW,
-                      _PAGE_USER)
+                      _PAGE_DIRTY, _PAGE_EXEC, _PAGE_PRESENT, _PAGE_RW, _PAGE_USER,
+                      with_hashpte)
 
 
 class PageFaults:
@@ -20,6 +20,10 @@ class PageFaults:
         if writable:
             bits |= _PAGE_RW
         return bits
+
+    def _file_pte_bits(self, vma, writable, write):
+        """A file fault's PTE bits (__do_fault): the VMA's, dirty when the fault writes."""
+        return self._vm_pte_bits(vma, writable) | (_PAGE_DIRTY if write else 0)
 
     def page_fault(self, process, address, access="r"):
         """do_page_fault + handle_mm_fault for a user access ('r', 'w' or 'x')."""
@@ -231,9 +235,7 @@ class PageFaults:
         # 2.5.66-mm3 (LKML, 3 April 2003; in 2.5.68), deletes them from both functions
         self.policy.mapping_page(self, page, "filemap_nopage")
         self.policy.mapping_page(self, page, "file" if page.kind == "pagecache" else "cow")
-        bits = self._vm_pte_bits(vma, writable)
-        if write:
-            bits |= _PAGE_DIRTY
+        bits = self._file_pte_bits(vma, writable, write)
         with self.locked(mm.page_table_lock):
             if cow and self.arch.runs_fault_path:    # page_add_new_anon_rmap, guest code
                 self.arch.anon_cow_map(self, mm, vma, address, page)
@@ -255,9 +257,8 @@ class PageFaults:
         if page is None or not self.policy.maps_without_work(vma, page):
             return False
         writable = bool(vma.flags & VM_WRITE) and vma.shared
-        bits = self._vm_pte_bits(vma, writable) | (_PAGE_DIRTY if write else 0)
         old = self._read_pte(ptep)
-        value = (old & _PAGE_HASHPTE) | ((page.address | bits) & ~_PAGE_HASHPTE)
+        value = with_hashpte(old, page.address | self._file_pte_bits(vma, writable, write))
         self.arch.kernel_reference(ptep, True)
         ptl = mm.page_table_lock if self.smp else 0
         waits = self.arch.file_fault_in_one(self, process, file, index, page,
@@ -267,8 +268,7 @@ class PageFaults:
         self.ledger.count("page_lock_waits", waits)
         page.mapcount += 1
         self.arch.pte_was_set(ptep)
-        if old & _PAGE_HASHPTE:
-            self._pte_changed(mm, address)
+        self._replaced(mm, address, old)
         self.update_mmu_cache(mm, vma, address, ptep)
         self.arch.unlock_page(self, page)
         return True

@@ -31,3 +31,9 @@ PTE_PFN_MASK = 0xFFFFF000
 VM_READ, VM_WRITE, VM_EXEC, VM_SHARED = 0x1, 0x2, 0x4, 0x8
 VM_GROWSDOWN = 0x100
 PROT = {"r": VM_READ, "w": VM_WRITE, "x": VM_EXEC}
+
+
+def with_hashpte(old, value):
+    """The PTE ``value`` with the old PTE's _PAGE_HASHPTE kept: set_pte leaves it, since an
+    HPTE made for the old one may still exist."""
+    return (old & _PAGE_HASHPTE) | (value & ~_PAGE_HASHPTE)

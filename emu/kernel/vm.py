@@ -63,7 +63,7 @@ from .mm import VMA
 from .pages import PageAllocator, PageCache
 from .percpu import PerCPU
 from .pgtable import (PAGE_SHIFT, PAGE_SIZE, PROT, PTE_PFN_MASK, VM_GROWSDOWN, VM_SHARED,
-                      _PAGE_ACCESSED, _PAGE_HASHPTE, _PAGE_PRESENT)
+                      _PAGE_ACCESSED, _PAGE_HASHPTE, _PAGE_PRESENT, with_hashpte)
 from .ppc32 import PPC32Hash
 from .process import Processes
 
@@ -238,10 +238,15 @@ class Kernel(PageFaults, Processes):
         return self.arch.read_pte(ptep)
 
     def _set_pte(self, mm, address, ptep, value):
-        """set_pte: store a new Linux PTE. _PAGE_HASHPTE of the old one is kept (an HPTE
-        may still exist); if the old PTE had it, the flush strategy is told."""
+        """set_pte: store a new Linux PTE (``with_hashpte``); if the old PTE had an HPTE,
+        the flush strategy is told (``_replaced``)."""
         old = self._read_pte(ptep)
-        self._write_pte(ptep, (old & _PAGE_HASHPTE) | (value & ~_PAGE_HASHPTE))
+        self._write_pte(ptep, with_hashpte(old, value))
+        self._replaced(mm, address, old)
+
+    def _replaced(self, mm, address, old):
+        """A PTE that was ``old`` has been set anew: if it had _PAGE_HASHPTE, its HPTE may
+        still exist, and the flush strategy is told."""
         if old & _PAGE_HASHPTE:
             self._pte_changed(mm, address)
 
