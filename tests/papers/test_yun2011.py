@@ -579,3 +579,17 @@ def test_pk1_at_one_core_by_hand():
     assert got["needed_per_clean"] == pytest.approx(120) and got["model_per_clean"] == 4
     # 24% at one core, 6% at four: a saving the same at both is a 4x dearer stock fault
     assert got["paper_stock_growth"] == 4 and got["model_stock_growth"] == pytest.approx(1.1)
+
+
+def test_the_chapters_no_effect_rule_is_the_scorecards_at_its_edge():
+    """The chapter's own sides of no effect (the spreads' tables, Table 1's directions)
+    are those of its claims (tolerance half a point, the half point itself none), so that a
+    table and the scorecard cannot disagree on a cell at the edge."""
+    from emu.papers.yun2011.runs import _side
+    from emu.present.claims import EFFECT, Claim
+    claim = Claim("Yun 2011", "a cell", kind=EFFECT, neutral=0, published=1.0, emulated=1.0,
+                  unit="%", digits=1, source="Table 1", page=yun2011.PAGES["table1"],
+                  reason="a test", tolerance=yun2011.ROUNDING, tolerance_source="a test")
+    for value in (-0.6, -0.5, -0.49, 0.0, 0.49, 0.5, 0.51):
+        assert _side(value) == claim._side(value), value
+    assert [_side(v) for v in (-0.6, -0.5, 0.5, 0.51)] == [-1, 0, 0, 1]
