@@ -1,0 +1,267 @@
+"""make -j as a scheduler on the model (scheduled_build): job slots on the CPUs, gcc's passes
+with their user time between their faults, the build's jobs list-scheduled in make's order
+(build_job_cycles, list_schedule), then the serial link; a build with each job's file I/O and
+loading added (with_file_io)."""
+from __future__ import annotations
+
+import heapq
+
+from ...hw import estimates
+from ...kernel import workloads
+from ...kernel.gcc import make_image
+from ...kernel.percpu import cpu
+from ...run import profiler, reuse
+from ...run.parallel import current_task
+from .accounts import flush_account, hash_per_call, measured_share, part_tree, split_shares
+from .job_io import EXEC_ROWS, FILE_IO_ROWS
+from .jobs import (BUILD, PASS_SHARES, back_factors, job_images, job_weights, page_ratio,
+                   per_process_charges, scaled_back, user_fraction)
+from .kernels import LPAR, POLICY, SCALE, _options, memory_for
+from .published import builds
+from .timeline import _record_lock_calls
+
+
+#: What the elapsed times' compile phase leaves out (each elapsed claim says so)
+ELAPSED_MISSING = ("; not in the model: 2.4's recursive make (a directory's objects after its "
+                   "subdirectories', an `ld -r` of each directory, each sub-make its own -j14 "
+                   "slots) and each job's own kernel time (every job has the measured jobs' "
+                   "mean)")
+
+
+#: Where a program's user time falls among its faults in scheduled_build: the chapter's
+#: (the image's touches in order, each region's pages faulted back to back, then the user
+#: time of those pages), and the bound of every fault at exec
+FAULT_TIMINGS = {"as_touched": "each touched region's faults in a row, then its user time",
+                 "at_exec": "every fault at exec, then all the program's user time",
+                 "per_page": "each touched page's fault, then its user time"}
+
+
+class _PageAtATime:
+    """An image whose touched regions come a page at a time (FAULT_TIMINGS' per_page: the
+    shortest stretches of faults, the same at any scale)."""
+
+    def __init__(self, image):
+        self._image = image
+
+    def __getattr__(self, name):
+        return getattr(self._image, name)
+
+    def touches(self):
+        return [(address + k * PAGE_BYTES, 1, access)
+                for address, pages, access in self._image.touches() for k in range(pages)]
+
+
+PAGE_BYTES = 4096
+
+
+@reuse.unit
+def scheduled_build(kernel_name, cpus, slots=None, scale=None, build=None, lpar=LPAR,
+                    clock_mhz=None, faults="as_touched", timeline=False, ties=None):
+    """make -j on the model as a scheduler: ``slots`` job slots (default one per CPU, see
+    BUILD_RANGES) on ``cpus`` CPUs, the others idle. Each slot's first job fills the page
+    cache (not measured); then ``cpus`` measured jobs start as slots free. A job is gcc's
+    driver and its passes, each program's user time spent between its faults (its share of
+    the job's, spread over the pages it touches). The images at ``scale``, each page they
+    touch with the full size's user time, and the per-process paths charged at the scale of
+    the pages (PER_PROCESS_COSTS), so that the mix of user, page and per-process work is the
+    full build's; the totals are scaled back by page_ratio(scale) but the per-process
+    events and misses, which a job has as many of at any scale (PER_PROCESS_EVENTS,
+    MISS_ROWS): each counted once per job, as at full size. ``lpar``: in a logical partition, as the first two builds ran (LPAR).
+    ``clock_mhz``: the CPUs' clock (default the first build's, 1,100): the user cycles and
+    the link's are the first build's at its clock, in seconds at this one (the same work
+    at a faster clock; the profile's latencies stay in core cycles). A dict: kernel cycles
+    per job, the build's user and system time, its compile phase (the build's jobs,
+    build_job_cycles: the measured jobs' mean cycles beyond their user time and each job's
+    own user time, list-scheduled on the slots in make's order: list_schedule) and elapsed
+    time (compile phase + the serial link, which needs every job's object), %CPU, each
+    job's cycles ("job cycles") and the kernel's routines. ``faults``: where a program's
+    user time falls among its faults (FAULT_TIMINGS): "as_touched" (the chapter's), or
+    "at_exec", all of it after the program's last fault (every fault in one burst at exec:
+    a bound, to measure what bursts do to the locks), or "per_page", each page's fault then
+    its user time (stretches of one fault, whatever the scale). ``timeline``: also give
+    "timeline", the lock-taking calls (cpu, start, end, routine: _record_lock_calls) and
+    the measured jobs (cpu, start, end), on the CPUs' clocks, and each flush's pages
+    (flush_meetings and flush_waits read it). ``ties``: how the scheduler orders CPUs at
+    the same cycle (emu.run.parallel.TIES; default the machine's, the lower-numbered CPU
+    first): which of the spinning CPUs one store wakes takes the lock."""
+    options = _options(kernel_name)
+    if faults not in FAULT_TIMINGS:
+        raise ValueError(f"faults must be one of {[*FAULT_TIMINGS]}, not {faults!r}")
+    slots = cpus if slots is None else slots
+    if not 1 <= slots <= cpus:
+        raise ValueError(f"slots must be from 1 to cpus ({cpus}), not {slots!r}")
+    scale = SCALE if scale is None else scale
+    build = {**{k: estimates.value(f"kernel:build.{k}", v) for k, v in BUILD.items()},
+             **(build or {})}
+    first = builds().set_index("run").loc["p690_10.31"]
+    first_clock = float(first.clock_mhz) * 1e6
+    clock = first_clock if clock_mhz is None else float(clock_mhz) * 1e6
+    if not clock > 0:
+        raise ValueError(f"clock_mhz must be positive, not {clock_mhz!r}")
+    user_per_job = (float(first.user_s) - build["link_s"]) * first_clock / build["jobs"]
+    link_s = build["link_s"] * first_clock / clock    # the link's cycles, at this clock
+    user_s = float(first.user_s) * first_clock / clock
+    driver, *passes = job_images(scale)
+    ratio = page_ratio(scale)
+    parent_image = make_image(scale)
+    frames, ram_size = memory_for(scale)
+    kernel = workloads.make_kernel(profile="power4", policy=POLICY, cores=cpus,
+                                   frames=frames, ram_size=ram_size, lpar=lpar, **options)
+    if ties is not None:
+        kernel.machine.ties = ties
+    per_page = {image.name: PASS_SHARES[image.name] * user_per_job /
+                max(1, sum(p for _, p, _ in image.touches()))
+                for image in job_images(1.0)}        # the full size's, per page touched
+    weight, user, pending = {}, {}, {}               # the running job's, per CPU
+
+    def user_work(image, pages):
+        cycles = round(per_page.get(image.name, 0) * pages * weight.get(cpu(), 0))
+        user[cpu()] = user.get(cpu(), 0) + cycles
+        if faults == "at_exec":
+            pending[cpu()] = pending.get(cpu(), 0) + cycles
+        else:
+            current_task().spend(cycles)
+
+    def run_program(process, image):
+        kernel.exec(process, _PageAtATime(image) if faults == "per_page" else image)
+        current_task().spend(pending.pop(cpu(), 0))  # "at_exec": its user time after them
+
+    kernel.user_work = user_work
+    calls, measured_jobs, flushed = [], [], []
+    if timeline:
+        _record_lock_calls(kernel, calls, flushed)
+    weights = job_weights(slots + cpus, build["spread"])
+    queue = list(range(slots, slots + cpus))         # the measured jobs, in make's order
+
+    def job(parent, w):
+        weight[cpu()] = w
+        child = kernel.vfork(parent)
+        run_program(child, driver)
+        for image in passes:
+            grandchild = kernel.vfork(child)
+            run_program(grandchild, image)
+            kernel.exit(grandchild)
+            kernel.wait(child, grandchild)
+        kernel.exit(child)
+        kernel.wait(parent, child)
+
+    def slot(t):
+        whole = kernel.ledger.snapshot()             # the slot's whole run, profiled
+        parent = kernel.spawn(parent_image)
+        job(parent, weights[cpu()])                  # the page cache filled
+        out = {"jobs": 0, "kernel": 0, "busy": 0, "user": 0, "routines": {}, "tlbie": 0,
+               "counts": {}, "calls": {}}
+        while queue:
+            w = weights[queue.pop(0)]
+            before, start, ran = kernel.ledger.snapshot(), t.clock, user.get(cpu(), 0)
+            job(parent, w)
+            measured_jobs.append((cpu(), start, t.clock))
+            spent = kernel.ledger.since(before)
+            out["jobs"] += 1
+            out["kernel"] += spent.cycles
+            out["busy"] += t.clock - start
+            out["user"] += user.get(cpu(), 0) - ran
+            out["tlbie"] += spent.counts.get("tlbie", 0)
+            for event, n in spent.counts.items():
+                out["counts"][event] = out["counts"].get(event, 0) + n
+            for name, (_, calls, cycles, _) in spent.rows.items():
+                out["routines"][name] = out["routines"].get(name, 0) + cycles
+                out["calls"][name] = out["calls"].get(name, 0) + calls
+        out["run calls"] = {name: row[1] for name, row in kernel.ledger.since(whole).rows.items()}
+        return out
+
+    with estimates.moved(per_process_charges(scale)):
+        sampled = profiler.profile_run(kernel.machine,
+                                       lambda: kernel.machine.run_tasks([slot] * slots))
+    per_slot = sampled.run
+    jobs = sum(s["jobs"] for s in per_slot)
+    measured, counts = {}, {}                        # per job, as run
+    for s in per_slot:
+        for name, cycles in s["routines"].items():
+            measured[name] = measured.get(name, 0) + cycles / jobs
+        for event, n in s["counts"].items():
+            counts[event] = counts.get(event, 0) + n / jobs
+    once = back_factors(scale, counts)
+    routines = scaled_back(measured, ratio, once)
+    counts = scaled_back(counts, ratio, once)
+    kernel_in = sum(s["kernel"] for s in per_slot) / jobs
+    kernel_per_job = kernel_in * ratio - sum(cycles * (ratio - once[r])
+                                             for r, cycles in measured.items() if r in once)
+    user_in = sum(s["user"] for s in per_slot) / jobs
+    waits = sum(s["busy"] for s in per_slot) / jobs - kernel_in - user_in
+    busy_per_job = kernel_per_job + user_in / user_fraction(scale) + waits * ratio
+    tree = part_tree(sampled, kernel.machine)
+    seen = measured_share(per_slot, jobs)
+    system_s = build["jobs"] * kernel_per_job / clock
+    # each of the build's jobs: the measured jobs' mean beyond their user time, and its own
+    jobs_cycles = build_job_cycles(busy_per_job - user_in / user_fraction(scale),
+                                   user_per_job, build["jobs"], build["spread"])
+    compile_s = list_schedule(jobs_cycles, slots) / clock
+    elapsed_s = compile_s + link_s
+    return {"kernel": kernel_name, "cpus": cpus, "slots": slots, "scale": scale, "lpar": lpar,
+            "clock_mhz": clock / 1e6, "jobs": build["jobs"],
+            "kernel cycles per job": kernel_per_job, "cycles per job": busy_per_job,
+            "job cycles": jobs_cycles,
+            "user cycles per job": user_per_job, "user_s": user_s, "system_s": system_s,
+            "compile_s": compile_s, "link_s": link_s, "elapsed_s": elapsed_s,
+            "cpu_percent": 100 * (user_s + system_s) / elapsed_s,
+            "routines": routines, "counts per job": counts,
+            "split": split_shares(sampled, kernel.machine, seen, measured, routines),
+            "flushed pages per job": counts.get("tlbie", 0),
+            "page ratio": ratio,
+            "flush account": flush_account(tree, seen, measured, routines),
+            "hash per call": hash_per_call(sampled, kernel.machine, tree),
+            **({"timeline": {"calls": calls, "jobs": measured_jobs, "flushed": flushed}}
+               if timeline else {})}
+
+
+def build_job_cycles(other_cycles, user_per_job, jobs, spread):
+    """The cycles of each of a build's ``jobs`` (rounded to a whole job), in make's order:
+    ``other_cycles`` each (a job's kernel time and its waits outside it) and its own user
+    time, ``user_per_job`` times its weight (job_weights: job k's at any count, so the jobs
+    a scheduled build runs are the build's first)."""
+    return [other_cycles + user_per_job * w
+            for w in job_weights(int(round(jobs)), spread)]
+
+
+def list_schedule(durations, slots):
+    """The time make -j``slots`` takes to run jobs of ``durations`` (cycles), in make's order:
+    each job starts when a slot frees, on the slot that frees first (the lowest-numbered at a
+    tie), as GNU make starts its next job when one ends; the end of the last one (the
+    compile phase's critical path; the link, which needs every object, starts then)."""
+    if slots < 1:
+        raise ValueError(f"slots must be at least 1, not {slots!r}")
+    free = [(0, slot) for slot in range(slots)]      # (when it frees, the slot)
+    end = 0
+    for cycles in durations:
+        if cycles < 0:
+            raise ValueError(f"a job's cycles must not be negative, not {cycles!r}")
+        at, slot = heapq.heappop(free)
+        heapq.heappush(free, (at + cycles, slot))
+        end = max(end, at + cycles)
+    return end
+
+
+def with_file_io(build, io, loading=None):
+    """A scheduled build (scheduled_build's dict) with each job's file I/O (job_file_io's
+    dict ``io``) and, if given, its processes' loading (job_exec_io's ``loading``) added:
+    their cycles in the job's kernel time (FILE_IO_ROWS and EXEC_ROWS in the routines), the
+    system time, each job's cycles and the compile phase (a job's CPU is busy for them:
+    list_schedule again), the elapsed time and
+    %CPU recomputed. A new dict."""
+    rows = {row: io[part] for part, row in FILE_IO_ROWS.items()}
+    if loading is not None:
+        rows.update({row: loading[part] for part, row in EXEC_ROWS.items()})
+    added = sum(rows.values())
+    clock = build["clock_mhz"] * 1e6
+    out = dict(build)
+    out["routines"] = {**build["routines"], **rows}
+    out["kernel cycles per job"] = build["kernel cycles per job"] + added
+    out["cycles per job"] = build["cycles per job"] + added
+    out["system_s"] = build["system_s"] + build["jobs"] * added / clock
+    out["job cycles"] = [cycles + added for cycles in build["job cycles"]]
+    out["compile_s"] = list_schedule(out["job cycles"], build["slots"]) / clock
+    out["elapsed_s"] = out["compile_s"] + build["link_s"]
+    out["cpu_percent"] = 100 * (build["user_s"] + out["system_s"]) / out["elapsed_s"]
+    out["file I/O cycles per job"] = added
+    return out
