@@ -92,6 +92,8 @@ def with_ranges(card, result):
             note += f"; the model refused {len(r['failed'])}: {', '.join(r['failed'])}"
         if r["moves"] == 0:
             note = "no range: no estimate it reads could move" if not r["failed"] else note
+        else:
+            note += _against_spread(row, r)
         for c, v in zip(RANGE_COLUMNS, (r["low"], r["high"],
                                          labels.get(r["most"], r["most"] or ""), inside,
                                          r["moves"], note)):
@@ -101,6 +103,20 @@ def with_ranges(card, result):
     card.attrs["ranges"] = {k: result.get(k) for k in ("grouping", "split", "plan",
                                                         "moves_by_chapter", "runs")}
     return card
+
+
+def _against_spread(row, r):
+    """For a claim with a spread (its runs over what a machine leaves to chance: layouts,
+    timings), whether the estimates' range lies inside it: the estimates then move the
+    value less than one run varies by chance, and the range says little of them."""
+    low, high = row.get("spread low"), row.get("spread high")
+    if low is None or high is None or low != low or high != high:
+        return ""
+    over = row.get("spread over") or "its runs"
+    if low <= r["low"] and r["high"] <= high:
+        return (f"; the range lies inside the spread of {over} ({low:.3g} to {high:.3g}): "
+                f"the estimates move the value less than one run varies by chance")
+    return f"; the range reaches beyond the spread of {over} ({low:.3g} to {high:.3g})"
 
 
 def grouping_note(result, chapter):
@@ -153,10 +169,16 @@ def _estimate_labels():
 
 
 def range_summary(card):
-    """How many claims with a range hold the published value inside it, of how many."""
+    """How many claims with a range hold the published value inside it, of how many; of
+    those with a spread too (``spread``), how many have their range inside the spread
+    (``range in spread``)."""
     ranged = card[card["range moves"] > 0] if "range moves" in card else card.iloc[0:0]
+    spread = ranged[ranged["spread low"].notna()] if "spread low" in ranged else ranged[0:0]
+    within = (spread["spread low"] <= spread["range low"]) & \
+        (spread["range high"] <= spread["spread high"])
     return {"ranged": int(len(ranged)), "inside": int(ranged["published inside"].sum()),
-            "no range": int(len(card) - len(ranged))}
+            "no range": int(len(card) - len(ranged)), "spread": int(len(spread)),
+            "range in spread": int(within.sum())}
 
 
 def range_figure(card):

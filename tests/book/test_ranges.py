@@ -314,3 +314,24 @@ def test_a_chapters_claims_are_the_same_with_its_runs_reused(tmp_path):
         assert kept["values"] == whole["values"] and kept["read"] == whole["read"]
         assert kept["values"] != nominal["values"]
         assert kept["ran"] == len(reading) and kept["reused"] > 0
+
+
+def test_a_range_is_read_against_the_claims_spread():
+    """A claim whose runs spread by chance (layouts, timings): a range inside the spread
+    says so, one beyond it says that; a claim without a spread gets neither."""
+    import pandas as pd
+    rows = [{"chapter": "C", "claim": c, "status": "run", "published": 5.0,
+             "spread low": lo, "spread high": hi, "spread over": over}
+            for c, lo, hi, over in (("inside", 1.0, 9.0, "6 runs"),
+                                    ("beyond", 2.0, 4.0, "3 layouts"),
+                                    ("none", None, None, ""))]
+    ranges = {("C", c): {"low": 2.5, "high": 7.5, "moves": 4, "failed": [], "most": "x:y"}
+              for c in ("inside", "beyond", "none")}
+    card = S.with_ranges(pd.DataFrame(rows), {"ranges": ranges, "grouping": "source",
+                                              "plan": {}})
+    notes = card.set_index("claim")["range note"]
+    assert "lies inside the spread of 6 runs (1 to 9)" in notes["inside"]
+    assert "reaches beyond the spread of 3 layouts (2 to 4)" in notes["beyond"]
+    assert "spread" not in notes["none"]
+    summary = S.range_summary(card)
+    assert (summary["ranged"], summary["spread"], summary["range in spread"]) == (3, 2, 1)
