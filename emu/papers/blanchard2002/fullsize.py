@@ -4,6 +4,7 @@ makes them (as_scheduled, full_size_values), and the claim reasons' notes that s
 (scale_bias, _bias_note, _second_bias_note, _third_bias_note)."""
 from __future__ import annotations
 
+import functools
 import math
 
 from .jobs import BUILD, job_weights
@@ -122,6 +123,7 @@ FULL_SIZE_BUILDS = {"first": (FULL_SIZE_FIRST_BUILD, 24, "p690_10.31"),
                     "third": (FULL_SIZE_THIRD_BUILD, 32, "p690_4.83")}
 
 
+@functools.lru_cache(maxsize=None)       # the same few runs, read by every bias note
 def as_scheduled(elapsed_s, cpus, clock_mhz):
     """A build's elapsed time measured when its compile phase was its jobs' mean cycles over
     its slots (the FULL_SIZE_* tables, before session 26) as the build now makes it for the
