@@ -9,6 +9,7 @@ import pytest
 
 from emu.hw import estimates
 from emu.papers import blanchard2002
+from emu.papers.blanchard2002 import make_tree
 from emu.run import profiler
 from emu.kernel import workloads
 from emu.kernel.pages import File
@@ -441,16 +442,25 @@ def test_a_lone_slot_runs_every_job_and_its_time_is_kernel_plus_user():
     assert sum(blanchard2002.PASS_SHARES.values()) == pytest.approx(1)
     assert build["cycles per job"] - build["kernel cycles per job"] == pytest.approx(
         user, rel=1e-3)
-    # the build: its jobs one after another on the one slot (list_schedule), then the
-    # link; each job's cycles differ from the first's by its own user time only
+    # one make -j1 over the build: its jobs one after another on the one slot
+    # (list_schedule); each job's cycles differ from the first's by its own user time only
     jobs, link = blanchard2002.BUILD["jobs"], blanchard2002.BUILD["link_s"]
-    cycles = build["job cycles"]
+    cycles = build["flat job cycles"]
     assert len(cycles) == jobs
-    assert build["compile_s"] == pytest.approx(sum(cycles) / 1.1e9)
+    assert build["flat compile_s"] == pytest.approx(sum(cycles) / 1.1e9)
     assert build["elapsed_s"] == pytest.approx(build["compile_s"] + link)
     every = blanchard2002.job_weights(jobs, blanchard2002.BUILD["spread"])
     assert cycles[1] - cycles[0] == pytest.approx(
         build["user cycles per job"] * (every[1] - every[0]))
+    # 2.4's recursive make: the directories' ld -r's read 484 objects' worth of the link's
+    # 353 (make_tree: the link's 1.0 s of 1.1 GHz cycles), taken out of the compiles' user
+    # time by weight: job k loses ld_r x its weight over the weights' sum, the total work
+    # stays
+    ld_r = 1.0 * 1.1e9 * 484 / 353
+    assert build["ld -r cycles"] == pytest.approx(ld_r)
+    assert build["job cycles"] == pytest.approx([c - ld_r * w / sum(every)
+                                                 for c, w in zip(cycles, every)])
+    assert sum(build["job cycles"]) + ld_r == pytest.approx(sum(cycles))
     # the measured jobs' mean is the build's first jobs' after the slot's first
     assert build["cycles per job"] == pytest.approx((cycles[1] + cycles[2]) / 2, rel=1e-6)
     # its counts per job, scaled back: a job's four processes (driver, cpp, cc1, as) vfork,
@@ -595,19 +605,22 @@ def test_a_jobs_file_io_is_its_copies_run_and_a_syscall_per_call_and_a_lookup_pe
 
 
 def test_file_io_adds_to_the_system_time_and_each_jobs_cpu():
-    """A build of 100 jobs on 2 slots at 1,000 MHz (user 10 s, link 1 s), 1e6 kernel and
-    3e6 busy cycles a job; file I/O of 5e5 cycles a job: system 0.1 -> 0.15 s, compile
-    phase 0.15 -> 0.175 s (100 x 3.5e6 / 2 / 1e9), elapsed 1.175 s."""
-    build = {"clock_mhz": 1000.0, "jobs": 100, "slots": 2, "link_s": 1.0, "user_s": 10.0,
-             "kernel cycles per job": 1e6, "cycles per job": 3e6, "system_s": 0.1,
-             "compile_s": 0.15, "elapsed_s": 1.15, "routines": {"hash_page": 1e6},
-             "job cycles": [3e6] * 100}
+    """A build of 100 jobs at 1,000 MHz (user 10 s, link 1 s, no ld -r cycles), 1e6 kernel
+    and 3e6 busy cycles a job; file I/O of 5e5 cycles a job: system 0.1 -> 0.15 s; one make
+    -j2 over the jobs 0.15 -> 0.175 s (100 x 3.5e6 / 2 / 1e9); the recursive make on one
+    CPU every job in a row, 0.35 s, elapsed 1.35 s (session 28: was the flat 1.175 s)."""
+    build = {"clock_mhz": 1000.0, "jobs": 100, "slots": 2, "cpus": 1, "link_s": 1.0,
+             "user_s": 10.0, "kernel cycles per job": 1e6, "cycles per job": 3e6,
+             "system_s": 0.1, "compile_s": 0.3, "elapsed_s": 1.3,
+             "routines": {"hash_page": 1e6}, "job cycles": [3e6] * 100,
+             "flat job cycles": [3e6] * 100, "link cycles": 0.0, "ld -r cycles": 0.0}
     io = {"copies": 4e5, "calls": 6e4, "lookups": 4e4}
     out = blanchard2002.with_file_io(build, io)
     assert out["system_s"] == pytest.approx(0.15)
-    assert out["compile_s"] == pytest.approx(0.175)
-    assert out["elapsed_s"] == pytest.approx(1.175)
-    assert out["cpu_percent"] == pytest.approx(100 * 10.15 / 1.175)
+    assert out["flat compile_s"] == pytest.approx(0.175)
+    assert out["compile_s"] == pytest.approx(0.35)
+    assert out["elapsed_s"] == pytest.approx(1.35)
+    assert out["cpu_percent"] == pytest.approx(100 * 10.15 / 1.35)
     assert out["routines"]["__copy_tofrom_user (file I/O)"] == 4e5
     assert out["routines"]["hash_page"] == 1e6 and build["system_s"] == 0.1   # a new dict
 
@@ -632,6 +645,63 @@ def test_make_schedules_its_jobs_in_order_on_the_slot_that_frees_first_by_hand()
         blanchard2002.list_schedule([1, -1], 2)
 
 
+#: a toy tree for 2.4's recursive make: the top make's x.o, a directory "a" whose
+#: O_TARGET links its subdirectory "a/b"; 1 + 2 + 2 = 5 compiles
+TOY_TREE = ({"a": (2, ("b",), True), "a/b": (2, (), False)}, ("a",), ("x.o",))
+
+
+def test_the_make_tree_scales_its_shape_to_the_builds_jobs_by_hand():
+    """The toy's 1, 2, 2 compiles at 10 jobs: 2, 4, 4; at 7: 1.4, 2.8, 2.8, floors 1, 2, 2,
+    the 2 left to the largest remainders (0.8, 0.8): 1, 3, 3. In make's order: the top
+    make's own, then a's subdirectory before a (first_rule: sub_dirs)."""
+    tree, subdirs, top = TOY_TREE
+    assert make_tree.make_order(*TOY_TREE) == [("", 1), ("a/b", 2), ("a", 2)]
+    assert make_tree.tree_jobs(10, *TOY_TREE) == {"": 2, "a/b": 4, "a": 4}
+    assert make_tree.tree_jobs(7, *TOY_TREE) == {"": 1, "a/b": 3, "a": 3}
+    # a's ld -r reads its own 2 and a/b's 2 (its O_TARGET links a/b's): 4 of 5 and 2 of 5
+    assert make_tree.linked_objects(tree) == {"a": 4, "a/b": 2}
+    assert make_tree.ld_r_share(tree, top) == pytest.approx(6 / 5)
+
+
+def test_the_counted_tree_links_fs_and_nets_subdirectories_by_hand():
+    """2.4.0-prerelease under arch/i386/defconfig (data/derived/kbuild24_tree.py): fs's
+    O_TARGET reads its 30 objects and its 9 subdirectories' 69 (6 + 2 + 12 + 5 + 11 + 10 +
+    11 + 2 + 10), net's its 2 and 64 (3 + 12 + 2 + 28 + 1 + 1 + 14 + 3); drivers has no
+    O_TARGET (its subdirectories' go to vmlinux); 351 compiles in the directories and
+    init's 2; every ld -r reads 484 objects in all."""
+    linked = make_tree.linked_objects()
+    assert (linked["fs"], linked["net"], linked["drivers"]) == (99, 66, 0)
+    assert make_tree.compiles() == 353
+    assert sum(linked.values()) == 484
+    assert make_tree.ld_r_share() == pytest.approx(484 / 353)
+    assert sum(make_tree.tree_jobs(600).values()) == 600
+
+
+def test_recursive_make_waits_for_subdirectories_then_links_by_hand():
+    """The toy tree, jobs of 3 (x.o), 5, 4 (a/b's), 6, 2 (a's) cycles, a link of 10 cycles
+    (2 an object: a/b's ld -r 4, a's 8), 2 slots a make, 2 CPUs. At 0 the top make starts
+    x.o and a's make, which starts a/b's, whose objects make starts 5 and 4: x.o and the 5
+    take the CPUs (to 3 and 5), the 4 runs 3-7; a/b's ld -r 7-11; then a's objects 11-17
+    and 11-13, its ld -r 17-25: 25 cycles. One make -j2 over the same jobs: 11 (slot 0: 3,
+    then 4 to 7, then 2 to 9; slot 1: 5, then 6 to 11)."""
+    jobs = [3, 5, 4, 6, 2]
+    top = blanchard2002.recursive_make(jobs, 10, slots=2, tree=TOY_TREE)
+    assert blanchard2002.recursive_schedule(top, 2) == 25
+    assert blanchard2002.list_schedule(jobs, 2) == 11
+    # one slot a make: x.o first, a's make only when it ends: every job in a row, 32
+    assert blanchard2002.recursive_schedule(
+        blanchard2002.recursive_make(jobs, 10, slots=1, tree=TOY_TREE), 2) == 32
+    # one CPU: every job in a row whatever the slots
+    assert blanchard2002.recursive_schedule(
+        blanchard2002.recursive_make(jobs, 10, slots=2, tree=TOY_TREE), 1) == 32
+    # many CPUs: the dependencies alone: max(3, 5 and 4 then 4, then 6 and 2, then 8) = 23
+    assert blanchard2002.recursive_schedule(
+        blanchard2002.recursive_make(jobs, 10, slots=2, tree=TOY_TREE), 8) == 23
+    with pytest.raises(ValueError, match="cpus"):
+        blanchard2002.recursive_schedule(
+            blanchard2002.recursive_make(jobs, 10, slots=2, tree=TOY_TREE), 0)
+
+
 def test_a_builds_jobs_are_the_others_cycles_and_each_its_own_user_time_by_hand():
     """Three jobs, spread 0.5: weights 0.5 + (k x 0.618...) mod 1, so 0.5, 1.118..., 0.736...;
     100 cycles beyond the user time, 10 of user time at weight 1."""
@@ -644,15 +714,19 @@ def test_a_builds_jobs_are_the_others_cycles_and_each_its_own_user_time_by_hand(
 def test_file_io_lengthens_every_job_and_the_schedule_is_made_again():
     """Two slots, jobs of 5, 3, 4, 2, 6 cycles (13 scheduled, test above) and 1 cycle of
     file I/O a job: 6, 4, 5, 3, 7: slot 0 6; slot 1 4, then the 5 (to 9); slot 0 the 3 at 6
-    (to 9); the 7 at 9 on slot 0: 16 cycles, at 1 Hz 16 s, then the 0.5 s link."""
-    build = {"clock_mhz": 1e-6, "jobs": 5, "slots": 2, "link_s": 0.5, "user_s": 10.0,
-             "kernel cycles per job": 1.0, "cycles per job": 4.0, "system_s": 5.0,
-             "compile_s": 13.0, "elapsed_s": 13.5, "routines": {},
-             "job cycles": [5, 3, 4, 2, 6]}
+    (to 9); the 7 at 9 on slot 0: 16 cycles, at 1 Hz 16 s. The recursive make on one CPU
+    (no ld -r cycles): every job in a row, 25 s, then the 0.5 s link (session 28: the
+    elapsed time was the flat schedule's 16.5 s)."""
+    build = {"clock_mhz": 1e-6, "jobs": 5, "slots": 2, "cpus": 1, "link_s": 0.5,
+             "user_s": 10.0, "kernel cycles per job": 1.0, "cycles per job": 4.0,
+             "system_s": 5.0, "compile_s": 20.0, "elapsed_s": 20.5, "routines": {},
+             "job cycles": [5, 3, 4, 2, 6], "flat job cycles": [5, 3, 4, 2, 6],
+             "link cycles": 0.0, "ld -r cycles": 0.0}
     out = blanchard2002.with_file_io(build, {"copies": 1.0, "calls": 0.0, "lookups": 0.0})
-    assert out["job cycles"] == [6, 4, 5, 3, 7]
-    assert out["compile_s"] == pytest.approx(16)
-    assert out["elapsed_s"] == pytest.approx(16.5)
+    assert out["job cycles"] == out["flat job cycles"] == [6, 4, 5, 3, 7]
+    assert out["flat compile_s"] == pytest.approx(16)
+    assert out["compile_s"] == pytest.approx(25)
+    assert out["elapsed_s"] == pytest.approx(25.5)
 
 
 def test_an_elapsed_time_of_the_old_mean_phase_is_rescheduled_as_the_build_makes_it():
@@ -663,9 +737,12 @@ def test_an_elapsed_time_of_the_old_mean_phase_is_rescheduled_as_the_build_makes
     old = build["jobs"] * build["cycles per job"] / 2 / 1.1e9 + build["link_s"]
     assert blanchard2002.as_scheduled(old, 2, 1100) == pytest.approx(build["elapsed_s"],
                                                                      rel=1e-6)
-    # the schedule ends no sooner than its jobs' mean over the slots, and within one job of it
-    mean = sum(build["job cycles"]) / 2 / 1.1e9 + build["link_s"]
-    assert mean <= build["elapsed_s"] <= mean + max(build["job cycles"]) / 1.1e9
+    # one make -j2 ends no sooner than its jobs' mean over the slots, and within one job of
+    # it; the recursive make no sooner than its jobs' and ld -r's mean over the 2 CPUs
+    mean = sum(build["flat job cycles"]) / 2 / 1.1e9
+    assert mean <= build["flat compile_s"] <= mean + max(build["flat job cycles"]) / 1.1e9
+    work = (sum(build["job cycles"]) + build["ld -r cycles"]) / 2 / 1.1e9
+    assert work == pytest.approx(mean) and work <= build["compile_s"]
 
 
 def test_the_hash_account_divides_hash_pages_cycles_by_its_calls():
@@ -701,9 +778,11 @@ def test_a_jobs_loading_is_counted_by_hand():
     assert loading["lookups"] == 20 * 60
     copies = Counter({(128, 0, 0): 8, (192, 52, 0): 8, (512, 0, 0): 4})
     assert loading["copies"] == fileio.copy_cycles("copy_tofrom_user32", copies, 0.5)
-    build = {"clock_mhz": 1000.0, "jobs": 10, "slots": 1, "link_s": 0.0, "user_s": 1.0,
-             "kernel cycles per job": 0.0, "cycles per job": 0.0, "system_s": 0.0,
-             "compile_s": 0.0, "elapsed_s": 0.0, "routines": {}, "job cycles": [0.0] * 10}
+    build = {"clock_mhz": 1000.0, "jobs": 10, "slots": 1, "cpus": 1, "link_s": 0.0,
+             "user_s": 1.0, "kernel cycles per job": 0.0, "cycles per job": 0.0,
+             "system_s": 0.0, "compile_s": 0.0, "elapsed_s": 0.0, "routines": {},
+             "job cycles": [0.0] * 10, "flat job cycles": [0.0] * 10, "link cycles": 0.0,
+             "ld -r cycles": 0.0}
     io = {"copies": 0.0, "calls": 0.0, "lookups": 0.0}
     out = blanchard2002.with_file_io(build, io, loading)
     added = loading["copies"] + loading["calls"] + loading["lookups"]

@@ -1,14 +1,15 @@
 """The scaled builds' bias: the claims' builds measured once at full size beside the chapter's
-scale (FULL_SIZE_*, FLUSH_WAITS), their elapsed times list-scheduled again as the build now
+scale (FULL_SIZE_*, FLUSH_WAITS), their elapsed times scheduled again as the build now
 makes them (as_scheduled, full_size_values), and the claim reasons' notes that state the bias
 (scale_bias, _bias_note, _second_bias_note, _third_bias_note)."""
 from __future__ import annotations
 
+import functools
 import math
 
 from .jobs import BUILD, job_weights
 from .published import _time_output
-from .schedule import build_job_cycles, list_schedule
+from .schedule import build_schedule
 
 
 #: The claims' first build (2.4's locking on 24 CPUs in a partition, each job's file I/O
@@ -122,10 +123,11 @@ FULL_SIZE_BUILDS = {"first": (FULL_SIZE_FIRST_BUILD, 24, "p690_10.31"),
                     "third": (FULL_SIZE_THIRD_BUILD, 32, "p690_4.83")}
 
 
+@functools.lru_cache(maxsize=None)       # the same few runs, read by every bias note
 def as_scheduled(elapsed_s, cpus, clock_mhz):
     """A build's elapsed time measured when its compile phase was its jobs' mean cycles over
-    its slots (the FULL_SIZE_* tables, before session 26) as list_schedule makes it for the
-    same run: one slot per CPU, the nominal BUILD. The old phase was jobs x (the measured
+    its slots (the FULL_SIZE_* tables, before session 26) as the build now makes it for the
+    same run (build_schedule: 2.4's recursive make), the nominal BUILD. The old phase was jobs x (the measured
     jobs' cycles beyond their user time + their mean user time) / slots: that gives back
     the cycles beyond the user time (build_job_cycles' ``other_cycles``), the measured jobs
     being the job_weights after the slots' first."""
@@ -136,8 +138,9 @@ def as_scheduled(elapsed_s, cpus, clock_mhz):
     link_s = link * first_clock / clock
     measured = job_weights(2 * cpus, spread)[cpus:]
     other = (elapsed_s - link_s) * clock * cpus / jobs - user_per_job * sum(measured) / cpus
-    cycles = build_job_cycles(other, user_per_job, jobs, spread)
-    return list_schedule(cycles, cpus) / clock + link_s
+    return build_schedule(other, user_per_job, link * first_clock, BUILD, cpus=cpus,
+                          slots=cpus, clock_mhz=clock_mhz, link_s=link_s, user_s=user,
+                          system_s=0.0)["elapsed_s"]
 
 
 def full_size_values(build, name):
@@ -172,7 +175,7 @@ def _bias_note(name, what, now=None):
     stale = "" if now is None or math.isclose(now, scaled, rel_tol=STALE_TOLERANCE) else (
         f"; this scale now gives {now:.4g}, not {scaled:.4g}: the bias was measured on an "
         f"older model and is to be measured again")
-    again = (" (the elapsed times of those runs list-scheduled again as the build now "
+    again = (" (the elapsed times of those runs scheduled again as the build now "
              "makes them: as_scheduled)" if name == "elapsed_s" else "")
     return (f"; the scaled build's bias, measured once at the nominal estimates "
             f"{FULL_SIZE_MEASURED}{again}: then the first build's {what} was {full:.4g} at full "

@@ -1,10 +1,14 @@
 """make -j as a scheduler on the model (scheduled_build): job slots on the CPUs, gcc's passes
-with their user time between their faults, the build's jobs list-scheduled in make's order
-(build_job_cycles, list_schedule), then the serial link; a build with each job's file I/O and
-loading added (with_file_io)."""
+with their user time between their faults; the build's jobs (build_job_cycles) scheduled as
+2.4's recursive make (make_tree's directories, each make its own -j14 slots, a directory's
+objects after its subdirectories', then its ld -r: recursive_make, recursive_schedule) or as
+one make -j over them all (list_schedule), then the serial link; a build with each job's
+file I/O and loading added (with_file_io)."""
 from __future__ import annotations
 
+import collections
 import heapq
+import itertools
 
 from ...hw import estimates
 from ...kernel import workloads
@@ -12,6 +16,7 @@ from ...kernel.gcc import make_image
 from ...kernel.percpu import cpu
 from ...run import profiler, reuse
 from ...run.parallel import current_task
+from . import make_tree
 from .accounts import flush_account, hash_per_call, measured_share, part_tree, split_shares
 from .job_io import EXEC_ROWS, FILE_IO_ROWS
 from .jobs import (BUILD, PASS_SHARES, back_factors, job_images, job_weights, page_ratio,
@@ -22,10 +27,11 @@ from .timeline import _record_lock_calls
 
 
 #: What the elapsed times' compile phase leaves out (each elapsed claim says so)
-ELAPSED_MISSING = ("; not in the model: 2.4's recursive make (a directory's objects after its "
-                   "subdirectories', an `ld -r` of each directory, each sub-make its own -j14 "
-                   "slots) and each job's own kernel time (every job has the measured jobs' "
-                   "mean)")
+ELAPSED_MISSING = ("; not in the model: each job's own kernel time (every job has the "
+                   "measured jobs' mean), the makes' own work (reading the Makefiles and "
+                   ".depend, a shell forked for each command) and 2.4.18's own tree (with "
+                   "Martin's config, which no source gives: 2.4.0-prerelease's under the "
+                   "i386 defconfig stands in, its shape scaled to the estimated job count)")
 
 
 #: Where a program's user time falls among its faults in scheduled_build: the chapter's
@@ -72,9 +78,13 @@ def scheduled_build(kernel_name, cpus, slots=None, scale=None, build=None, lpar=
     at a faster clock; the profile's latencies stay in core cycles). A dict: kernel cycles
     per job, the build's user and system time, its compile phase (the build's jobs,
     build_job_cycles: the measured jobs' mean cycles beyond their user time and each job's
-    own user time, list-scheduled on the slots in make's order: list_schedule) and elapsed
-    time (compile phase + the serial link, which needs every job's object), %CPU, each
-    job's cycles ("job cycles") and the kernel's routines. ``faults``: where a program's
+    own user time, less its share of the directories' ld -r's; scheduled as 2.4's
+    recursive make on the CPUs: recursive_make, recursive_schedule) and elapsed time
+    (compile phase + the serial link, which needs every job's object), %CPU, each job's
+    cycles ("job cycles"), the ld -r's ("ld -r cycles", in all) and the kernel's routines;
+    "flat compile_s", the compile phase as one make -j``slots`` over the jobs with their
+    whole user time ("flat job cycles": list_schedule, the chapter's before session 28).
+    ``faults``: where a program's
     user time falls among its faults (FAULT_TIMINGS): "as_touched" (the chapter's), or
     "at_exec", all of it after the program's last fault (every fault in one burst at exec:
     a bound, to measure what bursts do to the locks), or "per_page", each page's fault then
@@ -194,17 +204,15 @@ def scheduled_build(kernel_name, cpus, slots=None, scale=None, build=None, lpar=
     seen = measured_share(per_slot, jobs)
     system_s = build["jobs"] * kernel_per_job / clock
     # each of the build's jobs: the measured jobs' mean beyond their user time, and its own
-    jobs_cycles = build_job_cycles(busy_per_job - user_in / user_fraction(scale),
-                                   user_per_job, build["jobs"], build["spread"])
-    compile_s = list_schedule(jobs_cycles, slots) / clock
-    elapsed_s = compile_s + link_s
+    schedule = build_schedule(busy_per_job - user_in / user_fraction(scale), user_per_job,
+                              build["link_s"] * first_clock, build, cpus=cpus, slots=slots,
+                              clock_mhz=clock / 1e6, link_s=link_s, user_s=user_s,
+                              system_s=system_s)
     return {"kernel": kernel_name, "cpus": cpus, "slots": slots, "scale": scale, "lpar": lpar,
             "clock_mhz": clock / 1e6, "jobs": build["jobs"],
             "kernel cycles per job": kernel_per_job, "cycles per job": busy_per_job,
-            "job cycles": jobs_cycles,
             "user cycles per job": user_per_job, "user_s": user_s, "system_s": system_s,
-            "compile_s": compile_s, "link_s": link_s, "elapsed_s": elapsed_s,
-            "cpu_percent": 100 * (user_s + system_s) / elapsed_s,
+            "link_s": link_s, **schedule,
             "routines": routines, "counts per job": counts,
             "split": split_shares(sampled, kernel.machine, seen, measured, routines),
             "flushed pages per job": counts.get("tlbie", 0),
@@ -242,13 +250,153 @@ def list_schedule(durations, slots):
     return end
 
 
+class _Make:
+    """One make of a recursive build: its phases, each a list of jobs started in order as
+    its ``slots`` free, the next phase once all of one are done (first_rule: sub_dirs, then
+    all_targets; in all_targets the objects, then the ld -r). A job is cycles on a CPU, or
+    a _Make (a sub-make, which holds its parent's slot until it ends)."""
+
+    def __init__(self, phases, slots):
+        self.phases = [list(phase) for phase in phases]
+        self.slots, self.parent, self.running, self.queue = slots, None, 0, None
+
+
+class _Run:
+    """A recursive_schedule's state: the jobs waiting for a CPU ((cycles, their make), first
+    come first served) and when the top make ended."""
+
+    def __init__(self):
+        self.ready, self.end = collections.deque(), None
+
+
+def _start(make, now, run):
+    """Start ``make``'s next phase that has jobs; with none left, ``make`` ends."""
+    while make.phases:
+        make.queue = collections.deque(make.phases.pop(0))
+        if make.queue:
+            _fill(make, now, run)
+            return
+    if make.parent is None:
+        run.end = now
+    else:
+        _job_done(make.parent, now, run)
+
+
+def _fill(make, now, run):
+    """Start ``make``'s next jobs while it has a free slot."""
+    while make.queue and make.running < make.slots:
+        job = make.queue.popleft()
+        make.running += 1
+        if isinstance(job, _Make):
+            job.parent = make
+            _start(job, now, run)
+        else:
+            run.ready.append((job, make))
+
+
+def _job_done(make, now, run):
+    """One of ``make``'s jobs ended at ``now``: its slot takes the next job, or, the phase
+    done, the next phase starts."""
+    make.running -= 1
+    if make.queue:
+        _fill(make, now, run)
+    elif not make.running:
+        _start(make, now, run)
+
+
+def recursive_schedule(top, cpus):
+    """The cycles a recursive build (``top``, a _Make, and its sub-makes) takes on ``cpus``
+    CPUs: each make starts its jobs in its order as its slots free; a compile or a link then
+    waits for a CPU (first come, first served) and runs there to its end. Its end is the
+    top make's. Each _Make runs once."""
+    if cpus < 1:
+        raise ValueError(f"cpus must be at least 1, not {cpus!r}")
+    run, running, order, free, now = _Run(), [], itertools.count(), cpus, 0
+    _start(top, now, run)
+    while True:
+        while free and run.ready:
+            cycles, make = run.ready.popleft()
+            if cycles < 0:
+                raise ValueError(f"a job's cycles must not be negative, not {cycles!r}")
+            heapq.heappush(running, (now + cycles, next(order), make))
+            free -= 1
+        if not running:
+            return run.end
+        now, _, make = heapq.heappop(running)
+        free += 1
+        _job_done(make, now, run)
+
+
+def recursive_make(job_cycles, link_cycles, slots=make_tree.MAKE_J, tree=None):
+    """The top _Make of 2.4's recursive make (make_tree) for a build whose compile jobs take
+    ``job_cycles`` (in make's order: make_tree.make_order; the tree's shape, their number:
+    make_tree.tree_jobs) and whose serial link takes ``link_cycles``: each directory's make
+    runs its subdirectories' makes side by side, then a make of its objects and its ld -r,
+    which reads as much per object as the link does (``link_cycles`` over the tree's
+    compiles: make_tree.ld_r_share). ``tree``: (TREE, SUBDIRS, TOP_OBJECTS), default
+    make_tree's."""
+    tree, subdirs, top = tree or (make_tree.TREE, make_tree.SUBDIRS, make_tree.TOP_OBJECTS)
+    counts = make_tree.tree_jobs(len(job_cycles), tree, subdirs, top)
+    linked = make_tree.linked_objects(tree)
+    per_object = link_cycles / make_tree.compiles(tree, top)
+    jobs = iter(job_cycles)
+
+    def take(n):
+        return [next(jobs) for _ in range(n)]
+
+    def directory(path):
+        _, subs, _ = tree[path]
+        below = [directory(f"{path}/{sub}") for sub in subs]     # first_rule: sub_dirs
+        targets = [take(counts[path])]                            # then all_targets
+        if linked[path]:
+            targets.append([per_object * linked[path]])           # ld -r (or ar)
+        return _Make([below, [_Make(targets, slots)]], slots)
+
+    own = take(counts[""])
+    return _Make([own + [directory(path) for path in subdirs]], slots)
+
+
+def build_schedule(other_cycles, user_per_job, link_cycles, build, **machine):
+    """A build's compile phases (_compile_phases' dict) from its jobs' cycles beyond their
+    user time (``other_cycles``), their mean user time (``user_per_job``) and the link's
+    cycles, ``build`` BUILD's values (jobs, spread), ``machine`` the rest _compile_phases
+    reads (cpus, slots, clock_mhz, link_s, user_s, system_s). The directories' ld -r's read
+    make_tree.ld_r_share of the link's objects; their cycles come out of the compiles' user
+    time, each job's by its weight (the first build's user time holds them; the measured
+    jobs keep theirs)."""
+    ld_r = link_cycles * make_tree.ld_r_share()
+    jobs, spread = build["jobs"], build["spread"]
+    weights = sum(job_weights(int(round(jobs)), spread))      # each job's share by weight
+    return _compile_phases({
+        "job cycles": build_job_cycles(other_cycles, user_per_job - ld_r / weights, jobs,
+                                       spread),
+        "flat job cycles": build_job_cycles(other_cycles, user_per_job, jobs, spread),
+        "link cycles": link_cycles, "ld -r cycles": ld_r, **machine})
+
+
+def _compile_phases(build):
+    """{"compile_s", "flat compile_s", "elapsed_s", "cpu_percent", and the inputs}: a build's
+    (scheduled_build's dict, or the parts of it named here) compile phase as 2.4's recursive
+    make (recursive_make of its "job cycles" and "link cycles" on its "cpus"), and as one
+    make -j"slots" over its "flat job cycles" (list_schedule); the elapsed time, the
+    recursive phase then the serial link, and %CPU."""
+    clock = build["clock_mhz"] * 1e6
+    top = recursive_make(build["job cycles"], build["link cycles"])
+    compile_s = recursive_schedule(top, build["cpus"]) / clock
+    elapsed_s = compile_s + build["link_s"]
+    return {**{k: build[k] for k in ("job cycles", "flat job cycles", "link cycles",
+                                     "ld -r cycles")},
+            "compile_s": compile_s, "elapsed_s": elapsed_s,
+            "flat compile_s": list_schedule(build["flat job cycles"], build["slots"]) / clock,
+            "cpu_percent": 100 * (build["user_s"] + build["system_s"]) / elapsed_s}
+
+
 def with_file_io(build, io, loading=None):
     """A scheduled build (scheduled_build's dict) with each job's file I/O (job_file_io's
     dict ``io``) and, if given, its processes' loading (job_exec_io's ``loading``) added:
     their cycles in the job's kernel time (FILE_IO_ROWS and EXEC_ROWS in the routines), the
-    system time, each job's cycles and the compile phase (a job's CPU is busy for them:
-    list_schedule again), the elapsed time and
-    %CPU recomputed. A new dict."""
+    system time, each job's cycles and the compile phases (a job's CPU is busy for them:
+    _compile_phases again), the elapsed time and %CPU recomputed. A new dict."""
     rows = {row: io[part] for part, row in FILE_IO_ROWS.items()}
     if loading is not None:
         rows.update({row: loading[part] for part, row in EXEC_ROWS.items()})
@@ -259,9 +407,8 @@ def with_file_io(build, io, loading=None):
     out["kernel cycles per job"] = build["kernel cycles per job"] + added
     out["cycles per job"] = build["cycles per job"] + added
     out["system_s"] = build["system_s"] + build["jobs"] * added / clock
-    out["job cycles"] = [cycles + added for cycles in build["job cycles"]]
-    out["compile_s"] = list_schedule(out["job cycles"], build["slots"]) / clock
-    out["elapsed_s"] = out["compile_s"] + build["link_s"]
-    out["cpu_percent"] = 100 * (build["user_s"] + out["system_s"]) / out["elapsed_s"]
+    for jobs in ("job cycles", "flat job cycles"):
+        out[jobs] = [cycles + added for cycles in build[jobs]]
+    out.update(_compile_phases(out))
     out["file I/O cycles per job"] = added
     return out
