@@ -22,7 +22,7 @@ Makefiles say (Makefile and Rules.make of that commit):
 
 TREE was counted by data/derived/kbuild24_tree.py (2.4.0-prerelease, arch/i386/defconfig):
 351 compiles in the directories and init's 2, against BUILD's estimate of 600 for 2.4.18
-with Martin's config (400-900); the tree gives the build's shape, BUILD its size (tree_jobs).
+with Martin's config (its range reaching down to the count: 350-900); the tree gives the build's shape, BUILD its size (tree_jobs).
 """
 from __future__ import annotations
 
