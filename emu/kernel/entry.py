@@ -100,9 +100,9 @@ region, so its instructions cost the profile's default (1 cycle each); the hardw
 exception entry and ``rfi`` latencies are not charged beyond the profile's ``rfi`` (as
 elsewhere in the book). On the 604 each TLB miss of guest-run code costs its table search
 (emu.hw.tlb604), counted in the run's events (``itlb_misses``, ``dtlb_misses``,
-``table_search_cycles``); a fault's Python path (``Kernel.touch``) searches in the
-backend's own TLB model (emu.kernel.ppc604), and the retried access searches again in the
-native one. On the 603 a user data access's hook address is physical, so the mirror counts
+``table_search_cycles``), and a hash-table miss's prologue and hash_page are guest
+instructions of the run (2.2.0's, above); only do_page_fault's path is the kernel model's
+(its fixed costs, and the backend's guest routines it calls). On the 603 a user data access's hook address is physical, so the mirror counts
 it as a hit without a look-up, and the hits of guest-run code do not move a class's LRU
 bit: a miss replaces the way loaded earlier; and a kernel access to a user buffer
 (copy_to_user), whose physical address lies in the BAT's block, is counted as a BAT
