@@ -38,7 +38,8 @@ resolve (emu.kernel.ppc603); on the 604 the model does (emu.hw.tlb604: Unicorn i
 virtual-TLB mode, a native fill running BAT2, the segment registers, the ITLB and DTLB and,
 on a miss, the hardware table search through the cache model), and a search that finds
 nothing, or a page whose PP forbids the access, is an ISI / DSI that ``Entry`` delivers as
-the CPU does (SRR0, SRR1, DAR, DSISR, the vector). The model's copy of the segment
+the CPU does (SRR0, SRR1, DAR, DSISR, the vector). The kernel's words (``KDATA_WORDS``) include 2.2.0's
+htab_reloads (``HTAB_RELOADS``: the HPTEs the prologue's hash_page made for user pages). The model's copy of the segment
 registers is set at each entry and at each switch (the segments _switch22 loads). A ``sc`` is delivered as the CPU delivers it (SRR0 =
 the next instruction, SRR1 = the MSR, translation off, the vector: here at
 ``entry22_base + 0xc00``, the code sitting on a 16 KB boundary so that ``LR & 0x3f00`` gives
@@ -48,15 +49,21 @@ the vector as on the hardware), and all that follows is guest code: the prologue
 **Faults.** A 603 miss handler that finds no Linux PTE leaves for 0x300 / 0x400, where the
 backend keeps a one-instruction stub for its own (Python-driven) misses; during a run the
 stub branches to DataAccess22 / InstructionAccess22 instead. On the 604 the CPU's storage
-interrupt (no HPTE) is delivered there directly. The prologue and transfer_to_handler run as
-guest code into ``do_page_fault22``, which stops the run (``host_stop22``): Python runs the
-kernel model's fault path (``Kernel.page_fault`` on the 603: do_page_fault; on the 604
-``Kernel.touch``: hash_page, and do_page_fault if the Linux PTE does not allow the access),
-then the run resumes at int_return, whose ``rfi`` retries the access: on the 603 it misses
-in the TLB again and the handler now finds the PTE. Those Python paths charge their own
-fixed costs (``fault_entry``, ``hash_fault_entry``), which overlap the guest prologue they
-follow: a fault's cycles count its entry twice (faults are not what the measurements here
-report; the steady state has none).
+interrupt (no HPTE, or a store to a read-only HPTE) is delivered there directly, and the
+prologue (its frame from SPRG2 when the access came from user mode) calls 2.2.0's
+hash_page for a user page as guest code (``USER_HASH``: entry_22.S's hash_page_user22,
+2.1.51's with ``version="2.1.51"``, with 2.4's _PAGE_HASHPTE under ``flush="hashpte"``):
+when the Linux PTE allows the access it makes the HPTE and returns from the exception
+straight to the access, which the CPU retries; no Python runs. Otherwise (and on the
+603) the prologue and transfer_to_handler run into ``do_page_fault22``, which stops the
+run (``host_stop22``): Python runs the kernel model's fault path (``Kernel.page_fault``,
+do_page_fault; on the 603 searching a hash table, hash_page first), then the run resumes
+at int_return, whose ``rfi`` retries the access: on the 603 it misses in the TLB again and
+the handler now finds the PTE; on the 604 (1998 kernels, which preload nothing) the
+search misses again and the prologue's hash_page makes the HPTE. Those Python paths
+charge their own fixed costs (``fault_entry``, ``hash_fault_entry`` on the 603), which
+overlap the guest prologue they follow: a fault's cycles count its entry twice (faults
+are not what the measurements here report; the steady state has none).
 
 **Processes, pipes and switches** (``fork``, ``pipe``, ``install``): a forked child gets
 a task union whose kernel stack holds an exception frame for int_return (its first switch
@@ -93,9 +100,9 @@ region, so its instructions cost the profile's default (1 cycle each); the hardw
 exception entry and ``rfi`` latencies are not charged beyond the profile's ``rfi`` (as
 elsewhere in the book). On the 604 each TLB miss of guest-run code costs its table search
 (emu.hw.tlb604), counted in the run's events (``itlb_misses``, ``dtlb_misses``,
-``table_search_cycles``); a fault's Python path (``Kernel.touch``) searches in the
-backend's own TLB model (emu.kernel.ppc604), and the retried access searches again in the
-native one. On the 603 a user data access's hook address is physical, so the mirror counts
+``table_search_cycles``), and a hash-table miss's prologue and hash_page are guest
+instructions of the run (2.2.0's, above); only do_page_fault's path is the kernel model's
+(its fixed costs, and the backend's guest routines it calls). On the 603 a user data access's hook address is physical, so the mirror counts
 it as a hit without a look-up, and the hits of guest-run code do not move a class's LRU
 bit: a miss replaces the way loaded earlier; and a kernel access to a user buffer
 (copy_to_user), whose physical address lies in the BAT's block, is counted as a BAT
@@ -163,11 +170,12 @@ TASK_FIELDS = {"TASK_FLAGS": 4, "SIGPENDING": 8, "ADDR_LIMIT": 12, "NEED_RESCHED
                "PID": 20, "P_OPPTR": 24, "TASK_FILES": 28, "COUNTER": 32, "PRIORITY": 36,
                "POLICY": 40, "NEXT_RUN": 44, "PREV_RUN": 48, "TASK_MM": 52, "HAS_CPU": 56,
                "PROCESSOR": 60, "TSS": 64, "TSS_PGDIR": 0, "TSS_KSP": 4, "TSS_REGS": 8,
-               "TSS_LAST_SYSCALL": 12, "MM_CONTEXT": 0, "SIGNAL": 96, "BLOCKED": 100}
+               "TSS_LAST_SYSCALL": 12, "MM_CONTEXT": 0, "MM_PGD": 4, "SIGNAL": 96,
+               "BLOCKED": 100}
 # the kernel's words (KDATA): int_return's, hash_page's count, and schedule()'s
 KDATA_WORDS = ("LOST_IRQS", "BH_MASK", "BH_ACTIVE", "XTIME", "KERNEL_RELOADS",
                "CONTEXT_SWTCH", "NR_RUNNING", "TQ_SCHEDULER", "IRQ_COUNT", "BH_COUNT",
-               "PREVSTATE", "NEED_RESCHED")
+               "PREVSTATE", "NEED_RESCHED", "HTAB_RELOADS")
 DEF_PRIORITY = 20              # include/linux/sched.h, 2.2.0: 20 * HZ / 100, HZ = 100
 TASK_STATE, TASK_RUNNING, TASK_INTERRUPTIBLE = 0, 0, 1
 # the model's files, dentries and pipe inodes (fs/pipe.c's fields, the model's offsets)
@@ -434,7 +442,12 @@ class Entry:
         if version == "2.1.51":
             prelude += ".equ LINUX_2_1_51, 1\n"
         if self.kernel_hash:
-            prelude += f".equ KERNEL_HASH, 1\n.equ create_hpte, {m.symbols['create_hpte']:#x}\n"
+            prelude += ".equ KERNEL_HASH, 1\n"
+        if self.kind == "604":          # a user page's hash miss: hash_page in guest code
+            prelude += ".equ USER_HASH, 1\n" + (".equ HASHPTE_24, 1\n" if arch.hashpte
+                                                else "")
+        if self.kernel_hash or self.kind == "604":
+            prelude += f".equ create_hpte, {m.symbols['create_hpte']:#x}\n"
         source = prelude + "".join(routine(f"ppc32/{name}").read_text()
                                    for name in ("entry_22.S", "sched_22.S", "pipe_22.S",
                                                 "memcpy.S"))
@@ -569,6 +582,7 @@ class Entry:
         if mm not in self.mms:
             self.mms[mm] = self.machine.alloc(16, align=16)
         self._word(self.mms[mm] + TASK_FIELDS["MM_CONTEXT"], (mm.context * 897) & 0xFFFFF)
+        self._word(self.mms[mm] + TASK_FIELDS["MM_PGD"], mm.pgd.address)   # 2.1.51's hash_page
         return self.mms[mm]
 
     def _add_to_runqueue(self, process):
@@ -896,10 +910,10 @@ class Entry:
         else:
             address = m.read_word(frame + FRAME_DAR)
             access = "w" if m.read_word(frame + FRAME_DSISR) & 0x02000000 else "r"
-        if self.kind == "604":
+        if self.kind == "604":            # the prologue's hash_page could not: do_page_fault
             k.ledger.count("user_faults")
             m.uc.reg_write(ppc_const.UC_PPC_REG_MSR, MSR_ME)    # the kernel's routines run
-            k.touch(process, address, access)                 # in real mode, as in ppc32
+            k.page_fault(process, address, access)            # in real mode, as in ppc32
         elif not k.arch.hash_fault(process.mm, address, access):     # hash_page first
             k.ledger.count("user_faults")
             k.page_fault(process, address, access)

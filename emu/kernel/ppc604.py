@@ -39,7 +39,10 @@ bit) refuses to run.
 
 These Python TLBs serve the backend's own (Python-driven) accesses: ``Kernel.touch``,
 the mmap and fork workloads. Guest code run by ``emu.kernel.entry`` goes through the native
-model of the same TLBs and search (emu.hw.tlb604), which ``_tlbie`` invalidates too.
+model of the same TLBs and search (emu.hw.tlb604), which ``_tlbie`` invalidates too; its
+hash-table misses on user pages take the DSI / ISI into 2.2.0's prologue and hash_page as
+guest code (routines/ppc32/entry_22.S, hash_page_user22), with no fixed cost, and only a
+miss hash_page cannot resolve comes to the kernel model's do_page_fault.
 
 **Without BATs** (``bats=False``, 2.2's ``nobats``: mapin_ram puts every page of RAM in the
 kernel's page table, 2.2.0 arch/ppc/mm/init.c 806-885) the kernel's routines run translated

@@ -1132,6 +1132,8 @@ PARTS = {
     "TLB and hash-table misses": ("DataAccess22", "da_frame", "da21_sp", "da_slow",
                                   "InstructionAccess22", "ia_frame", "ia21_sp", "ia_slow",
                                   "hash_kernel22", "hk_none", "hk_out", "fast_return22",
+                                  "da_user", "ia_user", "vectors_gap", "vectors_gap_end",
+                                  "hash_page_user22",
                                   "hash_page", "hash_page_22", "create_hpte", "add_hash_page",
                                   "itlb_miss_603h", "dtlb_load_miss_603h",
                                   "dtlb_store_miss_603h", "itlb_miss_603k",
@@ -1153,6 +1155,7 @@ PART_PREFIXES = {"sch_": "scheduler and switch", "so_": "scheduler and switch",
                  "pipe_": "the call's own work", "cu_": "the call's own work",
                  "ir_": "entry and exit", "dlhash_": "TLB and hash-table misses",
                  "dshash_": "TLB and hash-table misses", "ihash_": "TLB and hash-table misses",
+                 "hpu_": "TLB and hash-table misses",
                  "dmiss_": "TLB and hash-table misses", "imiss_": "TLB and hash-table misses"}
 REST = "user and fixed C paths"
 

@@ -281,9 +281,16 @@ def _pool(workers):
         pool = None
     if pool is None:
         pool = ProcessPoolExecutor(max_workers=workers, mp_context=_pool_context(),
-                                   initializer=_ignore_interrupts)
+                                   initializer=_start_worker)
         _POOL.update(pool=pool, workers=workers)
     return pool
+
+
+def _start_worker():
+    """A pool's worker, before its first point: SIGINT ignored, glibc's mmap threshold
+    fixed."""
+    _ignore_interrupts()
+    fix_mmap_threshold()
 
 
 def _ignore_interrupts():
@@ -292,6 +299,29 @@ def _ignore_interrupts():
     started; a worker killed by it would only break the pool (and print a traceback)."""
     import signal
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+#: glibc's mallopt parameters (M_TRIM_THRESHOLD, M_MMAP_THRESHOLD) and the value a worker
+#: keeps for both: glibc's own starting one
+M_TRIM_THRESHOLD, M_MMAP_THRESHOLD, MALLOC_THRESHOLD = -1, -3, 128 << 10
+
+
+def fix_mmap_threshold():
+    """Keep glibc's mmap and trim thresholds where they start (mallopt). By default glibc
+    raises the mmap threshold each time a block it had mmapped is freed, up to 32 MB (and
+    the trim threshold to twice that), so that later blocks of that size come from the
+    heap, which it then seldom gives back: a worker that makes and frees Machine after
+    Machine (each with its RAM and the model's arrays) kept their freed blocks, and Dougan
+    1999's ranges workers grew to 3.9-4.3 GB (session 28). A worker forked from the fork
+    server inherits its raised values, so both are set. Returns whether they were (not on
+    a C library without mallopt)."""
+    import ctypes
+    try:
+        libc = ctypes.CDLL(None)
+        return all(bool(libc.mallopt(p, MALLOC_THRESHOLD))
+                   for p in (M_MMAP_THRESHOLD, M_TRIM_THRESHOLD))
+    except (OSError, AttributeError):
+        return False
 
 
 def _run_pool(payload, points, workers, bar):

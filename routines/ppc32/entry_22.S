@@ -76,9 +76,11 @@
  * its VSIDs are those of the kernel model's hash_page (2.4's CTX_TO_VSID, emu.kernel.ppc32);
  * KERNELBASE is 0 (the kernel's code and data sit where they are
  * loaded; BAT2 maps all of RAM at EA = physical, supervisor only), so tophys and tovirt are
- * `addis rD, rS, 0` (one instruction each, as on Linux); DataAccess22 does not call
- * hash_page itself for a user address (on the 604 the kernel model's fault path runs it, in
- * Python: see emu.kernel.entry); the sys_call_table, the task's fields and the kernel's
+ * `addis rD, rS, 0` (one instruction each, as on Linux); on the 603 DataAccess22 does not
+ * call hash_page for a user address (the kernel model's fault path runs it, in Python: see
+ * emu.kernel.entry); on the 604 (USER_HASH) it does, as 2.2.0 does: hash_page_user22, in the
+ * gap below 0xc00 (head.S has code between its vectors too), so that nothing after the
+ * vectors moves; the sys_call_table, the task's fields and the kernel's
  * words are where the prelude's equates (emu.kernel.entry) put them. With KERNEL_HASH
  * defined (no BATs on a hashed MMU: the 604, or the 603 searching a hash table), a DSI or
  * ISI for a kernel address that found no HPTE is 2.2.0's: the prologue calls hash_page
@@ -157,6 +159,15 @@
         .equ    HOST_FAULT, 2
         .equ    HOST_REFUSED, 3
         .equ    MSR_FP, 0x2000
+        # the model's Linux PTE bits (2.4's layout, emu.kernel.pgtable)
+        .equ    _PAGE_PRESENT, 0x001
+        .equ    _PAGE_HASHPTE, 0x002
+        .equ    _PAGE_ACCESSED, 0x100
+.ifdef LINUX_2_1_51
+        .equ    WEIRD_DSISR, 0x8470     # DataAccess's "weird error?" mask (2.1.51)
+.else
+        .equ    WEIRD_DSISR, 0xa470     # (2.2.0)
+.endif
         .equ    TASK_STATE, 0
         .equ    TASK_INTERRUPTIBLE, 1
 
@@ -241,16 +252,47 @@
 entry22_base:
         .space  0x300
 
+        # 2.2.0's DataAccess / InstructionAccess call to hash_page (head.S 458-466,
+        # 485-492) for a user page's miss on the 604 (USER_HASH): in line, or with
+        # KERNEL_HASH out of line (da_user, ia_user: below the vectors), where the kernel
+        # test sends what is not a kernel page
+        .macro  USER_HASH_DA
+        andis.  r0, r20, WEIRD_DSISR    # a weird error? else try to put a PTE
+        bne     da_slow
+        mfspr   r3, DAR                 # into the hash table
+        rlwinm  r4, r23, 32-12, 29, 29  # MSR_PR -> _PAGE_USER
+        rlwimi  r4, r20, 17, 21, 21     # DSISR's store bit -> _PAGE_RW
+        mfspr   r5, SPRG3               # the current thread (physical)
+        bl      hash_page_user22        # back here only if do_page_fault must run
+        .endm
+        .macro  USER_HASH_IA
+        andis.  r0, r23, 0x4000         # no PTE found? then try to put one
+        beq     ia_slow
+        mr      r3, r22                 # into the hash table
+        rlwinm  r4, r23, 32-12, 29, 29  # MSR_PR -> _PAGE_USER
+        mr      r20, r23                # SRR1 has the reason bits
+        mfspr   r5, SPRG3               # the current thread (physical)
+        bl      hash_page_user22
+        .endm
+
         .globl  DataAccess22
 DataAccess22:                           # base + 0x300: data storage interrupt
         EXCEPTION_PROLOG da
         mfspr   r20, DSISR
 .ifdef KERNEL_HASH
         andis.  r0, r20, 0x4000         # no HPTE (DSISR bit 1) ...
+.ifdef USER_HASH
+        beq     da_user
+.else
         beq     da_slow
+.endif
         mfspr   r4, DAR
         rlwinm. r0, r4, 4, 28, 31       # ... for the kernel (segment 0): hash_page
+.ifdef USER_HASH
+        bne     da_user
+.else
         bne     da_slow
+.endif
         rlwinm  r3, r20, 17, 21, 21     # DSISR's store bit (0x02000000) -> _PAGE_RW
         bl      hash_kernel22
         cmpwi   0, r3, 16
@@ -259,8 +301,12 @@ DataAccess22:                           # base + 0x300: data storage interrupt
         lwz     r4, GPR4(r21)
         lwz     r5, GPR5(r21)
         lwz     r6, GPR6(r21)
-da_slow:
+.else
+.ifdef USER_HASH
+        USER_HASH_DA
 .endif
+.endif
+da_slow:
         stw     r20, _DSISR(r21)
         mr      r5, r20
         mfspr   r4, DAR
@@ -278,9 +324,17 @@ InstructionAccess22:                    # base + 0x400: instruction storage inte
         EXCEPTION_PROLOG ia
 .ifdef KERNEL_HASH
         andis.  r0, r23, 0x4000         # no HPTE (SRR1 bit 1) ...
+.ifdef USER_HASH
+        beq     ia_user
+.else
         beq     ia_slow
+.endif
         rlwinm. r0, r22, 4, 28, 31      # ... for kernel text (segment 0): hash_page
+.ifdef USER_HASH
+        bne     ia_user
+.else
         bne     ia_slow
+.endif
         li      r3, 0                   # a fetch
         mr      r4, r22
         bl      hash_kernel22
@@ -288,8 +342,12 @@ InstructionAccess22:                    # base + 0x400: instruction storage inte
         bne     fast_return22
         lwz     r5, GPR5(r21)
         lwz     r6, GPR6(r21)
-ia_slow:
+.else
+.ifdef USER_HASH
+        USER_HASH_IA
 .endif
+.endif
+ia_slow:
         addi    r3, r1, STACK_FRAME_OVERHEAD
         mr      r4, r22                 # the address: SRR0
         mr      r5, r23                 # SRR1: why
@@ -299,8 +357,121 @@ ia_slow:
         .long   do_page_fault22
         .long   int_return
 
-        .align  8
-        .space  0x700                   # up to base + 0xc00
+        .align  8                       # base + 0x500: the gap up to 0xc00 holds the
+vectors_gap:                            # user's hash-miss code (USER_HASH), so that
+.ifdef USER_HASH                        # nothing after the vectors moves
+.ifdef KERNEL_HASH
+da_user:                                # not a kernel page: 2.2.0's test and call
+        USER_HASH_DA
+        b       da_slow
+ia_user:
+        USER_HASH_IA
+        b       ia_slow
+.endif
+# hash_page_user22: the hash-table miss of a user page on the 604 (USER_HASH: the CPU
+# searched the hash table and found no HPTE, or a store met a read-only HPTE), called by
+# DataAccess22 / InstructionAccess22 in real mode as 2.2.0's DataAccess calls hash_page
+# (head.S 455-479, 483-500): r3 = the address, r4 = the access (_PAGE_USER from MSR_PR,
+# _PAGE_RW for a store), r5 = the current thread (SPRG3), r20 = the reason (DSISR, or SRR1
+# for a fetch), r21 = the frame. Written from the algorithm of hash_page, head.S 1212-1402
+# (2.2.0; 2.1.51's at its head.S 690-813), not copied: the thread's page directory (2.2.0:
+# PG_TABLES; 2.1.51: current->mm->pgd) gives the Linux PTE, which must allow the access, else
+# back to the caller (hash_page_out: do_page_fault follows); the PTE gets _PAGE_ACCESSED (and
+# _PAGE_DIRTY for a store: the model's PTE has no _PAGE_HWWRITE), the VSID comes from the
+# segment register (mfsrin), the HPTE from create_hpte (hash_low_32.S: the same words and
+# slot choice as 2.2.0's inline search, r6 = _PAGE_HASHPTE asking it to tlbie and look for
+# the existing HPTE first on a protection violation, as 2.2.0 does when the reason's "no
+# PTE" bit is clear); then SYNC (create_hpte's sync, and isync), 2.2.0's two nops and its
+# htab_reloads++, and the return from the exception straight from the frame (XER not
+# restored: "we haven't used xer"), SYNC, rfi: the access is retried.
+# With HASHPTE_24 (the backend's flush="hashpte", 2.4's Linux PTE with _PAGE_HASHPTE) the
+# PTE also gets _PAGE_HASHPTE and create_hpte sees the old PTE (2.4's rule: look for the
+# existing HPTE when the old PTE had the bit), so that 2.4's flushes find what it made.
+# What the model adds: create_hpte is a call (2.2.0's search is inline), so r8, r9 and r12
+# (create_hpte's, and the user's) are kept in the frame meanwhile: 6 loads and stores 2.2.0
+# does not run. 2.1.51 writes SYNC where its macro is SYNC(): taken as the
+# sync; isync it names.
+hash_page_user22:
+.ifdef LINUX_2_1_51
+        lwz     r5, TASK_MM-TSS(r5)     # current->mm (physical)
+        addis   r5, r5, 0
+        lwz     r5, MM_PGD(r5)          # its pgd
+.else
+        lwz     r5, TSS_PGDIR(r5)       # the thread's page directory (PG_TABLES)
+.endif
+        addis   r5, r5, 0               # tophys
+        rlwimi  r5, r3, 12, 20, 29      # + (ea >> 22) * 4
+        lwz     r5, 0(r5)               # the pmd entry
+        rlwinm. r5, r5, 0, 0, 19        # the PTE page
+        beq-    hpu_out                 # no mapping
+        addis   r2, r5, 0               # tophys
+        rlwimi  r2, r3, 22, 20, 29      # + ((ea >> 12) & 0x3ff) * 4
+        lwz     r6, 0(r2)               # the Linux PTE
+        ori     r4, r4, _PAGE_PRESENT
+        andc.   r0, r4, r6              # access & ~permission
+        bne-    hpu_out                 # not permitted
+        ori     r0, r6, _PAGE_ACCESSED
+        rlwinm  r5, r4, 32-3, 24, 24    # a _PAGE_RW access -> _PAGE_DIRTY
+        or      r5, r5, r0
+.ifdef HASHPTE_24
+        ori     r5, r5, _PAGE_HASHPTE
+.endif
+        stw     r5, 0(r2)               # the PTE: accessed (dirty)
+        stw     r8, GPR8(r21)
+        stw     r9, GPR9(r21)
+        stw     r12, GPR12(r21)
+        mr      r4, r3                  # create_hpte's ea
+        mfsrin  r3, r4                  # the segment register: its VSID
+        rlwinm  r3, r3, 0, 8, 31
+.ifndef HASHPTE_24
+        andis.  r0, r20, 0x4000         # no PTE found: an empty slot
+        li      r6, 0
+        bne     hpu_make
+        li      r6, _PAGE_HASHPTE       # a protection violation: tlbie, the HPTE searched for
+hpu_make:
+.endif
+        bl      create_hpte             # (LR comes back from the frame below)
+        lwz     r8, GPR8(r21)
+        lwz     r9, GPR9(r21)
+        lwz     r12, GPR12(r21)
+        isync                           # SYNC: create_hpte ended with its sync
+.ifndef LINUX_2_1_51
+        nop
+        nop
+        lis     r2, KDATA_HTAB_RELOADS@h     # htab_reloads++
+        ori     r2, r2, KDATA_HTAB_RELOADS@l
+        addis   r2, r2, 0               # tophys
+        lwz     r3, 0(r2)
+        addi    r3, r3, 1
+        stw     r3, 0(r2)
+.endif
+        lwz     r3, _CCR(r21)           # the return from the exception
+        lwz     r4, _LINK(r21)
+        lwz     r5, _CTR(r21)
+        mtcrf   0xff, r3
+        mtlr    r4
+        mtctr   r5
+        lwz     r0, GPR0(r21)
+        lwz     r1, GPR1(r21)
+        lwz     r2, GPR2(r21)
+        lwz     r3, GPR3(r21)
+        lwz     r4, GPR4(r21)
+        lwz     r5, GPR5(r21)
+        lwz     r6, GPR6(r21)
+        mtspr   SRR1, r23
+        mtspr   SRR0, r22
+        lwz     r20, GPR20(r21)
+        lwz     r22, GPR22(r21)
+        lwz     r23, GPR23(r21)
+        lwz     r21, GPR21(r21)
+        sync
+        isync
+        rfi
+hpu_out:
+        blr
+.endif
+vectors_gap_end:
+        .space  0xc00 - (vectors_gap_end - entry22_base)     # up to base + 0xc00
 
         .globl  SystemCall22
 SystemCall22:                           # base + 0xc00: sc
@@ -655,8 +826,6 @@ sys_exit22:                             # the program's end: the run stops
 # is marked accessed (and dirty), and since the prologue calls this only for "no HPTE
 # found", create_hpte goes straight to an empty slot (r6 = 0), as 2.2.0's hash_page does
 # for a PTE-not-found exception (head.S: `andis. r0,r20,0x4000; bne 10f`).
-        .equ    _PAGE_PRESENT, 0x001
-        .equ    _PAGE_ACCESSED, 0x100
 hash_kernel22:
         stw     r7, GPR7(r21)
         stw     r8, GPR8(r21)
@@ -724,6 +893,7 @@ fast_return22:
         lwz     r21, GPR21(r21)
         rfi
 .endif
+
 
         .globl  do_page_fault22
 do_page_fault22:                        # r3 = regs: the kernel model's do_page_fault

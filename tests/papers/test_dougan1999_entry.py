@@ -776,3 +776,92 @@ def test_the_instruction_costs_of_a_set_up_cannot_move_its_result(unit, args, op
     with reuse.recording(memo), estimates.moved({timed: table[timed].high}):
         function(*args, **options)
     assert memo.runs > runs                   # a measured run's: run again
+
+
+USER_MISS_SOURCE = f"""
+        lis r9, {DATA_BASE >> 16:#x}
+        lis r8, 0x00c0
+        ori r8, r8, 0xffee
+        stw r8, 0x10(r9)
+        lwz r31, 0x10(r9)
+""" + exit_with("li r3, 3")
+
+
+def _user_hash_miss(flush, bats=True, version="2.2.0"):
+    """The store of USER_MISS_SOURCE once its page is mapped and its HPTE flushed (a search
+    of the page, flush_range): the run's kernel instructions by symbol, the run, the slot
+    the new HPTE took, and the kernel's reload count before and after."""
+    from unicorn import ppc_const
+
+    from emu.kernel.pgtable import PAGE_SIZE
+    from emu.run import profiler
+    k = dougan1999.kernel("604", flush=flush)
+    e = Entry(k, bats=bats, version=version)
+    p = e.spawn(USER_MISS_SOURCE)
+    e.run(p, ELF_BASE)                             # the faults: text, data
+    m = k.machine
+    m.uc.reg_write(ppc_const.UC_PPC_REG_MSR, 0x1000)     # the kernel's routine: real mode
+    if flush == "hashpte":                          # 2.4's flush_hash_pages: the bit too
+        k.arch.flush_ptes(p.mm, DATA_BASE, p.mm.ptep(DATA_BASE) & ~(PAGE_SIZE - 1), 1)
+    else:                                           # flush_hash_page's search
+        k.arch.flush_range(p.mm, DATA_BASE, DATA_BASE + PAGE_SIZE)
+    assert k.arch.find_hpte(p.mm, DATA_BASE) is None
+    reloads = e.kword("HTAB_RELOADS")
+    profiler.count_instructions(m)
+    try:
+        r = e.run(p, ELF_BASE)
+        by_symbol = profiler.cycles_by_symbol(m, profiler.instruction_counts(m)[0])
+    finally:
+        profiler.count_instructions(m, on=False)
+    secondary, slot, _ = k.arch.find_hpte(p.mm, DATA_BASE)
+    return by_symbol, r, 8 * secondary + slot, (reloads, e.kword("HTAB_RELOADS"))
+
+
+@pytest.mark.parametrize("flush", ["context", "search"])
+def test_a_user_hash_miss_on_the_604_runs_2_2_0s_hash_page_as_guest_code(flush):
+    """A user store whose page has a Linux PTE but no HPTE: the CPU's search finds nothing,
+    the DSI's prologue takes the frame from SPRG2 and calls hash_page (hash_page_user22),
+    which makes the HPTE and returns from the exception straight to the store: no fault
+    reaches do_page_fault or Python, htab_reloads counts one. Instructions by hand
+    (entry_22.S): the prologue from user mode 30 + mfspr DSISR 1 + 2.2.0's test and call 7
+    (DataAccess22 with its da_frame: 38); hash_page_user22 to create_hpte's bl 25 (the
+    Linux PTE 12, accessed and dirty 4, r8 r9 r12 kept 3, the VSID 3, the reason 3: a
+    "no HPTE" DSI takes the empty-slot search) and from the bl 35 (the bl, r8 r9 r12 3,
+    SYNC's isync, 2.2.0's two nops, htab_reloads++ 6, the return 21 with its SYNC and rfi);
+    create_hpte with the page dirty and writable, user, an empty slot k of the primary
+    group: 25 + 3 (k + 1) + 2 + 5 = 35 + 3k (its loop: lwzu, rlwinm., bdnzf a slot)."""
+    by_symbol, r, slot, (before, after) = _user_hash_miss(flush)
+    assert r.status == 3 and r.gprs[31] == 0x00c0ffee
+    assert r.faults == 0                              # nothing for do_page_fault
+    assert r.events["htab_misses"] == 1 and r.events["exception_2"] == 1
+    assert after - before == 1
+    assert slot < 8                                   # a primary slot
+    assert by_symbol["DataAccess22"] + by_symbol["da_frame"] == 38
+    miss = {s: n for s, n in by_symbol.items() if dougan1999.part_of(s) ==
+            "TLB and hash-table misses"}
+    assert miss["create_hpte"] == 35 + 3 * slot
+    assert sum(miss.values()) == 38 + 25 + 35 + 35 + 3 * slot
+    assert "do_page_fault22" not in by_symbol
+
+
+def test_a_user_hash_miss_under_2_1_51_and_2_4():
+    """The same miss on 2.1.51's path without BATs (the unoptimized kernel): its prologue
+    takes 5 instructions more from user mode (35: SRR1[PR] and tss.ksp), then mfspr DSISR
+    and the kernel's test (andis., beq, mfspr DAR, rlwinm., bne: not segment 0) send the
+    page to 2.2.0's test and call, out of line (7); its hash_page reads current->mm->pgd (2
+    more before the bl) and has no nops and no htab_reloads (8 fewer after it): 35 + 1 + 5,
+    7, 25 + 2, 35 - 8. With 2.4's flush (flush="hashpte": its flush_hash_pages clears
+    _PAGE_HASHPTE) the PTE gets the bit again (1 more) and create_hpte is told the old PTE
+    in place of the reason's test (3 fewer): 38, 25 + 1 - 3, 35."""
+    by_symbol, r, slot, (before, after) = _user_hash_miss("search", bats=False,
+                                                          version="2.1.51")
+    miss = sum(n for s, n in by_symbol.items()
+               if dougan1999.part_of(s) == "TLB and hash-table misses")
+    assert r.faults == 0 and after == before            # 2.1.51 counts no reloads
+    assert by_symbol["DataAccess22"] + by_symbol["da21_sp"] == 35 + 1 + 5
+    assert miss - by_symbol["create_hpte"] == (35 + 1 + 5) + 7 + (25 + 2) + (35 - 8)
+    hashpte, r24, _, (before, after) = _user_hash_miss("hashpte")
+    miss24 = sum(n for s, n in hashpte.items()
+                 if dougan1999.part_of(s) == "TLB and hash-table misses")
+    assert r24.faults == 0 and after - before == 1
+    assert miss24 - hashpte["create_hpte"] == 38 + (25 + 1 - 3) + 35
