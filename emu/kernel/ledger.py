@@ -88,12 +88,14 @@ class Ledger:
     def guest(self, name, run):
         """Charge one measured guest routine run (and note its cache and memory traffic)."""
         rows, counts, traffic = self._book()
-        row = rows.setdefault(name, ["guest", 0, 0, 0])
+        row = rows.get(name)
+        if row is None:
+            row = rows[name] = ["guest", 0, 0, 0]
         row[1] += 1
         row[2] += run.cycles
         row[3] += run.instructions
         gathered = run.__dict__.get("_counts")       # its counts, not decoded yet
-        plan = gathered and gathered.layout.ledger_plan(self.GUEST_TRAFFIC, self.GUEST_EVENTS)
+        plan = gathered and self._plan(gathered.layout)
         if plan:                # the same as below, each position looked up once a layout
             values = gathered.values
             for key, at, gate in plan[0]:
@@ -111,6 +113,15 @@ class Ledger:
         for event, n in zip(self.GUEST_EVENTS, values[len(self.GUEST_TRAFFIC):]):
             if n:
                 counts[event] += n
+
+    def _plan(self, layout):
+        """The layout's ledger_plan of GUEST_TRAFFIC and GUEST_EVENTS, kept on the layout per
+        ledger class (looked up by the class: the plan's key is made once, not per run)."""
+        plans = layout.ledger_plans
+        kind = type(self)
+        if kind not in plans:
+            plans[kind] = layout.ledger_plan(self.GUEST_TRAFFIC, self.GUEST_EVENTS)
+        return plans[kind]
 
     def move(self, source, name, cycles, calls=1, instructions=0):
         """Move ``cycles`` (and ``instructions``) of the row ``source`` to the row ``name``,
