@@ -30,6 +30,15 @@ def _misses_key(level):
     return key
 
 
+def _add_to(rows, name, kind, calls, cycles, instructions):
+    row = rows.get(name)
+    if row is None:
+        row = rows[name] = [kind, 0, 0, 0]
+    row[1] += calls
+    row[2] += cycles
+    row[3] += instructions
+
+
 def _on_this_cpu(part):
     """The ledger's ``part`` (rows, counts, traffic) of the CPU the code runs for."""
     return property(lambda ledger: getattr(ledger.books, part),
@@ -54,10 +63,7 @@ class Ledger:
         return book.rows, book.counts, book.traffic
 
     def _add(self, name, kind, calls, cycles, instructions=0):
-        row = self.books.rows.setdefault(name, [kind, 0, 0, 0])
-        row[1] += calls
-        row[2] += cycles
-        row[3] += instructions
+        _add_to(self.books.rows, name, kind, calls, cycles, instructions)
 
     def fixed(self, name, times=1):
         """Charge the generic path ``name`` (``times`` passes) from the fixed-cost table."""
@@ -127,9 +133,10 @@ class Ledger:
         """Move ``cycles`` (and ``instructions``) of the row ``source`` to the row ``name``,
         ``calls`` calls of it (a part of a guest routine that a sampling profiler sees in
         another symbol)."""
-        kind = self._book()[0][source][0]
-        self._add(source, kind, 0, -cycles, -instructions)
-        self._add(name, kind, calls, cycles, instructions)
+        rows = self.books.rows          # one look-up of the CPU for both
+        kind = rows[source][0]
+        _add_to(rows, source, kind, 0, -cycles, -instructions)
+        _add_to(rows, name, kind, calls, cycles, instructions)
 
     def count(self, event, n=1):
         if n:
