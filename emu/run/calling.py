@@ -98,7 +98,6 @@ def argument_filler(isa):
     pairs made and copied); returns how many. The stacked arguments are written as there."""
     if isa in ("ppc32", "ppc64"):
         mask = (1 << (64 if isa == "ppc64" else 32)) - 1
-        first, stack, link = ppc_const.UC_PPC_REG_3, ppc_const.UC_PPC_REG_1, ppc_const.UC_PPC_REG_LR
 
         def fill(registers, values, args, sp, write):
             n = len(args)
@@ -109,8 +108,6 @@ def argument_filler(isa):
             registers[:n + 2] = _PPC_REGISTERS[n]
             values[n], values[n + 1] = sp - 256, HALT
             return n + 2
-        _PPC_REGISTERS.update({n: array.array("q", [first + i for i in range(n)] + [stack, link])
-                               for n in range(9)})
         return fill
     if isa == "arm":
         def fill(registers, values, args, sp, write):
@@ -130,7 +127,11 @@ def argument_filler(isa):
     return fill
 
 
-_PPC_REGISTERS = {}         # argument count -> the registers a PowerPC call sets, in order
+# argument count -> the registers a call sets, in order (its arguments', the stack pointer,
+# the link register)
+_PPC_REGISTERS = {n: array.array("q", [ppc_const.UC_PPC_REG_3 + i for i in range(n)] +
+                                 [ppc_const.UC_PPC_REG_1, ppc_const.UC_PPC_REG_LR])
+                  for n in range(9)}
 _ARM_REGISTERS = {n: array.array("q", list(ARM_ARGUMENTS[:n]) + [arm_const.UC_ARM_REG_SP,
                                                                arm_const.UC_ARM_REG_LR])
                   for n in range(5)}
@@ -242,15 +243,10 @@ class GuestRuns:
         if refused:
             self._refused(uc, refused)
 
-    def end_task(self, uc, block):
-        """(the return register, the gathered words less those at the start: an array the
-        caller may keep) of a task's call that has ended (its core's header live)."""
-        native.lib.emu_task_end(uc._uch, block[0])
-        return self.ended_task(block)
-
     def ended_task(self, block):
-        """``end_task``'s result once the library has taken the call's end (the scheduler
-        does, for a core given its block: emu.run.parallel)."""
+        """(the return register, the gathered words less those at the start: an array the
+        caller may keep) of a task's call that has ended, whose end the library has taken
+        (emu_task_end: the scheduler does, for a core given its block, emu.run.parallel)."""
         return self.out[0] & WORD_MASK, block[1][:]
 
     def _refused(self, uc, code):
