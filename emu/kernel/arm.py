@@ -300,8 +300,7 @@ class ARMv7(FaultPath, Arch):
 
     def call(self, entry, *args, charge=None):
         """A kernel routine, with the MMU model off (see the module notes), charged."""
-        with self.machine.mmu.translation_off():
-            run = self.machine.call(entry, *args)
+        run = self.machine.call_untranslated(entry, *args)
         self.ledger.guest(charge or entry, run)
         return run.return_value
 
@@ -434,8 +433,7 @@ class ARMv7(FaultPath, Arch):
         if pk2:
             self.call("unlock_page_pk2", *args, charge="unlock_page")
             return
-        with self.machine.mmu.translation_off():
-            run = self.machine.call("unlock_page", *args)
+        run = self.machine.call_untranslated("unlock_page", *args)
         self.ledger.guest("unlock_page", run)
         # read from the run's counts (its events dictionary would decode every count)
         irq_off, parks, spin = run.counters(("irq_off_cycles", "parks", "spin_wait_cycles"))

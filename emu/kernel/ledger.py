@@ -30,6 +30,15 @@ def _misses_key(level):
     return key
 
 
+def _add_to(rows, name, kind, calls, cycles, instructions):
+    row = rows.get(name)
+    if row is None:
+        row = rows[name] = [kind, 0, 0, 0]
+    row[1] += calls
+    row[2] += cycles
+    row[3] += instructions
+
+
 def _on_this_cpu(part):
     """The ledger's ``part`` (rows, counts, traffic) of the CPU the code runs for."""
     return property(lambda ledger: getattr(ledger.books, part),
@@ -54,10 +63,7 @@ class Ledger:
         return book.rows, book.counts, book.traffic
 
     def _add(self, name, kind, calls, cycles, instructions=0):
-        row = self.books.rows.setdefault(name, [kind, 0, 0, 0])
-        row[1] += calls
-        row[2] += cycles
-        row[3] += instructions
+        _add_to(self.books.rows, name, kind, calls, cycles, instructions)
 
     def fixed(self, name, times=1):
         """Charge the generic path ``name`` (``times`` passes) from the fixed-cost table."""
@@ -88,12 +94,14 @@ class Ledger:
     def guest(self, name, run):
         """Charge one measured guest routine run (and note its cache and memory traffic)."""
         rows, counts, traffic = self._book()
-        row = rows.setdefault(name, ["guest", 0, 0, 0])
+        row = rows.get(name)
+        if row is None:
+            row = rows[name] = ["guest", 0, 0, 0]
         row[1] += 1
         row[2] += run.cycles
         row[3] += run.instructions
         gathered = run.__dict__.get("_counts")       # its counts, not decoded yet
-        plan = gathered and gathered.layout.ledger_plan(self.GUEST_TRAFFIC, self.GUEST_EVENTS)
+        plan = gathered and self._plan(gathered.layout)
         if plan:                # the same as below, each position looked up once a layout
             values = gathered.values
             for key, at, gate in plan[0]:
@@ -112,13 +120,23 @@ class Ledger:
             if n:
                 counts[event] += n
 
+    def _plan(self, layout):
+        """The layout's ledger_plan of GUEST_TRAFFIC and GUEST_EVENTS, kept on the layout per
+        ledger class (looked up by the class: the plan's key is made once, not per run)."""
+        plans = layout.ledger_plans
+        kind = type(self)
+        if kind not in plans:
+            plans[kind] = layout.ledger_plan(self.GUEST_TRAFFIC, self.GUEST_EVENTS)
+        return plans[kind]
+
     def move(self, source, name, cycles, calls=1, instructions=0):
         """Move ``cycles`` (and ``instructions``) of the row ``source`` to the row ``name``,
         ``calls`` calls of it (a part of a guest routine that a sampling profiler sees in
         another symbol)."""
-        kind = self._book()[0][source][0]
-        self._add(source, kind, 0, -cycles, -instructions)
-        self._add(name, kind, calls, cycles, instructions)
+        rows = self.books.rows          # one look-up of the CPU for both
+        kind = rows[source][0]
+        _add_to(rows, source, kind, 0, -cycles, -instructions)
+        _add_to(rows, name, kind, calls, cycles, instructions)
 
     def count(self, event, n=1):
         if n:

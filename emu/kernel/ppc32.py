@@ -97,8 +97,7 @@ class PPC32Hash(Arch):
     # ------------------------------------------------------------ running kernel routines
 
     def call(self, entry, *args):
-        with self.machine.mmu.translation_off():     # kernel code and data are BAT-mapped
-            run = self.machine.call(entry, *args)
+        run = self.machine.call_untranslated(entry, *args)     # kernel code and data: BATs
         self.ledger.guest(entry, run)
         return run.return_value
 

@@ -478,8 +478,8 @@ class PPC604(PPC32Hash):
         access = _PAGE_RW if write else 0
         args = (access, address, mm.pgd.address, mm.context) if self.hashpte else \
             (access, address, mm.pgd.address, mm.context, int(protection))
-        with self.machine.mmu.translation_off():
-            run = self.machine.call("hash_page" if self.hashpte else "hash_page_22", *args)
+        run = self.machine.call_untranslated("hash_page" if self.hashpte else "hash_page_22",
+                                             *args)
         self.ledger.guest(label, run)
         status = run.return_value
         self.ledger.count(HPTE_STATUS[status])

@@ -291,8 +291,7 @@ class PPC64Hash(Arch):
     # ------------------------------------------------------------ running kernel routines
 
     def call(self, entry, *args, charge=None):
-        with self.machine.mmu.translation_off():     # kernel memory: bolted large pages
-            run = self.machine.call(entry, *args)
+        run = self.machine.call_untranslated(entry, *args)  # kernel memory: bolted large pages
         self.ledger.guest(charge or entry, run)
         return run.return_value
 

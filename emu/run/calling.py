@@ -92,6 +92,57 @@ ARM_ARGUMENTS = (arm_const.UC_ARM_REG_R0, arm_const.UC_ARM_REG_R1, arm_const.UC_
                  arm_const.UC_ARM_REG_R3)
 
 
+def argument_filler(isa):
+    """``fill(registers, values, args, sp, write)``: argument_registers's registers and values,
+    written straight into a GuestRuns's two arrays (a call's most frequent Python: no list of
+    pairs made and copied); returns how many. The stacked arguments are written as there."""
+    if isa in ("ppc32", "ppc64"):
+        mask = (1 << (64 if isa == "ppc64" else 32)) - 1
+
+        def fill(registers, values, args, sp, write):
+            n = len(args)
+            if n > 8:
+                raise ValueError("PowerPC calls take at most 8 arguments (r3-r10)")
+            for i, a in enumerate(args):
+                values[i] = int(a) & mask
+            registers[:n + 2] = _PPC_REGISTERS[n]
+            values[n], values[n + 1] = sp - 256, HALT
+            return n + 2
+        return fill
+    if isa == "arm":
+        def fill(registers, values, args, sp, write):
+            n = len(args)
+            if n > 4:
+                return _fill_from(argument_registers(isa, None, args, sp, write), registers,
+                                  values)
+            for i, a in enumerate(args):
+                values[i] = int(a) & 0xFFFFFFFF
+            registers[:n + 2] = _ARM_REGISTERS[n]
+            values[n], values[n + 1] = sp, HALT
+            return n + 2
+        return fill
+
+    def fill(registers, values, args, sp, write):
+        return _fill_from(argument_registers(isa, None, args, sp, write), registers, values)
+    return fill
+
+
+# argument count -> the registers a call sets, in order (its arguments', the stack pointer,
+# the link register)
+_PPC_REGISTERS = {n: array.array("q", [ppc_const.UC_PPC_REG_3 + i for i in range(n)] +
+                                 [ppc_const.UC_PPC_REG_1, ppc_const.UC_PPC_REG_LR])
+                  for n in range(9)}
+_ARM_REGISTERS = {n: array.array("q", list(ARM_ARGUMENTS[:n]) + [arm_const.UC_ARM_REG_SP,
+                                                               arm_const.UC_ARM_REG_LR])
+                  for n in range(5)}
+
+
+def _fill_from(pairs, registers, values):
+    for k, (register, value) in enumerate(pairs):
+        registers[k], values[k] = register, value
+    return len(pairs)
+
+
 MAX_REGISTERS = 16                  # a call's argument registers and the ones the ISA sets
 WORD_MASK = (1 << 64) - 1
 MAIN_THREAD = threading.main_thread().ident
@@ -118,10 +169,13 @@ class GuestRuns:
     start (the counters cleared), the argument registers, the run with SIGINT taken
     (emu.hw.interrupt), the return value and what stopped it in one library call, where
     Unicorn's Python wrapper would take several times the cost of a short run itself. After
-    ``run``: ``returned`` (the return register), ``pc``, ``stop`` (STOP_* flags)."""
+    ``run``: ``returned`` (the return register), ``pc``, ``stop`` (STOP_* flags). A call's
+    argument registers are written into its arrays first (``arguments``), then ``run`` or
+    ``start_task`` is told how many."""
 
     def __init__(self, isa):
         self.return_register = RETURN_REGISTERS[isa]
+        self._fill_arguments = argument_filler(isa)
         # the library reads and writes these in place (array.array: an item is set or read
         # in a fraction of a numpy array's time)
         self.registers = array.array("q", bytes(8 * MAX_REGISTERS))
@@ -150,22 +204,28 @@ class GuestRuns:
         self._blocks.append((clearing, words, counts, start, block))   # the addresses stay valid
         return native.address(block), gathered
 
-    def run(self, uc, pc, registers=(), limit=0, block=None):
-        """Run ``uc`` from ``pc`` to HALT with ``registers`` [(register, value)] set first;
+    def arguments(self, args, sp, write):
+        """Make ``args`` the next call's argument registers by the ISA's convention
+        (argument_registers: its stack pointer from ``sp`` down, stacked words written by
+        ``write``); returns how many registers the call sets."""
+        return self._fill_arguments(self.registers, self.values, args, sp, write)
+
+    def run(self, uc, pc, count=0, limit=0, block=None):
+        """Run ``uc`` from ``pc`` to HALT with the first ``count`` registers ``arguments``
+        made set first;
         returns Unicorn's error code of the run (0: none). With ``limit``, the call starts
         first, by its ``block`` (``block()``): the counters zeroed, the instruction limit set,
         the stop flags down, and at its end the state's words are gathered (``gathered``, an
         array); without, a run resumed goes on counting. SIGINT during the run raises
         KeyboardInterrupt, and an exception a Python hook raised comes out here, as from
         Unicorn's own ``emu_start``."""
-        self._fill(registers)
         uc._hook_exception = None
         if limit:
             self._block, self.gathered = block
-        error = native.lib.emu_block_call(uc._uch, self._block, pc, len(registers), limit,
+        error = native.lib.emu_block_call(uc._uch, self._block, pc, count, limit,
                                           threading.get_ident() == MAIN_THREAD)
         if error < 0:
-            self._refused(uc, registers, error)
+            self._refused(uc, error)
         returned, pc, sigint, self.stop = self.out.tolist()
         self.returned, self.pc = returned & WORD_MASK, pc & WORD_MASK
         if sigint:
@@ -174,29 +234,23 @@ class GuestRuns:
             raise uc._hook_exception
         return error
 
-    def start_task(self, uc, block, core, pc, registers, limit):
-        """A task's call on ``core`` (emu.run.parallel.run_tasks; its header live), made
-        ready for the scheduler by its ``block`` in one library call: ``registers``
-        [(register, value)] set, the core runnable from ``pc``, the counts at the start kept,
-        the limit ``limit`` instructions on."""
-        self._fill(registers)
-        refused = native.lib.emu_task_start(uc._uch, block[0], core, pc, len(registers), limit)
+    def start_task(self, uc, block, core, pc, count, limit):
+        """A task's call on ``core`` (emu.run.parallel.run_tasks), made ready for the
+        scheduler by its ``block`` in one library call: its header made live (if another
+        core's was), the first ``count`` registers ``arguments`` made set, the core runnable
+        from ``pc``, the counts at its start kept, the limit ``limit`` instructions on."""
+        refused = native.lib.emu_task_start(uc._uch, block[0], core, pc, count, limit)
         if refused:
-            self._refused(uc, registers, refused)
+            self._refused(uc, refused)
 
-    def end_task(self, uc, block):
+    def ended_task(self, block):
         """(the return register, the gathered words less those at the start: an array the
-        caller may keep) of a task's call that has ended (its core's header live)."""
-        native.lib.emu_task_end(uc._uch, block[0])
+        caller may keep) of a task's call that has ended, whose end the library has taken
+        (emu_task_end: the scheduler does, for a core given its block, emu.run.parallel)."""
         return self.out[0] & WORD_MASK, block[1][:]
 
-    def _fill(self, registers):
-        for k, (register, value) in enumerate(registers):
-            self.registers[k], self.values[k] = register, value
-
-    @staticmethod
-    def _refused(uc, registers, code):
+    def _refused(self, uc, code):
         """A register refused (``code``: -1 - its index): Unicorn's own wrapper says why."""
-        register, value = registers[-1 - code]
+        register, value = self.registers[-1 - code], self.values[-1 - code]
         uc.reg_write(register, value)
         raise ValueError(f"register {register} refused the value {value:#x}")

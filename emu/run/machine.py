@@ -32,7 +32,7 @@ from ..isa.assemble import AssemblyError, Program, assemble, assemble_file
 from . import diagnose, extable, parallel
 from .costreads import CostReads, clock_free
 from .calling import (PC_REGISTERS, RETURN_REGISTERS, STOP_ASKED, STOP_REASONS, GuestRuns,
-                      argument_registers, read_register)
+                      read_register)
 from .emulator import Closed, new_unicorn, weak_hook
 from .limits import capped, check_limit
 from .parallel import DEFAULT_QUANTUM
@@ -602,8 +602,8 @@ class Machine:
             self.flush_caches()
         limit = capped(self.instruction_limit if limit is None else check_limit(limit))
         self.stop_record = None
-        registers = argument_registers(self.isa, self.uc, args, self.stack_top,
-                                       self._write_stack)
+        guest = self.guest
+        count = guest.arguments(args, self.stack_top, self._write_stack)
         if self.soft_tlb:
             self.soft_tlb.start(translate=not real_mode)
         elif real_mode:
@@ -611,9 +611,8 @@ class Machine:
                              "ppc603e or ppc405gp)")
         self.extable.taken.clear()
         # the counters cleared, the limit set, the run and its counts, in one library call
-        guest = self.guest
         layout, block = self._call_plan()
-        error = guest.run(self.uc, pc, registers, limit, block)
+        error = guest.run(self.uc, pc, count, limit, block)
         while error:
             pc = self.resume_after_fault()
             if pc is None:
@@ -627,6 +626,18 @@ class Machine:
                         self.soft_tlb.events() if self.soft_tlb else None)
         return run_of(self, entry, args, guest.returned, counts)
 
+    def call_untranslated(self, entry, *args):
+        """``call`` with the MMU model's look-ups off for the call, as inside
+        ``mmu.translation_off()`` (a kernel's own routines, many a run: the same words
+        written, without the registers' objects a ``with`` makes each time)."""
+        st = self.state
+        saved = int(st[c.H_MMU])
+        st[c.H_MMU] = 0
+        try:
+            return self.call(entry, *args)
+        finally:
+            st[c.H_MMU] = saved
+
     def _call_plan(self):
         """The running core's CountLayout and call block (GuestRuns.block), made once."""
         running = self.model.running
@@ -636,6 +647,15 @@ class Machine:
             plan = self._call_plans[running] = (
                 layout, self.guest.block(self.model.clearing(), layout.words,
                                          layout.counting))
+        return plan
+
+    def _call_plan_of(self, core):
+        """``_call_plan`` of ``core``, whichever core's header is live (made with its
+        header live: its call block's words are placed for that)."""
+        plan = self._call_plans.get(core)
+        if plan is None:
+            self.model.switch(core)
+            plan = self._call_plan()
         return plan
 
     def run_tasks(self, tasks, quantum=DEFAULT_QUANTUM, limit=None):

@@ -79,7 +79,7 @@ from ..hw import cache as c
 from ..hw import native
 from ..hw.layout import CORE_STACK, HALT
 from . import diagnose
-from .calling import MAIN_THREAD, argument_registers, set_arguments, take_sigint
+from .calling import MAIN_THREAD, set_arguments, take_sigint
 from .limits import capped
 from .result import Counts, measured, run_of
 
@@ -91,26 +91,35 @@ DEFAULT_QUANTUM = 100
 _run_cores = native.lib.emu_run_parallel
 _run_cores.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64,
                        ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(ctypes.c_int64),
-                       ctypes.c_int64, ctypes.POINTER(ctypes.c_int64)]
+                       ctypes.c_int64, ctypes.POINTER(ctypes.c_int64), ctypes.c_void_p]
 _run_cores.restype = ctypes.c_int64
 
 
 class _Scheduler:
-    """The native scheduler's runs (smp.c emu_run_parallel) of a machine's cores: ``run``
-    returns its code, ``core`` and ``error`` what it says of the core concerned. Ctrl-C
-    stops a run at its next block (emu.hw.interrupt), taken inside the library call."""
+    """The native scheduler's runs (smp.c emu_run_parallel) of a machine's cores at
+    ``quantum``: ``run`` returns its code, ``core`` and ``error`` what it says of the core
+    concerned. Ctrl-C stops a run at its next block (emu.hw.interrupt), taken inside the
+    library call. A core given a task's call block (``task_block``) has its call's end taken
+    in the same library call (smp.c emu_task_end). Its arguments are made once (ctypes
+    converts a Python int at every call)."""
 
-    def __init__(self, machine):
-        self._at = native.address(machine.state)
-        self._cpus = (ctypes.c_void_p * len(machine.cpus))(
-            *[uc._uch.value for uc in machine.cpus])
+    def __init__(self, machine, quantum):
+        n = len(machine.cpus)
+        self._cpus = (ctypes.c_void_p * n)(*[uc._uch.value for uc in machine.cpus])
+        self._blocks = (ctypes.c_void_p * n)()
         self._core, self._error, self._sigint = (ctypes.c_int64(0) for _ in range(3))
-        self._outs = tuple(ctypes.byref(v) for v in (self._core, self._error))
-        self._sigint_at = ctypes.byref(self._sigint)
+        self._arguments = (ctypes.c_void_p(native.address(machine.state)), self._cpus,
+                           ctypes.c_int64(quantum), ctypes.c_int64(HALT),
+                           ctypes.byref(self._core), ctypes.byref(self._error),
+                           ctypes.c_int64(threading.get_ident() == MAIN_THREAD),
+                           ctypes.byref(self._sigint), self._blocks)
 
-    def run(self, quantum):
-        code = _run_cores(self._at, self._cpus, quantum, HALT, *self._outs,
-                          threading.get_ident() == MAIN_THREAD, self._sigint_at)
+    def task_block(self, core, block):
+        """Take the end of ``core``'s calls by its call block (GuestRuns.block's address)."""
+        self._blocks[core] = block
+
+    def run(self):
+        code = _run_cores(*self._arguments)
         if self._sigint.value:
             take_sigint(self._sigint.value)
         return code
@@ -240,7 +249,7 @@ def run_parallel(machine, calls, quantum=DEFAULT_QUANTUM, limit=None, cold=False
         machine.flush_caches()
     _prepare(machine, calls, entries, limit)
     model, st = machine.model, machine.state
-    scheduler = _Scheduler(machine)
+    scheduler = _Scheduler(machine, quantum)
     runs = [None] * len(calls)
     machine.stop_record = None
     machine.extable.taken.clear()
@@ -248,7 +257,7 @@ def run_parallel(machine, calls, quantum=DEFAULT_QUANTUM, limit=None, cold=False
         while True:
             for uc in machine.cpus:
                 uc._hook_exception = None
-            code = scheduler.run(quantum)
+            code = scheduler.run()
             k = scheduler.core
             machine.uc = machine.cpus[k]        # its header is the live one
             raised = [uc._hook_exception for uc in machine.cpus if uc._hook_exception]
@@ -367,9 +376,10 @@ class Task:
 
 def _run_ended(machine, entry, args, plan):
     """The Run of the task's call of ``entry`` that just ended on the running core (its
-    ``plan``, Machine._call_plan, kept the counts at its start): its counts less those."""
+    ``plan``, Machine._call_plan, kept the counts at its start; the scheduler's library call
+    gathered them at its end, emu_task_end): its counts less those."""
     layout, block = plan
-    returned, values = machine.guest.end_task(machine.uc, block)
+    returned, values = machine.guest.ended_task(block)
     counts = Counts(layout, values, machine.soft_tlb.events() if machine.soft_tlb else None)
     return run_of(machine, entry, args, returned, counts)
 
@@ -390,25 +400,28 @@ def run_tasks(machine, tasks, quantum=DEFAULT_QUANTUM, limit=None):
     model, st = machine.model, machine.state
     live = {k: Task(machine, k, t) for k, t in enumerate(tasks) if t is not None}
     started = {}                                 # core -> (entry, args, its call plan)
-    scheduler = _Scheduler(machine)
+    scheduler = _Scheduler(machine, quantum)
+    guest = machine.guest
+    stacks = [machine.stack_top - k * CORE_STACK for k in range(len(machine.cpus))]
 
-    def hand(k, reply=None):
+    def hand(k, reply=None, is_live=False):
         """Give task k control (its core's header live: its Python may set the core's
-        registers); set up the call it asks for, or note its end."""
-        model.switch(k)
+        registers; ``is_live``: it is, as the scheduler leaves the core it returns for);
+        set up the call it asks for, or note its end."""
+        if not is_live:
+            model.switch(k)
         machine.uc = machine.cpus[k]
         request = live[k]._step(reply)
         if request[0] == "call":
             _, entry, args, call_limit = request
-            # the task's Python may have made another core's header live: core k's again
-            model.switch(k)
             uc = machine.uc = machine.cpus[k]
-            registers = argument_registers(machine.isa, uc, args,
-                                           machine.stack_top - k * CORE_STACK,
-                                           machine._write_stack)
-            plan = machine._call_plan()
-            machine.guest.start_task(uc, plan[1], k, machine.address_of(entry), registers,
-                                     call_limit or limit or machine.instruction_limit)
+            count = guest.arguments(args, stacks[k], machine._write_stack)
+            plan = machine._call_plan_of(k)
+            scheduler.task_block(k, plan[1][0])
+            # the task's Python may have made another core's header live: the start makes
+            # core k's live again (smp.c emu_task_start)
+            guest.start_task(uc, plan[1], k, machine.address_of(entry), count,
+                             call_limit or limit or machine.instruction_limit)
             started[k] = (entry, args, plan)
         elif request[0] == "done":
             live[k].result = request[1]
@@ -432,7 +445,7 @@ def run_tasks(machine, tasks, quantum=DEFAULT_QUANTUM, limit=None):
             hand(k)
         results = {}
         while live:
-            code = scheduler.run(quantum)
+            code = scheduler.run()
             k = scheduler.core
             machine.uc = machine.cpus[k]
             if code == RUN_ALL_DONE:
@@ -441,7 +454,7 @@ def run_tasks(machine, tasks, quantum=DEFAULT_QUANTUM, limit=None):
                 entry, args, plan = started.pop(k)
                 run = _run_ended(machine, entry, args, plan)
                 task = live[k]
-                hand(k, ("ok", run))
+                hand(k, ("ok", run), is_live=True)
                 if k not in live:
                     results[k] = task.result
                 continue

@@ -199,6 +199,18 @@ class CodeSpans:
                 at += end - start
         self.offsets = np.concatenate(offsets)
         self.starts, self.firsts = np.array(starts), np.array(firsts)
+        self._placed = {}
+
+    def placed(self, hits, cycles):
+        """(the state's indices of the spans' counts in arrays at ``hits`` and ``cycles``,
+        the executions' then the cycles', and those of each group's first instruction's
+        executions): made once per pair of arrays (a core's), not at every call."""
+        at = self._placed.get((hits, cycles))
+        if at is None:
+            at = self._placed[(hits, cycles)] = (
+                np.concatenate([hits + self.offsets, cycles + self.offsets]),
+                hits + self.firsts)
+        return at
 
 
 class own_counts:
@@ -223,9 +235,8 @@ class own_counts:
         st, h = self.machine.state, self.machine.model.header(self.core)
         if h[c.H_PROFILE_PERIOD] > 0:
             raise RuntimeError("own_counts: this core is being profiled already")
-        st[self.hits + self.spans.offsets] = 0
-        st[self.cycles + self.spans.offsets] = 0
-        self._saved = h[[c.H_INSN_HITS, c.H_INSN_CYCLES, c.H_NEXT_SAMPLE]].copy()
+        st[self.spans.placed(self.hits, self.cycles)[0]] = 0
+        self._saved = h[c.H_INSN_HITS], h[c.H_INSN_CYCLES], h[c.H_NEXT_SAMPLE]
         h[c.H_INSN_HITS], h[c.H_INSN_CYCLES] = self.hits, self.cycles
         h[c.H_PROFILE_PERIOD] = h[c.H_NEXT_SAMPLE] = 1 << 62      # counts, no samples
         return self
@@ -240,11 +251,11 @@ class own_counts:
         """For each group of the spans: (executions of its first range's first instruction,
         executions, cycles), as Python ints."""
         st, spans = self.machine.state, self.spans
-        hits = st[self.hits + spans.offsets]
-        cycles = st[self.cycles + spans.offsets]
-        return list(zip(st[self.hits + spans.firsts].tolist(),
-                        np.add.reduceat(hits, spans.starts).tolist(),
-                        np.add.reduceat(cycles, spans.starts).tolist()))
+        both, firsts = spans.placed(self.hits, self.cycles)
+        counts = st[both]
+        n = len(spans.offsets)
+        return list(zip(st[firsts].tolist(), np.add.reduceat(counts[:n], spans.starts).tolist(),
+                        np.add.reduceat(counts[n:], spans.starts).tolist()))
 
     def counts(self, start, end):
         st, a, b = self.machine.state, start - self.base, end - self.base

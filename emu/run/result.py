@@ -41,9 +41,11 @@ class Run:
     def counted(cls, profile, entry, args, return_value, counts):
         """A Run whose dictionaries come from ``counts`` when first read."""
         run = cls.__new__(cls)
-        run.__dict__.update(profile=profile, entry=entry, args=args,
-                            return_value=return_value, instructions=counts.instructions,
-                            cycles=counts.cycles, _counts=counts)
+        values, layout = counts.values, counts.layout
+        run.__dict__ = {"profile": profile, "entry": entry, "args": args,
+                        "return_value": return_value,
+                        "instructions": values[layout.instructions_at],
+                        "cycles": values[layout.cycles_at], "_counts": counts}
         return run
 
     def __getattr__(self, name):        # only for an attribute not set: a decoded field
@@ -180,6 +182,7 @@ class CountLayout:
         for table in self.TABLES:
             words += table.values()
         self.header = {w: i for i, w in enumerate(dict.fromkeys(words))}
+        self.instructions_at, self.cycles_at = self.header[c.H_INSNS], self.header[c.H_CYCLES]
         gathered = [np.array(list(self.header), np.int64)]
 
         def picker(names, positions):
@@ -216,6 +219,7 @@ class CountLayout:
         self.counting = np.flatnonzero(np.isin(self.words, layout.count_words))
         self.positions = self._counter_positions()
         self._pickers = {}
+        self.ledger_plans = {}          # a ledger's class -> its ledger_plan (Ledger._plan)
 
     def _counter_positions(self):
         """Run.counter's names: {name: (its position, or None where decode leaves its table
@@ -326,11 +330,11 @@ class Counts:
 
     @property
     def instructions(self):
-        return self.values[self.layout.header[c.H_INSNS]]
+        return self.values[self.layout.instructions_at]
 
     @property
     def cycles(self):
-        return self.values[self.layout.header[c.H_CYCLES]]
+        return self.values[self.layout.cycles_at]
 
     def counter(self, name):
         return self.layout.counter(self.values, name)

@@ -169,3 +169,99 @@ def test_what_stopped_a_call_comes_back_from_the_library_call(stop):
             m.call("halt")
     run = m.call("seven")
     assert (run.return_value, run.instructions) == (7, 2)
+
+
+# ---- session 28: the call's set-up made once, written straight into the call's arrays
+
+@pytest.mark.parametrize("isa", ["ppc32", "ppc64", "arm", "x86"])
+@pytest.mark.parametrize("n", [0, 1, 3, 4, 5, 8])
+def test_the_argument_filler_writes_what_argument_registers_lists(isa, n):
+    """GuestRuns.arguments writes, into the call's two arrays, exactly argument_registers's
+    (register, value) pairs in order, and the same stacked words (AAPCS's fifth argument on,
+    cdecl's whole frame); -1 wraps to the ISA's width as before."""
+    if isa.startswith("ppc") and n > 8:
+        return
+    from emu.run.calling import GuestRuns, argument_registers
+    args = tuple([-1, 7, 1 << 40, 3, 0xDEAD_BEEF, 5, 6, 99][:n])
+    listed, filled = {}, {}
+    pairs = argument_registers(isa, None, args, 0x10000,
+                               lambda at, data: listed.update({at: bytes(data)}))
+    guest = GuestRuns(isa)
+    count = guest.arguments(args, 0x10000, lambda at, data: filled.update({at: bytes(data)}))
+    assert list(zip(guest.registers[:count], guest.values[:count])) == pairs
+    assert filled == listed
+
+
+def test_an_argument_that_is_no_number_is_refused_and_the_next_call_is_whole():
+    m = Machine("ppc750")
+    m.load(ADD)
+    with pytest.raises(ValueError):
+        m.call("add3", 1, "one", 3)
+    assert m.call("add3", 1, 2, 3).return_value == 6        # nothing left half-written
+
+
+def test_a_call_untranslated_turns_the_mmu_off_for_the_call_alone():
+    """call_untranslated runs with the state's MMU word 0 (the hook's "translation off") and
+    puts back the word it found, also when the call raises, also nested in a with of
+    translation_off (which it must not undo)."""
+    from emu.hw import cache as c
+    m = Machine("ppc750", mmu=True)
+    m.load(ADD + "bad:\n    lwz r3, 0(r3)\n    blr\n")
+    mode = int(m.state[c.H_MMU])
+    assert mode != 0
+    seen = []
+    m.interrupt_handler = None
+    original = m.call
+
+    def spying(entry, *args, **kwargs):
+        seen.append(int(m.state[c.H_MMU]))
+        return original(entry, *args, **kwargs)
+    m.call = spying
+    assert m.call_untranslated("add3", 1, 2, 3).return_value == 6
+    assert seen == [0] and int(m.state[c.H_MMU]) == mode
+    with pytest.raises(Exception):
+        m.call_untranslated("bad", 0xFFFF_FFF0)            # unmapped: the call faults
+    assert int(m.state[c.H_MMU]) == mode
+    with m.mmu.translation_off():
+        m.call_untranslated("add3", 1, 2, 3)
+        assert int(m.state[c.H_MMU]) == 0                  # the outer with's, still
+    assert int(m.state[c.H_MMU]) == mode
+
+
+def test_a_tasks_call_from_another_cores_live_header_runs_on_its_own_core():
+    """A task whose Python makes another core's header live before its call (as a kernel's
+    per-CPU code may): the call's start makes its own core's header live again (smp.c
+    emu_task_start), so the call counts on its core, and its first call's plan is made with
+    its own header live. Hand-counted: mov + bx is 2 instructions, each call; core 1's
+    counters see its 3 calls, core 0's none."""
+    m = Machine("cortex-a9", cores=2)
+    m.load("seven:\n    mov r0, #7\n    bx lr\n")
+    runs = []
+
+    def task(t):
+        for _ in range(3):
+            m.model.switch(0)                   # another core's header live
+            runs.append(t.call("seven"))
+    m.run_tasks([None, task])
+    assert [(r.return_value, r.instructions) for r in runs] == [(7, 2)] * 3
+    assert m.model.stats(core=1)["L1I"]["accesses"] > 0
+    assert m.model.stats(core=0)["L1I"]["accesses"] == 0
+    assert m._call_plans[1][0] is not m._call_plans.get(0, (None,))[0]
+
+
+def test_each_tasks_call_ends_with_its_own_return_value_and_counts():
+    """The scheduler's library call takes each finished call's end (emu_task_end) for the core
+    whose call it was: two cores' tasks calling routines of different lengths at once get
+    their own return values and instruction counts (three adds and the return: 4; 2)."""
+    m = Machine("cortex-a9", cores=2)
+    m.load("long:\n    add r0, r0, r1\n    add r0, r0, r2\n    add r0, r0, #1\n    bx lr\n"
+           "short:\n    mov r0, #9\n    bx lr\n")
+    got = {0: [], 1: []}
+
+    def task(t):
+        for i in range(5):
+            run = t.call("long", i, 10, 100) if t.core == 0 else t.call("short")
+            got[t.core].append((run.return_value, run.instructions))
+    m.run_tasks([task, task])
+    assert got[0] == [(i + 111, 4) for i in range(5)]
+    assert got[1] == [(9, 2)] * 5

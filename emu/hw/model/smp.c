@@ -340,10 +340,13 @@ static i64 run_cores(i64 *st, uc_engine **ucs, i64 quantum, i64 halt, i64 *core,
     }
 }
 
+EXPORT void emu_task_end(uc_engine *uc, const i64 *block);
+
 /* run_cores, SIGINT taken meanwhile as emu_call takes it (*sigint: interrupt.c
- * sigint_outcome) */
+ * sigint_outcome); when a core's call ended and `blocks` gives it a task's call block
+ * (emu.run.parallel.run_tasks), the call's end is taken there too (emu_task_end) */
 EXPORT i64 emu_run_parallel(i64 *st, uc_engine **ucs, i64 quantum, i64 halt, i64 *core,
-                            i64 *error, i64 catch_sigint, i64 *sigint) {
+                            i64 *error, i64 catch_sigint, i64 *sigint, const i64 *const *blocks) {
     *sigint = 0;
     if (st[st[H_CORES]] > MAX_CORES)
         return RUN_ERROR;
@@ -351,6 +354,8 @@ EXPORT i64 emu_run_parallel(i64 *st, uc_engine **ucs, i64 quantum, i64 halt, i64
     if (catch_sigint)                   /* only Python's main thread takes signals */
         emu_sigint_catch();
     i64 code = run_cores(st, ucs, quantum, halt, core, error, &unbounded);
+    if (code == RUN_CORE_DONE && blocks[*core])
+        emu_task_end(ucs[*core], blocks[*core]);
     *sigint = sigint_outcome(catch_sigint);
     for (i64 k = 0; k < MAX_CORES; k++)     /* Python's runs of one core stop at `until` */
         if (unbounded >> k & 1)
@@ -363,11 +368,13 @@ EXPORT void emu_switch_core(i64 *st, i64 k) { switch_core(st, k); }
 /* ------------------------------------------------------------------ a task's call */
 
 /* A call of a task of emu.run.parallel.run_tasks on core k, made ready for the scheduler in
- * one library call (core k's header live, its call block `block`, call.c): its n argument
- * registers written, its record runnable from `begin`, the counts at its start kept
- * (BLOCK_START) and its instruction limit `limit` instructions on. Returns 0, or -1 - j when
- * register j was refused (nothing else done). */
+ * one library call (its call block `block`, call.c): core k's header made live (the task's
+ * Python may have made another's), its n argument registers written, its record runnable
+ * from `begin`, the counts at its start kept (BLOCK_START) and its instruction limit `limit`
+ * instructions on. Returns 0, or -1 - j when register j was refused (nothing else done but
+ * the switch). */
 EXPORT i64 emu_task_start(uc_engine *uc, const i64 *block, i64 k, i64 begin, i64 n, i64 limit) {
+    switch_core((i64 *)block[BLOCK_STATE], k);
     i64 refused = emu_write_registers(uc, n, (const i64 *)block[BLOCK_REGISTERS],
                                       (const u64 *)block[BLOCK_VALUES]);
     if (refused)
