@@ -44,7 +44,7 @@ GROUPING_WORDS = {"estimate": "one at a time", "table": "by table", "kind": "by 
                                                    "one at a time"}
 #: the columns ``scorecard(ranges=...)`` adds
 RANGE_COLUMNS = ("range low", "range high", "moved most by", "published inside",
-                 "range moves", "range note")
+                 "range moves", "range in spread", "range note")
 
 
 def scorecard(chapters=None, ranges=None, executor=None, timing=None, reuse_runs=True):
@@ -83,20 +83,21 @@ def with_ranges(card, result):
         if r is None or row["status"] != "run":
             why = {"not modelled": "no range: not modelled", "input": "no range: an input"}
             note = why.get(row["status"], "no range: its run gave no value")
-            for c, v in zip(RANGE_COLUMNS, (math.nan, math.nan, "", None, 0, note)):
+            for c, v in zip(RANGE_COLUMNS, (math.nan, math.nan, "", None, 0, None, note)):
                 columns[c].append(v)
             continue
         inside = bool(r["low"] <= row["published"] <= r["high"])
         note = f"{r['moves']} re-runs, estimates moved " + grouping_note(result, row["chapter"])
         if r["failed"]:
             note += f"; the model refused {len(r['failed'])}: {', '.join(r['failed'])}"
+        in_spread = _inside_spread(row, r) if r["moves"] else None
         if r["moves"] == 0:
             note = "no range: no estimate it reads could move" if not r["failed"] else note
         else:
-            note += _against_spread(row, r)
+            note += _spread_words(row, in_spread)
         for c, v in zip(RANGE_COLUMNS, (r["low"], r["high"],
                                          labels.get(r["most"], r["most"] or ""), inside,
-                                         r["moves"], note)):
+                                         r["moves"], in_spread, note)):
             columns[c].append(v)
     for c, values in columns.items():
         card[c] = values
@@ -105,15 +106,24 @@ def with_ranges(card, result):
     return card
 
 
-def _against_spread(row, r):
+def _inside_spread(row, r):
     """For a claim with a spread (its runs over what a machine leaves to chance: layouts,
     timings), whether the estimates' range lies inside it: the estimates then move the
-    value less than one run varies by chance, and the range says little of them."""
+    value less than one run varies by chance, and the range says little of them. None: the
+    claim has no spread."""
     low, high = row.get("spread low"), row.get("spread high")
     if low is None or high is None or low != low or high != high:
+        return None
+    return bool(low <= r["low"] and r["high"] <= high)
+
+
+def _spread_words(row, in_spread):
+    """The range note's words on the spread (``_inside_spread``'s answer)."""
+    if in_spread is None:
         return ""
+    low, high = row["spread low"], row["spread high"]
     over = row.get("spread over") or "its runs"
-    if low <= r["low"] and r["high"] <= high:
+    if in_spread:
         return (f"; the range lies inside the spread of {over} ({low:.3g} to {high:.3g}): "
                 f"the estimates move the value less than one run varies by chance")
     return f"; the range reaches beyond the spread of {over} ({low:.3g} to {high:.3g})"
@@ -173,12 +183,10 @@ def range_summary(card):
     those with a spread too (``spread``), how many have their range inside the spread
     (``range in spread``)."""
     ranged = card[card["range moves"] > 0] if "range moves" in card else card.iloc[0:0]
-    spread = ranged[ranged["spread low"].notna()] if "spread low" in ranged else ranged[0:0]
-    within = (spread["spread low"] <= spread["range low"]) & \
-        (spread["range high"] <= spread["spread high"])
+    in_spread = ranged.get("range in spread", pd.Series(dtype=object))
     return {"ranged": int(len(ranged)), "inside": int(ranged["published inside"].sum()),
-            "no range": int(len(card) - len(ranged)), "spread": int(len(spread)),
-            "range in spread": int(within.sum())}
+            "no range": int(len(card) - len(ranged)), "spread": int(in_spread.notna().sum()),
+            "range in spread": int(in_spread.eq(True).sum())}
 
 
 def range_figure(card):

@@ -333,5 +333,7 @@ def test_a_range_is_read_against_the_claims_spread():
     assert "lies inside the spread of 6 runs (1 to 9)" in notes["inside"]
     assert "reaches beyond the spread of 3 layouts (2 to 4)" in notes["beyond"]
     assert "spread" not in notes["none"]
+    answers = card.set_index("claim")["range in spread"]
+    assert (answers["inside"], answers["beyond"], answers["none"]) == (True, False, None)
     summary = S.range_summary(card)
     assert (summary["ranged"], summary["spread"], summary["range in spread"]) == (3, 2, 1)
