@@ -95,11 +95,7 @@ def scheduled_build(kernel_name, cpus, slots=None, scale=None, build=None, lpar=
     the same cycle (emu.run.parallel.TIES; default the machine's, the lower-numbered CPU
     first): which of the spinning CPUs one store wakes takes the lock."""
     options = _options(kernel_name)
-    if faults not in FAULT_TIMINGS:
-        raise ValueError(f"faults must be one of {[*FAULT_TIMINGS]}, not {faults!r}")
-    slots = cpus if slots is None else slots
-    if not 1 <= slots <= cpus:
-        raise ValueError(f"slots must be from 1 to cpus ({cpus}), not {slots!r}")
+    slots = _checked(cpus, slots, faults)
     scale = SCALE if scale is None else scale
     build = {**{k: estimates.value(f"kernel:build.{k}", v) for k, v in BUILD.items()},
              **(build or {})}
@@ -166,17 +162,8 @@ def scheduled_build(kernel_name, cpus, slots=None, scale=None, build=None, lpar=
             before, start, ran = kernel.ledger.snapshot(), t.clock, user.get(cpu(), 0)
             job(parent, w)
             measured_jobs.append((cpu(), start, t.clock))
-            spent = kernel.ledger.since(before)
-            out["jobs"] += 1
-            out["kernel"] += spent.cycles
-            out["busy"] += t.clock - start
-            out["user"] += user.get(cpu(), 0) - ran
-            out["tlbie"] += spent.counts.get("tlbie", 0)
-            for event, n in spent.counts.items():
-                out["counts"][event] = out["counts"].get(event, 0) + n
-            for name, (_, calls, cycles, _) in spent.rows.items():
-                out["routines"][name] = out["routines"].get(name, 0) + cycles
-                out["calls"][name] = out["calls"].get(name, 0) + calls
+            _add_job(out, kernel.ledger.since(before), t.clock - start,
+                     user.get(cpu(), 0) - ran)
         out["run calls"] = {name: row[1] for name, row in kernel.ledger.since(whole).rows.items()}
         return out
 
@@ -184,13 +171,7 @@ def scheduled_build(kernel_name, cpus, slots=None, scale=None, build=None, lpar=
         sampled = profiler.profile_run(kernel.machine,
                                        lambda: kernel.machine.run_tasks([slot] * slots))
     per_slot = sampled.run
-    jobs = sum(s["jobs"] for s in per_slot)
-    measured, counts = {}, {}                        # per job, as run
-    for s in per_slot:
-        for name, cycles in s["routines"].items():
-            measured[name] = measured.get(name, 0) + cycles / jobs
-        for event, n in s["counts"].items():
-            counts[event] = counts.get(event, 0) + n / jobs
+    jobs, measured, counts = _per_job(per_slot)
     once = back_factors(scale, counts)
     routines = scaled_back(measured, ratio, once)
     counts = scaled_back(counts, ratio, once)
@@ -221,6 +202,43 @@ def scheduled_build(kernel_name, cpus, slots=None, scale=None, build=None, lpar=
             "hash per call": hash_per_call(sampled, kernel.machine, tree),
             **({"timeline": {"calls": calls, "jobs": measured_jobs, "flushed": flushed}}
                if timeline else {})}
+
+
+def _checked(cpus, slots, faults):
+    """scheduled_build's ``slots`` (default one per CPU), its arguments checked."""
+    if faults not in FAULT_TIMINGS:
+        raise ValueError(f"faults must be one of {[*FAULT_TIMINGS]}, not {faults!r}")
+    slots = cpus if slots is None else slots
+    if not 1 <= slots <= cpus:
+        raise ValueError(f"slots must be from 1 to cpus ({cpus}), not {slots!r}")
+    return slots
+
+
+def _add_job(out, spent, busy, user):
+    """One measured job added to its slot's totals: the ledger's ``spent`` over the job,
+    the cycles it took on its CPU (``busy``) and its user cycles."""
+    out["jobs"] += 1
+    out["kernel"] += spent.cycles
+    out["busy"] += busy
+    out["user"] += user
+    out["tlbie"] += spent.counts.get("tlbie", 0)
+    for event, n in spent.counts.items():
+        out["counts"][event] = out["counts"].get(event, 0) + n
+    for name, (_, calls, cycles, _) in spent.rows.items():
+        out["routines"][name] = out["routines"].get(name, 0) + cycles
+        out["calls"][name] = out["calls"].get(name, 0) + calls
+
+
+def _per_job(per_slot):
+    """The measured jobs' count, and their routines' cycles and events per job (as run)."""
+    jobs = sum(s["jobs"] for s in per_slot)
+    measured, counts = {}, {}
+    for s in per_slot:
+        for name, cycles in s["routines"].items():
+            measured[name] = measured.get(name, 0) + cycles / jobs
+        for event, n in s["counts"].items():
+            counts[event] = counts.get(event, 0) + n / jobs
+    return jobs, measured, counts
 
 
 def build_job_cycles(other_cycles, user_per_job, jobs, spread):
