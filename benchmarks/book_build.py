@@ -18,6 +18,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import build_units
+
 REPO = Path(__file__).resolve().parent.parent
 
 
@@ -53,6 +55,7 @@ def main():
     for name, s in sorted(seconds.items()):
         print(f"  {name}: {s:.1f} s")
     print(f"  all notebooks: {sum(seconds.values()):.0f} s")
+    build_units.print_table(build_units.unit_cpu(out / "_build"))
     if args.csv:
         write_csv(args.csv, seconds)
 

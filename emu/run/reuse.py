@@ -313,11 +313,12 @@ def _locked(path, wait_s=None):
 
 
 def _read_shared(path):
-    """(reads, blob, cpu s, total cpu s) kept at ``path``, or None (none, or damaged)."""
+    """(reads, blob, cpu s, total cpu s) kept at ``path``, or None (none, or damaged); the
+    entry's last item, the unit's name (read by benchmarks/build_units.py), is left out."""
     try:
         with open(path, "rb") as f:
             entry = pickle.load(f)
-        reads, blob, cpu, total = entry
+        reads, blob, cpu, total, _ = entry
         return reads, blob, cpu, total
     except (OSError, EOFError, pickle.UnpicklingError, ValueError, TypeError):
         return None
@@ -340,7 +341,7 @@ def _shared_call(folder, memo, k, moved, function, args, kwargs):
         if entry is None:
             result, reads, blob, cpu, total = _run(function, args, kwargs, moved)
             if blob is not None:                # a result pickle cannot take: not shared
-                _write_shared(path, (reads, blob, cpu, total))
+                _write_shared(path, (reads, blob, cpu, total, k[0]))
             if memo is not None:
                 _kept_in(memo, k, k[0], reads, blob, cpu)
             return result

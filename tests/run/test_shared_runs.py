@@ -202,3 +202,20 @@ def test_a_wait_for_another_process_has_an_end(shared):
         waited = time.monotonic() - start
     holder.join(30)
     assert 0.5 <= waited < 4.0
+
+
+def test_the_builds_units_are_told_apart_by_name(shared):
+    """benchmarks/build_units.py's table: each kept run under its unit's name, nominal runs
+    apart from those with an estimate moved."""
+    import importlib.util
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "build_units.py"
+    spec = importlib.util.spec_from_file_location("build_units", path)
+    build_units = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(build_units)
+    reuse.call(NAME, square, (3,))
+    reuse.call(NAME, square, (4,))
+    with estimates.moved({"kernel:costs.CPI": 2.0}):
+        reuse.call(NAME, square, (3,))
+    nominal_s, moved_s, nominal_runs, moved_runs = build_units.unit_cpu(shared)[NAME]
+    assert (nominal_runs, moved_runs) == (2, 1)
+    assert nominal_s >= 0 and moved_s >= 0
