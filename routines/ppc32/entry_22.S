@@ -76,9 +76,10 @@
  * its VSIDs are those of the kernel model's hash_page (2.4's CTX_TO_VSID, emu.kernel.ppc32);
  * KERNELBASE is 0 (the kernel's code and data sit where they are
  * loaded; BAT2 maps all of RAM at EA = physical, supervisor only), so tophys and tovirt are
- * `addis rD, rS, 0` (one instruction each, as on Linux); on the 603 DataAccess22 does not
- * call hash_page for a user address (the kernel model's fault path runs it, in Python: see
- * emu.kernel.entry); on the 604 (USER_HASH) it does, as 2.2.0 does: hash_page_user22, in the
+ * `addis rD, rS, 0` (one instruction each, as on Linux); on a hashed MMU (USER_HASH: the
+ * 604, or the 603 searching a hash table, whose miss handler branches here) DataAccess22
+ * calls hash_page for a user address as 2.2.0 does: hash_page_user22 (exception_22.S's
+ * HASH_PAGE_USER22, the instructions the 603 backend's own path runs too), in the
  * gap below 0xc00 (head.S has code between its vectors too), so that nothing after the
  * vectors moves; the sys_call_table, the task's fields and the kernel's
  * words are where the prelude's equates (emu.kernel.entry) put them. With KERNEL_HASH

@@ -61,7 +61,7 @@ def test_hashed_603_nobats_clear_page_hashes_the_kernels_page():
     assert "kernel_tlb_misses" not in again.counts
     assert again.rows["clear_page"][3] == with_bats.rows["clear_page"][3]
     # the vectors are the model's stubs again outside the routine
-    assert nobats.machine.read(0x300, 4) == nobats.arch.model_stubs[0x300]
+    assert nobats.machine.read(0x300, 4) == nobats.arch.storage_stubs[0x300]
 
 
 def test_nobats_new_context_leaves_the_kernels_segment():
