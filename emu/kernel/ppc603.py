@@ -150,10 +150,10 @@ INT_FRAME_SIZE, STACK_UNDERHEAD = 192, 64   # exception_22.S: the frame below th
 USER_HASH_KERNELS = {"search": "2.1.51", "context": "2.2.0"}
 # DSISR of a DSI (603 UM 5.5.2 / head.S): no HPTE, a protection violation, a store
 DSISR_PROTECTION, DSISR_STORE = 0x08000000, 0x02000000
-# without BATs on the hashed 603, the hash-table code runs in real mode (head.S's
-# hash_page, 2.4's hash_low.S); every other kernel routine translates
-REAL_MODE_ROUTINES = frozenset({"hash_page", "hash_page_22", "add_hash_page",
-                                "flush_hash_pages"})
+# without BATs on the hashed 603, the hash-table code runs in real mode (2.4's hash_low.S;
+# hash_page itself runs inside the miss's run, hash_miss_603.S); every other kernel routine
+# translates
+REAL_MODE_ROUTINES = frozenset({"add_hash_page", "flush_hash_pages"})
 #: the DAR before a kernel routine runs (``PPC603._call_walking``): no access refused yet
 NO_DAR = 0xFFFFFFFF
 KERNEL_PTE_BITS = _PAGE_PRESENT | _PAGE_ACCESSED | _PAGE_DIRTY | _PAGE_RW   # mapin_ram's
