@@ -46,24 +46,25 @@ the next instruction, SRR1 = the MSR, translation off, the vector: here at
 the vector as on the hardware), and all that follows is guest code: the prologue, the
 ``rfi`` into DoSyscall22 with translation on, the handler, int_return and its ``rfi`` back.
 
-**Faults.** A 603 miss handler that finds no Linux PTE leaves for 0x300 / 0x400, where the
-backend keeps a one-instruction stub for its own (Python-driven) misses; during a run the
-stub branches to DataAccess22 / InstructionAccess22 instead. On the 604 the CPU's storage
-interrupt (no HPTE, or a store to a read-only HPTE) is delivered there directly, and the
-prologue (its frame from SPRG2 when the access came from user mode) calls 2.2.0's
-hash_page for a user page as guest code (``USER_HASH``: entry_22.S's hash_page_user22,
-2.1.51's with ``version="2.1.51"``, with 2.4's _PAGE_HASHPTE under ``flush="hashpte"``):
-when the Linux PTE allows the access it makes the HPTE and returns from the exception
-straight to the access, which the CPU retries; no Python runs. Otherwise (and on the
-603) the prologue and transfer_to_handler run into ``do_page_fault22``, which stops the
+**Faults.** A 603 miss handler that finds no Linux PTE (or, searching a hash table, no
+HPTE) leaves for 0x300 / 0x400, where the backend keeps a one-instruction stub for its own
+(Python-driven) misses; during a run the stub branches to DataAccess22 /
+InstructionAccess22 instead. On the 604 the CPU's storage interrupt (no HPTE, or a store to
+a read-only HPTE) is delivered there directly. On a hashed MMU (the 604, the 603 searching
+a hash table) the prologue (its frame from SPRG2 when the access came from user mode)
+calls 2.2.0's hash_page for a user page as guest code (``USER_HASH``: hash_page_user22 of
+exception_22.S, 2.1.51's with ``version="2.1.51"``, with 2.4's _PAGE_HASHPTE under the
+backend's 2.4 flushes): when the Linux PTE allows the access it makes the HPTE and returns
+from the exception straight to the access, which the CPU retries (the 603: its miss
+handler now finds the HPTE); no Python runs. Otherwise (and on the 603 walking the page
+table) the prologue and transfer_to_handler run into ``do_page_fault22``, which stops the
 run (``host_stop22``): Python runs the kernel model's fault path (``Kernel.page_fault``,
-do_page_fault; on the 603 searching a hash table, hash_page first), then the run resumes
-at int_return, whose ``rfi`` retries the access: on the 603 it misses in the TLB again and
-the handler now finds the PTE; on the 604 (1998 kernels, which preload nothing) the
-search misses again and the prologue's hash_page makes the HPTE. Those Python paths
-charge their own fixed costs (``fault_entry``, ``hash_fault_entry`` on the 603), which
-overlap the guest prologue they follow: a fault's cycles count its entry twice (faults
-are not what the measurements here report; the steady state has none).
+do_page_fault), then the run resumes at int_return, whose ``rfi`` retries the access: on
+the 603 walking the page table it misses in the TLB again and the handler now finds the
+PTE; on the hashed MMUs (1998 kernels, which preload nothing) the search misses again and
+the prologue's hash_page makes the HPTE. The Python path charges its own fixed cost
+(``fault_entry``), which overlaps the guest prologue it follows: a fault's cycles count its
+entry twice (faults are not what the measurements here report; the steady state has none).
 
 **Processes, pipes and switches** (``fork``, ``pipe``, ``install``): a forked child gets
 a task union whose kernel stack holds an exception frame for int_return (its first switch
@@ -147,7 +148,7 @@ from .pgtable import (
     TASK_SIZE,
 )
 from .ppc32 import ctx_to_vsid
-from .ppc603 import PPC603, STORAGE_INTERRUPT_STUB, kernel_page_tables
+from .ppc603 import PPC603, kernel_page_tables
 from .ppc604 import PPC604
 
 MSR_EE, MSR_RI = 0x8000, 0x2
@@ -443,14 +444,15 @@ class Entry:
             prelude += ".equ LINUX_2_1_51, 1\n"
         if self.kernel_hash:
             prelude += ".equ KERNEL_HASH, 1\n"
-        if self.kind == "604":          # a user page's hash miss: hash_page in guest code
+        user_hash = self.kind == "604" or arch.reload == "hash"
+        if user_hash:                   # a user page's hash miss: hash_page in guest code
             prelude += ".equ USER_HASH, 1\n" + (".equ HASHPTE_24, 1\n" if arch.hashpte
                                                 else "")
-        if self.kernel_hash or self.kind == "604":
+        if self.kernel_hash or user_hash:
             prelude += f".equ create_hpte, {m.symbols['create_hpte']:#x}\n"
         source = prelude + "".join(routine(f"ppc32/{name}").read_text()
-                                   for name in ("entry_22.S", "sched_22.S", "pipe_22.S",
-                                                "memcpy.S"))
+                                   for name in ("exception_22.S", "entry_22.S", "sched_22.S",
+                                                "pipe_22.S", "memcpy.S"))
         self.program = m.load(source, align=ENTRY_ALIGN)
         self.base = m.symbols["entry22_base"]
         self.stop = m.symbols["host_stop22"]
@@ -734,8 +736,9 @@ class Entry:
             return
         for vector in (0x300, 0x400):
             target = self.base + vector if to_entry else None
-            text = f"ba {target:#x}\n" if to_entry else STORAGE_INTERRUPT_STUB
-            self.machine.write(vector, assemble(text, "ppc32", vector).code)
+            code = assemble(f"ba {target:#x}\n", "ppc32", vector).code if to_entry \
+                else self.kernel.arch.storage_stubs[vector]
+            self.machine.write(vector, code)
 
     def _interrupt(self, uc, number):
         """Deliver a system call (and, on the 604, a storage interrupt) as the CPU does."""
@@ -910,13 +913,10 @@ class Entry:
         else:
             address = m.read_word(frame + FRAME_DAR)
             access = "w" if m.read_word(frame + FRAME_DSISR) & 0x02000000 else "r"
-        if self.kind == "604":            # the prologue's hash_page could not: do_page_fault
-            k.ledger.count("user_faults")
+        k.ledger.count("user_faults")     # the prologue's hash_page (a hashed MMU) could not
+        if self.kind == "604":
             m.uc.reg_write(ppc_const.UC_PPC_REG_MSR, MSR_ME)    # the kernel's routines run
-            k.page_fault(process, address, access)            # in real mode, as in ppc32
-        elif not k.arch.hash_fault(process.mm, address, access):     # hash_page first
-            k.ledger.count("user_faults")
-            k.page_fault(process, address, access)
+        k.page_fault(process, address, access)                # in real mode, as in ppc32
 
     def _finish(self, process, status, totals, events):
         m = self.machine

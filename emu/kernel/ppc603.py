@@ -12,7 +12,13 @@ What runs as guest code on Unicorn's 603e CPU, its cycles measured and charged:
   ``routines/ppc32/tlbmiss_603_kernel.S`` walks the Linux page table (the pgdir of the
   thread in SPRG3), marks the PTE accessed (a store: dirty) and builds the RPA word. Both
   load the CPU's own TLB with ``tlbli`` / ``tlbld`` into the way SRR1[WAY] names;
-* hash only: ``hash_page``, ``add_hash_page`` (update_mmu_cache's preload),
+* hash only: a user page's hash-table miss as 2.2.0 takes it: the handler's way out
+  (DataAddressInvalid / InstructionAddressInvalid) branches to DataAccess /
+  InstructionAccess, whose prologue calls hash_page (head.S 455-500, 679-702, 783-805 at
+  davej-history f6cce5dae): ``routines/ppc32/hash_miss_603.S``, built from
+  ``exception_22.S``'s macros, the instructions the 604's user-mode entry runs
+  (entry_22.S's hash_page_user22 and its 2.1.51 and 2.4 variants, by the Kernel's flush:
+  ``chose_tlb_flush``), its create_hpte, ``add_hash_page`` (update_mmu_cache's preload) and
   ``flush_hash_pages`` (routines/ppc32/hash_low_32.S, the routines the ppc750 backend runs);
 * ``_tlbie`` and ``_tlbia`` (``routines/ppc32/tlb_603.S``; the 603 has no tlbia instruction:
   Linux runs 1024 tlbie), ``clear_page``, ``copy_page``, ``flush_dcache_icache``.
@@ -38,15 +44,21 @@ SPRs the 603 sets on the exception: IMISS / DMISS (the address), ICMP / DCMP (V 
 API), HASH1 / HASH2 (the PTE groups at SDR1: MPC603e UM 5.5.2), SRR1 (KEY, I/D, WAY chosen
 as the 603 does, an empty way else the LRU one, S/L, a real-mode MSR) and SRR0 = the halt
 address; the handler's ``rfi`` ends the call. A handler that finds nothing leaves for the
-storage-interrupt vector, where the model's one-instruction stub ends the call:
+storage-interrupt vector, where the model's one-instruction stub:
 
-* pagetable: the fault path follows (``Kernel.page_fault``, fixed cost ``fault_entry``);
-* hash: the ISI/DSI path runs hash_page (fixed cost ``hash_fault_entry`` for the exception
-  prologue and return, then the guest routine) and, if the Linux PTE allowed the access, the
-  retried access misses again and the handler finds the new HPTE; else the fault path.
+* pagetable: ends the call; the fault path follows (``Kernel.page_fault``, fixed cost
+  ``fault_entry``);
+* hash: branches to the DSI / ISI path (hash_miss_603.S), which runs in the same call: the
+  prologue (its frame from SPRG2, ``user_frame``: the model's SRR1 has MSR[PR], a user
+  access) and hash_page, which, if the Linux PTE allows the access, makes the HPTE and
+  returns from the exception (``rfi`` to SRR0, the halt address): the retried access misses
+  again and the handler finds the new HPTE. Else hash_page returns and the call ends at
+  the halt address (da_slow, ia_slow) where 2.2.0 goes on to do_page_fault: the fault
+  path follows. The run is charged as ``hash_miss_603``; there is no fixed cost.
 
 A store to an entry loaded read only (a clean page: PP 3) is a DSI. Hash: Linux's DSI path
-runs hash_page (``storage_interrupt``), which sets _PAGE_DIRTY and makes the HPTE writable
+runs hash_page (``storage_interrupt``: the same guest path, entered at user_dsi603 with
+DSISR's protection and store bits), which sets _PAGE_DIRTY and makes the HPTE writable
 (and tlbie-s the entry); pagetable: hash_page is a ``blr`` on a 603 without a hash table
 (MMU_init_hw, 2.4/2.6), so do_page_fault marks the PTE dirty and flush_tlb_page_nohash
 tlbie-s the entry; the next miss goes to the store handler.
@@ -64,9 +76,9 @@ reload also runs Linux 2.1.51's (``tlb_flush="search"``, the paper's unoptimized
 flush_tlb_range and flush_tlb_page search for every page of the range, however long;
 flush_tlb_mm gives the mm a new context, as 2.2.0's does (arch/ppc/mm/init.c of 2.1.51).
 Those two kernels have no _PAGE_HASHPTE: with either 1998 flush the hash reload runs their
-hash_page (routines/ppc32/hash_page_22.S: no bit; the PTE groups searched for the old HPTE
-only on a protection violation) and no preload (their update_mmu_cache is empty); see
-``chose_tlb_flush``.
+hash_page (hash_page_user22 without HASHPTE_24, with LINUX_2_1_51 for 2.1.51: no bit; the
+PTE groups searched for the old HPTE only on a protection violation) and no preload (their
+update_mmu_cache is empty); see ``chose_tlb_flush``.
 
 Counts in the ledger: ``tlb_misses`` (the Kernel: misses seen by accesses),
 ``tlb_entries_loaded``, ``tlb_miss_no_pte`` (the handler and, for hash, hash_page found no
@@ -74,7 +86,8 @@ translation), ``tlbie`` / ``tlbia`` (the flush routines' calls);
 hash only: ``htab_primary_hits`` / ``htab_secondary_hits`` (the handler found the HPTE),
 ``htab_misses`` (it did not: hash_page ran), ``tlb_miss_retries`` (the access after
 hash_page), ``hash_page_dsi`` (the DSI path's hash_page), the HPTE status counts of
-emu.kernel.ppc32. ``tlb_miss_summary`` turns them into the hash-table hit rate on a TLB
+emu.kernel.ppc32 (hash_page_user22 returns none: the model reads the table after the run,
+``_hash_miss``). ``tlb_miss_summary`` turns them into the hash-table hit rate on a TLB
 miss and the cycles per TLB miss. In the LMBench-like workloads a process touches each page
 once, so most misses are first touches, which find no HPTE (hash_page runs, often only to
 find no PTE either); a working set larger than the TLB, touched again, misses pages whose
@@ -103,11 +116,10 @@ from ..hw import mmu
 from ..context import routine
 from ..hw.layout import HALT
 from ..isa.assemble import assemble
-from ..hw.softtlb import (DAR, DCMP, DMISS, HASH1, HASH2, ICMP, IMISS, MSR_DR, MSR_IR, MSR_ME,
-                          SPRG3, SRR0, SRR1)
-from . import costs as cost_table
+from ..hw.softtlb import (DAR, DCMP, DMISS, DSISR, HASH1, HASH2, ICMP, IMISS, MSR_DR, MSR_IR,
+                          MSR_ME, MSR_PR, SPRG2, SPRG3, SRR0, SRR1)
 from .ppc32 import (CODE_END, CONTEXT_FLUSH_PAGES, HPTE_STATUS, ctx_to_vsid,
-                    hash_low_prelude, htab_size_for, load_hash_page_22)
+                    hash_low_prelude, htab_size_for)
 from .arch import Arch
 from .errors import KernelError
 from .pgtable import (_PAGE_ACCESSED, _PAGE_DIRTY, _PAGE_HASHPTE, _PAGE_PRESENT, _PAGE_RW,
@@ -116,6 +128,10 @@ from .pgtable import (_PAGE_ACCESSED, _PAGE_DIRTY, _PAGE_HASHPTE, _PAGE_PRESENT,
 RELOADS = ("pagetable", "hash")
 MISS_VECTORS = {"x": 0x1000, "r": 0x1100, "w": 0x1200}   # MPC603e UM: ITLB, DTLB load, store
 HANDLERS = {"hash": "ppc32/tlbmiss_603_hash.S", "pagetable": "ppc32/tlbmiss_603_kernel.S"}
+#: the ledger rows of the 603's TLB-miss path: the handler runs (a hash-table miss's run
+#: goes on into DataAccess and hash_page: ``hash_miss_603``) and their exception entries
+HANDLER_ROWS = ("tlb_miss_603", "hash_miss_603")
+MISS_ROWS = HANDLER_ROWS + ("tlb_miss_entry",)
 ROUTINE_LINE = 32                      # LINE in clear_page.S, copy_page.S, flush_dcache_icache.S
 # The storage-interrupt vectors: a handler that finds nothing lands here (module notes)
 STORAGE_INTERRUPT_STUB = f"ba {HALT:#x}\n"
@@ -123,10 +139,21 @@ SRR1_KEY, SRR1_FETCH, SRR1_STORE = 1 << 19, 1 << 18, 1 << 16   # the 603's miss 
 SRR1_WAY_SHIFT = 17
 USER_SEGMENTS = TASK_SIZE >> 28        # segment registers below TASK_SIZE
 THREAD_PGDIR = 0                       # tlbmiss_603_kernel.S: the pgdir in the thread block
-# without BATs on the hashed 603, the hash-table code runs in real mode (head.S's
-# hash_page, 2.4's hash_low.S); every other kernel routine translates
-REAL_MODE_ROUTINES = frozenset({"hash_page", "hash_page_22", "add_hash_page",
-                                "flush_hash_pages"})
+# hash: the thread block's other words (routines/ppc32/hash_miss_603.S), as 2.1.51's
+# hash_page and prologue read them: the mm pointer (the block itself, whose word 0 is the
+# pgdir: MM_PGD 0) and the kernel stack pointer (tss.ksp)
+THREAD_MM, THREAD_KSP = 4, 8
+KERNEL_STACK = 512                     # the backend's kernel stack: one exception frame
+INT_FRAME_SIZE, STACK_UNDERHEAD = 192, 64   # exception_22.S: the frame below the stack top
+#: the kernel whose DataAccess / hash_page the hash reload runs, by the Kernel's flush
+#: (chose_tlb_flush): 2.1.51's and 2.2.0's, else 2.4's Linux PTE (_PAGE_HASHPTE)
+USER_HASH_KERNELS = {"search": "2.1.51", "context": "2.2.0"}
+# DSISR of a DSI (603 UM 5.5.2 / head.S): no HPTE, a protection violation, a store
+DSISR_PROTECTION, DSISR_STORE = 0x08000000, 0x02000000
+# without BATs on the hashed 603, the hash-table code runs in real mode (2.4's hash_low.S;
+# hash_page itself runs inside the miss's run, hash_miss_603.S); every other kernel routine
+# translates
+REAL_MODE_ROUTINES = frozenset({"add_hash_page", "flush_hash_pages"})
 #: the DAR before a kernel routine runs (``PPC603._call_walking``): no access refused yet
 NO_DAR = 0xFFFFFFFF
 KERNEL_PTE_BITS = _PAGE_PRESENT | _PAGE_ACCESSED | _PAGE_DIRTY | _PAGE_RW   # mapin_ram's
@@ -157,14 +184,16 @@ def kernel_page_tables(machine):
     return tables
 
 
-def miss_registers(vsid, address, sdr1, access, way):
+def miss_registers(vsid, address, sdr1, access, way, user=False):
     """The SPRs a 603 sets on a TLB miss of ``access`` ('r', 'w', 'x') at ``address`` in a
     segment of ``vsid`` (MPC603e UM 5.5.2; QEMU ppc6xx_tlb miss paths), with SRR0 the halt
     address and SRR1 a real-mode MSR (the model's call returns there), KEY 1 (Kp: a user
-    access, Linux's segment registers) and WAY = ``way``."""
+    access, Linux's segment registers) and WAY = ``way``; ``user``: with MSR[PR], as a user
+    program's miss has it (the hash reload's DSI path reads it: _PAGE_USER, 2.1.51's
+    prologue; the rfi back to the halt address then leaves PR set, real mode)."""
     fetch, store = access == "x", access == "w"
     srr1 = SRR1_KEY | (SRR1_FETCH if fetch else 0) | (way << SRR1_WAY_SHIFT) | \
-        (SRR1_STORE if store else 0) | MSR_ME
+        (SRR1_STORE if store else 0) | MSR_ME | (MSR_PR if user else 0)
     return {SRR0: HALT, SRR1: srr1,
             IMISS if fetch else DMISS: address,
             ICMP if fetch else DCMP: mmu.pte_word0(vsid, address, False),
@@ -236,6 +265,13 @@ class PPC603(Arch):
             machine.mmu.set_segment(0, 0, ks=False, kp=True)
         # _PAGE_HASHPTE exists: a hash table under 2.4's flushes (chose_tlb_flush)
         self.hashpte = reload == "hash"
+        # the storage-interrupt vectors' stubs outside a user run (Entry switches them): the
+        # halt address, or with a hash table its DataAccess path (chose_tlb_flush)
+        self.storage_stubs = {vector: assemble(STORAGE_INTERRUPT_STUB, "ppc32", vector).code
+                              for vector in (0x300, 0x400)}
+        self.user_hash = None           # hash: the kernel of that path, once loaded
+        if reload == "hash":
+            self._user_task_words()
         if not bats and reload == "hash":
             self._kernel_hash_misses()
 
@@ -245,7 +281,7 @@ class PPC603(Arch):
         run branch to 2.2.0's hash_page path for the kernel (routines/ppc32/
         nobats_hash_22.S: the page directory is the thread's, the one the backend keeps
         at SPRG3), back to the access; outside it they stay the model's stubs (a user
-        miss's hash_page is the Python path's, ``hash_fault``)."""
+        miss's hash_page is the backend's DataAccess path, ``_load_user_hash``)."""
         m = self.machine
         self.nobats_reloads = m.alloc(8, align=8)
         m.load(f".equ create_hpte, {m.symbols['create_hpte']:#x}\n"
@@ -256,8 +292,6 @@ class PPC603(Arch):
                                               vector).code
                              for vector, name in ((0x300, "nobats_dsi22"),
                                                   (0x400, "nobats_isi22"))}
-        self.model_stubs = {vector: assemble(STORAGE_INTERRUPT_STUB, "ppc32", vector).code
-                            for vector in (0x300, 0x400)}
 
     @property
     def kernel_reloads(self):
@@ -266,12 +300,55 @@ class PPC603(Arch):
 
     def chose_tlb_flush(self, strategy):
         """The 1998 kernels' flushes (``context``, ``search``) with a hash table are 2.1.51's
-        and 2.2.0's kernels, which have no _PAGE_HASHPTE: their hash_page
-        (routines/ppc32/hash_page_22.S) replaces 2.4's, and update_mmu_cache preloads
-        nothing."""
-        if self.reload == "hash" and strategy in ("context", "search"):
+        and 2.2.0's kernels, which have no _PAGE_HASHPTE: their hash_page replaces 2.4's,
+        and update_mmu_cache preloads nothing. The hash reload's DataAccess path is that
+        kernel's (``_load_user_hash``)."""
+        if self.reload != "hash":
+            return
+        if strategy in USER_HASH_KERNELS:
             self.hashpte = False
-            load_hash_page_22(self.machine)
+        self._load_user_hash(USER_HASH_KERNELS.get(strategy, "2.4"))
+
+    def _user_task_words(self):
+        """Hash: what the DataAccess path reads of the running task (hash_miss_603.S): the
+        thread block's mm pointer and kernel stack pointer (2.1.51's), and SPRG2's frame
+        at the top of that stack (2.2.0's: ``user_frame``)."""
+        m = self.machine
+        stack = m.alloc(KERNEL_STACK, align=32)
+        top = stack + KERNEL_STACK
+        self.user_frame = top - INT_FRAME_SIZE - STACK_UNDERHEAD
+        m.write(self.thread + THREAD_MM, self.thread.to_bytes(4, "big"))
+        m.write(self.thread + THREAD_KSP, top.to_bytes(4, "big"))
+        self.htab_reloads_word = m.alloc(4, align=4)
+
+    def _load_user_hash(self, kernel):
+        """Hash: 2.2.0's DataAccess / InstructionAccess for a user page's hash-table miss
+        as guest code (routines/ppc32/hash_miss_603.S, from exception_22.S's macros: the
+        prologue and hash_page entry_22.S runs on the 604), of ``kernel`` ("2.1.51",
+        "2.2.0", or "2.4": 2.2.0's with 2.4's _PAGE_HASHPTE); the 0x300 / 0x400 stubs
+        branch there."""
+        m = self.machine
+        equates = {"TSS_PGDIR": THREAD_PGDIR, "TSS": 0, "TASK_MM": THREAD_MM, "MM_PGD": 0,
+                   "TSS_KSP": THREAD_KSP, "HALT": HALT, "create_hpte": m.symbols["create_hpte"],
+                   "KDATA_HTAB_RELOADS": self.htab_reloads_word, "IMISS": IMISS,
+                   "FETCH_FROM_IMISS": 1}
+        prelude = "".join(f".equ {name}, {value:#x}\n" for name, value in equates.items())
+        prelude += {"2.1.51": ".equ LINUX_2_1_51, 1\n", "2.4": ".equ HASHPTE_24, 1\n"}.get(
+            kernel, "")
+        m.load(prelude + routine("ppc32/exception_22.S").read_text() +
+               routine("ppc32/hash_miss_603.S").read_text())
+        self.user_hash = kernel
+        self.storage_stubs = {vector: assemble(f"ba {m.symbols[name]:#x}\n", "ppc32",
+                                               vector).code
+                              for vector, name in ((0x300, "user_dsi603"),
+                                                   (0x400, "user_isi603"))}
+        self._write_stubs(self.storage_stubs)
+
+    @property
+    def htab_reloads(self):
+        """2.2.0's htab_reloads: the HPTEs the backend's DataAccess path made for user
+        pages (2.1.51 has no such count)."""
+        return self.machine.read_word(self.htab_reloads_word)
 
     def _load_hash_table(self, size):
         """The HTAB at SDR1 (the 603 computes HASH1/HASH2 from it) and hash_low_32.S."""
@@ -307,7 +384,7 @@ class PPC603(Arch):
             try:
                 run = self.machine.call(entry, *args)
             finally:
-                self._write_stubs(self.model_stubs)
+                self._write_stubs(self.storage_stubs)
             hash_misses = self.kernel_reloads - reloads
             self.ledger.count("kernel_htab_misses", hash_misses)
         self.ledger.guest(label, run)
@@ -413,17 +490,24 @@ class PPC603(Arch):
     # ------------------------------------------------------------------ TLB misses
 
     def _run_miss_handler(self, mm, address, access):
-        """One TLB miss exception: the SPRs as the 603 sets them, then the guest handler.
-        True if it loaded an entry for ``address``."""
+        """One TLB miss exception: the SPRs as the 603 sets them, then the guest handler
+        and, with a hash table whose search fails, 2.2.0's DataAccess / InstructionAccess
+        and hash_page (``_load_user_hash``), all one run: charged as ``tlb_miss_603``, or
+        ``hash_miss_603`` when the search failed. True if it loaded an entry for
+        ``address``."""
         fetch = access == "x"
         way = self.soft.victim603(fetch, address)
-        sdr1 = self.sdr1 if self.reload == "hash" else 0
-        self.soft.regs.set_sprs(miss_registers(ctx_to_vsid(mm.context, address), address,
-                                               sdr1, access, way))
+        hashed = self.reload == "hash"
+        registers = miss_registers(ctx_to_vsid(mm.context, address), address,
+                                   self.sdr1 if hashed else 0, access, way, user=hashed)
+        if hashed:
+            registers[SPRG2] = self.user_frame      # the prologue's frame (from user mode)
+        self.soft.regs.set_sprs(registers)
         self.ledger._add("tlb_miss_entry", "hardware", 1, self.entry_cycles)
         run = self.machine.call(MISS_VECTORS[access], real_mode=True)
-        self.ledger.guest("tlb_miss_603", run)
-        return self.lookup(mm, address, fetch) is not None
+        loaded = self.lookup(mm, address, fetch) is not None
+        self.ledger.guest("hash_miss_603" if hashed and not loaded else "tlb_miss_603", run)
+        return loaded
 
     def tlb_miss_for(self, mm, address, access):
         """The miss handler for ``access`` (see the module notes). True if an entry was
@@ -439,7 +523,15 @@ class PPC603(Arch):
         return self.tlb_miss_for(mm, address, "w" if write else "r")
 
     def _hash_miss(self, mm, address, access):
+        """The hash reload's miss: the handler's search; if it fails, in the same run, the
+        DataAccess path's hash_page (guest code) makes the HPTE from the Linux PTE, and
+        the retried access misses again and finds it; or hash_page refuses (False: the
+        fault path follows)."""
+        if self.user_hash is None:
+            raise KernelError("the hash reload's DataAccess path is loaded when the Kernel "
+                              "chooses its flush (chose_tlb_flush)")
         found = self.find_hpte(mm, address)        # what the handler's search will find
+        full = found is None and self._primary_full(mm, address)
         loaded = self._run_miss_handler(mm, address, access)
         if loaded != (found is not None):
             raise KernelError(f"the hash miss handler {'loaded' if loaded else 'missed'} "
@@ -450,9 +542,12 @@ class PPC603(Arch):
             self.ledger.count("tlb_entries_loaded")
             return True
         self.ledger.count("htab_misses")
-        if not self._hash_page("hash_page", mm, address, access == "w"):
+        made = self.find_hpte(mm, address)
+        if made is None:                            # hash_page refused: do_page_fault
+            self.ledger.count(HPTE_STATUS[16])
             self.ledger.count("tlb_miss_no_pte")
             return False
+        self.ledger.count(HPTE_STATUS[1 if made[0] else 2 if full else 0])
         # the retried access misses again; the handler now finds the new HPTE
         self.ledger.count("tlb_miss_retries")
         if not self._run_miss_handler(mm, address, access):
@@ -461,44 +556,33 @@ class PPC603(Arch):
         self.ledger.count("tlb_entries_loaded")
         return True
 
-    def _hash_page(self, label, mm, address, write, protection=False):
-        """The ISI/DSI path of a hashed MMU: exception prologue and return (fixed), then
-        hash_page from the Linux PTE: 2.4's, or without _PAGE_HASHPTE 2.1.51's and 2.2.0's
-        (hash_page_22, which searches for the HPTE only on a ``protection`` violation).
-        True if it made or updated an HPTE."""
-        self.ledger.fixed("hash_fault_entry")
-        access = _PAGE_RW if write else 0
-        if self.hashpte:
-            status = self._call_as(label, "hash_page", access, address, mm.pgd.address,
-                                   mm.context)
-        else:
-            status = self._call_as(label, "hash_page_22", access, address, mm.pgd.address,
-                                   mm.context, int(protection))
-        self.ledger.count(HPTE_STATUS[status])
-        return status != 16
-
-    def hash_fault(self, mm, address, access):
-        """What 2.1.51's and 2.2.0's InstructionAccess/DataAccess do first when the miss
-        handler's search failed (head.S: the 603 handlers then take the storage
-        interrupt): hash_page, which makes the HPTE from the Linux PTE if that allows the
-        access. True if it did (no do_page_fault); always False without a hash table."""
-        if self.reload != "hash":
-            return False
-        pte = self.machine.read_word(mm.pte_page(address) + ((address >> 12) & 0x3FF) * 4) \
-            if mm.pte_page(address) else 0
-        if not pte & _PAGE_PRESENT:                 # hash_page refuses: nothing to call
-            return False
-        return self._hash_page("hash_page_fault", mm, address, access == "w")
+    def _primary_full(self, mm, address):
+        """Every HPTE of ``address``'s primary PTE group valid (create_hpte then tries the
+        secondary group, and evicts if that is full too)."""
+        group = mmu.pteg_address(self.sdr1, mmu.primary_hash(ctx_to_vsid(mm.context,
+                                                                         address), address))
+        words = self.machine.read(group, 64)
+        return all(words[k] & 0x80 for k in range(0, 64, 8))
 
     def storage_interrupt(self, mm, address, access):
-        """Hash: a store to an entry loaded read only (a clean page) goes from the DSI to
-        hash_page, which marks the PTE dirty, makes the HPTE writable and tlbie-s the
-        entry (head.S DataAccess, 2.2). Pagetable: do_page_fault does it (False)."""
+        """Hash: a store to an entry loaded read only (a clean page) is a DSI (DSISR:
+        protection, store), whose DataAccess path runs hash_page as guest code
+        (``_load_user_hash``): it marks the PTE dirty, makes the HPTE writable and
+        tlbie-s the entry (head.S DataAccess, 2.2). True if it did. Pagetable:
+        do_page_fault does it (False)."""
         if self.reload != "hash" or access != "w":
             return False
         self._require_current(mm, "a data storage interrupt")
         self.ledger.count("hash_page_dsi")
-        return self._hash_page("hash_page_dsi", mm, address, True, protection=True)
+        self.soft.regs.set_sprs({SRR0: HALT, SRR1: MSR_PR | MSR_ME, DAR: address,
+                                 DSISR: DSISR_PROTECTION | DSISR_STORE,
+                                 SPRG2: self.user_frame})
+        run = self.machine.call("user_dsi603", real_mode=True)
+        self.ledger.guest("hash_page_dsi", run)
+        made = self.find_hpte(mm, address)
+        writable = made is not None and self._permits(made[3], "w")
+        self.ledger.count(HPTE_STATUS[3 if writable else 16])
+        return writable
 
     def preload(self, mm, address, pte_page):
         """update_mmu_cache: add_hash_page (hash; young PTEs only: the caller checks);
@@ -587,19 +671,18 @@ class PPC603(Arch):
 
 def tlb_miss_summary(spent):
     """The TLB-miss figures of a ledger (or a workloads Result): misses the accesses saw,
-    guest handler runs, cycles of the miss path (handlers; hash: plus the exception prologue
-    and hash_page of each HTAB miss) per miss, and the hash-table hit rate on a TLB miss
-    (the share of first handler runs that found the HPTE; Dougan 1999: 80-98%)."""
+    guest handler runs, cycles of the miss path (the handlers with, on a hash-table miss,
+    DataAccess and hash_page in the same run, and each run's exception entry) per miss,
+    and the hash-table hit rate on a TLB miss (the share of first handler runs that found
+    the HPTE; Dougan 1999: 80-98%)."""
     ledger = getattr(spent, "ledger", None) or spent
     counts, rows = ledger.counts, ledger.rows
     misses = counts.get("tlb_misses", 0)
     htab_misses = counts.get("htab_misses", 0)
     hits = counts.get("htab_primary_hits", 0) + counts.get("htab_secondary_hits", 0)
-    cycles = rows.get("tlb_miss_603", [None, 0, 0])[2] + rows.get("hash_page", [None, 0, 0])[2] \
-        + rows.get("tlb_miss_entry", [None, 0, 0])[2] \
-        + htab_misses * cost_table.cycles("hash_fault_entry", ledger.table)
+    cycles = sum(rows.get(row, [None, 0, 0])[2] for row in MISS_ROWS)
     return {"tlb_misses": misses,
-            "handler_runs": rows.get("tlb_miss_603", [None, 0])[1],
+            "handler_runs": sum(rows.get(row, [None, 0])[1] for row in HANDLER_ROWS),
             "miss_cycles": cycles,
             "cycles_per_miss": cycles / misses if misses else 0.0,
             "htab_hit_rate": hits / (hits + htab_misses) if hits + htab_misses else None,

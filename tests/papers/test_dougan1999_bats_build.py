@@ -4,6 +4,7 @@ workload with and without BATs (Dougan 1999's "about 20%", dougan1999.bats_build
 import pytest
 
 from emu.kernel.pgtable import PAGE_SIZE
+from emu.kernel.ppc32 import ctx_to_vsid
 from emu.papers import dougan1999 as d
 
 STORE_MISS_HANDLER = 26        # dtlb_store_miss_603k with 2.2.0's check (KERNEL_PTES)
@@ -61,7 +62,7 @@ def test_hashed_603_nobats_clear_page_hashes_the_kernels_page():
     assert "kernel_tlb_misses" not in again.counts
     assert again.rows["clear_page"][3] == with_bats.rows["clear_page"][3]
     # the vectors are the model's stubs again outside the routine
-    assert nobats.machine.read(0x300, 4) == nobats.arch.model_stubs[0x300]
+    assert nobats.machine.read(0x300, 4) == nobats.arch.storage_stubs[0x300]
 
 
 def test_nobats_new_context_leaves_the_kernels_segment():
@@ -72,7 +73,7 @@ def test_nobats_new_context_leaves_the_kernels_segment():
         k = d.kernel(machine, bats=False, **options)
         k.arch.call("set_context_22", 5)
         assert k.arch.soft.regs.sr(0) & 0xFFFFFF == 0
-        assert k.arch.soft.regs.sr(1) & 0xFFFFFF == d.ctx_to_vsid(5, 1 << 28)
+        assert k.arch.soft.regs.sr(1) & 0xFFFFFF == ctx_to_vsid(5, 1 << 28)
 
 
 def test_bats_build_kernel_misses_only_without_bats():

@@ -844,6 +844,52 @@ def test_a_user_hash_miss_on_the_604_runs_2_2_0s_hash_page_as_guest_code(flush):
     assert "do_page_fault22" not in by_symbol
 
 
+def test_a_user_hash_miss_on_the_603_runs_the_same_dataaccess_and_hash_page():
+    """The same store on the 603 searching a hash table (2.2.0's flush): the CPU's data TLB
+    miss runs the store handler, whose search of both groups fails (66) and whose way out
+    (15: DSISR, DAR, TGPR off) leaves for 0x300, where the stub (1) branches to
+    DataAccess22: the same 38 + 25 + 35 + 35 + 3k as the 604's (exception_22.S's macros),
+    guest code, no fault, htab_reloads + 1; the retried store misses in the TLB again and
+    the handler finds the new HPTE in primary slot k (18 + 3k)."""
+    from unicorn import ppc_const
+
+    from emu.kernel.pgtable import PAGE_SIZE
+    from emu.run import profiler
+    k = dougan1999.kernel("603 hash table", tlb_flush="context")
+    e = Entry(k)
+    p = e.spawn(USER_MISS_SOURCE)
+    e.run(p, ELF_BASE)                             # the faults: text, data
+    m = k.machine
+    m.uc.reg_write(ppc_const.UC_PPC_REG_MSR, 0x1000)
+    k.arch.flush_range_search(p.mm, DATA_BASE, DATA_BASE + PAGE_SIZE)   # the HPTE, the TLB
+    assert k.arch.find_hpte(p.mm, DATA_BASE) is None
+    reloads = e.kword("HTAB_RELOADS")
+    profiler.count_instructions(m)
+    try:
+        r = e.run(p, ELF_BASE)
+        by_symbol = profiler.cycles_by_symbol(m, profiler.instruction_counts(m)[0])
+    finally:
+        profiler.count_instructions(m, on=False)
+    secondary, slot, _ = k.arch.find_hpte(p.mm, DATA_BASE)[:3]
+    assert r.status == 3 and r.gprs[31] == 0x00c0ffee and r.faults == 0
+    assert e.kword("HTAB_RELOADS") - reloads == 1 and not secondary
+    assert by_symbol["DataAccess22"] + by_symbol["da_frame"] == 38
+    assert by_symbol["create_hpte"] == 35 + 3 * slot
+    handler = sum(n for s, n in by_symbol.items() if s.startswith(("dtlb_store_miss_603h",
+                                                                   "dshash_", "dmiss_")))
+    assert handler == (66 + 15) + (18 + 3 * slot)
+    # the flush's tlbie emptied the data page's congruence class in the ITLB too, where
+    # the text page sits (EA bits 15-19 both 0): its fetch misses and finds its HPTE (18)
+    fetch = sum(n for s, n in by_symbol.items() if s.startswith(("itlb_miss_603h",
+                                                                 "ihash_")))
+    assert fetch == 18
+    assert by_symbol["(unknown)"] == 1                # the stub at 0x300, outside a program
+    path = sum(n for s, n in by_symbol.items() if dougan1999.part_of(s) ==
+               "TLB and hash-table misses")
+    assert path == handler + fetch + 38 + 25 + 35 + 35 + 3 * slot
+    assert "do_page_fault22" not in by_symbol
+
+
 def test_a_user_hash_miss_under_2_1_51_and_2_4():
     """The same miss on 2.1.51's path without BATs (the unoptimized kernel): its prologue
     takes 5 instructions more from user mode (35: SRR1[PR] and tss.ksp), then mfspr DSISR
