@@ -98,6 +98,13 @@ BLOCK_SYMBOLS = ("submit_bh", "bio_alloc", "bio_put", "bio_destructor", "submit_
 DISK_SYMBOLS = ("disk_dispatch", "scsi_prep_fn", "scsi_dispatch_cmd", "disk_interrupt",
                 "common_interrupt", "do_IRQ", "host_intr", "scsi_done", "do_softirq",
                 "scsi_softirq", "scsi_finish_command", "scsi_io_completion")
+#: the timer tick's own routines (routines/x86/tick_2612.S); what it shares with the rest
+#: (do_softirq, the locks) is counted there
+TICK_SYMBOLS = ("local_timer_tick", "apic_timer_interrupt", "smp_apic_timer_interrupt",
+                "update_process_times", "account_system_time", "__rcu_pending",
+                "run_posix_cpu_timers", "sched_clock", "scheduler_tick", "rebalance_tick",
+                "load_balance", "find_busiest_group", "fbg_power_gain", "run_timer_softirq",
+                "cascade", "__run_timers", "timer_irq0_interrupt", "update_wall_time")
 #: the completion's routines the disk's interrupt reaches in writeback's files
 #: (routines/x86/writeback_2612.S)
 COMPLETION_SYMBOLS = ("end_buffer_async_write", "end_page_writeback")
@@ -187,6 +194,27 @@ class WriteProfile:
         routines they reach in writeback (COMPLETION_SYMBOLS)."""
         return self._symbol_events(metric, DISK_SYMBOLS + COMPLETION_SYMBOLS)
 
+    def tick_events(self, metric):
+        """Events (or cycles) in the timer tick's own routines: TICK_SYMBOLS."""
+        return self._symbol_events(metric, TICK_SYMBOLS)
+
+    def tick_stats(self):
+        """The timer ticks of the profiled runs (paced; back-to-back runs take none: zeros):
+        ticks per run (all CPUs, the cycles counter's run), each tick's cycles (its whole
+        call), and the L3 read misses in the tick's own routines (TICK_SYMBOLS, the
+        l3_misses counter's run) per tick of that run."""
+        def ticks(metric):
+            run = self.sampled[metric].run if metric in self.sampled else None
+            return sum(getattr(run, "ticks", ()))
+        n = ticks("cycles")
+        if not n:
+            return {"ticks_per_run": 0.0, "cycles_per_tick": 0.0, "l3_misses_per_tick": 0.0}
+        n_l3 = ticks("l3_misses")
+        return {"ticks_per_run": float(n),
+                "cycles_per_tick": sum(self.sampled["cycles"].run.tick_cycles) / n,
+                "l3_misses_per_tick": (self.tick_events("l3_misses") / n_l3 if n_l3
+                                       else 0.0)}
+
     def _symbol_events(self, metric, symbols):
         df = self.listing(metric)
         return int(df[df["symbol"].isin(symbols)]["events"].sum())
@@ -223,12 +251,12 @@ class WriteProfile:
         return 100.0 * self.busy_cycles_per_write() / self.period
 
     def per_write(self, metric, part="all"):
-        """Events per write() (part "all", "copy", "other", "commit", "commit_meta", "block"
-        or "disk")."""
+        """Events per write() (part "all", "copy", "other", "commit", "commit_meta", "block",
+        "disk" or "tick")."""
         value = {"all": self.events, "copy": self.copy_events, "other": self.other_events,
                  "commit": self.commit_events, "commit_meta": self.commit_meta_events,
-                 "block": self.block_events,
-                 "disk": self.disk_events}[part](metric)
+                 "block": self.block_events, "disk": self.disk_events,
+                 "tick": self.tick_events}[part](metric)
         return value / (self.records * self.cpus)
 
     def memory_table(self):

@@ -1,0 +1,92 @@
+"""The timer tick of the paced runs (routines/x86/tick_2612.S, ext3model.Kernel._tick):
+instruction counts derived by hand from the routines, the ticks a run of N cycles takes,
+a tick ending a halt."""
+import pytest
+
+from emu.hw import cache as hwcache
+from emu.papers.yoshioka2005 import ext3model as e
+
+
+def test_the_tick_period_and_the_constants_come_from_the_clock_and_the_pit():
+    assert e.tick_cycles(2200) == 2_200_000             # 1 ms of a 2.2 GHz clock, HZ 1000
+    # TICK_NSEC: LATCH = (1193182 + 500) // 1000 = 1193; ACTHZ = SH_DIV(1193182, 1193, 8)
+    # = (1000 << 8) + ((182 << 8) + 596) // 1193 = 256000 + 39; TICK_NSEC = SH_DIV(10^9,
+    # 256039, 8) = (3905 << 8) + ((167705 << 8) + 128019) // 256039 = 999680 + 168
+    assert e.tick_nsec() == 999_848
+    assert e.cyc2ns_scale(2200) == 465                  # (1000 << 10) // 2200
+
+
+def _cpu_clock(k, cpu):
+    return int(k.machine.model.header(cpu)[hwcache.H_CYCLES])
+
+
+def test_a_tick_on_an_idle_cpu_takes_the_instructions_counted_by_hand():
+    # CPU 1 of two, on its idle task's stack, the built state (jiffies 0, its base's
+    # timer_jiffies 0, no RCU work, its domain balanced up to now). Counted from the
+    # routines: local_timer_tick 11, apic_timer_interrupt 22 (SAVE_ALL 11, RESTORE_ALL 8),
+    # smp_apic_timer_interrupt 35 (with irq_exit's 8), update_process_times 47,
+    # account_system_time 28 (the idle word), __rcu_pending 15 twice, scheduler_tick 64
+    # (sched_clock 10, update_cpu_clock 15 with p->timestamp == the runqueue's 0,
+    # wake_priority_sleeper's lock and unlock 13), rebalance_tick 39 (its domain not due:
+    # j - last_balance = 0 < 4), run_posix_cpu_timers 9, do_softirq 20, run_timer_softirq
+    # 11 and __run_timers 113 (jiffies 0 >= timer_jiffies 0: one jiffy, index 0: four
+    # cascades of empty lists, 11 + 11 + 11 + 9 to call them and 9 in each) = 429
+    k = e.Kernel("2.6.12", cpus=2, max_records=64)
+    top = k.idle_stacks[1] + e.KERNEL_STACK
+    assert k.machine.call("local_timer_tick", top, 0).instructions == 429
+    # the next: no timers to run (jiffies 0 < timer_jiffies 1: run_timer_softirq 8, no
+    # __run_timers: 429 - 113 - 11 + 8), and update_cpu_clock takes the runqueue's newer
+    # timestamp (2 more loads): 315
+    assert k.machine.call("local_timer_tick", top, 0).instructions == 315
+    # CPU 0 takes IRQ0 first: the call to it 1, timer_irq0_interrupt 84 (SAVE_ALL 11,
+    # irq_enter 4, write_seqlock 8, jiffies_64 2, update_times 7 with update_wall_time's 23,
+    # calc_load 2, time_status 1, write_sequnlock 8, irq_exit 7, RESTORE_ALL and ret 10);
+    # then its local tick runs two jiffies (0 and 1) in __run_timers, 10 more: 429 + 95
+    top0 = k.idle_stacks[0] + e.KERNEL_STACK
+    assert k.machine.call("local_timer_tick", top0, 1).instructions == 524
+    sym = k.machine.symbols
+    assert k._read(sym["jiffies"]) == 1
+    assert k._read(sym["xtime"] + 4) == e.tick_nsec()     # the wall clock one tick on
+    idle = k.tick_areas[1] + e.TK["CPUSTAT_IDLE"]
+    assert k._read(idle) == 2 and k._read(k.tick_areas[1] + e.TK["APIC_TIMER_IRQS"]) == 2
+
+
+def test_paced_writes_take_a_tick_at_each_tick_period_of_each_cpus_clock():
+    k = e.Kernel("2.6.12", cpus=2, max_records=64)
+    start = [_cpu_clock(k, cpu) for cpu in range(2)]
+    runs = k.paced_writes(24, 500_000)
+    k.check()
+    period = k.tick_period
+    for cpu in range(2):
+        end = _cpu_clock(k, cpu)
+        # every whole multiple of the tick period in (start, end] of the CPU's own clock
+        assert runs.ticks[cpu] == end // period - start[cpu] // period > 0
+    # CPU 0 takes IRQ0's do_timer with each: jiffies counts its ticks, xtime moves with them
+    assert k._read(k.machine.symbols["jiffies"]) == runs.ticks[0]
+    assert k._read(k.machine.symbols["xtime"] + 4) == runs.ticks[0] * e.tick_nsec()
+    assert all(c > 0 for c in runs.tick_cycles)
+
+
+def test_a_tick_during_a_halt_ends_it_and_runs_on_the_idle_task():
+    # a write every 3 ms: most ticks come while the CPU is halted, where the writer sleeps
+    # on I/O (nr_iowait 1, the idle task current: cpustat's iowait); a tick that comes
+    # during a write waits for its end and is the writer's (system); none is both
+    k = e.Kernel("2.6.12", cpus=1, cores=2, max_records=64)
+    runs = k.paced_writes(8, 3_000_000)
+    area = k.tick_areas[0]
+    iowait = k._read(area + e.TK["CPUSTAT_IOWAIT"])
+    system = k._read(area + e.TK["CPUSTAT_SYSTEM"])
+    assert iowait + system == runs.ticks[0] == k._read(area + e.TK["APIC_TIMER_IRQS"])
+    assert iowait >= runs.ticks[0] - 8 and iowait > 0      # at most one tick a write
+    # the ticks' cycles are the CPU's, not halted time (GLOBAL_POWER_EVENTS counts them)
+    writes = sum(r.cycles for r in runs[0])
+    assert runs.busy[0] >= writes + runs.tick_cycles[0]
+    # the idle loop halts again after each tick in a halt: still one wake-up a pause
+    assert k.halts == [7]
+
+
+def test_a_kernel_without_ticks_takes_none():
+    k = e.Kernel("2.6.12", cpus=1, cores=2, max_records=64, ticks=False)
+    runs = k.paced_writes(8, 3_000_000)
+    assert runs.ticks == [0] and k._read(k.machine.symbols["jiffies"]) == 0
+    assert k._read(k.tick_areas[0] + e.TK["CPUSTAT_IOWAIT"]) == 0
