@@ -965,9 +965,10 @@ SCORECARD_REASONS = {
         "are not where its cycles go (locked instructions are), and after the patch it waits "
         "behind the copy's write-combining buffers (no sfence); its kjournald's data loop "
         "reaches buffers half a commit interval old, cold with either copy, and the rest of "
-        "its commit (the metadata's log writes) is a buffer every thousand writes; the "
-        "mail's rest holds more (the scheduler and timers, other tasks, the metadata's "
-        "write-back by wb_kupdate)",
+        "its commit (the metadata's log writes) is a buffer every thousand writes; the timer "
+        "tick, each CPU's every millisecond, finds its data still cached; the mail's rest "
+        "holds more (the scheduler's switches and the timers' functions, other tasks, the "
+        "metadata's write-back by wb_kupdate)",
     "rest of the kernel's L3 misses, after / before (%)":
         "on four paced CPUs most of the rest's misses are lines another CPU wrote (the "
         "journal's, the shared metadata's), which the copy's stream does not cause; "
@@ -989,8 +990,9 @@ SCORECARD_REASONS = {
 SHARE_REASON = ("the model's write path is the mail's iozone reduced to its kernel work "
                 "(ext3's write path, writeback's page work and kjournald's commit as guest "
                 "code, the block layer's bios, requests and merges, the SCSI driver and the "
-                "disk's interrupt with them): no other task, no timer, no scheduler, no "
-                "write-back of the metadata, so the copy's share of it differs")
+                "disk's interrupt with them, the timer tick): no other task, no scheduler's "
+                "switch, no timer's function, no write-back of the metadata, so the copy's "
+                "share of it differs")
 def busy_reason(row):
     """Why the model's CPUs are busier or idler than the mail's, from the row."""
     return (f"the model's write alone costs {'more' if row.model > row.paper else 'fewer'} "
