@@ -667,6 +667,20 @@ cascade:
         ret
 9:      ud2
 
+/* cascade(base, &base->tvN, INDEX(N)): the vector at its offset in the base, its index
+ * timer_jiffies' 6 bits above ``shift``; eax: the index it returned */
+        .macro  tick_cascade tv, shift
+        movl    TVB_TIMER_JIFFIES(%ebx), %eax
+        shrl    $(\shift), %eax
+        andl    $63, %eax
+        pushl   %eax
+        leal    \tv(%ebx), %eax
+        pushl   %eax
+        pushl   %ebx
+        call    cascade
+        addl    $12, %esp
+        .endm
+
 /* __run_timers(base): under its lock, each jiffy from timer_jiffies to jiffies: the
  * cascades at a tv1 wrap, then tv1's list of that jiffy (empty in a run) */
         .globl  __run_timers
@@ -683,48 +697,16 @@ __run_timers:
         movl    TVB_TIMER_JIFFIES(%ebx), %esi
         andl    $255, %esi                  # index = timer_jiffies & TVR_MASK
         jnz     3f
-        movl    TVB_TIMER_JIFFIES(%ebx), %eax   # !index: cascade tv2, then tv3, tv4, tv5
-        shrl    $8, %eax                    # while the one before returns 0
-        andl    $63, %eax
-        pushl   %eax
-        leal    TVB_TV2(%ebx), %eax
-        pushl   %eax
-        pushl   %ebx
-        call    cascade
-        addl    $12, %esp
+        tick_cascade TVB_TV2, 8             # !index: cascade tv2, then tv3, tv4, tv5
+        testl   %eax, %eax                  # while the one before returns 0
+        jnz     3f
+        tick_cascade TVB_TV3, 14
         testl   %eax, %eax
         jnz     3f
-        movl    TVB_TIMER_JIFFIES(%ebx), %eax
-        shrl    $14, %eax
-        andl    $63, %eax
-        pushl   %eax
-        leal    TVB_TV3(%ebx), %eax
-        pushl   %eax
-        pushl   %ebx
-        call    cascade
-        addl    $12, %esp
+        tick_cascade TVB_TV4, 20
         testl   %eax, %eax
         jnz     3f
-        movl    TVB_TIMER_JIFFIES(%ebx), %eax
-        shrl    $20, %eax
-        andl    $63, %eax
-        pushl   %eax
-        leal    TVB_TV4(%ebx), %eax
-        pushl   %eax
-        pushl   %ebx
-        call    cascade
-        addl    $12, %esp
-        testl   %eax, %eax
-        jnz     3f
-        movl    TVB_TIMER_JIFFIES(%ebx), %eax
-        shrl    $26, %eax
-        andl    $63, %eax
-        pushl   %eax
-        leal    TVB_TV5(%ebx), %eax
-        pushl   %eax
-        pushl   %ebx
-        call    cascade
-        addl    $12, %esp
+        tick_cascade TVB_TV5, 26
 3:      incl    TVB_TIMER_JIFFIES(%ebx)     # ++base->timer_jiffies
         leal    TVB_TV1(%ebx,%esi,8), %eax  # list_splice_init(tv1.vec + index, &work_list)
         cmpl    %eax, (%eax)
