@@ -78,6 +78,10 @@ def test_a_tick_during_a_halt_ends_it_and_runs_on_the_idle_task():
     system = k._read(area + e.TK["CPUSTAT_SYSTEM"])
     assert iowait + system == runs.ticks[0] == k._read(area + e.TK["APIC_TIMER_IRQS"])
     assert iowait >= runs.ticks[0] - 8 and iowait > 0      # at most one tick a write
+    # each task's stime counts its own ticks: the writer's the busy ones
+    assert k._read(k.ctx[0]["task"] + e.TSK["STIME"]) == system
+    idle_task = k._read(k.idle_stacks[0] + e.TI["TASK"])
+    assert k._read(idle_task + e.TSK["STIME"]) == iowait
     # the ticks' cycles are the CPU's, not halted time (GLOBAL_POWER_EVENTS counts them)
     writes = sum(r.cycles for r in runs[0])
     assert runs.busy[0] >= writes + runs.tick_cycles[0]
@@ -90,3 +94,44 @@ def test_a_kernel_without_ticks_takes_none():
     runs = k.paced_writes(8, 3_000_000)
     assert runs.ticks == [0] and k._read(k.machine.symbols["jiffies"]) == 0
     assert k._read(k.tick_areas[0] + e.TK["CPUSTAT_IOWAIT"]) == 0
+
+
+@pytest.mark.parametrize("nr_running, cpu_load, busiest", [
+    # one task on CPU 0 (load 128) and CPU 1 idle: avg_load 64, imbalance min(64 x 128,
+    # 64 x 128) / 128 = 64 < 128; max - this = 128 < 256; pwr_now = 128 x 128 / 128 = 128;
+    # pwr_move: max_load 128 is not above tmp = 128 (nothing), tmp = 16384 / 128 = 128,
+    # 128 x min(128, 0 + 128) / 128 = 128: no gain, balanced (idle but max_load not > 128)
+    (1, 128, False),
+    # two tasks, cpu_load 200: source_load min(200, 256) = 200; avg 100, imbalance 100 <
+    # 128, 200 < 256; pwr_now 128; pwr_move 128 x min(128, 200 - 128) + 128 x min(128,
+    # 0 + 128) = 9216 + 16384, / 128 = 200 > 128: CPU 0's group is the busiest
+    (2, 200, True),
+    # three tasks, cpu_load 384: avg 192, imbalance min(192, 192) x 128 / 128 = 192 >= 128
+    (3, 384, True),
+])
+def test_find_busiest_group_tests_imbalance_as_the_kernel_does(nr_running, cpu_load, busiest):
+    k = e.Kernel("2.6.12", cpus=2, max_records=64)
+    rq0 = k.tick_areas[0] + e.TK["RQ"]
+    k._word(rq0 + e.RQS["NR_RUNNING"], nr_running)
+    k._word(rq0 + e.RQS["CPU_LOAD"], cpu_load)
+    sd1 = k.tick_areas[1] + e.TK["SD"]
+    group0 = k._read(k._read(sd1 + e.SD["GROUPS"]) + e.SGRP["NEXT"])
+    run = k.machine.call("find_busiest_group", sd1, 1, 0)          # SCHED_IDLE
+    assert run.return_value == (group0 if busiest else 0)
+
+
+def test_a_cpu_never_idle_takes_its_ticks_on_the_writer():
+    # a writer always due never halts: every tick comes while the CPU is busy, waits for
+    # the end of the write or pause it fell in, and is the writer's (cpustat's system, its
+    # stime); jiffies still counts CPU 0's ticks
+    k = e.Kernel("2.6.12", cpus=1, cores=2, max_records=256)
+    start = _cpu_clock(k, 0)
+    runs = k.paced_writes(200, 1_000)
+    assert k.halts == [0]
+    area = k.tick_areas[0]
+    ticks = _cpu_clock(k, 0) // k.tick_period - start // k.tick_period
+    assert runs.ticks[0] == ticks > 0
+    assert k._read(area + e.TK["CPUSTAT_SYSTEM"]) == ticks
+    assert k._read(area + e.TK["CPUSTAT_IOWAIT"]) == k._read(area + e.TK["CPUSTAT_IDLE"]) == 0
+    assert k._read(k.ctx[0]["task"] + e.TSK["STIME"]) == ticks
+    assert k._read(k.machine.symbols["jiffies"]) == ticks
