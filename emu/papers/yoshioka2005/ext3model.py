@@ -53,7 +53,12 @@ newest, a turn of kjournald's commit over the transaction's data list
 or written), every ``meta_every`` writes the log write of a metadata buffer
 (``routines/x86/commit_meta_2612.S``: the rest of the commit, at the pace a 5 s interval's
 writes dirty metadata, ``Kernel.pace_metadata``), then 2.6.12's idle loop to its ``hlt``
-(``routines/x86/idle_2612.S``), halted until the next write is due. Before the writeback,
+(``routines/x86/idle_2612.S``), halted until the next write is due. Each CPU takes the
+local APIC timer's tick every 1/HZ s of its clock (``tick_cycles`` of the profile's
+clock), halted or busy (``routines/x86/tick_2612.S``: the per-CPU statistics, the
+scheduler's tick and idle balancing over the runqueues, the timer softirq, on CPU 0 also
+do_timer): a tick in a halt ends it and the idle loop halts again after it; one that falls
+in a guest call runs at the call's end. Before the writeback,
 the disk's interrupt ends each request due (``routines/x86/scsi_2612.S``: from
 ``common_interrupt`` through the SCSI softirq to ``end_page_writeback`` of each of its pages),
 on ``IRQ_CPU`` for every writer's requests; a request the file's next bio could not join
