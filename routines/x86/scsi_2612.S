@@ -207,29 +207,10 @@ disk_interrupt:
  * with the frame (fastcall: in eax); ret_from_intr to a kernel context: RESTORE_ALL */
         .globl  common_interrupt
 common_interrupt:
-        pushl   $(~DISK_IRQ)                # orig_eax
-        cld                                 # SAVE_ALL
-        pushl   $0                          # es, ds: their loads left out
-        pushl   $0
-        pushl   %eax
-        pushl   %ebp
-        pushl   %edi
-        pushl   %esi
-        pushl   %edx
-        pushl   %ecx
-        pushl   %ebx
+        save_all (~DISK_IRQ)                # entry_2612.S
         movl    %esp, %eax
         call    do_IRQ
-        movl    $-8192, %ebp                # ret_from_intr: GET_THREAD_INFO; a kernel
-        andl    %esp, %ebp                  # context: no work to check
-        popl    %ebx                        # RESTORE_REGS
-        popl    %ecx
-        popl    %edx
-        popl    %esi
-        popl    %edi
-        popl    %ebp
-        popl    %eax
-        addl    $12, %esp                   # ds, es, orig_eax
+        ret_from_intr_kernel
         ret
 
 /* do_IRQ(regs): irq_enter, __do_IRQ (the descriptor's lock and status, handle_IRQ_event:

@@ -51,31 +51,6 @@
         .equ    NSEC_PER_SEC, 1000000000
         .equ    FINENSEC, 4096              # include/linux/timex.h: 1 << (SHIFT_SCALE - 10)
 
-/* SAVE_ALL after the vector's stub pushed orig_eax; RESTORE_ALL without the iret */
-        .macro  tick_save_all orig_eax
-        pushl   $(\orig_eax)
-        cld
-        pushl   $0                          # es, ds: their loads left out
-        pushl   $0
-        pushl   %eax
-        pushl   %ebp
-        pushl   %edi
-        pushl   %esi
-        pushl   %edx
-        pushl   %ecx
-        pushl   %ebx
-        .endm
-        .macro  tick_restore_all
-        popl    %ebx
-        popl    %ecx
-        popl    %edx
-        popl    %esi
-        popl    %edi
-        popl    %ebp
-        popl    %eax
-        addl    $12, %esp                   # ds, es, orig_eax
-        .endm
-
 /* irq_exit (kernel/softirq.c): preempt_count down; softirqs pending and not in an
  * interrupt: do_softirq. esi: this thread_info */
         .macro  tick_irq_exit
@@ -108,10 +83,10 @@ local_timer_tick:
 /* entry.S: BUILD_INTERRUPT(apic_timer_interrupt, LOCAL_TIMER_VECTOR) */
         .globl  apic_timer_interrupt
 apic_timer_interrupt:
-        tick_save_all (LOCAL_TIMER_VECTOR - 256)
+        save_all (LOCAL_TIMER_VECTOR - 256)
         movl    %esp, %eax                  # fastcall: regs in eax
         call    smp_apic_timer_interrupt
-        tick_restore_all
+        ret_from_intr_kernel
         ret
 
 /* smp_apic_timer_interrupt(regs) with smp_local_timer_interrupt inline */
@@ -726,7 +701,7 @@ __run_timers:
  * out: do_IRQ's irq_desc and the I/O APIC, mark_offset_tsc. */
         .globl  timer_irq0_interrupt
 timer_irq0_interrupt:
-        tick_save_all (~0)
+        save_all (~0)
         pushl   %esi
         movl    $-8192, %esi
         andl    %esp, %esi
@@ -756,7 +731,7 @@ timer_irq0_interrupt:
         addl    $4, %esp
         tick_irq_exit
         popl    %esi
-        tick_restore_all
+        ret_from_intr_kernel
         ret
 
 /* update_wall_time(ticks): update_wall_time_one_tick each (time_adjust, time_phase and

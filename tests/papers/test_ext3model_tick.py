@@ -23,27 +23,29 @@ def _cpu_clock(k, cpu):
 def test_a_tick_on_an_idle_cpu_takes_the_instructions_counted_by_hand():
     # CPU 1 of two, on its idle task's stack, the built state (jiffies 0, its base's
     # timer_jiffies 0, no RCU work, its domain balanced up to now). Counted from the
-    # routines: local_timer_tick 11, apic_timer_interrupt 22 (SAVE_ALL 11, RESTORE_ALL 8),
-    # smp_apic_timer_interrupt 35 (with irq_exit's 8), update_process_times 47,
+    # routines: local_timer_tick 11, apic_timer_interrupt 24 (SAVE_ALL 11, ret_from_intr's
+    # GET_THREAD_INFO 2 and RESTORE_ALL 8), smp_apic_timer_interrupt 35 (with irq_exit's 8),
+    # update_process_times 47,
     # account_system_time 28 (the idle word), __rcu_pending 15 twice, scheduler_tick 64
     # (sched_clock 10, update_cpu_clock 15 with p->timestamp == the runqueue's 0,
     # wake_priority_sleeper's lock and unlock 13), rebalance_tick 39 (its domain not due:
     # j - last_balance = 0 < 4), run_posix_cpu_timers 9, do_softirq 20, run_timer_softirq
     # 11 and __run_timers 113 (jiffies 0 >= timer_jiffies 0: one jiffy, index 0: four
-    # cascades of empty lists, 11 + 11 + 11 + 9 to call them and 9 in each) = 429
+    # cascades of empty lists, 11 + 11 + 11 + 9 to call them and 9 in each) = 431
     k = e.Kernel("2.6.12", cpus=2, max_records=64)
     top = k.idle_stacks[1] + e.KERNEL_STACK
-    assert k.machine.call("local_timer_tick", top, 0).instructions == 429
+    assert k.machine.call("local_timer_tick", top, 0).instructions == 431
     # the next: no timers to run (jiffies 0 < timer_jiffies 1: run_timer_softirq 8, no
-    # __run_timers: 429 - 113 - 11 + 8), and update_cpu_clock takes the runqueue's newer
-    # timestamp (2 more loads): 315
-    assert k.machine.call("local_timer_tick", top, 0).instructions == 315
-    # CPU 0 takes IRQ0 first: the call to it 1, timer_irq0_interrupt 84 (SAVE_ALL 11,
-    # irq_enter 4, write_seqlock 8, jiffies_64 2, update_times 7 with update_wall_time's 23,
-    # calc_load 2, time_status 1, write_sequnlock 8, irq_exit 7, RESTORE_ALL and ret 10);
-    # then its local tick runs two jiffies (0 and 1) in __run_timers, 10 more: 429 + 95
+    # __run_timers: 431 - 113 - 11 + 8), and update_cpu_clock takes the runqueue's newer
+    # timestamp (2 more loads): 317
+    assert k.machine.call("local_timer_tick", top, 0).instructions == 317
+    # CPU 0 takes IRQ0 first: the call to it 1, timer_irq0_interrupt 86 (SAVE_ALL 11,
+    # irq_enter with esi saved 4, write_seqlock 9, jiffies_64 2, update_times 7 and
+    # update_wall_time's 23, calc_load 2, time_status 1, write_sequnlock 8, irq_exit 7, esi
+    # restored 1, ret_from_intr 10, ret 1);
+    # then its local tick runs two jiffies (0 and 1) in __run_timers, 10 more: 431 + 97
     top0 = k.idle_stacks[0] + e.KERNEL_STACK
-    assert k.machine.call("local_timer_tick", top0, 1).instructions == 524
+    assert k.machine.call("local_timer_tick", top0, 1).instructions == 528
     sym = k.machine.symbols
     assert k._read(sym["jiffies"]) == 1
     assert k._read(sym["xtime"] + 4) == e.tick_nsec()     # the wall clock one tick on

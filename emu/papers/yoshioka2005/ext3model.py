@@ -115,7 +115,7 @@ LATE_CACHES = ("size128_cache",)    # built after the rest of the kernel (_build
 #: the CPU whose pause starts a commit (Kernel.commit_pending): kjournald is one thread;
 #: the model's is on CPU 0, where the disk's interrupts come (IRQ_CPU)
 KJOURNALD_CPU = 0
-ROUTINES = ("x86/spinlock_2612.S", "x86/jbd_2612.S", "x86/buffer_2612.S",
+ROUTINES = ("x86/entry_2612.S", "x86/spinlock_2612.S", "x86/jbd_2612.S", "x86/buffer_2612.S",
             "x86/ext3_2612.S", "x86/mm_2612.S", "x86/vfs_2612.S", "x86/iozone_write.S",
             "x86/idle_2612.S", "x86/writeback_2612.S", "x86/commit_2612.S",
             "x86/block_2612.S", "x86/scsi_2612.S", "x86/commit_meta_2612.S",
