@@ -73,8 +73,8 @@ hlt_counter:
 default_idle_address:
         .long   default_idle                # the C's function pointer, as a word
         .globl  jiffies
-jiffies:
-        .long   0
+jiffies:                                    # jiffies_64 (its low word is jiffies)
+        .long   0, 0
         .globl  cpu_online_map
 cpu_online_map:
         .long   0xff                        # NR_CPUS 8, all online

@@ -207,29 +207,10 @@ disk_interrupt:
  * with the frame (fastcall: in eax); ret_from_intr to a kernel context: RESTORE_ALL */
         .globl  common_interrupt
 common_interrupt:
-        pushl   $(~DISK_IRQ)                # orig_eax
-        cld                                 # SAVE_ALL
-        pushl   $0                          # es, ds: their loads left out
-        pushl   $0
-        pushl   %eax
-        pushl   %ebp
-        pushl   %edi
-        pushl   %esi
-        pushl   %edx
-        pushl   %ecx
-        pushl   %ebx
+        save_all (~DISK_IRQ)                # entry_2612.S
         movl    %esp, %eax
         call    do_IRQ
-        movl    $-8192, %ebp                # ret_from_intr: GET_THREAD_INFO; a kernel
-        andl    %esp, %ebp                  # context: no work to check
-        popl    %ebx                        # RESTORE_REGS
-        popl    %ecx
-        popl    %edx
-        popl    %esi
-        popl    %edi
-        popl    %ebp
-        popl    %eax
-        addl    $12, %esp                   # ds, es, orig_eax
+        ret_from_intr_kernel
         ret
 
 /* do_IRQ(regs): irq_enter, __do_IRQ (the descriptor's lock and status, handle_IRQ_event:
@@ -324,7 +305,7 @@ scsi_done:
         ret
 
 /* do_softirq: __do_softirq: the pending bits taken (and cleared), each one's action run;
- * only SCSI_SOFTIRQ is ever raised here */
+ * only TIMER_SOFTIRQ (the tick's) and SCSI_SOFTIRQ are ever raised here */
         .globl  do_softirq
 do_softirq:
         pushl   %ebx
@@ -335,9 +316,15 @@ do_softirq:
         movl    __per_cpu_offset(,%ecx,4), %ecx
         xorl    %ebx, %ebx
         xchgl   %ebx, PCPU_SOFTIRQ_PENDING(%ecx)    # pending; set_softirq_pending(0)
-        cmpl    $(1 << SCSI_SOFTIRQ), %ebx
-        jne     9f
+        testl   $~((1 << TIMER_SOFTIRQ) | (1 << SCSI_SOFTIRQ)), %ebx
+        jnz     9f                          # only the timer's and SCSI's are raised here
+        testl   $(1 << TIMER_SOFTIRQ), %ebx # each bit's action in turn: the timer's
+        jz      1f                          # (run_timer_softirq, tick_2612.S), then SCSI's
+        call    run_timer_softirq
+1:      testl   $(1 << SCSI_SOFTIRQ), %ebx
+        jz      2f
         call    scsi_softirq                # softirq_vec[SCSI_SOFTIRQ].action
+2:
         movl    $-8192, %ecx
         andl    %esp, %ecx
         subl    $(SOFTIRQ_OFFSET), TI_PREEMPT(%ecx)     # __local_bh_enable

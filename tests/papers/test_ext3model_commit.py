@@ -326,7 +326,7 @@ def test_the_logs_arithmetic_by_hand():
 
 def _cycles_and_l3_misses(run):
     r = run()
-    return r.cycles, r.caches["L3"]["misses"]
+    return r.cycles, r.caches["L3"]["misses"], r.caches["L1I"]["misses"]
 
 
 def test_a_whole_commit_runs_its_parts_once_and_walks_its_own_buffers():
@@ -341,7 +341,10 @@ def test_a_whole_commit_runs_its_parts_once_and_walks_its_own_buffers():
     assert out["del_timer_sync"][0] == k.del_timer_cycles
     assert len(_checkpoint_list(k, k.transaction)) == 4
     assert out["clean_cold"][0] > out["clean"][0] > 0
-    assert out["clean"][1] == 0 < out["clean_cold"][1]
+    # right after the commit the walk's data is warm: its L3 misses are at most the code
+    # lines of the walk the commit had not run (one since do_softirq's timer dispatch moved
+    # the code after scsi_2612.S), and fewer than the cold walk's
+    assert out["clean"][1] <= out["clean"][2] and out["clean"][1] < out["clean_cold"][1]
     assert out["del_timer_sync"][1] > 0         # cold: the timer's lines come from memory
     assert all(out[p][0] > 0 for p in ("lock_down", "revoke_records", "commit_end"))
     assert out["metadata"] > 0 and out["data"] > 0

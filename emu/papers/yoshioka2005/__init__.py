@@ -98,6 +98,13 @@ BLOCK_SYMBOLS = ("submit_bh", "bio_alloc", "bio_put", "bio_destructor", "submit_
 DISK_SYMBOLS = ("disk_dispatch", "scsi_prep_fn", "scsi_dispatch_cmd", "disk_interrupt",
                 "common_interrupt", "do_IRQ", "host_intr", "scsi_done", "do_softirq",
                 "scsi_softirq", "scsi_finish_command", "scsi_io_completion")
+#: the timer tick's own routines (routines/x86/tick_2612.S); what it shares with the rest
+#: (do_softirq, the locks) is counted there
+TICK_SYMBOLS = ("local_timer_tick", "apic_timer_interrupt", "smp_apic_timer_interrupt",
+                "update_process_times", "account_system_time", "__rcu_pending",
+                "run_posix_cpu_timers", "sched_clock", "scheduler_tick", "rebalance_tick",
+                "load_balance", "find_busiest_group", "fbg_power_gain", "run_timer_softirq",
+                "cascade", "__run_timers", "timer_irq0_interrupt", "update_wall_time")
 #: the completion's routines the disk's interrupt reaches in writeback's files
 #: (routines/x86/writeback_2612.S)
 COMPLETION_SYMBOLS = ("end_buffer_async_write", "end_page_writeback")
@@ -187,6 +194,27 @@ class WriteProfile:
         routines they reach in writeback (COMPLETION_SYMBOLS)."""
         return self._symbol_events(metric, DISK_SYMBOLS + COMPLETION_SYMBOLS)
 
+    def tick_events(self, metric):
+        """Events (or cycles) in the timer tick's own routines: TICK_SYMBOLS."""
+        return self._symbol_events(metric, TICK_SYMBOLS)
+
+    def tick_stats(self):
+        """The timer ticks of the profiled runs (paced; back-to-back runs take none: zeros):
+        ticks per run (all CPUs, the cycles counter's run), each tick's cycles (its whole
+        call), and the L3 read misses in the tick's own routines (TICK_SYMBOLS, the
+        l3_misses counter's run) per tick of that run."""
+        def ticks(metric):
+            run = self.sampled[metric].run if metric in self.sampled else None
+            return sum(getattr(run, "ticks", ()))
+        n = ticks("cycles")
+        if not n:
+            return {"ticks_per_run": 0.0, "cycles_per_tick": 0.0, "l3_misses_per_tick": 0.0}
+        n_l3 = ticks("l3_misses")
+        return {"ticks_per_run": float(n),
+                "cycles_per_tick": sum(self.sampled["cycles"].run.tick_cycles) / n,
+                "l3_misses_per_tick": (self.tick_events("l3_misses") / n_l3 if n_l3
+                                       else 0.0)}
+
     def _symbol_events(self, metric, symbols):
         df = self.listing(metric)
         return int(df[df["symbol"].isin(symbols)]["events"].sum())
@@ -223,12 +251,12 @@ class WriteProfile:
         return 100.0 * self.busy_cycles_per_write() / self.period
 
     def per_write(self, metric, part="all"):
-        """Events per write() (part "all", "copy", "other", "commit", "commit_meta", "block"
-        or "disk")."""
+        """Events per write() (part "all", "copy", "other", "commit", "commit_meta", "block",
+        "disk" or "tick")."""
         value = {"all": self.events, "copy": self.copy_events, "other": self.other_events,
                  "commit": self.commit_events, "commit_meta": self.commit_meta_events,
-                 "block": self.block_events,
-                 "disk": self.disk_events}[part](metric)
+                 "block": self.block_events, "disk": self.disk_events,
+                 "tick": self.tick_events}[part](metric)
         return value / (self.records * self.cpus)
 
     def memory_table(self):
@@ -937,9 +965,10 @@ SCORECARD_REASONS = {
         "are not where its cycles go (locked instructions are), and after the patch it waits "
         "behind the copy's write-combining buffers (no sfence); its kjournald's data loop "
         "reaches buffers half a commit interval old, cold with either copy, and the rest of "
-        "its commit (the metadata's log writes) is a buffer every thousand writes; the "
-        "mail's rest holds more (the scheduler and timers, other tasks, the metadata's "
-        "write-back by wb_kupdate)",
+        "its commit (the metadata's log writes) is a buffer every thousand writes; the timer "
+        "tick, each CPU's every millisecond, finds its data still cached; the mail's rest "
+        "holds more (the scheduler's switches and the timers' functions, other tasks, the "
+        "metadata's write-back by wb_kupdate)",
     "rest of the kernel's L3 misses, after / before (%)":
         "on four paced CPUs most of the rest's misses are lines another CPU wrote (the "
         "journal's, the shared metadata's), which the copy's stream does not cause; "
@@ -961,8 +990,9 @@ SCORECARD_REASONS = {
 SHARE_REASON = ("the model's write path is the mail's iozone reduced to its kernel work "
                 "(ext3's write path, writeback's page work and kjournald's commit as guest "
                 "code, the block layer's bios, requests and merges, the SCSI driver and the "
-                "disk's interrupt with them): no other task, no timer, no scheduler, no "
-                "write-back of the metadata, so the copy's share of it differs")
+                "disk's interrupt with them, the timer tick): no other task, no scheduler's "
+                "switch, no timer's function, no write-back of the metadata, so the copy's "
+                "share of it differs")
 def busy_reason(row):
     """Why the model's CPUs are busier or idler than the mail's, from the row."""
     return (f"the model's write alone costs {'more' if row.model > row.paper else 'fewer'} "

@@ -53,7 +53,12 @@ newest, a turn of kjournald's commit over the transaction's data list
 or written), every ``meta_every`` writes the log write of a metadata buffer
 (``routines/x86/commit_meta_2612.S``: the rest of the commit, at the pace a 5 s interval's
 writes dirty metadata, ``Kernel.pace_metadata``), then 2.6.12's idle loop to its ``hlt``
-(``routines/x86/idle_2612.S``), halted until the next write is due. Before the writeback,
+(``routines/x86/idle_2612.S``), halted until the next write is due. Each CPU takes the
+local APIC timer's tick every 1/HZ s of its clock (``tick_cycles`` of the profile's
+clock), halted or busy (``routines/x86/tick_2612.S``: the per-CPU statistics, the
+scheduler's tick and idle balancing over the runqueues, the timer softirq, on CPU 0 also
+do_timer): a tick in a halt ends it and the idle loop halts again after it; one that falls
+in a guest call runs at the call's end. Before the writeback,
 the disk's interrupt ends each request due (``routines/x86/scsi_2612.S``: from
 ``common_interrupt`` through the SCSI softirq to ``end_page_writeback`` of each of its pages),
 on ``IRQ_CPU`` for every writer's requests; a request the file's next bio could not join
@@ -110,12 +115,12 @@ LATE_CACHES = ("size128_cache",)    # built after the rest of the kernel (_build
 #: the CPU whose pause starts a commit (Kernel.commit_pending): kjournald is one thread;
 #: the model's is on CPU 0, where the disk's interrupts come (IRQ_CPU)
 KJOURNALD_CPU = 0
-ROUTINES = ("x86/spinlock_2612.S", "x86/jbd_2612.S", "x86/buffer_2612.S",
+ROUTINES = ("x86/entry_2612.S", "x86/spinlock_2612.S", "x86/jbd_2612.S", "x86/buffer_2612.S",
             "x86/ext3_2612.S", "x86/mm_2612.S", "x86/vfs_2612.S", "x86/iozone_write.S",
             "x86/idle_2612.S", "x86/writeback_2612.S", "x86/commit_2612.S",
             "x86/block_2612.S", "x86/scsi_2612.S", "x86/commit_meta_2612.S",
             "x86/timer_2612.S", "x86/checkpoint_2612.S", "x86/revoke_2612.S",
-            "x86/block_dev_2612.S")
+            "x86/block_dev_2612.S", "x86/tick_2612.S")
 
 LEFT_OUT = (
     "kmap_atomic of a highmem page (a PTE write and invlpg per page; the x86 model has no MMU)",
@@ -145,9 +150,23 @@ LEFT_OUT = (
     "ext3's block reservation windows (one window search per ~1000 blocks)",
     ("balance_dirty_pages' throttling (a writer over vm_dirty_ratio writes back itself and "
      "sleeps): the runs stay under it"),
-    ("the scheduler, timers and other tasks (kjournald, kswapd, pdflush); paced writes "
-     "(Kernel.paced_writes) run the idle loop to its hlt, but not the interrupt that ends the "
-     "halt nor the schedule() either side of it"),
+    ("the scheduler's switches and other tasks (kjournald, kswapd, pdflush): paced writes "
+     "(Kernel.paced_writes) run the idle loop to its hlt, but neither the schedule() either "
+     "side of it nor the wake-up (the runqueue's nr_running and nr_iowait are set from "
+     "outside)"),
+    ("of the timer tick (routines/x86/tick_2612.S; paced writes only, every 1/HZ s of each "
+     "CPU's clock): in back-to-back runs (a guest call cannot be interrupted, and those runs "
+     "are one call a CPU); a tick that comes while the CPU is busy waits for the end of that "
+     "guest call (a write, or a piece of a pause's work) and runs on the writer's stack; "
+     "ack_APIC_irq's EOI write; IRQ0's own interrupt on CPU 0 (its do_IRQ, irq_desc and "
+     "I/O APIC, mark_offset_tsc's PIT reads: do_timer runs in an entry of its own just "
+     "before CPU 0's local tick); rcu_check_callbacks and RCU's tasklet (the model has no "
+     "RCU work pending: rcu_pending is tested); a timer firing or cascading (none due in a "
+     "run); find_busiest_queue and move_tasks (no runqueue holds more than one task, so "
+     "find_busiest_group finds none busier); the SMT sibling domain of CONFIG_SCHED_SMT "
+     "(whether the mail's CPUs had Hyper-Threading is not known); scheduler_tick's "
+     "interactive round robin and a used-up slice's requeue (a new slice is given); "
+     "calc_load's averages every 5001 ticks and second_overflow once a second"),
     "file_update_time (mtime changes once per second: one ext3_dirty_inode per second)",
 )
 
@@ -321,7 +340,12 @@ FILE_SIZE = 32
 TI = dict(TASK=0, FLAGS=8, STATUS=12, CPU=16, PREEMPT=20)
 # task_struct: the fields used (journal_info is deep in the 2.6.12 struct)
 TSK = dict(STATE=0, THREAD_INFO=4, ESP0=8, FILES=12, FLAGS=16, PRIO=20, RLIMIT_FSIZE=0x280, WCHAR=0x2c0,
-           SYSCW=0x2c8, JOURNAL_INFO=0x2e0)
+           SYSCW=0x2c8, JOURNAL_INFO=0x2e0,
+           # the scheduler's fields after prio (array, timestamp, sched_time, time_slice),
+           # mm, and the CPU-time fields the tick reads (routines/x86/tick_2612.S)
+           ARRAY=0x34, TIMESTAMP=0x3c, SCHED_TIME=0x4c, TIME_SLICE=0x60, FIRST_TIME_SLICE=0x64,
+           MM=0x80, STIME=0x1a4, IT_PROF_EXPIRES=0x1c0, IT_VIRT_EXPIRES=0x1c4,
+           IT_SCHED_EXPIRES=0x1c8)
 FILES = dict(COUNT=0, MAX_FDS=4, FD=8)   # struct files_struct: fd -> struct file *
 TASK_SIZE = 0x300
 # kmem_cache_t (mm/slab.c): the object size, a per-CPU array (struct array_cache: a LIFO of
@@ -352,6 +376,54 @@ PCPU = dict(BH_LRU=0, BH_LRU_PREV=-4, BH_LRU_LAST=28, BH_NR=32, RATELIMITS=36, F
             PAGE_STATE=512, DISK_STATS=576,     # page_states (PS), the disk's disk_stats (DS)
             KSTAT_IRQ=616, SOFTIRQ_PENDING=620, SCSI_DONE_Q=624)  # kstat's disk irq count,
                                                 # irq_stat's pending softirqs, scsi_done_q
+# the per-CPU variables the timer tick touches (routines/x86/tick_2612.S), in a second part
+# of each CPU's per-CPU area (tick_areas[cpu]), built after the rest of the kernel so as not
+# to move it: kstat's cpustat (struct cpu_usage_stat, include/linux/kernel_stat.h 17-26: eight
+# u64; its irqs[] follow in the kernel, the model's disk count is PCPU's KSTAT_IRQ),
+# irq_stat's apic_timer_irqs (____cacheline_aligned, include/asm-i386/hardirq.h), apic.c's
+# prof_counter, prof_multiplier and prof_old_multiplier, rcu_data and rcu_bh_data (RCU), the
+# CPU's sched_domain (cpu_domains) and its runqueue (RQS)
+TK = dict(CPUSTAT_USER=0, CPUSTAT_NICE=8, CPUSTAT_SYSTEM=16, CPUSTAT_SOFTIRQ=24,
+          CPUSTAT_IRQ=32, CPUSTAT_IDLE=40, CPUSTAT_IOWAIT=48, CPUSTAT_STEAL=56,
+          APIC_TIMER_IRQS=128, PROF_COUNTER=192, PROF_MULTIPLIER=196, PROF_OLD_MULTIPLIER=200,
+          RCU_DATA=256, RCU_BH_DATA=320, SD=384, RQ=448)
+# struct rcu_data (include/linux/rcupdate.h 87-102) and struct rcu_ctrlblk (64-68)
+RCU = dict(QUIESCBATCH=0, PASSED_QUIESC=4, QS_PENDING=8, BATCH=12, NXTLIST=16, NXTTAIL=20,
+           CURLIST=24, CURTAIL=28, DONELIST=32, DONETAIL=36, CPU=40)
+RCP = dict(CUR=0, COMPLETED=4, NEXT_PENDING=8)
+RCU_INITIAL_BATCH = -300            # kernel/rcupdate.c 51-54: rcu_ctrlblk's cur and completed
+# struct sched_domain without CONFIG_SCHEDSTATS (include/linux/sched.h 478-496; a u64 is
+# 4-aligned in an i386 struct) and struct sched_group (next, cpumask, cpu_power)
+SD = dict(PARENT=0, GROUPS=4, SPAN=8, MIN_INTERVAL=12, MAX_INTERVAL=16, BUSY_FACTOR=20,
+          IMBALANCE_PCT=24, CACHE_HOT_TIME=28, CACHE_NICE_TRIES=36, PER_CPU_GAIN=40,
+          FLAGS=44, LAST_BALANCE=48, BALANCE_INTERVAL=52, NR_BALANCE_FAILED=56)
+SGRP = dict(NEXT=0, CPUMASK=4, CPU_POWER=8)
+SGRP_SIZE = 12
+# struct runqueue (kernel/sched.c 200-238, CONFIG_SMP, no CONFIG_SCHEDSTATS); a prio_array
+# is nr_active, a 5-word bitmap (MAX_PRIO 140) and 140 list heads: 1,144 bytes
+PRIO_ARRAY_SIZE = 4 + 4 * 5 + 8 * 140
+RQS = dict(LOCK=0, NR_RUNNING=4, CPU_LOAD=8, NR_SWITCHES=12, NR_UNINTERRUPTIBLE=20,
+           EXPIRED_TIMESTAMP=24, TS_LAST_TICK=28, CURR=36, IDLE=40, PREV_MM=44, ACTIVE=48,
+           EXPIRED=52, ARRAYS=56, BEST_EXPIRED_PRIO=56 + 2 * PRIO_ARRAY_SIZE,
+           NR_IOWAIT=60 + 2 * PRIO_ARRAY_SIZE, SD=64 + 2 * PRIO_ARRAY_SIZE)
+RUNQUEUE_SIZE = 88 + 2 * PRIO_ARRAY_SIZE
+TK_SIZE = TK["RQ"] + RUNQUEUE_SIZE
+# struct mm_struct: only the words update_mem_hiwater reads and writes, in one line (their
+# 2.6.12 offsets are not placed)
+MM = dict(RSS=0, TOTAL_VM=4, HIWATER_RSS=8, HIWATER_VM=12)
+MM_SIZE = 64
+# SD_CPU_INIT (include/linux/topology.h 107-127): the one domain of an SMP machine without
+# SMT siblings; its flags SD_LOAD_BALANCE | BALANCE_NEWIDLE | BALANCE_EXEC | WAKE_AFFINE |
+# WAKE_IDLE | WAKE_BALANCE (include/linux/sched.h 459-464)
+SD_CPU_INIT = dict(MIN_INTERVAL=1, MAX_INTERVAL=4, BUSY_FACTOR=64, IMBALANCE_PCT=125,
+                   CACHE_HOT_TIME=5 * 1000000 // 2, CACHE_NICE_TRIES=1, PER_CPU_GAIN=100,
+                   FLAGS=1 | 2 | 4 | 16 | 8 | 32)
+SCHED_LOAD_SCALE = 128              # include/linux/sched.h 457
+MAX_PRIO = 140                      # include/linux/sched.h: MAX_RT_PRIO + 40
+DEF_TIMESLICE = 100                 # kernel/sched.c: a nice-0 task's slice, ms (= jiffies)
+HZ = 1000                           # include/asm-i386/param.h 5 (2.6.12: fixed; CONFIG_HZ
+                                    # came in 2.6.13)
+CLOCK_TICK_RATE = 1193182           # include/asm-i386/timex.h 15: the PIT's input clock
 BH_LRU_SIZE = 8                     # fs/buffer.c
 PCP_STACK_MAX = 72                  # pcp->high: 2.6.12 sets 6 x batch; ours holds a
                                     # reclaim batch (32) plus a bulk refill (16) and more
@@ -371,6 +443,29 @@ FBC_BATCH = 32                      # percpu_counter batch: NR_CPUS * 4 with NR_
 CTX = dict(TASK=0, FD=4, BUF=8, RECLEN=12, FILL=16)
 NR_WRITE = 4                        # __NR_write on i386
 TIF_NEED_RESCHED = 3                # include/asm-i386/thread_info.h
+TIMER_SOFTIRQ = 1                   # include/linux/interrupt.h: HI_SOFTIRQ, TIMER_SOFTIRQ, ...
+
+
+def tick_nsec(hz=HZ, clock_tick_rate=CLOCK_TICK_RATE):
+    """TICK_NSEC (include/linux/jiffies.h 46-64 of 2.6.12.1): a tick's nanoseconds as the PIT
+    can count them, SH_DIV(10^9, ACTHZ, 8), ACTHZ = SH_DIV(CLOCK_TICK_RATE, LATCH, 8) and
+    LATCH = (CLOCK_TICK_RATE + HZ / 2) / HZ."""
+    def sh_div(nom, den, lsh):
+        return ((nom // den) << lsh) + (((nom % den) << lsh) + den // 2) // den
+    latch = (clock_tick_rate + hz // 2) // hz
+    return sh_div(1_000_000 * 1000, sh_div(clock_tick_rate, latch, 8), 8)
+
+
+def tick_cycles(clock_mhz, hz=HZ):
+    """Cycles of a ``clock_mhz`` CPU between two local APIC timer ticks (1 / HZ s): the local
+    APIC timer is calibrated to HZ against the PIT at boot (apic.c calibrate_APIC_clock)."""
+    return round(clock_mhz * 1_000_000) // hz
+
+
+def cyc2ns_scale(clock_mhz):
+    """set_cyc2ns_scale(cpu_khz / 1000) (arch/i386/kernel/timers/timer_tsc.c 64-70):
+    sched_clock's ns per cycle, in 1/1024ths."""
+    return (1000 << 10) // int(clock_mhz)
 #: paced writes: how far apart the writers' due times are, as a fraction of a period spread
 #: evenly over them (CPU k's first write due at k / cpus x stagger periods). An estimate:
 #: the mail does not say in what order its disk completed the four writers' requests
@@ -497,8 +592,12 @@ def disk_warm_writes():
 
 class PacedRuns(list):
     """Kernel.paced_writes' result: each CPU's write Runs; ``busy``: each CPU's cycles not
-    halted over the run (its writes, writeback in the pauses, the idle loop)."""
+    halted over the run (its writes, writeback in the pauses, the idle loop, the ticks);
+    ``ticks`` and ``tick_cycles``: each CPU's timer ticks in the run and their cycles (each
+    tick's whole call)."""
     busy: list
+    ticks: list
+    tick_cycles: list
 
 
 def estimate_ranges():
@@ -531,6 +630,7 @@ def equates():
              f".equ SIZEOF_IRQ_DESC, {IRQ_DESC_SIZE}", f".equ DISK_IRQ, {DISK_IRQ}",
              f".equ HARDIRQ_OFFSET, {HARDIRQ_OFFSET}", f".equ SOFTIRQ_OFFSET, {SOFTIRQ_OFFSET}",
              f".equ SCSI_SOFTIRQ, {SCSI_SOFTIRQ}", f".equ PT_ORIG_EAX, {PT_ORIG_EAX}",
+             f".equ TIMER_SOFTIRQ, {TIMER_SOFTIRQ}",
              ".equ IRQ_INPROGRESS, 1", ".equ IRQ_REPLAY, 8", ".equ IRQ_WAITING, 32",
              ".equ RQ_NOMERGE_FLAGS, " + str(REQ_FLAGS["NOMERGE"] | REQ_FLAGS["STARTED"] |
                                              REQ_FLAGS["HARDBARRIER"] | REQ_FLAGS["SOFTBARRIER"])]
@@ -544,7 +644,8 @@ def equates():
                           ("IRQD", IRQD),
                           ("F", F), ("TI", TI), ("TSK", TSK),
                           ("KC", KC), ("AC", AC), ("PCPU", PCPU), ("ZONE", ZONE),
-                          ("CTX", CTX)):
+                          ("CTX", CTX), ("TK", TK), ("RCU", RCU), ("RCP", RCP), ("SD", SD),
+                          ("SGRP", SGRP), ("RQS", RQS), ("MM", MM)):
         lines += [f".equ {prefix}_{name}, {value}" for name, value in table.items()]
     lines += [f".equ BH_{name}, {bit}" for name, bit in BH_BITS.items()]
     lines += [f".equ BJ_{name}, {value}" for name, value in BJ.items()]
@@ -596,7 +697,7 @@ class Kernel:
 
     def __init__(self, kernel="2.6.12", cpus=1, page_cache_bytes=PAGE_CACHE_BYTES,
                  frame_bytes=FRAME_BYTES, max_records=40_000, profile="pentium4",
-                 fpu_owner=False, used_blocks=0, cores=None, irq_cpu=IRQ_CPU):
+                 fpu_owner=False, used_blocks=0, cores=None, irq_cpu=IRQ_CPU, ticks=True):
         if not 1 <= cpus <= 8:
             raise ValueError(f"cpus must be from 1 to 8 (NR_CPUS), not {cpus}")
         cores = cpus if cores is None else cores
@@ -612,6 +713,7 @@ class Kernel:
         if irq_cpu is not None and not 0 <= irq_cpu < cpus:
             raise ValueError(f"irq_cpu must be a CPU from 0 to {cpus - 1}, or None")
         self.irq_cpu = irq_cpu
+        self.ticking = ticks                # paced writes: the timer tick (deliver_ticks)
         self.metadata_mapped = False        # write_back_metadata: in the block device's cache
         self.kernel, self.cpus, self.max_records = kernel, cpus, max_records
         self.used_blocks = used_blocks
@@ -691,8 +793,67 @@ class Kernel:
         self.meta_cycles = [0] * cpus          # the cycles per CPU
         self.meta_turns = [0] * cpus
         self._wb_next = {}                     # CPU -> the next index writeback looks at
+        self._build_tick()                     # after all the rest: it moves nothing
         if fpu_owner and self.kernel == "patched":
             usercopy.set_fpu_owner(m, True)
+
+    def _build_tick(self):
+        """What the timer tick touches (routines/x86/tick_2612.S): per CPU the second part of
+        its per-CPU area (TK: kstat, irq_stat's apic_timer_irqs, prof_counter, rcu_data and
+        rcu_bh_data with no RCU work, its sched_domain, its runqueue), its idle task on a
+        kernel stack of its own; the sched_groups (a CPU each, SCHED_LOAD_SCALE's power, in a
+        ring); sched_clock's scale and TICK_NSEC from the profile's clock; and on each
+        writer's task what the scheduler reads (its array, a full slice, an mm).
+        The state is the steady one of a machine up for a while: each domain's interval at
+        its max_interval and its last_balance caught up (jiffies + CPU_OFFSET(cpu))."""
+        m, cpus, sym = self.machine, self.cpus, self.machine.symbols
+        clock = m.profile.clock_mhz
+        self.tick_period = tick_cycles(clock)
+        self._word(sym["cyc2ns_scale"], cyc2ns_scale(clock))
+        self._word(sym["tick_nsec"], tick_nsec())
+        groups = self._alloc(SGRP_SIZE * cpus, align=4)
+        for k in range(cpus):
+            self._poke(groups + SGRP_SIZE * k, _words(groups + SGRP_SIZE * ((k + 1) % cpus),
+                                                    1 << k, SCHED_LOAD_SCALE))
+        self.tick_areas, self.idle_stacks = [], []
+        for k in range(cpus):
+            area = self._alloc(TK_SIZE, align=128)
+            stack = m.alloc(KERNEL_STACK, align=KERNEL_STACK)
+            idle = self._alloc(TASK_SIZE, align=64)
+            self._poke(idle, _words(0, stack, stack + KERNEL_STACK, 0, 0, MAX_PRIO))
+            self._poke(stack, _words(idle, 0, 0, 0, k, 0))
+            self._poke(area + TK["PROF_COUNTER"], _words(1, 1, 1))
+            for rcu in (area + TK["RCU_DATA"], area + TK["RCU_BH_DATA"]):
+                self._poke(rcu, _words(RCU_INITIAL_BATCH, 0, 0, 0, 0, rcu + RCU["NXTLIST"], 0,
+                                       rcu + RCU["CURLIST"], 0, rcu + RCU["DONELIST"], k))
+            sd, init = area + TK["SD"], SD_CPU_INIT
+            self._poke(sd, _words(0, groups + SGRP_SIZE * k, (1 << cpus) - 1,
+                                  init["MIN_INTERVAL"], init["MAX_INTERVAL"],
+                                  init["BUSY_FACTOR"], init["IMBALANCE_PCT"],
+                                  init["CACHE_HOT_TIME"], 0, init["CACHE_NICE_TRIES"],
+                                  init["PER_CPU_GAIN"], init["FLAGS"],
+                                  HZ * k // 8, init["MAX_INTERVAL"], 0))
+            rq = area + TK["RQ"]
+            arrays = rq + RQS["ARRAYS"]
+            self._poke(rq, _words(SPIN_FREE))
+            self._poke(rq + RQS["CURR"], _words(idle, idle, 0, arrays,
+                                                arrays + PRIO_ARRAY_SIZE))
+            for a in (arrays, arrays + PRIO_ARRAY_SIZE):
+                heads = a + 24 + 8 * np.arange(MAX_PRIO)
+                m.write(a + 24, np.repeat(heads, 2).astype(np.uint32).tobytes())
+            self._poke(rq + RQS["BEST_EXPIRED_PRIO"], _words(MAX_PRIO, 0, sd))
+            writer = self.ctx[k]["task"]
+            mm = self._alloc(MM_SIZE)
+            self._word(writer + TSK["ARRAY"], arrays)
+            self._word(writer + TSK["TIME_SLICE"], DEF_TIMESLICE)
+            self._word(writer + TSK["MM"], mm)
+            self.tick_areas.append(area)
+            self.idle_stacks.append(stack)
+        self._poke(sym["tick_areas"], _words(*self.tick_areas))
+        self.next_tick = [None] * cpus          # paced writes: each CPU's next tick (cycles)
+        self._tick_left = [None] * cpus         # and between them, its distance ahead
+        self.ticks = [0] * cpus                 # ticks delivered, and their cycles
+        self.tick_cycles = [0] * cpus
 
     def _build_writeback_state(self):
         """What balance_dirty_pages reads: the machine's pages (MEMORY_MB), the CPUs
@@ -1300,8 +1461,11 @@ class Kernel:
         def child(k):
             def run(task):
                 base, runs, halted = task.clock, [], self.halted_cycles[k]
+                ticks0, tick_cycles0 = self.ticks[k], self.tick_cycles[k]
+                self._start_ticks(task, k)
                 for i in range(records):
                     if i:
+                        self._busy_ticks(task, k)
                         self._end_requests(task, k, self.written + i)
                         self._writeback(task, k, self.written + i)
                         if self.commit_pending and k == KJOURNALD_CPU:
@@ -1310,20 +1474,25 @@ class Kernel:
                             self._commit(task, k)
                         if self._meta_due(k, self.written + i):
                             self._commit_metadata(task, k)
+                        self._busy_ticks(task, k)
                     self._idle_until(task, k, base + phase[k] + i * period)
                     runs.append(task.call("iozone_write_test", self.ctx[k]["ctx"], 1))
                     if runs[-1].return_value != 1:
                         raise RuntimeError(f"CPU {k}'s child failed a write")
+                self._busy_ticks(task, k)
                 busy[k] = task.clock - base - (self.halted_cycles[k] - halted)
+                ticks[k] = self.ticks[k] - ticks0
+                tick_cycles[k] = self.tick_cycles[k] - tick_cycles0
+                self._stop_ticks(task, k)
                 return runs
             return run
 
-        busy = [0] * self.cpus
+        busy, ticks, tick_cycles = [0] * self.cpus, [0] * self.cpus, [0] * self.cpus
 
         tasks = [child(k) for k in range(self.cpus)]
         tasks += [None] * (len(self.machine.cpus) - self.cpus)
         runs = PacedRuns(self.machine.run_tasks(tasks)[:self.cpus])
-        runs.busy = busy
+        runs.busy, runs.ticks, runs.tick_cycles = busy, ticks, tick_cycles
         self.written += records
         return runs
 
@@ -1654,27 +1823,91 @@ class Kernel:
 
     def _idle_until(self, task, k, due):
         """CPU k idles until its clock reads ``due``: the idle loop runs to its hlt, the CPU
-        stays halted (its clock moves on, its caches untouched), the interrupt that ends
-        the wait wakes the writer (TIF_NEED_RESCHED), and the idle loop sees it and leaves.
-        A CPU whose writer is already due does not idle."""
+        stays halted (its clock moves on, its caches untouched); each timer tick due before
+        then ends the halt, runs (deliver_ticks) and returns to the idle loop, which halts
+        again; the interrupt that ends the wait wakes the writer (TIF_NEED_RESCHED), and the
+        idle loop sees it and leaves. A CPU whose writer is already due does not idle.
+        The writer sleeps meanwhile: its runqueue has no task running and one waiting for
+        I/O (the disk sets the pace), as schedule() and try_to_wake_up() would leave it."""
         if task.clock >= due:
             return
-        ti, pcpu = self.idle_ti[k], self.pcpu[k]
+        ti = self.idle_ti[k]
         self._word(ti + TI["FLAGS"], 0)
+        self._writer_asleep(k, True)
+        self._to_hlt(task, k)
+        while self.ticking and self.next_tick[k] < due:
+            self._halted_until(task, k, self.next_tick[k])
+            self._tick(task, k, idle=True)
+            self._to_hlt(task, k)
+        self._halted_until(task, k, due)
+        self.halts[k] += 1
+        self._writer_asleep(k, False)
+        self._word(ti + TI["FLAGS"], 1 << TIF_NEED_RESCHED)
+        task.call("cpu_idle", ti, self.pcpu[k])
+
+    def _to_hlt(self, task, k):
+        """The idle loop, run to its hlt."""
         try:
-            task.call("cpu_idle", ti, pcpu)
+            task.call("cpu_idle", self.idle_ti[k], self.pcpu[k])
             raise RuntimeError("the idle loop returned without halting")
         except GuestHalted:
             pass
-        halted = max(0, due - task.clock)
+
+    def _halted_until(self, task, k, until):
+        """CPU k halted until its clock reads ``until``: the clock moves on, nothing else."""
+        halted = max(0, until - task.clock)
         header = self.machine.model.header(k)
         header[hwcache.H_CYCLES] += halted
         if header[hwcache.H_PROFILE_PERIOD] > 0 and not header[hwcache.H_SAMPLE_EVENTS]:
             header[hwcache.H_NEXT_SAMPLE] += halted       # no cycle samples while halted
         self.halted_cycles[k] += halted
-        self.halts[k] += 1
-        self._word(ti + TI["FLAGS"], 1 << TIF_NEED_RESCHED)
-        task.call("cpu_idle", ti, pcpu)
+
+    def _writer_asleep(self, k, asleep):
+        """CPU k's runqueue as the writer's sleep leaves it: nr_running 0 and nr_iowait 1
+        while it sleeps, 1 and 0 while it runs (set from outside: the schedule() and
+        try_to_wake_up() that write them are not modelled)."""
+        rq = self.tick_areas[k] + TK["RQ"]
+        self._word(rq + RQS["NR_RUNNING"], 0 if asleep else 1)
+        self._word(rq + RQS["NR_IOWAIT"], 1 if asleep else 0)
+
+    # -------------------------------------------------------------- the timer tick
+
+    def _start_ticks(self, task, k):
+        """CPU k's next tick at paced writes' start: as far ahead of its clock as it was at
+        the end of the last paced writes (the clock restarts between profiled runs), or at
+        the first the first time, the first whole tick period of the clock after now (no
+        tick falls in back-to-back runs)."""
+        self._writer_asleep(k, False)
+        if not self.ticking:
+            return
+        left = self._tick_left[k]
+        if left is None:
+            left = (task.clock // self.tick_period + 1) * self.tick_period - task.clock
+        self.next_tick[k] = task.clock + left
+
+    def _stop_ticks(self, task, k):
+        """The end of paced writes: how far CPU k's next tick is ahead of its clock."""
+        if self.ticking:
+            self._tick_left[k] = self.next_tick[k] - task.clock
+
+    def _busy_ticks(self, task, k):
+        """The ticks that came due while CPU k was busy (a write, or its pause's work),
+        delivered at the end of that work on the writer's kernel stack: the model cannot
+        interrupt a guest call, so a tick waits for the call's end (it would have come
+        within it on the machine)."""
+        while self.ticking and self.next_tick[k] <= task.clock:
+            self._tick(task, k, idle=False)
+
+    def _tick(self, task, k, idle):
+        """One local APIC timer tick on CPU k (routines/x86/tick_2612.S: local_timer_tick),
+        on the idle task's kernel stack or the writer's; CPU 0 takes IRQ0's do_timer with
+        it. Returns the Run."""
+        stack = self.idle_stacks[k] if idle else self.ctx[k]["stack"]
+        run = task.call("local_timer_tick", stack + KERNEL_STACK, int(k == 0))
+        self.ticks[k] += 1
+        self.tick_cycles[k] += run.cycles
+        self.next_tick[k] += self.tick_period
+        return run
 
     def _check_room(self, records):
         if self.written + records > self.max_records:
