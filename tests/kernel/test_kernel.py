@@ -360,3 +360,28 @@ def test_the_powerpc_backends_zap_and_copy_pte_by_pte_with_the_cycles_of_before(
                for b in (PPC32Hash, PPC64Hash, PPC405, PPC603, PPC604))
     assert workloads.lat_proc("fork", profile="ppc604").cycles == 68347
     assert workloads.lat_proc("fork", profile="ppc750").cycles == 56060
+
+
+def test_the_ledgers_compiled_plan_charges_as_the_decoded_run_does():
+    """Ledger.guest reads a gathered run by its layout's plan, unrolled into one function
+    (session 29); a run already decoded takes the loop over its counters. Both leave the
+    same traffic and counts, key for key and in the same order (a key the plan cannot read
+    added as 0, as the loop adds it)."""
+    from emu.kernel.ledger import Ledger
+    m = Machine("ppc750", caches=())
+    m.load("sum:\n    lwz r4, 0(r3)\n    stw r4, 4096(r3)\n    blr\n")
+    buf = m.alloc(8192)
+    run = m.call("sum", buf)
+    decoded = object.__new__(type(run))        # the same gathered counts, not decoded yet
+    decoded.__dict__ = dict(run.__dict__)
+    decoded.caches                              # decoded: its counts read the slow way
+    assert "_counts" in run.__dict__ and "_counts" not in decoded.__dict__
+    planned, looped = Ledger(), Ledger()
+    for _ in range(2):
+        planned.guest("sum", run)
+        looped.guest("sum", decoded)
+    assert list(planned.traffic.items()) == list(looped.traffic.items())
+    assert list(planned.counts.items()) == list(looped.counts.items())
+    assert planned.rows == looped.rows == {"sum": ["guest", 2, 2 * run.cycles,
+                                                   2 * run.instructions]}
+    assert planned.traffic["memory_reads"] == 2 * run.memory["reads"]
