@@ -111,6 +111,7 @@ translation is right).
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -244,6 +245,13 @@ sys_write:
 """
 # descriptors the workloads install: two pipes, as pipe() returns them
 P1_READ, P1_WRITE, P2_READ, P2_WRITE = 3, 4, 5, 6
+
+
+@functools.lru_cache(maxsize=64)
+def _stub_code(text, vector):
+    """The bytes of a storage-interrupt stub at ``vector`` (a run of the 603's rewrites
+    its two stubs before and after every call: assembled once)."""
+    return bytes(assemble(text, "ppc32", vector).code)
 
 
 def pipe_round_trip(size):
@@ -720,9 +728,9 @@ class Entry:
         if self.version == "2.1.51":      # its prologue takes the kernel sp from tss.ksp
             m.write(tss + TASK_FIELDS["TSS_KSP"], (self.frame(process) + INT_FRAME_SIZE +
                                                    STACK_UNDERHEAD).to_bytes(4, "big"))
-        if self.kind == "604":
-            for n in range(12):           # PPC32Hash's user segments, Ks = Kp = 1
-                self.regs.set_sr(n, ctx_to_vsid(process.mm.context, n << 28) | 0x60000000)
+        if self.kind == "604":            # PPC32Hash's user segments, Ks = Kp = 1
+            self.regs.set_srs({n: ctx_to_vsid(process.mm.context, n << 28) | 0x60000000
+                               for n in range(12)})
         self._kernel_segment()
         if self.kind == "604":            # the model's copy of the CPU's segment registers
             self.tlb.set_segments([self.regs.sr(n) for n in range(16)])
@@ -735,7 +743,7 @@ class Entry:
         for vector in (0x300, 0x400):
             target = self.base + vector if to_entry else None
             text = f"ba {target:#x}\n" if to_entry else STORAGE_INTERRUPT_STUB
-            self.machine.write(vector, assemble(text, "ppc32", vector).code)
+            self.machine.write(vector, _stub_code(text, vector))
 
     def _interrupt(self, uc, number):
         """Deliver a system call (and, on the 604, a storage interrupt) as the CPU does."""
