@@ -469,16 +469,25 @@ class SegmentRegisters(MMURegisters):
         """Segment register ``number`` (0-15, selected by EA bits 0-3) of ``core`` (None: of
         every core) holds ``vsid`` (and, on a software-loaded TLB, the Ks/Kp key bits the
         603 puts in SRR1[KEY])."""
+        self.set_segments({number: vsid}, ks, kp, core)
+
+    def set_segments(self, vsids, ks=False, kp=False, core=None):
+        """``set_segment`` of each {number: vsid}, the same keys for all: on a
+        software-loaded TLB one write of the CPU's saved context for them all (a kernel's
+        switch_mm sets a dozen at once)."""
         m = self.machine
-        if not 0 <= number < 16:
+        if any(not 0 <= number < 16 for number in vsids):
             raise ValueError("segment registers are numbered 0-15")
         if m.soft_tlb is not None and m.soft_tlb.kind == "405":
             raise ValueError(f"{m.profile.name} has no segment registers (the 405 tags "
                              "its TLB entries with a PID instead: set_spr)")
         for k in self.cores(core):
-            self.state[m.model.header(k)[c.H_SEGMENTS] + number] = vsid & 0xFFFFFF
+            at = m.model.header(k)[c.H_SEGMENTS]
+            for number, vsid in vsids.items():
+                self.state[at + number] = vsid & 0xFFFFFF
         if m.soft_tlb:
-            m.soft_tlb.regs.set_sr(number, (vsid & 0xFFFFFF) | (ks << 30) | (kp << 29))
+            m.soft_tlb.regs.set_srs({number: (vsid & 0xFFFFFF) | (ks << 30) | (kp << 29)
+                                     for number, vsid in vsids.items()})
 
     def segment(self, number):
         return int(self.state[self.state[c.H_SEGMENTS] + number])

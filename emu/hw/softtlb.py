@@ -217,13 +217,23 @@ class CpuRegisters:
         for n in (0, 15) if segments else ():
             self.set_sr(n, 0)
 
+    def _saved(self):
+        """The CPU saved into this object's own context (made once: Unicorn's context_save
+        allocates one each time) and its address."""
+        ctx = getattr(self, "_ctx", None)
+        if ctx is None:
+            ctx = self._ctx = self.uc.context_save()
+            self._ctx_at = ctypes.cast(ctx.context, ctypes.c_void_p).value
+        else:
+            self.uc.context_update(ctx)
+        return ctx, self._ctx_at
+
     def _read(self, offset):
-        raw = bytes(self.uc.context_save())
-        return int.from_bytes(raw[offset:offset + 4], "little")
+        _, base = self._saved()
+        return int.from_bytes(ctypes.string_at(base + offset, 4), "little")
 
     def _write(self, values):
-        ctx = self.uc.context_save()
-        base = ctypes.cast(ctx.context, ctypes.c_void_p).value
+        ctx, base = self._saved()
         for offset, value in values.items():
             ctypes.memmove(base + offset, (value & 0xFFFFFFFF).to_bytes(4, "little"), 4)
         self.uc.context_restore(ctx)
@@ -232,9 +242,9 @@ class CpuRegisters:
         return self._read(self.spr_base + 4 * n)
 
     def sprs(self, *numbers):
-        raw = bytes(self.uc.context_save())
-        return [int.from_bytes(raw[self.spr_base + 4 * n:self.spr_base + 4 * n + 4], "little")
-                for n in numbers]
+        _, base = self._saved()
+        at = base + self.spr_base
+        return [int.from_bytes(ctypes.string_at(at + 4 * n, 4), "little") for n in numbers]
 
     def set_spr(self, n, value):
         self._write({self.spr_base + 4 * n: value})
@@ -246,8 +256,12 @@ class CpuRegisters:
         return self._read(self.sr_base + 4 * n)
 
     def set_sr(self, n, value):
-        self._write({self.sr_base + 4 * n: value})
-        self.flush_translations()       # made with the old VSID
+        self.set_srs({n: value})
+
+    def set_srs(self, values):
+        """Segment registers {n: value}, in one write of the saved CPU (and one flush)."""
+        self._write({self.sr_base + 4 * n: v for n, v in values.items()})
+        self.flush_translations()       # made with the old VSIDs
 
     def flush_translations(self):
         """Empty QEMU's own translation cache (its softmmu TLB, in front of the CPU's TLB).

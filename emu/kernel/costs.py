@@ -123,8 +123,19 @@ def cycles(name, table=None):
         return measured
     if own:
         return round(instructions * CPI)
-    return round(estimates.value(f"kernel:costs.{name}", instructions) *
+    estimate = _ESTIMATE_NAMES.get(name) or _estimate_name(name)
+    return round(estimates.value(estimate, instructions) *
                  estimates.value("kernel:costs.CPI", CPI))
+
+
+#: a path's estimate's name ("kernel:costs.fork"), made once a path: cycles() is charged
+#: thousands of times a run
+_ESTIMATE_NAMES = {}
+
+
+def _estimate_name(name):
+    _ESTIMATE_NAMES[name] = estimate = f"kernel:costs.{name}"
+    return estimate
 
 
 def ranges():

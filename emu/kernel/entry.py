@@ -112,6 +112,7 @@ translation is right).
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -245,6 +246,13 @@ sys_write:
 """
 # descriptors the workloads install: two pipes, as pipe() returns them
 P1_READ, P1_WRITE, P2_READ, P2_WRITE = 3, 4, 5, 6
+
+
+@functools.lru_cache(maxsize=64)
+def _stub_code(text, vector):
+    """The bytes of a storage-interrupt stub at ``vector`` (a run of the 603's rewrites
+    its two stubs before and after every call: assembled once)."""
+    return bytes(assemble(text, "ppc32", vector).code)
 
 
 def pipe_round_trip(size):
@@ -722,9 +730,9 @@ class Entry:
         if self.version == "2.1.51":      # its prologue takes the kernel sp from tss.ksp
             m.write(tss + TASK_FIELDS["TSS_KSP"], (self.frame(process) + INT_FRAME_SIZE +
                                                    STACK_UNDERHEAD).to_bytes(4, "big"))
-        if self.kind == "604":
-            for n in range(12):           # PPC32Hash's user segments, Ks = Kp = 1
-                self.regs.set_sr(n, ctx_to_vsid(process.mm.context, n << 28) | 0x60000000)
+        if self.kind == "604":            # PPC32Hash's user segments, Ks = Kp = 1
+            self.regs.set_srs({n: ctx_to_vsid(process.mm.context, n << 28) | 0x60000000
+                               for n in range(12)})
         self._kernel_segment()
         if self.kind == "604":            # the model's copy of the CPU's segment registers
             self.tlb.set_segments([self.regs.sr(n) for n in range(16)])
@@ -736,7 +744,7 @@ class Entry:
             return
         for vector in (0x300, 0x400):
             target = self.base + vector if to_entry else None
-            code = assemble(f"ba {target:#x}\n", "ppc32", vector).code if to_entry \
+            code = _stub_code(f"ba {target:#x}\n", vector) if to_entry \
                 else self.kernel.arch.storage_stubs[vector]
             self.machine.write(vector, code)
 

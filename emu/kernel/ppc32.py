@@ -111,8 +111,7 @@ class PPC32Hash(Arch):
 
     def switch_mm(self, mm):
         """Load the user segment registers (0-11, below TASK_SIZE) with the mm's VSIDs."""
-        for n in range(12):
-            self.machine.mmu.set_segment(n, ctx_to_vsid(mm.context, n << 28))
+        self.machine.mmu.set_segments({n: ctx_to_vsid(mm.context, n << 28) for n in range(12)})
 
     # ------------------------------------------------------------------ translations
 

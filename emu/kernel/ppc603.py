@@ -436,8 +436,9 @@ class PPC603(Arch):
     def switch_mm(self, mm):
         """set_context: the user segment registers get the mm's VSIDs with Ks = Kp = 1, and
         the thread's pgdir (the pagetable handlers' page directory) becomes the mm's."""
-        for n in range(0 if self.bats else 1, USER_SEGMENTS):   # nobats: 0 is the kernel's
-            self.machine.mmu.set_segment(n, ctx_to_vsid(mm.context, n << 28), ks=True, kp=True)
+        first = 0 if self.bats else 1                   # nobats: 0 is the kernel's
+        self.machine.mmu.set_segments({n: ctx_to_vsid(mm.context, n << 28)
+                                       for n in range(first, USER_SEGMENTS)}, ks=True, kp=True)
         self._kernel_mappings(mm.pgd.address)
         self.machine.write(self.thread + THREAD_PGDIR, mm.pgd.address.to_bytes(4, "big"))
         self.current = mm

@@ -61,25 +61,12 @@ def set_arguments(isa, uc, args, sp):
 def argument_registers(isa, uc, args, sp, write=None):
     """[(register, value)] of a call of ``args`` by the ISA's convention, its stack pointer
     from ``sp`` down; the arguments that go on the stack are written to ``uc``'s memory (by
-    ``write(address, data)`` if given: the machine's own RAM, without Unicorn's wrapper)."""
-    write = write or uc.mem_write
-    args = [int(a) for a in args]
-    if isa in ("ppc32", "ppc64"):
-        if len(args) > 8:
-            raise ValueError("PowerPC calls take at most 8 arguments (r3-r10)")
-        mask = (1 << (64 if isa == "ppc64" else 32)) - 1
-        return [(ppc_const.UC_PPC_REG_3 + i, a & mask) for i, a in enumerate(args)] + \
-            [(ppc_const.UC_PPC_REG_1, sp - 256), (ppc_const.UC_PPC_REG_LR, HALT)]
-    if isa == "arm":
-        stacked = args[4:]
-        sp -= 4 * len(stacked)
-        for i, a in enumerate(stacked):       # arguments 5.. on the stack (AAPCS)
-            write(sp + 4 * i, (a & 0xFFFFFFFF).to_bytes(4, "little"))
-        return [(reg, a & 0xFFFFFFFF) for reg, a in zip(ARM_ARGUMENTS, args)] + \
-            [(arm_const.UC_ARM_REG_SP, sp), (arm_const.UC_ARM_REG_LR, HALT)]
-    sp -= 4 * (len(args) + 1)                 # cdecl: return address, then arguments
-    write(sp, _stack_words(len(args) + 1).pack(HALT, *[a & 0xFFFFFFFF for a in args]))
-    return [(x86_const.UC_X86_REG_ESP, sp)]
+    ``write(address, data)`` if given: the machine's own RAM, without Unicorn's wrapper).
+    The convention is ``argument_filler``'s (one place): this lists what it fills."""
+    registers = array.array("q", bytes(8 * MAX_REGISTERS))
+    values = array.array("Q", bytes(8 * MAX_REGISTERS))
+    n = _FILLERS[isa](registers, values, args, sp, write or uc.mem_write)
+    return list(zip(registers[:n], values[:n]))
 
 
 @functools.lru_cache(maxsize=None)
@@ -93,9 +80,13 @@ ARM_ARGUMENTS = (arm_const.UC_ARM_REG_R0, arm_const.UC_ARM_REG_R1, arm_const.UC_
 
 
 def argument_filler(isa):
-    """``fill(registers, values, args, sp, write)``: argument_registers's registers and values,
-    written straight into a GuestRuns's two arrays (a call's most frequent Python: no list of
-    pairs made and copied); returns how many. The stacked arguments are written as there."""
+    """``fill(registers, values, args, sp, write)``: each ISA's calling convention, its
+    argument registers and their values written straight into a GuestRuns's two arrays (a
+    call's most frequent Python: no list of pairs made and copied), the stack pointer from
+    ``sp`` down; returns how many registers. The arguments that go on the stack are written
+    by ``write(address, data)``. PowerPC: r3-r10, r1 256 below ``sp``, LR; ARM (AAPCS):
+    r0-r3, the fifth on at ``sp`` down, SP, LR; x86 (cdecl): the return address and every
+    argument on the stack, ESP."""
     if isa in ("ppc32", "ppc64"):
         mask = (1 << (64 if isa == "ppc64" else 32)) - 1
 
@@ -111,20 +102,27 @@ def argument_filler(isa):
         return fill
     if isa == "arm":
         def fill(registers, values, args, sp, write):
-            n = len(args)
-            if n > 4:
-                return _fill_from(argument_registers(isa, None, args, sp, write), registers,
-                                  values)
-            for i, a in enumerate(args):
-                values[i] = int(a) & 0xFFFFFFFF
+            n = min(len(args), 4)
+            stacked = [int(a) & 0xFFFFFFFF for a in args[4:]]
+            for i in range(n):
+                values[i] = int(args[i]) & 0xFFFFFFFF
+            if stacked:                     # arguments 5.. on the stack (AAPCS)
+                sp -= 4 * len(stacked)
+                for i, a in enumerate(stacked):
+                    write(sp + 4 * i, a.to_bytes(4, "little"))
             registers[:n + 2] = _ARM_REGISTERS[n]
             values[n], values[n + 1] = sp, HALT
             return n + 2
         return fill
-
-    def fill(registers, values, args, sp, write):
-        return _fill_from(argument_registers(isa, None, args, sp, write), registers, values)
-    return fill
+    if isa == "x86":
+        def fill(registers, values, args, sp, write):
+            words = [int(a) & 0xFFFFFFFF for a in args]
+            sp -= 4 * (len(words) + 1)          # cdecl: return address, then arguments
+            write(sp, _stack_words(len(words) + 1).pack(HALT, *words))
+            registers[0], values[0] = x86_const.UC_X86_REG_ESP, sp
+            return 1
+        return fill
+    raise ValueError(f"no calling convention for isa {isa!r}")
 
 
 # argument count -> the registers a call sets, in order (its arguments', the stack pointer,
@@ -135,12 +133,8 @@ _PPC_REGISTERS = {n: array.array("q", [ppc_const.UC_PPC_REG_3 + i for i in range
 _ARM_REGISTERS = {n: array.array("q", list(ARM_ARGUMENTS[:n]) + [arm_const.UC_ARM_REG_SP,
                                                                arm_const.UC_ARM_REG_LR])
                   for n in range(5)}
-
-
-def _fill_from(pairs, registers, values):
-    for k, (register, value) in enumerate(pairs):
-        registers[k], values[k] = register, value
-    return len(pairs)
+#: each ISA's filler, for argument_registers
+_FILLERS = {isa: argument_filler(isa) for isa in PC_REGISTERS}
 
 
 MAX_REGISTERS = 16                  # a call's argument registers and the ones the ISA sets

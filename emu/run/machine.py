@@ -140,6 +140,9 @@ class Machine:
                               segment_words=self._segment_words(profile, mmu),
                               memory_system=profile.memory, topology=profile.topology)
         st = self.state = self.model.state
+        # the span of code the cores ran outside the code region: words every core shares
+        # (emu.hw.cache's scratch), at a place the layout fixes
+        self._foreign_at = int(st[c.H_SCRATCH]) + c.S_FOREIGN_LO
         self.guest = GuestRuns(self.isa)         # Machine.call's runs (one library call each)
         self._call_plans = {}                    # running core: (CountLayout, call block)
         st[c.H_FIXED_WIDTH] = 0 if self.isa == "x86" else 4
@@ -343,7 +346,7 @@ class Machine:
             return True
         # the two words as Python ints: a kernel writes guest memory thousands of times a
         # run, and numpy's scalars compare several times slower
-        at = int(self.state[c.H_SCRATCH]) + c.S_FOREIGN_LO
+        at = self._foreign_at
         lo, hi = self.state[at:at + 2].tolist()       # S_FOREIGN_LO, S_FOREIGN_HI
         return lo < end and address < hi
 

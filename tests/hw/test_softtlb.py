@@ -381,3 +381,35 @@ def test_405_loop_over_pages_round_robin():
     assert tlb["lookups"] == tlb["hits"] + tlb["misses"]
     assert run.events["tlb_mirror_divergences"] == 0
     assert run.instructions == 492 + 163 * HANDLER_405
+
+
+# ---- session 29: a switch_mm's segment registers in one write of the saved CPU
+
+def test_603_segments_set_together_read_back_as_set_one_at_a_time():
+    """set_segments writes the model's copy and the CPU's own segment registers (VSID, Ks
+    at bit 30, Kp at bit 29) as set_segment does one by one; registers not named keep
+    theirs."""
+    m, _, _ = machine_603()
+    m.mmu.set_segments({1: 0xABCDEF, 2: 0x1000001}, ks=True, kp=True)   # 24 bits kept
+    regs = m.soft_tlb.regs
+    assert regs.sr(1) == 0xABCDEF | 1 << 30 | 1 << 29
+    assert regs.sr(2) == 0x000001 | 1 << 30 | 1 << 29
+    assert regs.sr(3) == 0x123456 + 3                      # machine_603's, no keys
+    assert (m.mmu.segment(1), m.mmu.segment(2)) == (0xABCDEF, 0x000001)
+    with pytest.raises(ValueError, match="0-15"):
+        m.mmu.set_segments({4: 1, 16: 1})
+    assert regs.sr(4) == 0x123456 + 4                      # nothing written by a refusal
+
+
+def test_603_registers_read_after_a_guest_run_are_the_runs_not_a_kept_copy():
+    """The CPU's registers are read from one context kept for the reads (Unicorn's
+    context_save would allocate one each time): it is saved anew at each read, so a value
+    the guest changed since the last read is seen."""
+    m, buf, _ = machine_603()
+    regs = m.soft_tlb.regs
+    regs.set_spr(SRR0, 0x1234)
+    assert regs.spr(SRR0) == 0x1234
+    m.load("set_srr0:\n    mtspr 26, r3\n    blr\n")
+    m.call("set_srr0", 0x5678)
+    assert regs.spr(SRR0) == 0x5678
+    assert regs.sprs(SRR0, SRR1)[0] == 0x5678

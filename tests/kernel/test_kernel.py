@@ -360,3 +360,60 @@ def test_the_powerpc_backends_zap_and_copy_pte_by_pte_with_the_cycles_of_before(
                for b in (PPC32Hash, PPC64Hash, PPC405, PPC603, PPC604))
     assert workloads.lat_proc("fork", profile="ppc604").cycles == 68347
     assert workloads.lat_proc("fork", profile="ppc750").cycles == 56060
+
+
+def test_the_ledgers_compiled_plan_charges_as_the_decoded_run_does():
+    """Ledger.guest reads a gathered run by its layout's plan, unrolled into one function
+    (session 29); a run already decoded takes the loop over its counters. Both leave the
+    same traffic and counts, key for key and in the same order (a key the plan cannot read
+    added as 0, as the loop adds it)."""
+    from emu.kernel.ledger import Ledger
+    m = Machine("ppc750", caches=())
+    m.load("sum:\n    lwz r4, 0(r3)\n    stw r4, 4096(r3)\n    blr\n")
+    buf = m.alloc(8192)
+    run = m.call("sum", buf)
+    decoded = object.__new__(type(run))        # the same gathered counts, not decoded yet
+    decoded.__dict__ = dict(run.__dict__)
+    decoded.caches                              # decoded: its counts read the slow way
+    assert "_counts" in run.__dict__ and "_counts" not in decoded.__dict__
+    planned, looped = Ledger(), Ledger()
+    for _ in range(2):
+        planned.guest("sum", run)
+        looped.guest("sum", decoded)
+    assert list(planned.traffic.items()) == list(looped.traffic.items())
+    assert list(planned.counts.items()) == list(looped.counts.items())
+    assert planned.rows == looped.rows == {"sum": ["guest", 2, 2 * run.cycles,
+                                                   2 * run.instructions]}
+    assert planned.traffic["memory_reads"] == 2 * run.memory["reads"]
+
+
+def test_a_paths_cost_takes_its_moved_estimate_after_its_name_is_kept():
+    """costs.cycles keeps each path's estimate name once made (session 29): the moved
+    value is still read and recorded, the first time and every later one, and the
+    nominal is back outside the move. fork's nominal count by hand: TABLE's instructions
+    times CPI."""
+    from emu.hw import estimates
+    from emu.kernel import costs
+    instructions, measured, _ = costs.TABLE["fork"]
+    assert measured is None
+    nominal = round(instructions * costs.CPI)
+    assert costs.cycles("fork") == nominal                      # the name now kept
+    for _ in range(2):
+        with estimates.moved({"kernel:costs.fork": 2 * instructions}) as watch:
+            assert costs.cycles("fork") == round(2 * instructions * costs.CPI)
+        assert "kernel:costs.fork" in watch.read
+    assert costs.cycles("fork") == nominal
+
+
+def test_the_603s_stubs_are_assembled_once_to_the_same_bytes():
+    """entry._stub_code keeps a storage-interrupt stub's bytes per text and vector: the
+    bytes assemble gives (``ba`` is absolute: 0x48000002 | target), immutable."""
+    from emu.isa.assemble import assemble
+    from emu.kernel.entry import _stub_code
+    from emu.kernel.ppc603 import STORAGE_INTERRUPT_STUB
+    code = _stub_code("ba 0x10300\n", 0x300)
+    assert code == bytes(assemble("ba 0x10300\n", "ppc32", 0x300).code)
+    assert code == (0x48000002 | 0x10300).to_bytes(4, "big")
+    assert isinstance(code, bytes) and _stub_code("ba 0x10300\n", 0x300) is code
+    assert _stub_code(STORAGE_INTERRUPT_STUB, 0x400) == \
+        bytes(assemble(STORAGE_INTERRUPT_STUB, "ppc32", 0x400).code)

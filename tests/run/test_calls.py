@@ -173,23 +173,65 @@ def test_what_stopped_a_call_comes_back_from_the_library_call(stop):
 
 # ---- session 28: the call's set-up made once, written straight into the call's arrays
 
+def _convention(isa, args, sp):
+    """Each ISA's calling convention written out by hand (the ABI documents'): the
+    (register, value) pairs a call sets and the stacked words {address: bytes}."""
+    from unicorn import arm_const, ppc_const, x86_const
+    from emu.hw.layout import HALT
+    if isa.startswith("ppc"):               # SysV PowerPC: r3-r10; r1 and the LR
+        mask = (1 << (64 if isa == "ppc64" else 32)) - 1
+        return ([(ppc_const.UC_PPC_REG_3 + i, a & mask) for i, a in enumerate(args)] +
+                [(ppc_const.UC_PPC_REG_1, sp - 256), (ppc_const.UC_PPC_REG_LR, HALT)], {})
+    if isa == "arm":                        # AAPCS: r0-r3, the fifth on at the stack
+        regs = [arm_const.UC_ARM_REG_R0, arm_const.UC_ARM_REG_R1, arm_const.UC_ARM_REG_R2,
+                arm_const.UC_ARM_REG_R3]
+        low = sp - 4 * len(args[4:])
+        stacked = {low + 4 * i: (a & 0xFFFFFFFF).to_bytes(4, "little")
+                   for i, a in enumerate(args[4:])}
+        return ([(r, a & 0xFFFFFFFF) for r, a in zip(regs, args)] +
+                [(arm_const.UC_ARM_REG_SP, low), (arm_const.UC_ARM_REG_LR, HALT)], stacked)
+    low = sp - 4 * (len(args) + 1)          # cdecl: the return address, then the arguments
+    frame = b"".join((w & 0xFFFFFFFF).to_bytes(4, "little") for w in (HALT, *args))
+    return [(x86_const.UC_X86_REG_ESP, low)], {low: frame}
+
+
 @pytest.mark.parametrize("isa", ["ppc32", "ppc64", "arm", "x86"])
 @pytest.mark.parametrize("n", [0, 1, 3, 4, 5, 8])
-def test_the_argument_filler_writes_what_argument_registers_lists(isa, n):
-    """GuestRuns.arguments writes, into the call's two arrays, exactly argument_registers's
-    (register, value) pairs in order, and the same stacked words (AAPCS's fifth argument on,
-    cdecl's whole frame); -1 wraps to the ISA's width as before."""
-    if isa.startswith("ppc") and n > 8:
-        return
+def test_the_argument_filler_and_argument_registers_follow_the_convention(isa, n):
+    """GuestRuns.arguments (argument_filler) writes into the call's two arrays, and
+    argument_registers lists (built on the filler since session 29), the convention written
+    out by hand above: the registers in order, -1 wrapped to the ISA's width, and the same
+    stacked words (AAPCS's fifth argument on, cdecl's whole frame)."""
     from emu.run.calling import GuestRuns, argument_registers
     args = tuple([-1, 7, 1 << 40, 3, 0xDEAD_BEEF, 5, 6, 99][:n])
+    pairs, stacked = _convention(isa, args, 0x10000)
     listed, filled = {}, {}
-    pairs = argument_registers(isa, None, args, 0x10000,
-                               lambda at, data: listed.update({at: bytes(data)}))
+    assert argument_registers(isa, None, args, 0x10000,
+                              lambda at, data: listed.update({at: bytes(data)})) == pairs
     guest = GuestRuns(isa)
     count = guest.arguments(args, 0x10000, lambda at, data: filled.update({at: bytes(data)}))
     assert list(zip(guest.registers[:count], guest.values[:count])) == pairs
-    assert filled == listed
+    assert filled == listed == stacked
+
+
+def test_the_convention_by_hand_at_its_edges():
+    """Spot values of _convention itself: ARM's fifth argument at sp - 4 and SP there;
+    x86's frame of HALT and two words 12 bytes below sp; PowerPC's -1 as 32 bits."""
+    from unicorn import arm_const, ppc_const, x86_const
+    from emu.hw.layout import HALT
+    pairs, stacked = _convention("arm", (1, 2, 3, 4, 0xDEAD_BEEF), 0x10000)
+    assert stacked == {0xFFFC: b"\xef\xbe\xad\xde"}
+    assert pairs[4] == (arm_const.UC_ARM_REG_SP, 0xFFFC)
+    pairs, stacked = _convention("x86", (1, 2), 0x10000)
+    assert pairs == [(x86_const.UC_X86_REG_ESP, 0xFFF4)]
+    assert stacked == {0xFFF4: HALT.to_bytes(4, "little") + b"\1\0\0\0\2\0\0\0"}
+    assert _convention("ppc32", (-1,), 0x10000)[0][0] == (ppc_const.UC_PPC_REG_3, 0xFFFFFFFF)
+
+
+def test_a_powerpc_call_of_nine_arguments_is_refused():
+    from emu.run.calling import argument_registers
+    with pytest.raises(ValueError, match="at most 8"):
+        argument_registers("ppc32", None, tuple(range(9)), 0x10000, lambda at, data: None)
 
 
 def test_an_argument_that_is_no_number_is_refused_and_the_next_call_is_whole():
