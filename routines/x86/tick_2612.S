@@ -34,7 +34,7 @@
  * (once a second); the SMT sibling domain (whether the mail's CPUs had Hyper-Threading
  * is not known).
  * Calling convention: cdecl; ebx, esi, edi, ebp preserved. Offsets: the equates
- * emu/papers/yoshioka2005/ext3model.py puts in front.
+ * emu/papers/yoshioka2005/ext3model/ puts in front.
  */
         .equ    LOCAL_TIMER_VECTOR, 0xef    # include/asm-i386/mach-default/irq_vectors.h
         .equ    HARDIRQ_MASK, 0x0fff0000    # include/linux/hardirq.h: HARDIRQ_BITS 12 (i386)

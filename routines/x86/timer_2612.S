@@ -10,7 +10,7 @@
  * a stand-in that faults. tvec_bases (iozone_write.S's data, beside __per_cpu_offset)
  * holds each CPU's &per_cpu(tvec_bases, cpu).
  * Calling convention: cdecl; ebx, esi, edi, ebp preserved. Offsets: the equates
- * emu/papers/yoshioka2005/ext3model.py puts in front.
+ * emu/papers/yoshioka2005/ext3model/ puts in front.
  */
         .equ    TIMER_MAGIC_VALUE, 0x4b87ad6e   # include/linux/timer.h: TIMER_MAGIC
         .equ    LIST_POISON1, 0x00100100        # include/linux/list.h: list_del's poison
