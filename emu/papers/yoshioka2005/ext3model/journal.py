@@ -163,6 +163,14 @@ class KernelJournal:
         self._word(tail, timer)
         self._word(timer + TIMER["BASE"], base)
 
+    def commit_timer_left(self):
+        """Jiffies before kjournald's commit timer expires: its expires less jiffies, signed
+        as time_after compares them (include/linux/jiffies.h). A tick's __run_timers calls
+        its function (commit_timeout, a stand-in that faults) once jiffies reach it."""
+        timer = self._read(self.journal + J["COMMIT_TIMER"])
+        left = (self._read(timer + TIMER["EXPIRES"]) - self._read(self.sym["jiffies"])) & 0xFFFFFFFF
+        return left - (1 << 32) if left >> 31 else left
+
     def running(self):
         """The journal's running transaction (0 between a lock-down and the next
         journal_start)."""
