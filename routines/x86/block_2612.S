@@ -22,7 +22,7 @@
  * attempt to merge a grown request with the next (attempt_back_merge: the next request is
  * another file's) and its anticipation (reads only). The queue's list stands for its FIFO.
  * Calling convention: cdecl; ebx, esi, edi, ebp preserved. Offsets: the equates
- * emu/papers/yoshioka2005/ext3model.py puts in front.
+ * emu/papers/yoshioka2005/ext3model/ puts in front.
  */
         .globl  submit_bh
 submit_bh:

@@ -9,7 +9,7 @@
  * wb_kupdate -> writeback_inodes -> sync_sb_inodes(blockdev_superblock) ->
  * __writeback_single_inode -> mpage_writepages -> blkdev_writepage
  * (routines/x86/writeback_2612.S's writeback_page does mpage_writepages' part for a page).
- * Calling convention: cdecl. Offsets: the equates emu/papers/yoshioka2005/ext3model.py
+ * Calling convention: cdecl. Offsets: the equates emu/papers/yoshioka2005/ext3model/
  * puts in front.
  */
 

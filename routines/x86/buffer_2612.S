@@ -10,7 +10,7 @@
  * page's buffers, grow_buffers): the metadata blocks a run uses are all cached, so it
  * finds the block's buffer head in the block device's table of them (BDEV_META) and
  * installs it in the LRU, as bh_lru_install does.
- * Offsets: the equates emu/ext3model.py puts in front. Calling convention: cdecl (the
+ * Offsets: the equates yoshioka2005 ext3model puts in front. Calling convention: cdecl (the
  * kernel's fastcall functions too); ebx, esi, edi, ebp preserved.
  */
 

@@ -14,7 +14,7 @@
  * task must reschedule (need_resched). Returns the buffers released.
  * The wake_up of j_wait_logspace after a drop (567) is the model's __wake_up.
  * Calling convention: cdecl; ebx, esi, edi, ebp preserved. Offsets: the equates
- * emu/papers/yoshioka2005/ext3model.py puts in front.
+ * emu/papers/yoshioka2005/ext3model/ puts in front.
  */
 
 /* __journal_clean_checkpoint_list(journal) -> buffers released; j_list_lock held */

@@ -21,7 +21,7 @@
  * committing one (journal_lock_down).
  * submit_bh is the block layer's (routines/x86/block_2612.S).
  * Calling convention: cdecl; ebx, esi, edi, ebp preserved. Offsets: the equates
- * emu/papers/yoshioka2005/ext3model.py puts in front.
+ * emu/papers/yoshioka2005/ext3model/ puts in front.
  */
         .globl  journal_commit_transaction
 journal_commit_transaction:

@@ -37,7 +37,7 @@
  * the model's metadata pages belong to no mapping (the block device's tree does not hold
  * them), so only the page's dirty bit is set: the checkpoint's write-back is left out.
  * Calling convention: cdecl; ebx, esi, edi, ebp preserved. Offsets: the equates
- * emu/papers/yoshioka2005/ext3model.py puts in front.
+ * emu/papers/yoshioka2005/ext3model/ puts in front.
  */
         .equ    JFS_MAGIC_BE, 0x98393bc0    # cpu_to_be32(JFS_MAGIC_NUMBER 0xc03b3998), read LE
         .equ    JFS_DESCRIPTOR_BLOCK, 1

@@ -15,7 +15,7 @@
  * goal (the block after the last one, as ext3_find_goal has it) without reservation
  * windows (one window search per ~1000 blocks is left out). DQUOT_ALLOC_BLOCK with quotas
  * off is inode_add_bytes and mark_inode_dirty, as include/linux/quotaops.h has it.
- * Offsets: the equates emu/ext3model.py puts in front. Calling convention: cdecl; ebx,
+ * Offsets: the equates yoshioka2005 ext3model puts in front. Calling convention: cdecl; ebx,
  * esi, edi, ebp preserved.
  */
 

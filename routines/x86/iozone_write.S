@@ -6,11 +6,11 @@
  * version is not): the record is 4 KB (iozone's default without -r) and each child writes
  * the same slice of its buffer every time.
  *
- * Then the kernel's global data the routines of this chapter use (set by emu/ext3model.py):
+ * Then the kernel's global data the routines of this chapter use (set by yoshioka2005 ext3model):
  * the per-CPU offsets, the slab caches, the zones, xtime, the system call table and ext3's
  * address_space_operations.
  * Calling convention: cdecl, iozone_write_test(ctx, records) -> the records written;
- * ctx: task, fd, buf, reclen, fill pattern (emu/ext3model.py CTX). Preserves ebx, esi,
+ * ctx: task, fd, buf, reclen, fill pattern (yoshioka2005 ext3model CTX). Preserves ebx, esi,
  * edi, ebp.
  */
         .globl  iozone_write_test

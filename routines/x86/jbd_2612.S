@@ -17,7 +17,7 @@
  *   jbd_lock_bh_state(bh)          lock btsl $BH_State, b_state   (bit_spin_lock; spins)
  *   jbd_unlock_bh_state(bh)        lock btrl $BH_State, b_state   (clear_bit is locked)
  *   jbd_lock_bh_journal_head(bh)   the same on BH_JournalHead
- * Structure offsets are the equates emu/ext3model.py puts in front of this file.
+ * Structure offsets are the equates yoshioka2005 ext3model puts in front of this file.
  * Calling convention: cdecl; ebx, esi, edi, ebp preserved.
  */
 

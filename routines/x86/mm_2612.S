@@ -20,7 +20,7 @@
  * finds pages still dirty and does what writeback would have done to them before
  * reclaiming them (clears the page's, the buffer's and the tree's dirty state); kmap_atomic computes the frame's address without writing the
  * fixmap PTE (the x86 model has no MMU).
- * Offsets: the equates emu/ext3model.py puts in front. Calling convention: cdecl (the
+ * Offsets: the equates yoshioka2005 ext3model puts in front. Calling convention: cdecl (the
  * kernel's fastcall functions too); ebx, esi, edi, ebp preserved.
  */
 

@@ -9,7 +9,7 @@
  * and ext3_free_blocks): iozone's write test frees none, so every list is empty and the
  * descriptor is never made (531-532). A record found is a fault here (ud2): writing it
  * (write_one_revoke_record, flush_descriptor) is not in the model.
- * Calling convention: cdecl. Offsets: the equates emu/papers/yoshioka2005/ext3model.py
+ * Calling convention: cdecl. Offsets: the equates emu/papers/yoshioka2005/ext3model/
  * puts in front.
  */
 

@@ -26,7 +26,7 @@
  * own registers and the scsi_run_queue at the end (the next request is the model's
  * disk_dispatch), the segment-register loads of SAVE_ALL and the iret.
  * Calling convention: cdecl; ebx, esi, edi, ebp preserved. Offsets: the equates
- * emu/papers/yoshioka2005/ext3model.py puts in front.
+ * emu/papers/yoshioka2005/ext3model/ puts in front.
  */
         .globl  disk_dispatch
 disk_dispatch:

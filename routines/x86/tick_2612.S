@@ -27,14 +27,14 @@
  * Left out (each named where it would run; ``ud2`` where a path the model's state never
  * takes would need code that is not here): ack_APIC_irq's EOI write and IRQ0's I/O APIC and
  * irq_desc handling and mark_offset_tsc's PIT port reads; rcu_check_callbacks (no RCU work is
- * pending in the model); a timer due or cascading (none in a run: the commit timer is 5 s
- * out); find_busiest_queue and move_tasks (no runqueue holds more than one task);
+ * pending in the model); a timer cascading (none in a run: the commit timer is 5 s out;
+ * a timer due runs, as __run_timers runs it); find_busiest_queue and move_tasks (no runqueue holds more than one task);
  * the interactive round robin of scheduler_tick and a used-up slice's requeue (a new
  * slice is given); calc_load's count_active_tasks (every 5001 ticks) and second_overflow
  * (once a second); the SMT sibling domain (whether the mail's CPUs had Hyper-Threading
  * is not known).
  * Calling convention: cdecl; ebx, esi, edi, ebp preserved. Offsets: the equates
- * emu/papers/yoshioka2005/ext3model.py puts in front.
+ * emu/papers/yoshioka2005/ext3model/ puts in front.
  */
         .equ    LOCAL_TIMER_VECTOR, 0xef    # include/asm-i386/mach-default/irq_vectors.h
         .equ    HARDIRQ_MASK, 0x0fff0000    # include/linux/hardirq.h: HARDIRQ_BITS 12 (i386)
@@ -657,7 +657,9 @@ cascade:
         .endm
 
 /* __run_timers(base): under its lock, each jiffy from timer_jiffies to jiffies: the
- * cascades at a tv1 wrap, then tv1's list of that jiffy (empty in a run) */
+ * cascades at a tv1 wrap, then tv1's list of that jiffy (empty in the chapter's runs: the
+ * commit timer is 5 s out), each timer on it taken off and its function called with the
+ * lock let go */
         .globl  __run_timers
 __run_timers:
         pushl   %ebx
@@ -685,8 +687,53 @@ __run_timers:
 3:      incl    TVB_TIMER_JIFFIES(%ebx)     # ++base->timer_jiffies
         leal    TVB_TV1(%ebx,%esi,8), %eax  # list_splice_init(tv1.vec + index, &work_list)
         cmpl    %eax, (%eax)
-        je      1b
-        ud2                                 # a timer due: none in a run
+        je      1b                          # (an empty list: none due, nothing spliced)
+        pushl   %edi                        # timers due (kernel/timer.c 455-480)
+        pushl   %ebp
+        subl    $8, %esp                    # work_list, on the stack
+        movl    %esp, %ebp                  # head = &work_list
+        movl    (%eax), %ecx                # __list_splice: first = list->next,
+        movl    4(%eax), %edx               # last = list->prev
+        movl    %ebp, 4(%ecx)               # first->prev = head
+        movl    %ecx, (%ebp)                # head->next = first
+        movl    %ebp, (%edx)                # last->next = at (head: work_list was empty)
+        movl    %edx, 4(%ebp)               # at->prev = last
+        movl    %eax, (%eax)                # INIT_LIST_HEAD(list)
+        movl    %eax, 4(%eax)
+4:      movl    (%ebp), %edi                # repeat: if (!list_empty(head)):
+        cmpl    %ebp, %edi                  # timer = head->next
+        je      7f
+        movl    TIMER_FUNCTION(%edi), %esi  # fn = timer->function
+        pushl   TIMER_DATA(%edi)            # data = timer->data
+        movl    (%edi), %eax                # list_del(&timer->entry), its pointers
+        movl    4(%edi), %ecx               # poisoned
+        movl    %ecx, 4(%eax)
+        movl    %eax, (%ecx)
+        movl    $0x00100100, (%edi)         # LIST_POISON1
+        movl    $0x00200200, 4(%edi)        # LIST_POISON2
+        movl    %edi, TVB_RUNNING_TIMER(%ebx)   # set_running_timer(base, timer); smp_wmb
+        movl    $0, TIMER_BASE(%edi)        # (a compiler barrier); timer->base = NULL
+        pushl   %ebx                        # spin_unlock_irq(&base->lock)
+        call    _spin_unlock_irq
+        addl    $4, %esp
+        movl    $-8192, %edi                # preempt_count = preempt_count()
+        andl    %esp, %edi
+        movl    TI_PREEMPT(%edi), %edi
+        call    *%esi                       # fn(data)
+        addl    $4, %esp
+        movl    $-8192, %eax                # BUG() if fn left preempt_count changed
+        andl    %esp, %eax
+        cmpl    %edi, TI_PREEMPT(%eax)
+        jne     9f
+        pushl   %ebx                        # spin_lock_irq(&base->lock); goto repeat
+        call    _spin_lock_irq
+        addl    $4, %esp
+        jmp     4b
+7:      addl    $8, %esp
+        popl    %ebp
+        popl    %edi
+        jmp     1b
+9:      ud2
 8:      movl    $0, TVB_RUNNING_TIMER(%ebx) # set_running_timer(base, NULL)
         pushl   %ebx
         call    _spin_unlock_irq

@@ -6,11 +6,11 @@
  * timer (journal->j_commit_timer) is taken off its CPU's timer list before a commit
  * (del_timer_sync, fs/jbd/journal.c 163) and put on the list of the CPU whose
  * start_this_handle makes the next transaction (get_transaction, transaction.c 56-57).
- * The timer never fires in a run (its 5 s are longer than the runs), so commit_timeout is
- * a stand-in that faults. tvec_bases (iozone_write.S's data, beside __per_cpu_offset)
+ * The timer never fires in the chapter's runs (its 5 s are longer than the runs; the tick's
+ * __run_timers would call it), so commit_timeout is a stand-in that faults. tvec_bases (iozone_write.S's data, beside __per_cpu_offset)
  * holds each CPU's &per_cpu(tvec_bases, cpu).
  * Calling convention: cdecl; ebx, esi, edi, ebp preserved. Offsets: the equates
- * emu/papers/yoshioka2005/ext3model.py puts in front.
+ * emu/papers/yoshioka2005/ext3model/ puts in front.
  */
         .equ    TIMER_MAGIC_VALUE, 0x4b87ad6e   # include/linux/timer.h: TIMER_MAGIC
         .equ    LIST_POISON1, 0x00100100        # include/linux/list.h: list_del's poison

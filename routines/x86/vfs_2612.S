@@ -12,7 +12,7 @@
  * and SAVE_ALL build (ss, esp, eflags, cs, eip, orig_eax, es, ds, eax, ebp, edi, esi, edx,
  * ecx, ebx), calls sys_call_table[eax] with the saved ebx, ecx, edx as its arguments (as
  * i386 syscalls read them), stores the result in the frame's eax and returns as iret would.
- * Offsets: the equates emu/ext3model.py puts in front. Calling convention (but
+ * Offsets: the equates yoshioka2005 ext3model puts in front. Calling convention (but
  * system_call): cdecl; ebx, esi, edi, ebp preserved.
  */
 

@@ -21,7 +21,7 @@
  * Returns 1 if the page was written, 0 if it is no longer in the cache or not dirty. A page
  * has one 4 KB buffer (4 KB blocks), inside i_size.
  * Calling convention: cdecl; ebx, esi, edi, ebp preserved. Offsets: the equates
- * emu/papers/yoshioka2005/ext3model.py puts in front.
+ * emu/papers/yoshioka2005/ext3model/ puts in front.
  */
         .globl  pdflush_writeback
 pdflush_writeback:

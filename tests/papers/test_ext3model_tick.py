@@ -4,6 +4,7 @@ a tick ending a halt."""
 import pytest
 
 from emu.hw import cache as hwcache
+from emu.hw.faults import GuestFault
 from emu.papers.yoshioka2005 import ext3model as e
 
 
@@ -137,3 +138,48 @@ def test_a_cpu_never_idle_takes_its_ticks_on_the_writer():
     assert k._read(area + e.TK["CPUSTAT_IOWAIT"]) == k._read(area + e.TK["CPUSTAT_IDLE"]) == 0
     assert k._read(k.ctx[0]["task"] + e.TSK["STIME"]) == ticks
     assert k._read(k.machine.symbols["jiffies"]) == ticks
+
+
+def _commit_timer(k):
+    return k._read(k.journal + e.J["COMMIT_TIMER"])
+
+
+def test_the_commit_timer_stays_pending_through_a_paced_run_at_five_seconds():
+    # the lock-down in the pause after write 1; write 2 (due at 1,000,000 cycles, before CPU
+    # 0's first tick at 2,200,000) makes the next transaction at jiffies 0: get_transaction's
+    # t_expires = 0 + j_commit_interval (5000 at HZ 1000), on the commit timer. jiffies moves
+    # only in CPU 0's do_timer, one a tick
+    k = e.Kernel("2.6.12", cpus=1, cores=2, max_records=64)
+    assert k.commit_timer_left() == 0x7FFFFFFF            # the built transaction's: none due
+    k.commit_pending = True
+    runs = k.paced_writes(12, 1_000_000)
+    jiffies = k._read(k.sym["jiffies"])
+    assert jiffies == runs.ticks[0] > 0
+    assert k._read(k.running() + e.T["EXPIRES"]) == 5000
+    assert k.commit_timer_left() == 5000 - jiffies
+    timer = _commit_timer(k)
+    assert k._read(timer + e.TIMER["BASE"]) != 0          # still on CPU 0's list
+    k.check()
+
+
+def test_a_commit_timer_due_in_a_run_is_run_by_the_ticks_run_timers():
+    # a commit interval of 2 jiffies: the transaction write 2 makes at jiffies 0 expires at
+    # 2. CPU 0's first tick (jiffies 0 -> 1) runs jiffies 0 and 1 (timer_jiffies 0 -> 2),
+    # its second (jiffies 2) runs jiffy 2, whose tv1 list holds the timer: __run_timers
+    # takes it off (its entry poisoned, its base NULL, the base's running_timer set) and
+    # calls commit_timeout, the stand-in for wake_up_process(kjournald), which faults
+    k = e.Kernel("2.6.12", cpus=1, cores=2, max_records=64)
+    k._word(k.journal + e.J["COMMIT_INTERVAL"], 2)
+    k.commit_pending = True
+    with pytest.raises(GuestFault, match="commit_timeout"):
+        k.paced_writes(12, 1_000_000)
+    timer = _commit_timer(k)
+    base = k._read(k.sym["tvec_bases"])
+    assert k._read(k.sym["jiffies"]) == 2
+    assert k._read(base + e.TVB["TIMER_JIFFIES"]) == 3
+    assert k._read(timer + e.TIMER["EXPIRES"]) == 2
+    assert (k._read(timer), k._read(timer + 4)) == (0x00100100, 0x00200200)
+    assert k._read(timer + e.TIMER["BASE"]) == 0
+    assert k._read(base + e.TVB["RUNNING_TIMER"]) == timer
+    vec = base + e.TVB["TV1"] + 8 * 2                     # tv1's list of jiffy 2: emptied
+    assert (k._read(vec), k._read(vec + 4)) == (vec, vec)

@@ -1,0 +1,136 @@
+"""Writeback in the paced runs' pauses (pdflush's page work, writeback_2612.S) and the disk's
+requests: filled, dispatched and ended by the disk's interrupt (scsi_2612.S).
+"""
+from __future__ import annotations
+
+from ....hw import estimates
+from .pacing import DIRTY_FRACTION, MEMORY_MB
+from .structures import (BDI_SIZE, BH, BIO, BVEC, FIRST_INDEX, PAGE, PG, Q, RQ, SWAP_CLUSTER_MAX,
+                         _words)
+
+
+class KernelWriteback:
+    """The Kernel's writeback and the disk's requests."""
+
+    def _build_writeback_state(self):
+        """What balance_dirty_pages reads: the machine's pages (MEMORY_MB), the CPUs
+        online, ratelimit_pages as set_ratelimit sets it, and the block device's
+        backing_dev_info, its BDI_pdflush bit set (pdflush works the device: in paced
+        writes it writes back in every pause)."""
+        total = round(estimates.value(MEMORY_MB[0], MEMORY_MB[1])) * (1 << 20) // PAGE
+        self._word(self.sym["total_pages"], total)
+        self._word(self.sym["num_online_cpus"], self.cpus)
+        self.ratelimit = min(max(total // (self.cpus * 32), 16), (4096 * 1024) // PAGE)
+        self._word(self.sym["ratelimit_pages"], self.ratelimit)
+        self.bdi = self._alloc(BDI_SIZE)
+        self._poke(self.bdi, _words(32, 1 << 0, 0))     # ra_pages, BDI_pdflush, capabilities
+
+    def writeback_point(self, written):
+        """The number of a child's first ``written`` pages writeback has passed: all but the
+        last DIRTY_FRACTION of a CPU's share of the page cache."""
+        lag = round(estimates.value(DIRTY_FRACTION[0], DIRTY_FRACTION[1]) *
+                    self.pool_pages / self.cpus)
+        return max(0, written - lag)
+
+    def _writeback(self, task, k, written):
+        """In CPU k's pause after its child's ``written``-th write: pdflush writes back one
+        page of the child's file (routines/x86/writeback_2612.S), the one DIRTY_FRACTION of
+        the child's page cache behind its newest (the next still in the cache and dirty)."""
+        newest = FIRST_INDEX + written - 1
+        # the first page not yet passed before the last write: prefill's clean_before
+        start = max(self._wb_next.get(k, 0), FIRST_INDEX + self.writeback_point(written - 1))
+        mapping = self.files[k]["mapping"]
+        index = start
+        for index in range(start, min(start + SWAP_CLUSTER_MAX, newest + 1)):
+            run = task.call("pdflush_writeback", self.pdflush[k], mapping, index)
+            self.writeback_cycles[k] += run.cycles
+            if run.return_value:                    # else gone, or clean
+                self.written_back[k] += 1
+                self._take_full(task.call, k, written, mapping, index)
+                break
+        self._wb_next[k] = index + 1
+
+    def _requests(self):
+        """The queued requests, oldest first: (request, first sector, end sector, the
+        mapping of its first bio's page, its first buffer's b_end_io)."""
+        head, out = self.queue + Q["QUEUE_HEAD"], []
+        rq = self._read(head)
+        while rq != head:
+            sector = self._read(rq + RQ["SECTOR"])
+            bio = self._read(rq + RQ["BIO"])
+            page = self._read(self._read(bio + BIO["IO_VEC"]) + BVEC["PAGE"])
+            bh = self._read(bio + BIO["PRIVATE"])
+            out.append((rq, sector, sector + self._read(rq + RQ["NR_SECTORS"]),
+                        self._read(page + PG["MAPPING"]), self._read(bh + BH["END_IO"])))
+            rq = self._read(rq)
+        return out
+
+    def _take_full(self, call, k, written, mapping, index):
+        """After writeback submitted the page ``index``: if its bio started a request of
+        its own, the disk takes the file's request before it, which can grow no more (it
+        ends where the bio starts, or, an indirect block or a new group between, it is the
+        file's oldest)."""
+        sector = self._sector(mapping, index)
+        queued = [r for r in self._requests() if r[3] == mapping]
+        if not any(start == sector for _, start, _, _, _ in queued):
+            return                                  # the bio joined a request
+        before = [end for _, start, end, _, _ in queued if start != sector]
+        if before:
+            end = sector if sector in before else before[0]
+            self._dispatch(call, k, written, end)
+
+    def _queued(self):
+        """Write requests the queue's request list holds (rl->count[WRITE])."""
+        return self._read(self.queue + Q["RQ_COUNT"] + 4)
+
+    def _sector(self, mapping, index):
+        """The first sector of the block of the file's page ``index``."""
+        bh = self._read(self._lookup(mapping, index) + PG["PRIVATE"])
+        return self._read(bh + BH["BLOCKNR"]) * (PAGE // 512)
+
+    def _dispatch(self, call, k, written, sector):
+        """The disk takes the request that ends at ``sector``:
+        routines/x86/scsi_2612.S's disk_dispatch; its
+        interrupt comes ``disk_delay`` writes of CPU k later (_end_requests)."""
+        run = call("disk_dispatch", self.queue, sector)
+        self.disk_cycles[k] += run.cycles
+        rq = run.return_value
+        if rq:
+            self._inflight[k].append((written + self.disk_delay, rq))
+
+    def _end_requests(self, task, k, written):
+        """CPU k takes the disk's interrupt for each request due by its ``written``-th write
+        (on pdflush's stack, the task the CPU runs in the pause): for every CPU's requests
+        if it is ``irq_cpu``, for none if another is, for its own if ``irq_cpu`` is None."""
+        if self.irq_cpu is not None and k != self.irq_cpu:
+            return                                  # another CPU takes the interrupts
+        cpus = [k] if self.irq_cpu is None else range(self.cpus)
+        due = [rq for c in cpus for when, rq in self._inflight[c] if when <= written]
+        for c in cpus:
+            self._inflight[c] = [(w, rq) for w, rq in self._inflight[c] if w > written]
+        for rq in due:
+            self.disk_cycles[k] += task.call("disk_interrupt", self.pdflush[k], rq).cycles
+            self.disk_requests[k] += 1
+
+    def end_all_io(self, k=0):
+        """Outside a run: the disk takes every queued request, newest first, and ends it,
+        and ends those in flight, on CPU k (tests, and a state with no I/O under way)."""
+        call = self.machine.call
+        while True:
+            rq = call("disk_dispatch", self.queue, 0xFFFFFFFF).return_value
+            if not rq:
+                break
+            self._inflight[k].append((0, rq))
+        for cpu in range(self.cpus):
+            for _, rq in self._inflight[cpu]:
+                call("disk_interrupt", self.pdflush[k], rq)
+            self._inflight[cpu] = []
+
+    def _disk_now(self, task, k, end):
+        """The disk takes the request ending at sector ``end`` and ends it at once, on CPU
+        k (kjournald waits for its own writes; another CPU may have taken it already)."""
+        run = task.call("disk_dispatch", self.queue, end)
+        self.disk_cycles[k] += run.cycles
+        if run.return_value:
+            self.disk_cycles[k] += task.call("disk_interrupt", self.pdflush[k],
+                                             run.return_value).cycles
