@@ -41,8 +41,8 @@ The 1998 modes (``flush="search"``, ``"context"``: Linux 2.1.51 and 2.2.0) have 
 _PAGE_HASHPTE (2.2.0's include/asm-ppc/pgtable.h: its software bits end at _PAGE_HWWRITE
 0x200), so nothing in them reads or sets it: their hash_page (hash_page_user22 without
 HASHPTE_24, 2.2.0 head.S) searches the PTE groups for the old HPTE only on a protection
-violation, the DSI of ``storage_interrupt``; update_mmu_cache preloads nothing (an empty macro in both
-kernels), so after do_page_fault the retried access takes the hash miss; flush_tlb_page is
+violation, the DSI of ``storage_interrupt``; update_mmu_cache preloads nothing (an empty
+macro in both kernels), so after do_page_fault the retried access takes the hash miss; flush_tlb_page is
 flush_hash_page's search of the page (one page of ``flush_range``, 2.2.0 arch/ppc/mm/init.c
 local_flush_tlb_page); 2.4's ``flush_ptes`` (flush_hash_pages, which skips a PTE without the
 bit) refuses to run.
