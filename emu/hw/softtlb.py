@@ -252,6 +252,20 @@ class CpuRegisters:
     def set_sprs(self, values):
         self._write({self.spr_base + 4 * n: v for n, v in values.items()})
 
+    def set_sprs_and_segment(self, values, n, segment):
+        """``set_sprs`` and ``set_sr(n, segment)`` in one write of the saved context; QEMU's
+        translations are dropped only if the segment register changed."""
+        ctx = self.uc.context_save()
+        base = ctypes.cast(ctx.context, ctypes.c_void_p).value
+        at = self.sr_base + 4 * n
+        changed = int.from_bytes(ctypes.string_at(base + at, 4), "little") != segment
+        for offset, value in ((self.spr_base + 4 * k, v) for k, v in values.items()):
+            ctypes.memmove(base + offset, (value & 0xFFFFFFFF).to_bytes(4, "little"), 4)
+        ctypes.memmove(base + at, (segment & 0xFFFFFFFF).to_bytes(4, "little"), 4)
+        self.uc.context_restore(ctx)
+        if changed:
+            self.flush_translations()   # made with the old VSID
+
     def sr(self, n):
         return self._read(self.sr_base + 4 * n)
 

@@ -471,7 +471,7 @@ class Entry:
         if self.kind == "603":
             self.regs = m.soft_tlb.regs
             self.tlb6 = m.soft_tlb.locate_tlb6()   # QEMU's same-page drop undone
-        elif arch.cpu_regs is not None:       # a 604 without BATs has them already
+        elif arch.cpu_regs is not None:       # the 604 backend has them already
             m.state[c.H_LIMIT] = 1 << 40
             self.regs = arch.cpu_regs
             m.model.clear_stats()

@@ -50,13 +50,6 @@ def hash_low_prelude(htab_base, htab_size, kvars, hash_lock=0):
             f".equ SMP, {int(hash_lock != 0)}\n.equ MMU_HASH_LOCK, {hash_lock:#x}\n")
 
 
-def load_hash_page_22(machine):
-    """Load Linux 2.1.51's and 2.2.0's hash_page (routines/ppc32/hash_page_22.S: no
-    _PAGE_HASHPTE) after hash_low_32.S, whose create_hpte it calls."""
-    machine.load(f".equ create_hpte, {machine.symbols['create_hpte']:#x}\n" +
-                 routine("ppc32/hash_page_22.S").read_text())
-
-
 def htab_size_for(total_memory):
     """The kernel's hash-table size (MMU_init_hw, arch/ppc/mm/ppc_mmu.c): one HPTE per page
     of RAM (total / 32 KB PTEGs), at least 1024 PTEGs (64 KB), rounded up to a power of 2."""

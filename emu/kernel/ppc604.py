@@ -22,17 +22,27 @@ the 604 does (IBM PowerPC 604 RISC Microprocessor User's Manual, ch. 5):
   groups that finds nothing 32 plus stalls. Not modelled: the R and C updates the hardware
   makes to the PTE (Linux's HPTEs are made with R set, and C with a writable dirty page),
   speculative accesses (the search waits until an access is in order).
-* **A hash-table miss** is an ISI/DSI: the exception prologue and return (the fixed cost
-  ``hash_fault_entry``) and the guest ``hash_page`` (routines/ppc32/hash_low_32.S); the
-  access is then retried: a second TLB miss, whose search finds the new HPTE. If the Linux
-  PTE does not allow the access, the fault path (do_page_fault) follows.
+* **A hash-table miss** is an ISI/DSI, run as guest code from the exception to hash_page's
+  return (``_hash_page``): 2.2.0's DataAccess / InstructionAccess prologue and hash_page
+  (routines/ppc32/hash_miss_604.S, from exception_22.S's macros: the instructions
+  entry_22.S runs for the 604 under emu.kernel.entry, 2.1.51's under ``flush="search"``,
+  2.2.0's with 2.4's _PAGE_HASHPTE under ``"hashpte"``), in one run charged to the ledger
+  row ``hash_page`` (``hash_page_dsi`` for a store to a clean page), with no fixed cost.
+  The model sets what the CPU would hold: SRR0 the halt address (the ``rfi`` back to the
+  access ends the run), SRR1 with MSR[PR] (a user access), DAR and DSISR (for the ISI the
+  fetched address in DAR: hash_miss_604.S), SPRG2 the frame and SPRG3 the backend's thread
+  block (``_user_task_words``), and the address's segment register. The access is then
+  retried: a second TLB miss, whose search finds the new HPTE. If the Linux PTE does not
+  allow the access, hash_page returns, the run ends where 2.2.0 goes on to do_page_fault,
+  and the kernel model's fault path follows. The CPU's own exception entry (its cycles
+  before the vector's first instruction) is not charged, as in emu.kernel.entry's runs.
 
 The 1998 modes (``flush="search"``, ``"context"``: Linux 2.1.51 and 2.2.0) have no
 _PAGE_HASHPTE (2.2.0's include/asm-ppc/pgtable.h: its software bits end at _PAGE_HWWRITE
-0x200), so nothing in them reads or sets it: their hash_page is routines/ppc32/hash_page_22.S
-(2.2.0 head.S: it searches the PTE groups for the old HPTE only on a protection violation,
-the DSI of ``storage_interrupt``); update_mmu_cache preloads nothing (an empty macro in both
-kernels), so after do_page_fault the retried access takes the hash miss; flush_tlb_page is
+0x200), so nothing in them reads or sets it: their hash_page (hash_page_user22 without
+HASHPTE_24, 2.2.0 head.S) searches the PTE groups for the old HPTE only on a protection
+violation, the DSI of ``storage_interrupt``; update_mmu_cache preloads nothing (an empty
+macro in both kernels), so after do_page_fault the retried access takes the hash miss; flush_tlb_page is
 flush_hash_page's search of the page (one page of ``flush_range``, 2.2.0 arch/ppc/mm/init.c
 local_flush_tlb_page); 2.4's ``flush_ptes`` (flush_hash_pages, which skips a PTE without the
 bit) refuses to run.
@@ -84,11 +94,14 @@ from unicorn import ppc_const
 
 from ..hw import mmu
 from ..context import routine
-from ..hw.softtlb import DAR, DSISR, SRR0, SRR1, CpuRegisters
+from ..hw.layout import HALT
+from ..hw.softtlb import DAR, DSISR, MSR_PR, SPRG2, SPRG3, SRR0, SRR1, CpuRegisters
 from ..hw.tlb604 import T6_CLOCK, T6_ENTRIES, T6_ENTRY_WORDS, T6_FAULT_NO_HPTE, TLB604Model
-from .ppc603 import kernel_page_tables
+from .ppc603 import (DSISR_PROTECTION, DSISR_STORE, INT_FRAME_SIZE, KERNEL_STACK,
+                     STACK_UNDERHEAD, THREAD_KSP, THREAD_MM, THREAD_PGDIR, USER_HASH_KERNELS,
+                     kernel_page_tables)
 from .ppc32 import (CONTEXT_FLUSH_PAGES, HPTE_STATUS, PPC32Hash, ctx_to_vsid,
-                    hash_low_prelude, load_hash_page_22)
+                    hash_low_prelude)
 from .errors import KernelError
 from .pgtable import _PAGE_HASHPTE, _PAGE_RW, PAGE_SHIFT, PAGE_SIZE, TASK_SIZE
 
@@ -97,10 +110,12 @@ CLASS_SHIFT = 12                  # EA bits 14-19 (IBM numbering) select the cla
 MSR_ME, MSR_KERNEL = 0x1000, 0x1032           # 2.2.0's MSR_KERNEL: ME | IR | DR | RI
 #: without BATs, the routines that run in real mode on the hardware too (the hash-table
 #: code: head.S's hash_page with MSR_DR off, 2.4's hash_low.S); every other one translates
-REAL_MODE_ROUTINES = frozenset({"hash_page", "hash_page_22", "add_hash_page",
+REAL_MODE_ROUTINES = frozenset({"hash_page", "add_hash_page",
                                 "flush_hash_pages", "create_hpte"})
 KERNEL_SEGMENT = 0x20000000        # segment 0 without BATs: Ks = 0, Kp = 1, VSID 0
 USER_SEGMENT = 0x60000000          # Ks = Kp = 1
+#: the "no HPTE found" bit of DSISR (a DSI) and of SRR1 (an ISI): head.S's andis. 0x4000
+NO_HPTE = 0x40000000
 
 
 class TLB604:
@@ -239,11 +254,13 @@ class PPC604(PPC32Hash):
                      ("" if bats else ".equ KERNEL_SEGMENT0, 1\n") +     # nobats: 1-7
                      routine("ppc32/flush_hash_search.S").read_text() +
                      routine("ppc32/set_context_22.S").read_text())
-        if not self.hashpte:
-            load_hash_page_22(machine)
         self.current = None
         self.native_tlb = None            # guest code's TLBs (emu.hw.tlb604), set by Entry
-        self.bats, self.kernel_tables, self.cpu_regs = bats, {}, None
+        self.bats, self.kernel_tables = bats, {}
+        # the CPU's SPRs and segment registers (before the TLB's hook, without BATs)
+        self.cpu_regs = CpuRegisters(machine.uc, machine.alloc(PAGE_SIZE))
+        self._user_task_words()
+        self._load_user_hash(USER_HASH_KERNELS.get(flush, "2.4"))
         if not bats:
             self._without_bats()
 
@@ -258,7 +275,6 @@ class PPC604(PPC32Hash):
         accesses share (``NativeTLBView``), and a kernel access that finds no HPTE takes the
         ISI / DSI whose prologue runs hash_page (routines/ppc32/nobats_hash_22.S)."""
         m = self.machine
-        self.cpu_regs = CpuRegisters(m.uc, m.alloc(PAGE_SIZE))   # before the TLB's hook
         self.kernel_tables = kernel_page_tables(m)
         self.nobats_words = m.alloc(8, align=8)     # the current pgdir, the kernel's reloads
         m.load(f".equ create_hpte, {m.symbols['create_hpte']:#x}\n"
@@ -272,6 +288,43 @@ class PPC604(PPC32Hash):
         self.dtlb = NativeTLBView(self.native_tlb, False)
         self._load_segments(None)
         m.storage_interrupt = self._kernel_storage_interrupt
+
+    def _user_task_words(self):
+        """What the DataAccess path reads of the running task (hash_miss_604.S), as the
+        603 backend keeps them: a thread block (SPRG3) whose words are the page directory
+        (2.2.0's PG_TABLES, written by ``switch_mm``), the mm pointer 2.1.51's hash_page
+        follows (the block itself: MM_PGD 0) and the kernel stack pointer 2.1.51's prologue
+        takes; SPRG2's frame at the top of that stack (2.2.0's: ``user_frame``); and
+        2.2.0's htab_reloads."""
+        m = self.machine
+        self.thread = m.alloc(32, align=32)
+        stack = m.alloc(KERNEL_STACK, align=32)
+        top = stack + KERNEL_STACK
+        self.user_frame = top - INT_FRAME_SIZE - STACK_UNDERHEAD
+        m.write(self.thread + THREAD_MM, self.thread.to_bytes(4, "big"))
+        m.write(self.thread + THREAD_KSP, top.to_bytes(4, "big"))
+        self.htab_reloads_word = m.alloc(4, align=4)
+
+    def _load_user_hash(self, kernel):
+        """2.2.0's DataAccess / InstructionAccess for a user page's hash-table miss as
+        guest code (routines/ppc32/hash_miss_604.S, from exception_22.S's macros), of
+        ``kernel`` ("2.1.51", "2.2.0", or "2.4": 2.2.0's with 2.4's _PAGE_HASHPTE)."""
+        m = self.machine
+        equates = {"TSS_PGDIR": THREAD_PGDIR, "TSS": 0, "TASK_MM": THREAD_MM, "MM_PGD": 0,
+                   "TSS_KSP": THREAD_KSP, "HALT": HALT, "create_hpte": m.symbols["create_hpte"],
+                   "KDATA_HTAB_RELOADS": self.htab_reloads_word, "FETCH_FROM_DAR": 1}
+        prelude = "".join(f".equ {name}, {value:#x}\n" for name, value in equates.items())
+        prelude += {"2.1.51": ".equ LINUX_2_1_51, 1\n", "2.4": ".equ HASHPTE_24, 1\n"}.get(
+            kernel, "")
+        m.load(prelude + routine("ppc32/exception_22.S").read_text() +
+               routine("ppc32/hash_miss_604.S").read_text())
+        self.user_hash = kernel
+
+    @property
+    def htab_reloads(self):
+        """2.2.0's htab_reloads: the HPTEs the backend's DataAccess path made for user
+        pages (2.1.51 has no such count)."""
+        return self.machine.read_word(self.htab_reloads_word)
 
     def _kernel_mappings(self, pgd):
         """The kernel's entries in the page directory at ``pgd`` (pgd_alloc copies them from
@@ -386,6 +439,7 @@ class PPC604(PPC32Hash):
     def switch_mm(self, mm):
         super().switch_mm(mm)
         self.current = mm
+        self.machine.write(self.thread + THREAD_PGDIR, mm.pgd.address.to_bytes(4, "big"))
         if not self.bats:
             self._kernel_mappings(mm.pgd.address)
             self._load_segments(mm)
@@ -447,22 +501,21 @@ class PPC604(PPC32Hash):
         return reads
 
     def tlb_miss_for(self, mm, address, access):
-        """A TLB miss: the hardware search; on a hash miss, hash_page and a second search.
-        True if an entry was loaded, False if the Linux PTE forbids the access."""
+        """A TLB miss: the hardware search; on a hash miss, the ISI / DSI's hash_page (guest
+        code, ``_hash_page``) and a second search. True if an entry was loaded, False if the
+        Linux PTE forbids the access."""
         self._require_current(mm, "a TLB miss")
         found = self._search(mm, address)
         if found is not None:
             self.ledger.count("htab_secondary_hits" if found[0] else "htab_primary_hits")
         else:
             self.ledger.count("htab_misses")
-            if not self._hash_page(mm, address, access == "w"):
+            found = self._hash_page(mm, address, access)
+            if found is None:
                 self.ledger.count("tlb_miss_no_pte")
                 return False
-            self.ledger.count("tlb_miss_retries")
-            found = self._search(mm, address)
-            if found is None:
-                raise KernelError(f"hash_page inserted an HPTE for {address:#x} that the "
-                                  "search did not find")
+            self.ledger.count("tlb_miss_retries")       # the retried access's search
+            self.ledger.count("pte_reads", self._charge_search(address, found, "table_search"))
         self.tlb(access).load(self.vsid(mm, address), address, found[2])
         self.ledger.count("tlb_entries_loaded")
         return True
@@ -470,31 +523,72 @@ class PPC604(PPC32Hash):
     def tlb_miss(self, mm, address, write):
         return self.tlb_miss_for(mm, address, "w" if write else "r")
 
-    def _hash_page(self, mm, address, write, label="hash_page", protection=False):
-        """The ISI/DSI path's hash_page: 2.4's (sets _PAGE_HASHPTE), or in the 1998 modes
-        2.1.51's and 2.2.0's (hash_page_22.S: no bit; it searches the PTE groups for the
-        HPTE only on a ``protection`` violation, else takes an empty slot)."""
-        self.ledger.fixed("hash_fault_entry")
-        access = _PAGE_RW if write else 0
-        args = (access, address, mm.pgd.address, mm.context) if self.hashpte else \
-            (access, address, mm.pgd.address, mm.context, int(protection))
-        run = self.machine.call_untranslated("hash_page" if self.hashpte else "hash_page_22",
-                                             *args)
+    def _hash_page(self, mm, address, access, label="hash_page", protection=False):
+        """The ISI / DSI of a user ``access`` at ``address`` as guest code, one run from the
+        vector to hash_page's return from the exception (hash_miss_604.S: 2.2.0's
+        prologue and hash_page, 2.1.51's or 2.4's by the flush; a ``protection``
+        violation's DSI searches the PTE groups for the old HPTE and tlbie-s it), charged
+        to ``label``. The outcome is read from the table after the run (hash_page_user22
+        returns no status), counted as the HPTE status of emu.kernel.ppc32. Returns where
+        the search now finds the HPTE (find_hpte's), or None if hash_page made or updated
+        none that allows the access. Without ``protection`` the search just found no HPTE
+        (the caller's)."""
+        old = self.find_hpte(mm, address) if protection else None
+        full = old is None and self._primary_full(mm, address)
+        run = self._run_user_hash(mm, address, access, protection)
         self.ledger.guest(label, run)
-        status = run.return_value
-        self.ledger.count(HPTE_STATUS[status])
-        if status == 3:                 # the HPTE updated: create_hpte tlbie-d the page
+        made = self.find_hpte(mm, address)
+        if made is None or not self._permits(made[2], access):
+            made, status = None, 16     # refused: do_page_fault
+        elif old is not None:
+            status = 3                  # the HPTE updated: create_hpte tlbie-d the page
             self._tlbie(address)
-        return status != 16
+        else:
+            status = 1 if made[0] else 2 if full else 0
+        self.ledger.count(HPTE_STATUS[status])
+        return made
+
+    def _run_user_hash(self, mm, address, access, protection):
+        """The exception as the CPU delivers it (the registers the model sets: module
+        notes), then the guest run; the MSR the run leaves (the rfi's user MSR) is put
+        back to the kernel routines' real mode."""
+        uc = self.machine.uc
+        if access == "x":
+            sprs = {SRR1: MSR_ME | MSR_PR | NO_HPTE, DAR: address}
+            vector = "user_isi604"
+        else:
+            reason = DSISR_PROTECTION if protection else NO_HPTE
+            sprs = {SRR1: MSR_ME | MSR_PR, DAR: address,
+                    DSISR: reason | (DSISR_STORE if access == "w" else 0)}
+            vector = "user_dsi604"
+        sprs.update({SRR0: HALT, SPRG2: self.user_frame, SPRG3: self.thread})
+        segment = address >> 28
+        self.cpu_regs.set_sprs_and_segment(sprs, segment, USER_SEGMENT |
+                                           ctx_to_vsid(mm.context, segment << 28))
+        msr = uc.reg_read(ppc_const.UC_PPC_REG_MSR)
+        uc.reg_write(ppc_const.UC_PPC_REG_MSR, MSR_ME)      # the exception: real mode
+        try:
+            return self.machine.call_untranslated(vector)
+        finally:
+            uc.reg_write(ppc_const.UC_PPC_REG_MSR, msr)
+
+    def _primary_full(self, mm, address):
+        """Every HPTE of ``address``'s primary PTE group valid (create_hpte then tries the
+        secondary group, and evicts if that is full too)."""
+        group = mmu.pteg_address(self.sdr1, mmu.primary_hash(self.vsid(mm, address),
+                                                             address))
+        words = self.machine.read(group, 64)
+        return all(words[k] & 0x80 for k in range(0, 64, 8))
 
     def storage_interrupt(self, mm, address, access):
-        """A store through a read-only entry (a clean page): DSI, hash_page marks the PTE
-        dirty and makes the HPTE writable (tlbie: the next store misses and searches)."""
+        """A store through a read-only entry (a clean page): DSI (DSISR: protection,
+        store), whose hash_page marks the PTE dirty and makes the HPTE writable (tlbie: the
+        next store misses and searches)."""
         if access != "w":
             return False
         self._require_current(mm, "a data storage interrupt")
         self.ledger.count("hash_page_dsi")
-        return self._hash_page(mm, address, True, "hash_page_dsi", protection=True)
+        return self._hash_page(mm, address, "w", "hash_page_dsi", protection=True) is not None
 
     # ------------------------------------------------------------------ flushing
 

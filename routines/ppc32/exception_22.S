@@ -181,7 +181,11 @@
 .ifdef FETCH_FROM_IMISS
         mfspr   r3, IMISS               # (the 603 backend: SRR0 is the model's halt address)
 .else
+.ifdef FETCH_FROM_DAR
+        mfspr   r3, DAR                 # (the 604 backend's own ISI: the same reason)
+.else
         mr      r3, r22                 # into the hash table
+.endif
 .endif
         rlwinm  r4, r23, 32-12, 29, 29  # MSR_PR -> _PAGE_USER
         mr      r20, r23                # SRR1 has the reason bits
@@ -192,7 +196,8 @@
 # hash_page_user22: the hash-table miss of a user page on a hashed MMU (the 604's hardware
 # or the 603's miss handler searched the hash table and found no HPTE, or a store met a
 # read-only HPTE), called by DataAccess22 / InstructionAccess22 (entry_22.S) or
-# user_dsi603 / user_isi603 (hash_miss_603.S) in real mode as 2.2.0's DataAccess calls hash_page
+# user_dsi603 / user_isi603 (hash_miss_603.S) or user_dsi604 / user_isi604 (hash_miss_604.S)
+# in real mode as 2.2.0's DataAccess calls hash_page
 # (head.S 455-479, 483-500): r3 = the address, r4 = the access (_PAGE_USER from MSR_PR,
 # _PAGE_RW for a store), r5 = the current thread (SPRG3), r20 = the reason (DSISR, or SRR1
 # for a fetch), r21 = the frame. Written from the algorithm of hash_page, head.S 1212-1402

@@ -22,8 +22,8 @@
  *     allow the access; it is marked accessed (dirty for a store), the HPTE made with the
  *     segment's VSID (0: the kernel's segment here) and hash_page returns straight to the
  *     access from the frame (no transfer_to_handler, no C).
- * The HPTE is create_hpte's (hash_low_32.S), as for hash_page_22 and entry_22.S's
- * hash_kernel22. A kernel access with no PTE (do_page_fault's) does not happen in the
+ * The HPTE is create_hpte's (hash_low_32.S), as for exception_22.S's hash_page_user22 and
+ * entry_22.S's hash_kernel22. A kernel access with no PTE (do_page_fault's) does not happen in the
  * model's routines: it stops the run (an illegal instruction).
  *
  * The prelude (emu.kernel.ppc604) defines create_hpte, NOBATS_WORDS (a word: the current

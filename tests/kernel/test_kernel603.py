@@ -469,11 +469,11 @@ def test_hash_fetch_miss_runs_instruction_access_and_hash_page():
 
 @pytest.mark.parametrize("flush", ["search", "context"])
 def test_hash_1998_kernels_have_no_hashpte(flush):
-    """2.1.51 and 2.2.0 on the 603 with a hash table: their hash_page (hash_page_22.S) marks
+    """2.1.51 and 2.2.0 on the 603 with a hash table: their hash_page (hash_page_user22) marks
     the PTE accessed and dirty but sets no _PAGE_HASHPTE, update_mmu_cache preloads
     nothing (include/asm-ppc/pgtable.h of both: an empty macro), so a first store misses
     the TLB, the handler's search fails (hash_page refuses: no PTE), do_page_fault, then
-    the retried store's search fails again and hash_page_22 makes the HPTE; flush_tlb_page
+    the retried store's search fails again and hash_page makes the HPTE; flush_tlb_page
     searches for it (flush_range_search: 5 + 6 + 27 + 3k + 4 for primary slot k), and
     2.4's flush_hash_pages, which reads the bit, refuses to run. Each failed search runs
     on into that kernel's DataAccess and hash_page, guest code (the module notes)."""

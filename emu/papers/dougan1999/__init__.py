@@ -54,9 +54,10 @@ from ...present.claims import Claim, EFFECT, QUANTITY, not_modelled
 # Every name of the modules is the package's too (dougan1999.<name>, as the
 # notebooks, the tests and emu.book read them)
 from .mmu import (BARE, FLUSHES, FLUSHES_22, FLUSHES_24, FLUSH_ROWS, MACHINES, MISS_ROWS,
-                  _hpte_address, _measure, hash_miss_cost, hit_rate_by_reuse, kernel,
-                  miss_costs, miss_summary, mmap_latency, mmap_latency_603, mmap_point, reuse,
-                  workload_row, workloads_table)  # noqa: F401
+                  _hpte_address, _measure, hash_exception_entry, hash_miss_cost,
+                  hit_rate_by_reuse, kernel, miss_costs, miss_summary, mmap_latency,
+                  mmap_latency_603, mmap_point, reuse, workload_row,
+                  workloads_table)  # noqa: F401
 from .build import (BUILD_SCALE, BUILD_STEPS, BUILD_WARMUP, NODE6_COUNTS, _SCALE, _fixed_paths,
                     _rows_cycles, bats_build, bats_build_saving, bats_compile_saving,
                     hash_table_build_saving, kernel_tlb_conflict, node6_counts)  # noqa: F401

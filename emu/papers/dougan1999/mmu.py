@@ -26,8 +26,9 @@ BARE = Image("bare", text_pages=1, data_pages=0, bss_pages=0, text_touched=0,
              data_written=0, bss_written=0, stack_written=0)
 # the ledger rows that make up the TLB-miss path of each MMU: the 603's handler runs (a
 # hash-table miss's run goes on into DataAccess and hash_page: hash_miss_603) and their
-# exception entries; the 604's searches, and on a hash miss its prologue (a fixed cost)
-# and hash_page
+# exception entries; the 604's searches, and on a hash miss the DSI / ISI's run, its
+# prologue and hash_page (hash_page; hash_fault_entry is left to the fixed prologue of a
+# kernel C path's hash miss without BATs, PPC604.kernel_reference)
 MISS_ROWS = ("tlb_miss_603", "hash_miss_603", "tlb_miss_entry", "table_search", "hash_page",
              "hash_fault_entry")
 
@@ -110,7 +111,7 @@ def hash_miss_cost(machine, cold=False, **options):
     """Cycles of one TLB miss whose translation is in the Linux page table but not in the
     hash table (its HPTE gone, as after an eviction): the search that fails (604: hardware;
     603: the handler), the exception prologue, hash_page, and the retried miss (603: all
-    guest code; 604: the prologue a fixed cost). ``cold``:
+    guest code; 604: the DSI's prologue and hash_page, one guest run). ``cold``:
     every cache emptied first (the table, the handler's code and data from memory).
     ``options``: the kernel's (``kernel``), e.g. ``flush="context"`` for 2.2.0's hash_page
     on the 604, which does not search for the lost HPTE first (no _PAGE_HASHPTE)."""
@@ -129,6 +130,25 @@ def hash_miss_cost(machine, cold=False, **options):
         k.machine.flush_caches()
     spent = _measure(k, lambda: k.touch(p, heap, "r"))
     return miss_summary(spent)
+
+
+def hash_exception_entry(machine="604", **options):
+    """What invoking the hash-table miss's handler costs in the model (the paper's "at
+    least 91 cycles" on the 604): the DSI's guest run for a user read whose address has no
+    page table, so that hash_page refuses at its first test: the prologue from user mode,
+    the reason test and the call (38 instructions), hash_page's 6 and its blr, the branch
+    to do_page_fault (routines/ppc32/hash_miss_604.S). Warm: the second of two such runs
+    (the first fetches the code). The CPU's own exception entry, before the vector's first
+    instruction, is not charged (no source gives it). ``options``: the kernel's."""
+    if machine != "604":
+        raise ValueError(f"the handler's own run is the 604's DSI, not the {machine}'s")
+    k = kernel(machine, **options)
+    p = k.spawn(BARE)
+    k.switch_to(p)
+    nowhere = 0x07000000                   # no VMA, no page table: hash_page refuses
+    k.arch.tlb_miss_for(p.mm, nowhere, "r")
+    row = _measure(k, lambda: k.arch.tlb_miss_for(p.mm, nowhere, "r")).rows["hash_page"]
+    return {"cycles": row[2], "instructions": row[3]}
 
 
 def _hpte_address(k, mm, address):
