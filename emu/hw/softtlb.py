@@ -171,6 +171,15 @@ def drop_way(st, way):
 
 # ------------------------------------------------------------------ the CPU's own registers
 
+#: a 603 TLB entry's valid bit in its compare word (QEMU's pte0; tlbie clears it)
+PTE_VALID_BIT = 0x80000000
+
+
+class TlbArrayNotFound(RuntimeError):
+    """QEMU's array of 603 TLB entries could not be told apart in the CPU's saved state
+    (SoftTLB.locate_tlb6)."""
+
+
 class CpuRegisters:
     """SPRs and segment registers Unicorn has no register id for, read and written through
     the saved CPU context. Offsets are found by storing markers with guest code (run before
@@ -348,8 +357,11 @@ class SoftTLB:
         only where /proc/self/maps says it may be read) to an array holding them: two probes
         of different congruence classes, since the state holds other pointers too, and one
         may lead to memory that happens to hold the first probe's entry (an array of an
-        earlier emulator); the entries are then removed again (tlbie). Returns the offset, or
-        None if not exactly one pointer fits both (then nothing is undone);
+        earlier emulator); the entries are then removed again (tlbie). Should more than one
+        pointer fit (a stale copy of a freed array: earlier emulators in this process ran the
+        same probes), the live one is the one whose entry the tlbie invalidated. Returns the
+        offset; raises TlbArrayNotFound if no pointer fits, since the native hooks could then
+        not undo QEMU's drop and the run's cycles would silently differ.
         ``tlb6_candidates`` says how many fitted."""
         m = self.m
         if self.kind != "603":
@@ -362,13 +374,13 @@ class SoftTLB:
         self.identity_only = False
         probes = [(self.PROBE_EA, self.PROBE_CMP, self.PROBE_RPA),
                   (self.PROBE_EA + 0x1000, self.PROBE_CMP ^ 0x00F0F0F0, self.PROBE_RPA + 0x1000)]
-        found = None
+        found, readable = None, []
         try:
             readable = self._readable_spans()
             for ea, cmp_word, rpa in probes:
                 self.regs.set_sprs({DCMP: cmp_word, RPA: rpa, SRR1: 0})
                 m.call("probe_tlbld603", ea, real_mode=True)
-                holding = self._pointers_to_entry(bytes(m.uc.context_save()), readable,
+                holding = self._pointers_to_entry(self._saved_state(), readable,
                                                   ea, cmp_word, rpa)
                 found = holding if found is None else [o for o in found if o in holding]
         except OSError:
@@ -377,10 +389,22 @@ class SoftTLB:
             for ea, _, _ in probes:
                 m.call("probe_tlbie603", ea, real_mode=True)
             self.identity_only = identity
+        if len(found) > 1:                  # the live array's entry is invalid now
+            ea, cmp_word, rpa = probes[0]
+            found = self._pointers_to_entry(self._saved_state(), readable, ea,
+                                            cmp_word & ~PTE_VALID_BIT, rpa, among=found)
         self.tlb6_candidates = len(found)
-        offset = found[0] if len(found) == 1 else None
-        self.records[SW_TLB6] = offset or 0
-        return offset
+        if len(found) != 1:
+            raise TlbArrayNotFound(
+                f"QEMU's 603 TLB array: {len(found)} pointers in the saved CPU state fit the "
+                f"probes, where one was expected (SoftTLB.locate_tlb6); without it the 603's "
+                f"runs would not undo QEMU's same-page drop and their cycles would differ")
+        self.records[SW_TLB6] = found[0]
+        return found[0]
+
+    def _saved_state(self):
+        """The CPU's state as Unicorn saves it (where QEMU's pointer to its TLB array is)."""
+        return bytes(self.m.uc.context_save())
 
     @staticmethod
     def _readable_spans():
@@ -393,9 +417,10 @@ class SoftTLB:
                     spans.append(tuple(int(x, 16) for x in span.split("-")))
         return spans
 
-    def _pointers_to_entry(self, raw, readable, ea, cmp_word, rpa):
-        """The offsets in the saved CPU state ``raw`` of pointers to a readable array whose
-        data entry of ``ea``'s congruence class (way 0) is (cmp_word, rpa, ea)."""
+    def _pointers_to_entry(self, raw, readable, ea, cmp_word, rpa, among=None):
+        """The offsets in the saved CPU state ``raw`` (only those ``among``, if given) of
+        pointers to a readable array whose data entry of ``ea``'s congruence class (way 0)
+        is (cmp_word, rpa, ea)."""
         nr = (ea >> 12) % self.classes603
         size = 12 * 4 * self.classes603
         if not readable:
@@ -408,6 +433,8 @@ class SoftTLB:
         offsets = []
         for k in np.flatnonzero(held).tolist():
             offset, pointer = 8 * k, int(words[k])
+            if among is not None and offset not in among:
+                continue
             entry = ctypes.string_at(pointer + 12 * nr, 12)
             if [int.from_bytes(entry[i:i + 4], "little") for i in (0, 4, 8)] == \
                     [cmp_word, rpa, ea]:

@@ -413,3 +413,42 @@ def test_603_registers_read_after_a_guest_run_are_the_runs_not_a_kept_copy():
     m.call("set_srr0", 0x5678)
     assert regs.spr(SRR0) == 0x5678
     assert regs.sprs(SRR0, SRR1)[0] == 0x5678
+
+
+def _with_stale_copy(tlb, valid):
+    """``tlb``'s saved state as locate_tlb6 reads it, with one more pointer: to a copy of
+    QEMU's array (an earlier emulator's, freed) holding both probes, their entries
+    ``valid`` or not."""
+    import ctypes
+    import struct
+    size = 2 * 2 * 12 * tlb.classes603                 # data and fetch, two ways, 12 bytes
+    stale = ctypes.create_string_buffer(size)
+    probes = [(tlb.PROBE_EA, tlb.PROBE_CMP, tlb.PROBE_RPA),
+              (tlb.PROBE_EA + 0x1000, tlb.PROBE_CMP ^ 0x00F0F0F0, tlb.PROBE_RPA + 0x1000)]
+    for ea, cmp_word, rpa in probes:
+        word = cmp_word if valid else cmp_word & 0x7FFFFFFF
+        struct.pack_into("<III", stale, 12 * ((ea >> 12) % tlb.classes603), word, rpa, ea)
+    real = type(tlb)._saved_state
+    tlb._saved_state = lambda: real(tlb) + struct.pack("<Q", ctypes.addressof(stale))
+    return stale
+
+
+def test_603_qemus_tlb_array_is_told_from_a_stale_copy_by_the_tlbie():
+    """Two pointers fit both probes: the live array is the one whose first probe the tlbie
+    then invalidated; the stale copy (still valid) is not taken."""
+    m, _, _ = machine_603()
+    live = m.soft_tlb.locate_tlb6()
+    assert live is not None and m.soft_tlb.tlb6_candidates == 1
+    stale = _with_stale_copy(m.soft_tlb, valid=True)
+    assert m.soft_tlb.locate_tlb6() == live and m.soft_tlb.tlb6_candidates == 1
+    del stale
+
+
+def test_603_no_tlb_array_found_is_a_clear_error():
+    """When no pointer fits (here the state the search reads is cut to nothing), the runs
+    could not undo QEMU's same-page drop: an error, not silently other cycles."""
+    from emu.hw.softtlb import TlbArrayNotFound
+    m, _, _ = machine_603()
+    m.soft_tlb._saved_state = lambda: b""
+    with pytest.raises(TlbArrayNotFound, match="0 pointers"):
+        m.soft_tlb.locate_tlb6()
