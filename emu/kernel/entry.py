@@ -134,7 +134,6 @@ from ..hw.softtlb import (
     SPRG3,
     SRR0,
     SRR1,
-    CpuRegisters,
 )
 from ..hw.tlb604 import T6_FAULT_NO_HPTE, TLB604Model
 from ..isa.assemble import assemble
@@ -471,14 +470,9 @@ class Entry:
         if self.kind == "603":
             self.regs = m.soft_tlb.regs
             self.tlb6 = m.soft_tlb.locate_tlb6()   # QEMU's same-page drop undone
-        elif arch.cpu_regs is not None:       # the 604 backend has them already
+        else:                                 # the 604 backend has them already
             m.state[c.H_LIMIT] = 1 << 40
             self.regs = arch.cpu_regs
-            m.model.clear_stats()
-        else:
-            scratch = m.alloc(PAGE_SIZE)
-            m.state[c.H_LIMIT] = 1 << 40
-            self.regs = CpuRegisters(m.uc, scratch)
             m.model.clear_stats()
         # BAT2: all of RAM for the kernel, in the CPU (guest mtspr) and the 603's mirror;
         # without BATs (nobats): an invalid BAT2, kernel PTEs in every page directory,

@@ -60,7 +60,11 @@ kernel's page table, 2.2.0 arch/ppc/mm/init.c 806-885) the kernel's routines run
 entries the Python-driven user accesses share (``NativeTLBView``: one ITLB and one DTLB for
 kernel and user, as on the hardware); a kernel page with no HPTE is a DSI / ISI, delivered by
 the backend as the CPU does into 2.2.0's hash_page for the kernel (routines/ppc32/
-nobats_hash_22.S, in real mode, back to the access). The hash-table code runs in real mode as
+nobats_hash_22.S, in real mode, back to the access), and so is a miss of the kernel model's
+C paths' PTE loads and stores (``kernel_reference``: the DSI run from the vector to
+hash_page's rfi, no fixed cost). Both are delivered with SPRG2 = 0, as in the kernel
+(transfer_to_handler's, 2.2.0 head.S 1153): a user hash miss's run leaves SPRG2 at the
+user's frame, as 2.2.0's return to user mode does. The hash-table code runs in real mode as
 on the hardware (``REAL_MODE_ROUTINES``). The kernel's misses are counted once per access
 (``kernel_tlb_misses``), its hash-table misses too (``kernel_htab_misses``). The kernel's
 text is read only, as mapin_ram maps it (_PAGE_USER and no _PAGE_RW: create_hpte's PP 3,
@@ -103,7 +107,7 @@ from .ppc603 import (DSISR_PROTECTION, DSISR_STORE, INT_FRAME_SIZE, KERNEL_STACK
 from .ppc32 import (CONTEXT_FLUSH_PAGES, HPTE_STATUS, PPC32Hash, ctx_to_vsid,
                     hash_low_prelude)
 from .errors import KernelError
-from .pgtable import _PAGE_HASHPTE, _PAGE_RW, PAGE_SHIFT, PAGE_SIZE, TASK_SIZE
+from .pgtable import _PAGE_HASHPTE, PAGE_SHIFT, PAGE_SIZE, TASK_SIZE
 
 FLUSHES = ("hashpte", "search", "context")
 CLASS_SHIFT = 12                  # EA bits 14-19 (IBM numbering) select the class
@@ -350,8 +354,10 @@ class PPC604(PPC32Hash):
     def _kernel_storage_interrupt(self):
         """A kernel routine's access found no HPTE (no BATs): the ISI / DSI delivered as the
         CPU does (SRR0 = the instruction, SRR1 = the MSR with the cause for an ISI; DAR and
-        DSISR for a DSI; translation off), at nobats_hash_22.S's prologue. Returns its
-        address, or None if the stop was not such a fault."""
+        DSISR for a DSI; translation off), at nobats_hash_22.S's prologue, with SPRG2 = 0
+        (in the kernel: a user hash miss's run leaves it at the user's frame, as 2.2.0's
+        fast return to user mode does). Returns its address, or None if the stop was not
+        such a fault."""
         fault = self.native_tlb.take_fault()
         if fault is None:
             return None
@@ -363,12 +369,12 @@ class PPC604(PPC32Hash):
         uc = m.uc
         pc = uc.reg_read(ppc_const.UC_PPC_REG_PC) & 0xFFFFFFFF
         msr = uc.reg_read(ppc_const.UC_PPC_REG_MSR) & 0xFFFF
-        if access == "x":
-            self.cpu_regs.set_sprs({SRR0: pc, SRR1: msr | 0x40000000})
+        if access == "x":     # SPRG2 = 0: in the kernel (_kernel_dsi)
+            self.cpu_regs.set_sprs({SRR0: pc, SRR1: msr | NO_HPTE, SPRG2: 0})
             vector = "nobats_isi22"
         else:
-            self.cpu_regs.set_sprs({SRR0: pc, SRR1: msr, DAR: ea,
-                                    DSISR: 0x40000000 | (0x02000000 if access == "w" else 0)})
+            self.cpu_regs.set_sprs({SRR0: pc, SRR1: msr, DAR: ea, SPRG2: 0,
+                                    DSISR: NO_HPTE | (DSISR_STORE if access == "w" else 0)})
             vector = "nobats_dsi22"
         uc.reg_write(ppc_const.UC_PPC_REG_MSR, MSR_ME)
         m.stop_record = None
@@ -379,10 +385,10 @@ class PPC604(PPC32Hash):
         """Without BATs, a C path's data reference to a kernel page (a PTE load or store of
         the generic VM) goes through the DTLB as on the hardware (with BATs: nothing): a
         miss is the hardware search (ledger row ``kernel_table_search``), and a search that
-        finds no HPTE the DSI's prologue (fixed ``hash_fault_entry``) and 2.2.0's hash_page
-        for the kernel (nobats_hash_call22), then the search again. Counted with the
-        routines' misses (``kernel_tlb_misses``, ``kernel_htab_misses``) and apart
-        (``kernel_c_tlb_misses``)."""
+        finds no HPTE the DSI as guest code (``_kernel_dsi``: 2.2.0's prologue and
+        hash_page for the kernel, ledger row ``hash_page_kernel``), then the search again.
+        Counted with the routines' misses (``kernel_tlb_misses``, ``kernel_htab_misses``)
+        and apart (``kernel_c_tlb_misses``)."""
         if self.bats:
             return
         found = self.dtlb.find(0, address)
@@ -394,13 +400,31 @@ class PPC604(PPC32Hash):
         hpte = self._search_kernel(address)
         if hpte is None:
             self.ledger.count("kernel_htab_misses")
-            self.ledger.fixed("hash_fault_entry")
-            run = self.machine.call("nobats_hash_call22", _PAGE_RW if write else 0, address)
-            self.ledger.guest("hash_page_kernel", run)
+            self.ledger.guest("hash_page_kernel", self._kernel_dsi(address, write))
             hpte = self._search_kernel(address)
             if hpte is None:
                 raise KernelError(f"no kernel PTE for the C path's reference at {address:#x}")
         self.dtlb.load(0, address, hpte[3])
+
+    def _kernel_dsi(self, address, write):
+        """The DSI of a kernel-mode data access that found no HPTE, as the CPU delivers it,
+        run from the vector to hash_page's rfi (nobats_dsi22: 2.2.0 head.S 396-425's
+        EXCEPTION_PROLOG from the kernel, DataAccess 455-466, hash_page 1212-1402). What
+        differs from a user's miss: SRR1 without MSR[PR], so DataAccess asks hash_page for
+        no _PAGE_USER (the Linux PTE need only be present, and writable for a store), and
+        SPRG2 = 0, as transfer_to_handler leaves it in the kernel (head.S 1153), so the
+        frame goes below the kernel stack pointer. The model's SRR0 is the halt address and
+        its SRR1 has no MSR[IR|DR] (the rfi ends the run in real mode, as for the user's:
+        ``_run_user_hash``); the MSR the caller had is put back."""
+        uc = self.machine.uc
+        self.cpu_regs.set_sprs({SRR0: HALT, SRR1: MSR_ME, DAR: address, SPRG2: 0,
+                                DSISR: NO_HPTE | (DSISR_STORE if write else 0)})
+        msr = uc.reg_read(ppc_const.UC_PPC_REG_MSR)
+        uc.reg_write(ppc_const.UC_PPC_REG_MSR, MSR_ME)      # the exception: real mode
+        try:
+            return self.machine.call_untranslated("nobats_dsi22")
+        finally:
+            uc.reg_write(ppc_const.UC_PPC_REG_MSR, msr)
 
     def _search_kernel(self, address):
         """The hardware search for a kernel page (VSID 0), charged to

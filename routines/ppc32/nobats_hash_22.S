@@ -3,9 +3,12 @@
  * the kernel is not mapped by the BATs (2.2's "nobats", __map_without_bats), for the
  * kernel routines the model calls outside a user run on the 604 (emu.kernel.ppc604 with
  * bats=False: clear_page, copy_page, the cache and TLB flushes, run translated as the real
- * kernel runs them). emu.kernel.entry has the same path for a user run (entry_22.S,
- * KERNEL_HASH); this file stands alone so that the backend needs no task or frame of
- * Entry's.
+ * kernel runs them) and for the model's C paths' data references (their PTE loads and
+ * stores: ppc604 kernel_reference, whose DSI the backend delivers at nobats_dsi22 with
+ * SRR0 the halt address, where the rfi ends the run). emu.kernel.entry has the same path
+ * for a user run (entry_22.S, KERNEL_HASH); this file stands alone so that the backend
+ * needs no task or frame of Entry's. The backend delivers both with SPRG2 = 0 (in the
+ * kernel: transfer_to_handler's, head.S 1153), so the frame goes below r1.
  *
  * Written for this book from the algorithm of Linux 2.2.0 (read for facts in
  * davej-history, commit f6cce5dae; nothing copied):
@@ -136,22 +139,6 @@ nobats_isi22:                           # the ISI of a kernel routine's fetch
 
 nobats_fault22:                         # do_page_fault's: not in the model's routines
         .long   0
-
-# nobats_hash_call22(access, ea): the same hash_page for a kernel data reference of the
-# model's C paths (emu.kernel.ppc604 kernel_reference: a PTE load or store), called from
-# Python in real mode after the exception's prologue, whose cycles the model charges as
-# its fixed hash_fault_entry (as for a user's hash miss); r21: a frame on the stack
-        .globl  nobats_hash_call22
-nobats_hash_call22:
-        mflr    r0
-        stw     r0, 4(r1)
-        stwu    r1, -NB_FRAME(r1)
-        mr      r21, r1
-        bl      nobats_hash_kernel22
-        addi    r1, r1, NB_FRAME
-        lwz     r0, 4(r1)
-        mtlr    r0
-        blr
 
 # hash_page for a kernel address: r3 = the access, r4 = the address, r21 = the frame
 nobats_hash_kernel22:

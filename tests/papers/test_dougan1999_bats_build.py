@@ -132,11 +132,17 @@ def _create_hpte_empty_primary(slot):
 def test_604_nobats_clear_page_takes_one_hash_miss_per_new_page():
     """On the 604 without BATs a new page's clear is one DTLB miss whose search finds no
     HPTE: the DSI, 2.2.0's hash_page for the kernel (VSID 0) and the retried store, in
-    clear_page's own run; the same page again takes nothing (its HPTE and TLB entry stay)."""
+    clear_page's own run; the same page again takes nothing (its HPTE and TLB entry stay).
+    SPRG2 is set to a user frame first, as a user hash miss's run leaves it (2.2.0's fast
+    return to user mode): the DSI is delivered in the kernel, SPRG2 = 0 (head.S 1153), its
+    frame below r1 (before session 29's fix it took the user's frame: 2 instructions
+    fewer, the pin below would fail by 2)."""
     from emu.hw import mmu
+    from emu.hw.softtlb import SPRG2
     nobats = d.kernel("604", flush="context", bats=False)
     bats = d.kernel("604", flush="context")
     page = nobats.machine.alloc(PAGE_SIZE, align=PAGE_SIZE)
+    nobats.arch.cpu_regs.set_spr(SPRG2, nobats.arch.user_frame)
     reloads = nobats.arch.kernel_reloads
     first = _clear(nobats, page)
     with_bats = _clear(bats, bats.machine.alloc(PAGE_SIZE, align=PAGE_SIZE))
@@ -145,6 +151,7 @@ def test_604_nobats_clear_page_takes_one_hash_miss_per_new_page():
     assert nobats.arch.kernel_reloads == reloads + 1
     secondary, slot = mmu.find_pte(nobats.machine.read, nobats.arch.sdr1, 0, page)[:2]
     assert not secondary
+    assert nobats.machine.read_word(nobats.arch.user_frame) == 0    # no back chain stored
     # the block the DSI interrupted (clear_page's 5 instructions from 0x0, the dcbz at +0x8
     # refused) is counted up to the dcbz when the run stops; the dcbz, addi and bdnz once,
     # when the retried store runs them (emu_uncharge_faulted takes back the 3 counted at
@@ -177,29 +184,33 @@ def test_604_bats_build_kernel_misses_only_without_bats():
     assert nobats["cycles"] > bats["cycles"]
 
 
-#: nobats_hash_call22 around nobats_hash_kernel22: mflr, stw, stwu, mr, bl; addi, lwz,
-#: mtlr, blr
-HASH_CALL = 5 + 4
-
-
 def test_604_nobats_a_c_paths_pte_reference_goes_through_the_dtlb():
     """The generic VM's PTE loads and stores are the kernel's data references (2.2.0's C
     paths through the kernel's mapping): without BATs on the 604 the first to a page with
-    no HPTE is a DTLB miss, a failed search, the DSI's fixed prologue and 2.2.0's
-    hash_page for the kernel (9 + 24 + create_hpte + 12 instructions), and the search again;
-    the next reference to the page hits; with BATs none costs anything."""
+    no HPTE is a DTLB miss, a failed search, the DSI as guest code from the vector to
+    hash_page's rfi (nobats_dsi22, no fixed cost: NOBATS_DSI + create_hpte's instructions,
+    the prologue's frame below r1 since SPRG2 = 0 in the kernel), and the search again;
+    the next reference to the page hits; with BATs none costs anything. Session 29 (before,
+    hash_page was called from Python after a fixed hash_fault_entry: 9 + 24 + create_hpte
+    + 12 instructions of nobats_hash_call22, a fixed 30 for the rest). SPRG2 is set to a
+    user frame first, as a user hash miss's run leaves it: the kernel's DSI must not take
+    it (it would skip the prologue's addis and subi: 2 instructions fewer)."""
     from emu.hw import mmu
+    from emu.hw.softtlb import SPRG2
     nobats = d.kernel("604", flush="context", bats=False)
     page = nobats.machine.alloc(PAGE_SIZE, align=PAGE_SIZE)
+    nobats.arch.cpu_regs.set_spr(SPRG2, nobats.arch.user_frame)
     before = nobats.ledger.snapshot()
     nobats.arch.kernel_reference(page + 8, True)
     spent = nobats.ledger.since(before)
     assert spent.counts["kernel_tlb_misses"] == spent.counts["kernel_c_tlb_misses"] == 1
     assert spent.counts["kernel_htab_misses"] == 1
-    assert spent.rows["kernel_table_search"][1] == 2 and spent.rows["hash_fault_entry"][1] == 1
-    secondary, slot = mmu.find_pte(nobats.machine.read, nobats.arch.sdr1, 0, page)[:2]
-    assert spent.rows["hash_page_kernel"][3] == HASH_CALL + 24 + \
-        _create_hpte_empty_primary(slot) + 12
+    assert spent.rows["kernel_table_search"][1] == 2 and "hash_fault_entry" not in spent.rows
+    secondary, slot, _, word1 = mmu.find_pte(nobats.machine.read, nobats.arch.sdr1, 0, page)
+    assert spent.rows["hash_page_kernel"][1] == 1
+    assert spent.rows["hash_page_kernel"][3] == NOBATS_DSI + _create_hpte_empty_primary(slot)
+    assert not secondary and word1 & 3 == 0    # no _PAGE_USER: PP 0 (Ks 0: read/write)
+    assert nobats.machine.read_word(nobats.arch.user_frame) == 0    # no back chain stored
     again = nobats.ledger.snapshot()
     nobats.arch.kernel_reference(page + 12, False)
     assert not nobats.ledger.since(again).counts

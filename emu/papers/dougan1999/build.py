@@ -112,10 +112,9 @@ def bats_build(bats, machine="603 page table"):
             "miss_handler_cycles": _rows_cycles(r, ("tlb_miss_603", "table_search")),
             # a hash-table miss's own work: on the 603 the handler's failed search, the
             # DataAccess prologue and hash_page (guest code, one run); on the 604 the
-            # prologue (a fixed cost) and hash_page; and the flushes (the search of a
-            # range, or the 603's tlbie)
-            "hash_page_cycles": _rows_cycles(r, ("hash_fault_entry", "hash_page",
-                                                 "hash_miss_603")),
+            # DSI / ISI's prologue and hash_page (one run too); and the flushes (the search
+            # of a range, or the 603's tlbie)
+            "hash_page_cycles": _rows_cycles(r, ("hash_page", "hash_miss_603")),
             "flush_cycles": _rows_cycles(r, PARTS["flush"]),
             # each path charged from the fixed-cost table: {row: (calls, cycles)}, the most
             # called first (the paths whose data takes no TLB or cache miss)

@@ -27,10 +27,9 @@ BARE = Image("bare", text_pages=1, data_pages=0, bss_pages=0, text_touched=0,
 # the ledger rows that make up the TLB-miss path of each MMU: the 603's handler runs (a
 # hash-table miss's run goes on into DataAccess and hash_page: hash_miss_603) and their
 # exception entries; the 604's searches, and on a hash miss the DSI / ISI's run, its
-# prologue and hash_page (hash_page; hash_fault_entry is left to the fixed prologue of a
-# kernel C path's hash miss without BATs, PPC604.kernel_reference)
-MISS_ROWS = ("tlb_miss_603", "hash_miss_603", "tlb_miss_entry", "table_search", "hash_page",
-             "hash_fault_entry")
+# prologue and hash_page (hash_page; no fixed cost is left on either: the kernel's own hash
+# misses without BATs, its routines' and its C paths', are hash_page_kernel's guest runs)
+MISS_ROWS = ("tlb_miss_603", "hash_miss_603", "tlb_miss_entry", "table_search", "hash_page")
 
 
 def kernel(machine, caches=(), **options):
