@@ -201,6 +201,36 @@ def miss_registers(vsid, address, sdr1, access, way, user=False):
             HASH2: mmu.pteg_address(sdr1, mmu.secondary_hash(vsid, address))}
 
 
+def user_task_words(machine, thread):
+    """What a user hash miss's DataAccess path (routines/ppc32/exception_22.S) reads of the
+    running task, written into the thread block at ``thread`` (SPRG3): the mm pointer
+    2.1.51's hash_page follows (the block itself: MM_PGD 0) and the kernel stack pointer
+    2.1.51's prologue takes. Returns SPRG2's frame at the top of that stack (2.2.0's) and
+    the word of 2.2.0's htab_reloads."""
+    stack = machine.alloc(KERNEL_STACK, align=32)
+    top = stack + KERNEL_STACK
+    machine.write(thread + THREAD_MM, thread.to_bytes(4, "big"))
+    machine.write(thread + THREAD_KSP, top.to_bytes(4, "big"))
+    return top - INT_FRAME_SIZE - STACK_UNDERHEAD, machine.alloc(4, align=4)
+
+
+def load_user_hash(machine, kernel, htab_reloads_word, handlers, fetch_equates):
+    """2.2.0's DataAccess / InstructionAccess for a user page's hash-table miss as guest
+    code: ``handlers`` (routines/ppc32/hash_miss_603.S or _604.S) from exception_22.S's
+    macros, of ``kernel`` ("2.1.51", "2.2.0", or "2.4": 2.2.0's with 2.4's _PAGE_HASHPTE);
+    ``fetch_equates`` say where a fetch's missed address is (the 603's IMISS, the 604's
+    DAR: the model's SRR0 is the halt address)."""
+    equates = {"TSS_PGDIR": THREAD_PGDIR, "TSS": 0, "TASK_MM": THREAD_MM, "MM_PGD": 0,
+               "TSS_KSP": THREAD_KSP, "HALT": HALT,
+               "create_hpte": machine.symbols["create_hpte"],
+               "KDATA_HTAB_RELOADS": htab_reloads_word, **fetch_equates}
+    prelude = "".join(f".equ {name}, {value:#x}\n" for name, value in equates.items())
+    prelude += {"2.1.51": ".equ LINUX_2_1_51, 1\n", "2.4": ".equ HASHPTE_24, 1\n"}.get(
+        kernel, "")
+    machine.load(prelude + routine("ppc32/exception_22.S").read_text() +
+                 routine(handlers).read_text())
+
+
 class PPC603(Arch):
     """The 603 backend. Needs ``Machine("ppc603e", mmu=True)`` (emu.hw.softtlb runs the CPU
     model's software-loaded TLB). ``reload``: "pagetable" (the default: what Linux/PPC
@@ -271,7 +301,8 @@ class PPC603(Arch):
                               for vector in (0x300, 0x400)}
         self.user_hash = None           # hash: the kernel of that path, once loaded
         if reload == "hash":
-            self._user_task_words()
+            self.user_frame, self.htab_reloads_word = user_task_words(self.machine,
+                                                                      self.thread)
         if not bats and reload == "hash":
             self._kernel_hash_misses()
 
@@ -309,34 +340,12 @@ class PPC603(Arch):
             self.hashpte = False
         self._load_user_hash(USER_HASH_KERNELS.get(strategy, "2.4"))
 
-    def _user_task_words(self):
-        """Hash: what the DataAccess path reads of the running task (hash_miss_603.S): the
-        thread block's mm pointer and kernel stack pointer (2.1.51's), and SPRG2's frame
-        at the top of that stack (2.2.0's: ``user_frame``)."""
-        m = self.machine
-        stack = m.alloc(KERNEL_STACK, align=32)
-        top = stack + KERNEL_STACK
-        self.user_frame = top - INT_FRAME_SIZE - STACK_UNDERHEAD
-        m.write(self.thread + THREAD_MM, self.thread.to_bytes(4, "big"))
-        m.write(self.thread + THREAD_KSP, top.to_bytes(4, "big"))
-        self.htab_reloads_word = m.alloc(4, align=4)
-
     def _load_user_hash(self, kernel):
-        """Hash: 2.2.0's DataAccess / InstructionAccess for a user page's hash-table miss
-        as guest code (routines/ppc32/hash_miss_603.S, from exception_22.S's macros: the
-        prologue and hash_page entry_22.S runs on the 604), of ``kernel`` ("2.1.51",
-        "2.2.0", or "2.4": 2.2.0's with 2.4's _PAGE_HASHPTE); the 0x300 / 0x400 stubs
-        branch there."""
+        """Hash: the user hash miss's guest path (``load_user_hash``: hash_miss_603.S, the
+        fetch's address from IMISS) of ``kernel``; the 0x300 / 0x400 stubs branch there."""
         m = self.machine
-        equates = {"TSS_PGDIR": THREAD_PGDIR, "TSS": 0, "TASK_MM": THREAD_MM, "MM_PGD": 0,
-                   "TSS_KSP": THREAD_KSP, "HALT": HALT, "create_hpte": m.symbols["create_hpte"],
-                   "KDATA_HTAB_RELOADS": self.htab_reloads_word, "IMISS": IMISS,
-                   "FETCH_FROM_IMISS": 1}
-        prelude = "".join(f".equ {name}, {value:#x}\n" for name, value in equates.items())
-        prelude += {"2.1.51": ".equ LINUX_2_1_51, 1\n", "2.4": ".equ HASHPTE_24, 1\n"}.get(
-            kernel, "")
-        m.load(prelude + routine("ppc32/exception_22.S").read_text() +
-               routine("ppc32/hash_miss_603.S").read_text())
+        load_user_hash(m, kernel, self.htab_reloads_word, "ppc32/hash_miss_603.S",
+                       {"IMISS": IMISS, "FETCH_FROM_IMISS": 1})
         self.user_hash = kernel
         self.storage_stubs = {vector: assemble(f"ba {m.symbols[name]:#x}\n", "ppc32",
                                                vector).code

@@ -31,7 +31,7 @@ the 604 does (IBM PowerPC 604 RISC Microprocessor User's Manual, ch. 5):
   The model sets what the CPU would hold: SRR0 the halt address (the ``rfi`` back to the
   access ends the run), SRR1 with MSR[PR] (a user access), DAR and DSISR (for the ISI the
   fetched address in DAR: hash_miss_604.S), SPRG2 the frame and SPRG3 the backend's thread
-  block (``_user_task_words``), and the address's segment register. The access is then
+  block (``ppc603.user_task_words``), and the address's segment register. The access is then
   retried: a second TLB miss, whose search finds the new HPTE. If the Linux PTE does not
   allow the access, hash_page returns, the run ends where 2.2.0 goes on to do_page_fault,
   and the kernel model's fault path follows. The CPU's own exception entry (its cycles
@@ -101,9 +101,8 @@ from ..context import routine
 from ..hw.layout import HALT
 from ..hw.softtlb import DAR, DSISR, MSR_PR, SPRG2, SPRG3, SRR0, SRR1, CpuRegisters
 from ..hw.tlb604 import T6_CLOCK, T6_ENTRIES, T6_ENTRY_WORDS, T6_FAULT_NO_HPTE, TLB604Model
-from .ppc603 import (DSISR_PROTECTION, DSISR_STORE, INT_FRAME_SIZE, KERNEL_STACK,
-                     STACK_UNDERHEAD, THREAD_KSP, THREAD_MM, THREAD_PGDIR, USER_HASH_KERNELS,
-                     kernel_page_tables)
+from .ppc603 import (DSISR_PROTECTION, DSISR_STORE, THREAD_PGDIR, USER_HASH_KERNELS,
+                     kernel_page_tables, load_user_hash, user_task_words)
 from .ppc32 import (CONTEXT_FLUSH_PAGES, HPTE_STATUS, PPC32Hash, ctx_to_vsid,
                     hash_low_prelude)
 from .errors import KernelError
@@ -263,8 +262,11 @@ class PPC604(PPC32Hash):
         self.bats, self.kernel_tables = bats, {}
         # the CPU's SPRs and segment registers (before the TLB's hook, without BATs)
         self.cpu_regs = CpuRegisters(machine.uc, machine.alloc(PAGE_SIZE))
-        self._user_task_words()
-        self._load_user_hash(USER_HASH_KERNELS.get(flush, "2.4"))
+        self.thread = self.machine.alloc(32, align=32)  # SPRG3's thread block (switch_mm)
+        self.user_frame, self.htab_reloads_word = user_task_words(self.machine, self.thread)
+        self.user_hash = USER_HASH_KERNELS.get(flush, "2.4")
+        load_user_hash(self.machine, self.user_hash, self.htab_reloads_word,
+                       "ppc32/hash_miss_604.S", {"FETCH_FROM_DAR": 1})
         if not bats:
             self._without_bats()
 
@@ -292,37 +294,6 @@ class PPC604(PPC32Hash):
         self.dtlb = NativeTLBView(self.native_tlb, False)
         self._load_segments(None)
         m.storage_interrupt = self._kernel_storage_interrupt
-
-    def _user_task_words(self):
-        """What the DataAccess path reads of the running task (hash_miss_604.S), as the
-        603 backend keeps them: a thread block (SPRG3) whose words are the page directory
-        (2.2.0's PG_TABLES, written by ``switch_mm``), the mm pointer 2.1.51's hash_page
-        follows (the block itself: MM_PGD 0) and the kernel stack pointer 2.1.51's prologue
-        takes; SPRG2's frame at the top of that stack (2.2.0's: ``user_frame``); and
-        2.2.0's htab_reloads."""
-        m = self.machine
-        self.thread = m.alloc(32, align=32)
-        stack = m.alloc(KERNEL_STACK, align=32)
-        top = stack + KERNEL_STACK
-        self.user_frame = top - INT_FRAME_SIZE - STACK_UNDERHEAD
-        m.write(self.thread + THREAD_MM, self.thread.to_bytes(4, "big"))
-        m.write(self.thread + THREAD_KSP, top.to_bytes(4, "big"))
-        self.htab_reloads_word = m.alloc(4, align=4)
-
-    def _load_user_hash(self, kernel):
-        """2.2.0's DataAccess / InstructionAccess for a user page's hash-table miss as
-        guest code (routines/ppc32/hash_miss_604.S, from exception_22.S's macros), of
-        ``kernel`` ("2.1.51", "2.2.0", or "2.4": 2.2.0's with 2.4's _PAGE_HASHPTE)."""
-        m = self.machine
-        equates = {"TSS_PGDIR": THREAD_PGDIR, "TSS": 0, "TASK_MM": THREAD_MM, "MM_PGD": 0,
-                   "TSS_KSP": THREAD_KSP, "HALT": HALT, "create_hpte": m.symbols["create_hpte"],
-                   "KDATA_HTAB_RELOADS": self.htab_reloads_word, "FETCH_FROM_DAR": 1}
-        prelude = "".join(f".equ {name}, {value:#x}\n" for name, value in equates.items())
-        prelude += {"2.1.51": ".equ LINUX_2_1_51, 1\n", "2.4": ".equ HASHPTE_24, 1\n"}.get(
-            kernel, "")
-        m.load(prelude + routine("ppc32/exception_22.S").read_text() +
-               routine("ppc32/hash_miss_604.S").read_text())
-        self.user_hash = kernel
 
     @property
     def htab_reloads(self):
