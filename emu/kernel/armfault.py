@@ -38,6 +38,8 @@ exec's and shell's 104,651, 347,950 and 752,203 an iteration (one copy, the stoc
 """
 from __future__ import annotations
 
+from struct import pack as _pack
+
 from ..run import profiler
 from .errors import KernelError, SegmentationFault
 from .percpu import cpu
@@ -95,7 +97,8 @@ NR_CPUS = 4                         # an MPCore's most cores: the per-CPU areas 
 
 
 def _words(*values):
-    return b"".join((v & 0xFFFFFFFF).to_bytes(4, "little") for v in values)
+    # one struct.pack, not a join of each word's bytes: about 15,000 calls a four-core run
+    return _pack(f"<{len(values)}I", *[v & 0xFFFFFFFF for v in values])
 
 
 def stat_threshold(present_pages, cpus):

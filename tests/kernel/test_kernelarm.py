@@ -540,3 +540,16 @@ def test_the_backend_refuses_other_machines_and_unknown_fixes():
         kernel({"PK5"})
     with pytest.raises(ValueError, match="tlb_flush must be one of"):
         kernel(tlb_flush="scan")
+
+
+def test_pte_bits_translate_one_by_one_and_ignore_the_frame():
+    """to_native / from_native by their tables: each generic flag gives its ARM bit alone
+    (BITS), a frame's bits never read as flags, and a PTE's other low bits (the memory type)
+    have no generic counterpart."""
+    from emu.kernel.arm import BITS, USER_MEMORY
+    frame = 0xFFFFF000
+    for ours, theirs in BITS:
+        assert to_native(frame | ours) == frame | USER_MEMORY | theirs
+        assert from_native(frame | theirs) == frame | ours
+    assert from_native(frame | USER_MEMORY) == frame
+    assert to_native(0x00345000) == 0x00345000 | USER_MEMORY
