@@ -2,9 +2,6 @@
 of several cores each CPU's Python is a task of ``emu.run.parallel.run_tasks``."""
 from __future__ import annotations
 
-from greenlet import getcurrent
-
-from ..run import parallel
 from ..run.parallel import current_task
 
 
@@ -31,10 +28,8 @@ class PerCPU:
         values = obj.__dict__.get(self.name)
         if values is None:
             values = obj.__dict__[self.name] = {}
-        # cpu(), inlined with current_task: a hot path (about 50,000 look-ups in a
-        # four-core Yun run); a task's greenlet carries its Task, others none
-        task = parallel._runs_of_tasks and getattr(getcurrent(), "task", None)
-        k = task.core if task else 0
+        task = current_task()                       # cpu(), inlined: a hot path
+        k = task.core if task is not None else 0
         value = values.get(k)
         if value is None and k not in values:
             if self.default is None:
