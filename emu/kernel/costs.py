@@ -123,19 +123,8 @@ def cycles(name, table=None):
         return measured
     if own:
         return round(instructions * CPI)
-    estimate = _ESTIMATE_NAMES.get(name) or _estimate_name(name)
-    return round(estimates.value(estimate, instructions) *
+    return round(estimates.value(f"kernel:costs.{name}", instructions) *
                  estimates.value("kernel:costs.CPI", CPI))
-
-
-#: a path's estimate's name ("kernel:costs.fork"), made once a path: cycles() is charged
-#: thousands of times a run
-_ESTIMATE_NAMES = {}
-
-
-def _estimate_name(name):
-    _ESTIMATE_NAMES[name] = estimate = f"kernel:costs.{name}"
-    return estimate
 
 
 def ranges():

@@ -45,32 +45,6 @@ def _on_this_cpu(part):
                     lambda ledger, value: setattr(ledger.books, part, value))
 
 
-def _compiled(plan):
-    """A ledger plan ((traffic, events), each [(key, position, gate)]: CountLayout.
-    ledger_plan) as one function ``apply(values, traffic, counts)`` whose body is the plan's
-    entries unrolled, in the plan's order: the traffic's keys each added to (a position None
-    adds 0, a gated one adds only when its gate's value is not 0), the events' counted when
-    gated in and not 0. Ledger.guest runs it once per guest call, where a loop over the plan
-    looked up and tested each entry's position and gate every time."""
-    lines = ["def apply(values, traffic, counts):"]
-    for key, at, gate in plan[0]:
-        if at is None:
-            lines.append(f"    traffic[{key!r}] += 0")
-        elif gate is None:
-            lines.append(f"    traffic[{key!r}] += values[{at}]")
-        else:
-            lines.append(f"    traffic[{key!r}] += values[{at}] if values[{gate}] else 0")
-    for key, at, gate in plan[1]:
-        if at is None:
-            continue
-        test = f"values[{at}]" if gate is None else f"values[{gate}] and values[{at}]"
-        lines.append(f"    if {test}:\n        counts[{key!r}] += values[{at}]")
-    lines.append("    return None")
-    namespace = {}
-    exec("\n".join(lines), namespace)      # noqa: S102: the text is made above from ints and keys
-    return namespace["apply"]
-
-
 class Ledger:
     """Cycles per routine (guest routines measured, generic paths fixed) and event counts,
     per CPU (each CPU's are those of the code that ran for it). On a machine of several
@@ -127,9 +101,15 @@ class Ledger:
         row[2] += run.cycles
         row[3] += run.instructions
         gathered = run.__dict__.get("_counts")       # its counts, not decoded yet
-        apply = gathered and self._plan(gathered.layout)
-        if apply:               # the same as below, each position looked up once a layout
-            apply(gathered.values, traffic, counts)
+        plan = gathered and self._plan(gathered.layout)
+        if plan:                # the same as below, each position looked up once a layout
+            values = gathered.values
+            for key, at, gate in plan[0]:
+                traffic[key] += values[at] if at is not None and (
+                    gate is None or values[gate]) else 0
+            for key, at, gate in plan[1]:
+                if at is not None and (gate is None or values[gate]) and values[at]:
+                    counts[key] += values[at]
             return
         for level, misses in run.misses():
             traffic[_MISSES.get(level) or _misses_key(level)] += misses
@@ -141,15 +121,12 @@ class Ledger:
                 counts[event] += n
 
     def _plan(self, layout):
-        """The layout's ledger_plan of GUEST_TRAFFIC and GUEST_EVENTS as one function
-        ``apply(values, traffic, counts)`` (``_compiled``), kept on the layout per ledger
-        class (looked up by the class: the plan's key is made once, not per run); None where
-        the layout has no plan."""
+        """The layout's ledger_plan of GUEST_TRAFFIC and GUEST_EVENTS, kept on the layout per
+        ledger class (looked up by the class: the plan's key is made once, not per run)."""
         plans = layout.ledger_plans
         kind = type(self)
         if kind not in plans:
-            plan = layout.ledger_plan(self.GUEST_TRAFFIC, self.GUEST_EVENTS)
-            plans[kind] = plan and _compiled(plan)
+            plans[kind] = layout.ledger_plan(self.GUEST_TRAFFIC, self.GUEST_EVENTS)
         return plans[kind]
 
     def move(self, source, name, cycles, calls=1, instructions=0):

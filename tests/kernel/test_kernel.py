@@ -362,9 +362,8 @@ def test_the_powerpc_backends_zap_and_copy_pte_by_pte_with_the_cycles_of_before(
     assert workloads.lat_proc("fork", profile="ppc750").cycles == 56060
 
 
-def test_the_ledgers_compiled_plan_charges_as_the_decoded_run_does():
-    """Ledger.guest reads a gathered run by its layout's plan, unrolled into one function
-    (session 29); a run already decoded takes the loop over its counters. Both leave the
+def test_the_ledgers_plan_charges_as_the_decoded_run_does():
+    """Ledger.guest reads a gathered run by its layout's plan; a run already decoded takes the loop over its counters. Both leave the
     same traffic and counts, key for key and in the same order (a key the plan cannot read
     added as 0, as the loop adds it)."""
     from emu.kernel.ledger import Ledger
@@ -387,17 +386,16 @@ def test_the_ledgers_compiled_plan_charges_as_the_decoded_run_does():
     assert planned.traffic["memory_reads"] == 2 * run.memory["reads"]
 
 
-def test_a_paths_cost_takes_its_moved_estimate_after_its_name_is_kept():
-    """costs.cycles keeps each path's estimate name once made (session 29): the moved
-    value is still read and recorded, the first time and every later one, and the
-    nominal is back outside the move. fork's nominal count by hand: TABLE's instructions
+def test_a_paths_cost_takes_its_moved_estimate_every_time():
+    """costs.cycles reads a path's moved estimate and records it, the first time and every
+    later one, and the nominal is back outside the move. fork's nominal count by hand: TABLE's instructions
     times CPI."""
     from emu.hw import estimates
     from emu.kernel import costs
     instructions, measured, _ = costs.TABLE["fork"]
     assert measured is None
     nominal = round(instructions * costs.CPI)
-    assert costs.cycles("fork") == nominal                      # the name now kept
+    assert costs.cycles("fork") == nominal
     for _ in range(2):
         with estimates.moved({"kernel:costs.fork": 2 * instructions}) as watch:
             assert costs.cycles("fork") == round(2 * instructions * costs.CPI)
