@@ -241,11 +241,16 @@ class CpuRegisters:
         _, base = self._saved()
         return int.from_bytes(ctypes.string_at(base + offset, 4), "little")
 
-    def _write(self, values):
+    def _write(self, values, watch=None):
+        """Words {offset: value} written into the saved CPU, restored in one; returns the
+        word at offset ``watch`` before the write (None without one)."""
         ctx, base = self._saved()
+        before = None if watch is None else \
+            int.from_bytes(ctypes.string_at(base + watch, 4), "little")
         for offset, value in values.items():
             ctypes.memmove(base + offset, (value & 0xFFFFFFFF).to_bytes(4, "little"), 4)
         self.uc.context_restore(ctx)
+        return before
 
     def spr(self, n):
         return self._read(self.spr_base + 4 * n)
@@ -264,15 +269,9 @@ class CpuRegisters:
     def set_sprs_and_segment(self, values, n, segment):
         """``set_sprs`` and ``set_sr(n, segment)`` in one write of the saved context; QEMU's
         translations are dropped only if the segment register changed."""
-        ctx = self.uc.context_save()
-        base = ctypes.cast(ctx.context, ctypes.c_void_p).value
         at = self.sr_base + 4 * n
-        changed = int.from_bytes(ctypes.string_at(base + at, 4), "little") != segment
-        for offset, value in ((self.spr_base + 4 * k, v) for k, v in values.items()):
-            ctypes.memmove(base + offset, (value & 0xFFFFFFFF).to_bytes(4, "little"), 4)
-        ctypes.memmove(base + at, (segment & 0xFFFFFFFF).to_bytes(4, "little"), 4)
-        self.uc.context_restore(ctx)
-        if changed:
+        words = {self.spr_base + 4 * k: v for k, v in values.items()}
+        if self._write({**words, at: segment}, watch=at) != segment:
             self.flush_translations()   # made with the old VSID
 
     def sr(self, n):
