@@ -737,8 +737,7 @@ class Entry:
         if self.kind != "603":
             return
         for vector in (0x300, 0x400):
-            target = self.base + vector if to_entry else None
-            code = _stub_code(f"ba {target:#x}\n", vector) if to_entry \
+            code = _stub_code(f"ba {self.base + vector:#x}\n", vector) if to_entry \
                 else self.kernel.arch.storage_stubs[vector]
             self.machine.write(vector, code)
 
