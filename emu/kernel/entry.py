@@ -890,8 +890,8 @@ class Entry:
         finally:
             self.running = None
             self._stubs(False)
-            if self.kind == "603":
-                self.regs.set_spr(SPRG3, self.kernel.arch.thread)
+            # SPRG3 back to the backend's thread (its kernel routines' hash_page reads it)
+            self.regs.set_spr(SPRG3, self.kernel.arch.thread)
 
     def _switched(self, task):
         """schedule22 (routines/ppc32/sched_22.S) chose ``task`` and is about to switch to

@@ -71,7 +71,8 @@
  * mapin_ram maps all of RAM with PTEs and no BAT (nobats here); the 603 reloads its TLB
  * from the hash table (tlbmiss_603_hash.S, the same search as 2.1.51's handlers); a range
  * flush searches the hash table page by page (flush_hash_search.S); sched_22.S runs 2.1.51's
- * schedule(), goodness and wake-ups. The pipe code is 2.2.0's in both.
+ * schedule(), goodness and wake-ups, pipe_22.S 2.1.51's sys_read / sys_write and
+ * pipe_read / pipe_write.
  *
  * What the model changes: without BATs (KERNEL_SEGMENT0 defined: the kernel, at EA =
  * physical, lives in segment 0 with a VSID of its own, as 2.2's kernel segments 12-15 have)
@@ -545,7 +546,8 @@ sys_exit22:                             # the program's end: the run stops
 # hash_kernel22: 2.2.0's hash_page for a kernel address (the kernel without BATs), called by
 # the DSI / ISI prologue in real mode, r21 = the frame (physical): r3 = the access
 # (_PAGE_RW for a store), r4 = the address. The current thread's page directory (the
-# kernel's PTE pages are in every one) gives the Linux PTE; the access needs _PAGE_PRESENT
+# kernel's PTE pages are in every one; 2.2.0's PG_TABLES, 2.1.51's current->mm->pgd, each
+# through tophys) gives the Linux PTE; the access needs _PAGE_PRESENT
 # (and _PAGE_RW for a store), not _PAGE_USER (a supervisor access); the PTE is marked
 # accessed (and dirty for a store) and create_hpte (routines/ppc32/
 # hash_low_32.S) makes the HPTE with VSID 0, the kernel segment's. Counts the reloads
@@ -563,12 +565,20 @@ hash_kernel22:
         stw     r13, GPR13(r21)
         mflr    r13
         mfspr   r5, SPRG3               # the current thread: its page directory
-        lwz     r5, TSS_PGDIR(r5)
+.ifdef LINUX_2_1_51
+        lwz     r5, TASK_MM-TSS(r5)     # 2.1.51: current->mm->pgd (as hash_page_user22)
+        addis   r5, r5, 0
+        lwz     r5, MM_PGD(r5)
+.else
+        lwz     r5, TSS_PGDIR(r5)       # 2.2.0: PG_TABLES (head.S 1232)
+.endif
         ori     r3, r3, _PAGE_PRESENT
+        addis   r5, r5, 0               # tophys (head.S 1233)
         rlwimi  r5, r4, 12, 20, 29      # pgdir + (ea >> 22) * 4
         lwz     r8, 0(r5)               # the PTE page, or 0
         rlwinm. r8, r8, 0, 0, 19
         beq-    hk_none
+        addis   r8, r8, 0               # tophys (head.S 1238)
         rlwimi  r8, r4, 22, 20, 29      # the Linux PTE
         rlwinm  r0, r3, 32-3, 24, 24    # a store also sets _PAGE_DIRTY
         ori     r0, r0, _PAGE_ACCESSED  # no _PAGE_HASHPTE in 2.1.51 / 2.2.0

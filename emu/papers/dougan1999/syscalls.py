@@ -251,10 +251,10 @@ def table3_emulated(machines=("603 page table", "604"), bats=True, **options):
 # searched, flush_tlb_mm a new context; Table 3's loops flush nothing), its head.S SYNCs
 # lone syncs (exception_22.S, SYNC_HEAD) and its own schedule(), goodness, add_to_runqueue,
 # wake_up_process, wake_up_interruptible and __sleep_on (sched_22.S with LINUX_2_1_51,
-# kernel/sched.c at 94520e420). Its pipe code (sys_read / sys_write, pipe_read /
-# pipe_write) is still 2.2.0's: 2.1.51's differs in a few instructions (no f_pos check,
-# signal & ~blocked, sys_write's i_sem in place of pipe_write's i_sem and i_atomic_write,
-# the dentry and inode tests), not in its copies (__copy_tofrom_user is the same loop).
+# kernel/sched.c at 94520e420) and pipe code (pipe_22.S with LINUX_2_1_51, fs/pipe.c and
+# fs/read_write.c: the dentry and inode tests, (inode, file, buf, count), no f_pos test,
+# signal & ~blocked, sys_write's i_sem and no i_atomic_write); its copy is 2.2.0's
+# (__copy_tofrom_user, arch/ppc/lib/string.S, is the same loop in both).
 # Why no older kernel: Table 3 ran on a PowerMac 9500, and PowerMac support entered the tree
 # with 2.1.48pre3 together with Paul Mackerras's exception entry (EXCEPTION_PROLOG,
 # transfer_to_handler, int_return: 2.1.51's shape). 2.1.16's older entry (rfi, then stmw and
