@@ -596,17 +596,20 @@ class Entry:
 
     def _add_to_runqueue(self, process):
         """wake_up_process at fork or when a run starts (2.2.0's add_to_runqueue: after
-        init_task, nr_running up), unless the task is on the run queue already."""
+        init_task; 2.1.51's: before it, at the back; nr_running up), unless the task is on
+        the run queue already."""
         task, head = self.task(process), self.init_task
         f = TASK_FIELDS
         self._word(task + TASK_STATE, TASK_RUNNING)
         if self.machine.read_word(task + f["NEXT_RUN"]):
             return
-        first = self.machine.read_word(head + f["NEXT_RUN"])
-        self._word(task + f["PREV_RUN"], head)
-        self._word(head + f["NEXT_RUN"], task)
-        self._word(task + f["NEXT_RUN"], first)
-        self._word(first + f["PREV_RUN"], task)
+        before, after = ((self.machine.read_word(head + f["PREV_RUN"]), head)
+                         if self.version == "2.1.51" else
+                         (head, self.machine.read_word(head + f["NEXT_RUN"])))
+        self._word(task + f["PREV_RUN"], before)
+        self._word(before + f["NEXT_RUN"], task)
+        self._word(task + f["NEXT_RUN"], after)
+        self._word(after + f["PREV_RUN"], task)
         running = self.kdata + 4 * KDATA_WORDS.index("NR_RUNNING")
         self._word(running, self.machine.read_word(running) + 1)
 

@@ -975,8 +975,11 @@ def test_2_1_51s_wake_up_process_queues_at_the_back_and_sets_the_global_need_res
     run, _ = _guest_call(e, "wake_up_process22", e.task(b), current=e.task(a))
     assert run.instructions == 48
     assert e.run_queue() == [a, b] and e.kword("NR_RUNNING") == 2
-    assert e.kword("NEED_RESCHED") == 0
     c = e.spawn(exit_with("li r3, 0"), "c")
+    e._add_to_runqueue(c)                       # the model's own, at fork: the back too
+    assert e.run_queue() == [a, b, c]
+    assert e.kword("NEED_RESCHED") == 0
+    c = e.spawn(exit_with("li r3, 0"), "d")
     e._word(e.task(c) + 0, 1)                           # asleep
     e._word(e.task(c) + TASK_FIELDS["COUNTER"], 24)     # a has 20
     run, _ = _guest_call(e, "wake_up_process22", e.task(c), current=e.task(a))
