@@ -8,8 +8,10 @@
  *
  *   sys_read22 / sys_write22 (r3 = fd, r4 = buf, r5 = count): fget (current->files->fd[fd],
  *     its count up), the file's mode, locks_verify_area (no mandatory lock on the inode),
- *     f_op->read / write with &f_pos (a write between down and up of the inode's i_sem),
- *     fput; -EBADF / -EINVAL as the C code returns them;
+ *     f_op->read / write with &f_pos (a write between down and up of the inode's i_sem:
+ *     semaphore.h's inline down / up around misc.S's atomic_dec_return / atomic_inc_return,
+ *     out of line, as guest code; a write's buf, count and f_op->write kept in r27-r29
+ *     across down, its result across up), fput; -EBADF / -EINVAL as the C code returns them;
  *   pipe_read22: while the pipe is empty or locked: no writer (or count 0) returns 0, a
  *     pending signal -ERESTARTSYS, else interruptible_sleep_on(PIPE_WAIT); then, locked,
  *     chunks of min(count, bytes left, bytes to the end of the page) copied to the user
@@ -17,7 +19,7 @@
  *     PIPE_WAIT, UPDATE_ATIME, the count read (-EAGAIN if none and a writer is left);
  *   pipe_write22: no reader: -EPIPE (the SIGPIPE is not sent: refused); an atomic write if
  *     count <= PIPE_BUF (wait until that much is free), else any free space; the inode's
- *     i_sem up and i_atomic_write down (uncontended semaphores: a decrement and a test);
+ *     i_sem up and i_atomic_write down (uncontended: DOWN / UP below);
  *     while bytes are left: wait while too little is free or the pipe is locked (no reader,
  *     a signal: return), then, locked, chunks of min(count, free, bytes to the end of the
  *     page) copied from the user at the pipe's end; unlocked, wake_up; i_ctime = i_mtime
@@ -61,6 +63,11 @@
         stw     r31, 28(r1)
 .if \write
         stw     r30, 24(r1)
+        stw     r29, 20(r1)
+        stw     r28, 16(r1)
+        stw     r27, 12(r1)
+        mr      r29, r4                 # buf and count, live across down()
+        mr      r28, r5
 .endif
         lwz     r9, TASK_FILES(r2)      # fget
         lwz     r10, FILES_MAX(r9)
@@ -98,17 +105,32 @@
         lwz     r10, F_OP(r31)
         cmpwi   0, r10, 0
         beq-    rw_einval_put\write
-        lwz     r10, \slot(r10)         # f_op->read / write
+.if \write
+        lwz     r27, \slot(r10)         # f_op->write, live across down()
+        cmpwi   0, r27, 0
+        beq-    rw_einval_put\write
+        DOWN    r30, I_SEM              # down(&inode->i_sem)
+        mtctr   r27
+.ifdef LINUX_2_1_51
+        mr      r3, r30                 # (inode, file, buf, count)
+        mr      r4, r31
+        mr      r5, r29
+        mr      r6, r28
+.else
+        mr      r3, r31                 # (file, buf, count, &file->f_pos)
+        mr      r4, r29
+        mr      r5, r28
+        addi    r6, r31, F_POS
+.endif
+        bctrl
+        mr      r29, r3                 # the result, across up()
+        UP      r30, I_SEM              # up(&inode->i_sem)
+        mr      r3, r29
+.else
+        lwz     r10, \slot(r10)         # f_op->read
         cmpwi   0, r10, 0
         beq-    rw_einval_put\write
         mtctr   r10
-.if \write
-        lwz     r10, I_SEM(r30)         # down(&inode->i_sem)
-        addi    r10, r10, -1
-        stw     r10, I_SEM(r30)
-        cmpwi   0, r10, 0
-        blt-    pipe_contended
-.endif
 .ifdef LINUX_2_1_51
         mr      r6, r5                  # (inode, file, buf, count)
         mr      r5, r4
@@ -119,12 +141,6 @@
         addi    r6, r31, F_POS
 .endif
         bctrl
-.if \write
-        lwz     r10, I_SEM(r30)         # up(&inode->i_sem)
-        addi    r10, r10, 1
-        stw     r10, I_SEM(r30)
-        cmpwi   0, r10, 0
-        ble-    pipe_contended
 .endif
 rw_put\write:
         lwz     r10, F_COUNT(r31)       # fput
@@ -132,6 +148,9 @@ rw_put\write:
         stw     r10, F_COUNT(r31)
 rw_out\write:
 .if \write
+        lwz     r27, 12(r1)
+        lwz     r28, 16(r1)
+        lwz     r29, 20(r1)
         lwz     r30, 24(r1)
 .endif
         lwz     r31, 28(r1)
@@ -149,6 +168,43 @@ rw_einval_put\write:
         li      r3, -EINVAL
         b       rw_put\write
         .endm
+
+# include/asm-ppc/semaphore.h's down() / down_interruptible() and up() (2.2.0 lines 60-78;
+# 2.1.51's, 60-78, the same): atomic_dec_return(&sem->count) < 0 (or atomic_inc_return <= 0)
+# calls __down (__up): here refused, the model's semaphores are never contended. The inode
+# is in INODE, OFFSET the semaphore's count
+        .macro  DOWN inode, offset
+        addi    r3, \inode, \offset
+        bl      atomic_dec_return22
+        cmpwi   0, r3, 0
+        blt-    pipe_contended
+        .endm
+        .macro  UP inode, offset
+        addi    r3, \inode, \offset
+        bl      atomic_inc_return22
+        cmpwi   0, r3, 0
+        ble-    pipe_contended
+        .endm
+
+# arch/ppc/kernel/misc.S's atomic_inc_return and atomic_dec_return (out of line in both
+# kernels: 2.2.0 misc.S 173-191, 2.1.51 misc.S 166-184, the same loops): a lwarx / stwcx.
+# loop, the new value in r3
+        .globl  atomic_inc_return22
+atomic_inc_return22:
+1:      lwarx   r5, 0, r3
+        addi    r5, r5, 1
+        stwcx.  r5, 0, r3
+        bne-    1b
+        mr      r3, r5
+        blr
+        .globl  atomic_dec_return22
+atomic_dec_return22:
+1:      lwarx   r5, 0, r3
+        subi    r5, r5, 1
+        stwcx.  r5, 0, r3
+        bne-    1b
+        mr      r3, r5
+        blr
 
 # a pending signal: 2.2.0's signal_pending(current) (its sigpending word), 2.1.51's
 # current->signal & ~current->blocked
@@ -342,16 +398,8 @@ pipe_write22:                           # r3 = file, r4 = buf, r5 = count, r6 = 
         mr      r25, r29
 pw_free:
 .ifndef LINUX_2_1_51                    # 2.1.51: no i_atomic_write (sys_write holds i_sem)
-        lwz     r10, I_SEM(r27)         # up(&inode->i_sem)
-        addi    r10, r10, 1
-        stw     r10, I_SEM(r27)
-        cmpwi   0, r10, 0
-        ble-    pipe_contended
-        lwz     r10, I_ATOMIC(r27)      # down_interruptible(&inode->i_atomic_write)
-        addi    r10, r10, -1
-        stw     r10, I_ATOMIC(r27)
-        cmpwi   0, r10, 0
-        blt-    pipe_contended
+        UP      r27, I_SEM              # up(&inode->i_sem)
+        DOWN    r27, I_ATOMIC           # down_interruptible(&inode->i_atomic_write)
 .endif
 pw_outer:
         cmpwi   0, r29, 0
@@ -426,12 +474,8 @@ pw_finish:
         cmpwi   0, r10, 0
         bne-    pipe_dirty_sb
 .ifndef LINUX_2_1_51
-        lwz     r10, I_ATOMIC(r27)      # up(&inode->i_atomic_write)
-        addi    r10, r10, 1
-        stw     r10, I_ATOMIC(r27)
-        lwz     r10, I_SEM(r27)         # down(&inode->i_sem)
-        addi    r10, r10, -1
-        stw     r10, I_SEM(r27)
+        UP      r27, I_ATOMIC           # up(&inode->i_atomic_write)
+        DOWN    r27, I_SEM              # down(&inode->i_sem)
 .endif
         mr      r3, r28
 pw_out:
