@@ -172,7 +172,7 @@ TASK_FIELDS = {"TASK_FLAGS": 4, "SIGPENDING": 8, "ADDR_LIMIT": 12, "NEED_RESCHED
                "POLICY": 40, "NEXT_RUN": 44, "PREV_RUN": 48, "TASK_MM": 52, "HAS_CPU": 56,
                "PROCESSOR": 60, "TSS": 64, "TSS_PGDIR": 0, "TSS_KSP": 4, "TSS_REGS": 8,
                "TSS_LAST_SYSCALL": 12, "MM_CONTEXT": 0, "MM_PGD": 4, "SIGNAL": 96,
-               "BLOCKED": 100}
+               "BLOCKED": 100, "TIMEOUT": 104}   # TIMEOUT: 2.1.51's (schedule reads it)
 # the kernel's words (KDATA): int_return's, hash_page's count, and schedule()'s
 KDATA_WORDS = ("LOST_IRQS", "BH_MASK", "BH_ACTIVE", "XTIME", "KERNEL_RELOADS",
                "CONTEXT_SWTCH", "NR_RUNNING", "TQ_SCHEDULER", "IRQ_COUNT", "BH_COUNT",
@@ -202,7 +202,8 @@ REFUSED = {1: "a kernel stack overflow", 2: "sys_sigreturn", 3: "a traced task (
            14: "every process sleeps: the programs deadlock", 15: "a real-time task",
            16: "a scheduler task queue", 17: "schedule() in an interrupt",
            18: "every counter spent (recalculation: the model has no timer)",
-           19: "a task without an MMU context"}
+           19: "a task without an MMU context",
+           20: "a sleep with a timeout (2.1.51's schedule: the model has no timer)"}
 ENOSYS = 38
 CR0_SO = 0x10000000
 # BATs: IBAT2U/L and DBAT2U/L (mapin_ram's BAT2)
@@ -350,9 +351,13 @@ NULL_CALL_INSTRUCTIONS = {"user": 5, "prologue": 34, "transfer_to_handler": 51,
                           "DoSyscall": 30, "int_return": 82}
 # the same on Linux 2.1.51's path (entry_22.S with LINUX_2_1_51, its header): the prologue
 # tests SRR1[PR] and loads tss.ksp (35 + the 4 to transfer_to_handler), transfer_to_handler
-# has no MSR_POW clear, SPRG2 or stack check; int_return's tests differ but count the same
-NULL_CALL_INSTRUCTIONS_21 = {"user": 5, "prologue": 39, "transfer_to_handler": 43,
-                             "DoSyscall": 30, "int_return": 82}
+# has no MSR_POW clear, SPRG2 or stack check; int_return's tests differ but count the same;
+# each of head.S's SYNCs is a lone sync (exception_22.S, SYNC_HEAD): one isync fewer in
+# transfer_to_handler (43 -> 42), three in int_return (82 -> 79)
+NULL_CALL_INSTRUCTIONS_21 = {"user": 5, "prologue": 39, "transfer_to_handler": 42,
+                             "DoSyscall": 30, "int_return": 79}
+#: the sync and isync instructions of one null call on each kernel's path
+NULL_CALL_SYNCS = {"2.2.0": {"sync": 4, "isync": 4}, "2.1.51": {"sync": 4, "isync": 0}}
 #: the kernels whose entry and exit ``Entry`` runs (``version``)
 VERSIONS = ("2.2.0", "2.1.51")
 
@@ -591,17 +596,20 @@ class Entry:
 
     def _add_to_runqueue(self, process):
         """wake_up_process at fork or when a run starts (2.2.0's add_to_runqueue: after
-        init_task, nr_running up), unless the task is on the run queue already."""
+        init_task; 2.1.51's: before it, at the back; nr_running up), unless the task is on
+        the run queue already."""
         task, head = self.task(process), self.init_task
         f = TASK_FIELDS
         self._word(task + TASK_STATE, TASK_RUNNING)
         if self.machine.read_word(task + f["NEXT_RUN"]):
             return
-        first = self.machine.read_word(head + f["NEXT_RUN"])
-        self._word(task + f["PREV_RUN"], head)
-        self._word(head + f["NEXT_RUN"], task)
-        self._word(task + f["NEXT_RUN"], first)
-        self._word(first + f["PREV_RUN"], task)
+        before, after = ((self.machine.read_word(head + f["PREV_RUN"]), head)
+                         if self.version == "2.1.51" else
+                         (head, self.machine.read_word(head + f["NEXT_RUN"])))
+        self._word(task + f["PREV_RUN"], before)
+        self._word(before + f["NEXT_RUN"], task)
+        self._word(task + f["NEXT_RUN"], after)
+        self._word(after + f["PREV_RUN"], task)
         running = self.kdata + 4 * KDATA_WORDS.index("NR_RUNNING")
         self._word(running, self.machine.read_word(running) + 1)
 
@@ -885,8 +893,8 @@ class Entry:
         finally:
             self.running = None
             self._stubs(False)
-            if self.kind == "603":
-                self.regs.set_spr(SPRG3, self.kernel.arch.thread)
+            # SPRG3 back to the backend's thread (its kernel routines' hash_page reads it)
+            self.regs.set_spr(SPRG3, self.kernel.arch.thread)
 
     def _switched(self, task):
         """schedule22 (routines/ppc32/sched_22.S) chose ``task`` and is about to switch to

@@ -316,7 +316,6 @@ class PPC603(Arch):
         m = self.machine
         self.nobats_reloads = m.alloc(8, align=8)
         m.load(f".equ create_hpte, {m.symbols['create_hpte']:#x}\n"
-               f".equ NOBATS_WORDS, {self.thread + THREAD_PGDIR:#x}\n"
                f".equ NOBATS_RELOADS, {self.nobats_reloads:#x}\n" +
                routine("ppc32/nobats_hash_22.S").read_text())
         self.kernel_stubs = {vector: assemble(f"ba {m.symbols[name]:#x}\n", "ppc32",

@@ -282,11 +282,12 @@ class PPC604(PPC32Hash):
         ISI / DSI whose prologue runs hash_page (routines/ppc32/nobats_hash_22.S)."""
         m = self.machine
         self.kernel_tables = kernel_page_tables(m)
-        self.nobats_words = m.alloc(8, align=8)     # the current pgdir, the kernel's reloads
+        self.nobats_reloads = m.alloc(8, align=8)   # the kernel's reloads
         m.load(f".equ create_hpte, {m.symbols['create_hpte']:#x}\n"
-               f".equ NOBATS_WORDS, {self.nobats_words:#x}\n"
-               f".equ NOBATS_RELOADS, {self.nobats_words + 4:#x}\n" +
+               f".equ NOBATS_RELOADS, {self.nobats_reloads:#x}\n" +
                routine("ppc32/nobats_hash_22.S").read_text())
+        # SPRG3: the current thread, whose PG_TABLES hash_page reads (head.S 465, 1232)
+        self.cpu_regs.set_spr(SPRG3, self.thread)
         swapper = m.alloc(PAGE_SIZE, align=PAGE_SIZE)        # swapper_pg_dir
         self._kernel_mappings(swapper)
         self.native_tlb = TLB604Model(m, self.sdr1, 0)
@@ -303,11 +304,11 @@ class PPC604(PPC32Hash):
 
     def _kernel_mappings(self, pgd):
         """The kernel's entries in the page directory at ``pgd`` (pgd_alloc copies them from
-        swapper_pg_dir), which becomes the one hash_page reads (2.2.0: the thread's
-        PG_TABLES, set by _switch)."""
+        swapper_pg_dir), which becomes the one hash_page reads: the thread's PG_TABLES
+        (SPRG3's; 2.2.0's switch_mm sets it)."""
         for index, table in self.kernel_tables.items():
             self.machine.write(pgd + 4 * index, table.to_bytes(4, "big"))
-        self.machine.write(self.nobats_words, pgd.to_bytes(4, "big"))
+        self.machine.write(self.thread + THREAD_PGDIR, pgd.to_bytes(4, "big"))
 
     def _load_segments(self, mm):
         """Without BATs: segment 0 the kernel's, 1-11 the mm's (the model's copies: the
@@ -320,7 +321,7 @@ class PPC604(PPC32Hash):
     @property
     def kernel_reloads(self):
         """HPTEs hash_page made for the kernel's own pages (without BATs)."""
-        return self.machine.read_word(self.nobats_words + 4)
+        return self.machine.read_word(self.nobats_reloads)
 
     def _kernel_storage_interrupt(self):
         """A kernel routine's access found no HPTE (no BATs): the ISI / DSI delivered as the

@@ -55,10 +55,13 @@
  *     frame's address in SPRG2; it stores r1 and the back chain first: 35 instructions
  *     from user mode (2.2.0: 30), 39 to transfer_to_handler for a system call (34);
  *   - transfer_to_handler stores the MSR as it was (no MSR_POW clear), sets no SPRG2 and
- *     has no kernel-stack check: 43 instructions from user mode (51);
+ *     has no kernel-stack check: 42 instructions from user mode (51);
  *   - int_return tests the global need_resched (2.2: current's) and signal & ~blocked
- *     (2.2: sigpending), and leaves only tss.ksp for the next entry (no SPRG2): 82
- *     instructions back to user mode, as 2.2.0;
+ *     (2.2: sigpending), and leaves only tss.ksp for the next entry (no SPRG2): 79
+ *     instructions back to user mode (82);
+ *   - each SYNC of head.S is a lone sync (exception_22.S's SYNC_HEAD: 2.1.51's macro was
+ *     function-like and written bare), 2.2.0's `sync; isync`: in transfer_to_handler, twice
+ *     and once more in int_return, twice in _switch;
  *   - DoSyscall and _switch run the same instructions as 2.2.0's (2.1.51's _switch steps the
  *     VSID by 1 from context << 4: here the kernel model's VSIDs, as below).
  * It is the oldest entry a PowerMac kernel of the tree had: PowerMac support came with
@@ -67,8 +70,9 @@
  * The rest of that kernel as the model runs it (Dougan 1999 notebook 06): on the PowerMac,
  * mapin_ram maps all of RAM with PTEs and no BAT (nobats here); the 603 reloads its TLB
  * from the hash table (tlbmiss_603_hash.S, the same search as 2.1.51's handlers); a range
- * flush searches the hash table page by page (flush_hash_search.S). The scheduler and the
- * pipe code are 2.2.0's in both.
+ * flush searches the hash table page by page (flush_hash_search.S); sched_22.S runs 2.1.51's
+ * schedule(), goodness and wake-ups, pipe_22.S 2.1.51's sys_read / sys_write and
+ * pipe_read / pipe_write.
  *
  * What the model changes: without BATs (KERNEL_SEGMENT0 defined: the kernel, at EA =
  * physical, lives in segment 0 with a VSID of its own, as 2.2's kernel segments 12-15 have)
@@ -271,8 +275,7 @@ tth_kernel:
         mtspr   SRR0, r24
         mtspr   SRR1, r20
         mtlr    r23
-        sync
-        isync
+        SYNC_HEAD
         rfi                             # into the handler, translation on
 
 stack_overflow22:
@@ -339,11 +342,9 @@ int_return:
         li      r4, 0
         ori     r4, r4, MSR_EE
         andc    r30, r30, r4
-        sync
-        isync
+        SYNC_HEAD
         mtmsr   r30
-        sync
-        isync
+        SYNC_HEAD
         lwz     r5, _MSR(r1)
         and.    r5, r5, r4
         beq     ir_no_ee
@@ -429,8 +430,7 @@ ir_restore:
         lwz     r0, GPR0(r1)
         lwz     r2, GPR2(r1)
         lwz     r1, GPR1(r1)
-        sync
-        isync
+        SYNC_HEAD
         rfi
 
 ir_lost_irq:
@@ -506,8 +506,7 @@ _switch22:                              # r3 = prev's tss, r4 = next's, r5 = nex
         sync
         addis   r0, r4, 0               # tophys
         mtspr   SPRG3, r0               # the current thread
-        sync
-        isync
+        SYNC_HEAD
         lwz     r1, TSS_KSP(r4)         # next's kernel sp
         addi    r2, r4, -TSS            # current = next
         rlwinm  r5, r5, 4, 8, 27        # VSID = context << 4
@@ -527,8 +526,7 @@ sw_segments:
         addi    r5, r5, 0x111           # the next segment's VSID (the kernel model's step)
         addis   r3, r3, 0x1000
         bdnz    sw_segments
-        sync
-        isync
+        SYNC_HEAD
         b       int_return              # 2.2 falls through into it
 
         .align  5
@@ -548,7 +546,8 @@ sys_exit22:                             # the program's end: the run stops
 # hash_kernel22: 2.2.0's hash_page for a kernel address (the kernel without BATs), called by
 # the DSI / ISI prologue in real mode, r21 = the frame (physical): r3 = the access
 # (_PAGE_RW for a store), r4 = the address. The current thread's page directory (the
-# kernel's PTE pages are in every one) gives the Linux PTE; the access needs _PAGE_PRESENT
+# kernel's PTE pages are in every one; 2.2.0's PG_TABLES, 2.1.51's current->mm->pgd, each
+# through tophys) gives the Linux PTE; the access needs _PAGE_PRESENT
 # (and _PAGE_RW for a store), not _PAGE_USER (a supervisor access); the PTE is marked
 # accessed (and dirty for a store) and create_hpte (routines/ppc32/
 # hash_low_32.S) makes the HPTE with VSID 0, the kernel segment's. Counts the reloads
@@ -566,12 +565,20 @@ hash_kernel22:
         stw     r13, GPR13(r21)
         mflr    r13
         mfspr   r5, SPRG3               # the current thread: its page directory
-        lwz     r5, TSS_PGDIR(r5)
+.ifdef LINUX_2_1_51
+        lwz     r5, TASK_MM-TSS(r5)     # 2.1.51: current->mm->pgd (as hash_page_user22)
+        addis   r5, r5, 0
+        lwz     r5, MM_PGD(r5)
+.else
+        lwz     r5, TSS_PGDIR(r5)       # 2.2.0: PG_TABLES (head.S 1232)
+.endif
         ori     r3, r3, _PAGE_PRESENT
+        addis   r5, r5, 0               # tophys (head.S 1233)
         rlwimi  r5, r4, 12, 20, 29      # pgdir + (ea >> 22) * 4
         lwz     r8, 0(r5)               # the PTE page, or 0
         rlwinm. r8, r8, 0, 0, 19
         beq-    hk_none
+        addis   r8, r8, 0               # tophys (head.S 1238)
         rlwimi  r8, r4, 22, 20, 29      # the Linux PTE
         rlwinm  r0, r3, 32-3, 24, 24    # a store also sets _PAGE_DIRTY
         ori     r0, r0, _PAGE_ACCESSED  # no _PAGE_HASHPTE in 2.1.51 / 2.2.0

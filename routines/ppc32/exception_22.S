@@ -14,6 +14,19 @@
  * hash_low_32.S); of EXCEPTION_PROLOG under LINUX_2_1_51, TSS_KSP; of USER_HASH_DA /
  * USER_HASH_IA, the labels da_slow / ia_slow (do_page_fault's way).
  */
+# head.S's SYNC (entry_22.S: transfer_to_handler's rfi, int_return's mtmsr and rfi,
+# _switch's SPRG3 and segments; hash_page's rfi below): 2.2.0's `#define SYNC sync;
+# isync`. 2.1.51 defined it as a function-like macro, `#define SYNC() sync; isync` (head.S
+# lines 33-35 at 94520e420), and wrote it bare, `SYNC`, which cpp does not expand without
+# its parentheses; gas, which lowercased mnemonics (read.c's IGNORE_OPCODE_CASE), then
+# assembled each as a lone `sync`. The object-like macro came with 2.1.79 (ae04feb38).
+        .macro  SYNC_HEAD
+        sync
+.ifndef LINUX_2_1_51
+        isync
+.endif
+        .endm
+
         .equ    XER, 1
         .equ    DSISR, 18
         .equ    DAR, 19
@@ -216,8 +229,7 @@
 # existing HPTE when the old PTE had the bit), so that 2.4's flushes find what it made.
 # What the model adds: create_hpte is a call (2.2.0's search is inline), so r8, r9 and r12
 # (create_hpte's, and the user's) are kept in the frame meanwhile: 6 loads and stores 2.2.0
-# does not run. 2.1.51 writes SYNC where its macro is SYNC(): taken as the
-# sync; isync it names.
+# does not run. 2.1.51's SYNC is a lone sync (SYNC_HEAD above).
         .macro  HASH_PAGE_USER22
 hash_page_user22:
 .ifdef LINUX_2_1_51
@@ -262,7 +274,9 @@ hpu_make:
         lwz     r8, GPR8(r21)
         lwz     r9, GPR9(r21)
         lwz     r12, GPR12(r21)
-        isync                           # SYNC: create_hpte ended with its sync
+.ifndef LINUX_2_1_51                    # SYNC: create_hpte ended with its sync
+        isync
+.endif
 .ifndef LINUX_2_1_51
         nop
         nop
@@ -292,8 +306,7 @@ hpu_make:
         lwz     r22, GPR22(r21)
         lwz     r23, GPR23(r21)
         lwz     r21, GPR21(r21)
-        sync
-        isync
+        SYNC_HEAD
         rfi
 hpu_out:
         blr

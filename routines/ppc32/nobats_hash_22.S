@@ -21,22 +21,25 @@
  *     hash_page with the access (MSR_PR -> _PAGE_USER: 0 from the kernel; DSISR store ->
  *     _PAGE_RW);
  *   - head.S 1212-1404, hash_page: the current thread's page directory (SPRG3's
- *     PG_TABLES: the kernel's entries are in every one) gives the Linux PTE, which must
- *     allow the access; it is marked accessed (dirty for a store), the HPTE made with the
+ *     PG_TABLES, head.S 465 and 1232-1233, through tophys: the kernel's entries are in
+ *     every one) gives the Linux PTE (tophys of the PTE page, 1238), which must allow the
+ *     access; it is marked accessed (dirty for a store), the HPTE made with the
  *     segment's VSID (0: the kernel's segment here) and hash_page returns straight to the
  *     access from the frame (no transfer_to_handler, no C).
  * The HPTE is create_hpte's (hash_low_32.S), as for exception_22.S's hash_page_user22 and
  * entry_22.S's hash_kernel22. A kernel access with no PTE (do_page_fault's) does not happen in the
  * model's routines: it stops the run (an illegal instruction).
  *
- * The prelude (emu.kernel.ppc604) defines create_hpte, NOBATS_WORDS (a word: the current
- * page directory, which the backend writes at each switch_mm, as 2.2.0's _switch sets the
- * thread's PG_TABLES) and NOBATS_RELOADS (the count of HPTEs made for the kernel).
+ * The prelude (emu.kernel.ppc603 / ppc604) defines create_hpte and NOBATS_RELOADS (the count
+ * of HPTEs made for the kernel). SPRG3 holds the current thread, as on 2.2.0: the backend's
+ * thread block (whose page directory it writes at each switch_mm, as 2.2.0's switch_mm
+ * sets the thread's PG_TABLES) or, inside a user program's run, emu.kernel.entry's task.
  *
  * Instructions, by hand, for a DSI on a kernel page with a PTE: 32 (the prologue) + 8
- * (the tests and the bl) + 24 (nobats_hash_kernel22 up to create_hpte, its bl included)
+ * (the tests and the bl) + 26 (nobats_hash_kernel22 up to create_hpte, its bl included)
  * + create_hpte + 12 (after it) + 3 (the status, the branch) + 22 (the return, its rfi):
- * 101 + create_hpte's.
+ * 103 + create_hpte's (101 before session 30: the page directory from a word of the model's
+ * and no tophys).
  */
         .equ    XER, 1
         .equ    DSISR, 18
@@ -46,6 +49,10 @@
         .equ    SPRG0, 272
         .equ    SPRG1, 273
         .equ    SPRG2, 274
+        .equ    SPRG3, 275
+        # thread_struct's pg_tables (2.2.0's PG_TABLES, offset 4 there): the first word of
+        # the model's thread blocks (ppc603.THREAD_PGDIR, emu.kernel.entry's TSS_PGDIR)
+        .equ    NB_PG_TABLES, 0
         # struct pt_regs (2.2.0 include/asm-ppc/ptrace.h) after a 16-byte frame header
         .equ    NB_GPR0, 16
         .equ    NB_GPR1, 20
@@ -148,13 +155,15 @@ nobats_hash_kernel22:
         stw     r12, NB_GPR12(r21)
         stw     r13, NB_GPR13(r21)
         mflr    r13
-        lis     r5, NOBATS_WORDS@ha     # the current page directory (2.2.0: SPRG3's
-        lwz     r5, NOBATS_WORDS@l(r5)  # PG_TABLES)
+        mfspr   r5, SPRG3               # the current thread (DataAccess's r5, head.S 465)
+        lwz     r5, NB_PG_TABLES(r5)    # its page directory (hash_page, head.S 1232)
         ori     r3, r3, NB_PRESENT
+        addis   r5, r5, 0               # tophys (head.S 1233)
         rlwimi  r5, r4, 12, 20, 29      # pgdir + (ea >> 22) * 4
         lwz     r8, 0(r5)               # the PTE page, or 0
         rlwinm. r8, r8, 0, 0, 19
         beq-    nb_none
+        addis   r8, r8, 0               # tophys (head.S 1238)
         rlwimi  r8, r4, 22, 20, 29      # the Linux PTE
         rlwinm  r0, r3, 32-3, 24, 24    # a store also sets _PAGE_DIRTY
         ori     r0, r0, NB_ACCESSED

@@ -8,7 +8,10 @@
  *
  *   sys_read22 / sys_write22 (r3 = fd, r4 = buf, r5 = count): fget (current->files->fd[fd],
  *     its count up), the file's mode, locks_verify_area (no mandatory lock on the inode),
- *     f_op->read / write with &f_pos, fput; -EBADF / -EINVAL as the C code returns them;
+ *     f_op->read / write with &f_pos (a write between down and up of the inode's i_sem:
+ *     semaphore.h's inline down / up around misc.S's atomic_dec_return / atomic_inc_return,
+ *     out of line, as guest code; a write's buf, count and f_op->write kept in r27-r29
+ *     across down, its result across up), fput; -EBADF / -EINVAL as the C code returns them;
  *   pipe_read22: while the pipe is empty or locked: no writer (or count 0) returns 0, a
  *     pending signal -ERESTARTSYS, else interruptible_sleep_on(PIPE_WAIT); then, locked,
  *     chunks of min(count, bytes left, bytes to the end of the page) copied to the user
@@ -16,12 +19,19 @@
  *     PIPE_WAIT, UPDATE_ATIME, the count read (-EAGAIN if none and a writer is left);
  *   pipe_write22: no reader: -EPIPE (the SIGPIPE is not sent: refused); an atomic write if
  *     count <= PIPE_BUF (wait until that much is free), else any free space; the inode's
- *     i_sem up and i_atomic_write down (uncontended semaphores: a decrement and a test);
+ *     i_sem up and i_atomic_write down (uncontended: DOWN / UP below);
  *     while bytes are left: wait while too little is free or the pipe is locked (no reader,
  *     a signal: return), then, locked, chunks of min(count, free, bytes to the end of the
  *     page) copied from the user at the pipe's end; unlocked, wake_up; i_ctime = i_mtime
  *     = CURRENT_TIME, mark_inode_dirty (a pipe's inode has no superblock: a test);
  *     i_atomic_write up, i_sem down; the count written;
+ *   LINUX_2_1_51 (Entry(version="2.1.51")): Linux 2.1.51's (davej-history 94520e420,
+ *     fs/read_write.c 118-188, fs/pipe.c 36-125): sys_read / sys_write test f_dentry and
+ *     d_inode after fget and call f_op with (inode, file, buf, count); pipe_read and
+ *     pipe_write have no f_pos test, test a signal as current->signal & ~current->blocked,
+ *     pipe_read returns 0 on an empty pipe only when no writer is left (no `!count`), and
+ *     pipe_write takes no semaphore (sys_write holds i_sem; i_atomic_write came later);
+ *     UPDATE_ATIME and mark_inode_dirty as the model has them for 2.2.0;
  *   copy_to_user22 / copy_from_user22: __range_ok against current->addr_limit, then the
  *     copy (memcpy32: 2.2's __copy_tofrom_user copies with the same word loop and adds an
  *     exception table, which the model's buffers, touched first, never need).
@@ -39,69 +49,184 @@
         .equ    EPIPE, 32
         .equ    ERESTARTSYS, 512
 
-        .globl  sys_read22
-sys_read22:
-        li      r7, FMODE_READ
-        li      r8, FOP_READ
-        b       sys_rw22
-        .globl  sys_write22
-sys_write22:
-        li      r7, FMODE_WRITE
-        li      r8, FOP_WRITE
-sys_rw22:                               # r7 = the mode needed, r8 = the f_op slot
+# sys_read / sys_write (fs/read_write.c): one body, written out for each (a read's file
+# is all that lives across the call; a write's inode too, for its i_sem: r30). WRITE = 1:
+# down(&inode->i_sem) before f_op->write and up after it (2.2.0's sys_write, lines 169-171
+# at f6cce5dae; 2.1.51's, 181-183 at 94520e420), uncontended: a decrement and a test.
+# LINUX_2_1_51: after fget, 2.1.51 tests file->f_dentry and dentry->d_inode (a null one is
+# -EBADF), locks_verify_area reads the inode it has, and f_op's read / write takes (inode,
+# file, buf, count) where 2.2.0's takes (file, buf, count, &file->f_pos).
+        .macro  SYS_RW mode, slot, write, inode
         mflr    r0
         stwu    r1, -32(r1)
         stw     r0, 36(r1)
         stw     r31, 28(r1)
+.if \write
+        stw     r30, 24(r1)
+        stw     r29, 20(r1)
+        stw     r28, 16(r1)
+        stw     r27, 12(r1)
+        mr      r29, r4                 # buf and count, live across down()
+        mr      r28, r5
+.endif
         lwz     r9, TASK_FILES(r2)      # fget
         lwz     r10, FILES_MAX(r9)
         cmplw   0, r3, r10
-        bge-    rw_ebadf
+        bge-    rw_ebadf\write
         lwz     r9, FILES_FD(r9)
         slwi    r3, r3, 2
         lwzx    r31, r9, r3
         cmpwi   0, r31, 0
-        beq-    rw_ebadf
+        beq-    rw_ebadf\write
         lwz     r10, F_COUNT(r31)
         addi    r10, r10, 1
         stw     r10, F_COUNT(r31)
+.ifdef LINUX_2_1_51
+        lwz     \inode, F_DENTRY(r31)   # dentry = file->f_dentry
+        cmpwi   0, \inode, 0
+        beq-    rw_ebadf_put\write
+        lwz     \inode, D_INODE(\inode) # inode = dentry->d_inode
+        cmpwi   0, \inode, 0
+        beq-    rw_ebadf_put\write
         lwz     r10, F_MODE(r31)
-        and.    r10, r10, r7
-        beq-    rw_ebadf_put
-        lwz     r10, F_DENTRY(r31)      # locks_verify_area: mandatory locks?
-        lwz     r10, D_INODE(r10)
-        lwz     r10, I_FLAGS(r10)
+        andi.   r10, r10, \mode
+        beq-    rw_ebadf_put\write
+        lwz     r10, I_FLAGS(\inode)    # locks_verify_area: mandatory locks?
+.else
+        lwz     r10, F_MODE(r31)
+        andi.   r10, r10, \mode
+        beq-    rw_ebadf_put\write
+        lwz     \inode, F_DENTRY(r31)   # locks_verify_area: mandatory locks?
+        lwz     \inode, D_INODE(\inode)
+        lwz     r10, I_FLAGS(\inode)
+.endif
         andi.   r10, r10, S_MANDLOCK
         bne-    rw_refused
         lwz     r10, F_OP(r31)
         cmpwi   0, r10, 0
-        beq-    rw_einval_put
-        lwzx    r10, r10, r8            # f_op->read / write
-        cmpwi   0, r10, 0
-        beq-    rw_einval_put
-        mtctr   r10
-        mr      r3, r31
+        beq-    rw_einval_put\write
+.if \write
+        lwz     r27, \slot(r10)         # f_op->write, live across down()
+        cmpwi   0, r27, 0
+        beq-    rw_einval_put\write
+        DOWN    r30, I_SEM              # down(&inode->i_sem)
+        mtctr   r27
+.ifdef LINUX_2_1_51
+        mr      r3, r30                 # (inode, file, buf, count)
+        mr      r4, r31
+        mr      r5, r29
+        mr      r6, r28
+.else
+        mr      r3, r31                 # (file, buf, count, &file->f_pos)
+        mr      r4, r29
+        mr      r5, r28
         addi    r6, r31, F_POS
+.endif
         bctrl
-rw_put:
+        mr      r29, r3                 # the result, across up()
+        UP      r30, I_SEM              # up(&inode->i_sem)
+        mr      r3, r29
+.else
+        lwz     r10, \slot(r10)         # f_op->read
+        cmpwi   0, r10, 0
+        beq-    rw_einval_put\write
+        mtctr   r10
+.ifdef LINUX_2_1_51
+        mr      r6, r5                  # (inode, file, buf, count)
+        mr      r5, r4
+        mr      r4, r31
+        mr      r3, \inode
+.else
+        mr      r3, r31                 # (file, buf, count, &file->f_pos)
+        addi    r6, r31, F_POS
+.endif
+        bctrl
+.endif
+rw_put\write:
         lwz     r10, F_COUNT(r31)       # fput
         addi    r10, r10, -1
         stw     r10, F_COUNT(r31)
-rw_out:
+rw_out\write:
+.if \write
+        lwz     r27, 12(r1)
+        lwz     r28, 16(r1)
+        lwz     r29, 20(r1)
+        lwz     r30, 24(r1)
+.endif
         lwz     r31, 28(r1)
         lwz     r0, 36(r1)
         addi    r1, r1, 32
         mtlr    r0
         blr
-rw_ebadf:
+rw_ebadf\write:
         li      r3, -EBADF
-        b       rw_out
-rw_ebadf_put:
+        b       rw_out\write
+rw_ebadf_put\write:
         li      r3, -EBADF
-        b       rw_put
-rw_einval_put:
+        b       rw_put\write
+rw_einval_put\write:
         li      r3, -EINVAL
-        b       rw_put
+        b       rw_put\write
+        .endm
+
+# include/asm-ppc/semaphore.h's down() / down_interruptible() and up() (2.2.0 lines 60-78;
+# 2.1.51's, 60-78, the same): atomic_dec_return(&sem->count) < 0 (or atomic_inc_return <= 0)
+# calls __down (__up): here refused, the model's semaphores are never contended. The inode
+# is in INODE, OFFSET the semaphore's count
+        .macro  DOWN inode, offset
+        addi    r3, \inode, \offset
+        bl      atomic_dec_return22
+        cmpwi   0, r3, 0
+        blt-    pipe_contended
+        .endm
+        .macro  UP inode, offset
+        addi    r3, \inode, \offset
+        bl      atomic_inc_return22
+        cmpwi   0, r3, 0
+        ble-    pipe_contended
+        .endm
+
+# arch/ppc/kernel/misc.S's atomic_inc_return and atomic_dec_return (out of line in both
+# kernels: 2.2.0 misc.S 173-191, 2.1.51 misc.S 166-184, the same loops): a lwarx / stwcx.
+# loop, the new value in r3
+        .globl  atomic_inc_return22
+atomic_inc_return22:
+1:      lwarx   r5, 0, r3
+        addi    r5, r5, 1
+        stwcx.  r5, 0, r3
+        bne-    1b
+        mr      r3, r5
+        blr
+        .globl  atomic_dec_return22
+atomic_dec_return22:
+1:      lwarx   r5, 0, r3
+        subi    r5, r5, 1
+        stwcx.  r5, 0, r3
+        bne-    1b
+        mr      r3, r5
+        blr
+
+# a pending signal: 2.2.0's signal_pending(current) (its sigpending word), 2.1.51's
+# current->signal & ~current->blocked
+        .macro  SIGNAL_PENDING target
+.ifdef LINUX_2_1_51
+        lwz     r10, SIGNAL(r2)
+        lwz     r11, BLOCKED(r2)
+        andc.   r10, r10, r11
+        bne-    \target
+.else
+        lwz     r10, SIGPENDING(r2)
+        cmpwi   0, r10, 0
+        bne-    \target
+.endif
+        .endm
+
+        .globl  sys_read22
+sys_read22:
+        SYS_RW  FMODE_READ, FOP_READ, 0, r11
+        .globl  sys_write22
+sys_write22:
+        SYS_RW  FMODE_WRITE, FOP_WRITE, 1, r30
 rw_refused:
         li      r3, HOST_REFUSED
         li      r4, 8
@@ -119,6 +244,13 @@ pipe_read22:                            # r3 = file, r4 = buf, r5 = count, r6 = 
         stw     r29, 32(r1)
         stw     r30, 36(r1)
         stw     r31, 40(r1)
+.ifdef LINUX_2_1_51                    # 2.1.51: (inode, file, buf, count), no f_pos test
+        mr      r31, r4
+        mr      r30, r5                 # buf
+        mr      r29, r6                 # count
+        li      r28, 0                  # read
+        mr      r27, r3                 # the inode
+.else
         mr      r31, r3
         mr      r30, r4                 # buf
         mr      r29, r5                 # count
@@ -128,6 +260,7 @@ pipe_read22:                            # r3 = file, r4 = buf, r5 = count, r6 = 
         addi    r10, r31, F_POS
         cmpw    0, r6, r10
         bne-    pr_espipe
+.endif
         lwz     r10, F_FLAGS(r31)
         andi.   r10, r10, O_NONBLOCK
         bne-    pipe_nonblock
@@ -138,17 +271,17 @@ pr_wait:
         lwz     r10, PIPE_WRITERS(r27)  # empty: no writer, or nothing asked: 0
         cmpwi   0, r10, 0
         beq-    pr_zero
+.ifndef LINUX_2_1_51                    # 2.1.51: no writer only
         cmpwi   0, r29, 0
         beq-    pr_zero
+.endif
         b       pr_sleep
 pr_locked:
         lwz     r10, PIPE_LOCK(r27)
         cmpwi   0, r10, 0
         beq     pr_go
 pr_sleep:
-        lwz     r10, SIGPENDING(r2)
-        cmpwi   0, r10, 0
-        bne-    pr_erestart
+        SIGNAL_PENDING pr_erestart
         addi    r3, r27, PIPE_WAIT
         bl      sleep_on22
         b       pr_wait
@@ -239,6 +372,13 @@ pipe_write22:                           # r3 = file, r4 = buf, r5 = count, r6 = 
         stw     r29, 32(r1)
         stw     r30, 36(r1)
         stw     r31, 40(r1)
+.ifdef LINUX_2_1_51                    # 2.1.51: (inode, file, buf, count), no f_pos test
+        mr      r31, r4
+        mr      r30, r5                 # buf
+        mr      r29, r6                 # count
+        li      r28, 0                  # written
+        mr      r27, r3
+.else
         mr      r31, r3
         mr      r30, r4                 # buf
         mr      r29, r5                 # count
@@ -248,6 +388,7 @@ pipe_write22:                           # r3 = file, r4 = buf, r5 = count, r6 = 
         addi    r10, r31, F_POS
         cmpw    0, r6, r10
         bne-    pw_espipe
+.endif
         lwz     r10, PIPE_READERS(r27)
         cmpwi   0, r10, 0
         beq-    pipe_sigpipe
@@ -256,16 +397,10 @@ pipe_write22:                           # r3 = file, r4 = buf, r5 = count, r6 = 
         bgt     pw_free
         mr      r25, r29
 pw_free:
-        lwz     r10, I_SEM(r27)         # up(&inode->i_sem)
-        addi    r10, r10, 1
-        stw     r10, I_SEM(r27)
-        cmpwi   0, r10, 0
-        ble-    pipe_contended
-        lwz     r10, I_ATOMIC(r27)      # down_interruptible(&inode->i_atomic_write)
-        addi    r10, r10, -1
-        stw     r10, I_ATOMIC(r27)
-        cmpwi   0, r10, 0
-        blt-    pipe_contended
+.ifndef LINUX_2_1_51                    # 2.1.51: no i_atomic_write (sys_write holds i_sem)
+        UP      r27, I_SEM              # up(&inode->i_sem)
+        DOWN    r27, I_ATOMIC           # down_interruptible(&inode->i_atomic_write)
+.endif
 pw_outer:
         cmpwi   0, r29, 0
         ble     pw_finish
@@ -281,9 +416,7 @@ pw_sleep:
         lwz     r10, PIPE_READERS(r27)
         cmpwi   0, r10, 0
         beq-    pipe_sigpipe
-        lwz     r10, SIGPENDING(r2)
-        cmpwi   0, r10, 0
-        bne-    pw_erestart
+        SIGNAL_PENDING pw_erestart
         lwz     r10, F_FLAGS(r31)
         andi.   r10, r10, O_NONBLOCK
         bne-    pipe_nonblock
@@ -340,12 +473,10 @@ pw_finish:
         lwz     r10, I_SB(r27)          # mark_inode_dirty: no superblock, nothing to do
         cmpwi   0, r10, 0
         bne-    pipe_dirty_sb
-        lwz     r10, I_ATOMIC(r27)      # up(&inode->i_atomic_write)
-        addi    r10, r10, 1
-        stw     r10, I_ATOMIC(r27)
-        lwz     r10, I_SEM(r27)         # down(&inode->i_sem)
-        addi    r10, r10, -1
-        stw     r10, I_SEM(r27)
+.ifndef LINUX_2_1_51
+        UP      r27, I_ATOMIC           # up(&inode->i_atomic_write)
+        DOWN    r27, I_SEM              # down(&inode->i_sem)
+.endif
         mr      r3, r28
 pw_out:
         lwz     r25, 16(r1)

@@ -52,6 +52,18 @@
  * sleeps, which the model calls a deadlock (HOST_REFUSED 14); a lost interrupt (none ever
  * is) is refused; CHECK_STACK and SHOW_TASK_SWITCHES are off, as in the default build.
  *
+ * LINUX_2_1_51 defined (Entry(kernel, version="2.1.51")): Linux 2.1.51's own (kernel/sched.c
+ * of davej-history 94520e420, include/linux/sched.h, include/asm-ppc/spinlock.h and
+ * system.h, arch/ppc/kernel/misc.S and process.c: cli, sti, restore_flags and switch_to
+ * as 2.2.0's): schedule22 and goodness22 below the .else (their notes there);
+ * wake_up_process22 with 2.1.51's add_to_runqueue (the global need_resched if p's counter
+ * is more than 3 above current's, nr_running++, p queued before init_task: at the back);
+ * wake_up22 as wake_up_interruptible (p->state == TASK_INTERRUPTIBLE); sleep_on22 as
+ * __sleep_on (if (!p) return; wait = { current, NULL }). By hand: goodness22 10 (another
+ * task), 11 (prev), 8 (no ticks); wake_up_process22 48 in real mode (51 on 2.2.0);
+ * schedule22 6 fewer than 2.2.0's (its preamble 42 against 48 to the walk, goodness 6
+ * fewer, the timeout's tests and r26 4 + 2 more); sleep_on22 4 more.
+ *
  * Instructions, by hand (tests/papers/test_dougan1999_entry.py): cli22 8, sti22 9;
  * goodness22 16 (another mm), 17 (the same), 10 (no ticks left); wake_up_process22 51 (a
  * task on no run queue, counters within 3; 4 more when the saved MSR had EE, as in a
@@ -121,6 +133,10 @@ lost_interrupts22:                      # do_lost_interrupts: none is ever lost 
 
         .globl  sleep_on22
 sleep_on22:                             # interruptible_sleep_on(r3 = q)
+.ifdef LINUX_2_1_51
+        cmpwi   0, r3, 0                # 2.1.51's __sleep_on: if (!p) return
+        beqlr-
+.endif
         mflr    r0
         stwu    r1, -32(r1)
         stw     r0, 36(r1)
@@ -132,6 +148,10 @@ sleep_on22:                             # interruptible_sleep_on(r3 = q)
         stw     r10, TASK_STATE(r2)
         addi    r30, r1, 8              # struct wait_queue wait, on the stack
         stw     r2, WQ_TASK(r30)        # wait.task = current
+.ifdef LINUX_2_1_51
+        li      r10, 0                  # 2.1.51: wait = { current, NULL }
+        stw     r10, WQ_NEXT(r30)
+.endif
         mfmsr   r29                     # write_lock_irqsave: save_flags, cli
         bl      cli22
         lwz     r10, 0(r31)             # __add_wait_queue
@@ -183,8 +203,13 @@ wu_loop:
         lwz     r29, WQ_TASK(r31)       # p = next->task
         lwz     r31, WQ_NEXT(r31)       # next = next->next
         lwz     r10, TASK_STATE(r29)
-        andi.   r10, r10, TASK_INTERRUPTIBLE
+.ifdef LINUX_2_1_51
+        cmpwi   0, r10, TASK_INTERRUPTIBLE      # 2.1.51: p->state == TASK_INTERRUPTIBLE
+        bne     wu_loop
+.else
+        andi.   r10, r10, TASK_INTERRUPTIBLE    # 2.2.0: p->state & mode
         beq     wu_loop
+.endif
         mr      r3, r29
         bl      wake_up_process22
         b       wu_loop
@@ -212,6 +237,28 @@ wake_up_process22:                      # r3 = p
         lwz     r10, NEXT_RUN(r31)      # on a run queue already?
         cmpwi   0, r10, 0
         bne     wp_out
+.ifdef LINUX_2_1_51
+        lwz     r10, COUNTER(r31)       # 2.1.51's add_to_runqueue: the global
+        lwz     r11, COUNTER(r2)        # need_resched if p->counter > current's + 3
+        addi    r11, r11, 3
+        cmpw    0, r10, r11
+        ble     wp_add
+        li      r10, 1
+        lis     r9, KDATA@ha
+        stw     r10, KDATA_NEED_RESCHED@l(r9)
+wp_add:
+        lis     r9, KDATA@ha            # nr_running++
+        lwz     r10, KDATA_NR_RUNNING@l(r9)
+        addi    r10, r10, 1
+        stw     r10, KDATA_NR_RUNNING@l(r9)
+        lis     r9, INIT_TASK@h         # at the back: before init_task
+        ori     r9, r9, INIT_TASK@l
+        lwz     r11, PREV_RUN(r9)       # (p->prev_run = init_task.prev_run)->next_run = p
+        stw     r11, PREV_RUN(r31)
+        stw     r31, NEXT_RUN(r11)
+        stw     r9, NEXT_RUN(r31)       # p->next_run = &init_task
+        stw     r31, PREV_RUN(r9)       # init_task.prev_run = p
+.else
         lis     r9, INIT_TASK@h         # add_to_runqueue: after init_task
         ori     r9, r9, INIT_TASK@l
         lwz     r11, NEXT_RUN(r9)
@@ -234,6 +281,7 @@ wake_up_process22:                      # r3 = p
 wp_resched:
         li      r10, 1
         stw     r10, NEED_RESCHED(r2)
+.endif
 wp_out:
         RESTORE_FLAGS r30, wp_restore   # spin_unlock_irqrestore
         lwz     r30, 24(r1)
@@ -243,6 +291,7 @@ wp_out:
         mtlr    r0
         blr
 
+.ifndef LINUX_2_1_51
         .globl  schedule22
 schedule22:
         mflr    r0
@@ -389,6 +438,160 @@ gd_yield:                               # the yield bit cleared, weight 0
         stw     r10, POLICY(r3)
         li      r3, 0
         blr
+.else
+# Linux 2.1.51's schedule() (kernel/sched.c 376-465 at 94520e420, uniprocessor: the
+# scheduler_lock, release_kernel_lock and reacquire_kernel_lock are empty, this_cpu 0): the
+# global need_resched cleared; local_irq_count tested (no local_bh_count, no tq_scheduler,
+# no aligned_data); the exhausted SCHED_RR test; prev's state by its switch (interruptible:
+# signal & ~blocked makes it runnable, else its timeout, live to the end: a callee-saved
+# register; a timeout is refused, the model has no timer; then del_from_runqueue); the
+# walk with 2.1.51's goodness; kstat.context_swtch++, the timer's test, get_mmu_context,
+# switch_to (process.c 144-163: _disable_interrupts, _switch, _enable_interrupts), the
+# timer's test again.
+        .globl  schedule22
+schedule22:
+        mflr    r0
+        stwu    r1, -48(r1)
+        stw     r0, 52(r1)
+        stw     r31, 44(r1)
+        stw     r30, 40(r1)
+        stw     r29, 36(r1)
+        stw     r28, 32(r1)
+        stw     r27, 28(r1)
+        stw     r26, 24(r1)
+        lis     r9, KDATA@ha            # need_resched = 0
+        li      r10, 0
+        stw     r10, KDATA_NEED_RESCHED@l(r9)
+        mr      r31, r2                 # prev = current
+        lwz     r10, KDATA_IRQ_COUNT@l(r9)      # local_irq_count[this_cpu]
+        cmpwi   0, r10, 0
+        bne-    sch_in_interrupt
+        lwz     r10, KDATA_BH_ACTIVE@l(r9)      # bh_active & bh_mask: do_bottom_half
+        lwz     r11, KDATA_BH_MASK@l(r9)
+        and.    r10, r10, r11
+        bne-    sch_bottom_half
+        bl      cli22                   # spin_lock_irq(&runqueue_lock)
+        lwz     r10, COUNTER(r31)       # an exhausted SCHED_RR task to the back
+        cmpwi   0, r10, 0
+        bne+    sch_21_state
+        lwz     r10, POLICY(r31)
+        cmpwi   0, r10, SCHED_RR
+        beq-    sch_round_robin
+sch_21_state:
+        li      r26, 0                  # timeout = 0
+        lwz     r10, TASK_STATE(r31)    # switch (prev->state)
+        cmpwi   0, r10, TASK_INTERRUPTIBLE
+        beq     sch_21_interruptible
+        cmpwi   0, r10, TASK_RUNNING
+        beq     sch_21_proper
+        b       sch_21_del
+sch_21_interruptible:
+        lwz     r11, SIGNAL(r31)        # prev->signal & ~prev->blocked
+        lwz     r12, BLOCKED(r31)
+        andc.   r11, r11, r12
+        bne     sch_21_runnable
+        lwz     r26, TIMEOUT(r31)       # timeout = prev->timeout
+        cmpwi   0, r26, 0
+        bne-    sch_timeout
+sch_21_del:                                # del_from_runqueue(prev)
+        lis     r9, KDATA@ha
+        lwz     r11, NEXT_RUN(r31)
+        lwz     r12, PREV_RUN(r31)
+        lwz     r10, KDATA_NR_RUNNING@l(r9)
+        addi    r10, r10, -1
+        stw     r10, KDATA_NR_RUNNING@l(r9)
+        stw     r12, PREV_RUN(r11)
+        stw     r11, NEXT_RUN(r12)
+        li      r10, 0
+        stw     r10, NEXT_RUN(r31)
+        stw     r10, PREV_RUN(r31)
+        b       sch_21_proper
+sch_21_runnable:
+        li      r10, TASK_RUNNING
+        stw     r10, TASK_STATE(r31)
+sch_21_proper:
+        lis     r29, INIT_TASK@h
+        ori     r29, r29, INIT_TASK@l
+        lwz     r30, NEXT_RUN(r29)      # p = init_task.next_run
+        bl      sti22                   # spin_unlock_irq
+        li      r28, -1000              # c
+        mr      r27, r29                # next = idle_task
+sch_21_walk:
+        cmpw    0, r30, r29             # while (p != &init_task)
+        beq     sch_21_walked
+        mr      r3, r30
+        bl      goodness22
+        cmpw    0, r3, r28
+        ble     sch_21_next
+        mr      r28, r3                 # c = weight, next = p
+        mr      r27, r30
+sch_21_next:
+        lwz     r30, NEXT_RUN(r30)
+        b       sch_21_walk
+sch_21_walked:
+        cmpwi   0, r28, 0               # every counter spent: recalculate
+        beq-    sch_recalculate
+        cmpw    0, r27, r29             # the idle task: every task sleeps
+        beq-    sch_deadlock
+        cmpw    0, r27, r31
+        beq     sch_21_out
+        lis     r9, KDATA@ha            # kstat.context_swtch++
+        lwz     r10, KDATA_CONTEXT_SWTCH@l(r9)
+        addi    r10, r10, 1
+        stw     r10, KDATA_CONTEXT_SWTCH@l(r9)
+        cmpwi   0, r26, 0               # if (timeout): add_timer (never here)
+        bne-    sch_timeout
+        li      r3, HOST_SWITCH         # the kernel model follows the switch
+        mr      r4, r27
+        bl      host_stop22
+        lwz     r9, TASK_MM(r27)        # get_mmu_context(next)
+        lwz     r10, MM_CONTEXT(r9)
+        cmpwi   0, r10, 0
+        beq-    sch_no_context
+        bl      cli22                   # switch_to: s = _disable_interrupts()
+        mr      r28, r3
+        addi    r3, r31, TSS            # _switch(&current->tss, &new->tss, new->mm->context)
+        addi    r4, r27, TSS
+        lwz     r9, TASK_MM(r27)
+        lwz     r5, MM_CONTEXT(r9)
+        bl      _switch22
+        mr      r3, r28                 # _enable_interrupts(s): prev runs again
+        bl      enable22
+        cmpwi   0, r26, 0               # if (timeout): del_timer
+        bne-    sch_timeout
+sch_21_out:
+        lwz     r26, 24(r1)
+        lwz     r27, 28(r1)
+        lwz     r28, 32(r1)
+        lwz     r29, 36(r1)
+        lwz     r30, 40(r1)
+        lwz     r31, 44(r1)
+        lwz     r0, 52(r1)
+        addi    r1, r1, 48
+        mtlr    r0
+        blr
+
+# 2.1.51's goodness(p, prev, this_cpu) (kernel/sched.c 200-230), r3 = p, r31 = prev: a
+# real-time policy 1000 + rt_priority; else p->counter, +1 if p is prev (no priority, no
+# mm, no SCHED_YIELD: 2.2.0 added them)
+        .globl  goodness22
+goodness22:
+        lwz     r10, POLICY(r3)
+        cmpwi   0, r10, SCHED_OTHER
+        bne-    gd_realtime
+        lwz     r11, COUNTER(r3)        # weight = p->counter
+        cmpwi   0, r11, 0
+        beq     gd_out
+        cmpw    0, r3, r31              # p == prev: +1
+        bne     gd_out
+        addi    r11, r11, 1
+gd_out:
+        mr      r3, r11
+        blr
+sch_timeout:
+        li      r4, 20
+        b       sch_refused
+.endif
 gd_realtime:                            # 1000 + rt_priority: no real-time task here
         li      r3, HOST_REFUSED
         li      r4, 15

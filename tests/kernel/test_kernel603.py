@@ -22,7 +22,8 @@ Handler lengths (instructions):
   blr, then da_slow's branch to the halt address: 8. Making an HPTE, 2.2.0: 25 to the bl,
   35 after it, create_hpte 35 + 3k for an empty primary slot k of a dirty, writable page
   (34 + 3k read only: `li r9, 2` skipped); 2.1.51: a prologue 5 longer (35 + 1 + 7 = 43),
-  25 + 2 and 35 - 8 (and 6 + 2 to refuse at the directory); 2.4 (_PAGE_HASHPTE): 25 + 1 - 3
+  25 + 2 and 35 - 8 - 2 (its SYNCs lone syncs; and 6 + 2 to refuse at the directory); 2.4
+  (_PAGE_HASHPTE): 25 + 1 - 3
   and 35, create_hpte told the old PTE had an HPTE: tlbie and the search of both groups
   first (23 + 8 + 24 + 1 + 5 + 24 + 2, then 2 + 3 (k + 1) + 7 = 99 + 3k), or, finding it
   in primary slot j, 31 + 3 (j + 1) + 5 = 39 + 3j.
@@ -438,10 +439,11 @@ def test_hash_miss_remakes_an_hpte_a_search_flush_removed():
                             "tlb_miss_retries": 1, "tlb_entries_loaded": 1}
     found = mmu.find_pte(k.machine.read, k.arch.sdr1, vsid, heap)
     assert found is not None and not found[0]
-    # 2.1.51: the prologue 5 longer, hash_page 2 longer to its bl and 8 shorter after it;
-    # the page was written: create_hpte's 35 + 3k
+    # 2.1.51: the prologue 5 longer, hash_page 2 longer to its bl and 8 shorter after it,
+    # and 2 more (its SYNCs lone syncs, since session 30); the page was written:
+    # create_hpte's 35 + 3k
     assert spent.rows["hash_miss_603"][3] == \
-        HTAB_MISS + DATA_ACCESS_2151 + (25 + 2) + (35 - 8) + 35 + 3 * found[1]
+        HTAB_MISS + DATA_ACCESS_2151 + (25 + 2) + (35 - 8 - 2) + 35 + 3 * found[1]
     spent = measure(k, lambda: k.touch(p, heap + PAGE_SIZE, "w"))
     assert spent.counts["hash_page_refused"] == spent.counts["faults"] == 1
 
@@ -489,7 +491,7 @@ def test_hash_1998_kernels_have_no_hashpte(flush):
     # both searches ran on into DataAccess and hash_page: refused at the page directory,
     # then (the page mapped) an HPTE in empty primary slot k of the written page
     prologue, before_bl, after_bl = {"context": (DATA_ACCESS, 25, 35),
-                                     "search": (DATA_ACCESS_2151, 25 + 2, 35 - 8)}[flush]
+                                     "search": (DATA_ACCESS_2151, 25 + 2, 35 - 8 - 2)}[flush]
     refused = REFUSED_NO_PMD + (2 if flush == "search" else 0)
     assert spent.rows["hash_miss_603"][3] == (HTAB_MISS + prologue + refused) + \
         (HTAB_MISS + prologue + before_bl + after_bl + 35 + 3 * found[1])

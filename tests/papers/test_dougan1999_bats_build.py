@@ -116,9 +116,11 @@ def test_workloads_table_without_lat_mmap_has_the_same_exec_rows():
 # ------------------------------------------------------------------ the 604 without BATs
 
 #: a kernel DSI on a page with a PTE, by hand (routines/ppc32/nobats_hash_22.S): the
-#: prologue 32, the tests and the bl 8, nobats_hash_kernel22 to create_hpte 24, after it
-#: 12, the status and the branch 3, the return 22
-NOBATS_DSI = 32 + 8 + 24 + 12 + 3 + 22
+#: prologue 32, the tests and the bl 8, nobats_hash_kernel22 to create_hpte 26 (24 before
+#: session 30: the page directory from SPRG3's thread, PG_TABLES, and 2.2.0's two tophys,
+#: head.S 1232-1238, where a word of the model's gave it), after it 12, the status and the
+#: branch 3, the return 22
+NOBATS_DSI = 32 + 8 + 26 + 12 + 3 + 22
 
 
 def _create_hpte_empty_primary(slot):
@@ -289,3 +291,30 @@ def test_bats_build_lists_the_fixed_cost_paths_it_charged():
     assert calls == sorted(calls, reverse=True)
     assert "hash_fault_entry" not in paths and run["user_htab_misses"] > 0
     assert paths["alloc_page"][0] == paths["free_page"][0] > 0
+
+
+def test_604_nobats_hash_page_takes_the_page_directory_from_sprg3s_thread():
+    """2.2.0's DataAccess gives hash_page the current thread from SPRG3 and hash_page reads
+    its PG_TABLES (head.S 465, 1232): a C path's first reference to a kernel page finds the
+    PTE through the directory of the thread SPRG3 names. With SPRG3 on a thread block whose
+    PG_TABLES is an empty directory, the same reference finds no PTE: the DSI goes to
+    do_page_fault's way (the model's routines never take it: the run stops on the word
+    there), and no HPTE is made."""
+    from emu.hw import mmu
+    from emu.hw.faults import GuestFault
+    from emu.hw.softtlb import SPRG3
+    nobats = d.kernel("604", flush="context", bats=False)
+    m = nobats.machine
+    empty = m.alloc(PAGE_SIZE, align=PAGE_SIZE)             # a directory with no entry
+    other = m.alloc(32, align=32)                           # a thread block: PG_TABLES first
+    m.write(other, empty.to_bytes(4, "big"))
+    page = m.alloc(PAGE_SIZE, align=PAGE_SIZE)
+    nobats.arch.cpu_regs.set_spr(SPRG3, other)
+    with pytest.raises(GuestFault, match="nobats_fault22"):
+        nobats.arch.kernel_reference(page + 8, True)
+    assert mmu.find_pte(m.read, nobats.arch.sdr1, 0, page) is None
+    nobats.arch.cpu_regs.set_spr(SPRG3, nobats.arch.thread)   # the backend's: the directory
+    reloads = nobats.arch.kernel_reloads
+    nobats.arch.kernel_reference(page + 8, True)
+    assert nobats.arch.kernel_reloads == reloads + 1
+    assert mmu.find_pte(m.read, nobats.arch.sdr1, 0, page) is not None

@@ -203,13 +203,15 @@ def test_the_reason_counts_the_null_calls_sync_pairs_at_the_profiles_costs():
 
 def test_null_call_breakdown_adds_up_and_matches_null_syscall():
     """The unoptimized 604 call: the same instructions and cycles as null_syscall's; its
-    four sync; isync pairs at 35 + 4 cycles are 156 of them; warm, no miss of any kind."""
+    four lone syncs (2.1.51's SYNC) at 35 cycles are 140 of them (before session 30, four
+    sync; isync pairs: 156); warm, no miss of any kind."""
     machine, options = dougan1999.CONFIGURATIONS[("unoptimized", "604")]
     b = dougan1999.null_call_breakdown(machine, **options)
     null = dougan1999.null_syscall(machine, **options)
     assert (b["instructions"], b["cycles"]) == (null["instructions_per_call"],
                                                 null["cycles_per_call"])
-    assert b["sync_cycles"] == 4 * (35 + 4)
+    assert (b["syncs"], b["isyncs"]) == (4, 0)
+    assert b["sync_cycles"] == 4 * 35
     assert b["sync_cycles"] + b["other_cycles"] == b["cycles"]
     assert (b["l1i_misses"], b["l1d_misses"], b["tlb_misses"]) == (0, 0, 0)
 
@@ -347,16 +349,29 @@ def test_qemus_same_page_drop_on_the_603_is_undone():
 
 def test_both_processors_run_the_same_instructions():
     """The same guest path on both (the 603 takes no TLB miss in the loop): one round trip
-    of lat_pipe, 2,452 instructions, a 64 KB chunk of bw_pipe the same on both. By hand
+    of lat_pipe, 2,558 instructions, a 64 KB chunk of bw_pipe the same on both. By hand
     from the 1,888 of the fixed-cost model (issue 30, Deliver 4): per round trip two
     sleeps, two schedules, two wake-ups of a sleeper and two of an empty queue
     (routines/ppc32/sched_22.S: sleep_on22 58 and schedule22 157 instructions, where the
     Python-driven path ran 21 in sleep_on22 and its stub; a wake-up of one sleeper 87, was
     8; of an empty ring 22, was 3), and int_return 10 fewer per switch: switch_to turns
     interrupts off before _switch22, so the frame it pushes has no EE and int_return skips
-    the lost-interrupt and bottom-half tests. 1888 + 2 x 194 + 2 x 79 + 2 x 19 - 2 x 10."""
+    the lost-interrupt and bottom-half tests. 1888 + 2 x 194 + 2 x 79 + 2 x 19 - 2 x 10 =
+    2452; since session 30 sys_read22 and sys_write22 are bodies of their own (the li, li, b
+    that led into a shared one gone: 3 a read, 2 a write) and sys_write takes the inode's
+    i_sem around f_op->write as 2.2.0's does; the semaphores' down and up are semaphore.h's
+    inline test around misc.S's atomic_dec_return / atomic_inc_return, out of line (addi,
+    bl, 6 in the routine: lwarx, subi, stwcx., bne, mr, blr; cmpwi, the branch: 10 each,
+    where the model had 5: a load, an add, a store, a test; pipe_write's two at its end had
+    no test: 3 each). By hand, a write: sys_write's two (20), r27-r30 saved and restored
+    (8), buf and count moved to r28 and r29 (2), the call's arguments from them (2 more),
+    its result kept across up (2); pipe_write's four, the first two 5 more each, the last
+    two 7 more: - 2 x 3 + 2 x (-2 + 20 + 8 + 2 + 2 + 2 + 5 + 5 + 7 + 7) = 2558 (2466 with
+    the i_sem and the atomics as a load, an add, a store)."""
     a, b = dougan1999.lat_pipe("603 page table"), dougan1999.lat_pipe("604")
-    assert a["instructions"] == b["instructions"] == 1888 + 2 * 194 + 2 * 79 + 2 * 19 - 20
+    assert a["instructions"] == b["instructions"] == \
+        1888 + 2 * 194 + 2 * 79 + 2 * 19 - 20 - 2 * 3 + 2 * (
+            -2 + 20 + 8 + 2 + 2 + 2 + 5 + 5 + 7 + 7) == 2558
     assert a["tlb_misses"] == b["tlb_misses"] == 0
     assert dougan1999.bw_pipe("603 page table")["instructions"] == \
         dougan1999.bw_pipe("604")["instructions"]
@@ -445,15 +460,16 @@ def test_without_bats_kernel_and_user_pages_compete_for_the_tlb():
 
 
 @pytest.mark.parametrize("machine", ["604", "603 hash table"])
-@pytest.mark.parametrize("version, per_call", [("2.2.0", 202), ("2.1.51", 199)])
+@pytest.mark.parametrize("version, per_call", [("2.2.0", 202), ("2.1.51", 195)])
 def test_without_bats_a_hashed_mmu_hashes_the_kernels_pages_on_demand(machine, version,
                                                                       per_call):
     """nobats on a hashed MMU: a kernel access that finds no HPTE goes from the DSI / ISI
     prologue to 2.2.0's hash_page (hash_kernel22) and straight back; the kernel's HPTEs
     have VSID 0, PP 0 for its data (supervisor only) and PP 3 for its text (read only:
     mapin_ram's _PAGE_USER without _PAGE_RW), stay in the table, and the steady null call is
-    the same 202 instructions (199 on 2.1.51's path, the unoptimized kernel's: its
-    prologue takes the kernel sp from the thread whether or not the kernel is in a BAT).
+    the same 202 instructions (195 on 2.1.51's path, the unoptimized kernel's: its
+    prologue takes the kernel sp from the thread whether or not the kernel is in a BAT,
+    and its SYNCs are lone syncs).
     With BATs the kernel makes none."""
     from emu.hw import mmu
     for bats in (True, False):
@@ -493,14 +509,27 @@ def test_the_unoptimized_configuration_changes_table_3s_loops_little():
     3.9% on the 603, though its path is shorter: the two kernels' structures sit at other
     addresses in the caches). By hand, per pipe round trip: four system calls of 3 instructions
     fewer each on 2.1.51's path, and two switches of 3 fewer (7 segment registers reloaded,
-    not 8, when segment 0 is the kernel's): 2452 - 12 - 6."""
+    not 8, when segment 0 is the kernel's): 2452 - 12 - 6; 2.1.51's SYNC a lone sync (four
+    isyncs fewer a call, five a switch: _switch22's two, int_return's three): - 4 x 4 - 2 x 5;
+    its scheduler (routines/ppc32/sched_22.S, LINUX_2_1_51): two sleeps of 4 more (the
+    null test, wait.next = NULL), two wake-ups of a sleeper of 3 fewer (add_to_runqueue's
+    counter test without reschedule_idle's policy test), two schedules of 6 fewer (its
+    preamble 42 instructions against 48, goodness 10 against 16, the timeout's two tests
+    and r26 saved and restored 4 + 2 more): + 8 - 6 - 12; its pipe code (pipe_22.S with
+    LINUX_2_1_51): a read 1 more (sys_read's dentry and inode tests 4, the four-argument
+    call 2, pipe_read's entry without the f_pos test 4 fewer, no `!count` test 2 fewer, the
+    signal test 1 more), a write 40 fewer (sys_write's dentry and inode tests 4 more, its
+    arguments the same four moves, pipe_write's entry 4 fewer and none of its four
+    semaphore operations, 10 + 10 + 10 + 10 fewer): + 2 x 1 - 2 x 40. Before session 30:
+    2434 (against 2452)."""
     t3 = dougan1999.table3_configurations()
     columns = ["null_syscall_us", "ctx_switch_us", "pipe_latency_us", "pipe_bandwidth_mb_s"]
     for processor in ("604", "603"):
         before, after = t3.loc[("optimized", processor)], t3.loc[("unoptimized", processor)]
         assert (before["entry"], after["entry"]) == ("2.2.0", "2.1.51")
-        assert after["null_instructions"] == before["null_instructions"] - 3 == 199
-        assert after["pipe_instructions"] == before["pipe_instructions"] - 12 - 6 == 2434
+        assert after["null_instructions"] == before["null_instructions"] - 3 - 4 == 195
+        assert after["pipe_instructions"] == \
+            before["pipe_instructions"] - 12 - 6 - 16 - 10 + 8 - 6 - 12 + 2 - 80 == 2426
         for column in columns:
             assert after[column] == pytest.approx(before[column], rel=0.05)
     assert t3.loc[("unoptimized", "603"), "null_tlb_misses"] == 0
@@ -532,16 +561,18 @@ def test_a_null_call_on_2_1_51s_path_by_hand(machine):
     """Linux 2.1.51's path (entry_22.S with LINUX_2_1_51): the prologue tests SRR1[PR] and
     loads tss.ksp (35, and 4 more to transfer_to_handler: 39), transfer_to_handler without
     2.2's MSR_POW clear (2), SPRG2 (1) and stack check (5): 43; DoSyscall 30; int_return's
-    global need_resched (+1), signal & ~blocked (+1) and no SPRG2 (-2): 82. The program's
-    result is the same."""
+    global need_resched (+1), signal & ~blocked (+1) and no SPRG2 (-2): 82; head.S's SYNC a
+    lone sync in 2.1.51 (its function-like macro written bare: entry_22.S's SYNC_HEAD), one
+    isync fewer in transfer_to_handler (42) and three in int_return (79). Before session 30:
+    199. The program's result is the same."""
     from emu.kernel.entry import NULL_CALL_INSTRUCTIONS_21
     k = dougan1999.kernel(machine)
     e = Entry(k, version="2.1.51")
     p = e.spawn(LAT_SYSCALL_NULL)
     e.run(p, ELF_BASE, 1)
     a, b = e.run(p, ELF_BASE, 10), e.run(p, ELF_BASE, 20)
-    assert sum(NULL_CALL_INSTRUCTIONS_21.values()) == 5 + 39 + 43 + 30 + 82 == 199
-    assert (b.instructions - a.instructions) / 10 == 199
+    assert sum(NULL_CALL_INSTRUCTIONS_21.values()) == 5 + 39 + 42 + 30 + 79 == 195
+    assert (b.instructions - a.instructions) / 10 == 195
     assert b.status == 0 and b.faults == 0
 
 
@@ -895,8 +926,9 @@ def test_a_user_hash_miss_under_2_1_51_and_2_4():
     takes 5 instructions more from user mode (35: SRR1[PR] and tss.ksp), then mfspr DSISR
     and the kernel's test (andis., beq, mfspr DAR, rlwinm., bne: not segment 0) send the
     page to 2.2.0's test and call, out of line (7); its hash_page reads current->mm->pgd (2
-    more before the bl) and has no nops and no htab_reloads (8 fewer after it): 35 + 1 + 5,
-    7, 25 + 2, 35 - 8. With 2.4's flush (flush="hashpte": its flush_hash_pages clears
+    more before the bl) and has no nops and no htab_reloads (8 fewer after it) and its two
+    SYNCs are lone syncs (2 isyncs fewer; before session 30, 35 - 8): 35 + 1 + 5, 7, 25 + 2,
+    35 - 8 - 2. With 2.4's flush (flush="hashpte": its flush_hash_pages clears
     _PAGE_HASHPTE) the PTE gets the bit again (1 more) and create_hpte is told the old PTE
     in place of the reason's test (3 fewer): 38, 25 + 1 - 3, 35."""
     by_symbol, r, slot, (before, after) = _user_hash_miss("search", bats=False,
@@ -905,9 +937,91 @@ def test_a_user_hash_miss_under_2_1_51_and_2_4():
                if dougan1999.part_of(s) == "TLB and hash-table misses")
     assert r.faults == 0 and after == before            # 2.1.51 counts no reloads
     assert by_symbol["DataAccess22"] + by_symbol["da21_sp"] == 35 + 1 + 5
-    assert miss - by_symbol["create_hpte"] == (35 + 1 + 5) + 7 + (25 + 2) + (35 - 8)
+    assert miss - by_symbol["create_hpte"] == (35 + 1 + 5) + 7 + (25 + 2) + (35 - 8 - 2)
     hashpte, r24, _, (before, after) = _user_hash_miss("hashpte")
     miss24 = sum(n for s, n in hashpte.items()
                  if dougan1999.part_of(s) == "TLB and hash-table misses")
     assert r24.faults == 0 and after - before == 1
     assert miss24 - hashpte["create_hpte"] == 38 + (25 + 1 - 3) + 35
+
+
+# ------------------------------------------------------------------ Linux 2.1.51's own paths
+
+def _two_tasks_21():
+    from emu.kernel.entry import TASK_STATE
+    k = dougan1999.kernel("603 page table")
+    e = Entry(k, version="2.1.51")
+    a, b = e.spawn(exit_with("li r3, 0"), "a"), e.spawn(exit_with("li r3, 0"), "b")
+    e._add_to_runqueue(a)
+    e._word(e.task(b) + TASK_STATE, 1)                  # b sleeps, on no run queue
+    return e, a, b
+
+
+def test_2_1_51s_goodness_is_the_counter_and_one_for_prev():
+    """2.1.51's goodness (kernel/sched.c 200-230 at 94520e420): the counter, + 1 when p is
+    prev itself; no priority, no mm test. By hand: policy 3, counter 3, the prev test 2,
+    (+ 1), mr and blr 2: 10 (20), 11 (21); no ticks left 8 (0)."""
+    from emu.kernel.entry import TASK_FIELDS
+    e, a, b = _two_tasks_21()
+    ta, tb = e.task(a), e.task(b)
+    run, weight = _guest_call(e, "goodness22", tb, current=ta, prev=ta)
+    assert (run.instructions, weight) == (10, 20)
+    run, weight = _guest_call(e, "goodness22", ta, current=ta, prev=ta)
+    assert (run.instructions, weight) == (11, 21)
+    e._word(tb + TASK_FIELDS["COUNTER"], 0)
+    run, weight = _guest_call(e, "goodness22", tb, current=ta, prev=ta)
+    assert (run.instructions, weight) == (8, 0)
+
+
+def test_2_1_51s_wake_up_process_queues_at_the_back_and_sets_the_global_need_resched():
+    """2.1.51's add_to_runqueue: the task goes before init_task (the back of the ring, where
+    2.2.0 puts it after init_task), and a counter more than 3 above current's sets the
+    global need_resched. By hand (real mode: no EE): the frame 5, mr 1, save_flags and
+    cli22 2 + 8, state 2, the run-queue test 3, the counter test 5, nr_running++ 4, the
+    link 7, restore_flags 2 + 3, the frame back 6: 48."""
+    from emu.kernel.entry import TASK_FIELDS
+    e, a, b = _two_tasks_21()
+    run, _ = _guest_call(e, "wake_up_process22", e.task(b), current=e.task(a))
+    assert run.instructions == 48
+    assert e.run_queue() == [a, b] and e.kword("NR_RUNNING") == 2
+    c = e.spawn(exit_with("li r3, 0"), "c")
+    e._add_to_runqueue(c)                       # the model's own, at fork: the back too
+    assert e.run_queue() == [a, b, c]
+    assert e.kword("NEED_RESCHED") == 0
+    c = e.spawn(exit_with("li r3, 0"), "d")
+    e._word(e.task(c) + 0, 1)                           # asleep
+    e._word(e.task(c) + TASK_FIELDS["COUNTER"], 24)     # a has 20
+    run, _ = _guest_call(e, "wake_up_process22", e.task(c), current=e.task(a))
+    assert e.kword("NEED_RESCHED") == 1 and run.instructions == 48 + 3
+    assert e.machine.read_word(e.task(a) + TASK_FIELDS["NEED_RESCHED"]) == 0
+
+
+@pytest.mark.parametrize("version, isyncs", [("2.2.0", 30), ("2.1.51", 4)])
+def test_a_pipe_round_trip_runs_the_isync_instructions_counted_by_hand(version, isyncs):
+    """The isync instructions of one lat_pipe round trip, by hand: 2.2.0's four system
+    calls (SYNC before transfer_to_handler's rfi, three in int_return: 16), two switches
+    (_switch22's two SYNCs, int_return's three: 10) and restore_flags in sleep_on22 and
+    wake_up_process22, twice each (4): 30. 2.1.51's SYNC is a lone sync: the 4 of
+    restore_flags (an inline `sync; mtmsr; isync` in both kernels' system.h) alone. The
+    syncs are the same 46 in both (PIPE_TRIP_SYNCS)."""
+    from unicorn import UC_HOOK_CODE
+
+    from emu.kernel.entry import pipe_round_trip
+    k = dougan1999.kernel("604")
+    e = Entry(k, version=version)
+    parent = dougan1999._pipes_between(e, pipe_round_trip(1))
+    e.run(parent, ELF_BASE, 0, 3)
+    seen = {"7c0004ac": [], "4c00012c": []}            # sync, isync
+
+    def hook(uc, address, size, data):
+        if address < ELF_BASE:                          # the kernel: EA = physical
+            word = bytes(uc.mem_read(address, 4)).hex()
+            if word in seen:
+                seen[word].append(address)
+    e.machine.uc.hook_add(UC_HOOK_CODE, hook)
+    e.machine.uc.ctl_flush_tb()
+    e.run(parent, ELF_BASE, 0, 3)
+    three = {w: len(v) for w, v in seen.items()}
+    e.run(parent, ELF_BASE, 0, 4)
+    assert len(seen["4c00012c"]) - 2 * three["4c00012c"] == isyncs
+    assert len(seen["7c0004ac"]) - 2 * three["7c0004ac"] == dougan1999.PIPE_TRIP_SYNCS

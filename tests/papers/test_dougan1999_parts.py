@@ -33,8 +33,8 @@ def test_parts_match_the_chapters_own_runs(parts, kind):
 
 @pytest.mark.parametrize("kind", ["optimized", "unoptimized"])
 def test_a_null_call_by_hand(parts, kind):
-    # the user's loop: 5 instructions a call (sc, the loop's count and branch: the 199 of
-    # 2.1.51's call are 5 + 39 + 43 + 30 + 82), each in its own dispatch group on the 604
+    # the user's loop: 5 instructions a call (sc, the loop's count and branch: the 195 of
+    # 2.1.51's call are 5 + 39 + 42 + 30 + 79), each in its own dispatch group on the 604
     # (a label, a branch before it, sc alone): 5 cycles, warm; sys_getppid22: two loads
     # that hit and blr: the second load reads the first's r9 (a new group) and blr joins
     # it: 2 cycles (3 one at a time). No TLB miss, no flush in the steady loop; the rest

@@ -136,10 +136,12 @@ def claims():
               published_from=(unoptimized[column], linux[column]),
               emulated=after[column] / before[column], unit="times", digits=2, neutral=1,
               page=PAGES["tlb"],
-              source="Table 3 (the model: Linux 2.1.51's exception entry and exit, the "
+              source="Table 3 (the model: Linux 2.1.51's exception entry and exit and its "
+                     "scheduler, the "
                      "kernel mapped by PTEs through the hash table and flushes searching it, "
                      "against 2.2.0 with the kernel in a BAT; ppc604 profile)",
-              reason=f"2.1.51's entry path is 2.2.0's shape: a null call runs "
+              reason=f"2.1.51's entry path is 2.2.0's shape (its SYNCs lone syncs) and its "
+                     f"scheduler 2.1.51's: a null call runs "
                      f"{insns['null'][0]:.0f} instructions against {insns['null'][1]:.0f}, a "
                      f"pipe round trip {insns['pipe'][0]:,.0f} against {insns['pipe'][1]:,.0f}; "
                      f"without BATs a run of 20 null calls takes {unopt_misses['null']:.0f} "

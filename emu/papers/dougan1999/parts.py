@@ -38,7 +38,8 @@ PARTS = {
     "scheduler and switch": ("schedule22", "sleep_on22", "wake_up22", "wake_up_process22",
                              "goodness22", "_switch22", "sw_segments", "cli22", "sti22",
                              "enable22", "lost_interrupts22"),
-    "the call's own work": ("sys_getppid22", "sys_read22", "sys_write22", "sys_rw22",
+    "the call's own work": ("sys_getppid22", "sys_read22", "sys_write22",
+                            "atomic_inc_return22", "atomic_dec_return22",
                             "pipe_read22", "pipe_write22", "copy_from_user22",
                             "copy_to_user22", "memcpy32"),
 }

@@ -6,8 +6,9 @@ from __future__ import annotations
 import pandas as pd
 
 from ...hw import estimates
-from ...kernel.entry import (BW_PIPE, ELF_BASE, Entry, LAT_SYSCALL_NULL, P1_READ, P1_WRITE,
-                             P2_READ, P2_WRITE, XFERSIZE, pipe_alone, pipe_round_trip)
+from ...kernel.entry import (BW_PIPE, ELF_BASE, NULL_CALL_SYNCS, Entry, LAT_SYSCALL_NULL,
+                             P1_READ, P1_WRITE, P2_READ, P2_WRITE, XFERSIZE, pipe_alone,
+                             pipe_round_trip)
 from ...kernel.vm import PAGE_SIZE
 from ...run import reuse as kept_runs
 from .mmu import MACHINES, kernel
@@ -89,8 +90,9 @@ def cold_null_syscall(machine, bats=True, version="2.2.0", **options):
 
 def null_call_breakdown(machine, calls=(10, 20), bats=True, version="2.2.0", **options):
     """What one steady null call of ``null_syscall`` is made of: instructions, cycles, the
-    cycles of its ``NULL_CALL_SYNC_PAIRS`` sync; isync pairs at the profile's costs, the
-    rest of its cycles, its L1 I and L1 D misses, line reads from memory and TLB misses
+    cycles of its sync and isync instructions at the profile's costs (``NULL_CALL_SYNCS``:
+    2.2.0's four sync; isync pairs, 2.1.51's four lone syncs), the rest of its cycles, its L1 I
+    and L1 D misses, line reads from memory and TLB misses
     (each per call, the difference of runs of ``calls``, as ``null_syscall``)."""
     k = kernel(machine, **options)
     entry = Entry(k, bats=bats, version=version)
@@ -105,12 +107,14 @@ def null_call_breakdown(machine, calls=(10, 20), bats=True, version="2.2.0", **o
     a, b = runs
     costs = k.machine.profile.costs["mnemonics"]
     cycles = (b.cycles + b.host_cycles - a.cycles - a.host_cycles) / span
-    syncs = NULL_CALL_SYNC_PAIRS * (costs["sync"] + costs["isync"])
+    counts = NULL_CALL_SYNCS[version]
+    syncs = counts["sync"] * costs["sync"] + counts["isync"] * costs["isync"]
 
     def per_call(key):
         return (spent[1][key] - spent[0][key]) / span
     return {"machine": machine, "version": version, "bats": bats,
             "instructions": (b.instructions - a.instructions) / span, "cycles": cycles,
+            "syncs": counts["sync"], "isyncs": counts["isync"],
             "sync_cycles": syncs, "other_cycles": cycles - syncs,
             "l1i_misses": per_call("L1I_misses"), "l1d_misses": per_call("L1D_misses"),
             "memory_reads": per_call("memory_reads"),
@@ -244,8 +248,13 @@ def table3_emulated(machines=("603 page table", "604"), bats=True, **options):
 # (node6's starting point), on the 604 every flushed page searched for in the hash table,
 # and on the 603 the TLB reloaded from the hash table (2.1.51's handlers,
 # tlbmiss_603_hash.S) and flushed as 2.1.51 did (tlb_flush="search": every page of a range
-# searched, flush_tlb_mm a new context; Table 3's loops flush nothing). Its scheduler and pipe code are 2.2.0's, the same
-# algorithms as 2.1.51's.
+# searched, flush_tlb_mm a new context; Table 3's loops flush nothing), its head.S SYNCs
+# lone syncs (exception_22.S, SYNC_HEAD) and its own schedule(), goodness, add_to_runqueue,
+# wake_up_process, wake_up_interruptible and __sleep_on (sched_22.S with LINUX_2_1_51,
+# kernel/sched.c at 94520e420) and pipe code (pipe_22.S with LINUX_2_1_51, fs/pipe.c and
+# fs/read_write.c: the dentry and inode tests, (inode, file, buf, count), no f_pos test,
+# signal & ~blocked, sys_write's i_sem and no i_atomic_write); its copy is 2.2.0's
+# (__copy_tofrom_user, arch/ppc/lib/string.S, is the same loop in both).
 # Why no older kernel: Table 3 ran on a PowerMac 9500, and PowerMac support entered the tree
 # with 2.1.48pre3 together with Paul Mackerras's exception entry (EXCEPTION_PROLOG,
 # transfer_to_handler, int_return: 2.1.51's shape). 2.1.16's older entry (rfi, then stmw and
