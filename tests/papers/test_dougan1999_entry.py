@@ -410,12 +410,13 @@ def test_bw_pipe_is_steady_after_the_warm_up():
 def test_a_round_trip_depends_on_where_the_token_falls_in_the_pipes_page():
     """2.2.0's pipe never moves an emptied pipe's start back, so a token moves along the
     page: a short run is not the average. The defaults (PIPE_TRIPS, CTX_TRIPS) are within
-    0.5% of runs many times as long; the short runs the chapter once used are not (the 604: lat_pipe at (2, 4) 4,094 cycles a trip, 4% above; lat_ctx at (5, 10)
-    1,372 cycles a switch, 24% above)."""
+    0.5% of runs many times as long; the short runs the chapter once used are not (the 604: lat_pipe at (2, 4) 4,224 cycles a trip, 2.7% above 4,114; lat_ctx at (5, 10)
+    1,372 cycles a switch, 24% above). Re-pinned in session 30 (dougan2) from > 3%: the
+    copies' access_ok (uaccess.h's, tss.fs) moved lat_pipe at (2, 4) from 4,094, 4% above."""
     pipe, long_pipe = (dougan1999.lat_pipe("604", counts=c)["cycles"]
                        for c in (dougan1999.PIPE_TRIPS, (1024, 2048)))
     assert pipe == pytest.approx(long_pipe, rel=0.005)
-    assert dougan1999.lat_pipe("604", counts=(2, 4))["cycles"] > 1.03 * long_pipe
+    assert dougan1999.lat_pipe("604", counts=(2, 4))["cycles"] > 1.02 * long_pipe
     ctx, long_ctx = (dougan1999.lat_ctx("604", counts=c)["cycles"]
                      for c in (dougan1999.CTX_TRIPS, (512, 1024)))
     assert ctx == pytest.approx(long_ctx, rel=0.005)
