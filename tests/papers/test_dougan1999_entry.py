@@ -1030,3 +1030,51 @@ def test_a_pipe_round_trip_runs_the_isync_instructions_counted_by_hand(version, 
     e.run(parent, ELF_BASE, 0, 4)
     assert len(seen["4c00012c"]) - 2 * three["4c00012c"] == isyncs
     assert len(seen["7c0004ac"]) - 2 * three["7c0004ac"] == dougan1999.PIPE_TRIP_SYNCS
+
+
+def test_the_copies_check_the_user_pointer_as_uaccess_h_does():
+    """copy_to_user22 / copy_from_user22 (pipe_22.S): access_ok as include/asm-ppc/
+    uaccess.h has it in 2.1.51 and 2.2.0, then the copy. By hand, a user task (tss.fs
+    USER_DS, start_thread's): get_fs, the KERNEL_DS test and its branch 3, __user_ok 6 (lis,
+    the size test and its branch, subf, the address test and its branch), the b to
+    memcpy32 1: 10 more than memcpy32's own 1-byte copy; a kernel thread's (KERNEL_DS) 3 + 1
+    more; both copy the byte."""
+    from emu.kernel.entry import TASK_FIELDS, USER_DS
+    e, a, _ = _two_tasks()
+    task, m = e.task(a), e.machine
+    fs = task + TASK_FIELDS["TSS"] + TASK_FIELDS["TSS_FS"]
+    assert m.read_word(fs) == USER_DS
+    src, dst = m.alloc(32, align=32), m.alloc(32, align=32)
+    m.write(src, b"xyz")
+    plain, _ = _guest_call(e, "memcpy32", dst, src, 1, current=task)
+    to_user, _ = _guest_call(e, "copy_to_user22", dst + 1, src + 1, 1, current=task)
+    from_user, _ = _guest_call(e, "copy_from_user22", dst + 2, src + 2, 1, current=task)
+    assert to_user.instructions == from_user.instructions == plain.instructions + 10
+    e._word(fs, 0)                                      # KERNEL_DS: no user check
+    kernel_ds, _ = _guest_call(e, "copy_to_user22", dst, src, 1, current=task)
+    assert kernel_ds.instructions == plain.instructions + 4
+    assert m.read(dst, 3) == b"xyz"
+
+
+def test_a_copy_past_the_user_limit_is_refused():
+    """A write from 0x7fffffff of 2 bytes: __user_ok fails (the address above 0x80000000 -
+    2), and the model refuses the bad pointer rather than return -EFAULT."""
+    from emu.kernel.entry import P1_WRITE, _STUBS
+    source = f"""
+_start:
+        cmpwi   0, r3, 0
+        bne     child
+        li      r3, {P1_WRITE}
+        lis     r4, 0x7fff
+        ori     r4, r4, 0xffff
+        li      r5, 2
+        bl      sys_write
+child:
+        li      r3, 0
+        li      r0, 1
+        sc
+""" + _STUBS
+    _, e = entry_for("603 page table")
+    parent = dougan1999._pipes_between(e, source)
+    with pytest.raises(KernelError, match="a bad user pointer"):
+        e.run(parent, ELF_BASE, 0)
