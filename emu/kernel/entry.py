@@ -165,18 +165,23 @@ STACK_FRAME_OVERHEAD, INT_FRAME_SIZE, STACK_UNDERHEAD = 16, 192, 64
 GPR0, NIP, MSR, CTR, LINK, XER, CCR, TRAP, FRAME_DAR, FRAME_DSISR, RESULT = \
     16, 144, 148, 156, 160, 164, 168, 176, 180, 184, 188
 # the model's task union: the task_struct's fields the entry code reads, the thread_struct
-# (TSS) with the page directory first (the 603 handlers' THREAD_PGDIR), the kernel stack
+# (TSS) with the page directory first (the 603 handlers' THREAD_PGDIR), the kernel stack.
+# The layout is the model's own (the real tss lies hundreds of bytes into the task_struct),
+# but the TSS keeps the real order of the words the paths read: regs, then fs (get_fs(),
+# uaccess.h's access_ok), then last_syscall, adjacent as in asm-ppc/processor.h's
+# thread_struct (2.1.51: 8, 12, 16 at 94520e420; 2.2.0: 12, 16, 20 at f6cce5dae)
 TASK_UNION = 8192
 TASK_FIELDS = {"TASK_FLAGS": 4, "SIGPENDING": 8, "ADDR_LIMIT": 12, "NEED_RESCHED": 16,
                "PID": 20, "P_OPPTR": 24, "TASK_FILES": 28, "COUNTER": 32, "PRIORITY": 36,
                "POLICY": 40, "NEXT_RUN": 44, "PREV_RUN": 48, "TASK_MM": 52, "HAS_CPU": 56,
                "PROCESSOR": 60, "TSS": 64, "TSS_PGDIR": 0, "TSS_KSP": 4, "TSS_REGS": 8,
-               "TSS_LAST_SYSCALL": 12, "MM_CONTEXT": 0, "MM_PGD": 4, "SIGNAL": 96,
-               "BLOCKED": 100, "TIMEOUT": 104}   # TIMEOUT: 2.1.51's (schedule reads it)
+               "TSS_FS": 12, "TSS_LAST_SYSCALL": 16, "MM_CONTEXT": 0, "MM_PGD": 4,
+               "SIGNAL": 96, "BLOCKED": 100, "TIMEOUT": 104}   # TIMEOUT: 2.1.51's (schedule reads it)
 # the kernel's words (KDATA): int_return's, hash_page's count, and schedule()'s
 KDATA_WORDS = ("LOST_IRQS", "BH_MASK", "BH_ACTIVE", "XTIME", "KERNEL_RELOADS",
                "CONTEXT_SWTCH", "NR_RUNNING", "TQ_SCHEDULER", "IRQ_COUNT", "BH_COUNT",
                "PREVSTATE", "NEED_RESCHED", "HTAB_RELOADS")
+USER_DS = 1                    # include/asm-ppc/uaccess.h (2.1.51, 2.2.0); KERNEL_DS 0
 DEF_PRIORITY = 20              # include/linux/sched.h, 2.2.0: 20 * HZ / 100, HZ = 100
 TASK_STATE, TASK_RUNNING, TASK_INTERRUPTIBLE = 0, 0, 1
 # the model's files, dentries and pipe inodes (fs/pipe.c's fields, the model's offsets)
@@ -532,6 +537,9 @@ class Entry:
         self._word(task + TASK_FIELDS["PID"], pid)
         self._word(task + TASK_FIELDS["P_OPPTR"], parent_task or task)
         self._word(task + TASK_FIELDS["ADDR_LIMIT"], TASK_SIZE - 1)
+        # start_thread's set_fs(USER_DS) (arch/ppc/kernel/process.c: 309 at 94520e420,
+        # 360 at f6cce5dae): the copies' access_ok checks user pointers
+        self._word(task + TASK_FIELDS["TSS"] + TASK_FIELDS["TSS_FS"], USER_DS)
         self._word(task + TASK_FIELDS["TASK_FILES"], files)
         return task
 

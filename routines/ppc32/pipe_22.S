@@ -32,7 +32,7 @@
  *     pipe_read returns 0 on an empty pipe only when no writer is left (no `!count`), and
  *     pipe_write takes no semaphore (sys_write holds i_sem; i_atomic_write came later);
  *     UPDATE_ATIME and mark_inode_dirty as the model has them for 2.2.0;
- *   copy_to_user22 / copy_from_user22: __range_ok against current->addr_limit, then the
+ *   copy_to_user22 / copy_from_user22: access_ok (current->tss.fs, __user_ok), then the
  *     copy (memcpy32: 2.2's __copy_tofrom_user copies with the same word loop and adds an
  *     exception table, which the model's buffers, touched first, never need).
  * O_NONBLOCK pipes are refused (the benchmarks block).
@@ -515,26 +515,32 @@ pipe_dirty_sb:
         li      r4, 12
         b       host_stop22
 
+# access_ok(type, addr, n) as include/asm-ppc/uaccess.h has it (2.1.51: lines 26-29 at
+# 94520e420; 2.2.0: 28-31 at f6cce5dae, the same test): __kernel_ok (current->tss.fs is
+# KERNEL_DS, 0) or __user_ok (n <= 0x80000000 and addr <= 0x80000000 - n). copy_to_user /
+# copy_from_user (lines 208-222 at 94520e420, 211-225 at f6cce5dae) call
+# __copy_tofrom_user when it holds.
+        .macro  ACCESS_OK addr
+        lwz     r10, TSS+TSS_FS(r2)     # get_fs()
+        cmpwi   0, r10, 0               # __kernel_ok: KERNEL_DS
+        beq-    1f
+        lis     r11, 0x8000             # __user_ok
+        cmplw   0, r5, r11              # n <= 0x80000000
+        bgt-    cu_fail
+        subf    r11, r5, r11
+        cmplw   0, \addr, r11           # addr <= 0x80000000 - n
+        bgt-    cu_fail
+1:
+        .endm
+
         .align  5
         .globl  copy_to_user22
 copy_to_user22:                         # r3 = to (user), r4 = from, r5 = n
-        lwz     r10, ADDR_LIMIT(r2)     # __range_ok(to, n)
-        cmplw   0, r3, r10
-        bgt-    cu_fail
-        subf    r11, r3, r10
-        addi    r12, r5, -1
-        cmplw   0, r12, r11
-        bgt-    cu_fail
+        ACCESS_OK r3                    # access_ok(VERIFY_WRITE, to, n)
         b       memcpy32                # __copy_tofrom_user
         .globl  copy_from_user22
 copy_from_user22:                       # r3 = to, r4 = from (user), r5 = n
-        lwz     r10, ADDR_LIMIT(r2)     # __range_ok(from, n)
-        cmplw   0, r4, r10
-        bgt-    cu_fail
-        subf    r11, r4, r10
-        addi    r12, r5, -1
-        cmplw   0, r12, r11
-        bgt-    cu_fail
+        ACCESS_OK r4                    # access_ok(VERIFY_READ, from, n)
         b       memcpy32
 cu_fail:
         li      r3, HOST_REFUSED        # a bad user pointer: not modelled
