@@ -41,9 +41,11 @@ class PageFaults:
         # handle_mm_fault: the table walk under mm->page_table_lock (2.6.36: only to
         # allocate a PTE page); the handlers drop it to allocate, clear, copy or read a
         # page and take it again to set the PTE
-        walk_locked = self.arch.walk_takes_ptl or mm.ptep(address) is None
+        ptep = mm.ptep(address)
+        walk_locked = self.arch.walk_takes_ptl or ptep is None
         with self.locked(*((mm.page_table_lock,) if walk_locked else ())):
-            ptep = self._pte_alloc(mm, address)
+            if walk_locked:                 # walked again under the lock (other CPUs ran)
+                ptep = self._pte_alloc(mm, address)
             pte = self._read_pte(ptep)
         if guest:
             self.arch.fault_enter(self, process, vma, address, access, pte)

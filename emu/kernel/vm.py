@@ -383,8 +383,10 @@ class Kernel(PageFaults, Processes):
         new = self.policy.update_mmu_cache(self, vma, page, pte)
         if new != pte:
             self._write_pte(ptep, new)
-        if new & _PAGE_ACCESSED:
-            self.arch.preload(mm, address, mm.pte_page(address))
+        if new & _PAGE_ACCESSED:           # the PTE page: ``ptep`` less its index (MM.ptep)
+            arch = self.arch
+            index = (address >> PAGE_SHIFT) & ((1 << arch.pte_index_bits) - 1)
+            self.arch.preload(mm, address, ptep - index * arch.pte_bytes)
 
     # ------------------------------------------------------------ mmap / munmap
 
@@ -412,17 +414,20 @@ class Kernel(PageFaults, Processes):
         """(address, ptep, pte) of each present Linux PTE of ``mm`` in [start, end), in
         order, skipping the spans that have no PTE page: the walk zap_page_range and
         copy_page_range share. Each PTE is read when the walk reaches it."""
-        span = self.arch.pte_page_shift
+        span, step = self.arch.pte_page_shift, self.arch.pte_bytes
         address = start
         while address < end:
-            ptep = mm.ptep(address)
+            stop = min(end, ((address >> span) + 1) << span)
+            ptep = mm.ptep(address)         # one walk per PTE page (its PTEs follow)
             if ptep is None:
-                address = ((address >> span) + 1) << span
+                address = stop
                 continue
-            pte = self._read_pte(ptep)
-            if pte & _PAGE_PRESENT:
-                yield address, ptep, pte
-            address += PAGE_SIZE
+            while address < stop:
+                pte = self._read_pte(ptep)
+                if pte & _PAGE_PRESENT:
+                    yield address, ptep, pte
+                address += PAGE_SIZE
+                ptep += step
 
     def _pte_tables(self, mm, start, end):
         """(lo, hi, entries) for each PTE page of ``mm`` that [start, end) reaches, in order:

@@ -231,6 +231,24 @@ def test_a_pte_page_holds_two_linux_and_two_hardware_tables():
     assert k.machine.read_word(page + 3072 + 4 * 0x45) == k.arch.hardware_pte(page + 4 * 0x145)
 
 
+def test_the_present_ptes_walk_once_per_pte_page_finds_each_pte_a_walk_per_page_finds():
+    # three 2 MB spans (a PTE page each on ARM): pages touched in the first and the last,
+    # none in the middle (no PTE page there); the walk from either end of the range
+    k = kernel()
+    p, _ = anon(k)
+    a = 0x30200000 - 2 * PAGE_SIZE
+    k.mmap(p, (1 << 22) + 4 * PAGE_SIZE, "rw", address=a)
+    touched = [a, a + PAGE_SIZE, a + (1 << 22) + 2 * PAGE_SIZE, a + (1 << 22) + 3 * PAGE_SIZE]
+    for address in touched:
+        k.touch(p, address, "w")
+    assert p.mm.ptep(a + (1 << 21) + 2 * PAGE_SIZE) is None
+    for start, end in ((a, a + (1 << 22) + 4 * PAGE_SIZE), (a + PAGE_SIZE, touched[2] + 1)):
+        got = list(k._present_ptes(p.mm, start, end))
+        wanted = [(x, p.mm.ptep(x), p.mm.pte(x)) for x in touched if start <= x < end]
+        assert got == wanted
+        assert all(pte & _PAGE_PRESENT for _, _, pte in got)
+
+
 def test_exit_frees_the_pte_pages_and_the_pgd_for_reuse():
     k = kernel()
     p, a = anon(k)
