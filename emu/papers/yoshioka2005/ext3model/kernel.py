@@ -10,6 +10,7 @@ from .check import KernelCheck
 from .commit import KernelCommit
 from .filesystem import KernelFileSystem
 from .journal import KernelJournal
+from .kupdate import KernelKupdate
 from .memory import KernelMemory
 from .pacing import IRQ_CPU, MAIL_WRITERS, request_pages
 from .prefill import KernelPrefill
@@ -22,7 +23,7 @@ from .writeback import KernelWriteback
 
 
 class Kernel(KernelMemory, KernelFileSystem, KernelJournal, KernelCommit, KernelWriteback,
-             KernelRuns, KernelTick, KernelPrefill, KernelCheck):
+             KernelRuns, KernelTick, KernelPrefill, KernelCheck, KernelKupdate):
     """Linux 2.6.12's write path on an emulated Xeon MP: ``cpus`` iozone children, each
     writing its own ext3 file through one journal and one zone.
 

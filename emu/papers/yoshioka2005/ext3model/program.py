@@ -13,7 +13,7 @@ from .structures import (AC, AOPS, ARQ, AS, AS_HASH_SHIFT, BDEV, BDI, BH, BH_BIT
                          PG, PG_BITS, PS, PT_ORIG_EAX, Q, RADIX_HEIGHT, RADIX_NODE, RAW, RAW_INODE,
                          RCP, RCU, REQ_FLAGS, RN, RQ, RQS, RR, RT, SB, SCSI_SOFTIRQ, SD, SG, SGRP,
                          SG_SIZE, SOFTIRQ_OFFSET, SWAP_CLUSTER_MAX, T, TI, TIMER, TIMER_SOFTIRQ, TK,
-                         TRANSACTION_SIZE, TSK, TVB, WAIT_QUEUE_HEAD, ZONE)
+                         TRANSACTION_SIZE, TSK, TVB, WAIT_QUEUE_HEAD, ZONE, VSB, SEM, SOPS, WBC)
 
 
 KERNELS = {"2.6.12": "x86/copy_from_user_ll.S", "patched": "x86/copy_from_user_ll_nt.S"}
@@ -27,7 +27,7 @@ ROUTINES = ("x86/entry_2612.S", "x86/spinlock_2612.S", "x86/jbd_2612.S", "x86/bu
             "x86/idle_2612.S", "x86/writeback_2612.S", "x86/commit_2612.S",
             "x86/block_2612.S", "x86/scsi_2612.S", "x86/commit_meta_2612.S",
             "x86/timer_2612.S", "x86/checkpoint_2612.S", "x86/revoke_2612.S",
-            "x86/block_dev_2612.S", "x86/tick_2612.S")
+            "x86/block_dev_2612.S", "x86/tick_2612.S", "x86/kupdate_2612.S")
 
 
 LEFT_OUT = (
@@ -46,7 +46,9 @@ LEFT_OUT = (
      "paced runs (the model's metadata pages belong to no mapping there, so a buffer "
      "leaving the journal sets only its page's dirty bit: wb_kupdate writes them back once "
      "dirty_expire_centisecs old, yoshioka2005.mail_writeback, and the scored runs take "
-     "their share of it, Kernel.write_back_metadata)"),
+     "their share of it, Kernel.write_back_metadata; wb_kupdate's pass is guest code, "
+     "routines/x86/kupdate_2612.S, Kernel.kupdate_pass, to where the model's state stops it: "
+     "__writeback_single_inode is not, the pages' write-back being write_back_metadata's)"),
     ("the disk's own timing: its driver takes a request when it can grow no more "
      "(REQUEST_PAGES, an estimate) and its interrupt ends it a quarter of that many writes "
      "later (the mail's rate); kjournald's own writes end at once, on its CPU"),
@@ -122,7 +124,8 @@ def equates():
                           ("F", F), ("TI", TI), ("TSK", TSK),
                           ("KC", KC), ("AC", AC), ("PCPU", PCPU), ("ZONE", ZONE),
                           ("CTX", CTX), ("TK", TK), ("RCU", RCU), ("RCP", RCP), ("SD", SD),
-                          ("SGRP", SGRP), ("RQS", RQS), ("MM", MM)):
+                          ("SGRP", SGRP), ("RQS", RQS), ("MM", MM), ("VSB", VSB),
+                          ("SEM", SEM), ("SOPS", SOPS), ("WBC", WBC)):
         lines += [f".equ {prefix}_{name}, {value}" for name, value in table.items()]
     lines += [f".equ BH_{name}, {bit}" for name, bit in BH_BITS.items()]
     lines += [f".equ BJ_{name}, {value}" for name, value in BJ.items()]
