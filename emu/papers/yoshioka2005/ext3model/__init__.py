@@ -105,7 +105,7 @@ from .structures import (AC, ADDR_PER_BLOCK, AOPS, ARQ, ARQ_SIZE, AS, AS_HASH_SH
                          VSB_SIZE, SEM, SOPS, WBC, PF_FLUSHER, WAIT_QUEUE_HEAD, WAIT_TABLE_ENTRIES, XTIME, ZONE, ZONE_SIZE, _words,
                          slab_limits)
 from .program import KERNELS, LATE_CACHES, LEFT_OUT, ROUTINES, equates, source
-from .pacing import (COMMIT_INTERVAL_S, DIRTY_FRACTION, IRQ_CPU, KJOURNALD_CPU, MAIL_WRITERS,
+from .pacing import (COMMIT_INTERVAL_S, DIRTY_FRACTION, HIGHMEM, IRQ_CPU, KJOURNALD_CPU, MAIL_WRITERS,
                      MEMORY_MB, REQUEST_PAGES, STAGGER, PacedRuns, disk_warm_writes,
                      estimate_ranges, request_pages)
 from .journal import (BLOCK_TAG, JOURNAL_HEADER, LOG_BLOCKS, LOG_START, MIN_LOG_RESERVED_BLOCKS,
