@@ -133,8 +133,7 @@ wb_kupdate:
 5:      cmpl    $0, dirty_writeback_centisecs
         je      6f
         pushl   %edi
-        leal    wb_timer, %eax
-        pushl   %eax
+        pushl   wb_timer
         call    mod_timer
         addl    $8, %esp
 6:      addl    $(WB_FRAME), %esp
@@ -487,14 +486,16 @@ dirty_writeback_centisecs:
 dirty_expire_centisecs:
         .long   3000                        # 88
         .globl  wb_timer
-wb_timer:                                   # entry, expires, lock, magic, function,
-        .long   0, 0, 0, 1, 0x4b87ad6e, wb_timer_fn, 0, 0   # data, base (struct timer_list)
+wb_timer:                                   # &wb_timer: its struct timer_list is made by the
+        .long   0                           # Kernel (TIMER_MAGIC's bytes read as code here
+                                            # would be an xchg, a special, to the cost model)
         .globl  ext3_sops
 ext3_sops:                                  # struct super_operations: write_super at 36
         .long   0, 0, 0, 0, 0, 0, 0, 0, 0, ext3_write_super
         .text
 
 /* wb_timer_fn: the timer's function (pdflush_operation(wb_kupdate)): never due in a run */
+        .globl  wb_timer_fn
 wb_timer_fn:
         ud2
 

@@ -4,8 +4,8 @@ and the block devices' pseudo file system's) and their dirty inodes.
 """
 from __future__ import annotations
 
-from .structures import (AS, BDEV, I, PF_FLUSHER, SEM, SPIN_FREE, TSK, VSB, VSB_SIZE,
-                         _words)
+from .structures import (AS, BDEV, I, PF_FLUSHER, SEM, SPIN_FREE, TIMER_MAGIC, TIMER_SIZE,
+                         TSK, VSB, VSB_SIZE, _words)
 
 #: fs/super.c 68 of 2.6.12.1 (alloc_super): a super block's s_count starts at S_BIAS
 S_BIAS = 1 << 30
@@ -51,6 +51,10 @@ class KernelKupdate:
         for task in self.pdflush:
             self._word(task + TSK["FLAGS"], self._read(task + TSK["FLAGS"]) | PF_FLUSHER)
         self._poke(self.sym["inodes_stat"], _words(len(self.files) + 1, 0))
+        timer = self._alloc(TIMER_SIZE)            # wb_timer, set up and not pending (its
+        self._poke(timer, _words(0, 0, 0, SPIN_FREE, TIMER_MAGIC,     # expiry runs the pass)
+                                 self.sym["wb_timer_fn"], 0, 0))
+        self._word(self.sym["wb_timer"], timer)
 
     def _list_add_tail(self, entry, head):
         """list_add_tail(entry, head) from Python, for the built state."""
