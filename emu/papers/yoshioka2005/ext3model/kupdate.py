@@ -7,7 +7,8 @@ from __future__ import annotations
 from .structures import (AS, BDEV, I, PF_FLUSHER, SEM, SPIN_FREE, TIMER_MAGIC, TIMER_SIZE,
                          TSK, VSB, VSB_SIZE, _words)
 
-#: fs/super.c 68 of 2.6.12.1 (alloc_super): a super block's s_count starts at S_BIAS
+#: fs/super.c 77 of 2.6.12.1 (alloc_super): a super block's s_count starts at S_BIAS
+#: (include/linux/fs.h 755)
 S_BIAS = 1 << 30
 
 #: mm/page-writeback.c 88 of 2.6.12.1: dirty_expire_centisecs (30 s) at HZ 1000
