@@ -9,8 +9,7 @@
  * mm/page-writeback.c's balance_dirty_pages_ratelimited (routines/x86/writeback_2612.S),
  * mm/slab.c (kmem_cache_alloc, kmem_cache_free, cache_alloc_refill, cache_flusharray: the
  * per-CPU arrays, the shared array, the slab lists),
- * lib/radix-tree.c (radix_tree_lookup, _insert, _delete, _tag_set, _tag_clear) and
- * arch/i386/mm/highmem.c (kmap_atomic).
+ * lib/radix-tree.c (radix_tree_lookup, _insert, _delete, _tag_set, _tag_clear).
  *
  * Stand-ins, named where they are: the buddy allocator is a zone's never-used memory
  * handed out in order (zone->FREE_NEXT); the slab lists are a FIFO of the objects given back
@@ -18,8 +17,8 @@
  * never-used object of the memory the CPU grows the cache from; writeback (pdflush, kjournald's ordered
  * data) runs only in paced writes (writeback_2612.S, commit_2612.S), so otherwise reclaim
  * finds pages still dirty and does what writeback would have done to them before
- * reclaiming them (clears the page's, the buffer's and the tree's dirty state); kmap_atomic computes the frame's address without writing the
- * fixmap PTE (the x86 model has no MMU).
+ * reclaiming them (clears the page's, the buffer's and the tree's dirty state). kmap_atomic and
+ * kunmap_atomic around the copy are routines/x86/highmem_2612.S's.
  * Offsets: the equates yoshioka2005 ext3model puts in front. Calling convention: cdecl (the
  * kernel's fastcall functions too); ebx, esi, edi, ebp preserved.
  */
@@ -1071,19 +1070,6 @@ unlock_page:
         ret
 9:      ud2
 
-/* kmap_atomic(page, type) -> the page's kernel address (the fixmap PTE and its invlpg are
- * not modelled): its frame, frames being shared by pages FRAME_BYTES apart */
-        .globl  kmap_atomic
-kmap_atomic:
-        movl    page_zone_highmem, %ecx
-        movl    4(%esp), %eax
-        subl    ZONE_MEM_MAP(%ecx), %eax
-        shrl    $5, %eax                    # / PAGE_STRUCT: the page's number
-        andl    ZONE_FRAME_MASK(%ecx), %eax
-        shll    $12, %eax
-        addl    ZONE_FRAMES(%ecx), %eax
-        ret
-
 /* generic_file_aio_write(file, buf, count, ppos) (with ext3_file_write and do_sync_write
  * folded in): the inode's i_sem, generic_write_checks, remove_suid, inode_update_time,
  * then generic_file_buffered_write. */
@@ -1193,16 +1179,24 @@ generic_file_buffered_write:
         pushl   120(%esp)                   # file
         call    *AOPS_PREPARE_WRITE(%eax)
         addl    $16, %esp
-        pushl   $0                          # filemap_copy_from_user: kmap_atomic(page)
-        pushl   %ebx
+        pushl   $(KM_USER0)                 # filemap_copy_from_user: kmap_atomic(page,
+        pushl   %ebx                        #   KM_USER0), routines/x86/highmem_2612.S
         call    kmap_atomic
         addl    $8, %esp
+        pushl   %eax                        # kaddr, for kunmap_atomic
         addl    %esi, %eax
-        pushl   76(%esp)                    # __copy_from_user_inatomic(kaddr + offset,
-        pushl   116(%esp)                   #   buf, bytes)
+        pushl   80(%esp)                    # __copy_from_user_inatomic(kaddr + offset,
+        pushl   120(%esp)                   #   buf, bytes)
         pushl   %eax
         call    __copy_from_user_ll
         addl    $12, %esp
+        popl    %ecx                        # kunmap_atomic(kaddr, KM_USER0)
+        pushl   %eax
+        pushl   $(KM_USER0)
+        pushl   %ecx
+        call    kunmap_atomic
+        addl    $8, %esp
+        popl    %eax
         testl   %eax, %eax                  # bytes left: a fault, not in a run
         jnz     9f
         movl    AS_A_OPS(%ebp), %eax        # a_ops->commit_write(file, page, from, to)

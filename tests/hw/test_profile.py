@@ -196,6 +196,7 @@ SAMPLES = {
     "movntq": "movntq %mm0, (%eax)", "movnti": "movnti %eax, (%ebx)",
     "movntdq": "movntdq %xmm0, (%eax)", "emms": "emms", "lock": "lock incl (%eax)",
     "rep_movsl": "rep movsl", "fxsave": "fxsave (%eax)", "fxrstor": "fxrstor (%eax)",
+    "invlpg": "invlpg (%eax)",
 }
 def cost_cases():
     for name in NAMES:

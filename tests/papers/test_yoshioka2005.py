@@ -361,20 +361,24 @@ def test_the_commits_once_a_commit_events_spread_the_cold_walk_over_the_mails_bu
     # 8), each counter's own; a walk from cold caches costs more than the one right after
     # the commit; the revoke records read table 0's 2 KB of heads (32 lines) from memory;
     # and the metadata's write-back: 60 blocks dirtied in 30 s, 10 a commit interval of
-    # 5 s, each at the events per page of the model's commit's 4 pages
+    # 5 s, each at the events per page of the model's commit's 4 pages; and one wb_kupdate
+    # pass a commit interval (both 5 s), from cold caches, its events each counter's own
     once = y.commit_once_events("2.6.12", 1, 49, meta_per_expire=60)
     parts, events = once["parts"], once["part_events"]
     assert (parts["buffers"], once["walked"], once["meta_pages"]) == (4, 294, 10)
+    assert once["kupdate_passes"] == 1
     for metric in ("cycles", "references", "l3_misses"):
         fixed = sum(events[metric][p] for p in y.ONCE_PARTS)
         assert once["fixed"][metric] == fixed
         assert once[metric] == pytest.approx(fixed + events[metric]["clean_cold"] * 73.5 +
-                                             events[metric]["meta_writeback"] * 10)
+                                             events[metric]["meta_writeback"] * 10 +
+                                             events[metric]["kupdate"])
     assert events["l3_misses"]["meta_writeback"] > 0
     assert events["cycles"] == {p: parts[p] for p in events["cycles"]}
     assert parts["clean_cold"] > parts["clean"]
     assert events["l3_misses"]["revoke_records"] >= 32
-    assert all(events["l3_misses"][p] > 0 for p in ("del_timer_sync", "lock_down"))
+    assert all(events["l3_misses"][p] > 0 for p in ("del_timer_sync", "lock_down",
+                                                      "kupdate", "kupdate_old"))
 
 
 def test_the_mails_writeback_by_hand():
@@ -436,8 +440,9 @@ def test_copy_costs_runs_the_longest_bench_first_and_gives_each_threshold_its_ow
 
 
 def test_every_special_of_a_loaded_kernel_is_hooked_and_no_other_instruction():
-    # Yoshioka's patched write path on two cores: its 191 specials in 157 spans, each core
-    # a hook per span; every instruction start inside a span is a special's
+    # Yoshioka's patched write path on two cores: its 200 specials in 166 spans, each core
+    # a hook per span; every instruction start inside a span is a special's (191 in 157
+    # before wb_kupdate's pass: kupdate_2612.S's 9 locked instructions, each a span)
     from emu.run.machine import special_spans
     k = ext3model.Kernel("patched", cpus=1, cores=2, max_records=100,
                          page_cache_bytes=ext3model.FRAME_BYTES)
@@ -447,7 +452,7 @@ def test_every_special_of_a_loaded_kernel_is_hooked_and_no_other_instruction():
     starts = m._starts[lo:lo + len(program.code)]
     spans = special_spans(m._specials, starts, program.base)
     pcs = {s.pc for s in m._specials}
-    assert len(pcs) == 191 and len(spans) == 157
+    assert len(pcs) == 200 and len(spans) == 166
     inside = {program.base + i for i in starts.nonzero()[0]
               if any(a <= program.base + i <= b for a, b in spans)}
     assert inside == pcs

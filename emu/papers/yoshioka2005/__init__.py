@@ -503,7 +503,12 @@ def commit_once_events(kernel, cpus, meta_per_commit, profile="pentium4", writes
     events} with "parts" ({part: cycles}), "part_events" ({metric: {part: events}}:
     "meta_writeback" per page), "fixed" ({metric: the ONCE_PARTS' events}), "walked" (the
     buffers of the mail's walk) and "meta_pages" (the pages written back a commit
-    interval)."""
+    interval); and wb_kupdate's passes, one every WRITEBACK_PERIOD_S (dirty_writeback_centisecs,
+    500), so COMMIT_INTERVAL_S / WRITEBACK_PERIOD_S a commit interval ("kupdate_passes"), each
+    from cold caches (Kernel.kupdate_pass: sync_supers, then the super blocks' dirty inodes,
+    each pass stopped by the first, the files' young; part "kupdate"; "kupdate_old", the
+    pass once the block device's inode is due, stopped at writeback_acquire, is measured
+    and not added: kupdate's write of those pages is "meta_writeback" above)."""
     measured = {}
     for metric in ("references", "l3_misses"):
         k = ext3model.Kernel(kernel, cpus=cpus, max_records=writes + 16, profile=profile)
@@ -514,6 +519,9 @@ def commit_once_events(kernel, cpus, meta_per_commit, profile="pentium4", writes
         calls = written["writeback"] + written["disk"] + [written["release"]]
         measured[metric]["meta_writeback"] = tuple(sum(c[i] for c in calls) / written["pages"]
                                                    for i in (0, 1))
+        for part, old in (("kupdate", False), ("kupdate_old", True)):
+            k.machine.flush_caches()            # 5 s of the writers since the last pass
+            measured[metric][part] = k.kupdate_pass(old=old, measure=measure)
     cycles = {p: v[0] for p, v in measured["l3_misses"].items() if isinstance(v, tuple)}
     if cycles != {p: v[0] for p, v in measured["references"].items() if isinstance(v, tuple)}:
         raise RuntimeError("the same commit took different cycles profiled for two counters")
@@ -524,11 +532,12 @@ def commit_once_events(kernel, cpus, meta_per_commit, profile="pentium4", writes
     walked = mail_journal(meta_per_commit)["checkpoint_transactions"] * meta_per_commit
     pages = meta_per_expire * ext3model.COMMIT_INTERVAL_S / DIRTY_EXPIRE_S
     fixed = {metric: sum(e[p] for p in ONCE_PARTS) for metric, e in events.items()}
+    passes = ext3model.COMMIT_INTERVAL_S / WRITEBACK_PERIOD_S
     out = {metric: fixed[metric] + e["clean_cold"] / buffers * walked +
-           e["meta_writeback"] * pages for metric, e in events.items()}
+           e["meta_writeback"] * pages + e["kupdate"] * passes for metric, e in events.items()}
     parts = {p: v for p, v in measured["l3_misses"].items() if not isinstance(v, tuple)}
     return {**out, "parts": {**cycles, **parts}, "part_events": events, "fixed": fixed,
-            "walked": walked, "meta_pages": pages}
+            "walked": walked, "meta_pages": pages, "kupdate_passes": passes}
 
 
 def _profiled_part(machine, counter):

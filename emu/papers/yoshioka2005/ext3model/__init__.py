@@ -77,7 +77,8 @@ paced runs' estimates and the disk's pace), ``journal`` (the log's arithmetic, t
 its timer and lock-down), ``commit`` (kjournald's commit: its data loop, metadata and whole
 commit), ``memory`` (the slab caches, the zone, the tasks), ``filesystem`` (the block device,
 groups, files and cached metadata), ``writeback`` (pdflush's writeback and the disk's
-requests), ``runs`` (plain and paced runs, the idle loop), ``tick`` (the timer tick),
+requests), ``kupdate`` (wb_kupdate's pass), ``runs`` (plain and paced runs, the idle
+loop), ``tick`` (the timer tick),
 ``prefill`` and ``check``; ``kernel`` holds the Kernel class, made of their parts.
 """
 from __future__ import annotations
@@ -100,11 +101,11 @@ from .structures import (AC, ADDR_PER_BLOCK, AOPS, ARQ, ARQ_SIZE, AS, AS_HASH_SH
                          SCSI_SOFTIRQ, SD, SD_CPU_INIT, SG, SGRP, SGRP_SIZE, SG_POOL_MAX, SG_SIZE,
                          SOFTIRQ_OFFSET, SPIN_FREE, SWAP_CLUSTER_MAX, S_IFREG_644, T, TASK_SIZE, TI,
                          TIF_NEED_RESCHED, TIMER, TIMER_MAGIC, TIMER_SIZE, TIMER_SOFTIRQ, TK,
-                         TK_SIZE, TRANSACTION_SIZE, TSK, TVB, TVB_SIZE, T_STATES, VFS,
-                         WAIT_QUEUE_HEAD, WAIT_TABLE_ENTRIES, XTIME, ZONE, ZONE_SIZE, _words,
+                         TK_SIZE, TRANSACTION_SIZE, TSK, TVB, TVB_SIZE, T_STATES, VFS, VSB,
+                         VSB_SIZE, SEM, SOPS, WBC, PF_FLUSHER, WAIT_QUEUE_HEAD, WAIT_TABLE_ENTRIES, XTIME, ZONE, ZONE_SIZE, _words,
                          slab_limits)
 from .program import KERNELS, LATE_CACHES, LEFT_OUT, ROUTINES, equates, source
-from .pacing import (COMMIT_INTERVAL_S, DIRTY_FRACTION, IRQ_CPU, KJOURNALD_CPU, MAIL_WRITERS,
+from .pacing import (COMMIT_INTERVAL_S, DIRTY_FRACTION, HIGHMEM, IRQ_CPU, KJOURNALD_CPU, MAIL_WRITERS,
                      MEMORY_MB, REQUEST_PAGES, STAGGER, PacedRuns, disk_warm_writes,
                      estimate_ranges, request_pages)
 from .journal import (BLOCK_TAG, JOURNAL_HEADER, LOG_BLOCKS, LOG_START, MIN_LOG_RESERVED_BLOCKS,

@@ -10,8 +10,9 @@ from .check import KernelCheck
 from .commit import KernelCommit
 from .filesystem import KernelFileSystem
 from .journal import KernelJournal
+from .kupdate import KernelKupdate
 from .memory import KernelMemory
-from .pacing import IRQ_CPU, MAIL_WRITERS, request_pages
+from .pacing import HIGHMEM, IRQ_CPU, MAIL_WRITERS, request_pages
 from .prefill import KernelPrefill
 from .program import source
 from .runs import KernelRuns
@@ -22,7 +23,7 @@ from .writeback import KernelWriteback
 
 
 class Kernel(KernelMemory, KernelFileSystem, KernelJournal, KernelCommit, KernelWriteback,
-             KernelRuns, KernelTick, KernelPrefill, KernelCheck):
+             KernelRuns, KernelTick, KernelPrefill, KernelCheck, KernelKupdate):
     """Linux 2.6.12's write path on an emulated Xeon MP: ``cpus`` iozone children, each
     writing its own ext3 file through one journal and one zone.
 
@@ -32,11 +33,14 @@ class Kernel(KernelMemory, KernelFileSystem, KernelJournal, KernelCommit, Kernel
     its indirect blocks and its block groups). ``fpu_owner``: the iozone task's FPU state
     is live in the registers, so the patched copy's kernel_fpu_begin saves it.
     ``used_blocks``: blocks each file has already taken in its first group (to reach the
-    next group sooner)."""
+    next group sooner). ``highmem``: the page cache's pages are highmem, so kmap_atomic
+    writes a fixmap PTE and flushes its TLB entry around each copy (routines/x86/
+    highmem_2612.S; HIGHMEM, the default); False: lowmem pages, no PTE."""
 
     def __init__(self, kernel="2.6.12", cpus=1, page_cache_bytes=PAGE_CACHE_BYTES,
                  frame_bytes=FRAME_BYTES, max_records=40_000, profile="pentium4",
-                 fpu_owner=False, used_blocks=0, cores=None, irq_cpu=IRQ_CPU, ticks=True):
+                 fpu_owner=False, used_blocks=0, cores=None, irq_cpu=IRQ_CPU, ticks=True,
+                 highmem=HIGHMEM):
         if not 1 <= cpus <= 8:
             raise ValueError(f"cpus must be from 1 to 8 (NR_CPUS), not {cpus}")
         cores = cpus if cores is None else cores
@@ -52,6 +56,7 @@ class Kernel(KernelMemory, KernelFileSystem, KernelJournal, KernelCommit, Kernel
         if irq_cpu is not None and not 0 <= irq_cpu < cpus:
             raise ValueError(f"irq_cpu must be a CPU from 0 to {cpus - 1}, or None")
         self.irq_cpu = irq_cpu
+        self.highmem = highmem              # the page cache's pages highmem: kmap_atomic's PTE
         self.ticking = ticks                # paced writes: the timer tick (deliver_ticks)
         self.metadata_mapped = False        # write_back_metadata: in the block device's cache
         self.kernel, self.cpus, self.max_records = kernel, cpus, max_records
@@ -129,5 +134,6 @@ class Kernel(KernelMemory, KernelFileSystem, KernelJournal, KernelCommit, Kernel
         self.meta_turns = [0] * cpus
         self._wb_next = {}                     # CPU -> the next index writeback looks at
         self._build_tick()                     # after all the rest: it moves nothing
+        self._build_highmem()                  # after the tick: it moves nothing
         if fpu_owner and self.kernel == "patched":
             usercopy.set_fpu_owner(m, True)

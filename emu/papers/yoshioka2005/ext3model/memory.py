@@ -115,6 +115,17 @@ class KernelMemory:
             self.mem_map, self.frames = mem_map, frame_base
         return zone
 
+    def _build_highmem(self):
+        """kmap_atomic's state (routines/x86/highmem_2612.S): zone_table's entry for the
+        page cache's pages (the highmem zone if ``highmem``, else the normal one), the
+        node's highmem zone, mem_map (the zone's first page), and the fixmap's page of PTEs,
+        kmap_pte its last entry (the slots count down from it, KM_TYPE_NR a CPU)."""
+        self._word(self.sym["zone_table"], self.zone if self.highmem else self.zone_normal)
+        self._word(self.sym["highmem_zone"], self.zone)
+        self._word(self.sym["mem_map"], self.mem_map)
+        ptes = self._alloc(PAGE, align=PAGE)
+        self._word(self.sym["kmap_pte"], ptes + PAGE - 4)
+
     def _build_task(self, k, file):
         """CPU k's iozone child: its kernel stack with thread_info at the bottom, its task,
         its descriptor table (fd 3: the file), its 4 KB record buffer."""

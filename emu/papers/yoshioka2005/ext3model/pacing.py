@@ -57,6 +57,17 @@ MEMORY_MB = ("yoshioka2005:machine.memory_mb", 4096, 1024, 16384,
               "addresses"))
 
 
+#: are the mail's page-cache pages highmem (kmap_atomic writes a fixmap PTE and flushes its
+#: TLB entry around each copy, arch/i386/mm/highmem.c 28-48 of 2.6.12.1)? The mail gives
+#: neither its memory nor its config; 2.6.12's arch/i386/defconfig (114) is
+#: CONFIG_NOHIGHMEM, which uses at most 896 MB of memory, but the machine's memory the model
+#: takes (MEMORY_MB: 1 to 16 GB, 4 GB nominal) is reachable only with CONFIG_HIGHMEM4G or
+#: 64G, under which a file's pages (GFP_HIGHUSER) come from ZONE_HIGHMEM first: of 4 GB,
+#: 3.1 GB are highmem. So the evidence the model already takes favours highmem pages;
+#: Kernel(highmem=False) gives the other case (lowmem pages: no PTE, no invlpg)
+HIGHMEM = True
+
+
 #: the pages a write request holds when the disk's driver takes it: writeback's bios of one
 #: file join the request at the queue's tail while the disk is busy (the disk sets the
 #: pace), until the request reaches the queue's limits: max_sectors and the segments the

@@ -323,7 +323,7 @@ EI = dict(DATA=0, DIND=52, FLAGS=60, FILE_ACL=64, DIR_ACL=68, DTIME=72, BLOCK_GR
 VFS = 164                           # struct inode inside ext3_inode_info
 
 
-I = dict(INO=VFS + 32, COUNT=VFS + 36, MODE=VFS + 40, NLINK=VFS + 44, UID=VFS + 48,
+I = dict(LIST=VFS + 8, DIRTIED_WHEN=VFS + 304, INO=VFS + 32, COUNT=VFS + 36, MODE=VFS + 40, NLINK=VFS + 44, UID=VFS + 48,
          GID=VFS + 52, SIZE=VFS + 60, ATIME=VFS + 68, MTIME=VFS + 76, CTIME=VFS + 84,
          BLKBITS=VFS + 92, BLOCKS=VFS + 104, BYTES=VFS + 108, LOCK=VFS + 112,
          SEM=VFS + 116, SB=VFS + 160, FLOCK=VFS + 164, MAPPING=VFS + 168, I_DATA=VFS + 172,
@@ -358,6 +358,34 @@ SB = dict(FLAGS=0, BLOCKSIZE=4, BDEV=8, JOURNAL=12, GROUP_DESC=16, FIRST_DATA_BL
 
 
 SB_SIZE = 256
+
+
+# the VFS's struct super_block (include/linux/fs.h 756-783 of 2.6.12.1, i386, no debugging:
+# s_blocksize_bits and s_dirt two bytes at 20; s_maxbytes a u64 at 24; s_umount a
+# rw_semaphore of 16 bytes, s_lock a semaphore of 20), up to s_io: what wb_kupdate's pass
+# touches (routines/x86/kupdate_2612.S). The model's SB above stands for EXT3_SB(sb), the
+# file system's own; this is the VFS's, one for the ext3 file system and one for the
+# block devices' pseudo file system (blockdev_superblock)
+VSB = dict(LIST=0, DIRT=21, OP=36, ROOT=60, UMOUNT=64, LOCK=80, COUNT=100, INODES=124,
+           DIRTY=132, IO=140)
+
+
+VSB_SIZE = 160
+
+
+# struct semaphore (include/asm-i386/semaphore.h: count, sleepers, the wait queue: its lock
+# and list) and struct super_operations' write_super (include/linux/fs.h 991-1003)
+SEM = dict(COUNT=0, SLEEPERS=4, WAIT=8)
+SOPS = dict(WRITE_SUPER=36)
+
+
+# struct writeback_control (include/linux/writeback.h 36-58): start and end loff_t; the
+# bit-fields nonblocking, encountered_congestion, for_kupdate, for_reclaim in one word
+WBC = dict(BDI=0, SYNC_MODE=4, OLDER_THAN_THIS=8, NR_TO_WRITE=12, PAGES_SKIPPED=16, START=20,
+           END=28, FLAGS=36)
+
+
+PF_FLUSHER = 0x00001000             # include/linux/sched.h 782: current_is_pdflush
 
 
 # the block device: its own address space (a radix tree the data blocks' look-ups fall out
