@@ -62,7 +62,7 @@ from ..context import ROOT
 from ..hw import estimates
 from ..hw import profile as profiles
 from ..hw.model import build
-from ..kernel import costs, workloads
+from ..kernel import costs, entry, files_cache, workloads
 from ..papers import blanchard2002, mackerras2003
 from ..papers.yoshioka2005 import ext3model
 from ..run import reuse, sweep
@@ -128,7 +128,8 @@ def catalog():
     rows = []
     for name in profiles.names():
         rows += estimates.profile_estimates(profiles.load(name).raw)
-    rows += costs.ranges() + workloads.image_ranges()
+    rows += (costs.ranges() + workloads.image_ranges() + entry.stack_ranges()
+             + files_cache.estimate_ranges())
     for chapter_estimates in CHAPTER_ESTIMATES:
         rows += chapter_estimates()
     out = {}

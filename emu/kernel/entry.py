@@ -120,6 +120,7 @@ from unicorn import UcError, ppc_const
 
 from ..context import routine
 from ..hw import cache as c
+from ..hw import estimates
 from ..hw.interrupt import interruptible, stop_if_interrupted
 from ..hw.softtlb import (
     DAR,
@@ -140,6 +141,7 @@ from ..isa.assemble import assemble
 from ..run import diagnose
 from ..run.result import measured
 from .errors import KernelError
+from .files_cache import FilesCache
 from .mm import MM
 from .pages import File
 from .pgtable import (
@@ -260,23 +262,72 @@ def _stub_code(text, vector):
     return bytes(assemble(text, "ppc32", vector).code)
 
 
-def pipe_round_trip(size):
+# Where LMBench's pipe token lives: a local variable on the stack (lat_pipe.c 1.8: `char c`
+# in doit() for the parent, whose BENCH loop in main() calls it, and in main() for the
+# child; lat_ctx.c 1.20: `int msg` in ctx() (main -> ctx) for the parent, in doit() (main
+# -> create_daemons -> doit) for the child, and in doit_cost() (main -> pipe_cost ->
+# doit_cost) for the pipe-alone overhead; LMBench 2 SCCS history, ricarkol/lmbench2
+# src/SCCS/s.lat_pipe.c, s.lat_ctx.c). The programs pass &c as gcc does, `addi r4, r1, 8`:
+# the first local above the SysV frame header (back chain, LR save word).
+TOKEN_IN_FRAME = 8
+# The depth of main()'s stack pointer below STACK_TOP is not set by the program: above it
+# lie the environment and argument strings, the argv/envp arrays and the ELF auxv
+# (binfmt_elf's create_elf_tables) and crt1's and __libc_start_main's frames. An estimate
+# (emu.hw.estimates ``kernel:lmbench.main_sp_depth``): about 1 KB of environment, 0.5 KB of
+# the rest. The token's L1 D set is its page offset's bits 5-11, so the range samples two
+# other placements (an almost empty environment; a 3.5 KB one) rather than bounding it.
+MAIN_SP_DEPTH = 1536
+MAIN_SP_RANGE = (256, 3584, "the environment's size sets main()'s frame (an empty one to "
+                 "3 KB of variables): the page offset, hence the L1 D set, of the pipe "
+                 "token, a stack local, may be anywhere in a page")
+FRAME_BYTES = 32               # a leaf-ish caller's frame under gcc -O (header, locals, r30/r31)
+# the token's frame, in frames below main()'s: (parent, child)
+LAT_PIPE_FRAMES = (1, 0)       # doit(), main()
+LAT_CTX_FRAMES = (1, 2)        # ctx(), doit() under create_daemons()
+PIPE_COST_FRAMES = 2           # doit_cost() under pipe_cost()
+
+
+def main_sp():
+    """main()'s stack pointer in an LMBench program (``MAIN_SP_DEPTH``, an estimate)."""
+    depth = estimates.value("kernel:lmbench.main_sp_depth", MAIN_SP_DEPTH)
+    return STACK_TOP - (int(depth) & ~15)
+
+
+def stack_ranges():
+    """[(name, nominal, low, high, why)]: the user stack's estimates."""
+    return [("kernel:lmbench.main_sp_depth", MAIN_SP_DEPTH, *MAIN_SP_RANGE)]
+
+
+def _frame_sp(frames):
+    return main_sp() - FRAME_BYTES * frames
+
+
+def _set_sp(sp):
+    return f"""        lis     r1, {sp >> 16:#x}
+        ori     r1, r1, {sp & 0xFFFF:#x}"""
+
+
+def pipe_round_trip(size, frames=LAT_PIPE_FRAMES):
     """LMBench 1.x lat_pipe (lat_pipe.c 1.8, ``size`` 1) and lat_ctx's two-process ring
-    (lat_ctx.c 1.20, a 4-byte token): the parent (r3 = 0) writes ``size`` bytes to pipe 1
-    and reads them back from pipe 2, r4 times, then exits; the child (r3 = 1) reads pipe 1
-    and writes pipe 2 forever. One iteration: two writes, two reads, two switches."""
+    (lat_ctx.c 1.20, a 4-byte token, ``LAT_CTX_FRAMES``): the parent (r3 = 0) writes
+    ``size`` bytes to pipe 1 and reads them back from pipe 2, r4 times, then exits; the
+    child (r3 = 1) reads pipe 1 and writes pipe 2 forever. One iteration: two writes, two
+    reads, two switches. The token is a stack local of the function ``frames`` (parent,
+    child) below main() (set once, outside the loop)."""
+    parent, child = (_set_sp(_frame_sp(n)) for n in frames)
     return f"""
 _start:
         cmpwi   0, r3, 0
         bne     child
+{parent}
         mtctr   r4
 parent_loop:
         li      r3, {P1_WRITE}
-        lis     r4, {DATA_BASE >> 16:#x}
+        addi    r4, r1, {TOKEN_IN_FRAME}
         li      r5, {size}
         bl      sys_write
         li      r3, {P2_READ}
-        lis     r4, {DATA_BASE >> 16:#x}
+        addi    r4, r1, {TOKEN_IN_FRAME}
         li      r5, {size}
         bl      sys_read
         bdnz    parent_loop
@@ -284,31 +335,35 @@ parent_loop:
         li      r0, {NR_EXIT}
         sc
 child:
+{child}
+child_loop:
         li      r3, {P1_READ}
-        lis     r4, {DATA_BASE >> 16:#x}
+        addi    r4, r1, {TOKEN_IN_FRAME}
         li      r5, {size}
         bl      sys_read
         li      r3, {P2_WRITE}
-        lis     r4, {DATA_BASE >> 16:#x}
+        addi    r4, r1, {TOKEN_IN_FRAME}
         li      r5, {size}
         bl      sys_write
-        b       child
+        b       child_loop
 """ + _STUBS
 
 
-def pipe_alone(size):
+def pipe_alone(size, frames=PIPE_COST_FRAMES):
     """lat_ctx's overhead (``pipe_cost``): one process writes ``size`` bytes to pipe 1 and
-    reads them back, r4 times: the pipe's cost without a switch."""
+    reads them back, r4 times: the pipe's cost without a switch (the token a stack local
+    of doit_cost(), ``frames`` below main())."""
     return f"""
 _start:
+{_set_sp(_frame_sp(frames))}
         mtctr   r4
 alone_loop:
         li      r3, {P1_WRITE}
-        lis     r4, {DATA_BASE >> 16:#x}
+        addi    r4, r1, {TOKEN_IN_FRAME}
         li      r5, {size}
         bl      sys_write
         li      r3, {P1_READ}
-        lis     r4, {DATA_BASE >> 16:#x}
+        addi    r4, r1, {TOKEN_IN_FRAME}
         li      r5, {size}
         bl      sys_read
         bdnz    alone_loop
@@ -446,6 +501,7 @@ class Entry:
         self.table = m.alloc(4 * NR_SYSCALLS, align=32)
         self.tasks = {}                        # pid -> task union address
         self.mms = {}                          # MM -> the guest's mm (its context word)
+        self.files_cache = FilesCache(m, version)
         self.init_task = self._task_union(1, None)   # the idle task: the run queue's head
         self._word(self.init_task + TASK_FIELDS["NEXT_RUN"], self.init_task)
         self._word(self.init_task + TASK_FIELDS["PREV_RUN"], self.init_task)
@@ -531,9 +587,14 @@ class Entry:
         task = m.alloc(TASK_UNION, align=TASK_UNION)
         self._word(task + TASK_FIELDS["PRIORITY"], DEF_PRIORITY)
         self._word(task + TASK_FIELDS["COUNTER"], DEF_PRIORITY)
-        files = m.alloc(8 + 4 * NR_OPEN_MODEL, align=32)
+        if parent_task is None:        # INIT_TASK's init_files: the kernel's static data
+            files = m.alloc(8 + 4 * NR_OPEN_MODEL, align=32)
+            fds = files + 8
+        else:                          # copy_files: an object of files_cache
+            files = self.files_cache.alloc()
+            fds = self.files_cache.fd_array(files)
         self._word(files + FILE_FIELDS["FILES_MAX"], NR_OPEN_MODEL)
-        self._word(files + FILE_FIELDS["FILES_FD"], files + 8)
+        self._word(files + FILE_FIELDS["FILES_FD"], fds)
         self._word(task + TASK_FIELDS["PID"], pid)
         self._word(task + TASK_FIELDS["P_OPPTR"], parent_task or task)
         self._word(task + TASK_FIELDS["ADDR_LIMIT"], TASK_SIZE - 1)
@@ -635,7 +696,9 @@ class Entry:
         return self.machine.read_word(self.kdata + 4 * KDATA_WORDS.index(name))
 
     def _files(self, process):
-        return self.machine.read_word(self.task(process) + TASK_FIELDS["TASK_FILES"]) + 8
+        """The fd array of ``process``'s files table."""
+        files = self.machine.read_word(self.task(process) + TASK_FIELDS["TASK_FILES"])
+        return self.machine.read_word(files + FILE_FIELDS["FILES_FD"])
 
     def install(self, process, fd, file):
         """fd_install: descriptor ``fd`` of ``process`` refers to ``file`` (its count up)."""

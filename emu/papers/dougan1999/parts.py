@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ...kernel.entry import ELF_BASE, Entry, LAT_SYSCALL_NULL, pipe_alone, pipe_round_trip
+from ...kernel.entry import (ELF_BASE, LAT_CTX_FRAMES, LAT_PIPE_FRAMES, LAT_SYSCALL_NULL, Entry,
+                             pipe_alone, pipe_round_trip)
 from ...present import data
 from ...run import profiler
 from .mmu import kernel
@@ -130,12 +131,13 @@ def parts_null(machine, calls=(10, 20), bats=True, version="2.2.0", **options):
 
 
 def parts_pipe(machine, counts=PIPE_TRIPS, size=1, bats=True, version="2.2.0", alone=False,
-               **options):
+               frames=LAT_PIPE_FRAMES, **options):
     """One lat_pipe round trip by part (``PARTS``), or with ``alone`` lat_ctx's overhead
     (a write and a read in one process, no switch), per iteration, as ``_per_iteration``."""
     k = kernel(machine, **options)
     entry = _CountingEntry(k, bats=bats, version=version)
-    parent = _pipes_between(entry, pipe_alone(size) if alone else pipe_round_trip(size))
+    parent = _pipes_between(entry, pipe_alone(size) if alone
+                             else pipe_round_trip(size, frames))
     entry.run(parent, ELF_BASE, 0, counts[0])
     runs = _parts_of_runs(entry, parent, [(0, n) for n in counts])
     return {**_per_op(runs, counts[1] - counts[0]), "clock_mhz": k.machine.profile.clock_mhz}
@@ -159,7 +161,7 @@ def table3_parts(configurations=CONFIGURATIONS, processor="604"):
         if proc != processor:
             continue
         trip = parts_pipe(machine, **options)                 # lat_pipe's 1 byte
-        ring = parts_pipe(machine, CTX_TRIPS, size=4, **options)   # lat_ctx's token: 4 bytes
+        ring = parts_pipe(machine, CTX_TRIPS, size=4, frames=LAT_CTX_FRAMES, **options)   # lat_ctx's token: 4 bytes
         alone = parts_pipe(machine, CTX_TRIPS, size=4, alone=True, **options)
         switch = {key: ring[key] / 2 - alone[key] for key in ring if key != "clock_mhz"}
         clock = trip["clock_mhz"]
