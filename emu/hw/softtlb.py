@@ -373,7 +373,7 @@ class SoftTLB:
         self.identity_only = False
         probes = [(self.PROBE_EA, self.PROBE_CMP, self.PROBE_RPA),
                   (self.PROBE_EA + 0x1000, self.PROBE_CMP ^ 0x00F0F0F0, self.PROBE_RPA + 0x1000)]
-        found, readable = None, []
+        found, readable, failure = None, [], ""
         try:
             readable = self._readable_spans()
             for ea, cmp_word, rpa in probes:
@@ -382,8 +382,8 @@ class SoftTLB:
                 holding = self._pointers_to_entry(self._saved_state(), readable,
                                                   ea, cmp_word, rpa)
                 found = holding if found is None else [o for o in found if o in holding]
-        except OSError:
-            found = []
+        except OSError as error:
+            found, failure = [], f" ({type(error).__name__}: {error})"
         finally:
             for ea, _, _ in probes:
                 m.call("probe_tlbie603", ea, real_mode=True)
@@ -396,7 +396,7 @@ class SoftTLB:
         if len(found) != 1:
             raise TlbArrayNotFound(
                 f"QEMU's 603 TLB array: {len(found)} pointers in the saved CPU state fit the "
-                f"probes, where one was expected (SoftTLB.locate_tlb6); without it the 603's "
+                f"probes{failure}, where one was expected (SoftTLB.locate_tlb6); without it the 603's "
                 f"runs would not undo QEMU's same-page drop and their cycles would differ")
         self.records[SW_TLB6] = found[0]
         return found[0]
@@ -407,13 +407,19 @@ class SoftTLB:
 
     @staticmethod
     def _readable_spans():
-        """The host address ranges this process may read (/proc/self/maps)."""
+        """The host address ranges this process may read (/proc/self/maps), adjacent ones
+        joined: an array may lie across the boundary of two mappings (the file lists
+        mappings that touch as two lines when their flags differ)."""
         spans = []
         with open("/proc/self/maps") as maps:
             for line in maps:
                 span, perms = line.split()[:2]
                 if perms.startswith("r"):
-                    spans.append(tuple(int(x, 16) for x in span.split("-")))
+                    start, end = (int(x, 16) for x in span.split("-"))
+                    if spans and spans[-1][1] == start:
+                        spans[-1] = (spans[-1][0], end)
+                    else:
+                        spans.append((start, end))
         return spans
 
     def _pointers_to_entry(self, raw, readable, ea, cmp_word, rpa, among=None):

@@ -452,3 +452,22 @@ def test_603_no_tlb_array_found_is_a_clear_error():
     m.soft_tlb._saved_state = lambda: b""
     with pytest.raises(TlbArrayNotFound, match="0 pointers"):
         m.soft_tlb.locate_tlb6()
+
+
+def test_603_readable_spans_join_mappings_that_touch():
+    """/proc/self/maps lists touching mappings with other flags as two lines (a library's
+    r-x and r-- parts, say): the search joins them, so that an array lying across such a
+    boundary is still seen whole. This process has such pairs to join."""
+    from emu.hw.softtlb import SoftTLB
+    lines = 0
+    with open("/proc/self/maps") as maps:
+        touching = []
+        for line in maps:
+            span, perms = line.split()[:2]
+            if perms.startswith("r"):
+                start, end = (int(x, 16) for x in span.split("-"))
+                touching.append(bool(lines) and start == previous)
+                previous, lines = end, lines + 1
+    spans = SoftTLB._readable_spans()
+    assert any(touching) and len(spans) < lines
+    assert all(a[1] < b[0] for a, b in zip(spans, spans[1:]))    # sorted, none touching
