@@ -412,10 +412,11 @@ def mail_journal(meta_per_commit, label="original", log_blocks=ext3model.LOG_BLO
     count for the mail's interval: WriteProfile.facts["meta_per_commit"]): the commits
     (each the commit timer's expiry waking kjournald, every COMMIT_INTERVAL_S: nothing
     else starts one, see the chapter), the writes per CPU in each, the log blocks a commit
-    writes. Writeback leaves the metadata dirty (mail_writeback), so every committed
-    transaction stays on the checkpoint lists until a checkpoint writes it back: the log
-    holds "log_transactions" commits before a journal_start must checkpoint
-    (ext3model.checkpoint_below: the log less that, over a commit's blocks), and from then
+    writes. Writeback writes next to none of the metadata back (mail_writeback; the model
+    counts none), so every committed transaction stays on the checkpoint lists until a
+    checkpoint writes it back: the log holds "log_transactions" commits before a
+    journal_start must checkpoint (ext3model.checkpoint_below: the log less that, over a
+    commit's blocks), and from then
     each commit's blocks take the free space below it again, so log_do_checkpoint
     (checkpoint.c 283-375 of 2.6.12.1: cleanup_journal_tail frees nothing, 296-299; it
     writes the oldest transaction's dirty buffers with ll_rw_block, 202-253, until the
@@ -476,8 +477,9 @@ def mail_writeback(meta_per_expire, label="original"):
     background_writeout, woken by the same fall below CONGESTION_OFF, holds BDI_pdflush
     while it writes a file's pages; kupdate's pass then ends, 360-361 and page-writeback.c
     422-423); what it then submits ends when the queue is congested again (fs/mpage.c
-    728, a few scattered pages' requests). So the metadata stays dirty on the journal's checkpoint lists until
-    the log fills and log_do_checkpoint writes it back (mail_journal). "meta_passes", the
+    728, a few scattered pages' requests). So the metadata stays dirty on the journal's
+    checkpoint lists until the log fills and log_do_checkpoint writes it back
+    (mail_journal). "meta_passes", the
     most write-backs kupdate could make (had it found the queue free each time it was due:
     the run's elapsed time over DIRTY_EXPIRE_S + WRITEBACK_PERIOD_S, and over
     DIRTY_EXPIRE_S), and "meta_pages_per_write", the metadata pages each would write back
