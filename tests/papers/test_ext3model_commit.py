@@ -44,6 +44,9 @@ def test_the_first_writes_dirty_four_metadata_buffers_and_a_commit_counts_the_in
     # 1036) = 567,824 >> 10 = 554, 45 of them; offsets 4 to 44,572 of the file's groups
     # (31,744 data blocks each): groups 33 and 34, 2 bitmaps; and the two shared
     assert k.metadata_per_commit(44_569) == 2 + 45 + 2
+    # of the four logged, the two every commit logs again: the inode table's and the group
+    # descriptors' blocks (the bitmap and the indirect block are the file's own)
+    assert k.shared_metadata() == 2
     with pytest.raises(ValueError, match="positive"):
         k.metadata_per_commit(0)
 
@@ -147,6 +150,7 @@ def test_paced_writes_log_a_metadata_buffer_every_so_many_writes_per_cpu():
     # 2 shared + per file 2 indirect slots (523,256 >> 10 = 510 to 523,655 >> 10 = 511) and
     # 1 group: 8 a commit; 400 writes x 2 CPUs / 8 = 100 writes per CPU apart
     assert (k.meta_per_commit, k.meta_every) == (8, 100)
+    assert k.meta_shared == 2
     k.paced_writes(160, 300_000)
     # the pauses come after writes 5 to 163 (4 + i, i from 1): CPU 0 logs at 100, CPU 1 (half
     # a period of turns on: 100 x 1 // 2) at 50 and 150

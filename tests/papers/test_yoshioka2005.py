@@ -314,19 +314,25 @@ def test_both_kernels_at_once_give_the_same_profiles_and_facts_without_the_kerne
 
 def test_the_mails_journal_by_hand():
     # 229.76 s over 5 s: 45.952 commits; 190 buffers a commit: 192 log blocks; 8192 - 2372
-    # = 5820 blocks before a journal_start must checkpoint, less the 6 commits of the last
-    # 30 s a checkpoint cannot free (6 x 192 = 1152): 4668 / 192 = 24.3125 commits
+    # = 5820 blocks before a journal_start must checkpoint: 5820 / 192 = 30.3125 commits,
+    # 151.5625 s, before the log first fills (writeback writes none of the metadata back),
+    # then a transaction checkpointed each commit: 45.952 - 30.3125 = 15.6395; on the
+    # checkpoint lists at a commit's start, on average over the run, (30.3125^2 / 2 +
+    # 15.6395 x 30.3125) / 45.952 = 20.3146 transactions
     j = y.mail_journal(190)
     assert j["commits"] == pytest.approx(45.952)
     assert j["log_blocks_per_commit"] == 192
-    assert j["checkpoint_transactions"] == 6
-    assert j["commits_per_checkpoint"] == pytest.approx(24.3125)
-    assert j["checkpoints"] == pytest.approx(45.952 / 24.3125)
+    assert j["log_transactions"] == pytest.approx(30.3125)
+    assert j["log_full_s"] == pytest.approx(151.5625)
+    assert j["checkpoints"] == pytest.approx(15.6395)
+    assert j["checkpoint_transactions"] == pytest.approx(20.31459, rel=1e-6)
     assert j["commit_writes"] == y.commit_writes()
-    # a 32768-block log: 32768 - 9394 - 1152 = 22222 blocks, 115.74 commits
-    assert y.mail_journal(190, log_blocks=32768)["commits_per_checkpoint"] == \
-        pytest.approx(22222 / 192)
-
+    # a 32768-block log: 32768 - 9394 = 23374 blocks, 121.74 commits: never full in the
+    # run, no checkpoint; the lists hold half the run's commits on average
+    big = y.mail_journal(190, log_blocks=32768)
+    assert big["log_transactions"] == pytest.approx(23374 / 192)
+    assert big["checkpoints"] == 0
+    assert big["checkpoint_transactions"] == pytest.approx(45.952 / 2)
 
 
 def test_a_paced_profile_counts_its_share_of_the_commits_once_a_commit_work():
@@ -355,24 +361,30 @@ def test_a_paced_profile_counts_its_share_of_the_commits_once_a_commit_work():
 
 
 def test_the_commits_once_a_commit_events_spread_the_cold_walk_over_the_mails_buffers():
-    # one CPU, 49 buffers a commit: 6 commits' 294 buffers walked, each at the events of
-    # the model's cold walk of its own 4 (times 294 / 4 = 73.5), plus the events of the
-    # parts done once a commit (del_timer_sync, the lock-down, the revoke records, phase
-    # 8), each counter's own; a walk from cold caches costs more than the one right after
-    # the commit; the revoke records read table 0's 2 KB of heads (32 lines) from memory;
-    # and the metadata's write-back: 60 blocks dirtied in 30 s, 10 a commit interval of
-    # 5 s, each at the events per page of the model's commit's 4 pages; and one wb_kupdate
-    # pass a commit interval (both 5 s), from cold caches, its events each counter's own
-    once = y.commit_once_events("2.6.12", 1, 49, meta_per_expire=60)
+    # one CPU, 400 buffers a commit (402 log blocks: 5820 / 402 = 14.4776 commits fill the
+    # log, then 45.952 - 14.4776 = 31.4744 checkpoints), 100 of them every commit's: on the
+    # lists at a commit's start (14.4776^2 / 2 + 31.4744 x 14.4776) / 45.952 = 12.19696
+    # transactions of 300 own buffers each, and the 100 once: 3,759.09 buffers walked, each
+    # at the events of the model's cold walk of its own 4 (times 3,759.09 / 4), plus the
+    # events of the parts done once a commit (del_timer_sync, the lock-down, the revoke
+    # records, phase 8), each counter's own; a walk from cold caches costs more than the
+    # one right after the commit; the revoke records read table 0's 2 KB of heads (32
+    # lines) from memory; and the metadata's write-back by the checkpoints: 31.4744
+    # transactions' 300 own buffers over 45.952 commits, 205.482 pages a commit interval,
+    # each at the events per page of the model's commit's 4 pages; and one wb_kupdate pass
+    # a commit interval (both 5 s), from cold caches, its events each counter's own
+    once = y.commit_once_events("2.6.12", 1, 400, meta_shared=100)
+    walked, pages = 100 + 12.19696 * 300, 31.47439 * 300 / 45.952
     parts, events = once["parts"], once["part_events"]
-    assert (parts["buffers"], once["walked"], once["meta_pages"]) == (4, 294, 10)
+    assert parts["buffers"] == 4
+    assert (once["walked"], once["meta_pages"]) == pytest.approx((walked, pages), rel=1e-5)
     assert once["kupdate_passes"] == 1
     for metric in ("cycles", "references", "l3_misses"):
         fixed = sum(events[metric][p] for p in y.ONCE_PARTS)
         assert once["fixed"][metric] == fixed
-        assert once[metric] == pytest.approx(fixed + events[metric]["clean_cold"] * 73.5 +
-                                             events[metric]["meta_writeback"] * 10 +
-                                             events[metric]["kupdate"])
+        assert once[metric] == pytest.approx(fixed + events[metric]["clean_cold"] * walked / 4 +
+                                             events[metric]["meta_writeback"] * pages +
+                                             events[metric]["kupdate"], rel=1e-5)
     assert events["l3_misses"]["meta_writeback"] > 0
     assert events["cycles"] == {p: parts[p] for p in events["cycles"]}
     assert parts["clean_cold"] > parts["clean"]
@@ -385,7 +397,8 @@ def test_the_mails_writeback_by_hand():
     # 4 GB (MEMORY_MB's nominal): 1,048,576 pages; background at 10%: 104,857 (integer
     # division, as get_dirty_limits), throttling at 40%: 419,430; four files of 8000 MB,
     # 8,192,000 pages in 229.76 s: 35,654.6 pages a second, the background threshold
-    # passed after 104,857 / 35,654.6 = 2.94 s; the metadata written back every 30 to 35 s:
+    # passed after 104,857 / 35,654.6 = 2.94 s; kupdate's write-back of the metadata at most
+    # every 30 to 35 s:
     # 229.76 / 35 = 6.56 to 229.76 / 30 = 7.66 times; 1,000 metadata blocks over 30 s of
     # writes (6 intervals x 44,568 writes x 4 children = 1,069,632): 0.000935 a write
     wb = y.mail_writeback(1000)
@@ -396,6 +409,8 @@ def test_the_mails_writeback_by_hand():
     assert wb["background_s"] == pytest.approx(104_857 * 229.76 / 8_192_000)
     assert wb["meta_passes"] == pytest.approx((229.76 / 35, 229.76 / 30))
     assert wb["meta_pages_per_write"] == pytest.approx(1000 / 1_069_632)
+    # 128 requests: congested from 128 - 16 + 1 = 113, uncongested below 128 - 16 - 8 - 1
+    assert wb["congestion"] == (113, 103, 128)
 
 
 def test_a_direct_write_profile_and_a_sweeps_point_of_it_are_one_run():

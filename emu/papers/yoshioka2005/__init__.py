@@ -335,7 +335,7 @@ def write_profile(kernel, records=1000, warm=2000, cpus=1, counters=tuple(COUNTE
     facts = kernel_facts(k)
     once = (commit_once_events(kernel, cpus, k.meta_per_commit,
                                profile=options.get("profile", "pentium4"),
-                               meta_per_expire=facts["meta_per_expire"]) if paced else {})
+                               meta_shared=facts["meta_shared"]) if paced else {})
     return WriteProfile(kernel, cpus, records, sampled, k, period, facts, once)
 
 
@@ -345,6 +345,7 @@ def kernel_facts(k):
     ratelimit, kjournald's list's age in writes and CPU 0's cycles a commit turn; the
     metadata a commit logs, how many writes per CPU apart the model logs them, the
     buffers logged over the Kernel's paced writes and their cycles per buffer (all CPUs),
+    of a commit's buffers those every commit logs ("meta_shared": Kernel.shared_metadata),
     the metadata blocks DIRTY_EXPIRE_S of writes dirty ("meta_per_expire", for
     mail_writeback and commit_once_events); the commit's lock-down (Kernel.lockdown: the handles open when it began, its cycles,
     the write per CPU it came after; del_timer_sync's cycles before it) and where the
@@ -366,6 +367,7 @@ def kernel_facts(k):
                                                       ext3model.COMMIT_INTERVAL_S *
                                                       commit_writes())
                                 if k.meta_per_commit else 0),
+            "meta_shared": k.meta_shared,
             "lockdown": dict(k.lockdown), "commit_state": k.commit_state(),
             "commit_ended": k.commit_ended, "del_timer_cycles": k.del_timer_cycles,
             "log_free": k._read(k.journal + ext3model.J["FREE"]),
@@ -410,30 +412,45 @@ def mail_journal(meta_per_commit, label="original", log_blocks=ext3model.LOG_BLO
     count for the mail's interval: WriteProfile.facts["meta_per_commit"]): the commits
     (each the commit timer's expiry waking kjournald, every COMMIT_INTERVAL_S: nothing
     else starts one, see the chapter), the writes per CPU in each, the log blocks a commit
-    writes, the committed transactions on the checkpoint lists when a commit starts
-    (__journal_clean_checkpoint_list walks them): at most those of the last
-    DIRTY_EXPIRE_S, whose buffers writeback may not have written back yet (older ones it
-    has, and the walk dropped them); the commits a log of ``log_blocks`` holds before a
-    journal_start must checkpoint (ext3model.checkpoint_below, no commit under way), and
-    the checkpoints (log_do_checkpoint) per run in a steady state: each frees the log
-    but for the transactions still on the lists (cleanup_journal_tail, checkpoint.c
-    395-451 of 2.6.12.1), without writing a buffer back itself when it freed any (296-299),
-    so the log fills again after (room - those transactions' blocks) / a commit's."""
+    writes. Writeback writes next to none of the metadata back (mail_writeback; the model
+    counts none), so every committed transaction stays on the checkpoint lists until a
+    checkpoint writes it back: the log holds "log_transactions" commits before a
+    journal_start must checkpoint (ext3model.checkpoint_below: the log less that, over a
+    commit's blocks), and from then
+    each commit's blocks take the free space below it again, so log_do_checkpoint
+    (checkpoint.c 283-375 of 2.6.12.1: cleanup_journal_tail frees nothing, 296-299; it
+    writes the oldest transaction's dirty buffers with ll_rw_block, 202-253, until the
+    transaction is dropped, 344-368; __log_wait_for_space, 78-102, calls it again while
+    the space is short) writes back one transaction's buffers a commit: "checkpoints",
+    the transactions written back in the run (its commits less the log's); and
+    "checkpoint_transactions", the committed transactions on the checkpoint lists when a
+    commit starts (__journal_clean_checkpoint_list walks them), averaged over the run:
+    one more each commit up to the log's, then the log's."""
     runs = data.load("yoshioka2005_iozone").set_index("kernel")
     elapsed = float(runs.loc[label, "elapsed_s"])
     interval = ext3model.COMMIT_INTERVAL_S
     blocks = ext3model.log_blocks_per_commit(meta_per_commit)
-    pinned = DIRTY_EXPIRE_S // interval
-    room = log_blocks - ext3model.checkpoint_below(log_blocks) - pinned * blocks
+    held = (log_blocks - ext3model.checkpoint_below(log_blocks)) / blocks
     commits = elapsed / interval
+    full = min(commits, held)                 # commits before the log first fills
+    listed = (full * full / 2 + (commits - full) * held) / commits
     return {"elapsed_s": elapsed, "commits": commits, "commit_writes": commit_writes(),
-            "log_blocks_per_commit": blocks, "checkpoint_transactions": pinned,
-            "commits_per_checkpoint": room / blocks, "checkpoints": commits * blocks / room}
+            "log_blocks_per_commit": blocks, "log_transactions": held,
+            "log_full_s": held * interval, "checkpoints": commits - full,
+            "checkpoint_transactions": listed}
 
 #: 2.6.12's writeback thresholds (mm/page-writeback.c 67, 72, 78 of 2.6.12.1):
 #: dirty_background_ratio, vm_dirty_ratio (% of the machine's pages), and
 #: dirty_writeback_centisecs, the period of wb_kupdate (s)
 DIRTY_BACKGROUND_RATIO, VM_DIRTY_RATIO, WRITEBACK_PERIOD_S = 10, 40, 5
+
+
+#: the disk queue's requests and its congestion marks (include/linux/blkdev.h 27,
+#: BLKDEV_MAX_RQ; drivers/block/ll_rw_blk.c 94-107 of 2.6.12.1): congested from this many
+#: requests allocated, uncongested again below the other
+QUEUE_REQUESTS = 128
+CONGESTION_ON = QUEUE_REQUESTS - QUEUE_REQUESTS // 8 + 1
+CONGESTION_OFF = QUEUE_REQUESTS - QUEUE_REQUESTS // 8 - QUEUE_REQUESTS // 16 - 1
 
 
 def mail_writeback(meta_per_expire, label="original"):
@@ -442,23 +459,33 @@ def mail_writeback(meta_per_expire, label="original"):
     (get_dirty_limits, mm/page-writeback.c 135-181 of 2.6.12.1, with nothing mapped):
     "pages_per_s", the four writers' pages a second; "background_pages" and "dirty_pages",
     the two thresholds; "file_pages", each child's file; "background_s", when the dirty
-    pages pass the background threshold at the run's rate, if nothing was written before
-    (wb_kupdate writes only inodes first dirtied DIRTY_EXPIRE_S before: page-writeback.c
-    410, fs-writeback.c 355-357); from then on background_writeout and the throttled writers
-    write the files' pages back (balance_dirty_pages, 190-254), the dirty pages between the
-    thresholds. The metadata is the block device's (its own inode, on the block device's
-    superblock), and only wb_kupdate reaches it: writeback_inodes visits the newest
+    pages pass the background threshold at the run's rate, if nothing was written before.
+    From then on background_writeout and the writers throttled at vm_dirty_ratio write the
+    files' pages back (balance_dirty_pages, 190-254), and none of them the metadata, the
+    block device's (its own inode, on the block device's superblock, backed by the disk's
+    queue as the files are: fs/block_dev.c 590-593): writeback_inodes visits the newest
     superblock first (fs/super.c 311 adds at the tail; fs-writeback.c 417-418 walks from
-    it), the files' inodes there take every other pass's pages (each pass ends when its
-    1024, or a throttled writer's 1536, are written: 384-385, 440-441; a congested queue
-    ends it in the file system and skips the block device: 335-341) and each is redirtied
-    at once as young (213-215), so that kupdate skips them (355-357) and writes the block
-    device's inode, once its first dirtying is DIRTY_EXPIRE_S old (its dirtied_when is set
-    only when it was clean: 125-127): "meta_passes", the run's write-backs of the metadata
-    (its elapsed time over DIRTY_EXPIRE_S + WRITEBACK_PERIOD_S, and over DIRTY_EXPIRE_S);
-    "meta_pages_per_write", the metadata pages each writes back (``meta_per_expire``,
-    the distinct metadata blocks the writes of DIRTY_EXPIRE_S dirty: the model's block
-    map) per write of a child in that time, all four children's writes counted."""
+    it), and there the files' dirty pages fill every pass (1024 pages, a throttled
+    writer's 1536: 384-385, 440-441, each file redirtied young after: 213-215). A throttled
+    writer blocks for requests (it is not nonblocking) and so holds the disk's queue at its
+    QUEUE_REQUESTS, congested (CONGESTION_ON); a congested queue ends a nonblocking pass in
+    the file system and skips the block device's inode (335-341). wb_kupdate is the only
+    pass that reaches that inode, once it is due (dirtied DIRTY_EXPIRE_S before: 355-357,
+    its dirtied_when set when it was clean, 125-127), and only while the queue is below
+    CONGESTION_OFF (else it waits a tenth of a second and tries again, page-writeback.c
+    415-426) and no other pdflush works the queue (writeback_acquire, fs-writeback.c 360:
+    background_writeout, woken by the same fall below CONGESTION_OFF, holds BDI_pdflush
+    while it writes a file's pages; kupdate's pass then ends, 360-361 and page-writeback.c
+    422-423); what it then submits ends when the queue is congested again (fs/mpage.c
+    728, a few scattered pages' requests). So the metadata stays dirty on the journal's
+    checkpoint lists until the log fills and log_do_checkpoint writes it back
+    (mail_journal). "meta_passes", the
+    most write-backs kupdate could make (had it found the queue free each time it was due:
+    the run's elapsed time over DIRTY_EXPIRE_S + WRITEBACK_PERIOD_S, and over
+    DIRTY_EXPIRE_S), and "meta_pages_per_write", the metadata pages each would write back
+    (``meta_per_expire``, the distinct metadata blocks the writes of DIRTY_EXPIRE_S
+    dirty: the model's block map) per write of a child in that time, all four children's
+    writes counted; "congestion", (CONGESTION_ON, CONGESTION_OFF, QUEUE_REQUESTS)."""
     runs = data.load("yoshioka2005_iozone").set_index("kernel")
     elapsed = float(runs.loc[label, "elapsed_s"])
     memory = estimates.value(ext3model.MEMORY_MB[0], ext3model.MEMORY_MB[1])
@@ -471,7 +498,8 @@ def mail_writeback(meta_per_expire, label="original"):
             "file_pages": PAGES_WRITTEN // 4, "background_s": background / rate,
             "meta_passes": (elapsed / (DIRTY_EXPIRE_S + WRITEBACK_PERIOD_S),
                             elapsed / DIRTY_EXPIRE_S),
-            "meta_pages_per_write": meta_per_expire / writes}
+            "meta_pages_per_write": meta_per_expire / writes,
+            "congestion": (CONGESTION_ON, CONGESTION_OFF, QUEUE_REQUESTS)}
 
 
 #: writes per CPU before the whole commit that commit_once_events measures
@@ -484,19 +512,22 @@ ONCE_PARTS = ("del_timer_sync", "lock_down", "revoke_records", "commit_end")
 
 
 def commit_once_events(kernel, cpus, meta_per_commit, profile="pentium4", writes=ONCE_WRITES,
-                       meta_per_expire=0):
+                       meta_shared=0):
     """One commit's once-a-commit work in the mail's run, by counter (COUNTERS' events):
     a whole commit as guest code (ext3model.Kernel.whole_commit on a fresh ``kernel`` of
     ``cpus`` CPUs after ``writes`` writes each, from cold caches), its ONCE_PARTS' events,
     and the walk of the checkpoint lists at the next commit's start at the mail's size:
-    mail_journal's "checkpoint_transactions" commits of ``meta_per_commit`` buffers each,
-    none written back, at the events per buffer of the model's walk of its own commit's
-    buffers from cold caches (its fixed part spread over them: an upper bound); and the
-    metadata's write-back by wb_kupdate (Kernel.write_back_metadata: each page, its
-    request's dispatch and interrupt, and the next walk that releases its buffer), at the
-    events per page of the model's commit's pages, for the pages a commit interval's share
-    of ``meta_per_expire`` (the metadata blocks DIRTY_EXPIRE_S of writes dirty, which each
-    write-back writes: mail_writeback). Each part is profiled as the write runs are (a
+    ``meta_shared`` buffers every commit logs (Kernel.shared_metadata, on the newest
+    transaction's list alone) and the rest of ``meta_per_commit`` for each of
+    mail_journal's "checkpoint_transactions" (the run's average), none written back, at
+    the events per buffer of the model's walk of its own commit's buffers from cold caches
+    (its fixed part spread over them: an upper bound); and the metadata's write-back by
+    the log's checkpoints (mail_journal's "checkpoints" over the run's commits, each
+    writing back a transaction's own buffers, ``meta_per_commit`` less ``meta_shared``),
+    at the events per page of the model's commit's pages written back as pdflush writes
+    them (Kernel.write_back_metadata: each page, its request's dispatch and interrupt, and
+    the next walk that releases its buffer; a stand-in: log_do_checkpoint's walk and
+    ll_rw_block of each buffer are not guest code). Each part is profiled as the write runs are (a
     commit for the references, one for the L3 misses: a part runs once; its cycles are
     the same in both, profiling changes none). The per-buffer parts of a commit (each
     buffer's log write, the data loop) are in the paced runs already. Returns {metric:
@@ -508,7 +539,8 @@ def commit_once_events(kernel, cpus, meta_per_commit, profile="pentium4", writes
     from cold caches (Kernel.kupdate_pass: sync_supers, then the super blocks' dirty inodes,
     each pass stopped by the first, the files' young; part "kupdate"; "kupdate_old", the
     pass once the block device's inode is due, stopped at writeback_acquire, is measured
-    and not added: kupdate's write of those pages is "meta_writeback" above)."""
+    and not added: a congested queue or another pdflush stops kupdate before that
+    inode's pages, mail_writeback)."""
     measured = {}
     for metric in ("references", "l3_misses"):
         k = ext3model.Kernel(kernel, cpus=cpus, max_records=writes + 16, profile=profile)
@@ -529,8 +561,10 @@ def commit_once_events(kernel, cpus, meta_per_commit, profile="pentium4", writes
                                              if isinstance(v, tuple)}
                                    for metric, parts in measured.items()}}
     buffers = measured["l3_misses"]["buffers"]
-    walked = mail_journal(meta_per_commit)["checkpoint_transactions"] * meta_per_commit
-    pages = meta_per_expire * ext3model.COMMIT_INTERVAL_S / DIRTY_EXPIRE_S
+    journal = mail_journal(meta_per_commit)
+    per_commit = meta_per_commit - meta_shared          # a commit's own: on its list alone
+    walked = meta_shared + journal["checkpoint_transactions"] * per_commit
+    pages = journal["checkpoints"] * per_commit / journal["commits"]
     fixed = {metric: sum(e[p] for p in ONCE_PARTS) for metric, e in events.items()}
     passes = ext3model.COMMIT_INTERVAL_S / WRITEBACK_PERIOD_S
     out = {metric: fixed[metric] + e["clean_cold"] / buffers * walked +
@@ -977,7 +1011,8 @@ SCORECARD_REASONS = {
         "its commit (the metadata's log writes) is a buffer every thousand writes; the timer "
         "tick, each CPU's every millisecond, finds its data still cached; the mail's rest "
         "holds more (the scheduler's switches and the timers' functions, other tasks, the "
-        "metadata's write-back by wb_kupdate)",
+        "log's checkpoints, which write the metadata back: log_do_checkpoint's own walk and "
+        "ll_rw_block, which the model takes at pdflush's events per page)",
     "rest of the kernel's L3 misses, after / before (%)":
         "on four paced CPUs most of the rest's misses are lines another CPU wrote (the "
         "journal's, the shared metadata's), which the copy's stream does not cause; "

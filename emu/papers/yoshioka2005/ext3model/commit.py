@@ -139,6 +139,20 @@ class KernelCommit:
         out.update(buffers=self.commit_logged, turns=turns)
         return out
 
+    def shared_metadata(self):
+        """The metadata buffers every commit logs whatever the writes' pages: those on the
+        running transaction's t_buffers now that are neither a group's bitmap nor an
+        indirect block (the inode table's and the group descriptors' blocks). Each commit
+        dirties them again, so each sits on the newest committed transaction's checkpoint
+        list only (commit.c phase 7 moves a buffer from its older one)."""
+        bitmaps = {g * BLOCKS_PER_GROUP for g in self.bitmaps}
+        indirect = set()
+        for f in self.files:
+            dind = self._block_data(self._read(f["inode"] + EI["DIND"]))
+            indirect |= {self._read(dind + 4 * j) for j in range(ADDR_PER_BLOCK)} - {0}
+        return sum(1 for bh in self._metadata_list()
+                   if self._read(bh + BH["BLOCKNR"]) not in bitmaps | indirect)
+
     def metadata_per_commit(self, writes):
         """The metadata buffers a commit logs after ``writes`` writes per CPU from the
         run's present point: those every write dirties whatever its page (the buffers on
@@ -148,14 +162,8 @@ class KernelCommit:
         reach (the model's block map)."""
         if writes <= 0:
             raise ValueError("writes must be positive")
-        bitmaps = {g * BLOCKS_PER_GROUP for g in self.bitmaps}
         first, last = self.written, self.written + writes - 1
-        indirect = set()
-        for f in self.files:
-            dind = self._block_data(self._read(f["inode"] + EI["DIND"]))
-            indirect |= {self._read(dind + 4 * j) for j in range(ADDR_PER_BLOCK)} - {0}
-        shared = sum(1 for bh in self._metadata_list()
-                     if self._read(bh + BH["BLOCKNR"]) not in bitmaps | indirect)
+        shared = self.shared_metadata()
         per_file = 0
         for k in range(self.cpus):
             slots = ((FIRST_INDEX + last - DIND_START) >> 10) - \
@@ -181,6 +189,7 @@ class KernelCommit:
         dirties (metadata_per_commit) at the pace of those writes: a buffer every
         ``writes x cpus / per commit`` writes of a CPU, the CPUs in turn."""
         self.meta_per_commit = self.metadata_per_commit(writes)
+        self.meta_shared = self.shared_metadata()
         self.meta_every = max(1, round(writes * self.cpus / self.meta_per_commit))
 
     def _meta_due(self, k, written):

@@ -242,10 +242,13 @@ class KernelFileSystem:
         self._word(word, self._read(word) | 1 << (offset & 31))
 
     def write_back_metadata(self, measure=None):
-        """wb_kupdate's write-back of the block device's dirty metadata (its pages put in
-        the block device's page cache first: _map_metadata), outside paced runs, on CPU 0 from cold caches (it comes
-        dirty_expire_centisecs after a commit): pdflush writes back the page of each buffer
-        on the journal's checkpoint lists whose page is dirty (writeback_page ->
+        """pdflush's write-back of the block device's dirty metadata (its pages put in
+        the block device's page cache first: _map_metadata), outside paced runs, on CPU 0
+        from cold caches, as wb_kupdate would write it once dirty_expire_centisecs old and
+        the disk's queue free (in the mail's run the log's checkpoints write it instead, and
+        yoshioka2005.commit_once_events counts their buffers at these events): pdflush
+        writes back the page of each buffer on the journal's checkpoint lists whose page
+        is dirty (writeback_page ->
         blkdev_writepage -> block_write_full_page -> submit_bh), then the disk takes the
         requests and its interrupt ends them (end_buffer_async_write, end_page_writeback);
         then the next commit's start walks the checkpoint lists and releases the buffers

@@ -128,6 +128,7 @@ class Kernel(KernelMemory, KernelFileSystem, KernelJournal, KernelCommit, Kernel
         self.commit_turns = [0] * cpus         # the list this many writes per CPU long (0:
         self.commit_cycles = [0] * cpus        # no commit); its turns and cycles per CPU
         self.meta_every = 0                    # paced_writes: a metadata buffer logged every
+        self.meta_shared = 0                   # of meta_per_commit: every commit's
         self.meta_per_commit = 0               # this many writes per CPU (0: none), of a
         self.meta_logged = 0                   # commit of this many; logged so far, and
         self.meta_cycles = [0] * cpus          # the cycles per CPU

@@ -47,11 +47,15 @@ LEFT_OUT = (
      "(none in runs this long, "
      "some in the mail's: yoshioka2005.mail_journal), the metadata's write-back in "
      "paced runs (the model's metadata pages belong to no mapping there, so a buffer "
-     "leaving the journal sets only its page's dirty bit: wb_kupdate writes them back once "
-     "dirty_expire_centisecs old, yoshioka2005.mail_writeback, and the scored runs take "
-     "their share of it, Kernel.write_back_metadata; wb_kupdate's pass is guest code, "
-     "routines/x86/kupdate_2612.S, Kernel.kupdate_pass, to where the model's state stops it: "
-     "__writeback_single_inode is not, the pages' write-back being write_back_metadata's)"),
+     "leaving the journal sets only its page's dirty bit: in the mail's run the throttled "
+     "writers hold the disk's queue congested, so neither background_writeout nor wb_kupdate "
+     "reaches the block device's inode and the log's checkpoints write the metadata back, "
+     "yoshioka2005.mail_writeback and mail_journal; the scored runs take their share of it "
+     "at the events of pdflush's write of a page, Kernel.write_back_metadata, a stand-in: "
+     "log_do_checkpoint's walk and its ll_rw_block are not guest code; wb_kupdate's pass is "
+     "guest code, routines/x86/kupdate_2612.S, Kernel.kupdate_pass, to where the model's "
+     "state stops it, at the files' young inodes; its retries while the queue is congested "
+     "(blk_congestion_wait, a tenth of a second) are not)"),
     ("the disk's own timing: its driver takes a request when it can grow no more "
      "(REQUEST_PAGES, an estimate) and its interrupt ends it a quarter of that many writes "
      "later (the mail's rate); kjournald's own writes end at once, on its CPU"),
