@@ -106,10 +106,11 @@ def test_a_run_reads_only_its_own_processors_and_paths_estimates():
 
 
 def test_workloads_table_without_lat_mmap_has_the_same_exec_rows():
-    """claims() reads lat_proc exec alone: without the lat_mmap rows, the same numbers."""
-    full = d.workloads_table(kinds=("exec",))
-    alone = d.workloads_table(kinds=("exec",), mmap_size=None)
-    assert set(alone.index.get_level_values("workload")) == {"lat_proc exec"}
+    """claims() reads lat_proc fork and exec alone (fork for Table 1's process start, exec
+    for the hit rate): without the lat_mmap rows, the same numbers."""
+    full = d.workloads_table(kinds=("fork", "exec"))
+    alone = d.workloads_table(kinds=("fork", "exec"), mmap_size=None)
+    assert set(alone.index.get_level_values("workload")) == {"lat_proc fork", "lat_proc exec"}
     assert alone.equals(full.loc[alone.index])
 
 

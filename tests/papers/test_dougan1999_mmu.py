@@ -11,6 +11,7 @@ flush_hash_search.S, instructions (its header): flush_hash_page_search 77 with n
 page's) + 4; set_context_22 4 + 8 x 4 + 3 = 39.
 """
 import pytest
+import pandas as pd
 
 from emu.hw import estimates, mmu
 from emu.papers import dougan1999 as d
@@ -390,6 +391,29 @@ def test_the_hit_rate_row_is_exec_measured_on_2_2_0():
     made = {"htab_hits": 3, "htab_misses": 1, "tlb_misses": 4, "hash_page_refused": 1}
     assert d._hit_rate_measured(text, made).emulated == 75.0
 
+
+
+def test_process_start_rows_are_lat_proc_fork():
+    """Table 1's process start is LMBench 1.1's fork proc (its summary's one-decimal process
+    column, emu.papers.dougan1999.PSTART_WORKLOAD): the rows divide lat_proc fork's cycles,
+    603 page table by 603 hash table and by the 604, and name fork's own misses."""
+    assert d.PSTART_WORKLOAD == "lat_proc fork"
+    pstart = pd.Series({"603 180MHz (htab)": 1.8, "603 180MHz (no htab)": 1.7,
+                        "604 185MHz": 1.6})
+    forks = pd.DataFrame({"cycles": [100, 80, 120], "htab_misses": [7, 0, 9],
+                          "hash_page_refused": [3, 0, 4], "tlb_misses": [11, 11, 12]},
+                         index=["603 hash table", "603 page table", "604"])
+    htab, p604 = d._process_start_claims(pstart, forks)
+    assert htab.emulated == 0.8 and htab.published == 1.7 / 1.8
+    assert p604.emulated == 80 / 120 and p604.published == 1.7 / 1.6
+    assert "fork's 11 TLB misses" in htab.reason and "7 failed searches" in htab.reason
+    assert "(3 refused" in htab.reason and "9 hash misses in 12 TLB misses" in p604.reason
+    assert not htab.stand_in and not p604.stand_in
+    run = d.workloads_table(kinds=("fork",), mmap_size=None).xs("lat_proc fork",
+                                                                level="workload")
+    rows = d._process_start_claims(pstart, run)
+    assert rows[0].emulated == run.loc["603 page table", "cycles"] / \
+        run.loc["603 hash table", "cycles"]
 
 def test_hash_miss_cost_includes_hash_page_and_the_retry():
     s = d.hash_miss_cost("604")

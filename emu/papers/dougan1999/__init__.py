@@ -79,6 +79,20 @@ PAGES = {"published": "notebooks/dougan1999/01-published",
          "syscalls": "notebooks/dougan1999/04-system-calls",
          "idle": "notebooks/dougan1999/05-idle-task",
          "tlb": "notebooks/dougan1999/06-kernel-in-the-tlb"}
+# Which LMBench Table 1 is (node10, 1999): its columns are those of LMBench 1.x's summary
+# (scripts/getsummary), printed in its formats. LMBench 1.1's (getsummary 1.8, SCCS serial 9,
+# 96/05/21, ricarkol/lmbench2 scripts/SCCS/s.getsummary) prints the three process columns
+# in thousands of microseconds, "fork proc" with one decimal ("%3.1fK") and "exec proc" and
+# "sh proc" with none ("%3.0fK"); 1.9's (1.10-1.13, to 97/07) keeps those formats. Table 1's
+# process start has one decimal (1.8, 1.7, 1.6): the fork column, 1.8K microseconds, i.e.
+# 1.8 ms (the data's pstart_s keeps the table's numbers; a ratio needs no unit). That
+# column is lat_proc's "Process fork+exit" (src/lat_proc.c 1.5-1.9, SCCS serials 6-10,
+# 95/11-96/11: fork(), the child exit(1), the parent wait()s for it; 1.5 a loop of 600, 1.6
+# on LOOP_FIRST/LOOP_LAST), the loop emu.kernel.workloads.lat_proc("fork") runs
+# (LMBench 2's lat_proc.c 1.14 has the same fork, exit(1) and wait). The identification
+# rests on the printed format; exec's 2K would print without a decimal.
+PSTART_WORKLOAD = "lat_proc fork"
+
 #: Table 1's columns the model runs: (column, LMBench program, the model's cost a call)
 TABLE1_RUNS = {"ctxsw_us": ("context switch", "lat_ctx"),
                "pipe_latency_us": ("pipe latency", "lat_pipe"),
@@ -89,25 +103,24 @@ def claims():
     """The chapter's claims for the scorecard (emu.present.claims), from the chapter's own runs:
     the mmap latency gain (notebook 03: 8 MB, the 1998 search against a new context), the
     603 against the 604 and against itself with the hash table (notebooks 02 and 04:
-    lat_proc exec beside Table 1's process start; lat_ctx, lat_pipe and bw_pipe beside its
-    other columns), Table 3's Linux/PPC row (notebook 04: LMBench's loops through the 2.2.0
-    entry path on the 604), the idle task's page clearing (notebook 05: the next task's
-    cycles on the 603, beside node13) and Table 3's unoptimized / optimized ratios
-    (notebook 06: ``CONFIGURATIONS`` on the 604), node6's BATs rows and node10's 5% (the
-    build workload, notebooks 06 and 02); Table 1's file reread (not modelled) and the
-    hash-table hit rate of lat_proc exec on the 604 (2.2.0)."""
+    lat_proc fork beside Table 1's process start, LMBench 1.1's fork proc; lat_ctx, lat_pipe
+    and bw_pipe beside its other columns), Table 3's Linux/PPC row (notebook 04: LMBench's
+    loops through the 2.2.0 entry path on the 604), the idle task's page clearing (notebook
+    05: the next task's cycles on the 603, beside node13) and Table 3's unoptimized /
+    optimized ratios (notebook 06: ``CONFIGURATIONS`` on the 604), node6's BATs rows and
+    node10's 5% (the build workload, notebooks 06 and 02); Table 1's file reread (not
+    modelled: LMBench 1.x's bw_file_rd, ``_not_modelled``) and the hash-table hit rate
+    of lat_proc exec on the 604 (2.2.0)."""
     text = data.load("dougan1999_text_numbers").set_index("quantity")
     table1 = data.load("dougan1999_table1_lmbench").set_index("system")
     big = 8 << 20
     mm = mmap_latency(sizes=(big,), flushes={f: FLUSHES[f] for f in ("search", "context")})
     cycles = mm["cycles"].unstack("flush").loc[big >> 10]
-    # lat_proc exec alone (its lat_mmap rows are notebook 02's, unread here)
-    execs = workloads_table(kinds=("exec",), mmap_size=None).xs("lat_proc exec",
-                                                                 level="workload")
-    procs = execs["cycles"]
-    # 2.2.0 preloads nothing: a first touch misses the table before its fault and after it
-    firsts = {m: (int(execs.loc[m, "htab_misses"]), int(execs.loc[m, "hash_page_refused"]),
-                  int(execs.loc[m, "tlb_misses"])) for m in ("603 hash table", "604")}
+    # lat_proc fork and exec alone (its lat_mmap rows are notebook 02's, unread here): fork
+    # for Table 1's process start (PSTART_WORKLOAD), exec for the hit rate
+    procs_table = workloads_table(kinds=("fork", "exec"), mmap_size=None)
+    execs = procs_table.xs("lat_proc exec", level="workload")
+    forks = procs_table.xs(PSTART_WORKLOAD, level="workload")
     pstart = table1["pstart_s"]
     table3 = data.load("dougan1999_table3_lmbench").set_index("os")
     null = null_syscall("604")
@@ -186,36 +199,7 @@ def claims():
               page=PAGES["mmap"],
               reason="the model's flush gap is thousands of times, but lat_mmap's own work "
                      "grows with the size too, so the whole benchmark levels off"),
-        Claim("Dougan 1999", "603 without / with the hash table: process start",
-              kind=EFFECT, published=pstart[n] / pstart[h], published_from=(pstart[n],
-                                                                             pstart[h]),
-              emulated=procs["603 page table"] / procs["603 hash table"], digits=3,
-              neutral=1, unit="", page=PAGES["reload"],
-              source="Table 1, node10 (the model: lat_proc exec cycles)",
-              stand_in="lat_proc exec for LMBench's process start (the model runs LMBench "
-                       "2's lat_proc, not 1.x's process-start test)",
-              reason=f"most of exec's {firsts['603 hash table'][2]} TLB misses are first "
-                     f"touches, which the hash table makes dearer: "
-                     f"{firsts['603 hash table'][0]} failed searches, each running on into the "
-                     f"DSI's prologue and 2.2.0's hash_page, guest code "
-                     f"({firsts['603 hash table'][1]} refused, no PTE "
-                     f"yet: the fault follows and, since 2.2.0 preloads nothing, the retried "
-                     f"access misses the table again)"),
-        Claim("Dougan 1999", "603 (no hash table) / 604: process start",
-              kind=EFFECT, published=pstart[n] / pstart[f], published_from=(pstart[n],
-                                                                             pstart[f]),
-              emulated=procs["603 page table"] / procs["604"], digits=3, neutral=1, unit="",
-              source="Table 1, node10 (the model: lat_proc exec cycles, same clock)",
-              stand_in="lat_proc exec for LMBench's process start, as above",
-              page=PAGES["reload"],
-              reason=f"the model's 604 pays a failed search, the hash-miss exception and "
-                     f"hash_page before each first touch's fault and again after it (2.2.0 "
-                     f"preloads nothing: {firsts['604'][0]} hash misses in "
-                     f"{firsts['604'][2]} TLB misses), where the 603 walks the page table and "
-                     "faults; a dearer 604 search would widen the gap, not close it, so what "
-                     "the model lacks is elsewhere (its dispatch groups are static, up to "
-                     "four a clock on the 604 and two on the 603e, and both run at one "
-                     "clock)"),
+        *_process_start_claims(pstart, forks),
         Claim("Dougan 1999", "null system call, Linux/PPC (133 MHz 604)", kind=QUANTITY,
               published=float(table3.loc["Linux/PPC", "null_syscall_us"]),
               emulated=null["us_per_call"], unit="us", digits=2, page=PAGES["syscalls"],
@@ -282,6 +266,48 @@ def claims():
         _hit_rate_measured(text, execs.loc["604"]),
     ] + table1_rows + table3_rows + _bats_claims(text) + [_hash_table_claim()] + \
         _not_modelled(table1, not_modelled, EFFECT)
+
+
+def _process_start_claims(pstart, forks):
+    """Table 1's process start (``pstart``: its column by system) against ``forks`` (the
+    ``workloads_table`` rows of PSTART_WORKLOAD, by machine): the 603 without / with the hash
+    table and the 603 without it / the 604."""
+    h, n, f = "603 180MHz (htab)", "603 180MHz (no htab)", "604 185MHz"
+    procs = forks["cycles"]
+    # 2.2.0 preloads nothing: a first touch misses the table before its fault and after it
+    firsts = {m: (int(forks.loc[m, "htab_misses"]), int(forks.loc[m, "hash_page_refused"]),
+                  int(forks.loc[m, "tlb_misses"])) for m in ("603 hash table", "604")}
+    return [
+        Claim("Dougan 1999", "603 without / with the hash table: process start",
+              kind=EFFECT, published=pstart[n] / pstart[h], published_from=(pstart[n],
+                                                                             pstart[h]),
+              emulated=procs["603 page table"] / procs["603 hash table"], digits=3,
+              neutral=1, unit="", page=PAGES["reload"],
+              source="Table 1, node10, LMBench 1.1's fork proc (the model: lat_proc "
+                     "fork cycles: fork, the child's exit, wait)",
+              reason=f"most of fork's {firsts['603 hash table'][2]} TLB misses are first "
+                     f"touches (the child's pages, new to its context, and libc's exit "
+                     f"path), which the hash table makes dearer: "
+                     f"{firsts['603 hash table'][0]} failed searches, each running on into the "
+                     f"DSI's prologue and 2.2.0's hash_page, guest code "
+                     f"({firsts['603 hash table'][1]} refused, no PTE "
+                     f"yet: the fault follows and, since 2.2.0 preloads nothing, the retried "
+                     f"access misses the table again)"),
+        Claim("Dougan 1999", "603 (no hash table) / 604: process start",
+              kind=EFFECT, published=pstart[n] / pstart[f], published_from=(pstart[n],
+                                                                             pstart[f]),
+              emulated=procs["603 page table"] / procs["604"], digits=3, neutral=1, unit="",
+              source="Table 1, node10, LMBench 1.1's fork proc (the model: lat_proc "
+                     "fork cycles, same clock)",
+              page=PAGES["reload"],
+              reason=f"the model's 604 pays a failed search, the hash-miss exception and "
+                     f"hash_page before each first touch's fault and again after it (2.2.0 "
+                     f"preloads nothing: {firsts['604'][0]} hash misses in "
+                     f"{firsts['604'][2]} TLB misses), where the 603 walks the page table and "
+                     "faults; a dearer 604 search would widen the gap, not close it, so what "
+                     "the model lacks is elsewhere (its dispatch groups are static, up to "
+                     "four a clock on the 604 and two on the 603e, and both run at one "
+                     "clock)")]
 
 
 def _bats_claims(text):
@@ -435,7 +461,19 @@ def _hash_table_claim():
 
 
 def _not_modelled(table1, not_modelled, effect):
-    """Table 1's results the model cannot run."""
+    """Table 1's results the model cannot run: its file reread, LMBench 1.x's bw_file_rd at
+    the largest size scripts/lmbench runs (1.21, SCCS serial 22, 97/02: sizes 512 B to $MB,
+    default 8 MB, of the file lmdd wrote with fsync; getsummary 1.8-1.13 takes the last,
+    largest size's MB/s, "reread timing"). bw_file_rd (src/bw_file_rd.c 1.4-1.8, SCCS
+    serials 5-9, 96/05-96/11) lseeks to 0, then read()s the file into one valloc'd 64 KB
+    buffer (XFERSIZE) and sums the buffer's words, 128 unsigned ints an iteration, until
+    the size is read: two passes over each 64 KB in user mode, with the file in the page
+    cache. On 2.2.0 (davej-history f6cce5dae) each read() is sys_read (fs/read_write.c
+    116-143) -> generic_file_read (mm/filemap.c 772-794) -> do_generic_file_read (561-748):
+    sixteen pages, each found in the page hash (include/linux/pagemap.h 34-70:
+    _page_hashfn, __find_page), generic_file_readahead's window arithmetic (433-533) and
+    file_read_actor's __copy_to_user of the page (750-766); the kernel model's entry path
+    has none of this as guest code yet (pipes only: routines/ppc32/pipe_22.S)."""
     out = []
     for label, x, y in (("603 without / with the hash table", "603 180MHz (no htab)",
                          "603 180MHz (htab)"),
@@ -445,7 +483,10 @@ def _not_modelled(table1, not_modelled, effect):
             published=float(table1.loc[x, "file_reread_mb_s"] / table1.loc[y, "file_reread_mb_s"]),
             published_from=(table1.loc[x, "file_reread_mb_s"], table1.loc[y, "file_reread_mb_s"]),
             source="Table 1, node10", page=PAGES["reload"],
-            missing="the kernel model has no file system or page cache reads"))
+            missing="LMBench 1.x's bw_file_rd (64 KB read()s of an 8 MB file in the page "
+                    "cache, each buffer summed) needs 2.2.0's generic_file_read, page-hash "
+                    "lookup and read-ahead window as guest code, which the kernel model's "
+                    "entry path does not have (pipes only)"))
     return out
 
 
