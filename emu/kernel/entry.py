@@ -499,7 +499,7 @@ class Entry:
         self.kernel_hash = not bats and (self.kind == "604" or arch.reload == "hash")
         self.bats_on = bats
         m = self.machine
-        self.kdata = kdata.place(m, KDATA_WORDS)     # {word: address}, 2.2.0's image
+        self.kdata = kdata.place(m, KDATA_WORDS, version)   # {word: address}
         self.table = m.alloc(4 * NR_SYSCALLS, align=32)
         self.tasks = {}                        # pid -> task union address
         self.mms = {}                          # MM -> the guest's mm (its context word)

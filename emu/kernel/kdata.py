@@ -38,7 +38,8 @@ takes pages of its own, consecutive in link order: objects this far apart in a ~
 fall in, without BATs) is not derived either. 2.1.51
 (a6d938f4f) has the same objects (fork.c:33, softirq.c:30-31, sched.c:103) plus the global
 ``need_resched`` (sched.c:80, .data in sched.o) and lost_interrupts initialised (irq.c:39,
-.data); their offsets in their objects are taken as 2.2.0's, not derived.
+.data), and its sched.c's .data is shorter (``PLACES_2_1_51``); the other offsets are taken
+as 2.2.0's.
 """
 from __future__ import annotations
 
@@ -48,6 +49,7 @@ PAGE = 4096
 LINE = 32
 #: the areas in link and section order: (name, what, bytes it spans from its start)
 AREAS = (
+    ("irq_data", "arch/ppc/kernel/irq.o .data (2.1.51's lost_interrupts)", 4),
     ("fault", "arch/ppc/mm/fault.o .data", 8),
     ("sched", "kernel/sched.o .data", 2804),
     ("fork", "kernel/fork.o .data", 8),
@@ -60,22 +62,31 @@ AREAS = (
 PLACES = {
     "HTAB_RELOADS": ("fault", 0), "KERNEL_RELOADS": ("fault", 4),
     "TQ_SCHEDULER": ("sched", 20), "CONTEXT_SWTCH": ("sched", 2800),
-    "NEED_RESCHED": ("sched", 24),          # 2.1.51 only (sched.c:80): not derived, 2.2.0 has none
+    "NEED_RESCHED": ("sched", 24),          # 2.1.51's only (PLACES_2_1_51); 2.2.0 has none
     "NR_RUNNING": ("fork", 4),
     "BH_ACTIVE": ("softirq", 0), "BH_MASK": ("softirq", 4),
     "PREVSTATE": ("sched_aligned", 4),
     "BH_COUNT": ("irq_bss", 0), "IRQ_COUNT": ("irq_bss", 4), "LOST_IRQS": ("irq_bss", 8),
     "XTIME": ("xtime", 0),
 }
+#: 2.1.51 (a6d938f4f): sched.c's .data securelevel, tick, tickadj, time_state ..
+#: time_adjust_step (14), need_resched at +68; event .. last_task_used_math (6), task[512]
+#: from +96, kstat at +2144, its context_swtch at 256 (3 + 20 + 4 + NR_IRQS 32 + 5 words:
+#: include/linux/kernel_stat.h, include/asm-ppc/irq.h:6): +2400; irq.c:39 lost_interrupts
+#: initialised, irq.o's .data +0; irq.c:41 local_irq_count COMMON
+PLACES_2_1_51 = {**PLACES, "NEED_RESCHED": ("sched", 68), "CONTEXT_SWTCH": ("sched", 2400),
+                 "LOST_IRQS": ("irq_data", 0), "IRQ_COUNT": ("irq_bss", 0)}
 WHY = ("the bytes of the section before the object (the sizes of every object linked "
        "before it) and ld's order of COMMON symbols are not derived: no link map of 2.2.0; "
        "any line of the page")
 
 
 def nominal():
-    """{area: its nominal offset in its page}: spread over the page in link order."""
-    step = PAGE // len(AREAS) // LINE * LINE
-    return {name: n * step for n, (name, _, _) in enumerate(AREAS)}
+    """{area: its nominal offset in its page}: spread over the page in link order, each at
+    the middle of an equal share (none on set 0, where the page-aligned task unions and fd
+    arrays are: a choice of 1 set in 128, made so no nominal coincidence sits there)."""
+    step = PAGE // len(AREAS)
+    return {name: (n * step + step // 2) // LINE * LINE for n, (name, _, _) in enumerate(AREAS)}
 
 
 def estimate_ranges():
@@ -84,9 +95,10 @@ def estimate_ranges():
              WHY) for name, _, span in AREAS]
 
 
-def place(machine, words):
+def place(machine, words, version="2.2.0"):
     """Allocate the areas (each in pages of its own, in link order) and return {word:
-    address} for ``words``."""
+    address} for ``words`` as ``version``'s image has them."""
+    places = PLACES_2_1_51 if version == "2.1.51" else PLACES
     offsets = {name: int(estimates.value(f"kernel:kdata.{name}", start))
                for name, start in nominal().items()}
     pages = [-(-(offsets[name] + span) // PAGE) for name, _, span in AREAS]
@@ -95,4 +107,4 @@ def place(machine, words):
     for (name, _, _), n in zip(AREAS, pages):
         starts[name] = at + offsets[name]
         at += n * PAGE
-    return {word: starts[PLACES[word][0]] + PLACES[word][1] for word in words}
+    return {word: starts[places[word][0]] + places[word][1] for word in words}

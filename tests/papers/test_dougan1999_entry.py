@@ -521,7 +521,7 @@ def test_the_unoptimized_configuration_changes_table_3s_loops_little():
     nominally) the 603's pipe round trip without BATs takes 9 TLB misses (was 0: the
     words' pages compete in its 64-entry TLB; the 604's 128 entries hold them), and 2.1.51,
     whose files table is no longer beside the kernel's words in set 0, gains most: 604 / 603
-    switch 6.86 / 4.47 us against 2.2.0's 8.75 / 5.38 (-22% / -17%; were 8.43 / 5.13
+    switch 6.86 / 4.52 us against 2.2.0's 8.75 / 5.38 (-22% / -16%; were 8.43 / 5.13
     against 8.95 / 5.57), pipe 26.1 / 18.5 against 30.6 / 20.9 (-15% / -11%): within 25%,
     not 9%. Before: Linux 2.1.51's entry and exit, the kernel through the TLB and the hash table, search
     flushing, the 603 reloading from a hash table: the four loops take no TLB miss in their
