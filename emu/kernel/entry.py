@@ -141,6 +141,7 @@ from ..isa.assemble import assemble
 from ..run import diagnose
 from ..run.result import measured
 from .errors import KernelError
+from . import kdata
 from .files_cache import FilesCache
 from .mm import MM
 from .pages import File
@@ -179,7 +180,8 @@ TASK_FIELDS = {"TASK_FLAGS": 4, "SIGPENDING": 8, "ADDR_LIMIT": 12, "NEED_RESCHED
                "PROCESSOR": 60, "TSS": 64, "TSS_PGDIR": 0, "TSS_KSP": 4, "TSS_REGS": 8,
                "TSS_FS": 12, "TSS_LAST_SYSCALL": 16, "MM_CONTEXT": 0, "MM_PGD": 4,
                "SIGNAL": 96, "BLOCKED": 100, "TIMEOUT": 104}   # TIMEOUT: 2.1.51's (schedule reads it)
-# the kernel's words (KDATA): int_return's, hash_page's count, and schedule()'s
+# the kernel's words (KDATA): int_return's, hash_page's count, and schedule()'s, each
+# where 2.2.0's image puts it (emu.kernel.kdata)
 KDATA_WORDS = ("LOST_IRQS", "BH_MASK", "BH_ACTIVE", "XTIME", "KERNEL_RELOADS",
                "CONTEXT_SWTCH", "NR_RUNNING", "TQ_SCHEDULER", "IRQ_COUNT", "BH_COUNT",
                "PREVSTATE", "NEED_RESCHED", "HTAB_RELOADS")
@@ -497,7 +499,7 @@ class Entry:
         self.kernel_hash = not bats and (self.kind == "604" or arch.reload == "hash")
         self.bats_on = bats
         m = self.machine
-        self.kdata = m.alloc(4 * len(KDATA_WORDS), align=32)
+        self.kdata = kdata.place(m, KDATA_WORDS, version)   # {word: address}
         self.table = m.alloc(4 * NR_SYSCALLS, align=32)
         self.tasks = {}                        # pid -> task union address
         self.mms = {}                          # MM -> the guest's mm (its context word)
@@ -507,9 +509,9 @@ class Entry:
         self._word(self.init_task + TASK_FIELDS["PREV_RUN"], self.init_task)
         prelude = "".join(f".equ {k}, {v:#x}\n" for k, v in {
             **TASK_FIELDS, **FILE_FIELDS, "TASK_STRUCT_SIZE": TASK_STRUCT_SIZE,
-            "NR_SYSCALLS": NR_SYSCALLS, "SYS_CALL_TABLE": self.table, "KDATA": self.kdata,
+            "NR_SYSCALLS": NR_SYSCALLS, "SYS_CALL_TABLE": self.table,
             "INIT_TASK": self.init_task,
-            **{f"KDATA_{name}": self.kdata + 4 * n for n, name in enumerate(KDATA_WORDS)}
+            **{f"KDATA_{name}": address for name, address in self.kdata.items()}
         }.items())
         if not bats:
             prelude += ".equ KERNEL_SEGMENT0, 1\n"
@@ -637,7 +639,7 @@ class Entry:
     @property
     def kernel_reloads(self):
         """HPTEs the prologue's hash_page made for the kernel (without BATs, hashed)."""
-        return self.machine.read_word(self.kdata + 16)
+        return self.machine.read_word(self.kdata["KERNEL_RELOADS"])
 
     def _word(self, address, value):
         self.machine.write(address, (value & 0xFFFFFFFF).to_bytes(4, "big"))
@@ -679,7 +681,7 @@ class Entry:
         self._word(before + f["NEXT_RUN"], task)
         self._word(task + f["NEXT_RUN"], after)
         self._word(after + f["PREV_RUN"], task)
-        running = self.kdata + 4 * KDATA_WORDS.index("NR_RUNNING")
+        running = self.kdata["NR_RUNNING"]
         self._word(running, self.machine.read_word(running) + 1)
 
     def run_queue(self):
@@ -693,7 +695,7 @@ class Entry:
 
     def kword(self, name):
         """One of the kernel's words (``KDATA_WORDS``), e.g. CONTEXT_SWTCH (kstat's)."""
-        return self.machine.read_word(self.kdata + 4 * KDATA_WORDS.index(name))
+        return self.machine.read_word(self.kdata[name])
 
     def _files(self, process):
         """The fd array of ``process``'s files table."""

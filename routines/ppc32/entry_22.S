@@ -348,13 +348,13 @@ int_return:
         lwz     r5, _MSR(r1)
         and.    r5, r5, r4
         beq     ir_no_ee
-        lis     r4, KDATA@ha            # n_lost_interrupts
+        lis     r4, KDATA_LOST_IRQS@ha  # n_lost_interrupts
         lwz     r4, KDATA_LOST_IRQS@l(r4)
         cmpwi   0, r4, 0
         bne-    ir_lost_irq
-        lis     r4, KDATA@ha            # bh_mask & bh_active
+        lis     r4, KDATA_BH_MASK@ha    # bh_mask & bh_active
         lwz     r4, KDATA_BH_MASK@l(r4)
-        lis     r5, KDATA@ha
+        lis     r5, KDATA_BH_ACTIVE@ha
         lwz     r5, KDATA_BH_ACTIVE@l(r5)
         and.    r4, r4, r5
         bne-    ir_bottom_half
@@ -363,7 +363,7 @@ ir_no_ee:
         andi.   r3, r3, MSR_PR
         beq+    ir_restore
 .ifdef LINUX_2_1_51
-        lis     r3, KDATA@ha            # 2.1.51: the global need_resched
+        lis     r3, KDATA_NEED_RESCHED@ha # 2.1.51: the global need_resched
         lwz     r3, KDATA_NEED_RESCHED@l(r3)
         cmpwi   0, r3, 0
         bne-    ir_schedule
@@ -590,7 +590,7 @@ hash_kernel22:
         li      r3, 0                   # VSID 0: the kernel's segment
         li      r6, 0                   # no HPTE found (the prologue's test): an empty slot
         bl      create_hpte
-        lis     r5, KDATA@ha            # htab_reloads++
+        lis     r5, KDATA_KERNEL_RELOADS@ha # htab_reloads++
         lwz     r6, KDATA_KERNEL_RELOADS@l(r5)
         addi    r6, r6, 1
         stw     r6, KDATA_KERNEL_RELOADS@l(r5)

@@ -327,7 +327,7 @@ pr_done:
         bl      wake_up22
         cmpwi   0, r28, 0
         beq-    pr_none
-        lis     r10, KDATA@ha           # UPDATE_ATIME
+        lis     r10, KDATA_XTIME@ha     # UPDATE_ATIME
         lwz     r10, KDATA_XTIME@l(r10)
         stw     r10, I_ATIME(r27)
         mr      r3, r28
@@ -466,7 +466,7 @@ pw_unlock:
         li      r25, 1
         b       pw_outer
 pw_finish:
-        lis     r10, KDATA@ha           # i_ctime = i_mtime = CURRENT_TIME
+        lis     r10, KDATA_XTIME@ha     # i_ctime = i_mtime = CURRENT_TIME
         lwz     r10, KDATA_XTIME@l(r10)
         stw     r10, I_CTIME(r27)
         stw     r10, I_MTIME(r27)

@@ -88,7 +88,7 @@
         .macro  RESTORE_FLAGS flags, label
         andi.   r0, \flags, MSR_EE
         beq     \label
-        lis     r9, KDATA@ha
+        lis     r9, KDATA_LOST_IRQS@ha
         lwz     r9, KDATA_LOST_IRQS@l(r9)
         cmpwi   0, r9, 0
         bne-    lost_interrupts22
@@ -117,7 +117,7 @@ enable22:
         beqlr
         .globl  sti22
 sti22:                                  # __sti: lost interrupts first, then EE on
-        lis     r4, KDATA@ha
+        lis     r4, KDATA_LOST_IRQS@ha
         lwz     r4, KDATA_LOST_IRQS@l(r4)
         mfmsr   r3
         ori     r3, r3, MSR_EE
@@ -244,10 +244,10 @@ wake_up_process22:                      # r3 = p
         cmpw    0, r10, r11
         ble     wp_add
         li      r10, 1
-        lis     r9, KDATA@ha
+        lis     r9, KDATA_NEED_RESCHED@ha
         stw     r10, KDATA_NEED_RESCHED@l(r9)
 wp_add:
-        lis     r9, KDATA@ha            # nr_running++
+        lis     r9, KDATA_NR_RUNNING@ha # nr_running++
         lwz     r10, KDATA_NR_RUNNING@l(r9)
         addi    r10, r10, 1
         stw     r10, KDATA_NR_RUNNING@l(r9)
@@ -266,7 +266,7 @@ wp_add:
         stw     r31, NEXT_RUN(r9)
         stw     r11, NEXT_RUN(r31)
         stw     r31, PREV_RUN(r11)
-        lis     r9, KDATA@ha            # nr_running++
+        lis     r9, KDATA_NR_RUNNING@ha # nr_running++
         lwz     r10, KDATA_NR_RUNNING@l(r9)
         addi    r10, r10, 1
         stw     r10, KDATA_NR_RUNNING@l(r9)
@@ -304,15 +304,19 @@ schedule22:
         stw     r27, 28(r1)
         mr      r31, r2                 # prev = current
         lwz     r28, PROCESSOR(r31)     # this_cpu = prev->processor
-        lis     r9, KDATA@ha
+        lis     r9, KDATA_IRQ_COUNT@ha
         lwz     r10, KDATA_IRQ_COUNT@l(r9)      # in_interrupt()
+        lis     r9, KDATA_BH_COUNT@ha
         lwz     r11, KDATA_BH_COUNT@l(r9)
         add.    r10, r10, r11
         bne-    sch_in_interrupt
+        lis     r9, KDATA_BH_ACTIVE@ha
         lwz     r10, KDATA_BH_ACTIVE@l(r9)      # bh_active & bh_mask
+        lis     r9, KDATA_BH_MASK@ha
         lwz     r11, KDATA_BH_MASK@l(r9)
         and.    r10, r10, r11
         bne-    sch_bottom_half
+        lis     r9, KDATA_TQ_SCHEDULER@ha
         lwz     r10, KDATA_TQ_SCHEDULER@l(r9)   # run_task_queue(&tq_scheduler)
         cmpwi   0, r10, 0
         bne-    sch_task_queue
@@ -338,7 +342,7 @@ sch_state:
         stw     r10, TASK_STATE(r31)
         b       sch_proper
 sch_del:                                # del_from_runqueue(prev)
-        lis     r9, KDATA@ha
+        lis     r9, KDATA_NR_RUNNING@ha
         lwz     r11, NEXT_RUN(r31)
         lwz     r12, PREV_RUN(r31)
         lwz     r10, KDATA_NR_RUNNING@l(r9)
@@ -380,7 +384,7 @@ sch_walked:
         beq-    sch_deadlock
         cmpw    0, r27, r31
         beq     sch_out
-        lis     r9, KDATA@ha            # kstat.context_swtch++
+        lis     r9, KDATA_CONTEXT_SWTCH@ha # kstat.context_swtch++
         lwz     r10, KDATA_CONTEXT_SWTCH@l(r9)
         addi    r10, r10, 1
         stw     r10, KDATA_CONTEXT_SWTCH@l(r9)
@@ -459,14 +463,17 @@ schedule22:
         stw     r28, 32(r1)
         stw     r27, 28(r1)
         stw     r26, 24(r1)
-        lis     r9, KDATA@ha            # need_resched = 0
+        lis     r9, KDATA_NEED_RESCHED@ha # need_resched = 0
         li      r10, 0
         stw     r10, KDATA_NEED_RESCHED@l(r9)
         mr      r31, r2                 # prev = current
+        lis     r9, KDATA_IRQ_COUNT@ha
         lwz     r10, KDATA_IRQ_COUNT@l(r9)      # local_irq_count[this_cpu]
         cmpwi   0, r10, 0
         bne-    sch_in_interrupt
+        lis     r9, KDATA_BH_ACTIVE@ha
         lwz     r10, KDATA_BH_ACTIVE@l(r9)      # bh_active & bh_mask: do_bottom_half
+        lis     r9, KDATA_BH_MASK@ha
         lwz     r11, KDATA_BH_MASK@l(r9)
         and.    r10, r10, r11
         bne-    sch_bottom_half
@@ -494,7 +501,7 @@ sch_21_interruptible:
         cmpwi   0, r26, 0
         bne-    sch_timeout
 sch_21_del:                                # del_from_runqueue(prev)
-        lis     r9, KDATA@ha
+        lis     r9, KDATA_NR_RUNNING@ha
         lwz     r11, NEXT_RUN(r31)
         lwz     r12, PREV_RUN(r31)
         lwz     r10, KDATA_NR_RUNNING@l(r9)
@@ -535,7 +542,7 @@ sch_21_walked:
         beq-    sch_deadlock
         cmpw    0, r27, r31
         beq     sch_21_out
-        lis     r9, KDATA@ha            # kstat.context_swtch++
+        lis     r9, KDATA_CONTEXT_SWTCH@ha # kstat.context_swtch++
         lwz     r10, KDATA_CONTEXT_SWTCH@l(r9)
         addi    r10, r10, 1
         stw     r10, KDATA_CONTEXT_SWTCH@l(r9)
