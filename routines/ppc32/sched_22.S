@@ -98,6 +98,29 @@
         isync
         .endm
 
+        .macro  SWITCH_TO_NEXT
+        # the switch to next (r27) from prev (r31), as both kernels' schedule() ends:
+        # the kernel model told, get_mmu_context, then switch_to's _switch with
+        # interrupts off (2.1.51 and 2.2.0: kernel/sched.c, arch/ppc/kernel/process.c)
+        li      r3, HOST_SWITCH         # the kernel model follows the switch
+        mr      r4, r27
+        bl      host_stop22
+        lwz     r9, TASK_MM(r27)        # get_mmu_context(next)
+        lwz     r10, MM_CONTEXT(r9)
+        cmpwi   0, r10, 0
+        beq-    sch_no_context
+        bl      cli22                   # _switch_to: s = _disable_interrupts()
+        mr      r28, r3
+        addi    r3, r31, TSS            # _switch(&prev->tss, &new->tss, new->mm->context)
+        addi    r4, r27, TSS
+        lwz     r9, TASK_MM(r27)
+        lwz     r5, MM_CONTEXT(r9)
+        bl      _switch22
+        mr      r3, r28                 # _enable_interrupts(s): prev runs again
+        bl      enable22
+        .endm
+
+
 # misc.S's __cli (and _disable_interrupts, the same code): r3 = the old EE bit
         .globl  cli22
 cli22:
@@ -388,22 +411,7 @@ sch_walked:
         lwz     r10, KDATA_CONTEXT_SWTCH@l(r9)
         addi    r10, r10, 1
         stw     r10, KDATA_CONTEXT_SWTCH@l(r9)
-        li      r3, HOST_SWITCH         # the kernel model follows the switch
-        mr      r4, r27
-        bl      host_stop22
-        lwz     r9, TASK_MM(r27)        # get_mmu_context(next)
-        lwz     r10, MM_CONTEXT(r9)
-        cmpwi   0, r10, 0
-        beq-    sch_no_context
-        bl      cli22                   # _switch_to: s = _disable_interrupts()
-        mr      r28, r3
-        addi    r3, r31, TSS            # _switch(&prev->tss, &new->tss, new->mm->context)
-        addi    r4, r27, TSS
-        lwz     r9, TASK_MM(r27)
-        lwz     r5, MM_CONTEXT(r9)
-        bl      _switch22
-        mr      r3, r28                 # _enable_interrupts(s): prev runs again
-        bl      enable22
+        SWITCH_TO_NEXT
 sch_out:
         lwz     r27, 28(r1)
         lwz     r28, 32(r1)
@@ -548,22 +556,7 @@ sch_21_walked:
         stw     r10, KDATA_CONTEXT_SWTCH@l(r9)
         cmpwi   0, r26, 0               # if (timeout): add_timer (never here)
         bne-    sch_timeout
-        li      r3, HOST_SWITCH         # the kernel model follows the switch
-        mr      r4, r27
-        bl      host_stop22
-        lwz     r9, TASK_MM(r27)        # get_mmu_context(next)
-        lwz     r10, MM_CONTEXT(r9)
-        cmpwi   0, r10, 0
-        beq-    sch_no_context
-        bl      cli22                   # switch_to: s = _disable_interrupts()
-        mr      r28, r3
-        addi    r3, r31, TSS            # _switch(&current->tss, &new->tss, new->mm->context)
-        addi    r4, r27, TSS
-        lwz     r9, TASK_MM(r27)
-        lwz     r5, MM_CONTEXT(r9)
-        bl      _switch22
-        mr      r3, r28                 # _enable_interrupts(s): prev runs again
-        bl      enable22
+        SWITCH_TO_NEXT
         cmpwi   0, r26, 0               # if (timeout): del_timer
         bne-    sch_timeout
 sch_21_out:

@@ -3,17 +3,7 @@ from the sources' definitions, and the estimates moving an area's place."""
 from emu.hw import estimates
 from emu.kernel.entry import KDATA_WORDS
 from emu.kernel.kdata import AREAS, PAGE, estimate_ranges, nominal, place
-
-
-class Memory:
-    """A machine's allocator alone: blocks handed out in order, aligned."""
-    def __init__(self):
-        self.next = 0x100000
-
-    def alloc(self, size, align=1):
-        at = -(-self.next // align) * align
-        self.next = at + size
-        return at
+from tests.kernel.test_files_cache import Memory     # a machine's allocator alone
 
 
 def test_offsets_in_their_objects_by_hand():
