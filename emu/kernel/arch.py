@@ -174,6 +174,10 @@ class Arch:
         """log2 of the bytes one PTE page maps."""
         return PAGE_SHIFT + self.pte_index_bits
 
+    def pte_offset(self, address):
+        """Bytes into its PTE page of the Linux PTE for ``address``."""
+        return ((address >> PAGE_SHIFT) & ((1 << self.pte_index_bits) - 1)) * self.pte_bytes
+
     def dir_slot(self, depth, table, address):
         """Where, in the directory ``table`` (level ``depth``), the entry for ``address`` is."""
         shift, bits = self.table_levels[depth]

@@ -95,9 +95,7 @@ class MM:
         table = self.pte_page(address)
         if not table:
             return None
-        arch = self.kernel.arch
-        return table + ((address >> PAGE_SHIFT) & ((1 << arch.pte_index_bits) - 1)) * \
-            arch.pte_bytes
+        return table + self.kernel.arch.pte_offset(address)
 
     def pte(self, address):
         """The Linux PTE value for ``address`` (0 if none), in this module's bits."""

@@ -383,10 +383,8 @@ class Kernel(PageFaults, Processes):
         new = self.policy.update_mmu_cache(self, vma, page, pte)
         if new != pte:
             self._write_pte(ptep, new)
-        if new & _PAGE_ACCESSED:           # the PTE page: ``ptep`` less its index (MM.ptep)
-            arch = self.arch
-            index = (address >> PAGE_SHIFT) & ((1 << arch.pte_index_bits) - 1)
-            self.arch.preload(mm, address, ptep - index * arch.pte_bytes)
+        if new & _PAGE_ACCESSED:           # the PTE page: ``ptep`` less its offset (MM.ptep)
+            self.arch.preload(mm, address, ptep - self.arch.pte_offset(address))
 
     # ------------------------------------------------------------ mmap / munmap
 
