@@ -396,8 +396,8 @@ class SoftTLB:
         if len(found) != 1:
             raise TlbArrayNotFound(
                 f"QEMU's 603 TLB array: {len(found)} pointers in the saved CPU state fit the "
-                f"probes{failure}, where one was expected (SoftTLB.locate_tlb6); without it the 603's "
-                f"runs would not undo QEMU's same-page drop and their cycles would differ")
+                f"probes{failure}, where one was expected (SoftTLB.locate_tlb6); without it "
+                f"the 603's runs would not undo QEMU's same-page drop and their cycles would differ")
         self.records[SW_TLB6] = found[0]
         return found[0]
 

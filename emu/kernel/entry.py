@@ -179,7 +179,8 @@ TASK_FIELDS = {"TASK_FLAGS": 4, "SIGPENDING": 8, "ADDR_LIMIT": 12, "NEED_RESCHED
                "POLICY": 40, "NEXT_RUN": 44, "PREV_RUN": 48, "TASK_MM": 52, "HAS_CPU": 56,
                "PROCESSOR": 60, "TSS": 64, "TSS_PGDIR": 0, "TSS_KSP": 4, "TSS_REGS": 8,
                "TSS_FS": 12, "TSS_LAST_SYSCALL": 16, "MM_CONTEXT": 0, "MM_PGD": 4,
-               "SIGNAL": 96, "BLOCKED": 100, "TIMEOUT": 104}   # TIMEOUT: 2.1.51's (schedule reads it)
+               "SIGNAL": 96, "BLOCKED": 100,
+               "TIMEOUT": 104}          # 2.1.51's (its schedule() reads it)
 # the kernel's words (KDATA): int_return's, hash_page's count, and schedule()'s, each
 # where 2.2.0's image puts it (emu.kernel.kdata)
 KDATA_WORDS = ("LOST_IRQS", "BH_MASK", "BH_ACTIVE", "XTIME", "KERNEL_RELOADS",

@@ -91,8 +91,9 @@ def nominal():
 
 def estimate_ranges():
     """The areas' places as estimates: [(name, nominal, low, high, why)]."""
-    return [(f"kernel:kdata.{name}", nominal()[name], 0, PAGE - LINE * -(-span // LINE),
-             WHY) for name, _, span in AREAS]
+    starts = nominal()
+    return [(f"kernel:kdata.{name}", starts[name], 0, PAGE - LINE * -(-span // LINE), WHY)
+            for name, _, span in AREAS]
 
 
 def place(machine, words, version="2.2.0"):

@@ -161,7 +161,8 @@ def table3_parts(configurations=CONFIGURATIONS, processor="604"):
         if proc != processor:
             continue
         trip = parts_pipe(machine, **options)                 # lat_pipe's 1 byte
-        ring = parts_pipe(machine, CTX_TRIPS, size=4, frames=LAT_CTX_FRAMES, **options)   # lat_ctx's token: 4 bytes
+        # lat_ctx's token: 4 bytes, a local of its own functions' frames
+        ring = parts_pipe(machine, CTX_TRIPS, size=4, frames=LAT_CTX_FRAMES, **options)
         alone = parts_pipe(machine, CTX_TRIPS, size=4, alone=True, **options)
         switch = {key: ring[key] / 2 - alone[key] for key in ring if key != "clock_mhz"}
         clock = trip["clock_mhz"]

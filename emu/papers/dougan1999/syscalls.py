@@ -7,8 +7,8 @@ import pandas as pd
 
 from ...hw import estimates
 from ...kernel.entry import (BW_PIPE, ELF_BASE, LAT_CTX_FRAMES, LAT_PIPE_FRAMES,
-                             NULL_CALL_SYNCS, Entry, LAT_SYSCALL_NULL, P1_READ, P1_WRITE, P2_READ, P2_WRITE, XFERSIZE, pipe_alone,
-                             pipe_round_trip)
+                             LAT_SYSCALL_NULL, NULL_CALL_SYNCS, P1_READ, P1_WRITE, P2_READ,
+                             P2_WRITE, XFERSIZE, Entry, pipe_alone, pipe_round_trip)
 from ...kernel.vm import PAGE_SIZE
 from ...run import reuse as kept_runs
 from .mmu import MACHINES, kernel

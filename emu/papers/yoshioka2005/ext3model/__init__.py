@@ -102,11 +102,12 @@ from .structures import (AC, ADDR_PER_BLOCK, AOPS, ARQ, ARQ_SIZE, AS, AS_HASH_SH
                          SOFTIRQ_OFFSET, SPIN_FREE, SWAP_CLUSTER_MAX, S_IFREG_644, T, TASK_SIZE, TI,
                          TIF_NEED_RESCHED, TIMER, TIMER_MAGIC, TIMER_SIZE, TIMER_SOFTIRQ, TK,
                          TK_SIZE, TRANSACTION_SIZE, TSK, TVB, TVB_SIZE, T_STATES, VFS, VSB,
-                         VSB_SIZE, SEM, SOPS, WBC, PF_FLUSHER, WAIT_QUEUE_HEAD, WAIT_TABLE_ENTRIES, XTIME, ZONE, ZONE_SIZE, _words,
+                         VSB_SIZE, SEM, SOPS, WBC, PF_FLUSHER, WAIT_QUEUE_HEAD,
+                         WAIT_TABLE_ENTRIES, XTIME, ZONE, ZONE_SIZE, _words,
                          slab_limits)
 from .program import KERNELS, LATE_CACHES, LEFT_OUT, ROUTINES, equates, source
-from .pacing import (COMMIT_INTERVAL_S, DIRTY_FRACTION, HIGHMEM, IRQ_CPU, KJOURNALD_CPU, MAIL_WRITERS,
-                     MEMORY_MB, REQUEST_PAGES, STAGGER, PacedRuns, disk_warm_writes,
+from .pacing import (COMMIT_INTERVAL_S, DIRTY_FRACTION, HIGHMEM, IRQ_CPU, KJOURNALD_CPU,
+                     MAIL_WRITERS, MEMORY_MB, REQUEST_PAGES, STAGGER, PacedRuns, disk_warm_writes,
                      estimate_ranges, request_pages)
 from .journal import (BLOCK_TAG, JOURNAL_HEADER, LOG_BLOCKS, LOG_START, MIN_LOG_RESERVED_BLOCKS,
                       TAG_UUID, checkpoint_below, log_blocks_per_commit, log_space_left,
