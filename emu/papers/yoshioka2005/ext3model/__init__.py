@@ -77,8 +77,9 @@ paced runs' estimates and the disk's pace), ``journal`` (the log's arithmetic, t
 its timer and lock-down), ``commit`` (kjournald's commit: its data loop, metadata and whole
 commit), ``memory`` (the slab caches, the zone, the tasks), ``filesystem`` (the block device,
 groups, files and cached metadata), ``writeback`` (pdflush's writeback and the disk's
-requests), ``kupdate`` (wb_kupdate's pass), ``runs`` (plain and paced runs, the idle
-loop), ``tick`` (the timer tick),
+requests), ``kupdate`` (wb_kupdate's pass), ``checkpoint`` (the log's checkpoint,
+log_do_checkpoint, its sleeps on I/O ended by the disk), ``runs`` (plain and paced runs, the
+idle loop), ``tick`` (the timer tick),
 ``prefill`` and ``check``; ``kernel`` holds the Kernel class, made of their parts.
 """
 from __future__ import annotations
