@@ -374,31 +374,3 @@ def test_the_revoke_records_look_at_every_head_of_the_table_phase_1_switched_awa
     k._word(head, head + 64)
     with pytest.raises(GuestFault, match="journal_write_revoke_records.*ud2"):
         k.machine.call("journal_write_revoke_records", j, t)
-
-
-
-def test_writeback_reaches_the_metadata_through_the_block_devices_cache():
-    # after a whole commit of the first four writes its four buffers (the inode table's
-    # block, group 33's bitmap, the group descriptors' block, an indirect block) are on its
-    # checkpoint list, their pages dirty (phase 7's mark_buffer_dirty); wb_kupdate writes
-    # each back through def_blk_aops (4 pages), none adjacent to another on the disk (4
-    # requests: a dispatch and an interrupt each); the next walk releases the 4 buffers
-    # and drops the transaction; the pages are clean, none under writeback, the block
-    # device's tree has no dirty or writeback tag left at its top
-    k = _logged_kernel()
-    k.whole_commit()
-    t = k.transaction
-    pages = [k._read(k._read(jh + e.JH["BH"]) + e.BH["PAGE"]) for jh in _checkpoint_list(k, t)]
-    dirty = 1 << e.PG_BITS["dirty"]
-    assert len(pages) == 4 and all(k._read(p) & dirty for p in pages)
-    out = k.write_back_metadata(measure=lambda run: run().return_value)
-    assert out["pages"] == 4 and out["writeback"] == [1, 1, 1, 1]
-    assert len(out["disk"]) == 2 * 4 and all(out["disk"][::2])
-    assert out["released"] == 4 and out["release"] == 4
-    assert k._read(k.journal + e.J["CHECKPOINT_TRANSACTIONS"]) == 0
-    busy = dirty | 1 << e.PG_BITS["writeback"] | 1 << e.PG_BITS["locked"]
-    assert not any(k._read(p) & busy for p in pages)
-    mapping = k._read(k.bdev + e.BDEV["MAPPING"])
-    top = k._read(mapping + e.AS["PAGE_TREE"] + e.RR["RNODE"])
-    assert k.machine.read(top + e.RN["TAGS"], 16) == bytes(16)
-    assert all(k._read(p + e.PG["MAPPING"]) == mapping for p in pages)

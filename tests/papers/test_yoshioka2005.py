@@ -370,22 +370,24 @@ def test_the_commits_once_a_commit_events_spread_the_cold_walk_over_the_mails_bu
     # records, phase 8), each counter's own; a walk from cold caches costs more than the
     # one right after the commit; the revoke records read table 0's 2 KB of heads (32
     # lines) from memory; and the metadata's write-back by the checkpoints: 31.4744
-    # transactions' 300 own buffers over 45.952 commits, 205.482 pages a commit interval,
-    # each at the events per page of the model's commit's 4 pages; and one wb_kupdate pass
+    # transactions' 300 own buffers over 45.952 commits, 205.482 buffers a commit interval,
+    # each at the events per buffer of the model's checkpoint of its commit's 4 (its
+    # log_do_checkpoint, the disk's dispatches and interrupts); and one wb_kupdate pass
     # a commit interval (both 5 s), from cold caches, its events each counter's own
     once = y.commit_once_events("2.6.12", 1, 400, meta_shared=100)
-    walked, pages = 100 + 12.19696 * 300, 31.47439 * 300 / 45.952
+    walked, checkpointed = 100 + 12.19696 * 300, 31.47439 * 300 / 45.952
     parts, events = once["parts"], once["part_events"]
     assert parts["buffers"] == 4
-    assert (once["walked"], once["meta_pages"]) == pytest.approx((walked, pages), rel=1e-5)
+    assert (once["walked"], once["checkpointed"]) == pytest.approx((walked, checkpointed),
+                                                                   rel=1e-5)
     assert once["kupdate_passes"] == 1
     for metric in ("cycles", "references", "l3_misses"):
         fixed = sum(events[metric][p] for p in y.ONCE_PARTS)
         assert once["fixed"][metric] == fixed
         assert once[metric] == pytest.approx(fixed + events[metric]["clean_cold"] * walked / 4 +
-                                             events[metric]["meta_writeback"] * pages +
+                                             events[metric]["checkpoint"] * checkpointed +
                                              events[metric]["kupdate"], rel=1e-5)
-    assert events["l3_misses"]["meta_writeback"] > 0
+    assert events["l3_misses"]["checkpoint"] > 0
     assert events["cycles"] == {p: parts[p] for p in events["cycles"]}
     assert parts["clean_cold"] > parts["clean"]
     assert events["l3_misses"]["revoke_records"] >= 32
@@ -455,9 +457,11 @@ def test_copy_costs_runs_the_longest_bench_first_and_gives_each_threshold_its_ow
 
 
 def test_every_special_of_a_loaded_kernel_is_hooked_and_no_other_instruction():
-    # Yoshioka's patched write path on two cores: its 200 specials in 166 spans, each core
+    # Yoshioka's patched write path on two cores: its 216 specials in 181 spans, each core
     # a hook per span; every instruction start inside a span is a special's (191 in 157
-    # before wb_kupdate's pass: kupdate_2612.S's 9 locked instructions, each a span)
+    # before wb_kupdate's pass: kupdate_2612.S's 9 locked instructions, each a span; 200 in
+    # 166 before log_do_checkpoint's: checkpoint_log_2612.S's 16 locked instructions, in 15
+    # spans, jbd_sync_bh's last two adjacent)
     from emu.run.machine import special_spans
     k = ext3model.Kernel("patched", cpus=1, cores=2, max_records=100,
                          page_cache_bytes=ext3model.FRAME_BYTES)
@@ -467,7 +471,7 @@ def test_every_special_of_a_loaded_kernel_is_hooked_and_no_other_instruction():
     starts = m._starts[lo:lo + len(program.code)]
     spans = special_spans(m._specials, starts, program.base)
     pcs = {s.pc for s in m._specials}
-    assert len(pcs) == 200 and len(spans) == 166
+    assert len(pcs) == 216 and len(spans) == 181
     inside = {program.base + i for i in starts.nonzero()[0]
               if any(a <= program.base + i <= b for a, b in spans)}
     assert inside == pcs

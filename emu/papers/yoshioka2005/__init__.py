@@ -524,18 +524,21 @@ def commit_once_events(kernel, cpus, meta_per_commit, profile="pentium4", writes
     (its fixed part spread over them: an upper bound); and the metadata's write-back by
     the log's checkpoints (mail_journal's "checkpoints" over the run's commits, each
     writing back a transaction's own buffers, ``meta_per_commit`` less ``meta_shared``),
-    at the events per page of the model's commit's pages written back as pdflush writes
-    them (Kernel.write_back_metadata: each page, its request's dispatch and interrupt, and
-    the next walk that releases its buffer; a stand-in: log_do_checkpoint's walk and
-    ll_rw_block of each buffer are not guest code). Each part is profiled as the write runs are (a
+    at the events per buffer of the model's checkpoint of its commit's transaction
+    (Kernel.checkpoint: log_do_checkpoint as guest code from cold caches, a writer's, its
+    ll_rw_block of each dirty buffer, each sleep's request taken by the disk and ended by
+    its interrupt, the buffers released and the transaction dropped, the log's tail moved
+    and the journal's superblock written; its fixed part spread over the model's few
+    buffers: an upper bound). Each part is profiled as the write runs are (a
     commit for the references, one for the L3 misses: a part runs once; its cycles are
     the same in both, profiling changes none). The per-buffer parts of a commit (each
     buffer's log write, the data loop) are in the paced runs already. Returns {metric:
     events} with "parts" ({part: cycles}), "part_events" ({metric: {part: events}}:
-    "meta_writeback" per page), "fixed" ({metric: the ONCE_PARTS' events}), "walked" (the
-    buffers of the mail's walk) and "meta_pages" (the pages written back a commit
-    interval); and wb_kupdate's passes, one every WRITEBACK_PERIOD_S (dirty_writeback_centisecs,
-    500), so COMMIT_INTERVAL_S / WRITEBACK_PERIOD_S a commit interval ("kupdate_passes"), each
+    "checkpoint" per buffer), "fixed" ({metric: the ONCE_PARTS' events}), "walked" (the
+    buffers of the mail's walk), "checkpointed" (the buffers the checkpoints write back
+    a commit interval), "checkpoint_buffers" and "checkpoint_sleeps" (the model's
+    checkpoint's buffers and its sleeps on their I/O); and wb_kupdate's passes, one every WRITEBACK_PERIOD_S
+    (dirty_writeback_centisecs, 500), so COMMIT_INTERVAL_S / WRITEBACK_PERIOD_S a commit interval ("kupdate_passes"), each
     from cold caches (Kernel.kupdate_pass: sync_supers, then the super blocks' dirty inodes,
     each pass stopped by the first, the files' young; part "kupdate"; "kupdate_old", the
     pass once the block device's inode is due, stopped at writeback_acquire, is measured
@@ -547,10 +550,12 @@ def commit_once_events(kernel, cpus, meta_per_commit, profile="pentium4", writes
         k.write_records(writes)
         measure = _profiled_part(k.machine, COUNTERS[metric])
         measured[metric] = k.whole_commit(measure=measure)
-        written = k.write_back_metadata(measure=measure)
-        calls = written["writeback"] + written["disk"] + [written["release"]]
-        measured[metric]["meta_writeback"] = tuple(sum(c[i] for c in calls) / written["pages"]
-                                                   for i in (0, 1))
+        k.machine.flush_caches()            # a commit interval and more since its commit
+        done = k.checkpoint(measure=measure)
+        calls = done["checkpoint"] + done["disk"]
+        measured[metric]["checkpoint"] = tuple(sum(c[i] for c in calls) / done["buffers"]
+                                               for i in (0, 1))
+        checkpoint = {"checkpoint_buffers": done["buffers"], "checkpoint_sleeps": done["waits"]}
         for part, old in (("kupdate", False), ("kupdate_old", True)):
             k.machine.flush_caches()            # 5 s of the writers since the last pass
             measured[metric][part] = k.kupdate_pass(old=old, measure=measure)
@@ -564,14 +569,16 @@ def commit_once_events(kernel, cpus, meta_per_commit, profile="pentium4", writes
     journal = mail_journal(meta_per_commit)
     per_commit = meta_per_commit - meta_shared          # a commit's own: on its list alone
     walked = meta_shared + journal["checkpoint_transactions"] * per_commit
-    pages = journal["checkpoints"] * per_commit / journal["commits"]
+    checkpointed = journal["checkpoints"] * per_commit / journal["commits"]
     fixed = {metric: sum(e[p] for p in ONCE_PARTS) for metric, e in events.items()}
     passes = ext3model.COMMIT_INTERVAL_S / WRITEBACK_PERIOD_S
     out = {metric: fixed[metric] + e["clean_cold"] / buffers * walked +
-           e["meta_writeback"] * pages + e["kupdate"] * passes for metric, e in events.items()}
+           e["checkpoint"] * checkpointed + e["kupdate"] * passes
+           for metric, e in events.items()}
     parts = {p: v for p, v in measured["l3_misses"].items() if not isinstance(v, tuple)}
     return {**out, "parts": {**cycles, **parts}, "part_events": events, "fixed": fixed,
-            "walked": walked, "meta_pages": pages, "kupdate_passes": passes}
+            "walked": walked, "checkpointed": checkpointed, "kupdate_passes": passes,
+            **checkpoint}
 
 
 def _profiled_part(machine, counter):
@@ -1010,9 +1017,9 @@ SCORECARD_REASONS = {
         "reaches buffers half a commit interval old, cold with either copy, and the rest of "
         "its commit (the metadata's log writes) is a buffer every thousand writes; the timer "
         "tick, each CPU's every millisecond, finds its data still cached; the mail's rest "
-        "holds more (the scheduler's switches and the timers' functions, other tasks, the "
-        "log's checkpoints, which write the metadata back: log_do_checkpoint's own walk and "
-        "ll_rw_block, which the model takes at pdflush's events per page)",
+        "holds more (the scheduler's switches and the timers' functions, other tasks); the "
+        "log's checkpoints, which write the metadata back (log_do_checkpoint as guest code), "
+        "come once a commit interval and find its buffers cold with either copy",
     "rest of the kernel's L3 misses, after / before (%)":
         "on four paced CPUs most of the rest's misses are lines another CPU wrote (the "
         "journal's, the shared metadata's), which the copy's stream does not cause; "
@@ -1032,11 +1039,11 @@ SCORECARD_REASONS = {
 }
 #: The shares of the listings (quantities, not effects): the copy's part of each count
 SHARE_REASON = ("the model's write path is the mail's iozone reduced to its kernel work "
-                "(ext3's write path, writeback's page work and kjournald's commit as guest "
-                "code, the block layer's bios, requests and merges, the SCSI driver and the "
-                "disk's interrupt with them, the timer tick): no other task, no scheduler's "
-                "switch, no timer's function, no write-back of the metadata, so the copy's "
-                "share of it differs")
+                "(ext3's write path, writeback's page work, kjournald's commit and the log's "
+                "checkpoints as guest code, the block layer's bios, requests and merges, the "
+                "SCSI driver and the disk's interrupt with them, the timer tick): no other "
+                "task, no scheduler's switch, no timer's function, so the copy's share of it "
+                "differs")
 def busy_reason(row):
     """Why the model's CPUs are busier or idler than the mail's, from the row."""
     return (f"the model's write alone costs {'more' if row.model > row.paper else 'fewer'} "

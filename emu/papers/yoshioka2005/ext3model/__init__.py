@@ -77,8 +77,9 @@ paced runs' estimates and the disk's pace), ``journal`` (the log's arithmetic, t
 its timer and lock-down), ``commit`` (kjournald's commit: its data loop, metadata and whole
 commit), ``memory`` (the slab caches, the zone, the tasks), ``filesystem`` (the block device,
 groups, files and cached metadata), ``writeback`` (pdflush's writeback and the disk's
-requests), ``kupdate`` (wb_kupdate's pass), ``runs`` (plain and paced runs, the idle
-loop), ``tick`` (the timer tick),
+requests), ``kupdate`` (wb_kupdate's pass), ``checkpoint`` (the log's checkpoint,
+log_do_checkpoint, its sleeps on I/O ended by the disk), ``runs`` (plain and paced runs, the
+idle loop), ``tick`` (the timer tick),
 ``prefill`` and ``check``; ``kernel`` holds the Kernel class, made of their parts.
 """
 from __future__ import annotations
@@ -91,7 +92,7 @@ from .structures import (AC, ADDR_PER_BLOCK, AOPS, ARQ, ARQ_SIZE, AS, AS_HASH_SH
                          FIRST_INDEX, FMODE_WRITE, FRAME_BYTES, GD, GROUP_NO, GROUP_START, H,
                          HANDLE_SIZE, HARDIRQ_OFFSET, HOST, I, INODES_PER_GROUP, INODE_SIZE,
                          INODE_TABLE_BLOCKS, IRQD, IRQ_DESC_SIZE, I_DIRTY, J, JH, JH_SIZE,
-                         JOURNAL_SIZE, KC, KC_SIZE, KERNEL_STACK, MAPPING_SIZE, MAX_PRIO,
+                         JOURNAL_SIZE, JSB, KC, KC_SIZE, KERNEL_STACK, MAPPING_SIZE, MAX_PRIO,
                          MAX_TRANSACTION_BUFFERS, META_SLOTS, MM, MM_SIZE, NR_WRITE, PAGE,
                          PAGEVEC_SIZE, PAGE_CACHE_BYTES, PAGE_STRUCT, PCPU, PCPU_SIZE,
                          PCP_STACK_MAX, PG, PG_BITS, PRIO_ARRAY_SIZE, PS, PT_ORIG_EAX, Q,

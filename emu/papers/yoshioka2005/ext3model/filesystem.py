@@ -10,7 +10,7 @@ from .structures import (ADDR_PER_BLOCK, AS, AS_HASH_SHIFT, BDEV, BDEV_SIZE, BH,
                          BLKDEV_MAX_RQ, BLOCKS_PER_GROUP, DATA_PER_GROUP, DATA_START_BIT,
                          DIND_START, DISK_IRQ, EI, FILE_SIZE, FIRST_INDEX, FMODE_WRITE, GROUP_NO,
                          GROUP_START, HOST, I, INODES_PER_GROUP, INODE_SIZE, INODE_TABLE_BLOCKS,
-                         IRQ_DESC_SIZE, I_DIRTY, J, JH, MAPPING_SIZE, META_SLOTS, PAGE, PAGE_STRUCT,
+                         IRQ_DESC_SIZE, I_DIRTY, J, MAPPING_SIZE, META_SLOTS, PAGE, PAGE_STRUCT,
                          PCPU, PG, PG_BITS, PS, Q, QUEUE_SIZE, RADIX_HEIGHT, RADIX_NODE, RN, RR,
                          RW_LOCK_BIAS, SB, SB_SIZE, SPIN_FREE, S_IFREG_644, XTIME, _words)
 
@@ -240,53 +240,3 @@ class KernelFileSystem:
         """The dirty tag (tag 0: its 64 bits first in the node's tags) of slot ``offset``."""
         word = node + RN["TAGS"] + 4 * (offset >> 5)
         self._word(word, self._read(word) | 1 << (offset & 31))
-
-    def write_back_metadata(self, measure=None):
-        """pdflush's write-back of the block device's dirty metadata (its pages put in
-        the block device's page cache first: _map_metadata), outside paced runs, on CPU 0
-        from cold caches, as wb_kupdate would write it once dirty_expire_centisecs old and
-        the disk's queue free (in the mail's run the log's checkpoints write it instead, and
-        yoshioka2005.commit_once_events counts their buffers at these events): pdflush
-        writes back the page of each buffer on the journal's checkpoint lists whose page
-        is dirty (writeback_page ->
-        blkdev_writepage -> block_write_full_page -> submit_bh), then the disk takes the
-        requests and its interrupt ends them (end_buffer_async_write, end_page_writeback);
-        then the next commit's start walks the checkpoint lists and releases the buffers
-        written back (__journal_clean_checkpoint_list). ``measure`` as whole_commit's, each
-        guest call measured. Returns {"pages": written back, "writeback": [measure of each
-        page's], "disk": [each dispatch's and interrupt's], "release": the walk's,
-        "released": its buffers}."""
-        if not self.metadata_mapped:
-            self._map_metadata()
-        measure = measure or (lambda run: run().cycles)
-        call, j = self.machine.call, self.journal
-        mapping = self._read(self.bdev + BDEV["MAPPING"])
-        dirty = [self._read(self._read(jh + JH["BH"]) + BH["BLOCKNR"])
-                 for jh in self._checkpointed()
-                 if self._read(self._read(self._read(jh + JH["BH"]) + BH["PAGE"]))
-                 & (1 << PG_BITS["dirty"])]
-        self.machine.flush_caches()
-        out = {"pages": 0, "writeback": [], "disk": []}
-        for block in dirty:
-            def page():
-                run = call("pdflush_writeback", self.pdflush[0], mapping, block)
-                out["pages"] += run.return_value
-                return run
-            out["writeback"].append(measure(page))
-        for _, _, end, _, _ in self._requests():
-            runs = []
-
-            def dispatch():
-                runs.append(call("disk_dispatch", self.queue, end))
-                return runs[-1]
-            out["disk"].append(measure(dispatch))
-            rq = runs[-1].return_value
-            out["disk"].append(measure(lambda: call("disk_interrupt", self.pdflush[0], rq)))
-        released = []
-
-        def walk():
-            released.append(call("__journal_clean_checkpoint_list", j))
-            return released[-1]
-        out["release"] = measure(walk)
-        out["released"] = released[0].return_value
-        return out

@@ -7,6 +7,7 @@ from ....isa.assemble import assemble
 from ....run.machine import Machine
 from .. import usercopy
 from .check import KernelCheck
+from .checkpoint import KernelCheckpoint
 from .commit import KernelCommit
 from .filesystem import KernelFileSystem
 from .journal import KernelJournal
@@ -23,7 +24,7 @@ from .writeback import KernelWriteback
 
 
 class Kernel(KernelMemory, KernelFileSystem, KernelJournal, KernelCommit, KernelWriteback,
-             KernelRuns, KernelTick, KernelPrefill, KernelCheck, KernelKupdate):
+             KernelRuns, KernelTick, KernelPrefill, KernelCheck, KernelKupdate, KernelCheckpoint):
     """Linux 2.6.12's write path on an emulated Xeon MP: ``cpus`` iozone children, each
     writing its own ext3 file through one journal and one zone.
 
@@ -58,7 +59,7 @@ class Kernel(KernelMemory, KernelFileSystem, KernelJournal, KernelCommit, Kernel
         self.irq_cpu = irq_cpu
         self.highmem = highmem              # the page cache's pages highmem: kmap_atomic's PTE
         self.ticking = ticks                # paced writes: the timer tick (deliver_ticks)
-        self.metadata_mapped = False        # write_back_metadata: in the block device's cache
+        self.metadata_mapped = False        # kupdate_pass: in the block device's cache
         self.kernel, self.cpus, self.max_records = kernel, cpus, max_records
         self.used_blocks = used_blocks
         self.pool_pages = page_cache_bytes // PAGE * cpus
@@ -136,5 +137,6 @@ class Kernel(KernelMemory, KernelFileSystem, KernelJournal, KernelCommit, Kernel
         self._wb_next = {}                     # CPU -> the next index writeback looks at
         self._build_tick()                     # after all the rest: it moves nothing
         self._build_highmem()                  # after the tick: it moves nothing
+        self._build_journal_superblock()       # after the highmem: it moves nothing
         if fpu_owner and self.kernel == "patched":
             usercopy.set_fpu_owner(m, True)

@@ -13,7 +13,8 @@ from .structures import (AC, AOPS, ARQ, AS, AS_HASH_SHIFT, BDEV, BDI, BH, BH_BIT
                          PG, PG_BITS, PS, PT_ORIG_EAX, Q, RADIX_HEIGHT, RADIX_NODE, RAW, RAW_INODE,
                          RCP, RCU, REQ_FLAGS, RN, RQ, RQS, RR, RT, SB, SCSI_SOFTIRQ, SD, SG, SGRP,
                          SG_SIZE, SOFTIRQ_OFFSET, SWAP_CLUSTER_MAX, T, TI, TIMER, TIMER_SOFTIRQ, TK,
-                         TRANSACTION_SIZE, TSK, TVB, WAIT_QUEUE_HEAD, ZONE, VSB, SEM, SOPS, WBC)
+                         TRANSACTION_SIZE, TSK, TVB, WAIT_QUEUE_HEAD, ZONE, VSB, SEM, SOPS, WBC,
+                         JSB)
 
 
 KERNELS = {"2.6.12": "x86/copy_from_user_ll.S", "patched": "x86/copy_from_user_ll_nt.S"}
@@ -28,7 +29,7 @@ ROUTINES = ("x86/entry_2612.S", "x86/spinlock_2612.S", "x86/jbd_2612.S", "x86/bu
             "x86/block_2612.S", "x86/scsi_2612.S", "x86/commit_meta_2612.S",
             "x86/timer_2612.S", "x86/checkpoint_2612.S", "x86/revoke_2612.S",
             "x86/block_dev_2612.S", "x86/tick_2612.S", "x86/kupdate_2612.S",
-            "x86/highmem_2612.S")
+            "x86/highmem_2612.S", "x86/checkpoint_log_2612.S")
 
 
 LEFT_OUT = (
@@ -43,19 +44,22 @@ LEFT_OUT = (
      "share of its once-a-commit work: yoshioka2005.commit_once_events), the commit timer "
      "firing: its 5 s never fall in a run (Kernel.commit_timer_left), and commit_timeout's "
      "wake_up_process is a stand-in that faults (add_timer, del_timer_sync and the tick's "
-     "__run_timers, which would call it, run), a checkpoint forced by the log's space "
-     "(none in runs this long, "
-     "some in the mail's: yoshioka2005.mail_journal), the metadata's write-back in "
-     "paced runs (the model's metadata pages belong to no mapping there, so a buffer "
-     "leaving the journal sets only its page's dirty bit: in the mail's run the throttled "
-     "writers hold the disk's queue congested, so neither background_writeout nor wb_kupdate "
-     "reaches the block device's inode and the log's checkpoints write the metadata back, "
-     "yoshioka2005.mail_writeback and mail_journal; the scored runs take their share of it "
-     "at the events of pdflush's write of a page, Kernel.write_back_metadata, a stand-in: "
-     "log_do_checkpoint's walk and its ll_rw_block are not guest code; wb_kupdate's pass is "
-     "guest code, routines/x86/kupdate_2612.S, Kernel.kupdate_pass, to where the model's "
-     "state stops it, at the files' young inodes; its retries while the queue is congested "
-     "(blk_congestion_wait, a tenth of a second) are not)"),
+     "__run_timers, which would call it, run), a checkpoint forced by the log's space in "
+     "a paced run (in the mail's run a writer's journal_start finds the log short about "
+     "once a commit interval, yoshioka2005.mail_journal, tens of thousands of writes per "
+     "CPU apart: the scored runs take their share of one, log_do_checkpoint as guest code "
+     "on a transaction of the model's own commit, Kernel.checkpoint, its sleeps on the "
+     "I/O ended by the disk's dispatch and interrupt, yoshioka2005.commit_once_events; "
+     "__log_wait_for_space's loop and j_checkpoint_sem around it are not guest code), the "
+     "metadata's write-back in paced runs by anything else (the model's metadata pages "
+     "belong to no mapping there, so a buffer leaving the journal sets only its page's "
+     "dirty bit: in the mail's run the throttled writers hold the disk's queue congested, "
+     "so neither background_writeout nor wb_kupdate reaches the block device's inode and "
+     "the log's checkpoints write the metadata back, yoshioka2005.mail_writeback and "
+     "mail_journal; wb_kupdate's pass is guest code, routines/x86/kupdate_2612.S, "
+     "Kernel.kupdate_pass, to where the model's state stops it, at the files' young "
+     "inodes; its retries while the queue is congested (blk_congestion_wait, a tenth of a "
+     "second) are not)"),
     ("the disk's own timing: its driver takes a request when it can grow no more "
      "(REQUEST_PAGES, an estimate) and its interrupt ends it a quarter of that many writes "
      "later (the mail's rate); kjournald's own writes end at once, on its CPU"),
@@ -133,7 +137,8 @@ def equates():
                           ("KC", KC), ("AC", AC), ("PCPU", PCPU), ("ZONE", ZONE),
                           ("CTX", CTX), ("TK", TK), ("RCU", RCU), ("RCP", RCP), ("SD", SD),
                           ("SGRP", SGRP), ("RQS", RQS), ("MM", MM), ("VSB", VSB),
-                          ("SEM", SEM), ("SOPS", SOPS), ("WBC", WBC)):
+                          ("SEM", SEM), ("SOPS", SOPS), ("WBC", WBC),
+                          ("JSB", JSB)):
         lines += [f".equ {prefix}_{name}, {value}" for name, value in table.items()]
     lines += [f".equ BH_{name}, {bit}" for name, bit in BH_BITS.items()]
     lines += [f".equ BJ_{name}, {value}" for name, value in BJ.items()]

@@ -108,12 +108,13 @@ TRANSACTION_SIZE = 84
 
 
 # journal_t (struct journal_s): the fields the write path touches, at their offsets
-J = dict(FLAGS=0, ERRNO=4, STATE_LOCK=20, BARRIER_COUNT=24, RUNNING=48, COMMITTING=52,
+J = dict(FLAGS=0, ERRNO=4, SB_BUFFER=8, SUPERBLOCK=12, STATE_LOCK=20, BARRIER_COUNT=24,
+         RUNNING=48, COMMITTING=52,
          WAIT_UPDATES=120, HEAD=152, TAIL=156, FREE=160, FIRST=164, LAST=168, DEV=172,
          LIST_LOCK=192, UUID=216, MAX_BUFFERS=236, COMMIT_INTERVAL=240,
          CHECKPOINT_TRANSACTIONS=56, WAIT_TRANSACTION_LOCKED=60, WAIT_LOGSPACE=72,
          WAIT_DONE_COMMIT=84,                # include/linux/jbd.h 669-675
-         TRANSACTION_SEQUENCE=204, COMMIT_SEQUENCE=208,
+         TAIL_SEQUENCE=200, TRANSACTION_SEQUENCE=204, COMMIT_SEQUENCE=208,
          COMMIT_TIMER=244,            # j_commit_timer: a struct timer_list *
          REVOKE=272, REVOKE_TABLE=276,    # j_revoke, j_revoke_table[2]
          WBUF=284, WBUFSIZE=288,      # after j_commit_timer, j_revoke_lock, j_revoke,
@@ -125,6 +126,11 @@ J = dict(FLAGS=0, ERRNO=4, STATE_LOCK=20, BARRIER_COUNT=24, RUNNING=48, COMMITTI
 
 
 JOURNAL_SIZE = 384
+
+
+# journal_superblock_t (include/linux/jbd.h 176-196 of 2.6.12.1): the fields
+# journal_update_superblock writes, big-endian
+JSB = dict(S_SEQUENCE=24, S_START=28, S_ERRNO=32)
 
 
 # struct jbd_revoke_table_s (fs/jbd/revoke.c 89-96); JOURNAL_REVOKE_DEFAULT_HASH
