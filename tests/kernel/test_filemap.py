@@ -67,8 +67,8 @@ def test_a_reread_brings_the_file_to_the_user():
 #   22 (max_readahead 12 on a SCSI disk: no table), wait_on_page and PageUptodate 6, nr 6,
 #   page_address 10, the actor's call 3; file_read_actor22 31 and __copy_tofrom_user22
 #   2,573 (512 iterations of 5, and 13), release_page 27 (__free_page22 and
-#   atomic_dec_and_test22) and the loop's tests 5: 2,730; with reada_ok = 1 (the first read's) 5 more (the
-#   f_ramax and raend tests)
+#   atomic_dec_and_test22) and the loop's tests 5: 2,730; with reada_ok = 1 (the first
+#   read's) 5 more (the f_ramax and raend tests)
 PASS_128K = 73 + 2 * 125 + 16 * 2735 + 16 * 2730
 
 
@@ -93,3 +93,16 @@ def test_one_pass_instructions_by_hand():
 def test_refuses_the_2_1_51_kernel():
     with pytest.raises(ValueError):
         CachedFile(Entry(kernel("604"), version="2.1.51"), 64 * KB)
+
+
+@pytest.mark.parametrize("moved", [{"kernel:pagecache.inode_size_shift": 6},
+                                   {"kernel:pagecache.hash_table_offset": 4064}])
+def test_the_guest_hash_follows_the_moved_estimates(moved):
+    """The guest's _page_hashfn and the table's place move with the estimates: a reread at
+    either end of their ranges still finds every page (a miss would be refused)."""
+    from emu.hw import estimates
+    with estimates.moved(moved):
+        k, entry, cached, p = _reread(64 * KB)
+        assert cached.shift == moved.get("kernel:pagecache.inode_size_shift", 2)
+        entry.run(p, ELF_BASE, 1)
+        assert entry.run(p, ELF_BASE, 1).faults == 0

@@ -6,11 +6,10 @@ from __future__ import annotations
 import pandas as pd
 
 from ...hw import estimates
-from ...kernel.entry import (BW_PIPE, ELF_BASE, LAT_CTX_FRAMES, LAT_PIPE_FRAMES,
+from ...kernel.entry import (BW_PIPE, DATA_BASE, ELF_BASE, LAT_CTX_FRAMES, LAT_PIPE_FRAMES,
                              LAT_SYSCALL_NULL, NULL_CALL_SYNCS, P1_READ, P1_WRITE, P2_READ,
                              P2_WRITE, XFERSIZE, Entry, pipe_alone, pipe_round_trip)
-from ...kernel.filemap import CachedFile, bw_file_rd as bw_file_rd_source
-from ...kernel.entry import DATA_BASE
+from ...kernel.filemap import FD, CachedFile, bw_file_rd as bw_file_rd_source
 from ...kernel.vm import PAGE_SIZE
 from ...run import reuse as kept_runs
 from .mmu import MACHINES, kernel
@@ -233,27 +232,34 @@ def bw_pipe(machine, chunks=(1, 2), bats=True, version="2.2.0", **options):
     return {"machine": machine, "bats": bats, **out}
 
 
-#: bw_file_rd's file: scripts/lmbench's largest (and default) size, 8 MB (``_not_modelled``
-#: in the package's notes); the passes of the two runs whose difference is one pass
+#: bw_file_rd's file: the largest size scripts/lmbench runs (1.21, SCCS serial 22, 97/02:
+#: sizes 512 B to $MB, default 8 MB, of the file lmdd wrote with fsync; getsummary 1.8-1.13
+#: takes the last, largest size's MB/s, "reread timing"); the passes of the two runs whose
+#: difference is one pass (a pass streams 8 MB through the 16 KB L1 D: every pass after
+#: the warm-up costs the same; measured on the 604, (2, 3) gives (1, 2)'s 30,955,853
+#: cycles exactly)
 FILE_REREAD_SIZE, FILE_REREAD_PASSES = 8 << 20, (1, 2)
 
 
 @kept_runs.unit
 def bw_file_rd(machine, passes=FILE_REREAD_PASSES, size=FILE_REREAD_SIZE, bats=True,
                **options):
-    """LMBench 1.x bw_file_rd, Table 1's file reread: a ``size``-byte file wholly in 2.2.0's
-    page cache (emu.kernel.filemap), read from its start in 64 KB read()s into one buffer,
-    each buffer summed in user mode, through 2.2.0's sys_read, generic_file_read and
-    do_generic_file_read as guest code (routines/ppc32/filemap_22.S); a pass is the lseek
-    to 0 and the reads. MB/s (2^20 bytes) at the profile's clock from the difference of
-    runs of ``passes`` passes (after a warm-up run: the buffer's faults), as bw_pipe's."""
+    """LMBench 1.x bw_file_rd, Table 1's file reread (src/bw_file_rd.c 1.8-1.9, SCCS
+    serials 9-10, 96/11-97/04: BENCH's loop lseeks to 0, then reads the file into one
+    valloc'd 64 KB buffer, XFERSIZE, and sums the buffer 128 ints an iteration, until the
+    size is read): a ``size``-byte file wholly in 2.2.0's page cache (emu.kernel.filemap),
+    through 2.2.0's sys_read (fs/read_write.c 116-143), generic_file_read and
+    do_generic_file_read (mm/filemap.c 561-794) as guest code
+    (routines/ppc32/filemap_22.S); a pass is the lseek to 0 and the reads. MB/s (2^20
+    bytes) at the profile's clock from the difference of runs of ``passes`` passes (after
+    a warm-up run: the buffer's faults), as bw_pipe's."""
     with estimates.setup_only():
         k = kernel(machine, **options)
         entry = Entry(k, bats=bats)
         cached = CachedFile(entry, size)
         p = entry.spawn(bw_file_rd_source(size, DATA_BASE), "bw_file_rd",
                         data_pages=XFERSIZE // PAGE_SIZE)
-        entry.install(p, 3, cached.file)
+        entry.install(p, FD, cached.file)
     out = _per_iteration(entry, p, passes)
     clock = k.machine.profile.clock_mhz
     out["cycles_per_byte"] = out["cycles"] / size
