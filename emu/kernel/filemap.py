@@ -6,20 +6,23 @@ f6cce5dae), then loads filemap_22.S after ``entry``'s code and puts sys_lseek22 
 system-call table (read(2) is pipe_22.S's sys_read22, which calls the file's f_op->read:
 generic_file_read22):
 
-* **mem_map**: a struct page (include/linux/mm.h 112-124: next, prev, inode, offset,
+* **mem_map**: a struct page (include/linux/mm.h 120-131: next, prev, inode, offset,
   next_hash, count, flags, wait, pprev_hash, buffers; 40 bytes) for every page frame of
   RAM, as free_area_init makes it; the variable ``mem_map`` (mm/memory.c) a word of its own.
-* **page_hash_table**: PAGE_HASH_SIZE = 2048 chain heads (include/linux/pagemap.h 19-26;
+* **page_hash_table**: PAGE_HASH_SIZE = 2048 chain heads (include/linux/pagemap.h 20-26;
   mm/filemap.c:34, a fixed array in 2.2.0: no page_cache_init sizes it by memory, as 2.4's
   does). The file's pages are put on their chains in file order, each at its chain's head
-  (__add_page_to_hash_queue, pagemap.h 87-94), as the first read of the file put them.
+  (__add_page_to_hash_queue, pagemap.h 83-90), as the first read of the file put them.
 * **the file's pages**: ``size`` bytes of page frames, each struct page naming the inode and
   its offset, count 1 (the page cache's reference), PG_uptodate | PG_referenced. Where the
   kernel's free-page allocator put them is not knowable; the model takes one contiguous
   block in file order. The choice cannot move a cache set: the profiles' L1 caches have 4
   KB a way (16 KB, 4 ways), so a line's set is its offset in the page, whatever the frame;
-  the kernel reads the pages through BAT2 (no hash-table PTE groups); only which lines of
+  the kernel reads the pages through BAT2 (no hash-table PTE groups; with ``bats=False``,
+  not run for the chapter, the frames would set their HPTEs' groups); only which lines of
   mem_map their struct pages share follows from it (a sweep over 40-byte records either way).
+  The chains hold the file's pages alone: a real system's other cached pages, added later,
+  would sit before them on their chains (a longer walk), which the model does not have.
 * **the inode** (the model's order of the fields the paths read, as emu.kernel.entry's pipe
   inode: i_flags, i_atime, i_sb there; i_dev, i_mode, i_size, i_state here), on a SCSI
   disk (major 8, whose driver registers no max_readahead: MAX_READAHEAD), dirty already
@@ -28,7 +31,7 @@ generic_file_read22):
 * **the file** (the model's struct file: f_count .. f_dentry at entry.FILE_FIELDS' offsets,
   then f_reada, f_ramax, f_raend, f_ralen, f_rawin and f_version, in
   include/linux/fs.h's order) opened for reading, its f_op ext2_file_operations' llseek and
-  read (fs/ext2/file.c 64-82).
+  read (fs/ext2/file.c 64-83).
 
 Two estimates (``estimate_ranges``): sizeof(struct inode)'s lowest set bit, which divides the
 inode's address in _page_hashfn (the struct's union of every filesystem's inode information
@@ -42,9 +45,9 @@ from .entry import FILE_FIELDS, FMODE_READ, HOST_REFUSED, NR_EXIT, NR_READ, TASK
 from .pgtable import PAGE_SIZE
 
 PAGE_SHIFT = 12
-PAGE_HASH_BITS = 11                      # include/linux/pagemap.h:19
+PAGE_HASH_BITS = 11                      # include/linux/pagemap.h:20
 PAGE_HASH_SIZE = 1 << PAGE_HASH_BITS
-#: struct page (include/linux/mm.h 112-124, 2.2.0): offsets of the fields, and its size
+#: struct page (include/linux/mm.h 120-131, 2.2.0): offsets of the fields, and its size
 STRUCT_PAGE = {"PG_NEXT": 0, "PG_PREV": 4, "PG_INODE": 8, "PG_OFFSET": 12,
                "PG_NEXT_HASH": 16, "PG_COUNT": 20, "PG_FLAGS": 24, "PG_WAIT": 28,
                "PG_PPREV_HASH": 32, "PG_BUFFERS": 36}
@@ -203,20 +206,22 @@ def _sum_block():
     return "\n".join(lines + ["        add     r31, r31, r9"])
 
 
-def bw_file_rd(size, buffer):
-    """bw_file_rd's loop on a ``size``-byte file at descriptor FD, its 64 KB buffer at
-    ``buffer``: r3 passes (BENCH's N), each lseek, then the reads and sums; then exit(0)."""
+def bw_file_rd(buffer):
+    """bw_file_rd's loop on the file at descriptor FD, its 64 KB buffer at ``buffer``: r4
+    passes (BENCH's N) over the file's first r3 bytes (its count, a multiple of 64 KB),
+    each lseek, then the reads and sums; then exit(0)."""
     last = buffer + XFERSIZE - MINSZ
     return f"""
 _start:
-        mr      r30, r3                 # N passes
+        mr      r25, r3                 # count
+        mr      r30, r4                 # N passes
         li      r31, 0                  # sum
 pass:
         li      r3, {FD}                # lseek(fd, 0, 0)
         li      r4, 0
         li      r5, 0
         bl      lseek
-        lis     r29, {size >> 16:#x}    # size = count
+        mr      r29, r25                # size = count
 read_loop:
         li      r3, {FD}                # n = read(fd, buf, xfersize)
         lis     r4, {buffer >> 16:#x}

@@ -3,32 +3,32 @@
  * (davej-history f6cce5dae), for the book's kernel model (emu.kernel.filemap, Dougan 1999's
  * file reread). Written for this book from the algorithm of the files named, not copied.
  * sys_read is pipe_22.S's sys_read22 (fs/read_write.c 116-143), whose f_op->read is here
- * generic_file_read (fs/ext2/file.c 64-82: ext2_file_operations' read). Loaded after
+ * generic_file_read (fs/ext2/file.c 64-83: ext2_file_operations' read). Loaded after
  * Entry's code, by emu.kernel.filemap, whose prelude gives the structures' offsets and the
  * addresses of the kernel's data (page_hash_table, mem_map, max_readahead, xtime, event).
  *
- *   sys_lseek22 (fs/read_write.c 47-74): fget, f_dentry and d_inode tested, origin <= 2,
- *     llseek (41-49: f_op->llseek, ext2_file_lseek), fput;
- *   ext2_file_lseek22 (fs/ext2/file.c 109-136): the origin, the 4 GB test of a 32-bit long,
+ *   sys_lseek22 (fs/read_write.c 49-73): fget, f_dentry and d_inode tested, origin <= 2,
+ *     llseek (39-47: f_op->llseek, ext2_file_lseek), fput;
+ *   ext2_file_lseek22 (fs/ext2/file.c 109-137): the origin, the 4 GB test of a 32-bit long,
  *     and if the offset changes: f_pos, f_reada = 0, f_version = ++event (kernel/sched.c:80);
  *   generic_file_read22 (mm/filemap.c 772-794): access_ok, the read descriptor on the stack,
  *     do_generic_file_read with file_read_actor, written or the error;
  *   do_generic_file_read22 (561-748): get_max_readahead (425-430), the read-ahead context
  *     reset or kept, f_ramax from the request; then per page: the i_size test, page_hash and
- *     __find_page (include/linux/pagemap.h 34-70: _page_hashfn, the chain walk over struct
+ *     __find_page (include/linux/pagemap.h 34-65: _page_hashfn, the chain walk over struct
  *     pages, atomic_inc of count, set_bit(PG_referenced)), PageUptodate || PageLocked,
  *     generic_file_readahead inline (433-533: raend, the locked-page and the asynchronous
  *     windows, the read-ahead loop and the context update), wait_on_page, PageUptodate,
  *     the actor on page_address(page) + offset, release_page (__free_page); at the end
  *     *ppos, f_reada = 1, free_page of an unused page_cache, UPDATE_ATIME;
  *   file_read_actor22 (750-766): min(size, count), __copy_to_user, the descriptor updated;
- *   __copy_tofrom_user22: arch/ppc/lib/string.S 220-253 (2.2.0's: memcpy's word loop,
+ *   __copy_tofrom_user22: arch/ppc/lib/string.S 220-261 (2.2.0's: memcpy's word loop,
  *     li r3,0 for the success return; its __ex_table fixups are not here: the model's user
  *     buffer is mapped before the reads, as bw_file_rd's bzero maps it);
  *   update_atime22 (fs/inode.c 790-797, fs.h 123-137's IS_NOATIME / IS_NODIRATIME /
  *     IS_RDONLY): i_atime = CURRENT_TIME (xtime.tv_sec), mark_inode_dirty (fs.h 405-409)
  *     inline, its out-of-line __mark_inode_dirty refused;
- *   __free_page22 (mm/page_alloc.c: PageReserved, atomic_dec_and_test), set_bit22
+ *   __free_page22 (mm/page_alloc.c 122-131: PageReserved, atomic_dec_and_test), set_bit22
  *     (arch/ppc/kernel/bitops.c 12-27), atomic_inc22 and atomic_dec_and_test22
  *     (arch/ppc/kernel/misc.S 167-201).
  * What a reread of a file wholly in the page cache never reaches is refused (host_stop22,
@@ -37,8 +37,8 @@
  * try_to_read_ahead, the inode's first dirtying, an lseek without f_op->llseek.
  */
         .equ    PAGE_SIZE, 4096
-        .equ    PAGE_HASH_BITS, 11              # include/linux/pagemap.h:19
-        .equ    PG_locked, 0                    # include/linux/mm.h 135-148
+        .equ    PAGE_HASH_BITS, 11              # include/linux/pagemap.h:20
+        .equ    PG_locked, 0                    # include/linux/mm.h 135-147
         .equ    PG_referenced, 2
         .equ    PG_uptodate, 4
         .equ    MIN_READAHEAD, 3 * 4096         # include/linux/blkdev.h 85-86 (large)
@@ -468,7 +468,7 @@ file_read_actor22:                      # r3 = desc, r4 = area, r5 = size
         mtlr    r0
         blr
 
-# 2.2.0's __copy_tofrom_user (arch/ppc/lib/string.S 220-253): 8 bytes an iteration, the
+# 2.2.0's __copy_tofrom_user (arch/ppc/lib/string.S 220-261): 8 bytes an iteration, the
 # destination word-aligned first; r3 = 0 (nothing left) without a fault
         .align  5
         .globl  __copy_tofrom_user22

@@ -29,7 +29,7 @@ def _reread(size, machine="604"):
     k = kernel(machine)
     entry = Entry(k)
     cached = CachedFile(entry, size)
-    p = entry.spawn(filemap.bw_file_rd(size, DATA_BASE), "bw_file_rd", data_pages=16)
+    p = entry.spawn(filemap.bw_file_rd(DATA_BASE), "bw_file_rd", data_pages=16)
     entry.install(p, filemap.FD, cached.file)
     return k, entry, cached, p
 
@@ -50,8 +50,8 @@ def test_a_reread_brings_the_file_to_the_user():
     k, entry, cached, p = _reread(size)
     words = np.arange(1, size // 4 + 1, dtype=">u4")
     k.machine.write(cached.pages, words.tobytes())
-    entry.run(p, ELF_BASE, 1)                          # the buffer's faults
-    run = entry.run(p, ELF_BASE, 2)
+    entry.run(p, ELF_BASE, size, 1)                          # the buffer's faults
+    run = entry.run(p, ELF_BASE, size, 2)
     assert run.faults == 0 and run.status == 0
     assert run.gprs[31] == (2 * int(words.astype(np.uint64).sum())) & 0xFFFFFFFF
 
@@ -75,13 +75,13 @@ PASS_128K = 73 + 2 * 125 + 16 * 2735 + 16 * 2730
 def test_one_pass_instructions_by_hand():
     k, entry, cached, p = _reread(128 * KB)
     m = k.machine
-    entry.run(p, ELF_BASE, 1)
+    entry.run(p, ELF_BASE, 128 * KB, 1)
     program = next(pr for pr in m.programs if "sys_lseek22" in pr.symbols)
     counts = []
     for passes in (1, 2):
         profiler.count_instructions(m)
         try:
-            entry.run(p, ELF_BASE, passes)
+            entry.run(p, ELF_BASE, 128 * KB, passes)
             hits = profiler.instruction_counts(m)[0]
         finally:
             profiler.count_instructions(m, on=False)
@@ -104,5 +104,5 @@ def test_the_guest_hash_follows_the_moved_estimates(moved):
     with estimates.moved(moved):
         k, entry, cached, p = _reread(64 * KB)
         assert cached.shift == moved.get("kernel:pagecache.inode_size_shift", 2)
-        entry.run(p, ELF_BASE, 1)
-        assert entry.run(p, ELF_BASE, 1).faults == 0
+        entry.run(p, ELF_BASE, 64 * KB, 1)
+        assert entry.run(p, ELF_BASE, 64 * KB, 1).faults == 0
