@@ -31,6 +31,8 @@
  *   __free_page22 (mm/page_alloc.c 122-131: PageReserved, atomic_dec_and_test), set_bit22
  *     (arch/ppc/kernel/bitops.c 12-27), atomic_inc22 and atomic_dec_and_test22
  *     (arch/ppc/kernel/misc.S 167-201).
+ * The frames are egcs's: arch/ppc/Makefile (24-25) builds with -mmultiple, so a function
+ * saving several registers does it with stmw / lmw.
  * What a reread of a file wholly in the page cache never reaches is refused (host_stop22,
  * HOST_REFUSED with emu.kernel.entry.REFUSED's reason): a page not in the cache (the
  * readpage path), a locked page (I/O in flight), a page not up to date, read-ahead's
@@ -435,9 +437,7 @@ file_read_actor22:                      # r3 = desc, r4 = area, r5 = size
         mflr    r0
         stwu    r1, -32(r1)
         stw     r0, 36(r1)
-        stw     r29, 20(r1)
-        stw     r30, 24(r1)
-        stw     r31, 28(r1)
+        stmw    r29, 20(r1)             # -mmultiple (arch/ppc/Makefile 24-25)
         mr      r31, r3
         lwz     r30, DESC_COUNT(r31)    # count
         cmplw   0, r5, r30              # size = min(size, count)
@@ -460,9 +460,7 @@ file_read_actor22:                      # r3 = desc, r4 = area, r5 = size
         add     r10, r10, r29
         stw     r10, DESC_BUF(r31)
         mr      r3, r29
-        lwz     r29, 20(r1)
-        lwz     r30, 24(r1)
-        lwz     r31, 28(r1)
+        lmw     r29, 20(r1)
         lwz     r0, 36(r1)
         addi    r1, r1, 32
         mtlr    r0
@@ -551,16 +549,17 @@ ua_mark:
 
         .globl  __free_page22
 __free_page22:                          # r3 = page
-        lwz     r10, PG_FLAGS(r3)       # PageReserved
-        andis.  r0, r10, 0x8000
-        bnelr
-        mflr    r0
+        mflr    r0                      # the frame first, as egcs makes it
         stwu    r1, -16(r1)
         stw     r0, 20(r1)
+        lwz     r10, PG_FLAGS(r3)       # PageReserved
+        andis.  r0, r10, 0x8000
+        bne-    fp_out
         addi    r3, r3, PG_COUNT        # atomic_dec_and_test(&page->count)
         bl      atomic_dec_and_test22
         cmpwi   0, r3, 0
         bne-    fp_last
+fp_out:
         lwz     r0, 20(r1)
         addi    r1, r1, 16
         mtlr    r0

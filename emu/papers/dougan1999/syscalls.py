@@ -237,7 +237,7 @@ def bw_pipe(machine, chunks=(1, 2), bats=True, version="2.2.0", **options):
 #: sizes 512 B to $MB, default 8 MB, of the file lmdd wrote with fsync; getsummary 1.8-1.13
 #: takes the last, largest size's MB/s, "reread timing"); the passes of the two runs whose
 #: difference is one pass (a pass streams 8 MB through the 16 KB L1 D: every pass after
-#: the warm-up costs the same; measured on the 604, (2, 3) gives (1, 2)'s 30,955,853
+#: the warm-up costs the same; measured on the 604, (2, 3) gives (1, 2)'s 30,951,757
 #: cycles exactly)
 FILE_REREAD_SIZE, FILE_REREAD_PASSES = 8 << 20, (1, 2)
 
