@@ -62,7 +62,7 @@ from ..context import ROOT
 from ..hw import estimates
 from ..hw import profile as profiles
 from ..hw.model import build
-from ..kernel import costs, entry, files_cache, kdata, workloads
+from ..kernel import costs, entry, filemap, files_cache, kdata, workloads
 from ..papers import blanchard2002, mackerras2003
 from ..papers.yoshioka2005 import ext3model
 from ..run import reuse, sweep
@@ -129,7 +129,8 @@ def catalog():
     for name in profiles.names():
         rows += estimates.profile_estimates(profiles.load(name).raw)
     rows += (costs.ranges() + workloads.image_ranges() + entry.stack_ranges()
-             + files_cache.estimate_ranges() + kdata.estimate_ranges())
+             + files_cache.estimate_ranges() + kdata.estimate_ranges()
+             + filemap.estimate_ranges())
     for chapter_estimates in CHAPTER_ESTIMATES:
         rows += chapter_estimates()
     out = {}

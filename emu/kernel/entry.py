@@ -185,7 +185,7 @@ TASK_FIELDS = {"TASK_FLAGS": 4, "SIGPENDING": 8, "ADDR_LIMIT": 12, "NEED_RESCHED
 # where 2.2.0's image puts it (emu.kernel.kdata)
 KDATA_WORDS = ("LOST_IRQS", "BH_MASK", "BH_ACTIVE", "XTIME", "KERNEL_RELOADS",
                "CONTEXT_SWTCH", "NR_RUNNING", "TQ_SCHEDULER", "IRQ_COUNT", "BH_COUNT",
-               "PREVSTATE", "NEED_RESCHED", "HTAB_RELOADS")
+               "PREVSTATE", "NEED_RESCHED", "HTAB_RELOADS", "EVENT")
 USER_DS = 1                    # include/asm-ppc/uaccess.h (2.1.51, 2.2.0); KERNEL_DS 0
 DEF_PRIORITY = 20              # include/linux/sched.h, 2.2.0: 20 * HZ / 100, HZ = 100
 TASK_STATE, TASK_RUNNING, TASK_INTERRUPTIBLE = 0, 0, 1
@@ -213,7 +213,13 @@ REFUSED = {1: "a kernel stack overflow", 2: "sys_sigreturn", 3: "a traced task (
            16: "a scheduler task queue", 17: "schedule() in an interrupt",
            18: "every counter spent (recalculation: the model has no timer)",
            19: "a task without an MMU context",
-           20: "a sleep with a timeout (2.1.51's schedule: the model has no timer)"}
+           20: "a sleep with a timeout (2.1.51's schedule: the model has no timer)",
+           # filemap_22.S (emu.kernel.filemap): what a reread from the page cache never meets
+           21: "a page not in the page cache (readpage)", 22: "a locked page (I/O in flight)",
+           23: "a page not up to date", 24: "read-ahead (try_to_read_ahead, free_page)",
+           25: "an inode's first dirtying (__mark_inode_dirty)",
+           26: "default_llseek (a file without f_op->llseek)",
+           27: "the last reference to a page cache page", 28: "set_bit on a misaligned word"}
 ENOSYS = 38
 CR0_SO = 0x10000000
 # BATs: IBAT2U/L and DBAT2U/L (mapin_ram's BAT2)

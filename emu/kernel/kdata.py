@@ -62,6 +62,7 @@ AREAS = (
 PLACES = {
     "HTAB_RELOADS": ("fault", 0), "KERNEL_RELOADS": ("fault", 4),
     "TQ_SCHEDULER": ("sched", 20), "CONTEXT_SWTCH": ("sched", 2800),
+    "EVENT": ("sched", 80),     # sched.c:80, after time_state .. time_adjust_step (14 words)
     "NEED_RESCHED": ("sched", 24),          # 2.1.51's only (PLACES_2_1_51); 2.2.0 has none
     "NR_RUNNING": ("fork", 4),
     "BH_ACTIVE": ("softirq", 0), "BH_MASK": ("softirq", 4),
@@ -73,7 +74,8 @@ PLACES = {
 #: time_adjust_step (14), need_resched at +68; event .. last_task_used_math (6), task[512]
 #: from +96, kstat at +2144, its context_swtch at 256 (3 + 20 + 4 + NR_IRQS 32 + 5 words:
 #: include/linux/kernel_stat.h, include/asm-ppc/irq.h:6): +2400; irq.c:39 lost_interrupts
-#: initialised, irq.o's .data +0; irq.c:41 local_irq_count COMMON
+#: initialised, irq.o's .data +0; irq.c:41 local_irq_count COMMON (EVENT is read by
+#: 2.2.0's filemap_22.S only: not placed for 2.1.51)
 PLACES_2_1_51 = {**PLACES, "NEED_RESCHED": ("sched", 68), "CONTEXT_SWTCH": ("sched", 2400),
                  "LOST_IRQS": ("irq_data", 0), "IRQ_COUNT": ("irq_bss", 0)}
 WHY = ("the bytes of the section before the object (the sizes of every object linked "

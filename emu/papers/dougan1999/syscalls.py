@@ -6,9 +6,10 @@ from __future__ import annotations
 import pandas as pd
 
 from ...hw import estimates
-from ...kernel.entry import (BW_PIPE, ELF_BASE, LAT_CTX_FRAMES, LAT_PIPE_FRAMES,
+from ...kernel.entry import (BW_PIPE, DATA_BASE, ELF_BASE, LAT_CTX_FRAMES, LAT_PIPE_FRAMES,
                              LAT_SYSCALL_NULL, NULL_CALL_SYNCS, P1_READ, P1_WRITE, P2_READ,
                              P2_WRITE, XFERSIZE, Entry, pipe_alone, pipe_round_trip)
+from ...kernel.filemap import FD, CachedFile, bw_file_rd as bw_file_rd_source
 from ...kernel.vm import PAGE_SIZE
 from ...run import reuse as kept_runs
 from .mmu import MACHINES, kernel
@@ -149,15 +150,16 @@ def _pipes_between(entry, source, data_pages=1):
     return parent
 
 
-def _per_iteration(entry, process, counts, *args_before):
-    """Runs of ``counts`` iterations, after a warm-up run of ``counts[0]`` (the first
-    pages' faults, and the entries the processes load on their first pass through their
-    loop: both timed runs then start alike): cycles (guest and the C paths charged from
-    the fixed-cost table) and instructions per iteration, by difference, and TLB misses.
-    The warm-up is set-up (``estimates.setup_only``): a fixed cost charged in the timed
-    runs is read there, one charged only before them cannot change them."""
+def _per_iteration(entry, process, counts, *args_before, warm_up=None):
+    """Runs of ``counts`` iterations, after a warm-up run of ``counts[0]`` (or of the
+    arguments ``warm_up``: the first pages' faults, and the entries the processes load on
+    their first pass through their loop: both timed runs then start alike): cycles (guest
+    and the C paths charged from the fixed-cost table) and instructions per iteration, by
+    difference, and TLB misses. The warm-up is set-up (``estimates.setup_only``): a fixed
+    cost charged in the timed runs is read there, one charged only before them cannot
+    change them."""
     with estimates.setup_only():
-        entry.run(process, ELF_BASE, *args_before, counts[0])
+        entry.run(process, ELF_BASE, *(warm_up or (*args_before, counts[0])))
     a, b = (entry.run(process, ELF_BASE, *args_before, n) for n in counts)
     span = counts[1] - counts[0]
     return {"cycles": (b.cycles + b.host_cycles - a.cycles - a.host_cycles) / span,
@@ -228,6 +230,45 @@ def bw_pipe(machine, chunks=(1, 2), bats=True, version="2.2.0", **options):
     clock = k.machine.profile.clock_mhz
     out["cycles_per_byte"] = out["cycles"] / XFERSIZE
     out["mb_s"] = XFERSIZE * clock * 1e6 / out["cycles"] / (1 << 20)
+    return {"machine": machine, "bats": bats, **out}
+
+
+#: bw_file_rd's file: the largest size scripts/lmbench runs (1.21, SCCS serial 22, 97/02:
+#: sizes 512 B to $MB, default 8 MB, of the file lmdd wrote with fsync; getsummary 1.8-1.13
+#: takes the last, largest size's MB/s, "reread timing"); the passes of the two runs whose
+#: difference is one pass (a pass streams 8 MB through the 16 KB L1 D: every pass after
+#: the warm-up costs the same; measured on the 604, (2, 3) gives (1, 2)'s 30,951,757
+#: cycles exactly)
+FILE_REREAD_SIZE, FILE_REREAD_PASSES = 8 << 20, (1, 2)
+
+
+@kept_runs.unit
+def bw_file_rd(machine, passes=FILE_REREAD_PASSES, size=FILE_REREAD_SIZE, bats=True,
+               **options):
+    """LMBench 1.x bw_file_rd, Table 1's file reread (src/bw_file_rd.c 1.8-1.9, SCCS
+    serials 9-10, 96/11-97/04: BENCH's loop lseeks to 0, then reads the file into one
+    valloc'd 64 KB buffer, XFERSIZE, and sums the buffer 128 ints an iteration, until the
+    size is read): a ``size``-byte file wholly in 2.2.0's page cache (emu.kernel.filemap),
+    through 2.2.0's sys_read (fs/read_write.c 116-143), generic_file_read and
+    do_generic_file_read (mm/filemap.c 561-794) as guest code
+    (routines/ppc32/filemap_22.S); a pass is the lseek to 0 and the reads. MB/s (2^20
+    bytes) at the profile's clock from the difference of runs of ``passes`` passes (after
+    a warm-up run: the buffer's faults), as bw_pipe's."""
+    with estimates.setup_only():
+        k = kernel(machine, **options)
+        entry = Entry(k, bats=bats)
+        cached = CachedFile(entry, size)
+        p = entry.spawn(bw_file_rd_source(DATA_BASE), "bw_file_rd",
+                        data_pages=XFERSIZE // PAGE_SIZE)
+        entry.install(p, FD, cached.file)
+    # the warm-up: one pass over the file's first 64 KB (one read: the buffer's faults and
+    # every page the loop touches but the file's); measured on the three machines, the
+    # timed runs' cycles are those after a warm-up of a whole 8 MB pass, to the cycle
+    # (the L1 holds the last 16 KB streamed either way), for a quarter less CPU
+    out = _per_iteration(entry, p, passes, size, warm_up=(XFERSIZE, 1))
+    clock = k.machine.profile.clock_mhz
+    out["cycles_per_byte"] = out["cycles"] / size
+    out["mb_s"] = size * clock * 1e6 / out["cycles"] / (1 << 20)
     return {"machine": machine, "bats": bats, **out}
 
 
