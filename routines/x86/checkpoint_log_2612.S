@@ -42,7 +42,6 @@
         .equ    LDC_LOCALS, 280
         .equ    LDC_JOURNAL, 300            # the arguments past 4 saved registers
         .equ    LDC_WAIT, 304
-        .equ    JFS_ABORT, 2                # include/linux/jbd.h 813
         .equ    JFS_FLUSHED, 8              # 815
 
 /* log_do_checkpoint(journal, wait) -> the buffer it sleeps on, or 0 (283-376) */

@@ -185,7 +185,7 @@ start_this_handle:
         pushl   %eax
         call    _spin_lock
         addl    $4, %esp
-        testl   $1, J_FLAGS(%esi)           # is_journal_aborted, j_errno
+        testl   $(JFS_ABORT), J_FLAGS(%esi) # is_journal_aborted, j_errno
         jnz     9f
         cmpl    $0, J_ERRNO(%esi)
         jne     9f
@@ -215,9 +215,16 @@ start_this_handle:
         addl    H_CREDITS(%edi), %eax
         cmpl    J_MAX_BUFFERS(%esi), %eax
         ja      9f
-        movl    J_FREE(%esi), %ecx          # __log_space_left(journal) >= needed?
-        cmpl    %eax, %ecx
-        jb      9f
+        pushl   %esi                        # __log_space_left(journal) <
+        call    __log_space_left            # jbd_space_needed(journal) (transaction.c
+        addl    $4, %esp                    # 210-214): __log_wait_for_space, a path the
+        movl    J_MAX_BUFFERS(%esi), %edx   # runs never take; jbd_space_needed (jbd.h
+        movl    J_COMMITTING(%esi), %ecx    # 1045-1052): j_max_transaction_buffers, plus
+        testl   %ecx, %ecx                  # a committing transaction's outstanding
+        jz      14f                         # credits
+        addl    T_OUTSTANDING(%ecx), %edx
+14:     cmpl    %edx, %eax
+        jl      9f
         movl    %ebx, H_TRANSACTION(%edi)   # handle->h_transaction = transaction
         movl    H_CREDITS(%edi), %eax
         addl    %eax, T_OUTSTANDING(%ebx)
@@ -281,6 +288,21 @@ start_this_handle:
         addl    $8, %esp
         jmp     10b
 9:      ud2                                 # a path the runs never take (abort, barrier, log space)
+
+/* __log_space_left(journal) (fs/jbd/journal.c 414-433): the free log blocks, less
+ * MIN_LOG_RESERVED_BLOCKS, less an eighth of the rest for descriptor blocks; 0 if none. */
+        .globl  __log_space_left
+__log_space_left:
+        movl    4(%esp), %eax               # journal
+        movl    J_FREE(%eax), %eax          # left = j_free - MIN_LOG_RESERVED_BLOCKS
+        subl    $(MIN_LOG_RESERVED_BLOCKS), %eax
+        jle     1f
+        movl    %eax, %edx                  # left -= left >> 3
+        sarl    $3, %edx
+        subl    %edx, %eax
+        ret
+1:      xorl    %eax, %eax
+        ret
 
 /* journal_stop(handle): nested, h_ref - 1; else give back the unused credits, leave the
  * transaction (waking j_wait_updates when the last handle goes), free the handle. */

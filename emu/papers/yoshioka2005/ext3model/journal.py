@@ -8,7 +8,8 @@ import numpy as np
 
 from .pacing import COMMIT_INTERVAL_S
 from .program import LATE_CACHES
-from .structures import (BH_BITS, BH_SIZE, J, JH, JOURNAL_SIZE, MAX_TRANSACTION_BUFFERS, PAGE,
+from .structures import (BH_BITS, BH_SIZE, J, JH, JOURNAL_SIZE, MAX_TRANSACTION_BUFFERS,
+                         MIN_LOG_RESERVED_BLOCKS, PAGE,
                          PAGE_STRUCT, REVOKE_HASH, SPIN_FREE, T, TIMER, TIMER_MAGIC, TIMER_SIZE,
                          TRANSACTION_SIZE, TVB, TVB_SIZE, _words)
 
@@ -24,8 +25,6 @@ LOG_START, LOG_BLOCKS = 4096, 8192
 JOURNAL_HEADER, BLOCK_TAG, TAG_UUID = 12, 8, 16
 
 
-#: __log_space_left (fs/jbd/journal.c 425): log blocks held back for control blocks
-MIN_LOG_RESERVED_BLOCKS = 32
 
 
 def tags_per_descriptor(blocksize=PAGE):

@@ -9,7 +9,8 @@ from .structures import (AC, AOPS, ARQ, AS, AS_HASH_SHIFT, BDEV, BDI, BH, BH_BIT
                          BH_SIZE, BIO, BJ, BLOCKS_PER_GROUP, BVEC, CMD, CTX, DIND_START, DISK_IRQ,
                          DK, DS, EI, EXT3_STATE_NEW, F, FBC_BATCH, FILES, GD, H, HANDLE_SIZE,
                          HARDIRQ_OFFSET, HOST, I, IRQD, IRQ_DESC_SIZE, I_DIRTY, J, JH, JH_SIZE, KC,
-                         META_SLOTS, MM, NR_WRITE, PAGEVEC_SIZE, PAGE_STRUCT, PCPU, PCP_STACK_MAX,
+                         META_SLOTS, MIN_LOG_RESERVED_BLOCKS, MM, NR_WRITE, PAGEVEC_SIZE,
+                         PAGE_STRUCT, PCPU, PCP_STACK_MAX,
                          PG, PG_BITS, PS, PT_ORIG_EAX, Q, RADIX_HEIGHT, RADIX_NODE, RAW, RAW_INODE,
                          RCP, RCU, REQ_FLAGS, RN, RQ, RQS, RR, RT, SB, SCSI_SOFTIRQ, SD, SG, SGRP,
                          SG_SIZE, SOFTIRQ_OFFSET, SWAP_CLUSTER_MAX, T, TI, TIMER, TIMER_SOFTIRQ, TK,
@@ -112,6 +113,8 @@ def equates():
              f".equ WAIT_QUEUE_HEAD, {WAIT_QUEUE_HEAD}", f".equ NR_SYSCALLS, {NR_WRITE + 1}",
              f".equ NR_WRITE, {NR_WRITE}", ".equ BDI_pdflush, 0",
              ".equ KM_USER0, 3",              # include/asm-i386/kmap_types.h
+             ".equ JFS_ABORT, 2",             # include/linux/jbd.h 813
+             f".equ MIN_LOG_RESERVED_BLOCKS, {MIN_LOG_RESERVED_BLOCKS}",
              ".equ BDI_CAP_NO_ACCT_DIRTY, 1", ".equ PF_LESS_THROTTLE, 0x00100000",
              ".equ MAX_RT_PRIO, 100", ".equ BIO_UPTODATE, 0", ".equ BIO_SEG_VALID, 3",
              ".equ REQ_CMD, 16", ".equ RQ_ACTIVE, 1", ".equ RQ_INACTIVE, -1",

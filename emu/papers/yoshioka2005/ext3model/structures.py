@@ -612,6 +612,8 @@ INODE_TABLE_BLOCKS = 512            # a group's bitmap, inode bitmap and inode t
 INODES_PER_GROUP = 16384            # mke2fs: one inode per 8 KB (32768 blocks x 4 KB / 8 KB)
 
 
+#: __log_space_left (fs/jbd/journal.c 425): log blocks held back for control blocks
+MIN_LOG_RESERVED_BLOCKS = 32
 MAX_TRANSACTION_BUFFERS = 2048      # j_max_transaction_buffers: a quarter of a 32 MB
 
 
