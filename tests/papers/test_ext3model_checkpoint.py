@@ -104,3 +104,26 @@ def test_a_checkpoint_with_the_tail_moved_already_returns_at_once():
     assert k._read(j + e.J["TAIL_SEQUENCE"]) == 1
     assert k._read(j + e.J["CHECKPOINT_TRANSACTIONS"]) == k.transaction
     assert all(k._read(bh) & DIRTY for bh in _buffers(k))       # none written
+
+
+@pytest.mark.parametrize("free, left", [
+    (8192, 7140),       # 8192 - 32 = 8160, less 8160 >> 3 = 1020
+    (40, 7),            # 8, less 1
+    (32, 0), (0, 0),    # nothing left once the reserve is taken: 0, not negative
+])
+def test_log_space_left_reserves_32_blocks_and_an_eighth(free, left):
+    # __log_space_left, fs/jbd/journal.c 414-433 of 2.6.12.1, on the journal's j_free
+    k = e.Kernel("2.6.12", cpus=1, max_records=4)
+    k._word(k.journal + e.J["FREE"], free)
+    assert k.machine.call("__log_space_left", k.journal).return_value == left
+    assert e.log_space_left(free) == left       # the model's arithmetic says the same
+
+
+def test_a_handle_finding_the_log_short_takes_the_checkpoint_path():
+    # start_this_handle, transaction.c 210-214: __log_space_left (7 blocks at j_free 40)
+    # below jbd_space_needed (j_max_transaction_buffers, no committing transaction) would
+    # wait in __log_wait_for_space, which no run reaches: the routine's ud2
+    k = e.Kernel("2.6.12", cpus=1, max_records=4)
+    k._word(k.journal + e.J["FREE"], 40)
+    with pytest.raises(GuestFault, match=r"start_this_handle\+.*ud2"):
+        k.write_records(1)
