@@ -534,7 +534,7 @@ class Entry:
             prelude += f".equ create_hpte, {m.symbols['create_hpte']:#x}\n"
         source = prelude + "".join(routine(f"ppc32/{name}").read_text()
                                    for name in ("exception_22.S", "entry_22.S", "sched_22.S",
-                                                "pipe_22.S", "memcpy.S"))
+                                                "pipe_22.S", "copy_tofrom_user_22.S"))
         self.program = m.load(source, align=ENTRY_ALIGN)
         self.base = m.symbols["entry22_base"]
         self.stop = m.symbols["host_stop22"]

@@ -179,6 +179,7 @@ class CachedFile:
         equs = {**TASK_FIELDS, **FILE_FIELDS, **FILE_EXTRA, **INODE_FIELDS, **STRUCT_PAGE,
                 "FOP_LSEEK": FOP_LSEEK, "S_FLAGS": S_FLAGS, "HOST_REFUSED": HOST_REFUSED,
                 "HOST_STOP22": m.symbols["host_stop22"], "INODE_SHIFT": self.shift,
+                "COPY_TOFROM_USER22": m.symbols["__copy_tofrom_user22"],
                 "PAGE_HASH_TABLE": self.hash_table, "MEM_MAP_VAR": self.mem_map_var,
                 "MAX_READAHEAD_TABLE": self.max_readahead, "PAGE_OFFSET": PAGE_OFFSET,
                 "KDATA_XTIME": e.kdata["XTIME"], "KDATA_EVENT": e.kdata["EVENT"]}

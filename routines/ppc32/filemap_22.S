@@ -22,9 +22,7 @@
  *     the actor on page_address(page) + offset, release_page (__free_page); at the end
  *     *ppos, f_reada = 1, free_page of an unused page_cache, UPDATE_ATIME;
  *   file_read_actor22 (750-766): min(size, count), __copy_to_user, the descriptor updated;
- *   __copy_tofrom_user22: arch/ppc/lib/string.S 220-261 (2.2.0's: memcpy's word loop,
- *     li r3,0 for the success return; its __ex_table fixups are not here: the model's user
- *     buffer is mapped before the reads, as bw_file_rd's bzero maps it);
+ *   the copy is copy_tofrom_user_22.S's __copy_tofrom_user22, loaded with the entry's code;
  *   update_atime22 (fs/inode.c 790-797, fs.h 123-137's IS_NOATIME / IS_NODIRATIME /
  *     IS_RDONLY): i_atime = CURRENT_TIME (xtime.tv_sec), mark_inode_dirty (fs.h 405-409)
  *     inline, its out-of-line __mark_inode_dirty refused;
@@ -445,7 +443,7 @@ file_read_actor22:                      # r3 = desc, r4 = area, r5 = size
         mr      r5, r30
 1:      mr      r29, r5
         lwz     r3, DESC_BUF(r31)       # left = __copy_to_user(desc->buf, area, size)
-        bl      __copy_tofrom_user22
+        bla     COPY_TOFROM_USER22      # left = __copy_to_user(...): the entry's
         cmpwi   0, r3, 0
         beq+    2f
         subf    r29, r3, r29            # size -= left; error = -EFAULT
@@ -465,52 +463,6 @@ file_read_actor22:                      # r3 = desc, r4 = area, r5 = size
         addi    r1, r1, 32
         mtlr    r0
         blr
-
-# 2.2.0's __copy_tofrom_user (arch/ppc/lib/string.S 220-261): 8 bytes an iteration, the
-# destination word-aligned first; r3 = 0 (nothing left) without a fault
-        .align  5
-        .globl  __copy_tofrom_user22
-__copy_tofrom_user22:                   # r3 = to, r4 = from, r5 = n
-        srwi.   r7, r5, 3
-        addi    r6, r3, -4
-        addi    r4, r4, -4
-        li      r3, 0
-        beq     2f
-        andi.   r0, r6, 3
-        mtctr   r7
-        bne     5f
-1:      lwz     r7, 4(r4)
-        lwzu    r8, 8(r4)
-        stw     r7, 4(r6)
-        stwu    r8, 8(r6)
-        bdnz    1b
-        andi.   r5, r5, 7
-2:      cmplwi  0, r5, 4
-        blt     3f
-        lwzu    r0, 4(r4)
-        addi    r5, r5, -4
-        stwu    r0, 4(r6)
-3:      cmpwi   0, r5, 0
-        beqlr
-        mtctr   r5
-        addi    r4, r4, 3
-        addi    r6, r6, 3
-4:      lbzu    r0, 1(r4)
-        stbu    r0, 1(r6)
-        bdnz    4b
-        blr
-5:      subfic  r0, r0, 4
-        mtctr   r0
-        subf    r5, r0, r5
-6:      lbz     r7, 4(r4)
-        addi    r4, r4, 1
-        stb     r7, 4(r6)
-        addi    r6, r6, 1
-        bdnz    6b
-        srwi.   r7, r5, 3
-        beq     2b
-        mtctr   r7
-        b       1b
 
         .align  5
         .globl  update_atime22

@@ -2,9 +2,9 @@
  * pipe_22: read(2) and write(2) on a pipe in Linux 2.2.0 (fs/read_write.c sys_read and
  * sys_write, fs/pipe.c pipe_read and pipe_write, include/asm-ppc/uaccess.h copy_to_user
  * and copy_from_user), for the book's kernel model (emu.kernel.entry). Written for this
- * book from the algorithm, not copied. Loaded after entry_22.S, whose sleep_on22,
- * wake_up22 and memcpy32 (routines/ppc32/memcpy.S) it calls; the structures' offsets come
- * from the prelude (emu.kernel.entry).
+ * book from the algorithm, not copied. Loaded after entry_22.S, whose sleep_on22 and
+ * wake_up22 it calls, and before copy_tofrom_user_22.S (__copy_tofrom_user22); the
+ * structures' offsets come from the prelude (emu.kernel.entry).
  *
  *   sys_read22 / sys_write22 (r3 = fd, r4 = buf, r5 = count): fget (current->files->fd[fd],
  *     its count up), the file's mode, locks_verify_area (no mandatory lock on the inode),
@@ -32,9 +32,8 @@
  *     pipe_read returns 0 on an empty pipe only when no writer is left (no `!count`), and
  *     pipe_write takes no semaphore (sys_write holds i_sem; i_atomic_write came later);
  *     UPDATE_ATIME and mark_inode_dirty as the model has them for 2.2.0;
- *   copy_to_user22 / copy_from_user22: access_ok (current->tss.fs, __user_ok), then the
- *     copy (memcpy32: 2.2's __copy_tofrom_user copies with the same word loop and adds an
- *     exception table, which the model's buffers, touched first, never need).
+ *   copy_to_user22 / copy_from_user22: access_ok (current->tss.fs, __user_ok), then
+ *     __copy_tofrom_user22, both kernels' arch/ppc/lib/string.S loop.
  * O_NONBLOCK pipes are refused (the benchmarks block).
  */
         .equ    FMODE_READ, 1
@@ -537,11 +536,11 @@ pipe_dirty_sb:
         .globl  copy_to_user22
 copy_to_user22:                         # r3 = to (user), r4 = from, r5 = n
         ACCESS_OK r3                    # access_ok(VERIFY_WRITE, to, n)
-        b       memcpy32                # __copy_tofrom_user
+        b       __copy_tofrom_user22
         .globl  copy_from_user22
 copy_from_user22:                       # r3 = to, r4 = from (user), r5 = n
         ACCESS_OK r4                    # access_ok(VERIFY_READ, from, n)
-        b       memcpy32
+        b       __copy_tofrom_user22
 cu_fail:
         li      r3, HOST_REFUSED        # a bad user pointer: not modelled
         li      r4, 13

@@ -42,7 +42,7 @@ PARTS = {
     "the call's own work": ("sys_getppid22", "sys_read22", "sys_write22",
                             "atomic_inc_return22", "atomic_dec_return22",
                             "pipe_read22", "pipe_write22", "copy_from_user22",
-                            "copy_to_user22", "memcpy32"),
+                            "copy_to_user22", "__copy_tofrom_user22"),
 }
 #: label prefixes of the routines above whose inner labels are symbols of their own
 PART_PREFIXES = {"sch_": "scheduler and switch", "so_": "scheduler and switch",
