@@ -62,7 +62,7 @@ def test_a_lock_held_by_hand_spins_until_its_release():
     assert attempt["hits"] == branch["hits"] == 2              # the attempt and the retry
     first = attempt["cycles"] / 2 + branch["cycles"] / 2       # the attempts' mean
     site = _site(run.table, "_spin_lock")
-    assert site["retries"] == 1 and site["iterations"] > 0
+    assert site["retries"] == 1 and site["attempts"] == 2 and site["iterations"] > 0
     assert site["cycles"] == round(spinner.cycles - load["cycles"] - first - ret["cycles"])
     store = holder.cycles - 1                   # the holder's ret after its store: 1 cycle
     assert site["cycles"] >= store - (load["cycles"] + first)
@@ -93,7 +93,7 @@ def test_a_bit_lock_spins_unless_it_is_lock_buffers(bit, kind):
         (0x20, "f", 1, 1, "retl")])
     site = _site(table, "f")
     assert site["kind"] == kind
-    assert (site["iterations"], site["retries"]) == (10, 1)
+    assert (site["attempts"], site["iterations"], site["retries"]) == (2, 10, 1)
     assert site["cycles"] == 10 + 30 + 10 + 1 + 200 + 2
     spun = spins.spin_by_symbol(table).loc["f", "spin_cycles"]
     assert spun == (site["cycles"] if kind == "lock" else 0)

@@ -59,7 +59,8 @@ def spin_sites(table):
         for i in code.index[code["instruction"] == "pause"]:
             rows.append({"symbol": symbol, "address": int(code.at[i, "address"]),
                          **_site(code, where, i)})
-    columns = ["symbol", "address", "attempt", "kind", "iterations", "retries", "cycles"]
+    columns = ["symbol", "address", "attempt", "kind", "attempts", "iterations", "retries",
+               "cycles"]
     return pd.DataFrame(rows, columns=columns)
 
 
@@ -76,13 +77,15 @@ def _site(code, where, pause):
     # further (a wait that starts over: do_get_write_access's shadow list) or nowhere
     if start is None or not 2 <= pause - start <= 3 or \
             not code.at[start, "instruction"].startswith("lock "):
-        return {"attempt": "", "kind": "wait", "iterations": iterations, "retries": 0,
+        return {"attempt": "", "kind": "wait", "attempts": 0, "iterations": iterations,
+                "retries": 0,
                 "cycles": int(code.loc[pause:end, "cycles"].sum())}
     retries = int(code.at[end, "hits"])
     attempt = code.loc[start:start + 1]
     mean = sum(int(c) / int(h) for c, h in zip(attempt["cycles"], attempt["hits"]) if h)
     return {"attempt": code.at[start, "instruction"],
-            "kind": _kind(code.at[start, "instruction"]), "iterations": iterations,
+            "kind": _kind(code.at[start, "instruction"]),
+            "attempts": int(code.at[start, "hits"]), "iterations": iterations,
             "retries": retries,
             "cycles": int(code.loc[start + 2:end, "cycles"].sum()) + round(retries * mean)}
 
