@@ -292,7 +292,15 @@ def test_the_reasons_say_the_direction_the_run_gives():
     assert "saves relatively more" in copy(pd.Series({"paper": 42.9, "model": 27.3}))
     assert "saves relatively less" in copy(pd.Series({"paper": 42.9, "model": 50.0}))
     rest = y.SCORECARD_REASONS["rest of the kernel's cycles, after / before (%)"]
-    assert "changes by -1.3%" in rest(pd.Series({"paper": 84.5, "model": 98.7}))
+    split = {"mail_fall": 15.5, "mail_spin_lock": (2.7, 5.2), "mail_beyond": (10.3, 12.8),
+             "mail_add_jh": 2.3, "mail_others": (8.4, 14.2), "model_fall": 1.3,
+             "model_spin_lock": 0.02, "model_add_jh": 0.16, "model_others": 1.4,
+             "model_beyond": 1.28, "model_spin_before": 0.13, "model_spin_after": 0.1}
+    text = rest(pd.Series({"paper": 84.5, "model": 98.7}), split)
+    assert "changes by -1.3%, the mail's by -15.5%" in text
+    assert "falls 2.7 to 5.2 points in the mail and 0.02 on the model" in text
+    assert "0.13% of the rest's cycles before the patch and 0.10% after" in text
+    assert "the mail's rest falls 10.3 to 12.8 points, the model's 1.3" in text
     assert "costs more cycles" in y.busy_reason(pd.Series({"paper": 9.2, "model": 17.7}))
     assert "costs fewer cycles" in y.busy_reason(pd.Series({"paper": 9.2, "model": 5.0}))
 
