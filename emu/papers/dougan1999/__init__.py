@@ -50,12 +50,13 @@ package's (``dougan1999.bats_build``), as the chapter's notebooks and tests use 
 from __future__ import annotations
 
 from ...hw import profile as hw_profile
+from ...kernel.ppc32 import CONTEXT_FLUSH_PAGES
 from ...present import data
 from ...present.claims import Claim, EFFECT, QUANTITY
 # Every name of the modules is the package's too (dougan1999.<name>, as the
 # notebooks, the tests and emu.book read them)
 from .mmu import (BARE, FLUSHES, FLUSHES_22, FLUSHES_24, FLUSH_ROWS, MACHINES, MISS_ROWS,
-                  _hpte_address, _measure, hash_exception_entry, hash_miss_cost,
+                  TLB_FLUSH_ROWS, _hpte_address, _measure, hash_exception_entry, hash_miss_cost,
                   hit_rate_by_reuse, kernel, miss_costs, miss_summary, mmap_latency,
                   mmap_latency_603, mmap_point, reuse, workload_row,
                   workloads_table)  # noqa: F401
@@ -309,6 +310,14 @@ def _process_start_claims(pstart, forks):
     # 2.2.0 preloads nothing: a first touch misses the table before its fault and after it
     firsts = {m: (int(forks.loc[m, "htab_misses"]), int(forks.loc[m, "hash_page_refused"]),
                   int(forks.loc[m, "tlb_misses"])) for m in ("603 hash table", "604")}
+    flushes = {m: int(forks.loc[m, "flush_cycles"]) for m in forks.index}
+    # the kernel model's fork, exit, wait, PTE copies and zaps (its table of fixed costs)
+    fixed_cycles = sorted({int(c) for c in forks["fixed_cycles"]})
+    fixed = (f"; the kernel model's fixed-cost C paths (fork, exit, wait, the PTEs copied "
+             f"and zapped) are {fixed_cycles[0]:,} cycles"
+             + (" on every MMU" if len(fixed_cycles) == 1 else f" to {fixed_cycles[-1]:,}"))
+    searched = (f"2.2.0's flush of one page or of a range of up to {CONTEXT_FLUSH_PAGES} "
+                f"pages searches the hash table for each page")
     return [
         Claim("Dougan 1999", "603 without / with the hash table: process start",
               kind=EFFECT, published=pstart[n] / pstart[h], published_from=(pstart[n],
@@ -324,7 +333,9 @@ def _process_start_claims(pstart, forks):
                      f"DSI's prologue and 2.2.0's hash_page, guest code "
                      f"({firsts['603 hash table'][1]} refused, no PTE "
                      f"yet: the fault follows and, since 2.2.0 preloads nothing, the retried "
-                     f"access misses the table again)"),
+                     f"access misses the table again); and {searched} "
+                     f"({flushes['603 hash table']:,} cycles of flushes against the page-table "
+                     f"kernel's {flushes['603 page table']:,}, whose flush of a page is a tlbie){fixed}"),
         Claim("Dougan 1999", "603 (no hash table) / 604: process start",
               kind=EFFECT, published=pstart[n] / pstart[f], published_from=(pstart[n],
                                                                              pstart[f]),
@@ -336,7 +347,9 @@ def _process_start_claims(pstart, forks):
                      f"hash_page before each first touch's fault and again after it (2.2.0 "
                      f"preloads nothing: {firsts['604'][0]} hash misses in "
                      f"{firsts['604'][2]} TLB misses), where the 603 walks the page table and "
-                     "faults; a dearer 604 search would widen the gap, not close it, so what "
+                     f"faults, and {searched} ({flushes['604']:,} cycles of flushes against the "
+                     f"603's {flushes['603 page table']:,}){fixed}; a dearer 604 search would "
+                     "widen the gap, not close it, so what "
                      "the model lacks is elsewhere (its dispatch groups are static, up to "
                      "four a clock on the 604 and two on the 603e, and both run at one "
                      "clock)")]
@@ -499,9 +512,13 @@ CONTEXT = {
     ("dougan1999_table1_lmbench", "604 200MHz"): "a faster 604, for comparison",
     ("dougan1999_table1_lmbench", "mhz"): "the clocks",
     ("dougan1999_table1_lmbench", "cpu"): "the processor's name",
-    ("dougan1999_text_numbers", "604 against 603"): "the processors' sizes (the profiles' "
-                                                     "inputs)",
-    ("dougan1999_node_numbers", "cycles"): "the processors' costs (the profiles' inputs)",
+    ("dougan1999_text_numbers", "604 against 603"): "the processors' sizes: the profiles' "
+                                                     "TLBs (64 and 128 entries); the caches "
+                                                     "are the original 603's, where the "
+                                                     "book's 603e has the 604's 16 KB",
+    ("dougan1999_node_numbers", "cycles"): "the processors' costs of single paths, set beside "
+                                           "the model's in notebook 02 (Comparisons); the "
+                                           "profiles' ranges cite them, none is tuned to them",
     ("dougan1999_node_numbers", "accesses"): "as above",
     ("dougan1999_node_numbers", "kernel compile"): "the counts and times behind node6's "
                                                     "percentages (the claims)",
