@@ -426,6 +426,26 @@ def test_process_start_rows_are_lat_proc_fork():
     assert run.loc["604", "flush_cycles"] > run.loc["603 page table", "flush_cycles"]
     assert run["fixed_cycles"].nunique() == 1 and run["fixed_cycles"].iloc[0] > 0
 
+def test_table1_reasons_say_which_machines_differ():
+    """Table 1's 603 without / with the hash table is one 180 MHz 603 under two kernels, not
+    two clocks (the rows said "180 against 185 MHz" for it too); where its loop takes no
+    TLB miss, the reason says no handler runs and how many cycles apart the two are."""
+    runs = {"603 page table": {"lat_pipe": {"cycles": 900, "tlb_misses": 0}},
+            "603 hash table": {"lat_pipe": {"cycles": 900, "tlb_misses": 0}},
+            "604": {"lat_pipe": {"cycles": 1200, "tlb_misses": 0},
+                    "lat_ctx": {"cycles": 500, "tlb_misses_per_switch": 1.5}}}
+    runs["603 page table"]["lat_ctx"] = {"cycles": 400, "tlb_misses_per_switch": 0}
+    same = d._table1_reason("lat_pipe", runs, "603 page table", "603 hash table", (180, 180))
+    assert "one 180 MHz 603" in same and "against" not in same
+    assert "0 and 0 TLB misses a round trip" in same and "in the same cycles" in same
+    runs["603 hash table"]["lat_pipe"]["cycles"] = 930
+    assert "30 cycles apart" in d._table1_reason("lat_pipe", runs, "603 page table",
+                                                 "603 hash table", (180, 180))
+    other = d._table1_reason("lat_ctx", runs, "603 page table", "604", (180, 185))
+    assert "(180 against 185 MHz)" in other and "0 and 3 TLB misses a round trip" in other
+    assert "no miss handler" not in other
+
+
 def test_hash_miss_cost_includes_hash_page_and_the_retry():
     s = d.hash_miss_cost("604")
     assert (s["tlb_misses"], s["htab_misses"], s["htab_hits"]) == (1, 1, 0)
