@@ -123,6 +123,7 @@ def claims():
     big = 8 << 20
     mm = mmap_latency(sizes=(big,), flushes={f: FLUSHES[f] for f in ("search", "context")})
     cycles = mm["cycles"].unstack("flush").loc[big >> 10]
+    flushes = mm["flush_cycles"].unstack("flush").loc[big >> 10]
     # lat_proc fork and exec alone (its lat_mmap rows are notebook 02's, unread here): fork
     # for Table 1's process start (PSTART_WORKLOAD), exec for the hit rate
     procs_table = workloads_table(kinds=("fork", "exec"), mmap_size=None)
@@ -134,7 +135,10 @@ def claims():
     ctx, pipe, bw = lat_ctx("604"), lat_pipe("604"), bw_pipe("604")
     linux = table3.loc["Linux/PPC"]
     node13 = data.load("dougan1999_node13_idle_task")
-    idle = idle_task_table(configs=("cached, used", "uncached, not used"))["cycles_vs_none"]
+    idle_runs = idle_task_table(configs=("cached, used", "uncached, not used"))
+    idle = idle_runs["cycles_vs_none"]
+    idle_setting = (f"{idle_runs['idle_pages_cleared'].max():.0f} pages are cleared, "
+                    f"{idle_runs['data_kb'].iloc[0]:.0f} KB working set")
     unoptimized = table3.loc["Unoptimized Linux/PPC"]
     machine, options = CONFIGURATIONS[("unoptimized", "604")]
     before = {"null_syscall_us": null["us_per_call"], "ctx_switch_us": ctx["us"],
@@ -206,7 +210,8 @@ def claims():
               emulated=cycles["search"] / cycles["context"], unit="times", digits=1,
               neutral=1, source="Analysis section (the model: lat_mmap of 8 MB on the 604)",
               page=PAGES["mmap"],
-              reason="the model's flush gap is thousands of times, but lat_mmap's own work "
+              reason=f"the model's flush alone is {flushes['search'] / flushes['context']:,.0f} "
+                     f"times cheaper, but lat_mmap's own work "
                      "grows with the size too, so the whole benchmark levels off"),
         *_process_start_claims(pstart, forks),
         Claim("Dougan 1999", "null system call, Linux/PPC (133 MHz 604)", kind=QUANTITY,
@@ -214,7 +219,8 @@ def claims():
               emulated=null["us_per_call"], unit="us", digits=2, page=PAGES["syscalls"],
               source="Table 3 (the model: lat_syscall null through the 2.2.0 entry path, "
                      "ppc604 profile at its 133 MHz)",
-              reason=f"{null['instructions_per_call']:,.0f} instructions a call; its four "
+              reason=f"{null['instructions_per_call']:,.0f} instructions a call; its "
+                     f"{NULL_CALL_SYNC_PAIRS} "
                      f"sync; isync pairs at the profile's cost (GCC's 6xx.md, not the 604 "
                      f"manual) are {_sync_pairs_share(null):.0f}% of the model's cycles, and "
                      f"the hardware's exception entry costs nothing here"),
@@ -254,7 +260,7 @@ def claims():
               emulated=idle["cached, used"], unit="times", digits=2, neutral=1,
               page=PAGES["idle"],
               source="node13, Idle Task Page Clearing (the model: on the 603, the cycles of "
-                     "the task that runs after 96 pages are cleared, 8 KB working set)",
+                     f"the task that runs after {idle_setting})",
               stand_in="the next task after the idle task, for the paper's kernel compile "
                        "(the build workload has no idle time)",
               reason="the next task fetches its working set again but its page fault "
