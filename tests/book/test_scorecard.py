@@ -118,6 +118,16 @@ def test_the_dougan_claims_are_the_chapters_numbers(chapters):
     assert card["hash-table hit rate on a TLB miss (low end)"].status == C.RUN
     pipe = card["pipe latency, Linux/PPC (133 MHz 604)"]
     assert str(f"{dougan1999.lat_pipe('604')['cycles']:,.0f}") in pipe.reason
+    # Table 1's file reread is a run (bw_file_rd through 2.2.0's page-cache read path), its
+    # two ratios from Table 1's MB/s (36 / 33, 36 / 39): a bandwidth, so the cycles inverted
+    for label, pair in (("603 without / with the hash table", (36, 33)),
+                        ("603 (no hash table) / 604", (36, 39))):
+        row = card[f"{label}: file reread bandwidth"]
+        assert row.status == C.RUN and row.published_from == pair
+        assert row.published == pytest.approx(pair[0] / pair[1])
+    reread = {m: dougan1999.bw_file_rd(m)["cycles"] for m in ("603 page table", "604")}
+    assert card["603 (no hash table) / 604: file reread bandwidth"].emulated == \
+        pytest.approx(reread["604"] / reread["603 page table"])
 
 
 def test_the_yoshioka_rest_of_the_kernel_is_on_the_card(chapters):

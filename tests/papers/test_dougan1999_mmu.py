@@ -396,24 +396,55 @@ def test_the_hit_rate_row_is_exec_measured_on_2_2_0():
 def test_process_start_rows_are_lat_proc_fork():
     """Table 1's process start is LMBench 1.1's fork proc (its summary's one-decimal process
     column, emu.papers.dougan1999.PSTART_WORKLOAD): the rows divide lat_proc fork's cycles,
-    603 page table by 603 hash table and by the 604, and name fork's own misses."""
+    603 page table by 603 hash table and by the 604, and name fork's own misses, its
+    flushes' cycles and the fixed-cost C paths every MMU pays alike."""
     assert d.PSTART_WORKLOAD == "lat_proc fork"
     pstart = pd.Series({"603 180MHz (htab)": 1.8, "603 180MHz (no htab)": 1.7,
                         "604 185MHz": 1.6})
     forks = pd.DataFrame({"cycles": [100, 80, 120], "htab_misses": [7, 0, 9],
-                          "hash_page_refused": [3, 0, 4], "tlb_misses": [11, 11, 12]},
+                          "hash_page_refused": [3, 0, 4], "tlb_misses": [11, 11, 12],
+                          "flush_cycles": [1500, 200, 1700], "fixed_cycles": [3000] * 3},
                          index=["603 hash table", "603 page table", "604"])
     htab, p604 = d._process_start_claims(pstart, forks)
     assert htab.emulated == 0.8 and htab.published == 1.7 / 1.8
     assert p604.emulated == 80 / 120 and p604.published == 1.7 / 1.6
     assert "fork's 11 TLB misses" in htab.reason and "7 failed searches" in htab.reason
     assert "(3 refused" in htab.reason and "9 hash misses in 12 TLB misses" in p604.reason
+    assert "(1,500 cycles of flushes against the page-table kernel's 200, whose" in htab.reason
+    assert "(1,700 cycles of flushes against the 603's 200)" in p604.reason
+    assert "3,000 cycles on every MMU" in htab.reason and "3,000 cycles on" in p604.reason
     assert not htab.stand_in and not p604.stand_in
     run = d.workloads_table(kinds=("fork",), mmap_size=None).xs("lat_proc fork",
                                                                 level="workload")
     rows = d._process_start_claims(pstart, run)
     assert rows[0].emulated == run.loc["603 page table", "cycles"] / \
         run.loc["603 hash table", "cycles"]
+    # fork's flushes: 2.2.0's searches of the hash table on the hashed MMUs (a range of up
+    # to 20 pages or one page, flush_range_search), the 603 page table's tlbie of a page;
+    # the kernel model's fixed costs are the same table on every MMU
+    assert (run["flush_cycles"] > 0).all()
+    assert run.loc["604", "flush_cycles"] > run.loc["603 page table", "flush_cycles"]
+    assert run["fixed_cycles"].nunique() == 1 and run["fixed_cycles"].iloc[0] > 0
+
+def test_table1_reasons_say_which_machines_differ():
+    """Table 1's 603 without / with the hash table is one 180 MHz 603 under two kernels, not
+    two clocks (the rows said "180 against 185 MHz" for it too); where its loop takes no
+    TLB miss, the reason says no handler runs and how many cycles apart the two are."""
+    runs = {"603 page table": {"lat_pipe": {"cycles": 900, "tlb_misses": 0}},
+            "603 hash table": {"lat_pipe": {"cycles": 900, "tlb_misses": 0}},
+            "604": {"lat_pipe": {"cycles": 1200, "tlb_misses": 0},
+                    "lat_ctx": {"cycles": 500, "tlb_misses_per_switch": 1.5}}}
+    runs["603 page table"]["lat_ctx"] = {"cycles": 400, "tlb_misses_per_switch": 0}
+    same = d._table1_reason("lat_pipe", runs, "603 page table", "603 hash table", (180, 180))
+    assert "one 180 MHz 603" in same and "against" not in same
+    assert "0 and 0 TLB misses a round trip" in same and "in the same cycles" in same
+    runs["603 hash table"]["lat_pipe"]["cycles"] = 930
+    assert "30 cycles apart" in d._table1_reason("lat_pipe", runs, "603 page table",
+                                                 "603 hash table", (180, 180))
+    other = d._table1_reason("lat_ctx", runs, "603 page table", "604", (180, 185))
+    assert "(180 against 185 MHz)" in other and "0 and 3 TLB misses a round trip" in other
+    assert "no miss handler" not in other
+
 
 def test_hash_miss_cost_includes_hash_page_and_the_retry():
     s = d.hash_miss_cost("604")

@@ -50,12 +50,13 @@ package's (``dougan1999.bats_build``), as the chapter's notebooks and tests use 
 from __future__ import annotations
 
 from ...hw import profile as hw_profile
+from ...kernel.ppc32 import CONTEXT_FLUSH_PAGES
 from ...present import data
 from ...present.claims import Claim, EFFECT, QUANTITY
 # Every name of the modules is the package's too (dougan1999.<name>, as the
 # notebooks, the tests and emu.book read them)
 from .mmu import (BARE, FLUSHES, FLUSHES_22, FLUSHES_24, FLUSH_ROWS, MACHINES, MISS_ROWS,
-                  _hpte_address, _measure, hash_exception_entry, hash_miss_cost,
+                  TLB_FLUSH_ROWS, _hpte_address, _measure, hash_exception_entry, hash_miss_cost,
                   hit_rate_by_reuse, kernel, miss_costs, miss_summary, mmap_latency,
                   mmap_latency_603, mmap_point, reuse, workload_row,
                   workloads_table)  # noqa: F401
@@ -122,6 +123,7 @@ def claims():
     big = 8 << 20
     mm = mmap_latency(sizes=(big,), flushes={f: FLUSHES[f] for f in ("search", "context")})
     cycles = mm["cycles"].unstack("flush").loc[big >> 10]
+    flushes = mm["flush_cycles"].unstack("flush").loc[big >> 10]
     # lat_proc fork and exec alone (its lat_mmap rows are notebook 02's, unread here): fork
     # for Table 1's process start (PSTART_WORKLOAD), exec for the hit rate
     procs_table = workloads_table(kinds=("fork", "exec"), mmap_size=None)
@@ -133,7 +135,10 @@ def claims():
     ctx, pipe, bw = lat_ctx("604"), lat_pipe("604"), bw_pipe("604")
     linux = table3.loc["Linux/PPC"]
     node13 = data.load("dougan1999_node13_idle_task")
-    idle = idle_task_table(configs=("cached, used", "uncached, not used"))["cycles_vs_none"]
+    idle_runs = idle_task_table(configs=("cached, used", "uncached, not used"))
+    idle = idle_runs["cycles_vs_none"]
+    idle_setting = (f"{idle_runs['idle_pages_cleared'].max():.0f} pages are cleared, "
+                    f"{idle_runs['data_kb'].iloc[0]:.0f} KB working set")
     unoptimized = table3.loc["Unoptimized Linux/PPC"]
     machine, options = CONFIGURATIONS[("unoptimized", "604")]
     before = {"null_syscall_us": null["us_per_call"], "ctx_switch_us": ctx["us"],
@@ -195,7 +200,8 @@ def claims():
                 source=f"Table 1, node10 (the model: LMBench 1.x {program} through the 2.2.0 "
                        f"entry path{_READ_PATH if program == 'bw_file_rd' else ''}, cycles "
                        f"at one clock)",
-                reason=_table1_reason(program, runs, mx, my)))
+                reason=_table1_reason(program, runs, mx, my,
+                                      (table1.loc[x, "mhz"], table1.loc[y, "mhz"]))))
     return [
         Claim("Dougan 1999", "mmap latency: searching every page / avoiding the search",
               kind=EFFECT,
@@ -204,7 +210,8 @@ def claims():
               emulated=cycles["search"] / cycles["context"], unit="times", digits=1,
               neutral=1, source="Analysis section (the model: lat_mmap of 8 MB on the 604)",
               page=PAGES["mmap"],
-              reason="the model's flush gap is thousands of times, but lat_mmap's own work "
+              reason=f"the model's flush alone is {flushes['search'] / flushes['context']:,.0f} "
+                     f"times cheaper, but lat_mmap's own work "
                      "grows with the size too, so the whole benchmark levels off"),
         *_process_start_claims(pstart, forks),
         Claim("Dougan 1999", "null system call, Linux/PPC (133 MHz 604)", kind=QUANTITY,
@@ -212,7 +219,8 @@ def claims():
               emulated=null["us_per_call"], unit="us", digits=2, page=PAGES["syscalls"],
               source="Table 3 (the model: lat_syscall null through the 2.2.0 entry path, "
                      "ppc604 profile at its 133 MHz)",
-              reason=f"{null['instructions_per_call']:,.0f} instructions a call; its four "
+              reason=f"{null['instructions_per_call']:,.0f} instructions a call; its "
+                     f"{NULL_CALL_SYNC_PAIRS} "
                      f"sync; isync pairs at the profile's cost (GCC's 6xx.md, not the 604 "
                      f"manual) are {_sync_pairs_share(null):.0f}% of the model's cycles, and "
                      f"the hardware's exception entry costs nothing here"),
@@ -252,7 +260,7 @@ def claims():
               emulated=idle["cached, used"], unit="times", digits=2, neutral=1,
               page=PAGES["idle"],
               source="node13, Idle Task Page Clearing (the model: on the 603, the cycles of "
-                     "the task that runs after 96 pages are cleared, 8 KB working set)",
+                     f"the task that runs after {idle_setting})",
               stand_in="the next task after the idle task, for the paper's kernel compile "
                        "(the build workload has no idle time)",
               reason="the next task fetches its working set again but its page fault "
@@ -277,27 +285,43 @@ def claims():
 _READ_PATH = " and page-cache read path (filemap_22.S)"
 
 
-def _table1_reason(program, runs, mx, my):
+def _table1_reason(program, runs, mx, my, clocks):
     """Why a Table 1 ratio of ``program`` between the model's ``mx`` and ``my`` is what it
-    is: the machines' clocks and boards, and for the file reread its run's own make-up (on
-    one profile, the two 603s, a difference of cycles with the same instructions and no TLB
-    miss is the caches')."""
-    common = ("the paper's machines differ in clock (180 against 185 MHz) and board; the "
-              "model's loops run with the same clock and memory, in steady state")
-    if program != "bw_file_rd":
-        return common + ", where a TLB reload is rare"
+    is: the paper's two machines (``clocks``: their MHz; the 603 against itself is one
+    machine, two kernels), the model's TLB misses in the measured loop, and for the file
+    reread its run's own make-up (on one profile, the two 603s, a difference of cycles with
+    the same instructions and no TLB miss is the caches')."""
     a, b = runs[mx][program], runs[my][program]
-    none = a["tlb_misses"] == b["tlb_misses"] == 0
+    misses = [r["tlb_misses"] if "tlb_misses" in r else 2 * r["tlb_misses_per_switch"]
+              for r in (a, b)]
+    one_cpu = mx[:3] == my[:3]
+    if one_cpu:
+        common = (f"the paper's two rows are one {clocks[0]:.0f} MHz 603, its kernel with and "
+                  f"without the hash table; the model's loop runs on one profile, in steady "
+                  f"state, the kernel in a BAT")
+    else:
+        common = (f"the paper's machines differ in clock ({clocks[0]:.0f} against "
+                  f"{clocks[1]:.0f} MHz) and board; the model's loops run with the same "
+                  f"clock and memory, in steady state")
+    if program != "bw_file_rd":
+        unit = {"bw_pipe": "a 64 KB chunk"}.get(program, "a round trip")
+        said = f", with {misses[0]:.0f} and {misses[1]:.0f} TLB misses {unit}"
+        if one_cpu and misses == [0, 0]:
+            apart = abs(a["cycles"] - b["cycles"])
+            said += (": no miss handler runs, so the two kernels run the same code, "
+                     + ("in the same cycles" if apart == 0 else f"{apart:,.0f} cycles apart"))
+        return common + said
+    none = misses[0] == misses[1] == 0
     return (f"{common}: a pass over the {FILE_REREAD_SIZE >> 20} MB file runs "
             f"{a['instructions']:,.0f} instructions and {b['instructions']:,.0f}, with "
-            f"{a['tlb_misses']:.0f} and {b['tlb_misses']:.0f} TLB misses (the buffer is 16 "
+            f"{misses[0]:.0f} and {misses[1]:.0f} TLB misses (the buffer is 16 "
             f"pages; the kernel reaches the page cache through BAT2)"
             f"{', so no hash table is searched' if none else ''}; the copy to the buffer and "
-            f"its sum stream the file through the same 16 KB L1 D in both profiles"
+            f"its sum stream the file through the same 16 KB L1 D in both runs"
             + (f"; the {abs(a['cycles'] - b['cycles']):,.0f} cycles a pass between them are "
                f"the caches' alone (the same instructions, the kernel's structures at other "
                f"addresses: each kernel allocates its own tables first)"
-               if a["instructions"] == b["instructions"] and mx[:3] == my[:3] else ""))
+               if a["instructions"] == b["instructions"] and one_cpu else ""))
 
 
 def _process_start_claims(pstart, forks):
@@ -309,6 +333,14 @@ def _process_start_claims(pstart, forks):
     # 2.2.0 preloads nothing: a first touch misses the table before its fault and after it
     firsts = {m: (int(forks.loc[m, "htab_misses"]), int(forks.loc[m, "hash_page_refused"]),
                   int(forks.loc[m, "tlb_misses"])) for m in ("603 hash table", "604")}
+    flushes = {m: int(forks.loc[m, "flush_cycles"]) for m in forks.index}
+    # the kernel model's fork, exit, wait, PTE copies and zaps (its table of fixed costs)
+    fixed_cycles = sorted({int(c) for c in forks["fixed_cycles"]})
+    fixed = (f"; the kernel model's fixed-cost C paths (fork, exit, wait, the PTEs copied "
+             f"and zapped) are {fixed_cycles[0]:,} cycles"
+             + (" on every MMU" if len(fixed_cycles) == 1 else f" to {fixed_cycles[-1]:,}"))
+    searched = (f"2.2.0's flush of one page or of a range of up to {CONTEXT_FLUSH_PAGES} "
+                f"pages searches the hash table for each page")
     return [
         Claim("Dougan 1999", "603 without / with the hash table: process start",
               kind=EFFECT, published=pstart[n] / pstart[h], published_from=(pstart[n],
@@ -324,7 +356,10 @@ def _process_start_claims(pstart, forks):
                      f"DSI's prologue and 2.2.0's hash_page, guest code "
                      f"({firsts['603 hash table'][1]} refused, no PTE "
                      f"yet: the fault follows and, since 2.2.0 preloads nothing, the retried "
-                     f"access misses the table again)"),
+                     f"access misses the table again); and {searched} "
+                     f"({flushes['603 hash table']:,} cycles of flushes against the page-table "
+                     f"kernel's {flushes['603 page table']:,}, whose flush of a page is a "
+                     f"tlbie){fixed}"),
         Claim("Dougan 1999", "603 (no hash table) / 604: process start",
               kind=EFFECT, published=pstart[n] / pstart[f], published_from=(pstart[n],
                                                                              pstart[f]),
@@ -336,7 +371,9 @@ def _process_start_claims(pstart, forks):
                      f"hash_page before each first touch's fault and again after it (2.2.0 "
                      f"preloads nothing: {firsts['604'][0]} hash misses in "
                      f"{firsts['604'][2]} TLB misses), where the 603 walks the page table and "
-                     "faults; a dearer 604 search would widen the gap, not close it, so what "
+                     f"faults, and {searched} ({flushes['604']:,} cycles of flushes against the "
+                     f"603's {flushes['603 page table']:,}){fixed}; a dearer 604 search would "
+                     "widen the gap, not close it, so what "
                      "the model lacks is elsewhere (its dispatch groups are static, up to "
                      "four a clock on the 604 and two on the 603e, and both run at one "
                      "clock)")]
@@ -499,9 +536,13 @@ CONTEXT = {
     ("dougan1999_table1_lmbench", "604 200MHz"): "a faster 604, for comparison",
     ("dougan1999_table1_lmbench", "mhz"): "the clocks",
     ("dougan1999_table1_lmbench", "cpu"): "the processor's name",
-    ("dougan1999_text_numbers", "604 against 603"): "the processors' sizes (the profiles' "
-                                                     "inputs)",
-    ("dougan1999_node_numbers", "cycles"): "the processors' costs (the profiles' inputs)",
+    ("dougan1999_text_numbers", "604 against 603"): "the processors' sizes: the profiles' "
+                                                     "TLBs (64 and 128 entries); the caches "
+                                                     "are the original 603's, where the "
+                                                     "book's 603e has the 604's 16 KB",
+    ("dougan1999_node_numbers", "cycles"): "the processors' costs of single paths, set beside "
+                                           "the model's in notebook 02 (Comparisons); the "
+                                           "profiles' ranges cite them, none is tuned to them",
     ("dougan1999_node_numbers", "accesses"): "as above",
     ("dougan1999_node_numbers", "kernel compile"): "the counts and times behind node6's "
                                                     "percentages (the claims)",

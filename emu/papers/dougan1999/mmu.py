@@ -186,10 +186,11 @@ FLUSHES_24 = {"603 page table": {"tlb_flush": "tlbia"}, "604": {"flush": "hashpt
 
 
 def workloads_table(kinds=("fork", "exec"), mmap_size=1 << 20, flushes=FLUSHES_22):
-    """The kernel model's LMBench workloads on the three MMUs: cycles per iteration and the
-    TLB-miss figures, with each machine's kernel flushing as ``flushes`` says (2.2.0's by
-    default), and lat_mmap of ``mmap_size`` (None: not run). A DataFrame (workload,
-    machine)."""
+    """The kernel model's LMBench workloads on the three MMUs: cycles per iteration, the
+    TLB-miss figures, the cycles of the flushes (``TLB_FLUSH_ROWS``) and of the kernel
+    model's fixed-cost C paths, with each machine's kernel flushing as ``flushes`` says
+    (2.2.0's by default), and lat_mmap of ``mmap_size`` (None: not run). A DataFrame
+    (workload, machine)."""
     mmap = ("mmap",) if mmap_size is not None else ()
     rows = [workload_row(machine, kind, mmap_size, flushes[machine])
             for machine in MACHINES for kind in kinds + mmap]
@@ -212,10 +213,20 @@ def workload_row(machine, kind, mmap_size, flush):
             "hash_page_refused": r.counts.get("hash_page_refused", 0),
             "htab_hits": r.counts.get("htab_primary_hits", 0) +
             r.counts.get("htab_secondary_hits", 0),
-            "htab_hit_rate": s["htab_hit_rate"]}
+            "htab_hit_rate": s["htab_hit_rate"],
+            "flush_cycles": _rows_cycles(r.ledger, TLB_FLUSH_ROWS),
+            "fixed_cycles": int(sum(row[2] for row in r.ledger.rows.values()
+                                    if row[0] == "fixed"))}
 
 
 FLUSH_ROWS = ("flush_range_search", "flush_hash_pages", "set_context_22", "flush_range_pmd")
+#: the flushes of every MMU: the hashed ones' (FLUSH_ROWS) and the 603's tlbie of a page
+TLB_FLUSH_ROWS = FLUSH_ROWS + ("tlbie_603",)
+
+
+def _rows_cycles(ledger, names):
+    """The cycles of a ledger's rows ``names`` (those it has)."""
+    return int(sum(ledger.rows[n][2] for n in names if n in ledger.rows))
 
 
 def mmap_point(size, flush, caches=(), htab_size=None):
@@ -226,8 +237,7 @@ def mmap_point(size, flush, caches=(), htab_size=None):
         k = kernel("604", flush=flush, caches=caches, htab_size=htab_size)
     r = workloads.lat_mmap(size, kernel=k)
     return {"pages": size // PAGE_SIZE, "cycles": r.cycles,
-            "flush_cycles": int(sum(r.ledger.rows[n][2] for n in FLUSH_ROWS
-                                    if n in r.ledger.rows)),
+            "flush_cycles": _rows_cycles(r.ledger, FLUSH_ROWS),
             "stores": r.counts.get("faults", 0),
             "pages_searched": r.counts.get("pages_searched", 0),
             "hpte_invalidated": r.counts.get("hpte_invalidated", 0),
