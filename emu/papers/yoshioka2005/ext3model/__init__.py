@@ -91,7 +91,7 @@ from .structures import (AC, ADDR_PER_BLOCK, AOPS, ARQ, ARQ_SIZE, AS, AS_HASH_SH
                          DISK_IRQ, DK, DS, EI, EXT3_STATE_NEW, F, FBC_BATCH, FD, FILES, FILE_SIZE,
                          FIRST_INDEX, FMODE_WRITE, FRAME_BYTES, GD, GROUP_NO, GROUP_START, H,
                          HANDLE_SIZE, HARDIRQ_OFFSET, HOST, I, INODES_PER_GROUP, INODE_SIZE,
-                         INODE_TABLE_BLOCKS, IRQD, IRQ_DESC_SIZE, I_DIRTY, J, JH, JH_SIZE,
+                         INODE_TABLE_BLOCKS, IRQD, IRQ_DESC_SIZE, I_DIRTY, I_STATE_BITS, J, JH, JH_SIZE,
                          JOURNAL_SIZE, JSB, KC, KC_SIZE, KERNEL_STACK, MAPPING_SIZE, MAX_PRIO,
                          MAX_TRANSACTION_BUFFERS, META_SLOTS, MM, MM_SIZE, NR_WRITE, PAGE,
                          PAGEVEC_SIZE, PAGE_CACHE_BYTES, PAGE_STRUCT, PCPU, PCPU_SIZE,
@@ -113,5 +113,6 @@ from .pacing import (COMMIT_INTERVAL_S, DIRTY_FRACTION, HIGHMEM, IRQ_CPU, KJOURN
 from .journal import (BLOCK_TAG, JOURNAL_HEADER, LOG_BLOCKS, LOG_START, MIN_LOG_RESERVED_BLOCKS,
                       TAG_UUID, checkpoint_below, log_blocks_per_commit, log_space_left,
                       tags_per_descriptor)
+from .writeback import ratelimit_pages, writer_chunk_pages
 from .tick import CLOCK_TICK_RATE, HZ, cyc2ns_scale, tick_cycles, tick_nsec
 from .kernel import Kernel

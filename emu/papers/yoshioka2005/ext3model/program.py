@@ -8,7 +8,7 @@ from .. import usercopy
 from .structures import (AC, AOPS, ARQ, AS, AS_HASH_SHIFT, BDEV, BDI, BH, BH_BITS, BH_LRU_SIZE,
                          BH_SIZE, BIO, BJ, BLOCKS_PER_GROUP, BVEC, CMD, CTX, DIND_START, DISK_IRQ,
                          DK, DS, EI, EXT3_STATE_NEW, F, FBC_BATCH, FILES, GD, H, HANDLE_SIZE,
-                         HARDIRQ_OFFSET, HOST, I, IRQD, IRQ_DESC_SIZE, I_DIRTY, J, JH, JH_SIZE, KC,
+                         HARDIRQ_OFFSET, HOST, I, I_STATE_BITS, IRQD, IRQ_DESC_SIZE, I_DIRTY, J, JH, JH_SIZE, KC,
                          META_SLOTS, MIN_LOG_RESERVED_BLOCKS, MM, NR_WRITE, PAGEVEC_SIZE,
                          PAGE_STRUCT, PCPU, PCP_STACK_MAX,
                          PG, PG_BITS, PS, PT_ORIG_EAX, Q, RADIX_HEIGHT, RADIX_NODE, RAW, RAW_INODE,
@@ -30,7 +30,7 @@ ROUTINES = ("x86/entry_2612.S", "x86/spinlock_2612.S", "x86/jbd_2612.S", "x86/bu
             "x86/block_2612.S", "x86/scsi_2612.S", "x86/commit_meta_2612.S",
             "x86/timer_2612.S", "x86/checkpoint_2612.S", "x86/revoke_2612.S",
             "x86/block_dev_2612.S", "x86/tick_2612.S", "x86/kupdate_2612.S",
-            "x86/highmem_2612.S", "x86/checkpoint_log_2612.S")
+            "x86/highmem_2612.S", "x86/checkpoint_log_2612.S", "x86/fs_writeback_2612.S")
 
 
 LEFT_OUT = (
@@ -141,7 +141,7 @@ def equates():
                           ("CTX", CTX), ("TK", TK), ("RCU", RCU), ("RCP", RCP), ("SD", SD),
                           ("SGRP", SGRP), ("RQS", RQS), ("MM", MM), ("VSB", VSB),
                           ("SEM", SEM), ("SOPS", SOPS), ("WBC", WBC),
-                          ("JSB", JSB)):
+                          ("JSB", JSB), ("IS", I_STATE_BITS)):
         lines += [f".equ {prefix}_{name}, {value}" for name, value in table.items()]
     lines += [f".equ BH_{name}, {bit}" for name, bit in BH_BITS.items()]
     lines += [f".equ BJ_{name}, {value}" for name, value in BJ.items()]
