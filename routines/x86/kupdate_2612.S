@@ -26,8 +26,11 @@
  * or, once old, at writeback_acquire: pdflush's background writeout holds BDI_pdflush on
  * the disk's queue (the model's backing_dev_info has it set: ext3model.writeback). Paths
  * the model's state never takes are ``ud2``: blk_congestion_wait (no congested queue),
- * a memory-backed queue, destroy_super, the rwsem and semaphore slow paths, and
- * __writeback_single_inode (no inode passes the tests above in the model's state).
+ * a memory-backed queue, destroy_super, the rwsem and semaphore slow paths. An inode that
+ * passes the tests is written (__writeback_single_inode and below: routines/x86/
+ * fs_writeback_2612.S; sync_sb_inodes 363-386 here): in the model's state none does for
+ * wb_kupdate, and a throttled writer's writeback_inodes (balance_dirty_pages, .bdi its
+ * queue) writes its chunk through it.
  * A symbol's address as an operand is taken with leal (the assembler cannot take it as an
  * immediate before the symbol is defined): one instruction more than gcc's at each.
  * Calling convention: cdecl; ebx, esi, edi, ebp preserved. Offsets: the equates
@@ -372,8 +375,11 @@ writeback_inodes:
 
 /* sync_sb_inodes(sb, wbc): s_dirty spliced onto s_io (kupdate: only if s_io is empty);
  * the oldest parked inode's tests, in 2.6.12's order. Every inode of the model's state
- * stops the walk (young, or its queue held by another pdflush); writing one
- * (__writeback_single_inode) is not in the model. */
+ * stops wb_kupdate's walk (young, or its queue held by another pdflush); an inode that
+ * passes is written (__writeback_single_inode, fs_writeback_2612.S), pdflush holding the
+ * queue around it (writeback_acquire, writeback_release), then put (iput) and the walk
+ * goes on while nr_to_write lasts. inode->i_sb is passed as the sb (the model's i_sb is
+ * EXT3_SB's folded block). */
         .globl  sync_sb_inodes
 sync_sb_inodes:
         pushl   %ebx

@@ -144,3 +144,14 @@ def test_a_page_locked_by_another_faults():
     k._poke(wbc, _words(0, 0, 0, 14, 0, 0, 0, 0, 0, 0))
     with pytest.raises(Exception):
         k.machine.call("mpage_writepages", mapping, wbc, 0)
+
+
+def test_the_mails_chunk_and_the_walk_against_the_stand_in():
+    from emu.papers.yoshioka2005 import writebatch
+    assert writebatch.mail_chunk_pages(4) == {"ratelimit": 1024, "write_chunk": 1536,
+                                              "chunk_pages": 1540}
+    # 28 pages each way: the walk finds them with two gang look-ups, the stand-in with 28
+    # look-ups by index; both write each page with the same writepage
+    cost = writebatch.walk_against_stand_in(pages=28, written=40)
+    assert set(cost) == {"walk", "stand_in"}
+    assert cost["walk"]["instructions"] < cost["stand_in"]["instructions"]

@@ -44,7 +44,7 @@ from ...present.claims import EFFECT, QUANTITY, Claim
 from ...run.machine import Machine
 from ...run import reuse, sweep
 from ...run.profiler import count_events, profile_call, profile_parallel, profile_run
-from . import ext3model, oprofile, restsplit, usercopy
+from . import ext3model, oprofile, restsplit, usercopy, writebatch
 
 CLOCK_HZ = 2_200_000_000            # the paper's P4 Xeon (2200.91 MHz, estimated by oprofile)
 PAGES_WRITTEN = 4 * 8000 * 256      # iozone -s 8000MB -t 4: four files of 8000 MB, 4 KB pages

@@ -70,10 +70,21 @@ LEFT_OUT = (
      "list stands for its FIFO); the unplug timer; the I/O APIC's acknowledgement and the "
      "adapter's registers"),
     "the disk: write() returns once the data is in the page cache",
-    "pdflush's scheduling: each CPU's pdflush writes back in that CPU's pauses",
+    ("who writes the file pages back, and in what batches: in the mail's steady state the "
+     "throttled writers do, each on its own CPU in its write(), a chunk of 1540 pages "
+     "(sync_writeback_pages, 1.5 x ratelimit_pages, rounded up to whole pagevecs) about "
+     "every 1540 pages it dirties, through writeback_inodes, __writeback_single_inode and "
+     "mpage_writepages' tagged gang look-up, while pdflush's background_writeout finds the "
+     "queue congested and sleeps (routines/x86/fs_writeback_2612.S argues it from the "
+     "sources). That walk and balance_dirty_pages' throttled path are guest code, tested "
+     "on their own (Kernel.kupdate_pass reaches it too), but the paced runs do not run it: "
+     "they write back one page per write on the writer's CPU, on pdflush's stack, "
+     "DIRTY_FRACTION behind the writer (writeback_page: a look-up by index for the gang "
+     "look-up, no pagevec), because a chunk comes once per 1540 writes a CPU and the "
+     "scored runs write 250 a CPU"),
     "ext3's block reservation windows (one window search per ~1000 blocks)",
-    ("balance_dirty_pages' throttling (a writer over vm_dirty_ratio writes back itself and "
-     "sleeps): the runs stay under it"),
+    ("balance_dirty_pages' sleep (blk_congestion_wait) and the writer's waits for a free "
+     "request (get_request_wait): the paced runs' idle stands for them"),
     ("the scheduler's switches and other tasks (kjournald, kswapd, pdflush): paced writes "
      "(Kernel.paced_writes) run the idle loop to its hlt, but neither the schedule() either "
      "side of it nor the wake-up (the runqueue's nr_running and nr_iowait are set from "

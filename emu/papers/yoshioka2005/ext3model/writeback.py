@@ -6,7 +6,7 @@ from __future__ import annotations
 from ....hw import estimates
 from .pacing import DIRTY_FRACTION, MEMORY_MB
 from .structures import (BDI_SIZE, BH, BIO, BVEC, FIRST_INDEX, PAGE, PAGEVEC_SIZE, PG, Q, RQ,
-                         SWAP_CLUSTER_MAX, _words)
+                         SWAP_CLUSTER_MAX, WBC, _words)
 
 
 def ratelimit_pages(memory_mb, cpus):
@@ -40,6 +40,25 @@ class KernelWriteback:
         self._word(self.sym["ratelimit_pages"], self.ratelimit)
         self.bdi = self._alloc(BDI_SIZE)
         self._poke(self.bdi, _words(32, 1 << 0, 0))     # ra_pages, BDI_pdflush, capabilities
+
+    def throttled_writeback(self, pages, k=0, measure=None):
+        """CPU k's writer, throttled in balance_dirty_pages, writes back ``pages`` pages
+        itself: writeback_inodes with a writeback_control of its queue, WB_SYNC_NONE,
+        blocking, nr_to_write ``pages`` (routines/x86/kupdate_2612.S, fs_writeback_2612.S:
+        sync_sb_inodes, __writeback_single_inode, mpage_writepages' tagged gang look-up and
+        pagevecs, ext3_ordered_writepage), on the writer's kernel stack. Returns
+        (measure's result, default the Run's cycles; the pages written). The files' inodes
+        come back from it dirty (I_DIRTY_PAGES): the model's write path, whose
+        __mark_inode_dirty has no slow path, cannot write after it."""
+        if not hasattr(self, "vsb"):
+            self._build_kupdate_state()
+        wbc = self._alloc(64)
+        self._poke(wbc, _words(self.bdi, 0, 0, pages, 0, 0, 0, 0, 0, 0))
+        measure = measure or (lambda run: run().cycles)
+        result = measure(lambda: self.machine.call("on_task_stack", self.ctx[k]["task"],
+                                                   self.sym["writeback_inodes"], wbc))
+        left = self._read(wbc + WBC["NR_TO_WRITE"])
+        return result, pages - (left - (1 << 32) if left >= 1 << 31 else left)
 
     def writeback_point(self, written):
         """The number of a child's first ``written`` pages writeback has passed: all but the
