@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from ....context import routine
 from .. import usercopy
+from .pacing import MEMORY_MB
+from .writeback import ratelimit_pages, writer_chunk_pages
 from .structures import (AC, AOPS, ARQ, AS, AS_HASH_SHIFT, BDEV, BDI, BH, BH_BITS, BH_LRU_SIZE,
                          BH_SIZE, BIO, BJ, BLOCKS_PER_GROUP, BVEC, CMD, CTX, DIND_START, DISK_IRQ,
                          DK, DS, EI, EXT3_STATE_NEW, F, FBC_BATCH, FILES, GD, H, HANDLE_SIZE,
@@ -31,6 +33,10 @@ ROUTINES = ("x86/entry_2612.S", "x86/spinlock_2612.S", "x86/jbd_2612.S", "x86/bu
             "x86/timer_2612.S", "x86/checkpoint_2612.S", "x86/revoke_2612.S",
             "x86/block_dev_2612.S", "x86/tick_2612.S", "x86/kupdate_2612.S",
             "x86/highmem_2612.S", "x86/checkpoint_log_2612.S", "x86/fs_writeback_2612.S")
+
+
+#: a throttled writer's chunk in the mail's run (4 CPUs, MEMORY_MB's nominal memory)
+_CHUNK = writer_chunk_pages(ratelimit_pages(MEMORY_MB[1], 4))
 
 
 LEFT_OUT = (
@@ -71,17 +77,17 @@ LEFT_OUT = (
      "adapter's registers"),
     "the disk: write() returns once the data is in the page cache",
     ("who writes the file pages back, and in what batches: in the mail's steady state the "
-     "throttled writers do, each on its own CPU in its write(), a chunk of 1540 pages "
+     f"throttled writers do, each on its own CPU in its write(), a chunk of {_CHUNK:,} pages "
      "(sync_writeback_pages, 1.5 x ratelimit_pages, rounded up to whole pagevecs) about "
-     "every 1540 pages it dirties, through writeback_inodes, __writeback_single_inode and "
+     f"every {_CHUNK:,} pages it dirties, through writeback_inodes, __writeback_single_inode and "
      "mpage_writepages' tagged gang look-up, while pdflush's background_writeout finds the "
      "queue congested and sleeps (routines/x86/fs_writeback_2612.S argues it from the "
      "sources). That walk and balance_dirty_pages' throttled path are guest code, tested "
-     "on their own (Kernel.kupdate_pass reaches it too), but the paced runs do not run it: "
+     "on their own (Kernel.throttled_writeback), but the paced runs do not run it: "
      "they write back one page per write on the writer's CPU, on pdflush's stack, "
      "DIRTY_FRACTION behind the writer (writeback_page: a look-up by index for the gang "
-     "look-up, no pagevec), because a chunk comes once per 1540 writes a CPU and the "
-     "scored runs write 250 a CPU"),
+     f"look-up, no pagevec), because a chunk comes once per {_CHUNK:,} writes a CPU and "
+     "the scored runs write a few hundred a CPU"),
     "ext3's block reservation windows (one window search per ~1000 blocks)",
     ("balance_dirty_pages' sleep (blk_congestion_wait) and the writer's waits for a free "
      "request (get_request_wait): the paced runs' idle stands for them"),
