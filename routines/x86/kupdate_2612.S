@@ -26,8 +26,11 @@
  * or, once old, at writeback_acquire: pdflush's background writeout holds BDI_pdflush on
  * the disk's queue (the model's backing_dev_info has it set: ext3model.writeback). Paths
  * the model's state never takes are ``ud2``: blk_congestion_wait (no congested queue),
- * a memory-backed queue, destroy_super, the rwsem and semaphore slow paths, and
- * __writeback_single_inode (no inode passes the tests above in the model's state).
+ * a memory-backed queue, destroy_super, the rwsem and semaphore slow paths. An inode that
+ * passes the tests is written (__writeback_single_inode and below: routines/x86/
+ * fs_writeback_2612.S; sync_sb_inodes 363-386 here): in the model's state none does for
+ * wb_kupdate, and a throttled writer's writeback_inodes (balance_dirty_pages, .bdi its
+ * queue) writes its chunk through it.
  * A symbol's address as an operand is taken with leal (the assembler cannot take it as an
  * immediate before the symbol is defined): one instruction more than gcc's at each.
  * Calling convention: cdecl; ebx, esi, edi, ebp preserved. Offsets: the equates
@@ -38,6 +41,7 @@
         .equ    WBC_NONBLOCKING, 1          # the bitfield word's bits, in declaration order
         .equ    WBC_CONGESTION, 2
         .equ    WBC_FOR_KUPDATE, 4
+        .equ    WB_SYNC_HOLD, 2             # include/linux/writeback.h 28
         .equ    BDI_CAP_NO_WRITEBACK, 2     # include/linux/backing-dev.h 45
         .equ    BDI_write_congested, 1      # enum bdi_state, 17-20
         .equ    PF_FLUSHER, 0x00001000      # include/linux/sched.h 782
@@ -371,8 +375,11 @@ writeback_inodes:
 
 /* sync_sb_inodes(sb, wbc): s_dirty spliced onto s_io (kupdate: only if s_io is empty);
  * the oldest parked inode's tests, in 2.6.12's order. Every inode of the model's state
- * stops the walk (young, or its queue held by another pdflush); writing one
- * (__writeback_single_inode) is not in the model. */
+ * stops wb_kupdate's walk (young, or its queue held by another pdflush); an inode that
+ * passes is written (__writeback_single_inode, fs_writeback_2612.S), pdflush holding the
+ * queue around it (writeback_acquire, writeback_release), then put (iput) and the walk
+ * goes on while nr_to_write lasts. inode->i_sb is passed as the sb (the model's i_sb is
+ * EXT3_SB's folded block). */
         .globl  sync_sb_inodes
 sync_sb_inodes:
         pushl   %ebx
@@ -423,9 +430,18 @@ sync_sb_inodes:
         call    kupdate_list_move_dirty
         popl    %edx
         jmp     2b
-3:      cmpl    $0, WBC_BDI(%esi)           # a queue asked for: kupdate asks for none
-        jne     9f
-        movl    I_DIRTIED_WHEN(%edi), %eax  # time_after(dirtied_when, start)
+3:      cmpl    $0, WBC_BDI(%esi)           # a queue asked for (kupdate asks for none,
+        je      3f                          # a throttled writer for its own)
+        cmpl    WBC_BDI(%esi), %edx
+        je      3f
+        cmpl    blockdev_superblock, %ebx
+        jne     8f                          # the file system has the wrong queue
+        leal    I_LIST(%edi), %eax          # a block device on the wrong queue: skipped
+        pushl   %edx
+        call    kupdate_list_move_dirty
+        popl    %edx
+        jmp     2b
+3:      movl    I_DIRTIED_WHEN(%edi), %eax  # time_after(dirtied_when, start)
         movl    %ebp, %ecx
         subl    %eax, %ecx
         js      8f
@@ -439,10 +455,52 @@ sync_sb_inodes:
         andl    %esp, %eax
         movl    TI_TASK(%eax), %eax
         testl   $(PF_FLUSHER), TSK_FLAGS(%eax)
-        jz      9f
+        jz      5f
         lock btsl $(BDI_pdflush), BDI_STATE(%edx)   # writeback_acquire
         jc      8f                          # another pdflush flushes this queue
-9:      ud2                                 # __writeback_single_inode: not in the model
+5:      testl   $(IS_FREEING), I_STATE(%edi)    # BUG_ON(inode->i_state & I_FREEING)
+        jnz     9f
+        pushl   %edx                        # bdi, for writeback_release
+        pushl   %edi
+        call    __iget
+        addl    $4, %esp
+        pushl   WBC_PAGES_SKIPPED(%esi)     # pages_skipped
+        pushl   %esi                        # __writeback_single_inode(inode, wbc), sb
+        pushl   %ebx                        # for inode->i_sb (routines/x86/
+        pushl   %edi                        # fs_writeback_2612.S)
+        call    __writeback_single_inode
+        addl    $12, %esp
+        cmpl    $(WB_SYNC_HOLD), WBC_SYNC_MODE(%esi)
+        je      9f                          # sys_sync's hold: not in the model
+        movl    $-8192, %eax                # current_is_pdflush(): writeback_release
+        andl    %esp, %eax
+        movl    TI_TASK(%eax), %eax
+        testl   $(PF_FLUSHER), TSK_FLAGS(%eax)
+        jz      6f
+        movl    4(%esp), %edx
+        btl     $(BDI_pdflush), BDI_STATE(%edx) # BUG_ON(!writeback_in_progress(bdi))
+        jnc     9f
+        lock btrl $(BDI_pdflush), BDI_STATE(%edx)
+6:      popl    %eax                        # pages skipped meanwhile: locked buffers,
+        cmpl    %eax, WBC_PAGES_SKIPPED(%esi)   # the inode skipped for now
+        je      7f
+        leal    I_LIST(%edi), %eax
+        call    kupdate_list_move_dirty
+7:      addl    $4, %esp
+        leal    inode_lock, %eax
+        pushl   %eax
+        call    _spin_unlock
+        call    cond_resched
+        pushl   %edi
+        pushl   %ebx
+        call    iput                        # iput(inode), sb for inode->i_sb
+        addl    $8, %esp
+        call    _spin_lock                  # inode_lock, still on the stack
+        addl    $4, %esp
+        cmpl    $0, WBC_NR_TO_WRITE(%esi)
+        jg      2b
+        jmp     8f
+9:      ud2
 8:      popl    %ebp
         popl    %edi
         popl    %esi
@@ -491,7 +549,7 @@ wb_timer:                                   # &wb_timer: its struct timer_list i
                                             # would be an xchg, a special, to the cost model)
         .globl  ext3_sops
 ext3_sops:                                  # struct super_operations: write_super at 36
-        .long   0, 0, 0, 0, 0, 0, 0, 0, 0, ext3_write_super
+        .long   0, 0, 0, 0, ext3_write_inode, 0, 0, 0, 0, ext3_write_super
         .text
 
 /* wb_timer_fn: the timer's function (pdflush_operation(wb_kupdate)): never due in a run */

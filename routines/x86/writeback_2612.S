@@ -16,8 +16,11 @@
  * end_buffer_async_write and end_page_writeback are what the disk's interrupt does when
  * its write is done (routines/x86/scsi_2612.S); the request between them is the block
  * layer's (submit_bh, routines/x86/block_2612.S: the bio, joined to the file's request in
- * the disk's queue or a request of its own), and left out is
- * mpage_writepages' tagged gang look-up (one radix-tree look-up by index stands for it).
+ * the disk's queue or a request of its own). writeback_page is the paced runs' per-page
+ * stand-in: one radix-tree look-up by index stands for mpage_writepages' tagged gang
+ * look-up and pagevec, which, with the inode walk above them, are guest code in
+ * routines/x86/fs_writeback_2612.S (run by balance_dirty_pages' throttled path below; that
+ * file says who writes back in the mail's run, and in what batches).
  * Returns 1 if the page was written, 0 if it is no longer in the cache or not dirty. A page
  * has one 4 KB buffer (4 KB blocks), inside i_size.
  * Calling convention: cdecl; ebx, esi, edi, ebp preserved. Offsets: the equates
@@ -246,29 +249,23 @@ balance_dirty_pages_ratelimited:
         addl    $4, %esp
         ret
 
-/* balance_dirty_pages(mapping): get_dirty_limits (get_writeback_state: nr_dirty,
- * nr_unstable, nr_mapped, nr_writeback summed over the CPUs; the dirty and background
- * thresholds from vm_dirty_ratio and dirty_background_ratio of total_pages, the dirty one at
- * most half the unmapped memory; a quarter more for a PF_LESS_THROTTLE or real-time task);
- * under the dirty threshold, dirty_exceeded cleared, and no more if pdflush is working the
- * device (writeback_in_progress). Over it, the writer would write back itself and sleep
- * (blk_congestion_wait): not in a run. Stack: 8 nr_dirty, 12 nr_unstable, 16 nr_mapped,
- * 20 nr_writeback. */
-        .globl  balance_dirty_pages
-balance_dirty_pages:
-        pushl   %ebx
-        pushl   %esi
-        pushl   %edi
-        subl    $24, %esp
+/* get_dirty_limits, inline (gcc inlines the static function at both of balance_dirty_pages'
+ * calls): get_writeback_state (nr_dirty, nr_unstable, nr_mapped, nr_writeback summed over
+ * the CPUs, into the state at \wbs(%esp)); the dirty and background thresholds from
+ * vm_dirty_ratio and dirty_background_ratio of total_pages, the dirty one at most half the
+ * unmapped memory; a quarter more for a PF_LESS_THROTTLE or real-time task. Leaves ebx the
+ * background threshold, edi the dirty one, esi nr_reclaimable (nr_dirty + nr_unstable),
+ * eax nr_reclaimable + nr_writeback. */
+        .macro  get_dirty_limits wbs
         xorl    %esi, %esi                  # get_writeback_state
 1:      pushl   writeback_state_members(,%esi,4)
         call    __read_page_state
         addl    $4, %esp
-        movl    %eax, 8(%esp,%esi,4)
+        movl    %eax, \wbs(%esp,%esi,4)
         incl    %esi
         cmpl    $4, %esi
         jb      1b
-        movl    16(%esp), %eax              # unmapped_ratio = 100 - nr_mapped * 100 / total
+        movl    \wbs+8(%esp), %eax         # unmapped_ratio = 100 - nr_mapped * 100 / total
         imull   $100, %eax, %eax
         xorl    %edx, %edx
         divl    total_pages
@@ -310,25 +307,89 @@ balance_dirty_pages:
         movl    %edi, %eax
         shrl    $2, %eax
         addl    %eax, %edi
-6:      movl    8(%esp), %eax               # nr_reclaimable = nr_dirty + nr_unstable
-        addl    12(%esp), %eax
+6:      movl    \wbs(%esp), %eax           # nr_reclaimable = nr_dirty + nr_unstable
+        addl    \wbs+4(%esp), %eax
         movl    %eax, %esi
-        addl    20(%esp), %eax              # + nr_writeback <= dirty_thresh: no throttling
-        cmpl    %edi, %eax
-        ja      9f
+        addl    \wbs+12(%esp), %eax        # + nr_writeback
+        .endm
+
+/* balance_dirty_pages(mapping) (mm/page-writeback.c 190-254 of 2.6.12.1): the limits;
+ * nr_reclaimable + nr_writeback at most the dirty threshold, dirty_exceeded cleared, and no
+ * more if pdflush is working the device (writeback_in_progress); over the background
+ * threshold pdflush_operation(background_writeout): not in a run. Over the dirty
+ * threshold the writer is throttled: dirty_exceeded set, and with pages to reclaim it
+ * writes back write_chunk = sync_writeback_pages() = ratelimit_pages + ratelimit_pages / 2
+ * pages itself (writeback_inodes with a writeback_control of its queue, WB_SYNC_NONE,
+ * blocking: routines/x86/kupdate_2612.S and fs_writeback_2612.S), the limits again: under
+ * the threshold, or write_chunk pages written ("we've done our duty"), it is done;
+ * else blk_congestion_wait(WRITE, HZ / 10) and the loop again, not in a run (the writers'
+ * sleep is the pacing's idle: Kernel.paced_writes). The wbc is built on the throttled path
+ * only (it is read nowhere else). Stack: 8 nr_dirty, 12 nr_unstable, 16 nr_mapped, 20
+ * nr_writeback; throttled, 48 bytes below them: the wbc at 0, pages_written 40,
+ * write_chunk 44. */
+        .globl  balance_dirty_pages
+balance_dirty_pages:
+        pushl   %ebx
+        pushl   %esi
+        pushl   %edi
+        subl    $24, %esp
+        get_dirty_limits 8
+        cmpl    %edi, %eax                  # <= dirty_thresh: no throttling
+        ja      10f
         movl    $0, dirty_exceeded
-        movl    40(%esp), %eax              # mapping->backing_dev_info
+7:      movl    40(%esp), %eax              # mapping->backing_dev_info
         movl    AS_BDI(%eax), %eax
         testl   $(1 << BDI_pdflush), BDI_STATE(%eax)    # writeback_in_progress(bdi)
-        jnz     7f
+        jnz     8f
         cmpl    %ebx, %esi                  # over the background threshold: pdflush_operation
         ja      9f                          # (background_writeout): not in a run
-7:      addl    $24, %esp
+8:      addl    $24, %esp
         popl    %edi
         popl    %esi
         popl    %ebx
         ret
 9:      ud2
+10:     subl    $48, %esp                   # throttled
+        movl    ratelimit_pages, %eax       # write_chunk = sync_writeback_pages()
+        movl    %eax, %ecx
+        shrl    $31, %ecx                   # ratelimit_pages / 2, a signed long's
+        addl    %eax, %ecx
+        sarl    $1, %ecx
+        addl    %eax, %ecx
+        movl    %ecx, 44(%esp)
+        movl    $0, 40(%esp)                # pages_written
+        movl    $1, dirty_exceeded
+        testl   %esi, %esi                  # nothing to reclaim: blk_congestion_wait
+        jz      9b
+        movl    88(%esp), %eax              # the wbc: .bdi = mapping->backing_dev_info,
+        movl    AS_BDI(%eax), %eax          # WB_SYNC_NONE, no older_than_this,
+        movl    %eax, WBC_BDI(%esp)         # .nr_to_write = write_chunk, the rest 0
+        movl    $0, WBC_SYNC_MODE(%esp)
+        movl    $0, WBC_OLDER_THAN_THIS(%esp)
+        movl    %ecx, WBC_NR_TO_WRITE(%esp)
+        movl    $0, WBC_PAGES_SKIPPED(%esp)
+        movl    $0, WBC_START(%esp)
+        movl    $0, WBC_START+4(%esp)
+        movl    $0, WBC_END(%esp)
+        movl    $0, WBC_END+4(%esp)
+        movl    $0, WBC_FLAGS(%esp)         # not nonblocking
+        pushl   %esp
+        call    writeback_inodes
+        addl    $4, %esp
+        get_dirty_limits 56
+        cmpl    %edi, %eax                  # under the threshold now: done
+        jbe     11f
+        movl    44(%esp), %ecx              # pages_written += write_chunk - nr_to_write
+        subl    WBC_NR_TO_WRITE(%esp), %ecx
+        addl    %ecx, 40(%esp)
+        movl    44(%esp), %ecx
+        cmpl    %ecx, 40(%esp)              # >= write_chunk: our duty done
+        jb      9b                          # else blk_congestion_wait: not in a run
+11:     addl    $48, %esp
+        cmpl    %edi, %eax                  # if (nr_reclaimable + nr_writeback <= dirty)
+        ja      7b
+        movl    $0, dirty_exceeded
+        jmp     7b
 
 /* end_buffer_async_write(bh, uptodate): the buffer up to date, its async-write bit cleared
  * and the buffer unlocked under page_uptodate_lock; no other buffer of the page being

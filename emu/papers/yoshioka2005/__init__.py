@@ -44,7 +44,7 @@ from ...present.claims import EFFECT, QUANTITY, Claim
 from ...run.machine import Machine
 from ...run import reuse, sweep
 from ...run.profiler import count_events, profile_call, profile_parallel, profile_run
-from . import ext3model, oprofile, restsplit, usercopy
+from . import ext3model, oprofile, restsplit, usercopy, writebatch
 
 CLOCK_HZ = 2_200_000_000            # the paper's P4 Xeon (2200.91 MHz, estimated by oprofile)
 PAGES_WRITTEN = 4 * 8000 * 256      # iozone -s 8000MB -t 4: four files of 8000 MB, 4 KB pages
@@ -1051,12 +1051,17 @@ def rest_cycles_reason(row, split):
 
 
 #: The shares of the listings (quantities, not effects): the copy's part of each count
-SHARE_REASON = ("the model's write path is the mail's iozone reduced to its kernel work "
-                "(ext3's write path, writeback's page work, kjournald's commit and the log's "
-                "checkpoints as guest code, the block layer's bios, requests and merges, the "
-                "SCSI driver and the disk's interrupt with them, the timer tick): no other "
-                "task, no scheduler's switch, no timer's function, so the copy's share of it "
-                "differs")
+def share_reason(row):
+    """Why the copy's shares differ (the row unused: the same for each share)."""
+    chunk = writebatch.mail_chunk_pages(SCORED_CPUS)["chunk_pages"]
+    return ("the model's write path is the mail's iozone reduced to its kernel work "
+            "(ext3's write path, writeback's page work, a page between two writes where "
+            f"the mail's throttled writers write back {chunk:,} at a time in their own "
+            "write(), kjournald's commit and the log's "
+            "checkpoints as guest code, the block layer's bios, requests and merges, the "
+            "SCSI driver and the disk's interrupt with them, the timer tick): no other "
+            "task, no scheduler's switch, no timer's function, so the copy's share of it "
+            "differs")
 def busy_reason(row):
     """Why the model's CPUs are busier or idler than the mail's, from the row."""
     return (f"the model's write alone costs {'more' if row.model > row.paper else 'fewer'} "
@@ -1098,7 +1103,7 @@ def claims(profiles=None):
         effect = claim in SCORECARD_REASONS
         row = table.loc[claim]
         reason = (SCORECARD_REASONS[claim] if effect else
-                  busy_reason if claim.startswith("CPUs busy") else SHARE_REASON)
+                  busy_reason if claim.startswith("CPUs busy") else share_reason)
         if claim == REST_CYCLES:
             reason = reason(row, restsplit.split_summary(profiles))
         elif callable(reason):

@@ -48,7 +48,9 @@ file (``routines/x86/writeback_2612.S``: pdflush's page work in ext3's writepage
 journal handle, then ``submit_bh`` through the block layer, ``routines/x86/block_2612.S``,
 where the bio joins the file's request waiting in the disk's queue, or starts one), the page
 ``DIRTY_FRACTION`` of the child's page cache behind its
-newest, a turn of kjournald's commit over the transaction's data list
+newest (a stand-in: in the mail's run the throttled writers write back chunks of pages
+themselves, through the inode walk of ``routines/x86/fs_writeback_2612.S``,
+``Kernel.throttled_writeback``, which the paced runs do not run), a turn of kjournald's commit over the transaction's data list
 (``routines/x86/commit_2612.S``: the buffer at its head, half a commit interval old, unfiled
 or written), every ``meta_every`` writes the log write of a metadata buffer
 (``routines/x86/commit_meta_2612.S``: the rest of the commit, at the pace a 5 s interval's
@@ -76,8 +78,8 @@ The package, by concept (every name is also here, where the chapter and the test
 paced runs' estimates and the disk's pace), ``journal`` (the log's arithmetic, the journal,
 its timer and lock-down), ``commit`` (kjournald's commit: its data loop, metadata and whole
 commit), ``memory`` (the slab caches, the zone, the tasks), ``filesystem`` (the block device,
-groups, files and cached metadata), ``writeback`` (pdflush's writeback and the disk's
-requests), ``kupdate`` (wb_kupdate's pass), ``checkpoint`` (the log's checkpoint,
+groups, files and cached metadata), ``writeback`` (pdflush's writeback, the throttled
+writer's, and the disk's requests), ``kupdate`` (wb_kupdate's pass), ``checkpoint`` (the log's checkpoint,
 log_do_checkpoint, its sleeps on I/O ended by the disk), ``runs`` (plain and paced runs, the
 idle loop), ``tick`` (the timer tick),
 ``prefill`` and ``check``; ``kernel`` holds the Kernel class, made of their parts.
@@ -91,7 +93,7 @@ from .structures import (AC, ADDR_PER_BLOCK, AOPS, ARQ, ARQ_SIZE, AS, AS_HASH_SH
                          DISK_IRQ, DK, DS, EI, EXT3_STATE_NEW, F, FBC_BATCH, FD, FILES, FILE_SIZE,
                          FIRST_INDEX, FMODE_WRITE, FRAME_BYTES, GD, GROUP_NO, GROUP_START, H,
                          HANDLE_SIZE, HARDIRQ_OFFSET, HOST, I, INODES_PER_GROUP, INODE_SIZE,
-                         INODE_TABLE_BLOCKS, IRQD, IRQ_DESC_SIZE, I_DIRTY, J, JH, JH_SIZE,
+                         INODE_TABLE_BLOCKS, IRQD, IRQ_DESC_SIZE, I_DIRTY, I_STATE_BITS, J, JH, JH_SIZE,
                          JOURNAL_SIZE, JSB, KC, KC_SIZE, KERNEL_STACK, MAPPING_SIZE, MAX_PRIO,
                          MAX_TRANSACTION_BUFFERS, META_SLOTS, MM, MM_SIZE, NR_WRITE, PAGE,
                          PAGEVEC_SIZE, PAGE_CACHE_BYTES, PAGE_STRUCT, PCPU, PCPU_SIZE,
@@ -113,5 +115,6 @@ from .pacing import (COMMIT_INTERVAL_S, DIRTY_FRACTION, HIGHMEM, IRQ_CPU, KJOURN
 from .journal import (BLOCK_TAG, JOURNAL_HEADER, LOG_BLOCKS, LOG_START, MIN_LOG_RESERVED_BLOCKS,
                       TAG_UUID, checkpoint_below, log_blocks_per_commit, log_space_left,
                       tags_per_descriptor)
+from .writeback import ratelimit_pages, writer_chunk_pages
 from .tick import CLOCK_TICK_RATE, HZ, cyc2ns_scale, tick_cycles, tick_nsec
 from .kernel import Kernel

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from ....context import routine
 from .. import usercopy
+from .pacing import MEMORY_MB
+from .writeback import ratelimit_pages, writer_chunk_pages
 from .structures import (AC, AOPS, ARQ, AS, AS_HASH_SHIFT, BDEV, BDI, BH, BH_BITS, BH_LRU_SIZE,
                          BH_SIZE, BIO, BJ, BLOCKS_PER_GROUP, BVEC, CMD, CTX, DIND_START, DISK_IRQ,
                          DK, DS, EI, EXT3_STATE_NEW, F, FBC_BATCH, FILES, GD, H, HANDLE_SIZE,
-                         HARDIRQ_OFFSET, HOST, I, IRQD, IRQ_DESC_SIZE, I_DIRTY, J, JH, JH_SIZE, KC,
+                         HARDIRQ_OFFSET, HOST, I, I_STATE_BITS, IRQD, IRQ_DESC_SIZE, I_DIRTY, J, JH, JH_SIZE, KC,
                          META_SLOTS, MIN_LOG_RESERVED_BLOCKS, MM, NR_WRITE, PAGEVEC_SIZE,
                          PAGE_STRUCT, PCPU, PCP_STACK_MAX,
                          PG, PG_BITS, PS, PT_ORIG_EAX, Q, RADIX_HEIGHT, RADIX_NODE, RAW, RAW_INODE,
@@ -30,7 +32,11 @@ ROUTINES = ("x86/entry_2612.S", "x86/spinlock_2612.S", "x86/jbd_2612.S", "x86/bu
             "x86/block_2612.S", "x86/scsi_2612.S", "x86/commit_meta_2612.S",
             "x86/timer_2612.S", "x86/checkpoint_2612.S", "x86/revoke_2612.S",
             "x86/block_dev_2612.S", "x86/tick_2612.S", "x86/kupdate_2612.S",
-            "x86/highmem_2612.S", "x86/checkpoint_log_2612.S")
+            "x86/highmem_2612.S", "x86/checkpoint_log_2612.S", "x86/fs_writeback_2612.S")
+
+
+#: a throttled writer's chunk in the mail's run (4 CPUs, MEMORY_MB's nominal memory)
+_CHUNK = writer_chunk_pages(ratelimit_pages(MEMORY_MB[1], 4))
 
 
 LEFT_OUT = (
@@ -70,10 +76,21 @@ LEFT_OUT = (
      "list stands for its FIFO); the unplug timer; the I/O APIC's acknowledgement and the "
      "adapter's registers"),
     "the disk: write() returns once the data is in the page cache",
-    "pdflush's scheduling: each CPU's pdflush writes back in that CPU's pauses",
+    ("who writes the file pages back, and in what batches: in the mail's steady state the "
+     f"throttled writers do, each on its own CPU in its write(), a chunk of {_CHUNK:,} pages "
+     "(sync_writeback_pages, 1.5 x ratelimit_pages, rounded up to whole pagevecs) about "
+     f"every {_CHUNK:,} pages it dirties, through writeback_inodes, __writeback_single_inode and "
+     "mpage_writepages' tagged gang look-up, while pdflush's background_writeout finds the "
+     "queue congested and sleeps (routines/x86/fs_writeback_2612.S argues it from the "
+     "sources). That walk and balance_dirty_pages' throttled path are guest code, tested "
+     "on their own (Kernel.throttled_writeback), but the paced runs do not run it: "
+     "they write back one page per write on the writer's CPU, on pdflush's stack, "
+     "DIRTY_FRACTION behind the writer (writeback_page: a look-up by index for the gang "
+     f"look-up, no pagevec), because a chunk comes once per {_CHUNK:,} writes a CPU and "
+     "the scored runs write a few hundred a CPU"),
     "ext3's block reservation windows (one window search per ~1000 blocks)",
-    ("balance_dirty_pages' throttling (a writer over vm_dirty_ratio writes back itself and "
-     "sleeps): the runs stay under it"),
+    ("balance_dirty_pages' sleep (blk_congestion_wait) and the writer's waits for a free "
+     "request (get_request_wait): the paced runs' idle stands for them"),
     ("the scheduler's switches and other tasks (kjournald, kswapd, pdflush): paced writes "
      "(Kernel.paced_writes) run the idle loop to its hlt, but neither the schedule() either "
      "side of it nor the wake-up (the runqueue's nr_running and nr_iowait are set from "
@@ -141,7 +158,7 @@ def equates():
                           ("CTX", CTX), ("TK", TK), ("RCU", RCU), ("RCP", RCP), ("SD", SD),
                           ("SGRP", SGRP), ("RQS", RQS), ("MM", MM), ("VSB", VSB),
                           ("SEM", SEM), ("SOPS", SOPS), ("WBC", WBC),
-                          ("JSB", JSB)):
+                          ("JSB", JSB), ("IS", I_STATE_BITS)):
         lines += [f".equ {prefix}_{name}, {value}" for name, value in table.items()]
     lines += [f".equ BH_{name}, {bit}" for name, bit in BH_BITS.items()]
     lines += [f".equ BJ_{name}, {value}" for name, value in BJ.items()]

@@ -186,7 +186,8 @@ RADIX_HEIGHT = 4                    # 64^3 < 2,048,000 pages <= 64^4
 
 
 # struct address_space (include/linux/fs.h) with its radix_tree_root
-AS = dict(HOST=0, PAGE_TREE=4, TREE_LOCK=16, NRPAGES=48, A_OPS=56, BDI=64, PRIVATE_LOCK=68)
+AS = dict(HOST=0, PAGE_TREE=4, TREE_LOCK=16, NRPAGES=48, WRITEBACK_INDEX=52, A_OPS=56, BDI=64,
+          PRIVATE_LOCK=68)
 
 
 # struct backing_dev_info (include/linux/backing-dev.h), the block device's queue's
@@ -312,9 +313,9 @@ DS = dict(READ_SECTORS=0, WRITE_SECTORS=4, READS=8, WRITES=12, READ_MERGES=16,
 RR = dict(HEIGHT=0, GFP=4, RNODE=8)  # struct radix_tree_root, at AS_PAGE_TREE
 
 
-# struct address_space_operations: writepage first, prepare_write and commit_write after
-# six pointers
-AOPS = dict(WRITEPAGE=0, PREPARE_WRITE=24, COMMIT_WRITE=28)
+# struct address_space_operations: writepage first, writepages the fourth pointer (readpage,
+# sync_page between), prepare_write and commit_write after six pointers
+AOPS = dict(WRITEPAGE=0, WRITEPAGES=12, PREPARE_WRITE=24, COMMIT_WRITE=28)
 
 
 MAPPING_SIZE = 84
@@ -334,7 +335,8 @@ I = dict(LIST=VFS + 8, DIRTIED_WHEN=VFS + 304, INO=VFS + 32, COUNT=VFS + 36, MOD
          GID=VFS + 52, SIZE=VFS + 60, ATIME=VFS + 68, MTIME=VFS + 76, CTIME=VFS + 84,
          BLKBITS=VFS + 92, BLOCKS=VFS + 104, BYTES=VFS + 108, LOCK=VFS + 112,
          SEM=VFS + 116, SB=VFS + 160, FLOCK=VFS + 164, MAPPING=VFS + 168, I_DATA=VFS + 172,
-         STATE=VFS + 300, GENERATION=VFS + 320)
+         STATE=VFS + 300, GENERATION=VFS + 320,
+         OP=VFS + 152)                  # i_op: after i_sem (20 bytes) and i_alloc_sem (16)
 
 
 INODE_SIZE = VFS + 360
@@ -344,6 +346,10 @@ EXT3_STATE_NEW = 8
 
 
 I_DIRTY = 7                         # I_DIRTY_SYNC | I_DIRTY_DATASYNC | I_DIRTY_PAGES
+
+
+# include/linux/fs.h 1019-1027 of 2.6.12.1: i_state's other bits
+I_STATE_BITS = dict(DIRTY_PAGES=4, LOCK_BIT=3, LOCK=8, FREEING=16, CLEAR=32)
 
 
 # struct ext3_inode, on disk (include/linux/ext3_fs.h): 128 bytes in the inode table
@@ -383,7 +389,7 @@ VSB_SIZE = 160
 # struct semaphore (include/asm-i386/semaphore.h: count, sleepers, the wait queue: its lock
 # and list) and struct super_operations' write_super (include/linux/fs.h 991-1003)
 SEM = dict(COUNT=0, SLEEPERS=4, WAIT=8)
-SOPS = dict(WRITE_SUPER=36)
+SOPS = dict(WRITE_INODE=16, PUT_INODE=20, WRITE_SUPER=36)
 
 
 # struct writeback_control (include/linux/writeback.h 36-58): start and end loff_t; the
@@ -463,7 +469,9 @@ def slab_limits(objsize):
 # the per-CPU area (__per_cpu_offset[cpu] points at it): bh_lrus, bh_accounting,
 # balance_dirty_pages' ratelimits, the free-blocks percpu_counter's count, the zone's
 # per_cpu_pages (a LIFO of free pages, pcp->count), radix_tree_preloads
-PCPU = dict(BH_LRU=0, BH_LRU_PREV=-4, BH_LRU_LAST=28, BH_NR=32, RATELIMITS=36, FBC_COUNT=64,
+PCPU = dict(BH_LRU=0, BH_LRU_PREV=-4, BH_LRU_LAST=28, BH_NR=32, RATELIMITS=36,
+            LRU_ADD_NR=40, LRU_ADD_ACTIVE_NR=44,    # lru_add_pvecs' and lru_add_active_pvecs'
+            FBC_COUNT=64,                           # counts: only they are read (both empty)
             PCP_COUNT=128, PCP_STACK=132, RTP_NR=448, CPU_IDLE_STATE=480, IDLE_TIMESTAMP=484,
             PAGE_STATE=512, DISK_STATS=576,     # page_states (PS), the disk's disk_stats (DS)
             KSTAT_IRQ=616, SOFTIRQ_PENDING=620, SCSI_DONE_Q=624)  # kstat's disk irq count,

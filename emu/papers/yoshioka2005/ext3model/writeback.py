@@ -5,8 +5,24 @@ from __future__ import annotations
 
 from ....hw import estimates
 from .pacing import DIRTY_FRACTION, MEMORY_MB
-from .structures import (BDI_SIZE, BH, BIO, BVEC, FIRST_INDEX, PAGE, PG, Q, RQ, SWAP_CLUSTER_MAX,
-                         _words)
+from .structures import (BDI_SIZE, BH, BIO, BVEC, FIRST_INDEX, PAGE, PAGEVEC_SIZE, PG, Q, RQ,
+                         SWAP_CLUSTER_MAX, WBC, _words)
+
+
+def ratelimit_pages(memory_mb, cpus):
+    """set_ratelimit (mm/page-writeback.c 502-509 of 2.6.12.1): total_pages / (CPUs x 32),
+    at least 16, at most 4 MB of pages."""
+    total = memory_mb * (1 << 20) // PAGE
+    return min(max(total // (cpus * 32), 16), (4096 * 1024) // PAGE)
+
+
+def writer_chunk_pages(ratelimit):
+    """The pages a throttled writer writes back at a balance_dirty_pages (mm/page-writeback.c
+    190-254): nr_to_write = sync_writeback_pages() = ratelimit + ratelimit / 2 (57-60), and
+    mpage_writepages finishes the pagevec (PAGEVEC_SIZE) it holds when nr_to_write reaches
+    0 (fs/mpage.c 726-727), so whole pagevecs when the file has that many dirty pages."""
+    chunk = ratelimit + ratelimit // 2
+    return -(-chunk // PAGEVEC_SIZE) * PAGEVEC_SIZE
 
 
 class KernelWriteback:
@@ -20,10 +36,29 @@ class KernelWriteback:
         total = round(estimates.value(MEMORY_MB[0], MEMORY_MB[1])) * (1 << 20) // PAGE
         self._word(self.sym["total_pages"], total)
         self._word(self.sym["num_online_cpus"], self.cpus)
-        self.ratelimit = min(max(total // (self.cpus * 32), 16), (4096 * 1024) // PAGE)
+        self.ratelimit = ratelimit_pages(total * PAGE >> 20, self.cpus)
         self._word(self.sym["ratelimit_pages"], self.ratelimit)
         self.bdi = self._alloc(BDI_SIZE)
         self._poke(self.bdi, _words(32, 1 << 0, 0))     # ra_pages, BDI_pdflush, capabilities
+
+    def throttled_writeback(self, pages, k=0, measure=None):
+        """CPU k's writer, throttled in balance_dirty_pages, writes back ``pages`` pages
+        itself: writeback_inodes with a writeback_control of its queue, WB_SYNC_NONE,
+        blocking, nr_to_write ``pages`` (routines/x86/kupdate_2612.S, fs_writeback_2612.S:
+        sync_sb_inodes, __writeback_single_inode, mpage_writepages' tagged gang look-up and
+        pagevecs, ext3_ordered_writepage), on the writer's kernel stack. Returns
+        (measure's result, default the Run's cycles; the pages written). The files' inodes
+        come back from it dirty (I_DIRTY_PAGES): the model's write path, whose
+        __mark_inode_dirty has no slow path, cannot write after it."""
+        if not hasattr(self, "vsb"):
+            self._build_kupdate_state()
+        wbc = self._alloc(64)
+        self._poke(wbc, _words(self.bdi, 0, 0, pages, 0, 0, 0, 0, 0, 0))
+        measure = measure or (lambda run: run().cycles)
+        result = measure(lambda: self.machine.call("on_task_stack", self.ctx[k]["task"],
+                                                   self.sym["writeback_inodes"], wbc))
+        left = self._read(wbc + WBC["NR_TO_WRITE"])
+        return result, pages - (left - (1 << 32) if left >= 1 << 31 else left)
 
     def writeback_point(self, written):
         """The number of a child's first ``written`` pages writeback has passed: all but the
