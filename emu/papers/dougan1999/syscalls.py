@@ -12,11 +12,18 @@ from ...kernel.entry import (BW_PIPE, DATA_BASE, ELF_BASE, LAT_CTX_FRAMES, LAT_P
 from ...kernel.filemap import FD, CachedFile, bw_file_rd as bw_file_rd_source
 from ...kernel.vm import PAGE_SIZE
 from ...run import reuse as kept_runs
-from .mmu import MACHINES, kernel
+from .mmu import FLUSHES_22, MACHINES, kernel
 
 #: the sync; isync pairs of one null call on the 2.2.0 path (routines/ppc32/entry_22.S: one
 #: before transfer_to_handler's rfi, three in int_return)
 NULL_CALL_SYNC_PAIRS = 4
+
+
+def kernel_22(machine, **options):
+    """A kernel for the entry's runs (Tables 1 and 3 are 2.2.0's): 2.2.0's own flushes and
+    hash_page (``FLUSHES_22``), where the backends default to 2.4's, unless ``options`` say
+    otherwise (Table 3's 2.1.51 configuration gives its own)."""
+    return kernel(machine, **{**FLUSHES_22[machine], **options})
 
 
 #: the sync instructions of one lat_pipe round trip on the 2.2.0 path, by hand: four system
@@ -44,7 +51,7 @@ def null_syscall(machine, calls=(10, 20), bats=True, version="2.2.0", **options)
     warm-up's faults and TLB misses. ``version``: the kernel whose entry and exit run
     (2.2.0's, or 2.1.51's: emu.kernel.entry.VERSIONS)."""
     with estimates.setup_only():         # its start and warm-up: the runs do not see them
-        k = kernel(machine, **options)
+        k = kernel_22(machine, **options)
         entry = Entry(k, bats=bats, version=version)
         p = entry.spawn(LAT_SYSCALL_NULL, "lat_syscall")
         warm = entry.run(p, ELF_BASE, 1)
@@ -71,7 +78,7 @@ def cold_null_syscall(machine, bats=True, version="2.2.0", **options):
     caches' and TLBs' state can add to one call, its exit path's misses included (an upper
     bound: LMBench's loop runs its calls back to back). Returns both runs' cycles,
     instructions and TLB misses, and the difference."""
-    k = kernel(machine, **options)
+    k = kernel_22(machine, **options)
     entry = Entry(k, bats=bats, version=version)
     p = entry.spawn(LAT_SYSCALL_NULL, "lat_syscall")
     entry.run(p, ELF_BASE, 1)
@@ -95,7 +102,7 @@ def null_call_breakdown(machine, calls=(10, 20), bats=True, version="2.2.0", **o
     2.2.0's four sync; isync pairs, 2.1.51's four lone syncs), the rest of its cycles, its L1 I
     and L1 D misses, line reads from memory and TLB misses
     (each per call, the difference of runs of ``calls``, as ``null_syscall``)."""
-    k = kernel(machine, **options)
+    k = kernel_22(machine, **options)
     entry = Entry(k, bats=bats, version=version)
     p = entry.spawn(LAT_SYSCALL_NULL, "lat_syscall")
     entry.run(p, ELF_BASE, 1)
@@ -134,7 +141,7 @@ def _lmbench_pair(machine, source, bats, version, options, data_pages=1):
     entry, parent). A set-up (``estimates.setup_only``): the fixed costs its spawn and fork
     charge go to the ledger alone, which ``_per_iteration``'s runs do not read."""
     with estimates.setup_only():
-        k = kernel(machine, **options)
+        k = kernel_22(machine, **options)
         entry = Entry(k, bats=bats, version=version)
         return k, entry, _pipes_between(entry, source, data_pages)
 
@@ -255,7 +262,7 @@ def bw_file_rd(machine, passes=FILE_REREAD_PASSES, size=FILE_REREAD_SIZE, bats=T
     bytes) at the profile's clock from the difference of runs of ``passes`` passes (after
     a warm-up run: the buffer's faults), as bw_pipe's."""
     with estimates.setup_only():
-        k = kernel(machine, **options)
+        k = kernel_22(machine, **options)
         entry = Entry(k, bats=bats)
         cached = CachedFile(entry, size)
         p = entry.spawn(bw_file_rd_source(DATA_BASE), "bw_file_rd",
