@@ -296,6 +296,7 @@ ext3_try_to_allocate:
         jae     9f
         btl     %esi, (%edi)                # ext3_test_allocatable: in the bitmap?
         jc      3f
+        preempt_disable %eax
 2:      lock btsl $(BH_State), BH_STATE(%ebx)   # and in b_committed_data
         jc      2b
         movl    BH_PRIVATE(%ebx), %eax
@@ -305,11 +306,14 @@ ext3_try_to_allocate:
         btl     %esi, (%eax)
         jnc     4f
         lock btrl $(BH_State), BH_STATE(%ebx)
+        preempt_enable %eax
 3:      incl    %esi                        # find_next_usable_block: the next bit
         jmp     1b
 4:      lock btrl $(BH_State), BH_STATE(%ebx)
+        preempt_enable %eax
         lock btsl %esi, (%edi)              # claim_block: ext3_set_bit_atomic
         jc      3b                          # another CPU took it
+        preempt_disable %eax
 5:      lock btsl $(BH_State), BH_STATE(%ebx)
         jc      5b
         movl    BH_PRIVATE(%ebx), %eax
@@ -320,8 +324,10 @@ ext3_try_to_allocate:
         jnc     6f
         lock btrl %esi, (%edi)              # set in the last commit: give it back
         lock btrl $(BH_State), BH_STATE(%ebx)
+        preempt_enable %eax
         jmp     3b
 6:      lock btrl $(BH_State), BH_STATE(%ebx)
+        preempt_enable %eax
         movl    %esi, %eax
         popl    %edi
         popl    %esi

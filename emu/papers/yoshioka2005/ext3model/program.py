@@ -166,10 +166,14 @@ def equates():
     return "\n".join(lines) + "\n"
 
 
-def source(kernel="2.6.12"):
+def source(kernel="2.6.12", preempt=0):
     """The whole guest kernel as one source text: the equates, the copy routines of
-    ``kernel`` ("2.6.12" or "patched", as emu.papers.yoshioka2005.usercopy), the write path, iozone's loop."""
+    ``kernel`` ("2.6.12" or "patched", as emu.papers.yoshioka2005.usercopy), the write path,
+    iozone's loop; ``preempt``: CONFIG_PREEMPT, 0 or 1 (config.PREEMPT)."""
     if kernel not in KERNELS:
         raise ValueError(f"unknown kernel {kernel!r}: choose one of {', '.join(KERNELS)}")
+    if preempt not in (0, 1):
+        raise ValueError(f"preempt is CONFIG_PREEMPT, 0 or 1, not {preempt!r}")
     files = usercopy.KERNELS[kernel] + ROUTINES
-    return equates() + "".join(routine(name).read_text() for name in files)
+    return (equates() + f".equ CONFIG_PREEMPT, {preempt}\n" +
+            "".join(routine(name).read_text() for name in files))
