@@ -110,6 +110,17 @@ LEFT_OUT = (
      "interactive round robin and a used-up slice's requeue (a new slice is given); "
      "calc_load's averages every 5001 ticks and second_overflow once a second"),
     "file_update_time (mtime changes once per second: one ext3_dirty_inode per second)",
+    ("of CONFIG_PREEMPT (config.PREEMPT, off in the scored runs; routines/x86/spinlock_2612.S "
+     "and the files it names follow it): spinlock_t's and rwlock_t's break_lock word (the "
+     "structures keep their offsets without it, so the lock functions make none of its "
+     "stores); the preempt_disable/preempt_enable of the bit spin locks in kjournald's "
+     "metadata phases and the log's checkpoint (commit_meta_2612.S, checkpoint_2612.S, "
+     "checkpoint_log_2612.S, once a commit), of the throttled writer's walk "
+     "(fs_writeback_2612.S's get_cpu_var) and of the patched copy's kernel_fpu_begin/_end "
+     "(mmx_memcpy_nt.S, whose thread state is a fixed block); preempt_schedule and "
+     "preempt_schedule_irq past their tests (a writer's TIF_NEED_RESCHED is never set in a "
+     "run: they fault if reached); spins' reading of the lock loops knows their shape "
+     "without CONFIG_PREEMPT only (with it, the tried xchgb loops read as waits)"),
 )
 
 
