@@ -17,6 +17,11 @@
  * off is inode_add_bytes and mark_inode_dirty, as include/linux/quotaops.h has it.
  * Offsets: the equates yoshioka2005 ext3model puts in front. Calling convention: cdecl; ebx,
  * esi, edi, ebp preserved.
+ *
+ * CONFIG_PREEMPT (the equate; spinlock_2612.S): each bit spin lock here (jbd_lock_bh_state,
+ * jbd_lock_bh_journal_head, their trylocks) has preempt_disable before its lock btsl, and a
+ * failed trylock and each unlock preempt_enable (include/linux/spinlock.h 531-580 of
+ * 2.6.12.1); the get_cpu() users and radix_tree_preload theirs (nothing without it).
  */
 
 /* ext3_journal_start_sb(sb, nblocks) -> handle */

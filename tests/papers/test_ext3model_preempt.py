@@ -12,7 +12,7 @@ from emu.hw import estimates
 from emu.isa.assemble import assemble
 from emu.papers.yoshioka2005 import ext3model
 from emu.papers.yoshioka2005.ext3model import config, program
-from emu.papers.yoshioka2005.ext3model.structures import BH_BITS, TI
+from emu.papers.yoshioka2005.ext3model.structures import BH_BITS, TI, TSK
 from emu.run.machine import Machine
 
 
@@ -116,3 +116,31 @@ def test_one_writes_path_difference_explained_by_hand():
     assert preemptible.instructions - plain.instructions == by_hand
     assert plain_k._read(plain_k.ctx[0]["stack"] + TI["PREEMPT"]) == 0
     assert k._read(k.ctx[0]["stack"] + TI["PREEMPT"]) == 0         # every disable enabled
+
+
+def _preempt_counts(k):
+    """preempt_count of every thread_info the Kernel built: its writers', pdflush's (on
+    whose stack kjournald's and the checkpoint's work runs too) and the idle tasks'."""
+    infos = [c["stack"] for c in k.ctx] + [k._read(t + TSK["THREAD_INFO"]) for t in k.pdflush]
+    return [k._read(ti + TI["PREEMPT"]) for ti in infos + list(k.idle_ti)]
+
+
+def test_a_commit_and_a_checkpoint_leave_every_preempt_count_at_zero():
+    """With CONFIG_PREEMPT on, kjournald's whole commit and the log's checkpoint (their bit
+    spin locks, trylocks and the lock functions) take as many preempt_disable as
+    preempt_enable, and each does more work than without it."""
+    instructions = {}
+    for preempt in (0, 1):
+        k = ext3model.Kernel("2.6.12", cpus=1, max_records=64, preempt=preempt)
+        k.write_records(4)
+        runs = []
+
+        def measure(run):
+            result = run()
+            runs.append(result.instructions)
+            return result.return_value
+        k.whole_commit(measure=measure)
+        k.checkpoint(measure=measure)
+        assert _preempt_counts(k) == [0] * len(_preempt_counts(k))
+        instructions[preempt] = sum(runs)
+    assert instructions[1] > instructions[0]
