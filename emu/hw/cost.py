@@ -205,13 +205,18 @@ ALIASES = {"mtctr": "mtspr", "mtlr": "mtspr", "mtxer": "mtspr", "mfctr": "mfspr"
 def instruction_cost(costs, isa, mnemonic, op_str=""):
     """Base cycles of one instruction from a profile's [costs] table: its mnemonic's entry
     (under capstone's or the architectural name), else its class's. A ``lock`` prefix adds
-    the profile's ``lock`` cost to the instruction's own."""
+    the profile's ``lock`` cost to the instruction's own, and so does an x86 xchg with a
+    memory operand, which is locked without the prefix (Intel SDM Vol. 2B, XCHG: "the
+    processor's locking protocol is automatically implemented ... regardless of the presence
+    or absence of the LOCK prefix")."""
     mnemonics = costs.get("mnemonics", {})
     key = mnemonic.lower().rstrip(".+-").replace(" ", "_")
     extra = 0
     if key.startswith("lock_"):
         extra, key = mnemonics.get("lock", 0), key[len("lock_"):]
         mnemonic = key
+    elif isa == "x86" and key.startswith("xchg") and ("(" in op_str or "[" in op_str):
+        extra = mnemonics.get("lock", 0)
     for candidate in (key, ALIASES.get(key), key.split("_", 1)[1] if key.startswith(
             ("rep_", "repz_", "repnz_", "repe_", "repne_")) else None):
         if candidate in mnemonics:

@@ -15,6 +15,11 @@
  * The wake_up of j_wait_logspace after a drop (567) is the model's __wake_up.
  * Calling convention: cdecl; ebx, esi, edi, ebp preserved. Offsets: the equates
  * emu/papers/yoshioka2005/ext3model/ puts in front.
+ *
+ * CONFIG_PREEMPT (the equate; spinlock_2612.S): each bit spin lock here (jbd_lock_bh_state,
+ * jbd_lock_bh_journal_head, their trylocks) has preempt_disable before its lock btsl, and a
+ * failed trylock and each unlock preempt_enable (include/linux/spinlock.h 531-580 of
+ * 2.6.12.1); the get_cpu() users and radix_tree_preload theirs (nothing without it).
  */
 
 /* __journal_clean_checkpoint_list(journal) -> buffers released; j_list_lock held */
@@ -43,8 +48,16 @@ __journal_clean_checkpoint_list:
 2:      movl    %ebx, %esi                  # jh = next_jh
         movl    JH_CPNEXT(%esi), %ebx       # next_jh = jh->b_cpnext
         movl    JH_BH(%esi), %eax           # jbd_trylock_bh_state(jh2bh(jh)):
+        preempt_disable %ecx
         lock btsl $(BH_State), BH_STATE(%eax)   # bit_spin_trylock
+        .if     CONFIG_PREEMPT
+        jnc     41f
+        preempt_enable %ecx                 # bit_spin_trylock failed
+        jmp     3f
+41:
+        .else
         jc      3f                          # another CPU holds it: pass it by
+        .endif
         pushl   %esi
         call    __try_to_free_cp_buf        # drops the state lock
         addl    $4, %esp
@@ -81,6 +94,7 @@ __try_to_free_cp_buf:
         call    __journal_remove_checkpoint
         addl    $4, %esp
         lock btrl $(BH_State), BH_STATE(%ebx)   # jbd_unlock_bh_state(bh)
+        preempt_enable %eax
         pushl   %ebx
         call    journal_remove_journal_head
         call    __brelse                    # the reference journal_remove_journal_head
@@ -90,6 +104,7 @@ __try_to_free_cp_buf:
         popl    %ebx
         ret
 1:      lock btrl $(BH_State), BH_STATE(%ebx)   # jbd_unlock_bh_state(bh)
+        preempt_enable %eax
         xorl    %eax, %eax
         popl    %esi
         popl    %ebx

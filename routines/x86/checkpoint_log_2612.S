@@ -7,6 +7,11 @@
  * checkpoint reaches them. Last in the program (ext3model.ROUTINES), so that the rest keeps
  * its addresses. Calling convention: cdecl; ebx, esi, edi, ebp preserved. Offsets: the
  * equates emu/papers/yoshioka2005/ext3model/ puts in front.
+ *
+ * CONFIG_PREEMPT (the equate; spinlock_2612.S): each bit spin lock here (jbd_lock_bh_state,
+ * jbd_lock_bh_journal_head, their trylocks) has preempt_disable before its lock btsl, and a
+ * failed trylock and each unlock preempt_enable (include/linux/spinlock.h 531-580 of
+ * 2.6.12.1); the get_cpu() users and radix_tree_preload theirs (nothing without it).
  */
 
 /* log_do_checkpoint and what it calls (fs/jbd/checkpoint.c 131-376 of 2.6.12.1, with
@@ -79,8 +84,16 @@ ldc_while:
 1:      movl    %edi, %esi                  # do { jh = next_jh;
         movl    JH_CPNEXT(%esi), %edi       # next_jh = jh->b_cpnext; bh = jh2bh(jh)
         movl    JH_BH(%esi), %ebx
+        preempt_disable %ecx
         lock btsl $(BH_State), BH_STATE(%ebx)   # jbd_trylock_bh_state(bh) fails:
+        .if     CONFIG_PREEMPT
+        jnc     41f
+        preempt_enable %ecx                 # bit_spin_trylock failed
+        jmp     3f
+41:
+        .else
         jc      3f
+        .endif
         leal    LDC_DROP(%esp), %eax        # retry = __flush_buffer(journal, jh, bhs,
         pushl   %eax                        # &batch_count, &drop_count)
         leal    LDC_BATCH + 4(%esp), %eax
@@ -235,6 +248,7 @@ __flush_buffer:
         movl    24(%esp), %ecx
         movl    %ebx, (%ecx,%eax,4)
         lock btrl $(BH_State), BH_STATE(%ebx)       # jbd_unlock_bh_state(bh)
+        preempt_enable %edx
         incl    %eax                        # (*batch_count)++
         movl    %eax, (%edi)
         cmpl    $(NR_BATCH), %eax
@@ -333,8 +347,16 @@ __cleanup_transaction:
         movl    JH_BH(%esi), %ebx
         testl   $(1 << BH_Lock), BH_STATE(%ebx) # buffer_locked(bh): wait for it
         jnz     4f
+        preempt_disable %ecx
         lock btsl $(BH_State), BH_STATE(%ebx)   # !jbd_trylock_bh_state(bh): jbd_sync_bh
+        .if     CONFIG_PREEMPT
+        jnc     41f
+        preempt_enable %ecx                 # bit_spin_trylock failed
+        jmp     5f
+41:
+        .else
         jc      5f
+        .endif
         cmpl    $0, JH_TRANSACTION(%esi)    # jh->b_transaction: log_start_commit,
         jne     9f                          # log_wait_commit (not in the model's)
         movl    JH_CPNEXT(%esi), %edi       # next_jh = jh->b_cpnext
@@ -344,6 +366,7 @@ __cleanup_transaction:
         call    __journal_remove_checkpoint
         addl    $4, %esp
         lock btrl $(BH_State), BH_STATE(%ebx)   # jbd_unlock_bh_state(bh)
+        preempt_enable %eax
         pushl   %ebx
         call    journal_remove_journal_head
         call    __brelse
@@ -351,6 +374,7 @@ __cleanup_transaction:
         movl    $1, 4(%esp)                 # ret = 1
         jmp     3f
 2:      lock btrl $(BH_State), BH_STATE(%ebx)   # jbd_unlock_bh_state(bh)
+        preempt_enable %eax
 3:      cmpl    (%esp), %esi                # } while (jh != last_jh)
         jne     1b
 7:      movl    4(%esp), %eax
@@ -405,6 +429,7 @@ jbd_sync_bh:
         call    jbd_lock_state
         addl    $4, %esp
         lock btrl $(BH_State), BH_STATE(%ebx)
+        preempt_enable %ecx
         lock decl BH_COUNT(%ebx)            # put_bh(bh)
         popl    %ebx
         ret

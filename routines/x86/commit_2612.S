@@ -22,6 +22,11 @@
  * submit_bh is the block layer's (routines/x86/block_2612.S).
  * Calling convention: cdecl; ebx, esi, edi, ebp preserved. Offsets: the equates
  * emu/papers/yoshioka2005/ext3model/ puts in front.
+ *
+ * CONFIG_PREEMPT (the equate; spinlock_2612.S): each bit spin lock here (jbd_lock_bh_state,
+ * jbd_lock_bh_journal_head, their trylocks) has preempt_disable before its lock btsl, and a
+ * failed trylock and each unlock preempt_enable (include/linux/spinlock.h 531-580 of
+ * 2.6.12.1); the get_cpu() users and radix_tree_preload theirs (nothing without it).
  */
         .globl  journal_commit_transaction
 journal_commit_transaction:
@@ -58,13 +63,16 @@ journal_commit_transaction:
         cmpl    J_WBUFSIZE(%ebp), %ecx
         jae     9f                          # a full wbuf: more than a run's turns
         jmp     1b
-3:      lock btsl $(BH_State), BH_STATE(%ebx)   # clean: inverted_lock, jbd_trylock_bh_state
+3:
+        preempt_disable %eax
+        lock btsl $(BH_State), BH_STATE(%ebx)   # clean: inverted_lock, jbd_trylock_bh_state
         jc      9f                          # lost: unlock, schedule (not in a run)
         pushl   %esi                        # __journal_unfile_buffer(jh)
         call    __journal_temp_unlink_buffer
         addl    $4, %esp
         movl    $0, JH_TRANSACTION(%esi)
         lock btrl $(BH_State), BH_STATE(%ebx)   # jbd_unlock_bh_state
+        preempt_enable %eax
         pushl   %ebx
         call    journal_remove_journal_head
         addl    $4, %esp
@@ -102,9 +110,13 @@ journal_remove_journal_head:
         pushl   %ebx
         pushl   %esi
         movl    12(%esp), %ebx              # bh
+        preempt_disable %eax
 1:      lock btsl $(BH_JournalHead), BH_STATE(%ebx)     # jbd_lock_bh_journal_head
         jnc     3f
-2:      pause
+2:
+        preempt_enable %eax
+        pause                               # cpu_relax()
+        preempt_disable %eax
         testl   $(1 << BH_JournalHead), BH_STATE(%ebx)
         jnz     2b
         jmp     1b
@@ -131,6 +143,7 @@ journal_remove_journal_head:
         jmp     5f
 4:                                          # kept: get_bh's reference stays, for
 5:      lock btrl $(BH_JournalHead), BH_STATE(%ebx)     # the caller's __brelse; unlock
+        preempt_enable %eax
         popl    %esi
         popl    %ebx
         ret

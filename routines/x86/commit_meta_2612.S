@@ -38,6 +38,11 @@
  * them), so only the page's dirty bit is set: the checkpoint's write-back is left out.
  * Calling convention: cdecl; ebx, esi, edi, ebp preserved. Offsets: the equates
  * emu/papers/yoshioka2005/ext3model/ puts in front.
+ *
+ * CONFIG_PREEMPT (the equate; spinlock_2612.S): each bit spin lock here (jbd_lock_bh_state,
+ * jbd_lock_bh_journal_head, their trylocks) has preempt_disable before its lock btsl, and a
+ * failed trylock and each unlock preempt_enable (include/linux/spinlock.h 531-580 of
+ * 2.6.12.1); the get_cpu() users and radix_tree_preload theirs (nothing without it).
  */
         .equ    JFS_MAGIC_BE, 0x98393bc0    # cpu_to_be32(JFS_MAGIC_NUMBER 0xc03b3998), read LE
         .equ    JFS_DESCRIPTOR_BLOCK, 1
@@ -261,6 +266,7 @@ journal_write_metadata:
         movl    J_C_TAG(%ebp), %edx
         orl     $(JFS_FLAG_LAST_TAG << 24), 4(%edx)
 5:      lock btrl $(BH_State), BH_STATE(%ebx)   # jbd_unlock_bh_state(bh_in): 2.6.12 holds
+        preempt_enable %eax
         movl    %esi, %eax                  # it only inside journal_write_metadata_buffer
 8:      popl    %ebp
         popl    %edi
@@ -418,6 +424,7 @@ journal_file_buffer:
         call    _spin_unlock
         addl    $4, %esp
         lock btrl $(BH_State), BH_STATE(%ebx)   # jbd_unlock_bh_state
+        preempt_enable %ecx
         addl    $4, %esp
         popl    %ebx
         ret
@@ -441,6 +448,7 @@ journal_unfile_buffer:
         call    _spin_unlock
         addl    $4, %esp
         lock btrl $(BH_State), BH_STATE(%ebx)
+        preempt_enable %ecx
         addl    $4, %esp
         popl    %ebx
         ret
@@ -501,10 +509,19 @@ __journal_refile_buffer:
 /* jbd_lock_state(bh): jbd_lock_bh_state */
         .globl  jbd_lock_state
 jbd_lock_state:
+        preempt_disable %eax                # bit_spin_lock (CONFIG_PREEMPT only)
         movl    4(%esp), %eax
 1:      lock btsl $(BH_State), BH_STATE(%eax)
         jnc     3f
-2:      pause
+2:
+        .if     CONFIG_PREEMPT              # preempt_enable, cpu_relax, preempt_disable;
+        preempt_enable %eax                 # bh loaded again (eax the one register this
+        pause                               # function clobbers)
+        preempt_disable %eax
+        movl    4(%esp), %eax
+        .else
+        pause
+        .endif
         testl   $(1 << BH_State), BH_STATE(%eax)
         jnz     2b
         jmp     1b
@@ -748,6 +765,7 @@ journal_commit_finish:
         call    __journal_refile_buffer
         addl    $4, %esp
         lock btrl $(BH_State), BH_STATE(%ebx)   # jbd_unlock_bh_state
+        preempt_enable %ecx
         call    _spin_unlock
         addl    $4, %esp
         popl    %ebp

@@ -21,7 +21,17 @@
 
         .macro  ret_from_intr_kernel
         movl    $-8192, %ebp                # ret_from_intr: GET_THREAD_INFO; a kernel
-        andl    %esp, %ebp                  # context: no work to check
+        andl    %esp, %ebp                  # context: no work to check without
+        .if     CONFIG_PREEMPT              # CONFIG_PREEMPT (resume_kernel is
+        cli                                 # restore_nocheck); with it, resume_kernel
+        cmpl    $0, TI_PREEMPT(%ebp)        # (entry.S 160-172): preempt_count zero and
+        jnz     .Lrestore_nocheck\@         # need_resched set would call
+        movl    TI_FLAGS(%ebp), %ecx        # preempt_schedule_irq (the frame's EFLAGS
+        testb   $8, %cl                     # test left out: the model's interrupts are
+        jz      .Lrestore_nocheck\@         # calls, no iret frame), which the model does
+        ud2                                 # not run: it faults
+.Lrestore_nocheck\@:
+        .endif
         popl    %ebx                        # RESTORE_REGS
         popl    %ecx
         popl    %edx

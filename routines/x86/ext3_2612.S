@@ -17,6 +17,11 @@
  * off is inode_add_bytes and mark_inode_dirty, as include/linux/quotaops.h has it.
  * Offsets: the equates yoshioka2005 ext3model puts in front. Calling convention: cdecl; ebx,
  * esi, edi, ebp preserved.
+ *
+ * CONFIG_PREEMPT (the equate; spinlock_2612.S): each bit spin lock here (jbd_lock_bh_state,
+ * jbd_lock_bh_journal_head, their trylocks) has preempt_disable before its lock btsl, and a
+ * failed trylock and each unlock preempt_enable (include/linux/spinlock.h 531-580 of
+ * 2.6.12.1); the get_cpu() users and radix_tree_preload theirs (nothing without it).
  */
 
 /* ext3_journal_start_sb(sb, nblocks) -> handle */
@@ -296,6 +301,7 @@ ext3_try_to_allocate:
         jae     9f
         btl     %esi, (%edi)                # ext3_test_allocatable: in the bitmap?
         jc      3f
+        preempt_disable %eax
 2:      lock btsl $(BH_State), BH_STATE(%ebx)   # and in b_committed_data
         jc      2b
         movl    BH_PRIVATE(%ebx), %eax
@@ -305,11 +311,14 @@ ext3_try_to_allocate:
         btl     %esi, (%eax)
         jnc     4f
         lock btrl $(BH_State), BH_STATE(%ebx)
+        preempt_enable %eax
 3:      incl    %esi                        # find_next_usable_block: the next bit
         jmp     1b
 4:      lock btrl $(BH_State), BH_STATE(%ebx)
+        preempt_enable %eax
         lock btsl %esi, (%edi)              # claim_block: ext3_set_bit_atomic
         jc      3b                          # another CPU took it
+        preempt_disable %eax
 5:      lock btsl $(BH_State), BH_STATE(%ebx)
         jc      5b
         movl    BH_PRIVATE(%ebx), %eax
@@ -320,8 +329,10 @@ ext3_try_to_allocate:
         jnc     6f
         lock btrl %esi, (%edi)              # set in the last commit: give it back
         lock btrl $(BH_State), BH_STATE(%ebx)
+        preempt_enable %eax
         jmp     3b
 6:      lock btrl $(BH_State), BH_STATE(%ebx)
+        preempt_enable %eax
         movl    %esi, %eax
         popl    %edi
         popl    %esi

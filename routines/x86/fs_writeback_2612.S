@@ -59,8 +59,9 @@
  * Stand-ins: the model's inode->i_sb is EXT3_SB's folded super block (structures.SB), the
  * VFS super block wb_kupdate walks is kupdate's VSB: sync_sb_inodes passes its sb to
  * __writeback_single_inode, __sync_single_inode, write_inode and iput as an argument for
- * inode->i_sb (one push more at each call). get_cpu_var's preempt_disable is left out, as
- * in balance_dirty_pages_ratelimited (routines/x86/writeback_2612.S). Paths no run takes
+ * inode->i_sb (one push more at each call). get_cpu_var's preempt_disable/put_cpu_var's
+ * preempt_enable (CONFIG_PREEMPT only) are left out here (balance_dirty_pages_ratelimited,
+ * routines/x86/writeback_2612.S, has them). Paths no run takes
  * are ``ud2``: a data-integrity sync (WB_SYNC_ALL: waits), a range, a page locked by
  * another (__lock_page's sleep), writepage's error, an inode being freed, a last iput
  * (iput_final), a page freed by release_pages, pages waiting in the per-CPU LRU pagevecs

@@ -20,8 +20,10 @@
  * shared by pages FRAME_BYTES apart), highmem or not; a lowmem page gets no PTE (its address
  * is page_address's). zone_table[0] is the page cache's zone (the model's pages carry zone
  * bits 0 in their flags): the highmem zone (Kernel(highmem=True), the scored machine) or the
- * normal zone (False). kunmap_atomic(kvaddr, type): preempt_count down (no CONFIG_PREEMPT:
- * no reschedule check).
+ * normal zone (False). kunmap_atomic(kvaddr, type): preempt_count down, then
+ * preempt_check_resched() (include/linux/preempt.h 41-45: TIF_NEED_RESCHED tested,
+ * preempt_schedule if set; nothing without CONFIG_PREEMPT, 58). kmap_atomic's
+ * inc_preempt_count is there in either configuration ("even !CONFIG_PREEMPT needs this").
  * Calling convention: cdecl (kmap_atomic's callers pass the type on the stack; the kernel's
  * i386 build passes it the same way, kmap_atomic not being fastcall); ebx, esi, edi, ebp
  * preserved. Offsets: the equates emu/papers/yoshioka2005/ext3model/ puts in front.
@@ -80,6 +82,12 @@ kunmap_atomic:
         movl    $-8192, %eax                # dec_preempt_count
         andl    %esp, %eax
         decl    TI_PREEMPT(%eax)
+        .if     CONFIG_PREEMPT              # preempt_check_resched()
+        testl   $(TIF_NEED_RESCHED_BIT), TI_FLAGS(%eax)
+        jz      1f
+        call    preempt_schedule
+1:
+        .endif
         ret
 
         .data

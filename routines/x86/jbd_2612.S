@@ -17,6 +17,10 @@
  *   jbd_lock_bh_state(bh)          lock btsl $BH_State, b_state   (bit_spin_lock; spins)
  *   jbd_unlock_bh_state(bh)        lock btrl $BH_State, b_state   (clear_bit is locked)
  *   jbd_lock_bh_journal_head(bh)   the same on BH_JournalHead
+ * With CONFIG_PREEMPT (include/linux/spinlock.h 531-580 of 2.6.12.1, bit_spin_lock,
+ * bit_spin_trylock, bit_spin_unlock) each lock is preceded by preempt_disable, its wait
+ * loop does preempt_enable, cpu_relax, preempt_disable, and each unlock is followed by
+ * preempt_enable (the macros of spinlock_2612.S; nothing without it).
  * Structure offsets are the equates yoshioka2005 ext3model puts in front of this file.
  * Calling convention: cdecl; ebx, esi, edi, ebp preserved.
  */
@@ -49,17 +53,23 @@ journal_add_journal_head:
         movl    %eax, JH_CP_T(%esi)
         movl    %eax, JH_CPNEXT(%esi)
         movl    %eax, JH_CPPREV(%esi)
-1:      lock btsl $(BH_JournalHead), BH_STATE(%ebx)     # jbd_lock_bh_journal_head
+1:
+        preempt_disable %eax
+31:      lock btsl $(BH_JournalHead), BH_STATE(%ebx)     # jbd_lock_bh_journal_head
         jnc     3f
-2:      pause
+2:
+        preempt_enable %eax
+        pause                               # cpu_relax()
+        preempt_disable %eax
         testl   $(1 << BH_JournalHead), BH_STATE(%ebx)
         jnz     2b
-        jmp     1b
+        jmp     31b
 3:      testl   $(1 << BH_JBD), BH_STATE(%ebx)
         jnz     4f
         testl   %esi, %esi                  # another CPU took it off in between: retry
         jnz     5f
         lock btrl $(BH_JournalHead), BH_STATE(%ebx)
+        preempt_enable %eax
         popl    %esi
         popl    %ebx
         jmp     journal_add_journal_head
@@ -71,6 +81,7 @@ journal_add_journal_head:
 4:      movl    BH_PRIVATE(%ebx), %eax
         incl    JH_JCOUNT(%eax)             # jh->b_jcount++
         lock btrl $(BH_JournalHead), BH_STATE(%ebx)     # jbd_unlock_bh_journal_head
+        preempt_enable %eax
         testl   %esi, %esi
         jz      6f
         pushl   %esi                        # not needed after all: back to the slab
@@ -93,9 +104,13 @@ journal_put_journal_head:
         pushl   %esi
         movl    12(%esp), %esi              # jh
         movl    JH_BH(%esi), %ebx           # bh = jh2bh(jh)
+        preempt_disable %eax
 1:      lock btsl $(BH_JournalHead), BH_STATE(%ebx)
         jnc     3f
-2:      pause
+2:
+        preempt_enable %eax
+        pause                               # cpu_relax()
+        preempt_disable %eax
         testl   $(1 << BH_JournalHead), BH_STATE(%ebx)
         jnz     2b
         jmp     1b
@@ -118,6 +133,7 @@ journal_put_journal_head:
         addl    $8, %esp
 5:      call    jbd_brelse                  # __brelse(bh)
 4:      lock btrl $(BH_JournalHead), BH_STATE(%ebx)
+        preempt_enable %eax
         popl    %esi
         popl    %ebx
         ret
@@ -524,12 +540,17 @@ do_get_write_access:
         testl   $(1 << BH_Lock), BH_STATE(%ebx)
         jnz     2b
         jmp     1b
-3:      lock btsl $(BH_State), BH_STATE(%ebx)   # jbd_lock_bh_state(bh)
+3:
+        preempt_disable %eax
+30:      lock btsl $(BH_State), BH_STATE(%ebx)   # jbd_lock_bh_state(bh)
         jnc     5f
-4:      pause
+4:
+        preempt_enable %eax
+        pause                               # cpu_relax()
+        preempt_disable %eax
         testl   $(1 << BH_State), BH_STATE(%ebx)
         jnz     4b
-        jmp     3b
+        jmp     30b
 5:      testl   $(1 << BH_Dirty), BH_STATE(%ebx)    # buffer_dirty(bh) of a buffer in a
         jz      6f                                  # transaction: jbd_unexpected_dirty_
         cmpl    $0, JH_TRANSACTION(%esi)            # buffer (transaction.c 491-511, 564-
@@ -556,6 +577,7 @@ do_get_write_access:
         cmpl    $(BJ_SHADOW), JH_JLIST(%esi)    # owned by the committing transaction
         jne     12f
         lock btrl $(BH_State), BH_STATE(%ebx)   # on the shadow list: unlock and wait
+        preempt_enable %eax
 13:     pause
         cmpl    $(BJ_SHADOW), JH_JLIST(%esi)
         je      13b
@@ -568,6 +590,7 @@ do_get_write_access:
         testl   %eax, %eax
         jnz     17f
         lock btrl $(BH_State), BH_STATE(%ebx)   # jbd_unlock_bh_state, then
+        preempt_enable %eax
         pushl   size4096_cache              # frozen_buffer = jbd_kmalloc(b_size, GFP_NOFS)
         call    kmem_cache_alloc
         addl    $4, %esp
@@ -601,6 +624,7 @@ do_get_write_access:
         popl    %edi
         popl    %esi
 8:      lock btrl $(BH_State), BH_STATE(%ebx)   # jbd_unlock_bh_state(bh)
+        preempt_enable %eax
         pushl   %esi
         pushl   %edi
         call    journal_cancel_revoke
@@ -678,6 +702,7 @@ journal_get_undo_access:
         pushl   size4096_cache              # jbd_kmalloc(bh->b_size)
         call    kmem_cache_alloc
         addl    $4, %esp
+        preempt_disable %edx
 1:      lock btsl $(BH_State), BH_STATE(%esi)
         jc      1b
         cmpl    $0, JH_COMMITTED(%ebx)      # another CPU made the copy meanwhile
@@ -690,8 +715,10 @@ journal_get_undo_access:
         rep movsl
         popl    %esi
         lock btrl $(BH_State), BH_STATE(%esi)
+        preempt_enable %edx
         jmp     2f
 3:      lock btrl $(BH_State), BH_STATE(%esi)
+        preempt_enable %edx
         pushl   %eax                        # jbd_slab_free(committed_data)
         pushl   size4096_cache
         call    kmem_cache_free
@@ -719,9 +746,13 @@ journal_dirty_metadata:
         movl    20(%esp), %ebx              # bh
         movl    H_TRANSACTION(%edi), %edi   # transaction
         movl    BH_PRIVATE(%ebx), %esi      # jh = bh2jh(bh)
+        preempt_disable %eax
 1:      lock btsl $(BH_State), BH_STATE(%ebx)   # jbd_lock_bh_state
         jnc     3f
-2:      pause
+2:
+        preempt_enable %eax
+        pause                               # cpu_relax()
+        preempt_disable %eax
         testl   $(1 << BH_State), BH_STATE(%ebx)
         jnz     2b
         jmp     1b
@@ -751,6 +782,7 @@ journal_dirty_metadata:
         call    _spin_unlock
         addl    $4, %esp
 5:      lock btrl $(BH_State), BH_STATE(%ebx)   # jbd_unlock_bh_state
+        preempt_enable %eax
         xorl    %eax, %eax
         popl    %edi
         popl    %esi
@@ -771,9 +803,13 @@ journal_dirty_data:
         call    journal_add_journal_head
         addl    $4, %esp
         movl    %eax, %esi                  # jh
+        preempt_disable %eax
 1:      lock btsl $(BH_State), BH_STATE(%ebx)   # jbd_lock_bh_state
         jnc     3f
-2:      pause
+2:
+        preempt_enable %eax
+        pause                               # cpu_relax()
+        preempt_disable %eax
         testl   $(1 << BH_State), BH_STATE(%ebx)
         jnz     2b
         jmp     1b
@@ -811,6 +847,7 @@ journal_dirty_data:
 5:      call    _spin_unlock
         addl    $4, %esp
         lock btrl $(BH_State), BH_STATE(%ebx)   # jbd_unlock_bh_state
+        preempt_enable %eax
         pushl   %esi
         call    journal_put_journal_head
         addl    $4, %esp

@@ -21,6 +21,11 @@
  * kunmap_atomic around the copy are routines/x86/highmem_2612.S's.
  * Offsets: the equates yoshioka2005 ext3model puts in front. Calling convention: cdecl (the
  * kernel's fastcall functions too); ebx, esi, edi, ebp preserved.
+ *
+ * CONFIG_PREEMPT (the equate; spinlock_2612.S): each bit spin lock here (jbd_lock_bh_state,
+ * jbd_lock_bh_journal_head, their trylocks) has preempt_disable before its lock btsl, and a
+ * failed trylock and each unlock preempt_enable (include/linux/spinlock.h 531-580 of
+ * 2.6.12.1); the get_cpu() users and radix_tree_preload theirs (nothing without it).
  */
 
 /* ---------------------------------------------------------------- mm/slab.c */
@@ -482,6 +487,9 @@ percpu_counter_mod:
         pushl   %ebx
         movl    $-8192, %eax
         andl    %esp, %eax
+        .if     CONFIG_PREEMPT              # get_cpu(): preempt_disable (mm/swap.c 452)
+        incl    TI_PREEMPT(%eax)
+        .endif
         movl    TI_CPU(%eax), %eax
         movl    __per_cpu_offset(,%eax,4), %ebx
         movl    PCPU_FBC_COUNT(%ebx), %eax
@@ -491,6 +499,7 @@ percpu_counter_mod:
         cmpl    $(-FBC_BATCH), %eax
         jle     1f
         movl    %eax, PCPU_FBC_COUNT(%ebx)
+        preempt_enable %eax                 # put_cpu() (463)
         popl    %ebx
         ret
 1:      movl    8(%esp), %ecx               # fbc: lock, then count
@@ -504,6 +513,7 @@ percpu_counter_mod:
         pushl   %ecx
         call    _spin_unlock
         addl    $4, %esp
+        preempt_enable %eax                 # put_cpu()
         popl    %ebx
         ret
 
@@ -519,6 +529,9 @@ buffered_rmqueue:
         movl    12(%esp), %esi              # zone
         movl    $-8192, %eax
         andl    %esp, %eax
+        .if     CONFIG_PREEMPT              # get_cpu(): preempt_disable (mm/page_alloc.c
+        incl    TI_PREEMPT(%eax)            # 662 of 2.6.12.1)
+        .endif
         movl    TI_CPU(%eax), %eax
         movl    __per_cpu_offset(,%eax,4), %ebx
         pushfl
@@ -553,6 +566,7 @@ buffered_rmqueue:
         movl    PCPU_PCP_COUNT(%ebx), %eax
         movl    PCPU_PCP_STACK(%ebx,%eax,4), %eax
         popfl                               # local_irq_restore
+        preempt_enable %edx                 # put_cpu() (673)
         testl   $0x3071, PG_FLAGS(%eax)     # prep_new_page: locked, dirty, lru, active,
         jnz     9f                          # private, writeback all clear
         cmpl    $0, PG_MAPPING(%eax)
@@ -581,6 +595,9 @@ __alloc_pages:
 free_hot_page:
         movl    $-8192, %eax
         andl    %esp, %eax
+        .if     CONFIG_PREEMPT              # get_cpu(): preempt_disable (mm/page_alloc.c
+        incl    TI_PREEMPT(%eax)            # 618 of 2.6.12.1)
+        .endif
         movl    TI_CPU(%eax), %eax
         movl    __per_cpu_offset(,%eax,4), %edx
         movl    4(%esp), %ecx
@@ -594,6 +611,7 @@ free_hot_page:
         movl    %ecx, PCPU_PCP_STACK(%edx,%eax,4)
         incl    PCPU_PCP_COUNT(%edx)
         popfl
+        preempt_enable %eax                 # put_cpu() (625)
         ret
 9:      ud2
 
@@ -751,11 +769,14 @@ journal_try_to_free_buffers:
         movl    PG_PRIVATE(%eax), %ebx      # bh
         testl   $(1 << BH_JBD), BH_STATE(%ebx)
         jz      5f
+        preempt_disable %eax
 1:      lock btsl $(BH_JournalHead), BH_STATE(%ebx)     # journal_grab_journal_head
         jc      1b
         movl    BH_PRIVATE(%ebx), %esi      # jh
         incl    JH_JCOUNT(%esi)
         lock btrl $(BH_JournalHead), BH_STATE(%ebx)
+        preempt_enable %eax
+        preempt_disable %eax
 2:      lock btsl $(BH_State), BH_STATE(%ebx)   # jbd_lock_bh_state
         jc      2b
         testl   $((1 << BH_Dirty) | (1 << BH_Lock)), BH_STATE(%ebx)
@@ -788,6 +809,7 @@ journal_try_to_free_buffers:
         call    journal_put_journal_head
         addl    $4, %esp
         lock btrl $(BH_State), BH_STATE(%ebx)   # jbd_unlock_bh_state
+        preempt_enable %eax
 5:      popl    %edi
         popl    %esi
         popl    %ebx
@@ -1021,6 +1043,9 @@ add_to_page_cache:
         movl    16(%esp), %esi              # mapping
         movl    $-8192, %eax                # radix_tree_preload: this CPU's spare nodes
         andl    %esp, %eax
+        .if     CONFIG_PREEMPT              # preempt_disable (lib/radix-tree.c 118 of
+        incl    TI_PREEMPT(%eax)            # 2.6.12.1), the preload full: no allocation
+        .endif
         movl    TI_CPU(%eax), %eax
         movl    __per_cpu_offset(,%eax,4), %eax
         movl    PCPU_RTP_NR(%eax), %eax
@@ -1041,6 +1066,7 @@ add_to_page_cache:
         incl    AS_NRPAGES(%esi)
         call    _write_unlock_irq
         addl    $4, %esp
+        preempt_enable %eax                 # radix_tree_preload_end (mm/filemap.c 392)
         xorl    %eax, %eax
         popl    %esi
         popl    %ebx

@@ -25,6 +25,11 @@
  * has one 4 KB buffer (4 KB blocks), inside i_size.
  * Calling convention: cdecl; ebx, esi, edi, ebp preserved. Offsets: the equates
  * emu/papers/yoshioka2005/ext3model/ puts in front.
+ *
+ * CONFIG_PREEMPT (the equate; spinlock_2612.S): each bit spin lock here (jbd_lock_bh_state,
+ * jbd_lock_bh_journal_head, their trylocks) has preempt_disable before its lock btsl, and a
+ * failed trylock and each unlock preempt_enable (include/linux/spinlock.h 531-580 of
+ * 2.6.12.1); the get_cpu() users and radix_tree_preload theirs (nothing without it).
  */
         .globl  pdflush_writeback
 pdflush_writeback:
@@ -236,14 +241,19 @@ balance_dirty_pages_ratelimited:
         movl    $8, %edx
 1:      movl    $-8192, %eax                # get_cpu_var(ratelimits)++ >= ratelimit
         andl    %esp, %eax
+        .if     CONFIG_PREEMPT              # get_cpu_var: preempt_disable (mm/page-
+        incl    TI_PREEMPT(%eax)            # writeback.c 282 of 2.6.12.1)
+        .endif
         movl    TI_CPU(%eax), %eax
         movl    __per_cpu_offset(,%eax,4), %eax
         movl    PCPU_RATELIMITS(%eax), %ecx
         incl    PCPU_RATELIMITS(%eax)
         cmpl    %edx, %ecx
         jae     2f
+        preempt_enable %ecx                 # put_cpu_var (288)
         ret
 2:      movl    $0, PCPU_RATELIMITS(%eax)
+        preempt_enable %eax                 # put_cpu_var (284)
         pushl   4(%esp)
         call    balance_dirty_pages
         addl    $4, %esp

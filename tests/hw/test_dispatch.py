@@ -116,3 +116,17 @@ again:
     wide, narrow = runs[4], runs[1]
     assert wide.instructions == narrow.instructions
     assert narrow.cycles - wide.cycles == 52 - 27
+
+
+def test_an_x86_xchg_with_memory_costs_a_locked_instruction():
+    """xchg with a memory operand is locked without the prefix (Intel SDM Vol. 2B, XCHG):
+    it is charged the profile's ``lock`` cost as ``lock``-prefixed instructions are; a
+    register exchange is not."""
+    costs = profile.load("pentium4").costs
+    lock = costs["mnemonics"]["lock"]
+    plain = cost.instruction_cost(costs, "x86", "xchgb", "%dl, %al")
+    assert cost.instruction_cost(costs, "x86", "xchgb", "%dl, (%eax)") == plain + lock
+    assert cost.instruction_cost(costs, "x86", "xchgl", "%ebx, 0x24(%ecx)") == \
+        cost.instruction_cost(costs, "x86", "xchgl", "%ebx, %ecx") + lock
+    assert cost.instruction_cost(costs, "x86", "lock decb", "(%eax)") == \
+        cost.instruction_cost(costs, "x86", "decb", "(%eax)") + lock

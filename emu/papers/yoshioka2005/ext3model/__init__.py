@@ -67,7 +67,9 @@ on ``IRQ_CPU`` for every writer's requests; a request the file's next bio could 
 goes to the disk's driver, and is due ``REQUEST_PAGES / MAIL_WRITERS`` writes later.
 
 Offsets: the fields are 2.6.12's, in its order, with i386 sizes (no spinlock debugging,
-no CONFIG_LBD, no CONFIG_PREEMPT); where a structure is long (journal_t, struct inode)
+no CONFIG_LBD, no CONFIG_PREEMPT's break_lock: ``config`` says which options the kernel is
+built with and why; CONFIG_PREEMPT is an estimate, ``PREEMPT``, the routines following
+either value); where a structure is long (journal_t, struct inode)
 only the fields the routines touch are placed, at the offsets the fields before them
 give. Object sizes are 2.6.12's: buffer_head 48, journal_head 48, handle 20, struct page
 32, radix_tree_node 276 bytes.
@@ -82,7 +84,7 @@ groups, files and cached metadata), ``writeback`` (pdflush's writeback, the thro
 writer's, and the disk's requests), ``kupdate`` (wb_kupdate's pass), ``checkpoint`` (the log's checkpoint,
 log_do_checkpoint, its sleeps on I/O ended by the disk), ``runs`` (plain and paced runs, the
 idle loop), ``tick`` (the timer tick),
-``prefill`` and ``check``; ``kernel`` holds the Kernel class, made of their parts.
+``prefill`` and ``check``, ``config`` (the kernel's configuration); ``kernel`` holds the Kernel class, made of their parts.
 """
 from __future__ import annotations
 
@@ -112,6 +114,7 @@ from .program import KERNELS, LATE_CACHES, LEFT_OUT, ROUTINES, equates, source
 from .pacing import (COMMIT_INTERVAL_S, DIRTY_FRACTION, HIGHMEM, IRQ_CPU, KJOURNALD_CPU,
                      MAIL_WRITERS, MEMORY_MB, REQUEST_PAGES, STAGGER, PacedRuns, disk_warm_writes,
                      estimate_ranges, request_pages)
+from .config import PREEMPT
 from .journal import (BLOCK_TAG, JOURNAL_HEADER, LOG_BLOCKS, LOG_START, MIN_LOG_RESERVED_BLOCKS,
                       TAG_UUID, checkpoint_below, log_blocks_per_commit, log_space_left,
                       tags_per_descriptor)

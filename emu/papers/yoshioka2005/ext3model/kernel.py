@@ -7,6 +7,7 @@ from ....isa.assemble import assemble
 from ....run.machine import Machine
 from .. import usercopy
 from .check import KernelCheck
+from . import config
 from .checkpoint import KernelCheckpoint
 from .commit import KernelCommit
 from .filesystem import KernelFileSystem
@@ -36,12 +37,13 @@ class Kernel(KernelMemory, KernelFileSystem, KernelJournal, KernelCommit, Kernel
     ``used_blocks``: blocks each file has already taken in its first group (to reach the
     next group sooner). ``highmem``: the page cache's pages are highmem, so kmap_atomic
     writes a fixmap PTE and flushes its TLB entry around each copy (routines/x86/
-    highmem_2612.S; HIGHMEM, the default); False: lowmem pages, no PTE."""
+    highmem_2612.S; HIGHMEM, the default); False: lowmem pages, no PTE. ``preempt``:
+    CONFIG_PREEMPT, 0 or 1 (None: the estimate config.PREEMPT, 0 nominal)."""
 
     def __init__(self, kernel="2.6.12", cpus=1, page_cache_bytes=PAGE_CACHE_BYTES,
                  frame_bytes=FRAME_BYTES, max_records=40_000, profile="pentium4",
                  fpu_owner=False, used_blocks=0, cores=None, irq_cpu=IRQ_CPU, ticks=True,
-                 highmem=HIGHMEM):
+                 highmem=HIGHMEM, preempt=None):
         if not 1 <= cpus <= 8:
             raise ValueError(f"cpus must be from 1 to 8 (NR_CPUS), not {cpus}")
         cores = cpus if cores is None else cores
@@ -57,6 +59,7 @@ class Kernel(KernelMemory, KernelFileSystem, KernelJournal, KernelCommit, Kernel
         if irq_cpu is not None and not 0 <= irq_cpu < cpus:
             raise ValueError(f"irq_cpu must be a CPU from 0 to {cpus - 1}, or None")
         self.irq_cpu = irq_cpu
+        self.preempt = config.preempt() if preempt is None else preempt
         self.highmem = highmem              # the page cache's pages highmem: kmap_atomic's PTE
         self.ticking = ticks                # paced writes: the timer tick (deliver_ticks)
         self.metadata_mapped = False        # kupdate_pass: in the block device's cache
@@ -73,7 +76,7 @@ class Kernel(KernelMemory, KernelFileSystem, KernelJournal, KernelCommit, Kernel
             cpus * self._io_ring_bytes() + self._slab_list_bytes()
         ram = -(-ram // (1 << 20)) * (1 << 20)
         self.machine = m = Machine(profile, cores=cores, ram_size=ram)
-        self.program = m.load(assemble(source(kernel), "x86", m.code_start,
+        self.program = m.load(assemble(source(kernel, self.preempt), "x86", m.code_start,
                                        f"the {kernel} kernel's write path"))
         self.sym = m.symbols
         self.disk_delay = -(-self.request_pages // MAIL_WRITERS)   # writes, after dispatch

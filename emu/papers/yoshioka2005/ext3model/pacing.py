@@ -4,6 +4,7 @@ a request's pages) and the disk's pace, with the result of Kernel.paced_writes.
 from __future__ import annotations
 
 from ....hw import estimates
+from .config import PREEMPT
 from .tick import tick_cycles
 
 
@@ -109,4 +110,4 @@ class PacedRuns(list):
 
 def estimate_ranges():
     """[(name, nominal, low, high, why)] of this workload's estimates (emu.book.ranges)."""
-    return [STAGGER, DIRTY_FRACTION, MEMORY_MB, REQUEST_PAGES]
+    return [STAGGER, DIRTY_FRACTION, MEMORY_MB, REQUEST_PAGES, PREEMPT]

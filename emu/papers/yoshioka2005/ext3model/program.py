@@ -110,6 +110,15 @@ LEFT_OUT = (
      "interactive round robin and a used-up slice's requeue (a new slice is given); "
      "calc_load's averages every 5001 ticks and second_overflow once a second"),
     "file_update_time (mtime changes once per second: one ext3_dirty_inode per second)",
+    ("of CONFIG_PREEMPT (config.PREEMPT, off in the scored runs; routines/x86/spinlock_2612.S "
+     "and the files it names follow it): spinlock_t's and rwlock_t's break_lock word (the "
+     "structures keep their offsets without it, so the lock functions make none of its "
+     "stores); the preempt_disable/preempt_enable of the throttled writer's walk "
+     "(fs_writeback_2612.S's get_cpu_var) and of the patched copy's kernel_fpu_begin/_end "
+     "(mmx_memcpy_nt.S, whose thread state is a fixed block); preempt_schedule and "
+     "preempt_schedule_irq past their tests (a writer's TIF_NEED_RESCHED is never set in a "
+     "run: they fault if reached); spins' reading of the lock loops knows their shape "
+     "without CONFIG_PREEMPT only (with it, the tried xchgb loops read as waits)"),
 )
 
 
@@ -166,10 +175,14 @@ def equates():
     return "\n".join(lines) + "\n"
 
 
-def source(kernel="2.6.12"):
+def source(kernel="2.6.12", preempt=0):
     """The whole guest kernel as one source text: the equates, the copy routines of
-    ``kernel`` ("2.6.12" or "patched", as emu.papers.yoshioka2005.usercopy), the write path, iozone's loop."""
+    ``kernel`` ("2.6.12" or "patched", as emu.papers.yoshioka2005.usercopy), the write path,
+    iozone's loop; ``preempt``: CONFIG_PREEMPT, 0 or 1 (config.PREEMPT)."""
     if kernel not in KERNELS:
         raise ValueError(f"unknown kernel {kernel!r}: choose one of {', '.join(KERNELS)}")
+    if preempt not in (0, 1):
+        raise ValueError(f"preempt is CONFIG_PREEMPT, 0 or 1, not {preempt!r}")
     files = usercopy.KERNELS[kernel] + ROUTINES
-    return equates() + "".join(routine(name).read_text() for name in files)
+    return (equates() + f".equ CONFIG_PREEMPT, {preempt}\n" +
+            "".join(routine(name).read_text() for name in files))
