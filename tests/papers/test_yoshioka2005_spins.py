@@ -181,3 +181,10 @@ def test_the_models_rest_split_adds_up_to_the_rest_by_hand():
     assert df.loc["rest", "before"] == pytest.approx((366 + 9634 + 10) / 10)
     assert df.loc["rest", "spin_before"] == pytest.approx(16.2)
     assert (df["fall"] == 0).all()
+    split = restsplit.split_summary({"original": p, "optimized": p})
+    assert split["model_spin_before"] == pytest.approx(100 * 16.2 / 1001.0)
+    # a CONFIG_PREEMPT build's lock loops are not the shape spins reads: not read, not 0
+    p.facts["preempt"] = 1
+    split = restsplit.split_summary({"original": p, "optimized": p})
+    assert split["model_spin_before"] is split["model_spin_lock_spin_after"] is None
+    assert "not read" in y.rest_cycles_reason(type("Row", (), {"model": 100.0}), split)

@@ -356,7 +356,7 @@ def kernel_facts(k):
     journal_dirty_metadata took one for, fs/jbd/transaction.c 1107-1116 of 2.6.12.1)."""
     turns = k.commit_turns[0]
     logged = sum(k.meta_turns)
-    return {"pool_pages": k.pool_pages,
+    return {"pool_pages": k.pool_pages, "preempt": k.preempt,
             "writeback_lag": k.pool_pages - k.writeback_point(k.pool_pages),
             "ratelimit": k.ratelimit, "commit_age": k.commit_lag,
             "commit_turn_cycles": k.commit_cycles[0] / turns if turns else 0.0,
@@ -1041,13 +1041,22 @@ def rest_cycles_reason(row, split):
             f"by {-split['mail_fall']:+.1f}%; by function (each rest's points before the "
             f"patch, the mail's bounded by its listings): _spin_lock, all lock work, falls "
             f"{sl_lo:.1f} to {sl_hi:.1f} points in the mail and {split['model_spin_lock']:.2f} "
-            f"on the model, whose lock spinning is {split['model_spin_before']:.2f}% of the "
-            f"rest's cycles before the patch and {split['model_spin_after']:.2f}% after; "
+            f"on the model, {_spinning(split)}; "
             f"beyond _spin_lock the mail's rest falls {be_lo:.1f} to {be_hi:.1f} points, the "
             f"model's {split['model_beyond']:.1f} (journal_add_journal_head, a bit spin lock "
             f"inline, {split['mail_add_jh']:.1f} against {split['model_add_jh']:.2f}; the "
             f"functions neither listing names {o_lo:.1f} to {o_hi:.1f} against the model's "
             f"other functions' {split['model_others']:.1f})")
+
+
+def _spinning(split):
+    """The model's lock spinning in words: its share of the rest's cycles, or why it is not
+    read (spins.py reads the loops of the build without CONFIG_PREEMPT only)."""
+    if split["model_spin_before"] is None:
+        return ("whose lock spinning is not read here (the CONFIG_PREEMPT build's lock loops "
+                "are not the shape emu.papers.yoshioka2005.spins reads)")
+    return (f"whose lock spinning is {split['model_spin_before']:.2f}% of the rest's cycles "
+            f"before the patch and {split['model_spin_after']:.2f}% after")
 
 
 #: The shares of the listings (quantities, not effects): the copy's part of each count

@@ -150,6 +150,14 @@ def split_summary(profiles):
             "model_fall": m("rest"), "model_spin_lock": m("_spin_lock"),
             "model_add_jh": m("journal_add_journal_head"), "model_others": m(OTHERS),
             "model_beyond": m("rest") - m("_spin_lock"),
-            **{f"model_{key}_{when}": float(model.loc[symbol, f"spin_pct_{when}"])
+            **{f"model_{key}_{when}": None if _preempt(profiles) else
+               float(model.loc[symbol, f"spin_pct_{when}"])
                for key, symbol in (("spin", "rest"), ("spin_lock_spin", "_spin_lock"))
                for when in ("before", "after")}}
+
+
+def _preempt(profiles):
+    """Were the runs built with CONFIG_PREEMPT (WriteProfile.facts)? Their lock loops (a
+    trylock between preempt_disable and preempt_enable, spinlock_2612.S) are not the shape
+    spins.spin_sites reads, so their spinning is not read: None, not 0."""
+    return any(p.facts.get("preempt") for p in profiles.values())
