@@ -734,15 +734,7 @@ wake_up_inode:
         addl    $(I_STATE), %eax
         shll    $5, %eax
         orl     $(IS_LOCK_BIT), %eax
-        imull   $0x9e370001, %eax, %eax     # hash_long: GOLDEN_RATIO_PRIME_32
-        pushl   %ecx
-        movl    $32, %edx
-        subl    ZONE_WAIT_BITS(%ecx), %edx
-        movl    %edx, %ecx
-        shrl    %cl, %eax
-        popl    %ecx
-        imull   $(WAIT_QUEUE_HEAD), %eax, %eax
-        addl    ZONE_WAIT_TABLE(%ecx), %eax
+        zone_wait_queue
         pushl   %eax
         call    __wake_up_bit
         addl    $4, %esp

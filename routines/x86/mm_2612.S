@@ -1072,15 +1072,13 @@ add_to_page_cache:
         popl    %ebx
         ret
 
-/* unlock_page(page): clear PG_locked, then wake_up_page: the queue of the page's waiters
- * (page_waitqueue: its zone's wait_table, indexed by hash_ptr(page, wait_table_bits)) is
- * looked at by __wake_up_bit */
-        .globl  unlock_page
-unlock_page:
-        movl    4(%esp), %eax
-        lock btrl $(PG_locked), PG_FLAGS(%eax)  # TestClearPageLocked
-        jnc     9f
-        movl    page_zone_highmem, %ecx
+/* zone_wait_queue: the queue of the zone's wait table (ecx: the zone) that a key (eax)
+ * hashes to, into eax (hash_long(key, zone->wait_table_bits), include/linux/hash.h; the
+ * zone's table as page_waitqueue, mm/filemap.c, and bit_waitqueue, kernel/wait.c, index
+ * it); edx clobbered. Inline in its users (unlock_page here, vfs_2612.S's wake_up_bit,
+ * writeback_2612.S's wake_up_page, fs_writeback_2612.S's wake_up_inode), as gcc inlines
+ * hash_long. */
+        .macro  zone_wait_queue
         imull   $0x9e370001, %eax, %eax     # hash_long: GOLDEN_RATIO_PRIME_32
         pushl   %ecx
         movl    $32, %edx
@@ -1090,6 +1088,18 @@ unlock_page:
         popl    %ecx
         imull   $(WAIT_QUEUE_HEAD), %eax, %eax
         addl    ZONE_WAIT_TABLE(%ecx), %eax
+        .endm
+
+/* unlock_page(page): clear PG_locked, then wake_up_page: the queue of the page's waiters
+ * (page_waitqueue: its zone's wait_table, indexed by hash_ptr(page, wait_table_bits)) is
+ * looked at by __wake_up_bit */
+        .globl  unlock_page
+unlock_page:
+        movl    4(%esp), %eax
+        lock btrl $(PG_locked), PG_FLAGS(%eax)  # TestClearPageLocked
+        jnc     9f
+        movl    page_zone_highmem, %ecx
+        zone_wait_queue
         pushl   %eax
         call    __wake_up_bit
         addl    $4, %esp

@@ -202,15 +202,7 @@ wake_up_bit:
         movl    4(%esp), %eax
         shll    $5, %eax
         orl     $(BH_Lock), %eax
-        imull   $0x9e370001, %eax, %eax     # hash_long: GOLDEN_RATIO_PRIME_32
-        pushl   %ecx
-        movl    $32, %edx
-        subl    ZONE_WAIT_BITS(%ecx), %edx
-        movl    %edx, %ecx
-        shrl    %cl, %eax
-        popl    %ecx
-        imull   $(WAIT_QUEUE_HEAD), %eax, %eax
-        addl    ZONE_WAIT_TABLE(%ecx), %eax
+        zone_wait_queue
         pushl   %eax
         call    __wake_up_bit
         addl    $4, %esp
