@@ -587,7 +587,7 @@ journal_superblock_flushed:
         movl    J_SUPERBLOCK(%esi), %eax
         cmpl    $0, JSB_S_START(%eax)
         je      1f
-        andl    $0xfffffff7, J_FLAGS(%esi)  # ~JFS_FLUSHED
+        andl    $(~JFS_FLUSHED), J_FLAGS(%esi)
         jmp     2f
 1:      orl     $(JFS_FLUSHED), J_FLAGS(%esi)
 2:      call    _spin_unlock

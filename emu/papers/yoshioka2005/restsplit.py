@@ -143,6 +143,7 @@ def split_summary(profiles):
     def m(symbol):
         return float(points(model.loc[symbol, "fall"], m_before))
     mail_fall = float(points(fall, before))
+    unread = _preempt(profiles)
     return {"mail_fall": mail_fall, "mail_spin_lock": spin_lock,
             "mail_add_jh": bounds("journal_add_journal_head")[0],
             "mail_others": bounds(OTHERS),
@@ -150,7 +151,7 @@ def split_summary(profiles):
             "model_fall": m("rest"), "model_spin_lock": m("_spin_lock"),
             "model_add_jh": m("journal_add_journal_head"), "model_others": m(OTHERS),
             "model_beyond": m("rest") - m("_spin_lock"),
-            **{f"model_{key}_{when}": None if _preempt(profiles) else
+            **{f"model_{key}_{when}": None if unread else
                float(model.loc[symbol, f"spin_pct_{when}"])
                for key, symbol in (("spin", "rest"), ("spin_lock_spin", "_spin_lock"))
                for when in ("before", "after")}}
