@@ -32,7 +32,7 @@ class Processes:
         """do_fork: copy the task (fixed cost) and the address space (dup_mmap)."""
         self.switch_to(parent)
         self.ledger.fixed("syscall")
-        self.ledger.fixed("fork")
+        self.ledger.fixed("fork" if self.scheduler is None else "fork_task")
         self.ledger.fixed("mm_alloc")
         self.ledger.count("forks")
         old = parent.mm
@@ -51,6 +51,8 @@ class Processes:
             with self.locked(mm.page_table_lock, old.page_table_lock):   # copy_page_range
                 self._copy_page_range(mm, old, vma)
         self.flush_tlb_mm(old)
+        if self.scheduler is not None:              # do_fork's wake_up_process, last
+            self.scheduler.forked(parent, child)
         return child
 
     def vfork(self, parent):
@@ -140,10 +142,12 @@ class Processes:
             raise KernelError(f"{process} has already exited")
         self.switch_to(process)
         self.ledger.fixed("syscall")
-        self.ledger.fixed("exit")
+        self.ledger.fixed("exit" if self.scheduler is None else "exit_task")
         self._mmput(process.mm)
         process.exited = True
         self.ledger.count("exits")
+        if self.scheduler is not None:      # exit_notify's wake-up, then schedule()
+            self.scheduler.exited(process)
 
     def wait(self, parent, child):
         """wait4 in the parent: reap the child (it must have exited)."""
@@ -153,7 +157,7 @@ class Processes:
             raise KernelError(f"{child} has not exited")
         self.switch_to(parent)
         self.ledger.fixed("syscall")
-        self.ledger.fixed("wait")
+        self.ledger.fixed("wait" if self.scheduler is None else "wait_reap")
         parent.children.remove(child)
         self.processes.remove(child)
 
