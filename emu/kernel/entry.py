@@ -592,15 +592,26 @@ class Entry:
 
     # ------------------------------------------------------------------ tasks
 
-    def _task_union(self, pid, parent_task):
+    def _task_union(self, pid, parent_task, reuse=None):
         """A task union: the task_struct's fields (running, its pid and parent, the user
         address limit, a files table of NR_OPEN_MODEL descriptors, SCHED_OTHER with
-        DEF_PRIORITY and a full counter, as INIT_TASK has them) below its kernel stack."""
+        DEF_PRIORITY and a full counter, as INIT_TASK has them) below its kernel stack.
+        ``reuse``: a freed task union, whose task_struct is cleared and whose files table
+        the new task gets (emu.kernel.sched22: the pages and the slab object a released
+        task gave back, which the next fork's allocations return first)."""
         m = self.machine
-        task = m.alloc(TASK_UNION, align=TASK_UNION)
+        if reuse is None:
+            task = m.alloc(TASK_UNION, align=TASK_UNION)
+        else:
+            task = reuse
+            files = m.read_word(task + TASK_FIELDS["TASK_FILES"])
+            m.write(task, bytes(TASK_STRUCT_SIZE))
         self._word(task + TASK_FIELDS["PRIORITY"], DEF_PRIORITY)
         self._word(task + TASK_FIELDS["COUNTER"], DEF_PRIORITY)
-        if parent_task is None:        # INIT_TASK's init_files: the kernel's static data
+        if reuse is not None:          # the freed files table, its descriptors cleared
+            fds = self.files_cache.fd_array(files)
+            m.write(fds, bytes(4 * NR_OPEN_MODEL))
+        elif parent_task is None:      # INIT_TASK's init_files: the kernel's static data
             files = m.alloc(8 + 4 * NR_OPEN_MODEL, align=32)
             fds = files + 8
         else:                          # copy_files: an object of files_cache

@@ -160,6 +160,8 @@ class Processes:
         self.ledger.fixed("wait" if self.scheduler is None else "wait_reap")
         parent.children.remove(child)
         self.processes.remove(child)
+        if self.scheduler is not None:      # release: its task union freed
+            self.scheduler.reaped(child)
 
     def exec(self, process, image, args_pages=1):
         """do_execve: a new address space for ``image``; the old one goes (exit_mmap)."""

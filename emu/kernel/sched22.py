@@ -27,10 +27,17 @@ each switch the run stops for the kernel model to follow (Entry._switched: its c
 process, its MMU context; no cycles). What stays in the fixed costs: fork_task, exit_task,
 wait_reap (emu.kernel.costs: fork, exit, wait less what runs here).
 
+* ``reaped``: sys_wait4's release frees the zombie's task union; the next fork's
+  alloc_task_struct gets it back (__get_free_pages returns the pages freed last), and its
+  files table (copy_files' slab object).
+
 The first process (the kernel model's spawn) is put on the run queue as it starts, with no
-guest code (set-up). The model has no timer: fork halves the parent's counter each time, and
-when every runnable counter is spent schedule22 refuses the recalculation (KernelError);
-LMBench's loop of a few forks stays within the 20 ticks of DEF_PRIORITY (4 forks).
+guest code (set-up); the processes are that one and its children: a switch the guest's
+schedule() would not make (to a second spawned process, to a process not the current one's
+child) is refused (KernelError). The model has no timer: fork halves the parent's counter
+each time (kernel/fork.c 610-611), and when every runnable counter is spent schedule22
+refuses the recalculation (KernelError): a parent forks at most 4 times from DEF_PRIORITY's
+20 ticks (lat_proc's warm-up and measured iterations: 2).
 """
 from __future__ import annotations
 
@@ -60,6 +67,7 @@ class GuestScheduler:
                        {**CONSTANTS, **{n: m.symbols[n] for n in CALLED}}.items())
         m.load(self.entry.prelude + equs + routine("ppc32/proc_22.S").read_text())
         kernel.scheduler = self
+        self.freed = []                     # task unions released, the last freed last
 
     # ------------------------------------------------------------------ the kernel's calls
 
@@ -81,6 +89,10 @@ class GuestScheduler:
     def forked(self, parent, child):
         """do_fork's end: copy_thread's frame, the counters shared, wake_up_process."""
         e, m = self.entry, self.kernel.machine
+        if self.freed:                      # alloc_task_struct: the pages freed last
+            union = e._task_union(child.pid + 1, e.task(parent), reuse=self.freed.pop())
+            e.tasks[child.pid] = union
+            e.by_task[union] = child
         task = e.task(child)
         frame = e.frame(child)
         m.write(frame, bytes(INT_FRAME_SIZE))
@@ -103,6 +115,13 @@ class GuestScheduler:
         parent = process.parent
         self._run(process, "exit_wake22", (self.entry.task(parent),), "wake_up22")
         self._run(process, "exit_schedule22", (), "schedule22", expect=parent)
+
+    def reaped(self, child):
+        """sys_wait4's release: the zombie's task union freed (free_task_struct; its files
+        table's object went back to files_cache at its exit), for the next fork."""
+        task = self.entry.tasks.pop(child.pid)
+        del self.entry.by_task[task]
+        self.freed.append(task)
 
     # ------------------------------------------------------------------ running
 

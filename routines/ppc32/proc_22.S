@@ -32,10 +32,14 @@
  * fork_return22, in kernel mode, where the run stops as ret_from_fork would continue to user
  * mode (the kernel model's child runs there).
  *
- * Instructions, by hand: fork_wake22 6 + wake_up_process22; exit_wake22 7 + wake_up22;
- * exit_schedule22 4 + schedule22 (to the switch); wait4_sleep22 39 with EE on (15 before
- * schedule22, its add_wait_queue's restore_flags 6 of them; 24 after, the ring walk's one
- * step, the restore 6 and the return 8), not counting schedule22; fork_return22 2.
+ * Instructions, by hand (tests/papers/test_dougan1999_proc.py), with EE on as in a system
+ * call: fork_wake22 3 + wake_up_process22 (55); exit_wake22 4 + wake_up22 (87, one
+ * sleeper); exit_schedule22 3 + schedule22 to the switch (a zombie: three tests fewer than
+ * a sleeper's, the signal's); fork_return22 2; wait4_sleep22 74 on a queue used before, not
+ * counting schedule22: 41 before it (the frame 6, wait 5, add_wait_queue's save and cli22
+ * 10, the link 5, its restore_flags 9, the signal test 3, the state and the call 3) and 33
+ * after (remove_wait_queue's save and cli22 10, the ring's one step 6, restore_flags 9, the
+ * frame 6, the stop 2); a queue's first use 1 more (WAIT_QUEUE_HEAD).
  */
         .equ    HOST_DONE, 7
         .equ    TASK_ZOMBIE, 4          # include/linux/sched.h, 2.2.0
