@@ -188,10 +188,11 @@ FLUSHES_24 = {"603 page table": {"tlb_flush": "tlbia"}, "604": {"flush": "hashpt
 
 def workloads_table(kinds=("fork", "exec"), mmap_size=1 << 20, flushes=FLUSHES_22):
     """The kernel model's LMBench workloads on the three MMUs: cycles per iteration, the
-    TLB-miss figures, the cycles of the flushes (``TLB_FLUSH_ROWS``) and of the kernel
-    model's fixed-cost C paths, with each machine's kernel flushing as ``flushes`` says
-    (2.2.0's by default), and lat_mmap of ``mmap_size`` (None: not run). A DataFrame
-    (workload, machine)."""
+    TLB-miss figures, the cycles of the flushes (``TLB_FLUSH_ROWS``), of the kernel
+    model's fixed-cost C paths and of 2.2.0's scheduler (``SCHED_ROWS``: lat_proc's switches
+    and wake-ups run as its guest code, emu.kernel.sched22; lat_mmap has none), with each
+    machine's kernel flushing as ``flushes`` says (2.2.0's by default), and lat_mmap of
+    ``mmap_size`` (None: not run). A DataFrame (workload, machine)."""
     mmap = ("mmap",) if mmap_size is not None else ()
     rows = [workload_row(machine, kind, mmap_size, flushes[machine])
             for machine in MACHINES for kind in kinds + mmap]
@@ -219,6 +220,8 @@ def workload_row(machine, kind, mmap_size, flush):
             "htab_hit_rate": s["htab_hit_rate"],
             "flush_cycles": _rows_cycles(r.ledger, TLB_FLUSH_ROWS),
             "sched_cycles": _rows_cycles(r.ledger, SCHED_ROWS),
+            "sched_instructions": int(sum(r.ledger.rows[n][3] for n in SCHED_ROWS
+                                          if n in r.ledger.rows)),
             "fixed_cycles": int(sum(row[2] for row in r.ledger.rows.values()
                                     if row[0] == "fixed"))}
 
