@@ -60,6 +60,9 @@ class Processes:
         children (job.c, libiberty pexecute.c): the task is copied (fixed cost), the
         address space is shared (no page-table copy, no write-protect, no flush); the
         parent waits until the child execs or exits."""
+        if self.scheduler is not None:      # its sleep on the vfork semaphore is not written
+            raise KernelError("vfork is not modelled under a guest scheduler "
+                              "(emu.kernel.sched22): fork's path only")
         self.switch_to(parent)
         self.ledger.fixed("syscall")
         self.ledger.fixed("fork")

@@ -124,3 +124,12 @@ def test_a_switch_schedule_would_not_make_is_refused():
     workloads.lat_proc("fork", kernel=k)
     with pytest.raises(KernelError, match="from a parent to its child"):
         workloads.lat_proc("fork", kernel=k)
+
+
+def test_vfork_is_refused_under_the_guest_scheduler():
+    """Its parent's sleep (the vfork semaphore, up at the child's exec or exit) is not
+    written as guest code: refused rather than charged as a fixed cost."""
+    k = guest_kernel("604")
+    parent = k.spawn(workloads.LAT_PROC)
+    with pytest.raises(KernelError, match="vfork"):
+        k.vfork(parent)
