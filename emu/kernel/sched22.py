@@ -12,6 +12,10 @@ entry_22.S) and the driver routines of routines/ppc32/proc_22.S, and becomes the
   leaves it, in kernel mode, at fork_return22, where ret_from_fork would go on to user mode:
   the kernel model's child runs from there), the counters are shared as do_fork shares them
   (the parent's halved, the child's the same), and the parent runs wake_up_process(child).
+  2.2.0's child leaves int_return for user mode through copy_thread's copy of the parent's
+  frame (MSR with PR and EE); the model's frame has EE but not PR, so int_return runs its
+  lost-interrupt and bottom-half tests but not the ten instructions of its return to user
+  mode (need_resched, sigpending, the kernel sp, SPRG2).
 * ``switch``: a running process gives up the CPU here only by waiting for its child
   (sys_wait4: add_wait_queue on its wait_chldexit, TASK_INTERRUPTIBLE, schedule()): the
   guest's schedule() must choose the process the kernel model switches to. It sleeps inside
