@@ -74,11 +74,23 @@ TABLE = {
     "exit": (1500, None, "do_exit outside exit_mmap: exit_files, exit_fs, exit_sighand, "
              "exit_notify"),
     "wait": (800, None, "sys_wait4 + release_task in the parent"),
+    # the same three on a kernel whose scheduler is guest code (emu.kernel.sched22: 2.2.0's
+    # wake_up_process, wake_up_interruptible, the wait queue and schedule() run there,
+    # routines/ppc32/proc_22.S): each less what became guest code (no double count)
+    "fork_task": (2500 - 50, None, "fork less its wake-up of the child (wake_up_new_task, "
+                  "2.2.0's wake_up_process: 50, as wake_up), which runs as guest code"),
+    "exit_task": (1500 - 50, None, "exit less exit_notify's wake-up of the parent "
+                  "(notify_parent's wake_up_interruptible: 50, as wake_up), guest code"),
+    "wait_reap": (800 - 40, None, "wait less the wait queue (add_wait_queue, "
+                  "remove_wait_queue) and the sleep's state store (40), guest code: the walks "
+                  "of the children, the zombie's reaping (release)"),
     "exec": (4000, None, "do_execve outside the address space: open_exec (path lookup), "
              "prepare_binprm, search_binary_handler, load_elf_binary header parsing, "
              "setup_arg_pages, start_thread"),
     "copy_strings": (200, None, "copy_strings per argument page (the copy of a few strings)"),
-    "context_switch": (150, None, "schedule + switch_to + switch_mm (16 segment registers)"),
+    "context_switch": (150, None, "schedule + switch_to + switch_mm (16 segment registers); "
+                       "not charged on a kernel whose scheduler is guest code "
+                       "(emu.kernel.sched22: schedule22 and _switch22 run there)"),
     "schedule": (120, None, "2.2.0 schedule() on one CPU outside _switch (Blanchard 2002's "
                  "compile; emu.kernel.entry runs it as guest code, routines/ppc32/sched_22.S): "
                  "the bottom-half and task-queue checks, prev off the run queue, goodness "

@@ -180,7 +180,8 @@ TASK_FIELDS = {"TASK_FLAGS": 4, "SIGPENDING": 8, "ADDR_LIMIT": 12, "NEED_RESCHED
                "PROCESSOR": 60, "TSS": 64, "TSS_PGDIR": 0, "TSS_KSP": 4, "TSS_REGS": 8,
                "TSS_FS": 12, "TSS_LAST_SYSCALL": 16, "MM_CONTEXT": 0, "MM_PGD": 4,
                "SIGNAL": 96, "BLOCKED": 100,
-               "TIMEOUT": 104}          # 2.1.51's (its schedule() reads it)
+               "TIMEOUT": 104,          # 2.1.51's (its schedule() reads it)
+               "WAIT_CHLDEXIT": 108}    # sys_wait4's queue (emu.kernel.sched22)
 # the kernel's words (KDATA): int_return's, hash_page's count, and schedule()'s, each
 # where 2.2.0's image puts it (emu.kernel.kdata)
 KDATA_WORDS = ("LOST_IRQS", "BH_MASK", "BH_ACTIVE", "XTIME", "KERNEL_RELOADS",
@@ -219,7 +220,9 @@ REFUSED = {1: "a kernel stack overflow", 2: "sys_sigreturn", 3: "a traced task (
            23: "a page not up to date", 24: "read-ahead (try_to_read_ahead, free_page)",
            25: "an inode's first dirtying (__mark_inode_dirty)",
            26: "default_llseek (a file without f_op->llseek)",
-           27: "the last reference to a page cache page", 28: "set_bit on a misaligned word"}
+           27: "the last reference to a page cache page", 28: "set_bit on a misaligned word",
+           # proc_22.S (emu.kernel.sched22)
+           29: "schedule() returned to a zombie"}
 ENOSYS = 38
 CR0_SO = 0x10000000
 # BATs: IBAT2U/L and DBAT2U/L (mapin_ram's BAT2)
@@ -532,6 +535,7 @@ class Entry:
                                                 else "")
         if self.kernel_hash or user_hash:
             prelude += f".equ create_hpte, {m.symbols['create_hpte']:#x}\n"
+        self.prelude = prelude          # the offsets, for routines loaded after these
         source = prelude + "".join(routine(f"ppc32/{name}").read_text()
                                    for name in ("exception_22.S", "entry_22.S", "sched_22.S",
                                                 "pipe_22.S", "copy_tofrom_user_22.S"))
@@ -588,15 +592,26 @@ class Entry:
 
     # ------------------------------------------------------------------ tasks
 
-    def _task_union(self, pid, parent_task):
+    def _task_union(self, pid, parent_task, reuse=None):
         """A task union: the task_struct's fields (running, its pid and parent, the user
         address limit, a files table of NR_OPEN_MODEL descriptors, SCHED_OTHER with
-        DEF_PRIORITY and a full counter, as INIT_TASK has them) below its kernel stack."""
+        DEF_PRIORITY and a full counter, as INIT_TASK has them) below its kernel stack.
+        ``reuse``: a freed task union, whose task_struct is cleared and whose files table
+        the new task gets (emu.kernel.sched22: the pages and the slab object a released
+        task gave back, which the next fork's allocations return first)."""
         m = self.machine
-        task = m.alloc(TASK_UNION, align=TASK_UNION)
+        if reuse is None:
+            task = m.alloc(TASK_UNION, align=TASK_UNION)
+        else:
+            task = reuse
+            files = m.read_word(task + TASK_FIELDS["TASK_FILES"])
+            m.write(task, bytes(TASK_STRUCT_SIZE))
         self._word(task + TASK_FIELDS["PRIORITY"], DEF_PRIORITY)
         self._word(task + TASK_FIELDS["COUNTER"], DEF_PRIORITY)
-        if parent_task is None:        # INIT_TASK's init_files: the kernel's static data
+        if reuse is not None:          # the freed files table, its descriptors cleared
+            fds = self.files_cache.fd_array(files)
+            m.write(fds, bytes(4 * NR_OPEN_MODEL))
+        elif parent_task is None:      # INIT_TASK's init_files: the kernel's static data
             files = m.alloc(8 + 4 * NR_OPEN_MODEL, align=32)
             fds = files + 8
         else:                          # copy_files: an object of files_cache

@@ -32,7 +32,7 @@ class Processes:
         """do_fork: copy the task (fixed cost) and the address space (dup_mmap)."""
         self.switch_to(parent)
         self.ledger.fixed("syscall")
-        self.ledger.fixed("fork")
+        self.ledger.fixed("fork" if self.scheduler is None else "fork_task")
         self.ledger.fixed("mm_alloc")
         self.ledger.count("forks")
         old = parent.mm
@@ -51,6 +51,8 @@ class Processes:
             with self.locked(mm.page_table_lock, old.page_table_lock):   # copy_page_range
                 self._copy_page_range(mm, old, vma)
         self.flush_tlb_mm(old)
+        if self.scheduler is not None:              # do_fork's wake_up_process, last
+            self.scheduler.forked(parent, child)
         return child
 
     def vfork(self, parent):
@@ -58,6 +60,9 @@ class Processes:
         children (job.c, libiberty pexecute.c): the task is copied (fixed cost), the
         address space is shared (no page-table copy, no write-protect, no flush); the
         parent waits until the child execs or exits."""
+        if self.scheduler is not None:      # its sleep on the vfork semaphore is not written
+            raise KernelError("vfork is not modelled under a guest scheduler "
+                              "(emu.kernel.sched22): fork's path only")
         self.switch_to(parent)
         self.ledger.fixed("syscall")
         self.ledger.fixed("fork")
@@ -140,10 +145,12 @@ class Processes:
             raise KernelError(f"{process} has already exited")
         self.switch_to(process)
         self.ledger.fixed("syscall")
-        self.ledger.fixed("exit")
+        self.ledger.fixed("exit" if self.scheduler is None else "exit_task")
         self._mmput(process.mm)
         process.exited = True
         self.ledger.count("exits")
+        if self.scheduler is not None:      # exit_notify's wake-up, then schedule()
+            self.scheduler.exited(process)
 
     def wait(self, parent, child):
         """wait4 in the parent: reap the child (it must have exited)."""
@@ -153,9 +160,11 @@ class Processes:
             raise KernelError(f"{child} has not exited")
         self.switch_to(parent)
         self.ledger.fixed("syscall")
-        self.ledger.fixed("wait")
+        self.ledger.fixed("wait" if self.scheduler is None else "wait_reap")
         parent.children.remove(child)
         self.processes.remove(child)
+        if self.scheduler is not None:      # release: its task union freed
+            self.scheduler.reaped(child)
 
     def exec(self, process, image, args_pages=1):
         """do_execve: a new address space for ``image``; the old one goes (exit_mmap)."""

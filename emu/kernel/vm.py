@@ -152,6 +152,9 @@ class Kernel(PageFaults, Processes):
         self.processes = []
         self.next_pid = 1
         self.current = None
+        # 2.2.0's schedule(), wake_up and the sleeps of fork, exit and wait as guest code
+        # (emu.kernel.sched22); None: the fixed costs (context_switch, fork, exit, wait)
+        self.scheduler = None
         self.prezeroed_pages = None          # a supply of cleared pages (emu.kernel.idle)
         # a program's own work between its faults: called with the pages of each run of
         # touches exec makes (a scheduled build's user time; None: no user time there)
@@ -280,7 +283,11 @@ class Kernel(PageFaults, Processes):
         self.ledger.count(f"flushed:{why}")
 
     def switch_to(self, process):
-        if self.current is not process:
+        """The CPU to ``process``: the scheduler's switch when a guest one is attached
+        (``scheduler``, emu.kernel.sched22), else the fixed cost and switch_mm."""
+        if self.current is not process and self.scheduler is not None:
+            self.scheduler.switch(self.current, process)
+        elif self.current is not process:
             self.ledger.fixed("context_switch")
             self.arch.switch_mm(process.mm)
             self.current = process

@@ -69,8 +69,9 @@
  * task on no run queue, counters within 3; 4 more when the saved MSR had EE, as in a
  * system call: 55) or 32 (queued already); wake_up22 5 (a queue never used), 22 (used,
  * empty), 87 (one sleeper, EE on); with EE on, sleep_on22 58 and schedule22 157 (prev
- * asleep, one other task queued: one goodness22 in the walk, the switch), not counting
- * _switch22 and int_return. Their sync instructions: sleep_on22 3, schedule22 4,
+ * asleep, one other task queued: one goodness22 in the walk, the switch; 161 since the
+ * kernel's words sit where 2.2.0's image puts them, emu.kernel.kdata: four lis more), not
+ * counting _switch22 and int_return. Their sync instructions: sleep_on22 3, schedule22 4,
  * wake_up_process22 2.
  */
         .equ    TASK_RUNNING, 0

@@ -397,13 +397,15 @@ def test_process_start_rows_are_lat_proc_fork():
     """Table 1's process start is LMBench 1.1's fork proc (its summary's one-decimal process
     column, emu.papers.dougan1999.PSTART_WORKLOAD): the rows divide lat_proc fork's cycles,
     603 page table by 603 hash table and by the 604, and name fork's own misses, its
-    flushes' cycles and the fixed-cost C paths every MMU pays alike."""
+    flushes' cycles, the fixed-cost C paths every MMU pays alike and the cycles of 2.2.0's
+    scheduler, guest code (emu.kernel.sched22: the same instructions on every MMU)."""
     assert d.PSTART_WORKLOAD == "lat_proc fork"
     pstart = pd.Series({"603 180MHz (htab)": 1.8, "603 180MHz (no htab)": 1.7,
                         "604 185MHz": 1.6})
     forks = pd.DataFrame({"cycles": [100, 80, 120], "htab_misses": [7, 0, 9],
                           "hash_page_refused": [3, 0, 4], "tlb_misses": [11, 11, 12],
-                          "flush_cycles": [1500, 200, 1700], "fixed_cycles": [3000] * 3},
+                          "flush_cycles": [1500, 200, 1700], "fixed_cycles": [3000] * 3,
+                          "sched_cycles": [2600, 2500, 3400]},
                          index=["603 hash table", "603 page table", "604"])
     htab, p604 = d._process_start_claims(pstart, forks)
     assert htab.emulated == 0.8 and htab.published == 1.7 / 1.8
@@ -413,6 +415,7 @@ def test_process_start_rows_are_lat_proc_fork():
     assert "(1,500 cycles of flushes against the page-table kernel's 200, whose" in htab.reason
     assert "(1,700 cycles of flushes against the 603's 200)" in p604.reason
     assert "3,000 cycles on every MMU" in htab.reason and "3,000 cycles on" in p604.reason
+    assert "wake-ups, guest code, 2,500 cycles to 3,400" in htab.reason
     assert not htab.stand_in and not p604.stand_in
     run = d.workloads_table(kinds=("fork",), mmap_size=None).xs("lat_proc fork",
                                                                 level="workload")
@@ -425,6 +428,9 @@ def test_process_start_rows_are_lat_proc_fork():
     assert (run["flush_cycles"] > 0).all()
     assert run.loc["604", "flush_cycles"] > run.loc["603 page table", "flush_cycles"]
     assert run["fixed_cycles"].nunique() == 1 and run["fixed_cycles"].iloc[0] > 0
+    # schedule22's rows 704, wake_up_process22's 58, wake_up22's 91 (test_dougan1999_proc)
+    assert (run["sched_cycles"] > 0).all() and \
+        (run["sched_instructions"] == 704 + 58 + 91).all()
 
 def test_table1_reasons_say_which_machines_differ():
     """Table 1's 603 without / with the hash table is one 180 MHz 603 under two kernels, not

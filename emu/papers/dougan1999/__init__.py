@@ -324,6 +324,13 @@ def _table1_reason(program, runs, mx, my, clocks):
                if a["instructions"] == b["instructions"] and one_cpu else ""))
 
 
+def _span(column):
+    """The cycles of a column: one value "on every MMU", or the least to the most."""
+    values = sorted({int(c) for c in column})
+    return f"{values[0]:,} cycles" + (" on every MMU" if len(values) == 1 else
+                                      f" to {values[-1]:,}")
+
+
 def _process_start_claims(pstart, forks):
     """Table 1's process start (``pstart``: its column by system) against ``forks`` (the
     ``workloads_table`` rows of PSTART_WORKLOAD, by machine): the 603 without / with the hash
@@ -334,11 +341,12 @@ def _process_start_claims(pstart, forks):
     firsts = {m: (int(forks.loc[m, "htab_misses"]), int(forks.loc[m, "hash_page_refused"]),
                   int(forks.loc[m, "tlb_misses"])) for m in ("603 hash table", "604")}
     flushes = {m: int(forks.loc[m, "flush_cycles"]) for m in forks.index}
-    # the kernel model's fork, exit, wait, PTE copies and zaps (its table of fixed costs)
-    fixed_cycles = sorted({int(c) for c in forks["fixed_cycles"]})
-    fixed = (f"; the kernel model's fixed-cost C paths (fork, exit, wait, the PTEs copied "
-             f"and zapped) are {fixed_cycles[0]:,} cycles"
-             + (" on every MMU" if len(fixed_cycles) == 1 else f" to {fixed_cycles[-1]:,}"))
+    # the kernel model's fork, exit, wait, PTE copies and zaps (its table of fixed costs),
+    # and the scheduler's guest code (emu.kernel.sched22)
+    fixed = (f"; the kernel model's fixed-cost C paths (fork, exit, wait, less their "
+             f"wake-ups and wait queue, the PTEs copied and zapped) are "
+             f"{_span(forks['fixed_cycles'])}; 2.2.0's schedule(), _switch and "
+             f"wake-ups, guest code, {_span(forks['sched_cycles'])}")
     searched = (f"2.2.0's flush of one page or of a range of up to {CONTEXT_FLUSH_PAGES} "
                 f"pages searches the hash table for each page")
     return [

@@ -11,6 +11,7 @@ from ...kernel import Kernel, workloads
 from ...kernel.ppc32 import ctx_to_vsid
 from ...kernel.ppc603 import tlb_miss_summary
 from ...kernel.ppc604 import PPC604
+from ...kernel.sched22 import GuestScheduler
 from ...kernel.vm import PAGE_SIZE
 from ...kernel.workloads import Image
 from ...run import reuse as kept_runs
@@ -187,10 +188,11 @@ FLUSHES_24 = {"603 page table": {"tlb_flush": "tlbia"}, "604": {"flush": "hashpt
 
 def workloads_table(kinds=("fork", "exec"), mmap_size=1 << 20, flushes=FLUSHES_22):
     """The kernel model's LMBench workloads on the three MMUs: cycles per iteration, the
-    TLB-miss figures, the cycles of the flushes (``TLB_FLUSH_ROWS``) and of the kernel
-    model's fixed-cost C paths, with each machine's kernel flushing as ``flushes`` says
-    (2.2.0's by default), and lat_mmap of ``mmap_size`` (None: not run). A DataFrame
-    (workload, machine)."""
+    TLB-miss figures, the cycles of the flushes (``TLB_FLUSH_ROWS``), of the kernel
+    model's fixed-cost C paths and of 2.2.0's scheduler (``SCHED_ROWS``: lat_proc's switches
+    and wake-ups run as its guest code, emu.kernel.sched22; lat_mmap has none), with each
+    machine's kernel flushing as ``flushes`` says (2.2.0's by default), and lat_mmap of
+    ``mmap_size`` (None: not run). A DataFrame (workload, machine)."""
     mmap = ("mmap",) if mmap_size is not None else ()
     rows = [workload_row(machine, kind, mmap_size, flushes[machine])
             for machine in MACHINES for kind in kinds + mmap]
@@ -203,6 +205,8 @@ def workload_row(machine, kind, mmap_size, flush):
     flush options); a run of its own (emu.run.reuse)."""
     with estimates.setup_only():            # its boot: before the measurement
         k = kernel(machine, **flush)
+        if kind != "mmap":                  # 2.2.0's schedule() and wake-ups as guest code
+            GuestScheduler(k)
     r = workloads.lat_mmap(mmap_size, kernel=k) if kind == "mmap" else \
         workloads.lat_proc(kind, kernel=k)
     s = miss_summary(r.ledger) if machine == "604" else tlb_miss_summary(r)
@@ -215,6 +219,9 @@ def workload_row(machine, kind, mmap_size, flush):
             r.counts.get("htab_secondary_hits", 0),
             "htab_hit_rate": s["htab_hit_rate"],
             "flush_cycles": _rows_cycles(r.ledger, TLB_FLUSH_ROWS),
+            "sched_cycles": _rows_cycles(r.ledger, SCHED_ROWS),
+            "sched_instructions": int(sum(r.ledger.rows[n][3] for n in SCHED_ROWS
+                                          if n in r.ledger.rows)),
             "fixed_cycles": int(sum(row[2] for row in r.ledger.rows.values()
                                     if row[0] == "fixed"))}
 
@@ -222,6 +229,9 @@ def workload_row(machine, kind, mmap_size, flush):
 FLUSH_ROWS = ("flush_range_search", "flush_hash_pages", "set_context_22", "flush_range_pmd")
 #: the flushes of every MMU: the hashed ones' (FLUSH_ROWS) and the 603's tlbie of a page
 TLB_FLUSH_ROWS = FLUSH_ROWS + ("tlbie_603",)
+#: 2.2.0's scheduler as guest code in lat_proc (emu.kernel.sched22): the sleeps with their
+#: switches, the wake-ups
+SCHED_ROWS = ("schedule22", "wake_up_process22", "wake_up22")
 
 
 def _rows_cycles(ledger, names):
