@@ -181,7 +181,9 @@ TASK_FIELDS = {"TASK_FLAGS": 4, "SIGPENDING": 8, "ADDR_LIMIT": 12, "NEED_RESCHED
                "TSS_FS": 12, "TSS_LAST_SYSCALL": 16, "MM_CONTEXT": 0, "MM_PGD": 4,
                "SIGNAL": 96, "BLOCKED": 100,
                "TIMEOUT": 104,          # 2.1.51's (its schedule() reads it)
-               "WAIT_CHLDEXIT": 108}    # sys_wait4's queue (emu.kernel.sched22)
+               "WAIT_CHLDEXIT": 108,    # sys_wait4's queue (emu.kernel.sched22)
+               # the list of all tasks (sched.h SET_LINKS): schedule()'s recalculation
+               "NEXT_TASK": 112, "PREV_TASK": 116}
 # the kernel's words (KDATA): int_return's, hash_page's count, and schedule()'s, each
 # where 2.2.0's image puts it (emu.kernel.kdata)
 KDATA_WORDS = ("LOST_IRQS", "BH_MASK", "BH_ACTIVE", "XTIME", "KERNEL_RELOADS",
@@ -212,7 +214,6 @@ REFUSED = {1: "a kernel stack overflow", 2: "sys_sigreturn", 3: "a traced task (
            12: "a pipe inode with a superblock", 13: "a bad user pointer",
            14: "every process sleeps: the programs deadlock", 15: "a real-time task",
            16: "a scheduler task queue", 17: "schedule() in an interrupt",
-           18: "every counter spent (recalculation: the model has no timer)",
            19: "a task without an MMU context",
            20: "a sleep with a timeout (2.1.51's schedule: the model has no timer)",
            # filemap_22.S (emu.kernel.filemap): what a reread from the page cache never meets
@@ -517,6 +518,8 @@ class Entry:
         self.init_task = self._task_union(1, None)   # the idle task: the run queue's head
         self._word(self.init_task + TASK_FIELDS["NEXT_RUN"], self.init_task)
         self._word(self.init_task + TASK_FIELDS["PREV_RUN"], self.init_task)
+        for link in ("NEXT_TASK", "PREV_TASK"):     # the task list: init_task alone
+            self._word(self.init_task + TASK_FIELDS[link], self.init_task)
         prelude = "".join(f".equ {k}, {v:#x}\n" for k, v in {
             **TASK_FIELDS, **FILE_FIELDS, "TASK_STRUCT_SIZE": TASK_STRUCT_SIZE,
             "NR_SYSCALLS": NR_SYSCALLS, "SYS_CALL_TABLE": self.table,
@@ -626,7 +629,26 @@ class Entry:
         # 360 at f6cce5dae): the copies' access_ok checks user pointers
         self._word(task + TASK_FIELDS["TSS"] + TASK_FIELDS["TSS_FS"], USER_DS)
         self._word(task + TASK_FIELDS["TASK_FILES"], files)
+        if parent_task is not None:    # do_fork's SET_LINKS (init_task is the list's head)
+            self._set_links(task)
         return task
+
+    def _set_links(self, task):
+        """sched.h's SET_LINKS: ``task`` at the tail of the task list, before init_task
+        (for_each_task's order; the sibling pointers are the kernel model's)."""
+        head, f = self.init_task, TASK_FIELDS
+        last = self.machine.read_word(head + f["PREV_TASK"])
+        self._word(task + f["NEXT_TASK"], head)
+        self._word(task + f["PREV_TASK"], last)
+        self._word(last + f["NEXT_TASK"], task)
+        self._word(head + f["PREV_TASK"], task)
+
+    def remove_links(self, task):
+        """sched.h's REMOVE_LINKS (release, at the wait): ``task`` off the task list."""
+        f, m = TASK_FIELDS, self.machine
+        nxt, prev = m.read_word(task + f["NEXT_TASK"]), m.read_word(task + f["PREV_TASK"])
+        self._word(nxt + f["PREV_TASK"], prev)
+        self._word(prev + f["NEXT_TASK"], nxt)
 
     def _kernel_page_tables(self):
         """mapin_ram's page tables for all of RAM (ppc603.kernel_page_tables: the text read

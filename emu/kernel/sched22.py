@@ -39,9 +39,9 @@ The first process (the kernel model's spawn) is put on the run queue as it start
 guest code (set-up); the processes are that one and its children: a switch the guest's
 schedule() would not make (to a second spawned process, to a process not the current one's
 child) is refused (KernelError). The model has no timer: fork halves the parent's counter
-each time (kernel/fork.c 610-611), and when every runnable counter is spent schedule22
-refuses the recalculation (KernelError): a parent forks at most 4 times from DEF_PRIORITY's
-20 ticks (lat_proc's warm-up and measured iterations: 2).
+each time (kernel/fork.c 610-611), so from DEF_PRIORITY's 20 ticks every fifth fork finds
+every runnable counter spent, and schedule22 recalculates them over the task list
+(SET_LINKS at the task's making, REMOVE_LINKS at its release: Entry).
 """
 from __future__ import annotations
 
@@ -125,6 +125,7 @@ class GuestScheduler:
         table's object went back to files_cache at its exit), for the next fork."""
         task = self.entry.tasks.pop(child.pid)
         del self.entry.by_task[task]
+        self.entry.remove_links(task)
         self.freed.append(task)
 
     # ------------------------------------------------------------------ running

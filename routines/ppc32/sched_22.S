@@ -39,8 +39,11 @@
  *     spin_unlock_irq; the scheduler proper: c = -1000, next = the idle task (init_task),
  *     the walk of the run queue back round to init_task with goodness(p, prev)
  *     (SCHED_YIELD, a real-time policy, counter, +1 for the same mm, + priority), keeping
- *     the first best; c == 0 would recalculate every task's counter (refused: the model
- *     has no timer, so no counter runs out); if next != prev: kstat.context_swtch++,
+ *     the first best; c == 0 (every runnable counter spent: the model has no timer, but
+ *     do_fork halves the parent's) recalculates every task's counter, for_each_task over
+ *     the task list (sched.h SET_LINKS' next_task ring through init_task), then goes on
+ *     with the task chosen (2.2.0 and 2.1.51 alike: kernel/sched.c 719-726 at f6cce5dae,
+ *     452-459 at 94520e420); if next != prev: kstat.context_swtch++,
  *     get_mmu_context(next) (a context exists: a test), switch_to (process.c's
  *     _switch_to: s = _disable_interrupts(), _switch22(&prev->tss, &next->tss,
  *     next->mm->context), _enable_interrupts(s) when prev runs again). The SMP parts
@@ -404,6 +407,7 @@ sch_next:
 sch_walked:
         cmpwi   0, r28, 0               # every counter spent: recalculate
         beq-    sch_recalculate
+sch_chosen:
         cmpw    0, r27, r29             # the idle task: every task sleeps
         beq-    sch_deadlock
         cmpw    0, r27, r31
@@ -547,6 +551,7 @@ sch_21_next:
 sch_21_walked:
         cmpwi   0, r28, 0               # every counter spent: recalculate
         beq-    sch_recalculate
+sch_chosen:
         cmpw    0, r27, r29             # the idle task: every task sleeps
         beq-    sch_deadlock
         cmpw    0, r27, r31
@@ -610,9 +615,18 @@ sch_bottom_half:
 sch_round_robin:
         li      r4, 15
         b       sch_refused
-sch_recalculate:
-        li      r4, 18
-        b       sch_refused
+sch_recalculate:                        # for_each_task(p) (init_task's next_task round
+        lwz     r10, NEXT_TASK(r29)     # to it): p->counter = (p->counter >> 1) +
+sch_recalc_task:                        # p->priority; tasklist_lock's read_lock is empty
+        cmpw    0, r10, r29             # on one CPU. Then on, with next as chosen
+        beq     sch_chosen
+        lwz     r11, COUNTER(r10)
+        lwz     r12, PRIORITY(r10)
+        srawi   r11, r11, 1
+        add     r11, r11, r12
+        stw     r11, COUNTER(r10)
+        lwz     r10, NEXT_TASK(r10)
+        b       sch_recalc_task
 sch_no_context:
         li      r4, 19
         b       sch_refused

@@ -6,6 +6,7 @@ import pytest
 
 from emu.hw import estimates
 from emu.kernel import costs, workloads
+from emu.kernel.entry import DEF_PRIORITY, TASK_FIELDS
 from emu.kernel.errors import KernelError
 from emu.kernel.sched22 import GuestScheduler
 from emu.papers.dougan1999 import mmu
@@ -110,12 +111,24 @@ def test_a_released_task_union_is_the_next_forks():
     assert len(seen) == 3 and len(set(seen)) == 1
 
 
-def test_counters_run_out_after_four_forks():
+def test_the_fifth_fork_recalculates_the_counters():
     """do_fork halves the parent's counter (20, 10, 5, 2, 1, 0): the fifth child starts with
-    none, and schedule22 would recalculate, which the model (no timer) refuses."""
-    workloads.lat_proc("fork", kernel=guest_kernel("604"), warmup=1, iterations=3)
-    with pytest.raises(KernelError, match="every counter spent"):
-        workloads.lat_proc("fork", kernel=guest_kernel("604"), warmup=1, iterations=4)
+    none, and the parent's schedule22 finds every runnable counter spent, so it walks the
+    task list (the parent and the child; init_task is its head, a reaped child is off it):
+    per task 9 instructions (the test, 2 loads, the shift, the add, the store, the next
+    link, the branch back), the first link and the last test 3: 21. That sleep's schedule22
+    also tests its prev's policy (the parent's counter is spent: an exhausted SCHED_RR task
+    goes to the back), 3 more, and goodness22 of the child takes its no-ticks exit, 10
+    instructions for 16. Both counters are then (0 >> 1) + DEF_PRIORITY."""
+    k = guest_kernel("604")
+    r = workloads.lat_proc("fork", kernel=k, warmup=1, iterations=4)
+    recalculation, round_robin_test, no_ticks = 9 * 2 + 3, 3, 10 - 16
+    assert r.ledger.rows["schedule22"][3] == \
+        4 * 704 + recalculation + round_robin_test + no_ticks
+    e = k.scheduler.entry
+    parent = next(p for p in k.processes if p.parent is None)
+    counter = e.machine.read_word(e.task(parent) + TASK_FIELDS["COUNTER"])
+    assert counter == DEF_PRIORITY == 20
 
 
 def test_a_switch_schedule_would_not_make_is_refused():
