@@ -82,7 +82,8 @@ process, its MMU's copy of the segments: no cycles). wake_up_interruptible is __
 walk of the wait queue (a ring of struct wait_queue on the sleepers' stacks) and
 wake_up_process (add_to_runqueue, reschedule_idle), guest code too. Tasks are SCHED_OTHER
 with DEF_PRIORITY; fork halves the parent's counter between the two, as do_fork does; the
-model has no timer, so counters never run out. A run ends when a process calls exit; a
+model has no timer, so a counter runs out only by forks, and schedule() then recalculates
+every task's (for_each_task over the task list). A run ends when a process calls exit; a
 process left asleep stays so for the next run; every process asleep is a deadlock (KernelError).
 
 **A departure of QEMU's 603, undone:** its ``tlbld`` / ``tlbli`` drop the entry for the same
