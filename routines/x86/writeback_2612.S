@@ -9,8 +9,9 @@
  * submit_bh; and end_buffer_async_write) and mm/filemap.c (end_page_writeback,
  * wake_up_page).
  *
- * pdflush_writeback(task, mapping, index) runs writeback_page on pdflush's own kernel stack
- * (its thread_info, so current is pdflush, whose journal_info the handle goes in);
+ * on_task_stack(task, writeback_page, mapping, index) (fs_writeback_2612.S) runs
+ * writeback_page on pdflush's own kernel stack (its thread_info, so current is pdflush,
+ * whose journal_info the handle goes in);
  * writeback_page(mapping, index) is what pdflush (background_writeout -> writeback_inodes ->
  * __writeback_single_inode -> do_writepages -> mpage_writepages) does to one dirty page;
  * end_buffer_async_write and end_page_writeback are what the disk's interrupt does when
@@ -31,22 +32,6 @@
  * failed trylock and each unlock preempt_enable (include/linux/spinlock.h 531-580 of
  * 2.6.12.1); the get_cpu() users and radix_tree_preload theirs (nothing without it).
  */
-        .globl  pdflush_writeback
-pdflush_writeback:
-        pushl   %ebp
-        movl    %esp, %ebp
-        movl    8(%ebp), %eax               # task
-        movl    TSK_ESP0(%eax), %esp        # its kernel stack
-        pushl   %ebp                        # the caller's frame
-        pushl   16(%ebp)                    # index
-        pushl   12(%ebp)                    # mapping
-        call    writeback_page
-        addl    $8, %esp
-        popl    %ebp
-        movl    %ebp, %esp
-        popl    %ebp
-        ret
-
         .globl  writeback_page
 writeback_page:
         pushl   %ebx
@@ -498,6 +483,9 @@ vm_dirty_ratio:
         .long   40                          # mm/page-writeback.c
 dirty_background_ratio:
         .long   10
+        .globl  block_dump
+block_dump:
+        .long   0                           # mm/page-writeback.c 88: off unless set by sysctl
         .globl  page_uptodate_lock
 page_uptodate_lock:
         .long   1                           # fs/buffer.c's spinlock, free

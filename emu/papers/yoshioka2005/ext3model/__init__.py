@@ -104,7 +104,7 @@ from .structures import (AC, ADDR_PER_BLOCK, AOPS, ARQ, ARQ_SIZE, AS, AS_HASH_SH
                          RCU_INITIAL_BATCH, RECORD, REQUEST_SIZE, REQ_FLAGS, REVOKE_HASH, RN, RQ,
                          RQS, RR, RT, RUNQUEUE_SIZE, RW_LOCK_BIAS, SB, SB_SIZE, SCHED_LOAD_SCALE,
                          SCSI_SOFTIRQ, SD, SD_CPU_INIT, SG, SGRP, SGRP_SIZE, SG_POOL_MAX, SG_SIZE,
-                         SOFTIRQ_OFFSET, SPIN_FREE, SWAP_CLUSTER_MAX, S_IFREG_644, T, TASK_SIZE, TI,
+                         SOFTIRQ_OFFSET, SPIN_FREE, SWAP_CLUSTER_MAX, S_IFBLK, S_IFREG_644, T, TASK_SIZE, TI,
                          TIF_NEED_RESCHED, TIMER, TIMER_MAGIC, TIMER_SIZE, TIMER_SOFTIRQ, TK,
                          TK_SIZE, TRANSACTION_SIZE, TSK, TVB, TVB_SIZE, T_STATES, VFS, VSB,
                          VSB_SIZE, SEM, SOPS, WBC, PF_FLUSHER, WAIT_QUEUE_HEAD,
@@ -118,6 +118,6 @@ from .config import PREEMPT
 from .journal import (BLOCK_TAG, JOURNAL_HEADER, LOG_BLOCKS, LOG_START, MIN_LOG_RESERVED_BLOCKS,
                       TAG_UUID, checkpoint_below, log_blocks_per_commit, log_space_left,
                       tags_per_descriptor)
-from .writeback import ratelimit_pages, writer_chunk_pages
+from .writeback import chunk_period, ratelimit_pages, writer_chunk_pages
 from .tick import CLOCK_TICK_RATE, HZ, cyc2ns_scale, tick_cycles, tick_nsec
 from .kernel import Kernel

@@ -141,6 +141,7 @@ def equates():
              ".equ KM_USER0, 3",              # include/asm-i386/kmap_types.h
              ".equ JFS_ABORT, 2",             # include/linux/jbd.h 813
              f".equ MIN_LOG_RESERVED_BLOCKS, {MIN_LOG_RESERVED_BLOCKS}",
+             ".equ S_IFMT, 0xF000", ".equ S_IFBLK, 0x6000",     # include/linux/stat.h
              ".equ BDI_CAP_NO_ACCT_DIRTY, 1", ".equ PF_LESS_THROTTLE, 0x00100000",
              ".equ MAX_RT_PRIO, 100", ".equ BIO_UPTODATE, 0", ".equ BIO_SEG_VALID, 3",
              ".equ REQ_CMD, 16", ".equ RQ_ACTIVE, 1", ".equ RQ_INACTIVE, -1",
