@@ -1078,9 +1078,9 @@ def share_reason(row):
     """Why the copy's shares differ (the row unused: the same for each share)."""
     chunk = writebatch.mail_chunk_pages(SCORED_CPUS)["chunk_pages"]
     return ("the model's write path is the mail's iozone reduced to its kernel work "
-            "(ext3's write path, writeback's page work, a page between two writes where "
-            f"the mail's throttled writers write back {chunk:,} at a time in their own "
-            "write(), kjournald's commit and the log's "
+            f"(ext3's write path, the throttled writers' writeback, {chunk:,} pages at a "
+            "time in their own write() once a period of as many writes, kjournald's commit "
+            "and the log's "
             "checkpoints as guest code, the block layer's bios, requests and merges, the "
             "SCSI driver and the disk's interrupt with them, the timer tick): no other "
             "task, no scheduler's switch, no timer's function, so the copy's share of it "

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from ....hw import estimates
 from .pacing import DIRTY_FRACTION, MEMORY_MB, STAGGER
-from .structures import (BDI_SIZE, BH, BIO, BVEC, FIRST_INDEX, PAGE, PAGEVEC_SIZE, PG, Q, RQ,
+from .structures import (BDI_SIZE, BH, BIO, BLKDEV_MAX_RQ, BVEC, FIRST_INDEX, PAGE,
+                         PAGEVEC_SIZE, PG, Q, RQ,
                          SWAP_CLUSTER_MAX, WBC, _words)
 
 
@@ -96,6 +97,7 @@ class KernelWriteback:
         path's two get_dirty_limits around the walk are not run (the model's page state
         counts its own pages, not the machine's; they read the state only)."""
         chunk = self.ratelimit + self.ratelimit // 2            # sync_writeback_pages()
+        self._check_queue_room(chunk)
         wbc = self._chunk_wbc(k)
         self._poke(wbc, _words(self.bdi, 0, 0, chunk, 0, 0, 0, 0, 0, 0))
         run = task.call("on_task_stack", self.ctx[k]["task"], self.sym["writeback_inodes"],
@@ -111,6 +113,24 @@ class KernelWriteback:
             if run.return_value:
                 self._inflight[k].append((count + (j + 1) * self.disk_delay,
                                           run.return_value))
+
+    def _check_queue_room(self, chunk):
+        """Refuse a chunk whose requests would take the queue's write requests to its
+        congestion threshold (queue_congestion_on_threshold, 113 of BLKDEV_MAX_RQ's 128,
+        drivers/block/ll_rw_blk.c 81-110 of 2.6.12.1; get_request's set_queue_congested,
+        1919) and past it to the full queue (1885-1896), where the writer sleeps in
+        get_request_wait (1964-1995, io_schedule): neither is guest
+        code (the model cannot suspend a guest call for the disk to free a request). At the
+        nominal estimates a chunk's requests are a tenth of the threshold; the writers'
+        chunks all at once (STAGGER 0) in requests of REQUEST_PAGES' low 31 pages reach it."""
+        need = -(-writer_chunk_pages(self.ratelimit) // self.request_pages)
+        threshold = BLKDEV_MAX_RQ - BLKDEV_MAX_RQ // 8 + 1
+        if self._queued() + need >= threshold:
+            raise RuntimeError(
+                f"a chunk of {chunk} pages needs about {need} requests of "
+                f"{self.request_pages} pages and the queue holds {self._queued()}: past the "
+                f"congestion threshold ({threshold}), where the writer would sleep in "
+                "get_request_wait, which the model does not run")
 
     def _chunk_wbc(self, k):
         """CPU k's writer's writeback_control (balance_dirty_pages' is on its stack; the
