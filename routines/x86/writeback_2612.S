@@ -17,11 +17,13 @@
  * end_buffer_async_write and end_page_writeback are what the disk's interrupt does when
  * its write is done (routines/x86/scsi_2612.S); the request between them is the block
  * layer's (submit_bh, routines/x86/block_2612.S: the bio, joined to the file's request in
- * the disk's queue or a request of its own). writeback_page is the paced runs' per-page
- * stand-in: one radix-tree look-up by index stands for mpage_writepages' tagged gang
- * look-up and pagevec, which, with the inode walk above them, are guest code in
- * routines/x86/fs_writeback_2612.S (run by balance_dirty_pages' throttled path below; that
- * file says who writes back in the mail's run, and in what batches).
+ * the disk's queue or a request of its own). writeback_page is a per-page stand-in (the
+ * paced runs' before they ran the writers' chunks; ext3model.Kernel(writer_chunks=False)):
+ * one radix-tree look-up by index stands for mpage_writepages' tagged gang look-up and
+ * pagevec, which, with the inode walk above them, are guest code in
+ * routines/x86/fs_writeback_2612.S (run by balance_dirty_pages' throttled path below, and
+ * by the paced runs' chunks; that file says who writes back in the mail's run, and in what
+ * batches).
  * Returns 1 if the page was written, 0 if it is no longer in the cache or not dirty. A page
  * has one 4 KB buffer (4 KB blocks), inside i_size.
  * Calling convention: cdecl; ebx, esi, edi, ebp preserved. Offsets: the equates

@@ -43,14 +43,15 @@ handed out twice). Each file's blocks come from block groups of its own, one aft
 the other. What is left out is listed in ``LEFT_OUT``.
 
 Paced writes (``Kernel.paced_writes``: a write per CPU every period, as a disk sets the
-pace) fill each pause with what the CPU does there: writeback of one page of the child's
-file (``routines/x86/writeback_2612.S``: pdflush's page work in ext3's writepage and its
-journal handle, then ``submit_bh`` through the block layer, ``routines/x86/block_2612.S``,
-where the bio joins the file's request waiting in the disk's queue, or starts one), the page
-``DIRTY_FRACTION`` of the child's page cache behind its
-newest (a stand-in: in the mail's run the throttled writers write back chunks of pages
-themselves, through the inode walk of ``routines/x86/fs_writeback_2612.S``,
-``Kernel.throttled_writeback``, which the paced runs do not run), a turn of kjournald's commit over the transaction's data list
+pace) run the writers' writeback as the mail's throttled writers do (``writer_chunks``, as
+yoshioka2005.write_profile builds them): once every ``chunk_period`` writes a CPU's writer
+writes a chunk of the oldest dirty file's pages back in its own write()
+(``routines/x86/fs_writeback_2612.S``: the inode walk, mpage_writepages' tagged gang
+look-up, ext3's writepage and its journal handle, then ``submit_bh`` through the block
+layer, ``routines/x86/block_2612.S``, where the bio joins the file's request in the disk's
+queue, or starts one), the files' dirty pages beginning ``DIRTY_FRACTION`` of a child's
+page cache behind its newest (without ``writer_chunks``, pdflush's per-page stand-in writes
+one page back in each pause). Each pause holds a turn of kjournald's commit over the transaction's data list
 (``routines/x86/commit_2612.S``: the buffer at its head, half a commit interval old, unfiled
 or written), every ``meta_every`` writes the log write of a metadata buffer
 (``routines/x86/commit_meta_2612.S``: the rest of the commit, at the pace a 5 s interval's
