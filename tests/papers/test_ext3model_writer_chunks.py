@@ -130,3 +130,10 @@ def test_a_chunk_that_would_congest_the_queue_is_refused():
     k._word(count, 63)
     with pytest.raises(RuntimeError, match="get_request_wait"):
         k._check_queue_room(1536)
+    # another CPU's chunk being walked counts its 50 too: 12 queued + 100 pass 112, 13 not
+    k._walking = 1
+    k._word(count, 12)
+    k._check_queue_room(1536)
+    k._word(count, 13)
+    with pytest.raises(RuntimeError, match="get_request_wait"):
+        k._check_queue_room(1536)

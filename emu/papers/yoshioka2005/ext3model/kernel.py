@@ -145,7 +145,8 @@ class Kernel(KernelMemory, KernelFileSystem, KernelJournal, KernelCommit, Kernel
         self.chunks = [0] * cpus               # paced writes with writer_chunks: each CPU's
         self.chunk_pages = [0] * cpus          # chunks, the pages they wrote back, their
         self.chunk_cycles = [0] * cpus         # cycles, and the most write requests the
-        self.most_queued = 0                   # queue's list counted after one
+        self.most_queued = 0                   # queue's list counted after one, and
+        self._walking = 0                      # the chunks being walked now
         self._build_tick()                     # after all the rest: it moves nothing
         self._build_highmem()                  # after the tick: it moves nothing
         self._build_journal_superblock()       # after the highmem: it moves nothing

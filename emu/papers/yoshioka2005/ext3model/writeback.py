@@ -100,8 +100,12 @@ class KernelWriteback:
         self._check_queue_room(chunk)
         wbc = self._chunk_wbc(k)
         self._poke(wbc, _words(self.bdi, 0, 0, chunk, 0, 0, 0, 0, 0, 0))
-        run = task.call("on_task_stack", self.ctx[k]["task"], self.sym["writeback_inodes"],
-                        wbc)
+        self._walking += 1                  # other CPUs' walks fill the queue meanwhile
+        try:
+            run = task.call("on_task_stack", self.ctx[k]["task"],
+                            self.sym["writeback_inodes"], wbc)
+        finally:
+            self._walking -= 1
         left = self._read(wbc + WBC["NR_TO_WRITE"])
         self.chunks[k] += 1
         self.chunk_pages[k] += chunk - (left - (1 << 32) if left >= 1 << 31 else left)
@@ -124,10 +128,11 @@ class KernelWriteback:
         nominal estimates a chunk's requests are a tenth of the threshold; the writers'
         chunks all at once (STAGGER 0) in requests of REQUEST_PAGES' low 31 pages reach it."""
         need = -(-writer_chunk_pages(self.ratelimit) // self.request_pages)
+        need *= 1 + self._walking           # and the chunks other CPUs are walking now
         threshold = BLKDEV_MAX_RQ - BLKDEV_MAX_RQ // 8 + 1
         if self._queued() + need >= threshold:
             raise RuntimeError(
-                f"a chunk of {chunk} pages needs about {need} requests of "
+                f"the chunks being written, {chunk} pages each, need about {need} requests of "
                 f"{self.request_pages} pages and the queue holds {self._queued()}: past the "
                 f"congestion threshold ({threshold}), where the writer would sleep in "
                 "get_request_wait, which the model does not run")
