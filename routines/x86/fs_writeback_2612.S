@@ -81,9 +81,11 @@
         .equ    PG_reserved, 11             # include/linux/page-flags.h 67
         .equ    TIF_NEED_RESCHED_MASK, 8    # 1 << TIF_NEED_RESCHED
 
-/* on_task_stack(task, fn, arg): fn(arg) on the task's kernel stack (its thread_info, so
- * current is the task), as pdflush_writeback runs writeback_page: the model's harness for
- * a throttled writer's balance_dirty_pages or writeback_inodes, not kernel code */
+/* on_task_stack(task, fn, a, b): fn(a, b) on the task's kernel stack (its thread_info, so
+ * current is the task): the model's harness, not kernel code, for pdflush's per-page
+ * stand-in (writeback_page(mapping, index) on pdflush's stack) and a throttled writer's
+ * balance_dirty_pages(mapping) or writeback_inodes(wbc) on the writer's (a one-argument fn
+ * leaves b unread) */
         .globl  on_task_stack
 on_task_stack:
         pushl   %ebp
@@ -91,9 +93,10 @@ on_task_stack:
         movl    8(%ebp), %eax               # task
         movl    TSK_ESP0(%eax), %esp        # its kernel stack
         pushl   %ebp                        # the caller's frame
-        pushl   16(%ebp)                    # arg
+        pushl   20(%ebp)                    # b
+        pushl   16(%ebp)                    # a
         call    *12(%ebp)                   # fn
-        addl    $4, %esp
+        addl    $8, %esp
         popl    %ebp
         movl    %ebp, %esp
         popl    %ebp

@@ -119,8 +119,16 @@ vfs_write:
         ret
 9:      ud2
 
-/* __mark_inode_dirty(inode, flags): I_DIRTY_SYNC/DATASYNC call the super block's
- * dirty_inode (ext3_dirty_inode); an inode already this dirty needs no more */
+/* __mark_inode_dirty(inode, flags) (fs/fs-writeback.c 55-131 of 2.6.12.1): I_DIRTY_SYNC/
+ * DATASYNC call the super block's dirty_inode (ext3_dirty_inode); an inode already this
+ * dirty needs no more. Else (block_dump off) under inode_lock: the flags added to i_state;
+ * a locked inode (I_LOCK: the unlocker lists it), an unhashed one not a block device's,
+ * or one being freed, left so; one that was dirty already (I_DIRTY) stays where it is on
+ * s_dirty or s_io. The slow path is reached in the paced runs by the first write after a
+ * throttled writer's walk wrote the file back (__sync_single_inode left it I_DIRTY_PAGES
+ * only: was_dirty). A clean inode's move to the head of i_sb's s_dirty, dated now, is not
+ * in a run: the writers' files always keep dirty pages (the model's i_sb is ext3's own,
+ * not the VFS super block the walk reads) */
         .globl  __mark_inode_dirty
 __mark_inode_dirty:
         pushl   %ebx
@@ -134,7 +142,41 @@ __mark_inode_dirty:
         movl    I_STATE(%ebx), %eax
         andl    12(%esp), %eax
         cmpl    12(%esp), %eax
-        jne     9f                          # newly dirty: the dirty list, not in a run
+        jne     2f
+        popl    %ebx
+        ret
+2:      cmpl    $0, block_dump              # unlikely(block_dump): its printk, not in a run
+        jne     9f
+        leal    inode_lock, %eax
+        pushl   %eax
+        call    _spin_lock
+        addl    $4, %esp
+        movl    12(%esp), %ecx              # flags
+        movl    I_STATE(%ebx), %eax
+        movl    %eax, %edx
+        andl    %ecx, %edx
+        cmpl    %ecx, %edx                  # dirtied meanwhile: nothing to do
+        je      3f
+        movl    %eax, %edx
+        andl    $(I_DIRTY), %edx            # was_dirty
+        orl     %ecx, %eax                  # inode->i_state |= flags
+        movl    %eax, I_STATE(%ebx)
+        testl   $(IS_LOCK), %eax            # locked: the unlocker lists it
+        jnz     3f
+        movzwl  I_MODE(%ebx), %eax          # !S_ISBLK(i_mode) && hlist_unhashed(&i_hash)
+        andl    $(S_IFMT), %eax
+        cmpl    $(S_IFBLK), %eax
+        je      4f
+        cmpl    $0, I_HASH+4(%ebx)          # i_hash.pprev
+        je      3f
+4:      testl   $(IS_FREEING | IS_CLEAR), I_STATE(%ebx)
+        jnz     3f
+        testl   %edx, %edx                  # on s_dirty or s_io already: not moved
+        jz      9f                          # newly dirty: the dirty list, not in a run
+3:      leal    inode_lock, %eax
+        pushl   %eax
+        call    _spin_unlock
+        addl    $4, %esp
         popl    %ebx
         ret
 9:      ud2

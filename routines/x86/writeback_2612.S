@@ -9,18 +9,21 @@
  * submit_bh; and end_buffer_async_write) and mm/filemap.c (end_page_writeback,
  * wake_up_page).
  *
- * pdflush_writeback(task, mapping, index) runs writeback_page on pdflush's own kernel stack
- * (its thread_info, so current is pdflush, whose journal_info the handle goes in);
+ * on_task_stack(task, writeback_page, mapping, index) (fs_writeback_2612.S) runs
+ * writeback_page on pdflush's own kernel stack (its thread_info, so current is pdflush,
+ * whose journal_info the handle goes in);
  * writeback_page(mapping, index) is what pdflush (background_writeout -> writeback_inodes ->
  * __writeback_single_inode -> do_writepages -> mpage_writepages) does to one dirty page;
  * end_buffer_async_write and end_page_writeback are what the disk's interrupt does when
  * its write is done (routines/x86/scsi_2612.S); the request between them is the block
  * layer's (submit_bh, routines/x86/block_2612.S: the bio, joined to the file's request in
- * the disk's queue or a request of its own). writeback_page is the paced runs' per-page
- * stand-in: one radix-tree look-up by index stands for mpage_writepages' tagged gang
- * look-up and pagevec, which, with the inode walk above them, are guest code in
- * routines/x86/fs_writeback_2612.S (run by balance_dirty_pages' throttled path below; that
- * file says who writes back in the mail's run, and in what batches).
+ * the disk's queue or a request of its own). writeback_page is a per-page stand-in (the
+ * paced runs' before they ran the writers' chunks; ext3model.Kernel(writer_chunks=False)):
+ * one radix-tree look-up by index stands for mpage_writepages' tagged gang look-up and
+ * pagevec, which, with the inode walk above them, are guest code in
+ * routines/x86/fs_writeback_2612.S (run by balance_dirty_pages' throttled path below, and
+ * by the paced runs' chunks; that file says who writes back in the mail's run, and in what
+ * batches).
  * Returns 1 if the page was written, 0 if it is no longer in the cache or not dirty. A page
  * has one 4 KB buffer (4 KB blocks), inside i_size.
  * Calling convention: cdecl; ebx, esi, edi, ebp preserved. Offsets: the equates
@@ -31,22 +34,6 @@
  * failed trylock and each unlock preempt_enable (include/linux/spinlock.h 531-580 of
  * 2.6.12.1); the get_cpu() users and radix_tree_preload theirs (nothing without it).
  */
-        .globl  pdflush_writeback
-pdflush_writeback:
-        pushl   %ebp
-        movl    %esp, %ebp
-        movl    8(%ebp), %eax               # task
-        movl    TSK_ESP0(%eax), %esp        # its kernel stack
-        pushl   %ebp                        # the caller's frame
-        pushl   16(%ebp)                    # index
-        pushl   12(%ebp)                    # mapping
-        call    writeback_page
-        addl    $8, %esp
-        popl    %ebp
-        movl    %ebp, %esp
-        popl    %ebp
-        ret
-
         .globl  writeback_page
 writeback_page:
         pushl   %ebx
@@ -498,6 +485,9 @@ vm_dirty_ratio:
         .long   40                          # mm/page-writeback.c
 dirty_background_ratio:
         .long   10
+        .globl  block_dump
+block_dump:
+        .long   0                           # mm/page-writeback.c 88: off unless set by sysctl
         .globl  page_uptodate_lock
 page_uptodate_lock:
         .long   1                           # fs/buffer.c's spinlock, free

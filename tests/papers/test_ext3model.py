@@ -266,7 +266,7 @@ def test_writeback_page_cleans_the_page_and_its_buffer_and_ends_the_write():
     assert k._read(page + e.PG["FLAGS"]) >> e.PG_BITS["dirty"] & 1
     assert _tagged(k, mapping, index, 0) == [True] * 4
     handles = k._read(k.transaction + e.T["HANDLE_COUNT"])
-    assert k.machine.call("pdflush_writeback", k.pdflush[0], mapping, index).return_value == 1
+    assert k.machine.call("on_task_stack", k.pdflush[0], k.sym["writeback_page"], mapping, index).return_value == 1
     # ext3_ordered_writepage's handle: one more on the transaction, and gone again
     assert k._read(k.transaction + e.T["HANDLE_COUNT"]) == handles + 1
     assert k._read(k.transaction + e.T["UPDATES"]) == 0
@@ -288,7 +288,7 @@ def test_writeback_page_cleans_the_page_and_its_buffer_and_ends_the_write():
     assert _tagged(k, mapping, index, 1) == [False] * 4       # the writeback tag cleared
     assert _tagged(k, mapping, index + 1, 0) == [True] * 4
     for i in (index, e.FIRST_INDEX + 9):        # clean now; not in the cache
-        assert k.machine.call("pdflush_writeback", k.pdflush[0], mapping, i).return_value == 0
+        assert k.machine.call("on_task_stack", k.pdflush[0], k.sym["writeback_page"], mapping, i).return_value == 0
     k.check()
 
 
@@ -371,7 +371,7 @@ def test_the_commit_writes_a_dirty_data_buffer_and_unfiles_it_when_it_comes_roun
     assert facts["sync_datalist"] == facts["data_jh"] == 2
     # the page is still dirty, so pdflush writes it, and ext3_ordered_writepage's
     # journal_dirty_data files its buffer on the running transaction again (a new head)
-    assert k.machine.call("pdflush_writeback", k.pdflush[0], mapping,
+    assert k.machine.call("on_task_stack", k.pdflush[0], k.sym["writeback_page"], mapping,
                           e.FIRST_INDEX).return_value == 1
     k.end_all_io()
     assert _bh_bits(k, bhs[0], "JBD", "Dirty") == [True, False]
@@ -441,7 +441,7 @@ def test_the_dirty_and_writeback_page_counts_follow_the_pages():
     k.write_records(8)                              # each write dirties its page once
     assert _page_state(k, 0, "NR_DIRTY") == 8
     mapping = k.files[0]["mapping"]
-    k.machine.call("pdflush_writeback", k.pdflush[0], mapping, e.FIRST_INDEX + 3)
+    k.machine.call("on_task_stack", k.pdflush[0], k.sym["writeback_page"], mapping, e.FIRST_INDEX + 3)
     # clear_page_dirty_for_io takes one off; TestSetPageWriteback adds one under writeback,
     # TestClearPageWriteback (the disk's interrupt) takes it off again
     assert _page_state(k, 0, "NR_DIRTY") == 7
@@ -485,7 +485,7 @@ def test_a_buffers_write_goes_through_a_bio_and_a_request_and_both_come_back():
               for name in ("bio_slab", "biovec_slab", "request_cachep")}
     avail = {name: k._read(ac + e.AC["AVAIL"]) for name, ac in arrays.items()}
     stats = k.pcpu[0] + e.PCPU["DISK_STATS"]
-    assert k.machine.call("pdflush_writeback", k.pdflush[0], mapping, index).return_value == 1
+    assert k.machine.call("on_task_stack", k.pdflush[0], k.sym["writeback_page"], mapping, index).return_value == 1
     assert k._queued() == 1                         # the request waits for the disk
     k.end_all_io()
     # each object went back to its slab's per-CPU array, on top: an array that was empty
@@ -530,7 +530,7 @@ def test_bios_of_adjacent_blocks_join_the_queued_request_up_to_max_sectors():
     assert sectors == [sectors[0] + 8 * i for i in range(8)]    # blocks one after another
     k._word(k.queue + e.Q["MAX_SECTORS"], 3 * 8)    # three pages a request
     for i in range(5):
-        assert k.machine.call("pdflush_writeback", k.pdflush[0], mapping,
+        assert k.machine.call("on_task_stack", k.pdflush[0], k.sym["writeback_page"], mapping,
                               e.FIRST_INDEX + i).return_value == 1
     # pages 0-2 in one request (two back merges: its hash entry moved twice), 3-4 in the next:
     # page 3's bio was refused (3 x 8 + 8 > 24), the full request marked REQ_NOMERGE
@@ -568,8 +568,8 @@ def test_a_bio_of_another_disk_never_joins_a_request():
     k = e.Kernel("2.6.12", cpus=1, max_records=64)
     k.write_records(2)
     mapping = k.files[0]["mapping"]
-    k.machine.call("pdflush_writeback", k.pdflush[0], mapping, e.FIRST_INDEX)
+    k.machine.call("on_task_stack", k.pdflush[0], k.sym["writeback_page"], mapping, e.FIRST_INDEX)
     rq = k._read(k.queue + e.Q["QUEUE_HEAD"])
     k._word(rq + e.RQ["RQ_DISK"], k._alloc(64))    # the queued request: another gendisk
-    k.machine.call("pdflush_writeback", k.pdflush[0], mapping, e.FIRST_INDEX + 1)
+    k.machine.call("on_task_stack", k.pdflush[0], k.sym["writeback_page"], mapping, e.FIRST_INDEX + 1)
     assert [n for _, n, _ in _queue(k)] == [8, 8]   # elv_rq_merge_ok said no

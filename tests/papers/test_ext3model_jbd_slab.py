@@ -90,7 +90,7 @@ def test_unlinking_a_jbddirty_buffer_gives_the_vm_a_dirty_page():
     k = e.Kernel("2.6.12", cpus=1, max_records=64)
     k.write_records(1)
     mapping = k.files[0]["mapping"]
-    assert k.machine.call("pdflush_writeback", k.pdflush[0], mapping,
+    assert k.machine.call("on_task_stack", k.pdflush[0], k.sym["writeback_page"], mapping,
                           e.FIRST_INDEX).return_value == 1
     k.end_all_io()                                          # page and buffer clean
     page, bh, jh = _written(k)
@@ -349,7 +349,7 @@ def test_writepage_steals_its_buffer_from_the_committing_transactions_data_list(
     page, bh, jh = _written(k)
     second = _written(k, 1)[2]
     assert k._read(old + e.T["SYNC_DATA"]) == jh
-    assert k.machine.call("pdflush_writeback", k.pdflush[0], mapping,
+    assert k.machine.call("on_task_stack", k.pdflush[0], k.sym["writeback_page"], mapping,
                           e.FIRST_INDEX).return_value == 1
     new = k.running()
     assert k._read(jh + e.JH["TRANSACTION"]) == new

@@ -291,7 +291,16 @@ def write_profile(kernel, records=1000, warm=2000, cpus=1, counters=tuple(COUNTE
     options.setdefault("max_records", None)
     disk_warm = 0
     if paced:       # paced writes before the profiled ones: the disk's queue in its stride
+        options.setdefault("writer_chunks", True)
         disk_warm = ext3model.disk_warm_writes()
+    if paced and options["writer_chunks"]:
+        # whole periods: a chunk of each writer in each profiled run, and a period before
+        # the first, so the disk's requests in flight at its start are a period's (see
+        # writebatch.period_writes: why a run is a whole period)
+        disk_warm = writebatch.period_writes(cpus)
+        if records % disk_warm:
+            raise ValueError(f"paced runs with the writers' chunks are whole periods: "
+                             f"records a multiple of {disk_warm}, not {records}")
     if options["max_records"] is None:
         options["max_records"] = (ext3model.PAGE_CACHE_BYTES // ext3model.PAGE + warm +
                                   disk_warm + records * len(counters))
@@ -370,6 +379,8 @@ def kernel_facts(k):
             "meta_shared": k.meta_shared,
             "lockdown": dict(k.lockdown), "commit_state": k.commit_state(),
             "commit_ended": k.commit_ended, "del_timer_cycles": k.del_timer_cycles,
+            "chunks": list(k.chunks), "chunk_pages": list(k.chunk_pages),
+            "chunk_cycles": list(k.chunk_cycles), "most_queued": k.most_queued,
             "log_free": k._read(k.journal + ext3model.J["FREE"]),
             "outstanding": max(k._read(t + ext3model.T["OUTSTANDING"])
                                for t in k._transactions())}
@@ -996,8 +1007,11 @@ def profile_table(name="pentium4"):
 #: the chapter's profiled runs (notebook 02): writes per CPU profiled, and warm-up writes,
 #: on one CPU and on four; the scorecard's is the mail's own machine, four CPUs, each
 #: writing at the pace the mail's elapsed time implies (write_period)
-PROFILED_RECORDS, PROFILED_WARM = 1000, 2000
-SCORED_CPUS, SCORED_RECORDS, SCORED_WARM = 4, 250, 500
+#: (paced: one period of the writers' chunks, writebatch.period_writes; it was 1,000 and 250
+#: writes a CPU while pdflush's one page a pause stood for the chunks)
+PROFILED_RECORDS, PROFILED_WARM = writebatch.period_writes(1), 2000
+SCORED_CPUS, SCORED_WARM = 4, 500
+SCORED_RECORDS = writebatch.period_writes(SCORED_CPUS)
 REST_CYCLES = "rest of the kernel's cycles, after / before (%)"
 #: which comparison_table rows are the paper's claims, and why the model differs (the
 #: chapter's account, one line each; the rest's cycles by the measured split)
@@ -1064,9 +1078,9 @@ def share_reason(row):
     """Why the copy's shares differ (the row unused: the same for each share)."""
     chunk = writebatch.mail_chunk_pages(SCORED_CPUS)["chunk_pages"]
     return ("the model's write path is the mail's iozone reduced to its kernel work "
-            "(ext3's write path, writeback's page work, a page between two writes where "
-            f"the mail's throttled writers write back {chunk:,} at a time in their own "
-            "write(), kjournald's commit and the log's "
+            f"(ext3's write path, the throttled writers' writeback, {chunk:,} pages at a "
+            "time in their own write() once a period of as many writes, kjournald's commit "
+            "and the log's "
             "checkpoints as guest code, the block layer's bios, requests and merges, the "
             "SCSI driver and the disk's interrupt with them, the timer tick): no other "
             "task, no scheduler's switch, no timer's function, so the copy's share of it "
@@ -1132,5 +1146,5 @@ def claims(profiles=None):
 
 def scored_profiles():
     """The scorecard's runs: both kernels on four CPUs, paced (SCORED_*)."""
-    return kernel_profiles(records=SCORED_RECORDS, warm=SCORED_WARM, cpus=SCORED_CPUS,
-                           paced=True)
+    return kernel_profiles(records=writebatch.period_writes(SCORED_CPUS), warm=SCORED_WARM,
+                           cpus=SCORED_CPUS, paced=True)

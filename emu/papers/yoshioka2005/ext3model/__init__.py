@@ -43,14 +43,15 @@ handed out twice). Each file's blocks come from block groups of its own, one aft
 the other. What is left out is listed in ``LEFT_OUT``.
 
 Paced writes (``Kernel.paced_writes``: a write per CPU every period, as a disk sets the
-pace) fill each pause with what the CPU does there: writeback of one page of the child's
-file (``routines/x86/writeback_2612.S``: pdflush's page work in ext3's writepage and its
-journal handle, then ``submit_bh`` through the block layer, ``routines/x86/block_2612.S``,
-where the bio joins the file's request waiting in the disk's queue, or starts one), the page
-``DIRTY_FRACTION`` of the child's page cache behind its
-newest (a stand-in: in the mail's run the throttled writers write back chunks of pages
-themselves, through the inode walk of ``routines/x86/fs_writeback_2612.S``,
-``Kernel.throttled_writeback``, which the paced runs do not run), a turn of kjournald's commit over the transaction's data list
+pace) run the writers' writeback as the mail's throttled writers do (``writer_chunks``, as
+yoshioka2005.write_profile builds them): once every ``chunk_period`` writes a CPU's writer
+writes a chunk of the oldest dirty file's pages back in its own write()
+(``routines/x86/fs_writeback_2612.S``: the inode walk, mpage_writepages' tagged gang
+look-up, ext3's writepage and its journal handle, then ``submit_bh`` through the block
+layer, ``routines/x86/block_2612.S``, where the bio joins the file's request in the disk's
+queue, or starts one), the files' dirty pages beginning ``DIRTY_FRACTION`` of a child's
+page cache behind its newest (without ``writer_chunks``, pdflush's per-page stand-in writes
+one page back in each pause). Each pause holds a turn of kjournald's commit over the transaction's data list
 (``routines/x86/commit_2612.S``: the buffer at its head, half a commit interval old, unfiled
 or written), every ``meta_every`` writes the log write of a metadata buffer
 (``routines/x86/commit_meta_2612.S``: the rest of the commit, at the pace a 5 s interval's
@@ -104,7 +105,7 @@ from .structures import (AC, ADDR_PER_BLOCK, AOPS, ARQ, ARQ_SIZE, AS, AS_HASH_SH
                          RCU_INITIAL_BATCH, RECORD, REQUEST_SIZE, REQ_FLAGS, REVOKE_HASH, RN, RQ,
                          RQS, RR, RT, RUNQUEUE_SIZE, RW_LOCK_BIAS, SB, SB_SIZE, SCHED_LOAD_SCALE,
                          SCSI_SOFTIRQ, SD, SD_CPU_INIT, SG, SGRP, SGRP_SIZE, SG_POOL_MAX, SG_SIZE,
-                         SOFTIRQ_OFFSET, SPIN_FREE, SWAP_CLUSTER_MAX, S_IFREG_644, T, TASK_SIZE, TI,
+                         SOFTIRQ_OFFSET, SPIN_FREE, SWAP_CLUSTER_MAX, S_IFBLK, S_IFREG_644, T, TASK_SIZE, TI,
                          TIF_NEED_RESCHED, TIMER, TIMER_MAGIC, TIMER_SIZE, TIMER_SOFTIRQ, TK,
                          TK_SIZE, TRANSACTION_SIZE, TSK, TVB, TVB_SIZE, T_STATES, VFS, VSB,
                          VSB_SIZE, SEM, SOPS, WBC, PF_FLUSHER, WAIT_QUEUE_HEAD,
@@ -118,6 +119,6 @@ from .config import PREEMPT
 from .journal import (BLOCK_TAG, JOURNAL_HEADER, LOG_BLOCKS, LOG_START, MIN_LOG_RESERVED_BLOCKS,
                       TAG_UUID, checkpoint_below, log_blocks_per_commit, log_space_left,
                       tags_per_descriptor)
-from .writeback import ratelimit_pages, writer_chunk_pages
+from .writeback import chunk_period, ratelimit_pages, writer_chunk_pages
 from .tick import CLOCK_TICK_RATE, HZ, cyc2ns_scale, tick_cycles, tick_nsec
 from .kernel import Kernel

@@ -12,7 +12,7 @@ from .structures import (ADDR_PER_BLOCK, AS, AS_HASH_SHIFT, BDEV, BDEV_SIZE, BH,
                          GROUP_START, HOST, I, INODES_PER_GROUP, INODE_SIZE, INODE_TABLE_BLOCKS,
                          IRQ_DESC_SIZE, I_DIRTY, J, MAPPING_SIZE, META_SLOTS, PAGE, PAGE_STRUCT,
                          PCPU, PG, PG_BITS, PS, Q, QUEUE_SIZE, RADIX_HEIGHT, RADIX_NODE, RN, RR,
-                         RW_LOCK_BIAS, SB, SB_SIZE, SPIN_FREE, S_IFREG_644, XTIME, _words)
+                         RW_LOCK_BIAS, SB, SB_SIZE, SPIN_FREE, S_IFBLK, S_IFREG_644, XTIME, _words)
 
 
 class KernelFileSystem:
@@ -156,6 +156,9 @@ class KernelFileSystem:
         self._word(inode + I["SB"], self.sb)
         self._word(inode + I["MAPPING"], mapping)
         self._word(inode + I["STATE"], I_DIRTY)
+        bucket = self._alloc(4, align=4)    # hashed, as iget leaves it (fs/inode.c
+        self._word(bucket, inode + I["HASH"])   # __insert_inode_hash): its bucket's
+        self._word(inode + I["HASH"] + 4, bucket)   # first, pprev the bucket
         top, level3 = self._alloc(RADIX_NODE), self._alloc(RADIX_NODE)
         self._word(top + RN["SLOTS"] + 4 * ((FIRST_INDEX >> 18) & 63), level3)
         self._word(top + RN["COUNT"], 1)
@@ -189,6 +192,8 @@ class KernelFileSystem:
         mapping = self._read(self.bdev + BDEV["MAPPING"])
         inode = self._alloc(INODE_SIZE, align=64)
         self._word(inode + I["STATE"], I_DIRTY)
+        self._poke(inode + I["MODE"], S_IFBLK.to_bytes(2, "little"))    # bdget (fs/
+                                                                        # block_dev.c 376)
         self._word(inode + I["MAPPING"], mapping)
         self._word(inode + I["LOCK"], SPIN_FREE)
         self._word(mapping + AS["HOST"], inode)

@@ -38,12 +38,15 @@ class Kernel(KernelMemory, KernelFileSystem, KernelJournal, KernelCommit, Kernel
     next group sooner). ``highmem``: the page cache's pages are highmem, so kmap_atomic
     writes a fixmap PTE and flushes its TLB entry around each copy (routines/x86/
     highmem_2612.S; HIGHMEM, the default); False: lowmem pages, no PTE. ``preempt``:
-    CONFIG_PREEMPT, 0 or 1 (None: the estimate config.PREEMPT, 0 nominal)."""
+    CONFIG_PREEMPT, 0 or 1 (None: the estimate config.PREEMPT, 0 nominal).
+    ``writer_chunks``: paced writes write back as 2.6.12.1's throttled writers do, a chunk
+    now and then in the writer's own write() (KernelWriteback.chunk_period); False: the
+    per-page stand-in, pdflush writing one page back in each pause."""
 
     def __init__(self, kernel="2.6.12", cpus=1, page_cache_bytes=PAGE_CACHE_BYTES,
                  frame_bytes=FRAME_BYTES, max_records=40_000, profile="pentium4",
                  fpu_owner=False, used_blocks=0, cores=None, irq_cpu=IRQ_CPU, ticks=True,
-                 highmem=HIGHMEM, preempt=None):
+                 highmem=HIGHMEM, preempt=None, writer_chunks=False):
         if not 1 <= cpus <= 8:
             raise ValueError(f"cpus must be from 1 to 8 (NR_CPUS), not {cpus}")
         cores = cpus if cores is None else cores
@@ -61,6 +64,7 @@ class Kernel(KernelMemory, KernelFileSystem, KernelJournal, KernelCommit, Kernel
         self.irq_cpu = irq_cpu
         self.preempt = config.preempt() if preempt is None else preempt
         self.highmem = highmem              # the page cache's pages highmem: kmap_atomic's PTE
+        self.writer_chunks = writer_chunks  # paced writes: the writers' chunks, not pdflush's page
         self.ticking = ticks                # paced writes: the timer tick (deliver_ticks)
         self.metadata_mapped = False        # kupdate_pass: in the block device's cache
         self.kernel, self.cpus, self.max_records = kernel, cpus, max_records
@@ -138,6 +142,11 @@ class Kernel(KernelMemory, KernelFileSystem, KernelJournal, KernelCommit, Kernel
         self.meta_cycles = [0] * cpus          # the cycles per CPU
         self.meta_turns = [0] * cpus
         self._wb_next = {}                     # CPU -> the next index writeback looks at
+        self.chunks = [0] * cpus               # paced writes with writer_chunks: each CPU's
+        self.chunk_pages = [0] * cpus          # chunks, the pages they wrote back, their
+        self.chunk_cycles = [0] * cpus         # cycles, and the most write requests the
+        self.most_queued = 0                   # queue's list counted after one, and
+        self._walking = 0                      # the chunks being walked now
         self._build_tick()                     # after all the rest: it moves nothing
         self._build_highmem()                  # after the tick: it moves nothing
         self._build_journal_superblock()       # after the highmem: it moves nothing

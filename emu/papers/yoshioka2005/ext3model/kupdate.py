@@ -18,7 +18,7 @@ DIRTY_EXPIRE_JIFFIES = 3000 * 1000 // 100
 class KernelKupdate:
     """The Kernel's wb_kupdate pass."""
 
-    def _build_kupdate_state(self):
+    def _build_kupdate_state(self, metadata=True):
         """The VFS's super blocks on super_blocks, oldest first (the block devices' pseudo
         file system, made at boot by bdev_cache_init, then the ext3 file system mounted),
         each mounted (s_root), its s_umount free, its s_lock up; the ext3 one's s_op
@@ -26,8 +26,13 @@ class KernelKupdate:
         devices' one holding the block device's inode (the metadata's pages: the block
         device's page cache, _map_metadata) on its s_dirty; pdflush's tasks PF_FLUSHER;
         inodes_stat (the inodes in use: one per file and the block device's; only
-        nr_to_write > 0 reads it)."""
-        if not self.metadata_mapped:
+        nr_to_write > 0 reads it). ``metadata`` False (the writers' chunks): the metadata
+        stays out of the block device's cache, as the write path has it
+        (routines/x86/buffer_2612.S: __getblk_slow's table), and the block devices' super
+        block has no dirty inode: a chunk's walk never reaches it (writeback_inodes stops
+        when nr_to_write is used up, fs/fs-writeback.c 481-482 of 2.6.12.1, and the first
+        file it takes has more dirty pages than a chunk)."""
+        if metadata and not self.metadata_mapped:
             self._map_metadata()
         head = self.sym["super_blocks"]
         dentry = self._alloc(64)                    # s_root: a mounted file system's
@@ -46,9 +51,11 @@ class KernelKupdate:
         self._word(self.sym["blockdev_superblock"], self.vsb["bdev"])
         for f in self.files:
             self._list_add_tail(f["inode"] + I["LIST"], self.vsb["ext3"] + VSB["DIRTY"])
-        bdev_inode = self._read(self._read(self.bdev + BDEV["MAPPING"]) + AS["HOST"])
-        self._list_add_tail(bdev_inode + I["LIST"], self.vsb["bdev"] + VSB["DIRTY"])
-        self.bdev_inode = bdev_inode
+        self.bdev_inode = None
+        if self.metadata_mapped:
+            bdev_inode = self._read(self._read(self.bdev + BDEV["MAPPING"]) + AS["HOST"])
+            self._list_add_tail(bdev_inode + I["LIST"], self.vsb["bdev"] + VSB["DIRTY"])
+            self.bdev_inode = bdev_inode
         for task in self.pdflush:
             self._word(task + TSK["FLAGS"], self._read(task + TSK["FLAGS"]) | PF_FLUSHER)
         self._poke(self.sym["inodes_stat"], _words(len(self.files) + 1, 0))
@@ -75,6 +82,9 @@ class KernelKupdate:
         cycles); returns its result."""
         if not hasattr(self, "vsb"):
             self._build_kupdate_state()
+        if self.bdev_inode is None:
+            raise RuntimeError("the metadata is not in the block device's cache: a Kernel "
+                               "whose paced writes ran the writers' chunks has no kupdate pass")
         now = self._read(self.sym["jiffies"])
         self._poke(self.vsb["ext3"] + VSB["DIRT"], bytes([1]))
         for f in self.files:

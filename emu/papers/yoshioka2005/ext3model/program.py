@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ....context import routine
 from .. import usercopy
-from .pacing import MEMORY_MB
+from .pacing import MEMORY_MB, REQUEST_PAGES
 from .writeback import ratelimit_pages, writer_chunk_pages
 from .structures import (AC, AOPS, ARQ, AS, AS_HASH_SHIFT, BDEV, BDI, BH, BH_BITS, BH_LRU_SIZE,
                          BH_SIZE, BIO, BJ, BLOCKS_PER_GROUP, BVEC, CMD, CTX, DIND_START, DISK_IRQ,
@@ -76,21 +76,32 @@ LEFT_OUT = (
      "list stands for its FIFO); the unplug timer; the I/O APIC's acknowledgement and the "
      "adapter's registers"),
     "the disk: write() returns once the data is in the page cache",
-    ("who writes the file pages back, and in what batches: in the mail's steady state the "
-     f"throttled writers do, each on its own CPU in its write(), a chunk of {_CHUNK:,} pages "
-     "(sync_writeback_pages, 1.5 x ratelimit_pages, rounded up to whole pagevecs) about "
-     f"every {_CHUNK:,} pages it dirties, through writeback_inodes, __writeback_single_inode and "
-     "mpage_writepages' tagged gang look-up, while pdflush's background_writeout finds the "
-     "queue congested and sleeps (routines/x86/fs_writeback_2612.S argues it from the "
-     "sources). That walk and balance_dirty_pages' throttled path are guest code, tested "
-     "on their own (Kernel.throttled_writeback), but the paced runs do not run it: "
-     "they write back one page per write on the writer's CPU, on pdflush's stack, "
-     "DIRTY_FRACTION behind the writer (writeback_page: a look-up by index for the gang "
-     f"look-up, no pagevec), because a chunk comes once per {_CHUNK:,} writes a CPU and "
-     "the scored runs write a few hundred a CPU"),
+    ("of who writes the file pages back, and in what batches (in the mail's steady state "
+     f"the throttled writers, each in its own write(), a chunk of {_CHUNK:,} pages: "
+     "sync_writeback_pages, 1.5 x ratelimit_pages, in whole pagevecs, through "
+     "writeback_inodes, __writeback_single_inode and mpage_writepages' tagged gang look-up, "
+     "while pdflush's background_writeout finds the queue congested and sleeps, as "
+     "routines/x86/fs_writeback_2612.S argues from the sources; the paced runs run the walk "
+     f"as guest code, a chunk every {_CHUNK:,} writes a CPU, each run whole periods: "
+     "ext3model.chunk_period, yoshioka2005.writebatch.period_writes): balance_dirty_pages' "
+     "looks between chunks (every ratelimit_pages writes, of which ratelimit / chunk "
+     "throttle on the mean: the model runs the mean period) and the throttled path's "
+     "get_dirty_limits around the walk (the model's page state counts its own pages, not "
+     "the machine's); where a writer's chunk falls in the period (k / cpus of it, as "
+     "STAGGER spreads the writes); the disk's driver taking a chunk's requests while the "
+     "walk fills them (it takes them after the walk, one after the other at the disk's "
+     "pace)"),
     "ext3's block reservation windows (one window search per ~1000 blocks)",
-    ("balance_dirty_pages' sleep (blk_congestion_wait) and the writer's waits for a free "
-     "request (get_request_wait): the paced runs' idle stands for them"),
+    ("balance_dirty_pages' sleep (blk_congestion_wait: a chunk writes its whole "
+     "write_chunk, so the writer's duty is done without it) and the queue's congestion and "
+     "the writer's wait for a free request (get_request / get_request_wait, "
+     "drivers/block/ll_rw_blk.c 1875-1995 of 2.6.12.1): a chunk's requests, "
+     f"{-(-_CHUNK // REQUEST_PAGES[1])} of {REQUEST_PAGES[1]} pages, stay far below the "
+     "congestion threshold (113 of 128) at the nominal estimates (the scored runs' most is "
+     "kernel_facts' most_queued); the writers' chunks together (STAGGER 0) in requests of "
+     f"{REQUEST_PAGES[2]} pages would pass it, and the model refuses that (its guest "
+     "calls cannot sleep until the disk frees a request); the writers' sleep on the disk is "
+     "the paced runs' idle"),
     ("the scheduler's switches and other tasks (kjournald, kswapd, pdflush): paced writes "
      "(Kernel.paced_writes) run the idle loop to its hlt, but neither the schedule() either "
      "side of it nor the wake-up (the runqueue's nr_running and nr_iowait are set from "
@@ -141,6 +152,7 @@ def equates():
              ".equ KM_USER0, 3",              # include/asm-i386/kmap_types.h
              ".equ JFS_ABORT, 2",             # include/linux/jbd.h 813
              f".equ MIN_LOG_RESERVED_BLOCKS, {MIN_LOG_RESERVED_BLOCKS}",
+             ".equ S_IFMT, 0xF000", ".equ S_IFBLK, 0x6000",     # include/linux/stat.h
              ".equ BDI_CAP_NO_ACCT_DIRTY, 1", ".equ PF_LESS_THROTTLE, 0x00100000",
              ".equ MAX_RT_PRIO, 100", ".equ BIO_UPTODATE, 0", ".equ BIO_SEG_VALID, 3",
              ".equ REQ_CMD, 16", ".equ RQ_ACTIVE, 1", ".equ RQ_INACTIVE, -1",

@@ -52,6 +52,8 @@ class KernelRuns:
         if len(self.machine.cpus) < 2:
             raise ValueError("paced writes run as tasks: build the Kernel with cores=2 at least")
         self._check_room(records)
+        if self.writer_chunks and not hasattr(self, "vsb"):
+            self._build_kupdate_state(metadata=False)
         if phase is None:
             stagger = estimates.value(STAGGER[0], STAGGER[1])
             phase = [round(k * period * stagger / self.cpus) for k in range(self.cpus)]
@@ -65,7 +67,8 @@ class KernelRuns:
                     if i:
                         self._busy_ticks(task, k)
                         self._end_requests(task, k, self.written + i)
-                        self._writeback(task, k, self.written + i)
+                        if not self.writer_chunks:
+                            self._writeback(task, k, self.written + i)
                         if self.commit_pending and k == KJOURNALD_CPU:
                             self._lock_down_in_pause(task, k, self.written + i)
                         if self.commit_lag:
@@ -77,6 +80,8 @@ class KernelRuns:
                     runs.append(task.call("iozone_write_test", self.ctx[k]["ctx"], 1))
                     if runs[-1].return_value != 1:
                         raise RuntimeError(f"CPU {k}'s child failed a write")
+                    if self.writer_chunks and self.chunk_due(k, self.written + i + 1):
+                        self._writer_chunk(task, k, self.written + i + 1)
                 self._busy_ticks(task, k)
                 busy[k] = task.clock - base - (self.halted_cycles[k] - halted)
                 ticks[k] = self.ticks[k] - ticks0

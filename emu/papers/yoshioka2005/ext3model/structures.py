@@ -330,7 +330,7 @@ EI = dict(DATA=0, DIND=52, FLAGS=60, FILE_ACL=64, DIR_ACL=68, DTIME=72, BLOCK_GR
 VFS = 164                           # struct inode inside ext3_inode_info
 
 
-I = dict(LIST=VFS + 8, DIRTIED_WHEN=VFS + 304, INO=VFS + 32, COUNT=VFS + 36, MODE=VFS + 40,
+I = dict(HASH=VFS + 0, LIST=VFS + 8, DIRTIED_WHEN=VFS + 304, INO=VFS + 32, COUNT=VFS + 36, MODE=VFS + 40,
          NLINK=VFS + 44, UID=VFS + 48,
          GID=VFS + 52, SIZE=VFS + 60, ATIME=VFS + 68, MTIME=VFS + 76, CTIME=VFS + 84,
          BLKBITS=VFS + 92, BLOCKS=VFS + 104, BYTES=VFS + 108, LOCK=VFS + 112,
@@ -634,6 +634,7 @@ DEFAULT_PRIO = 120                  # include/linux/sched.h: MAX_RT_PRIO + 20 (n
 
 
 S_IFREG_644 = 0o100644
+S_IFBLK = 0o060000                  # include/linux/stat.h
 
 
 def _words(*values):

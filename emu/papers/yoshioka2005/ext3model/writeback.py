@@ -4,8 +4,9 @@ requests: filled, dispatched and ended by the disk's interrupt (scsi_2612.S).
 from __future__ import annotations
 
 from ....hw import estimates
-from .pacing import DIRTY_FRACTION, MEMORY_MB
-from .structures import (BDI_SIZE, BH, BIO, BVEC, FIRST_INDEX, PAGE, PAGEVEC_SIZE, PG, Q, RQ,
+from .pacing import DIRTY_FRACTION, MEMORY_MB, STAGGER
+from .structures import (BDI_SIZE, BH, BIO, BLKDEV_MAX_RQ, BVEC, FIRST_INDEX, PAGE,
+                         PAGEVEC_SIZE, PG, Q, RQ,
                          SWAP_CLUSTER_MAX, WBC, _words)
 
 
@@ -23,6 +24,17 @@ def writer_chunk_pages(ratelimit):
     0 (fs/mpage.c 726-727), so whole pagevecs when the file has that many dirty pages."""
     chunk = ratelimit + ratelimit // 2
     return -(-chunk // PAGEVEC_SIZE) * PAGEVEC_SIZE
+
+
+def chunk_period(ratelimit):
+    """Writes of one CPU per chunk of its throttled writer in the steady state: each write
+    dirties a page, and what is dirtied is written back (the dirty pages hover at
+    vm_dirty_ratio), all of it by the writers' chunks (background_writeout sleeps on the
+    congested queue), so a CPU writes back writer_chunk_pages in a chunk once per that many
+    writes. balance_dirty_pages looks every ratelimit pages (mm/page-writeback.c 276-292),
+    so the chunks come at those looks, ratelimit / chunk pages of them on the mean (2 in 3
+    at 1,024 and 1,540); the model runs the mean period, a chunk every chunk pages."""
+    return writer_chunk_pages(ratelimit)
 
 
 class KernelWriteback:
@@ -60,6 +72,78 @@ class KernelWriteback:
         left = self._read(wbc + WBC["NR_TO_WRITE"])
         return result, pages - (left - (1 << 32) if left >= 1 << 31 else left)
 
+    def chunk_offset(self, k):
+        """Where CPU k's chunks fall in the period (chunk_period writes): after its writes
+        whose count is this many past a multiple of the period. The writers' chunks spread
+        over the period as their writes over a write period: k / cpus x STAGGER of it (an
+        estimate: the mail does not say how its writers' looks at the dirty pages fell)."""
+        period = chunk_period(self.ratelimit)
+        stagger = estimates.value(STAGGER[0], STAGGER[1])
+        return round(k * period * stagger / self.cpus)
+
+    def chunk_due(self, k, count):
+        """Does CPU k's writer write back a chunk in its write number ``count`` (from 1)?"""
+        return (count - self.chunk_offset(k)) % chunk_period(self.ratelimit) == 0
+
+    def _writer_chunk(self, task, k, count):
+        """CPU k's writer, throttled in its write number ``count``, writes back a chunk: in
+        balance_dirty_pages (mm/page-writeback.c 213-227 of 2.6.12.1), writeback_inodes
+        with a writeback_control of its queue, WB_SYNC_NONE, blocking, nr_to_write
+        sync_writeback_pages() (routines/x86/kupdate_2612.S and fs_writeback_2612.S: the
+        walk from the oldest dirty inode of the file system, whichever writer's file it
+        is), on the writer's kernel stack; then the disk takes every request queued, one
+        after the other at its pace (disk_delay writes each: the disk is the writers'
+        only pace, so it writes a chunk's pages in the period's writes). The throttled
+        path's two get_dirty_limits around the walk are not run (the model's page state
+        counts its own pages, not the machine's; they read the state only)."""
+        chunk = self.ratelimit + self.ratelimit // 2            # sync_writeback_pages()
+        self._check_queue_room(chunk)
+        wbc = self._chunk_wbc(k)
+        self._poke(wbc, _words(self.bdi, 0, 0, chunk, 0, 0, 0, 0, 0, 0))
+        self._walking += 1                  # other CPUs' walks fill the queue meanwhile
+        try:
+            run = task.call("on_task_stack", self.ctx[k]["task"],
+                            self.sym["writeback_inodes"], wbc)
+        finally:
+            self._walking -= 1
+        left = self._read(wbc + WBC["NR_TO_WRITE"])
+        self.chunks[k] += 1
+        self.chunk_pages[k] += chunk - (left - (1 << 32) if left >= 1 << 31 else left)
+        self.chunk_cycles[k] += run.cycles
+        self.most_queued = max(self.most_queued, self._queued())
+        for j, (_, _, end, _, _) in enumerate(self._requests()):
+            run = task.call("disk_dispatch", self.queue, end)
+            self.disk_cycles[k] += run.cycles
+            if run.return_value:
+                self._inflight[k].append((count + (j + 1) * self.disk_delay,
+                                          run.return_value))
+
+    def _check_queue_room(self, chunk):
+        """Refuse a chunk whose requests would take the queue's write requests to its
+        congestion threshold (queue_congestion_on_threshold, 113 of BLKDEV_MAX_RQ's 128,
+        drivers/block/ll_rw_blk.c 81-110 of 2.6.12.1; get_request's set_queue_congested,
+        1919) and past it to the full queue (1885-1896), where the writer sleeps in
+        get_request_wait (1964-1995, io_schedule): neither is guest
+        code (the model cannot suspend a guest call for the disk to free a request). At the
+        nominal estimates a chunk's requests are a tenth of the threshold; the writers'
+        chunks all at once (STAGGER 0) in requests of REQUEST_PAGES' low 31 pages reach it."""
+        need = -(-writer_chunk_pages(self.ratelimit) // self.request_pages)
+        need *= 1 + self._walking           # and the chunks other CPUs are walking now
+        threshold = BLKDEV_MAX_RQ - BLKDEV_MAX_RQ // 8 + 1
+        if self._queued() + need >= threshold:
+            raise RuntimeError(
+                f"the chunks being written, {chunk} pages each, need about {need} requests of "
+                f"{self.request_pages} pages and the queue holds {self._queued()}: past the "
+                f"congestion threshold ({threshold}), where the writer would sleep in "
+                "get_request_wait, which the model does not run")
+
+    def _chunk_wbc(self, k):
+        """CPU k's writer's writeback_control (balance_dirty_pages' is on its stack; the
+        model's is one block per CPU, made once)."""
+        if not hasattr(self, "_wbcs"):
+            self._wbcs = [self._alloc(64) for _ in range(self.cpus)]
+        return self._wbcs[k]
+
     def writeback_point(self, written):
         """The number of a child's first ``written`` pages writeback has passed: all but the
         last DIRTY_FRACTION of a CPU's share of the page cache."""
@@ -77,7 +161,7 @@ class KernelWriteback:
         mapping = self.files[k]["mapping"]
         index = start
         for index in range(start, min(start + SWAP_CLUSTER_MAX, newest + 1)):
-            run = task.call("pdflush_writeback", self.pdflush[k], mapping, index)
+            run = task.call("on_task_stack", self.pdflush[k], self.sym["writeback_page"], mapping, index)
             self.writeback_cycles[k] += run.cycles
             if run.return_value:                    # else gone, or clean
                 self.written_back[k] += 1
