@@ -34,7 +34,9 @@ CHAPTERS = {"Dougan 1999": "emu.papers.dougan1999",
 #: budget (about 300 s of wall on 2 cores, cold, its claims' 75 CPU s included) takes the
 #: three by source (301) and one more chapter one at a time: Dougan's, the cheaper. "split"
 #: (by source, then each claim's top source one at a time) costs Dougan both (every source
-#: is some claim's top) and the others a whole re-run per estimate of a profile.
+#: is some claim's top) and the others a whole re-run per estimate of a profile. On 1
+#: December Yoshioka's paced runs became whole periods of the throttled writers' chunks,
+#: about 4x its runs' CPU (benchmarks/README.md); its grouping stays by source.
 RANGES_GROUPING = {"Dougan 1999": "estimate", "Mackerras 2003": "source",
                    "Blanchard 2002": "source", "Yoshioka 2005": "source",
                    "Yun 2011": "source"}

@@ -53,8 +53,8 @@ def walk_against_stand_in(kernel="2.6.12", pages=140, written=300):
             runs = [runs]
         else:
             mapping = k.files[0]["mapping"]
-            runs = [k.machine.call("on_task_stack", k.pdflush[0], k.sym["writeback_page"], mapping,
-                                   ext3model.FIRST_INDEX + i) for i in range(pages)]
+            runs = [k.machine.call("on_task_stack", k.pdflush[0], k.sym["writeback_page"],
+                                   mapping, ext3model.FIRST_INDEX + i) for i in range(pages)]
         out[way] = {"instructions": sum(r.instructions for r in runs) / pages,
                     "cycles": sum(r.cycles for r in runs) / pages}
     return out

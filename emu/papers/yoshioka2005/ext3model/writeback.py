@@ -161,7 +161,8 @@ class KernelWriteback:
         mapping = self.files[k]["mapping"]
         index = start
         for index in range(start, min(start + SWAP_CLUSTER_MAX, newest + 1)):
-            run = task.call("on_task_stack", self.pdflush[k], self.sym["writeback_page"], mapping, index)
+            run = task.call("on_task_stack", self.pdflush[k], self.sym["writeback_page"],
+                            mapping, index)
             self.writeback_cycles[k] += run.cycles
             if run.return_value:                    # else gone, or clean
                 self.written_back[k] += 1
