@@ -46,20 +46,6 @@
         .equ    WQ_TASK, 0
         .equ    WQ_NEXT, 4
 
-# system.h's __restore_flags(flags), inline (as sched_22.S's RESTORE_FLAGS)
-        .macro  RESTORE_FLAGS22 flags, label
-        andi.   r0, \flags, MSR_EE
-        beq     \label
-        lis     r9, KDATA_LOST_IRQS@ha
-        lwz     r9, KDATA_LOST_IRQS@l(r9)
-        cmpwi   0, r9, 0
-        bne-    proc_lost_interrupts22
-\label:
-        sync
-        mtmsr   \flags
-        isync
-        .endm
-
         .globl  fork_wake22
 fork_wake22:                            # r3 = p
         bl      wake_up_process22
@@ -109,7 +95,7 @@ wait4_sleep22:
 w4_linked:
         stw     r10, WQ_NEXT(r30)
         stw     r30, 0(r31)
-        RESTORE_FLAGS22 r29, w4_add_restore     # write_unlock_irqrestore
+        RESTORE_FLAGS r29, w4_add_restore, proc_lost_interrupts22 # write_unlock_irqrestore
         lwz     r10, SIGPENDING(r2)     # signal_pending(current)
         cmpwi   0, r10, 0
         bne-    w4_signal
@@ -128,7 +114,7 @@ w4_find:
         b       w4_find
 w4_found:
         stw     r9, WQ_NEXT(r10)        # head->next = next
-        RESTORE_FLAGS22 r29, w4_remove_restore  # write_unlock_irqrestore
+        RESTORE_FLAGS r29, w4_remove_restore, proc_lost_interrupts22 # write_unlock_irqrestore
         lwz     r29, 20(r1)
         lwz     r30, 24(r1)
         lwz     r31, 28(r1)

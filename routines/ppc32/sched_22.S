@@ -86,22 +86,6 @@
         .equ    WQ_NEXT, 4
         .equ    SCHED_DATA_SIZE, 32     # aligned_data[]: one cache line a CPU
 
-# system.h's __restore_flags(flags), inline in each caller: if EE was on and an interrupt
-# was lost, __sti (here: refused, none is ever lost); else sync; mtmsr; isync. LABEL names
-# this copy's mtmsr (a symbol, as the copies written out had)
-        .macro  RESTORE_FLAGS flags, label
-        andi.   r0, \flags, MSR_EE
-        beq     \label
-        lis     r9, KDATA_LOST_IRQS@ha
-        lwz     r9, KDATA_LOST_IRQS@l(r9)
-        cmpwi   0, r9, 0
-        bne-    lost_interrupts22
-\label:
-        sync
-        mtmsr   \flags
-        isync
-        .endm
-
         .macro  SWITCH_TO_NEXT
         # the switch to next (r27) from prev (r31), as both kernels' schedule() ends:
         # the kernel model told, get_mmu_context, then switch_to's _switch with
@@ -200,7 +184,7 @@ so_find:
         b       so_find
 so_found:
         stw     r9, WQ_NEXT(r10)        # head->next = next
-        RESTORE_FLAGS r29, so_restore   # write_unlock_irqrestore
+        RESTORE_FLAGS r29, so_restore, lost_interrupts22   # write_unlock_irqrestore
         lwz     r29, 20(r1)
         lwz     r30, 24(r1)
         lwz     r31, 28(r1)
@@ -310,7 +294,7 @@ wp_resched:
         stw     r10, NEED_RESCHED(r2)
 .endif
 wp_out:
-        RESTORE_FLAGS r30, wp_restore   # spin_unlock_irqrestore
+        RESTORE_FLAGS r30, wp_restore, lost_interrupts22   # spin_unlock_irqrestore
         lwz     r30, 24(r1)
         lwz     r31, 28(r1)
         lwz     r0, 36(r1)
