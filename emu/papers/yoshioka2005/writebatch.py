@@ -14,7 +14,7 @@ def mail_chunk_pages(cpus=4):
     (ext3model.MEMORY_MB, an estimate) and ``cpus`` CPUs, in whole pagevecs."""
     memory = round(estimates.value(ext3model.MEMORY_MB[0], ext3model.MEMORY_MB[1]))
     ratelimit = ext3model.ratelimit_pages(memory, cpus)
-    return {"ratelimit": ratelimit, "write_chunk": ratelimit + ratelimit // 2,
+    return {"ratelimit": ratelimit, "write_chunk": ext3model.sync_writeback_pages(ratelimit),
             "chunk_pages": ext3model.writer_chunk_pages(ratelimit)}
 
 
@@ -32,8 +32,7 @@ def period_writes(cpus=4):
     holds each writer's chunk once, at its place, and every write between, with nothing
     weighed: the steady state's mean. What it costs: a run is that many writes per CPU per
     counter, and one period more to warm the disk's queue."""
-    memory = round(estimates.value(ext3model.MEMORY_MB[0], ext3model.MEMORY_MB[1]))
-    return ext3model.chunk_period(ext3model.ratelimit_pages(memory, cpus))
+    return ext3model.chunk_period(mail_chunk_pages(cpus)["ratelimit"])
 
 
 def walk_against_stand_in(kernel="2.6.12", pages=140, written=300):

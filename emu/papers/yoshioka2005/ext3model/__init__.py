@@ -119,6 +119,6 @@ from .config import PREEMPT
 from .journal import (BLOCK_TAG, JOURNAL_HEADER, LOG_BLOCKS, LOG_START, MIN_LOG_RESERVED_BLOCKS,
                       TAG_UUID, checkpoint_below, log_blocks_per_commit, log_space_left,
                       tags_per_descriptor)
-from .writeback import chunk_period, ratelimit_pages, writer_chunk_pages
+from .writeback import chunk_period, ratelimit_pages, sync_writeback_pages, writer_chunk_pages
 from .tick import CLOCK_TICK_RATE, HZ, cyc2ns_scale, tick_cycles, tick_nsec
 from .kernel import Kernel

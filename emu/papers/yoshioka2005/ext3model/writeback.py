@@ -17,13 +17,18 @@ def ratelimit_pages(memory_mb, cpus):
     return min(max(total // (cpus * 32), 16), (4096 * 1024) // PAGE)
 
 
+def sync_writeback_pages(ratelimit):
+    """The nr_to_write of a throttled writer's walk: sync_writeback_pages()
+    (mm/page-writeback.c 57-60 of 2.6.12.1), ratelimit + ratelimit / 2."""
+    return ratelimit + ratelimit // 2
+
+
 def writer_chunk_pages(ratelimit):
     """The pages a throttled writer writes back at a balance_dirty_pages (mm/page-writeback.c
-    190-254): nr_to_write = sync_writeback_pages() = ratelimit + ratelimit / 2 (57-60), and
-    mpage_writepages finishes the pagevec (PAGEVEC_SIZE) it holds when nr_to_write reaches
-    0 (fs/mpage.c 726-727), so whole pagevecs when the file has that many dirty pages."""
-    chunk = ratelimit + ratelimit // 2
-    return -(-chunk // PAGEVEC_SIZE) * PAGEVEC_SIZE
+    190-254): nr_to_write = sync_writeback_pages(), and mpage_writepages finishes the
+    pagevec (PAGEVEC_SIZE) it holds when nr_to_write reaches 0 (fs/mpage.c 726-727), so
+    whole pagevecs when the file has that many dirty pages."""
+    return -(-sync_writeback_pages(ratelimit) // PAGEVEC_SIZE) * PAGEVEC_SIZE
 
 
 def chunk_period(ratelimit):
@@ -65,12 +70,22 @@ class KernelWriteback:
         if not hasattr(self, "vsb"):
             self._build_kupdate_state()
         wbc = self._alloc(64)
-        self._poke(wbc, _words(self.bdi, 0, 0, pages, 0, 0, 0, 0, 0, 0))
+        self._ask_walk(wbc, pages)
         measure = measure or (lambda run: run().cycles)
         result = measure(lambda: self.machine.call("on_task_stack", self.ctx[k]["task"],
                                                    self.sym["writeback_inodes"], wbc))
+        return result, self._pages_walked(wbc, pages)
+
+    def _ask_walk(self, wbc, pages):
+        """``wbc`` as a throttled writer's: its queue's, WB_SYNC_NONE, blocking, nr_to_write
+        ``pages``."""
+        self._poke(wbc, _words(self.bdi, 0, 0, pages, 0, 0, 0, 0, 0, 0))
+
+    def _pages_walked(self, wbc, pages):
+        """The pages a walk asked for ``pages`` wrote: what it left of nr_to_write (a long)
+        taken off."""
         left = self._read(wbc + WBC["NR_TO_WRITE"])
-        return result, pages - (left - (1 << 32) if left >= 1 << 31 else left)
+        return pages - (left - (1 << 32) if left >= 1 << 31 else left)
 
     def chunk_offset(self, k):
         """Where CPU k's chunks fall in the period (chunk_period writes): after its writes
@@ -96,19 +111,18 @@ class KernelWriteback:
         only pace, so it writes a chunk's pages in the period's writes). The throttled
         path's two get_dirty_limits around the walk are not run (the model's page state
         counts its own pages, not the machine's; they read the state only)."""
-        chunk = self.ratelimit + self.ratelimit // 2            # sync_writeback_pages()
+        chunk = sync_writeback_pages(self.ratelimit)
         self._check_queue_room(chunk)
         wbc = self._chunk_wbc(k)
-        self._poke(wbc, _words(self.bdi, 0, 0, chunk, 0, 0, 0, 0, 0, 0))
+        self._ask_walk(wbc, chunk)
         self._walking += 1                  # other CPUs' walks fill the queue meanwhile
         try:
             run = task.call("on_task_stack", self.ctx[k]["task"],
                             self.sym["writeback_inodes"], wbc)
         finally:
             self._walking -= 1
-        left = self._read(wbc + WBC["NR_TO_WRITE"])
         self.chunks[k] += 1
-        self.chunk_pages[k] += chunk - (left - (1 << 32) if left >= 1 << 31 else left)
+        self.chunk_pages[k] += self._pages_walked(wbc, chunk)
         self.chunk_cycles[k] += run.cycles
         self.most_queued = max(self.most_queued, self._queued())
         for j, (_, _, end, _, _) in enumerate(self._requests()):
