@@ -539,7 +539,7 @@ class Entry:
                                                 else "")
         if self.kernel_hash or user_hash:
             prelude += f".equ create_hpte, {m.symbols['create_hpte']:#x}\n"
-        prelude += routine("ppc32/flags_22.S").read_text()     # RESTORE_FLAGS, shared
+        prelude += routine("ppc32/inline_22.S").read_text()    # the headers' inlines, shared
         self.prelude = prelude          # the offsets, for routines loaded after these
         source = prelude + "".join(routine(f"ppc32/{name}").read_text()
                                    for name in ("exception_22.S", "entry_22.S", "sched_22.S",

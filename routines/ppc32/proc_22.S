@@ -88,13 +88,7 @@ wait4_sleep22:
         addi    r31, r2, WAIT_CHLDEXIT
         mfmsr   r29                     # add_wait_queue: write_lock_irqsave
         bl      cli22
-        lwz     r10, 0(r31)             # __add_wait_queue: *p ? : WAIT_QUEUE_HEAD(p)
-        cmpwi   0, r10, 0
-        bne     w4_linked
-        addi    r10, r31, -4
-w4_linked:
-        stw     r10, WQ_NEXT(r30)
-        stw     r30, 0(r31)
+        ADD_WAIT_QUEUE r31, r30, w4_linked      # __add_wait_queue
         RESTORE_FLAGS r29, w4_add_restore, proc_lost_interrupts22 # write_unlock_irqrestore
         lwz     r10, SIGPENDING(r2)     # signal_pending(current)
         cmpwi   0, r10, 0
@@ -104,16 +98,7 @@ w4_linked:
         bl      schedule22
         mfmsr   r29                     # remove_wait_queue: write_lock_irqsave
         bl      cli22
-        lwz     r9, WQ_NEXT(r30)        # __remove_wait_queue: next = wait->next
-        mr      r10, r9                 # head = next
-w4_find:
-        lwz     r11, WQ_NEXT(r10)       # while ((tmp = head->next) != wait)
-        cmpw    0, r11, r30
-        beq     w4_found
-        mr      r10, r11                # head = tmp
-        b       w4_find
-w4_found:
-        stw     r9, WQ_NEXT(r10)        # head->next = next
+        REMOVE_WAIT_QUEUE r30, w4_find, w4_found        # __remove_wait_queue
         RESTORE_FLAGS r29, w4_remove_restore, proc_lost_interrupts22 # write_unlock_irqrestore
         lwz     r29, 20(r1)
         lwz     r30, 24(r1)

@@ -165,25 +165,10 @@ sleep_on22:                             # interruptible_sleep_on(r3 = q)
 .endif
         mfmsr   r29                     # write_lock_irqsave: save_flags, cli
         bl      cli22
-        lwz     r10, 0(r31)             # __add_wait_queue
-        cmpwi   0, r10, 0
-        bne     so_linked
-        addi    r10, r31, -4            # WAIT_QUEUE_HEAD(q)
-so_linked:
-        stw     r10, WQ_NEXT(r30)
-        stw     r30, 0(r31)
+        ADD_WAIT_QUEUE r31, r30, so_linked      # __add_wait_queue
         bl      schedule22
         bl      cli22                   # write_lock_irq
-        lwz     r9, WQ_NEXT(r30)        # __remove_wait_queue: next = wait.next
-        mr      r10, r9                 # head = next
-so_find:
-        lwz     r11, WQ_NEXT(r10)       # tmp = head->next
-        cmpw    0, r11, r30
-        beq     so_found
-        mr      r10, r11
-        b       so_find
-so_found:
-        stw     r9, WQ_NEXT(r10)        # head->next = next
+        REMOVE_WAIT_QUEUE r30, so_find, so_found        # __remove_wait_queue
         RESTORE_FLAGS r29, so_restore, lost_interrupts22   # write_unlock_irqrestore
         lwz     r29, 20(r1)
         lwz     r30, 24(r1)
