@@ -204,6 +204,11 @@ H_AT_ACCESS_N = 202
 # the host address of an array over the loaded code's offsets (0: none), at a block's first
 # offset the largest size in bytes run from there
 H_TOUCHED = 203
+# a second kind of event the profiler samples in the same run (emu.run.profiler: oprofile
+# counts several events in one session): its mask (0: none; set only beside
+# H_SAMPLE_EVENTS, whose test gates both), its count-down, its samples not yet given a PC,
+# and its per-instruction samples (an array like H_SAMPLES's)
+H_SAMPLE_EVENTS2, H_EVENT_NEXT2, H_EVENT_PENDING2, H_SAMPLES2 = range(204, 208)
 OT_PREV_ISSUE, OT_PREV_DONE, OT_ISSUE, OT_DONE, OUTER_TRAFFIC_WORDS = range(5)
 # scratch words (st[H_SCRATCH] + k) shared by every core: the span of the code any core ran
 # outside the loaded programs (0, 0: none), so that bytes the host writes over it are not
@@ -218,7 +223,7 @@ M_BUS_FREE, M_ADDR_FREE, MACHINE_WORDS = 0, 1, 2
 WC_WORDS = 4            # per write-combining buffer: line + 1, bytes, fill order, free cycle
 ATTR_INHIBITED = 16     # a TLB entry's attribute: cache-inhibited (emu.hw.mmu)
 QUEUE_ENTRIES = 256
-HEADER = 204
+HEADER = 208
 
 # ---- the core table (multi-core only): the core count, then per core the level indices of
 # its ITLB and DTLB (-1: none) and where its segment registers (or SLB) are (for a TLB
@@ -529,7 +534,7 @@ class Layout:
         queue = size
         size += 2 * QUEUE_ENTRIES
         profile_arrays = size
-        size += 3 * (code_len + 1)
+        size += 4 * (code_len + 1)
         # per core, executions and cycles of each instruction of one call of that core's own
         # (emu.run.profiler.own_counts: a split by symbol that other cores cannot touch)
         self.own_counts_at = size
@@ -570,6 +575,7 @@ class Layout:
         st[H_SAMPLES] = profile_arrays
         st[H_INSN_HITS] = profile_arrays + code_len + 1
         st[H_INSN_CYCLES] = profile_arrays + 2 * (code_len + 1)
+        st[H_SAMPLES2] = profile_arrays + 3 * (code_len + 1)
         st[H_COHERENT_I] = int(coherent_icache)
         st[H_REG_WIDTH_MASK] = -1
         st[H_CORES] = table
@@ -791,13 +797,13 @@ class Layout:
                 H_BUS_WAIT, H_SB_STALLS, H_SB_STALL_CYCLES, H_FB_WAITS, H_PREFETCHES,
                 H_PREFETCHES_DROPPED, H_PREFETCH_LATE, H_PREFETCH_LATE_CYCLES, H_HW_PREFETCHES,
                 H_UNCACHED_LOADS, H_UNCACHED_STORES, H_WC_WAIT, H_EVENT_PENDING, H_EVENTS,
-                H_INTERVENTIONS, H_BAT_HITS, H_SLICES, H_ADDRESS_ONLY, H_MAINT_WAIT,
-                H_IRQ_OFF_CYCLES, H_OUTER_DRAIN_WAIT)
+                H_EVENT_PENDING2, H_INTERVENTIONS, H_BAT_HITS, H_SLICES, H_ADDRESS_ONLY,
+                H_MAINT_WAIT, H_IRQ_OFF_CYCLES, H_OUTER_DRAIN_WAIT)
 
     # words of COUNTERS that are not counts: where a fault or stale fetch was, stop flags
     NOT_COUNTS = (H_STOPPED, H_FAULT_EA, H_FAULT_WRITE, H_FAULT_FETCH, H_FAULT_PC, H_STALE_PC,
                   H_STALE_ADDR, H_FAULT_STATUS, H_FAULT_L1_ADDR, H_FAULT_L2_ADDR, H_HOST_STOP,
-                  H_EVENT_PENDING)
+                  H_EVENT_PENDING, H_EVENT_PENDING2)
 
     def clearing(self):
         """The state words clear_stats and drain_memory_system write, for the running core

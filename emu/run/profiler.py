@@ -99,27 +99,51 @@ def _period(every, event):
 
 def _profiled(machine, every, event, run):
     """Run ``run()`` with the profiler on; the per-instruction arrays after it."""
-    result, arrays = _run_profiled(machine, every, event, run,
-                                   (c.H_INSN_HITS, c.H_INSN_CYCLES, c.H_SAMPLES))
+    return profile_session(machine, run, (event,), every)[event]
+
+
+def profile_session(machine, run, events, every=1):
+    """``run()`` (as profile_run runs it) profiled as one oprofile session counting one
+    kind of event or two at once, both sampled every ``every`` events (or "cycles", alone):
+    {event: SampledRun}, each with the same run, executions and cycles, and its own
+    samples. The counting takes nothing from the run, so two events counted in one run give
+    what each would give counted alone in it."""
+    events = _session(events)
+    if len(events) == 2 and "cycles" in events:
+        raise ValueError("a session samples cycles alone (a sample every N cycles); count "
+                         "two events, or cycles in a session of its own")
+    _period(every, events[0])
+    fields = (c.H_INSN_HITS, c.H_INSN_CYCLES, c.H_SAMPLES, c.H_SAMPLES2)
+    result, arrays = _run_profiled(machine, every, events, run, fields)
     symbols = symbol_table(machine.programs)
-    table = _instruction_table(machine, symbols, *arrays)
-    return SampledRun(result, int(every), symbols, table, event)
+    return {event: SampledRun(result, int(every), symbols,
+                              _instruction_table(machine, symbols, *arrays[:2], samples),
+                              event)
+            for event, samples in zip(events, arrays[2:])}
 
 
-def _run_profiled(machine, every, event, run, fields):
-    """``run()`` with the profiler on: what it returned, and copies of the profiler's
-    arrays ``fields`` after it."""
+def _session(events):
+    """A session's events as a tuple: one, or two different ones (the model's counters)."""
+    events = tuple(events)
+    if not 1 <= len(events) <= 2 or len(set(events)) != len(events):
+        raise ValueError(f"a session counts one event or two different ones, not {events!r}")
+    return events
+
+
+def _run_profiled(machine, every, events, run, fields):
+    """``run()`` with the profiler on, sampling ``events`` (one or two names): what it
+    returned, and copies of the profiler's arrays ``fields`` after it."""
     st = machine.state
-    mask = event_mask(event, machine)
+    masks = [event_mask(event, machine) for event in events] + [0]
     headers = [machine.model.header(k) for k in range(len(machine.cpus))]
     for h in headers:
-        h[c.H_PROFILE_PERIOD], h[c.H_SAMPLE_EVENTS] = every, mask
+        h[c.H_PROFILE_PERIOD], h[c.H_SAMPLE_EVENTS], h[c.H_SAMPLE_EVENTS2] = every, *masks[:2]
     try:
         result = run()
         arrays = [_code_array(st, field) for field in fields]
     finally:
         for h in headers:       # later calls run unprofiled (and a little faster)
-            h[c.H_PROFILE_PERIOD] = h[c.H_SAMPLE_EVENTS] = 0
+            h[c.H_PROFILE_PERIOD] = h[c.H_SAMPLE_EVENTS] = h[c.H_SAMPLE_EVENTS2] = 0
     return result, arrays
 
 
@@ -129,10 +153,18 @@ def count_events(machine, call, event):
     loaded code: (what ``call()`` returned, the events). The total profile_call(...,
     every=1, event=event) samples, without its per-instruction table (a part of a kernel's
     work, measured on its own)."""
-    if event == "cycles":
+    result, counts = count_session(machine, call, (event,))
+    return result, counts[event]
+
+
+def count_session(machine, call, events):
+    """count_events of one event or two at once (as profile_session counts them): (what
+    ``call()`` returned, {event: events})."""
+    events = _session(events)
+    if "cycles" in events:
         raise ValueError("count_events counts events; a call's cycles are its Run's")
-    result, (samples,) = _run_profiled(machine, 1, event, call, (c.H_SAMPLES,))
-    return result, int(samples.sum())
+    result, arrays = _run_profiled(machine, 1, events, call, (c.H_SAMPLES, c.H_SAMPLES2))
+    return result, {event: int(samples.sum()) for event, samples in zip(events, arrays)}
 
 
 def profile_call(machine, entry, *args, every=997, event="cycles", cold=False, limit=None):
@@ -170,7 +202,7 @@ def count_instructions(machine, on=True):
     for k in range(len(machine.cpus)):
         h = machine.model.header(k)
         h[c.H_PROFILE_PERIOD] = (1 << 62) if on else 0
-        h[c.H_SAMPLE_EVENTS] = 0
+        h[c.H_SAMPLE_EVENTS] = h[c.H_SAMPLE_EVENTS2] = 0
 
 
 def instruction_counts(machine):

@@ -395,6 +395,44 @@ def test_an_event_profile_of_several_cores_adds_their_samples():
     assert "x 2 cores" in cycles.text()
 
 
+def test_a_session_counts_two_events_as_each_alone():
+    """Two kinds of event in one run (oprofile's session of two counters): the L1 D misses
+    by hand (10 and 5, as above), the L2's read misses per instruction as a profile of them
+    alone gives, the same cycles; on two cores each core's events are added."""
+    from emu.run.profiler import profile_call, profile_parallel, profile_session
+    m = Machine("ppc750")
+    m.load(EVENTS_SRC)
+    buf = m.alloc(4096)
+    both = profile_session(m, lambda: m.call("both", buf, cold=True),
+                           ("L1D_misses", "L2_read_misses"))
+    assert both["L1D_misses"].sampled() == {"touch10": 10, "touch5": 5}
+    for event, p in both.items():
+        alone = profile_call(m, "both", buf, every=1, event=event, cold=True)
+        assert p.table["samples"].tolist() == alone.table["samples"].tolist()
+        assert p.run.cycles == alone.run.cycles and p.event == event
+    m = Machine("ppc750", cores=2)
+    m.load(EVENTS_SRC)
+    calls = [("touch10", m.alloc(4096)), ("touch5", m.alloc(4096))]
+    two = profile_session(m, lambda: m.run_parallel(calls, cold=True),
+                          ("L2_read_misses", "L1D_misses"))
+    assert two["L1D_misses"].sampled() == {"touch10": 10, "touch5": 5}
+    alone = profile_parallel(m, calls, every=1, event="L2_read_misses", cold=True)
+    assert two["L2_read_misses"].sampled() == alone.sampled()
+
+
+@pytest.mark.parametrize("events, why", [(("cycles", "L1D_misses"), "cycles alone"),
+                                         (("L1D_misses",) * 2, "two different"),
+                                         (("L1D_misses", "L2_read_misses", "memory_reads"),
+                                          "two different")])
+def test_a_session_of_cycles_and_events_or_of_three_is_refused(events, why):
+    from emu.run.profiler import profile_session
+    m = Machine("ppc750")
+    m.load(EVENTS_SRC)
+    buf = m.alloc(4096)
+    with pytest.raises(ValueError, match=why):
+        profile_session(m, lambda: m.call("both", buf), events)
+
+
 @pytest.mark.parametrize("event, why", [("L1D_hits", "L1 hits are not counted"),
                                         ("L3_misses", "has no level L3"),
                                         ("L2_reads", "unknown event")])

@@ -27,14 +27,19 @@ HOT bool has_peers(const i64 *st, i64 level) {
 /* ------------------------------------------------------------ events (emu.profiler) */
 
 /* An event happened: counted, and with the profiler sampling this kind of event, one
- * sample in every H_PROFILE_PERIOD of them, left pending for the hook that knows the PC */
+ * sample in every H_PROFILE_PERIOD of them, left pending for the hook that knows the PC;
+ * the same for the second kind sampled in the run (H_SAMPLE_EVENTS2), if it is one */
 static void event(i64 *st, int bit) {
-    if (!((st[H_SAMPLE_EVENTS] >> bit) & 1))
-        return;
-    st[H_EVENTS] += 1;
-    if (--st[H_EVENT_NEXT] <= 0) {
-        st[H_EVENT_PENDING] += 1;
-        st[H_EVENT_NEXT] = st[H_PROFILE_PERIOD];
+    if ((st[H_SAMPLE_EVENTS] >> bit) & 1) {
+        st[H_EVENTS] += 1;
+        if (--st[H_EVENT_NEXT] <= 0) {
+            st[H_EVENT_PENDING] += 1;
+            st[H_EVENT_NEXT] = st[H_PROFILE_PERIOD];
+        }
+    }
+    if ((st[H_SAMPLE_EVENTS2] >> bit) & 1 && --st[H_EVENT_NEXT2] <= 0) {
+        st[H_EVENT_PENDING2] += 1;
+        st[H_EVENT_NEXT2] = st[H_PROFILE_PERIOD];
     }
 }
 
@@ -424,7 +429,8 @@ static void account(i64 *st, i64 offset, i64 cycles) {
     st[st[H_INSN_CYCLES] + offset] += cycles;
     if (st[H_SAMPLE_EVENTS]) {              /* sampling events: those that happened here */
         st[st[H_SAMPLES] + offset] += st[H_EVENT_PENDING];
-        st[H_EVENT_PENDING] = 0;
+        st[st[H_SAMPLES2] + offset] += st[H_EVENT_PENDING2];
+        st[H_EVENT_PENDING] = st[H_EVENT_PENDING2] = 0;
         return;
     }
     while (st[H_CYCLES] >= st[H_NEXT_SAMPLE]) {

@@ -62,7 +62,8 @@ enum {
     H_ADDR_TENURE, H_WB_ENTRIES, H_ADDRESS_ONLY, H_BUS_SECTOR,
     H_MAINT_DONE, H_MAINT_WAIT, H_POSTED, H_IRQ_OFF_AT, H_IRQ_OFF_CYCLES, H_TLB604,
     H_POSTED_AT, H_OUTER_TRAFFIC, H_OUTER_DRAIN_WAIT, H_AT_ACCESS_N, H_TOUCHED,
-    HEADER = 204
+    H_SAMPLE_EVENTS2, H_EVENT_NEXT2, H_EVENT_PENDING2, H_SAMPLES2,
+    HEADER = 208
 };
 /* ---- a core's memos (st[H_MEMOS] + X_*, emu/model/mmu.c and cache.c): what the hooks
  * found last, kept so that the next access like it skips a look-up. Each is checked against

@@ -43,7 +43,7 @@ from ...present import data
 from ...present.claims import EFFECT, QUANTITY, Claim
 from ...run.machine import Machine
 from ...run import reuse, sweep
-from ...run.profiler import count_events, profile_call, profile_parallel, profile_run
+from ...run.profiler import count_session, profile_session
 from . import ext3model, oprofile, restsplit, usercopy, writebatch
 
 CLOCK_HZ = 2_200_000_000            # the paper's P4 Xeon (2200.91 MHz, estimated by oprofile)
@@ -67,6 +67,11 @@ COUNTERS = {
                           "L2_read_hits+L3_read_hits", 1),
     "l3_misses": Counter("BSQ_CACHE_REFERENCE", "0x200", 3000, "L3_read_misses", 1),
 }
+#: the mail's oprofile sessions, each a run of the model: a cycle table counts
+#: GLOBAL_POWER_EVENTS alone (its report has one column of samples), a memory table both
+#: BSQ_CACHE_REFERENCE counters at once (two columns in one report), so the shares of
+#: references and of L3 misses it sets side by side come from the same writes
+SESSIONS = (("cycles",), ("references", "l3_misses"))
 #: the copy: the dispatcher and what it calls (kernel_fpu_begin and math_state_restore are
 #: inline in the patch's _mmx_memcpy_nt and its trap handler; they are routines here)
 COPY_SYMBOLS = ("__copy_from_user_ll", "_mmx_memcpy_nt", "__copy_user_zeroing_intel",
@@ -129,9 +134,10 @@ LEFT_OUT = (
 
 @dataclass
 class WriteProfile:
-    """One kernel's write test: a SampledRun per counter (each a run of ``records`` writes
-    per CPU, after the same warm-up), and the Kernel they ran on (``machine_kernel``: not
-    sent back from a sweep's worker, where ``facts`` keeps what the chapter reads of it)."""
+    """One kernel's write test: a SampledRun per counter (a run of ``records`` writes per
+    CPU for each of the mail's sessions, SESSIONS: the cycles, then the references and the
+    L3 misses together), and the Kernel they ran on (``machine_kernel``: not sent back
+    from a sweep's worker, where ``facts`` keeps what the chapter reads of it)."""
     kernel: str
     cpus: int
     records: int
@@ -264,7 +270,7 @@ class WriteProfile:
         percent each), sorted by references as oprofile sorted it."""
         refs = self.listing("references").set_index("symbol")
         misses = self.listing("l3_misses").set_index("symbol")
-        index = refs.index.union(misses.index)     # each counter had a run of its own
+        index = refs.index.union(misses.index)     # a symbol with events of one kind only
         df = pd.DataFrame({"app": refs["app"].reindex(index).fillna(misses["app"]),
                            "references": refs["events"].reindex(index).fillna(0),
                            "references_percent": refs["percent"].reindex(index).fillna(0.0),
@@ -303,7 +309,7 @@ def write_profile(kernel, records=1000, warm=2000, cpus=1, counters=tuple(COUNTE
                              f"records a multiple of {disk_warm}, not {records}")
     if options["max_records"] is None:
         options["max_records"] = (ext3model.PAGE_CACHE_BYTES // ext3model.PAGE + warm +
-                                  disk_warm + records * len(counters))
+                                  disk_warm + records * len(sessions(counters)))
     if paced:
         options.setdefault("cores", max(cpus, 2))
     k = ext3model.Kernel(kernel, cpus=cpus, **options)
@@ -326,26 +332,46 @@ def write_profile(kernel, records=1000, warm=2000, cpus=1, counters=tuple(COUNTE
         k.commit_pending = True
         k.paced_writes(disk_warm, period)
     sampled = {}
-    for metric in counters:
-        c = COUNTERS[metric]
-        limit = 40_000 * records + 1_000_000
-        if paced:
-            sampled[metric] = profile_run(k.machine, lambda: k.paced_writes(records, period),
-                                          every=c.every, event=c.event)
-            continue
-        if cpus == 1:
-            run = profile_call(k.machine, *k.calls(records)[0], every=c.every, event=c.event,
-                               limit=limit)
-        else:
-            run = profile_parallel(k.machine, k.calls(records), every=c.every,
-                                   event=c.event, limit=limit)
-        k.written += records
-        sampled[metric] = run
+    for session in sessions(counters):
+        sampled.update(_profile_session(k, session, records, period if paced else None))
+    sampled = {metric: sampled[metric] for metric in counters}
     facts = kernel_facts(k)
     once = (commit_once_events(kernel, cpus, k.meta_per_commit,
                                profile=options.get("profile", "pentium4"),
                                meta_shared=facts["meta_shared"]) if paced else {})
     return WriteProfile(kernel, cpus, records, sampled, k, period, facts, once)
+
+
+def sessions(counters):
+    """The runs of ``counters`` (names of COUNTERS), as the mail's oprofile sessions group
+    them (SESSIONS): each session's counters asked for, in its order."""
+    unknown = set(counters) - set(COUNTERS)
+    if unknown:
+        raise ValueError(f"counters are among {tuple(COUNTERS)}, not {sorted(unknown)}")
+    return [tuple(m for m in session if m in counters) for session in SESSIONS
+            if any(m in counters for m in session)]
+
+
+def _profile_session(k, session, records, period):
+    """One profiled run of ``records`` writes per CPU on the ext3model.Kernel ``k``,
+    counting the ``session``'s counters at once: paced one every ``period`` cycles
+    (Kernel.paced_writes), or back to back (period None). {counter: SampledRun}."""
+    limit = 40_000 * records + 1_000_000
+    if period is not None:
+        run = lambda: k.paced_writes(records, period)
+    elif k.cpus == 1:
+        entry, *args = k.calls(records)[0]
+        run = lambda: k.machine.call(entry, *args, limit=limit)
+    else:
+        calls = k.calls(records)
+        run = lambda: k.machine.run_parallel(calls, limit=limit)
+    every = {COUNTERS[m].every for m in session}
+    if len(every) != 1:
+        raise ValueError(f"a session samples its counters every as many events: {session}")
+    runs = profile_session(k.machine, run, [COUNTERS[m].event for m in session], every.pop())
+    if period is None:
+        k.written += records
+    return {m: runs[COUNTERS[m].event] for m in session}
 
 
 def kernel_facts(k):
@@ -540,9 +566,9 @@ def commit_once_events(kernel, cpus, meta_per_commit, profile="pentium4", writes
     ll_rw_block of each dirty buffer, each sleep's request taken by the disk and ended by
     its interrupt, the buffers released and the transaction dropped, the log's tail moved
     and the journal's superblock written; its fixed part spread over the model's few
-    buffers: an upper bound). Each part is profiled as the write runs are (a
-    commit for the references, one for the L3 misses: a part runs once; its cycles are
-    the same in both, profiling changes none). The per-buffer parts of a commit (each
+    buffers: an upper bound). Each part is profiled as the write runs are (one commit
+    counts the references and the L3 misses at once, as the mail's memory session did:
+    a part runs once). The per-buffer parts of a commit (each
     buffer's log write, the data loop) are in the paced runs already. Returns {metric:
     events} with "parts" ({part: cycles}), "part_events" ({metric: {part: events}}:
     "checkpoint" per buffer), "fixed" ({metric: the ONCE_PARTS' events}), "walked" (the
@@ -555,28 +581,24 @@ def commit_once_events(kernel, cpus, meta_per_commit, profile="pentium4", writes
     pass once the block device's inode is due, stopped at writeback_acquire, is measured
     and not added: a congested queue or another pdflush stops kupdate before that
     inode's pages, mail_writeback)."""
-    measured = {}
-    for metric in ("references", "l3_misses"):
-        k = ext3model.Kernel(kernel, cpus=cpus, max_records=writes + 16, profile=profile)
-        k.write_records(writes)
-        measure = _profiled_part(k.machine, COUNTERS[metric])
-        measured[metric] = k.whole_commit(measure=measure)
-        k.machine.flush_caches()            # a commit interval and more since its commit
-        done = k.checkpoint(measure=measure)
-        calls = done["checkpoint"] + done["disk"]
-        measured[metric]["checkpoint"] = tuple(sum(c[i] for c in calls) / done["buffers"]
-                                               for i in (0, 1))
-        checkpoint = {"checkpoint_buffers": done["buffers"], "checkpoint_sleeps": done["waits"]}
-        for part, old in (("kupdate", False), ("kupdate_old", True)):
-            k.machine.flush_caches()            # 5 s of the writers since the last pass
-            measured[metric][part] = k.kupdate_pass(old=old, measure=measure)
-    cycles = {p: v[0] for p, v in measured["l3_misses"].items() if isinstance(v, tuple)}
-    if cycles != {p: v[0] for p, v in measured["references"].items() if isinstance(v, tuple)}:
-        raise RuntimeError("the same commit took different cycles profiled for two counters")
-    events = {"cycles": cycles, **{metric: {p: v[1] for p, v in parts.items()
-                                             if isinstance(v, tuple)}
-                                   for metric, parts in measured.items()}}
-    buffers = measured["l3_misses"]["buffers"]
+    metrics = SESSIONS[1]                   # the memory session's counters, counted at once
+    k = ext3model.Kernel(kernel, cpus=cpus, max_records=writes + 16, profile=profile)
+    k.write_records(writes)
+    measure = _profiled_part(k.machine, [COUNTERS[metric] for metric in metrics])
+    measured = k.whole_commit(measure=measure)
+    k.machine.flush_caches()                # a commit interval and more since its commit
+    done = k.checkpoint(measure=measure)
+    calls = done["checkpoint"] + done["disk"]
+    measured["checkpoint"] = tuple(sum(c[i] for c in calls) / done["buffers"]
+                                   for i in range(1 + len(metrics)))
+    checkpoint = {"checkpoint_buffers": done["buffers"], "checkpoint_sleeps": done["waits"]}
+    for part, old in (("kupdate", False), ("kupdate_old", True)):
+        k.machine.flush_caches()            # 5 s of the writers since the last pass
+        measured[part] = k.kupdate_pass(old=old, measure=measure)
+    counted = {p: v for p, v in measured.items() if isinstance(v, tuple)}
+    events = {metric: {p: v[i] for p, v in counted.items()}
+              for i, metric in enumerate(("cycles",) + metrics)}
+    buffers = measured["buffers"]
     journal = mail_journal(meta_per_commit)
     per_commit = meta_per_commit - meta_shared          # a commit's own: on its list alone
     walked = meta_shared + journal["checkpoint_transactions"] * per_commit
@@ -586,22 +608,24 @@ def commit_once_events(kernel, cpus, meta_per_commit, profile="pentium4", writes
     out = {metric: fixed[metric] + e["clean_cold"] / buffers * walked +
            e["checkpoint"] * checkpointed + e["kupdate"] * passes
            for metric, e in events.items()}
-    parts = {p: v for p, v in measured["l3_misses"].items() if not isinstance(v, tuple)}
-    return {**out, "parts": {**cycles, **parts}, "part_events": events, "fixed": fixed,
+    parts = {p: v for p, v in measured.items() if not isinstance(v, tuple)}
+    return {**out, "parts": {**events["cycles"], **parts}, "part_events": events,
+            "fixed": fixed,
             "walked": walked, "checkpointed": checkpointed, "kupdate_passes": passes,
             **checkpoint}
 
 
-def _profiled_part(machine, counter):
-    """whole_commit's ``measure``: a part's events of ``counter`` (one of the chapter's
-    counters sampled every event), counted as the write runs' profiles count them: (its
-    cycles, its events)."""
-    if counter.event == "cycles" or counter.every != 1:
+def _profiled_part(machine, counters):
+    """whole_commit's ``measure``: a part's events of ``counters`` (one or two of the
+    chapter's counters sampled every event), counted at once as the write runs' profiles
+    count them: (its cycles, each counter's events)."""
+    if any(c.event == "cycles" or c.every != 1 for c in counters):
         raise ValueError("a commit's parts are counted event by event")
+    events = [c.event for c in counters]
 
     def measure(run):
-        result, events = count_events(machine, run, counter.event)
-        return result.cycles, events
+        result, counts = count_session(machine, run, events)
+        return (result.cycles, *(counts[e] for e in events))
     return measure
 
 
