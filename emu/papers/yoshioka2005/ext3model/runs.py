@@ -61,6 +61,8 @@ class KernelRuns:
         def child(k):
             def run(task):
                 base, runs, halted = task.clock, [], self.halted_cycles[k]
+                self._pace_first[k] = base + phase[k]      # the disk's clock (sleep.py)
+                self._writing[k] = True
                 ticks0, tick_cycles0 = self.ticks[k], self.tick_cycles[k]
                 self._start_ticks(task, k)
                 for i in range(records):
@@ -82,6 +84,8 @@ class KernelRuns:
                         raise RuntimeError(f"CPU {k}'s child failed a write")
                     if self.writer_chunks and self.chunk_due(k, self.written + i + 1):
                         self._writer_chunk(task, k, self.written + i + 1)
+                self._writing[k] = False
+                self._serve_sleepers(task, k)
                 self._busy_ticks(task, k)
                 busy[k] = task.clock - base - (self.halted_cycles[k] - halted)
                 ticks[k] = self.ticks[k] - ticks0
@@ -91,6 +95,8 @@ class KernelRuns:
             return run
 
         busy, ticks, tick_cycles = [0] * self.cpus, [0] * self.cpus, [0] * self.cpus
+        self._pace_first, self._pace_written, self._pace_period = [0] * self.cpus, \
+            self.written, period
 
         tasks = [child(k) for k in range(self.cpus)]
         tasks += [None] * (len(self.machine.cpus) - self.cpus)
