@@ -1,13 +1,14 @@
 /*
  * A writer's wait for a free request in Linux 2.6.12 on i386, written for the book from the
  * algorithms of drivers/block/ll_rw_blk.c of 2.6.12.1 (get_request 1875-1959: the queue full
- * at q->nr_requests, the ioc batching rules, set_queue_congested; get_request_wait
- * 1964-1995; __make_request's call of it, 2666-2681; __freed_request 1833-1848),
- * kernel/wait.c (prepare_to_wait_exclusive, finish_wait, autoremove_wake_function),
- * kernel/sched.c (io_schedule 3815-3822, __wake_up 2911-2920, __wake_up_common 2887-2901,
- * default_wake_function, try_to_wake_up 962-1077, resched_task 754-767) and
- * ll_rw_blk.c's get_io_context / put_io_context (3336-3360) and ioc_batching /
- * ioc_set_batching (1803-1831); tree: github NovantaPhotonics/linux-2.6.12.1.
+ * at q->nr_requests, the ioc batching rules, set_queue_congested 130-136; get_request_wait
+ * 1964-1995; __make_request's call of it, 2666-2681; __freed_request 1833-1848;
+ * ioc_batching and ioc_set_batching 1803-1831; put_io_context 3291, get_io_context 3336),
+ * kernel/wait.c (prepare_to_wait_exclusive 79, finish_wait 97, autoremove_wake_function
+ * 123) and kernel/sched.c (io_schedule 3815-3822; schedule's deactivate of a sleeping task
+ * 2670-2680; __wake_up 2911-2920, __wake_up_common 2887-2901, default_wake_function 2870,
+ * try_to_wake_up 962-1077, resched_task 754-767); tree: github NovantaPhotonics/
+ * linux-2.6.12.1 (its HEAD, a copy of the 2.6.12.1 release).
  *
  * How the model sleeps (the harness's part, written down here and in
  * emu/papers/yoshioka2005/ext3model/sleep.py): a throttled writer's walk is one guest call,
@@ -106,12 +107,16 @@ get_request_congested:
 
 /* get_io_context -> edx: current->io_context with a reference (atomic_inc refcount); the
  * model's writers have theirs from their first I/O (allocated with the task: the path that
- * allocates one is never run); clobbers eax */
+ * allocates one is never run); clobbers eax. A call on no task's stack (a core's own,
+ * whose thread_info names none) faults: the harness runs kjournald's calls on a task of
+ * their own when the queue is near full (ext3model/sleep.py, _kjournald_call) */
         .globl  get_io_context
 get_io_context:
         movl    $-8192, %eax                # current
         andl    %esp, %eax
         movl    TI_TASK(%eax), %eax
+        testl   %eax, %eax
+        jz      9f
         movl    TSK_IO_CONTEXT(%eax), %edx
         testl   %edx, %edx
         jz      9f
@@ -394,6 +399,28 @@ task_resume:
         movl    TSK_THREAD_EIP(%eax), %ecx
         movl    $0, TSK_THREAD_EIP(%eax)
         jmp     *%ecx
+
+/* call_on_task(task, fn, a, b, c, d): fn(a, b, c, d) on the task's kernel stack, the
+ * caller's frame where on_task_stack keeps it (so a sleep in fn returns here, and
+ * task_resume resumes it): the model's harness, not kernel code, for kjournald's calls
+ * when the queue is near full */
+        .globl  call_on_task
+call_on_task:
+        pushl   %ebp
+        movl    %esp, %ebp
+        movl    8(%ebp), %eax               # task
+        movl    TSK_ESP0(%eax), %esp        # its kernel stack
+        pushl   %ebp                        # the caller's frame
+        pushl   28(%ebp)
+        pushl   24(%ebp)
+        pushl   20(%ebp)
+        pushl   16(%ebp)
+        call    *12(%ebp)
+        addl    $16, %esp
+        popl    %ebp
+        movl    %ebp, %esp
+        popl    %ebp
+        ret
 
 /* freed_request_wake: block_2612.S's __blk_put_request found a waiter on rl->wait[rw]
  * (__freed_request 1840-1845): wake_up(&rl->wait[rw]), one exclusive waiter, then back

@@ -52,12 +52,12 @@ def test_get_request_refuses_a_full_queue_to_one_not_batching():
     # on_task_stack: pushl, movl, movl, movl, pushl x3, call; after: addl, popl, movl,
     # popl, ret (13). get_request: pushl x2, movl, testl, jnz (5); pushl, call,
     # _spin_lock_irq's movl, cli, lock decb, jns, ret, addl (8); movl, movl, incl, cmpl,
-    # jae (5): 18. get_request_full: pushl, call, get_io_context's movl, andl, movl, movl,
-    # testl, jz, lock incl, ret, popl (11); leal, btl, jc (3); call, ioc_batching's pushl,
-    # movl, cmpl, je, testl, jle, popl, cmpl, ret (10); jz (1); call, put_io_context's
-    # lock decl, jz, ret (4); pushl, call, _spin_unlock_irq's movl, movb, sti, ret, addl
-    # (7); xorl, popl, popl, ret (4): 40
-    assert run.instructions == 13 + 18 + 40
+    # jae (5): 18. get_request_full: pushl, call, get_io_context's movl, andl, movl, testl,
+    # jz, movl, testl, jz, lock incl, ret, popl (13); leal, btl, jc (3); call,
+    # ioc_batching's pushl, movl, cmpl, je, testl, jle, popl, cmpl, ret (10); jz (1); call,
+    # put_io_context's lock decl, jz, ret (4); pushl, call, _spin_unlock_irq's movl, movb,
+    # sti, ret, addl (7); xorl, popl, popl, ret (4): 42
+    assert run.instructions == 13 + 18 + 42
     ioc = _ioc(k, task)
     assert k._read(ioc + e.IOC["REFCOUNT"]) == 1                # put back
     assert k._read(k.queue + e.Q["LOCK"]) & 0xFF == 1           # released
@@ -166,3 +166,25 @@ def test_another_cpus_interrupt_wakes_a_sleeping_writer_at_its_clock():
     congested = bool(k._read(k.bdi + e.BDI["STATE"]) & (1 << CONGESTED_BIT))
     assert (k._queued() < 6 and not congested) or (k._queued() >= 8 and congested) or \
         6 <= k._queued() < 8
+
+
+def test_kjournald_calls_run_on_a_task_of_their_own_near_a_full_queue():
+    """Below nr_congestion_off a kjournald call runs on the core's stack, as before (no
+    task made); from there on, on a kjournald task of the CPU's own (call_on_task), so
+    that get_request finds a current task and its io_context; on the core's stack, whose
+    thread_info names no task, the congested path faults."""
+    k, _ = _kernel()
+    q = k.queue
+    k._word(q + e.Q["RQ_COUNT"] + 4 * WRITE, 10)
+    assert k._kjournald_call(k.machine, 0, "get_request", q, WRITE).return_value != 0
+    assert not hasattr(k, "_kjournald_tasks")
+    k._word(q + e.Q["RQ_COUNT"] + 4 * WRITE, 113)
+    with pytest.raises(Exception, match="get_io_context|ud2|Invalid"):
+        k.machine.call("get_request", q, WRITE)
+    k._word(q + e.Q["LOCK"], e.SPIN_FREE)           # the faulted call held the queue lock
+    k._word(q + e.Q["RQ_COUNT"] + 4 * WRITE, 113)
+    run = k._kjournald_call(k.machine, 0, "get_request", q, WRITE)
+    assert run.return_value != 0 and _count(k) == 114
+    kjournald = k._kjournald_tasks[0]
+    assert k._read(kjournald + e.TSK["HARNESS"]) == 1 and not k._asleep(kjournald)
+    assert k._read(k.bdi + e.BDI["STATE"]) & (1 << CONGESTED_BIT)

@@ -384,7 +384,7 @@ def kernel_facts(k):
             "chunks": list(k.chunks), "chunk_pages": list(k.chunk_pages),
             "chunk_cycles": list(k.chunk_cycles), "most_queued": k.most_queued,
             "sleeps": list(k.sleeps), "sleep_cycles": list(k.sleep_cycles),
-            "ipi_wakes": list(k.ipi_wakes),
+            "ipi_wakes": list(k.ipi_wakes), "kjournald_sleeps": list(k.kjournald_sleeps),
             "log_free": k._read(k.journal + ext3model.J["FREE"]),
             "outstanding": max(k._read(t + ext3model.T["OUTSTANDING"])
                                for t in k._transactions())}

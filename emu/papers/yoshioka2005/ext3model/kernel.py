@@ -154,6 +154,8 @@ class Kernel(KernelMemory, KernelFileSystem, KernelJournal, KernelCommit, Kernel
         self._sleeping = [False] * cpus        # its writer asleep, its writes not all done
         self._writing = [False] * cpus
         self.ipi_wakes = [0] * cpus            # its halts another CPU's wake-up ended
+        self.kjournald_sleeps = [0] * cpus     # kjournald's sleeps on a full queue there
+        self._kjournald_busy = None            # the CPU whose pause kjournald's call is in
         self._build_tick()                     # after all the rest: it moves nothing
         self._build_highmem()                  # after the tick: it moves nothing
         self._build_journal_superblock()       # after the highmem: it moves nothing

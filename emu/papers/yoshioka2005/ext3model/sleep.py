@@ -34,10 +34,13 @@ interrupts due from the write the time has reached.
 """
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 from ....hw import cache as hwcache
 from ....hw.faults import GuestHalted
 from ....run.parallel import DEFAULT_QUANTUM
-from .structures import BDI, IOC, IOC_SIZE, Q, TI, TIF_NEED_RESCHED, TSK, _words
+from .structures import (BDI, DEFAULT_PRIO, IOC, IOC_SIZE, KERNEL_STACK, Q, RQS, TASK_SIZE,
+                         TI, TIF_NEED_RESCHED, TK, TSK, _words)
 
 BDI_WRITE_CONGESTED = 1             # include/linux/backing-dev.h 17-20: enum bdi_state
 
@@ -75,6 +78,53 @@ class KernelSleep:
             cycles += task.call("task_resume", writer).cycles
         return cycles
 
+    def _kjournald_call(self, task, k, entry, *args):
+        """kjournald's call of ``entry`` in CPU k's pause. Below nr_congestion_off as a
+        call on the core's stack, as before (its log writes cannot fill the queue from
+        there: a call submits a block or two); from there on, on a kjournald task of the
+        CPU's own (call_on_task), so that a log write that finds the queue full sleeps in
+        get_request_wait as a writer does and is resumed. Returns the Run, or after a
+        sleep its cycles and its return value."""
+        if self._queued() < self._read(self.queue + Q["CONGESTION_OFF"]):
+            return task.call(entry, *args)
+        kjournald = self._kjournald_task(k)
+        self._kjournald_busy = k
+        try:
+            run = task.call("call_on_task", kjournald, self.sym[entry], *args)
+            cycles = run.cycles
+            while self._asleep(kjournald):
+                self.most_queued = max(self.most_queued, self._queued())
+                self._take_queued(task, k, self._write_now(k, task.clock))
+                self._sleep_until_woken(task, k, writer=False)
+                run = task.call("task_resume", kjournald)
+                cycles += run.cycles
+        finally:
+            self._kjournald_busy = None
+        return SimpleNamespace(cycles=cycles, return_value=run.return_value)
+
+    def _kjournald_elsewhere(self, k):
+        """Is kjournald in a call on another CPU than k (_kjournald_call's, asleep on a
+        full queue or not)? kjournald is one thread: another CPU's pause then has no turn of
+        it to run."""
+        return self._kjournald_busy not in (None, k)
+
+    def _kjournald_task(self, k):
+        """CPU k's kjournald task for _kjournald_call: a task and kernel stack of its own
+        (thread_info on CPU k), an io_context, resumable; made at its first use (no run at
+        the nominal estimates makes one: nothing they allocate moves)."""
+        if not hasattr(self, "_kjournald_tasks"):
+            self._kjournald_tasks = {}
+        if k not in self._kjournald_tasks:
+            stack = self.machine.alloc(KERNEL_STACK, align=KERNEL_STACK)
+            task = self._alloc(TASK_SIZE, align=64)
+            self._poke(task, _words(0, stack, stack + KERNEL_STACK, 0, 0, DEFAULT_PRIO))
+            self._poke(stack, _words(task, 0, 0, 0, k, 0))
+            rq = self.tick_areas[k] + TK["RQ"]       # running: on its CPU's active array
+            self._word(task + TSK["ARRAY"], self._read(rq + RQS["ACTIVE"]))
+            self._give_io_context(task, 12 + k, resumable=True)
+            self._kjournald_tasks[k] = task
+        return self._kjournald_tasks[k]
+
     def _take_queued(self, task, k, first):
         """The disk takes every queued request, one after the other at its pace: the j-th's
         interrupt due by write ``first`` + (j + 1) disk_delay (CPU k's, _end_requests)."""
@@ -84,14 +134,14 @@ class KernelSleep:
             if run.return_value:
                 self._inflight[k].append((first + (j + 1) * self.disk_delay, run.return_value))
 
-    def _sleep_until_woken(self, task, k):
+    def _sleep_until_woken(self, task, k, writer=True):
         """CPU k's writer sleeps (schedule_sleep left it): the CPU runs the idle loop to its
         hlt, takes the interrupts due (its ticks; the disk's if it takes them), and halts in
         between, until its writer is woken (see the module's text)."""
         ti, start = self.idle_stacks[k], task.clock
         # schedule() cleared the idle task's need_resched when it last left it
         self._word(ti + TI["FLAGS"], 0)
-        self.sleeps[k] += 1
+        (self.sleeps if writer else self.kjournald_sleeps)[k] += 1
         self._sleeping[k] = True
         woken = self._idle_pass(task, k)
         while not woken:
@@ -118,12 +168,13 @@ class KernelSleep:
         sleeps does: a writer asleep then is woken as it would be (a run's end is the
         model's window, not the machine's). In a run where no writer slept it does nothing:
         CPU k's run ends at its last write, as before."""
-        if self.irq_cpu != k:
+        slept = any(self.sleeps) or any(self.kjournald_sleeps)
+        if self.irq_cpu != k or not slept:
             return
         start = task.clock
         self._word(self.idle_ti[k] + TI["FLAGS"], 0)    # the idle loop runs (as _idle_until)
         self._writer_asleep(k, True)        # its writer waits on the disk meanwhile
-        while any(self._sleeping) or (any(self.sleeps) and any(self._writing)):
+        while any(self._sleeping) or any(self._writing):
             self._end_requests(task, k, self._write_now(k, task.clock))
             self._to_hlt(task, k)
             self._halted_until(task, k, self._next_event(k, start))
