@@ -21,6 +21,9 @@
  * its sort tree, the front merges it allows (a file written forwards makes none), the
  * attempt to merge a grown request with the next (attempt_back_merge: the next request is
  * another file's) and its anticipation (reads only). The queue's list stands for its FIFO.
+ * A full queue, the congestion mark and the wait for a request (get_request's slow paths,
+ * get_request_wait, freed_request's wake-up) are routines/x86/blk_wait_2612.S's, reached
+ * by jumps from here (their code there, so that this file's code keeps its addresses).
  * Calling convention: cdecl; ebx, esi, edi, ebp preserved. Offsets: the equates
  * emu/papers/yoshioka2005/ext3model/ puts in front.
  */
