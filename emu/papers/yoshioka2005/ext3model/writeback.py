@@ -74,6 +74,10 @@ class KernelWriteback:
         measure = measure or (lambda run: run().cycles)
         result = measure(lambda: self.machine.call("on_task_stack", self.ctx[k]["task"],
                                                    self.sym["writeback_inodes"], wbc))
+        if self._asleep(self.ctx[k]["task"]):
+            raise RuntimeError("the walk found the request queue full and slept in "
+                               "get_request_wait: only paced runs resume a sleep (the disk "
+                               "frees requests there)")
         return result, self._pages_walked(wbc, pages)
 
     def _ask_walk(self, wbc, pages):
