@@ -21,6 +21,9 @@
  * its sort tree, the front merges it allows (a file written forwards makes none), the
  * attempt to merge a grown request with the next (attempt_back_merge: the next request is
  * another file's) and its anticipation (reads only). The queue's list stands for its FIFO.
+ * A full queue, the congestion mark and the wait for a request (get_request's slow paths,
+ * get_request_wait, freed_request's wake-up) are routines/x86/blk_wait_2612.S's, reached
+ * by jumps from here (their code there, so that this file's code keeps its addresses).
  * Calling convention: cdecl; ebx, esi, edi, ebp preserved. Offsets: the equates
  * emu/papers/yoshioka2005/ext3model/ puts in front.
  */
@@ -210,7 +213,10 @@ __make_request:
         cmpl    blk_max_pfn, %eax
         jb      9f
         xorl    %ebp, %ebp                  # freereq = NULL
-1:      pushl   Q_QUEUE_LOCK(%esi)          # again: spin_lock_irq(q->queue_lock)
+1:                                          # again (blk_wait_2612.S comes back here)
+        .globl  __make_request_again
+__make_request_again:
+        pushl   Q_QUEUE_LOCK(%esi)          # spin_lock_irq(q->queue_lock)
         call    _spin_lock_irq
         addl    $4, %esp
         leal    Q_QUEUE_HEAD(%esi), %eax    # elv_queue_empty: nothing to merge with
@@ -264,7 +270,7 @@ __make_request:
         call    get_request
         addl    $12, %esp
         testl   %eax, %eax
-        jz      9f                          # get_request_wait: not in a run
+        jz      make_request_wait           # get_request_wait (blk_wait_2612.S)
         movl    %eax, %ebp
         jmp     1b
 2:      orl     $(REQ_CMD), RQ_FLAGS(%ebp)  # the request from the bio
@@ -333,11 +339,13 @@ get_request:
         movl    Q_RQ_COUNT(%esi,%ecx,4), %eax
         incl    %eax
         cmpl    Q_NR_REQUESTS(%esi), %eax
-        jae     9f                          # the queue full: not in a run
+        jae     get_request_full            # the queue full (blk_wait_2612.S)
         incl    Q_RQ_COUNT(%esi,%ecx,4)     # rl->count[rw]++
         movl    $0, Q_RQ_STARVED(%esi,%ecx,4)
-        cmpl    Q_CONGESTION_ON(%esi), %eax # queue_congestion_on_threshold: not reached
-        jae     9f
+        cmpl    Q_CONGESTION_ON(%esi), %eax # queue_congestion_on_threshold
+        jae     get_request_congested       # reached: blk_wait_2612.S
+        .globl  get_request_alloc
+get_request_alloc:
         pushl   Q_QUEUE_LOCK(%esi)
         call    _spin_unlock_irq
         addl    $4, %esp
@@ -554,7 +562,9 @@ end_that_request_last:
         leal    (%edx,%edx,2), %eax         # waitqueue_active(&rl->wait[rw]): its list
         leal    Q_RQ_WAIT + 4(%esi,%eax,4), %eax
         cmpl    %eax, (%eax)
-        jne     9f                          # a waiter: not in a run
+        jne     freed_request_wake          # a waiter: wake_up (blk_wait_2612.S)
+        .globl  freed_request_woken
+freed_request_woken:
         leal    QUEUE_FLAG_READFULL(%edx), %eax     # blk_clear_queue_full(q, rw)
         lock btrl %eax, Q_QUEUE_FLAGS(%esi)
 1:      popl    %esi
@@ -740,6 +750,8 @@ ll_back_merge_fn:
         popl    %ebx
         ret
 
-/* Fifteen one-byte nops at the end: emu.cost reads loaded code by a linear disassembly
- * (see copy_from_user_ll.S). Never executed. */
-        .space  15, 0x90
+/* Eleven one-byte nops at the end: emu.cost reads loaded code by a linear disassembly
+ * (see copy_from_user_ll.S). Never executed. Eleven, not fifteen, so that what comes after
+ * keeps its place: __blk_put_request's jump to freed_request_wake (blk_wait_2612.S) took
+ * four bytes more than the short jump to a ud2 it replaced. */
+        .space  11, 0x90

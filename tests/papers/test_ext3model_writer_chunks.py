@@ -117,23 +117,3 @@ def test_paced_profiles_with_chunks_are_whole_periods():
     with pytest.raises(ValueError, match="whole periods"):
         y.write_profile("2.6.12", records=250, warm=10, cpus=1, paced=True,
                         counters=("cycles",))
-
-
-def test_a_chunk_that_would_congest_the_queue_is_refused():
-    # 1540 pages in requests of 31 pages (REQUEST_PAGES' low) are 50 requests; 2.6.12's
-    # congestion threshold for 128 requests is 128 - 16 + 1 = 113: 63 queued pass, 62 not
-    k = e.Kernel("2.6.12", cpus=1, max_records=64)
-    k.request_pages = 31
-    count = k.queue + e.Q["RQ_COUNT"] + 4           # rl->count[WRITE]
-    k._word(count, 62)
-    k._check_queue_room(1536)
-    k._word(count, 63)
-    with pytest.raises(RuntimeError, match="get_request_wait"):
-        k._check_queue_room(1536)
-    # another CPU's chunk being walked counts its 50 too: 12 queued + 100 pass 112, 13 not
-    k._walking = 1
-    k._word(count, 12)
-    k._check_queue_room(1536)
-    k._word(count, 13)
-    with pytest.raises(RuntimeError, match="get_request_wait"):
-        k._check_queue_room(1536)

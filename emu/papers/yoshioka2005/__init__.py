@@ -384,7 +384,9 @@ def kernel_facts(k):
     the metadata blocks DIRTY_EXPIRE_S of writes dirty ("meta_per_expire", for
     mail_writeback and commit_once_events); the commit's lock-down (Kernel.lockdown: the handles open when it began, its cycles,
     the write per CPU it came after; del_timer_sync's cycles before it) and where the
-    metadata buffers are at the end (Kernel.commit_state), whether the commit reached its
+    metadata buffers are at the end (Kernel.commit_state), the writers' sleeps in
+    get_request_wait per CPU, their cycles and those a wake-up from another CPU ended
+    ("sleeps", "sleep_cycles", "ipi_wakes"), whether the commit reached its
     end (phase 8), the log's free blocks and the most credits a transaction holds
     ("outstanding": t_outstanding_credits, read at rest, no handle open: journal_stop has
     given back each handle's unused credits, so what is left is one credit for each buffer
@@ -407,6 +409,8 @@ def kernel_facts(k):
             "commit_ended": k.commit_ended, "del_timer_cycles": k.del_timer_cycles,
             "chunks": list(k.chunks), "chunk_pages": list(k.chunk_pages),
             "chunk_cycles": list(k.chunk_cycles), "most_queued": k.most_queued,
+            "sleeps": list(k.sleeps), "sleep_cycles": list(k.sleep_cycles),
+            "ipi_wakes": list(k.ipi_wakes), "kjournald_sleeps": list(k.kjournald_sleeps),
             "log_free": k._read(k.journal + ext3model.J["FREE"]),
             "outstanding": max(k._read(t + ext3model.T["OUTSTANDING"])
                                for t in k._transactions())}

@@ -109,7 +109,8 @@ from .structures import (AC, ADDR_PER_BLOCK, AOPS, ARQ, ARQ_SIZE, AS, AS_HASH_SH
                          TIF_NEED_RESCHED, TIMER, TIMER_MAGIC, TIMER_SIZE, TIMER_SOFTIRQ, TK,
                          TK_SIZE, TRANSACTION_SIZE, TSK, TVB, TVB_SIZE, T_STATES, VFS, VSB,
                          VSB_SIZE, SEM, SOPS, WBC, PF_FLUSHER, WAIT_QUEUE_HEAD,
-                         WAIT_TABLE_ENTRIES, XTIME, ZONE, ZONE_SIZE, _words,
+                         WAIT_TABLE_ENTRIES, XTIME, ZONE, ZONE_SIZE, _words, IOC, IOC_SIZE,
+                         BLK_BATCH_REQ,
                          slab_limits)
 from .program import KERNELS, LATE_CACHES, LEFT_OUT, ROUTINES, equates, source
 from .pacing import (COMMIT_INTERVAL_S, DIRTY_FRACTION, HIGHMEM, IRQ_CPU, KJOURNALD_CPU,

@@ -65,7 +65,8 @@ class KernelCommit:
         """In CPU k's pause: kjournald's data loop, one turn (routines/x86/commit_2612.S):
         the buffer at the head of the transaction's data list is unfiled (clean) or written
         (dirty)."""
-        run = task.call("journal_commit_transaction", self.journal, self.transaction, 1)
+        run = self._kjournald_call(task, k, "journal_commit_transaction", self.journal,
+                                   self.transaction, 1)
         self.commit_turns[k] += 1
         self.commit_cycles[k] += run.cycles
         sync = self.sym["end_buffer_write_sync"]
@@ -213,7 +214,7 @@ class KernelCommit:
             first, last = self.meta_logged % n == 0, self.meta_logged % n == n - 1
         flags = first | last << 1
         j, t = self.journal, self.transaction
-        run = task.call("journal_write_metadata", j, t, flags)
+        run = self._kjournald_call(task, k, "journal_write_metadata", j, t, flags)
         cycles = run.cycles
         jh = run.return_value
         if not jh:
@@ -223,11 +224,12 @@ class KernelCommit:
         self.commit_logged += bool(self.committing)
         self.meta_turns[k] += 1
         self._journal_io(task, k)
-        run = task.call("journal_commit_written", j, t, jh, flags)
+        run = self._kjournald_call(task, k, "journal_commit_written", j, t, jh, flags)
         cycles += run.cycles
         if flags & 2:
             self._journal_io(task, k)
-        cycles += task.call("journal_commit_finish", j, t, jh, flags).cycles
+        cycles += self._kjournald_call(task, k, "journal_commit_finish", j, t, jh,
+                                       flags).cycles
         self.commit_block = bool(self.committing) and bool(flags & 2)
         self.meta_cycles[k] += cycles + self._end_commit(task)
 

@@ -7,6 +7,7 @@ import numpy as np
 
 from .pacing import KJOURNALD_CPU
 from .structures import (ADDR_PER_BLOCK, AS, AS_HASH_SHIFT, BDEV, BDEV_SIZE, BH, BH_BITS, BH_SIZE,
+                         BLK_BATCH_REQ,
                          BLKDEV_MAX_RQ, BLOCKS_PER_GROUP, DATA_PER_GROUP, DATA_START_BIT,
                          DIND_START, DISK_IRQ, EI, FILE_SIZE, FIRST_INDEX, FMODE_WRITE, GROUP_NO,
                          GROUP_START, HOST, I, INODES_PER_GROUP, INODE_SIZE, INODE_TABLE_BLOCKS,
@@ -52,6 +53,7 @@ class KernelFileSystem:
                                                 self.sym["__make_request"], 0, 0xFFFFFFFF,
                                                 1024))
         self._word(self.sym["blk_max_pfn"], 0xFFFFFFFF)
+        self._poke(q + Q["NR_BATCHING"], _words(BLK_BATCH_REQ, self.bdi))     # and its BDI
         pages = self.request_pages          # max_sectors and the segments the driver takes
         self._poke(q + Q["MAX_SECTORS"], _words(pages * PAGE // 512, pages, pages))
         disk = self._alloc(64)

@@ -18,6 +18,7 @@ from .pacing import HIGHMEM, IRQ_CPU, MAIL_WRITERS, request_pages
 from .prefill import KernelPrefill
 from .program import source
 from .runs import KernelRuns
+from .sleep import KernelSleep
 from .structures import (DATA_PER_GROUP, FRAME_BYTES, GROUP_NO, INODE_TABLE_BLOCKS, META_SLOTS,
                          PAGE, PAGE_CACHE_BYTES, PAGE_STRUCT, PCPU_SIZE, XTIME, _words)
 from .tick import KernelTick
@@ -25,7 +26,8 @@ from .writeback import KernelWriteback
 
 
 class Kernel(KernelMemory, KernelFileSystem, KernelJournal, KernelCommit, KernelWriteback,
-             KernelRuns, KernelTick, KernelPrefill, KernelCheck, KernelKupdate, KernelCheckpoint):
+             KernelRuns, KernelTick, KernelPrefill, KernelCheck, KernelKupdate, KernelCheckpoint,
+             KernelSleep):
     """Linux 2.6.12's write path on an emulated Xeon MP: ``cpus`` iozone children, each
     writing its own ext3 file through one journal and one zone.
 
@@ -145,8 +147,15 @@ class Kernel(KernelMemory, KernelFileSystem, KernelJournal, KernelCommit, Kernel
         self.chunks = [0] * cpus               # paced writes with writer_chunks: each CPU's
         self.chunk_pages = [0] * cpus          # chunks, the pages they wrote back, their
         self.chunk_cycles = [0] * cpus         # cycles, and the most write requests the
-        self.most_queued = 0                   # queue's list counted after one, and
-        self._walking = 0                      # the chunks being walked now
+        self.most_queued = 0                   # queue's list counted (after one, or as a
+        self.sleeps = [0] * cpus               # writer slept); each CPU's writer's sleeps
+        self.sleep_cycles = [0] * cpus         # in get_request_wait, and their cycles
+        self._halting = [None] * cpus          # (sleep.py) a CPU's halt: (start, end),
+        self._sleeping = [False] * cpus        # its writer asleep, its writes not all done
+        self._writing = [False] * cpus
+        self.ipi_wakes = [0] * cpus            # its halts another CPU's wake-up ended
+        self.kjournald_sleeps = [0] * cpus     # kjournald's sleeps on a full queue there
+        self._kjournald_busy = None            # the CPU whose pause kjournald's call is in
         self._build_tick()                     # after all the rest: it moves nothing
         self._build_highmem()                  # after the tick: it moves nothing
         self._build_journal_superblock()       # after the highmem: it moves nothing

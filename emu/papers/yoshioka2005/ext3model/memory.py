@@ -138,6 +138,7 @@ class KernelMemory:
         self._poke(task, _words(0, stack, stack + KERNEL_STACK, files, 0, DEFAULT_PRIO))
         self._word(task + TSK["RLIMIT_FSIZE"], 0xFFFFFFFF)
         self._poke(stack, _words(task, 0, 0, 0, k, 0))
+        self._give_io_context(task, k, resumable=True)
         buf = self.machine.alloc(RECORD, bytes(range(256)) * (RECORD // 256), align=PAGE)
         ctx = self._alloc(32)
         self._poke(ctx, _words(task, FD, buf, RECORD, 0x5A5A5A5A))
@@ -150,4 +151,5 @@ class KernelMemory:
         task = self._alloc(TASK_SIZE, align=64)
         self._poke(task, _words(0, stack, stack + KERNEL_STACK, 0, 0, DEFAULT_PRIO))
         self._poke(stack, _words(task, 0, 0, 0, k, 0))
+        self._give_io_context(task, 8 + k, resumable=False)
         return task

@@ -17,7 +17,8 @@ from .structures import (AC, AOPS, ARQ, AS, AS_HASH_SHIFT, BDEV, BDI, BH, BH_BIT
                          RCP, RCU, REQ_FLAGS, RN, RQ, RQS, RR, RT, SB, SCSI_SOFTIRQ, SD, SG, SGRP,
                          SG_SIZE, SOFTIRQ_OFFSET, SWAP_CLUSTER_MAX, T, TI, TIMER, TIMER_SOFTIRQ, TK,
                          TRANSACTION_SIZE, TSK, TVB, WAIT_QUEUE_HEAD, ZONE, VSB, SEM, SOPS, WBC,
-                         JSB)
+                         JSB, IOC, IOC_SIZE, BLK_BATCH_TIME_HZ_DIV, TIF_NEED_RESCHED)
+from .tick import HZ
 
 
 KERNELS = {"2.6.12": "x86/copy_from_user_ll.S", "patched": "x86/copy_from_user_ll_nt.S"}
@@ -32,7 +33,8 @@ ROUTINES = ("x86/entry_2612.S", "x86/spinlock_2612.S", "x86/jbd_2612.S", "x86/bu
             "x86/block_2612.S", "x86/scsi_2612.S", "x86/commit_meta_2612.S",
             "x86/timer_2612.S", "x86/checkpoint_2612.S", "x86/revoke_2612.S",
             "x86/block_dev_2612.S", "x86/tick_2612.S", "x86/kupdate_2612.S",
-            "x86/highmem_2612.S", "x86/checkpoint_log_2612.S", "x86/fs_writeback_2612.S")
+            "x86/highmem_2612.S", "x86/checkpoint_log_2612.S", "x86/fs_writeback_2612.S",
+            "x86/blk_wait_2612.S")      # last: what it adds moves no code before it
 
 
 #: a throttled writer's chunk in the mail's run (4 CPUs, MEMORY_MB's nominal memory)
@@ -93,19 +95,25 @@ LEFT_OUT = (
      "pace)"),
     "ext3's block reservation windows (one window search per ~1000 blocks)",
     ("balance_dirty_pages' sleep (blk_congestion_wait: a chunk writes its whole "
-     "write_chunk, so the writer's duty is done without it) and the queue's congestion and "
-     "the writer's wait for a free request (get_request / get_request_wait, "
-     "drivers/block/ll_rw_blk.c 1875-1995 of 2.6.12.1): a chunk's requests, "
+     "write_chunk, its walk blocking on a full queue rather than stopping at a congested "
+     "one, so the writer's duty is done without it); of the writer's wait for a free "
+     "request (get_request / get_request_wait, drivers/block/ll_rw_blk.c 1875-1995 of "
+     "2.6.12.1, guest code in routines/x86/blk_wait_2612.S, the sleep resumed by "
+     "ext3model/sleep.py): elv_may_queue (a write may queue), try_to_wake_up's choice of "
+     "CPU (the writer stays on its own), the batch count taken down below the congestion "
+     "threshold and clear_queue_congested's instructions (the common path is the one the "
+     "scored runs had). At the nominal estimates a chunk's requests, "
      f"{-(-_CHUNK // REQUEST_PAGES[1])} of {REQUEST_PAGES[1]} pages, stay far below the "
-     "congestion threshold (113 of 128) at the nominal estimates (the scored runs' most is "
-     "kernel_facts' most_queued); the writers' chunks together (STAGGER 0) in requests of "
-     f"{REQUEST_PAGES[2]} pages would pass it, and the model refuses that (its guest "
-     "calls cannot sleep until the disk frees a request); the writers' sleep on the disk is "
-     "the paced runs' idle"),
+     "congestion threshold (113 of 128; the scored runs' most is kernel_facts' "
+     "most_queued) and no writer sleeps; the writers' chunks together (STAGGER 0) in "
+     f"requests of {REQUEST_PAGES[2]} pages fill the queue, and a writer that is not a "
+     "batcher sleeps until the disk's interrupt frees a request (kernel_facts' sleeps)"),
     ("the scheduler's switches and other tasks (kjournald, kswapd, pdflush): paced writes "
      "(Kernel.paced_writes) run the idle loop to its hlt, but neither the schedule() either "
      "side of it nor the wake-up (the runqueue's nr_running and nr_iowait are set from "
-     "outside)"),
+     "outside); a writer's sleep on a full request queue runs both sides as guest code "
+     "(blk_wait_2612.S: schedule_sleep's deactivate and switch, try_to_wake_up), but not "
+     "schedule()'s choice of the next task and its run-queue lists"),
     ("of the timer tick (routines/x86/tick_2612.S; paced writes only, every 1/HZ s of each "
      "CPU's clock): in back-to-back runs (a guest call cannot be interrupted, and those runs "
      "are one call a CPU); a tick that comes while the CPU is busy waits for the end of that "
@@ -162,7 +170,8 @@ def equates():
              f".equ SIZEOF_IRQ_DESC, {IRQ_DESC_SIZE}", f".equ DISK_IRQ, {DISK_IRQ}",
              f".equ HARDIRQ_OFFSET, {HARDIRQ_OFFSET}", f".equ SOFTIRQ_OFFSET, {SOFTIRQ_OFFSET}",
              f".equ SCSI_SOFTIRQ, {SCSI_SOFTIRQ}", f".equ PT_ORIG_EAX, {PT_ORIG_EAX}",
-             f".equ TIMER_SOFTIRQ, {TIMER_SOFTIRQ}",
+             f".equ TIMER_SOFTIRQ, {TIMER_SOFTIRQ}", f".equ TIF_NEED_RESCHED, {TIF_NEED_RESCHED}",
+             f".equ BLK_BATCH_TIME, {HZ // BLK_BATCH_TIME_HZ_DIV}", f".equ IOC_SIZE, {IOC_SIZE}",
              ".equ IRQ_INPROGRESS, 1", ".equ IRQ_REPLAY, 8", ".equ IRQ_WAITING, 32",
              ".equ RQ_NOMERGE_FLAGS, " + str(REQ_FLAGS["NOMERGE"] | REQ_FLAGS["STARTED"] |
                                              REQ_FLAGS["HARDBARRIER"] | REQ_FLAGS["SOFTBARRIER"])]
@@ -179,7 +188,7 @@ def equates():
                           ("CTX", CTX), ("TK", TK), ("RCU", RCU), ("RCP", RCP), ("SD", SD),
                           ("SGRP", SGRP), ("RQS", RQS), ("MM", MM), ("VSB", VSB),
                           ("SEM", SEM), ("SOPS", SOPS), ("WBC", WBC),
-                          ("JSB", JSB), ("IS", I_STATE_BITS)):
+                          ("JSB", JSB), ("IS", I_STATE_BITS), ("IOC", IOC)):
         lines += [f".equ {prefix}_{name}, {value}" for name, value in table.items()]
     lines += [f".equ BH_{name}, {bit}" for name, bit in BH_BITS.items()]
     lines += [f".equ BJ_{name}, {value}" for name, value in BJ.items()]

@@ -61,6 +61,8 @@ class KernelRuns:
         def child(k):
             def run(task):
                 base, runs, halted = task.clock, [], self.halted_cycles[k]
+                self._pace_first[k] = base + phase[k]      # the disk's clock (sleep.py)
+                self._writing[k] = True
                 ticks0, tick_cycles0 = self.ticks[k], self.tick_cycles[k]
                 self._start_ticks(task, k)
                 for i in range(records):
@@ -69,12 +71,8 @@ class KernelRuns:
                         self._end_requests(task, k, self.written + i)
                         if not self.writer_chunks:
                             self._writeback(task, k, self.written + i)
-                        if self.commit_pending and k == KJOURNALD_CPU:
-                            self._lock_down_in_pause(task, k, self.written + i)
-                        if self.commit_lag:
-                            self._commit(task, k)
-                        if self._meta_due(k, self.written + i):
-                            self._commit_metadata(task, k)
+                        if not self._kjournald_elsewhere(k):    # one thread (sleep.py)
+                            self._kjournald_pause(task, k, self.written + i)
                         self._busy_ticks(task, k)
                     self._idle_until(task, k, base + phase[k] + i * period)
                     runs.append(task.call("iozone_write_test", self.ctx[k]["ctx"], 1))
@@ -82,6 +80,8 @@ class KernelRuns:
                         raise RuntimeError(f"CPU {k}'s child failed a write")
                     if self.writer_chunks and self.chunk_due(k, self.written + i + 1):
                         self._writer_chunk(task, k, self.written + i + 1)
+                self._writing[k] = False
+                self._serve_sleepers(task, k)
                 self._busy_ticks(task, k)
                 busy[k] = task.clock - base - (self.halted_cycles[k] - halted)
                 ticks[k] = self.ticks[k] - ticks0
@@ -91,6 +91,8 @@ class KernelRuns:
             return run
 
         busy, ticks, tick_cycles = [0] * self.cpus, [0] * self.cpus, [0] * self.cpus
+        self._pace_first, self._pace_written, self._pace_period = [0] * self.cpus, \
+            self.written, period
 
         tasks = [child(k) for k in range(self.cpus)]
         tasks += [None] * (len(self.machine.cpus) - self.cpus)
@@ -98,6 +100,16 @@ class KernelRuns:
         runs.busy, runs.ticks, runs.tick_cycles = busy, ticks, tick_cycles
         self.written += records
         return runs
+
+    def _kjournald_pause(self, task, k, written):
+        """kjournald's work in CPU k's pause after its ``written``-th write: the commit's
+        lock-down (kjournald's CPU), a turn of its data loop, a metadata buffer logged."""
+        if self.commit_pending and k == KJOURNALD_CPU:
+            self._lock_down_in_pause(task, k, written)
+        if self.commit_lag:
+            self._commit(task, k)
+        if self._meta_due(k, written):
+            self._commit_metadata(task, k)
 
     def _idle_until(self, task, k, due):
         """CPU k idles until its clock reads ``due``: the idle loop runs to its hlt, the CPU

@@ -233,7 +233,18 @@ REQUEST_SIZE = 160
 Q = dict(QUEUE_HEAD=0, LAST_MERGE=8, QUEUE_LOCK=12, RQ_COUNT=16, RQ_STARVED=24, RQ_WAIT=32,
          NR_REQUESTS=56, CONGESTION_ON=60, CONGESTION_OFF=64, MAKE_REQUEST_FN=68,
          REQUEST_FN=72, BOUNCE_PFN=76, MAX_HW_SECTORS=80, QUEUE_FLAGS=84, MAX_SECTORS=88,
-         MAX_PHYS_SEGMENTS=92, MAX_HW_SEGMENTS=96, LOCK=128)
+         MAX_PHYS_SEGMENTS=92, MAX_HW_SEGMENTS=96, NR_BATCHING=100, BDI=104, LOCK=128)
+# (BDI: the queue's backing_dev_info, embedded in 2.6.12's request_queue; the model's is the
+# block (Kernel.bdi) the mappings' backing_dev_info points at)
+
+
+# struct io_context (include/linux/blkdev.h 74-89 of 2.6.12.1)
+IOC = dict(REFCOUNT=0, PID=4, LAST_WAITED=8, NR_BATCH_REQUESTS=12, LOCK=16, AIC=20, CIC=24)
+
+
+IOC_SIZE = 28
+BLK_BATCH_REQ = 32                  # drivers/block/ll_rw_blk.c 71-74: q->nr_batching, and
+BLK_BATCH_TIME_HZ_DIV = 50          # BLK_BATCH_TIME HZ / 50
 
 
 QUEUE_SIZE = 192
@@ -431,7 +442,11 @@ TSK = dict(STATE=0, THREAD_INFO=4, ESP0=8, FILES=12, FLAGS=16, PRIO=20, RLIMIT_F
            # mm, and the CPU-time fields the tick reads (routines/x86/tick_2612.S)
            ARRAY=0x34, TIMESTAMP=0x3c, SCHED_TIME=0x4c, TIME_SLICE=0x60, FIRST_TIME_SLICE=0x64,
            MM=0x80, STIME=0x1a4, IT_PROF_EXPIRES=0x1c0, IT_VIRT_EXPIRES=0x1c4,
-           IT_SCHED_EXPIRES=0x1c8)
+           IT_SCHED_EXPIRES=0x1c8,
+           # thread_struct's eip and esp (switch_to saves them: routines/x86/blk_wait_2612.S),
+           # io_context (after journal_info, reclaim_state, proc_dentry, backing_dev_info),
+           # and the model's own mark of a task whose sleep its harness resumes
+           THREAD_EIP=0x250, THREAD_ESP=0x254, IO_CONTEXT=0x2f0, HARNESS=0x2fc)
 
 
 FILES = dict(COUNT=0, MAX_FDS=4, FD=8)   # struct files_struct: fd -> struct file *

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ....hw import estimates
 from .pacing import DIRTY_FRACTION, MEMORY_MB, STAGGER
-from .structures import (BDI_SIZE, BH, BIO, BLKDEV_MAX_RQ, BVEC, FIRST_INDEX, PAGE,
+from .structures import (BDI_SIZE, BH, BIO, BVEC, FIRST_INDEX, PAGE,
                          PAGEVEC_SIZE, PG, Q, RQ,
                          SWAP_CLUSTER_MAX, WBC, _words)
 
@@ -74,6 +74,10 @@ class KernelWriteback:
         measure = measure or (lambda run: run().cycles)
         result = measure(lambda: self.machine.call("on_task_stack", self.ctx[k]["task"],
                                                    self.sym["writeback_inodes"], wbc))
+        if self._asleep(self.ctx[k]["task"]):
+            raise RuntimeError("the walk found the request queue full and slept in "
+                               "get_request_wait: only paced runs resume a sleep (the disk "
+                               "frees requests there)")
         return result, self._pages_walked(wbc, pages)
 
     def _ask_walk(self, wbc, pages):
@@ -110,46 +114,17 @@ class KernelWriteback:
         after the other at its pace (disk_delay writes each: the disk is the writers'
         only pace, so it writes a chunk's pages in the period's writes). The throttled
         path's two get_dirty_limits around the walk are not run (the model's page state
-        counts its own pages, not the machine's; they read the state only)."""
+        counts its own pages, not the machine's; they read the state only). A walk that
+        finds the queue full sleeps in get_request_wait (sleep.py: _walk_chunk)."""
         chunk = sync_writeback_pages(self.ratelimit)
-        self._check_queue_room(chunk)
         wbc = self._chunk_wbc(k)
         self._ask_walk(wbc, chunk)
-        self._walking += 1                  # other CPUs' walks fill the queue meanwhile
-        try:
-            run = task.call("on_task_stack", self.ctx[k]["task"],
-                            self.sym["writeback_inodes"], wbc)
-        finally:
-            self._walking -= 1
+        cycles = self._walk_chunk(task, k, count, wbc)
         self.chunks[k] += 1
         self.chunk_pages[k] += self._pages_walked(wbc, chunk)
-        self.chunk_cycles[k] += run.cycles
+        self.chunk_cycles[k] += cycles
         self.most_queued = max(self.most_queued, self._queued())
-        for j, (_, _, end, _, _) in enumerate(self._requests()):
-            run = task.call("disk_dispatch", self.queue, end)
-            self.disk_cycles[k] += run.cycles
-            if run.return_value:
-                self._inflight[k].append((count + (j + 1) * self.disk_delay,
-                                          run.return_value))
-
-    def _check_queue_room(self, chunk):
-        """Refuse a chunk whose requests would take the queue's write requests to its
-        congestion threshold (queue_congestion_on_threshold, 113 of BLKDEV_MAX_RQ's 128,
-        drivers/block/ll_rw_blk.c 81-110 of 2.6.12.1; get_request's set_queue_congested,
-        1919) and past it to the full queue (1885-1896), where the writer sleeps in
-        get_request_wait (1964-1995, io_schedule): neither is guest
-        code (the model cannot suspend a guest call for the disk to free a request). At the
-        nominal estimates a chunk's requests are a tenth of the threshold; the writers'
-        chunks all at once (STAGGER 0) in requests of REQUEST_PAGES' low 31 pages reach it."""
-        need = -(-writer_chunk_pages(self.ratelimit) // self.request_pages)
-        need *= 1 + self._walking           # and the chunks other CPUs are walking now
-        threshold = BLKDEV_MAX_RQ - BLKDEV_MAX_RQ // 8 + 1
-        if self._queued() + need >= threshold:
-            raise RuntimeError(
-                f"the chunks being written, {chunk} pages each, need about {need} requests of "
-                f"{self.request_pages} pages and the queue holds {self._queued()}: past the "
-                f"congestion threshold ({threshold}), where the writer would sleep in "
-                "get_request_wait, which the model does not run")
+        self._take_queued(task, k, count)
 
     def _chunk_wbc(self, k):
         """CPU k's writer's writeback_control (balance_dirty_pages' is on its stack; the
@@ -245,6 +220,9 @@ class KernelWriteback:
         for rq in due:
             self.disk_cycles[k] += task.call("disk_interrupt", self.pdflush[k], rq).cycles
             self.disk_requests[k] += 1
+        if due:
+            self._uncongest()
+            self._wake_sleepers(task.clock)     # the writers those interrupts woke
 
     def end_all_io(self, k=0):
         """Outside a run: the disk takes every queued request, newest first, and ends it,
