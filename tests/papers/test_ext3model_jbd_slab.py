@@ -491,3 +491,22 @@ def test_the_commit_timer_leaves_its_list_at_the_commit_and_joins_the_next_by_it
     # every other head of the base's 512 still empty
     heads = [base + e.TVB["TV1"] + 8 * i for i in range(512)]
     assert [h for h in heads if k._read(h) != h] == [tv2]
+
+
+def test_a_call_on_a_cores_own_stack_takes_that_cpus_slab_array():
+    # mm/slab.c 2146-2166: __cache_alloc takes from ac = cachep->array[smp_processor_id()];
+    # a call the model makes on core 2's own stack (no task: kjournald's turns, the disk's
+    # dispatch) is the kernel on CPU 2, so it takes CPU 2's array (a fresh cache: empty, so
+    # the first BATCHREFILL_LIMIT 16 of CPU 2's own objects, handed out lowest first) and
+    # leaves CPU 0's as it was
+    k = e.Kernel("2.6.12", cpus=4, max_records=64)
+    cache = k.caches["journal_head_cache"]
+    arrays = [k._read(cache + e.KC["ARRAY"] + 4 * cpu) for cpu in range(4)]
+    before = [k._read(ac + e.AC["AVAIL"]) for ac in arrays]
+    start = k._read(arrays[2] + e.AC["NEXT"])
+    got = k.machine.run_tasks([None, None,
+                               lambda task: task.call("kmem_cache_alloc", cache).return_value])
+    assert got[2] == start
+    after = [k._read(ac + e.AC["AVAIL"]) for ac in arrays]
+    assert after[2] == 15 and [after[c] for c in (0, 1, 3)] == [before[c] for c in (0, 1, 3)]
+    assert [k._read(ti + e.TI["CPU"]) for ti in k.core_ti] == [0, 1, 2, 3]

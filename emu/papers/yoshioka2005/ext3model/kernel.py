@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ....isa.assemble import assemble
 from ....run.machine import Machine
+from ....run.parallel import CORE_STACK
 from .. import usercopy
 from .check import KernelCheck
 from . import config
@@ -20,7 +21,8 @@ from .program import source
 from .runs import KernelRuns
 from .sleep import KernelSleep
 from .structures import (DATA_PER_GROUP, FRAME_BYTES, GROUP_NO, INODE_TABLE_BLOCKS, META_SLOTS,
-                         PAGE, PAGE_CACHE_BYTES, PAGE_STRUCT, PCPU_SIZE, XTIME, _words)
+                         KERNEL_STACK, PAGE, PAGE_CACHE_BYTES, PAGE_STRUCT, PCPU_SIZE, TI, XTIME,
+                         _words)
 from .tick import KernelTick
 from .writeback import KernelWriteback
 
@@ -93,6 +95,16 @@ class Kernel(KernelMemory, KernelFileSystem, KernelJournal, KernelCommit, Kernel
         self._meta = []                         # (block, bh) of the cached metadata
         self._build(fpu_owner)
 
+    @property
+    def core_ti(self):
+        """Where each core's own stack has its thread_info: the calls the model makes on a
+        core's stack and not a task's (kjournald's turns, the disk's dispatch) are the
+        kernel on that CPU, whose smp_processor_id() (thread_info.cpu, at the bottom of the
+        8 KB-aligned stack the call's esp is in) picks its per-CPU data: its slab arrays,
+        its kmap slots. (Left at 0, every core's calls took CPU 0's, beside CPU 0's own.)"""
+        return [(self.machine.stack_top - k * CORE_STACK - 4) & -KERNEL_STACK
+                for k in range(len(self.machine.cpus))]
+
     def _alloc(self, size, align=64):
         return self.machine.alloc(size, align=align)
 
@@ -127,6 +139,8 @@ class Kernel(KernelMemory, KernelFileSystem, KernelJournal, KernelCommit, Kernel
         self.idle_ti = [self._alloc(64) for _ in range(cpus)]     # each CPU's idle task's
         for k, ti in enumerate(self.idle_ti):
             self._poke(ti, _words(0, 0, 0, 0, k, 0))
+        for k, ti in enumerate(self.core_ti):   # no task: current faults, as it should
+            self._word(ti + TI["CPU"], k)
         self._build_commit_state()              # last, not to move what comes before
         self.commit_pending = False             # paced_writes: lock the running transaction
         self.lockdown = {}                      # down in kjournald's next pause

@@ -18,6 +18,14 @@ class KernelRuns:
         """One call per CPU: iozone_write_test(ctx, records)."""
         return [("iozone_write_test", c["ctx"], records) for c in self.ctx]
 
+    def _check_core_stacks(self):
+        """Each core's own stack still says which CPU it is (Kernel.core_ti): a call made
+        on it that went deeper than the thread_info below it would have written over it."""
+        wrong = [k for k, ti in enumerate(self.core_ti) if self._read(ti + TI["CPU"]) != k]
+        if wrong:
+            raise RuntimeError(f"a call on core {wrong[0]}'s own stack went deeper than its "
+                               "thread_info and wrote over it: its per-CPU data were wrong")
+
     def write_records(self, records, limit=None):
         """Each CPU's child writes ``records`` records of 4 KB; returns the Run (one CPU) or
         the ParallelRun."""
@@ -97,6 +105,7 @@ class KernelRuns:
         tasks = [child(k) for k in range(self.cpus)]
         tasks += [None] * (len(self.machine.cpus) - self.cpus)
         runs = PacedRuns(self.machine.run_tasks(tasks)[:self.cpus])
+        self._check_core_stacks()
         runs.busy, runs.ticks, runs.tick_cycles = busy, ticks, tick_cycles
         self.written += records
         return runs
