@@ -300,7 +300,10 @@ def current_task():
     """The Task whose Python this is (a core's in run_tasks), else None."""
     if not _runs_of_tasks:
         return None
-    return getattr(greenlet.getcurrent(), "task", None)
+    return getattr(_current_greenlet(), "task", None)
+
+
+_current_greenlet = greenlet.getcurrent
 
 
 class TaskAborted(Exception):
