@@ -370,6 +370,17 @@ class Machine:
             return int.from_bytes(self._ram_view[address:address + size], self._byte_order)
         return int.from_bytes(self.read(address, size), self._byte_order)
 
+    def read_words(self, address, count, stride=4):
+        """``[read_word(address + stride * i) for i in range(count)]`` in one read of guest
+        memory (a directory page's entries: a kernel's walk of a whole table)."""
+        if count <= 0:
+            return []
+        if stride % 4:
+            return [self.read_word(address + stride * i) for i in range(count)]
+        raw = self.read(address, stride * (count - 1) + 4)
+        order = ">" if self._byte_order == "big" else "<"
+        return np.frombuffer(raw, order + "u4")[::stride // 4].tolist()
+
     # ---------------------------------------------------------------- programs
 
     def load(self, program, at=None, align=None):
