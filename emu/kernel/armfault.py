@@ -38,7 +38,7 @@ exec's and shell's 104,651, 347,950 and 752,203 an iteration (one copy, the stoc
 """
 from __future__ import annotations
 
-from struct import pack as _pack
+from struct import Struct
 
 from ..run import profiler
 from .errors import KernelError, SegmentationFault
@@ -98,7 +98,14 @@ NR_CPUS = 4                         # an MPCore's most cores: the per-CPU areas 
 
 def _words(*values):
     # one struct.pack, not a join of each word's bytes: about 15,000 calls a four-core run
-    return _pack(f"<{len(values)}I", *[v & 0xFFFFFFFF for v in values])
+    # (its Struct made once per number of words, not its format parsed at each)
+    pack = _PACKS.get(len(values))
+    if pack is None:
+        pack = _PACKS[len(values)] = Struct(f"<{len(values)}I").pack
+    return pack(*[v & 0xFFFFFFFF for v in values])
+
+
+_PACKS = {}                 # number of words -> the pack of that many little-endian words
 
 
 def stat_threshold(present_pages, cpus):

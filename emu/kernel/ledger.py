@@ -2,7 +2,11 @@
 costs from ``emu.kernel.costs``) and event counts, per CPU."""
 from __future__ import annotations
 
+import array
 from collections import Counter
+from operator import itemgetter
+
+import numpy as np
 
 from ..run.parallel import current_task
 from . import costs as cost_table
@@ -10,8 +14,15 @@ from .percpu import PerCPU
 
 
 class Book:
-    """One CPU's part of the ledger."""
-    __slots__ = ("rows", "counts", "traffic")
+    """One CPU's part of the ledger.
+
+    Its ``traffic`` of measured guest runs is summed when read: a run whose plan's keys
+    the Counter already holds (GuestPlan) is kept as its gathered values, and the values
+    kept are summed into the Counter when ``traffic`` is next read or set (or every
+    FOLD_EVERY runs). A reader sees the same Counter, keys in the same order, as if each
+    run had been added at once: a run adds its keys when they are missing, and reading
+    ``traffic`` (after which the reader may clear it) makes the next run add them again."""
+    __slots__ = ("rows", "counts", "_traffic", "_pending", "_installed")
 
     def __init__(self):
         self.rows = {}                 # name -> [kind, calls, cycles, instructions]
@@ -19,7 +30,94 @@ class Book:
         # what the measured guest runs did to the caches and memory: per cache level its
         # misses ("L1D_misses"), "memory_reads" (line fills) and "memory_writes",
         # "uncached_stores"
-        self.traffic = Counter()
+        self._traffic = Counter()
+        self._pending = {}             # GuestPlan -> [the gathered values of its runs]
+        self._installed = set()        # the GuestPlans whose keys _traffic holds
+
+    @property
+    def traffic(self):
+        self._fold()
+        self._installed.clear()         # the reader may change it
+        return self._traffic
+
+    @traffic.setter
+    def traffic(self, value):
+        self._fold()
+        self._installed.clear()
+        self._traffic = value
+
+    def add_traffic(self, plan, values):
+        """A guest run's traffic (``plan``: its GuestPlan, ``values``: its gathered counts)."""
+        if plan in self._installed:
+            pending = self._pending.get(plan)
+            if pending is None:
+                pending = self._pending[plan] = []
+            pending.append(values)
+            if len(pending) >= FOLD_EVERY:
+                self._fold()
+            return
+        self._fold()
+        plan.add_traffic(self._traffic, values)
+        self._installed.add(plan)
+
+    def _fold(self):
+        if self._pending:
+            for plan, kept in self._pending.items():
+                plan.fold_traffic(self._traffic, kept)
+            self._pending = {}
+
+    def __getstate__(self):            # pickled (a run kept for reuse) with its sums made
+        return self.rows, self.counts, self.traffic
+
+    def __setstate__(self, state):
+        self.rows, self.counts, self._traffic = state
+        self._pending, self._installed = {}, set()
+
+
+#: the most runs a Book keeps unsummed (their values: a few hundred bytes each)
+FOLD_EVERY = 4096
+
+
+class GuestPlan:
+    """What a kernel's ledger reads of each guest run of one CountLayout
+    (CountLayout.ledger_plan: its traffic and events, each [(key, position, gate)]; a
+    position None reads 0, a gate's word 0 turns the value to 0), with the sum of many
+    runs' traffic made in a few numpy operations."""
+    __slots__ = ("traffic", "events", "_event_values")
+
+    def __init__(self, plan):
+        self.traffic, self.events = plan
+        # the events' values in one C call, where none is gated (most runs have none)
+        plain = all(at is not None and gate is None for _, at, gate in self.events)
+        self._event_values = itemgetter(*(at for _, at, _ in self.events)) \
+            if plain and len(self.events) > 1 else None
+
+    def add_traffic(self, traffic, values):
+        for key, at, gate in self.traffic:
+            traffic[key] += values[at] if at is not None and (
+                gate is None or values[gate]) else 0
+
+    def add_events(self, counts, values):
+        if self._event_values is not None and not any(self._event_values(values)):
+            return
+        for key, at, gate in self.events:
+            if at is not None and (gate is None or values[gate]) and values[at]:
+                counts[key] += values[at]
+
+    def fold_traffic(self, traffic, kept):
+        """add_traffic of each of ``kept`` (runs' values, in one sum per key)."""
+        if all(type(v) is array.array and v.typecode == "q" for v in kept):   # a call's
+            table = np.frombuffer(b"".join(kept), np.int64).reshape(len(kept), -1)
+        else:                                   # lists (emu.run.result.measured's)
+            table = np.array(kept, np.int64)
+        for key, at, gate in self.traffic:
+            if at is None:
+                n = 0
+            elif gate is None:
+                n = int(table[:, at].sum())
+            else:
+                n = int(table[:, at][table[:, gate] != 0].sum())
+            traffic[key] += n
 
 
 _MISSES = {}                    # a cache level's name -> its traffic key ("L1D_misses")
@@ -93,7 +191,8 @@ class Ledger:
 
     def guest(self, name, run):
         """Charge one measured guest routine run (and note its cache and memory traffic)."""
-        rows, counts, traffic = self._book()
+        book = self.books
+        rows = book.rows
         row = rows.get(name)
         if row is None:
             row = rows[name] = ["guest", 0, 0, 0]
@@ -104,13 +203,10 @@ class Ledger:
         plan = gathered and self._plan(gathered.layout)
         if plan:                # the same as below, each position looked up once a layout
             values = gathered.values
-            for key, at, gate in plan[0]:
-                traffic[key] += values[at] if at is not None and (
-                    gate is None or values[gate]) else 0
-            for key, at, gate in plan[1]:
-                if at is not None and (gate is None or values[gate]) and values[at]:
-                    counts[key] += values[at]
+            book.add_traffic(plan, values)
+            plan.add_events(book.counts, values)
             return
+        counts, traffic = book.counts, book.traffic
         for level, misses in run.misses():
             traffic[_MISSES.get(level) or _misses_key(level)] += misses
         values = run.counters(self._GUEST_COUNTERS)        # one reading of the run's counts
@@ -126,7 +222,8 @@ class Ledger:
         plans = layout.ledger_plans
         kind = type(self)
         if kind not in plans:
-            plans[kind] = layout.ledger_plan(self.GUEST_TRAFFIC, self.GUEST_EVENTS)
+            plan = layout.ledger_plan(self.GUEST_TRAFFIC, self.GUEST_EVENTS)
+            plans[kind] = plan and GuestPlan(plan)
         return plans[kind]
 
     def move(self, source, name, cycles, calls=1, instructions=0):

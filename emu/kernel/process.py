@@ -127,8 +127,10 @@ class Processes:
         a three-level tree the pmd pages, depth first."""
         levels = self.arch.table_levels
         shift, bits = levels[depth]
-        for index in range(min(1 << bits, -(-(TASK_SIZE - base) >> shift))):
-            entry = self.machine.read_word(table + self.arch.dir_bytes * index)
+        # the directory's entries in one read (nothing below writes a directory page)
+        count = min(1 << bits, -(-(TASK_SIZE - base) >> shift))
+        entries = self.machine.read_words(table, count, self.arch.dir_bytes)
+        for index, entry in enumerate(entries):
             if not entry or (depth == 0 and index in self.arch.kernel_tables):
                 continue
             below = self.arch.dir_table(depth, entry)

@@ -52,7 +52,6 @@ exec, exit and wait (kernel/fork.c, fs/exec.c); the structures they work on are 
 """
 from __future__ import annotations
 
-from contextlib import contextmanager
 
 from ..run.machine import Machine
 from . import policy as policies
@@ -72,6 +71,28 @@ from .process import Processes
 
 # all backends'
 TLB_FLUSH_STRATEGIES = ("scan", "immediate", "batched", "tlbia", "asid", "context")
+
+
+class _Locked:
+    """Kernel.locked's context (a class, not a generator: a fault enters several)."""
+    __slots__ = ("kernel", "words", "held")
+
+    def __init__(self, kernel, words):
+        self.kernel, self.words = kernel, words
+
+    def __enter__(self):
+        self.held = self.kernel.smp
+        if self.held:
+            lock = self.kernel.arch.lock
+            for word in self.words:
+                lock(word)
+
+    def __exit__(self, kind, error, traceback):
+        if self.held:
+            unlock = self.kernel.arch.unlock
+            for word in reversed(self.words):
+                unlock(word)
+        return False
 
 
 class Kernel(PageFaults, Processes):
@@ -184,20 +205,10 @@ class Kernel(PageFaults, Processes):
             self._page_locks[file] = self.lock_word()
         return self._page_locks[file]
 
-    @contextmanager
     def locked(self, *words):
         """Hold the spin locks ``words`` (taken in order, released in reverse) around the
         block: guest spin_lock / spin_unlock on this CPU; nothing on one CPU."""
-        if not self.smp:
-            yield
-            return
-        for word in words:
-            self.arch.lock(word)
-        try:
-            yield
-        finally:
-            for word in reversed(words):
-                self.arch.unlock(word)
+        return _Locked(self, words)
 
     # ------------------------------------------------------------ small helpers
 

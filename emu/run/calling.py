@@ -94,24 +94,31 @@ def argument_filler(isa):
             n = len(args)
             if n > 8:
                 raise ValueError("PowerPC calls take at most 8 arguments (r3-r10)")
-            for i, a in enumerate(args):
+            i = 0
+            for a in args:
                 values[i] = int(a) & mask
+                i += 1
             registers[:n + 2] = _PPC_REGISTERS[n]
-            values[n], values[n + 1] = sp - 256, HALT
+            values[n] = sp - 256
+            values[n + 1] = HALT
             return n + 2
         return fill
     if isa == "arm":
         def fill(registers, values, args, sp, write):
-            n = min(len(args), 4)
-            stacked = [int(a) & 0xFFFFFFFF for a in args[4:]]
-            for i in range(n):
-                values[i] = int(args[i]) & 0xFFFFFFFF
-            if stacked:                     # arguments 5.. on the stack (AAPCS)
+            n = len(args)
+            if n > 4:                       # arguments 5.. on the stack (AAPCS)
+                stacked = [int(a) & 0xFFFFFFFF for a in args[4:]]
                 sp -= 4 * len(stacked)
                 for i, a in enumerate(stacked):
                     write(sp + 4 * i, a.to_bytes(4, "little"))
+                n, args = 4, args[:4]
+            i = 0
+            for a in args:                  # (a loop over the arguments: most calls')
+                values[i] = int(a) & 0xFFFFFFFF
+                i += 1
             registers[:n + 2] = _ARM_REGISTERS[n]
-            values[n], values[n + 1] = sp, HALT
+            values[n] = sp
+            values[n + 1] = HALT
             return n + 2
         return fill
     if isa == "x86":

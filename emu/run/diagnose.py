@@ -118,9 +118,16 @@ def on_interrupt(m, uc, number, user_data):
 
 def instruction_at(m, pc):
     try:
-        return disassemble_one(m.read(pc, 16 if m.isa == "x86" else 4), m.isa, pc)
+        return _disassembled(m.read(pc, 16 if m.isa == "x86" else 4), m.isa, pc)
     except UcError:
         return "(no instruction: the address is not mapped)"
+
+
+@functools.lru_cache(maxsize=4096)
+def _disassembled(code, isa, pc):
+    """disassemble_one, kept by its bytes and address: on PPC64 every tlbie and tlbsync
+    interrupts (on_interrupt asks what the instruction was), thousands a build."""
+    return disassemble_one(code, isa, pc)
 
 
 def _slbmte_operands(m, uc, pc):

@@ -115,7 +115,7 @@ class Machine:
         # reads of mapped RAM come straight from the buffer (writes go through Unicorn,
         # which must see a store to code it has translated)
         self._ram_view = memoryview(self.ram)[offset:offset + ram_size]
-        self._ram_low = low
+        self._ram_low, self._ram_end = low, ram_size     # the RAM's addresses: [low, end)
         self._byte_order = "big" if self.isa.startswith("ppc") else "little"
         # a word of 4 or 8 bytes read by struct from the buffer: a quarter of int.from_bytes
         # of a slice's cost, and the kernel model's page-table walks read many
@@ -234,6 +234,7 @@ class Machine:
         closed = Closed()
         self.cpus, self.uc = [], closed
         self.ram = self._ram_view = self.state = self.model = self.soft_tlb = closed
+        self._ram_end = 0                   # no RAM: an access goes to the closed Unicorn
         self.guest = closed
         self._python_hooks, self._hooks = [], []
 
@@ -313,8 +314,14 @@ class Machine:
 
     def write(self, address, data):
         data = bytes(data)
-        self._write_bytes(address, data)
-        if address < self.code_base + self._loaded_top and self.code_base < address + len(data):
+        end = address + len(data)
+        if self._ram_low <= address and end <= self._ram_end:
+            self._ram_view[address:end] = data     # _write_bytes, inlined (a kernel's
+        else:                                       # many writes of a few words)
+            self.uc.mem_write(address, data)
+        if self._ran_code_in(address, end):
+            self._forget_translations(address, len(data))
+        if address < self.code_base + self._loaded_top and self.code_base < end:
             # over loaded code: its listing (the store queues' table of stores) is void
             self.state[self.state[c.H_SCRATCH] + c.S_CODE_WRITTEN] = 1
 
@@ -323,7 +330,7 @@ class Machine:
         self._ram_view[address:address + len(data)] = data
 
     def _write_bytes(self, address, data):
-        if self._ram_low <= address and address + len(data) <= len(self._ram_view):
+        if self._ram_low <= address and address + len(data) <= self._ram_end:
             self._ram_view[address:address + len(data)] = data  # RAM: the same bytes Unicorn's
         else:                                                   # mem_write would store
             self.uc.mem_write(address, data)                    # not RAM: Unicorn says why
@@ -351,17 +358,28 @@ class Machine:
         return lo < end and address < hi
 
     def read(self, address, size):
-        if self._ram_low <= address and address + size <= len(self._ram_view) and size >= 0:
+        if self._ram_low <= address and address + size <= self._ram_end and size >= 0:
             return bytes(self._ram_view[address:address + size])
         return bytes(self.uc.mem_read(address, size))       # not RAM: Unicorn says why
 
     def read_word(self, address, size=4):
-        if self._ram_low <= address and address + size <= len(self._ram_view) and size >= 0:
+        if self._ram_low <= address and address + size <= self._ram_end and size >= 0:
             unpack = self._unpack_word.get(size)
             if unpack is not None:
                 return unpack(self._ram_view, address)[0]
             return int.from_bytes(self._ram_view[address:address + size], self._byte_order)
         return int.from_bytes(self.read(address, size), self._byte_order)
+
+    def read_words(self, address, count, stride=4):
+        """``[read_word(address + stride * i) for i in range(count)]`` in one read of guest
+        memory (a directory page's entries: a kernel's walk of a whole table)."""
+        if count <= 0:
+            return []
+        if stride % 4:
+            return [self.read_word(address + stride * i) for i in range(count)]
+        raw = self.read(address, stride * (count - 1) + 4)
+        order = ">" if self._byte_order == "big" else "<"
+        return np.frombuffer(raw, order + "u4")[::stride // 4].tolist()
 
     # ---------------------------------------------------------------- programs
 

@@ -300,7 +300,10 @@ def current_task():
     """The Task whose Python this is (a core's in run_tasks), else None."""
     if not _runs_of_tasks:
         return None
-    return getattr(greenlet.getcurrent(), "task", None)
+    return getattr(_current_greenlet(), "task", None)
+
+
+_current_greenlet = greenlet.getcurrent
 
 
 class TaskAborted(Exception):
@@ -320,6 +323,9 @@ class Task:
         self.machine, self.core, self.function = machine, core, function
         self.result = None
         self._greenlet = None
+        # bound once: a task makes thousands of calls (each looked these up twice)
+        self._join_context = machine.cost_reads.join_context
+        self._to_scheduler = None
 
     # ---- in the task's greenlet
     def _main(self, _):
@@ -338,8 +344,8 @@ class Task:
 
     def call_here(self, entry, args, limit=None):
         """``call`` from this task's own Python (its caller has checked: Machine.call)."""
-        self.machine.cost_reads.join_context()      # its context's watches see the run
-        kind, value = self._greenlet.parent.switch(("call", entry, args, limit))
+        self._join_context()                        # its context's watches see the run
+        kind, value = self._to_scheduler(("call", entry, args, limit))
         if kind == "abort":
             raise TaskAborted()
         if kind == "error":
@@ -371,6 +377,7 @@ class Task:
             # a new greenlet starts in an empty context: the task runs in the caller's
             # (its moved estimates, emu.hw.estimates, and the record of what it reads)
             self._greenlet.gr_context = contextvars.copy_context()
+            self._to_scheduler = self._greenlet.parent.switch
         return self._greenlet.switch(reply)
 
 
@@ -380,8 +387,9 @@ def _run_ended(machine, entry, args, plan):
     gathered them at its end, emu_task_end): its counts less those."""
     layout, block = plan
     returned, values = machine.guest.ended_task(block)
-    counts = Counts(layout, values, machine.soft_tlb.events() if machine.soft_tlb else None)
-    return run_of(machine, entry, args, returned, counts)
+    soft_tlb = machine.soft_tlb
+    return run_of(machine, entry, args, returned,
+                  Counts(layout, values, soft_tlb.events() if soft_tlb else None))
 
 
 def run_tasks(machine, tasks, quantum=DEFAULT_QUANTUM, limit=None):
@@ -403,6 +411,16 @@ def run_tasks(machine, tasks, quantum=DEFAULT_QUANTUM, limit=None):
     scheduler = _Scheduler(machine, quantum)
     guest = machine.guest
     stacks = [machine.stack_top - k * CORE_STACK for k in range(len(machine.cpus))]
+    cpus, arguments, start_task = machine.cpus, guest.arguments, guest.start_task
+    write_stack, address_of = machine._write_stack, machine.address_of
+    plans = {}                  # core -> its call plan, its block given to the scheduler
+
+    def plan_of(k):
+        plan = plans.get(k)
+        if plan is None:
+            plan = plans[k] = machine._call_plan_of(k)
+            scheduler.task_block(k, plan[1][0])
+        return plan
 
     def hand(k, reply=None, is_live=False):
         """Give task k control (its core's header live: its Python may set the core's
@@ -410,18 +428,17 @@ def run_tasks(machine, tasks, quantum=DEFAULT_QUANTUM, limit=None):
         set up the call it asks for, or note its end."""
         if not is_live:
             model.switch(k)
-        machine.uc = machine.cpus[k]
+        machine.uc = cpus[k]
         request = live[k]._step(reply)
         if request[0] == "call":
             _, entry, args, call_limit = request
-            uc = machine.uc = machine.cpus[k]
-            count = guest.arguments(args, stacks[k], machine._write_stack)
-            plan = machine._call_plan_of(k)
-            scheduler.task_block(k, plan[1][0])
+            uc = machine.uc = cpus[k]
+            count = arguments(args, stacks[k], write_stack)
+            plan = plan_of(k)
             # the task's Python may have made another core's header live: the start makes
             # core k's live again (smp.c emu_task_start)
-            guest.start_task(uc, plan[1], k, machine.address_of(entry), count,
-                             call_limit or limit or machine.instruction_limit)
+            start_task(uc, plan[1], k, address_of(entry), count,
+                       call_limit or limit or machine.instruction_limit)
             started[k] = (entry, args, plan)
         elif request[0] == "done":
             live[k].result = request[1]

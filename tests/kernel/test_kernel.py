@@ -386,6 +386,64 @@ def test_the_ledgers_plan_charges_as_the_decoded_run_does():
     assert planned.traffic["memory_reads"] == 2 * run.memory["reads"]
 
 
+def test_a_ledgers_traffic_kept_unsummed_reads_as_added_run_by_run(monkeypatch):
+    """Book keeps a planned run's traffic as its gathered values and sums them when read
+    (every FOLD_EVERY runs too): what a reader sees, and a pickle, is what adding each run
+    at once gives (the decoded run's loop), key for key and in order, across a reader's
+    clear and a key of its own."""
+    import pickle
+
+    from emu.kernel import ledger as ledger_module
+    from emu.kernel.ledger import Ledger
+    monkeypatch.setattr(ledger_module, "FOLD_EVERY", 3)
+    m = Machine("ppc750", caches=())
+    m.load("sum:\n    lwz r4, 0(r3)\n    stw r4, 4096(r3)\n    blr\n")
+    buf = m.alloc(8192)
+    runs = [m.call("sum", buf + 4 * k) for k in range(7)]
+    decoded = []
+    for run in runs:
+        d = object.__new__(type(run))
+        d.__dict__ = dict(run.__dict__)
+        d.caches                                # decoded: the loop over its counters
+        decoded.append(d)
+    planned, looped = Ledger(), Ledger()
+    for ledger, these in ((planned, runs), (looped, decoded)):
+        for run in these[:2]:
+            ledger.guest("sum", run)
+        ledger.traffic.clear()                  # a reader's clear, then a key of its own
+        ledger.traffic["mine"] += 1
+        for run in these[2:]:
+            ledger.guest("sum", run)
+    assert list(planned.books._pending.values()) != []      # some runs kept unsummed
+    assert list(planned.traffic.items()) == list(looped.traffic.items())
+    assert list(planned.traffic)[0] == "mine"
+    assert planned.traffic["memory_reads"] == sum(r.memory["reads"] for r in runs[2:])
+    planned.guest("sum", runs[0])
+    copy = pickle.loads(pickle.dumps(planned))
+    looped.guest("sum", decoded[0])
+    assert list(copy.traffic.items()) == list(looped.traffic.items())
+
+
+def test_kernel_locked_takes_in_order_and_releases_in_reverse_even_on_error():
+    from types import SimpleNamespace
+    done = []
+    arch = SimpleNamespace(lock=lambda w: done.append(("lock", w)),
+                           unlock=lambda w: done.append(("unlock", w)))
+    smp = SimpleNamespace(smp=True, arch=arch)
+    with Kernel.locked(smp, 1, 2):
+        done.append("body")
+    assert done == [("lock", 1), ("lock", 2), "body", ("unlock", 2), ("unlock", 1)]
+    done.clear()
+    with pytest.raises(KeyError):
+        with Kernel.locked(smp, 3):
+            raise KeyError("x")
+    assert done == [("lock", 3), ("unlock", 3)]
+    done.clear()
+    with Kernel.locked(SimpleNamespace(smp=False, arch=arch), 1):
+        done.append("body")
+    assert done == ["body"]                     # one CPU: no lock
+
+
 def test_a_paths_cost_takes_its_moved_estimate_every_time():
     """costs.cycles reads a path's moved estimate and records it, the first time and every
     later one, and the nominal is back outside the move. fork's nominal count by hand: TABLE's instructions

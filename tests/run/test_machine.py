@@ -545,6 +545,17 @@ def test_read_word_uses_the_isa_byte_order():
     assert x.read_word(HEAP_BASE) == 0x44332211
 
 
+def test_read_words_reads_what_read_word_reads_at_each_stride():
+    for profile in ("ppc750", "pentium4"):
+        m = Machine(profile)
+        m.write(HEAP_BASE, bytes(range(64)))
+        for stride in (4, 8, 12):
+            expected = [m.read_word(HEAP_BASE + stride * i) for i in range(5)]
+            assert m.read_words(HEAP_BASE, 5, stride) == expected
+        assert m.read_words(HEAP_BASE, 0) == []
+    assert m.read_words(HEAP_BASE, 2) == [0x03020100, 0x07060504]      # little-endian x86
+
+
 def test_loading_a_program_for_another_isa_is_refused():
     from emu.isa.assemble import assemble
     m = Machine("ppc750")
