@@ -113,13 +113,17 @@ def profile_session(machine, run, events, every=1):
         raise ValueError("a session samples cycles alone (a sample every N cycles); count "
                          "two events, or cycles in a session of its own")
     _period(every, events[0])
-    fields = (c.H_INSN_HITS, c.H_INSN_CYCLES, c.H_SAMPLES, c.H_SAMPLES2)
+    fields = (c.H_INSN_HITS, c.H_INSN_CYCLES) + SAMPLE_ARRAYS[:len(events)]
     result, arrays = _run_profiled(machine, every, events, run, fields)
     symbols = symbol_table(machine.programs)
     return {event: SampledRun(result, int(every), symbols,
                               _instruction_table(machine, symbols, *arrays[:2], samples),
                               event)
             for event, samples in zip(events, arrays[2:])}
+
+
+#: the state's per-instruction samples of a session's first event and of its second
+SAMPLE_ARRAYS = (c.H_SAMPLES, c.H_SAMPLES2)
 
 
 def _session(events):
@@ -163,7 +167,7 @@ def count_session(machine, call, events):
     events = _session(events)
     if "cycles" in events:
         raise ValueError("count_events counts events; a call's cycles are its Run's")
-    result, arrays = _run_profiled(machine, 1, events, call, (c.H_SAMPLES, c.H_SAMPLES2))
+    result, arrays = _run_profiled(machine, 1, events, call, SAMPLE_ARRAYS[:len(events)])
     return result, {event: int(samples.sum()) for event, samples in zip(events, arrays)}
 
 

@@ -429,8 +429,11 @@ static void account(i64 *st, i64 offset, i64 cycles) {
     st[st[H_INSN_CYCLES] + offset] += cycles;
     if (st[H_SAMPLE_EVENTS]) {              /* sampling events: those that happened here */
         st[st[H_SAMPLES] + offset] += st[H_EVENT_PENDING];
-        st[st[H_SAMPLES2] + offset] += st[H_EVENT_PENDING2];
-        st[H_EVENT_PENDING] = st[H_EVENT_PENDING2] = 0;
+        st[H_EVENT_PENDING] = 0;
+        if (st[H_SAMPLE_EVENTS2]) {
+            st[st[H_SAMPLES2] + offset] += st[H_EVENT_PENDING2];
+            st[H_EVENT_PENDING2] = 0;
+        }
         return;
     }
     while (st[H_CYCLES] >= st[H_NEXT_SAMPLE]) {

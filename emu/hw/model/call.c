@@ -62,7 +62,8 @@ EXPORT void emu_clear_stats(i64 *st, const i64 *zero, i64 n_zero, const i64 *mai
         memset(&st[st[H_SAMPLES]], 0, n * sizeof(i64));
         memset(&st[st[H_INSN_HITS]], 0, n * sizeof(i64));
         memset(&st[st[H_INSN_CYCLES]], 0, n * sizeof(i64));
-        memset(&st[st[H_SAMPLES2]], 0, n * sizeof(i64));
+        if (st[H_SAMPLE_EVENTS2])       /* a second kind of event counted in the session */
+            memset(&st[st[H_SAMPLES2]], 0, n * sizeof(i64));
         st[H_NEXT_SAMPLE] = st[H_EVENT_NEXT] = st[H_EVENT_NEXT2] = st[H_PROFILE_PERIOD];
     }
 }
