@@ -144,12 +144,13 @@ class KernelMemory:
         self._poke(ctx, _words(task, FD, buf, RECORD, 0x5A5A5A5A))
         return {"ctx": ctx, "task": task, "stack": stack, "buf": buf}
 
-    def _build_kthread(self, k):
-        """A kernel thread on CPU k (pdflush): its task and its kernel stack, thread_info at
-        the bottom; returns the task."""
+    def _build_kthread(self, k, io_slot=None, resumable=False):
+        """A kernel thread on CPU k (pdflush's, by default): its task and its kernel stack,
+        thread_info at the bottom, its io_context (io_contexts[io_slot], pdflush's 8 + k);
+        ``resumable``: a task whose sleeps the harness resumes. Returns the task."""
         stack = self.machine.alloc(KERNEL_STACK, align=KERNEL_STACK)
         task = self._alloc(TASK_SIZE, align=64)
         self._poke(task, _words(0, stack, stack + KERNEL_STACK, 0, 0, DEFAULT_PRIO))
         self._poke(stack, _words(task, 0, 0, 0, k, 0))
-        self._give_io_context(task, 8 + k, resumable=False)
+        self._give_io_context(task, 8 + k if io_slot is None else io_slot, resumable)
         return task

@@ -39,8 +39,7 @@ from types import SimpleNamespace
 from ....hw import cache as hwcache
 from ....hw.faults import GuestHalted
 from ....run.parallel import DEFAULT_QUANTUM
-from .structures import (BDI, DEFAULT_PRIO, IOC, IOC_SIZE, KERNEL_STACK, Q, RQS, TASK_SIZE,
-                         TI, TIF_NEED_RESCHED, TK, TSK, _words)
+from .structures import BDI, IOC, IOC_SIZE, Q, RQS, TI, TIF_NEED_RESCHED, TK, TSK, _words
 
 BDI_WRITE_CONGESTED = 1             # include/linux/backing-dev.h 17-20: enum bdi_state
 
@@ -70,13 +69,24 @@ class KernelSleep:
         get_request_wait as often as the queue is full; returns the walk's cycles (the
         CPU's sleeps, idle and halted, not counted)."""
         writer = self.ctx[k]["task"]
-        cycles = task.call("on_task_stack", writer, self.sym["writeback_inodes"], wbc).cycles
-        while self._asleep(writer):
+        run = task.call("on_task_stack", writer, self.sym["writeback_inodes"], wbc)
+        return self._resume_while_asleep(task, k, writer, run, count)[0]
+
+    def _resume_while_asleep(self, task, k, sleeper, run, count=None, writer=True):
+        """After ``run``, the call of ``sleeper`` (CPU k's writer, or kjournald with
+        ``writer`` False): while it is asleep in get_request_wait, the disk takes the
+        queued requests (from write ``count`` on, if given), the CPU sleeps until its
+        sleeper is woken and the call resumes. Returns the cycles of its calls and the last
+        call's Run."""
+        cycles = run.cycles
+        while self._asleep(sleeper):
             self.most_queued = max(self.most_queued, self._queued())
-            self._take_queued(task, k, max(count, self._write_now(k, task.clock)))
-            self._sleep_until_woken(task, k)
-            cycles += task.call("task_resume", writer).cycles
-        return cycles
+            first = self._write_now(k, task.clock)
+            self._take_queued(task, k, first if count is None else max(count, first))
+            self._sleep_until_woken(task, k, writer=writer)
+            run = task.call("task_resume", sleeper)
+            cycles += run.cycles
+        return cycles, run
 
     def _kjournald_call(self, task, k, entry, *args):
         """kjournald's call of ``entry`` in CPU k's pause. Below nr_congestion_off as a
@@ -91,13 +101,7 @@ class KernelSleep:
         self._kjournald_busy = k
         try:
             run = task.call("call_on_task", kjournald, self.sym[entry], *args)
-            cycles = run.cycles
-            while self._asleep(kjournald):
-                self.most_queued = max(self.most_queued, self._queued())
-                self._take_queued(task, k, self._write_now(k, task.clock))
-                self._sleep_until_woken(task, k, writer=False)
-                run = task.call("task_resume", kjournald)
-                cycles += run.cycles
+            cycles, run = self._resume_while_asleep(task, k, kjournald, run, writer=False)
         finally:
             self._kjournald_busy = None
         return SimpleNamespace(cycles=cycles, return_value=run.return_value)
@@ -115,13 +119,9 @@ class KernelSleep:
         if not hasattr(self, "_kjournald_tasks"):
             self._kjournald_tasks = {}
         if k not in self._kjournald_tasks:
-            stack = self.machine.alloc(KERNEL_STACK, align=KERNEL_STACK)
-            task = self._alloc(TASK_SIZE, align=64)
-            self._poke(task, _words(0, stack, stack + KERNEL_STACK, 0, 0, DEFAULT_PRIO))
-            self._poke(stack, _words(task, 0, 0, 0, k, 0))
+            task = self._build_kthread(k, io_slot=12 + k, resumable=True)
             rq = self.tick_areas[k] + TK["RQ"]       # running: on its CPU's active array
             self._word(task + TSK["ARRAY"], self._read(rq + RQS["ACTIVE"]))
-            self._give_io_context(task, 12 + k, resumable=True)
             self._kjournald_tasks[k] = task
         return self._kjournald_tasks[k]
 
