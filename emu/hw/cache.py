@@ -534,7 +534,7 @@ class Layout:
         queue = size
         size += 2 * QUEUE_ENTRIES
         profile_arrays = size
-        size += 4 * (code_len + 1)
+        size += 4 * (code_len + 1) + 1      # and their high-water mark (PROFILE_TOP)
         # per core, executions and cycles of each instruction of one call of that core's own
         # (emu.run.profiler.own_counts: a split by symbol that other cores cannot touch)
         self.own_counts_at = size

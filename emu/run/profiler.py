@@ -209,11 +209,17 @@ def count_instructions(machine, on=True):
         h[c.H_SAMPLE_EVENTS] = h[c.H_SAMPLE_EVENTS2] = 0
 
 
-def instruction_counts(machine):
+def instruction_counts(machine, whole=True):
     """The executions and cycles of every instruction of the code region since the last
-    call into the machine began (``count_instructions`` on): two arrays by code offset."""
+    call into the machine began (``count_instructions`` on): two arrays by code offset;
+    not ``whole``, they end at counted_top (all above it is zero), whose copy is cheaper
+    for a caller that reads them after each of many calls."""
     st = machine.state
-    return _code_array(st, c.H_INSN_HITS), _code_array(st, c.H_INSN_CYCLES)
+    if whole:
+        return _code_array(st, c.H_INSN_HITS), _code_array(st, c.H_INSN_CYCLES)
+    top = counted_top(st)
+    return tuple(st[int(st[f]):int(st[f]) + top].copy() for f in (c.H_INSN_HITS,
+                                                                   c.H_INSN_CYCLES))
 
 
 class CodeSpans:
@@ -311,9 +317,19 @@ def cycles_by_symbol(machine, cycles):
 
 
 def _code_array(st, field):
-    """A copy of one of the profiler's arrays (indexed by offset in the code region)."""
-    start, length = int(st[field]), int(st[c.H_CODE_LEN]) + 1
-    return st[start:start + length].copy()
+    """A copy of one of the profiler's arrays (indexed by offset in the code region): what
+    lies below the counts' high-water mark (counted_top) copied, the rest zero as it is."""
+    start, length, top = int(st[field]), int(st[c.H_CODE_LEN]) + 1, counted_top(st)
+    out = np.zeros(length, np.int64)
+    out[:top] = st[start:start + top]
+    return out
+
+
+def counted_top(st):
+    """1 + the highest code offset any of the profiler's counts reached since the state was
+    made (the model's high-water mark, after the four arrays: emu/hw/model/state.h
+    profile_top): above it every array is zero, and a call's start clears only below it."""
+    return int(st[int(st[c.H_SAMPLES2]) + int(st[c.H_CODE_LEN]) + 1])
 
 
 def symbol_table(programs):

@@ -7,8 +7,9 @@ from emu.run import kperfdiff
 from emu.hw.faults import InstructionLimitExceeded
 from emu.hw.layout import CODE_BASE
 from emu.run.machine import Machine
-from emu.run.profiler import (UNKNOWN, CodeSpans, count_instructions, cycles_by_symbol,
-                              instruction_counts, own_counts, profile_call, read_samples)
+from emu.run.profiler import (UNKNOWN, CodeSpans, count_instructions, counted_top,
+                              cycles_by_symbol, instruction_counts, own_counts, profile_call,
+                              read_samples)
 
 # Two functions: busy loops n times (three instructions per iteration) and then branches
 # to tail, which returns. No loads or stores, and on the ppc750 profile every instruction
@@ -525,3 +526,39 @@ def test_own_counts_leave_the_cycles_and_the_profiler_alone(warm):
         own_counts(warm, 0, _busy_ranges(warm))
     p = profile_call(warm, "busy", N, every=1)                   # the profiler's own arrays
     assert p.by_symbol().set_index("symbol").loc["busy", "instructions"] == 3 * N + 2
+
+
+# Below busy and tail, 4 KB further on: far returns 7 (li + blr, one block of 8 bytes).
+FAR = TWO_FUNCTIONS + """
+        .space  4096
+        .globl  far
+far:    li      r3, 7
+        blr
+"""
+
+
+def test_a_call_clears_and_reads_the_counts_up_to_their_high_water_mark():
+    m = Machine("ppc750")
+    m.load(FAR)
+    st, base = m.state, int(m.state[c.H_CODE_BASE])
+    count_instructions(m)
+    try:
+        assert m.call("far").return_value == 7
+        # the highest count yet is far's block's: the mark is its end
+        assert counted_top(st) == m.address_of("far") + 8 - base
+        hits_far = instruction_counts(m)[0]
+        assert hits_far.sum() == 2 and hits_far[m.address_of("far") - base] == 1
+        m.call("busy", N)
+        # the mark stays where far left it; below it this call's start cleared far's counts
+        assert counted_top(st) == m.address_of("far") + 8 - base
+        hits, cycles = instruction_counts(m)
+        assert len(hits) == int(st[c.H_CODE_LEN]) + 1
+        assert hits[m.address_of("far") - base] == 0
+        assert hits.sum() == 3 * N + 4
+        short_hits, short_cycles = instruction_counts(m, whole=False)
+        assert len(short_hits) == len(short_cycles) == counted_top(st)
+        assert (short_hits == hits[:counted_top(st)]).all()
+        assert (short_cycles == cycles[:counted_top(st)]).all()
+        assert not hits[counted_top(st):].any()
+    finally:
+        count_instructions(m, on=False)

@@ -426,6 +426,7 @@ static void account(i64 *st, i64 offset, i64 cycles) {
     i64 period = st[H_PROFILE_PERIOD];
     if (period <= 0 || offset < 0 || offset > st[H_CODE_LEN])
         return;
+    raise_profile_top(st, offset + 1);
     st[st[H_INSN_CYCLES] + offset] += cycles;
     if (st[H_SAMPLE_EVENTS]) {              /* sampling events: those that happened here */
         st[st[H_SAMPLES] + offset] += st[H_EVENT_PENDING];

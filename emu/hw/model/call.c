@@ -58,7 +58,7 @@ EXPORT void emu_clear_stats(i64 *st, const i64 *zero, i64 n_zero, const i64 *mai
     for (i64 k = 0; k < n_zero; k++)
         st[zero[k]] = 0;
     if (st[H_PROFILE_PERIOD] > 0) {     /* the profiler's samples start again (emu.run.profiler) */
-        i64 n = st[H_CODE_LEN] + 1;
+        i64 n = *profile_top(st);      /* above it nothing was ever counted */
         memset(&st[st[H_SAMPLES]], 0, n * sizeof(i64));
         memset(&st[st[H_INSN_HITS]], 0, n * sizeof(i64));
         memset(&st[st[H_INSN_CYCLES]], 0, n * sizeof(i64));

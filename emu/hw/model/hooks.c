@@ -51,6 +51,7 @@ static void stop_on_fault(uc_engine *uc, i64 *st, int fault, i64 pc) {
 static void profile_block(i64 *st, i64 off, i64 size, i64 fetch_stall) {
     i64 counts = st[H_ICOUNT], costs = st[H_ICOST], hits = st[H_INSN_HITS];
     bool first = true;
+    raise_profile_top(st, off + size);
     for (i64 k = off; k < off + size; k++) {
         if (st[counts + k + 1] - st[counts + k] == 1) {     /* an instruction starts here */
             st[hits + k] += 1;
@@ -683,6 +684,7 @@ static void uncharge(i64 *st, i64 from, i64 to) {
         return;
     }
     i64 period = st[H_PROFILE_PERIOD];
+    raise_profile_top(st, to);
     for (i64 k = to - 1; k >= from; k--) {
         if (st[counts + k + 1] - st[counts + k] != 1)
             continue;

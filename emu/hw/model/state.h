@@ -118,6 +118,17 @@ enum { EVENT_MEMORY_READ = 28, EVENT_MEMORY_WRITE = 29, EVENT_WALK = 30 };
 enum { ATTR_INHIBITED = 16 };
 #define NEVER_CYCLE ((i64)1 << 62)
 
+/* The profiler's counts' high-water mark: 1 + the highest code offset a count (of any core,
+ * into any of the profiler's arrays or a core's own, emu.run.profiler.own_counts) reached
+ * since the state was made; a word after the four arrays (emu.hw.cache.Layout). Above it
+ * every array is still zero, so a call's start clears, and a read copies, only below it. */
+static inline i64 *profile_top(i64 *st) { return &st[st[H_SAMPLES2] + st[H_CODE_LEN] + 1]; }
+static inline void raise_profile_top(i64 *st, i64 end) {
+    i64 *top = profile_top(st);
+    if (end > *top)
+        *top = end;
+}
+
 /* ---- the core table (multi-core): per core, then the resources, then the globals */
 enum { T_ITLB, T_DTLB, T_SEGMENTS, T_STATUS, T_PC, T_WAIT, T_SPIN_BLOCK,
        T_NWATCH, T_WATCH, WATCHES = 4, CORE_RECORD = T_WATCH + 2 * WATCHES };

@@ -3,6 +3,7 @@
 switch, the call's own work."""
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from ...kernel.entry import (ELF_BASE, LAT_CTX_FRAMES, LAT_PIPE_FRAMES, LAT_SYSCALL_NULL, Entry,
@@ -80,13 +81,17 @@ class _CountingEntry(Entry):
     def _segment(self, pc, label):
         run = super()._segment(pc, label)
         if self.cycles is not None:
-            self.cycles = self.cycles + profiler.instruction_counts(self.machine)[1]
+            # the counts end at their high-water mark, which only rises: this segment's
+            # are at least as long as the sum so far
+            counted = profiler.instruction_counts(self.machine, whole=False)[1]
+            counted[:len(self.cycles)] += self.cycles
+            self.cycles = counted
         return run
 
     def counted(self, process, *args):
         """``run(process, ELF_BASE, *args)`` and its guest cycles by symbol."""
         profiler.count_instructions(self.machine)
-        self.cycles = 0
+        self.cycles = np.zeros(0, np.int64)
         try:
             run = self.run(process, ELF_BASE, *args)
             by_symbol = profiler.cycles_by_symbol(self.machine, self.cycles)
