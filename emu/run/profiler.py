@@ -215,11 +215,7 @@ def instruction_counts(machine, whole=True):
     not ``whole``, they end at counted_top (all above it is zero), whose copy is cheaper
     for a caller that reads them after each of many calls."""
     st = machine.state
-    if whole:
-        return _code_array(st, c.H_INSN_HITS), _code_array(st, c.H_INSN_CYCLES)
-    top = counted_top(st)
-    return tuple(st[int(st[f]):int(st[f]) + top].copy() for f in (c.H_INSN_HITS,
-                                                                   c.H_INSN_CYCLES))
+    return _code_array(st, c.H_INSN_HITS, whole), _code_array(st, c.H_INSN_CYCLES, whole)
 
 
 class CodeSpans:
@@ -316,11 +312,12 @@ def cycles_by_symbol(machine, cycles):
     return out
 
 
-def _code_array(st, field):
+def _code_array(st, field, whole=True):
     """A copy of one of the profiler's arrays (indexed by offset in the code region): what
-    lies below the counts' high-water mark (counted_top) copied, the rest zero as it is."""
+    lies below the counts' high-water mark (counted_top) copied, the rest zero as it is;
+    not ``whole``, only what lies below the mark."""
     start, length, top = int(st[field]), int(st[c.H_CODE_LEN]) + 1, counted_top(st)
-    out = np.zeros(length, np.int64)
+    out = np.zeros(length if whole else top, np.int64)
     out[:top] = st[start:start + top]
     return out
 
